@@ -1,0 +1,81 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import {
+  assembleDeclarations, assembleIndex, assembleIndexDeclarations, assembleModule, assembleTypes, VALIDATOR_DECLARATIONS,
+} from "./assemble-module.js";
+import { compileValidators } from "./compile-validators.js";
+import { emitTypes } from "./emit-types.js";
+import { loadSpec, specDir } from "./load-spec.js";
+import { selectDefinitions, type EraConfig, type Selection } from "./select-definitions.js";
+import { stripProse } from "./strip-prose.js";
+import type { Files } from "./write-output.js";
+
+export interface GenerateOptions {
+  /** The project's `schemas/` folder. */
+  schemasDir: string;
+  /** The folder holding `schema/<revision>/schema.json`. */
+  specDir?: string;
+}
+
+/** Reads the era descriptions in `schemas/`, sorted by era name. */
+export function readEraConfigs(schemasDir: string): EraConfig[] {
+  return readdirSync(schemasDir)
+    .filter((name) => name.endsWith(".json") && name !== "formats.json")
+    .sort()
+    .map((name) => JSON.parse(readFileSync(join(schemasDir, name), "utf8")) as EraConfig);
+}
+
+export function readFormats(schemasDir: string): Record<string, string> {
+  return JSON.parse(readFileSync(join(schemasDir, "formats.json"), "utf8")) as Record<string, string>;
+}
+
+/** Loads one era's revision from the spec folder and selects its definitions, prose stripped. */
+export function selectEra(config: EraConfig, dir: string = specDir()): Selection {
+  const spec = loadSpec(config.revision, dir);
+  return selectDefinitions(config, { ...spec, schema: stripProse(spec.schema) });
+}
+
+/** Every file of `generated/`, in memory. */
+export async function generate(options: GenerateOptions): Promise<Files> {
+  const configs = readEraConfigs(options.schemasDir);
+  const formats = readFormats(options.schemasDir);
+  const files: Files = new Map();
+  const manifestEras: Record<string, unknown> = {};
+  for (const config of configs) {
+    const selection = selectEra(config, options.specDir);
+    const { era } = config;
+    files.set(`${era}/validators.js`, assembleModule(selection, compileValidators(selection, formats)));
+    files.set(`${era}/validators.d.ts`, assembleDeclarations(selection));
+    files.set(`${era}/types.d.ts`, assembleTypes(selection, await emitTypes(selection)));
+    manifestEras[era] = {
+      revision: selection.spec.revision,
+      input: { file: selection.spec.file, sha256: selection.spec.sha256 },
+      validators: selection.entries,
+      methods: Object.fromEntries(selection.methods.map(({ method, definition }) => [method, definition])),
+    };
+  }
+  const eras = configs.map((c) => c.era);
+  files.set("index.js", assembleIndex(eras));
+  files.set("index.d.ts", assembleIndexDeclarations(eras));
+  files.set("validator.d.ts", VALIDATOR_DECLARATIONS);
+  files.set("manifest.json", JSON.stringify(manifest(options.schemasDir, manifestEras), null, 2) + "\n");
+  return files;
+}
+
+function manifest(schemasDir: string, eras: Record<string, unknown>) {
+  const sha256 = (file: string) => createHash("sha256").update(readFileSync(join(schemasDir, file))).digest("hex");
+  return {
+    generatedBy: "scripts/codegen.ts (npm run codegen); do not edit",
+    tools: { ajv: toolVersion("ajv"), "json-schema-to-typescript": toolVersion("json-schema-to-typescript") },
+    engine: "Ajv draft-07 class, allErrors, no messages, formats from schemas/formats.json",
+    projectInputs: Object.fromEntries(readdirSync(schemasDir).filter((f) => f.endsWith(".json")).sort().map((f) => [`schemas/${f}`, sha256(f)])),
+    eras,
+  };
+}
+
+function toolVersion(name: string): string {
+  const require = createRequire(import.meta.url);
+  return (require(`${name}/package.json`) as { version: string }).version;
+}

@@ -1,0 +1,45 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+/** The one setting that locates the official schema files. */
+export const SPEC_DIR_SETTING = "MCP_SPEC_DIR";
+const DEFAULT_SPEC_DIR = "../shared/mcp-spec";
+
+export type JsonSchema = { [keyword: string]: unknown };
+
+export interface SpecSchema {
+  revision: string;
+  /** Path relative to the spec folder, so the manifest does not depend on the machine. */
+  file: string;
+  sha256: string;
+  schema: JsonSchema;
+}
+
+export class SpecNotFoundError extends Error {
+  override name = "SpecNotFoundError";
+}
+
+export function specDir(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env[SPEC_DIR_SETTING] || DEFAULT_SPEC_DIR);
+}
+
+export function loadSpec(revision: string, dir: string = specDir()): SpecSchema {
+  const file = join("schema", revision, "schema.json");
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(join(dir, file));
+  } catch (cause) {
+    throw new SpecNotFoundError(
+      `cannot read MCP schema revision ${revision} at ${join(dir, file)}; ` +
+        `set ${SPEC_DIR_SETTING} to the folder holding schema/<revision>/schema.json (default ${DEFAULT_SPEC_DIR})`,
+      { cause },
+    );
+  }
+  return {
+    revision,
+    file: file.split("\\").join("/"),
+    sha256: createHash("sha256").update(bytes).digest("hex"),
+    schema: JSON.parse(bytes.toString("utf8")) as JsonSchema,
+  };
+}
