@@ -1,0 +1,139 @@
+import type { ValidationError } from "../generated/validator.js";
+import type { InvalidRequestData, LocatedError } from "./envelope.js";
+
+/** Bounds that keep the answer small whatever the input (see `MAX_ANSWER_BYTES` in validate.ts). */
+export const LIMITS = {
+  /** Validator errors looked at; the rest are only counted. */
+  examinedErrors: 1000,
+  /** Entries listed in `data.errors`. */
+  entries: 20,
+  /** Characters of an instance location kept; a longer one ends in `…`. */
+  locationLength: 200,
+  /** Characters of a location quoted in the one-line summary. */
+  summaryLocationLength: 60,
+  /** Distinct messages kept per location. */
+  messagesPerLocation: 6,
+  /** UTF-8 bytes of `data.errors` as JSON. */
+  entriesBytes: 6000,
+} as const;
+
+export interface Distilled {
+  /** The one-line summary, `error.message` of the answer. */
+  message: string;
+  data: InvalidRequestData;
+}
+
+/**
+ * Turns validator errors into one entry per instance location, messages merged, locations sorted.
+ * Only keys of the client's message (inside locations) are carried over, never its values.
+ */
+export function distill(errors: readonly ValidationError[], judgedAs: string): Distilled {
+  const byLocation = new Map<string, { messages: Set<string>; problems: number }>();
+  const examined = Math.min(errors.length, LIMITS.examinedErrors);
+  for (let i = 0; i < examined; i++) {
+    const { location, message } = describe(errors[i]!);
+    let found = byLocation.get(location);
+    if (!found) byLocation.set(location, (found = { messages: new Set(), problems: 0 }));
+    found.problems++;
+    if (found.messages.size < LIMITS.messagesPerLocation) found.messages.add(message);
+  }
+  const locations = [...byLocation.keys()].sort(comparePointers);
+  const entries: LocatedError[] = [];
+  let bytes = 2;
+  let listedProblems = 0;
+  for (const instancePath of locations) {
+    if (entries.length === LIMITS.entries) break;
+    const { messages, problems } = byLocation.get(instancePath)!;
+    const entry = { instancePath, messages: [...messages] };
+    const size = Buffer.byteLength(JSON.stringify(entry)) + 1;
+    if (bytes + size > LIMITS.entriesBytes) break;
+    bytes += size;
+    listedProblems += problems;
+    entries.push(entry);
+  }
+  const omitted = errors.length - listedProblems;
+  const count = `${byLocation.size}${errors.length > examined ? "+" : ""}`;
+  const firstPath = locations[0] ?? "";
+  const firstMessage = byLocation.get(firstPath)?.messages.values().next().value ?? "is invalid";
+  const message =
+    `Invalid ${judgedAs}: ${count} invalid location${count === "1" ? "" : "s"}; ` +
+    `first: ${quoteLocation(firstPath)} ${firstMessage}`;
+  return { message, data: omitted > 0 ? { errors: entries, omitted } : { errors: entries } };
+}
+
+function quoteLocation(pointer: string): string {
+  if (pointer === "") return "(the message)";
+  return pointer.length > LIMITS.summaryLocationLength ? `${pointer.slice(0, LIMITS.summaryLocationLength)}…` : pointer;
+}
+
+/** Where an error is and what it says, in words built from the schema's facts alone. */
+export function describe(error: ValidationError): { location: string; message: string } {
+  const p = error.params;
+  if (error.keyword === "required") {
+    return { location: bound(`${error.instancePath}/${escapePointer(String(p.missingProperty))}`), message: "is required" };
+  }
+  return { location: bound(error.instancePath), message: messageFor(error.keyword, p) };
+}
+
+function messageFor(keyword: string, p: Record<string, unknown>): string {
+  switch (keyword) {
+    case "type":
+      return `must be ${alternatives(Array.isArray(p.type) ? p.type.map(String) : String(p.type).split(","))}`;
+    case "const":
+      return `must equal ${JSON.stringify(p.allowedValue)}`;
+    case "enum":
+      return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    case "format":
+      return `must be a valid ${JSON.stringify(p.format)} string`;
+    case "anyOf":
+      return "must match one of the allowed shapes";
+    case "oneOf":
+      return "must match exactly one of the allowed shapes";
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      return `must be ${p.comparison} ${p.limit}`;
+    case "maxItems":
+      return `must have at most ${p.limit} items`;
+    case "minItems":
+      return `must have at least ${p.limit} items`;
+    case "maxLength":
+      return `must be at most ${p.limit} characters long`;
+    case "minLength":
+      return `must be at least ${p.limit} characters long`;
+    case "pattern":
+      return `must match pattern ${JSON.stringify(p.pattern)}`;
+    default:
+      return `fails the schema's ${JSON.stringify(keyword)} rule`;
+  }
+}
+
+function alternatives(names: string[]): string {
+  return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+}
+
+function bound(location: string): string {
+  return location.length > LIMITS.locationLength ? `${location.slice(0, LIMITS.locationLength)}…` : location;
+}
+
+export function escapePointer(key: string): string {
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** Orders JSON Pointers segment by segment, array indices numerically, so parents precede children. */
+export function comparePointers(a: string, b: string): number {
+  if (a === b) return 0;
+  const as = a.split("/");
+  const bs = b.split("/");
+  for (let i = 0; i < Math.min(as.length, bs.length); i++) {
+    const x = as[i]!;
+    const y = bs[i]!;
+    if (x === y) continue;
+    const xn = /^\d+$/.test(x);
+    const yn = /^\d+$/.test(y);
+    if (xn && yn && x.length !== y.length) return x.length - y.length;
+    return x < y ? -1 : 1;
+  }
+  return as.length - bs.length;
+}

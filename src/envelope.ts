@@ -1,0 +1,44 @@
+/** JSON-RPC 2.0 error codes this library answers with. */
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+
+export type JsonRpcId = string | number | null;
+
+export interface LocatedError {
+  /** JSON Pointer into the client's message; `""` is the message itself. */
+  instancePath: string;
+  messages: string[];
+}
+
+export interface InvalidRequestData {
+  errors: LocatedError[];
+  /** Problems found but not listed, present only when some were left out to bound the answer. */
+  omitted?: number;
+}
+
+export interface JsonRpcErrorResponse {
+  jsonrpc: "2.0";
+  id: JsonRpcId;
+  error: { code: number; message: string; data?: InvalidRequestData };
+}
+
+/** Longest id echoed back, measured as JSON; a longer one is answered with `null`. */
+export const MAX_ECHOED_ID_LENGTH = 128;
+
+/**
+ * The id to answer with: the client's own only when it is a valid MCP request id (string or integer) of
+ * bounded size; JSON-RPC asks for `null` when the id could not be determined.
+ */
+export function answerId(body: unknown): JsonRpcId {
+  if (typeof body !== "object" || body === null || Array.isArray(body) || !Object.hasOwn(body, "id")) return null;
+  const id = (body as { id: unknown }).id;
+  if (typeof id === "number") return Number.isSafeInteger(id) ? id : null;
+  if (typeof id === "string" && id.length <= MAX_ECHOED_ID_LENGTH && JSON.stringify(id).length <= MAX_ECHOED_ID_LENGTH) {
+    return id;
+  }
+  return null;
+}
+
+export function errorResponse(id: JsonRpcId, code: number, message: string, data?: InvalidRequestData): JsonRpcErrorResponse {
+  return { jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } };
+}

@@ -1,0 +1,71 @@
+import { eras } from "../generated/index.js";
+
+/** The two eras of MCP a dual-era server serves on one endpoint. */
+export type Era = "legacy" | "modern";
+
+/** Which signal decided the era; `default` when none was present. */
+export type EraSignal = "initialize" | "body-meta" | "header-protocol-version" | "header-session-id" | "default";
+
+export interface EraClassification {
+  era: Era;
+  signal: EraSignal;
+}
+
+/** Request headers as a plain object (any key case, Node's `IncomingHttpHeaders` included) or a Fetch `Headers`. */
+export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
+
+export const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
+
+const FIRST_MODERN_REVISION = eras.modern.revision;
+const REVISION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The era a revision belongs to: revisions are dates, and every one from the first modern revision on
+ * is modern (later revisions join the same way). `undefined` for a value that is not a revision.
+ */
+export function eraOfRevision(revision: string): Era | undefined {
+  if (!REVISION_SHAPE.test(revision)) return undefined;
+  return revision >= FIRST_MODERN_REVISION ? "modern" : "legacy";
+}
+
+/**
+ * Reads the signals a dual-era server sees on a POST, body first:
+ * 1. an `initialize` request is legacy (the modern era has no handshake);
+ * 2. `params._meta["io.modelcontextprotocol/protocolVersion"]` is modern (only modern clients send it);
+ * 3. an `MCP-Protocol-Version` header naming a revision gives that revision's era;
+ * 4. an `Mcp-Session-Id` header is legacy (the modern era has no sessions);
+ * 5. otherwise legacy, the lane for a request with no signal.
+ * The body wins because it is what gets validated and it travels whole, while proxies may add or drop headers.
+ */
+export function classifyEra(headers: HeadersLike | undefined, body: unknown): EraClassification {
+  if (isObject(body)) {
+    if (body.method === "initialize" && Object.hasOwn(body, "id")) return { era: "legacy", signal: "initialize" };
+    const params = body.params;
+    if (isObject(params) && isObject(params._meta) && typeof params._meta[PROTOCOL_VERSION_META_KEY] === "string") {
+      return { era: "modern", signal: "body-meta" };
+    }
+  }
+  const version = header(headers, "mcp-protocol-version");
+  const era = version === undefined ? undefined : eraOfRevision(version.trim());
+  if (era) return { era, signal: "header-protocol-version" };
+  if (header(headers, "mcp-session-id") !== undefined) return { era: "legacy", signal: "header-session-id" };
+  return { era: "legacy", signal: "default" };
+}
+
+/** First value of a header, matched case-insensitively. */
+export function header(headers: HeadersLike | undefined, lowerName: string): string | undefined {
+  if (!headers) return undefined;
+  if (typeof (headers as Headers).get === "function" && typeof (headers as Headers).has === "function") {
+    return (headers as Headers).get(lowerName) ?? undefined;
+  }
+  const record = headers as Record<string, string | string[] | undefined>;
+  const direct = record[lowerName];
+  const value = direct !== undefined && Object.hasOwn(record, lowerName)
+    ? direct
+    : Object.entries(record).find(([key]) => key.toLowerCase() === lowerName)?.[1];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
