@@ -1,0 +1,27 @@
+/** Small, valid messages of each era, the base the tests mutate. */
+export const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "test-client", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+export function modernToolsCall(overrides: Record<string, unknown> = {}) {
+  return {
+    jsonrpc: "2.0",
+    id: 7,
+    method: "tools/call",
+    params: { _meta: MODERN_META, name: "get_weather", arguments: { location: "Paris" } },
+    ...overrides,
+  };
+}
+
+export const LEGACY_INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test-client", version: "1.0.0" } },
+};
+
+export const NOTIFICATION = { jsonrpc: "2.0", method: "notifications/initialized" };
+export const CLIENT_RESPONSE = { jsonrpc: "2.0", id: 3, result: {} };
+export const CLIENT_ERROR_RESPONSE = { jsonrpc: "2.0", id: 3, error: { code: -32601, message: "no" } };
