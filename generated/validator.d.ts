@@ -3,7 +3,6 @@
 export interface ValidationError {
   keyword: string;
   instancePath: string;
-  schemaPath: string;
   params: Record<string, unknown>;
 }
 

@@ -10,13 +10,8 @@ function validate24(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema9.type}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"type",params:{type: schema9.type}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 validate24.errors = vErrors;
@@ -29,73 +24,43 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
@@ -104,25 +69,15 @@ let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err6 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 validate23.errors = vErrors;
@@ -136,57 +91,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
@@ -195,25 +125,15 @@ let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 validate27.errors = vErrors;
@@ -232,25 +152,15 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",schemaPath:"#/properties/_meta/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 validate31.errors = vErrors;
@@ -263,79 +173,49 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.result === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "result"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "result"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.result !== undefined){
 if(!(validate31(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+vErrors = (vErrors ?? []).concat(validate31.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 validate29.errors = vErrors;
@@ -350,59 +230,34 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "code"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.message === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "message"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err2 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "integer"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/code",keyword:"type",params:{type: "integer"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err3 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 validate35.errors = vErrors;
@@ -415,69 +270,44 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.error !== undefined){
 if(!(validate35(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+vErrors = (vErrors ?? []).concat(validate35.errors);
 errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 validate34.errors = vErrors;
@@ -492,7 +322,7 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+vErrors = (vErrors ?? []).concat(validate23.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -500,7 +330,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs2 = errors;
 if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+vErrors = (vErrors ?? []).concat(validate27.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -508,7 +338,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs3 = errors;
 if(!(validate29(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+vErrors = (vErrors ?? []).concat(validate29.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -516,7 +346,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs4 = errors;
 if(!(validate34(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+vErrors = (vErrors ?? []).concat(validate34.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -525,13 +355,8 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"anyOf",params:{}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 else {
@@ -556,73 +381,43 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
@@ -631,25 +426,15 @@ let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err6 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 validate39.errors = vErrors;
@@ -663,57 +448,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
@@ -722,25 +482,15 @@ let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 validate41.errors = vErrors;
@@ -754,79 +504,49 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.result === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "result"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "result"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.result !== undefined){
 if(!(validate31(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+vErrors = (vErrors ?? []).concat(validate31.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 validate42.errors = vErrors;
@@ -840,69 +560,44 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.error !== undefined){
 if(!(validate35(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+vErrors = (vErrors ?? []).concat(validate35.errors);
 errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 validate45.errors = vErrors;

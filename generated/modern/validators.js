@@ -10,13 +10,8 @@ function validate24(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema9.type}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"type",params:{type: schema9.type}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 validate24.errors = vErrors;
@@ -29,73 +24,43 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
@@ -104,25 +69,15 @@ let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err6 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 validate23.errors = vErrors;
@@ -136,57 +91,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
@@ -195,25 +125,15 @@ let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 validate27.errors = vErrors;
@@ -232,24 +152,14 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.src === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "src"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "src"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err1 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 }
@@ -259,25 +169,15 @@ if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data1[i0] !== "string"){
-const err2 = {instancePath:instancePath+"/sizes/" + i0,schemaPath:"#/properties/sizes/items/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/sizes/" + i0,keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/sizes",schemaPath:"#/properties/sizes/type",keyword:"type",params:{type: "array"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/sizes",keyword:"type",params:{type: "array"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
@@ -285,59 +185,34 @@ if(data.src !== undefined){
 let data3 = data.src;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err4 = {instancePath:instancePath+"/src",schemaPath:"#/properties/src/format",keyword:"format",params:{format: "uri"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/src",keyword:"format",params:{format: "uri"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/src",schemaPath:"#/properties/src/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/src",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.theme !== undefined){
 let data4 = data.theme;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/theme",schemaPath:"#/properties/theme/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/theme",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if(!((data4 === "dark") || (data4 === "light"))){
-const err7 = {instancePath:instancePath+"/theme",schemaPath:"#/properties/theme/enum",keyword:"enum",params:{allowedValues: schema15.properties.theme.enum}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/theme",keyword:"enum",params:{allowedValues: schema15.properties.theme.enum}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate34.errors = vErrors;
@@ -350,34 +225,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.version === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "version"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
@@ -387,55 +247,35 @@ if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate34(data1[i0], {instancePath:instancePath+"/icons/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+vErrors = (vErrors ?? []).concat(validate34.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/icons",schemaPath:"#/properties/icons/type",keyword:"type",params:{type: "array"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err5 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.version !== undefined){
 if(typeof data.version !== "string"){
-const err6 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/version",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 }
@@ -443,36 +283,21 @@ if(data.websiteUrl !== undefined){
 let data6 = data.websiteUrl;
 if(typeof data6 === "string"){
 if(!(formats0.test(data6))){
-const err7 = {instancePath:instancePath+"/websiteUrl",schemaPath:"#/properties/websiteUrl/format",keyword:"format",params:{format: "uri"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/websiteUrl",keyword:"format",params:{format: "uri"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/websiteUrl",schemaPath:"#/properties/websiteUrl/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath:instancePath+"/websiteUrl",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+const err9 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err9);
 errors++;
 }
 validate33.errors = vErrors;
@@ -486,19 +311,14 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data["io.modelcontextprotocol/serverInfo"] !== undefined){
 if(!(validate33(data["io.modelcontextprotocol/serverInfo"], {instancePath:instancePath+"/io.modelcontextprotocol~1serverInfo",parentData:data,parentDataProperty:"io.modelcontextprotocol/serverInfo",rootData}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+vErrors = (vErrors ?? []).concat(validate33.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 validate32.errors = vErrors;
@@ -511,42 +331,27 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resultType === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "resultType"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate32(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+vErrors = (vErrors ?? []).concat(validate32.errors);
 errors = vErrors.length;
 }
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err1 = {instancePath:instancePath+"/resultType",schemaPath:"#/properties/resultType/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 validate31.errors = vErrors;
@@ -559,79 +364,49 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.result === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "result"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "result"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.result !== undefined){
 if(!(validate31(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+vErrors = (vErrors ?? []).concat(validate31.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 validate29.errors = vErrors;
@@ -646,59 +421,34 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "code"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.message === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "message"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err2 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "integer"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/code",keyword:"type",params:{type: "integer"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err3 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 validate41.errors = vErrors;
@@ -711,69 +461,44 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.error !== undefined){
 if(!(validate41(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+vErrors = (vErrors ?? []).concat(validate41.errors);
 errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 validate40.errors = vErrors;
@@ -788,7 +513,7 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+vErrors = (vErrors ?? []).concat(validate23.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -796,7 +521,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs2 = errors;
 if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+vErrors = (vErrors ?? []).concat(validate27.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -804,7 +529,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs3 = errors;
 if(!(validate29(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+vErrors = (vErrors ?? []).concat(validate29.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -812,7 +537,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs4 = errors;
 if(!(validate40(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+vErrors = (vErrors ?? []).concat(validate40.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -821,13 +546,8 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"anyOf",params:{}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 else {
@@ -852,73 +572,43 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
@@ -927,25 +617,15 @@ let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err6 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 validate45.errors = vErrors;
@@ -959,57 +639,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
@@ -1018,25 +673,15 @@ let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params",schemaPath:"#/properties/params/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 validate47.errors = vErrors;
@@ -1050,79 +695,49 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.result === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "result"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "result"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.result !== undefined){
 if(!(validate31(data.result, {instancePath:instancePath+"/result",parentData:data,parentDataProperty:"result",rootData}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+vErrors = (vErrors ?? []).concat(validate31.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 validate48.errors = vErrors;
@@ -1136,69 +751,44 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "error"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.error !== undefined){
 if(!(validate41(data.error, {instancePath:instancePath+"/error",parentData:data,parentDataProperty:"error",rootData}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+vErrors = (vErrors ?? []).concat(validate41.errors);
 errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 validate51.errors = vErrors;
@@ -1222,7 +812,7 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 if(!(wrapper0.validate(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? wrapper0.validate.errors : vErrors.concat(wrapper0.validate.errors);
+vErrors = (vErrors ?? []).concat(wrapper0.validate.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -1233,19 +823,14 @@ if(Array.isArray(data)){
 const len0 = data.length;
 for(let i0=0; i0<len0; i0++){
 if(!(wrapper1.validate(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? wrapper1.validate.errors : vErrors.concat(wrapper1.validate.errors);
+vErrors = (vErrors ?? []).concat(wrapper1.validate.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/anyOf/1/type",keyword:"type",params:{type: "array"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"type",params:{type: "array"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 var _valid0 = _errs2 === errors;
@@ -1253,13 +838,8 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs5 = errors;
 if(((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))) && (typeof data !== "boolean")){
-const err1 = {instancePath,schemaPath:"#/anyOf/2/type",keyword:"type",params:{type: schema27.anyOf[2].type}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"type",params:{type: schema27.anyOf[2].type}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 var _valid0 = _errs5 === errors;
@@ -1267,13 +847,8 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err2 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"anyOf",params:{}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 else {
@@ -1298,19 +873,14 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(validate60(data[key0], {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key0,rootData}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+vErrors = (vErrors ?? []).concat(validate60.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 validate59.errors = vErrors;
@@ -1327,25 +897,20 @@ let data0 = data.elicitation;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.form !== undefined){
 if(!(validate59(data0.form, {instancePath:instancePath+"/elicitation/form",parentData:data0,parentDataProperty:"form",rootData}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+vErrors = (vErrors ?? []).concat(validate59.errors);
 errors = vErrors.length;
 }
 }
 if(data0.url !== undefined){
 if(!(validate59(data0.url, {instancePath:instancePath+"/elicitation/url",parentData:data0,parentDataProperty:"url",rootData}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+vErrors = (vErrors ?? []).concat(validate59.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/elicitation",schemaPath:"#/properties/elicitation/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath:instancePath+"/elicitation",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 }
@@ -1354,19 +919,14 @@ let data3 = data.experimental;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key0 in data3){
 if(!(validate59(data3[key0], {instancePath:instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data3,parentDataProperty:key0,rootData}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+vErrors = (vErrors ?? []).concat(validate59.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/experimental",schemaPath:"#/properties/experimental/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath:instancePath+"/experimental",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 }
@@ -1375,32 +935,22 @@ let data5 = data.extensions;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 for(const key1 in data5){
 if(!(validate59(data5[key1], {instancePath:instancePath+"/extensions/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data5,parentDataProperty:key1,rootData}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+vErrors = (vErrors ?? []).concat(validate59.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/extensions",schemaPath:"#/properties/extensions/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/extensions",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 if(data.roots !== undefined){
 let data7 = data.roots;
 if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
-const err3 = {instancePath:instancePath+"/roots",schemaPath:"#/properties/roots/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/roots",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
@@ -1409,37 +959,27 @@ let data8 = data.sampling;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.context !== undefined){
 if(!(validate59(data8.context, {instancePath:instancePath+"/sampling/context",parentData:data8,parentDataProperty:"context",rootData}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+vErrors = (vErrors ?? []).concat(validate59.errors);
 errors = vErrors.length;
 }
 }
 if(data8.tools !== undefined){
 if(!(validate59(data8.tools, {instancePath:instancePath+"/sampling/tools",parentData:data8,parentDataProperty:"tools",rootData}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+vErrors = (vErrors ?? []).concat(validate59.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/sampling",schemaPath:"#/properties/sampling/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/sampling",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 validate58.errors = vErrors;
@@ -1452,23 +992,13 @@ function validate70(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(!((((((((data === "alert") || (data === "critical")) || (data === "debug")) || (data === "emergency")) || (data === "error")) || (data === "info")) || (data === "notice")) || (data === "warning"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema28.enum}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"enum",params:{allowedValues: schema28.enum}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 validate70.errors = vErrors;
@@ -1481,13 +1011,8 @@ function validate72(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema29.type}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"type",params:{type: schema29.type}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 validate72.errors = vErrors;
@@ -1500,70 +1025,50 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data["io.modelcontextprotocol/clientCapabilities"] === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "io.modelcontextprotocol/clientCapabilities"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "io.modelcontextprotocol/clientCapabilities"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data["io.modelcontextprotocol/protocolVersion"] === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "io.modelcontextprotocol/protocolVersion"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "io.modelcontextprotocol/protocolVersion"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data["io.modelcontextprotocol/clientCapabilities"] !== undefined){
 if(!(validate58(data["io.modelcontextprotocol/clientCapabilities"], {instancePath:instancePath+"/io.modelcontextprotocol~1clientCapabilities",parentData:data,parentDataProperty:"io.modelcontextprotocol/clientCapabilities",rootData}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+vErrors = (vErrors ?? []).concat(validate58.errors);
 errors = vErrors.length;
 }
 }
 if(data["io.modelcontextprotocol/clientInfo"] !== undefined){
 if(!(validate33(data["io.modelcontextprotocol/clientInfo"], {instancePath:instancePath+"/io.modelcontextprotocol~1clientInfo",parentData:data,parentDataProperty:"io.modelcontextprotocol/clientInfo",rootData}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+vErrors = (vErrors ?? []).concat(validate33.errors);
 errors = vErrors.length;
 }
 }
 if(data["io.modelcontextprotocol/logLevel"] !== undefined){
 if(!(validate70(data["io.modelcontextprotocol/logLevel"], {instancePath:instancePath+"/io.modelcontextprotocol~1logLevel",parentData:data,parentDataProperty:"io.modelcontextprotocol/logLevel",rootData}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+vErrors = (vErrors ?? []).concat(validate70.errors);
 errors = vErrors.length;
 }
 }
 if(data["io.modelcontextprotocol/protocolVersion"] !== undefined){
 if(typeof data["io.modelcontextprotocol/protocolVersion"] !== "string"){
-const err2 = {instancePath:instancePath+"/io.modelcontextprotocol~1protocolVersion",schemaPath:"#/properties/io.modelcontextprotocol~1protocolVersion/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/io.modelcontextprotocol~1protocolVersion",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 if(data.progressToken !== undefined){
 if(!(validate72(data.progressToken, {instancePath:instancePath+"/progressToken",parentData:data,parentDataProperty:"progressToken",rootData}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+vErrors = (vErrors ?? []).concat(validate72.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 validate57.errors = vErrors;
@@ -1576,30 +1081,20 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "_meta"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate57(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+vErrors = (vErrors ?? []).concat(validate57.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 validate56.errors = vErrors;
@@ -1612,112 +1107,67 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("server/discover" !== data2){
-const err7 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "server/discover"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "server/discover"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 if(data.params !== undefined){
 if(!(validate56(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+vErrors = (vErrors ?? []).concat(validate56.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate54.errors = vErrors;
@@ -1733,42 +1183,27 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "_meta"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate57(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+vErrors = (vErrors ?? []).concat(validate57.errors);
 errors = vErrors.length;
 }
 }
 if(data.cursor !== undefined){
 if(typeof data.cursor !== "string"){
-const err1 = {instancePath:instancePath+"/cursor",schemaPath:"#/properties/cursor/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath:instancePath+"/cursor",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 validate78.errors = vErrors;
@@ -1781,112 +1216,67 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("resources/list" !== data2){
-const err7 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "resources/list"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/list"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 if(data.params !== undefined){
 if(!(validate78(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+vErrors = (vErrors ?? []).concat(validate78.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate76.errors = vErrors;
@@ -1901,112 +1291,67 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("resources/templates/list" !== data2){
-const err7 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "resources/templates/list"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/templates/list"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 if(data.params !== undefined){
 if(!(validate78(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+vErrors = (vErrors ?? []).concat(validate78.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate81.errors = vErrors;
@@ -2025,13 +1370,8 @@ function validate91(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(!(data && typeof data == "object" && !Array.isArray(data))){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 validate91.errors = vErrors;
@@ -2046,23 +1386,13 @@ function validate96(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(!((data === "assistant") || (data === "user"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema41.enum}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"enum",params:{allowedValues: schema41.enum}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 validate96.errors = vErrors;
@@ -2080,31 +1410,21 @@ if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate96(data0[i0], {instancePath:instancePath+"/audience/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+vErrors = (vErrors ?? []).concat(validate96.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/audience",schemaPath:"#/properties/audience/type",keyword:"type",params:{type: "array"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath:instancePath+"/audience",keyword:"type",params:{type: "array"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 }
 if(data.lastModified !== undefined){
 if(typeof data.lastModified !== "string"){
-const err1 = {instancePath:instancePath+"/lastModified",schemaPath:"#/properties/lastModified/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath:instancePath+"/lastModified",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 }
@@ -2112,46 +1432,26 @@ if(data.priority !== undefined){
 let data3 = data.priority;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-const err2 = {instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/priority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err3 = {instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/priority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/priority",schemaPath:"#/properties/priority/type",keyword:"type",params:{type: "number"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/priority",keyword:"type",params:{type: "number"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 validate95.errors = vErrors;
@@ -2164,81 +1464,51 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "text"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate91(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+vErrors = (vErrors ?? []).concat(validate91.errors);
 errors = vErrors.length;
 }
 }
 if(data.annotations !== undefined){
 if(!(validate95(data.annotations, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+vErrors = (vErrors ?? []).concat(validate95.errors);
 errors = vErrors.length;
 }
 }
 if(data.text !== undefined){
 if(typeof data.text !== "string"){
-const err2 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/text",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 if(data.type !== undefined){
 let data3 = data.type;
 if(typeof data3 !== "string"){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if("text" !== data3){
-const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "text"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "text"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 validate93.errors = vErrors;
@@ -2253,44 +1523,29 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.mimeType === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mimeType"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "mimeType"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate91(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+vErrors = (vErrors ?? []).concat(validate91.errors);
 errors = vErrors.length;
 }
 }
 if(data.annotations !== undefined){
 if(!(validate95(data.annotations, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+vErrors = (vErrors ?? []).concat(validate95.errors);
 errors = vErrors.length;
 }
 }
@@ -2298,71 +1553,41 @@ if(data.data !== undefined){
 let data2 = data.data;
 if(typeof data2 === "string"){
 if(!(formats4.test(data2))){
-const err3 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/format",keyword:"format",params:{format: "byte"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/data",keyword:"format",params:{format: "byte"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/data",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("image" !== data4){
-const err7 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "image"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "image"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate100.errors = vErrors;
@@ -2376,44 +1601,29 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "data"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.mimeType === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mimeType"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "mimeType"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate91(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+vErrors = (vErrors ?? []).concat(validate91.errors);
 errors = vErrors.length;
 }
 }
 if(data.annotations !== undefined){
 if(!(validate95(data.annotations, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+vErrors = (vErrors ?? []).concat(validate95.errors);
 errors = vErrors.length;
 }
 }
@@ -2421,71 +1631,41 @@ if(data.data !== undefined){
 let data2 = data.data;
 if(typeof data2 === "string"){
 if(!(formats4.test(data2))){
-const err3 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/format",keyword:"format",params:{format: "byte"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/data",keyword:"format",params:{format: "byte"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/data",schemaPath:"#/properties/data/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/data",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("audio" !== data4){
-const err7 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "audio"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "audio"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate104.errors = vErrors;
@@ -2499,60 +1679,35 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.input === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "input"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.name === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.type === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate91(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+vErrors = (vErrors ?? []).concat(validate91.errors);
 errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
 if(typeof data.id !== "string"){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
@@ -2561,60 +1716,35 @@ let data2 = data.input;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/input",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err7 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 if("tool_use" !== data4){
-const err8 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_use"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "tool_use"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+const err9 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err9);
 errors++;
 }
 validate108.errors = vErrors;
@@ -2630,56 +1760,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.uri === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate91(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+vErrors = (vErrors ?? []).concat(validate91.errors);
 errors = vErrors.length;
 }
 }
 if(data.annotations !== undefined){
 if(!(validate95(data.annotations, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+vErrors = (vErrors ?? []).concat(validate95.errors);
 errors = vErrors.length;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
@@ -2689,91 +1799,56 @@ if(Array.isArray(data3)){
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate34(data3[i0], {instancePath:instancePath+"/icons/" + i0,parentData:data3,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+vErrors = (vErrors ?? []).concat(validate34.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/icons",schemaPath:"#/properties/icons/type",keyword:"type",params:{type: "array"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 }
 if(data.size !== undefined){
 let data7 = data.size;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err7 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/size",keyword:"type",params:{type: "integer"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err8 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 }
 if(data.type !== undefined){
 let data9 = data.type;
 if(typeof data9 !== "string"){
-const err9 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+const err9 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err9);
 errors++;
 }
 if("resource_link" !== data9){
-const err10 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource_link"}};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+const err10 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "resource_link"}};
+(vErrors ??= []).push(err10);
 errors++;
 }
 }
@@ -2781,36 +1856,21 @@ if(data.uri !== undefined){
 let data10 = data.uri;
 if(typeof data10 === "string"){
 if(!(formats0.test(data10))){
-const err11 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/format",keyword:"format",params:{format: "uri"}};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+const err11 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
+(vErrors ??= []).push(err11);
 errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
+const err12 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err12);
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
+const err13 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err13);
 errors++;
 }
 validate117.errors = vErrors;
@@ -2825,52 +1885,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "text"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate91(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+vErrors = (vErrors ?? []).concat(validate91.errors);
 errors = vErrors.length;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err2 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 if(data.text !== undefined){
 if(typeof data.text !== "string"){
-const err3 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/text",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
@@ -2878,36 +1918,21 @@ if(data.uri !== undefined){
 let data3 = data.uri;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err4 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/format",keyword:"format",params:{format: "uri"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 validate125.errors = vErrors;
@@ -2921,28 +1946,18 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.blob === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "blob"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "blob"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate91(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+vErrors = (vErrors ?? []).concat(validate91.errors);
 errors = vErrors.length;
 }
 }
@@ -2950,36 +1965,21 @@ if(data.blob !== undefined){
 let data1 = data.blob;
 if(typeof data1 === "string"){
 if(!(formats4.test(data1))){
-const err2 = {instancePath:instancePath+"/blob",schemaPath:"#/properties/blob/format",keyword:"format",params:{format: "byte"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/blob",keyword:"format",params:{format: "byte"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/blob",schemaPath:"#/properties/blob/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/blob",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err4 = {instancePath:instancePath+"/mimeType",schemaPath:"#/properties/mimeType/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
@@ -2987,36 +1987,21 @@ if(data.uri !== undefined){
 let data3 = data.uri;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err5 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/format",keyword:"format",params:{format: "uri"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 validate128.errors = vErrors;
@@ -3029,34 +2014,24 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resource === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "resource"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "resource"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate91(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+vErrors = (vErrors ?? []).concat(validate91.errors);
 errors = vErrors.length;
 }
 }
 if(data.annotations !== undefined){
 if(!(validate95(data.annotations, {instancePath:instancePath+"/annotations",parentData:data,parentDataProperty:"annotations",rootData}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+vErrors = (vErrors ?? []).concat(validate95.errors);
 errors = vErrors.length;
 }
 }
@@ -3066,7 +2041,7 @@ const _errs4 = errors;
 let valid1 = false;
 const _errs5 = errors;
 if(!(validate125(data2, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
-vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+vErrors = (vErrors ?? []).concat(validate125.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
@@ -3074,20 +2049,15 @@ valid1 = valid1 || _valid0;
 if(!valid1){
 const _errs6 = errors;
 if(!(validate128(data2, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+vErrors = (vErrors ?? []).concat(validate128.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err2 = {instancePath:instancePath+"/resource",schemaPath:"#/properties/resource/anyOf",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 else {
@@ -3105,35 +2075,20 @@ vErrors = null;
 if(data.type !== undefined){
 let data3 = data.type;
 if(typeof data3 !== "string"){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if("resource" !== data3){
-const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resource"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "resource"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 validate122.errors = vErrors;
@@ -3148,7 +2103,7 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+vErrors = (vErrors ?? []).concat(validate93.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -3156,7 +2111,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs2 = errors;
 if(!(validate100(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+vErrors = (vErrors ?? []).concat(validate100.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -3164,7 +2119,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs3 = errors;
 if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+vErrors = (vErrors ?? []).concat(validate104.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -3172,7 +2127,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs4 = errors;
 if(!(validate117(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+vErrors = (vErrors ?? []).concat(validate117.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -3180,7 +2135,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs5 = errors;
 if(!(validate122(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
+vErrors = (vErrors ?? []).concat(validate122.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
@@ -3190,13 +2145,8 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"anyOf",params:{}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 else {
@@ -3220,38 +2170,23 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.toolUseId === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "toolUseId"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "toolUseId"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate91(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+vErrors = (vErrors ?? []).concat(validate91.errors);
 errors = vErrors.length;
 }
 }
@@ -3261,78 +2196,48 @@ if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate113(data1[i0], {instancePath:instancePath+"/content/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+vErrors = (vErrors ?? []).concat(validate113.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "array"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 if(data.isError !== undefined){
 if(typeof data.isError !== "boolean"){
-const err4 = {instancePath:instancePath+"/isError",schemaPath:"#/properties/isError/type",keyword:"type",params:{type: "boolean"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/isError",keyword:"type",params:{type: "boolean"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.toolUseId !== undefined){
 if(typeof data.toolUseId !== "string"){
-const err5 = {instancePath:instancePath+"/toolUseId",schemaPath:"#/properties/toolUseId/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/toolUseId",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.type !== undefined){
 let data5 = data.type;
 if(typeof data5 !== "string"){
-const err6 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("tool_result" !== data5){
-const err7 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "tool_result"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "tool_result"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate111.errors = vErrors;
@@ -3348,7 +2253,7 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+vErrors = (vErrors ?? []).concat(validate93.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -3356,7 +2261,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs2 = errors;
 if(!(validate100(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+vErrors = (vErrors ?? []).concat(validate100.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -3364,7 +2269,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs3 = errors;
 if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+vErrors = (vErrors ?? []).concat(validate104.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -3372,7 +2277,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs4 = errors;
 if(!(validate108(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+vErrors = (vErrors ?? []).concat(validate108.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -3380,7 +2285,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs5 = errors;
 if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+vErrors = (vErrors ?? []).concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
@@ -3390,13 +2295,8 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"anyOf",params:{}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 else {
@@ -3420,38 +2320,23 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.model === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "model"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.role === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "role"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate91(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+vErrors = (vErrors ?? []).concat(validate91.errors);
 errors = vErrors.length;
 }
 }
@@ -3461,7 +2346,7 @@ const _errs3 = errors;
 let valid1 = false;
 const _errs4 = errors;
 if(!(validate93(data1, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+vErrors = (vErrors ?? []).concat(validate93.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -3469,7 +2354,7 @@ valid1 = valid1 || _valid0;
 if(!valid1){
 const _errs5 = errors;
 if(!(validate100(data1, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+vErrors = (vErrors ?? []).concat(validate100.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
@@ -3477,7 +2362,7 @@ valid1 = valid1 || _valid0;
 if(!valid1){
 const _errs6 = errors;
 if(!(validate104(data1, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+vErrors = (vErrors ?? []).concat(validate104.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
@@ -3485,7 +2370,7 @@ valid1 = valid1 || _valid0;
 if(!valid1){
 const _errs7 = errors;
 if(!(validate108(data1, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+vErrors = (vErrors ?? []).concat(validate108.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
@@ -3493,7 +2378,7 @@ valid1 = valid1 || _valid0;
 if(!valid1){
 const _errs8 = errors;
 if(!(validate111(data1, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+vErrors = (vErrors ?? []).concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -3504,19 +2389,14 @@ if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate134(data1[i0], {instancePath:instancePath+"/content/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
+vErrors = (vErrors ?? []).concat(validate134.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf/5/type",keyword:"type",params:{type: "array"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 var _valid0 = _errs9 === errors;
@@ -3527,13 +2407,8 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err4 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/anyOf",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 else {
@@ -3550,43 +2425,28 @@ vErrors = null;
 }
 if(data.model !== undefined){
 if(typeof data.model !== "string"){
-const err5 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/model",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.role !== undefined){
 if(!(validate96(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData}))){
-vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+vErrors = (vErrors ?? []).concat(validate96.errors);
 errors = vErrors.length;
 }
 }
 if(data.stopReason !== undefined){
 if(typeof data.stopReason !== "string"){
-const err6 = {instancePath:instancePath+"/stopReason",schemaPath:"#/properties/stopReason/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/stopReason",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 validate90.errors = vErrors;
@@ -3601,30 +2461,20 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.uri === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate91(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+vErrors = (vErrors ?? []).concat(validate91.errors);
 errors = vErrors.length;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err1 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 }
@@ -3632,36 +2482,21 @@ if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err2 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/format",keyword:"format",params:{format: "uri"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 validate144.errors = vErrors;
@@ -3674,13 +2509,8 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.roots === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "roots"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "roots"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.roots !== undefined){
@@ -3689,31 +2519,21 @@ if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate144(data0[i0], {instancePath:instancePath+"/roots/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
+vErrors = (vErrors ?? []).concat(validate144.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/roots",schemaPath:"#/properties/roots/type",keyword:"type",params:{type: "array"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath:instancePath+"/roots",keyword:"type",params:{type: "array"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 validate143.errors = vErrors;
@@ -3727,35 +2547,20 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.action === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "action"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "action"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.action !== undefined){
 let data0 = data.action;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath:instancePath+"/action",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(!(((data0 === "accept") || (data0 === "cancel")) || (data0 === "decline"))){
-const err2 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/enum",keyword:"enum",params:{allowedValues: schema54.properties.action.enum}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/action",keyword:"enum",params:{allowedValues: schema54.properties.action.enum}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
@@ -3771,25 +2576,15 @@ if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data2[i0] !== "string"){
-const err3 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,schemaPath:"#/properties/content/additionalProperties/anyOf/0/items/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/content/additionalProperties/anyOf/0/type",keyword:"type",params:{type: "array"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "array"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 var _valid0 = _errs8 === errors;
@@ -3797,26 +2592,16 @@ valid2 = valid2 || _valid0;
 if(!valid2){
 const _errs12 = errors;
 if(((typeof data2 !== "string") && (!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2))))) && (typeof data2 !== "boolean")){
-const err5 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/content/additionalProperties/anyOf/1/type",keyword:"type",params:{type: schema54.properties.content.additionalProperties.anyOf[1].type}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: schema54.properties.content.additionalProperties.anyOf[1].type}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 var _valid0 = _errs12 === errors;
 valid2 = valid2 || _valid0;
 }
 if(!valid2){
-const err6 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/content/additionalProperties/anyOf",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"anyOf",params:{}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 else {
@@ -3833,25 +2618,15 @@ vErrors = null;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate148.errors = vErrors;
@@ -3866,7 +2641,7 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 if(!(validate90(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+vErrors = (vErrors ?? []).concat(validate90.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -3874,7 +2649,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs2 = errors;
 if(!(validate143(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
+vErrors = (vErrors ?? []).concat(validate143.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -3882,7 +2657,7 @@ valid0 = valid0 || _valid0;
 if(!valid0){
 const _errs3 = errors;
 if(!(validate148(data, {instancePath,parentData,parentDataProperty,rootData}))){
-vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
+vErrors = (vErrors ?? []).concat(validate148.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -3890,13 +2665,8 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"anyOf",params:{}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 else {
@@ -3921,19 +2691,14 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
 if(!(validate89(data[key0], {instancePath:instancePath+"/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data,parentDataProperty:key0,rootData}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+vErrors = (vErrors ?? []).concat(validate89.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 validate88.errors = vErrors;
@@ -3946,46 +2711,31 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "_meta"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate57(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+vErrors = (vErrors ?? []).concat(validate57.errors);
 errors = vErrors.length;
 }
 }
 if(data.inputResponses !== undefined){
 if(!(validate88(data.inputResponses, {instancePath:instancePath+"/inputResponses",parentData:data,parentDataProperty:"inputResponses",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+vErrors = (vErrors ?? []).concat(validate88.errors);
 errors = vErrors.length;
 }
 }
 if(data.requestState !== undefined){
 if(typeof data.requestState !== "string"){
-const err2 = {instancePath:instancePath+"/requestState",schemaPath:"#/properties/requestState/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/requestState",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
@@ -3993,36 +2743,21 @@ if(data.uri !== undefined){
 let data3 = data.uri;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err3 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/format",keyword:"format",params:{format: "uri"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 validate86.errors = vErrors;
@@ -4035,112 +2770,67 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("resources/read" !== data2){
-const err7 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "resources/read"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/read"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 if(data.params !== undefined){
 if(!(validate86(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+vErrors = (vErrors ?? []).concat(validate86.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate84.errors = vErrors;
@@ -4158,13 +2848,8 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.promptsListChanged !== undefined){
 if(typeof data.promptsListChanged !== "boolean"){
-const err0 = {instancePath:instancePath+"/promptsListChanged",schemaPath:"#/properties/promptsListChanged/type",keyword:"type",params:{type: "boolean"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath:instancePath+"/promptsListChanged",keyword:"type",params:{type: "boolean"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 }
@@ -4174,61 +2859,36 @@ if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data1[i0] !== "string"){
-const err1 = {instancePath:instancePath+"/resourceSubscriptions/" + i0,schemaPath:"#/properties/resourceSubscriptions/items/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath:instancePath+"/resourceSubscriptions/" + i0,keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/resourceSubscriptions",schemaPath:"#/properties/resourceSubscriptions/type",keyword:"type",params:{type: "array"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/resourceSubscriptions",keyword:"type",params:{type: "array"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 if(data.resourcesListChanged !== undefined){
 if(typeof data.resourcesListChanged !== "boolean"){
-const err3 = {instancePath:instancePath+"/resourcesListChanged",schemaPath:"#/properties/resourcesListChanged/type",keyword:"type",params:{type: "boolean"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/resourcesListChanged",keyword:"type",params:{type: "boolean"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 if(data.toolsListChanged !== undefined){
 if(typeof data.toolsListChanged !== "boolean"){
-const err4 = {instancePath:instancePath+"/toolsListChanged",schemaPath:"#/properties/toolsListChanged/type",keyword:"type",params:{type: "boolean"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/toolsListChanged",keyword:"type",params:{type: "boolean"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 validate157.errors = vErrors;
@@ -4241,46 +2901,31 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "_meta"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.notifications === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "notifications"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "notifications"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate57(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+vErrors = (vErrors ?? []).concat(validate57.errors);
 errors = vErrors.length;
 }
 }
 if(data.notifications !== undefined){
 if(!(validate157(data.notifications, {instancePath:instancePath+"/notifications",parentData:data,parentDataProperty:"notifications",rootData}))){
-vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
+vErrors = (vErrors ?? []).concat(validate157.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 validate155.errors = vErrors;
@@ -4293,112 +2938,67 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("subscriptions/listen" !== data2){
-const err7 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "subscriptions/listen"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "subscriptions/listen"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 if(data.params !== undefined){
 if(!(validate155(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData}))){
-vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
+vErrors = (vErrors ?? []).concat(validate155.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate153.errors = vErrors;
@@ -4413,112 +3013,67 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("prompts/list" !== data2){
-const err7 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "prompts/list"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "prompts/list"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 if(data.params !== undefined){
 if(!(validate78(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+vErrors = (vErrors ?? []).concat(validate78.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate160.errors = vErrors;
@@ -4534,28 +3089,18 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "_meta"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate57(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+vErrors = (vErrors ?? []).concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -4564,67 +3109,42 @@ let data1 = data.arguments;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key0 in data1){
 if(typeof data1[key0] !== "string"){
-const err2 = {instancePath:instancePath+"/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/arguments/additionalProperties/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/arguments",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 if(data.inputResponses !== undefined){
 if(!(validate88(data.inputResponses, {instancePath:instancePath+"/inputResponses",parentData:data,parentDataProperty:"inputResponses",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+vErrors = (vErrors ?? []).concat(validate88.errors);
 errors = vErrors.length;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 if(data.requestState !== undefined){
 if(typeof data.requestState !== "string"){
-const err5 = {instancePath:instancePath+"/requestState",schemaPath:"#/properties/requestState/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/requestState",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 validate165.errors = vErrors;
@@ -4637,112 +3157,67 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("prompts/get" !== data2){
-const err7 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "prompts/get"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "prompts/get"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 if(data.params !== undefined){
 if(!(validate165(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData}))){
-vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+vErrors = (vErrors ?? []).concat(validate165.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate163.errors = vErrors;
@@ -4757,112 +3232,67 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("tools/list" !== data2){
-const err7 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "tools/list"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tools/list"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 if(data.params !== undefined){
 if(!(validate78(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+vErrors = (vErrors ?? []).concat(validate78.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate169.errors = vErrors;
@@ -4878,28 +3308,18 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "_meta"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate57(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+vErrors = (vErrors ?? []).concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -4908,55 +3328,35 @@ let data1 = data.arguments;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-const err2 = {instancePath:instancePath+"/arguments",schemaPath:"#/properties/arguments/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/arguments",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 if(data.inputResponses !== undefined){
 if(!(validate88(data.inputResponses, {instancePath:instancePath+"/inputResponses",parentData:data,parentDataProperty:"inputResponses",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+vErrors = (vErrors ?? []).concat(validate88.errors);
 errors = vErrors.length;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 if(data.requestState !== undefined){
 if(typeof data.requestState !== "string"){
-const err4 = {instancePath:instancePath+"/requestState",schemaPath:"#/properties/requestState/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/requestState",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 validate174.errors = vErrors;
@@ -4969,112 +3369,67 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("tools/call" !== data2){
-const err7 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "tools/call"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tools/call"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 if(data.params !== undefined){
 if(!(validate174(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData}))){
-vErrors = vErrors === null ? validate174.errors : vErrors.concat(validate174.errors);
+vErrors = (vErrors ?? []).concat(validate174.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate172.errors = vErrors;
@@ -5091,81 +3446,46 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err3 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
 if(data.type !== undefined){
 let data2 = data.type;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("ref/prompt" !== data2){
-const err5 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "ref/prompt"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "ref/prompt"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 validate182.errors = vErrors;
@@ -5180,45 +3500,25 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "uri"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if("ref/resource" !== data0){
-const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "ref/resource"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "ref/resource"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 }
@@ -5226,36 +3526,21 @@ if(data.uri !== undefined){
 let data1 = data.uri;
 if(typeof data1 === "string"){
 if(!(formats20.test(data1))){
-const err4 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/format",keyword:"format",params:{format: "uri-template"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri-template"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/uri",schemaPath:"#/properties/uri/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 validate184.errors = vErrors;
@@ -5268,38 +3553,23 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "_meta"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.argument === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "argument"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "argument"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.ref === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ref"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "ref"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data._meta !== undefined){
 if(!(validate57(data._meta, {instancePath:instancePath+"/_meta",parentData:data,parentDataProperty:"_meta",rootData}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+vErrors = (vErrors ?? []).concat(validate57.errors);
 errors = vErrors.length;
 }
 }
@@ -5307,58 +3577,33 @@ if(data.argument !== undefined){
 let data1 = data.argument;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.name === undefined){
-const err3 = {instancePath:instancePath+"/argument",schemaPath:"#/properties/argument/required",keyword:"required",params:{missingProperty: "name"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath:instancePath+"/argument",keyword:"required",params:{missingProperty: "name"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if(data1.value === undefined){
-const err4 = {instancePath:instancePath+"/argument",schemaPath:"#/properties/argument/required",keyword:"required",params:{missingProperty: "value"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/argument",keyword:"required",params:{missingProperty: "value"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if(data1.name !== undefined){
 if(typeof data1.name !== "string"){
-const err5 = {instancePath:instancePath+"/argument/name",schemaPath:"#/properties/argument/properties/name/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/argument/name",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data1.value !== undefined){
 if(typeof data1.value !== "string"){
-const err6 = {instancePath:instancePath+"/argument/value",schemaPath:"#/properties/argument/properties/value/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/argument/value",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/argument",schemaPath:"#/properties/argument/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/argument",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
@@ -5370,37 +3615,22 @@ let data5 = data4.arguments;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 for(const key0 in data5){
 if(typeof data5[key0] !== "string"){
-const err8 = {instancePath:instancePath+"/context/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/context/properties/arguments/additionalProperties/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath:instancePath+"/context/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/context/arguments",schemaPath:"#/properties/context/properties/arguments/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
+const err9 = {instancePath:instancePath+"/context/arguments",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err9);
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/context",schemaPath:"#/properties/context/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
+const err10 = {instancePath:instancePath+"/context",keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err10);
 errors++;
 }
 }
@@ -5410,7 +3640,7 @@ const _errs16 = errors;
 let valid4 = false;
 const _errs17 = errors;
 if(!(validate182(data7, {instancePath:instancePath+"/ref",parentData:data,parentDataProperty:"ref",rootData}))){
-vErrors = vErrors === null ? validate182.errors : vErrors.concat(validate182.errors);
+vErrors = (vErrors ?? []).concat(validate182.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs17 === errors;
@@ -5418,20 +3648,15 @@ valid4 = valid4 || _valid0;
 if(!valid4){
 const _errs18 = errors;
 if(!(validate184(data7, {instancePath:instancePath+"/ref",parentData:data,parentDataProperty:"ref",rootData}))){
-vErrors = vErrors === null ? validate184.errors : vErrors.concat(validate184.errors);
+vErrors = (vErrors ?? []).concat(validate184.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs18 === errors;
 valid4 = valid4 || _valid0;
 }
 if(!valid4){
-const err11 = {instancePath:instancePath+"/ref",schemaPath:"#/properties/ref/anyOf",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
+const err11 = {instancePath:instancePath+"/ref",keyword:"anyOf",params:{}};
+(vErrors ??= []).push(err11);
 errors++;
 }
 else {
@@ -5448,13 +3673,8 @@ vErrors = null;
 }
 }
 else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
+const err12 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err12);
 errors++;
 }
 validate180.errors = vErrors;
@@ -5467,112 +3687,67 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
+const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
+(vErrors ??= []).push(err0);
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonrpc"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
+const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
+(vErrors ??= []).push(err1);
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "method"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
+const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
+(vErrors ??= []).push(err2);
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
+const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
+(vErrors ??= []).push(err3);
 errors++;
 }
 if(data.id !== undefined){
 if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
 }
 }
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",schemaPath:"#/properties/jsonrpc/const",keyword:"const",params:{allowedValue: "2.0"}};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/type",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
+const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 if("completion/complete" !== data2){
-const err7 = {instancePath:instancePath+"/method",schemaPath:"#/properties/method/const",keyword:"const",params:{allowedValue: "completion/complete"}};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
+const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "completion/complete"}};
+(vErrors ??= []).push(err7);
 errors++;
 }
 }
 if(data.params !== undefined){
 if(!(validate180(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+vErrors = (vErrors ?? []).concat(validate180.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
+const err8 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 validate178.errors = vErrors;

@@ -67,7 +67,6 @@ export const VALIDATOR_DECLARATIONS = `${SHARED_BANNER}
 export interface ValidationError {
   keyword: string;
   instancePath: string;
-  schemaPath: string;
   params: Record<string, unknown>;
 }
 

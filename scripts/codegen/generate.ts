@@ -5,6 +5,7 @@ import { join } from "node:path";
 import {
   assembleDeclarations, assembleIndex, assembleIndexDeclarations, assembleModule, assembleTypes, VALIDATOR_DECLARATIONS,
 } from "./assemble-module.js";
+import { compactCode } from "./compact-code.js";
 import { compileValidators } from "./compile-validators.js";
 import { emitTypes } from "./emit-types.js";
 import { loadSpec, specDir } from "./load-spec.js";
@@ -46,7 +47,7 @@ export async function generate(options: GenerateOptions): Promise<Files> {
   for (const config of configs) {
     const selection = selectEra(config, options.specDir);
     const { era } = config;
-    files.set(`${era}/validators.js`, assembleModule(selection, compileValidators(selection, formats)));
+    files.set(`${era}/validators.js`, assembleModule(selection, compactCode(compileValidators(selection, formats))));
     files.set(`${era}/validators.d.ts`, assembleDeclarations(selection));
     files.set(`${era}/types.d.ts`, assembleTypes(selection, await emitTypes(selection)));
     manifestEras[era] = {
@@ -69,7 +70,7 @@ function manifest(schemasDir: string, eras: Record<string, unknown>) {
   return {
     generatedBy: "scripts/codegen.ts (npm run codegen); do not edit",
     tools: { ajv: toolVersion("ajv"), "json-schema-to-typescript": toolVersion("json-schema-to-typescript") },
-    engine: "Ajv draft-07 class, allErrors, no messages, formats from schemas/formats.json",
+    engine: "Ajv draft-07 class, allErrors, no messages, formats from schemas/formats.json, compacted by compact-code.ts",
     projectInputs: Object.fromEntries(readdirSync(schemasDir).filter((f) => f.endsWith(".json")).sort().map((f) => [`schemas/${f}`, sha256(f)])),
     eras,
   };
