@@ -7,7 +7,7 @@ import { eras } from "../generated/index.js";
 import type { Validator } from "../generated/validator.js";
 import { classifyMessage } from "../src/classify-message.js";
 import type { Era } from "../src/index.js";
-import { officialExamples, officialSchema } from "./support/examples.js";
+import { loadExamples, readSpecSchema } from "./support/spec.js";
 import { CLIENT_RESPONSE, LEGACY_INITIALIZE, MODERN_META, modernToolsCall, NOTIFICATION } from "./support/messages.js";
 
 const MESSAGES = 100_000;
@@ -24,7 +24,7 @@ function runtimeCompiled(era: Era): (name: string) => ValidateFunction {
     formats: Object.fromEntries(Object.entries(formats).map(([k, v]) => [k, new RegExp(v, "u")])),
   });
   const id = `urn:official:${revision}`;
-  ajv.addSchema({ ...officialSchema(revision), $id: id });
+  ajv.addSchema({ ...readSpecSchema(revision), $id: id });
   return (name) => ajv.getSchema(`${id}#/$defs/${name}`) ?? assert.fail(`no ${name}`);
 }
 
@@ -80,7 +80,7 @@ function mutate(base: unknown, path: number[], replacement: unknown, remove: boo
 }
 
 test(`precompiled validators agree with the official schema compiled at run time on ${MESSAGES.toLocaleString("en")}+ messages`, (t) => {
-  const examples = officialExamples().map((e) => e.value);
+  const examples = loadExamples().map((e) => e.instance);
   const bases = [...examples.filter((e) => typeof e === "object" && e !== null && "jsonrpc" in e), modernToolsCall(), LEGACY_INITIALIZE, NOTIFICATION, CLIENT_RESPONSE];
   const methods = [...eras.modern.methods.keys(), "initialize", "ping", "vendor/x", "notifications/initialized"];
   const mutated = fc.tuple(fc.constantFrom(...bases), fc.array(fc.nat(), { maxLength: 7 }), value, fc.boolean()).map(([b, p, r, rm]) => mutate(b, p, r, rm));

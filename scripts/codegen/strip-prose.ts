@@ -14,10 +14,13 @@ function strip(node: unknown, inNameMap: boolean): unknown {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(node)) {
     if (!inNameMap && PROSE_KEYWORDS.has(key)) continue;
-    out[key] = strip(value, !inNameMap && NAME_MAPS.has(key));
+    out[key] = !inNameMap && DATA_KEYWORDS.has(key) ? value : strip(value, !inNameMap && NAME_MAPS.has(key));
   }
   return out;
 }
+
+// Under these keywords the values are instance data, never schemas, so nothing in them is prose.
+const DATA_KEYWORDS = new Set(["const", "enum", "default"]);
 
 // Under these keywords the keys are names (of properties or definitions), never keywords.
 const NAME_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
