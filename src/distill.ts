@@ -37,19 +37,20 @@ export function distill(errors: readonly ValidationError[], judgedAs: string): D
     found.problems++;
     if (found.messages.size < LIMITS.messagesPerLocation) found.messages.add(message);
   }
-  const locations = [...byLocation.keys()].sort(comparePointers);
-  const entries: LocatedError[] = [];
-  let bytes = 2;
+  const locations = [...byLocation.keys()];
+  if (locations.length > 1) locations.sort(comparePointers);
+  let entries: LocatedError[] = [];
   let listedProblems = 0;
   for (const instancePath of locations) {
     if (entries.length === LIMITS.entries) break;
     const { messages, problems } = byLocation.get(instancePath)!;
-    const entry = { instancePath, messages: [...messages] };
-    const size = Buffer.byteLength(JSON.stringify(entry)) + 1;
-    if (bytes + size > LIMITS.entriesBytes) break;
-    bytes += size;
+    entries.push({ instancePath, messages: [...messages] });
     listedProblems += problems;
-    entries.push(entry);
+  }
+  // JSON and UTF-8 take at most 6 bytes per UTF-16 unit (a \u escape), so short answers need no measuring;
+  // longer ones are measured, and only one over the budget is trimmed entry by entry.
+  if (worstCaseBytes(entries) > LIMITS.entriesBytes && Buffer.byteLength(JSON.stringify(entries)) > LIMITS.entriesBytes) {
+    ({ entries, listedProblems } = withinBudget(entries, byLocation));
   }
   const omitted = errors.length - listedProblems;
   const count = `${byLocation.size}${errors.length > examined ? "+" : ""}`;
@@ -59,6 +60,29 @@ export function distill(errors: readonly ValidationError[], judgedAs: string): D
     `Invalid ${judgedAs}: ${count} invalid location${count === "1" ? "" : "s"}; ` +
     `first: ${quoteLocation(firstPath)} ${firstMessage}`;
   return { message, data: omitted > 0 ? { errors: entries, omitted } : { errors: entries } };
+}
+
+function worstCaseBytes(entries: LocatedError[]): number {
+  let units = 0;
+  for (const { instancePath, messages } of entries) {
+    units += instancePath.length;
+    for (const message of messages) units += message.length;
+  }
+  return units * 6 + entries.length * 48 + 2;
+}
+
+function withinBudget(all: LocatedError[], byLocation: Map<string, { problems: number }>) {
+  const entries: LocatedError[] = [];
+  let bytes = 2;
+  let listedProblems = 0;
+  for (const entry of all) {
+    const size = Buffer.byteLength(JSON.stringify(entry)) + 1;
+    if (bytes + size > LIMITS.entriesBytes) break;
+    bytes += size;
+    listedProblems += byLocation.get(entry.instancePath)!.problems;
+    entries.push(entry);
+  }
+  return { entries, listedProblems };
 }
 
 function quoteLocation(pointer: string): string {
@@ -118,22 +142,39 @@ function bound(location: string): string {
 }
 
 export function escapePointer(key: string): string {
-  return key.replace(/~/g, "~0").replace(/\//g, "~1");
+  return key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key;
 }
 
 /** Orders JSON Pointers segment by segment, array indices numerically, so parents precede children. */
 export function comparePointers(a: string, b: string): number {
   if (a === b) return 0;
-  const as = a.split("/");
-  const bs = b.split("/");
-  for (let i = 0; i < Math.min(as.length, bs.length); i++) {
-    const x = as[i]!;
-    const y = bs[i]!;
-    if (x === y) continue;
-    const xn = /^\d+$/.test(x);
-    const yn = /^\d+$/.test(y);
-    if (xn && yn && x.length !== y.length) return x.length - y.length;
-    return x < y ? -1 : 1;
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const aEnd = segmentEnd(a, i + 1);
+    const bEnd = segmentEnd(b, j + 1);
+    const x = a.slice(i + 1, aEnd);
+    const y = b.slice(j + 1, bEnd);
+    if (x !== y) {
+      if (x.length !== y.length && isIndex(x) && isIndex(y)) return x.length - y.length;
+      return x < y ? -1 : 1;
+    }
+    i = aEnd;
+    j = bEnd;
   }
-  return as.length - bs.length;
+  return (a.length - i) - (b.length - j);
+}
+
+function segmentEnd(pointer: string, from: number): number {
+  const end = pointer.indexOf("/", from);
+  return end < 0 ? pointer.length : end;
+}
+
+function isIndex(segment: string): boolean {
+  if (segment.length === 0) return false;
+  for (let i = 0; i < segment.length; i++) {
+    const c = segment.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }

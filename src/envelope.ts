@@ -33,7 +33,8 @@ export function answerId(body: unknown): JsonRpcId {
   if (typeof body !== "object" || body === null || Array.isArray(body) || !Object.hasOwn(body, "id")) return null;
   const id = (body as { id: unknown }).id;
   if (typeof id === "number") return Number.isSafeInteger(id) ? id : null;
-  if (typeof id === "string" && id.length <= MAX_ECHOED_ID_LENGTH && JSON.stringify(id).length <= MAX_ECHOED_ID_LENGTH) {
+  // A string of at most 21 units stays within the bound even if every unit is escaped six-fold.
+  if (typeof id === "string" && (id.length <= 21 || (id.length <= MAX_ECHOED_ID_LENGTH && JSON.stringify(id).length <= MAX_ECHOED_ID_LENGTH))) {
     return id;
   }
   return null;

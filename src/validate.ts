@@ -5,7 +5,12 @@ import { distill } from "./distill.js";
 import { answerId, errorResponse, INVALID_REQUEST, type JsonRpcErrorResponse } from "./envelope.js";
 import type { Era } from "./era.js";
 
-/** The answer to a rejected message never exceeds this many UTF-8 bytes as JSON. */
+/**
+ * The answer to a rejected message never exceeds this many UTF-8 bytes as JSON, by construction:
+ * entries ≤ 6,000 bytes (measured in distill.ts), id ≤ 128 UTF-16 units as JSON (≤ 384 bytes), summary ≤
+ * ~700 bytes (a 61-character location escaped at worst 6 bytes a character, a schema-worded message, a
+ * definition name), envelope ≤ 150 bytes. test/properties.test.ts and test/pathological.test.ts check it.
+ */
 export const MAX_ANSWER_BYTES = 8192;
 
 export type BypassReason = "legacy-response" | "modern-notification";
@@ -38,9 +43,7 @@ const BYPASS_REASON: Record<Era, BypassReason> = { legacy: "legacy-response", mo
 export function validateMcpRequest(body: unknown, era: Era = "legacy"): ValidationResult {
   const module = eras[era] ?? eras.legacy;
   const kind = classifyMessage(body);
-  if (kind === "other") {
-    return check(body, kind, module.JSONRPCMessage, "JSON-RPC message", "JSONRPCMessage");
-  }
+  if (kind === "other") return check(body, kind, module.JSONRPCMessage, "JSONRPCMessage");
   const rule = RULES[era]?.[kind] ?? RULES.legacy[kind];
   if (rule === "bypass") return { outcome: "bypass", kind, reason: BYPASS_REASON[era] } as ValidationResult;
   if (rule === "reject-response") {
@@ -48,22 +51,25 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy"): Validati
       { instancePath: "", messages: ["must be a request or a notification, not a response"] },
     ]);
   }
-  if (kind === "notification") return check(body, kind, module.JSONRPCNotification, "JSON-RPC notification", "JSONRPCNotification");
-  const method = module.methods.get((body as { method: unknown }).method as string);
-  if (!method) return check(body, kind, module.JSONRPCRequest, "JSON-RPC request", "JSONRPCRequest");
-  return check(body, kind, module.JSONRPCRequest, `${(body as { method: string }).method} request`, method.definition, method.validate);
+  if (kind === "notification") return check(body, kind, module.JSONRPCNotification, "JSONRPCNotification");
+  const method = (body as { method: unknown }).method;
+  const known = module.methods.get(method as string);
+  if (!known) return check(body, kind, module.JSONRPCRequest, "JSONRPCRequest");
+  return check(body, kind, module.JSONRPCRequest, known.definition, known.validate, method as string);
 }
 
-/** Framing, then the method's own definition when there is one; errors of both are distilled together. */
+/**
+ * Framing, then the method's own definition when there is one; errors of both are distilled together.
+ * Nothing is built for the answer unless the message fails: this is the per-message hot path.
+ */
 function check(
   body: unknown,
   kind: MessageKind,
   framing: Validator,
-  what: string,
   definition: string,
   validate?: Validator,
+  method?: string,
 ): ValidationResult {
-  const judgedAs = `${what} (${definition})`;
   let errors: ValidationError[] = [];
   try {
     if (!framing(body)) errors = framing.errors ?? [];
@@ -71,21 +77,28 @@ function check(
   } catch (error) {
     // The schema's recursive JSONValue follows the client's nesting; past the stack, the message cannot be judged.
     if (!(error instanceof RangeError)) throw error;
-    return reject(body, kind, `Invalid ${judgedAs}: nested too deeply to validate`, [
+    return reject(body, kind, `Invalid ${judgedAs(kind, definition, method)}: nested too deeply to validate`, [
       { instancePath: "", messages: ["nests too deeply to validate"] },
     ]);
   }
   if (kind === "other") {
     if (errors.length === 0) {
-      return reject(body, kind, `Invalid ${judgedAs}: not a request, a notification or a response`, [
+      return reject(body, kind, `Invalid ${judgedAs(kind, definition, method)}: not a request, a notification or a response`, [
         { instancePath: "", messages: ["must have a method, or an id with a result or an error"] },
       ]);
     }
   } else if (errors.length === 0) {
     return { outcome: "pass", kind: kind as "request" | "notification", definition };
   }
-  const distilled = distill(errors, judgedAs);
+  const distilled = distill(errors, judgedAs(kind, definition, method));
   return reject(body, kind, distilled.message, distilled.data.errors, distilled.data.omitted);
+}
+
+/** What the message was judged as, for the summary: "tools/call request (CallToolRequest)". */
+function judgedAs(kind: MessageKind, definition: string, method: string | undefined): string {
+  // Only a method of the era's table is named: an unknown method is the client's string, not a protocol fact.
+  if (method !== undefined) return `${method} request (${definition})`;
+  return `JSON-RPC ${kind === "other" ? "message" : kind} (${definition})`;
 }
 
 function reject(
@@ -97,10 +110,5 @@ function reject(
 ): ValidationResult {
   const data = omitted > 0 ? { errors, omitted } : { errors };
   const response = errorResponse(answerId(body), INVALID_REQUEST, message, data);
-  // The limits in distill.ts keep the answer under the bound; this loop is the guarantee if they drift.
-  while (Buffer.byteLength(JSON.stringify(response)) > MAX_ANSWER_BYTES && errors.length > 0) {
-    errors.pop();
-    data.omitted = (data.omitted ?? 0) + 1;
-  }
   return { outcome: "reject", kind, status: 400, response };
 }

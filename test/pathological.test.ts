@@ -67,6 +67,16 @@ describe("pathological inputs get a bounded answer and the process keeps serving
     assert.ok(entry!.instancePath.endsWith("…"));
   });
 
+  test("keys that JSON escapes six-fold or encodes in four bytes still give an answer within the bound", () => {
+    for (const unit of ["\u0001", "\u{1D11E}", "\"", "é"]) {
+      const args: Record<string, number> = {};
+      for (let i = 0; i < 60; i++) args[`${i}${unit.repeat(400)}`] = i;
+      const id = unit.repeat(Math.floor(128 / 6));
+      const body = { jsonrpc: "2.0", id, method: "prompts/get", params: { _meta: MODERN_META, name: "p", arguments: args } };
+      assert.ok(answerBytes(validateMcpRequest(body, "modern")) <= MAX_ANSWER_BYTES, JSON.stringify(unit));
+    }
+  });
+
   test("__proto__ and constructor keys and methods pollute nothing", () => {
     const text = JSON.stringify(modernToolsCall()).replace(
       '"arguments":{',
