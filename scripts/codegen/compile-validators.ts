@@ -42,9 +42,14 @@ export function engineDocument(selection: Selection, id: string): JsonSchema {
   return doc;
 }
 
+/** The `$id` an era's document is compiled under. */
+export function eraDocumentId(era: string): string {
+  return `urn:wymcp:${era}`;
+}
+
 /** Ajv standalone ESM code exporting one validator per entry, under the entry's name. */
 export function compileValidators(selection: Selection, formats: Record<string, string>): string {
-  const id = `urn:wymcp:${selection.config.era}`;
+  const id = eraDocumentId(selection.config.era);
   const ajv = new Ajv(ajvOptions(formats));
   ajv.addSchema(engineDocument(selection, id));
   const refs = Object.fromEntries(selection.entries.map((name) => [name, `${id}#/$defs/${name}`]));

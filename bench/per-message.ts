@@ -1,0 +1,243 @@
+/**
+ * @module Per message: in-process, warmed, time-boxed rounds; within a round every variant of a message runs once,
+ * in an order rotated round by round, so that ratios compare figures taken under the same noise.
+ */
+import type { ValidateFunction } from "ajv";
+import type * as Zod from "@modelcontextprotocol/core";
+import type { Validator } from "../generated/validator.js";
+import type { validateMcpRequest as ValidateMcpRequest } from "../src/validate.js";
+import { compileLoop, spread, timeBox, warm, type Spread } from "./measure.js";
+import type { BenchMessage, BenchMessages } from "./messages.js";
+
+export interface Variant {
+  key: string;
+  label: string;
+  /** The loop's body evaluates this with `arg` bound to the text (`JSON.parse` variants) or to the parsed value. */
+  expression: string;
+  input: "text" | "value";
+  deps: Record<string, unknown>;
+  /** Checked once before timing: a benchmark of the wrong outcome measures nothing. */
+  expect: (result: unknown) => boolean;
+}
+
+export interface Case {
+  message: BenchMessage;
+  variants: Variant[];
+  /** The variant every ops/s is divided by for "× JSON.parse". */
+  floor: string;
+  /** The Zod variant every ops/s is divided by for "× Zod". */
+  zodRef: string;
+}
+
+export interface VariantFigures {
+  key: string;
+  label: string;
+  opsPerSec: Spread;
+  /** ops/s ÷ the floor's ops/s of the same round. */
+  vsParse: Spread;
+  /** ops/s ÷ the Zod reference's ops/s of the same round. */
+  vsZod: Spread;
+}
+
+export interface CaseFigures {
+  key: string;
+  label: string;
+  era: string;
+  bytes: number;
+  source: string;
+  zodRef: string;
+  variants: VariantFigures[];
+}
+
+export interface Timing {
+  warmupMs: number;
+  roundMs: number;
+  rounds: number;
+}
+
+export interface Subjects {
+  validateMcpRequest: typeof ValidateMcpRequest;
+  generated: Record<"legacy" | "modern", Record<string, Validator>>;
+  boot: Record<string, Record<string, ValidateFunction>>;
+  zod: typeof Zod;
+}
+
+const isTrue = (r: unknown) => r === true;
+const isFalse = (r: unknown) => r === false;
+const isObject = (r: unknown) => typeof r === "object" && r !== null;
+const isString = (r: unknown) => typeof r === "string";
+const is = (want: unknown) => (r: unknown) => r === want;
+
+function parse(): Variant {
+  return { key: "parse", label: "JSON.parse alone (floor)", expression: "JSON.parse(arg)", input: "text", deps: {}, expect: isObject };
+}
+
+/** The variants shared by every valid message: wymcp three ways, Ajv at boot, and Zod. */
+function validVariants(
+  s: Subjects,
+  m: BenchMessage,
+  names: { framing: string; method?: string; outcome: "pass" | "bypass"; zodSchema?: string },
+): Variant[] {
+  const era = m.era;
+  const gen = s.generated[era];
+  const boot = s.boot[era]!;
+  const both = names.method ? "framing(arg) && method(arg)" : "framing(arg)";
+  const shown = names.method ? `${names.framing} + ${names.method}` : names.framing;
+  const vmr = names.outcome === "bypass" ? "validateMcpRequest (bypass: not validated)" : "validateMcpRequest (parsed body)";
+  const variants: Variant[] = [
+    parse(),
+    { key: "vmr", label: vmr, expression: `validate(arg, ${JSON.stringify(era)}).outcome`, input: "value", deps: { validate: s.validateMcpRequest }, expect: is(names.outcome) },
+    {
+      key: "parse-vmr",
+      label: "JSON.parse + validateMcpRequest",
+      expression: `validate(JSON.parse(arg), ${JSON.stringify(era)}).outcome`,
+      input: "text",
+      deps: { validate: s.validateMcpRequest },
+      expect: is(names.outcome),
+    },
+    { key: "raw", label: `generated ${era} ${shown}`, expression: both, input: "value", deps: { framing: gen[names.framing], method: names.method && gen[names.method] }, expect: isTrue },
+    { key: "ajv-boot", label: `Ajv at boot, same ${shown}`, expression: both, input: "value", deps: { framing: boot[names.framing], method: names.method && boot[names.method] }, expect: isTrue },
+    {
+      key: "zod-framing",
+      label: "Zod JSONRPCMessageSchema.safeParse",
+      expression: "framing.safeParse(arg).success",
+      input: "value",
+      deps: { framing: s.zod.JSONRPCMessageSchema },
+      expect: isTrue,
+    },
+  ];
+  if (names.zodSchema) {
+    const schema = (s.zod as unknown as Record<string, unknown>)[names.zodSchema];
+    variants.push(
+      { key: "zod-schema", label: `Zod ${names.zodSchema}.safeParse`, expression: "schema.safeParse(arg).success", input: "value", deps: { schema }, expect: isTrue },
+      {
+        key: "zod-sdk",
+        label: `Zod JSONRPCMessageSchema then ${names.zodSchema} (SDK inbound path)`,
+        expression: "framing.safeParse(arg).success && schema.safeParse(arg).success",
+        input: "value",
+        deps: { framing: s.zod.JSONRPCMessageSchema, schema },
+        expect: isTrue,
+      },
+    );
+  }
+  return variants;
+}
+
+export function messageCases(s: Subjects, m: BenchMessages): Case[] {
+  const toolsCall = { framing: "JSONRPCRequest", method: "CallToolRequest", outcome: "pass", zodSchema: "CallToolRequestSchema" } as const;
+  return [
+    { message: m.toolsCall, variants: validVariants(s, m.toolsCall, toolsCall), floor: "parse", zodRef: "zod-schema" },
+    { message: m.bigToolsCall, variants: validVariants(s, m.bigToolsCall, toolsCall), floor: "parse", zodRef: "zod-schema" },
+    {
+      message: m.initialize,
+      variants: validVariants(s, m.initialize, { framing: "JSONRPCRequest", outcome: "pass", zodSchema: "InitializeRequestSchema" }),
+      floor: "parse",
+      zodRef: "zod-framing",
+    },
+    {
+      message: m.notification,
+      variants: validVariants(s, m.notification, { framing: "JSONRPCNotification", outcome: "pass", zodSchema: "CancelledNotificationSchema" }),
+      floor: "parse",
+      zodRef: "zod-framing",
+    },
+    {
+      message: m.response,
+      variants: validVariants(s, m.response, { framing: "JSONRPCMessage", outcome: "bypass" }),
+      floor: "parse",
+      zodRef: "zod-framing",
+    },
+  ];
+}
+
+/** The error path: a tools/call that fails CallToolRequest at two locations. */
+export function errorCase(s: Subjects, m: BenchMessages): Case {
+  const gen = s.generated.modern;
+  const validate = s.validateMcpRequest;
+  const schema = s.zod.CallToolRequestSchema;
+  return {
+    message: m.badToolsCall,
+    floor: "parse",
+    zodRef: "zod-schema",
+    variants: [
+      parse(),
+      { key: "vmr", label: "validateMcpRequest → reject (validation + distillation + envelope)", expression: 'validate(arg, "modern").outcome', input: "value", deps: { validate }, expect: is("reject") },
+      {
+        key: "vmr-bytes",
+        label: "  … + JSON.stringify of the answer",
+        expression: 'JSON.stringify(validate(arg, "modern").response)',
+        input: "value",
+        deps: { validate },
+        expect: isString,
+      },
+      {
+        key: "raw",
+        label: "generated JSONRPCRequest + CallToolRequest (errors collected, not distilled)",
+        expression: "(framing(arg), method(arg))",
+        input: "value",
+        deps: { framing: gen.JSONRPCRequest, method: gen.CallToolRequest },
+        expect: isFalse,
+      },
+      { key: "zod-schema", label: "Zod CallToolRequestSchema.safeParse → error", expression: "schema.safeParse(arg).success", input: "value", deps: { schema }, expect: isFalse },
+      {
+        key: "zod-sdk",
+        label: "Zod JSONRPCMessageSchema then CallToolRequestSchema (SDK inbound path)",
+        expression: "framing.safeParse(arg).success && schema.safeParse(arg).success",
+        input: "value",
+        deps: { framing: s.zod.JSONRPCMessageSchema, schema },
+        expect: isFalse,
+      },
+      {
+        // What the SDK's server does with a failed request: triState() answers `message: String(parsed.error)`.
+        key: "zod-message",
+        label: "Zod safeParse + String(error) (the SDK server's own error path)",
+        expression: "String(schema.safeParse(arg).error)",
+        input: "value",
+        deps: { schema },
+        expect: isString,
+      },
+    ],
+  };
+}
+
+export function runCase(c: Case, timing: Timing): CaseFigures {
+  const prepared = c.variants.map((v) => {
+    const arg = v.input === "text" ? c.message.text : c.message.value;
+    const once = compileLoop(`(globalThis.__wymcpBenchOnce = (${v.expression}), 0)`, v.deps);
+    once(arg, 1);
+    const result = (globalThis as { __wymcpBenchOnce?: unknown }).__wymcpBenchOnce;
+    if (!v.expect(result)) {
+      throw new Error(`${c.message.label} / ${v.label}: unexpected outcome ${JSON.stringify(result)?.slice(0, 200)}`);
+    }
+    return { v, arg, loop: compileLoop(v.expression, v.deps), batch: 1 };
+  });
+  delete (globalThis as { __wymcpBenchOnce?: unknown }).__wymcpBenchOnce;
+  for (const p of prepared) p.batch = warm(p.loop, p.arg, timing.warmupMs);
+
+  const ops = new Map<string, number[]>(prepared.map((p) => [p.v.key, []]));
+  for (let round = 0; round < timing.rounds; round++) {
+    for (let i = 0; i < prepared.length; i++) {
+      const p = prepared[(i + round) % prepared.length]!;
+      ops.get(p.v.key)!.push(timeBox(p.loop, p.arg, p.batch, timing.roundMs));
+    }
+  }
+  const floor = ops.get(c.floor)!;
+  const zod = ops.get(c.zodRef)!;
+  return {
+    key: c.message.key,
+    label: c.message.label,
+    era: c.message.era,
+    bytes: c.message.bytes,
+    source: c.message.source,
+    zodRef: c.variants.find((v) => v.key === c.zodRef)!.label,
+    variants: prepared.map(({ v }) => {
+      const mine = ops.get(v.key)!;
+      return {
+        key: v.key,
+        label: v.label,
+        opsPerSec: spread(mine),
+        vsParse: spread(mine.map((x, r) => x / floor[r]!)),
+        vsZod: spread(mine.map((x, r) => x / zod[r]!)),
+      };
+    }),
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * @module The printed tables and the targets block, from the figures of one run.
+ */
+import { formatBytes, formatMs, formatOps, formatRatio, spread, table, type Spread } from "./measure.js";
+import type { CaseFigures } from "./per-message.js";
+import type { SizeFigures } from "./size.js";
+import type { StartupResult } from "./startup.js";
+
+export interface Target {
+  target: string;
+  /** The measured figure the target is judged on, in the target's unit. */
+  measured: number;
+  limit: number;
+  unit: "×" | "ms" | "B";
+  /** true when measured must be at least limit, false when at most. */
+  atLeast: boolean;
+  pass: boolean;
+  /** For a miss: how far off, in words. */
+  missBy?: string;
+  /** Other figures of the same run that put the measured one in context. */
+  context: string;
+}
+
+export interface Derived {
+  /** Per round (the variants alternate, so round r of each is paired): runtime − empty, etc. */
+  runtimeOverMs: Spread;
+  bootOverMs: Spread;
+  bootOverRuntime: Spread;
+  runtimeWallOverMs: Spread;
+  bootWallOverMs: Spread;
+}
+
+const KB = 1000;
+
+export function derive(startup: StartupResult): Derived {
+  const v = startup.variants;
+  const paired = (a: string, b: string, k: "readyMs" | "wallMs") => v[a]![k].samples.map((x, i) => x - v[b]![k].samples[i]!);
+  const runtimeOver = paired("runtime", "empty", "readyMs");
+  const bootOver = paired("ajv-boot", "empty", "readyMs");
+  return {
+    runtimeOverMs: spread(runtimeOver),
+    bootOverMs: spread(bootOver),
+    bootOverRuntime: spread(bootOver.map((x, i) => x / runtimeOver[i]!)),
+    runtimeWallOverMs: spread(paired("runtime", "empty", "wallMs")),
+    bootWallOverMs: spread(paired("ajv-boot", "empty", "wallMs")),
+  };
+}
+
+function figure(cases: CaseFigures[], c: string, v: string) {
+  const found = cases.find((x) => x.key === c)?.variants.find((x) => x.key === v);
+  if (!found) throw new Error(`no figures for ${c} / ${v}`);
+  return found;
+}
+
+function judge(t: Omit<Target, "pass" | "missBy">): Target {
+  const pass = t.atLeast ? t.measured >= t.limit : t.measured <= t.limit;
+  if (pass) return { ...t, pass };
+  const fmt = (x: number) => (t.unit === "×" ? formatRatio(x) : t.unit === "ms" ? `${formatMs(x)} ms` : formatBytes(x));
+  const gap = Math.abs(t.measured - t.limit);
+  const rel = t.atLeast ? `${((1 - t.measured / t.limit) * 100).toFixed(0)}% short` : `${((t.measured / t.limit - 1) * 100).toFixed(0)}% over`;
+  const size = t.unit === "×" ? `${formatRatio(t.measured)} of ${formatRatio(t.limit)}` : `${fmt(gap)} ${t.atLeast ? "short" : "over"}`;
+  return { ...t, pass, missBy: `${size} (${rel})` };
+}
+
+export function targets(cases: CaseFigures[], errorPath: CaseFigures, startup: StartupResult, sizes: SizeFigures[]): Target[] {
+  const vmr = figure(cases, "tools-call", "vmr");
+  const zodRatio = (key: string) => formatRatio(spread(vmr.opsPerSec.samples.map((x, i) => x / figure(cases, "tools-call", key).opsPerSec.samples[i]!)).median);
+  const reject = figure([errorPath], errorPath.key, "vmr");
+  const rejectRatio = (key: string) =>
+    formatRatio(spread(reject.opsPerSec.samples.map((x, i) => x / figure([errorPath], errorPath.key, key).opsPerSec.samples[i]!)).median);
+  const d = derive(startup);
+  const total = sizes.find((s) => s.file === "both eras")!;
+  return [
+    judge({
+      target: "validateMcpRequest, valid modern tools/call ≥ 10× JSON.parse of its bytes",
+      measured: vmr.vsParse.median,
+      limit: 10,
+      unit: "×",
+      atLeast: true,
+      context: `per-round ratio, median of ${vmr.vsParse.samples.length} [${formatRatio(vmr.vsParse.min)}–${formatRatio(vmr.vsParse.max)}]; validate only, the body already parsed`,
+    }),
+    judge({
+      target: "validateMcpRequest, valid modern tools/call ≥ 4× SDK Zod",
+      measured: vmr.vsZod.median,
+      limit: 4,
+      unit: "×",
+      atLeast: true,
+      context:
+        `vs CallToolRequestSchema.safeParse [${formatRatio(vmr.vsZod.min)}–${formatRatio(vmr.vsZod.max)}]; ` +
+        `vs JSONRPCMessageSchema alone ${zodRatio("zod-framing")}; vs both (SDK inbound path) ${zodRatio("zod-sdk")}`,
+    }),
+    judge({
+      target: "full rejection (bad tools/call) ≥ 20× SDK Zod's error path",
+      measured: reject.vsZod.median,
+      limit: 20,
+      unit: "×",
+      atLeast: true,
+      context:
+        `vs CallToolRequestSchema.safeParse [${formatRatio(reject.vsZod.min)}–${formatRatio(reject.vsZod.max)}]; ` +
+        `vs JSONRPCMessageSchema then CallToolRequestSchema ${rejectRatio("zod-sdk")}; ` +
+        `vs safeParse + String(error), the SDK server's own error path, ${rejectRatio("zod-message")}`,
+    }),
+    judge({
+      target: "cold import of the runtime, both eras ≤ 10 ms over an empty module",
+      measured: d.runtimeOverMs.median,
+      limit: 10,
+      unit: "ms",
+      atLeast: false,
+      context:
+        `in-process import, paired per round [${formatMs(d.runtimeOverMs.min)}–${formatMs(d.runtimeOverMs.max)}]; ` +
+        `whole-process wall time ${formatMs(d.runtimeWallOverMs.median)} ms over [${formatMs(d.runtimeWallOverMs.min)}–${formatMs(d.runtimeWallOverMs.max)}]`,
+    }),
+    judge({
+      target: "cold import overhead ≤ 1/20 of the compile-at-boot overhead",
+      measured: d.bootOverRuntime.median,
+      limit: 20,
+      unit: "×",
+      atLeast: true,
+      context:
+        `compile at boot ${formatMs(d.bootOverMs.median)} ms over empty ÷ runtime ${formatMs(d.runtimeOverMs.median)} ms, ` +
+        `per-round ratio [${formatRatio(d.bootOverRuntime.min)}–${formatRatio(d.bootOverRuntime.max)}]; ` +
+        `wall time ${formatMs(d.bootWallOverMs.median)} vs ${formatMs(d.runtimeWallOverMs.median)} ms over empty`,
+    }),
+    judge({
+      target: "generated validators, both eras ≤ 150 KB raw",
+      measured: total.raw,
+      limit: 150 * KB,
+      unit: "B",
+      atLeast: false,
+      context:
+        `${sizes.filter((s) => s.file !== "both eras").map((s) => `${s.file} ${formatBytes(s.raw)}`).join(", ")}; gzip ${formatBytes(total.gzip)}` +
+        (total.minified === null ? "" : `; minified (what-if) ${formatBytes(total.minified)}`) +
+        "; KB read as 1000 B (the stricter reading)",
+    }),
+  ];
+}
+
+const opsRow = (label: string, s: Spread) => [label, formatOps(s.median), formatOps(s.min), formatOps(s.max)];
+const ratioCell = (s: Spread) => `${formatRatio(s.median)} [${formatRatio(s.min)}–${formatRatio(s.max)}]`;
+const msCell = (s: Spread) => `${formatMs(s.median)} [${formatMs(s.min)}–${formatMs(s.max)}]`;
+
+export function startupTable(startup: StartupResult): string {
+  const v = startup.variants;
+  const empty = v.empty!;
+  const runtime = v.runtime!;
+  const rows = startup.order.map((key) => {
+    const f = v[key]!;
+    const over = spread(f.readyMs.samples.map((x, i) => x - empty.readyMs.samples[i]!));
+    const overRuntime = spread(
+      f.readyMs.samples.map((x, i) => (x - empty.readyMs.samples[i]!) / (runtime.readyMs.samples[i]! - empty.readyMs.samples[i]!)),
+    );
+    const wallOver = spread(f.wallMs.samples.map((x, i) => x - empty.wallMs.samples[i]!));
+    const wallRatio = spread(f.wallMs.samples.map((x, i) => x / empty.wallMs.samples[i]!));
+    const base = key === "empty";
+    return [
+      f.label,
+      msCell(f.readyMs),
+      base ? "—" : msCell(over),
+      base || key === "runtime" ? "—" : formatRatio(overRuntime.median),
+      msCell(f.wallMs),
+      base ? "—" : formatMs(wallOver.median),
+      base ? "1.00×" : formatRatio(wallRatio.median),
+      formatMs(f.firstCallMs.median),
+    ];
+  });
+  const header = ["variant", "ready ms med [min–max]", "ready − empty", "÷ runtime's", "wall ms med [min–max]", "wall − empty", "wall × empty", "1st call ms"];
+  const boot = v["ajv-boot"]!.phases ?? {};
+  const phases = Object.entries(boot).map(([k, s]) => `${k.replace(/Ms$/, "")} ${msCell(s)}`).join(", ");
+  return [
+    table(header, rows),
+    "",
+    `ready: in-process, from before the first import to ready to validate (medians of ${startup.rounds} fresh processes per variant, alternated).`,
+    "ready − empty and wall − empty are paired per round; ÷ runtime's = (variant − empty) ÷ (runtime − empty).",
+    "wall: spawn to exit, seen by the parent; on shared cores it varies by several ms between identical runs, so the targets use ready.",
+    `Ajv at boot, phases (ms): ${phases}.`,
+    "  Selection and prose stripping are done once by the parent; the child only reads the resulting documents (JSON):",
+    "  a real boot-compiling server would also read and prune the spec, so this is a lower bound.",
+    "1st call: the first validation of the modern tools/call after ready (wymcp/Ajv: JSONRPCRequest + CallToolRequest; Zod: JSONRPCMessageSchema + CallToolRequestSchema).",
+  ].join("\n");
+}
+
+export function caseTable(c: CaseFigures): string {
+  const header = ["variant", "median", "min", "max", "× JSON.parse med [min–max]", "× Zod ref med [min–max]"];
+  const rows = c.variants.map((v) => [...opsRow(v.label, v.opsPerSec), ratioCell(v.vsParse), ratioCell(v.vsZod)]);
+  return [`${c.label} — era ${c.era}; ${c.source}`, `  Zod ref: ${c.zodRef}`, table(header, rows, [1, 2, 3])].join("\n");
+}
+
+export function sizeTable(sizes: SizeFigures[]): string {
+  const header = ["file", "raw", "gzip", "minified (what-if)", "minified + gzip"];
+  const b = (n: number | null) => (n === null ? "n/a" : `${formatBytes(n)} (${n} B)`);
+  return table(header, sizes.map((s) => [s.file, b(s.raw), b(s.gzip), b(s.minified), b(s.minifiedGzip)]), [1, 2, 3, 4]);
+}
+
+export function targetsTable(ts: Target[]): string {
+  const fmt = (t: Target, x: number) => (t.unit === "×" ? formatRatio(x) : t.unit === "ms" ? `${formatMs(x)} ms` : formatBytes(x));
+  const rows = ts.map((t) => [t.target, fmt(t, t.measured), `${t.atLeast ? "≥" : "≤"} ${fmt(t, t.limit)}`, t.pass ? "PASS" : "MISS", t.missBy ?? ""]);
+  return [table(["target", "measured", "limit", "result", "missed by"], rows), "", ...ts.map((t) => `- ${t.target}: ${t.context}`)].join("\n");
+}

@@ -1,0 +1,136 @@
+/**
+ * @module `npm run bench`: start-up, per-message throughput, the error path and generated size, in one run.
+ * Prints the tables and writes the same figures to bench/results.json. `--quick` (or BENCH_QUICK=1) runs one short
+ * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir, cpus } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import * as zod from "@modelcontextprotocol/core";
+import type { Validator } from "../generated/validator.js";
+import { compileAtBoot, engine, enginePayload } from "./engine.js";
+import { benchMessages } from "./messages.js";
+import { errorCase, messageCases, runCase, type Subjects, type Timing } from "./per-message.js";
+import { caseTable, derive, sizeTable, startupTable, targets, targetsTable } from "./report.js";
+import { measureSizes } from "./size.js";
+import { runStartup } from "./startup.js";
+
+const root = resolve(fileURLToPath(import.meta.url), "../..");
+const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
+const out = process.env.BENCH_OUT || (quick ? "" : join(root, "bench", "results.json"));
+const specDir = process.env.MCP_SPEC_DIR ? resolve(process.env.MCP_SPEC_DIR) : resolve(root, "../shared/mcp-spec");
+
+const settings = quick
+  ? { startupRounds: 1, timing: { warmupMs: 5, roundMs: 5, rounds: 1 } satisfies Timing }
+  : { startupRounds: 9, timing: { warmupMs: 150, roundMs: 200, rounds: 7 } satisfies Timing };
+
+const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
+
+/** The start-up children import dist/: build it when it is missing or older than src/. */
+function ensureDist(): void {
+  const files = (dir: string, ext: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? files(join(dir, e.name), ext) : e.name.endsWith(ext) ? [join(dir, e.name)] : [],
+    );
+  const distIndex = join(root, "dist", "index.js");
+  const newestSrc = Math.max(...files(join(root, "src"), ".ts").map((f) => statSync(f).mtimeMs));
+  const oldestDist = existsSync(distIndex) ? Math.min(...files(join(root, "dist"), ".js").map((f) => statSync(f).mtimeMs)) : -Infinity;
+  if (oldestDist >= newestSrc) return;
+  log("building dist/ (tsc -p tsconfig.build.json)");
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  const built = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root, encoding: "utf8" });
+  if (built.status === 0) return;
+  const output = `${built.stdout}${built.stderr}`.trim();
+  if (!existsSync(distIndex)) throw new Error(`building dist/ failed:\n${output}`);
+  log(`tsc reported errors; measuring the JavaScript it emitted anyway:\n${output}`);
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  ensureDist();
+  const messages = benchMessages(specDir);
+  const eng = engine(join(root, "schemas"), specDir);
+  const tmp = mkdtempSync(join(tmpdir(), "wymcp-bench-"));
+  let startup;
+  try {
+    const messageFile = join(tmp, "message.json");
+    const engineFile = join(tmp, "engine.json");
+    writeFileSync(messageFile, messages.toolsCall.text);
+    writeFileSync(engineFile, enginePayload(eng));
+    log(`start-up: ${settings.startupRounds} round(s) of fresh processes`);
+    startup = runStartup({ rounds: settings.startupRounds, messageFile, engineFile, log });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+
+  const runtime = (await import(pathToFileURL(join(root, "dist", "index.js")).href)) as typeof import("../src/index.js");
+  const generatedModule = async (era: string) =>
+    (await import(pathToFileURL(join(root, "generated", era, "validators.js")).href)) as Record<string, Validator>;
+  const subjects: Subjects = {
+    validateMcpRequest: runtime.validateMcpRequest,
+    generated: { legacy: await generatedModule("legacy"), modern: await generatedModule("modern") },
+    boot: compileAtBoot(eng),
+    zod,
+  };
+
+  const cases = messageCases(subjects, messages).map((c) => {
+    log(`per message: ${c.message.label}`);
+    return runCase(c, settings.timing);
+  });
+  log("error path");
+  const errorPath = runCase(errorCase(subjects, messages), settings.timing);
+  const sizes = await measureSizes(root, eng.eras.map((e) => e.era));
+  const judged = targets(cases, errorPath, startup, sizes);
+  const seconds = (performance.now() - started) / 1000;
+
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  const { warmupMs, roundMs, rounds } = settings.timing;
+  const lines = [
+    `wymcp benchmark${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+    `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+    "",
+    `## Start-up (${startup.rounds} fresh node processes per variant, alternated)`,
+    startupTable(startup),
+    "",
+    `## Per message (ops/s; in-process, ${warmupMs} ms warm-up, ${rounds} rounds × ${roundMs} ms per variant, interleaved; ratios per round)`,
+    ...cases.flatMap((c) => [caseTable(c), ""]),
+    "validateMcpRequest takes a parsed body; the JSON.parse + validateMcpRequest row is the end-to-end cost from the bytes.",
+    "",
+    "## Error path (same settings)",
+    caseTable(errorPath),
+    "",
+    "## Size (generated validator modules)",
+    sizeTable(sizes),
+    "",
+    "## Targets",
+    targetsTable(judged),
+    "",
+    `total ${seconds.toFixed(1)} s`,
+  ];
+  console.log(lines.join("\n"));
+
+  if (out) {
+    const results = {
+      date: new Date().toISOString(),
+      quick,
+      environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, cpu },
+      settings,
+      startup: { ...startup, derived: derive(startup) },
+      perMessage: cases,
+      errorPath,
+      size: sizes,
+      targets: judged,
+      seconds,
+    };
+    writeFileSync(out, JSON.stringify(results, null, 2) + "\n");
+    log(`wrote ${out}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 1;
+});

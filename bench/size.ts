@@ -1,0 +1,41 @@
+/**
+ * @module Size of the generated validator modules, raw and gzip, with a minified what-if beside them.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+export interface SizeFigures {
+  file: string;
+  raw: number;
+  /** zlib level 6 (gzip's default). */
+  gzip: number;
+  /** What-if only: the same module through esbuild's minifier (not what generated/ ships); null without esbuild. */
+  minified: number | null;
+  minifiedGzip: number | null;
+}
+
+type Minify = (code: string) => string;
+
+/** esbuild comes with tsx, not as a dependency of its own: without it the what-if column stays empty. */
+async function minifier(): Promise<Minify | null> {
+  try {
+    const { transformSync } = await import("esbuild");
+    return (code) => transformSync(code, { minify: true, format: "esm", target: "es2022" }).code;
+  } catch {
+    return null;
+  }
+}
+
+export async function measureSizes(root: string, eras: string[]): Promise<SizeFigures[]> {
+  const minify = await minifier();
+  const rows: SizeFigures[] = eras.map((era) => {
+    const file = join("generated", era, "validators.js");
+    const code = readFileSync(join(root, file));
+    const min = minify && Buffer.from(minify(code.toString("utf8")));
+    return { file, raw: code.length, gzip: gzipSync(code).length, minified: min?.length ?? null, minifiedGzip: min ? gzipSync(min).length : null };
+  });
+  const sum = (k: "minified" | "minifiedGzip") => (minify ? rows.reduce((n, r) => n + (r[k] ?? 0), 0) : null);
+  const total = (k: "raw" | "gzip") => rows.reduce((n, r) => n + r[k], 0);
+  return [...rows, { file: "both eras", raw: total("raw"), gzip: total("gzip"), minified: sum("minified"), minifiedGzip: sum("minifiedGzip") }];
+}

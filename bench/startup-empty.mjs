@@ -1,0 +1,2 @@
+// The start-up baseline: a module with nothing in it.
+export {};
