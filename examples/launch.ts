@@ -1,0 +1,69 @@
+/**
+ * @module examples/launch: starts `examples/server.ts` as a child process on a free loopback port and
+ * resolves once it prints its listening line; used by the end-to-end and load tests.
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export interface LaunchedExample {
+  /** The `/mcp` endpoint, as printed by the server. */
+  url: URL;
+  pid: number;
+  /** What the server wrote to stderr so far (the last 64 KiB), for failure messages. */
+  stderr: () => string;
+  stop: () => Promise<void>;
+}
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const LISTENING = /wymcp example listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/;
+
+/** Spawns the example with `PORT=0` and waits at most `timeoutMs` for it to listen. */
+export async function launchExample({ timeoutMs = 15_000 }: { timeoutMs?: number } = {}): Promise<LaunchedExample> {
+  const child = spawn(process.execPath, ["--import", "tsx", "examples/server.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  // Both pipes are always drained: a full pipe would block the server's logging and so the server.
+  child.stderr.setEncoding("utf8").on("data", (text: string) => {
+    stderr = (stderr + text).slice(-65_536);
+  });
+  // If the test process ends without calling stop() (a crash, a cancelled run), the server must not outlive it.
+  const orphanGuard = () => child.kill("SIGKILL");
+  process.once("exit", orphanGuard);
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      process.off("exit", orphanGuard);
+      resolve();
+    }),
+  );
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    const url = await new Promise<URL>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`example did not listen within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+      child.stdout.setEncoding("utf8").on("data", (text: string) => {
+        stdout = (stdout + text).slice(-65_536);
+        const match = LISTENING.exec(stdout);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(new URL(match[1]));
+        }
+      });
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`example exited (${code ?? signal}) before listening; stderr: ${stderr}`));
+      });
+    });
+    return { url, pid: child.pid ?? -1, stderr: () => stderr, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

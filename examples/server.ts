@@ -1,0 +1,82 @@
+/**
+ * @module examples/server: a dual-era MCP server on Node `http`, with wymcp validating every POST in
+ * front of the official SDK (`createMcpHandler`). `npm start`; `PORT` (default 3000), endpoint `/mcp`.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from "@modelcontextprotocol/node";
+import * as z from "zod";
+import { classifyEra, wymcpNode } from "../src/index.js";
+
+/** One tool, one prompt, one resource; the SDK builds a fresh server per HTTP request, in either era. */
+function buildServer({ era }: { era: "legacy" | "modern" }): McpServer {
+  const server = new McpServer({ name: "wymcp-example", version: "1.0.0" });
+  server.registerTool(
+    "echo",
+    { description: "Echoes the text back", inputSchema: z.object({ text: z.string() }) },
+    async ({ text }) => ({ content: [{ type: "text", text: `echo (${era}): ${text}` }] }),
+  );
+  server.registerPrompt(
+    "greet",
+    { description: "A greeting", argsSchema: z.object({ name: z.string() }) },
+    ({ name }) => ({ messages: [{ role: "user", content: { type: "text", text: `Hello, ${name}!` } }] }),
+  );
+  server.registerResource("readme", "file:///readme.txt", { mimeType: "text/plain" }, async (uri) => ({
+    contents: [{ uri: uri.href, text: "This server validates every message with wymcp first." }],
+  }));
+  return server;
+}
+
+const handler = createMcpHandler(buildServer);
+const mcp = toNodeHandler(handler);
+const guard = wymcpNode({
+  era: (req, body) => classifyEra(req.headers, body).era,
+  onReject: ({ status, reason, era }) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "before parsing"})`),
+});
+// The server listens on loopback only; these refuse DNS-rebinding attempts from browsers.
+const hostIsLocal = localhostHostValidation();
+const originIsLocal = localhostOriginValidation();
+
+/** The dispatch step after wymcp: what the contract leaves to the dispatcher, then the SDK. */
+async function dispatch(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const result = req.wymcp?.result;
+  if (result?.outcome === "bypass" && result.reason === "modern-notification") {
+    // JSON-RPC forbids answering a notification with an error, so its body is not judged: 202 whatever it holds.
+    // The SDK itself would answer a malformed one 400.
+    res.writeHead(202).end();
+    return;
+  }
+  // Legacy client responses go to the SDK too: delivering them to the session that minted the id is
+  // its transport's job (its stateless legacy leg accepts them with 202, as there is no session).
+  await mcp(req, res, (req as { body?: unknown }).body);
+}
+
+const server = http.createServer((req, res) => {
+  if (new URL(req.url ?? "/", "http://localhost").pathname !== "/mcp") {
+    res.writeHead(404, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "not found" }));
+    return;
+  }
+  if (!hostIsLocal(req, res) || !originIsLocal(req, res)) return;
+  void guard(req, res, () => {
+    dispatch(req, res).catch((error: unknown) => {
+      console.error("example dispatch failed:", error);
+      if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" });
+      res.end();
+    });
+  });
+});
+
+server.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", () => {
+  const { port } = server.address() as AddressInfo;
+  console.log(`wymcp example listening on http://127.0.0.1:${port}/mcp`);
+});
+
+// Exit on a signal even though the SDK handler keeps timers alive, so tests that start this file can end it.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    server.close();
+    server.closeAllConnections();
+    void handler.close().finally(() => process.exit(0));
+  });
+}

@@ -1,0 +1,172 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { launchExample, type LaunchedExample } from "../examples/launch.js";
+import type { JsonRpcErrorResponse } from "../src/index.js";
+
+const MODERN = "2026-07-28";
+const META = {
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientInfo": { name: "e2e", version: "0.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+const ACCEPT = "application/json, text/event-stream";
+
+let server: LaunchedExample;
+
+before(async () => {
+  server = await launchExample();
+});
+
+after(async () => {
+  await server?.stop();
+});
+
+/** A client of the official SDK, connected through the middleware; closed when `use` settles. */
+async function withClient<T>(modern: boolean, use: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client(
+    { name: "wymcp-e2e", version: "0.0.0" },
+    modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
+  );
+  await client.connect(new StreamableHTTPClientTransport(server.url), { timeout: 5_000 });
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
+}
+
+function post(body: string | Uint8Array, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(server.url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: ACCEPT, ...headers },
+    body,
+    signal: AbortSignal.timeout(5_000),
+  });
+}
+
+async function answerOf(res: Response): Promise<JsonRpcErrorResponse> {
+  return (await res.json()) as JsonRpcErrorResponse;
+}
+
+function textOf(result: { content?: unknown }): string {
+  const [first] = result.content as { type: string; text: string }[];
+  return first?.text ?? "";
+}
+
+describe("the official SDK client through the middleware", { timeout: 30_000 }, () => {
+  test("a modern client discovers, lists and calls tools, gets a prompt and reads a resource", async () => {
+    await withClient(true, async (client) => {
+      assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
+      const discovered = await client.discover();
+      assert.deepEqual(discovered.supportedVersions, [MODERN]);
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((tool) => tool.name), ["echo"]);
+      assert.equal(textOf(await client.callTool({ name: "echo", arguments: { text: "hi" } })), "echo (modern): hi");
+      const prompt = await client.getPrompt({ name: "greet", arguments: { name: "Ada" } });
+      assert.deepEqual(prompt.messages[0]?.content, { type: "text", text: "Hello, Ada!" });
+      const resource = await client.readResource({ uri: "file:///readme.txt" });
+      assert.match(String((resource.contents[0] as { text?: string }).text), /validates every message/);
+    });
+  });
+
+  test("a legacy client initializes, lists tools and calls one", async () => {
+    await withClient(false, async (client) => {
+      assert.equal(client.getNegotiatedProtocolVersion(), "2025-11-25");
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((tool) => tool.name), ["echo"]);
+      assert.equal(textOf(await client.callTool({ name: "echo", arguments: { text: "hi" } })), "echo (legacy): hi");
+    });
+  });
+});
+
+describe("hand-made bodies against the example server", { timeout: 30_000 }, () => {
+  test("a modern tools/call with a bad name is answered 400/-32600 with the location, before the SDK sees it", async () => {
+    const body = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 5, _meta: META } };
+    const res = await post(JSON.stringify(body), { "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call" });
+    assert.equal(res.status, 400);
+    assert.equal(res.headers.get("content-type"), "application/json");
+    const answer = await answerOf(res);
+    assert.equal(answer.id, 7);
+    assert.equal(answer.error.code, -32600);
+    assert.match(answer.error.message, /CallToolRequest/);
+    assert.deepEqual(answer.error.data?.errors, [{ instancePath: "/params/name", messages: ["must be string"] }]);
+  });
+
+  test("a legacy request with a wrong jsonrpc version is answered 400/-32600 at /jsonrpc", async () => {
+    const res = await post(JSON.stringify({ jsonrpc: "1.0", id: "a", method: "tools/list" }));
+    assert.equal(res.status, 400);
+    const answer = await answerOf(res);
+    assert.equal(answer.id, "a");
+    assert.equal(answer.error.code, -32600);
+    assert.deepEqual(answer.error.data?.errors.map((e) => e.instancePath), ["/jsonrpc"]);
+  });
+
+  test("a body that is not JSON is answered 400/-32700 with id null and none of the body", async () => {
+    const res = await post('{"jsonrpc":"2.0","id":1,"method":"secret-token-123"');
+    assert.equal(res.status, 400);
+    assert.equal(res.headers.get("content-type"), "application/json");
+    const text = await res.text();
+    assert.doesNotMatch(text, /secret-token-123/);
+    const answer = JSON.parse(text) as JsonRpcErrorResponse;
+    assert.equal(answer.id, null);
+    assert.equal(answer.error.code, -32700);
+  });
+
+  test("a body one byte over the 4 MiB default is answered 413 with a JSON-RPC envelope", async () => {
+    const res = await post(new Uint8Array(4 * 1024 * 1024 + 1).fill(0x20));
+    assert.equal(res.status, 413);
+    assert.equal(res.headers.get("content-type"), "application/json");
+    const answer = await answerOf(res);
+    assert.equal(answer.jsonrpc, "2.0");
+    assert.match(answer.error.message, /4194304 bytes/);
+  });
+
+  test("a text/plain body is answered 415 with a JSON-RPC envelope", async () => {
+    const res = await post("{}", { "Content-Type": "text/plain" });
+    assert.equal(res.status, 415);
+    assert.equal(res.headers.get("content-type"), "application/json");
+    assert.match((await answerOf(res)).error.message, /application\/json/);
+  });
+
+  test("a modern notification with a junk body is answered 202 with no body", async () => {
+    const res = await post(JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: 5 }), {
+      "MCP-Protocol-Version": MODERN,
+    });
+    assert.equal(res.status, 202);
+    assert.equal(await res.text(), "");
+  });
+
+  test("a modern request for an unknown method reaches the SDK and is answered 404/-32601", async () => {
+    const body = { jsonrpc: "2.0", id: 9, method: "foo/bar", params: { _meta: META } };
+    const res = await post(JSON.stringify(body), { "MCP-Protocol-Version": MODERN, "Mcp-Method": "foo/bar" });
+    assert.equal(res.status, 404);
+    const answer = await answerOf(res);
+    assert.equal(answer.id, 9);
+    assert.equal(answer.error.code, -32601);
+  });
+
+  test("a legacy client response is handed to the SDK, which accepts it with 202", async () => {
+    const res = await post(JSON.stringify({ jsonrpc: "2.0", id: 5, result: {} }));
+    assert.equal(res.status, 202);
+  });
+
+  test("a modern client response is refused 400/-32600 (MRTR replaced server-to-client requests)", async () => {
+    const res = await post(JSON.stringify({ jsonrpc: "2.0", id: 5, result: {} }), { "MCP-Protocol-Version": MODERN });
+    assert.equal(res.status, 400);
+    assert.equal((await answerOf(res)).error.code, -32600);
+  });
+
+  test("a GET passes the middleware untouched and gets the SDK's own 405", async () => {
+    const res = await fetch(server.url, { headers: { Accept: "text/event-stream" }, signal: AbortSignal.timeout(5_000) });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get("allow"), "POST");
+    await res.body?.cancel();
+  });
+
+  test("after all of the above the server still answers a legacy client normally", async () => {
+    await withClient(false, async (client) => {
+      assert.equal(textOf(await client.callTool({ name: "echo", arguments: { text: "still here" } })), "echo (legacy): still here");
+    });
+  });
+});
