@@ -93,7 +93,7 @@ invalid.params.name = 42;
     assert.ok(callTool, "no official CallToolRequest example");
     const entry = join(repoRoot, "dist", "index.js");
     if (!existsSync(entry)) {
-      execFileSync(process.execPath, [join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: repoRoot });
+      execFileSync("npm", ["run", "-s", "build"], { cwd: repoRoot });
     }
     const out = await runModule("runtime.mjs", `import { validateMcpRequest } from ${JSON.stringify(pathToFileURL(entry).href)};
 ${prelude(callTool)}
