@@ -2,7 +2,7 @@ import { eras } from "../generated/index.js";
 import type { Validator, ValidationError } from "../generated/validator.js";
 import { classifyMessage, type MessageKind } from "./classify-message.js";
 import { distill } from "./distill.js";
-import { answerId, errorResponse, INVALID_REQUEST, type JsonRpcErrorResponse } from "./envelope.js";
+import { answerId, errorResponse, INVALID_REQUEST, type InvalidRequestData, type JsonRpcErrorResponse } from "./envelope.js";
 import type { Era } from "./era.js";
 
 /**
@@ -34,22 +34,21 @@ const RULES: Record<Era, Record<"request" | "notification" | "response", Rule>> 
   modern: { request: "validate", notification: "bypass", response: "reject-response" },
 };
 
-const BYPASS_REASON: Record<Era, BypassReason> = { legacy: "legacy-response", modern: "modern-notification" };
-
 /**
  * The pure check: classifies `body` (an already parsed JSON value), applies the era's rules and, for a
- * non-conforming message, builds the JSON-RPC `-32600` answer. An unset era reads as legacy.
+ * non-conforming message, builds the JSON-RPC `-32600` answer. An unset (or unknown) era reads as legacy.
  */
 export function validateMcpRequest(body: unknown, era: Era = "legacy"): ValidationResult {
-  const module = eras[era] ?? eras.legacy;
+  const lane: Era = era === "modern" ? "modern" : "legacy";
+  const module = eras[lane];
   const kind = classifyMessage(body);
   if (kind === "other") return check(body, kind, module.JSONRPCMessage, "JSONRPCMessage");
-  const rule = RULES[era]?.[kind] ?? RULES.legacy[kind];
-  if (rule === "bypass") return { outcome: "bypass", kind, reason: BYPASS_REASON[era] } as ValidationResult;
+  const rule = RULES[lane][kind];
+  if (rule === "bypass") return { outcome: "bypass", kind, reason: `${lane}-${kind}` } as ValidationResult;
   if (rule === "reject-response") {
-    return reject(body, kind, "Invalid JSON-RPC response: clients of the modern era send none (MRTR replaced server-to-client requests)", [
-      { instancePath: "", messages: ["must be a request or a notification, not a response"] },
-    ]);
+    return reject(body, kind, "Invalid JSON-RPC response: clients of the modern era send none (MRTR replaced server-to-client requests)", {
+      errors: [{ instancePath: "", messages: ["must be a request or a notification, not a response"] }],
+    });
   }
   if (kind === "notification") return check(body, kind, module.JSONRPCNotification, "JSONRPCNotification");
   const method = (body as { method: unknown }).method;
@@ -77,21 +76,21 @@ function check(
   } catch (error) {
     // The schema's recursive JSONValue follows the client's nesting; past the stack, the message cannot be judged.
     if (!(error instanceof RangeError)) throw error;
-    return reject(body, kind, `Invalid ${judgedAs(kind, definition, method)}: nested too deeply to validate`, [
-      { instancePath: "", messages: ["nests too deeply to validate"] },
-    ]);
+    return reject(body, kind, `Invalid ${judgedAs(kind, definition, method)}: nested too deeply to validate`, {
+      errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
+    });
   }
   if (kind === "other") {
     if (errors.length === 0) {
-      return reject(body, kind, `Invalid ${judgedAs(kind, definition, method)}: not a request, a notification or a response`, [
-        { instancePath: "", messages: ["must have a method, or an id with a result or an error"] },
-      ]);
+      return reject(body, kind, `Invalid ${judgedAs(kind, definition, method)}: not a request, a notification or a response`, {
+        errors: [{ instancePath: "", messages: ["must have a method, or an id with a result or an error"] }],
+      });
     }
   } else if (errors.length === 0) {
     return { outcome: "pass", kind: kind as "request" | "notification", definition };
   }
-  const distilled = distill(errors, judgedAs(kind, definition, method));
-  return reject(body, kind, distilled.message, distilled.data.errors, distilled.data.omitted);
+  const { message, data } = distill(errors, judgedAs(kind, definition, method));
+  return reject(body, kind, message, data);
 }
 
 /** What the message was judged as, for the summary: "tools/call request (CallToolRequest)". */
@@ -101,14 +100,6 @@ function judgedAs(kind: MessageKind, definition: string, method: string | undefi
   return `JSON-RPC ${kind === "other" ? "message" : kind} (${definition})`;
 }
 
-function reject(
-  body: unknown,
-  kind: MessageKind,
-  message: string,
-  errors: { instancePath: string; messages: string[] }[],
-  omitted = 0,
-): ValidationResult {
-  const data = omitted > 0 ? { errors, omitted } : { errors };
-  const response = errorResponse(answerId(body), INVALID_REQUEST, message, data);
-  return { outcome: "reject", kind, status: 400, response };
+function reject(body: unknown, kind: MessageKind, message: string, data: InvalidRequestData): ValidationResult {
+  return { outcome: "reject", kind, status: 400, response: errorResponse(answerId(body), INVALID_REQUEST, message, data) };
 }

@@ -32,6 +32,7 @@ const CASES: Array<[string, { era: Era | undefined; body: unknown; want: Want }]
   ["legacy: an array (a batch) is rejected", { era: "legacy", body: [LEGACY_INITIALIZE], want: { outcome: "reject", kind: "other", locations: [""] } }],
   ["legacy: an object of no kind is rejected", { era: "legacy", body: { jsonrpc: "2.0", id: 1 }, want: { outcome: "reject", kind: "other", locations: ["", "/error", "/method", "/result"] } }],
   ["an unset era reads as legacy", { era: undefined, body: BAD_TOOLS_CALL, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } }],
+  ["an unknown era (from untyped callers) reads as legacy", { era: "Modern" as Era, body: CLIENT_RESPONSE, want: { outcome: "bypass", kind: "response", detail: "legacy-response" } }],
 
   ["modern: a known request method is checked against its own definition", { era: "modern", body: modernToolsCall(), want: { outcome: "pass", kind: "request", detail: "CallToolRequest" } }],
   ["modern: a known method with bad params is rejected at each location", { era: "modern", body: BAD_TOOLS_CALL, want: { outcome: "reject", kind: "request", locations: ["/params/_meta", "/params/name"] } }],
