@@ -21,7 +21,7 @@ export const SHARED_KEYWORDS = new Set([
 export function ajvOptions(formats: Record<string, string>): Options {
   return {
     allErrors: true,
-    // Messages are written by the runtime from keyword and params; leaving Ajv's out halves the code.
+    // Messages are written by the runtime from keyword and params; leaving Ajv's out saves 8 % of the code.
     messages: false,
     strict: true,
     allowUnionTypes: true,
