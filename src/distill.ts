@@ -1,5 +1,6 @@
 import type { ValidationError } from "../generated/validator.js";
 import type { InvalidRequestData, LocatedError } from "./envelope.js";
+import { keepLikelyBranches } from "./likely-branch.js";
 
 /** Bounds that keep the answer small whatever the input (see `MAX_ANSWER_BYTES` in validate.ts). */
 export const LIMITS = {
@@ -24,14 +25,16 @@ export interface Distilled {
 }
 
 /**
- * Turns validator errors into one entry per instance location, messages merged, locations sorted.
+ * Turns validator errors into one entry per instance location, messages merged, locations sorted;
+ * of a failed anyOf, only the likely branch's errors count (likely-branch.ts).
  * Only keys of the client's message (inside locations) are carried over, never its values.
  */
-export function distill(errors: readonly ValidationError[], judgedAs: string): Distilled {
+export function distill(all: readonly ValidationError[], judgedAs: string): Distilled {
+  const errors = keepLikelyBranches(all.length > LIMITS.examinedErrors ? all.slice(0, LIMITS.examinedErrors) : all);
+  const total = errors.length + Math.max(0, all.length - LIMITS.examinedErrors);
   const byLocation = new Map<string, { messages: Set<string>; problems: number }>();
-  const examined = Math.min(errors.length, LIMITS.examinedErrors);
-  for (let i = 0; i < examined; i++) {
-    const { location, message } = describe(errors[i]!);
+  for (const error of errors) {
+    const { location, message } = describe(error);
     let found = byLocation.get(location);
     if (!found) byLocation.set(location, (found = { messages: new Set(), problems: 0 }));
     found.problems++;
@@ -52,14 +55,21 @@ export function distill(errors: readonly ValidationError[], judgedAs: string): D
   if (worstCaseBytes(entries) > LIMITS.entriesBytes && Buffer.byteLength(JSON.stringify(entries)) > LIMITS.entriesBytes) {
     ({ entries, listedProblems } = withinBudget(entries, byLocation));
   }
-  const omitted = errors.length - listedProblems;
-  const count = `${byLocation.size}${errors.length > examined ? "+" : ""}`;
-  const firstPath = locations[0] ?? "";
-  const firstMessage = byLocation.get(firstPath)?.messages.values().next().value ?? "is invalid";
+  const omitted = total - listedProblems;
+  const count = `${byLocation.size}${all.length > LIMITS.examinedErrors ? "+" : ""}`;
+  // The summary names the first concrete problem: "must match one of the allowed shapes" only says where to look.
+  const firstPath = locations.find((l) => !isOnlyUnion(byLocation.get(l)!.messages)) ?? locations[0] ?? "";
+  const firstMessage = [...(byLocation.get(firstPath)?.messages ?? [])].find((m) => m !== UNION_MESSAGE) ?? UNION_MESSAGE;
   const message =
     `Invalid ${judgedAs}: ${count} invalid location${count === "1" ? "" : "s"}; ` +
     `first: ${quoteLocation(firstPath)} ${firstMessage}`;
   return { message, data: omitted > 0 ? { errors: entries, omitted } : { errors: entries } };
+}
+
+const UNION_MESSAGE = "must match one of the allowed shapes";
+
+function isOnlyUnion(messages: Set<string>): boolean {
+  return messages.size === 1 && messages.has(UNION_MESSAGE);
 }
 
 function worstCaseBytes(entries: LocatedError[]): number {
@@ -110,7 +120,7 @@ function messageFor(keyword: string, p: Record<string, unknown>): string {
     case "format":
       return `must be a valid ${JSON.stringify(p.format)} string`;
     case "anyOf":
-      return "must match one of the allowed shapes";
+      return UNION_MESSAGE;
     case "oneOf":
       return "must match exactly one of the allowed shapes";
     case "minimum":

@@ -3,6 +3,7 @@
 "use strict";
 export const JSONRPCMessage = validate22;
 const schema7 = {"anyOf":[{"$ref":"#/$defs/JSONRPCRequest"},{"$ref":"#/$defs/JSONRPCNotification"},{"$ref":"#/$defs/JSONRPCResultResponse"},{"$ref":"#/$defs/JSONRPCErrorResponse"}]};
+const func0 = function tagBranch(errors,from,to,union,at,branch){for(let i=from;i<to;i++)(errors[i].branches??=[]).push(union,at,branch)};
 const schema8 = {"properties":{"id":{"$ref":"#/$defs/RequestId"},"jsonrpc":{"const":"2.0","type":"string"},"method":{"type":"string"},"params":{"additionalProperties":{},"type":"object"}},"required":["id","jsonrpc","method"],"type":"object"};
 const schema9 = {"type":["string","integer"]};
 
@@ -320,42 +321,58 @@ let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
+const _from0 = errors;
 const _errs1 = errors;
 if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate23.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 3, instancePath, 0);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from1 = errors;
 const _errs2 = errors;
 if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate27.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 3, instancePath, 1);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from2 = errors;
 const _errs3 = errors;
 if(!(validate29(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate29.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
+if(!_valid0){
+func0(vErrors, _from2, errors, 3, instancePath, 2);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from3 = errors;
 const _errs4 = errors;
 if(!(validate34(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate34.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
+if(!_valid0){
+func0(vErrors, _from3, errors, 3, instancePath, 3);
+}
 valid0 = valid0 || _valid0;
 }
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 3}};
 (vErrors ??= []).push(err0);
 errors++;
 }

@@ -3,6 +3,7 @@
 "use strict";
 export const JSONRPCMessage = validate22;
 const schema7 = {"anyOf":[{"$ref":"#/$defs/JSONRPCRequest"},{"$ref":"#/$defs/JSONRPCNotification"},{"$ref":"#/$defs/JSONRPCResultResponse"},{"$ref":"#/$defs/JSONRPCErrorResponse"}]};
+const func0 = function tagBranch(errors,from,to,union,at,branch){for(let i=from;i<to;i++)(errors[i].branches??=[]).push(union,at,branch)};
 const schema8 = {"properties":{"id":{"$ref":"#/$defs/RequestId"},"jsonrpc":{"const":"2.0","type":"string"},"method":{"type":"string"},"params":{"additionalProperties":{},"type":"object"}},"required":["id","jsonrpc","method"],"type":"object"};
 const schema9 = {"type":["string","integer"]};
 
@@ -511,42 +512,58 @@ let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
+const _from0 = errors;
 const _errs1 = errors;
 if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate23.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 3, instancePath, 0);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from1 = errors;
 const _errs2 = errors;
 if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate27.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 3, instancePath, 1);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from2 = errors;
 const _errs3 = errors;
 if(!(validate29(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate29.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
+if(!_valid0){
+func0(vErrors, _from2, errors, 3, instancePath, 2);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from3 = errors;
 const _errs4 = errors;
 if(!(validate40(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate40.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
+if(!_valid0){
+func0(vErrors, _from3, errors, 3, instancePath, 3);
+}
 valid0 = valid0 || _valid0;
 }
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 3}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -810,14 +827,19 @@ let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
+const _from0 = errors;
 const _errs1 = errors;
 if(!(wrapper0.validate(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(wrapper0.validate.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 4, instancePath, 0);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from1 = errors;
 const _errs2 = errors;
 if(Array.isArray(data)){
 const len0 = data.length;
@@ -834,8 +856,12 @@ const err0 = {instancePath,keyword:"type",params:{type: "array"}};
 errors++;
 }
 var _valid0 = _errs2 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 4, instancePath, 1);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from2 = errors;
 const _errs5 = errors;
 if(((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))) && (typeof data !== "boolean")){
 const err1 = {instancePath,keyword:"type",params:{type: schema27.anyOf[2].type}};
@@ -843,11 +869,14 @@ const err1 = {instancePath,keyword:"type",params:{type: schema27.anyOf[2].type}}
 errors++;
 }
 var _valid0 = _errs5 === errors;
+if(!_valid0){
+func0(vErrors, _from2, errors, 4, instancePath, 2);
+}
 valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err2 = {instancePath,keyword:"anyOf",params:{}};
+const err2 = {instancePath,keyword:"anyOf",params:{union: 4}};
 (vErrors ??= []).push(err2);
 errors++;
 }
@@ -2039,24 +2068,32 @@ if(data.resource !== undefined){
 let data2 = data.resource;
 const _errs4 = errors;
 let valid1 = false;
+const _from0 = errors;
 const _errs5 = errors;
 if(!(validate125(data2, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
 vErrors = (vErrors ?? []).concat(validate125.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 8, instancePath+"/resource", 0);
+}
 valid1 = valid1 || _valid0;
 if(!valid1){
+const _from1 = errors;
 const _errs6 = errors;
 if(!(validate128(data2, {instancePath:instancePath+"/resource",parentData:data,parentDataProperty:"resource",rootData}))){
 vErrors = (vErrors ?? []).concat(validate128.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 8, instancePath+"/resource", 1);
+}
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err2 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{}};
+const err2 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 8}};
 (vErrors ??= []).push(err2);
 errors++;
 }
@@ -2101,51 +2138,71 @@ let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
+const _from0 = errors;
 const _errs1 = errors;
 if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate93.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 7, instancePath, 0);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from1 = errors;
 const _errs2 = errors;
 if(!(validate100(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate100.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 7, instancePath, 1);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from2 = errors;
 const _errs3 = errors;
 if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate104.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
+if(!_valid0){
+func0(vErrors, _from2, errors, 7, instancePath, 2);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from3 = errors;
 const _errs4 = errors;
 if(!(validate117(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate117.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
+if(!_valid0){
+func0(vErrors, _from3, errors, 7, instancePath, 3);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from4 = errors;
 const _errs5 = errors;
 if(!(validate122(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate122.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
+if(!_valid0){
+func0(vErrors, _from4, errors, 7, instancePath, 4);
+}
 valid0 = valid0 || _valid0;
 }
 }
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 7}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -2251,51 +2308,71 @@ let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
+const _from0 = errors;
 const _errs1 = errors;
 if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate93.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 9, instancePath, 0);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from1 = errors;
 const _errs2 = errors;
 if(!(validate100(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate100.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 9, instancePath, 1);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from2 = errors;
 const _errs3 = errors;
 if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate104.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
+if(!_valid0){
+func0(vErrors, _from2, errors, 9, instancePath, 2);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from3 = errors;
 const _errs4 = errors;
 if(!(validate108(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate108.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
+if(!_valid0){
+func0(vErrors, _from3, errors, 9, instancePath, 3);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from4 = errors;
 const _errs5 = errors;
 if(!(validate111(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
+if(!_valid0){
+func0(vErrors, _from4, errors, 9, instancePath, 4);
+}
 valid0 = valid0 || _valid0;
 }
 }
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 9}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -2344,46 +2421,67 @@ if(data.content !== undefined){
 let data1 = data.content;
 const _errs3 = errors;
 let valid1 = false;
+const _from0 = errors;
 const _errs4 = errors;
 if(!(validate93(data1, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
 vErrors = (vErrors ?? []).concat(validate93.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 6, instancePath+"/content", 0);
+}
 valid1 = valid1 || _valid0;
 if(!valid1){
+const _from1 = errors;
 const _errs5 = errors;
 if(!(validate100(data1, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
 vErrors = (vErrors ?? []).concat(validate100.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 6, instancePath+"/content", 1);
+}
 valid1 = valid1 || _valid0;
 if(!valid1){
+const _from2 = errors;
 const _errs6 = errors;
 if(!(validate104(data1, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
 vErrors = (vErrors ?? []).concat(validate104.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
+if(!_valid0){
+func0(vErrors, _from2, errors, 6, instancePath+"/content", 2);
+}
 valid1 = valid1 || _valid0;
 if(!valid1){
+const _from3 = errors;
 const _errs7 = errors;
 if(!(validate108(data1, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
 vErrors = (vErrors ?? []).concat(validate108.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
+if(!_valid0){
+func0(vErrors, _from3, errors, 6, instancePath+"/content", 3);
+}
 valid1 = valid1 || _valid0;
 if(!valid1){
+const _from4 = errors;
 const _errs8 = errors;
 if(!(validate111(data1, {instancePath:instancePath+"/content",parentData:data,parentDataProperty:"content",rootData}))){
 vErrors = (vErrors ?? []).concat(validate111.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
+if(!_valid0){
+func0(vErrors, _from4, errors, 6, instancePath+"/content", 4);
+}
 valid1 = valid1 || _valid0;
 if(!valid1){
+const _from5 = errors;
 const _errs9 = errors;
 if(Array.isArray(data1)){
 const len0 = data1.length;
@@ -2400,6 +2498,9 @@ const err3 = {instancePath:instancePath+"/content",keyword:"type",params:{type: 
 errors++;
 }
 var _valid0 = _errs9 === errors;
+if(!_valid0){
+func0(vErrors, _from5, errors, 6, instancePath+"/content", 5);
+}
 valid1 = valid1 || _valid0;
 }
 }
@@ -2407,7 +2508,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err4 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{}};
+const err4 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 6}};
 (vErrors ??= []).push(err4);
 errors++;
 }
@@ -2571,6 +2672,7 @@ for(const key0 in data1){
 let data2 = data1[key0];
 const _errs7 = errors;
 let valid2 = false;
+const _from0 = errors;
 const _errs8 = errors;
 if(Array.isArray(data2)){
 const len0 = data2.length;
@@ -2588,8 +2690,12 @@ const err4 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").r
 errors++;
 }
 var _valid0 = _errs8 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 10, instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), 0);
+}
 valid2 = valid2 || _valid0;
 if(!valid2){
+const _from1 = errors;
 const _errs12 = errors;
 if(((typeof data2 !== "string") && (!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2))))) && (typeof data2 !== "boolean")){
 const err5 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: schema54.properties.content.additionalProperties.anyOf[1].type}};
@@ -2597,10 +2703,13 @@ const err5 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").r
 errors++;
 }
 var _valid0 = _errs12 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 10, instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), 1);
+}
 valid2 = valid2 || _valid0;
 }
 if(!valid2){
-const err6 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"anyOf",params:{}};
+const err6 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"anyOf",params:{union: 10}};
 (vErrors ??= []).push(err6);
 errors++;
 }
@@ -2639,33 +2748,45 @@ let vErrors = null;
 let errors = 0;
 const _errs0 = errors;
 let valid0 = false;
+const _from0 = errors;
 const _errs1 = errors;
 if(!(validate90(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate90.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 5, instancePath, 0);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from1 = errors;
 const _errs2 = errors;
 if(!(validate143(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate143.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 5, instancePath, 1);
+}
 valid0 = valid0 || _valid0;
 if(!valid0){
+const _from2 = errors;
 const _errs3 = errors;
 if(!(validate148(data, {instancePath,parentData,parentDataProperty,rootData}))){
 vErrors = (vErrors ?? []).concat(validate148.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
+if(!_valid0){
+func0(vErrors, _from2, errors, 5, instancePath, 2);
+}
 valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 5}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -3638,24 +3759,32 @@ if(data.ref !== undefined){
 let data7 = data.ref;
 const _errs16 = errors;
 let valid4 = false;
+const _from0 = errors;
 const _errs17 = errors;
 if(!(validate182(data7, {instancePath:instancePath+"/ref",parentData:data,parentDataProperty:"ref",rootData}))){
 vErrors = (vErrors ?? []).concat(validate182.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs17 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 11, instancePath+"/ref", 0);
+}
 valid4 = valid4 || _valid0;
 if(!valid4){
+const _from1 = errors;
 const _errs18 = errors;
 if(!(validate184(data7, {instancePath:instancePath+"/ref",parentData:data,parentDataProperty:"ref",rootData}))){
 vErrors = (vErrors ?? []).concat(validate184.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs18 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 11, instancePath+"/ref", 1);
+}
 valid4 = valid4 || _valid0;
 }
 if(!valid4){
-const err11 = {instancePath:instancePath+"/ref",keyword:"anyOf",params:{}};
+const err11 = {instancePath:instancePath+"/ref",keyword:"anyOf",params:{union: 11}};
 (vErrors ??= []).push(err11);
 errors++;
 }

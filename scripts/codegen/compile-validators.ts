@@ -5,6 +5,7 @@ import standalone from "ajv/dist/standalone/index.js";
 const standaloneCode = standalone.default;
 import type { JsonSchema } from "./load-spec.js";
 import type { Selection } from "./select-definitions.js";
+import { taggedAnyOf } from "./tagged-any-of.js";
 
 /**
  * Keywords these revisions use that mean the same under draft-07 and 2020-12. The validators are
@@ -47,10 +48,18 @@ export function eraDocumentId(era: string): string {
   return `urn:wymcp:${era}`;
 }
 
+/** The compiler codegen uses: Ajv's draft-07 class with the options above and anyOf branches tagged. */
+export function createEngine(formats: Record<string, string>): Ajv {
+  const ajv = new Ajv(ajvOptions(formats));
+  ajv.removeKeyword("anyOf");
+  ajv.addKeyword(taggedAnyOf());
+  return ajv;
+}
+
 /** Ajv standalone ESM code exporting one validator per entry, under the entry's name. */
 export function compileValidators(selection: Selection, formats: Record<string, string>): string {
   const id = eraDocumentId(selection.config.era);
-  const ajv = new Ajv(ajvOptions(formats));
+  const ajv = createEngine(formats);
   ajv.addSchema(engineDocument(selection, id));
   const refs = Object.fromEntries(selection.entries.map((name) => [name, `${id}#/$defs/${name}`]));
   const code = standaloneCode(ajv, refs);

@@ -1,0 +1,49 @@
+import type { CodeKeywordDefinition, KeywordCxt } from "ajv";
+import { _, not, strConcat } from "ajv/dist/compile/codegen/index.js";
+import { _Code } from "ajv/dist/compile/codegen/code.js";
+import names from "ajv/dist/compile/names.js";
+
+/**
+ * The generated code's one helper: marks every error a failed anyOf branch produced with the union, the
+ * instance location of the union, and the branch. The runtime uses the marks to keep the branch the
+ * client most likely meant (src/distill.ts) instead of listing every branch's complaints.
+ */
+export function tagBranch(errors: Array<{ branches?: unknown[] }>, from: number, to: number, union: number, at: string, branch: number) {
+  for (let i = from; i < to; i++) (errors[i]!.branches ??= []).push(union, at, branch);
+}
+
+/**
+ * Ajv's own anyOf (vocabularies/code.ts validateUnion), plus a call to `tagBranch` after each failed
+ * branch and the union's number in the anyOf error's params. Verdicts are Ajv's: only the errors
+ * carry more. Unions are numbered in compile order, so the same input gives the same code.
+ */
+export function taggedAnyOf(): CodeKeywordDefinition {
+  let unions = 0;
+  return {
+    keyword: "anyOf",
+    schemaType: "array",
+    trackErrors: true,
+    code(cxt: KeywordCxt) {
+      const { gen, schema, it } = cxt;
+      const union = unions++;
+      // The same function serves a run-time compile (ref) and the standalone module (its source).
+      const tag = gen.scopeValue("func", { ref: tagBranch, code: new _Code(tagBranch.toString()) });
+      const at = strConcat(names.default.instancePath, it.errorPath);
+      const valid = gen.let("valid", false);
+      const branchValid = gen.name("_valid");
+      gen.block(() =>
+        (schema as unknown[]).forEach((_branch, i) => {
+          const from = gen.const("_from", names.default.errors);
+          cxt.subschema({ keyword: "anyOf", schemaProp: i, compositeRule: true }, branchValid);
+          gen.if(not(branchValid), () => gen.code(_`${tag}(${names.default.vErrors}, ${from}, ${names.default.errors}, ${union}, ${at}, ${i})`));
+          gen.assign(valid, _`${valid} || ${branchValid}`);
+          // Without unevaluated* keywords nothing needs merging: stop at the first valid branch, as Ajv does.
+          gen.if(not(valid));
+        }),
+      );
+      cxt.setParams({ union });
+      cxt.result(valid, () => cxt.reset(), () => cxt.error(true));
+    },
+    error: { message: "must match a schema in anyOf", params: ({ params }) => _`{union: ${params.union}}` },
+  };
+}
