@@ -2,7 +2,7 @@
  * @module fetch: wymcp as middleware for Fetch API hosts (Hono, Workers, Deno, Bun, the official
  * SDK's `createMcpHandler(...).fetch`): `Request` in, `Response` out, or `undefined` to go on.
  */
-import { admit, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./read-body.js";
+import { admit, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
 
 /** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body. */
 export type FetchOptions = GateOptions<Request>;

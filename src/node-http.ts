@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonRpcErrorResponse } from "./envelope.js";
-import { admit, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./read-body.js";
+import { admit, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
 
 declare module "http" {
   interface IncomingMessage {

@@ -1,5 +1,5 @@
 /**
- * @module read-body: the host-independent half of the middleware adapters: the checks made on the
+ * @module admit: the host-independent half of the middleware adapters: the checks made on the
  * headers, the bounded reading of a body, and the decision about what to do with it.
  */
 import { errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse } from "./envelope.js";
