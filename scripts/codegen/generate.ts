@@ -70,7 +70,7 @@ function manifest(schemasDir: string, eras: Record<string, unknown>) {
   return {
     generatedBy: "scripts/codegen.ts (npm run codegen); do not edit",
     tools: { ajv: toolVersion("ajv"), "json-schema-to-typescript": toolVersion("json-schema-to-typescript") },
-    engine: "Ajv draft-07 class, allErrors, no messages, formats from schemas/formats.json, compacted by compact-code.ts",
+    engine: "Ajv draft-07 class, allErrors, no messages, anyOf branches tagged (tagged-any-of.ts), formats from schemas/formats.json, compacted by compact-code.ts",
     projectInputs: Object.fromEntries(readdirSync(schemasDir).filter((f) => f.endsWith(".json")).sort().map((f) => [`schemas/${f}`, sha256(f)])),
     eras,
   };
