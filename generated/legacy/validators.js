@@ -3,7 +3,7 @@
 "use strict";
 export const JSONRPCMessage = validate22;
 const schema7 = {"anyOf":[{"$ref":"#/$defs/JSONRPCRequest"},{"$ref":"#/$defs/JSONRPCNotification"},{"$ref":"#/$defs/JSONRPCResultResponse"},{"$ref":"#/$defs/JSONRPCErrorResponse"}]};
-const func0 = function tagBranch(errors,from,to,union,at,branch){for(let i=from;i<to;i++)(errors[i].branches??=[]).push(union,at,branch)};
+const func0 = function tagBranch(errors, from, to, union, at, branch) { for (let i = from; i < to; i++) (errors[i].branches ??= []).push(union, at, branch); };
 const schema8 = {"properties":{"id":{"$ref":"#/$defs/RequestId"},"jsonrpc":{"const":"2.0","type":"string"},"method":{"type":"string"},"params":{"additionalProperties":{},"type":"object"}},"required":["id","jsonrpc","method"],"type":"object"};
 const schema9 = {"type":["string","integer"]};
 

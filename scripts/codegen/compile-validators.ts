@@ -49,7 +49,7 @@ export function eraDocumentId(era: string): string {
 }
 
 /** The compiler codegen uses: Ajv's draft-07 class with the options above and anyOf branches tagged. */
-export function createEngine(formats: Record<string, string>): Ajv {
+function createEngine(formats: Record<string, string>): Ajv {
   const ajv = new Ajv(ajvOptions(formats));
   ajv.removeKeyword("anyOf");
   ajv.addKeyword(taggedAnyOf());

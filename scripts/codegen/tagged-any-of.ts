@@ -4,13 +4,14 @@ import { _Code } from "ajv/dist/compile/codegen/code.js";
 import names from "ajv/dist/compile/names.js";
 
 /**
- * The generated code's one helper: marks every error a failed anyOf branch produced with the union, the
- * instance location of the union, and the branch. The runtime uses the marks to keep the branch the
- * client most likely meant (src/distill.ts) instead of listing every branch's complaints.
+ * The generated code's one helper, as the source emitted once per module: marks every error a failed
+ * anyOf branch produced with the union, the instance location of the union, and the branch. The runtime
+ * uses the marks to keep the branch the client most likely meant (src/likely-branch.ts). Kept as text,
+ * not as a function's `toString()`, so the bytes do not depend on how this file was transpiled; the
+ * keyword is therefore for standalone code only (a run-time compile would find no function to call).
  */
-export function tagBranch(errors: Array<{ branches?: unknown[] }>, from: number, to: number, union: number, at: string, branch: number) {
-  for (let i = from; i < to; i++) (errors[i]!.branches ??= []).push(union, at, branch);
-}
+export const TAG_BRANCH_SOURCE =
+  "function tagBranch(errors, from, to, union, at, branch) { for (let i = from; i < to; i++) (errors[i].branches ??= []).push(union, at, branch); }";
 
 /**
  * Ajv's own anyOf (vocabularies/code.ts validateUnion), plus a call to `tagBranch` after each failed
@@ -26,8 +27,7 @@ export function taggedAnyOf(): CodeKeywordDefinition {
     code(cxt: KeywordCxt) {
       const { gen, schema, it } = cxt;
       const union = unions++;
-      // The same function serves a run-time compile (ref) and the standalone module (its source).
-      const tag = gen.scopeValue("func", { ref: tagBranch, code: new _Code(tagBranch.toString()) });
+      const tag = gen.scopeValue("func", { ref: TAG_BRANCH_SOURCE, code: new _Code(TAG_BRANCH_SOURCE) });
       const at = strConcat(names.default.instancePath, it.errorPath);
       const valid = gen.let("valid", false);
       const branchValid = gen.name("_valid");
