@@ -59,10 +59,16 @@ export function header(headers: HeadersLike | undefined, lowerName: string): str
     return (headers as Headers).get(lowerName) ?? undefined;
   }
   const record = headers as Record<string, string | string[] | undefined>;
-  const direct = record[lowerName];
-  const value = direct !== undefined && Object.hasOwn(record, lowerName)
-    ? direct
-    : Object.entries(record).find(([key]) => key.toLowerCase() === lowerName)?.[1];
+  // Node lower-cases header names, so the direct look-up is the usual hit; other objects are scanned.
+  let value = Object.hasOwn(record, lowerName) ? record[lowerName] : undefined;
+  if (value === undefined) {
+    for (const key in record) {
+      if (Object.hasOwn(record, key) && key.toLowerCase() === lowerName) {
+        value = record[key];
+        break;
+      }
+    }
+  }
   return Array.isArray(value) ? value[0] : value;
 }
 

@@ -3,13 +3,9 @@ import { after, before, describe, test } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { launchExample, type LaunchedExample } from "../examples/launch.js";
 import type { JsonRpcErrorResponse } from "../src/index.js";
+import { MODERN_META as META } from "./support/messages.js";
 
 const MODERN = "2026-07-28";
-const META = {
-  "io.modelcontextprotocol/protocolVersion": MODERN,
-  "io.modelcontextprotocol/clientInfo": { name: "e2e", version: "0.0.0" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 const ACCEPT = "application/json, text/event-stream";
 
 let server: LaunchedExample;

@@ -5,14 +5,10 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import * as z from "zod";
 import { classifyEra, wymcpFetch, wymcpOf, type JsonRpcErrorResponse, type RejectInfo } from "../src/index.js";
+import { MODERN_META as META } from "./support/messages.js";
 
 const URL_ = "http://127.0.0.1/mcp";
 const MODERN = "2026-07-28";
-const META = {
-  "io.modelcontextprotocol/protocolVersion": MODERN,
-  "io.modelcontextprotocol/clientInfo": { name: "fetch-test", version: "0.0.0" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 const toolsList = { jsonrpc: "2.0", id: 1, method: "tools/list" };
 
 function request(body: string | null, headers: Record<string, string> = { "Content-Type": "application/json" }, method = "POST"): Request {

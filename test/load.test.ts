@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { after, before, test } from "node:test";
 import { launchExample, type LaunchedExample } from "../examples/launch.js";
+import { MODERN_META as META } from "./support/messages.js";
 
 const MESSAGES = 2_000;
 const CONCURRENCY = 20;
@@ -9,11 +10,6 @@ const TIME_BOUND_MS = 30_000;
 const RSS_GROWTH_BOUND_KB = 100 * 1024;
 
 const MODERN = "2026-07-28";
-const META = {
-  "io.modelcontextprotocol/protocolVersion": MODERN,
-  "io.modelcontextprotocol/clientInfo": { name: "load", version: "0.0.0" },
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 const JSON_TYPE = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 const MODERN_CALL = { ...JSON_TYPE, "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "echo" };
 

@@ -3,11 +3,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { classifyEra, wymcpNode, type JsonRpcErrorResponse, type NodeOptions, type RejectInfo, type WymcpInfo } from "../src/index.js";
+import { MODERN_META } from "./support/messages.js";
 
-const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 interface Harness {
   url: string;
