@@ -53,6 +53,13 @@ const JSON_SCHEMA_2020_12 = {
   additionalProperties: false,
 } as const;
 
+// `x-mcp-header` is a SEP-2243 annotation that the SDK's JSON Schema type does not list, hence the widening.
+const REGION_HEADER_SCHEMA = {
+  type: "object",
+  properties: { region: { type: "string", "x-mcp-header": "Region" } },
+  required: ["region"],
+} as Parameters<typeof fromJsonSchema>[0];
+
 const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }] });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const nameSchema = { type: "object" as const, properties: { name: { type: "string" as const } }, required: ["name"] };
@@ -115,6 +122,15 @@ function registerContentTools(server: McpServer): void {
   server.registerTool("test_error_handling", { description: "Always fails" }, () => {
     throw new Error("This tool intentionally returns an error for testing");
   });
+  // SEP-2243: the value of `region` also travels as the `Mcp-Param-Region` header, which the SDK checks against the body.
+  server.registerTool(
+    "test_custom_header",
+    {
+      description: "Echoes a region that the client mirrors into a header",
+      inputSchema: fromJsonSchema<{ region: string }>(REGION_HEADER_SCHEMA),
+    },
+    ({ region }) => text(`region: ${region}`),
+  );
   server.registerTool(
     "json_schema_2020_12_tool",
     { description: "Lists a JSON Schema 2020-12 input schema unchanged", inputSchema: fromJsonSchema(JSON_SCHEMA_2020_12) },

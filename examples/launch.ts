@@ -1,6 +1,7 @@
 /**
- * @module examples/launch: starts `examples/server.ts` as a child process on a free loopback port and
- * resolves once it prints its listening line; used by the end-to-end and load tests.
+ * @module examples/launch: starts an example server (`examples/server.ts` unless told otherwise) as a child
+ * process on a free loopback port and resolves once it prints its listening line; used by the end-to-end
+ * and load tests and by `npm run conformance`.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -15,13 +16,21 @@ export interface LaunchedExample {
 }
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const LISTENING = /wymcp example listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/;
+const LISTENING = / listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/;
+
+export interface LaunchOptions {
+  timeoutMs?: number;
+  /** The example to run, relative to the repository root. */
+  script?: string;
+  /** Extra environment variables for the server (e.g. `WYMCP_GATE`). */
+  env?: Record<string, string>;
+}
 
 /** Spawns the example with `PORT=0` and waits at most `timeoutMs` for it to listen. */
-export async function launchExample({ timeoutMs = 15_000 }: { timeoutMs?: number } = {}): Promise<LaunchedExample> {
-  const child = spawn(process.execPath, ["--import", "tsx", "examples/server.ts"], {
+export async function launchExample({ timeoutMs = 15_000, script = "examples/server.ts", env = {} }: LaunchOptions = {}): Promise<LaunchedExample> {
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: ROOT,
-    env: { ...process.env, PORT: "0" },
+    env: { ...process.env, ...env, PORT: "0" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

@@ -1,0 +1,189 @@
+/**
+ * `npm run conformance`: runs the pinned official MCP conformance suite (server mode, from `conformance/`,
+ * on the Node 22 installed there) against `examples/conformance-server.ts`, with the wymcp gate and
+ * without it, for the 2026-07-28 requirements and the 2025-11-25 scenarios. Prints one table per era
+ * and fails when the gate loses a check the ungated server passes, when the gated server fails a check
+ * its era's baseline does not name, or when a baseline entry has gone stale (the suite's own rule).
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { launchExample } from "../examples/launch.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const SUITE_DIR = join(ROOT, "conformance");
+const NODE_22 = join(SUITE_DIR, "node_modules", ".bin", "node");
+const SUITE_CLI = join(SUITE_DIR, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
+
+interface EraRun {
+  name: string;
+  /** How the suite is told which scenarios to run. */
+  args: string[];
+  /** The suite's `--expected-failures` file for this era, relative to the repository root. */
+  baseline: string;
+}
+
+const ERAS: EraRun[] = [
+  { name: "2026-07-28", args: ["--requirements", "2026-07-28"], baseline: "conformance/expected-failures-2026-07-28.yml" },
+  { name: "2025-11-25", args: ["--spec-version", "2025-11-25"], baseline: "conformance/expected-failures-2025-11-25.yml" },
+];
+
+type Mode = "gated" | "ungated";
+
+interface Check {
+  id: string;
+  status: string;
+  errorMessage?: string;
+}
+
+interface SuiteResult {
+  exitCode: number;
+  output: string;
+  /** Checks per scenario, in the order the suite wrote them. */
+  scenarios: Map<string, Check[]>;
+  /** Scenarios the suite ran but does not score for the requirement set, with the reason it gives. */
+  unscored: Map<string, string>;
+}
+
+function runSuite(url: URL, era: EraRun, outDir: string, baseline: boolean): Promise<SuiteResult> {
+  const args = [SUITE_CLI, "server", "--url", url.href, ...era.args, "-o", outDir];
+  if (baseline) args.push("--expected-failures", join(ROOT, era.baseline));
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE_22, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (text: string) => (output += text));
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (output += text));
+    // The suite bounds each scenario (30 s); this bounds a hung run as a whole.
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10 * 60_000);
+    child.once("error", reject);
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ exitCode: code ?? (signal ? 128 : 1), output, scenarios: readChecks(outDir), unscored: readUnscored(output) });
+    });
+  });
+}
+
+/** The suite writes `<outDir>/server-<scenario>-<timestamp>/checks.json` per scenario. */
+function readChecks(outDir: string): Map<string, Check[]> {
+  const scenarios = new Map<string, Check[]>();
+  for (const entry of readdirSync(outDir).sort()) {
+    const match = /^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/.exec(entry);
+    const file = join(outDir, entry, "checks.json");
+    if (!match?.[1] || !existsSync(file)) continue;
+    scenarios.set(match[1], JSON.parse(readFileSync(file, "utf8")) as Check[]);
+  }
+  return scenarios;
+}
+
+/** Lines such as `  ✗ tasks-lifecycle (extension)` under the suite's "Not scored" heading. */
+function readUnscored(output: string): Map<string, string> {
+  const unscored = new Map<string, string>();
+  const start = output.indexOf("Not scored");
+  if (start < 0) return unscored;
+  for (const match of output.slice(start).matchAll(/^\s+[✓✗] (\S+) \(([\w-]+)\)$/gmu)) unscored.set(match[1]!, match[2]!);
+  return unscored;
+}
+
+/** Keys that tell repeated ids apart: the n-th occurrence of an id in a scenario. */
+function keyed(checks: Check[]): Map<string, Check> {
+  const seen = new Map<string, number>();
+  const out = new Map<string, Check>();
+  for (const check of checks) {
+    const n = seen.get(check.id) ?? 0;
+    seen.set(check.id, n + 1);
+    out.set(`${check.id}#${n}`, check);
+  }
+  return out;
+}
+
+const passed = (checks: Check[] | undefined) => checks?.filter((check) => check.status === "SUCCESS").length ?? 0;
+
+interface EraVerdict {
+  table: string;
+  lost: string[];
+  wireSchemaFailures: string[];
+  scenarioCount: number;
+}
+
+function compare(era: EraRun, gated: SuiteResult, ungated: SuiteResult): EraVerdict {
+  const names = [...new Set([...gated.scenarios.keys(), ...ungated.scenarios.keys()])];
+  const rows: string[][] = [["scenario", "gated", "ungated", "difference"]];
+  const lost: string[] = [];
+  const wireSchemaFailures: string[] = [];
+  let totals = [0, 0, 0, 0];
+  for (const name of names) {
+    const g = gated.scenarios.get(name) ?? [];
+    const u = ungated.scenarios.get(name) ?? [];
+    const gatedByKey = keyed(g);
+    for (const [key, check] of keyed(u)) {
+      if (check.status === "SUCCESS" && gatedByKey.get(key)?.status !== "SUCCESS") lost.push(`${era.name} ${name}: ${key.replace(/#\d+$/, "")}`);
+    }
+    for (const check of g) if (check.id === "wire-schema-valid" && check.status !== "SUCCESS") wireSchemaFailures.push(`${era.name} ${name}`);
+    const note = gated.unscored.get(name) ?? ungated.unscored.get(name);
+    const diff = passed(g) - passed(u);
+    rows.push([note ? `${name} (${note}, not scored)` : name, `${passed(g)}/${g.length}`, `${passed(u)}/${u.length}`, diff === 0 ? "0" : diff > 0 ? `+${diff}` : String(diff)]);
+    totals = [totals[0]! + passed(g), totals[1]! + g.length, totals[2]! + passed(u), totals[3]! + u.length];
+  }
+  const totalDiff = totals[0]! - totals[2]!;
+  rows.push(["total", `${totals[0]}/${totals[1]}`, `${totals[2]}/${totals[3]}`, totalDiff > 0 ? `+${totalDiff}` : String(totalDiff)]);
+  return { table: formatTable(rows), lost, wireSchemaFailures, scenarioCount: names.length };
+}
+
+function formatTable(rows: string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column]!)).join(" | ")} |`;
+  return [line(rows[0]!), `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
+}
+
+async function main(): Promise<number> {
+  if (!existsSync(NODE_22) || !existsSync(SUITE_CLI)) {
+    console.error("conformance: the suite is not installed; run `npm ci` in conformance/ first");
+    return 2;
+  }
+  const started = performance.now();
+  const work = mkdtempSync(join(tmpdir(), "wymcp-conformance-"));
+  const results = new Map<string, SuiteResult>();
+  try {
+    for (const mode of ["gated", "ungated"] as Mode[]) {
+      const server = await launchExample({ script: "examples/conformance-server.ts", env: { WYMCP_GATE: mode === "gated" ? "on" : "off" } });
+      try {
+        for (const era of ERAS) {
+          const outDir = join(work, `${mode}-${era.name}`);
+          const result = await runSuite(server.url, era, outDir, mode === "gated");
+          if (result.scenarios.size === 0) throw new Error(`the suite wrote no results (${mode}, ${era.name}):\n${result.output.slice(-4_000)}`);
+          results.set(`${mode} ${era.name}`, result);
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+
+  const problems: string[] = [];
+  for (const era of ERAS) {
+    const gated = results.get(`gated ${era.name}`)!;
+    const verdict = compare(era, gated, results.get(`ungated ${era.name}`)!);
+    console.log(`\n## ${era.name} (${era.args.join(" ")}): checks passed, gated vs ungated\n`);
+    console.log(verdict.table);
+    problems.push(...verdict.lost.map((check) => `lost to the gate: ${check}`));
+    problems.push(...verdict.wireSchemaFailures.map((scenario) => `wire-schema-valid failed gated: ${scenario}`));
+    if (gated.exitCode !== 0) {
+      // The suite judged the gated run against the baseline: an unexpected failure or a stale entry.
+      const verdictLines = gated.output.split("\n").filter((line) => /expected|baseline|regression|stale/i.test(line));
+      problems.push(`the suite failed the gated ${era.name} run against ${era.baseline} (exit ${gated.exitCode}):\n  ${verdictLines.join("\n  ")}`);
+    }
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  if (problems.length > 0) {
+    console.error(`\nconformance: FAILED (${seconds} s)\n- ${problems.join("\n- ")}`);
+    return 1;
+  }
+  console.log(`\nconformance: no check lost to the gate; every gated failure is in the baseline (${seconds} s)`);
+  return 0;
+}
+
+process.exitCode = await main();
