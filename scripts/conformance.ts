@@ -98,7 +98,7 @@ function keyed(checks: Check[]): Map<string, Check> {
   return out;
 }
 
-const passed = (checks: Check[] | undefined) => checks?.filter((check) => check.status === "SUCCESS").length ?? 0;
+const count = (checks: Check[], status: string) => checks.filter((check) => check.status === status).length;
 
 interface EraVerdict {
   table: string;
@@ -109,10 +109,11 @@ interface EraVerdict {
 
 function compare(era: EraRun, gated: SuiteResult, ungated: SuiteResult): EraVerdict {
   const names = [...new Set([...gated.scenarios.keys(), ...ungated.scenarios.keys()])];
-  const rows: string[][] = [["scenario", "gated", "ungated", "difference"]];
+  // INFO and SKIPPED checks judge nothing, so a scenario is shown as passed and failed checks.
+  const rows: string[][] = [["scenario", "gated passed", "gated failed", "ungated passed", "ungated failed", "difference"]];
   const lost: string[] = [];
   const wireSchemaFailures: string[] = [];
-  let totals = [0, 0, 0, 0];
+  const totals = [0, 0, 0, 0];
   for (const name of names) {
     const g = gated.scenarios.get(name) ?? [];
     const u = ungated.scenarios.get(name) ?? [];
@@ -122,14 +123,15 @@ function compare(era: EraRun, gated: SuiteResult, ungated: SuiteResult): EraVerd
     }
     for (const check of g) if (check.id === "wire-schema-valid" && check.status !== "SUCCESS") wireSchemaFailures.push(`${era.name} ${name}`);
     const note = gated.unscored.get(name) ?? ungated.unscored.get(name);
-    const diff = passed(g) - passed(u);
-    rows.push([note ? `${name} (${note}, not scored)` : name, `${passed(g)}/${g.length}`, `${passed(u)}/${u.length}`, diff === 0 ? "0" : diff > 0 ? `+${diff}` : String(diff)]);
-    totals = [totals[0]! + passed(g), totals[1]! + g.length, totals[2]! + passed(u), totals[3]! + u.length];
+    const cells = [count(g, "SUCCESS"), count(g, "FAILURE"), count(u, "SUCCESS"), count(u, "FAILURE")];
+    cells.forEach((value, i) => (totals[i] = totals[i]! + value));
+    rows.push([note ? `${name} (${note}, not scored)` : name, ...cells.map(String), signed(cells[0]! - cells[2]!)]);
   }
-  const totalDiff = totals[0]! - totals[2]!;
-  rows.push(["total", `${totals[0]}/${totals[1]}`, `${totals[2]}/${totals[3]}`, totalDiff > 0 ? `+${totalDiff}` : String(totalDiff)]);
+  rows.push(["total", ...totals.map(String), signed(totals[0]! - totals[2]!)]);
   return { table: formatTable(rows), lost, wireSchemaFailures, scenarioCount: names.length };
 }
+
+const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 
 function formatTable(rows: string[][]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
@@ -173,8 +175,8 @@ async function main(): Promise<number> {
     problems.push(...verdict.wireSchemaFailures.map((scenario) => `wire-schema-valid failed gated: ${scenario}`));
     if (gated.exitCode !== 0) {
       // The suite judged the gated run against the baseline: an unexpected failure or a stale entry.
-      const verdictLines = gated.output.split("\n").filter((line) => /expected|baseline|regression|stale/i.test(line));
-      problems.push(`the suite failed the gated ${era.name} run against ${era.baseline} (exit ${gated.exitCode}):\n  ${verdictLines.join("\n  ")}`);
+      const summary = gated.output.slice(gated.output.lastIndexOf("Total:")).replace(/\x1b\[[0-9;]*m/g, "").trim();
+      problems.push(`the suite failed the gated ${era.name} run against ${era.baseline} (exit ${gated.exitCode}); its summary:\n${summary}`);
     }
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
