@@ -2,7 +2,7 @@ import { eras } from "../generated/index.js";
 import type { Validator, ValidationError } from "../generated/validator.js";
 import { classifyMessage, type MessageKind } from "./classify-message.js";
 import { distill } from "./distill.js";
-import { answerId, errorResponse, INVALID_REQUEST, type InvalidRequestData, type JsonRpcErrorResponse } from "./envelope.js";
+import { answerId, errorResponse, INVALID_PARAMS, INVALID_REQUEST, type InvalidRequestData, type JsonRpcErrorResponse } from "./envelope.js";
 import type { Era } from "./era.js";
 
 /**
@@ -36,7 +36,8 @@ const RULES: Record<Era, Record<"request" | "notification" | "response", Rule>> 
 
 /**
  * The pure check: classifies `body` (an already parsed JSON value), applies the era's rules and, for a
- * non-conforming message, builds the JSON-RPC `-32600` answer. An unset (or unknown) era reads as legacy.
+ * non-conforming message, builds the JSON-RPC answer: `-32600` when the framing fails, `-32602` when the
+ * framing holds and a known method's params fail its definition. An unset (or unknown) era reads as legacy.
  */
 export function validateMcpRequest(body: unknown, era: Era = "legacy"): ValidationResult {
   const lane: Era = era === "modern" ? "modern" : "legacy";
@@ -70,8 +71,12 @@ function check(
   method?: string,
 ): ValidationResult {
   let errors: ValidationError[] = [];
+  let framingHolds = true;
   try {
-    if (!framing(body)) errors = framing.errors ?? [];
+    if (!framing(body)) {
+      errors = framing.errors ?? [];
+      framingHolds = false;
+    }
     if (validate && !validate(body)) errors = errors.concat(validate.errors ?? []);
   } catch (error) {
     // The schema's recursive JSONValue follows the client's nesting; past the stack, the message cannot be judged.
@@ -90,7 +95,9 @@ function check(
     return { outcome: "pass", kind: kind as "request" | "notification", definition };
   }
   const { message, data } = distill(errors, judgedAs(kind, definition, method));
-  return reject(body, kind, message, data);
+  // The spec's own split: a message that is not a valid JSON-RPC request is InvalidRequest; a valid one
+  // whose params fail its method's definition is InvalidParams (the conformance suite checks which).
+  return reject(body, kind, message, data, framingHolds && validate ? INVALID_PARAMS : INVALID_REQUEST);
 }
 
 /** What the message was judged as, for the summary: "tools/call request (CallToolRequest)". */
@@ -100,6 +107,6 @@ function judgedAs(kind: MessageKind, definition: string, method: string | undefi
   return `JSON-RPC ${kind === "other" ? "message" : kind} (${definition})`;
 }
 
-function reject(body: unknown, kind: MessageKind, message: string, data: InvalidRequestData): ValidationResult {
-  return { outcome: "reject", kind, status: 400, response: errorResponse(answerId(body), INVALID_REQUEST, message, data) };
+function reject(body: unknown, kind: MessageKind, message: string, data: InvalidRequestData, code = INVALID_REQUEST): ValidationResult {
+  return { outcome: "reject", kind, status: 400, response: errorResponse(answerId(body), code, message, data) };
 }

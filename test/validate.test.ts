@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { comparePointers } from "../src/distill.js";
 import { validateMcpRequest, type Era, type ValidationResult } from "../src/index.js";
-import { CLIENT_ERROR_RESPONSE, CLIENT_RESPONSE, LEGACY_INITIALIZE, modernToolsCall, NOTIFICATION } from "./support/messages.js";
+import { CLIENT_ERROR_RESPONSE, CLIENT_RESPONSE, LEGACY_INITIALIZE, MODERN_META, modernToolsCall, NOTIFICATION } from "./support/messages.js";
 
 interface Want {
   outcome: ValidationResult["outcome"];
@@ -11,6 +11,8 @@ interface Want {
   detail?: string;
   /** reject: the instance locations listed, in order. */
   locations?: string[];
+  /** reject: the JSON-RPC error code; -32600 unless given. */
+  code?: number;
 }
 
 const BAD_TOOLS_CALL = modernToolsCall({ params: { name: 5 } });
@@ -35,7 +37,7 @@ const CASES: Array<[string, { era: Era | undefined; body: unknown; want: Want }]
   ["an unknown era (from untyped callers) reads as legacy", { era: "Modern" as Era, body: CLIENT_RESPONSE, want: { outcome: "bypass", kind: "response", detail: "legacy-response" } }],
 
   ["modern: a known request method is checked against its own definition", { era: "modern", body: modernToolsCall(), want: { outcome: "pass", kind: "request", detail: "CallToolRequest" } }],
-  ["modern: a known method with bad params is rejected at each location", { era: "modern", body: BAD_TOOLS_CALL, want: { outcome: "reject", kind: "request", locations: ["/params/_meta", "/params/name"] } }],
+  ["modern: a known method with bad params is rejected at each location", { era: "modern", body: BAD_TOOLS_CALL, want: { outcome: "reject", kind: "request", locations: ["/params/_meta", "/params/name"], code: -32602 } }],
   ["modern: a request with a bad envelope is rejected", { era: "modern", body: { ...modernToolsCall(), jsonrpc: "1.0" }, want: { outcome: "reject", kind: "request", locations: ["/jsonrpc"] } }],
   ["modern: an unknown method gets framing only and passes", { era: "modern", body: { jsonrpc: "2.0", id: 1, method: "vendor/unknown", params: { x: 1 } }, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } }],
   ["modern: an unknown method with a bad envelope is rejected", { era: "modern", body: { jsonrpc: "2.0", id: 1.5, method: "vendor/unknown" }, want: { outcome: "reject", kind: "request", locations: ["/id"] } }],
@@ -59,9 +61,44 @@ describe("validateMcpRequest applies each era's rule to each kind of message", (
       if (result.outcome === "bypass") assert.equal(result.reason, want.detail);
       if (result.outcome === "reject") {
         assert.equal(result.status, 400);
-        assert.equal(result.response.error.code, -32600);
+        assert.equal(result.response.error.code, want.code ?? -32600);
         assert.deepEqual(result.response.error.data?.errors.map((e) => e.instancePath), want.locations);
       }
+    });
+  }
+});
+
+const META_KEYS = ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"] as const;
+
+function withoutMetaKey(key: (typeof META_KEYS)[number]) {
+  const { [key]: _dropped, ...meta } = MODERN_META;
+  return modernToolsCall({ params: { _meta: meta, name: "get_weather" } });
+}
+
+// DESIGN §3.4: -32600 when the message is not a valid JSON-RPC request (InvalidRequestError), -32602 when
+// it is one and its params fail the method's definition (InvalidParamsError).
+const CODE_CASES: Array<[string, { era: Era; body: unknown; code: number }]> = [
+  ["modern: a tools/call without _meta is invalid params", { era: "modern", body: modernToolsCall({ params: { name: "get_weather" } }), code: -32602 }],
+  ...META_KEYS.map((key): [string, { era: Era; body: unknown; code: number }] => [
+    `modern: a tools/call whose _meta lacks ${key} is invalid params`,
+    { era: "modern", body: withoutMetaKey(key), code: -32602 },
+  ]),
+  ["modern: a tools/call without params is invalid params", { era: "modern", body: { jsonrpc: "2.0", id: 1, method: "tools/call" }, code: -32602 }],
+  ["modern: a tools/call with a bad id is an invalid request, whatever its params", { era: "modern", body: modernToolsCall({ id: 1.5, params: {} }), code: -32600 }],
+  ["modern: a tools/call with a wrong jsonrpc is an invalid request", { era: "modern", body: { ...modernToolsCall(), jsonrpc: "1.0" }, code: -32600 }],
+  ["modern: an unknown method with a bad envelope is an invalid request", { era: "modern", body: { jsonrpc: "2.0", id: true, method: "vendor/x" }, code: -32600 }],
+  ["modern: a message of no kind is an invalid request", { era: "modern", body: { jsonrpc: "2.0" }, code: -32600 }],
+  ["legacy: a bad envelope is an invalid request (the lane checks framing only)", { era: "legacy", body: { jsonrpc: "2.0", id: [], method: "tools/call" }, code: -32600 }],
+  ["legacy: a bad notification envelope is an invalid request", { era: "legacy", body: { jsonrpc: "2.0", method: "notifications/x", params: [] }, code: -32600 }],
+];
+
+describe("the error code separates a broken envelope (-32600) from bad params of a known method (-32602)", () => {
+  for (const [name, { era, body, code }] of CODE_CASES) {
+    test(name, () => {
+      const result = validateMcpRequest(body, era);
+      assert.equal(result.outcome, "reject", JSON.stringify(result));
+      assert.equal(result.status, 400);
+      assert.equal(result.response.error.code, code);
     });
   }
 });
