@@ -170,6 +170,31 @@ describe("hand-made bodies against the example server", { timeout: 30_000 }, () 
     assert.equal((await answerOf(res)).error.code, -32600);
   });
 
+  test("a 2025-03-26 batch (no MCP-Protocol-Version header) passes the gate and the SDK answers each request", async () => {
+    const batch = [{ jsonrpc: "2.0", id: "b1", method: "tools/list" }, { jsonrpc: "2.0", id: "b2", method: "ping" }];
+    const res = await post(JSON.stringify(batch), { Accept: "application/json, text/event-stream" });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    // The SDK answers as JSON or as an SSE stream; either way both ids come back.
+    const answers = [...text.matchAll(/"id":"(b\d)"/g)].map((m) => m[1]).sort();
+    assert.deepEqual(answers, ["b1", "b2"]);
+    assert.match(text, /"name":"echo"/);
+  });
+
+  test("a batch with a bad item is answered 400/-32600 at the item's location", async () => {
+    const res = await post(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: 2, method: 7 }]));
+    assert.equal(res.status, 400);
+    const answer = await answerOf(res);
+    assert.deepEqual([answer.id, answer.error.code], [null, -32600]);
+    assert.deepEqual(answer.error.data?.errors.map((e) => e.instancePath), ["/1/method"]);
+  });
+
+  test("a batch under a 2025-06-18 header is refused: that revision removed batches", async () => {
+    const res = await post(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }]), { "MCP-Protocol-Version": "2025-06-18" });
+    assert.equal(res.status, 400);
+    assert.deepEqual((await answerOf(res)).error.data?.errors.map((e) => e.instancePath), [""]);
+  });
+
   test("a GET passes the middleware untouched and gets the SDK's own 405", async () => {
     const res = await fetch(server.url, { headers: { Accept: "text/event-stream" }, signal: AbortSignal.timeout(5_000) });
     assert.equal(res.status, 405);
