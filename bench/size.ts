@@ -1,7 +1,7 @@
 /**
  * @module Size of the generated validator modules, raw and gzip, with a minified what-if beside them.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
@@ -29,8 +29,9 @@ async function minifier(): Promise<Minify | null> {
 
 export async function measureSizes(root: string, eras: string[]): Promise<SizeFigures[]> {
   const minify = await minifier();
-  const rows: SizeFigures[] = eras.map((era) => {
-    const file = join("generated", era, "validators.js");
+  // An era's batch framing (legacy: 2025-03-26's) is loaded with it, so it counts.
+  const files = eras.flatMap((era) => ["validators.js", "batch.js"].map((name) => join("generated", era, name)));
+  const rows: SizeFigures[] = files.filter((file) => existsSync(join(root, file))).map((file) => {
     const code = readFileSync(join(root, file));
     const min = minify && Buffer.from(minify(code.toString("utf8")));
     return { file, raw: code.length, gzip: gzipSync(code).length, minified: min?.length ?? null, minifiedGzip: min ? gzipSync(min).length : null };

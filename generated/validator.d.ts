@@ -6,8 +6,16 @@ export interface ValidationError {
   params: Record<string, unknown>;
 }
 
+/** Where the value sits in a larger one, so that error locations point into the whole (a batch's items). */
+export interface ValidationContext {
+  instancePath: string;
+  parentData: unknown;
+  parentDataProperty: string | number;
+  rootData: unknown;
+}
+
 export interface Validator {
-  (data: unknown): boolean;
+  (data: unknown, context?: ValidationContext): boolean;
   errors?: ValidationError[] | null;
 }
 

@@ -4,8 +4,7 @@
  */
 import { errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse } from "./envelope.js";
 import type { Era } from "./era.js";
-import type { MessageKind } from "./classify-message.js";
-import { validateMcpRequest, type ValidationResult } from "./validate.js";
+import { validateMcpRequest, type JudgedKind, type ValidationResult } from "./validate.js";
 
 /** Default largest body read, in bytes (4 MiB, the official SDK's own default). */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -21,7 +20,7 @@ export interface RejectInfo {
   /** The era the message was judged in; unset when the body was refused before it was parsed. */
   era: Era | undefined;
   /** The kind of message, for `invalid-message` rejections. */
-  kind: MessageKind | undefined;
+  kind: JudgedKind | undefined;
 }
 
 /** A message that passed or was bypassed, as handed to the next handler. */
@@ -49,6 +48,8 @@ type Hooks = Pick<GateOptions<unknown>, "maxBodyBytes" | "onReject">;
 export interface Exchange {
   contentType: string | null | undefined;
   contentLength: string | null | undefined;
+  /** The `MCP-Protocol-Version` header: it decides whether a legacy batch is judged or refused. */
+  protocolVersion: string | null | undefined;
   /** The body when the host has parsed it already (e.g. `express.json()`). */
   parsed?: { body: unknown };
   /** The body's bytes, read lazily and only after the header checks pass. */
@@ -131,7 +132,7 @@ export async function admit(exchange: Exchange, { maxBodyBytes = DEFAULT_MAX_BOD
     parsedHere = true;
   }
   const era = exchange.era(body) ?? "legacy";
-  const result = validateMcpRequest(body, era);
+  const result = validateMcpRequest(body, era, { protocolVersion: exchange.protocolVersion });
   if (result.outcome === "reject") {
     notify(onReject, { status: result.status, response: result.response, reason: "invalid-message", era, kind: result.kind });
     return { ok: false, status: result.status, response: result.response };

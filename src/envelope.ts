@@ -1,6 +1,8 @@
 /** JSON-RPC 2.0 error codes this library answers with. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
+/** The framing holds but the `params` fail the method's definition (the spec's `InvalidParamsError`). */
+export const INVALID_PARAMS = -32602;
 
 export type JsonRpcId = string | number | null;
 

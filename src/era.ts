@@ -24,8 +24,13 @@ const REVISION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
  * is modern (later revisions join the same way). `undefined` for a value that is not a revision.
  */
 export function eraOfRevision(revision: string): Era | undefined {
-  if (!REVISION_SHAPE.test(revision)) return undefined;
+  if (!isRevision(revision)) return undefined;
   return revision >= FIRST_MODERN_REVISION ? "modern" : "legacy";
+}
+
+/** Whether a value has the shape of a revision (a date); revisions then compare as strings. */
+export function isRevision(value: string): boolean {
+  return REVISION_SHAPE.test(value);
 }
 
 /**

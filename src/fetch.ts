@@ -32,6 +32,7 @@ export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onRejec
       {
         contentType: request.headers.get("content-type"),
         contentLength: request.headers.get("content-length"),
+        protocolVersion: request.headers.get("mcp-protocol-version"),
         // A clone, so the original body is still there for the next handler.
         chunks: () => chunksOf(request.clone().body),
         era: (body) => era?.(request, body),

@@ -2,7 +2,7 @@
  * @module wymcp: precompiled validation of MCP messages for dual-era servers.
  */
 export { validateMcpRequest, MAX_ANSWER_BYTES } from "./validate.js";
-export type { ValidationResult, BypassReason } from "./validate.js";
+export type { ValidationResult, BypassReason, JudgedKind, ValidateOptions } from "./validate.js";
 export { classifyEra } from "./era.js";
 export type { Era, EraClassification, EraSignal, HeadersLike } from "./era.js";
 export { classifyMessage } from "./classify-message.js";

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonRpcErrorResponse } from "./envelope.js";
 import { admit, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
+import { header } from "./era.js";
 
 declare module "http" {
   interface IncomingMessage {
@@ -33,6 +34,7 @@ export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onReject
         {
           contentType: req.headers["content-type"],
           contentLength: req.headers["content-length"],
+          protocolVersion: header(req.headers, "mcp-protocol-version"),
           parsed: host.body === undefined ? undefined : { body: host.body },
           // Stopping at the limit must leave the socket open for the 413.
           chunks: () => req.iterator({ destroyOnReturn: false }),

@@ -1,9 +1,9 @@
-import { eras } from "../generated/index.js";
+import { batches, eras } from "../generated/index.js";
 import type { Validator, ValidationError } from "../generated/validator.js";
 import { classifyMessage, type MessageKind } from "./classify-message.js";
-import { distill } from "./distill.js";
-import { answerId, errorResponse, INVALID_REQUEST, type InvalidRequestData, type JsonRpcErrorResponse } from "./envelope.js";
-import type { Era } from "./era.js";
+import { distill, LIMITS } from "./distill.js";
+import { answerId, errorResponse, INVALID_PARAMS, INVALID_REQUEST, type InvalidRequestData, type JsonRpcErrorResponse } from "./envelope.js";
+import { isRevision, type Era } from "./era.js";
 
 /**
  * The answer to a rejected message never exceeds this many UTF-8 bytes as JSON, by construction:
@@ -15,13 +15,24 @@ export const MAX_ANSWER_BYTES = 8192;
 
 export type BypassReason = "legacy-response" | "modern-notification";
 
+/** What a body was judged as: a message of one kind, or (legacy lane, 2025-03-26 clients) a JSON-RPC batch. */
+export type JudgedKind = MessageKind | "batch";
+
 export type ValidationResult =
   /** The message conforms; `definition` names the schema definition it was judged against. */
-  | { outcome: "pass"; kind: "request" | "notification"; definition: string }
+  | { outcome: "pass"; kind: "request" | "notification" | "batch"; definition: string }
   /** The message was not validated: answering it with an error is the protocol's to forbid. */
-  | { outcome: "bypass"; kind: "response" | "notification"; reason: BypassReason }
+  | { outcome: "bypass"; kind: "response" | "notification" | "batch"; reason: BypassReason }
   /** The message does not conform: send `response` with HTTP `status`. */
-  | { outcome: "reject"; kind: MessageKind; status: 400; response: JsonRpcErrorResponse };
+  | { outcome: "reject"; kind: JudgedKind; status: 400; response: JsonRpcErrorResponse };
+
+export interface ValidateOptions {
+  /**
+   * The request's `MCP-Protocol-Version` header, if it had one. Only batches need it: revision 2025-03-26
+   * allowed them and sent no such header, 2025-06-18 removed them and brought the header.
+   */
+  protocolVersion?: string | null | undefined;
+}
 
 type Rule = "validate" | "bypass" | "reject-response";
 
@@ -36,11 +47,16 @@ const RULES: Record<Era, Record<"request" | "notification" | "response", Rule>> 
 
 /**
  * The pure check: classifies `body` (an already parsed JSON value), applies the era's rules and, for a
- * non-conforming message, builds the JSON-RPC `-32600` answer. An unset (or unknown) era reads as legacy.
+ * non-conforming message, builds the JSON-RPC answer: `-32600` when the framing fails, `-32602` when the
+ * framing holds and a known method's params fail its definition. An unset (or unknown) era reads as legacy.
  */
-export function validateMcpRequest(body: unknown, era: Era = "legacy"): ValidationResult {
+export function validateMcpRequest(body: unknown, era: Era = "legacy", options?: ValidateOptions): ValidationResult {
   const lane: Era = era === "modern" ? "modern" : "legacy";
   const module = eras[lane];
+  if (Array.isArray(body)) {
+    const batch = batches[lane];
+    if (batch && judgesBatch(batch.refusedFromRevision, options?.protocolVersion)) return checkBatch(body, lane, batch);
+  }
   const kind = classifyMessage(body);
   if (kind === "other") return check(body, kind, module.JSONRPCMessage, "JSONRPCMessage");
   const rule = RULES[lane][kind];
@@ -70,8 +86,12 @@ function check(
   method?: string,
 ): ValidationResult {
   let errors: ValidationError[] = [];
+  let framingHolds = true;
   try {
-    if (!framing(body)) errors = framing.errors ?? [];
+    if (!framing(body)) {
+      errors = framing.errors ?? [];
+      framingHolds = false;
+    }
     if (validate && !validate(body)) errors = errors.concat(validate.errors ?? []);
   } catch (error) {
     // The schema's recursive JSONValue follows the client's nesting; past the stack, the message cannot be judged.
@@ -90,7 +110,60 @@ function check(
     return { outcome: "pass", kind: kind as "request" | "notification", definition };
   }
   const { message, data } = distill(errors, judgedAs(kind, definition, method));
-  return reject(body, kind, message, data);
+  // The spec's own split: a message that is not a valid JSON-RPC request is InvalidRequest; a valid one
+  // whose params fail its method's definition is InvalidParams (the conformance suite checks which).
+  return reject(body, kind, message, data, framingHolds && validate ? INVALID_PARAMS : INVALID_REQUEST);
+}
+
+/**
+ * Whether a batch is judged item by item (true) or refused as a message of no kind: refused when the
+ * header names the revision that removed batches or a later one. A header naming no revision is no
+ * signal here; the server refuses an unsupported version itself.
+ */
+function judgesBatch(refusedFromRevision: string, header: string | null | undefined): boolean {
+  const revision = header?.trim();
+  return revision === undefined || !isRevision(revision) || revision < refusedFromRevision;
+}
+
+type BatchFraming = NonNullable<(typeof batches)[Era]>;
+
+/**
+ * A legacy batch: each item by its kind under the era's rules (a client response stays bypassed), framed by
+ * the revision that allowed batches; error locations start at the item's index (`/1/jsonrpc`).
+ */
+function checkBatch(body: unknown[], lane: Era, batch: BatchFraming): ValidationResult {
+  const judgedAs = `JSON-RPC batch (items framed by revision ${batch.revision})`;
+  if (body.length === 0) {
+    // JSON-RPC 2.0: an empty array is not a valid batch (and the SDK refuses it too).
+    return reject(body, "batch", `Invalid ${judgedAs}: it is empty`, { errors: [{ instancePath: "", messages: ["must have at least one message"] }] });
+  }
+  let errors: ValidationError[] = [];
+  let judged = 0;
+  try {
+    // Past the errors the distiller looks at, more items would only cost time: the count then reads "N+".
+    for (let i = 0; i < body.length && errors.length <= LIMITS.examinedErrors; i++) {
+      const item = body[i];
+      const kind = classifyMessage(item);
+      if (kind !== "other" && RULES[lane][kind] === "bypass") continue;
+      judged++;
+      // An item of no kind is judged as the request it most likely meant to be, which locates what it lacks.
+      const framing = kind === "notification" ? batch.JSONRPCNotification : batch.JSONRPCRequest;
+      if (!framing(item, { instancePath: `/${i}`, parentData: body, parentDataProperty: i, rootData: body })) {
+        errors = errors.concat(framing.errors ?? []);
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return reject(body, "batch", `Invalid ${judgedAs}: nested too deeply to validate`, {
+      errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
+    });
+  }
+  if (errors.length > 0) {
+    const { message, data } = distill(errors, judgedAs);
+    return reject(body, "batch", message, data);
+  }
+  if (judged === 0) return { outcome: "bypass", kind: "batch", reason: `${lane}-response` as BypassReason };
+  return { outcome: "pass", kind: "batch", definition: "JSONRPCBatchRequest" };
 }
 
 /** What the message was judged as, for the summary: "tools/call request (CallToolRequest)". */
@@ -100,6 +173,6 @@ function judgedAs(kind: MessageKind, definition: string, method: string | undefi
   return `JSON-RPC ${kind === "other" ? "message" : kind} (${definition})`;
 }
 
-function reject(body: unknown, kind: MessageKind, message: string, data: InvalidRequestData): ValidationResult {
-  return { outcome: "reject", kind, status: 400, response: errorResponse(answerId(body), INVALID_REQUEST, message, data) };
+function reject(body: unknown, kind: JudgedKind, message: string, data: InvalidRequestData, code = INVALID_REQUEST): ValidationResult {
+  return { outcome: "reject", kind, status: 400, response: errorResponse(answerId(body), code, message, data) };
 }

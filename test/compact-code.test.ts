@@ -26,6 +26,11 @@ test("compactCode stops on an idiom it does not know instead of half-compacting"
   assert.throws(() => compactCode("vErrors = vErrors === null ? other.errors : vErrors.concat(other.errors);"), CompactionError);
 });
 
+test("compactCode drops a schema constant no code reads and keeps one that is read", () => {
+  const code = ['const schema7 = {"type":"object"};', 'const schema8 = {"type":["string","integer"]};', "f(schema8.type);", ""].join("\n");
+  assert.equal(compactCode(code), ['const schema8 = {"type":["string","integer"]};', "f(schema8.type);", ""].join("\n"));
+});
+
 test("the compacted push keeps Ajv's semantics: a first error makes the array, later ones append", () => {
   let vErrors: unknown[] | null = null;
   (vErrors ??= []).push(1);

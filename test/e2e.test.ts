@@ -77,16 +77,33 @@ describe("the official SDK client through the middleware", { timeout: 30_000 }, 
 });
 
 describe("hand-made bodies against the example server", { timeout: 30_000 }, () => {
-  test("a modern tools/call with a bad name is answered 400/-32600 with the location, before the SDK sees it", async () => {
+  test("a modern tools/call with a bad name is answered 400/-32602 with the location, before the SDK sees it", async () => {
     const body = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 5, _meta: META } };
     const res = await post(JSON.stringify(body), { "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call" });
     assert.equal(res.status, 400);
     assert.equal(res.headers.get("content-type"), "application/json");
     const answer = await answerOf(res);
     assert.equal(answer.id, 7);
-    assert.equal(answer.error.code, -32600);
+    assert.equal(answer.error.code, -32602);
     assert.match(answer.error.message, /CallToolRequest/);
     assert.deepEqual(answer.error.data?.errors, [{ instancePath: "/params/name", messages: ["must be string"] }]);
+  });
+
+  test("a modern request whose _meta is missing or incomplete is answered 400/-32602, as the conformance suite requires", async () => {
+    const { "io.modelcontextprotocol/protocolVersion": _v, ...noVersion } = META;
+    const { "io.modelcontextprotocol/clientCapabilities": _c, ...noCapabilities } = META;
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ["no _meta", { name: "echo", arguments: { text: "x" } }],
+      ["no protocol version", { name: "echo", arguments: { text: "x" }, _meta: noVersion }],
+      ["no client capabilities", { name: "echo", arguments: { text: "x" }, _meta: noCapabilities }],
+    ];
+    for (const [name, params] of cases) {
+      const res = await post(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params }), { "MCP-Protocol-Version": MODERN });
+      assert.equal(res.status, 400, name);
+      const answer = await answerOf(res);
+      assert.deepEqual([answer.id, answer.error.code], [8, -32602], name);
+      assert.match(answer.error.data?.errors[0]?.instancePath ?? "", /^\/params\/_meta/, name);
+    }
   });
 
   test("a legacy request with a wrong jsonrpc version is answered 400/-32600 at /jsonrpc", async () => {
@@ -151,6 +168,31 @@ describe("hand-made bodies against the example server", { timeout: 30_000 }, () 
     const res = await post(JSON.stringify({ jsonrpc: "2.0", id: 5, result: {} }), { "MCP-Protocol-Version": MODERN });
     assert.equal(res.status, 400);
     assert.equal((await answerOf(res)).error.code, -32600);
+  });
+
+  test("a 2025-03-26 batch (no MCP-Protocol-Version header) passes the gate and the SDK answers each request", async () => {
+    const batch = [{ jsonrpc: "2.0", id: "b1", method: "tools/list" }, { jsonrpc: "2.0", id: "b2", method: "ping" }];
+    const res = await post(JSON.stringify(batch), { Accept: "application/json, text/event-stream" });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    // The SDK answers as JSON or as an SSE stream; either way both ids come back.
+    const answers = [...text.matchAll(/"id":"(b\d)"/g)].map((m) => m[1]).sort();
+    assert.deepEqual(answers, ["b1", "b2"]);
+    assert.match(text, /"name":"echo"/);
+  });
+
+  test("a batch with a bad item is answered 400/-32600 at the item's location", async () => {
+    const res = await post(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: 2, method: 7 }]));
+    assert.equal(res.status, 400);
+    const answer = await answerOf(res);
+    assert.deepEqual([answer.id, answer.error.code], [null, -32600]);
+    assert.deepEqual(answer.error.data?.errors.map((e) => e.instancePath), ["/1/method"]);
+  });
+
+  test("a batch under a 2025-06-18 header is refused: that revision removed batches", async () => {
+    const res = await post(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }]), { "MCP-Protocol-Version": "2025-06-18" });
+    assert.equal(res.status, 400);
+    assert.deepEqual((await answerOf(res)).error.data?.errors.map((e) => e.instancePath), [""]);
   });
 
   test("a GET passes the middleware untouched and gets the SDK's own 405", async () => {

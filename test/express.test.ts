@@ -63,7 +63,7 @@ describe("wymcpNode in Express 5", { timeout: 20_000 }, () => {
     const res = await post(parsed.url, JSON.stringify(body), { "MCP-Protocol-Version": MODERN });
     assert.equal(res.status, 400, "a modern tools/list without its _meta envelope is refused");
     const answer = (await res.json()) as JsonRpcErrorResponse;
-    assert.equal(answer.error.code, -32600);
+    assert.equal(answer.error.code, -32602, "its framing holds, so its params are what fail");
     const ok = await post(parsed.url, JSON.stringify(body));
     assert.deepEqual(await ok.json(), { body, era: "legacy" });
   });

@@ -12,7 +12,11 @@ const configs = readEraConfigs(join(repoRoot, "schemas"));
 const declarationFiles = [
   join(generatedDir, "index.d.ts"),
   join(generatedDir, "validator.d.ts"),
-  ...configs.flatMap(({ era }) => [join(generatedDir, era, "types.d.ts"), join(generatedDir, era, "validators.d.ts")]),
+  ...configs.flatMap(({ era, batch }) => [
+    join(generatedDir, era, "types.d.ts"),
+    join(generatedDir, era, "validators.d.ts"),
+    ...(batch ? [join(generatedDir, era, "batch.d.ts")] : []),
+  ]),
 ];
 
 test("every generated declaration file type-checks in one strict TypeScript program, lib files included", (t) => {

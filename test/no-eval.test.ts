@@ -11,7 +11,10 @@ import { loadExamples, repoRoot } from "./support/spec.js";
 
 const run = promisify(execFile);
 const generatedDir = join(repoRoot, "generated");
-const eras = readEraConfigs(join(repoRoot, "schemas")).map(({ era }) => era);
+const configs = readEraConfigs(join(repoRoot, "schemas"));
+const eras = configs.map(({ era }) => era);
+// Every module codegen writes: each era's validators, and the batch framing of the eras that had batches.
+const modules = configs.flatMap(({ era, batch }) => [`${era}/validators.js`, ...(batch ? [`${era}/batch.js`] : [])]);
 
 const CODE_FROM_STRINGS: Array<[string, RegExp]> = [
   ["require(", /\brequire\s*\(/],
@@ -22,8 +25,7 @@ const CODE_FROM_STRINGS: Array<[string, RegExp]> = [
 ];
 
 describe("the generated modules load no code and make none from strings", () => {
-  for (const era of eras) {
-    const file = `${era}/validators.js`;
+  for (const file of modules) {
     const code = readFileSync(join(generatedDir, file), "utf8");
     test(`generated/${file} has no import statement`, () => {
       assert.doesNotMatch(code, /^\s*import[\s{*"']/m);
@@ -37,7 +39,7 @@ describe("the generated modules load no code and make none from strings", () => 
   test("generated/index.js imports only the era modules beside it", () => {
     const code = readFileSync(join(generatedDir, "index.js"), "utf8");
     const specifiers = [...code.matchAll(/^\s*import\b[^"']*["']([^"']+)["']/gm)].map((m) => m[1]);
-    assert.deepEqual(specifiers.sort(), eras.map((era) => `./${era}/validators.js`).sort());
+    assert.deepEqual(specifiers.sort(), modules.map((file) => `./${file}`).sort());
     for (const [, pattern] of CODE_FROM_STRINGS) assert.doesNotMatch(code, pattern);
   });
 });

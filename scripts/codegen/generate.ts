@@ -3,12 +3,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import {
-  assembleDeclarations, assembleIndex, assembleIndexDeclarations, assembleModule, assembleTypes, VALIDATOR_DECLARATIONS,
+  assembleBatchDeclarations, assembleBatchModule, assembleDeclarations, assembleIndex, assembleIndexDeclarations,
+  assembleModule, assembleTypes, VALIDATOR_DECLARATIONS,
 } from "./assemble-module.js";
 import { compactCode } from "./compact-code.js";
 import { compileValidators } from "./compile-validators.js";
 import { emitTypes } from "./emit-types.js";
 import { loadSpec, specDir } from "./load-spec.js";
+import { normalizeDefinitions } from "./normalize-definitions.js";
 import { selectDefinitions, type EraConfig, type Selection } from "./select-definitions.js";
 import { stripProse } from "./strip-prose.js";
 import type { Files } from "./write-output.js";
@@ -35,7 +37,14 @@ export function readFormats(schemasDir: string): Record<string, string> {
 /** Loads one era's revision from the spec folder and selects its definitions, prose stripped. */
 export function selectEra(config: EraConfig, dir: string = specDir()): Selection {
   const spec = loadSpec(config.revision, dir);
-  return selectDefinitions(config, { ...spec, schema: stripProse(spec.schema) });
+  return selectDefinitions(config, { ...spec, schema: normalizeDefinitions(stripProse(spec.schema)) });
+}
+
+/** The framing an era's batches are judged by, from the earlier revision that allowed them; undefined if none did. */
+export function selectBatch(config: EraConfig, dir: string = specDir()): Selection | undefined {
+  if (!config.batch) return undefined;
+  const { revision, framing } = config.batch;
+  return selectEra({ era: `${config.era}-batch`, revision, framing, requestUnion: null }, dir);
 }
 
 /** Every file of `generated/`, in memory. */
@@ -56,10 +65,23 @@ export async function generate(options: GenerateOptions): Promise<Files> {
       validators: selection.entries,
       methods: Object.fromEntries(selection.methods.map(({ method, definition }) => [method, definition])),
     };
+    const batch = selectBatch(config, options.specDir);
+    if (batch && config.batch) {
+      const { refusedFromRevision } = config.batch;
+      files.set(`${era}/batch.js`, assembleBatchModule(batch, compactCode(compileValidators(batch, formats)), refusedFromRevision));
+      files.set(`${era}/batch.d.ts`, assembleBatchDeclarations(batch));
+      (manifestEras[era] as Record<string, unknown>).batch = {
+        revision: batch.spec.revision,
+        input: { file: batch.spec.file, sha256: batch.spec.sha256 },
+        validators: batch.entries,
+        refusedFromRevision,
+      };
+    }
   }
   const eras = configs.map((c) => c.era);
-  files.set("index.js", assembleIndex(eras));
-  files.set("index.d.ts", assembleIndexDeclarations(eras));
+  const batchEras = configs.filter((c) => c.batch).map((c) => c.era);
+  files.set("index.js", assembleIndex(eras, batchEras));
+  files.set("index.d.ts", assembleIndexDeclarations(eras, batchEras));
   files.set("validator.d.ts", VALIDATOR_DECLARATIONS);
   files.set("manifest.json", JSON.stringify(manifest(options.schemasDir, manifestEras), null, 2) + "\n");
   return files;

@@ -8,6 +8,16 @@ export interface EraConfig {
   framing: string[];
   /** The union whose members are the client request methods validated one by one, or null. */
   requestUnion: string | null;
+  /** JSON-RPC batches, where an earlier revision of the era allowed them: their items' framing comes from it. */
+  batch?: BatchConfig;
+}
+
+export interface BatchConfig {
+  /** The revision whose framing judges each item of a batch. */
+  revision: string;
+  framing: string[];
+  /** A batch sent under an `MCP-Protocol-Version` header naming this revision or a later one is refused. */
+  refusedFromRevision: string;
 }
 
 export interface Selection {
