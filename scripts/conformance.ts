@@ -104,6 +104,8 @@ interface EraVerdict {
   table: string;
   lost: string[];
   wireSchemaFailures: string[];
+  /** Gated scenarios in which the suite emitted no wire-schema-valid check at all. */
+  wireSchemaAbsent: string[];
   scenarioCount: number;
 }
 
@@ -113,6 +115,7 @@ function compare(era: EraRun, gated: SuiteResult, ungated: SuiteResult): EraVerd
   const rows: string[][] = [["scenario", "gated passed", "gated failed", "ungated passed", "ungated failed", "difference"]];
   const lost: string[] = [];
   const wireSchemaFailures: string[] = [];
+  const wireSchemaAbsent: string[] = [];
   const totals = [0, 0, 0, 0];
   for (const name of names) {
     const g = gated.scenarios.get(name) ?? [];
@@ -122,13 +125,14 @@ function compare(era: EraRun, gated: SuiteResult, ungated: SuiteResult): EraVerd
       if (check.status === "SUCCESS" && gatedByKey.get(key)?.status !== "SUCCESS") lost.push(`${era.name} ${name}: ${key.replace(/#\d+$/, "")}`);
     }
     for (const check of g) if (check.id === "wire-schema-valid" && check.status !== "SUCCESS") wireSchemaFailures.push(`${era.name} ${name}`);
+    if (!g.some((check) => check.id === "wire-schema-valid")) wireSchemaAbsent.push(name);
     const note = gated.unscored.get(name) ?? ungated.unscored.get(name);
     const cells = [count(g, "SUCCESS"), count(g, "FAILURE"), count(u, "SUCCESS"), count(u, "FAILURE")];
     cells.forEach((value, i) => (totals[i] = totals[i]! + value));
     rows.push([note ? `${name} (${note}, not scored)` : name, ...cells.map(String), signed(cells[0]! - cells[2]!)]);
   }
   rows.push(["total", ...totals.map(String), signed(totals[0]! - totals[2]!)]);
-  return { table: formatTable(rows), lost, wireSchemaFailures, scenarioCount: names.length };
+  return { table: formatTable(rows), lost, wireSchemaFailures, wireSchemaAbsent, scenarioCount: names.length };
 }
 
 const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
@@ -171,6 +175,8 @@ async function main(): Promise<number> {
     const verdict = compare(era, gated, results.get(`ungated ${era.name}`)!);
     console.log(`\n## ${era.name} (${era.args.join(" ")}): checks passed, gated vs ungated\n`);
     console.log(verdict.table);
+    const judged = verdict.scenarioCount - verdict.wireSchemaAbsent.length;
+    console.log(`\nwire-schema-valid, gated: ${judged - verdict.wireSchemaFailures.length} of ${judged} scenarios that emit it passed; not emitted by: ${verdict.wireSchemaAbsent.join(", ") || "none"}`);
     problems.push(...verdict.lost.map((check) => `lost to the gate: ${check}`));
     problems.push(...verdict.wireSchemaFailures.map((scenario) => `wire-schema-valid failed gated: ${scenario}`));
     if (gated.exitCode !== 0) {
