@@ -1,7 +1,7 @@
 /**
  * `npm run conformance`: runs the pinned official MCP conformance suite (server mode, from `conformance/`,
  * on the Node 22 installed there) against `examples/conformance-server.ts`, with the wymcp gate and
- * without it, for the 2026-07-28 requirements and the 2025-11-25 scenarios. Prints one table per era
+ * without it, for the 2026-07-28 requirements and every 2025-11-25 scenario. Prints one table per era
  * and fails when the gate loses a check the ungated server passes, when the gated server fails a check
  * its era's baseline does not name, or when a baseline entry has gone stale (the suite's own rule).
  */
@@ -27,7 +27,8 @@ interface EraRun {
 
 const ERAS: EraRun[] = [
   { name: "2026-07-28", args: ["--requirements", "2026-07-28"], baseline: "conformance/expected-failures-2026-07-28.yml" },
-  { name: "2025-11-25", args: ["--spec-version", "2025-11-25"], baseline: "conformance/expected-failures-2025-11-25.yml" },
+  // `--suite all` adds the revision's pending scenarios (SSE polling and resumption, JSON Schema 2020-12): more traffic through the gate.
+  { name: "2025-11-25", args: ["--spec-version", "2025-11-25", "--suite", "all"], baseline: "conformance/expected-failures-2025-11-25.yml" },
 ];
 
 type Mode = "gated" | "ungated";
