@@ -70,6 +70,14 @@ describe("the conformance server behind the gate", { timeout: 30_000 }, () => {
     });
   });
 
+  test("legacy MRTR: the SDK's shim turns the same input_required tool into a server-to-client elicitation", async () => {
+    await withClient(false, async (client, asked) => {
+      const result = await client.callTool({ name: "test_input_required_result_elicitation", arguments: {} }, { timeout: 10_000 });
+      assert.equal(textOf(result), "Hello, Ada!");
+      assert.deepEqual(asked, ["elicitation: What is your name?"]);
+    });
+  });
+
   test("a legacy request naming an unknown session is answered 404, not served", async () => {
     const res = await fetch(server.url, {
       method: "POST",
