@@ -85,7 +85,8 @@ async function serveLegacy(req: http.IncomingMessage, res: http.ServerResponse, 
 async function readBody(req: http.IncomingMessage, res: http.ServerResponse): Promise<{ body: unknown } | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  // Stopping at the limit must leave the socket open for the 413.
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
     if (size > DEFAULT_MAX_BODY_BYTES) {
       sendJson(res, 413, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Request body too large" } });
