@@ -35,8 +35,9 @@ export function isRevision(value: string): boolean {
 
 /**
  * Reads the signals a dual-era server sees on a POST, body first:
- * 1. an `initialize` request is legacy (the modern era has no handshake);
- * 2. `params._meta["io.modelcontextprotocol/protocolVersion"]` is modern (only modern clients send it);
+ * 1. `params._meta["io.modelcontextprotocol/protocolVersion"]` is modern (only modern clients send it),
+ *    except on an `initialize` request, where only a modern revision there counts (as the official SDK rules);
+ * 2. an `initialize` request is legacy (the modern era has no handshake);
  * 3. an `MCP-Protocol-Version` header naming a revision gives that revision's era;
  * 4. an `Mcp-Session-Id` header is legacy (the modern era has no sessions);
  * 5. otherwise legacy, the lane for a request with no signal.
@@ -44,11 +45,12 @@ export function isRevision(value: string): boolean {
  */
 export function classifyEra(headers: HeadersLike | undefined, body: unknown): EraClassification {
   if (isObject(body)) {
-    if (body.method === "initialize" && Object.hasOwn(body, "id")) return { era: "legacy", signal: "initialize" };
+    const initialize = body.method === "initialize" && Object.hasOwn(body, "id");
     const params = body.params;
-    if (isObject(params) && isObject(params._meta) && typeof params._meta[PROTOCOL_VERSION_META_KEY] === "string") {
-      return { era: "modern", signal: "body-meta" };
-    }
+    const claim = isObject(params) && isObject(params._meta) ? params._meta[PROTOCOL_VERSION_META_KEY] : undefined;
+    // A modern client probing with initialize carries the envelope; the SDK serves that on the modern lane.
+    if (typeof claim === "string" && (!initialize || eraOfRevision(claim.trim()) === "modern")) return { era: "modern", signal: "body-meta" };
+    if (initialize) return { era: "legacy", signal: "initialize" };
   }
   const version = header(headers, "mcp-protocol-version");
   const era = version === undefined ? undefined : eraOfRevision(version.trim());
