@@ -1,6 +1,7 @@
 import type { ValidationError } from "../generated/validator.js";
 import type { InvalidRequestData, LocatedError } from "./envelope.js";
 import { keepLikelyBranches } from "./likely-branch.js";
+import { utf8Length } from "./utf8-length.js";
 
 /** Bounds that keep the answer small whatever the input (see `MAX_ANSWER_BYTES` in validate.ts). */
 export const LIMITS = {
@@ -52,7 +53,7 @@ export function distill(all: readonly ValidationError[], judgedAs: string): Dist
   }
   // JSON and UTF-8 take at most 6 bytes per UTF-16 unit (a \u escape), so short answers need no measuring;
   // longer ones are measured, and only one over the budget is trimmed entry by entry.
-  if (worstCaseBytes(entries) > LIMITS.entriesBytes && Buffer.byteLength(JSON.stringify(entries)) > LIMITS.entriesBytes) {
+  if (worstCaseBytes(entries) > LIMITS.entriesBytes && utf8Length(JSON.stringify(entries)) > LIMITS.entriesBytes) {
     ({ entries, listedProblems } = withinBudget(entries, byLocation));
   }
   const omitted = total - listedProblems;
@@ -86,7 +87,7 @@ function withinBudget(all: LocatedError[], byLocation: Map<string, { problems: n
   let bytes = 2;
   let listedProblems = 0;
   for (const entry of all) {
-    const size = Buffer.byteLength(JSON.stringify(entry)) + 1;
+    const size = utf8Length(JSON.stringify(entry)) + 1;
     if (bytes + size > LIMITS.entriesBytes) break;
     bytes += size;
     listedProblems += byLocation.get(entry.instancePath)!.problems;
