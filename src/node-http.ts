@@ -1,6 +1,7 @@
 /**
- * @module node-http: wymcp as middleware for Node `http`, Connect and Express, over a raw request
- * stream or a body an earlier middleware (e.g. `express.json()`) has parsed.
+ * @module node-http: the entry `wymcp/node`, wymcp as middleware for Node `http`, Connect and Express, over
+ * a raw request stream or a body an earlier middleware (e.g. `express.json()`) has parsed. The only module
+ * that may use Node's types and globals.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonRpcErrorResponse } from "./envelope.js";
@@ -12,6 +13,9 @@ declare module "http" {
     wymcp?: WymcpInfo;
   }
 }
+
+export { DEFAULT_MAX_BODY_BYTES } from "./admit.js";
+export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";
 
 /** Options of `wymcpNode`; `era` receives the Node request and the parsed body. */
 export type NodeOptions = GateOptions<IncomingMessage>;
