@@ -24,3 +24,15 @@ export function utf8Length(string: string): number {
   }
   return bytes;
 }
+
+// Characters JSON.stringify writes as themselves, one byte each: printable ASCII but `"` and `\`.
+const NEEDS_CARE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
+
+/**
+ * Bytes `JSON.stringify(string)` takes as UTF-8, quotes included; plain ASCII (the usual location or message)
+ * is counted from its length alone, without building the JSON.
+ * @example jsonStringLength('a"b') === 6
+ */
+export function jsonStringLength(string: string): number {
+  return NEEDS_CARE.test(string) ? utf8Length(JSON.stringify(string)) : string.length + 2;
+}

@@ -5,8 +5,8 @@ import { describe, test } from "node:test";
 import { runInContext, createContext } from "node:vm";
 import { build } from "esbuild";
 import fc from "fast-check";
-import { utf8Length } from "../src/utf8-length.js";
-import { LIMITS } from "../src/distill.js";
+import { jsonStringLength, utf8Length } from "../src/utf8-length.js";
+import { entriesLength, LIMITS } from "../src/distill.js";
 import { LONG_ERROR_LIST_PROMPTS_GET, modernToolsCall } from "./support/messages.js";
 import { repoRoot } from "./support/spec.js";
 
@@ -25,6 +25,18 @@ describe("utf8Length counts UTF-8 bytes without encoding", () => {
   test("the boundaries of each encoded length", () => {
     const cases: Array<[string, number]> = [["", 0], ["\u007f", 1], ["\u0080", 2], ["\u07ff", 2], ["\u0800", 3], ["\uffff", 3], ["\u{10000}", 4], ["\u{10ffff}", 4], ["\ud800", 3], ["\udc00\ud800", 6]];
     for (const [s, bytes] of cases) assert.equal(utf8Length(s), bytes, JSON.stringify(s));
+  });
+});
+
+describe("the answer's size is counted without building its JSON", () => {
+  const utf16 = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 30 }).map((codes) => String.fromCharCode(...codes));
+  const text = fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: "grapheme", maxLength: 30 }), utf16);
+  test("jsonStringLength equals the UTF-8 size of JSON.stringify(string), escapes and lone surrogates included", () => {
+    fc.assert(fc.property(text, (s) => jsonStringLength(s) === encoder.encode(JSON.stringify(s)).length), { seed: 9, numRuns: 5000 });
+  });
+  test("entriesLength equals the UTF-8 size of JSON.stringify(entries)", () => {
+    const entries = fc.array(fc.record({ instancePath: text, messages: fc.array(text, { maxLength: 6 }) }), { maxLength: 25 });
+    fc.assert(fc.property(entries, (e) => entriesLength(e) === encoder.encode(JSON.stringify(e)).length), { seed: 9, numRuns: 2000 });
   });
 });
 
