@@ -1,16 +1,35 @@
 /**
  * @module `npm run build`: `dist/` from `src/`, one module per entry of package.json's `exports` (the one list of
- * entries), code shared between entries split into `dist/chunks/` so it exists once, declarations from tsc.
- * Adding an entry is one line in `exports` (plus its mirrors, which test/package.test.ts keeps in step).
+ * entries), declarations from tsc. The core (`wymcp`) is one self-contained module, the fastest to import; the
+ * other entries import the core's validator from it instead of carrying a copy, and share their own common code
+ * through chunks. Adding an entry is one line in `exports` (plus its mirrors, which test/package.test.ts checks).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { build, type BuildOptions, type Plugin } from "esbuild";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
+
+/**
+ * Modules of the core that the other entries import from `./index.js` rather than bundle: the validator and, through
+ * it, the generated code (~175 KB). Every value they import from these must be exported by src/index.ts.
+ */
+const FROM_CORE = ["src/validate.ts"];
+
+/** Sends the other entries' imports of `FROM_CORE` modules to the built core, `./index.js` beside them. */
+const importTheCore: Plugin = {
+  name: "import-the-core",
+  setup(b) {
+    const owned = new Set(FROM_CORE.map((f) => join(root, f)));
+    b.onResolve({ filter: /^\./ }, ({ path, resolveDir }) => {
+      const target = resolve(resolveDir, path.replace(/\.js$/, ".ts"));
+      return owned.has(target) ? { path: "./index.js", external: true } : undefined;
+    });
+  },
+};
 
 export interface Entry {
   /** The subpath consumers import, `.` for the package itself. */
@@ -43,20 +62,28 @@ async function main(): Promise<void> {
   rmSync(join(root, "dist"), { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
-  await build({
+  const common: BuildOptions = {
     absWorkingDir: root,
-    entryPoints: entries.map(({ source, name }) => ({ in: source, out: name })),
     outdir: "dist",
     bundle: true,
-    // One copy of each shared module (wymcpOf's WeakMap, the validators) whichever entries a host imports.
-    splitting: true,
-    chunkNames: "chunks/[name]-[hash]",
     format: "esm",
     // Web-standard output for every host; only the Node adapter names node:* modules, and only for types.
     platform: "neutral",
     target: "es2022",
     external: ["node:*"],
     logLevel: "warning",
+  };
+  const [core, ...others] = entries;
+  if (core?.subpath !== ".") throw new Error('the first entry of exports must be "."');
+  // One module: each extra module a cold import loads costs about as much as a tenth of the whole core.
+  await build({ ...common, entryPoints: [{ in: core.source, out: core.name }] });
+  await build({
+    ...common,
+    entryPoints: others.map(({ source, name }) => ({ in: source, out: name })),
+    // Code the adapters share (wymcpOf's WeakMap lives in one of them) exists once; chunks sit beside ./index.js.
+    splitting: true,
+    chunkNames: "[name]-[hash]",
+    plugins: [importTheCore],
   });
 }
 
