@@ -40,7 +40,10 @@ export interface Entry {
   name: string;
 }
 
-/** The entries, read from package.json `exports`: `./dist/<name>.js` is built from `src/<name>.ts`. */
+/**
+ * The entries, read from package.json `exports`: `./dist/<name>.js` is built from `src/<name>.ts`.
+ * @example entriesOf(pkg).map((e) => e.subpath) // [".", "./node", "./fetch"]
+ */
 export function entriesOf(pkg: { exports: Record<string, unknown> }): Entry[] {
   const entries: Entry[] = [];
   for (const [subpath, target] of Object.entries(pkg.exports)) {

@@ -127,11 +127,12 @@ async function main(): Promise<void> {
   const started = performance.now();
   const install = installRuntimes();
   log(`runtimes ${install}`);
+  // What prepack does on npm pack; run here so that pack's --json output carries no script output.
   must("npm run build", run("npm", ["run", "-s", "build"], root));
 
   const tmp = mkdtempSync(join(tmpdir(), "wymcp-matrix-"));
   try {
-    const packed = JSON.parse(must("npm pack", run("npm", ["pack", "--json", "--pack-destination", tmp], root))) as Array<{
+    const packed = JSON.parse(must("npm pack", run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp], root))) as Array<{
       filename: string;
       size: number;
       unpackedSize: number;

@@ -82,7 +82,10 @@ function worstCaseBytes(entries: LocatedError[]): number {
   return units * 6 + entries.length * 48 + 2;
 }
 
-/** UTF-8 bytes of `JSON.stringify(entries)`, counted without building it. */
+/**
+ * UTF-8 bytes of `JSON.stringify(entries)`, counted without building it.
+ * @example entriesLength([{ instancePath: "/id", messages: ["is required"] }]) === 51
+ */
 export function entriesLength(entries: readonly LocatedError[]): number {
   let bytes = 2 + Math.max(0, entries.length - 1);
   for (const entry of entries) bytes += entryLength(entry);

@@ -46,9 +46,10 @@ describe("package.json's exports are the one list of entries, and its mirrors fo
     assert.equal(pkg.main, core.default);
     assert.equal(pkg.types, core.types);
   });
-  test("no install-time script: consumers of the tarball run nothing, and the tests build dist first", () => {
+  test("no install-time script: consumers of the tarball run nothing; the tests and npm pack build dist first", () => {
     for (const name of ["preinstall", "install", "postinstall", "prepare"]) assert.equal(pkg.scripts[name], undefined, name);
     assert.match(pkg.scripts.pretest ?? "", /\bbuild\b/);
+    assert.match(pkg.scripts.prepack ?? "", /\bbuild\b/, "npm pack and npm publish build dist/ first");
   });
 });
 
