@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { runInContext, createContext } from "node:vm";
 import { build } from "esbuild";
 import fc from "fast-check";
@@ -54,6 +55,11 @@ describe("nothing outside the Node adapter uses Node-only globals or modules", (
     const code = readFileSync(join(repoRoot, "src", file), "utf8");
     for (const [name, pattern] of NODE_ONLY) test(`src/${file} uses no ${name}`, () => assert.doesNotMatch(code, pattern));
   }
+});
+
+// npm test builds dist/ first (pretest); a lone run of this file on a fresh clone builds it here.
+before(() => {
+  if (!existsSync(join(repoRoot, "dist", "fetch.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: repoRoot });
 });
 
 /** The built entry as one script (what ships, chunks included), to run where there is no module loader. */
