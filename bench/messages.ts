@@ -38,6 +38,8 @@ export interface BenchMessages {
   response: BenchMessage;
   /** The error path: the official example with `name` a number and `arguments` a string (two locations fail). */
   badToolsCall: BenchMessage;
+  /** The long error path: 20 failed locations, an answer long enough that distill.ts measures its UTF-8 bytes. */
+  longErrorList: BenchMessage;
 }
 
 export function benchMessages(specDir: string): BenchMessages {
@@ -76,6 +78,18 @@ export function benchMessages(specDir: string): BenchMessages {
     initialize: message("initialize", "legacy initialize", "legacy", initialize, "an SDK client's initialize (2025-11-25)"),
     notification: message("notification", "legacy notifications/cancelled", "legacy", cancelled, spec("CancelledNotification/user-requested-cancellation.json")),
     response: message("client-response", "legacy client response (roots/list result)", "legacy", response, spec("ListRootsResult/multiple-root-directories.json") + " as a JSON-RPC result"),
+    longErrorList: message(
+      "bad-prompts-get-20",
+      "bad modern prompts/get, 20 non-string arguments",
+      "modern",
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "prompts/get",
+        params: { _meta: params._meta, name: "code_review", arguments: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`argument${String(i).padStart(2, "0")}`, i])) },
+      },
+      `${spec(callPath)}'s _meta; 20 numeric arguments under 10-character keys, the body that crashed workerd while distill.ts used Buffer`,
+    ),
     badToolsCall: message("bad-tools-call", "bad modern tools/call", "modern", bad, `${spec(callPath)} with params.name 42 and params.arguments a string`),
   };
 }

@@ -6,6 +6,7 @@ import type { ValidateFunction } from "ajv";
 import type * as Zod from "@modelcontextprotocol/core";
 import type { Validator } from "../generated/validator.js";
 import type { validateMcpRequest as ValidateMcpRequest } from "../src/validate.js";
+import { entriesLength } from "../src/distill.js";
 import { compileLoop, spread, timeBox, warm, type Spread } from "./measure.js";
 import type { BenchMessage, BenchMessages } from "./messages.js";
 
@@ -195,6 +196,50 @@ export function errorCase(s: Subjects, m: BenchMessages): Case {
         deps: { schema },
         expect: isString,
       },
+    ],
+  };
+}
+
+/**
+ * The long error path: 20 locations, so distill.ts measures the answer's UTF-8 size. Beside the rejection, three
+ * ways to take that size on the very entries the answer lists: what ships (`entriesLength`, no JSON built), what
+ * shipped before (`JSON.stringify` then Node's `Buffer.byteLength`; Node only), and the portable `TextEncoder`.
+ */
+export function longErrorCase(s: Subjects, m: BenchMessages): Case {
+  const gen = s.generated.modern;
+  const validate = s.validateMcpRequest;
+  const schema = s.zod.GetPromptRequestSchema;
+  const answer = validate(m.longErrorList.value, "modern");
+  if (answer.outcome !== "reject") throw new Error("the long error list must be rejected");
+  const entries = answer.response.error.data?.errors ?? [];
+  const encoder = new TextEncoder();
+  const bytes = entriesLength(entries);
+  return {
+    message: m.longErrorList,
+    floor: "parse",
+    zodRef: "zod-schema",
+    variants: [
+      parse(),
+      { key: "vmr", label: "validateMcpRequest → reject (validation + distillation + envelope)", expression: 'validate(arg, "modern").outcome', input: "value", deps: { validate }, expect: is("reject") },
+      {
+        key: "raw",
+        label: "generated JSONRPCRequest + GetPromptRequest (errors collected, not distilled)",
+        expression: "(framing(arg), method(arg))",
+        input: "value",
+        deps: { framing: gen.JSONRPCRequest, method: gen.GetPromptRequest },
+        expect: isFalse,
+      },
+      { key: "zod-schema", label: "Zod GetPromptRequestSchema.safeParse → error", expression: "schema.safeParse(arg).success", input: "value", deps: { schema }, expect: isFalse },
+      { key: "entries-length", label: `  UTF-8 size of the listed entries (${bytes} B): entriesLength (shipped)`, expression: "count(entries)", input: "value", deps: { count: entriesLength, entries }, expect: is(bytes) },
+      {
+        key: "buffer-bytelength",
+        label: "  same: Buffer.byteLength(JSON.stringify(…)) (before; Node only)",
+        expression: "count(JSON.stringify(entries))",
+        input: "value",
+        deps: { count: Buffer.byteLength, entries },
+        expect: is(bytes),
+      },
+      { key: "text-encoder", label: "  same: TextEncoder.encode(JSON.stringify(…)).length", expression: "encoder.encode(JSON.stringify(entries)).length", input: "value", deps: { encoder, entries }, expect: is(bytes) },
     ],
   };
 }

@@ -12,7 +12,7 @@ import * as zod from "@modelcontextprotocol/core";
 import type { Validator } from "../generated/validator.js";
 import { compileAtBoot, engine, enginePayload } from "./engine.js";
 import { benchMessages } from "./messages.js";
-import { errorCase, messageCases, runCase, type Subjects, type Timing } from "./per-message.js";
+import { errorCase, longErrorCase, messageCases, runCase, type Subjects, type Timing } from "./per-message.js";
 import { caseTable, derive, sizeTable, startupTable, targets, targetsTable } from "./report.js";
 import { measureSizes } from "./size.js";
 import { runStartup } from "./startup.js";
@@ -69,6 +69,8 @@ async function main(): Promise<void> {
   });
   log("error path");
   const errorPath = runCase(errorCase(subjects, messages), settings.timing);
+  log("error path, long list");
+  const longErrorPath = runCase(longErrorCase(subjects, messages), settings.timing);
   const sizes = await measureSizes(root, eng.eras.map((e) => e.era));
   const judged = targets(cases, errorPath, startup, sizes);
   const seconds = (performance.now() - started) / 1000;
@@ -89,6 +91,8 @@ async function main(): Promise<void> {
     "## Error path (same settings)",
     caseTable(errorPath),
     "",
+    caseTable(longErrorPath),
+    "",
     "## Size (generated validator modules)",
     sizeTable(sizes),
     "",
@@ -108,6 +112,7 @@ async function main(): Promise<void> {
       startup: { ...startup, derived: derive(startup) },
       perMessage: cases,
       errorPath,
+      longErrorPath,
       size: sizes,
       targets: judged,
       seconds,

@@ -17,6 +17,16 @@ const variants = {
     const { validateMcpRequest } = await import("../dist/index.js");
     return { check: (body) => validateMcpRequest(body, "modern").outcome === "pass" };
   },
+  "runtime-fetch": async () => {
+    const [{ validateMcpRequest }, { wymcpFetch }] = await Promise.all([import("../dist/index.js"), import("../dist/fetch.js")]);
+    wymcpFetch();
+    return { check: (body) => validateMcpRequest(body, "modern").outcome === "pass" };
+  },
+  "runtime-node": async () => {
+    const [{ validateMcpRequest }, { wymcpNode }] = await Promise.all([import("../dist/index.js"), import("../dist/node-http.js")]);
+    wymcpNode();
+    return { check: (body) => validateMcpRequest(body, "modern").outcome === "pass" };
+  },
   "generated-legacy": async () => {
     const legacy = await import("../generated/legacy/validators.js");
     return { check: (body) => legacy.JSONRPCRequest(body) };

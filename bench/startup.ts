@@ -16,7 +16,7 @@ export interface StartupVariant {
 
 export const STARTUP_VARIANTS: StartupVariant[] = [
   { key: "empty", label: "empty module (baseline)", covers: "import of an empty .mjs" },
-  { key: "runtime", label: "wymcp runtime, both eras", covers: "import of dist/index.js (src + generated/ legacy and modern)" },
+  { key: "runtime", label: "wymcp runtime, both eras", covers: "import of dist/index.js, the core entry `wymcp` (its module and the shared chunk)" },
   {
     key: "ajv-boot",
     label: "Ajv compiled at boot, both eras",
@@ -24,6 +24,8 @@ export const STARTUP_VARIANTS: StartupVariant[] = [
   },
   { key: "zod-core", label: "SDK v2 Zod (@modelcontextprotocol/core)", covers: "import of @modelcontextprotocol/core" },
   { key: "zod-sdk-v1", label: "SDK v1 Zod (@modelcontextprotocol/sdk/types.js)", covers: "import of @modelcontextprotocol/sdk/types.js" },
+  { key: "runtime-fetch", label: "  wymcp + wymcp/fetch", covers: "import of dist/index.js and dist/fetch.js", diagnostic: true },
+  { key: "runtime-node", label: "  wymcp + wymcp/node", covers: "import of dist/index.js and dist/node-http.js", diagnostic: true },
   { key: "generated-legacy", label: "  generated/legacy only", covers: "import of generated/legacy/validators.js", diagnostic: true },
   { key: "generated-modern", label: "  generated/modern only", covers: "import of generated/modern/validators.js", diagnostic: true },
 ];

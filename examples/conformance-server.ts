@@ -15,7 +15,8 @@ import {
   NodeStreamableHTTPServerTransport,
   toNodeHandler,
 } from "@modelcontextprotocol/node";
-import { classifyEra, DEFAULT_MAX_BODY_BYTES, wymcpNode } from "../src/index.js";
+import { classifyEra } from "wymcp";
+import { DEFAULT_MAX_BODY_BYTES, wymcpNode } from "wymcp/node";
 import { buildConformanceServer } from "./conformance-fixtures.js";
 
 const gated = process.env.WYMCP_GATE !== "off";

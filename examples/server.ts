@@ -7,7 +7,8 @@ import type { AddressInfo } from "node:net";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from "@modelcontextprotocol/node";
 import * as z from "zod";
-import { classifyEra, wymcpNode } from "../src/index.js";
+import { classifyEra } from "wymcp";
+import { wymcpNode } from "wymcp/node";
 
 /** One tool, one prompt, one resource; the SDK builds a fresh server per HTTP request, in either era. */
 function buildServer({ era }: { era: "legacy" | "modern" }): McpServer {

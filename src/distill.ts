@@ -1,6 +1,7 @@
 import type { ValidationError } from "../generated/validator.js";
 import type { InvalidRequestData, LocatedError } from "./envelope.js";
 import { keepLikelyBranches } from "./likely-branch.js";
+import { jsonStringLength } from "./utf8-length.js";
 
 /** Bounds that keep the answer small whatever the input (see `MAX_ANSWER_BYTES` in validate.ts). */
 export const LIMITS = {
@@ -52,7 +53,7 @@ export function distill(all: readonly ValidationError[], judgedAs: string): Dist
   }
   // JSON and UTF-8 take at most 6 bytes per UTF-16 unit (a \u escape), so short answers need no measuring;
   // longer ones are measured, and only one over the budget is trimmed entry by entry.
-  if (worstCaseBytes(entries) > LIMITS.entriesBytes && Buffer.byteLength(JSON.stringify(entries)) > LIMITS.entriesBytes) {
+  if (worstCaseBytes(entries) > LIMITS.entriesBytes && entriesLength(entries) > LIMITS.entriesBytes) {
     ({ entries, listedProblems } = withinBudget(entries, byLocation));
   }
   const omitted = total - listedProblems;
@@ -81,12 +82,31 @@ function worstCaseBytes(entries: LocatedError[]): number {
   return units * 6 + entries.length * 48 + 2;
 }
 
+/**
+ * UTF-8 bytes of `JSON.stringify(entries)`, counted without building it.
+ * @example entriesLength([{ instancePath: "/id", messages: ["is required"] }]) === 51
+ */
+export function entriesLength(entries: readonly LocatedError[]): number {
+  let bytes = 2 + Math.max(0, entries.length - 1);
+  for (const entry of entries) bytes += entryLength(entry);
+  return bytes;
+}
+
+// `{"instancePath":` + `,"messages":[` + `]}`, the fixed part of an entry as JSON.
+const ENTRY_FRAME = 16 + 13 + 2;
+
+function entryLength({ instancePath, messages }: LocatedError): number {
+  let bytes = ENTRY_FRAME + jsonStringLength(instancePath) + Math.max(0, messages.length - 1);
+  for (const message of messages) bytes += jsonStringLength(message);
+  return bytes;
+}
+
 function withinBudget(all: LocatedError[], byLocation: Map<string, { problems: number }>) {
   const entries: LocatedError[] = [];
   let bytes = 2;
   let listedProblems = 0;
   for (const entry of all) {
-    const size = Buffer.byteLength(JSON.stringify(entry)) + 1;
+    const size = entryLength(entry) + 1;
     if (bytes + size > LIMITS.entriesBytes) break;
     bytes += size;
     listedProblems += byLocation.get(entry.instancePath)!.problems;

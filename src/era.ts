@@ -11,8 +11,14 @@ export interface EraClassification {
   signal: EraSignal;
 }
 
+/** What the classifier reads of a Fetch `Headers`; structural, so the core needs no DOM, Node or Workers types. */
+export interface HeadersReader {
+  get(name: string): string | null;
+  has(name: string): boolean;
+}
+
 /** Request headers as a plain object (any key case, Node's `IncomingHttpHeaders` included) or a Fetch `Headers`. */
-export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
+export type HeadersLike = HeadersReader | Record<string, string | string[] | undefined>;
 
 export const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
 
@@ -62,8 +68,8 @@ export function classifyEra(headers: HeadersLike | undefined, body: unknown): Er
 /** First value of a header, matched case-insensitively. */
 export function header(headers: HeadersLike | undefined, lowerName: string): string | undefined {
   if (!headers) return undefined;
-  if (typeof (headers as Headers).get === "function" && typeof (headers as Headers).has === "function") {
-    return (headers as Headers).get(lowerName) ?? undefined;
+  if (typeof (headers as HeadersReader).get === "function" && typeof (headers as HeadersReader).has === "function") {
+    return (headers as HeadersReader).get(lowerName) ?? undefined;
   }
   const record = headers as Record<string, string | string[] | undefined>;
   // Node lower-cases header names, so the direct look-up is the usual hit; other objects are scanned.

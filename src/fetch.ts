@@ -1,8 +1,11 @@
 /**
- * @module fetch: wymcp as middleware for Fetch API hosts (Hono, Workers, Deno, Bun, the official
+ * @module fetch: the entry `wymcp/fetch`, wymcp as middleware for Fetch API hosts (Hono, Workers, Deno, Bun, the official
  * SDK's `createMcpHandler(...).fetch`): `Request` in, `Response` out, or `undefined` to go on.
  */
 import { admit, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
+
+export { DEFAULT_MAX_BODY_BYTES } from "./admit.js";
+export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";
 
 /** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body. */
 export type FetchOptions = GateOptions<Request>;

@@ -1,11 +1,11 @@
 /**
- * @module node-http: wymcp as middleware for Node `http`, Connect and Express, over a raw request
- * stream or a body an earlier middleware (e.g. `express.json()`) has parsed.
+ * @module node-http: the entry `wymcp/node`, wymcp as middleware for Node `http`, Connect and Express, over
+ * a raw request stream or a body an earlier middleware (e.g. `express.json()`) has parsed. The only module
+ * that may use Node's types and globals.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonRpcErrorResponse } from "./envelope.js";
 import { admit, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
-import { header } from "./era.js";
 
 declare module "http" {
   interface IncomingMessage {
@@ -13,6 +13,9 @@ declare module "http" {
     wymcp?: WymcpInfo;
   }
 }
+
+export { DEFAULT_MAX_BODY_BYTES } from "./admit.js";
+export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";
 
 /** Options of `wymcpNode`; `era` receives the Node request and the parsed body. */
 export type NodeOptions = GateOptions<IncomingMessage>;
@@ -34,7 +37,7 @@ export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onReject
         {
           contentType: req.headers["content-type"],
           contentLength: req.headers["content-length"],
-          protocolVersion: header(req.headers, "mcp-protocol-version"),
+          protocolVersion: firstValue(req.headers["mcp-protocol-version"]),
           parsed: host.body === undefined ? undefined : { body: host.body },
           // Stopping at the limit must leave the socket open for the 413.
           chunks: () => req.iterator({ destroyOnReturn: false }),
@@ -77,4 +80,8 @@ function discardRest(req: IncomingMessage): void {
     if (discarded > DISCARD_LIMIT_BYTES) req.destroy();
   });
   req.resume();
+}
+
+function firstValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { classifyEra, type EraClassification, type HeadersLike } from "../src/index.js";
+import { classifyEra, type EraClassification, type HeadersLike } from "wymcp";
 import { CLIENT_RESPONSE, LEGACY_INITIALIZE, modernToolsCall, NOTIFICATION } from "./support/messages.js";
 
 const MODERN_BODY = modernToolsCall();

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { eras } from "../generated/index.js";
 import type { Validator } from "../generated/validator.js";
 import { classifyMessage } from "../src/classify-message.js";
-import type { Era } from "../src/index.js";
+import type { Era } from "wymcp";
 import { loadExamples, readSpecSchema } from "./support/spec.js";
 import { CLIENT_RESPONSE, LEGACY_INITIALIZE, MODERN_META, modernToolsCall, NOTIFICATION } from "./support/messages.js";
 

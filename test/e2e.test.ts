@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { launchExample, type LaunchedExample } from "../examples/launch.js";
-import type { JsonRpcErrorResponse } from "../src/index.js";
+import type { JsonRpcErrorResponse } from "wymcp";
 import { MODERN_META as META } from "./support/messages.js";
 
 const MODERN = "2026-07-28";

@@ -7,7 +7,8 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import * as z from "zod";
-import { classifyEra, wymcpNode, type JsonRpcErrorResponse } from "../src/index.js";
+import { classifyEra, type JsonRpcErrorResponse } from "wymcp";
+import { wymcpNode } from "wymcp/node";
 
 const MODERN = "2026-07-28";
 

@@ -4,7 +4,8 @@ import { Hono } from "hono";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import * as z from "zod";
-import { classifyEra, wymcpFetch, wymcpOf, type JsonRpcErrorResponse, type RejectInfo } from "../src/index.js";
+import { classifyEra, type JsonRpcErrorResponse, type RejectInfo } from "wymcp";
+import { wymcpFetch, wymcpOf } from "wymcp/fetch";
 import { MODERN_META as META } from "./support/messages.js";
 
 const URL_ = "http://127.0.0.1/mcp";

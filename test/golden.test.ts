@@ -1,5 +1,5 @@
 import { describe, test } from "node:test";
-import { validateMcpRequest, type Era } from "../src/index.js";
+import { validateMcpRequest, type Era } from "wymcp";
 import { assertGolden } from "./support/golden.js";
 import { MODERN_META, modernToolsCall } from "./support/messages.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { validateMcpRequest } from "../src/index.js";
+import { validateMcpRequest } from "wymcp";
 import { MODERN_META, modernToolsCall } from "./support/messages.js";
 
 const AT = "/params/inputResponses/a";

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { classifyEra, wymcpNode, type JsonRpcErrorResponse, type NodeOptions, type RejectInfo, type WymcpInfo } from "../src/index.js";
+import { classifyEra, type JsonRpcErrorResponse, type RejectInfo, type WymcpInfo } from "wymcp";
+import { wymcpNode, type NodeOptions } from "wymcp/node";
 import { MODERN_META } from "./support/messages.js";
 
 

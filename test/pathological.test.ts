@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { LIMITS } from "../src/distill.js";
-import { MAX_ANSWER_BYTES, validateMcpRequest } from "../src/index.js";
+import { MAX_ANSWER_BYTES, validateMcpRequest } from "wymcp";
 import { MODERN_META, modernToolsCall } from "./support/messages.js";
 
 function nested(depth: number): unknown {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type ValidationResult } from "../src/index.js";
+import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type ValidationResult } from "wymcp";
 import { CLIENT_RESPONSE, LEGACY_INITIALIZE, MODERN_META, modernToolsCall, NOTIFICATION } from "./support/messages.js";
 
 // Every string value the generators put in a body carries this character; none may reach an answer.

@@ -25,3 +25,14 @@ export const LEGACY_INITIALIZE = {
 export const NOTIFICATION = { jsonrpc: "2.0", method: "notifications/initialized" };
 export const CLIENT_RESPONSE = { jsonrpc: "2.0", id: 3, result: {} };
 export const CLIENT_ERROR_RESPONSE = { jsonrpc: "2.0", id: 3, error: { code: -32601, message: "no" } };
+
+/**
+ * The body that crashed workerd before the core stopped using `Buffer`: 20 non-string arguments under
+ * 10-character keys make an answer long enough that distill.ts measures its bytes.
+ */
+export const LONG_ERROR_LIST_PROMPTS_GET = {
+  jsonrpc: "2.0",
+  id: "long",
+  method: "prompts/get",
+  params: { _meta: MODERN_META, name: "p", arguments: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`argument${String(i).padStart(2, "0")}`, i])) },
+};

@@ -1,0 +1,98 @@
+/**
+ * @module `npm run build`: `dist/` from `src/`, one module per entry of package.json's `exports` (the one list of
+ * entries), declarations from tsc. The core (`wymcp`) is one self-contained module, the fastest to import; the
+ * other entries import the core's validator from it instead of carrying a copy, and share their own common code
+ * through chunks. Adding an entry is one line in `exports` (plus its mirrors, which test/package.test.ts checks).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build, type BuildOptions, type Plugin } from "esbuild";
+
+const root = resolve(fileURLToPath(import.meta.url), "../..");
+
+/**
+ * Modules of the core that the other entries import from `./index.js` rather than bundle: the validator and, through
+ * it, the generated code (~175 KB). Every value they import from these must be exported by src/index.ts.
+ */
+const FROM_CORE = ["src/validate.ts"];
+
+/** Sends the other entries' imports of `FROM_CORE` modules to the built core, `./index.js` beside them. */
+const importTheCore: Plugin = {
+  name: "import-the-core",
+  setup(b) {
+    const owned = new Set(FROM_CORE.map((f) => join(root, f)));
+    b.onResolve({ filter: /^\./ }, ({ path, resolveDir }) => {
+      const target = resolve(resolveDir, path.replace(/\.js$/, ".ts"));
+      return owned.has(target) ? { path: "./index.js", external: true } : undefined;
+    });
+  },
+};
+
+export interface Entry {
+  /** The subpath consumers import, `.` for the package itself. */
+  subpath: string;
+  /** The module in `src/`. */
+  source: string;
+  /** The base name of its `dist/` files. */
+  name: string;
+}
+
+/**
+ * The entries, read from package.json `exports`: `./dist/<name>.js` is built from `src/<name>.ts`.
+ * @example entriesOf(pkg).map((e) => e.subpath) // [".", "./node", "./fetch"]
+ */
+export function entriesOf(pkg: { exports: Record<string, unknown> }): Entry[] {
+  const entries: Entry[] = [];
+  for (const [subpath, target] of Object.entries(pkg.exports)) {
+    if (typeof target !== "object" || target === null) continue;
+    const code = (target as Record<string, unknown>).default;
+    const match = typeof code === "string" ? /^\.\/dist\/([\w-]+)\.js$/.exec(code) : null;
+    if (!match) throw new Error(`exports[${JSON.stringify(subpath)}].default must be ./dist/<name>.js, got ${JSON.stringify(code)}`);
+    entries.push({ subpath, source: `src/${match[1]}.ts`, name: match[1]! });
+  }
+  return entries;
+}
+
+async function main(): Promise<void> {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, unknown> };
+  const entries = entriesOf(pkg);
+  for (const { subpath, source } of entries) {
+    if (!existsSync(join(root, source))) throw new Error(`exports[${JSON.stringify(subpath)}] has no source: ${source} does not exist`);
+  }
+  rmSync(join(root, "dist"), { recursive: true, force: true });
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
+  const common: BuildOptions = {
+    absWorkingDir: root,
+    outdir: "dist",
+    bundle: true,
+    format: "esm",
+    // Web-standard output for every host; only the Node adapter names node:* modules, and only for types.
+    platform: "neutral",
+    target: "es2022",
+    external: ["node:*"],
+    logLevel: "warning",
+  };
+  const [core, ...others] = entries;
+  if (core?.subpath !== ".") throw new Error('the first entry of exports must be "."');
+  // One module: each extra module a cold import loads costs about as much as a tenth of the whole core.
+  await build({ ...common, entryPoints: [{ in: core.source, out: core.name }] });
+  await build({
+    ...common,
+    entryPoints: others.map(({ source, name }) => ({ in: source, out: name })),
+    // Code the adapters share (wymcpOf's WeakMap lives in one of them) exists once; chunks sit beside ./index.js.
+    splitting: true,
+    chunkNames: "[name]-[hash]",
+    plugins: [importTheCore],
+  });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    console.error(`build failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  });
+}

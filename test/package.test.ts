@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize } from "node:path";
+import { pathToFileURL } from "node:url";
+import { before, describe, test } from "node:test";
+import { entriesOf } from "../scripts/build.js";
+import { repoRoot } from "./support/spec.js";
+
+type Target = { types: string; default: string };
+const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+  main: string;
+  types: string;
+  exports: Record<string, Target | string>;
+  typesVersions: Record<string, Record<string, string[]>>;
+  scripts: Record<string, string>;
+  files: string[];
+};
+const tsconfig = JSON.parse(readFileSync(join(repoRoot, "tsconfig.json"), "utf8")) as { compilerOptions: { paths: Record<string, string[]> } };
+const entries = entriesOf(pkg);
+const distDir = join(repoRoot, "dist");
+
+describe("package.json's exports are the one list of entries, and its mirrors follow it", () => {
+  test("the entries are the core, the Node adapter and the Fetch adapter (at least)", () => {
+    const subpaths = entries.map((e) => e.subpath);
+    for (const want of [".", "./node", "./fetch"]) assert.ok(subpaths.includes(want), want);
+  });
+  for (const { subpath, source, name } of entries) {
+    const target = pkg.exports[subpath] as Target;
+    const specifier = subpath === "." ? "wymcp" : `wymcp/${subpath.slice(2)}`;
+    test(`${specifier}: its source exists and its types sit beside its code`, () => {
+      assert.ok(existsSync(join(repoRoot, source)), source);
+      assert.equal(target.types, `./dist/${name}.d.ts`);
+    });
+    test(`${specifier}: tsconfig paths send it to ${source} (so tests, examples and README snippets run from source)`, () => {
+      assert.deepEqual(tsconfig.compilerOptions.paths[specifier], [`./${source}`]);
+    });
+    if (subpath !== ".") {
+      test(`${specifier}: typesVersions resolves it under moduleResolution node10`, () => {
+        assert.deepEqual(pkg.typesVersions["*"]?.[subpath.slice(2)], [target.types]);
+      });
+    }
+  }
+  test("top-level main and types fall back to the core", () => {
+    const core = pkg.exports["."] as Target;
+    assert.equal(pkg.main, core.default);
+    assert.equal(pkg.types, core.types);
+  });
+  test("no install-time script: consumers of the tarball run nothing; the tests and npm pack build dist first", () => {
+    for (const name of ["preinstall", "install", "postinstall", "prepare"]) assert.equal(pkg.scripts[name], undefined, name);
+    assert.match(pkg.scripts.pretest ?? "", /\bbuild\b/);
+    assert.match(pkg.scripts.prepack ?? "", /\bbuild\b/, "npm pack and npm publish build dist/ first");
+  });
+});
+
+describe("the built dist/", () => {
+  before(() => {
+    if (!existsSync(join(distDir, "index.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: repoRoot });
+  });
+
+  const modules = () =>
+    readdirSync(distDir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith(".js"))
+      .map((e) => join(e.parentPath ?? e.path, e.name));
+
+  // envelope.ts is a few stateless lines (the JSON-RPC error shape): a copy beside the adapters costs nothing.
+  const STATELESS_COPIES_ALLOWED = new Set(["src/envelope.ts"]);
+
+  test("every other source module is bundled exactly once across the entries (one WeakMap, one set of validators)", () => {
+    const counts = new Map<string, number>();
+    for (const file of modules()) {
+      for (const [, source] of readFileSync(file, "utf8").matchAll(/^\/\/ ((?:src|generated)\/\S+)$/gm)) counts.set(source!, (counts.get(source!) ?? 0) + 1);
+    }
+    assert.ok(counts.has("src/fetch.ts") && counts.has("generated/modern/validators.js"));
+    for (const [source, count] of counts) if (!STATELESS_COPIES_ALLOWED.has(source)) assert.equal(count, 1, `${source} is bundled ${count} times`);
+  });
+
+  test("the core is one module: a cold import of wymcp loads dist/index.js alone", () => {
+    assert.deepEqual([...closure(join(distDir, "index.js"))], [join(distDir, "index.js")]);
+  });
+
+  test("the adapters take the validator from the core module, not from a copy", () => {
+    for (const entry of ["fetch.js", "node-http.js"]) assert.ok(closure(join(distDir, entry)).has(join(distDir, "index.js")), entry);
+  });
+
+  /** A built module and every chunk it imports, transitively. */
+  function closure(file: string, seen = new Set<string>()): Set<string> {
+    seen.add(file);
+    for (const [, spec] of readFileSync(file, "utf8").matchAll(/^(?:import|export)\b[^"']*["'](\.[^"']+)["']/gm)) {
+      const next = normalize(join(dirname(file), spec!));
+      if (!seen.has(next)) closure(next, seen);
+    }
+    return seen;
+  }
+
+  test("the core entry loads no adapter code, no node: module and no Node global", () => {
+    const core = [...closure(join(distDir, "index.js"))];
+    const code = core.map((f) => readFileSync(f, "utf8")).join("\n");
+    for (const adapter of ["src/admit.ts", "src/fetch.ts", "src/node-http.ts"]) assert.ok(!code.includes(`// ${adapter}`), adapter);
+    assert.doesNotMatch(code, /["']node:|\bBuffer\b|\bprocess\b/);
+  });
+
+  test("the core's declarations name no host type (no node:, no Request, no Headers)", () => {
+    const seen = new Set<string>();
+    const walk = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, "utf8");
+      for (const [, spec] of text.matchAll(/from\s*["'](\.[^"']+)\.js["']/g)) walk(normalize(join(dirname(file), `${spec}.d.ts`)));
+    };
+    walk(join(distDir, "index.d.ts"));
+    assert.ok(seen.size > 5, "walked the declarations");
+    // Comments may name host types; the generated MCP types have their own `Request`, so only dist/ is held to that.
+    const code = (f: string) => readFileSync(f, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
+    const all = [...seen].map(code).join("\n");
+    assert.doesNotMatch(all, /["']node:|\b(?:Buffer|IncomingMessage|ServerResponse|NodeJS)\b/);
+    const ours = [...seen].filter((f) => f.startsWith(distDir)).map(code).join("\n");
+    assert.doesNotMatch(ours, /\b(?:Request|Response|Headers|ReadableStream|TextDecoder)\b/);
+  });
+
+  test("wymcpOf reads what wymcpFetch wrote when both come from the built wymcp/fetch", async () => {
+    const { wymcpFetch, wymcpOf } = (await import(pathToFileURL(join(distDir, "fetch.js")).href)) as typeof import("../src/fetch.js");
+    const request = new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    assert.equal(await wymcpFetch()(request), undefined);
+    assert.deepEqual(wymcpOf(request)?.result, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" });
+  });
+});
+
+describe("the tarball (npm pack --dry-run)", () => {
+  let files: string[] = [];
+  before(() => {
+    const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: repoRoot, encoding: "utf8" });
+    files = (JSON.parse(out) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
+  });
+
+  test("carries the licence, every entry's code and types, and no sourcemap or generated JavaScript", () => {
+    assert.ok(files.includes("LICENSE"));
+    for (const target of Object.values(pkg.exports)) {
+      if (typeof target === "object") for (const path of [target.types, target.default]) assert.ok(files.includes(path.slice(2)), path);
+    }
+    assert.deepEqual(files.filter((f) => f.endsWith(".map") || /^generated\/.*\.js$/.test(f) || /^(src|test|scripts|bench|runtimes)\//.test(f)), []);
+  });
+
+  test("every relative import in the packed declarations lands on a packed file", () => {
+    const declarations = files.filter((f) => f.endsWith(".d.ts"));
+    for (const file of declarations) {
+      for (const [, spec] of readFileSync(join(repoRoot, file), "utf8").matchAll(/from\s*["'](\.[^"']+)\.js["']/g)) {
+        const target = normalize(join(dirname(file), `${spec}.d.ts`));
+        assert.ok(files.includes(target), `${file} imports ${spec}.js, whose ${target} is not packed`);
+      }
+    }
+  });
+});
