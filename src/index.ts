@@ -14,5 +14,5 @@ export { wymcpNode } from "./node-http.js";
 export type { NodeOptions, NextFunction } from "./node-http.js";
 export { wymcpFetch, wymcpOf } from "./fetch.js";
 export type { FetchOptions, FetchWymcpInfo } from "./fetch.js";
-export { DEFAULT_MAX_BODY_BYTES } from "./admit.js";
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "./admit.js";
 export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";
