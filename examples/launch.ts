@@ -17,11 +17,11 @@ export interface LaunchedExample {
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LISTENING = /wymcp example listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/;
 
-/** Spawns the example with `PORT=0` and waits at most `timeoutMs` for it to listen. */
-export async function launchExample({ timeoutMs = 15_000 }: { timeoutMs?: number } = {}): Promise<LaunchedExample> {
+/** Spawns the example with `PORT=0` and waits at most `timeoutMs` for it to listen; `env` adds variables (e.g. `WYMCP_GATE`). */
+export async function launchExample({ timeoutMs = 15_000, env = {} }: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<LaunchedExample> {
   const child = spawn(process.execPath, ["--import", "tsx", "examples/server.ts"], {
     cwd: ROOT,
-    env: { ...process.env, PORT: "0" },
+    env: { ...process.env, ...env, PORT: "0" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
