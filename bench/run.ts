@@ -134,7 +134,7 @@ async function mainHttp(): Promise<void> {
   const started = performance.now();
   const settings: HttpSettings = quick
     ? { rounds: 1, roundMs: 300, warmupMs: 100, connections: 4 }
-    : { rounds: 7, roundMs: 2_000, warmupMs: 500, connections: 8 };
+    : { rounds: 15, roundMs: 800, warmupMs: 500, connections: 8 };
   const results = await runHttpFlood(settings, log);
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpus()[0]?.model ?? "unknown CPU";
