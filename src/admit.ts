@@ -114,7 +114,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * The whole POST pipeline after the method check: media type (`415`), size (`413`), JSON (`400`/-32700),
- * era, validation (`400`/-32600). Rejections are reported to `onReject` here, once, for every host.
+ * nesting (`400`/-32600), era, validation (`400`/-32600). Rejections are reported to `onReject` here, once, for every host.
  */
 export async function admit(
   exchange: Exchange,
