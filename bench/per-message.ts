@@ -13,9 +13,9 @@ import type { BenchMessage, BenchMessages } from "./messages.js";
 export interface Variant {
   key: string;
   label: string;
-  /** The loop's body evaluates this with `arg` bound to the text (`JSON.parse` variants) or to the parsed value. */
+  /** The loop's body evaluates this with `arg` bound to the text (`JSON.parse` variants), its UTF-8 bytes, or the parsed value. */
   expression: string;
-  input: "text" | "value";
+  input: "text" | "bytes" | "value";
   deps: Record<string, unknown>;
   /** Checked once before timing: a benchmark of the wrong outcome measures nothing. */
   expect: (result: unknown) => boolean;
@@ -58,6 +58,8 @@ export interface Timing {
 
 export interface Subjects {
   validateMcpRequest: typeof ValidateMcpRequest;
+  /** The nesting bound as the adapters run it (on the parsed value), and the byte scanner it was measured against. */
+  depth: { parsed: (value: unknown, max: number) => boolean; bytes: (bytes: Uint8Array, max: number) => boolean; max: number };
   generated: Record<"legacy" | "modern", Record<string, Validator>>;
   boot: Record<string, Record<string, ValidateFunction>>;
   zod: typeof Zod;
@@ -124,11 +126,29 @@ function validVariants(
   return variants;
 }
 
+/** The nesting bound two ways (the deciding measurement), and the whole gate path from the bytes with it. */
+function depthVariants(s: Subjects, m: BenchMessage): Variant[] {
+  const deps = { parsed: s.depth.parsed, bytes: s.depth.bytes, validate: s.validateMcpRequest, max: s.depth.max };
+  const isFalse = (r: unknown) => r === false;
+  return [
+    { key: "depth-parsed", label: `depth check on the parsed value (the adapters' check, maxDepth ${s.depth.max})`, expression: "parsed(arg, max)", input: "value", deps, expect: isFalse },
+    { key: "depth-bytes", label: "depth check on the bytes (scanner, before JSON.parse)", expression: "bytes(arg, max)", input: "bytes", deps, expect: isFalse },
+    {
+      key: "parse-depth-vmr",
+      label: "JSON.parse + depth check + validateMcpRequest (the gate from the bytes)",
+      expression: `((v) => parsed(v, max) ? "too deep" : validate(v, ${JSON.stringify(m.era)}).outcome)(JSON.parse(arg))`,
+      input: "text",
+      deps,
+      expect: (r) => r === "pass",
+    },
+  ];
+}
+
 export function messageCases(s: Subjects, m: BenchMessages): Case[] {
   const toolsCall = { framing: "JSONRPCRequest", method: "CallToolRequest", outcome: "pass", zodSchema: "CallToolRequestSchema" } as const;
   return [
-    { message: m.toolsCall, variants: validVariants(s, m.toolsCall, toolsCall), floor: "parse", zodRef: "zod-schema" },
-    { message: m.bigToolsCall, variants: validVariants(s, m.bigToolsCall, toolsCall), floor: "parse", zodRef: "zod-schema" },
+    { message: m.toolsCall, variants: [...validVariants(s, m.toolsCall, toolsCall), ...depthVariants(s, m.toolsCall)], floor: "parse", zodRef: "zod-schema" },
+    { message: m.bigToolsCall, variants: [...validVariants(s, m.bigToolsCall, toolsCall), ...depthVariants(s, m.bigToolsCall)], floor: "parse", zodRef: "zod-schema" },
     {
       message: m.initialize,
       variants: validVariants(s, m.initialize, { framing: "JSONRPCRequest", outcome: "pass", zodSchema: "InitializeRequestSchema" }),
@@ -246,7 +266,7 @@ export function longErrorCase(s: Subjects, m: BenchMessages): Case {
 
 export function runCase(c: Case, timing: Timing): CaseFigures {
   const prepared = c.variants.map((v) => {
-    const arg = v.input === "text" ? c.message.text : c.message.value;
+    const arg = v.input === "text" ? c.message.text : v.input === "bytes" ? new TextEncoder().encode(c.message.text) : c.message.value;
     const once = compileLoop(`(globalThis.__wymcpBenchOnce = (${v.expression}), 0)`, v.deps);
     once(arg, 1);
     const result = (globalThis as { __wymcpBenchOnce?: unknown }).__wymcpBenchOnce;

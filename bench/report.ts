@@ -100,6 +100,21 @@ export function targets(cases: CaseFigures[], errorPath: CaseFigures, startup: S
         `vs JSONRPCMessageSchema then CallToolRequestSchema ${rejectRatio("zod-sdk")}; ` +
         `vs safeParse + String(error), the SDK server's own error path, ${rejectRatio("zod-message")}`,
     }),
+    ...(["tools-call", "tools-call-50k"] as const).map((key) => {
+      const parsed = figure(cases, key, "depth-parsed");
+      const bytes = figure(cases, key, "depth-bytes");
+      const cost = (s: { vsParse: { median: number } }) => `${(100 / s.vsParse.median).toFixed(1)}%`;
+      return judge({
+        target: `depth check, ${cases.find((c) => c.key === key)!.label}: ≥ 10× JSON.parse of its bytes (costs ≤ 10% of it)`,
+        measured: parsed.vsParse.median,
+        limit: 10,
+        unit: "×",
+        atLeast: true,
+        context:
+          `on the parsed value ${formatRatio(parsed.vsParse.median)} [${formatRatio(parsed.vsParse.min)}–${formatRatio(parsed.vsParse.max)}], costing ${cost(parsed)} of JSON.parse; ` +
+          `the byte scanner ${formatRatio(bytes.vsParse.median)}, costing ${cost(bytes)}`,
+      });
+    }),
     judge({
       target: "cold import of the runtime, both eras ≤ 10 ms over an empty module",
       measured: d.runtimeOverMs.median,

@@ -15,11 +15,16 @@ import { benchMessages } from "./messages.js";
 import { errorCase, longErrorCase, messageCases, runCase, type Subjects, type Timing } from "./per-message.js";
 import { caseTable, derive, sizeTable, startupTable, targets, targetsTable } from "./report.js";
 import { measureSizes } from "./size.js";
+import { bytesExceedDepth } from "./depth-scan.js";
+import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../src/depth.js";
+import { measureBreaks, breaksTable } from "./nesting.js";
+import { floodTable, runHttpFlood, type HttpSettings } from "./http.js";
 import { runStartup } from "./startup.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
-const out = process.env.BENCH_OUT || (quick ? "" : join(root, "bench", "results.json"));
+const httpMode = process.argv.includes("--http");
+const out = process.env.BENCH_OUT || (quick ? "" : join(root, "bench", httpMode ? "results-http.json" : "results.json"));
 const specDir = process.env.MCP_SPEC_DIR ? resolve(process.env.MCP_SPEC_DIR) : resolve(root, "../shared/mcp-spec");
 
 const settings = quick
@@ -58,6 +63,7 @@ async function main(): Promise<void> {
     (await import(pathToFileURL(join(root, "generated", era, "validators.js")).href)) as Record<string, Validator>;
   const subjects: Subjects = {
     validateMcpRequest: runtime.validateMcpRequest,
+    depth: { parsed: exceedsDepth, bytes: bytesExceedDepth, max: DEFAULT_MAX_DEPTH },
     generated: { legacy: await generatedModule("legacy"), modern: await generatedModule("modern") },
     boot: compileAtBoot(eng),
     zod,
@@ -72,6 +78,8 @@ async function main(): Promise<void> {
   log("error path, long list");
   const longErrorPath = runCase(longErrorCase(subjects, messages), settings.timing);
   const sizes = await measureSizes(root, eng.eras.map((e) => e.era));
+  log("nesting: where re-serialization and cloning break");
+  const breaks = await measureBreaks();
   const judged = targets(cases, errorPath, startup, sizes);
   const seconds = (performance.now() - started) / 1000;
 
@@ -96,6 +104,9 @@ async function main(): Promise<void> {
     "## Size (generated validator modules)",
     sizeTable(sizes),
     "",
+    "## Nesting: the first depth at which each operation throws in this process (what maxDepth must stay under)",
+    breaksTable(breaks),
+    "",
     "## Targets",
     targetsTable(judged),
     "",
@@ -114,6 +125,7 @@ async function main(): Promise<void> {
       errorPath,
       longErrorPath,
       size: sizes,
+      nestingBreaks: breaks,
       targets: judged,
       seconds,
     };
@@ -122,7 +134,31 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
+/** `--http`: only the flood, the example server with and without wymcp (about 2.5 minutes; `--quick`: a few seconds). */
+async function mainHttp(): Promise<void> {
+  const started = performance.now();
+  const settings: HttpSettings = quick
+    ? { rounds: 1, roundMs: 300, warmupMs: 100, connections: 4 }
+    : { rounds: 15, roundMs: 800, warmupMs: 500, connections: 8 };
+  const results = await runHttpFlood(settings, log);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    [
+      `wymcp HTTP flood${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+      "",
+      `## HTTP flood: examples/server.ts gated vs WYMCP_GATE=off (${settings.connections} keep-alive connections, ` +
+        `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per variant per workload; ratio per round)`,
+      floodTable(results),
+      "",
+      `total ${seconds.toFixed(1)} s`,
+    ].join("\n"),
+  );
+  if (out) writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), quick, settings, http: results, seconds }, null, 2) + "\n");
+}
+
+(httpMode ? mainHttp() : main()).catch((error: unknown) => {
   console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exitCode = 1;
 });

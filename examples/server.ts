@@ -1,6 +1,7 @@
 /**
  * @module examples/server: a dual-era MCP server on Node `http`, with wymcp validating every POST in
  * front of the official SDK (`createMcpHandler`). `npm start`; `PORT` (default 3000), endpoint `/mcp`.
+ * `WYMCP_GATE=off` starts the same server without wymcp (the SDK reads every body itself), for comparisons only.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -29,11 +30,12 @@ function buildServer({ era }: { era: "legacy" | "modern" }): McpServer {
   return server;
 }
 
+const gated = process.env.WYMCP_GATE !== "off";
 const handler = createMcpHandler(buildServer);
 const mcp = toNodeHandler(handler);
 const guard = wymcpNode({
   era: (req, body) => classifyEra(req.headers, body).era,
-  onReject: ({ status, reason, era }) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "before parsing"})`),
+  onReject: ({ status, reason, era }) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "not judged"})`),
 });
 // The server listens on loopback only; these refuse DNS-rebinding attempts from browsers.
 const hostIsLocal = localhostHostValidation();
@@ -59,6 +61,14 @@ const server = http.createServer((req, res) => {
     return;
   }
   if (!hostIsLocal(req, res) || !originIsLocal(req, res)) return;
+  if (!gated) {
+    mcp(req, res).catch((error: unknown) => {
+      console.error("example dispatch failed:", error);
+      if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" });
+      res.end();
+    });
+    return;
+  }
   void guard(req, res, () => {
     dispatch(req, res).catch((error: unknown) => {
       console.error("example dispatch failed:", error);
@@ -68,9 +78,21 @@ const server = http.createServer((req, res) => {
   });
 });
 
+// Requests Node's HTTP parser refuses (a lying Content-Length, bad chunking) never reach a handler. Node's
+// default answers them with an empty 400; this answers them as JSON-RPC too, like every other refusal here.
+server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+  const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || answering?.headersSent) return void socket.destroy();
+  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  const text = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `${http.STATUS_CODES[status]}: the HTTP request is malformed` } });
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+});
+
 server.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", () => {
   const { port } = server.address() as AddressInfo;
-  console.log(`wymcp example listening on http://127.0.0.1:${port}/mcp`);
+  console.log(`wymcp example listening on http://127.0.0.1:${port}/mcp${gated ? "" : " (WYMCP_GATE=off: no wymcp in front)"}`);
 });
 
 // Exit on a signal even though the SDK handler keeps timers alive, so tests that start this file can end it.

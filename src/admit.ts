@@ -2,22 +2,25 @@
  * @module admit: the host-independent half of the middleware adapters: the checks made on the
  * headers, the bounded reading of a body, and the decision about what to do with it.
  */
-import { errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse } from "./envelope.js";
+import { answerId, errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
 import type { Era } from "./era.js";
 import { validateMcpRequest, type JudgedKind, type ValidationResult } from "./validate.js";
+import { DEFAULT_MAX_DEPTH, exceedsDepth } from "./depth.js";
+
+export { DEFAULT_MAX_DEPTH };
 
 /** Default largest body read, in bytes (4 MiB, the official SDK's own default). */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** Why the middleware answered instead of handing the request on. */
-export type RejectReason = "body-too-large" | "unsupported-media-type" | "parse-error" | "invalid-message";
+export type RejectReason = "body-too-large" | "unsupported-media-type" | "parse-error" | "nested-too-deeply" | "invalid-message";
 
 /** What `onReject` receives: the answer that was sent and why, never the client's body. */
 export interface RejectInfo {
   status: 400 | 413 | 415;
   response: JsonRpcErrorResponse;
   reason: RejectReason;
-  /** The era the message was judged in; unset when the body was refused before it was parsed. */
+  /** The era the message was judged in; unset when the body was refused before it was judged. */
   era: Era | undefined;
   /** The kind of message, for `invalid-message` rejections. */
   kind: JudgedKind | undefined;
@@ -36,13 +39,15 @@ export interface WymcpInfo {
 export interface GateOptions<R> {
   /** Largest body accepted, in bytes; a larger one is answered `413`. */
   maxBodyBytes?: number;
+  /** Deepest nesting of arrays and objects accepted (`{}` is 1); a deeper body is answered `400`. `Infinity` turns the bound off. */
+  maxDepth?: number;
   /** The era of a parsed POST body (e.g. from `classifyEra`); unset or `undefined` means legacy. */
   era?: (request: R, body: unknown) => Era | undefined;
   /** Called once per answered request, for logging or metrics; it must not throw. */
   onReject?: (info: RejectInfo) => void;
 }
 
-type Hooks = Pick<GateOptions<unknown>, "maxBodyBytes" | "onReject">;
+type Hooks = Pick<GateOptions<unknown>, "maxBodyBytes" | "maxDepth" | "onReject">;
 
 /** The parts of an HTTP POST the gate looks at, whatever the host. */
 export interface Exchange {
@@ -60,6 +65,12 @@ export interface Exchange {
 export type Verdict =
   | { ok: true; info: WymcpInfo; body: unknown; parsedHere: boolean }
   | { ok: false; status: 400 | 413 | 415; response: JsonRpcErrorResponse };
+
+/** Checks a `maxDepth` option once, when the middleware is built: a wrong one is the host's bug, not the client's. */
+export function checkMaxDepth(maxDepth: number | undefined): void {
+  if (maxDepth === undefined || maxDepth === Number.POSITIVE_INFINITY || (Number.isSafeInteger(maxDepth) && maxDepth >= 1)) return;
+  throw new RangeError(`wymcp: maxDepth must be a positive integer or Infinity, not ${String(maxDepth)}`);
+}
 
 /**
  * Whether a `Content-Type` value names JSON: `application/json`, parameters allowed, a `charset`
@@ -104,9 +115,12 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * The whole POST pipeline after the method check: media type (`415`), size (`413`), JSON (`400`/-32700),
- * era, validation (`400`/-32600). Rejections are reported to `onReject` here, once, for every host.
+ * nesting (`400`/-32600), era, validation (`400`/-32600). Rejections are reported to `onReject` here, once, for every host.
  */
-export async function admit(exchange: Exchange, { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, onReject }: Hooks): Promise<Verdict> {
+export async function admit(
+  exchange: Exchange,
+  { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth = DEFAULT_MAX_DEPTH, onReject }: Hooks,
+): Promise<Verdict> {
   // A missing Content-Type is refused too: MCP clients always send application/json, and the official
   // SDK's transport answers such a POST 415 anyway, so passing it on would only move the refusal.
   if (!isJsonMediaType(exchange.contentType)) {
@@ -125,12 +139,16 @@ export async function admit(exchange: Exchange, { maxBodyBytes = DEFAULT_MAX_BOD
     if (!bytes) return tooLarge();
     try {
       body = JSON.parse(utf8.decode(bytes));
-    } catch {
+    } catch (error) {
+      // A parser that recurses (V8's does not) runs out of stack on deep bodies: that is the nesting bound's answer.
+      if (error instanceof RangeError) return tooDeep(onReject, maxDepth, null);
       // The message is fixed: a parser's message quotes the body, and the answer must not reflect it.
       return refuse(onReject, 400, "parse-error", "Parse error: the body is not valid JSON", PARSE_ERROR);
     }
     parsedHere = true;
   }
+  // Before anything recursive sees the body: the era callback, the validators, the next handler's re-serialization.
+  if (exceedsDepth(body, maxDepth)) return tooDeep(onReject, maxDepth, answerId(body));
   const era = exchange.era(body) ?? "legacy";
   const result = validateMcpRequest(body, era, { protocolVersion: exchange.protocolVersion });
   if (result.outcome === "reject") {
@@ -140,14 +158,20 @@ export async function admit(exchange: Exchange, { maxBodyBytes = DEFAULT_MAX_BOD
   return { ok: true, info: { era, result }, body, parsedHere };
 }
 
+function tooDeep(onReject: Hooks["onReject"], maxDepth: number, id: JsonRpcId): Verdict {
+  const message = `Invalid Request: the body nests arrays and objects deeper than the limit of ${maxDepth} levels`;
+  return refuse(onReject, 400, "nested-too-deeply", message, INVALID_REQUEST, id);
+}
+
 function refuse(
   onReject: Hooks["onReject"],
   status: 400 | 413 | 415,
   reason: RejectReason,
   message: string,
   code = INVALID_REQUEST,
+  id: JsonRpcId = null,
 ): Verdict {
-  const response = errorResponse(null, code, message);
+  const response = errorResponse(id, code, message);
   notify(onReject, { status, response, reason, era: undefined, kind: undefined });
   return { ok: false, status, response };
 }

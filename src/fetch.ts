@@ -2,9 +2,9 @@
  * @module fetch: the entry `wymcp/fetch`, wymcp as middleware for Fetch API hosts (Hono, Workers, Deno, Bun, the official
  * SDK's `createMcpHandler(...).fetch`): `Request` in, `Response` out, or `undefined` to go on.
  */
-import { admit, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
+import { admit, checkMaxDepth, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
 
-export { DEFAULT_MAX_BODY_BYTES } from "./admit.js";
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "./admit.js";
 export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";
 
 /** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body. */
@@ -28,8 +28,9 @@ export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
  * request's body left unread for the next handler.
  * @example const guard = wymcpFetch(); return (await guard(request)) ?? handler.fetch(request);
  */
-export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onReject }: FetchOptions = {}) =>
-  async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
+export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject }: FetchOptions = {}) => {
+  checkMaxDepth(maxDepth);
+  return async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
     if (request.method !== "POST") return undefined;
     const verdict = await admit(
       {
@@ -40,7 +41,7 @@ export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onRejec
         chunks: () => chunksOf(request.clone().body),
         era: (body) => era?.(request, body),
       },
-      { maxBodyBytes, onReject },
+      { maxBodyBytes, maxDepth, onReject },
     );
     if (!verdict.ok) {
       return new Response(JSON.stringify(verdict.response), {
@@ -51,6 +52,7 @@ export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onRejec
     admitted.set(request, { ...verdict.info, body: verdict.body });
     return undefined;
   };
+};
 
 async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
   if (!body) return;

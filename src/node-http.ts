@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonRpcErrorResponse } from "./envelope.js";
-import { admit, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
+import { admit, checkMaxDepth, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
 
 declare module "http" {
   interface IncomingMessage {
@@ -14,7 +14,7 @@ declare module "http" {
   }
 }
 
-export { DEFAULT_MAX_BODY_BYTES } from "./admit.js";
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "./admit.js";
 export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";
 
 /** Options of `wymcpNode`; `era` receives the Node request and the parsed body. */
@@ -27,8 +27,9 @@ export type NextFunction = (error?: unknown) => void;
  * Validates POSTed MCP messages before `next()`; answers what it rejects (400, 413, 415) itself.
  * @example http.createServer((req, res) => guard(req, res, () => mcp(req, res, req.body)))
  */
-export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onReject }: NodeOptions = {}) =>
-  async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
+export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject }: NodeOptions = {}) => {
+  checkMaxDepth(maxDepth);
+  return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
     if (req.method !== "POST") return next();
     const host = req as IncomingMessage & { body?: unknown };
     let verdict;
@@ -43,7 +44,7 @@ export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onReject
           chunks: () => req.iterator({ destroyOnReturn: false }),
           era: (body) => era?.(req, body),
         },
-        { maxBodyBytes, onReject },
+        { maxBodyBytes, maxDepth, onReject },
       );
     } catch (error) {
       // A body cut off mid-read means the client has gone: no one is left to answer.
@@ -56,6 +57,7 @@ export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onReject
     req.wymcp = verdict.info;
     next();
   };
+};
 
 function answer(req: IncomingMessage, res: ServerResponse, status: number, response: JsonRpcErrorResponse): void {
   const text = JSON.stringify(response);

@@ -19,13 +19,52 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
       timeout: 60_000,
     });
     assert.equal(run.status, 0, `bench exited with ${run.status ?? run.signal}:\n${run.stderr}`);
-    for (const heading of ["## Start-up", "## Per message", "## Error path", "## Size", "## Targets"]) {
+    for (const heading of ["## Start-up", "## Per message", "## Error path", "## Size", "## Nesting", "## Targets"]) {
       assert.ok(run.stdout.includes(heading), `missing heading ${heading}`);
     }
-    const results = JSON.parse(readFileSync(out, "utf8")) as { quick: boolean; targets: { pass: boolean }[]; perMessage: unknown[] };
+    const results = JSON.parse(readFileSync(out, "utf8")) as {
+      quick: boolean;
+      targets: { target: string }[];
+      perMessage: { key: string; variants: { key: string }[] }[];
+      nestingBreaks: { operation: string; firstFailingDepth: number | null }[];
+    };
     assert.equal(results.quick, true);
     assert.equal(results.perMessage.length, 5);
-    assert.equal(results.targets.length, 6);
+    assert.equal(results.targets.length, 8);
+    for (const key of ["tools-call", "tools-call-50k"]) {
+      const variants = results.perMessage.find((c) => c.key === key)!.variants.map((v) => v.key);
+      assert.ok(variants.includes("depth-parsed") && variants.includes("depth-bytes"), `depth rows for ${key}`);
+    }
+    // The default maxDepth must sit below every operation's breaking point measured in this very process.
+    for (const b of results.nestingBreaks) assert.ok(b.firstFailingDepth === null || b.firstFailingDepth > 64, b.operation);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the HTTP flood runs end to end in quick mode against both servers and prints its table", { timeout: 120_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-http-smoke-"));
+  try {
+    const out = join(dir, "results-http.json");
+    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--http", "--quick"], {
+      cwd: root,
+      env: { ...process.env, BENCH_OUT: out },
+      encoding: "utf8",
+      timeout: 110_000,
+    });
+    assert.equal(run.status, 0, `bench --http exited with ${run.status ?? run.signal}:\n${run.stderr}`);
+    assert.ok(run.stdout.includes("## HTTP flood"));
+    const results = JSON.parse(readFileSync(out, "utf8")) as { http: { key: string; gated: { statuses: Record<string, number> }; ungated: { statuses: Record<string, number> } }[] };
+    assert.equal(results.http.length, 5);
+    const statuses = Object.fromEntries(results.http.map((w) => [w.key, [Object.keys(w.gated.statuses).join(), Object.keys(w.ungated.statuses).join()]]));
+    // Each workload met the answer it was chosen for: the gate refuses the invalid call and accepts the junk notification.
+    assert.deepEqual(statuses, {
+      "tools-call": ["200", "200"],
+      "tools-list": ["200", "200"],
+      "tools-call-50k": ["200", "200"],
+      "invalid-tools-call": ["400", "200"],
+      "junk-notification": ["202", "400"],
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
