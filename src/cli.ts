@@ -191,6 +191,8 @@ function judgedAs(verdict: Verdict, body: unknown): string {
   const method = typeof methodOf(body) === "string" ? `${printable(methodOf(body) as string, 60)} ` : "";
   switch (verdict.outcome) {
     case "pass":
+      // A modern request of no known method passes on framing alone; a typo in the method lands here too.
+      if (verdict.era === "modern" && verdict.definition === "JSONRPCRequest") return `${method}request (JSONRPCRequest; not a method of ${eras.modern.revision}: framing only)`;
       return `${method}${verdict.kind} (${verdict.definition})`;
     case "bypass":
       return verdict.reason === "modern-notification"
@@ -219,10 +221,11 @@ function definitionOf(verdict: Verdict, body: unknown): string {
 }
 
 /** One message in human words: a header line, then for a rejection its locations, aligned. */
-export function renderHuman(verdict: Verdict, body: unknown, paint: Paint): string {
+export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, positionWidth = 0): string {
   const outcome = verdict.outcome === "pass" ? paint("32", "pass  ") : verdict.outcome === "bypass" ? paint("33", "bypass") : paint("31", "reject");
   const era = verdict.era === null ? "-" : verdict.eraSignal === "flag" ? verdict.era : `${verdict.era} (${SIGNAL_LABELS[verdict.eraSignal!]})`;
-  let text = `${paint("1", `${printable(verdict.source)}:${verdict.line}`)}  ${outcome}  ${era.padEnd(ERA_WIDTH)}  ${judgedAs(verdict, body)}`;
+  const position = `${printable(verdict.source)}:${verdict.line}`;
+  let text = `${paint("1", position)}${" ".repeat(Math.max(0, positionWidth - position.length))}  ${outcome}  ${era.padEnd(ERA_WIDTH)}  ${judgedAs(verdict, body)}`;
   if (verdict.outcome !== "reject") return `${text}\n`;
   text += `  ${paint("2", String(verdict.response.error.code))}\n`;
   const data = verdict.response.error.data;
@@ -372,14 +375,14 @@ export async function main(argv: string[]): Promise<number> {
   const out = new Output();
   const tally: Tally = { pass: 0, reject: 0, bypass: 0 };
   let unreadable = false;
-  const report = (source: string, line: number, bytes: Buffer | undefined): void => {
+  const report = (source: string, line: number, bytes: Buffer | undefined, positionWidth = 0): void => {
     if (bytes && bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, bytes.length - 1); // CRLF logs
     if (line === 1 && bytes && bytes.subarray(0, 3).equals(BOM)) bytes = bytes.subarray(3);
     if (bytes && isBlank(bytes)) return; // blank lines separate messages; they are none
     const { verdict, body } = judge(source, line, bytes, options);
     tally[verdict.outcome]++;
     if (options.quiet && verdict.outcome !== "reject") return;
-    out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint));
+    out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint, positionWidth));
   };
 
   for (const file of files) {
@@ -390,7 +393,9 @@ export async function main(argv: string[]): Promise<number> {
       if (whole) {
         report(source, 1, await readWhole(chunks, options.maxBytes));
       } else {
-        const splitter = new LineSplitter(options.maxBytes, (line, bytes) => report(source, line, bytes));
+        // Positions of one stream line up to line 99,999.
+        const width = printable(source).length + 6;
+        const splitter = new LineSplitter(options.maxBytes, (line, bytes) => report(source, line, bytes, width));
         for await (const chunk of chunks) {
           splitter.push(chunk);
           await out.settle();
