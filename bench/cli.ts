@@ -111,7 +111,7 @@ export function runCliStartup(options: { rounds: number; messageFile: string; tm
  * notification and client response (pass, pass, bypass), the bad tools/call (reject), a cut-off line (not JSON),
  * and one 50 KiB tools/call. Returns how many of each the CLI must report.
  */
-function writeCapture(file: string, bytes: number, m: BenchMessages): { messages: number; expected: Tally } {
+export function writeCapture(file: string, bytes: number, m: BenchMessages): { messages: number; expected: Tally } {
   const cycle: Array<[string, keyof Tally]> = [];
   for (let i = 0; i < 100; i++) {
     const k = i % 20;

@@ -148,11 +148,10 @@ const PARSE_ERROR_MESSAGE = "Parse error: the body is not valid JSON"; // the mi
 
 /** The verdict on one message's bytes (the middleware's POST pipeline after the headers), and the body parsed. */
 export function judge(source: string, line: number, bytes: Buffer | undefined, options: Options): { verdict: Verdict; body: unknown } {
-  const place = { source, line, direction: "in" as const, ...(options.method === undefined ? {} : { method: options.method }) };
+  // Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line (~3× the validation).
   if (bytes === undefined) {
     const message = `Payload Too Large: the body exceeds the limit of ${options.maxBytes} bytes`;
-    const verdict: Verdict = { ...place, era: null, eraSignal: null, outcome: "reject", kind: null, reason: "body-too-large", status: 413, response: errorResponse(null, INVALID_REQUEST, message) };
-    return { verdict, body: undefined };
+    return labelled(options, { source, line, direction: "in", era: null, eraSignal: null, outcome: "reject", kind: null, reason: "body-too-large", status: 413, response: errorResponse(null, INVALID_REQUEST, message) });
   }
   let body: unknown;
   try {
@@ -160,15 +159,26 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
     if (!isUtf8(bytes)) throw new SyntaxError("not UTF-8");
     body = JSON.parse(bytes.toString("utf8"));
   } catch {
-    const verdict: Verdict = { ...place, era: null, eraSignal: null, outcome: "reject", kind: null, reason: "parse-error", status: 400, response: errorResponse(null, PARSE_ERROR, PARSE_ERROR_MESSAGE) };
-    return { verdict, body: undefined };
+    return labelled(options, { source, line, direction: "in", era: null, eraSignal: null, outcome: "reject", kind: null, reason: "parse-error", status: 400, response: errorResponse(null, PARSE_ERROR, PARSE_ERROR_MESSAGE) });
   }
   const { era, signal } = options.era === "auto" ? classifyEra(options.headers, body) : { era: options.era, signal: "flag" as const };
   const result = validateMcpRequest(body, era);
-  const verdict: Verdict =
-    result.outcome === "reject"
-      ? { ...place, era, eraSignal: signal, outcome: "reject", kind: result.kind, reason: "invalid-message", status: result.status, response: result.response }
-      : { ...place, era, eraSignal: signal, ...result };
+  let verdict: Verdict;
+  switch (result.outcome) {
+    case "pass":
+      verdict = { source, line, direction: "in", era, eraSignal: signal, outcome: "pass", kind: result.kind, definition: result.definition };
+      break;
+    case "bypass":
+      verdict = { source, line, direction: "in", era, eraSignal: signal, outcome: "bypass", kind: result.kind, reason: result.reason };
+      break;
+    case "reject":
+      verdict = { source, line, direction: "in", era, eraSignal: signal, outcome: "reject", kind: result.kind, reason: "invalid-message", status: result.status, response: result.response };
+  }
+  return labelled(options, verdict, body);
+}
+
+function labelled(options: Options, verdict: Verdict, body?: unknown): { verdict: Verdict; body: unknown } {
+  if (options.method !== undefined) verdict.method = options.method;
   return { verdict, body };
 }
 
@@ -188,7 +198,8 @@ type Paint = (code: string, text: string) => string;
 function judgedAs(verdict: Verdict, body: unknown): string {
   if (verdict.outcome === "reject" && verdict.reason === "parse-error") return "not JSON";
   if (verdict.outcome === "reject" && verdict.reason === "body-too-large") return "too large to judge";
-  const method = typeof methodOf(body) === "string" ? `${printable(methodOf(body) as string, 60)} ` : "";
+  const name = methodOf(body);
+  const method = typeof name === "string" ? `${methodLabel(name)} ` : "";
   switch (verdict.outcome) {
     case "pass":
       // A modern request of no known method passes on framing alone; a typo in the method lands here too.
@@ -201,6 +212,17 @@ function judgedAs(verdict: Verdict, body: unknown): string {
     case "reject":
       return `${method}${verdict.kind === "other" ? "message of no kind" : verdict.kind} (${definitionOf(verdict, body)})`;
   }
+}
+
+// Logs repeat a handful of methods: their printable labels are made once (bounded, so junk methods cannot grow it).
+const methodLabels = new Map<string, string>();
+function methodLabel(method: string): string {
+  let label = methodLabels.get(method);
+  if (label === undefined) {
+    label = printable(method, 60);
+    if (methodLabels.size < 1000) methodLabels.set(method, label);
+  }
+  return label;
 }
 
 /** The definition a rejected message was checked against, by the rules of validate.ts. */
@@ -221,11 +243,12 @@ function definitionOf(verdict: Verdict, body: unknown): string {
 }
 
 /** One message in human words: a header line, then for a rejection its locations, aligned. */
-export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, positionWidth = 0): string {
+export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name = printable(verdict.source), positionWidth = 0): string {
   const outcome = verdict.outcome === "pass" ? paint("32", "pass  ") : verdict.outcome === "bypass" ? paint("33", "bypass") : paint("31", "reject");
   const era = verdict.era === null ? "-" : verdict.eraSignal === "flag" ? verdict.era : `${verdict.era} (${SIGNAL_LABELS[verdict.eraSignal!]})`;
-  const position = `${printable(verdict.source)}:${verdict.line}`;
-  let text = `${paint("1", position)}${" ".repeat(Math.max(0, positionWidth - position.length))}  ${outcome}  ${era.padEnd(ERA_WIDTH)}  ${judgedAs(verdict, body)}`;
+  const position = `${name}:${verdict.line}`;
+  const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
+  let text = `${paint("1", position)}${gap}  ${outcome}  ${era.padEnd(ERA_WIDTH)}  ${judgedAs(verdict, body)}`;
   if (verdict.outcome !== "reject") return `${text}\n`;
   text += `  ${paint("2", String(verdict.response.error.code))}\n`;
   const data = verdict.response.error.data;
@@ -375,27 +398,28 @@ export async function main(argv: string[]): Promise<number> {
   const out = new Output();
   const tally: Tally = { pass: 0, reject: 0, bypass: 0 };
   let unreadable = false;
-  const report = (source: string, line: number, bytes: Buffer | undefined, positionWidth = 0): void => {
+  const report = (source: string, name: string, line: number, bytes: Buffer | undefined, positionWidth = 0): void => {
     if (bytes && bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, bytes.length - 1); // CRLF logs
     if (line === 1 && bytes && bytes.subarray(0, 3).equals(BOM)) bytes = bytes.subarray(3);
     if (bytes && isBlank(bytes)) return; // blank lines separate messages; they are none
     const { verdict, body } = judge(source, line, bytes, options);
     tally[verdict.outcome]++;
     if (options.quiet && verdict.outcome !== "reject") return;
-    out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint, positionWidth));
+    out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint, name, positionWidth));
   };
 
   for (const file of files) {
     const source = file === "-" ? "<stdin>" : file;
+    const name = printable(source); // once per input, not per message
     const whole = options.format === "json" || (options.format === "auto" && file !== "-" && extname(file).toLowerCase() === ".json");
     try {
       const chunks = file === "-" ? (process.stdin as AsyncIterable<Buffer>) : await openChunks(file);
       if (whole) {
-        report(source, 1, await readWhole(chunks, options.maxBytes));
+        report(source, name, 1, await readWhole(chunks, options.maxBytes));
       } else {
         // Positions of one stream line up to line 99,999.
-        const width = printable(source).length + 6;
-        const splitter = new LineSplitter(options.maxBytes, (line, bytes) => report(source, line, bytes, width));
+        const width = name.length + 6;
+        const splitter = new LineSplitter(options.maxBytes, (line, bytes) => report(source, name, line, bytes, width));
         for await (const chunk of chunks) {
           splitter.push(chunk);
           await out.settle();
@@ -405,7 +429,7 @@ export async function main(argv: string[]): Promise<number> {
     } catch (error) {
       unreadable = true;
       await out.flush();
-      process.stderr.write(`wymcp: cannot read ${printable(source)}: ${describeError(error)}\n`);
+      process.stderr.write(`wymcp: cannot read ${name}: ${describeError(error)}\n`);
     }
   }
   if (options.json) {
@@ -437,8 +461,12 @@ function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Only whitespace; a message's line starts with `{`, so this looks at one byte of nearly every line. */
 function isBlank(bytes: Buffer): boolean {
-  for (const byte of bytes) if (byte !== 32 && byte !== 9 && byte !== 13) return false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (byte !== 32 && byte !== 9 && byte !== 13) return false;
+  }
   return true;
 }
 
