@@ -24,6 +24,10 @@ export interface CliStartup {
   cliMs: Spread;
   /** cli ÷ empty, per round. */
   ratio: Spread;
+  /** User + system CPU time (ms), and cli ÷ empty per round. */
+  emptyCpuMs: Spread;
+  cliCpuMs: Spread;
+  cpuRatio: Spread;
   /** Peak RSS (MiB) of the CLI on the one message, and of the empty node. */
   cliRssMiB: Spread;
   emptyRssMiB: Spread;
@@ -35,6 +39,11 @@ export interface LargeVariant {
   messagesPerSecond: Spread;
   /** Messages per second ÷ the floor's, per round. */
   ratio: Spread;
+  /** User + system CPU time of the process, and the floor's ÷ this variant's, per round. */
+  cpuMs: Spread;
+  cpuRatio: Spread;
+  /** Messages per CPU second. */
+  messagesPerCpuSecond: Spread;
   rssMiB: Spread;
 }
 
@@ -62,6 +71,7 @@ function childEnv(): NodeJS.ProcessEnv {
 interface Timed {
   wallMs: number;
   rssKiB: number;
+  cpuMs: number;
   status: number | null;
   stdout: string;
   stderr: string;
@@ -74,7 +84,8 @@ function timed(args: string[], tmp: string, stdout: "pipe" | "ignore" = "pipe"):
   const started = process.hrtime.bigint();
   const run = spawnSync(process.execPath, ["-r", maxRss, ...args], { env, encoding: "utf8", stdio: ["ignore", stdout, "pipe"], maxBuffer: 64 * 1024 * 1024 });
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-  return { wallMs, rssKiB: Number(readFileSync(rssFile, "utf8")), status: run.status, stdout: run.stdout ?? "", stderr: run.stderr ?? "" };
+  const usage = JSON.parse(readFileSync(rssFile, "utf8")) as { maxRssKiB: number; cpuMs: number };
+  return { wallMs, rssKiB: usage.maxRssKiB, cpuMs: usage.cpuMs, status: run.status, stdout: run.stdout ?? "", stderr: run.stderr ?? "" };
 }
 
 const MiB = 1024 * 1024;
@@ -101,6 +112,9 @@ export function runCliStartup(options: { rounds: number; messageFile: string; tm
     emptyMs: spread(e.map((r) => r.wallMs)),
     cliMs: spread(c.map((r) => r.wallMs)),
     ratio: spread(c.map((r, i) => r.wallMs / e[i]!.wallMs)),
+    emptyCpuMs: spread(e.map((r) => r.cpuMs)),
+    cliCpuMs: spread(c.map((r) => r.cpuMs)),
+    cpuRatio: spread(c.map((r, i) => r.cpuMs / e[i]!.cpuMs)),
     cliRssMiB: spread(c.map((r) => r.rssKiB / 1024)),
     emptyRssMiB: spread(e.map((r) => r.rssKiB / 1024)),
   };
@@ -177,6 +191,9 @@ export function runCliLarge(options: { rounds: number; bytes: number; specDir: s
         wallMs: spread(runs.map((r) => r.wallMs)),
         messagesPerSecond: spread(runs.map((r) => messages / (r.wallMs / 1000))),
         ratio: spread(runs.map((r, i) => floorRuns[i]!.wallMs / r.wallMs)),
+        cpuMs: spread(runs.map((r) => r.cpuMs)),
+        cpuRatio: spread(runs.map((r, i) => floorRuns[i]!.cpuMs / r.cpuMs)),
+        messagesPerCpuSecond: spread(runs.map((r) => messages / (r.cpuMs / 1000))),
         rssMiB: spread(runs.map((r) => r.rssKiB / 1024)),
       };
     }
@@ -212,10 +229,10 @@ function table(header: string[], rows: string[][]): string {
 export function cliStartupTable(s: CliStartup): string {
   return [
     table(
-      ["process", "wall ms med [min–max]", "× node -e ''", "peak RSS MiB med"],
+      ["process", "wall ms med [min–max]", "× node -e ''", "CPU ms med [min–max]", "× node -e '' (CPU)", "peak RSS MiB med"],
       [
-        ["node -e '' (baseline)", ms(s.emptyMs), "—", s.emptyRssMiB.median.toFixed(1)],
-        ["wymcp check <one tools/call>.json", ms(s.cliMs), x(s.ratio), s.cliRssMiB.median.toFixed(1)],
+        ["node -e '' (baseline)", ms(s.emptyMs), "—", ms(s.emptyCpuMs), "—", s.emptyRssMiB.median.toFixed(1)],
+        ["wymcp check <one tools/call>.json", ms(s.cliMs), x(s.ratio), ms(s.cliCpuMs), x(s.cpuRatio), s.cliRssMiB.median.toFixed(1)],
       ],
     ),
     "",
@@ -224,12 +241,22 @@ export function cliStartupTable(s: CliStartup): string {
 }
 
 export function cliLargeTable(l: CliLarge): string {
-  const rows = Object.values(l.variants).map((v) => [v.label, ms(v.wallMs), rate(v.messagesPerSecond.median), x(v.ratio), v.rssMiB.median.toFixed(1)]);
+  const rows = Object.values(l.variants).map((v) => [
+    v.label,
+    ms(v.wallMs),
+    rate(v.messagesPerSecond.median),
+    x(v.ratio),
+    ms(v.cpuMs),
+    rate(v.messagesPerCpuSecond.median),
+    x(v.cpuRatio),
+    v.rssMiB.median.toFixed(1),
+  ]);
   return [
     `capture: ${(l.bytes / 1e6).toFixed(1)} MB, ${l.messages} messages (${l.expected.pass} pass, ${l.expected.rejected} rejected, ${l.expected.bypassed} bypassed), ${l.rounds} round(s)`,
-    table(["variant", "wall ms med [min–max]", "messages/s med", "× floor's speed med [min–max]", "peak RSS MiB med"], rows),
+    table(["variant", "wall ms med [min–max]", "msg/s (wall)", "× floor (wall)", "CPU ms med [min–max]", "msg/CPU-s", "× floor (CPU)", "peak RSS MiB med"], rows),
     "",
-    "messages/s counts the whole process, start-up included; × floor's speed = floor wall ÷ variant wall, per round.",
+    "Whole processes, start-up included. × floor = floor's time ÷ variant's time, per round; CPU = user + system time of the",
+    "process, which other jobs on shared cores disturb far less than wall time.",
   ].join("\n");
 }
 

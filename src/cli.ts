@@ -3,8 +3,7 @@
  * Inspector export, a bug report). Node-only; the build bundles it into `dist/cli.js`, the package's `bin`.
  */
 import { isUtf8 } from "node:buffer";
-import { createReadStream, realpathSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -346,7 +345,7 @@ function parseOptions(argv: string[]): { options: Options; files: string[]; help
 }
 
 /** Reads one whole message of at most `max` bytes; `undefined` when it is larger. */
-async function readWhole(chunks: AsyncIterable<Buffer>, max: number): Promise<Buffer | undefined> {
+async function readWhole(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, max: number): Promise<Buffer | undefined> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of chunks) {
@@ -413,7 +412,7 @@ export async function main(argv: string[]): Promise<number> {
     const name = printable(source); // once per input, not per message
     const whole = options.format === "json" || (options.format === "auto" && file !== "-" && extname(file).toLowerCase() === ".json");
     try {
-      const chunks = file === "-" ? (process.stdin as AsyncIterable<Buffer>) : await openChunks(file);
+      const chunks = file === "-" ? (process.stdin as AsyncIterable<Buffer>) : fileChunks(file);
       if (whole) {
         report(source, name, 1, await readWhole(chunks, options.maxBytes));
       } else {
@@ -442,15 +441,31 @@ export async function main(argv: string[]): Promise<number> {
   return unreadable ? 2 : tally.reject > 0 ? 1 : 0;
 }
 
-/** A read stream of a file, opened first so that a missing file fails here, not mid-stream. */
-async function openChunks(file: string): Promise<AsyncIterable<Buffer>> {
-  const handle = await open(file, "r");
-  const stats = await handle.stat();
-  if (stats.isDirectory()) {
-    await handle.close();
+const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * A file's bytes in chunks, read synchronously: a command has nothing else to do meanwhile, and a stream would cost
+ * start-up time for its machinery. Opened at once, so a missing file fails before anything is judged.
+ */
+function fileChunks(file: string): Iterable<Buffer> {
+  const fd = openSync(file, "r");
+  if (fstatSync(fd).isDirectory()) {
+    closeSync(fd);
     throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
   }
-  return createReadStream("", { fd: handle, highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>;
+  return (function* () {
+    try {
+      for (;;) {
+        // A fresh buffer each time: lines not yet judged may still point into the previous one.
+        const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+        const read = readSync(fd, chunk, 0, CHUNK_BYTES, null);
+        if (read === 0) return;
+        yield read === CHUNK_BYTES ? chunk : chunk.subarray(0, read);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  })();
 }
 
 function describeError(error: unknown): string {
