@@ -3,7 +3,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -392,5 +392,25 @@ describe("LineSplitter", () => {
     for (const chunk of ["ab", "c\nde", "fghij", "klm\n\n12", "345"]) splitter.push(Buffer.from(chunk));
     splitter.end();
     assert.deepEqual(seen, [[1, "abc"], [2, undefined], [3, ""], [4, "12345"]]);
+  });
+});
+
+describe("the installed bin", () => {
+  test("the packed package installs offline and `npx wymcp check` runs its bin with plain node", () => {
+    const dir = join(tmp, "installed");
+    const npm = (args: string[], cwd: string) => {
+      const run = spawnSync("npm", args, { cwd, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false" } });
+      assert.equal(run.status, 0, `npm ${args.join(" ")}: ${run.stderr}`);
+      return run.stdout;
+    };
+    // dist/ is built already (npm test's pretest); packing must not rebuild it.
+    const tarball = npm(["pack", "--ignore-scripts", "--silent", "--pack-destination", tmp], repoRoot).trim().split("\n").pop()!;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true }));
+    npm(["install", "--offline", "--no-audit", "--no-fund", "--silent", join(tmp, tarball)], dir);
+    const run = spawnSync("npx", ["--offline", "wymcp", "check", join(FIXTURES, "bad-tools-call.json")], { cwd: dir, encoding: "utf8" });
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stdout, /bad-tools-call\.json:1 +reject .*\(CallToolRequest\)/);
+    assert.match(run.stdout, /^ {2}\/params\/name {2}must be string$/m);
   });
 });
