@@ -9,7 +9,6 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { eras } from "../generated/index.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./admit.js";
-import { classifyMessage } from "./classify-message.js";
 import { errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse } from "./envelope.js";
 import { classifyEra, type Era, type EraSignal } from "./era.js";
 import { validateMcpRequest, type ValidationResult } from "./validate.js";
@@ -177,7 +176,8 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
 }
 
 function labelled(options: Options, verdict: Verdict, body?: unknown): { verdict: Verdict; body: unknown } {
-  if (options.method !== undefined) verdict.method = options.method;
+  // Only a response lacks a method of its own; on anything else the label would contradict the message.
+  if (options.method !== undefined && verdict.kind === "response") verdict.method = options.method;
   return { verdict, body };
 }
 

@@ -288,10 +288,12 @@ describe("wymcp check --json", () => {
     assert.deepEqual(verdict.response, await answer!.json());
   });
 
-  test("--method labels a response's verdict", () => {
-    const run = wymcp(["--json", "--method", "roots/list", "-"], { input: '{"jsonrpc":"2.0","id":3,"result":{"roots":[]}}\n' });
+  test("--method labels a response's verdict, and only a response's (a request names its own method)", () => {
+    const run = wymcp(["--json", "--method", "roots/list", "-"], { input: '{"jsonrpc":"2.0","id":3,"result":{"roots":[]}}\n{"jsonrpc":"2.0","id":4,"method":"ping"}\n' });
     assert.equal(run.status, 0);
-    assert.deepEqual(JSON.parse(run.stdout), {
+    const [response, request] = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as JsonObject);
+    assert.equal(request!.method, undefined);
+    assert.deepEqual(response, {
       source: "<stdin>", line: 1, direction: "in", method: "roots/list", era: "legacy", eraSignal: "default",
       outcome: "bypass", kind: "response", reason: "legacy-response",
     });
