@@ -387,6 +387,33 @@ describe("wymcp check output safety and colour", () => {
   });
 });
 
+// util-linux `script` runs a command on a pseudo-terminal: the one way to give the bin a real TTY without a dependency.
+const hasScript = spawnSync("script", ["-qec", "true", "/dev/null"], { encoding: "utf8" }).status === 0;
+
+describe("wymcp check on a terminal", { skip: hasScript ? false : "needs util-linux script(1) for a pseudo-terminal" }, () => {
+  const onTerminal = (command: string, env: Record<string, string> = {}) => {
+    const base = { ...process.env };
+    for (const name of ["FORCE_COLOR", "NO_COLOR", "NODE_OPTIONS"]) delete base[name];
+    return spawnSync("script", ["-qec", command, "/dev/null"], { cwd: FIXTURES, env: { ...base, TERM: "xterm", ...env }, encoding: "utf8" });
+  };
+
+  test("colours the verdicts on a terminal, and not when NO_COLOR is set", () => {
+    const coloured = onTerminal(`"${process.execPath}" "${CLI}" check mixed.jsonl`);
+    assert.equal(coloured.status, 1);
+    assert.ok(coloured.stdout.includes("\u001b[32mpass  \u001b[0m"), JSON.stringify(coloured.stdout.slice(0, 200)));
+    const plain = onTerminal(`"${process.execPath}" "${CLI}" check mixed.jsonl`, { NO_COLOR: "1" });
+    assert.equal(plain.status, 1);
+    assert.ok(plain.stdout.includes("mixed.jsonl:1"));
+    assert.ok(!plain.stdout.includes("\u001b"), JSON.stringify(plain.stdout.slice(0, 200)));
+  });
+
+  test("with no file and a terminal for input, it asks for input instead of waiting: exit 2", () => {
+    const run = onTerminal(`"${process.execPath}" "${CLI}" check`);
+    assert.equal(run.status, 2);
+    assert.match(run.stdout, /no input: name files to check, or pipe messages/);
+  });
+});
+
 describe("LineSplitter", () => {
   test("splits across chunk boundaries, numbers lines, and never holds more than the limit of one line", () => {
     const seen: Array<[number, string | undefined]> = [];
