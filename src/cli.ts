@@ -497,4 +497,12 @@ function isMain(): boolean {
   }
 }
 
-if (isMain()) process.exitCode = await main(process.argv.slice(2));
+if (isMain()) {
+  try {
+    process.exitCode = await main(process.argv.slice(2));
+  } catch (error) {
+    // A bug of ours must not read as a verdict: 1 means "rejected", so an internal failure exits 2 and says so.
+    process.stderr.write(`wymcp: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 2;
+  }
+}
