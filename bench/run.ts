@@ -1,7 +1,8 @@
 /**
  * @module `npm run bench`: start-up, per-message throughput, the error path and generated size, in one run.
  * Prints the tables and writes the same figures to bench/results.json. `--quick` (or BENCH_QUICK=1) runs one short
- * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points.
+ * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points. `--cli` adds `wymcp check` on a
+ * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -20,10 +21,12 @@ import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../src/depth.js";
 import { measureBreaks, breaksTable } from "./nesting.js";
 import { floodTable, runHttpFlood, type HttpSettings } from "./http.js";
 import { runStartup } from "./startup.js";
+import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
 const httpMode = process.argv.includes("--http");
+const withCli = process.argv.includes("--cli");
 const out = process.env.BENCH_OUT || (quick ? "" : join(root, "bench", httpMode ? "results-http.json" : "results.json"));
 const specDir = process.env.MCP_SPEC_DIR ? resolve(process.env.MCP_SPEC_DIR) : resolve(root, "../shared/mcp-spec");
 
@@ -47,6 +50,7 @@ async function main(): Promise<void> {
   const eng = engine(join(root, "schemas"), specDir);
   const tmp = mkdtempSync(join(tmpdir(), "wymcp-bench-"));
   let startup;
+  let cliStartup;
   try {
     const messageFile = join(tmp, "message.json");
     const engineFile = join(tmp, "engine.json");
@@ -54,6 +58,7 @@ async function main(): Promise<void> {
     writeFileSync(engineFile, enginePayload(eng));
     log(`start-up: ${settings.startupRounds} round(s) of fresh processes`);
     startup = runStartup({ rounds: settings.startupRounds, messageFile, engineFile, log });
+    cliStartup = runCliStartup({ rounds: settings.startupRounds, messageFile, tmp, log });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -77,6 +82,7 @@ async function main(): Promise<void> {
   const errorPath = runCase(errorCase(subjects, messages), settings.timing);
   log("error path, long list");
   const longErrorPath = runCase(longErrorCase(subjects, messages), settings.timing);
+  const cliLarge = withCli ? runCliLarge({ rounds: quick ? 1 : 3, bytes: quick ? 4 * 1024 * 1024 : 200e6, specDir, log }) : undefined;
   const sizes = await measureSizes(root, eng.eras.map((e) => e.era));
   log("nesting: where re-serialization and cloning break");
   const breaks = await measureBreaks();
@@ -110,6 +116,10 @@ async function main(): Promise<void> {
     "## Targets",
     targetsTable(judged),
     "",
+    "## CLI start-up (wymcp check on the tools/call above)",
+    cliStartupTable(cliStartup),
+    "",
+    ...(cliLarge ? ["## CLI on a large JSONL capture", cliLargeTable(cliLarge), ""] : []),
     `total ${seconds.toFixed(1)} s`,
   ];
   console.log(lines.join("\n"));
@@ -127,6 +137,7 @@ async function main(): Promise<void> {
       size: sizes,
       nestingBreaks: breaks,
       targets: judged,
+      cli: { startup: cliStartup, large: cliLarge },
       seconds,
     };
     writeFileSync(out, JSON.stringify(results, null, 2) + "\n");

@@ -57,7 +57,7 @@ export function entriesOf(pkg: { exports: Record<string, unknown> }): Entry[] {
 }
 
 async function main(): Promise<void> {
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, unknown> };
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, unknown>; bin?: Record<string, string> };
   const entries = entriesOf(pkg);
   for (const { subpath, source } of entries) {
     if (!existsSync(join(root, source))) throw new Error(`exports[${JSON.stringify(subpath)}] has no source: ${source} does not exist`);
@@ -88,6 +88,18 @@ async function main(): Promise<void> {
     chunkNames: "[name]-[hash]",
     plugins: [importTheCore],
   });
+  // The command line is a program, not a module anyone imports: one self-contained file starts fastest.
+  for (const file of Object.values(pkg.bin ?? {})) {
+    const name = /^dist\/([\w-]+)\.js$/.exec(file)?.[1];
+    if (!name) throw new Error(`bin ${JSON.stringify(file)} must be dist/<name>.js`);
+    await build({
+      ...common,
+      platform: "node",
+      target: "node20",
+      entryPoints: [{ in: `src/${name}.ts`, out: name }],
+      banner: { js: "#!/usr/bin/env node" },
+    });
+  }
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

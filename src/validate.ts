@@ -23,8 +23,8 @@ export type ValidationResult =
   | { outcome: "pass"; kind: "request" | "notification" | "batch"; definition: string }
   /** The message was not validated: answering it with an error is the protocol's to forbid. */
   | { outcome: "bypass"; kind: "response" | "notification" | "batch"; reason: BypassReason }
-  /** The message does not conform: send `response` with HTTP `status`. */
-  | { outcome: "reject"; kind: JudgedKind; status: 400; response: JsonRpcErrorResponse };
+  /** The message does not conform: send `response` with HTTP `status`; `definition` names what it failed. */
+  | { outcome: "reject"; kind: JudgedKind; definition: string; status: 400; response: JsonRpcErrorResponse };
 
 export interface ValidateOptions {
   /**
@@ -62,7 +62,7 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
   const rule = RULES[lane][kind];
   if (rule === "bypass") return { outcome: "bypass", kind, reason: `${lane}-${kind}` } as ValidationResult;
   if (rule === "reject-response") {
-    return reject(body, kind, "Invalid JSON-RPC response: clients of the modern era send none (MRTR replaced server-to-client requests)", {
+    return reject(body, kind, "JSONRPCMessage", "Invalid JSON-RPC response: clients of the modern era send none (MRTR replaced server-to-client requests)", {
       errors: [{ instancePath: "", messages: ["must be a request or a notification, not a response"] }],
     });
   }
@@ -96,13 +96,13 @@ function check(
   } catch (error) {
     // The schema's recursive JSONValue follows the client's nesting; past the stack, the message cannot be judged.
     if (!(error instanceof RangeError)) throw error;
-    return reject(body, kind, `Invalid ${judgedAs(kind, definition, method)}: nested too deeply to validate`, {
+    return reject(body, kind, definition, `Invalid ${judgedAs(kind, definition, method)}: nested too deeply to validate`, {
       errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
     });
   }
   if (kind === "other") {
     if (errors.length === 0) {
-      return reject(body, kind, `Invalid ${judgedAs(kind, definition, method)}: not a request, a notification or a response`, {
+      return reject(body, kind, definition, `Invalid ${judgedAs(kind, definition, method)}: not a request, a notification or a response`, {
         errors: [{ instancePath: "", messages: ["must have a method, or an id with a result or an error"] }],
       });
     }
@@ -112,7 +112,7 @@ function check(
   const { message, data } = distill(errors, judgedAs(kind, definition, method));
   // The spec's own split: a message that is not a valid JSON-RPC request is InvalidRequest; a valid one
   // whose params fail its method's definition is InvalidParams (the conformance suite checks which).
-  return reject(body, kind, message, data, framingHolds && validate ? INVALID_PARAMS : INVALID_REQUEST);
+  return reject(body, kind, definition, message, data, framingHolds && validate ? INVALID_PARAMS : INVALID_REQUEST);
 }
 
 /**
@@ -125,6 +125,8 @@ function judgesBatch(refusedFromRevision: string, header: string | null | undefi
   return revision === undefined || !isRevision(revision) || revision < refusedFromRevision;
 }
 
+const BATCH = "JSONRPCBatchRequest";
+
 type BatchFraming = NonNullable<(typeof batches)[Era]>;
 
 /**
@@ -135,7 +137,7 @@ function checkBatch(body: unknown[], lane: Era, batch: BatchFraming): Validation
   const judgedAs = `JSON-RPC batch (items framed by revision ${batch.revision})`;
   if (body.length === 0) {
     // JSON-RPC 2.0: an empty array is not a valid batch (and the SDK refuses it too).
-    return reject(body, "batch", `Invalid ${judgedAs}: it is empty`, { errors: [{ instancePath: "", messages: ["must have at least one message"] }] });
+    return reject(body, "batch", BATCH, `Invalid ${judgedAs}: it is empty`, { errors: [{ instancePath: "", messages: ["must have at least one message"] }] });
   }
   let errors: ValidationError[] = [];
   let judged = 0;
@@ -154,16 +156,16 @@ function checkBatch(body: unknown[], lane: Era, batch: BatchFraming): Validation
     }
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
-    return reject(body, "batch", `Invalid ${judgedAs}: nested too deeply to validate`, {
+    return reject(body, "batch", BATCH, `Invalid ${judgedAs}: nested too deeply to validate`, {
       errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
     });
   }
   if (errors.length > 0) {
     const { message, data } = distill(errors, judgedAs);
-    return reject(body, "batch", message, data);
+    return reject(body, "batch", BATCH, message, data);
   }
   if (judged === 0) return { outcome: "bypass", kind: "batch", reason: `${lane}-response` as BypassReason };
-  return { outcome: "pass", kind: "batch", definition: "JSONRPCBatchRequest" };
+  return { outcome: "pass", kind: "batch", definition: BATCH };
 }
 
 /** What the message was judged as, for the summary: "tools/call request (CallToolRequest)". */
@@ -173,6 +175,13 @@ function judgedAs(kind: MessageKind, definition: string, method: string | undefi
   return `JSON-RPC ${kind === "other" ? "message" : kind} (${definition})`;
 }
 
-function reject(body: unknown, kind: JudgedKind, message: string, data: InvalidRequestData, code = INVALID_REQUEST): ValidationResult {
-  return { outcome: "reject", kind, status: 400, response: errorResponse(answerId(body), code, message, data) };
+function reject(
+  body: unknown,
+  kind: JudgedKind,
+  definition: string,
+  message: string,
+  data: InvalidRequestData,
+  code = INVALID_REQUEST,
+): ValidationResult {
+  return { outcome: "reject", kind, definition, status: 400, response: errorResponse(answerId(body), code, message, data) };
 }

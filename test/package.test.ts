@@ -58,9 +58,11 @@ describe("the built dist/", () => {
     if (!existsSync(join(distDir, "index.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: repoRoot });
   });
 
+  // The bin (dist/cli.js) is a program of its own: nothing imports it, so its copy of the core shares no state.
+  const bins = new Set(Object.values((pkg as { bin?: Record<string, string> }).bin ?? {}).map((file) => file.replace(/^dist\//, "")));
   const modules = () =>
     readdirSync(distDir, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith(".js"))
+      .filter((e) => e.isFile() && e.name.endsWith(".js") && !bins.has(e.name))
       .map((e) => join(e.parentPath ?? e.path, e.name));
 
   // envelope.ts is a few stateless lines (the JSON-RPC error shape): a copy beside the adapters costs nothing.

@@ -22,3 +22,20 @@ export function assertGolden(name: string, value: unknown): void {
   }
   assert.equal(actual, expected, `answer differs from test/golden/${name}.json (npm run golden:update rewrites it)`);
 }
+
+/** Compares `text` with `test/golden/<name>` byte for byte (for command output); `UPDATE_GOLDEN=1` rewrites the file. */
+export function assertGoldenText(name: string, text: string): void {
+  const file = join(GOLDEN_DIR, name);
+  if (process.env.UPDATE_GOLDEN === "1") {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    return;
+  }
+  let expected: string;
+  try {
+    expected = readFileSync(file, "utf8");
+  } catch {
+    assert.fail(`missing golden file test/golden/${name}; run npm run golden:update`);
+  }
+  assert.equal(text, expected, `output differs from test/golden/${name} (npm run golden:update rewrites it)`);
+}

@@ -1,0 +1,500 @@
+/**
+ * @module cli: `wymcp check`, the command line for a person holding captured MCP traffic (a proxy log, an
+ * Inspector export, a bug report). Node-only; the build bundles it into `dist/cli.js`, the package's `bin`.
+ */
+import { isUtf8 } from "node:buffer";
+import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { extname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { eras } from "../generated/index.js";
+import { DEFAULT_MAX_BODY_BYTES } from "./admit.js";
+import { errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse } from "./envelope.js";
+import { classifyEra, type Era, type EraSignal } from "./era.js";
+import { validateMcpRequest, type ValidationResult } from "./validate.js";
+
+export const USAGE = `Usage: wymcp check [options] [file ...]
+
+Checks captured MCP messages the way the wymcp middleware judges them, and prints where each one fails.
+
+Input
+  file            a .json file holds one message; a .jsonl or .ndjson file (or any other name) holds one
+                  message per line. "-" or no file with piped input reads standard input, one message per line.
+  --format F      auto (by extension, the default), json (each input is one message), jsonl (one per line)
+  --max-bytes N   largest message (or line) judged, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, the middleware's
+                  body limit); a longer one is reported as too large and the run goes on
+
+Judging
+  --era E         legacy, modern or auto (default): auto reads each message's era signals (classifyEra)
+  --header H      "Name: value", a request header the message arrived with, for --era auto
+                  (e.g. "MCP-Protocol-Version: 2026-07-28"); may be repeated
+  --direction D   in (client to server), out (server to client) or auto (default). Only inbound messages can
+                  be checked yet: auto judges every message as inbound, and out stops with exit code 2.
+  --method M      the method a response answers (a response does not name it); labels responses
+
+Output
+  --json          one JSON object per message (the middleware's answer for a rejection); summary on stderr
+  -q, --quiet     print only rejected messages and the summary
+  -h, --help      this text
+  Colour only on a terminal; NO_COLOR turns it off, FORCE_COLOR on.
+
+Exit codes: 0 every message passed or was bypassed, 1 some message was rejected, 2 usage error or unreadable input.
+`;
+
+/** What one message came to, with its place; `--json` prints these as they are. */
+export type Verdict = {
+  source: string;
+  line: number;
+  era: Era | null;
+  /** How the era was chosen: `flag` for --era legacy|modern, otherwise classifyEra's signal. */
+  eraSignal: EraSignal | "flag" | null;
+  direction: "in";
+  /** The --method label, for a response. */
+  method?: string;
+} & (
+  | Extract<ValidationResult, { outcome: "pass" | "bypass" }>
+  | {
+      outcome: "reject";
+      kind: ValidationResult["kind"] | null;
+      /** The definition it failed; null when it was not judged (not JSON, too large). */
+      definition: string | null;
+      /** The middleware's own words for why it answered (RejectReason in admit.ts). */
+      reason: "invalid-message" | "parse-error" | "body-too-large";
+      status: 400 | 413;
+      response: JsonRpcErrorResponse;
+    }
+);
+
+interface Options {
+  era: Era | "auto";
+  headers: Record<string, string>;
+  method: string | undefined;
+  format: "auto" | "json" | "jsonl";
+  maxBytes: number;
+  json: boolean;
+  quiet: boolean;
+  colour: boolean;
+}
+
+class UsageError extends Error {}
+
+/** Colour as Node's own tty does it: FORCE_COLOR wins ("0"/"false" turn it off), then NO_COLOR, then a terminal. */
+export function colourEnabled(env: Record<string, string | undefined>, isTTY: boolean): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== "0" && force !== "false";
+  if (env.NO_COLOR) return false;
+  return isTTY && env.TERM !== "dumb";
+}
+
+// C0, DEL, C1 and the bidirectional overrides: a captured message must not be able to drive the terminal.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text from the message (keys, method names) made safe to print: control characters escaped, length bounded. */
+export function printable(text: string, max = 200): string {
+  const safe = text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return safe.length > max ? `${safe.slice(0, max)}…` : safe;
+}
+
+/** Splits a byte stream into lines without ever holding more than `max` bytes of one line. */
+export class LineSplitter {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private skipping = false;
+  private number = 0;
+
+  constructor(
+    private readonly max: number,
+    private readonly onLine: (line: number, bytes: Buffer | undefined) => void,
+  ) {}
+
+  /** `bytes` is undefined for a line over the limit, which is skipped to its end unread. */
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (let end = chunk.indexOf(10, start); end !== -1; end = chunk.indexOf(10, start)) {
+      this.take(chunk, start, end);
+      this.emit();
+      start = end + 1;
+    }
+    if (start < chunk.length) this.take(chunk, start, chunk.length);
+  }
+
+  end(): void {
+    if (this.size > 0 || this.skipping) this.emit();
+  }
+
+  private take(chunk: Buffer, start: number, end: number): void {
+    if (this.skipping || start === end) return;
+    if (this.size + (end - start) > this.max) {
+      this.skipping = true;
+      this.parts = [];
+      this.size = 0;
+      return;
+    }
+    this.parts.push(chunk.subarray(start, end));
+    this.size += end - start;
+  }
+
+  private emit(): void {
+    this.number++;
+    if (this.skipping) this.onLine(this.number, undefined);
+    else this.onLine(this.number, this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size));
+    this.parts = [];
+    this.size = 0;
+    this.skipping = false;
+  }
+}
+
+const PARSE_ERROR_MESSAGE = "Parse error: the body is not valid JSON"; // the middleware's words (admit.ts)
+
+/** The verdict on one message's bytes (the middleware's POST pipeline after the headers), and the body parsed. */
+export function judge(source: string, line: number, bytes: Buffer | undefined, options: Options): { verdict: Verdict; body: unknown } {
+  // Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line (~3× the validation).
+  if (bytes === undefined) {
+    const message = `Payload Too Large: the body exceeds the limit of ${options.maxBytes} bytes`;
+    return labelled(options, { source, line, direction: "in", era: null, eraSignal: null, outcome: "reject", kind: null, definition: null, reason: "body-too-large", status: 413, response: errorResponse(null, INVALID_REQUEST, message) });
+  }
+  let body: unknown;
+  try {
+    // Bytes that are not UTF-8 are a parse error, as in the middleware (its decoder is fatal).
+    if (!isUtf8(bytes)) throw new SyntaxError("not UTF-8");
+    body = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return labelled(options, { source, line, direction: "in", era: null, eraSignal: null, outcome: "reject", kind: null, definition: null, reason: "parse-error", status: 400, response: errorResponse(null, PARSE_ERROR, PARSE_ERROR_MESSAGE) });
+  }
+  const { era, signal } = options.era === "auto" ? classifyEra(options.headers, body) : { era: options.era, signal: "flag" as const };
+  // Header names are lower-cased when --header is read; the version decides whether a legacy batch is judged.
+  const result = validateMcpRequest(body, era, { protocolVersion: options.headers["mcp-protocol-version"] });
+  let verdict: Verdict;
+  switch (result.outcome) {
+    case "pass":
+      verdict = { source, line, direction: "in", era, eraSignal: signal, outcome: "pass", kind: result.kind, definition: result.definition };
+      break;
+    case "bypass":
+      verdict = { source, line, direction: "in", era, eraSignal: signal, outcome: "bypass", kind: result.kind, reason: result.reason };
+      break;
+    case "reject":
+      verdict = { source, line, direction: "in", era, eraSignal: signal, outcome: "reject", kind: result.kind, definition: result.definition, reason: "invalid-message", status: result.status, response: result.response };
+  }
+  return labelled(options, verdict, body);
+}
+
+function labelled(options: Options, verdict: Verdict, body?: unknown): { verdict: Verdict; body: unknown } {
+  // Only a response lacks a method of its own; on anything else the label would contradict the message.
+  if (options.method !== undefined && verdict.kind === "response") verdict.method = options.method;
+  return { verdict, body };
+}
+
+const SIGNAL_LABELS: Record<EraSignal | "flag", string> = {
+  flag: "--era",
+  initialize: "initialize",
+  "body-meta": "_meta",
+  "header-protocol-version": "header",
+  "header-session-id": "session id",
+  default: "no signal",
+};
+const ERA_WIDTH = "legacy (initialize)".length;
+
+type Paint = (code: string, text: string) => string;
+
+/** What the message was judged as, in words: `tools/call request (CallToolRequest)`. */
+function judgedAs(verdict: Verdict, body: unknown): string {
+  if (verdict.outcome === "reject" && verdict.reason === "parse-error") return "not JSON";
+  if (verdict.outcome === "reject" && verdict.reason === "body-too-large") return "too large to judge";
+  const name = methodOf(body);
+  const method = typeof name === "string" ? `${methodLabel(name)} ` : "";
+  switch (verdict.outcome) {
+    case "pass":
+      // A modern request of no known method passes on framing alone; a typo in the method lands here too.
+      if (verdict.era === "modern" && verdict.definition === "JSONRPCRequest") return `${method}request (JSONRPCRequest; not a method of ${eras.modern.revision}: framing only)`;
+      return `${method}${verdict.kind} (${verdict.definition})`;
+    case "bypass":
+      return verdict.reason === "modern-notification"
+        ? `${method}notification, not validated in the modern era`
+        : `${verdict.method ? `${printable(verdict.method, 60)} ` : ""}response, not validated in the legacy era (handed to its session)`;
+    case "reject":
+      return `${method}${verdict.kind === "other" ? "message of no kind" : verdict.kind} (${definitionOf(verdict)})`;
+  }
+}
+
+// Logs repeat a handful of methods: their printable labels are made once (bounded, so junk methods cannot grow it).
+const methodLabels = new Map<string, string>();
+function methodLabel(method: string): string {
+  let label = methodLabels.get(method);
+  if (label === undefined) {
+    label = printable(method, 60);
+    if (methodLabels.size < 1000) methodLabels.set(method, label);
+  }
+  return label;
+}
+
+/** The definition a rejected message was checked against, as validateMcpRequest names it. */
+function definitionOf(verdict: Extract<Verdict, { outcome: "reject" }>): string {
+  if (verdict.kind !== "response") return verdict.definition ?? "JSONRPCMessage";
+  return verdict.method ? `response to ${printable(verdict.method, 60)}: modern clients send none` : "modern clients send none";
+}
+
+/** One message in human words: a header line, then for a rejection its locations, aligned. */
+export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name = printable(verdict.source), positionWidth = 0): string {
+  const outcome = verdict.outcome === "pass" ? paint("32", "pass  ") : verdict.outcome === "bypass" ? paint("33", "bypass") : paint("31", "reject");
+  const era = verdict.era === null ? "-" : verdict.eraSignal === "flag" ? verdict.era : `${verdict.era} (${SIGNAL_LABELS[verdict.eraSignal!]})`;
+  const position = `${name}:${verdict.line}`;
+  const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
+  let text = `${paint("1", position)}${gap}  ${outcome}  ${era.padEnd(ERA_WIDTH)}  ${judgedAs(verdict, body)}`;
+  if (verdict.outcome !== "reject") return `${text}\n`;
+  text += `  ${paint("2", String(verdict.response.error.code))}\n`;
+  const data = verdict.response.error.data;
+  if (!data) return verdict.reason === "body-too-large" ? `${text}  ${verdict.response.error.message}\n` : text;
+  const locations = data.errors.map((e) => (e.instancePath === "" ? "(the message)" : printable(e.instancePath)));
+  const width = Math.max(...locations.map((l) => l.length));
+  data.errors.forEach((entry, i) => {
+    text += `  ${paint("36", locations[i]!.padEnd(width))}  ${entry.messages.join("; ")}\n`;
+  });
+  if (data.omitted) text += `  … ${data.omitted} more problem${data.omitted === 1 ? "" : "s"} not listed\n`;
+  return text;
+}
+
+interface Tally {
+  pass: number;
+  reject: number;
+  bypass: number;
+}
+
+function summary({ pass, reject, bypass }: Tally): string {
+  const total = pass + reject + bypass;
+  return `${total} message${total === 1 ? "" : "s"}: ${pass} pass, ${reject} rejected, ${bypass} bypassed`;
+}
+
+/** Buffered stdout: one write per 64 KiB, waiting for the pipe to drain, so a huge input stays in bounded memory. */
+class Output {
+  private text = "";
+  add(text: string): void {
+    this.text += text;
+  }
+  /** Called between chunks of input: writes once enough has gathered. */
+  async settle(): Promise<void> {
+    if (this.text.length >= 65536) await this.flush();
+  }
+  async flush(): Promise<void> {
+    if (this.text === "") return;
+    const text = this.text;
+    this.text = "";
+    if (!process.stdout.write(text)) await new Promise<void>((resolve) => process.stdout.once("drain", resolve));
+  }
+}
+
+function parseOptions(argv: string[]): { options: Options; files: string[]; help: boolean } {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      era: { type: "string", default: "auto" },
+      header: { type: "string", multiple: true, default: [] },
+      direction: { type: "string", default: "auto" },
+      method: { type: "string" },
+      format: { type: "string", default: "auto" },
+      "max-bytes": { type: "string" },
+      json: { type: "boolean", default: false },
+      quiet: { type: "boolean", short: "q", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  const oneOf = <T extends string>(name: string, value: string, allowed: readonly T[]): T => {
+    if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`);
+    return value as T;
+  };
+  const era = oneOf("era", values.era!, ["legacy", "modern", "auto"] as const);
+  const direction = oneOf("direction", values.direction!, ["in", "out", "auto"] as const);
+  if (direction === "out") {
+    throw new UsageError(
+      "--direction out is not available yet: wymcp has no validators for server-to-client messages so far. " +
+        "Check client-to-server messages with --direction in (auto judges every message as inbound).",
+    );
+  }
+  const headers: Record<string, string> = {};
+  for (const header of values.header!) {
+    const colon = header.indexOf(":");
+    if (colon <= 0) throw new UsageError(`--header takes "Name: value", not ${JSON.stringify(header)}`);
+    headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
+  }
+  if (values.method === "") throw new UsageError("--method takes a method name, e.g. tools/call");
+  let maxBytes = DEFAULT_MAX_BODY_BYTES;
+  if (values["max-bytes"] !== undefined) {
+    maxBytes = Number(values["max-bytes"]);
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new UsageError(`--max-bytes takes a positive whole number of bytes, not ${JSON.stringify(values["max-bytes"])}`);
+  }
+  const options: Options = {
+    era,
+    headers,
+    method: values.method,
+    format: oneOf("format", values.format!, ["auto", "json", "jsonl"] as const),
+    maxBytes,
+    json: values.json!,
+    quiet: values.quiet!,
+    colour: false,
+  };
+  return { options, files: positionals, help: values.help! };
+}
+
+/** Reads one whole message of at most `max` bytes; `undefined` when it is larger. */
+async function readWhole(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, max: number): Promise<Buffer | undefined> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    size += chunk.length;
+    if (size > max) return undefined;
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts, size);
+}
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** Runs `wymcp <args>`; resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+    process.stdout.write(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  let parsed: ReturnType<typeof parseOptions>;
+  try {
+    if (command !== "check") throw new UsageError(`unknown command ${JSON.stringify(command)}; the command is "wymcp check"`);
+    parsed = parseOptions(rest);
+  } catch (error) {
+    // parseArgs throws TypeErrors with a readable message for unknown or malformed options.
+    process.stderr.write(`wymcp: ${error instanceof Error ? error.message : String(error)}\nRun "wymcp check --help" for the options.\n`);
+    return 2;
+  }
+  const { options, files, help } = parsed;
+  if (help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (files.length === 0) {
+    if (process.stdin.isTTY) {
+      process.stderr.write('wymcp: no input: name files to check, or pipe messages to standard input (one per line).\nRun "wymcp check --help" for the options.\n');
+      return 2;
+    }
+    files.push("-");
+  }
+  // A reader that closes the pipe early (`wymcp check log.jsonl | head`) is no error of ours.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+  options.colour = !options.json && colourEnabled(process.env, process.stdout.isTTY === true);
+  const paint: Paint = options.colour ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
+
+  const out = new Output();
+  const tally: Tally = { pass: 0, reject: 0, bypass: 0 };
+  let unreadable = false;
+  const report = (source: string, name: string, line: number, bytes: Buffer | undefined, positionWidth = 0): void => {
+    if (bytes && bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, bytes.length - 1); // CRLF logs
+    if (line === 1 && bytes && bytes.subarray(0, 3).equals(BOM)) bytes = bytes.subarray(3);
+    if (bytes && isBlank(bytes)) return; // blank lines separate messages; they are none
+    const { verdict, body } = judge(source, line, bytes, options);
+    tally[verdict.outcome]++;
+    if (options.quiet && verdict.outcome !== "reject") return;
+    out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint, name, positionWidth));
+  };
+
+  for (const file of files) {
+    const source = file === "-" ? "<stdin>" : file;
+    const name = printable(source); // once per input, not per message
+    const whole = options.format === "json" || (options.format === "auto" && file !== "-" && extname(file).toLowerCase() === ".json");
+    try {
+      const chunks = file === "-" ? (process.stdin as AsyncIterable<Buffer>) : fileChunks(file);
+      if (whole) {
+        report(source, name, 1, await readWhole(chunks, options.maxBytes));
+      } else {
+        // Positions of one stream line up to line 99,999.
+        const width = name.length + 6;
+        const splitter = new LineSplitter(options.maxBytes, (line, bytes) => report(source, name, line, bytes, width));
+        for await (const chunk of chunks) {
+          splitter.push(chunk);
+          await out.settle();
+        }
+        splitter.end();
+      }
+    } catch (error) {
+      unreadable = true;
+      await out.flush();
+      process.stderr.write(`wymcp: cannot read ${name}: ${describeError(error)}\n`);
+    }
+  }
+  if (options.json) {
+    await out.flush();
+    process.stderr.write(`${summary(tally)}\n`);
+  } else {
+    out.add(`${summary(tally)}\n`);
+    await out.flush();
+  }
+  return unreadable ? 2 : tally.reject > 0 ? 1 : 0;
+}
+
+const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * A file's bytes in chunks, read synchronously: a command has nothing else to do meanwhile, and a stream would cost
+ * start-up time for its machinery. Opened at once, so a missing file fails before anything is judged.
+ */
+function fileChunks(file: string): Iterable<Buffer> {
+  const fd = openSync(file, "r");
+  if (fstatSync(fd).isDirectory()) {
+    closeSync(fd);
+    throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+  }
+  return (function* () {
+    try {
+      for (;;) {
+        // A fresh buffer each time: lines not yet judged may still point into the previous one.
+        const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+        const read = readSync(fd, chunk, 0, CHUNK_BYTES, null);
+        if (read === 0) return;
+        yield read === CHUNK_BYTES ? chunk : chunk.subarray(0, read);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  })();
+}
+
+function describeError(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === "ENOENT") return "no such file";
+  if (code === "EISDIR") return "is a directory";
+  if (code === "EACCES") return "permission denied";
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Only whitespace; a message's line starts with `{`, so this looks at one byte of nearly every line. */
+function isBlank(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (byte !== 32 && byte !== 9 && byte !== 13) return false;
+  }
+  return true;
+}
+
+function methodOf(body: unknown): unknown {
+  return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as { method?: unknown }).method : undefined;
+}
+
+function isMain(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  try {
+    process.exitCode = await main(process.argv.slice(2));
+  } catch (error) {
+    // A bug of ours must not read as a verdict: 1 means "rejected", so an internal failure exits 2 and says so.
+    process.stderr.write(`wymcp: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 2;
+  }
+}
