@@ -3,9 +3,21 @@
  * SDK's `createMcpHandler(...).fetch`): `Request` in, `Response` out, or `undefined` to go on.
  */
 import { admit, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
+import type { Era } from "./era.js";
+import { createTap, reportSettings, type OutboundOptions } from "./outbound-tap.js";
 
-/** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body. */
-export type FetchOptions = GateOptions<Request>;
+/** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */
+export type FetchOptions = GateOptions<Request> & OutboundOptions;
+
+/** What `wymcpFetch` returns: the gate, and `report` for the next handler's `Response`. */
+export interface FetchGuard {
+  (request: Request): Promise<Response | undefined>;
+  /**
+   * In report mode, the response to send instead of `response`: same status, headers and bytes, its body
+   * read through a tap that checks every JSON-RPC message in it. Otherwise `response` itself.
+   */
+  report(request: Request, response: Response): Response;
+}
 
 /** What `wymcpOf` returns for an admitted POST: era, outcome, and the body already parsed. */
 export interface FetchWymcpInfo extends WymcpInfo {
@@ -24,9 +36,37 @@ export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
  * Validates POSTed MCP messages; resolves to the answer for a rejected one, or to `undefined` with the
  * request's body left unread for the next handler.
  * @example const guard = wymcpFetch(); return (await guard(request)) ?? handler.fetch(request);
+ * @example report mode: return (await guard(request)) ?? guard.report(request, await handler.fetch(request));
  */
-export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onReject }: FetchOptions = {}) =>
-  async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
+export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onReject, ...outbound }: FetchOptions = {}): FetchGuard => {
+  const settings = reportSettings(outbound);
+  const eraOf = (request: Request): Era => {
+    const info = admitted.get(request);
+    if (info) return info.era;
+    try {
+      return era?.(request, undefined) ?? "legacy";
+    } catch {
+      return "legacy";
+    }
+  };
+  /** The body passes through unchanged, chunk by chunk; each chunk is tapped after it is handed on. */
+  const report = (request: Request, response: Response): Response => {
+    if (!settings || !response.body) return response;
+    const tap = createTap(eraOf(request), admitted.get(request)?.body, () => response.headers.get("content-type"), settings);
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          controller.enqueue(chunk);
+          tap.push(chunk);
+        },
+        flush() {
+          tap.end();
+        },
+      }),
+    );
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  return Object.assign(async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
     if (request.method !== "POST") return undefined;
     const verdict = await admit(
       {
@@ -46,7 +86,8 @@ export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onRejec
     }
     admitted.set(request, { ...verdict.info, body: verdict.body });
     return undefined;
-  };
+  }, { report });
+};
 
 async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
   if (!body) return;

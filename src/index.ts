@@ -13,6 +13,7 @@ export type * as ModernTypes from "../generated/modern/types.js";
 export { wymcpNode } from "./node-http.js";
 export type { NodeOptions, NextFunction } from "./node-http.js";
 export { wymcpFetch, wymcpOf } from "./fetch.js";
-export type { FetchOptions, FetchWymcpInfo } from "./fetch.js";
+export type { FetchOptions, FetchWymcpInfo, FetchGuard } from "./fetch.js";
+export type { OutboundCheck, OutboundOptions, OutboundViolationInfo } from "./outbound-tap.js";
 export { DEFAULT_MAX_BODY_BYTES } from "./admit.js";
 export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";
