@@ -14,6 +14,6 @@ export { wymcpNode } from "./node-http.js";
 export type { NodeOptions, NextFunction } from "./node-http.js";
 export { wymcpFetch, wymcpOf } from "./fetch.js";
 export type { FetchOptions, FetchWymcpInfo, FetchGuard } from "./fetch.js";
-export type { OutboundCheck, OutboundOptions, OutboundViolationInfo } from "./outbound-tap.js";
+export type { OutboundCheck, OutboundOptions, OutboundViolationInfo, OutboundViolations } from "./outbound-tap.js";
 export { DEFAULT_MAX_BODY_BYTES } from "./admit.js";
 export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";

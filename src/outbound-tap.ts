@@ -5,33 +5,42 @@
  * The check is injected (`outboundCheck: validateMcpResponse` from `wymcp/outbound`), so the inbound
  * entry never loads the outbound validators.
  */
-import type { JsonRpcId } from "./envelope.js";
+import type { JsonRpcId, LocatedError } from "./envelope.js";
 import type { Era } from "./era.js";
 
+/** Violations distilled like an inbound rejection: one entry per location, bounded, no values of the message. */
+export interface OutboundViolations {
+  /** One line: what the message was judged as, how many locations failed, the first problem. */
+  message: string;
+  errors: LocatedError[];
+  /** Problems found but not listed, present only when some were left out. */
+  omitted?: number;
+}
+
 /** The shape of `validateMcpResponse`, as far as the adapters need it. */
-export type OutboundCheck<V = unknown> = (
+export type OutboundCheck = (
   message: unknown,
   context: { era: Era; method?: string },
-) => { outcome: "pass" } | { outcome: "violation"; violations: V };
+) => { outcome: "pass" } | { outcome: "violation"; violations: OutboundViolations };
 
 /** What `onOutboundViolation` receives for one message that failed the check. */
-export interface OutboundViolationInfo<V = unknown> {
+export interface OutboundViolationInfo {
   era: Era;
   /** The answered request's method for a response (when known), the message's own for a notification or request. */
   method: string | undefined;
   /** The message's `id`, when it has one. */
   id: JsonRpcId | undefined;
-  violations: V;
+  violations: OutboundViolations;
 }
 
 /** Development-mode options both adapters take. */
-export interface OutboundOptions<V = unknown> {
+export interface OutboundOptions {
   /** `"report"` checks every JSON-RPC message sent back through the gate; default `"off"`. */
   outbound?: "off" | "report";
   /** The check to run, e.g. `validateMcpResponse` from `wymcp/outbound`; required with `outbound: "report"`. */
-  outboundCheck?: OutboundCheck<V>;
+  outboundCheck?: OutboundCheck;
   /** Called once per message that fails the check; it must not throw (a throw is ignored). */
-  onOutboundViolation?: (info: OutboundViolationInfo<V>) => void;
+  onOutboundViolation?: (info: OutboundViolationInfo) => void;
 }
 
 export class OutboundOptionsError extends Error {
@@ -39,7 +48,7 @@ export class OutboundOptionsError extends Error {
 }
 
 /** The validated report settings, or undefined when the mode is off; misuse throws when the adapter is built. */
-export function reportSettings<V>(options: OutboundOptions<V>): Required<Pick<OutboundOptions<V>, "outboundCheck" | "onOutboundViolation">> | undefined {
+export function reportSettings(options: OutboundOptions): Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">> | undefined {
   const { outbound = "off", outboundCheck, onOutboundViolation } = options;
   if (outbound === "off") return undefined;
   if (outbound !== "report") throw new OutboundOptionsError(`outbound must be "off" or "report", not ${JSON.stringify(outbound)}`);
@@ -59,11 +68,11 @@ export interface Tap {
  * A tap for one response. `contentType` is read at the first byte (hosts set headers before the body);
  * a body that is neither `application/json` nor `text/event-stream` is not looked at.
  */
-export function createTap<V>(
+export function createTap(
   era: Era,
   requestBody: unknown,
   contentType: () => string | null | undefined,
-  { outboundCheck, onOutboundViolation }: Required<Pick<OutboundOptions<V>, "outboundCheck" | "onOutboundViolation">>,
+  { outboundCheck, onOutboundViolation }: Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">>,
 ): Tap {
   const methods = requestMethods(requestBody);
   let mode: "json" | "sse" | "ignore" | undefined;

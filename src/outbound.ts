@@ -6,20 +6,13 @@
 import { outbound } from "../generated/outbound.js";
 import type { ValidationError, Validator } from "../generated/validator.js";
 import { distill } from "./distill.js";
-import type { LocatedError } from "./envelope.js";
 import type { Era } from "./era.js";
+import type { OutboundViolations } from "./outbound-tap.js";
 
 /** What a server-sent message is, judged by its members alone. */
 export type OutboundKind = "result" | "error" | "notification" | "request" | "other";
 
-/** Violations distilled like an inbound rejection: one entry per location, bounded, no values of the message. */
-export interface OutboundViolations {
-  /** One line: what the message was judged as, how many locations failed, the first problem. */
-  message: string;
-  errors: LocatedError[];
-  /** Problems found but not listed, present only when some were left out. */
-  omitted?: number;
-}
+export type { OutboundViolations };
 
 export type OutboundResult =
   /** The message conforms; `definition` names the most specific definition it was judged against. */
