@@ -4,7 +4,7 @@
  * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -15,6 +15,7 @@ import { benchMessages } from "./messages.js";
 import { errorCase, messageCases, runCase, type Subjects, type Timing } from "./per-message.js";
 import { caseTable, derive, sizeTable, startupTable, targets, targetsTable } from "./report.js";
 import { measureSizes } from "./size.js";
+import { outboundCases, outboundMessages } from "./outbound.js";
 import { runStartup } from "./startup.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
@@ -69,7 +70,21 @@ async function main(): Promise<void> {
   });
   log("error path");
   const errorPath = runCase(errorCase(subjects, messages), settings.timing);
+  const outboundRuntime = (await import(pathToFileURL(join(root, "dist", "outbound.js")).href)) as typeof import("../src/outbound.js");
+  const outboundModule = async (era: string) =>
+    (await import(pathToFileURL(join(root, "generated", era, "outbound.js")).href)) as Record<string, Validator>;
+  const outboundSubjects = {
+    validateMcpResponse: outboundRuntime.validateMcpResponse,
+    generated: { legacy: await outboundModule("legacy"), modern: await outboundModule("modern") },
+    zod,
+  };
+  const outbound = outboundCases(outboundSubjects, outboundMessages(specDir)).map((c) => {
+    log(`outbound: ${c.message.label}`);
+    return runCase(c, settings.timing);
+  });
   const sizes = await measureSizes(root, eng.eras.map((e) => e.era));
+  const outboundSizes = await measureSizes(root, eng.eras.map((e) => e.era), "outbound");
+  const table = outboundTable(root);
   const judged = targets(cases, errorPath, startup, sizes);
   const seconds = (performance.now() - started) / 1000;
 
@@ -92,6 +107,16 @@ async function main(): Promise<void> {
     "## Size (generated validator modules)",
     sizeTable(sizes),
     "",
+    "## Outbound (validateMcpResponse, wymcp/outbound; same settings)",
+    ...outbound.flatMap((c) => [caseTable(c), ""]),
+    "validateMcpResponse takes a parsed message; the JSON.parse + validateMcpResponse row is the cost of a check from the bytes.",
+    "",
+    "### Outbound size (generated/<era>/outbound.js; never loaded by the inbound entry)",
+    sizeTable(outboundSizes),
+    "",
+    "### Method → result table (generated/manifest.json)",
+    ...table.lines,
+    "",
     "## Targets",
     targetsTable(judged),
     "",
@@ -109,12 +134,32 @@ async function main(): Promise<void> {
       perMessage: cases,
       errorPath,
       size: sizes,
+      outbound: { perMessage: outbound, size: outboundSizes, table: table.data },
       targets: judged,
       seconds,
     };
     writeFileSync(out, JSON.stringify(results, null, 2) + "\n");
     log(`wrote ${out}`);
   }
+}
+
+/** Per era: how many methods the table has, which come from exceptions, which the discriminator applies to. */
+function outboundTable(root: string) {
+  type Outbound = { results: Record<string, string>; resultExceptions: Record<string, string>; discriminator: { methods: string[] } | null };
+  const manifest = JSON.parse(readFileSync(join(root, "generated", "manifest.json"), "utf8")) as { eras: Record<string, { outbound: Outbound }> };
+  const data = Object.fromEntries(
+    Object.entries(manifest.eras).map(([era, { outbound }]) => [era, {
+      methods: Object.keys(outbound.results).length,
+      exceptions: outbound.resultExceptions,
+      discriminated: outbound.discriminator?.methods ?? [],
+    }]),
+  );
+  const lines = Object.entries(data).map(([era, d]) => {
+    const exceptions = Object.entries(d.exceptions).map(([m, def]) => `${m} → ${def}`).join(", ") || "none";
+    const discriminated = d.discriminated.length ? `; input_required discriminated on ${d.discriminated.join(", ")}` : "";
+    return `- ${era}: ${d.methods} methods, ${Object.keys(d.exceptions).length} exceptions (${exceptions})${discriminated}`;
+  });
+  return { data, lines };
 }
 
 main().catch((error: unknown) => {

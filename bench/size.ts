@@ -27,15 +27,17 @@ async function minifier(): Promise<Minify | null> {
   }
 }
 
-export async function measureSizes(root: string, eras: string[]): Promise<SizeFigures[]> {
+/** One row per era's `generated/<era>/<module>.js`, then their total ("both eras", or "both eras, <module>"). */
+export async function measureSizes(root: string, eras: string[], module = "validators"): Promise<SizeFigures[]> {
   const minify = await minifier();
   const rows: SizeFigures[] = eras.map((era) => {
-    const file = join("generated", era, "validators.js");
+    const file = join("generated", era, `${module}.js`);
     const code = readFileSync(join(root, file));
     const min = minify && Buffer.from(minify(code.toString("utf8")));
     return { file, raw: code.length, gzip: gzipSync(code).length, minified: min?.length ?? null, minifiedGzip: min ? gzipSync(min).length : null };
   });
   const sum = (k: "minified" | "minifiedGzip") => (minify ? rows.reduce((n, r) => n + (r[k] ?? 0), 0) : null);
   const total = (k: "raw" | "gzip") => rows.reduce((n, r) => n + r[k], 0);
-  return [...rows, { file: "both eras", raw: total("raw"), gzip: total("gzip"), minified: sum("minified"), minifiedGzip: sum("minifiedGzip") }];
+  const label = module === "validators" ? "both eras" : `both eras, ${module}`;
+  return [...rows, { file: label, raw: total("raw"), gzip: total("gzip"), minified: sum("minified"), minifiedGzip: sum("minifiedGzip") }];
 }
