@@ -52,7 +52,7 @@ export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onRejec
   /** The body passes through unchanged, chunk by chunk; each chunk is tapped after it is handed on. */
   const report = (request: Request, response: Response): Response => {
     if (!settings || !response.body) return response;
-    const tap = createTap(eraOf(request), admitted.get(request)?.body, () => response.headers.get("content-type"), settings);
+    const tap = createTap(eraOf(request), admitted.get(request)?.body, (name) => response.headers.get(name), settings);
     const body = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {

@@ -76,15 +76,16 @@ type Report = NonNullable<ReturnType<typeof reportSettings>>;
  * `writeHead`'s headers are read from its arguments, because headers given there never reach `getHeader`.
  */
 function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report: Report): void {
-  let headType: string | undefined;
-  const tap = createTap(era, requestBody, () => headType ?? headerText(res.getHeader("content-type")), report);
+  let head: Record<string, string | undefined> | undefined;
+  const tap = createTap(era, requestBody, (name) => head?.[name] ?? headerText(res.getHeader(name)), report);
   const { writeHead, write, end } = res;
   const chunk = (data: unknown, encoding: unknown) => {
     if (typeof data === "string") tap.push(typeof encoding === "string" && !/^utf-?8$/i.test(encoding) ? Buffer.from(data, encoding as BufferEncoding) : data);
     else if (data instanceof Uint8Array) tap.push(data);
   };
   res.writeHead = function tappedWriteHead(this: ServerResponse, ...args: unknown[]) {
-    headType ??= contentTypeOf(args.find((a) => typeof a === "object" && a !== null));
+    const given = args.find((a) => typeof a === "object" && a !== null);
+    head ??= { "content-type": headerOf(given, "content-type"), "content-encoding": headerOf(given, "content-encoding") };
     return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
   } as ServerResponse["writeHead"];
   res.write = function tappedWrite(this: ServerResponse, data: unknown, ...rest: unknown[]) {
@@ -104,14 +105,14 @@ function headerText(value: unknown): string | undefined {
   return Array.isArray(value) ? String(value[0]) : value === undefined ? undefined : String(value);
 }
 
-/** The Content-Type among `writeHead`'s headers: an object, or a flat `[name, value, ...]` array. */
-function contentTypeOf(headers: unknown): string | undefined {
+/** One header among `writeHead`'s headers: an object, or a flat `[name, value, ...]` array. */
+function headerOf(headers: unknown, wanted: string): string | undefined {
   if (Array.isArray(headers)) {
-    for (let i = 0; i + 1 < headers.length; i += 2) if (String(headers[i]).toLowerCase() === "content-type") return headerText(headers[i + 1]);
+    for (let i = 0; i + 1 < headers.length; i += 2) if (String(headers[i]).toLowerCase() === wanted) return headerText(headers[i + 1]);
     return undefined;
   }
   if (headers && typeof headers === "object") {
-    for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === "content-type") return headerText(value);
+    for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === wanted) return headerText(value);
   }
   return undefined;
 }

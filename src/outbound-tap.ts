@@ -65,13 +65,13 @@ export interface Tap {
 }
 
 /**
- * A tap for one response. `contentType` is read at the first byte (hosts set headers before the body);
- * a body that is neither `application/json` nor `text/event-stream` is not looked at.
+ * A tap for one response. Headers are read at the first byte (hosts set them before the body); a body that is
+ * neither `application/json` nor `text/event-stream`, or that is compressed, is not looked at.
  */
 export function createTap(
   era: Era,
   requestBody: unknown,
-  contentType: () => string | null | undefined,
+  header: (name: "content-type" | "content-encoding") => string | null | undefined,
   { outboundCheck, onOutboundViolation }: Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">>,
 ): Tap {
   const methods = requestMethods(requestBody);
@@ -142,7 +142,10 @@ export function createTap(
     }
   };
   const modeOf = () => {
-    const type = (contentType() ?? "").split(";")[0]!.trim().toLowerCase();
+    // Compressed bytes (a compression middleware outside the gate) are not JSON the tap can read.
+    const encoding = (header("content-encoding") ?? "identity").trim().toLowerCase();
+    if (encoding !== "identity" && encoding !== "") return "ignore";
+    const type = (header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
     return type === "application/json" ? "json" : type === "text/event-stream" ? "sse" : "ignore";
   };
 

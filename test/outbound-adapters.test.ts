@@ -300,6 +300,15 @@ describe("wymcpFetch guard.report on plain Responses", () => {
     assert.deepEqual(at(seen[0]), ["/result/resultType"]);
   });
 
+  test("a compressed body is not looked at (its bytes are not the JSON the check reads)", async () => {
+    seen.length = 0;
+    const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "Content-Type": "application/json" }, body: call("p", "prompts/list") });
+    assert.equal(await guard(request), undefined);
+    const original = new Response(BROKEN["prompts/list"]!.pieces.join(""), { headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" } });
+    await guard.report(request, original).arrayBuffer();
+    assert.deepEqual(seen, []);
+  });
+
   test("off: report hands back the very same Response", () => {
     const plain = wymcpFetch();
     const response = new Response("{}", { headers: { "Content-Type": "application/json" } });
