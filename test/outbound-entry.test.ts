@@ -7,6 +7,8 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { after, describe, test } from "node:test";
 import { build } from "esbuild";
+import ts from "typescript";
+import { outbound } from "../generated/outbound.js";
 import { readEraConfigs } from "../scripts/codegen/generate.js";
 import { repoRoot } from "./support/spec.js";
 
@@ -84,4 +86,36 @@ console.log(JSON.stringify({
     const { stdout } = await run(process.execPath, ["--disallow-code-generation-from-strings", file], { cwd: dir });
     assert.deepEqual(JSON.parse(stdout), { codeFromStrings: "blocked", good: "pass", bad: ["/result/content/0", "/result/content/0/type"] });
   });
+});
+
+describe("the outbound declarations", () => {
+  const generatedDir = join(repoRoot, "generated");
+  const files = [join(generatedDir, "outbound.d.ts"), join(generatedDir, "validator.d.ts"), ...eras.map((era) => join(generatedDir, era, "outbound.d.ts"))];
+
+  test("type-check in one strict TypeScript program, lib files included", () => {
+    const program = ts.createProgram(files, {
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      noUncheckedIndexedAccess: true,
+      skipLibCheck: false,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      lib: ["lib.es2023.d.ts"],
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: [],
+    });
+    const diagnostics = ts.getPreEmitDiagnostics(program);
+    const host = { getCanonicalFileName: (name: string) => name, getCurrentDirectory: () => repoRoot, getNewLine: () => "\n" };
+    assert.equal(diagnostics.length, 0, ts.formatDiagnostics(diagnostics, host));
+  });
+
+  for (const era of eras) {
+    test(`every name generated/${era}/outbound.d.ts declares exists in generated/${era}/outbound.js`, () => {
+      const declared = [...readFileSync(join(generatedDir, era, "outbound.d.ts"), "utf8").matchAll(/^export declare const (\w+)/gm)].map((m) => m[1]!);
+      const module = outbound[era as keyof typeof outbound] as unknown as Record<string, unknown>;
+      assert.ok(declared.length >= 10);
+      for (const name of declared) assert.notEqual(module[name], undefined, name);
+    });
+  }
 });
