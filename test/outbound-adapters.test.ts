@@ -5,6 +5,7 @@ import { after, before, describe, test } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import express from "express";
 import { Hono } from "hono";
 import * as z from "zod";
 import { classifyEra, wymcpFetch, wymcpNode, type OutboundViolationInfo } from "../src/index.js";
@@ -162,6 +163,23 @@ describe("wymcpNode report mode on a server with deliberately broken results", (
     } finally {
       await h.close();
     }
+  });
+
+  test("Express: res.json's body is checked (express.json() in front, so the gate judges the parsed body)", async () => {
+    const seen: Seen[] = [];
+    const app = express();
+    app.use(express.json());
+    app.post("/mcp", wymcpNode({ era: () => "modern", outbound: "report", outboundCheck: validateMcpResponse, onOutboundViolation: (i) => seen.push(i) }), (_req, res) => {
+      res.json({ jsonrpc: "2.0", id: "p", result: { prompts: [], ttlMs: 0, cacheScope: "public" } });
+    });
+    const server = http.createServer(app);
+    const url = await listen(server);
+    try {
+      await (await post(url, call("p", "prompts/list"))).text();
+    } finally {
+      await closer(server)();
+    }
+    assert.deepEqual(seen.map((v) => [v.method, v.id, at(v)]), [["prompts/list", "p", ["/result/resultType"]]]);
   });
 
   test("report mode without a check, or an unknown mode, throws when the adapter is built", () => {
