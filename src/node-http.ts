@@ -80,8 +80,12 @@ function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report
   const tap = createTap(era, requestBody, (name) => head?.[name] ?? headerText(res.getHeader(name)), report);
   const { writeHead, write, end } = res;
   const chunk = (data: unknown, encoding: unknown) => {
-    if (typeof data === "string") tap.push(typeof encoding === "string" && !/^utf-?8$/i.test(encoding) ? Buffer.from(data, encoding as BufferEncoding) : data);
-    else if (data instanceof Uint8Array) tap.push(data);
+    try {
+      if (typeof data === "string") tap.push(typeof encoding === "string" && !/^utf-?8$/i.test(encoding) ? Buffer.from(data, encoding as BufferEncoding) : data);
+      else if (data instanceof Uint8Array) tap.push(data);
+    } catch {
+      // Whatever the tap cannot read, the response has already gone out as the handler wrote it.
+    }
   };
   res.writeHead = function tappedWriteHead(this: ServerResponse, ...args: unknown[]) {
     const given = args.find((a) => typeof a === "object" && a !== null);
@@ -96,7 +100,11 @@ function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report
   res.end = function tappedEnd(this: ServerResponse, ...args: unknown[]) {
     const out = (end as (...a: unknown[]) => ServerResponse).apply(this, args);
     if (typeof args[0] !== "function") chunk(args[0], args[1]);
-    tap.end();
+    try {
+      tap.end();
+    } catch {
+      // As above: the tap never turns a sent response into a failed one.
+    }
     return out;
   } as ServerResponse["end"];
 }
