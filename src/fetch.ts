@@ -57,10 +57,10 @@ export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onRejec
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           controller.enqueue(chunk);
-          tap.push(chunk);
+          quietly(() => tap.push(chunk));
         },
         flush() {
-          tap.end();
+          quietly(() => tap.end());
         },
       }),
     );
@@ -88,6 +88,15 @@ export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, era, onRejec
     return undefined;
   }, { report });
 };
+
+/** A tap failure must not error the stream: the client would see a broken response the handler never sent. */
+function quietly(tap: () => void): void {
+  try {
+    tap();
+  } catch {
+    // The chunk has already been handed on.
+  }
+}
 
 async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
   if (!body) return;
