@@ -73,12 +73,17 @@ export function createTap(
   requestBody: unknown,
   header: (name: "content-type" | "content-encoding") => string | null | undefined,
   { outboundCheck, onOutboundViolation }: Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">>,
+  maxMessageUnits = MAX_TAPPED_MESSAGE_UNITS,
 ): Tap {
   const methods = requestMethods(requestBody);
   let mode: "json" | "sse" | "ignore" | undefined;
   const decoder = new TextDecoder("utf-8");
   let text = "";
   let data: string[] | undefined;
+  let dataUnits = 0;
+  // An event past the bound is dropped whole: its lines are skipped up to the blank line that ends it.
+  let oversized = false;
+  let skippingLine = false;
 
   const report = (message: unknown) => {
     const isObject = typeof message === "object" && message !== null && !Array.isArray(message);
@@ -113,6 +118,12 @@ export function createTap(
   };
   const lines = (final: boolean) => {
     let start = 0;
+    if (skippingLine) {
+      const nl = nextBreak(text, 0);
+      if (nl < 0) return void (text = "");
+      skippingLine = false;
+      start = nl + (text[nl] === "\r" && text[nl + 1] === "\n" ? 2 : 1);
+    }
     for (;;) {
       const nl = nextBreak(text, start);
       if (nl < 0) break;
@@ -122,6 +133,11 @@ export function createTap(
       start = nl + (text[nl] === "\r" && text[nl + 1] === "\n" ? 2 : 1);
     }
     text = text.slice(start);
+    if (text.length > maxMessageUnits) {
+      text = "";
+      data = undefined;
+      oversized = skippingLine = true;
+    }
     if (final && text.length > 0) {
       line(text);
       text = "";
@@ -130,14 +146,22 @@ export function createTap(
   // SSE (WHATWG HTML §9.2.6): `data:` lines join with "\n"; an empty line dispatches; other fields are not ours.
   const line = (value: string) => {
     if (value === "") {
-      if (data && data.join("").trim() !== "") messages(data.join("\n"));
+      if (!oversized && data && data.join("").trim() !== "") messages(data.join("\n"));
       data = undefined;
+      dataUnits = 0;
+      oversized = false;
       return;
     }
-    if (value.startsWith("data")) {
+    if (value.startsWith("data") && !oversized) {
       const colon = value.indexOf(":");
       if (colon !== 4 && value !== "data") return;
       const field = colon < 0 ? "" : value.slice(colon + 1);
+      dataUnits += field.length + 1;
+      if (dataUnits > maxMessageUnits) {
+        data = undefined;
+        oversized = true;
+        return;
+      }
       (data ??= []).push(field.startsWith(" ") ? field.slice(1) : field);
     }
   };
@@ -155,6 +179,11 @@ export function createTap(
       if (mode === "ignore") return;
       text += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
       if (mode === "sse") lines(false);
+      // A JSON body past the bound is not checked: holding it whole is what the bound is for.
+      else if (text.length > maxMessageUnits) {
+        mode = "ignore";
+        text = "";
+      }
     },
     end() {
       mode ??= modeOf();
@@ -170,6 +199,12 @@ export function createTap(
     },
   };
 }
+
+/**
+ * Largest message the tap holds to check, in UTF-16 units of its text (16 Mi, four times the default inbound
+ * body limit): a larger JSON body or SSE event is passed on unchecked rather than buffered.
+ */
+export const MAX_TAPPED_MESSAGE_UNITS = 16 * 1024 * 1024;
 
 /** Stands for a body or event that is not JSON: no JSON-RPC kind, so the check reports it at the message itself. */
 const NOT_JSON = Symbol("not JSON");
