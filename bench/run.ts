@@ -5,7 +5,7 @@
  * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, cpus } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -20,6 +20,7 @@ import { bytesExceedDepth } from "./depth-scan.js";
 import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../src/depth.js";
 import { measureBreaks, breaksTable } from "./nesting.js";
 import { floodTable, runHttpFlood, type HttpSettings } from "./http.js";
+import { outboundCases, outboundMessages } from "./outbound.js";
 import { runStartup } from "./startup.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 
@@ -86,6 +87,20 @@ async function main(): Promise<void> {
   const sizes = await measureSizes(root, eng.eras.map((e) => e.era));
   log("nesting: where re-serialization and cloning break");
   const breaks = await measureBreaks();
+  const outboundRuntime = (await import(pathToFileURL(join(root, "dist", "outbound.js")).href)) as typeof import("../src/outbound.js");
+  const outboundModule = async (era: string) =>
+    (await import(pathToFileURL(join(root, "generated", era, "outbound.js")).href)) as Record<string, Validator>;
+  const outboundSubjects = {
+    validateMcpResponse: outboundRuntime.validateMcpResponse,
+    generated: { legacy: await outboundModule("legacy"), modern: await outboundModule("modern") },
+    zod,
+  };
+  const outbound = outboundCases(outboundSubjects, outboundMessages(specDir)).map((c) => {
+    log(`outbound: ${c.message.label}`);
+    return runCase(c, settings.timing);
+  });
+  const outboundSizes = await measureSizes(root, eng.eras.map((e) => e.era), "outbound");
+  const table = outboundTable(root);
   const judged = targets(cases, errorPath, startup, sizes);
   const seconds = (performance.now() - started) / 1000;
 
@@ -113,6 +128,16 @@ async function main(): Promise<void> {
     "## Nesting: the first depth at which each operation throws in this process (what maxDepth must stay under)",
     breaksTable(breaks),
     "",
+    "## Outbound (validateMcpResponse, wymcp/outbound; same settings)",
+    ...outbound.flatMap((c) => [caseTable(c), ""]),
+    "validateMcpResponse takes a parsed message; the JSON.parse + validateMcpResponse row is the cost of a check from the bytes.",
+    "",
+    "### Outbound size (generated/<era>/outbound.js; never loaded by the inbound entry)",
+    sizeTable(outboundSizes),
+    "",
+    "### Method → result table (generated/manifest.json)",
+    ...table.lines,
+    "",
     "## Targets",
     targetsTable(judged),
     "",
@@ -136,6 +161,7 @@ async function main(): Promise<void> {
       longErrorPath,
       size: sizes,
       nestingBreaks: breaks,
+      outbound: { perMessage: outbound, size: outboundSizes, table: table.data },
       targets: judged,
       cli: { startup: cliStartup, large: cliLarge },
       seconds,
@@ -167,6 +193,26 @@ async function mainHttp(): Promise<void> {
     ].join("\n"),
   );
   if (out) writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), quick, settings, http: results, seconds }, null, 2) + "\n");
+}
+
+
+/** Per era: how many methods the table has, which come from exceptions, which the discriminator applies to. */
+function outboundTable(root: string) {
+  type Outbound = { results: Record<string, string>; resultExceptions: Record<string, string>; discriminator: { methods: string[] } | null };
+  const manifest = JSON.parse(readFileSync(join(root, "generated", "manifest.json"), "utf8")) as { eras: Record<string, { outbound: Outbound }> };
+  const data = Object.fromEntries(
+    Object.entries(manifest.eras).map(([era, { outbound }]) => [era, {
+      methods: Object.keys(outbound.results).length,
+      exceptions: outbound.resultExceptions,
+      discriminated: outbound.discriminator?.methods ?? [],
+    }]),
+  );
+  const lines = Object.entries(data).map(([era, d]) => {
+    const exceptions = Object.entries(d.exceptions).map(([m, def]) => `${m} → ${def}`).join(", ") || "none";
+    const discriminated = d.discriminated.length ? `; input_required discriminated on ${d.discriminated.join(", ")}` : "";
+    return `- ${era}: ${d.methods} methods, ${Object.keys(d.exceptions).length} exceptions (${exceptions})${discriminated}`;
+  });
+  return { data, lines };
 }
 
 (httpMode ? mainHttp() : main()).catch((error: unknown) => {

@@ -27,10 +27,12 @@ async function minifier(): Promise<Minify | null> {
   }
 }
 
-export async function measureSizes(root: string, eras: string[]): Promise<SizeFigures[]> {
+/** One row per era's `generated/<era>/<module>.js`, then their total ("both eras", or "both eras, <module>"). */
+export async function measureSizes(root: string, eras: string[], module = "validators"): Promise<SizeFigures[]> {
   const minify = await minifier();
-  // An era's batch framing (legacy: 2025-03-26's) is loaded with it, so it counts.
-  const files = eras.flatMap((era) => ["validators.js", "batch.js"].map((name) => join("generated", era, name)));
+  // An era's batch framing (legacy: 2025-03-26's) is loaded with its validators, so it counts with them.
+  const names = module === "validators" ? ["validators.js", "batch.js"] : [`${module}.js`];
+  const files = eras.flatMap((era) => names.map((name) => join("generated", era, name)));
   const rows: SizeFigures[] = files.filter((file) => existsSync(join(root, file))).map((file) => {
     const code = readFileSync(join(root, file));
     const min = minify && Buffer.from(minify(code.toString("utf8")));
@@ -38,5 +40,6 @@ export async function measureSizes(root: string, eras: string[]): Promise<SizeFi
   });
   const sum = (k: "minified" | "minifiedGzip") => (minify ? rows.reduce((n, r) => n + (r[k] ?? 0), 0) : null);
   const total = (k: "raw" | "gzip") => rows.reduce((n, r) => n + r[k], 0);
-  return [...rows, { file: "both eras", raw: total("raw"), gzip: total("gzip"), minified: sum("minified"), minifiedGzip: sum("minifiedGzip") }];
+  const label = module === "validators" ? "both eras" : `both eras, ${module}`;
+  return [...rows, { file: label, raw: total("raw"), gzip: total("gzip"), minified: sum("minified"), minifiedGzip: sum("minifiedGzip") }];
 }

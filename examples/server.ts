@@ -2,6 +2,7 @@
  * @module examples/server: a dual-era MCP server on Node `http`, with wymcp validating every POST in
  * front of the official SDK (`createMcpHandler`). `npm start`; `PORT` (default 3000), endpoint `/mcp`.
  * `WYMCP_GATE=off` starts the same server without wymcp (the SDK reads every body itself), for comparisons only.
+ * `WYMCP_OUTBOUND=report` (and optionally `WYMCP_OUTBOUND_FILE`) checks what it sends back.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,6 +11,7 @@ import { localhostHostValidation, localhostOriginValidation, toNodeHandler } fro
 import * as z from "zod";
 import { classifyEra } from "wymcp";
 import { wymcpNode } from "wymcp/node";
+import { outboundFromEnv } from "./outbound-from-env.js";
 
 /** One tool, one prompt, one resource; the SDK builds a fresh server per HTTP request, in either era. */
 function buildServer({ era }: { era: "legacy" | "modern" }): McpServer {
@@ -36,6 +38,8 @@ const mcp = toNodeHandler(handler);
 const guard = wymcpNode({
   era: (req, body) => classifyEra(req.headers, body).era,
   onReject: ({ status, reason, era }) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "not judged"})`),
+  // WYMCP_OUTBOUND=report: development mode, every message the server sends is checked (examples/outbound-from-env.ts).
+  ...(await outboundFromEnv()),
 });
 // The server listens on loopback only; these refuse DNS-rebinding attempts from browsers.
 const hostIsLocal = localhostHostValidation();

@@ -3,12 +3,25 @@
  * SDK's `createMcpHandler(...).fetch`): `Request` in, `Response` out, or `undefined` to go on.
  */
 import { admit, checkMaxDepth, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
+import type { Era } from "./era.js";
+import { createTap, reportSettings, type OutboundOptions } from "./outbound-tap.js";
 
 export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "./admit.js";
 export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";
+export type { OutboundCheck, OutboundOptions, OutboundViolationInfo, OutboundViolations } from "./outbound-tap.js";
 
-/** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body. */
-export type FetchOptions = GateOptions<Request>;
+/** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */
+export type FetchOptions = GateOptions<Request> & OutboundOptions;
+
+/** What `wymcpFetch` returns: the gate, and `report` for the next handler's `Response`. */
+export interface FetchGuard {
+  (request: Request): Promise<Response | undefined>;
+  /**
+   * In report mode, the response to send instead of `response`: same status, headers and bytes, its body
+   * read through a tap that checks every JSON-RPC message in it. Otherwise `response` itself.
+   */
+  report(request: Request, response: Response): Response;
+}
 
 /** What `wymcpOf` returns for an admitted POST: era, outcome, and the body already parsed. */
 export interface FetchWymcpInfo extends WymcpInfo {
@@ -27,10 +40,38 @@ export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
  * Validates POSTed MCP messages; resolves to the answer for a rejected one, or to `undefined` with the
  * request's body left unread for the next handler.
  * @example const guard = wymcpFetch(); return (await guard(request)) ?? handler.fetch(request);
+ * @example report mode: return (await guard(request)) ?? guard.report(request, await handler.fetch(request));
  */
-export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject }: FetchOptions = {}) => {
+export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, ...outbound }: FetchOptions = {}): FetchGuard => {
   checkMaxDepth(maxDepth);
-  return async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
+  const settings = reportSettings(outbound);
+  const eraOf = (request: Request): Era => {
+    const info = admitted.get(request);
+    if (info) return info.era;
+    try {
+      return era?.(request, undefined) ?? "legacy";
+    } catch {
+      return "legacy";
+    }
+  };
+  /** The body passes through unchanged, chunk by chunk; each chunk is tapped after it is handed on. */
+  const report = (request: Request, response: Response): Response => {
+    if (!settings || !response.body) return response;
+    const tap = createTap(eraOf(request), admitted.get(request)?.body, (name) => response.headers.get(name), settings);
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          controller.enqueue(chunk);
+          quietly(() => tap.push(chunk));
+        },
+        flush() {
+          quietly(() => tap.end());
+        },
+      }),
+    );
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  return Object.assign(async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
     if (request.method !== "POST") return undefined;
     const verdict = await admit(
       {
@@ -51,8 +92,17 @@ export const wymcpFetch = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, er
     }
     admitted.set(request, { ...verdict.info, body: verdict.body });
     return undefined;
-  };
+  }, { report });
 };
+
+/** A tap failure must not error the stream: the client would see a broken response the handler never sent. */
+function quietly(tap: () => void): void {
+  try {
+    tap();
+  } catch {
+    // The chunk has already been handed on.
+  }
+}
 
 async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
   if (!body) return;

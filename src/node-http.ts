@@ -6,6 +6,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonRpcErrorResponse } from "./envelope.js";
 import { admit, checkMaxDepth, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
+import type { Era } from "./era.js";
+import { createTap, reportSettings, type OutboundOptions } from "./outbound-tap.js";
 
 declare module "http" {
   interface IncomingMessage {
@@ -16,9 +18,10 @@ declare module "http" {
 
 export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "./admit.js";
 export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";
+export type { OutboundCheck, OutboundOptions, OutboundViolationInfo, OutboundViolations } from "./outbound-tap.js";
 
-/** Options of `wymcpNode`; `era` receives the Node request and the parsed body. */
-export type NodeOptions = GateOptions<IncomingMessage>;
+/** Options of `wymcpNode`; `era` receives the Node request and the parsed body (`undefined` on a GET in report mode). */
+export type NodeOptions = GateOptions<IncomingMessage> & OutboundOptions;
 
 /** Connect's `next`: called with no argument to hand the request on, with an error when an option callback threw. */
 export type NextFunction = (error?: unknown) => void;
@@ -27,10 +30,15 @@ export type NextFunction = (error?: unknown) => void;
  * Validates POSTed MCP messages before `next()`; answers what it rejects (400, 413, 415) itself.
  * @example http.createServer((req, res) => guard(req, res, () => mcp(req, res, req.body)))
  */
-export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject }: NodeOptions = {}) => {
+export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, ...outbound }: NodeOptions = {}) => {
   checkMaxDepth(maxDepth);
+  const report = reportSettings(outbound);
   return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
-    if (req.method !== "POST") return next();
+    if (req.method !== "POST") {
+      // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
+      if (report) tapResponse(res, eraOfStream(req, era), undefined, report);
+      return next();
+    }
     const host = req as IncomingMessage & { body?: unknown };
     let verdict;
     try {
@@ -55,9 +63,74 @@ export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era
     if (!verdict.ok) return answer(req, res, verdict.status, verdict.response);
     if (verdict.parsedHere) host.body = verdict.body;
     req.wymcp = verdict.info;
+    if (report) tapResponse(res, verdict.info.era, verdict.body, report);
     next();
   };
 };
+
+function eraOfStream(req: IncomingMessage, era: NodeOptions["era"]): Era {
+  try {
+    return era?.(req, undefined) ?? "legacy";
+  } catch {
+    return "legacy";
+  }
+}
+
+type Report = NonNullable<ReturnType<typeof reportSettings>>;
+
+/**
+ * Report mode: every byte still goes out first, through the original `write`/`end`; the tap reads it after.
+ * `writeHead`'s headers are read from its arguments, because headers given there never reach `getHeader`.
+ */
+function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report: Report): void {
+  let head: Record<string, string | undefined> | undefined;
+  const tap = createTap(era, requestBody, (name) => head?.[name] ?? headerText(res.getHeader(name)), report);
+  const { writeHead, write, end } = res;
+  const chunk = (data: unknown, encoding: unknown) => {
+    try {
+      if (typeof data === "string") tap.push(typeof encoding === "string" && !/^utf-?8$/i.test(encoding) ? Buffer.from(data, encoding as BufferEncoding) : data);
+      else if (data instanceof Uint8Array) tap.push(data);
+    } catch {
+      // Whatever the tap cannot read, the response has already gone out as the handler wrote it.
+    }
+  };
+  res.writeHead = function tappedWriteHead(this: ServerResponse, ...args: unknown[]) {
+    const given = args.find((a) => typeof a === "object" && a !== null);
+    head ??= { "content-type": headerOf(given, "content-type"), "content-encoding": headerOf(given, "content-encoding") };
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse["writeHead"];
+  res.write = function tappedWrite(this: ServerResponse, data: unknown, ...rest: unknown[]) {
+    const ok = (write as (...a: unknown[]) => boolean).call(this, data, ...rest);
+    chunk(data, rest[0]);
+    return ok;
+  } as ServerResponse["write"];
+  res.end = function tappedEnd(this: ServerResponse, ...args: unknown[]) {
+    const out = (end as (...a: unknown[]) => ServerResponse).apply(this, args);
+    if (typeof args[0] !== "function") chunk(args[0], args[1]);
+    try {
+      tap.end();
+    } catch {
+      // As above: the tap never turns a sent response into a failed one.
+    }
+    return out;
+  } as ServerResponse["end"];
+}
+
+function headerText(value: unknown): string | undefined {
+  return Array.isArray(value) ? String(value[0]) : value === undefined ? undefined : String(value);
+}
+
+/** One header among `writeHead`'s headers: an object, or a flat `[name, value, ...]` array. */
+function headerOf(headers: unknown, wanted: string): string | undefined {
+  if (Array.isArray(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) if (String(headers[i]).toLowerCase() === wanted) return headerText(headers[i + 1]);
+    return undefined;
+  }
+  if (headers && typeof headers === "object") {
+    for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === wanted) return headerText(value);
+  }
+  return undefined;
+}
 
 function answer(req: IncomingMessage, res: ServerResponse, status: number, response: JsonRpcErrorResponse): void {
   const text = JSON.stringify(response);

@@ -6,12 +6,16 @@ import {
   assembleBatchDeclarations, assembleBatchModule, assembleDeclarations, assembleIndex, assembleIndexDeclarations,
   assembleModule, assembleTypes, VALIDATOR_DECLARATIONS,
 } from "./assemble-module.js";
+import {
+  assembleOutboundDeclarations, assembleOutboundIndex, assembleOutboundIndexDeclarations, assembleOutboundModule,
+} from "./assemble-outbound.js";
 import { compactCode } from "./compact-code.js";
 import { compileValidators } from "./compile-validators.js";
 import { emitTypes } from "./emit-types.js";
 import { loadSpec, specDir } from "./load-spec.js";
 import { normalizeDefinitions } from "./normalize-definitions.js";
 import { selectDefinitions, type EraConfig, type Selection } from "./select-definitions.js";
+import { selectOutbound, type Errata, type OutboundConfig, type OutboundSelection } from "./select-outbound.js";
 import { stripProse } from "./strip-prose.js";
 import type { Files } from "./write-output.js";
 
@@ -32,6 +36,26 @@ export function readEraConfigs(schemasDir: string): EraConfig[] {
 
 export function readFormats(schemasDir: string): Record<string, string> {
   return JSON.parse(readFileSync(join(schemasDir, "formats.json"), "utf8")) as Record<string, string>;
+}
+
+/** The outbound description of `era` in `schemas/outbound/`. */
+export function readOutboundConfig(schemasDir: string, era: string): OutboundConfig {
+  return JSON.parse(readFileSync(join(schemasDir, "outbound", `${era}.json`), "utf8")) as OutboundConfig;
+}
+
+/** Corrections to published schemas, by revision (`schemas/outbound/errata.json`). */
+export function readErrata(schemasDir: string): Errata {
+  return JSON.parse(readFileSync(join(schemasDir, "outbound", "errata.json"), "utf8")) as Errata;
+}
+
+/** One era's server-to-client tables, from the era's selection and `schemas/outbound/`. */
+export function selectEraOutbound(selection: Selection, schemasDir: string): OutboundSelection {
+  return selectOutbound(selection, readOutboundConfig(schemasDir, selection.config.era), readErrata(schemasDir));
+}
+
+/** Ajv standalone code of the outbound entries, compiled like the inbound ones but over the errata-corrected definitions. */
+export function compileOutbound(selection: Selection, outbound: OutboundSelection, formats: Record<string, string>): string {
+  return compactCode(compileValidators({ ...selection, defs: outbound.defs, entries: outbound.entries }, formats));
 }
 
 /** Loads one era's revision from the spec folder and selects its definitions, prose stripped. */
@@ -59,11 +83,15 @@ export async function generate(options: GenerateOptions): Promise<Files> {
     files.set(`${era}/validators.js`, assembleModule(selection, compactCode(compileValidators(selection, formats))));
     files.set(`${era}/validators.d.ts`, assembleDeclarations(selection));
     files.set(`${era}/types.d.ts`, assembleTypes(selection, await emitTypes(selection)));
+    const outbound = selectEraOutbound(selection, options.schemasDir);
+    files.set(`${era}/outbound.js`, assembleOutboundModule(selection, outbound, compileOutbound(selection, outbound, formats)));
+    files.set(`${era}/outbound.d.ts`, assembleOutboundDeclarations(selection));
     manifestEras[era] = {
       revision: selection.spec.revision,
       input: { file: selection.spec.file, sha256: selection.spec.sha256 },
       validators: selection.entries,
       methods: Object.fromEntries(selection.methods.map(({ method, definition }) => [method, definition])),
+      outbound: outboundManifest(outbound),
     };
     const batch = selectBatch(config, options.specDir);
     if (batch && config.batch) {
@@ -83,6 +111,8 @@ export async function generate(options: GenerateOptions): Promise<Files> {
   files.set("index.js", assembleIndex(eras, batchEras));
   files.set("index.d.ts", assembleIndexDeclarations(eras, batchEras));
   files.set("validator.d.ts", VALIDATOR_DECLARATIONS);
+  files.set("outbound.js", assembleOutboundIndex(eras));
+  files.set("outbound.d.ts", assembleOutboundIndexDeclarations(eras));
   files.set("manifest.json", JSON.stringify(manifest(options.schemasDir, manifestEras), null, 2) + "\n");
   return files;
 }
@@ -93,8 +123,30 @@ function manifest(schemasDir: string, eras: Record<string, unknown>) {
     generatedBy: "scripts/codegen.ts (npm run codegen); do not edit",
     tools: { ajv: toolVersion("ajv"), "json-schema-to-typescript": toolVersion("json-schema-to-typescript") },
     engine: "Ajv draft-07 class, allErrors, no messages, anyOf branches tagged (tagged-any-of.ts), formats from schemas/formats.json, compacted by compact-code.ts",
-    projectInputs: Object.fromEntries(readdirSync(schemasDir).filter((f) => f.endsWith(".json")).sort().map((f) => [`schemas/${f}`, sha256(f)])),
+    projectInputs: Object.fromEntries(
+      [...readdirSync(schemasDir), ...readdirSync(join(schemasDir, "outbound")).map((f) => `outbound/${f}`)]
+        .filter((f) => f.endsWith(".json"))
+        .sort()
+        .map((f) => [`schemas/${f}`, sha256(f)]),
+    ),
     eras,
+  };
+}
+
+/** The method → result table and the rest of the outbound selection, as the manifest records them. */
+function outboundManifest(outbound: OutboundSelection) {
+  return {
+    validators: outbound.entries,
+    results: Object.fromEntries(outbound.results.map((r) => [r.method, r.definition])),
+    resultExceptions: Object.fromEntries(outbound.results.filter((r) => r.source === "exception").map((r) => [r.method, r.definition])),
+    discriminator: outbound.config.discriminator && {
+      ...outbound.config.discriminator,
+      methods: outbound.results.filter((r) => r.discriminated).map((r) => r.method),
+    },
+    notifications: Object.fromEntries(outbound.notifications.map((n) => [n.method, n.definition])),
+    requests: Object.fromEntries(outbound.requests.map((r) => [r.method, r.definition])),
+    errors: Object.fromEntries(outbound.errors.map((e) => [String(e.code), e.definition])),
+    errata: outbound.errata,
   };
 }
 

@@ -1,0 +1,36 @@
+/**
+ * @module examples/outbound-from-env: the adapters' report mode switched on from the environment, for the
+ * example server and for conformance runs. `WYMCP_OUTBOUND=report` checks every JSON-RPC message the server
+ * sends; each violation is one JSON line, appended to `WYMCP_OUTBOUND_FILE` or written to stderr, and at exit
+ * one summary line `{"kind":"summary","checked":N,"violations":M}` shows the checks did run.
+ */
+import { appendFileSync } from "node:fs";
+import type { OutboundOptions } from "wymcp/node";
+
+export async function outboundFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<OutboundOptions> {
+  const mode = env.WYMCP_OUTBOUND || "off";
+  if (mode === "off") return {};
+  if (mode !== "report") throw new Error(`WYMCP_OUTBOUND must be "off" or "report", not ${JSON.stringify(mode)}`);
+  // Loaded only here: a server not in report mode never loads the outbound validators.
+  const { validateMcpResponse } = await import("../src/outbound.js");
+  const file = env.WYMCP_OUTBOUND_FILE;
+  const write = (record: object) => {
+    const line = JSON.stringify(record);
+    if (file) appendFileSync(file, `${line}\n`);
+    else process.stderr.write(`wymcp outbound: ${line}\n`);
+  };
+  let checked = 0;
+  let violations = 0;
+  process.once("exit", () => write({ kind: "summary", checked, violations }));
+  return {
+    outbound: "report",
+    outboundCheck: (message, context) => {
+      checked++;
+      return validateMcpResponse(message, context);
+    },
+    onOutboundViolation: (info) => {
+      violations++;
+      write({ kind: "violation", ...info });
+    },
+  };
+}

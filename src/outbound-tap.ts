@@ -1,0 +1,226 @@
+/**
+ * @module outbound-tap: the adapters' development mode. Watches the bytes a server sends back (a JSON body,
+ * or each `data:` event of an SSE stream), hands every JSON-RPC message in them to an injected check, and
+ * reports violations to a hook. It never touches the bytes: the adapters pass them on first, then tap them.
+ * The check is injected (`outboundCheck: validateMcpResponse` from `wymcp/outbound`), so the inbound
+ * entry never loads the outbound validators.
+ */
+import type { JsonRpcId, LocatedError } from "./envelope.js";
+import type { Era } from "./era.js";
+
+/** Violations distilled like an inbound rejection: one entry per location, bounded, no values of the message. */
+export interface OutboundViolations {
+  /** One line: what the message was judged as, how many locations failed, the first problem. */
+  message: string;
+  errors: LocatedError[];
+  /** Problems found but not listed, present only when some were left out. */
+  omitted?: number;
+}
+
+/** The shape of `validateMcpResponse`, as far as the adapters need it. */
+export type OutboundCheck = (
+  message: unknown,
+  context: { era: Era; method?: string },
+) => { outcome: "pass" } | { outcome: "violation"; violations: OutboundViolations };
+
+/** What `onOutboundViolation` receives for one message that failed the check. */
+export interface OutboundViolationInfo {
+  era: Era;
+  /** The answered request's method for a response (when known), the message's own for a notification or request. */
+  method: string | undefined;
+  /** The message's `id`, when it has one. */
+  id: JsonRpcId | undefined;
+  violations: OutboundViolations;
+}
+
+/** Development-mode options both adapters take. */
+export interface OutboundOptions {
+  /** `"report"` checks every JSON-RPC message sent back through the gate; default `"off"`. */
+  outbound?: "off" | "report";
+  /** The check to run, e.g. `validateMcpResponse` from `wymcp/outbound`; required with `outbound: "report"`. */
+  outboundCheck?: OutboundCheck;
+  /** Called once per message that fails the check; it must not throw (a throw is ignored). */
+  onOutboundViolation?: (info: OutboundViolationInfo) => void;
+}
+
+export class OutboundOptionsError extends Error {
+  override name = "OutboundOptionsError";
+}
+
+/** The validated report settings, or undefined when the mode is off; misuse throws when the adapter is built. */
+export function reportSettings(options: OutboundOptions): Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">> | undefined {
+  const { outbound = "off", outboundCheck, onOutboundViolation } = options;
+  if (outbound === "off") return undefined;
+  if (outbound !== "report") throw new OutboundOptionsError(`outbound must be "off" or "report", not ${JSON.stringify(outbound)}`);
+  if (typeof outboundCheck !== "function") {
+    throw new OutboundOptionsError('outbound: "report" needs outboundCheck, e.g. validateMcpResponse from "wymcp/outbound"');
+  }
+  return { outboundCheck, onOutboundViolation: onOutboundViolation ?? (() => undefined) };
+}
+
+/** Receives the response's bytes in order; `end()` once they are all sent. */
+export interface Tap {
+  push(chunk: Uint8Array | string): void;
+  end(): void;
+}
+
+/**
+ * A tap for one response. Headers are read at the first byte (hosts set them before the body); a body that is
+ * neither `application/json` nor `text/event-stream`, or that is compressed, is not looked at.
+ */
+export function createTap(
+  era: Era,
+  requestBody: unknown,
+  header: (name: "content-type" | "content-encoding") => string | null | undefined,
+  { outboundCheck, onOutboundViolation }: Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">>,
+  maxMessageUnits = MAX_TAPPED_MESSAGE_UNITS,
+): Tap {
+  const methods = requestMethods(requestBody);
+  let mode: "json" | "sse" | "ignore" | undefined;
+  const decoder = new TextDecoder("utf-8");
+  let text = "";
+  let data: string[] | undefined;
+  let dataUnits = 0;
+  // An event past the bound is dropped whole: its lines are skipped up to the blank line that ends it.
+  let oversized = false;
+  let skippingLine = false;
+
+  const report = (message: unknown) => {
+    const isObject = typeof message === "object" && message !== null && !Array.isArray(message);
+    const body = (isObject ? message : {}) as Record<string, unknown>;
+    const own = typeof body.method === "string" ? body.method : undefined;
+    const id = Object.hasOwn(body, "id") ? (body.id as JsonRpcId) : undefined;
+    const method = own ?? (id === undefined || id === null ? undefined : methods.get(id));
+    let result;
+    try {
+      result = outboundCheck(message, method === undefined ? { era } : { era, method });
+    } catch {
+      // A failing check must not break a response already on its way.
+      return;
+    }
+    if (result.outcome === "pass") return;
+    try {
+      onOutboundViolation({ era, method, id, violations: result.violations });
+    } catch {
+      // Same as onReject: a broken logger must not break the response.
+    }
+  };
+  const messages = (json: string) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      return report(NOT_JSON);
+    }
+    // A batch (2025-03-26) holds one message per element.
+    if (Array.isArray(parsed)) parsed.forEach(report);
+    else report(parsed);
+  };
+  const lines = (final: boolean) => {
+    let start = 0;
+    if (skippingLine) {
+      const nl = nextBreak(text, 0);
+      if (nl < 0) return void (text = "");
+      skippingLine = false;
+      start = nl + (text[nl] === "\r" && text[nl + 1] === "\n" ? 2 : 1);
+    }
+    for (;;) {
+      const nl = nextBreak(text, start);
+      if (nl < 0) break;
+      // A CR at the very end may be the first half of a CRLF that the next chunk completes.
+      if (text[nl] === "\r" && nl === text.length - 1 && !final) break;
+      line(text.slice(start, nl));
+      start = nl + (text[nl] === "\r" && text[nl + 1] === "\n" ? 2 : 1);
+    }
+    text = text.slice(start);
+    if (text.length > maxMessageUnits) {
+      text = "";
+      data = undefined;
+      oversized = skippingLine = true;
+    }
+    if (final && text.length > 0) {
+      line(text);
+      text = "";
+    }
+  };
+  // SSE (WHATWG HTML §9.2.6): `data:` lines join with "\n"; an empty line dispatches; other fields are not ours.
+  const line = (value: string) => {
+    if (value === "") {
+      if (!oversized && data && data.join("").trim() !== "") messages(data.join("\n"));
+      data = undefined;
+      dataUnits = 0;
+      oversized = false;
+      return;
+    }
+    if (value.startsWith("data") && !oversized) {
+      const colon = value.indexOf(":");
+      if (colon !== 4 && value !== "data") return;
+      const field = colon < 0 ? "" : value.slice(colon + 1);
+      dataUnits += field.length + 1;
+      if (dataUnits > maxMessageUnits) {
+        data = undefined;
+        oversized = true;
+        return;
+      }
+      (data ??= []).push(field.startsWith(" ") ? field.slice(1) : field);
+    }
+  };
+  const modeOf = () => {
+    // Compressed bytes (a compression middleware outside the gate) are not JSON the tap can read.
+    const encoding = (header("content-encoding") ?? "identity").trim().toLowerCase();
+    if (encoding !== "identity" && encoding !== "") return "ignore";
+    const type = (header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    return type === "application/json" ? "json" : type === "text/event-stream" ? "sse" : "ignore";
+  };
+
+  return {
+    push(chunk) {
+      mode ??= modeOf();
+      if (mode === "ignore") return;
+      text += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+      if (mode === "sse") lines(false);
+      // A JSON body past the bound is not checked: holding it whole is what the bound is for.
+      else if (text.length > maxMessageUnits) {
+        mode = "ignore";
+        text = "";
+      }
+    },
+    end() {
+      mode ??= modeOf();
+      if (mode === "ignore") return;
+      text += decoder.decode();
+      if (mode === "json") {
+        if (text.trim() !== "") messages(text);
+        text = "";
+        return;
+      }
+      lines(true);
+      line("");
+    },
+  };
+}
+
+/**
+ * Largest message the tap holds to check, in UTF-16 units of its text (16 Mi, four times the default inbound
+ * body limit): a larger JSON body or SSE event is passed on unchecked rather than buffered.
+ */
+export const MAX_TAPPED_MESSAGE_UNITS = 16 * 1024 * 1024;
+
+/** Stands for a body or event that is not JSON: no JSON-RPC kind, so the check reports it at the message itself. */
+const NOT_JSON = Symbol("not JSON");
+
+function nextBreak(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) if (text[i] === "\n" || text[i] === "\r") return i;
+  return -1;
+}
+
+/** id → method of the request(s) in a POST body, so a response can be judged by what it answers. */
+function requestMethods(body: unknown): Map<unknown, string> {
+  const out = new Map<unknown, string>();
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (typeof message !== "object" || message === null) continue;
+    const { id, method } = message as { id?: unknown; method?: unknown };
+    if (typeof method === "string" && (typeof id === "string" || typeof id === "number")) out.set(id, method);
+  }
+  return out;
+}
