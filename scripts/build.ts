@@ -88,7 +88,8 @@ async function main(): Promise<void> {
     chunkNames: "[name]-[hash]",
     plugins: [importTheCore],
   });
-  // The command line is a program, not a module anyone imports: one self-contained file starts fastest.
+  // The command line is a program, not a module anyone imports: one self-contained file starts fastest. A bin
+  // runs on Node only, so its source is named like the other Node-only module: dist/<name>.js from src/node-<name>.ts.
   for (const file of Object.values(pkg.bin ?? {})) {
     const name = /^dist\/([\w-]+)\.js$/.exec(file)?.[1];
     if (!name) throw new Error(`bin ${JSON.stringify(file)} must be dist/<name>.js`);
@@ -96,7 +97,7 @@ async function main(): Promise<void> {
       ...common,
       platform: "node",
       target: "node20",
-      entryPoints: [{ in: `src/${name}.ts`, out: name }],
+      entryPoints: [{ in: `src/node-${name}.ts`, out: name }],
       banner: { js: "#!/usr/bin/env node" },
     });
   }

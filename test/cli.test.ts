@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { colourEnabled, LineSplitter, printable } from "../src/cli.js";
+import { colourEnabled, LineSplitter, printable } from "../src/node-cli.js";
 import { classifyEra } from "wymcp";
 import { wymcpFetch, wymcpOf } from "wymcp/fetch";
 import { assertGoldenText } from "./support/golden.js";

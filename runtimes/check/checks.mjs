@@ -1,10 +1,12 @@
 /**
  * @module The one portable check of the runtime matrix (npm run test:runtimes): what a user of the packed
- * package does on any host. Imports only `wymcp` and `wymcp/fetch`, and Web APIs, so it also runs inside a Worker.
+ * package does on any host. Imports only `wymcp`, `wymcp/fetch` and `wymcp/outbound`, and Web APIs, so it also runs
+ * inside a Worker.
  * `official.mjs` beside it is written by scripts/test-runtimes.ts from the spec's own tools/call example.
  */
 import { classifyEra, validateMcpRequest } from "wymcp";
 import { wymcpFetch, wymcpOf } from "wymcp/fetch";
+import { validateMcpResponse } from "wymcp/outbound";
 import { callTool } from "./official.mjs";
 
 /** The largest body the guards under test accept; small, so the oversized case stays small too. */
@@ -65,6 +67,20 @@ export function coreChecks() {
       const r = validateMcpRequest(LONG_ERROR_LIST, "modern");
       return result("core: long error list is rejected with 20 entries", r.status === 400 && r.response.error.data.errors.length === 20, r.outcome);
     }),
+    attempt("core: a legacy 2025-03-26 batch passes, and a bad item is located", () => {
+      const good = validateMcpRequest([LEGACY_INITIALIZE, { jsonrpc: "2.0", method: "notifications/initialized" }], "legacy");
+      const bad = validateMcpRequest([LEGACY_INITIALIZE, { jsonrpc: "1.0", id: 2, method: "ping" }], "legacy");
+      const at = bad.response?.error.data.errors.map((e) => e.instancePath).join();
+      return result("core: a legacy 2025-03-26 batch passes, and a bad item is located", good.outcome === "pass" && at === "/1/jsonrpc", [good.outcome, at]);
+    }),
+    attempt("outbound: a tools/call result passes, one whose content item lacks type is located", () => {
+      const good = { jsonrpc: "2.0", id: 1, result: { resultType: "complete", content: [{ type: "text", text: "hi" }] } };
+      const bad = { jsonrpc: "2.0", id: 1, result: { resultType: "complete", content: [{ text: "hi" }] } };
+      const ok = validateMcpResponse(good, { era: "modern", method: "tools/call" });
+      const broken = validateMcpResponse(bad, { era: "modern", method: "tools/call" });
+      const at = broken.violations?.errors.map((e) => e.instancePath) ?? [];
+      return result("outbound: a tools/call result passes, one whose content item lacks type is located", ok.outcome === "pass" && at.includes("/result/content/0/type"), [ok, at]);
+    }),
     attempt("core: classifyEra reads body _meta, initialize and headers", () => {
       const eras = [
         classifyEra({}, callTool),
@@ -82,7 +98,8 @@ export function coreChecks() {
 export const SCENARIOS = [
   { name: "official tools/call reaches the handler, era modern", body: () => JSON.stringify(callTool), want: (s, a) => s === 200 && a.handled && a.era === "modern" && a.method === "tools/call" },
   { name: "legacy initialize reaches the handler, era legacy", body: () => JSON.stringify(LEGACY_INITIALIZE), want: (s, a) => s === 200 && a.handled && a.era === "legacy" },
-  { name: "bad tools/call gets 400 / -32600", body: () => JSON.stringify(badCallTool()), want: (s, a) => s === 400 && a.error?.code === -32600 },
+  { name: "bad tools/call params get 400 / -32602", body: () => JSON.stringify(badCallTool()), want: (s, a) => s === 400 && a.error?.code === -32602 },
+  { name: "a broken envelope gets 400 / -32600", body: () => JSON.stringify({ ...callTool, jsonrpc: "1.0" }), want: (s, a) => s === 400 && a.error?.code === -32600 },
   { name: "the Worker-crashing prompts/get gets 400 with 20 entries", body: () => JSON.stringify(LONG_ERROR_LIST), want: (s, a) => s === 400 && a.error?.data?.errors?.length === 20 },
   { name: "an oversized body gets 413", body: () => JSON.stringify({ ...callTool, params: { ...callTool.params, arguments: { pad: "x".repeat(MAX_BODY_BYTES) } } }), want: (s, a) => s === 413 && a.error?.code === -32600 },
   { name: "malformed JSON gets 400 / -32700", body: () => '{"jsonrpc":"2.0",', want: (s, a) => s === 400 && a.error?.code === -32700 && a.id === null },

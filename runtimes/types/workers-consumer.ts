@@ -1,7 +1,8 @@
 /**
  * @module A Worker typed by @cloudflare/workers-types alone (no @types/node, skipLibCheck off): it must compile
- * against the packed `wymcp` and `wymcp/fetch`.
+ * against the packed `wymcp`, `wymcp/fetch` and `wymcp/outbound`.
  */
+import { validateMcpResponse, type OutboundResult } from "wymcp/outbound";
 import { classifyEra, validateMcpRequest, type Era, type ModernTypes, type RejectInfo, type ValidationResult } from "wymcp";
 import { DEFAULT_MAX_BODY_BYTES, wymcpFetch, wymcpOf, type FetchWymcpInfo } from "wymcp/fetch";
 
@@ -24,3 +25,7 @@ export default {
     return Response.json({ era: info?.era ?? null });
   },
 } satisfies ExportedHandler;
+
+export function checkResult(message: unknown): OutboundResult["outcome"] {
+  return validateMcpResponse(message, { era: "modern", method: "tools/call" }).outcome;
+}
