@@ -8,6 +8,7 @@ import type { Validator } from "../generated/validator.js";
 import { classifyMessage } from "../src/classify-message.js";
 import type { Era } from "wymcp";
 import { loadExamples, readSpecSchema } from "./support/spec.js";
+import { mutateAt as mutate } from "./support/mutate.js";
 import { CLIENT_RESPONSE, LEGACY_INITIALIZE, MODERN_META, modernToolsCall, NOTIFICATION } from "./support/messages.js";
 
 const MESSAGES = 100_000;
@@ -59,25 +60,6 @@ const value = fc.letrec((tie) => ({
     fc.dictionary(fc.constantFrom("type", "text", "name", "uri", "_meta", "x", "role", "content", "arguments"), tie("v"), { maxKeys: 4 }),
   ),
 })).v;
-
-function mutate(base: unknown, path: number[], replacement: unknown, remove: boolean): unknown {
-  const copy = structuredClone(base);
-  let parent: Record<string | number, unknown> | undefined;
-  let key: string | number | undefined;
-  let node: unknown = copy;
-  for (const step of path) {
-    if (node === null || typeof node !== "object") break;
-    const keys: Array<string | number> = Array.isArray(node) ? node.map((_, i) => i) : Object.keys(node);
-    if (keys.length === 0) break;
-    parent = node as Record<string | number, unknown>;
-    key = keys[step % keys.length]!;
-    node = parent[key];
-  }
-  if (parent === undefined || key === undefined) return replacement;
-  if (remove && !Array.isArray(parent)) delete parent[key];
-  else parent[key] = replacement;
-  return copy;
-}
 
 test(`precompiled validators agree with the official schema compiled at run time on ${MESSAGES.toLocaleString("en")}+ messages`, (t) => {
   const examples = loadExamples().map((e) => e.instance);

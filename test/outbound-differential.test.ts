@@ -8,6 +8,7 @@ import { validateMcpResponse } from "../src/outbound.js";
 import { LEGACY_SERVER_MESSAGES } from "./support/outbound-messages.js";
 import { reference, referenceVerdict, steps, type Reference } from "./support/outbound-reference.js";
 import { loadExamples } from "./support/spec.js";
+import { mutateAt as mutate } from "./support/mutate.js";
 
 // CI runs the full 100,000 (about 10 s here); WYMCP_OUTBOUND_DIFFERENTIAL raises or lowers it locally.
 const MESSAGES = Number(process.env.WYMCP_OUTBOUND_DIFFERENTIAL ?? 100_000);
@@ -45,26 +46,6 @@ const value = fc.letrec((tie) => ({
     ),
   ),
 })).v;
-
-/** A copy of `base` with the member at a path (indices wrap) replaced by `replacement`, or deleted. */
-function mutate(base: unknown, path: number[], replacement: unknown, remove: boolean): unknown {
-  const copy = structuredClone(base);
-  let parent: Record<string | number, unknown> | undefined;
-  let key: string | number | undefined;
-  let node: unknown = copy;
-  for (const step of path) {
-    if (node === null || typeof node !== "object") break;
-    const keys: Array<string | number> = Array.isArray(node) ? node.map((_, i) => i) : Object.keys(node);
-    if (keys.length === 0) break;
-    parent = node as Record<string | number, unknown>;
-    key = keys[step % keys.length]!;
-    node = parent[key];
-  }
-  if (parent === undefined || key === undefined) return replacement;
-  if (remove && !Array.isArray(parent)) delete parent[key];
-  else parent[key] = replacement;
-  return copy;
-}
 
 /** Our raw locations for the reference's plan: the precompiled validators, located as validateMcpResponse locates them. */
 function precompiledVerdict(r: Reference, message: unknown, method: string | undefined): string {
