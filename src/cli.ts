@@ -313,7 +313,7 @@ function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
   const revision = eras[verdict.era].revision;
   const own = verdict.kind === "request" || verdict.kind === "notification" ? methodOf(body) : verdict.method;
   const method = typeof own === "string" ? `${methodLabel(own)} ` : "";
-  const kind = verdict.kind === "other" ? "message of no kind" : verdict.kind;
+  const kind = verdict.kind === "other" ? "message of no kind" : verdict.kind === "error" ? "error response" : verdict.kind;
   let definition = verdict.definition;
   if (verdict.kind === "result" && definition === "JSONRPCResultResponse") {
     definition += verdict.method === undefined ? "; framing only: give --method to judge the result" : `; not a method of ${revision}: framing only`;
