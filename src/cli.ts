@@ -16,7 +16,8 @@ import { validateMcpRequest, type ValidationResult } from "./validate.js";
 
 export const USAGE = `Usage: wymcp check [options] [file ...]
 
-Checks captured MCP messages the way the wymcp middleware judges them, and prints where each one fails.
+Checks captured MCP messages the way wymcp judges them (a client's as the middleware does, a server's as
+wymcp/outbound does), and prints where each one fails.
 
 Input
   file            a .json file holds one message; a .jsonl or .ndjson file (or any other name) holds one
@@ -33,7 +34,7 @@ Judging
                   request or notification is judged out only when its method is one no client sends
                   (sampling/createMessage, notifications/message, ...); everything else in.
   --era E         legacy, modern or auto (default). auto, inbound: each message's era signals (classifyEra).
-                  auto, outbound: the --header's only (MCP-Protocol-Version, then Mcp-Session-Id), else legacy:
+                  auto, outbound: the --headers only (MCP-Protocol-Version, then Mcp-Session-Id), else legacy:
                   a server's body carries no era signal, and its era-only fields are what the check is for
   --header H      "Name: value", a request header of the exchange, for --era auto
                   (e.g. "MCP-Protocol-Version: 2026-07-28"); may be repeated
@@ -42,7 +43,8 @@ Judging
                   JSON-RPC framing is, and the output says so. Inbound, it labels responses
 
 Output
-  --json          one JSON object per message (the middleware's answer for a rejection); summary on stderr
+  --json          one JSON object per message (the middleware's answer for a rejection, validateMcpResponse's
+                  for a message judged out); summary on stderr
   -q, --quiet     print only rejected messages and the summary
   -h, --help      this text
   Colour only on a terminal; NO_COLOR turns it off, FORCE_COLOR on.
