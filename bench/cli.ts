@@ -122,7 +122,8 @@ export function runCliStartup(options: { rounds: number; messageFile: string; tm
 
 /**
  * Writes a JSONL capture of at least `bytes`: per 500 lines, the official tools/call (modern pass), a legacy initialize,
- * notification and client response (pass, pass, bypass), the bad tools/call (reject), a cut-off line (not JSON),
+ * notification and client response (pass, pass, pass: --direction auto judges a response outbound, on its framing
+ * alone without --method), the bad tools/call (reject), a cut-off line (not JSON),
  * and one 50 KiB tools/call. Returns how many of each the CLI must report.
  */
 export function writeCapture(file: string, bytes: number, m: BenchMessages): { messages: number; expected: Tally } {
@@ -132,7 +133,7 @@ export function writeCapture(file: string, bytes: number, m: BenchMessages): { m
     if (k < 8) cycle.push([m.toolsCall.text, "pass"]);
     else if (k < 11) cycle.push([m.initialize.text, "pass"]);
     else if (k < 14) cycle.push([m.notification.text, "pass"]);
-    else if (k < 16) cycle.push([m.response.text, "bypassed"]);
+    else if (k < 16) cycle.push([m.response.text, "pass"]);
     else if (k < 19) cycle.push([m.badToolsCall.text, "rejected"]);
     else cycle.push([m.toolsCall.text.slice(0, 100), "rejected"]);
   }

@@ -94,7 +94,7 @@ export function isJsonMediaType(value: string | null | undefined): boolean {
  * Reads at most `limit` bytes: `undefined` as soon as the body turns out longer, so a large body is
  * never held whole.
  */
-export async function readLimited(chunks: AsyncIterable<Uint8Array>, limit: number): Promise<Uint8Array | undefined> {
+export async function readLimited(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, limit: number): Promise<Uint8Array | undefined> {
   const parts: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of chunks) {

@@ -8,14 +8,16 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { eras } from "../generated/index.js";
-import { DEFAULT_MAX_BODY_BYTES } from "./admit.js";
+import { DEFAULT_MAX_BODY_BYTES, readLimited } from "./admit.js";
 import { errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse } from "./envelope.js";
 import { classifyEra, type Era, type EraSignal } from "./era.js";
+import { validateMcpResponse, type OutboundKind, type OutboundViolations } from "./outbound.js";
 import { validateMcpRequest, type ValidationResult } from "./validate.js";
 
 export const USAGE = `Usage: wymcp check [options] [file ...]
 
-Checks captured MCP messages the way the wymcp middleware judges them, and prints where each one fails.
+Checks captured MCP messages the way wymcp judges them (a client's as the middleware does, a server's as
+wymcp/outbound does), and prints where each one fails.
 
 Input
   file            a .json file holds one message; a .jsonl or .ndjson file (or any other name) holds one
@@ -25,30 +27,46 @@ Input
                   body limit); a longer one is reported as too large and the run goes on
 
 Judging
-  --era E         legacy, modern or auto (default): auto reads each message's era signals (classifyEra)
-  --header H      "Name: value", a request header the message arrived with, for --era auto
+  --direction D   in, out or auto (default). in: as the middleware judges what a client sends
+                  (validateMcpRequest). out: as wymcp/outbound judges what a server sends (validateMcpResponse).
+                  auto, per message: a result or an error response is judged out (a server's, or a legacy
+                  client's answer to sampling, roots or elicitation, which the outbound checks cover too); a
+                  request or notification is judged out only when its method is one no client sends
+                  (sampling/createMessage, notifications/message, ...); everything else in.
+  --era E         legacy, modern or auto (default). auto, inbound: each message's era signals (classifyEra).
+                  auto, outbound: the --headers only (MCP-Protocol-Version, then Mcp-Session-Id), else legacy:
+                  a server's body carries no era signal, and its era-only fields are what the check is for
+  --header H      "Name: value", a request header of the exchange, for --era auto
                   (e.g. "MCP-Protocol-Version: 2026-07-28"); may be repeated
-  --direction D   in (client to server), out (server to client) or auto (default). Only inbound messages can
-                  be checked yet: auto judges every message as inbound, and out stops with exit code 2.
-  --method M      the method a response answers (a response does not name it); labels responses
+  --method M      the method of the request a response answers (a response does not name it). Outbound, a
+                  result is judged against that method's result (CallToolResult, ...); without --method only its
+                  JSON-RPC framing is, and the output says so. Inbound, it labels responses
 
 Output
-  --json          one JSON object per message (the middleware's answer for a rejection); summary on stderr
+  --json          one JSON object per message (the middleware's answer for a rejection, validateMcpResponse's
+                  for a message judged out); summary on stderr
   -q, --quiet     print only rejected messages and the summary
   -h, --help      this text
   Colour only on a terminal; NO_COLOR turns it off, FORCE_COLOR on.
+
+An outbound message with violations is printed and counted as rejected; --json gives its outcome as
+validateMcpResponse does ("violation", with its violations).
 
 Exit codes: 0 every message passed or was bypassed, 1 some message was rejected, 2 usage error or unreadable input.
 `;
 
 /** What one message came to, with its place; `--json` prints these as they are. */
-export type Verdict = {
+export type Verdict = InboundVerdict | OutboundVerdict;
+
+/** A message judged as the middleware judges what a client sends, or one that could not be judged at all. */
+export type InboundVerdict = {
   source: string;
   line: number;
   era: Era | null;
   /** How the era was chosen: `flag` for --era legacy|modern, otherwise classifyEra's signal. */
   eraSignal: EraSignal | "flag" | null;
-  direction: "in";
+  /** `out` only on a line not judged (not JSON, too large) under --direction out. */
+  direction: "in" | "out";
   /** The --method label, for a response. */
   method?: string;
 } & (
@@ -65,8 +83,55 @@ export type Verdict = {
     }
 );
 
+/** A message judged by validateMcpResponse, the outcome and violations as it returns them. */
+export type OutboundVerdict = {
+  source: string;
+  line: number;
+  direction: "out";
+  era: Era;
+  /** `flag` for --era legacy|modern, otherwise classifyEra's signal from the --headers alone. */
+  eraSignal: EraSignal | "flag";
+  /** The --method a result or error response was judged by. */
+  method?: string;
+  outcome: "pass" | "violation";
+  kind: OutboundKind;
+  definition: string;
+  violations?: OutboundViolations;
+};
+
+/**
+ * Methods only a server sends, in either era (test/cli.test.ts derives them from the schemas' Server* and
+ * Client* unions): under --direction auto, a request or notification of one of these is judged outbound.
+ */
+export const SERVER_ONLY_METHODS: ReadonlySet<string> = new Set([
+  "sampling/createMessage",
+  "roots/list",
+  "elicitation/create",
+  "notifications/message",
+  "notifications/resources/list_changed",
+  "notifications/resources/updated",
+  "notifications/prompts/list_changed",
+  "notifications/tools/list_changed",
+  "notifications/elicitation/complete",
+  "notifications/subscriptions/acknowledged",
+]);
+
+/** Which checks judge a parsed message under --direction auto (the rule in USAGE). */
+export function autoDirection(body: unknown): "in" | "out" {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return "in";
+  const message = body as Record<string, unknown>;
+  if (Object.hasOwn(message, "method")) return typeof message.method === "string" && SERVER_ONLY_METHODS.has(message.method) ? "out" : "in";
+  return Object.hasOwn(message, "result") || Object.hasOwn(message, "error") ? "out" : "in";
+}
+
+/** Whether a verdict came from validateMcpResponse (a line not judged under --direction out did not). */
+export function judgedOut(verdict: Verdict): verdict is OutboundVerdict {
+  return verdict.direction === "out" && verdict.outcome !== "reject";
+}
+
 interface Options {
   era: Era | "auto";
+  direction: "in" | "out" | "auto";
   headers: Record<string, string>;
   method: string | undefined;
   format: "auto" | "json" | "jsonl";
@@ -149,9 +214,10 @@ const PARSE_ERROR_MESSAGE = "Parse error: the body is not valid JSON"; // the mi
 /** The verdict on one message's bytes (the middleware's POST pipeline after the headers), and the body parsed. */
 export function judge(source: string, line: number, bytes: Buffer | undefined, options: Options): { verdict: Verdict; body: unknown } {
   // Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line (~3× the validation).
+  const unjudged = options.direction === "out" ? "out" : "in";
   if (bytes === undefined) {
     const message = `Payload Too Large: the body exceeds the limit of ${options.maxBytes} bytes`;
-    return labelled(options, { source, line, direction: "in", era: null, eraSignal: null, outcome: "reject", kind: null, definition: null, reason: "body-too-large", status: 413, response: errorResponse(null, INVALID_REQUEST, message) });
+    return labelled(options, { source, line, direction: unjudged, era: null, eraSignal: null, outcome: "reject", kind: null, definition: null, reason: "body-too-large", status: 413, response: errorResponse(null, INVALID_REQUEST, message) });
   }
   let body: unknown;
   try {
@@ -159,8 +225,9 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
     if (!isUtf8(bytes)) throw new SyntaxError("not UTF-8");
     body = JSON.parse(bytes.toString("utf8"));
   } catch {
-    return labelled(options, { source, line, direction: "in", era: null, eraSignal: null, outcome: "reject", kind: null, definition: null, reason: "parse-error", status: 400, response: errorResponse(null, PARSE_ERROR, PARSE_ERROR_MESSAGE) });
+    return labelled(options, { source, line, direction: unjudged, era: null, eraSignal: null, outcome: "reject", kind: null, definition: null, reason: "parse-error", status: 400, response: errorResponse(null, PARSE_ERROR, PARSE_ERROR_MESSAGE) });
   }
+  if (options.direction === "out" || (options.direction === "auto" && autoDirection(body) === "out")) return judgeOut(source, line, body, options);
   const { era, signal } = options.era === "auto" ? classifyEra(options.headers, body) : { era: options.era, signal: "flag" as const };
   // Header names are lower-cased when --header is read; the version decides whether a legacy batch is judged.
   const result = validateMcpRequest(body, era, { protocolVersion: options.headers["mcp-protocol-version"] });
@@ -178,9 +245,24 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
   return labelled(options, verdict, body);
 }
 
-function labelled(options: Options, verdict: Verdict, body?: unknown): { verdict: Verdict; body: unknown } {
+function labelled(options: Options, verdict: InboundVerdict, body?: unknown): { verdict: Verdict; body: unknown } {
   // Only a response lacks a method of its own; on anything else the label would contradict the message.
   if (options.method !== undefined && verdict.kind === "response") verdict.method = options.method;
+  return { verdict, body };
+}
+
+/** The verdict of validateMcpResponse on a parsed message, in the era of the flag or of the --headers alone. */
+function judgeOut(source: string, line: number, body: unknown, options: Options): { verdict: Verdict; body: unknown } {
+  // A server's body carries no era signal, and a body-read era would let a modern-only field pick its own lane.
+  const { era, signal } = options.era === "auto" ? classifyEra(options.headers, undefined) : { era: options.era, signal: "flag" as const };
+  const result = validateMcpResponse(body, { era, method: options.method });
+  const answers = result.kind === "result" || result.kind === "error";
+  const method = answers ? options.method : undefined;
+  const verdict: OutboundVerdict =
+    result.outcome === "pass"
+      ? { source, line, direction: "out", era, eraSignal: signal, method, outcome: "pass", kind: result.kind, definition: result.definition }
+      : { source, line, direction: "out", era, eraSignal: signal, method, outcome: "violation", kind: result.kind, definition: result.definition, violations: result.violations };
+  // An undefined method is left out of --json by JSON.stringify; deleting the key would cost a slower object shape.
   return { verdict, body };
 }
 
@@ -198,6 +280,7 @@ type Paint = (code: string, text: string) => string;
 
 /** What the message was judged as, in words: `tools/call request (CallToolRequest)`. */
 function judgedAs(verdict: Verdict, body: unknown): string {
+  if (judgedOut(verdict)) return judgedOutAs(verdict, body);
   if (verdict.outcome === "reject" && verdict.reason === "parse-error") return "not JSON";
   if (verdict.outcome === "reject" && verdict.reason === "body-too-large") return "too large to judge";
   const name = methodOf(body);
@@ -227,23 +310,49 @@ function methodLabel(method: string): string {
   return label;
 }
 
+/** An outbound verdict in words: `out: tools/call result (CallToolResult)`, saying when only the framing was judged. */
+function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
+  const revision = eras[verdict.era].revision;
+  const own = verdict.kind === "request" || verdict.kind === "notification" ? methodOf(body) : verdict.method;
+  const method = typeof own === "string" ? `${methodLabel(own)} ` : "";
+  const kind = verdict.kind === "other" ? "message of no kind" : verdict.kind === "error" ? "error response" : verdict.kind;
+  let definition = verdict.definition;
+  if (verdict.kind === "result" && definition === "JSONRPCResultResponse") {
+    definition += verdict.method === undefined ? "; framing only: give --method to judge the result" : `; not a method of ${revision}: framing only`;
+  } else if (verdict.kind === "notification" && definition === "JSONRPCNotification") {
+    definition += `; not a server notification of ${revision}: framing only`;
+  } else if (verdict.kind === "request" && definition === "JSONRPCRequest" && verdict.era === "legacy") {
+    definition += `; not a server request of ${revision}: framing only`;
+  }
+  return `out: ${method}${kind} (${definition})`;
+}
+
 /** The definition a rejected message was checked against, as validateMcpRequest names it. */
-function definitionOf(verdict: Extract<Verdict, { outcome: "reject" }>): string {
+function definitionOf(verdict: Extract<InboundVerdict, { outcome: "reject" }>): string {
   if (verdict.kind !== "response") return verdict.definition ?? "JSONRPCMessage";
   return verdict.method ? `response to ${printable(verdict.method, 60)}: modern clients send none` : "modern clients send none";
 }
 
 /** One message in human words: a header line, then for a rejection its locations, aligned. */
 export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name = printable(verdict.source), positionWidth = 0): string {
+  // A violation reads as a rejection: one word per verdict keeps the columns of mixed input aligned.
   const outcome = verdict.outcome === "pass" ? paint("32", "pass  ") : verdict.outcome === "bypass" ? paint("33", "bypass") : paint("31", "reject");
   const era = verdict.era === null ? "-" : verdict.eraSignal === "flag" ? verdict.era : `${verdict.era} (${SIGNAL_LABELS[verdict.eraSignal!]})`;
   const position = `${name}:${verdict.line}`;
   const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
   let text = `${paint("1", position)}${gap}  ${outcome}  ${era.padEnd(ERA_WIDTH)}  ${judgedAs(verdict, body)}`;
-  if (verdict.outcome !== "reject") return `${text}\n`;
-  text += `  ${paint("2", String(verdict.response.error.code))}\n`;
-  const data = verdict.response.error.data;
-  if (!data) return verdict.reason === "body-too-large" ? `${text}  ${verdict.response.error.message}\n` : text;
+  let data: { errors: { instancePath: string; messages: string[] }[]; omitted?: number } | undefined;
+  if (verdict.outcome === "violation") {
+    text += "\n";
+    data = verdict.violations;
+  } else if (verdict.outcome === "reject") {
+    text += `  ${paint("2", String(verdict.response.error.code))}\n`;
+    data = verdict.response.error.data;
+    if (!data) return verdict.reason === "body-too-large" ? `${text}  ${verdict.response.error.message}\n` : text;
+  } else {
+    return `${text}\n`;
+  }
+  if (!data) return text;
   const locations = data.errors.map((e) => (e.instancePath === "" ? "(the message)" : printable(e.instancePath)));
   const width = Math.max(...locations.map((l) => l.length));
   data.errors.forEach((entry, i) => {
@@ -305,12 +414,6 @@ function parseOptions(argv: string[]): { options: Options; files: string[]; help
   };
   const era = oneOf("era", values.era!, ["legacy", "modern", "auto"] as const);
   const direction = oneOf("direction", values.direction!, ["in", "out", "auto"] as const);
-  if (direction === "out") {
-    throw new UsageError(
-      "--direction out is not available yet: wymcp has no validators for server-to-client messages so far. " +
-        "Check client-to-server messages with --direction in (auto judges every message as inbound).",
-    );
-  }
   const headers: Record<string, string> = {};
   for (const header of values.header!) {
     const colon = header.indexOf(":");
@@ -325,6 +428,7 @@ function parseOptions(argv: string[]): { options: Options; files: string[]; help
   }
   const options: Options = {
     era,
+    direction,
     headers,
     method: values.method,
     format: oneOf("format", values.format!, ["auto", "json", "jsonl"] as const),
@@ -334,18 +438,6 @@ function parseOptions(argv: string[]): { options: Options; files: string[]; help
     colour: false,
   };
   return { options, files: positionals, help: values.help! };
-}
-
-/** Reads one whole message of at most `max` bytes; `undefined` when it is larger. */
-async function readWhole(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, max: number): Promise<Buffer | undefined> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of chunks) {
-    size += chunk.length;
-    if (size > max) return undefined;
-    parts.push(chunk);
-  }
-  return Buffer.concat(parts, size);
 }
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -394,8 +486,8 @@ export async function main(argv: string[]): Promise<number> {
     if (line === 1 && bytes && bytes.subarray(0, 3).equals(BOM)) bytes = bytes.subarray(3);
     if (bytes && isBlank(bytes)) return; // blank lines separate messages; they are none
     const { verdict, body } = judge(source, line, bytes, options);
-    tally[verdict.outcome]++;
-    if (options.quiet && verdict.outcome !== "reject") return;
+    tally[verdict.outcome === "violation" ? "reject" : verdict.outcome]++;
+    if (options.quiet && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return;
     out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint, name, positionWidth));
   };
 
@@ -406,7 +498,9 @@ export async function main(argv: string[]): Promise<number> {
     try {
       const chunks = file === "-" ? (process.stdin as AsyncIterable<Buffer>) : fileChunks(file);
       if (whole) {
-        report(source, name, 1, await readWhole(chunks, options.maxBytes));
+        // The middleware's own bounded reader: it stops holding bytes as soon as the limit is passed.
+        const bytes = await readLimited(chunks, options.maxBytes);
+        report(source, name, 1, bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       } else {
         // Positions of one stream line up to line 99,999.
         const width = name.length + 6;

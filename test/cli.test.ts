@@ -7,9 +7,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { colourEnabled, LineSplitter, printable } from "../src/node-cli.js";
+import { autoDirection, colourEnabled, LineSplitter, printable, SERVER_ONLY_METHODS } from "../src/node-cli.js";
 import { classifyEra } from "wymcp";
 import { wymcpFetch, wymcpOf } from "wymcp/fetch";
+import { validateMcpResponse } from "wymcp/outbound";
+import { eras } from "../generated/index.js";
 import { assertGoldenText } from "./support/golden.js";
 import { MODERN_META } from "./support/messages.js";
 import { loadExamples, readSpecSchema, repoRoot, specDir, EXAMPLES_REVISION, type JsonObject } from "./support/spec.js";
@@ -79,6 +81,9 @@ const inbound = clientToServerDefinitions();
 const inboundExamples = jsonRpcExamples.filter((e) => inbound.has(e.definition));
 const outboundExamples = jsonRpcExamples.filter((e) => !inbound.has(e.definition));
 const examplePath = (name: string) => join(EXAMPLES_DIR, name);
+const modernDefs = readSpecSchema(EXAMPLES_REVISION).$defs as Record<string, JsonObject>;
+/** The one official result that is valid only as an InputRequiredResult (README, "Where wymcp is stricter"). */
+const UNCACHED_READ = "ReadResourceResultResponse/read-resource-result-response.json";
 
 let tmp = "";
 before(() => {
@@ -112,16 +117,33 @@ describe("wymcp check on the official examples", () => {
     assert.match(lineFor(run.stdout, `${examplePath(cancelled.name)}:1`), /\bbypass\b.*not validated in the modern era/);
   });
 
-  test("server-to-client examples need --direction out, which is not available yet: exit 2, said on stderr, nothing judged", () => {
-    const run = wymcp(["--direction", "out", ...outboundExamples.map((e) => examplePath(e.name))]);
-    assert.equal(run.status, 2);
-    assert.match(run.stderr, /--direction out is not available yet/);
-    assert.equal(run.stdout, "");
+  test("every server-to-client example passes --direction out against its own definition, results by their --method", () => {
+    const results = outboundExamples.filter((e) => isObject(e.instance) && "result" in e.instance);
+    const others = outboundExamples.filter((e) => !results.includes(e));
+    assert.ok(results.length >= 8 && others.length >= 8, `${results.length} results, ${others.length} others`);
+    const run = wymcp(["--direction", "out", "--era", "modern", ...others.map((e) => examplePath(e.name))]);
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    for (const { name, definition } of others) assert.match(lineFor(run.stdout, `${examplePath(name)}:1`), new RegExp(`pass .*out: .*\\(${definition}\\)$`));
+    for (const { name, definition } of results) {
+      // Name rule, restated from the schema: XResultResponse answers XRequest, whose method is a constant.
+      const stem = definition.replace(/ResultResponse$/, "");
+      const method = (modernDefs[`${stem}Request`]!.properties as { method: { const: string } }).method.const;
+      const one = wymcp(["--direction", "out", "--era", "modern", "--method", method, examplePath(name)]);
+      const line = lineFor(one.stdout, `${examplePath(name)}:1`);
+      assert.ok(line.includes(`out: ${method} result (${stem}Result)`), line);
+      if (name === UNCACHED_READ) {
+        // Valid against the bare schema only as an InputRequiredResult; judged by its method it lacks two members.
+        assert.equal(one.status, 1);
+        assert.deepEqual(locationsFor(one.stdout, `${examplePath(name)}:1`), ["/result/cacheScope  is required", "/result/ttlMs  is required"]);
+      } else {
+        assert.equal(one.status, 0, one.stdout);
+      }
+    }
   });
 
-  test("--direction auto judges a server's response as inbound: a modern client sends none, so it is rejected", () => {
+  test("--direction in judges a server's response as the middleware does: a modern client sends none, so it is rejected", () => {
     const response = outboundExamples.find((e) => isObject(e.instance) && "result" in e.instance)!;
-    const run = wymcp(["--era", "modern", "--method", "tools/call", examplePath(response.name)]);
+    const run = wymcp(["--direction", "in", "--era", "modern", "--method", "tools/call", examplePath(response.name)]);
     assert.equal(run.status, 1);
     assert.match(lineFor(run.stdout, `${examplePath(response.name)}:1`), /reject .*response to tools\/call: modern clients send none/);
   });
@@ -176,7 +198,9 @@ describe("wymcp check on a JSONL capture", () => {
     assert.ok(!run.stdout.includes("mixed.jsonl:6 "), "the blank line is no message");
     assert.match(lineFor(run.stdout, "mixed.jsonl:2"), /pass +legacy \(initialize\)/);
     assert.match(lineFor(run.stdout, "mixed.jsonl:1"), /pass +modern \(_meta\)/);
-    assert.match(run.stdout, /^11 messages: 4 pass, 5 rejected, 2 bypassed$/m);
+    // The client's empty result is a response: auto judges it outbound, on framing alone without --method.
+    assert.match(lineFor(run.stdout, "mixed.jsonl:8"), /pass +legacy \(no signal\) +out: result \(JSONRPCResultResponse; framing only: give --method/);
+    assert.match(run.stdout, /^11 messages: 5 pass, 5 rejected, 1 bypassed$/m);
   });
 
   test("a single bad message file prints its locations aligned, as pinned", () => {
@@ -221,7 +245,7 @@ describe("wymcp check on a JSONL capture", () => {
     const headers = run.stdout.split("\n").filter((l) => l.startsWith("mixed.jsonl:"));
     assert.equal(headers.length, 5);
     for (const l of headers) assert.match(l, / reject /);
-    assert.match(run.stdout, /^11 messages: 4 pass, 5 rejected, 2 bypassed$/m);
+    assert.match(run.stdout, /^11 messages: 5 pass, 5 rejected, 1 bypassed$/m);
   });
 });
 
@@ -256,11 +280,11 @@ describe("wymcp check --json", () => {
     const verdicts = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { source: string; line: number; outcome: string });
     assert.deepEqual(verdicts.map((v) => v.line), [1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12]);
     for (const v of verdicts) assert.equal(v.source, "mixed.jsonl");
-    assert.equal(run.stderr, "11 messages: 4 pass, 5 rejected, 2 bypassed\n");
+    assert.equal(run.stderr, "11 messages: 5 pass, 5 rejected, 1 bypassed\n");
   });
 
-  test("each verdict is the middleware's: the same outcome, and for a rejection the same status and JSON-RPC answer", async () => {
-    const run = wymcp(["--json", "mixed.jsonl"]);
+  test("with --direction in each verdict is the middleware's: the same outcome, and for a rejection the same status and JSON-RPC answer", async () => {
+    const run = wymcp(["--json", "--direction", "in", "mixed.jsonl"]);
     const verdicts = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as JsonObject);
     const guard = wymcpFetch({ era: (req, body) => classifyEra(req.headers, body).era });
     for (const verdict of verdicts) {
@@ -289,8 +313,8 @@ describe("wymcp check --json", () => {
     assert.deepEqual(verdict.response, await answer!.json());
   });
 
-  test("--method labels a response's verdict, and only a response's (a request names its own method)", () => {
-    const run = wymcp(["--json", "--method", "roots/list", "-"], { input: '{"jsonrpc":"2.0","id":3,"result":{"roots":[]}}\n{"jsonrpc":"2.0","id":4,"method":"ping"}\n' });
+  test("--direction in: --method labels a response's verdict, and only a response's (a request names its own method)", () => {
+    const run = wymcp(["--json", "--direction", "in", "--method", "roots/list", "-"], { input: '{"jsonrpc":"2.0","id":3,"result":{"roots":[]}}\n{"jsonrpc":"2.0","id":4,"method":"ping"}\n' });
     assert.equal(run.status, 0);
     const [response, request] = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as JsonObject);
     assert.equal(request!.method, undefined);
@@ -306,6 +330,122 @@ describe("wymcp check --json", () => {
     assert.deepEqual([modern.era, modern.eraSignal, modern.outcome], ["modern", "header-protocol-version", "bypass"]);
     const legacy = JSON.parse(wymcp(["--json", "--header", "mcp-protocol-version: 2025-06-18"], { input: notification }).stdout) as JsonObject;
     assert.deepEqual([legacy.era, legacy.eraSignal, legacy.outcome], ["legacy", "header-protocol-version", "pass"]);
+  });
+});
+
+describe("wymcp check, outbound (validateMcpResponse)", () => {
+  const callToolResult = outboundExamples.find((e) => e.definition === "CallToolResultResponse")!;
+  const exchangeArgs = ["--method", "tools/call", "--header", "MCP-Protocol-Version: 2025-11-25", "exchange.jsonl"];
+  const exchangeLines = readFileSync(join(FIXTURES, "exchange.jsonl"), "utf8").split("\n");
+
+  test("a CallToolResult whose content item lacks type is rejected with the location, and passes on framing alone without --method", () => {
+    const copy = structuredClone(callToolResult.instance) as { result: { content: JsonObject[] } };
+    delete copy.result.content[0]!.type;
+    const file = join(tmp, "no-type-result.json");
+    writeFileSync(file, JSON.stringify(copy));
+    const run = wymcp(["--direction", "out", "--era", "modern", "--method", "tools/call", file]);
+    assert.equal(run.status, 1, run.stdout);
+    assert.match(lineFor(run.stdout, `${file}:1`), /reject +modern +out: tools\/call result \(CallToolResult\)$/);
+    assert.ok(locationsFor(run.stdout, `${file}:1`).includes("/result/content/0/type  is required"), run.stdout);
+    // Without the answered method nothing names CallToolResult: the output says only the framing was judged.
+    const bare = wymcp(["--direction", "out", "--era", "modern", file]);
+    assert.equal(bare.status, 0, bare.stdout);
+    assert.match(lineFor(bare.stdout, `${file}:1`), /pass +modern +out: result \(JSONRPCResultResponse; framing only: give --method to judge the result\)$/);
+    const unknown = wymcp(["--direction", "out", "--era", "modern", "--method", "tools/cal", file]);
+    assert.match(lineFor(unknown.stdout, `${file}:1`), /out: tools\/cal result \(JSONRPCResultResponse; not a method of 2026-07-28: framing only\)$/);
+  });
+
+  test("--direction auto on a captured exchange: responses and server-only methods out, the rest in, as pinned", () => {
+    const run = wymcp(exchangeArgs);
+    assert.equal(run.status, 1);
+    assert.equal(run.stderr, "");
+    assertGoldenText("cli/exchange.txt", run.stdout);
+    assert.ok(locationsFor(run.stdout, "exchange.jsonl:6").includes("/result/content/0/type  is required"));
+    assert.deepEqual(locationsFor(run.stdout, "exchange.jsonl:8"), ["/params/uri  is required"]);
+    assert.match(run.stdout, /^10 messages: 7 pass, 3 rejected, 0 bypassed$/m);
+  });
+
+  test("--json: one object per message, an outbound one carrying validateMcpResponse's own answer", () => {
+    const run = wymcp(["--json", ...exchangeArgs]);
+    assert.equal(run.status, 1);
+    assert.equal(run.stderr, "10 messages: 7 pass, 3 rejected, 0 bypassed\n");
+    const verdicts = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as JsonObject);
+    assert.deepEqual(verdicts.map((v) => v.direction), ["in", "in", "out", "out", "out", "out", "out", "out", "in", "in"]);
+    for (const verdict of verdicts.filter((v) => v.direction === "out")) {
+      const message: unknown = JSON.parse(exchangeLines[(verdict.line as number) - 1]!);
+      const { source, line, direction, era, eraSignal, method, ...answer } = verdict;
+      assert.deepEqual([source, direction, era, eraSignal], ["exchange.jsonl", "out", "legacy", "header-protocol-version"]);
+      // --method names what a response answers, so only responses carry it.
+      assert.equal(method, "result" in (message as JsonObject) || "error" in (message as JsonObject) ? "tools/call" : undefined, `line ${line}`);
+      assert.deepEqual(answer, validateMcpResponse(message, { era: "legacy", method: "tools/call" }), `line ${line}`);
+    }
+    assert.deepEqual(verdicts.filter((v) => v.outcome === "violation").map((v) => v.line), [6, 8]);
+  });
+
+  test("--quiet keeps outbound violations, which count as rejected", () => {
+    const run = wymcp(["--quiet", ...exchangeArgs]);
+    assert.deepEqual(run.stdout.split("\n").filter((l) => l.startsWith("exchange.jsonl:")).map((l) => l.split(/ +/)[0]), ["exchange.jsonl:6", "exchange.jsonl:8", "exchange.jsonl:10"]);
+  });
+
+  test("auto judges a legacy client's answer to sampling outbound too, by the --method it answers", () => {
+    const answer = { jsonrpc: "2.0", id: "s1", result: { role: "assistant", content: { type: "text", text: "Sunny" }, model: "m" } };
+    const good = wymcp(["--method", "sampling/createMessage", "-"], { input: `${JSON.stringify(answer)}\n` });
+    assert.equal(good.status, 0, good.stdout);
+    assert.match(lineFor(good.stdout, "<stdin>:1"), /pass +legacy \(no signal\) +out: sampling\/createMessage result \(CreateMessageResult\)$/);
+    const { model: _, ...withoutModel } = answer.result;
+    const bad = wymcp(["--method", "sampling/createMessage", "-"], { input: `${JSON.stringify({ ...answer, result: withoutModel })}\n` });
+    assert.equal(bad.status, 1);
+    assert.deepEqual(locationsFor(bad.stdout, "<stdin>:1"), ["/result/model  is required"]);
+  });
+
+  test("the outbound era comes from --era or the --headers, never from the body: a modern-only field does not pick its lane", () => {
+    const noResultType = '{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\n';
+    const withResultType = '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[]}}\n';
+    const judged = (input: string, ...args: string[]) => JSON.parse(wymcp(["--json", "--method", "tools/list", ...args], { input }).stdout) as JsonObject;
+    assert.deepEqual([judged(withResultType).era, judged(withResultType).eraSignal], ["legacy", "default"]);
+    const modern = judged(noResultType, "--header", "MCP-Protocol-Version: 2026-07-28");
+    assert.deepEqual([modern.era, modern.eraSignal, modern.outcome], ["modern", "header-protocol-version", "violation"]);
+    assert.ok((modern.violations as { errors: Array<{ instancePath: string }> }).errors.some((e) => e.instancePath === "/result/resultType"), JSON.stringify(modern));
+    assert.deepEqual([judged(noResultType, "--header", "Mcp-Session-Id: abc").eraSignal, judged(noResultType, "--era", "modern").eraSignal], ["header-session-id", "flag"]);
+  });
+
+  test("--direction out judges every message outbound: a modern server's request is a violation, a line not JSON still a rejection", () => {
+    const run = wymcp(["--json", "--direction", "out", "--era", "modern", "-"], { input: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n{"jsonrpc":"2.0",\n' });
+    assert.equal(run.status, 1);
+    const [request, broken] = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as JsonObject);
+    assert.deepEqual([request!.direction, request!.outcome, request!.kind], ["out", "violation", "request"]);
+    assert.deepEqual([broken!.direction, broken!.outcome, broken!.reason], ["out", "reject", "parse-error"]);
+  });
+
+  test("the server-only methods are those a server of either era sends and a client of neither does, read from the schemas", () => {
+    const methodsOf = (revision: string, union: string): string[] => {
+      const defs = readSpecSchema(revision).$defs as Record<string, JsonObject>;
+      const def = defs[union];
+      if (!def) return []; // 2026-07-28 has no ServerRequest: MRTR replaced them
+      const refs = (def.anyOf ?? def.oneOf) as JsonObject[] | undefined;
+      const names = refs ? refs.map((r) => String(r.$ref).replace("#/$defs/", "")) : [union];
+      return names.map((n) => ((defs[n]!.properties as { method?: { const?: string } }).method?.const)!);
+    };
+    const revisions = [eras.legacy.revision, eras.modern.revision];
+    const client = new Set(revisions.flatMap((r) => [...methodsOf(r, "ClientRequest"), ...methodsOf(r, "ClientNotification")]));
+    const server = revisions.flatMap((r) => [...methodsOf(r, "ServerRequest"), ...methodsOf(r, "ServerNotification")]);
+    assert.deepEqual([...SERVER_ONLY_METHODS].sort(), [...new Set(server.filter((m) => !client.has(m)))].sort());
+  });
+
+  test("autoDirection: responses out, requests and notifications in unless only a server sends them, anything else in", () => {
+    const cases: Array<[unknown, "in" | "out"]> = [
+      [{ jsonrpc: "2.0", id: 1, result: {} }, "out"],
+      [{ jsonrpc: "2.0", id: 1, error: { code: -1, message: "x" } }, "out"],
+      [{ jsonrpc: "2.0", id: 1, method: "roots/list" }, "out"],
+      [{ jsonrpc: "2.0", method: "notifications/tools/list_changed" }, "out"],
+      [{ jsonrpc: "2.0", id: 1, method: "ping" }, "in"],
+      [{ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }, "in"],
+      [{ jsonrpc: "2.0", method: 5, result: {} }, "in"],
+      [[{ jsonrpc: "2.0", id: 1, result: {} }], "in"],
+      [{ jsonrpc: "2.0", id: 1 }, "in"],
+      ["text", "in"],
+    ];
+    for (const [body, want] of cases) assert.equal(autoDirection(body), want, JSON.stringify(body));
   });
 });
 
