@@ -3,7 +3,8 @@
  * (`npm run conformance`). Both eras on one endpoint `/mcp`, wymcp in front of both lanes:
  * legacy (2025-era) traffic goes to sessionful SDK transports, one per `Mcp-Session-Id`, so that
  * server-to-client requests work; modern (2026-07-28) traffic goes to `createMcpHandler(..., { legacy: "reject" })`.
- * `npm run start:conformance`; `PORT` (default 3000); `WYMCP_GATE=off` serves the same without the gate.
+ * `npm run start:conformance`; `PORT` (default 3000); `WYMCP_GATE=off` serves the same without the gate;
+ * `WYMCP_OUTBOUND=report` (gated only) checks what it sends, violations to `WYMCP_OUTBOUND_FILE`.
  */
 import { randomUUID } from "node:crypto";
 import http from "node:http";
@@ -18,6 +19,7 @@ import {
 import { classifyEra } from "wymcp";
 import { DEFAULT_MAX_BODY_BYTES, wymcpNode } from "wymcp/node";
 import { buildConformanceServer } from "./conformance-fixtures.js";
+import { outboundFromEnv } from "./outbound-from-env.js";
 
 const gated = process.env.WYMCP_GATE !== "off";
 
@@ -136,6 +138,8 @@ async function dispatch(req: http.IncomingMessage, res: http.ServerResponse): Pr
 const guard = wymcpNode({
   era: (req, body) => classifyEra(req.headers, body).era,
   onReject: ({ status, reason, era }) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "before parsing"})`),
+  // WYMCP_OUTBOUND=report: every message either lane sends (POST answers and GET streams) is checked (examples/outbound-from-env.ts).
+  ...(await outboundFromEnv()),
 });
 // Loopback only: refuse DNS-rebinding attempts from browsers before anything else.
 const hostIsLocal = localhostHostValidation();
