@@ -178,7 +178,8 @@ function outboundLine({ summary, violations }: OutboundReport): string {
 
 function describeViolation(v: OutboundViolationRecord): string {
   const where = v.violations.errors.map((e) => `${e.instancePath || "/"}: ${e.messages.join("; ")}`).join(", ");
-  return `${v.era} ${v.method ?? "(no method)"} id=${JSON.stringify(v.id ?? null)}: ${where}${v.violations.omitted ? ` (+${v.violations.omitted} more)` : ""}`;
+  const id = v.id === undefined ? "" : ` id=${JSON.stringify(v.id)}`;
+  return `${v.era} ${v.method ?? "(no method)"}${id}: ${where}${v.violations.omitted ? ` (+${v.violations.omitted} more)` : ""}`;
 }
 
 async function main(): Promise<number> {
