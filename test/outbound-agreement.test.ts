@@ -315,6 +315,7 @@ describe("validateMcpResponse and the suite's wire-schema-valid agree on the con
     return { ...found, message };
   };
   const is = (what: string) => (c: Captured) => label(c) === what;
+  const SDK_405 = { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed." }, id: null };
 
   test("deliberately broken messages: both say invalid", () => {
     const cases: Record<string, Captured> = {
@@ -329,6 +330,9 @@ describe("validateMcpResponse and the suite's wire-schema-valid agree on the con
       "legacy progress notification without progressToken": broken(is("legacy notification notifications/progress"), (m) => delete m.params.progressToken),
       "legacy error response with id null": broken(is("legacy error resources/read"), (m) => (m.id = null)),
       "modern error response with a string code": broken(is("modern error resources/read"), (m) => (m.error.code = String(m.error.code))),
+      // Verbatim, the SDK's 405 to a GET without a session (createMcpHandler); no suite scenario sends that GET to this server.
+      "the SDK's 405 to a session-less GET, legacy": { era: "legacy", method: undefined, message: SDK_405 },
+      "the SDK's 405 to a session-less GET, modern": { era: "modern", method: undefined, message: SDK_405 },
     };
     const verdicts = Object.entries(cases).map(([what, c]) => ({
       what,
