@@ -3,7 +3,8 @@
  * on the Node 22 installed there) against `examples/conformance-server.ts`, with the wymcp gate and
  * without it, for the 2026-07-28 requirements and every 2025-11-25 scenario. Prints one table per era
  * and fails when the gate loses a check the ungated server passes, when the gated server fails a check
- * its era's baseline does not name, or when a baseline entry has gone stale (the suite's own rule).
+ * its era's baseline does not name, when a baseline entry has gone stale (the suite's own rule), or when the
+ * gated server, in outbound report mode (WYMCP_OUTBOUND=report), reports any message it sent as a violation.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
