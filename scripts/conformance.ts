@@ -229,6 +229,9 @@ async function main(): Promise<number> {
     for (const v of report.violations) console.log(`  ${describeViolation(v)}`);
     if (!report.summary) problems.push(`outbound report ${era.name}: no summary line, so the gated server did not exit cleanly and its checks cannot be counted`);
     else if (report.summary.checked === 0) problems.push(`outbound report ${era.name}: 0 messages checked, so report mode did not run`);
+    else if (report.summary.violations !== report.violations.length) {
+      problems.push(`outbound report ${era.name}: the summary counts ${report.summary.violations} violations, the file holds ${report.violations.length}`);
+    }
     problems.push(...report.violations.map((v) => `outbound violation, gated ${era.name}: ${describeViolation(v)}`));
     if (gated.exitCode !== 0) {
       // The suite judged the gated run against the baseline: an unexpected failure or a stale entry.
