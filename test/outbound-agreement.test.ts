@@ -161,9 +161,14 @@ function recordingFetch(era: Era, into: Captured[], reading: Promise<void>[]) {
       }
     }
     const record = (json: string) => {
-      const message = JSON.parse(json) as Record<string, unknown>;
-      const method = typeof message.method === "string" ? message.method : asked.get(message.id);
-      into.push({ era, method, message });
+      let message: unknown = json;
+      try {
+        message = JSON.parse(json);
+      } catch {
+        // Kept as the raw text: both rules then judge a non-message, so the test fails rather than losing it.
+      }
+      const m = (typeof message === "object" && message !== null ? message : {}) as Record<string, unknown>;
+      into.push({ era, method: typeof m.method === "string" ? m.method : asked.get(m.id), message });
     };
     const type = response.headers.get("content-type") ?? "";
     const copy = response.clone();
@@ -171,7 +176,7 @@ function recordingFetch(era: Era, into: Captured[], reading: Promise<void>[]) {
       (async () => {
         if (type.startsWith("application/json")) record(await copy.text());
         else if (type.startsWith("text/event-stream") && copy.body) for await (const json of sseData(copy.body)) record(json);
-      })().catch(() => undefined), // a stream the client aborts (its GET at close) ends here; what was read stays recorded
+      })().catch(() => undefined), // a stream the client aborts (its GET at close) ends here; what was read is recorded
     );
     return response;
   };
@@ -248,8 +253,9 @@ after(async () => {
 
 /** A short name for what a message is, for coverage and for failure messages. */
 function label({ era, method, message }: Captured): string {
+  if (typeof message !== "object" || message === null) return `${era} not-a-message ${method ?? "-"}`;
   const m = message as Record<string, unknown>;
-  const kind = "method" in m ? ("id" in m ? "request" : "notification") : "error" in m ? "error" : (m.result as { resultType?: string }).resultType === "input_required" ? "input_required" : "result";
+  const kind = "method" in m ? ("id" in m ? "request" : "notification") : "error" in m ? "error" : (m.result as { resultType?: string } | undefined)?.resultType === "input_required" ? "input_required" : "result";
   return `${era} ${kind} ${method ?? "-"}`;
 }
 
