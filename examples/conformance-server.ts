@@ -3,7 +3,8 @@
  * (`npm run conformance`). Both eras on one endpoint `/mcp`, wymcp in front of both lanes:
  * legacy (2025-era) traffic goes to sessionful SDK transports, one per `Mcp-Session-Id`, so that
  * server-to-client requests work; modern (2026-07-28) traffic goes to `createMcpHandler(..., { legacy: "reject" })`.
- * `npm run start:conformance`; `PORT` (default 3000); `WYMCP_GATE=off` serves the same without the gate.
+ * `npm run start:conformance`; `PORT` (default 3000); `WYMCP_GATE=off` serves the same without the gate;
+ * `WYMCP_OUTBOUND=report` (gated only) checks what it sends, violations to `WYMCP_OUTBOUND_FILE`.
  */
 import { randomUUID } from "node:crypto";
 import http from "node:http";
@@ -18,6 +19,7 @@ import {
 import { classifyEra } from "wymcp";
 import { DEFAULT_MAX_BODY_BYTES, wymcpNode } from "wymcp/node";
 import { buildConformanceServer } from "./conformance-fixtures.js";
+import { outboundFromEnv } from "./outbound-from-env.js";
 
 const gated = process.env.WYMCP_GATE !== "off";
 
@@ -51,6 +53,17 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
   res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
 }
 
+/**
+ * A JSON-RPC error answer of this host: it echoes the request's id, or has none when there is no usable one.
+ * Never `"id": null`: 2025-11-25's `JSONRPCErrorResponse` makes `id` optional but types it `RequestId`
+ * (string or integer), and report mode flagged the `null` this host used to send (server-session-lifecycle).
+ */
+function sendError(res: http.ServerResponse, status: number, request: unknown, code: number, message: string): void {
+  const id = (request as { id?: unknown } | null | undefined)?.id;
+  const echoed = typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)) ? { id } : {};
+  sendJson(res, status, { jsonrpc: "2.0", ...echoed, error: { code, message } });
+}
+
 const isInitialize = (body: unknown) => (body as { method?: unknown } | null)?.method === "initialize";
 
 /** The 2025-era lane: the session named in the header, or a new session for an `initialize`. */
@@ -59,12 +72,12 @@ async function serveLegacy(req: http.IncomingMessage, res: http.ServerResponse, 
   if (typeof sessionId === "string") {
     const transport = sessions.get(sessionId);
     // A session that ended or never existed: 404 tells the client to start a new one.
-    if (!transport) return sendJson(res, 404, { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } });
+    if (!transport) return sendError(res, 404, body, -32001, "Session not found");
     // Client responses to sampling, elicitation and roots arrive here too, and reach the request that waits for them.
     return transport.handleRequest(req, res, body);
   }
   if (req.method !== "POST" || !isInitialize(body)) {
-    return sendJson(res, 400, { jsonrpc: "2.0", id: null, error: { code: -32000, message: "Bad Request: no session; send initialize first" } });
+    return sendError(res, 400, body, -32000, "Bad Request: no session; send initialize first");
   }
   const transport = new NodeStreamableHTTPServerTransport({
     sessionIdGenerator: randomUUID,
@@ -90,7 +103,7 @@ async function readBody(req: http.IncomingMessage, res: http.ServerResponse): Pr
   for await (const chunk of req.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
     if (size > DEFAULT_MAX_BODY_BYTES) {
-      sendJson(res, 413, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Request body too large" } });
+      sendError(res, 413, undefined, -32600, "Request body too large");
       return undefined;
     }
     chunks.push(chunk as Buffer);
@@ -98,7 +111,7 @@ async function readBody(req: http.IncomingMessage, res: http.ServerResponse): Pr
   try {
     return { body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
   } catch {
-    sendJson(res, 400, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+    sendError(res, 400, undefined, -32700, "Parse error");
     return undefined;
   }
 }
@@ -136,6 +149,8 @@ async function dispatch(req: http.IncomingMessage, res: http.ServerResponse): Pr
 const guard = wymcpNode({
   era: (req, body) => classifyEra(req.headers, body).era,
   onReject: ({ status, reason, era }) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "before parsing"})`),
+  // WYMCP_OUTBOUND=report: every message either lane sends (POST answers and GET streams) is checked (examples/outbound-from-env.ts).
+  ...(await outboundFromEnv()),
 });
 // Loopback only: refuse DNS-rebinding attempts from browsers before anything else.
 const hostIsLocal = localhostHostValidation();
@@ -147,7 +162,7 @@ const server = http.createServer((req, res) => {
   const run = () =>
     dispatch(req, res).catch((error: unknown) => {
       console.error("conformance server: dispatch failed:", error);
-      if (!res.headersSent) sendJson(res, 500, { jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error" } });
+      if (!res.headersSent) sendError(res, 500, (req as { body?: unknown }).body, -32603, "Internal error");
       else res.end();
     });
   if (gated) void guard(req, res, run);

@@ -2,7 +2,8 @@
  * @module examples/outbound-from-env: the adapters' report mode switched on from the environment, for the
  * example server and for conformance runs. `WYMCP_OUTBOUND=report` checks every JSON-RPC message the server
  * sends; each violation is one JSON line, appended to `WYMCP_OUTBOUND_FILE` or written to stderr, and at exit
- * one summary line `{"kind":"summary","checked":N,"violations":M}` shows the checks did run.
+ * one summary line `{"kind":"summary","checked":N,"violations":M,"byEra":{"legacy":L,"modern":K}}` shows the checks did run
+ * (`byEra`: messages checked in each era the gate judged the exchange in).
  */
 import { appendFileSync } from "node:fs";
 import type { OutboundOptions } from "wymcp/node";
@@ -21,11 +22,13 @@ export async function outboundFromEnv(env: NodeJS.ProcessEnv = process.env): Pro
   };
   let checked = 0;
   let violations = 0;
-  process.once("exit", () => write({ kind: "summary", checked, violations }));
+  const byEra = { legacy: 0, modern: 0 };
+  process.once("exit", () => write({ kind: "summary", checked, violations, byEra }));
   return {
     outbound: "report",
     outboundCheck: (message, context) => {
       checked++;
+      byEra[context.era === "modern" ? "modern" : "legacy"]++;
       return validateMcpResponse(message, context);
     },
     onOutboundViolation: (info) => {

@@ -3,7 +3,8 @@
  * on the Node 22 installed there) against `examples/conformance-server.ts`, with the wymcp gate and
  * without it, for the 2026-07-28 requirements and every 2025-11-25 scenario. Prints one table per era
  * and fails when the gate loses a check the ungated server passes, when the gated server fails a check
- * its era's baseline does not name, or when a baseline entry has gone stale (the suite's own rule).
+ * its era's baseline does not name, when a baseline entry has gone stale (the suite's own rule), or when the
+ * gated server, in outbound report mode (WYMCP_OUTBOUND=report), reports any message it sent as a violation.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -144,6 +145,44 @@ function formatTable(rows: string[][]): string {
   return [line(rows[0]!), `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
 }
 
+/** One line of `WYMCP_OUTBOUND_FILE` (examples/outbound-from-env.ts). */
+interface OutboundViolationRecord {
+  kind: "violation";
+  era: string;
+  method?: string;
+  id?: unknown;
+  violations: { message: string; errors: { instancePath: string; messages: string[] }[]; omitted?: number };
+}
+
+interface OutboundReport {
+  summary?: { checked: number; violations: number; byEra: Record<string, number> };
+  violations: OutboundViolationRecord[];
+}
+
+function readOutboundReport(file: string): OutboundReport {
+  const report: OutboundReport = { violations: [] };
+  if (!existsSync(file)) return report;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    const record = JSON.parse(line) as { kind: string };
+    if (record.kind === "summary") report.summary = record as unknown as OutboundReport["summary"];
+    else report.violations.push(record as OutboundViolationRecord);
+  }
+  return report;
+}
+
+function outboundLine({ summary, violations }: OutboundReport): string {
+  if (!summary) return `outbound (report mode), gated: no summary; ${violations.length} violations`;
+  const eras = Object.entries(summary.byEra ?? {}).map(([era, n]) => `${n} ${era}`).join(", ");
+  return `outbound (report mode), gated: ${summary.violations} violations in ${summary.checked} messages checked (${eras})`;
+}
+
+function describeViolation(v: OutboundViolationRecord): string {
+  const where = v.violations.errors.map((e) => `${e.instancePath || "/"}: ${e.messages.join("; ")}`).join(", ");
+  const id = v.id === undefined ? "" : ` id=${JSON.stringify(v.id)}`;
+  return `${v.era} ${v.method ?? "(no method)"}${id}: ${where}${v.violations.omitted ? ` (+${v.violations.omitted} more)` : ""}`;
+}
+
 async function main(): Promise<number> {
   if (!existsSync(NODE_22) || !existsSync(SUITE_CLI)) {
     console.error("conformance: the suite is not installed; run `npm ci` in conformance/ first");
@@ -152,18 +191,23 @@ async function main(): Promise<number> {
   const started = performance.now();
   const work = mkdtempSync(join(tmpdir(), "wymcp-conformance-"));
   const results = new Map<string, SuiteResult>();
+  const reports = new Map<string, OutboundReport>();
   try {
     for (const mode of ["gated", "ungated"] as Mode[]) {
-      const server = await launchExample({ script: "examples/conformance-server.ts", env: { WYMCP_GATE: mode === "gated" ? "on" : "off" } });
-      try {
-        for (const era of ERAS) {
+      // One server per run, so each era's outbound report is its own (the summary is written when the server exits).
+      for (const era of ERAS) {
+        const file = join(work, `outbound-${era.name}.jsonl`);
+        const env: Record<string, string> = mode === "gated" ? { WYMCP_GATE: "on", WYMCP_OUTBOUND: "report", WYMCP_OUTBOUND_FILE: file } : { WYMCP_GATE: "off" };
+        const server = await launchExample({ script: "examples/conformance-server.ts", env });
+        try {
           const outDir = join(work, `${mode}-${era.name}`);
           const result = await runSuite(server.url, era, outDir, mode === "gated");
           if (result.scenarios.size === 0) throw new Error(`the suite wrote no results (${mode}, ${era.name}):\n${result.output.slice(-4_000)}`);
           results.set(`${mode} ${era.name}`, result);
+        } finally {
+          await server.stop();
         }
-      } finally {
-        await server.stop();
+        if (mode === "gated") reports.set(era.name, readOutboundReport(file));
       }
     }
   } finally {
@@ -180,6 +224,15 @@ async function main(): Promise<number> {
     console.log(`\nwire-schema-valid, gated: ${judged - verdict.wireSchemaFailures.length} of ${judged} scenarios that emit it passed; not emitted by: ${verdict.wireSchemaAbsent.join(", ") || "none"}`);
     problems.push(...verdict.lost.map((check) => `lost to the gate: ${check}`));
     problems.push(...verdict.wireSchemaFailures.map((scenario) => `wire-schema-valid failed gated: ${scenario}`));
+    const report = reports.get(era.name)!;
+    console.log(`\n${outboundLine(report)}`);
+    for (const v of report.violations) console.log(`  ${describeViolation(v)}`);
+    if (!report.summary) problems.push(`outbound report ${era.name}: no summary line, so the gated server did not exit cleanly and its checks cannot be counted`);
+    else if (report.summary.checked === 0) problems.push(`outbound report ${era.name}: 0 messages checked, so report mode did not run`);
+    else if (report.summary.violations !== report.violations.length) {
+      problems.push(`outbound report ${era.name}: the summary counts ${report.summary.violations} violations, the file holds ${report.violations.length}`);
+    }
+    problems.push(...report.violations.map((v) => `outbound violation, gated ${era.name}: ${describeViolation(v)}`));
     if (gated.exitCode !== 0) {
       // The suite judged the gated run against the baseline: an unexpected failure or a stale entry.
       const summary = gated.output.slice(gated.output.lastIndexOf("Total:")).replace(/\x1b\[[0-9;]*m/g, "").trim();
@@ -191,7 +244,8 @@ async function main(): Promise<number> {
     console.error(`\nconformance: FAILED (${seconds} s)\n- ${problems.join("\n- ")}`);
     return 1;
   }
-  console.log(`\nconformance: no check lost to the gate; every gated failure is in the baseline (${seconds} s)`);
+  const checked = [...reports.values()].reduce((sum, r) => sum + (r.summary?.checked ?? 0), 0);
+  console.log(`\nconformance: no check lost to the gate; every gated failure is in the baseline; 0 outbound violations in ${checked} messages checked (${seconds} s)`);
   return 0;
 }
 
