@@ -4,11 +4,9 @@
  * `WYMCP_GATE=off` starts the same server without wymcp (the SDK reads every body itself), for comparisons only.
  * `WYMCP_OUTBOUND=report` (and optionally `WYMCP_OUTBOUND_FILE`) checks what it sends back.
  */
+import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { ReadableStream } from "node:stream/web";
 import { createMcpHandler, McpServer, type McpHttpHandler } from "@modelcontextprotocol/server";
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from "@modelcontextprotocol/node";
 import * as z from "zod";
@@ -76,8 +74,18 @@ async function serveParsed(sdk: Pick<McpHttpHandler, "fetch">, req: http.Incomin
   const response = await sdk.fetch(new Request(url, { method: req.method, headers, signal: abort.signal }), { parsedBody });
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (response.body === null) return void res.end();
-  // pipeline: backpressure while an SSE stream is written; the stream is cancelled if the client disconnects.
-  await pipeline(Readable.fromWeb(response.body as ReadableStream), res).catch(() => {});
+  // A reader loop, not Readable.fromWeb + pipeline, which cost 3× as much per answer (measured).
+  const reader = response.body.getReader();
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      abort.signal.throwIfAborted();
+      // Backpressure while an SSE stream is written; the wait ends if the client goes away.
+      if (!res.write(read.value)) await once(res, "drain", { signal: abort.signal });
+    }
+  } catch {
+    void reader.cancel().catch(() => {}); // the client went away: cancel the SDK's stream
+  }
+  res.end();
 }
 
 const server = http.createServer((req, res) => {
