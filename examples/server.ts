@@ -4,9 +4,10 @@
  * `WYMCP_GATE=off` starts the same server without wymcp (the SDK reads every body itself), for comparisons only.
  * `WYMCP_OUTBOUND=report` (and optionally `WYMCP_OUTBOUND_FILE`) checks what it sends back.
  */
+import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { createMcpHandler, McpServer, type McpHttpHandler } from "@modelcontextprotocol/server";
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from "@modelcontextprotocol/node";
 import * as z from "zod";
 import { classifyEra } from "wymcp";
@@ -56,7 +57,35 @@ async function dispatch(req: http.IncomingMessage, res: http.ServerResponse): Pr
   }
   // Legacy client responses go to the SDK too: delivering them to the session that minted the id is
   // its transport's job (its stateless legacy leg accepts them with 202, as there is no session).
-  await mcp(req, res, (req as { body?: unknown }).body);
+  await serveParsed(handler, req, res, (req as { body?: unknown }).body);
+}
+
+/**
+ * Serves a request whose body wymcp parsed (the README's `serveParsed`): the SDK's `fetch` gets a body-less Web
+ * `Request` and the parsed value. `mcp(req, res, body)` would re-serialize it (`JSON.stringify`, ~270 µs on 50 KiB).
+ */
+async function serveParsed(sdk: Pick<McpHttpHandler, "fetch">, req: http.IncomingMessage, res: http.ServerResponse, parsedBody: unknown): Promise<void> {
+  const abort = new AbortController();
+  // The SDK ends a stream (subscriptions/listen, a call in flight) when its client goes away.
+  res.once("close", () => res.writableFinished || abort.abort());
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  const url = `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`;
+  const response = await sdk.fetch(new Request(url, { method: req.method, headers, signal: abort.signal }), { parsedBody });
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (response.body === null) return void res.end();
+  // A reader loop, not Readable.fromWeb + pipeline, which cost 3× as much per answer (measured).
+  const reader = response.body.getReader();
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      abort.signal.throwIfAborted();
+      // Backpressure while an SSE stream is written; the wait ends if the client goes away.
+      if (!res.write(read.value)) await once(res, "drain", { signal: abort.signal });
+    }
+  } catch {
+    void reader.cancel().catch(() => {}); // the client went away: cancel the SDK's stream
+  }
+  res.end();
 }
 
 const server = http.createServer((req, res) => {

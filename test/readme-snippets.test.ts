@@ -5,14 +5,17 @@ import { after, test } from "node:test";
 import ts from "typescript";
 import { repoRoot } from "./support/spec.js";
 
-/** The README's ```ts blocks, in order; a block using `buildServer` without defining it gets the factory block first. */
+/** The README's ```ts blocks, in order; a block using `buildServer` or `serveParsed` without defining it gets the block defining it first. */
 function snippets(): Array<{ name: string; code: string }> {
   const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
   const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
-  const factory = blocks.find((b) => /\bfunction buildServer\b/.test(b));
+  const shared = ["buildServer", "serveParsed"].map((name) => ({ name, block: blocks.find((b) => new RegExp(`\\bfunction ${name}\\b`).test(b)) }));
   return blocks.map((code, i) => ({
     name: `readme-${String(i + 1).padStart(2, "0")}.ts`,
-    code: /\bbuildServer\b/.test(code) && !/\bfunction buildServer\b/.test(code) && factory ? `${factory}\n${code}` : code,
+    code: [
+      ...shared.filter(({ name, block }) => block && new RegExp(`\\b${name}\\b`).test(code) && !new RegExp(`\\bfunction ${name}\\b`).test(code)).map((s) => s.block),
+      code,
+    ].join("\n"),
   }));
 }
 
