@@ -1,0 +1,79 @@
+/**
+ * @module fuzz/adversarial/judge-path: the whole judgement a message gets after parsing, as each host runs it:
+ * inbound the nesting bound, classifyEra and validateMcpRequest (admit.ts); outbound validateMcpResponse; and the
+ * CLI's `judge` (node-cli.ts), which parses the bytes itself. Used by the bench, the tests and the HTTP fuzzer.
+ */
+import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../../src/depth.js";
+import { classifyEra } from "../../src/era.js";
+import { judge as cliJudge, type Verdict } from "../../src/node-cli.js";
+import { validateMcpResponse } from "../../src/outbound.js";
+import { validateMcpRequest } from "../../src/validate.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../../src/admit.js";
+import type { Target } from "./cases.js";
+
+export { DEFAULT_MAX_BODY_BYTES };
+
+/** The modern era's names for the `Mcp-Name` header: the body member it mirrors (the SDK cross-checks them). */
+const NAME_SOURCE: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
+
+/** The headers a client of the target's era sends with the message. */
+export function headersFor(target: Target, message: unknown): Record<string, string> {
+  const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+  if (target.era !== "modern" || target.direction !== "inbound") return headers;
+  headers["MCP-Protocol-Version"] = "2026-07-28";
+  const body = message as { method?: unknown; params?: Record<string, unknown> };
+  if (typeof body.method === "string") {
+    headers["Mcp-Method"] = body.method;
+    const source = NAME_SOURCE[body.method];
+    const value = source && body.params?.[source];
+    if (typeof value === "string" && value.length < 1024) headers["Mcp-Name"] = value;
+  }
+  return headers;
+}
+
+export interface Judged {
+  rejected: boolean;
+  /** The locations the answer lists (data.errors[].instancePath), in order. */
+  locations: string[];
+  /** The location the one-line summary names first. */
+  first: string;
+}
+
+/** The judgement of a parsed message, as its lane's host makes it. */
+export function judgeParsed(target: Target, body: unknown, headers: Record<string, string>): Judged {
+  if (target.direction === "inbound") {
+    if (exceedsDepth(body, DEFAULT_MAX_DEPTH)) return { rejected: true, locations: [], first: "(too deep)" };
+    const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+    const { era } = classifyEra(lower, body);
+    const result = validateMcpRequest(body, era, { protocolVersion: lower["mcp-protocol-version"] });
+    if (result.outcome !== "reject") return { rejected: false, locations: [], first: "" };
+    return summary(result.response.error.message, result.response.error.data?.errors ?? []);
+  }
+  const result = validateMcpResponse(body, { era: target.era, method: target.root.method });
+  if (result.outcome === "pass") return { rejected: false, locations: [], first: "" };
+  return summary(result.violations.message, result.violations.errors);
+}
+
+const UNION_ONLY = "must match one of the allowed shapes";
+
+/** The answer's locations; the first is the one its summary names (distill.ts: the first not only "must match one of"). */
+function summary(_message: string, errors: ReadonlyArray<{ instancePath: string; messages: string[] }>): Judged {
+  const first = errors.find((e) => !(e.messages.length === 1 && e.messages[0] === UNION_ONLY)) ?? errors[0];
+  return { rejected: true, locations: errors.map((e) => e.instancePath), first: first?.instancePath ?? "" };
+}
+
+/** The CLI's verdict on one message's bytes (it parses them itself), judged in the target's direction. */
+export function judgeCli(target: Target, bytes: Buffer): Verdict {
+  const headers = target.era === "modern" && target.direction === "inbound" ? { "mcp-protocol-version": "2026-07-28" } : {};
+  return cliJudge("adversarial.json", 1, bytes, {
+    direction: target.direction === "inbound" ? "in" : "out",
+    era: target.direction === "inbound" ? "auto" : target.era,
+    headers,
+    method: target.root.method,
+    maxBytes: DEFAULT_MAX_BODY_BYTES,
+    format: "json",
+    json: false,
+    quiet: false,
+    colour: false,
+  }).verdict;
+}
