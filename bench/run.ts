@@ -2,7 +2,8 @@
  * @module `npm run bench`: start-up, per-message throughput, the error path and generated size, in one run.
  * Prints the tables and writes the same figures to bench/results.json. `--quick` (or BENCH_QUICK=1) runs one short
  * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points. `--cli` adds `wymcp check` on a
- * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more).
+ * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial` runs only the
+ * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit), which the whole run ends with.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -23,17 +24,24 @@ import { floodTable, runHttpFlood, type HttpSettings } from "./http.js";
 import { outboundCases, outboundMessages } from "./outbound.js";
 import { runStartup } from "./startup.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
+import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
 const httpMode = process.argv.includes("--http");
 const withCli = process.argv.includes("--cli");
-const out = process.env.BENCH_OUT || (quick ? "" : join(root, "bench", httpMode ? "results-http.json" : "results.json"));
+const adversarialOnly = process.argv.includes("--adversarial");
+const out =
+  process.env.BENCH_OUT || (quick ? "" : join(root, "bench", httpMode ? "results-http.json" : adversarialOnly ? "results-adversarial.json" : "results.json"));
 const specDir = process.env.MCP_SPEC_DIR ? resolve(process.env.MCP_SPEC_DIR) : resolve(root, "../shared/mcp-spec");
 
 const settings = quick
   ? { startupRounds: 1, timing: { warmupMs: 5, roundMs: 5, rounds: 1 } satisfies Timing }
   : { startupRounds: 9, timing: { warmupMs: 150, roundMs: 200, rounds: 7 } satisfies Timing };
+
+const adversarialSettings: AdversarialSettings = quick
+  ? { startN: 16, capN: 256, full: false, budgetMs: 200, rounds: 1 }
+  : { startN: 256, capN: 16384, full: process.argv.includes("--full"), budgetMs: 1000, rounds: 5 };
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 
@@ -102,6 +110,7 @@ async function main(): Promise<void> {
   const outboundSizes = await measureSizes(root, eng.eras.map((e) => e.era), "outbound");
   const table = outboundTable(root);
   const judged = targets(cases, errorPath, startup, sizes);
+  const adversarial = runAdversarial(adversarialSettings, log);
   const seconds = (performance.now() - started) / 1000;
 
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -145,6 +154,9 @@ async function main(): Promise<void> {
     cliStartupTable(cliStartup),
     "",
     ...(cliLarge ? ["## CLI on a large JSONL capture", cliLargeTable(cliLarge), ""] : []),
+    adversarialHeading(),
+    adversarialTable(adversarial),
+    "",
     `total ${seconds.toFixed(1)} s`,
   ];
   console.log(lines.join("\n"));
@@ -164,6 +176,7 @@ async function main(): Promise<void> {
       outbound: { perMessage: outbound, size: outboundSizes, table: table.data },
       targets: judged,
       cli: { startup: cliStartup, large: cliLarge },
+      adversarial,
       seconds,
     };
     writeFileSync(out, JSON.stringify(results, null, 2) + "\n");
@@ -195,6 +208,32 @@ async function mainHttp(): Promise<void> {
   if (out) writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), quick, settings, http: results, seconds }, null, 2) + "\n");
 }
 
+function adversarialHeading(): string {
+  const { startN, capN, full, budgetMs, rounds } = adversarialSettings;
+  return (
+    `## Adversarial bodies (fuzz/adversarial: every array/map location, regex and batch; worst item kind per location; ` +
+    `n ×4 from ${startN} to ${full ? "the body limit" : `${capN} (the body limit for the worst of each lane and shape)`}, ` +
+    `a step projected over ${budgetMs} ms not taken; ${rounds} interleaved rounds, ratios per round)`
+  );
+}
+
+/** `--adversarial`: only the adversarial section (a minute or two; `--quick`: seconds). */
+async function mainAdversarial(): Promise<void> {
+  const result = runAdversarial(adversarialSettings, log);
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    [
+      `wymcp adversarial benchmark${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+      "",
+      adversarialHeading(),
+      adversarialTable(result),
+      "",
+      `total ${result.seconds.toFixed(1)} s`,
+    ].join("\n"),
+  );
+  if (out) writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), quick, adversarial: result }, null, 2) + "\n");
+}
 
 /** Per era: how many methods the table has, which come from exceptions, which the discriminator applies to. */
 function outboundTable(root: string) {
@@ -215,7 +254,7 @@ function outboundTable(root: string) {
   return { data, lines };
 }
 
-(httpMode ? mainHttp() : main()).catch((error: unknown) => {
+(httpMode ? mainHttp() : adversarialOnly ? mainAdversarial() : main()).catch((error: unknown) => {
   console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exitCode = 1;
 });

@@ -57,7 +57,9 @@ export function makeInstances(defs: Record<string, JsonSchema>, check: Checker):
     for (const keyword of ["anyOf", "oneOf"] as const) {
       const branches = node[keyword] as unknown[] | undefined;
       if (!branches) continue;
-      const found = branches.map((_, i) => attempt(() => merge(value, minimal(`${pointer}/${keyword}/${i}`, hints, depth + 1)))).find((v) => v.ok && check(pointer, v.value));
+      const found = branches
+        .map((_, i) => attempt(() => merge(value, minimal(`${pointer}/${keyword}/${i}`, hints, depth + 1))))
+        .find((v): v is { ok: true; value: unknown } => v.ok && check(pointer, v.value));
       if (!found) throw new InstanceError(`no branch of ${pointer} has a minimal instance`);
       value = found.value;
     }
@@ -117,8 +119,7 @@ export function makeInstances(defs: Record<string, JsonSchema>, check: Checker):
       case "ref":
         return place(`/$defs/${pointerSegment(step.definition)}`, rest, leaf, hints);
       case "prop": {
-        const base = shell(node, pointer, hints);
-        return { ...base, [step.name]: place(`${pointer}/properties/${pointerSegment(step.name)}`, rest, leaf, {}) };
+        return { ...shell(node, pointer, hints), [step.name]: place(`${pointer}/properties/${pointerSegment(step.name)}`, rest, leaf, {}) };
       }
       case "entry":
         return { ...shell(node, pointer, hints), [ROUTE_KEY]: place(`${pointer}/additionalProperties`, rest, leaf, {}) };
@@ -140,9 +141,9 @@ export function makeInstances(defs: Record<string, JsonSchema>, check: Checker):
   }
 
   /** The node's own required members, for a route that passes through it. */
-  function shell(node: JsonSchema, pointer: string, hints: Record<string, unknown>): unknown {
+  function shell(node: JsonSchema, pointer: string, hints: Record<string, unknown>): Record<string, unknown> {
     const own = ownValue(node, pointer, hints, 0);
-    return typeof own === "object" && own !== null && !Array.isArray(own) ? own : {};
+    return isPlainObject(own) ? own : {};
   }
 
   function invalidItems(itemPointer: string): Array<{ kind: ItemKind; value: unknown }> {
