@@ -2,7 +2,8 @@
  * @module `npm run fuzz`: the HTTP fuzzer. Starts the example server as a child process (gated, and with
  * `WYMCP_GATE=off` for comparison), sends it seeded mutations of the official examples over raw sockets, and
  * judges every answer. `npm run fuzz -- --count 20000 --seed 7 [--gate on|off|both] [--concurrency 8]`.
- * Exits 1 when the gated server broke a rule or gave more 5xx than the ungated one.
+ * Exits 1 when the gated server broke a rule or gave more 5xx than the ungated one. `--adversarial` runs the
+ * schema-driven adversarial cases instead (fuzz/adversarial.ts).
  */
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -293,7 +294,10 @@ async function main(): Promise<void> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  main().catch((error: unknown) => {
+  (process.argv.includes("--adversarial")
+    ? import("./adversarial.js").then(async ({ mainAdversarial }) => void (process.exitCode = await mainAdversarial(process.argv)))
+    : main()
+  ).catch((error: unknown) => {
     console.error(`fuzz failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     process.exitCode = 1;
   });
