@@ -17,6 +17,8 @@ export interface AdversarialSettings {
   capN: number;
   /** Run every location up to the body limit, not only the worst of each lane and shape. */
   full: boolean;
+  /** Take the worst of each lane and shape to the body limit (off in quick mode). */
+  worstToLimit: boolean;
   /** A step whose single judgement is projected past this is not taken. */
   budgetMs: number;
   rounds: number;
@@ -181,7 +183,7 @@ export function runAdversarial(settings: AdversarialSettings, log: (line: string
     figures.push(measureLocation(target, settings, settings.full));
     if ((i + 1) % 20 === 0) log(`adversarial: ${i + 1}/${targets.length}`);
   });
-  if (!settings.full) {
+  if (!settings.full && settings.worstToLimit) {
     // The worst location of each lane and shape, again up to the body limit.
     const worst = new Map<string, number>();
     figures.forEach((f, i) => {

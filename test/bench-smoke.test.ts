@@ -19,7 +19,7 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
       timeout: 60_000,
     });
     assert.equal(run.status, 0, `bench exited with ${run.status ?? run.signal}:\n${run.stderr}`);
-    for (const heading of ["## Start-up", "## Per message", "## Error path", "## Size", "## Nesting", "## Targets"]) {
+    for (const heading of ["## Start-up", "## Per message", "## Error path", "## Size", "## Nesting", "## Targets", "## Adversarial bodies"]) {
       assert.ok(run.stdout.includes(heading), `missing heading ${heading}`);
     }
     const results = JSON.parse(readFileSync(out, "utf8")) as {
