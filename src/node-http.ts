@@ -19,6 +19,8 @@ declare module "http" {
 export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "./admit.js";
 export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";
 export type { OutboundCheck, OutboundOptions, OutboundViolationInfo, OutboundViolations } from "./outbound-tap.js";
+export { gateNode, serveFetch, answerClientErrors, type GateNodeOptions, type GateNodeListener } from "./node-gate.js";
+export type { McpFetchHandler, McpFetchOptions, EraOption } from "./sdk-handler.js";
 
 /** Options of `wymcpNode`; `era` receives the Node request and the parsed body (`undefined` on a GET in report mode). */
 export type NodeOptions = GateOptions<IncomingMessage> & OutboundOptions;
