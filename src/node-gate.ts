@@ -7,6 +7,7 @@ import { once } from "node:events";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
+import { answerId } from "./envelope.js";
 import { wymcpNode, type NextFunction, type NodeOptions } from "./node-http.js";
 import { eraCallback, type EraOption, type McpFetchHandler } from "./sdk-handler.js";
 
@@ -107,11 +108,10 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** What the SDK's `toNodeHandler` answers when `handler.fetch` throws: 500, `-32603`, the request's id when it has one. */
+/** What the SDK answers when a handler throws: 500, `-32603`, the request's id when the gate parsed one it may echo. */
 function internalError(req: IncomingMessage & { body?: unknown }, res: ServerResponse): void {
   if (res.headersSent) return void res.end();
-  const body = req.body as { method?: unknown; id?: unknown } | undefined;
-  const id = typeof body?.method === "string" && (typeof body.id === "string" || typeof body.id === "number") ? body.id : null;
+  const id = typeof (req.body as { method?: unknown } | undefined)?.method === "string" ? answerId(req.body) : null;
   const text = JSON.stringify({ jsonrpc: "2.0", error: { code: -32603, message: "Internal server error" }, id });
   res.writeHead(500, { "content-type": "application/json" }).end(text);
 }
