@@ -280,28 +280,68 @@ errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data1 = data.id;
+const _errs3 = errors;
+let valid1 = false;
+const _from0 = errors;
+const _errs4 = errors;
+if(!(validate24(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 4, instancePath+"/id", 0);
+}
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _from1 = errors;
+const _errs5 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+(vErrors ??= []).push(err2);
+errors++;
+}
+var _valid0 = _errs5 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 4, instancePath+"/id", 1);
+}
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err3 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 4}};
+(vErrors ??= []).push(err3);
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-(vErrors ??= []).push(err2);
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-(vErrors ??= []).push(err3);
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-(vErrors ??= []).push(err4);
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 validate34.errors = vErrors;
@@ -586,28 +626,68 @@ errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data1 = data.id;
+const _errs3 = errors;
+let valid1 = false;
+const _from0 = errors;
+const _errs4 = errors;
+if(!(validate24(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 5, instancePath+"/id", 0);
+}
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _from1 = errors;
+const _errs5 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+(vErrors ??= []).push(err2);
+errors++;
+}
+var _valid0 = _errs5 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 5, instancePath+"/id", 1);
+}
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err3 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 5}};
+(vErrors ??= []).push(err3);
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-(vErrors ??= []).push(err2);
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-(vErrors ??= []).push(err3);
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-(vErrors ??= []).push(err4);
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 validate45.errors = vErrors;
@@ -1613,7 +1693,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 4, instancePath+"/contents/" + i0, 0);
+func0(vErrors, _from0, errors, 6, instancePath+"/contents/" + i0, 0);
 }
 valid3 = valid3 || _valid0;
 if(!valid3){
@@ -1625,12 +1705,12 @@ errors = vErrors.length;
 }
 var _valid0 = _errs9 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 4, instancePath+"/contents/" + i0, 1);
+func0(vErrors, _from1, errors, 6, instancePath+"/contents/" + i0, 1);
 }
 valid3 = valid3 || _valid0;
 }
 if(!valid3){
-const err2 = {instancePath:instancePath+"/contents/" + i0,keyword:"anyOf",params:{union: 4}};
+const err2 = {instancePath:instancePath+"/contents/" + i0,keyword:"anyOf",params:{union: 6}};
 (vErrors ??= []).push(err2);
 errors++;
 }
@@ -2245,7 +2325,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 6, instancePath+"/resource", 0);
+func0(vErrors, _from0, errors, 8, instancePath+"/resource", 0);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -2257,12 +2337,12 @@ errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 6, instancePath+"/resource", 1);
+func0(vErrors, _from1, errors, 8, instancePath+"/resource", 1);
 }
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err3 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 6}};
+const err3 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 8}};
 (vErrors ??= []).push(err3);
 errors++;
 }
@@ -2315,7 +2395,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 5, instancePath, 0);
+func0(vErrors, _from0, errors, 7, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2327,7 +2407,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 5, instancePath, 1);
+func0(vErrors, _from1, errors, 7, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2339,7 +2419,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
 if(!_valid0){
-func0(vErrors, _from2, errors, 5, instancePath, 2);
+func0(vErrors, _from2, errors, 7, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2351,7 +2431,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
 if(!_valid0){
-func0(vErrors, _from3, errors, 5, instancePath, 3);
+func0(vErrors, _from3, errors, 7, instancePath, 3);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2363,7 +2443,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
 if(!_valid0){
-func0(vErrors, _from4, errors, 5, instancePath, 4);
+func0(vErrors, _from4, errors, 7, instancePath, 4);
 }
 valid0 = valid0 || _valid0;
 }
@@ -2371,7 +2451,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 5}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 7}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -3406,7 +3486,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 8, instancePath, 0);
+func0(vErrors, _from0, errors, 10, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3418,7 +3498,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 8, instancePath, 1);
+func0(vErrors, _from1, errors, 10, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3430,7 +3510,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
 if(!_valid0){
-func0(vErrors, _from2, errors, 8, instancePath, 2);
+func0(vErrors, _from2, errors, 10, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3442,7 +3522,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
 if(!_valid0){
-func0(vErrors, _from3, errors, 8, instancePath, 3);
+func0(vErrors, _from3, errors, 10, instancePath, 3);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3454,7 +3534,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
 if(!_valid0){
-func0(vErrors, _from4, errors, 8, instancePath, 4);
+func0(vErrors, _from4, errors, 10, instancePath, 4);
 }
 valid0 = valid0 || _valid0;
 }
@@ -3462,7 +3542,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 8}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 10}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -3523,7 +3603,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 7, instancePath+"/content", 0);
+func0(vErrors, _from0, errors, 9, instancePath+"/content", 0);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3535,7 +3615,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 7, instancePath+"/content", 1);
+func0(vErrors, _from1, errors, 9, instancePath+"/content", 1);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3547,7 +3627,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
 if(!_valid0){
-func0(vErrors, _from2, errors, 7, instancePath+"/content", 2);
+func0(vErrors, _from2, errors, 9, instancePath+"/content", 2);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3559,7 +3639,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs9 === errors;
 if(!_valid0){
-func0(vErrors, _from3, errors, 7, instancePath+"/content", 3);
+func0(vErrors, _from3, errors, 9, instancePath+"/content", 3);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3571,7 +3651,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs10 === errors;
 if(!_valid0){
-func0(vErrors, _from4, errors, 7, instancePath+"/content", 4);
+func0(vErrors, _from4, errors, 9, instancePath+"/content", 4);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3593,7 +3673,7 @@ errors++;
 }
 var _valid0 = _errs11 === errors;
 if(!_valid0){
-func0(vErrors, _from5, errors, 7, instancePath+"/content", 5);
+func0(vErrors, _from5, errors, 9, instancePath+"/content", 5);
 }
 valid1 = valid1 || _valid0;
 }
@@ -3602,7 +3682,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err5 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 7}};
+const err5 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 9}};
 (vErrors ??= []).push(err5);
 errors++;
 }
@@ -3809,7 +3889,7 @@ errors++;
 }
 var _valid0 = _errs11 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 9, instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), 0);
+func0(vErrors, _from0, errors, 11, instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), 0);
 }
 valid2 = valid2 || _valid0;
 if(!valid2){
@@ -3822,12 +3902,12 @@ errors++;
 }
 var _valid0 = _errs15 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 9, instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), 1);
+func0(vErrors, _from1, errors, 11, instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), 1);
 }
 valid2 = valid2 || _valid0;
 }
 if(!valid2){
-const err7 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"anyOf",params:{union: 9}};
+const err7 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"anyOf",params:{union: 11}};
 (vErrors ??= []).push(err7);
 errors++;
 }
@@ -5213,7 +5293,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 10, instancePath+"/content", 0);
+func0(vErrors, _from0, errors, 12, instancePath+"/content", 0);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -5225,7 +5305,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 10, instancePath+"/content", 1);
+func0(vErrors, _from1, errors, 12, instancePath+"/content", 1);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -5237,7 +5317,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
 if(!_valid0){
-func0(vErrors, _from2, errors, 10, instancePath+"/content", 2);
+func0(vErrors, _from2, errors, 12, instancePath+"/content", 2);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -5249,7 +5329,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs9 === errors;
 if(!_valid0){
-func0(vErrors, _from3, errors, 10, instancePath+"/content", 3);
+func0(vErrors, _from3, errors, 12, instancePath+"/content", 3);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -5261,7 +5341,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs10 === errors;
 if(!_valid0){
-func0(vErrors, _from4, errors, 10, instancePath+"/content", 4);
+func0(vErrors, _from4, errors, 12, instancePath+"/content", 4);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -5283,7 +5363,7 @@ errors++;
 }
 var _valid0 = _errs11 === errors;
 if(!_valid0){
-func0(vErrors, _from5, errors, 10, instancePath+"/content", 5);
+func0(vErrors, _from5, errors, 12, instancePath+"/content", 5);
 }
 valid1 = valid1 || _valid0;
 }
@@ -5292,7 +5372,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err4 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 10}};
+const err4 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 12}};
 (vErrors ??= []).push(err4);
 errors++;
 }
@@ -6672,7 +6752,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 12, instancePath, 0);
+func0(vErrors, _from0, errors, 14, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6684,7 +6764,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 12, instancePath, 1);
+func0(vErrors, _from1, errors, 14, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6696,7 +6776,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
 if(!_valid0){
-func0(vErrors, _from2, errors, 12, instancePath, 2);
+func0(vErrors, _from2, errors, 14, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6708,7 +6788,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
 if(!_valid0){
-func0(vErrors, _from3, errors, 12, instancePath, 3);
+func0(vErrors, _from3, errors, 14, instancePath, 3);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6720,7 +6800,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
 if(!_valid0){
-func0(vErrors, _from4, errors, 12, instancePath, 4);
+func0(vErrors, _from4, errors, 14, instancePath, 4);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6732,7 +6812,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
 if(!_valid0){
-func0(vErrors, _from5, errors, 12, instancePath, 5);
+func0(vErrors, _from5, errors, 14, instancePath, 5);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6744,7 +6824,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
 if(!_valid0){
-func0(vErrors, _from6, errors, 12, instancePath, 6);
+func0(vErrors, _from6, errors, 14, instancePath, 6);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6756,7 +6836,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
 if(!_valid0){
-func0(vErrors, _from7, errors, 12, instancePath, 7);
+func0(vErrors, _from7, errors, 14, instancePath, 7);
 }
 valid0 = valid0 || _valid0;
 }
@@ -6767,7 +6847,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 12}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 14}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -6941,7 +7021,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 11, instancePath, 0);
+func0(vErrors, _from0, errors, 13, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6953,12 +7033,12 @@ errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 11, instancePath, 1);
+func0(vErrors, _from1, errors, 13, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 11}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 13}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -7136,28 +7216,68 @@ errors++;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data5 = data.id;
+const _errs14 = errors;
+let valid6 = false;
+const _from0 = errors;
+const _errs15 = errors;
+if(!(validate24(data5, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs15 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 15, instancePath+"/id", 0);
+}
+valid6 = valid6 || _valid0;
+if(!valid6){
+const _from1 = errors;
+const _errs16 = errors;
+if(data5 !== null){
+const err10 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+(vErrors ??= []).push(err10);
+errors++;
+}
+var _valid0 = _errs16 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 15, instancePath+"/id", 1);
+}
+valid6 = valid6 || _valid0;
+}
+if(!valid6){
+const err11 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 15}};
+(vErrors ??= []).push(err11);
+errors++;
+}
+else {
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data6 = data.jsonrpc;
 if(typeof data6 !== "string"){
-const err10 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-(vErrors ??= []).push(err10);
+const err12 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err12);
 errors++;
 }
 if("2.0" !== data6){
-const err11 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-(vErrors ??= []).push(err11);
+const err13 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err13);
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath,keyword:"type",params:{type: "object"}};
-(vErrors ??= []).push(err12);
+const err14 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err14);
 errors++;
 }
 validate250.errors = vErrors;

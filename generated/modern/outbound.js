@@ -469,28 +469,68 @@ errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data1 = data.id;
+const _errs3 = errors;
+let valid1 = false;
+const _from0 = errors;
+const _errs4 = errors;
+if(!(validate24(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 4, instancePath+"/id", 0);
+}
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _from1 = errors;
+const _errs5 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+(vErrors ??= []).push(err2);
+errors++;
+}
+var _valid0 = _errs5 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 4, instancePath+"/id", 1);
+}
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err3 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 4}};
+(vErrors ??= []).push(err3);
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-(vErrors ??= []).push(err2);
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-(vErrors ??= []).push(err3);
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-(vErrors ??= []).push(err4);
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 validate40.errors = vErrors;
@@ -775,28 +815,68 @@ errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data1 = data.id;
+const _errs3 = errors;
+let valid1 = false;
+const _from0 = errors;
+const _errs4 = errors;
+if(!(validate24(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 5, instancePath+"/id", 0);
+}
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _from1 = errors;
+const _errs5 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+(vErrors ??= []).push(err2);
+errors++;
+}
+var _valid0 = _errs5 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 5, instancePath+"/id", 1);
+}
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err3 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 5}};
+(vErrors ??= []).push(err3);
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-(vErrors ??= []).push(err2);
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err4);
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-(vErrors ??= []).push(err3);
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err5);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-(vErrors ??= []).push(err4);
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err6);
 errors++;
 }
 validate51.errors = vErrors;
@@ -822,7 +902,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 4, instancePath, 0);
+func0(vErrors, _from0, errors, 6, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -844,7 +924,7 @@ errors++;
 }
 var _valid0 = _errs2 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 4, instancePath, 1);
+func0(vErrors, _from1, errors, 6, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -857,13 +937,13 @@ errors++;
 }
 var _valid0 = _errs5 === errors;
 if(!_valid0){
-func0(vErrors, _from2, errors, 4, instancePath, 2);
+func0(vErrors, _from2, errors, 6, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err2 = {instancePath,keyword:"anyOf",params:{union: 4}};
+const err2 = {instancePath,keyword:"anyOf",params:{union: 6}};
 (vErrors ??= []).push(err2);
 errors++;
 }
@@ -1821,7 +1901,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 5, instancePath+"/contents/" + i0, 0);
+func0(vErrors, _from0, errors, 7, instancePath+"/contents/" + i0, 0);
 }
 valid3 = valid3 || _valid0;
 if(!valid3){
@@ -1833,12 +1913,12 @@ errors = vErrors.length;
 }
 var _valid0 = _errs9 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 5, instancePath+"/contents/" + i0, 1);
+func0(vErrors, _from1, errors, 7, instancePath+"/contents/" + i0, 1);
 }
 valid3 = valid3 || _valid0;
 }
 if(!valid3){
-const err6 = {instancePath:instancePath+"/contents/" + i0,keyword:"anyOf",params:{union: 5}};
+const err6 = {instancePath:instancePath+"/contents/" + i0,keyword:"anyOf",params:{union: 7}};
 (vErrors ??= []).push(err6);
 errors++;
 }
@@ -2569,7 +2649,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 7, instancePath+"/resource", 0);
+func0(vErrors, _from0, errors, 9, instancePath+"/resource", 0);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -2581,12 +2661,12 @@ errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 7, instancePath+"/resource", 1);
+func0(vErrors, _from1, errors, 9, instancePath+"/resource", 1);
 }
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err2 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 7}};
+const err2 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 9}};
 (vErrors ??= []).push(err2);
 errors++;
 }
@@ -2639,7 +2719,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 6, instancePath, 0);
+func0(vErrors, _from0, errors, 8, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2651,7 +2731,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 6, instancePath, 1);
+func0(vErrors, _from1, errors, 8, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2663,7 +2743,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
 if(!_valid0){
-func0(vErrors, _from2, errors, 6, instancePath, 2);
+func0(vErrors, _from2, errors, 8, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2675,7 +2755,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
 if(!_valid0){
-func0(vErrors, _from3, errors, 6, instancePath, 3);
+func0(vErrors, _from3, errors, 8, instancePath, 3);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2687,7 +2767,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
 if(!_valid0){
-func0(vErrors, _from4, errors, 6, instancePath, 4);
+func0(vErrors, _from4, errors, 8, instancePath, 4);
 }
 valid0 = valid0 || _valid0;
 }
@@ -2695,7 +2775,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 6}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 8}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -3421,7 +3501,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 10, instancePath, 0);
+func0(vErrors, _from0, errors, 12, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3433,7 +3513,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 10, instancePath, 1);
+func0(vErrors, _from1, errors, 12, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3445,7 +3525,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
 if(!_valid0){
-func0(vErrors, _from2, errors, 10, instancePath, 2);
+func0(vErrors, _from2, errors, 12, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3457,7 +3537,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
 if(!_valid0){
-func0(vErrors, _from3, errors, 10, instancePath, 3);
+func0(vErrors, _from3, errors, 12, instancePath, 3);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3469,7 +3549,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
 if(!_valid0){
-func0(vErrors, _from4, errors, 10, instancePath, 4);
+func0(vErrors, _from4, errors, 12, instancePath, 4);
 }
 valid0 = valid0 || _valid0;
 }
@@ -3477,7 +3557,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 10}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 12}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -3529,7 +3609,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 9, instancePath+"/content", 0);
+func0(vErrors, _from0, errors, 11, instancePath+"/content", 0);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3541,7 +3621,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 9, instancePath+"/content", 1);
+func0(vErrors, _from1, errors, 11, instancePath+"/content", 1);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3553,7 +3633,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
 if(!_valid0){
-func0(vErrors, _from2, errors, 9, instancePath+"/content", 2);
+func0(vErrors, _from2, errors, 11, instancePath+"/content", 2);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3565,7 +3645,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
 if(!_valid0){
-func0(vErrors, _from3, errors, 9, instancePath+"/content", 3);
+func0(vErrors, _from3, errors, 11, instancePath+"/content", 3);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3577,7 +3657,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
 if(!_valid0){
-func0(vErrors, _from4, errors, 9, instancePath+"/content", 4);
+func0(vErrors, _from4, errors, 11, instancePath+"/content", 4);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3599,7 +3679,7 @@ errors++;
 }
 var _valid0 = _errs9 === errors;
 if(!_valid0){
-func0(vErrors, _from5, errors, 9, instancePath+"/content", 5);
+func0(vErrors, _from5, errors, 11, instancePath+"/content", 5);
 }
 valid1 = valid1 || _valid0;
 }
@@ -3608,7 +3688,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err3 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 9}};
+const err3 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 11}};
 (vErrors ??= []).push(err3);
 errors++;
 }
@@ -4790,7 +4870,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 12, instancePath, 0);
+func0(vErrors, _from0, errors, 14, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -4802,7 +4882,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 12, instancePath, 1);
+func0(vErrors, _from1, errors, 14, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -4814,7 +4894,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
 if(!_valid0){
-func0(vErrors, _from2, errors, 12, instancePath, 2);
+func0(vErrors, _from2, errors, 14, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -4826,7 +4906,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
 if(!_valid0){
-func0(vErrors, _from3, errors, 12, instancePath, 3);
+func0(vErrors, _from3, errors, 14, instancePath, 3);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -4838,7 +4918,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
 if(!_valid0){
-func0(vErrors, _from4, errors, 12, instancePath, 4);
+func0(vErrors, _from4, errors, 14, instancePath, 4);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -4850,7 +4930,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs6 === errors;
 if(!_valid0){
-func0(vErrors, _from5, errors, 12, instancePath, 5);
+func0(vErrors, _from5, errors, 14, instancePath, 5);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -4862,7 +4942,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs7 === errors;
 if(!_valid0){
-func0(vErrors, _from6, errors, 12, instancePath, 6);
+func0(vErrors, _from6, errors, 14, instancePath, 6);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -4874,7 +4954,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
 if(!_valid0){
-func0(vErrors, _from7, errors, 12, instancePath, 7);
+func0(vErrors, _from7, errors, 14, instancePath, 7);
 }
 valid0 = valid0 || _valid0;
 }
@@ -4885,7 +4965,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 12}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 14}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -5102,7 +5182,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 11, instancePath, 0);
+func0(vErrors, _from0, errors, 13, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5114,12 +5194,12 @@ errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 11, instancePath, 1);
+func0(vErrors, _from1, errors, 13, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 11}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 13}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -5196,7 +5276,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
 if(!_valid0){
-func0(vErrors, _from0, errors, 8, instancePath, 0);
+func0(vErrors, _from0, errors, 10, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5208,7 +5288,7 @@ errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
 if(!_valid0){
-func0(vErrors, _from1, errors, 8, instancePath, 1);
+func0(vErrors, _from1, errors, 10, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5220,13 +5300,13 @@ errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
 if(!_valid0){
-func0(vErrors, _from2, errors, 8, instancePath, 2);
+func0(vErrors, _from2, errors, 10, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 8}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 10}};
 (vErrors ??= []).push(err0);
 errors++;
 }
@@ -6195,28 +6275,68 @@ errors++;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data2 = data.id;
+const _errs8 = errors;
+let valid3 = false;
+const _from0 = errors;
+const _errs9 = errors;
+if(!(validate24(data2, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs9 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 15, instancePath+"/id", 0);
+}
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _from1 = errors;
+const _errs10 = errors;
+if(data2 !== null){
+const err6 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+(vErrors ??= []).push(err6);
+errors++;
+}
+var _valid0 = _errs10 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 15, instancePath+"/id", 1);
+}
+valid3 = valid3 || _valid0;
+}
+if(!valid3){
+const err7 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 15}};
+(vErrors ??= []).push(err7);
+errors++;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data3 = data.jsonrpc;
 if(typeof data3 !== "string"){
-const err6 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-(vErrors ??= []).push(err6);
+const err8 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err8);
 errors++;
 }
 if("2.0" !== data3){
-const err7 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-(vErrors ??= []).push(err7);
+const err9 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err9);
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-(vErrors ??= []).push(err8);
+const err10 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err10);
 errors++;
 }
 validate252.errors = vErrors;
@@ -6397,28 +6517,68 @@ errors++;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data4 = data.id;
+const _errs11 = errors;
+let valid4 = false;
+const _from0 = errors;
+const _errs12 = errors;
+if(!(validate24(data4, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs12 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 16, instancePath+"/id", 0);
+}
+valid4 = valid4 || _valid0;
+if(!valid4){
+const _from1 = errors;
+const _errs13 = errors;
+if(data4 !== null){
+const err9 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+(vErrors ??= []).push(err9);
+errors++;
+}
+var _valid0 = _errs13 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 16, instancePath+"/id", 1);
+}
+valid4 = valid4 || _valid0;
+}
+if(!valid4){
+const err10 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 16}};
+(vErrors ??= []).push(err10);
+errors++;
+}
+else {
+errors = _errs11;
+if(vErrors !== null){
+if(_errs11){
+vErrors.length = _errs11;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data5 = data.jsonrpc;
 if(typeof data5 !== "string"){
-const err9 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-(vErrors ??= []).push(err9);
+const err11 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err11);
 errors++;
 }
 if("2.0" !== data5){
-const err10 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-(vErrors ??= []).push(err10);
+const err12 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err12);
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-(vErrors ??= []).push(err11);
+const err13 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err13);
 errors++;
 }
 validate255.errors = vErrors;
@@ -6524,28 +6684,68 @@ errors++;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data6 = data.id;
+const _errs16 = errors;
+let valid6 = false;
+const _from0 = errors;
+const _errs17 = errors;
+if(!(validate24(data6, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 vErrors = (vErrors ?? []).concat(validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs17 === errors;
+if(!_valid0){
+func0(vErrors, _from0, errors, 17, instancePath+"/id", 0);
+}
+valid6 = valid6 || _valid0;
+if(!valid6){
+const _from1 = errors;
+const _errs18 = errors;
+if(data6 !== null){
+const err13 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+(vErrors ??= []).push(err13);
+errors++;
+}
+var _valid0 = _errs18 === errors;
+if(!_valid0){
+func0(vErrors, _from1, errors, 17, instancePath+"/id", 1);
+}
+valid6 = valid6 || _valid0;
+}
+if(!valid6){
+const err14 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 17}};
+(vErrors ??= []).push(err14);
+errors++;
+}
+else {
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data7 = data.jsonrpc;
 if(typeof data7 !== "string"){
-const err13 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-(vErrors ??= []).push(err13);
+const err15 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+(vErrors ??= []).push(err15);
 errors++;
 }
 if("2.0" !== data7){
-const err14 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-(vErrors ??= []).push(err14);
+const err16 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+(vErrors ??= []).push(err16);
 errors++;
 }
 }
 }
 else {
-const err15 = {instancePath,keyword:"type",params:{type: "object"}};
-(vErrors ??= []).push(err15);
+const err17 = {instancePath,keyword:"type",params:{type: "object"}};
+(vErrors ??= []).push(err17);
 errors++;
 }
 validate266.errors = vErrors;
