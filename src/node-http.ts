@@ -30,7 +30,7 @@ export type NextFunction = (error?: unknown) => void;
 
 /**
  * Validates POSTed MCP messages before `next()`; answers what it rejects (400, 413, 415) itself.
- * @example http.createServer((req, res) => guard(req, res, () => serveParsed(sdk, req, res, req.body))) // README: serveParsed
+ * @example http.createServer((req, res) => guard(req, res, () => void serveFetch(handler, req, res))) // or gateNode(handler)
  */
 export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, ...outbound }: NodeOptions = {}) => {
   checkMaxDepth(maxDepth);
