@@ -268,6 +268,9 @@ function judgeOut(source: string, line: number, body: unknown, options: Options)
 
 const SIGNAL_LABELS: Record<EraSignal | "flag", string> = {
   flag: "--era",
+  batch: "batch",
+  response: "response",
+  "not-json-rpc": "malformed",
   initialize: "initialize",
   "body-meta": "_meta",
   "header-protocol-version": "header",
