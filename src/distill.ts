@@ -2,6 +2,7 @@ import type { ValidationError } from "../generated/validator.js";
 import type { InvalidRequestData, LocatedError } from "./envelope.js";
 import { ERROR_BUDGET } from "./error-budget.js";
 import { keepLikelyBranches } from "./likely-branch.js";
+import { cutEscaped, safePointer } from "./log-safe.js";
 import { jsonStringLength } from "./utf8-length.js";
 
 /** Bounds that keep the answer small whatever the input (see `MAX_ANSWER_BYTES` in validate.ts). */
@@ -10,7 +11,7 @@ export const LIMITS = {
   examinedErrors: 1000,
   /** Entries listed in `data.errors`. */
   entries: 20,
-  /** Characters of an instance location kept; a longer one ends in `…`. */
+  /** Characters of an instance location kept; a longer one ends in `…` (each segment is cut at 64 first, log-safe.ts). */
   locationLength: 200,
   /** Characters of a location quoted in the one-line summary. */
   summaryLocationLength: 60,
@@ -29,7 +30,7 @@ export interface Distilled {
 /**
  * Turns validator errors into one entry per instance location, messages merged, locations sorted;
  * of a failed anyOf, only the likely branch's errors count (likely-branch.ts).
- * Only keys of the client's message (inside locations) are carried over, never its values.
+ * Only keys of the client's message (inside locations, escaped and bounded by log-safe.ts) are carried over, never its values.
  */
 export function distill(all: readonly ValidationError[], judgedAs: string): Distilled {
   const errors = keepLikelyBranches(all.length > LIMITS.examinedErrors ? all.slice(0, LIMITS.examinedErrors) : all);
@@ -119,7 +120,7 @@ function withinBudget(all: LocatedError[], byLocation: Map<string, { problems: n
 
 function quoteLocation(pointer: string): string {
   if (pointer === "") return "(the message)";
-  return pointer.length > LIMITS.summaryLocationLength ? `${pointer.slice(0, LIMITS.summaryLocationLength)}…` : pointer;
+  return cutEscaped(pointer, LIMITS.summaryLocationLength);
 }
 
 /** Where an error is and what it says, in words built from the schema's facts alone. */
@@ -169,8 +170,9 @@ function alternatives(names: string[]): string {
   return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
 }
 
+/** A location safe to log: client keys escaped, each segment and then the whole bounded. */
 function bound(location: string): string {
-  return location.length > LIMITS.locationLength ? `${location.slice(0, LIMITS.locationLength)}…` : location;
+  return cutEscaped(safePointer(location), LIMITS.locationLength);
 }
 
 export function escapePointer(key: string): string {

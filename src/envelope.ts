@@ -1,3 +1,5 @@
+import { hasUnsafeUnit } from "./log-safe.js";
+
 /** JSON-RPC 2.0 error codes this library answers with. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -29,7 +31,8 @@ export const MAX_ECHOED_ID_LENGTH = 128;
 
 /**
  * The id to answer with: the client's own only when it is a valid MCP request id (string or integer) of
- * bounded size; JSON-RPC asks for `null` when the id could not be determined.
+ * bounded size, and a string id only when it holds no character a log could misread (log-safe.ts);
+ * JSON-RPC asks for `null` when the id could not be determined.
  */
 export function answerId(body: unknown): JsonRpcId {
   if (typeof body !== "object" || body === null || Array.isArray(body) || !Object.hasOwn(body, "id")) return null;
@@ -37,7 +40,8 @@ export function answerId(body: unknown): JsonRpcId {
   if (typeof id === "number") return Number.isSafeInteger(id) ? id : null;
   // A string of at most 21 units stays within the bound even if every unit is escaped six-fold.
   if (typeof id === "string" && (id.length <= 21 || (id.length <= MAX_ECHOED_ID_LENGTH && JSON.stringify(id).length <= MAX_ECHOED_ID_LENGTH))) {
-    return id;
+    // An id is echoed exactly or not at all: escaping it would answer a request nobody sent.
+    return hasUnsafeUnit(id) ? null : id;
   }
   return null;
 }

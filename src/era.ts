@@ -1,10 +1,36 @@
 import { eras } from "../generated/index.js";
+import {
+  hasEnvelopeClaim,
+  isJsonRpcMessage,
+  isJsonRpcNotification,
+  isJsonRpcRequest,
+  isJsonRpcResponse,
+  isPlainObject,
+  isValidEnvelope,
+  metaOf,
+  PROTOCOL_VERSION_META_KEY,
+} from "./routing-shapes.js";
+
+export { PROTOCOL_VERSION_META_KEY };
 
 /** The two eras of MCP a dual-era server serves on one endpoint. */
 export type Era = "legacy" | "modern";
 
-/** Which signal decided the era; `default` when none was present. */
-export type EraSignal = "initialize" | "body-meta" | "header-protocol-version" | "header-session-id" | "default";
+/**
+ * Which signal decided the era, in the order they win (docs/routing.md):
+ * `batch`, `response` and `not-json-rpc` are the body's framing; `body-meta` a `_meta` protocol-version
+ * claim; `initialize` the legacy handshake; `header-protocol-version` the `MCP-Protocol-Version` header;
+ * `header-session-id` an `Mcp-Session-Id` header (legacy, and never decisive); `default` none of these.
+ */
+export type EraSignal =
+  | "batch"
+  | "response"
+  | "not-json-rpc"
+  | "body-meta"
+  | "initialize"
+  | "header-protocol-version"
+  | "header-session-id"
+  | "default";
 
 export interface EraClassification {
   era: Era;
@@ -19,8 +45,6 @@ export interface HeadersReader {
 
 /** Request headers as a plain object (any key case, Node's `IncomingHttpHeaders` included) or a Fetch `Headers`. */
 export type HeadersLike = HeadersReader | Record<string, string | string[] | undefined>;
-
-export const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
 
 const FIRST_MODERN_REVISION = eras.modern.revision;
 const REVISION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
@@ -40,37 +64,101 @@ export function isRevision(value: string): boolean {
 }
 
 /**
- * Reads the signals a dual-era server sees on a POST, body first:
- * 1. `params._meta["io.modelcontextprotocol/protocolVersion"]` is modern (only modern clients send it),
- *    except on an `initialize` request, where only a modern revision there counts (as the official SDK rules);
- * 2. an `initialize` request is legacy (the modern era has no handshake);
- * 3. an `MCP-Protocol-Version` header naming a revision gives that revision's era;
- * 4. an `Mcp-Session-Id` header is legacy (the modern era has no sessions);
- * 5. otherwise legacy, the lane for a request with no signal.
- * The body wins because it is what gets validated and it travels whole, while proxies may add or drop headers.
+ * The lane the official SDK's router (`isLegacyRequest`, `@modelcontextprotocol/server`) sends a POST to,
+ * with the signal that decided it. First match wins:
+ * 1. a batch (array) is legacy when it is non-empty and every element is a JSON-RPC message with no
+ *    `_meta` protocol-version claim; otherwise modern (the modern path refuses it);
+ * 2. a JSON-RPC response is legacy;
+ * 3. a body that is no JSON-RPC request or notification in the SDK's strict reading is modern (refused there);
+ * 4. `initialize` without a valid modern envelope is legacy, unless `MCP-Protocol-Version` reads modern;
+ * 5. a `_meta["io.modelcontextprotocol/protocolVersion"]` claim, of any type or revision, is modern;
+ * 6. an `MCP-Protocol-Version` header that sorts at or after the first modern revision is modern
+ *    (the SDK compares the raw value as a string, so `latest` and `9` read modern too);
+ * 7. anything else is legacy, reported as the legacy revision in the header, an `Mcp-Session-Id`, or `default`.
+ * `body` `undefined` means no body to read (the CLI's outbound check): then only the headers count.
  */
 export function classifyEra(headers: HeadersLike | undefined, body: unknown): EraClassification {
-  if (isObject(body)) {
-    const initialize = body.method === "initialize" && Object.hasOwn(body, "id");
-    const params = body.params;
-    const claim = isObject(params) && isObject(params._meta) ? params._meta[PROTOCOL_VERSION_META_KEY] : undefined;
-    // A modern client probing with initialize carries the envelope; the SDK serves that on the modern lane.
-    if (typeof claim === "string" && (!initialize || eraOfRevision(claim.trim()) === "modern")) return { era: "modern", signal: "body-meta" };
-    if (initialize) return { era: "legacy", signal: "initialize" };
+  const version = protocolVersionHeader(headers);
+  const headerIsModern = version !== undefined && version >= FIRST_MODERN_REVISION;
+  if (body !== undefined) {
+    if (Array.isArray(body)) return { era: isLegacyBatch(body) ? "legacy" : "modern", signal: "batch" };
+    if (isPlainObject(body) && isJsonRpcResponse(body)) return { era: "legacy", signal: "response" };
+    const request = isPlainObject(body) && isJsonRpcRequest(body);
+    if (!request && !(isPlainObject(body) && isJsonRpcNotification(body))) return { era: "modern", signal: "not-json-rpc" };
+    const params = (body as Record<string, unknown>).params;
+    // Only a whole modern envelope overrides the handshake; a modern header under it is refused on the modern path.
+    if (request && (body as Record<string, unknown>).method === "initialize" && !carriesValidModernEnvelope(params)) {
+      return headerIsModern ? { era: "modern", signal: "header-protocol-version" } : { era: "legacy", signal: "initialize" };
+    }
+    if (hasEnvelopeClaim(params)) return { era: "modern", signal: "body-meta" };
   }
-  const version = header(headers, "mcp-protocol-version");
-  const era = version === undefined ? undefined : eraOfRevision(version.trim());
-  if (era) return { era, signal: "header-protocol-version" };
+  if (headerIsModern) return { era: "modern", signal: "header-protocol-version" };
+  if (version !== undefined && eraOfRevision(version) === "legacy") return { era: "legacy", signal: "header-protocol-version" };
   if (header(headers, "mcp-session-id") !== undefined) return { era: "legacy", signal: "header-session-id" };
   return { era: "legacy", signal: "default" };
+}
+
+function isLegacyBatch(batch: unknown[]): boolean {
+  if (batch.length === 0) return false;
+  for (const element of batch) {
+    if (isPlainObject(element) && hasEnvelopeClaim(element.params)) return false;
+    if (!isJsonRpcMessage(element)) return false;
+  }
+  return true;
+}
+
+function carriesValidModernEnvelope(params: unknown): boolean {
+  const meta = metaOf(params);
+  if (meta === undefined || !(PROTOCOL_VERSION_META_KEY in meta)) return false;
+  const claim = meta[PROTOCOL_VERSION_META_KEY];
+  return typeof claim === "string" && claim >= FIRST_MODERN_REVISION && isValidEnvelope(meta);
+}
+
+/**
+ * `MCP-Protocol-Version` as the SDK reads it through its Node bridge: each value trimmed, a repeated header
+ * (an array) joined with `, ` as a Fetch `Headers` joins it, a later key of another case replacing an earlier
+ * one, then spaces and tabs stripped.
+ */
+function protocolVersionHeader(headers: HeadersLike | undefined): string | undefined {
+  if (!headers) return undefined;
+  let value: string | undefined;
+  if (isHeadersReader(headers)) {
+    value = headers.get("mcp-protocol-version") ?? undefined;
+  } else {
+    for (const [name, raw] of Object.entries(headers)) {
+      if (raw === undefined || name.toLowerCase() !== "mcp-protocol-version") continue;
+      if (!Array.isArray(raw)) value = trimHttpWhitespace(String(raw));
+      else for (const item of raw) value = value === undefined ? trimHttpWhitespace(String(item)) : `${value}, ${trimHttpWhitespace(String(item))}`;
+    }
+  }
+  return value === undefined ? undefined : trim(value, SPACE_OR_TAB);
+}
+
+const SPACE_OR_TAB = (code: number) => code === 0x20 || code === 0x09;
+const HTTP_WHITESPACE = (code: number) => SPACE_OR_TAB(code) || code === 0x0a || code === 0x0d;
+
+/** A Fetch `Headers` strips leading and trailing HTTP whitespace from every value it stores. */
+function trimHttpWhitespace(value: string): string {
+  return trim(value, HTTP_WHITESPACE);
+}
+
+/** Linear in the value's length, where a `/\s+$/` regex is quadratic on a header of spaces. */
+function trim(value: string, strip: (code: number) => boolean): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && strip(value.charCodeAt(start))) start++;
+  while (end > start && strip(value.charCodeAt(end - 1))) end--;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+function isHeadersReader(headers: HeadersLike): headers is HeadersReader {
+  return typeof (headers as HeadersReader).get === "function" && typeof (headers as HeadersReader).has === "function";
 }
 
 /** First value of a header, matched case-insensitively. */
 export function header(headers: HeadersLike | undefined, lowerName: string): string | undefined {
   if (!headers) return undefined;
-  if (typeof (headers as HeadersReader).get === "function" && typeof (headers as HeadersReader).has === "function") {
-    return (headers as HeadersReader).get(lowerName) ?? undefined;
-  }
+  if (isHeadersReader(headers)) return headers.get(lowerName) ?? undefined;
   const record = headers as Record<string, string | string[] | undefined>;
   // Node lower-cases header names, so the direct look-up is the usual hit; other objects are scanned.
   let value = Object.hasOwn(record, lowerName) ? record[lowerName] : undefined;
@@ -83,8 +171,4 @@ export function header(headers: HeadersLike | undefined, lowerName: string): str
     }
   }
   return Array.isArray(value) ? value[0] : value;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { eras } from "../generated/index.js";
 import { DEFAULT_MAX_BODY_BYTES, readLimited } from "./admit.js";
 import { errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse } from "./envelope.js";
+import { cutEscaped } from "./log-safe.js";
 import { classifyEra, type Era, type EraSignal } from "./era.js";
 import { validateMcpResponse, type OutboundKind, type OutboundViolations } from "./outbound.js";
 import { validateMcpRequest, type ValidationResult } from "./validate.js";
@@ -151,13 +152,14 @@ export function colourEnabled(env: Record<string, string | undefined>, isTTY: bo
   return isTTY && env.TERM !== "dumb";
 }
 
-// C0, DEL, C1 and the bidirectional overrides: a captured message must not be able to drive the terminal.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// C0, DEL, C1, line separators, bidirectional marks and lone surrogates: a captured message must not be able
+// to drive the terminal or split a line (the set of log-safe.ts; locations arrive escaped by it already).
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Text from the message (keys, method names) made safe to print: control characters escaped, length bounded. */
 export function printable(text: string, max = 200): string {
   const safe = text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return safe.length > max ? `${safe.slice(0, max)}…` : safe;
+  return cutEscaped(safe, max);
 }
 
 /** Splits a byte stream into lines without ever holding more than `max` bytes of one line. */
@@ -268,6 +270,9 @@ function judgeOut(source: string, line: number, body: unknown, options: Options)
 
 const SIGNAL_LABELS: Record<EraSignal | "flag", string> = {
   flag: "--era",
+  batch: "batch",
+  response: "response",
+  "not-json-rpc": "malformed",
   initialize: "initialize",
   "body-meta": "_meta",
   "header-protocol-version": "header",

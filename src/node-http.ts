@@ -23,7 +23,11 @@ export { gateNode, serveFetch, answerClientErrors, type GateNodeOptions, type Ga
 export type { McpFetchHandler, McpFetchOptions, EraOption } from "./sdk-handler.js";
 
 /** Options of `wymcpNode`; `era` receives the Node request and the parsed body (`undefined` on a GET in report mode). */
-export type NodeOptions = GateOptions<IncomingMessage> & OutboundOptions;
+export type NodeOptions = GateOptions<IncomingMessage> &
+  OutboundOptions & {
+    /** Longest time the rest of a refused body is read and thrown away before the connection is cut (ms). */
+    discardTimeoutMs?: number;
+  };
 
 /** Connect's `next`: called with no argument to hand the request on, with an error when an option callback threw. */
 export type NextFunction = (error?: unknown) => void;
@@ -32,7 +36,7 @@ export type NextFunction = (error?: unknown) => void;
  * Validates POSTed MCP messages before `next()`; answers what it rejects (400, 413, 415) itself.
  * @example http.createServer((req, res) => guard(req, res, () => void serveFetch(handler, req, res))) // or gateNode(handler)
  */
-export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, ...outbound }: NodeOptions = {}) => {
+export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, discardTimeoutMs = DISCARD_TIMEOUT_MS, ...outbound }: NodeOptions = {}) => {
   checkMaxDepth(maxDepth);
   const report = reportSettings(outbound);
   return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
@@ -62,7 +66,7 @@ export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era
       // Anything else is a bug (e.g. in the era callback): Connect's convention hands it to next(error).
       return next(error);
     }
-    if (!verdict.ok) return answer(req, res, verdict.status, verdict.response);
+    if (!verdict.ok) return answer(req, res, verdict.status, verdict.response, discardTimeoutMs);
     if (verdict.parsedHere) host.body = verdict.body;
     req.wymcp = verdict.info;
     if (report) tapResponse(res, verdict.info.era, verdict.body, report);
@@ -134,27 +138,46 @@ function headerOf(headers: unknown, wanted: string): string | undefined {
   return undefined;
 }
 
-function answer(req: IncomingMessage, res: ServerResponse, status: number, response: JsonRpcErrorResponse): void {
+function answer(req: IncomingMessage, res: ServerResponse, status: number, response: JsonRpcErrorResponse, discardTimeoutMs: number): void {
   const text = JSON.stringify(response);
+  const unread = !req.complete;
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json");
   res.setHeader("Content-Length", Buffer.byteLength(text));
+  if (unread) {
+    // The rest of a refused body is never read whole: this connection ends with the answer.
+    res.setHeader("Connection", "close");
+    discardRest(req, discardTimeoutMs);
+  }
   res.end(text);
-  if (!req.complete) discardRest(req);
 }
 
 /** Most bytes discarded after an early answer before the connection is cut. */
 const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Longest time spent discarding: a client sending 1 byte a second must not hold the socket until Node's request timeout. */
+const DISCARD_TIMEOUT_MS = 5_000;
 
 /**
  * Reads the unread rest of a refused body and throws it away, so the client can finish sending and read
- * the answer: closing at once makes most clients report a broken pipe instead of the 413.
+ * the answer (closing at once makes most clients report a broken pipe instead of the 413), for at most
+ * `timeoutMs` and `DISCARD_LIMIT_BYTES`; then the socket is destroyed.
  */
-function discardRest(req: IncomingMessage): void {
+function discardRest(req: IncomingMessage, timeoutMs: number): void {
+  const socket = req.socket;
   let discarded = 0;
+  const cut = () => socket.destroy();
+  const timer = setTimeout(cut, timeoutMs);
+  timer.unref();
+  socket.once("close", () => clearTimeout(timer));
+  // Node ends a `Connection: close` exchange with destroySoon() once the answer is flushed; destroying then, with
+  // the client still sending, resets the connection under the answer. Only the sending side is ended here (FIN),
+  // and the socket closes when the client ends its side, or at the deadline.
+  socket.destroySoon = function endOnly(this: typeof socket) {
+    this.end();
+  };
   req.on("data", (chunk: Buffer) => {
     discarded += chunk.byteLength;
-    if (discarded > DISCARD_LIMIT_BYTES) req.destroy();
+    if (discarded > DISCARD_LIMIT_BYTES) cut();
   });
   req.resume();
 }

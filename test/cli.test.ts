@@ -319,7 +319,7 @@ describe("wymcp check --json", () => {
     const [response, request] = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as JsonObject);
     assert.equal(request!.method, undefined);
     assert.deepEqual(response, {
-      source: "<stdin>", line: 1, direction: "in", method: "roots/list", era: "legacy", eraSignal: "default",
+      source: "<stdin>", line: 1, direction: "in", method: "roots/list", era: "legacy", eraSignal: "response",
       outcome: "bypass", kind: "response", reason: "legacy-response",
     });
   });
