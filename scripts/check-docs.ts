@@ -5,7 +5,8 @@
  * block and fails on any error.
  *
  * A block stands alone (it is compiled as a module of its own), unless its first line is a `// ...` comment: then it
- * continues the block before it in the same file, and the two are compiled as one module.
+ * continues the last block before it in the same file that stands alone, and the two are compiled as one module (so
+ * several blocks can each build on one shared block).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -50,18 +51,17 @@ export function blocksOf(doc: string, text: string): Block[] {
 export const continues = (block: Block) => /^\/\/ \.\.\./.test(block.code);
 
 /**
- * One module per block; a block that continues the one before it is compiled after it (and after whatever that one
- * continues).
+ * One module per block; a `// ...` block is compiled after the last standalone block before it.
  * @example unitsOf(blocks).map((u) => u.name) // ["docs-outbound-1.ts", "docs-outbound-2.ts"]
  */
 export function unitsOf(blocks: Block[]): Unit[] {
   const units: Unit[] = [];
   blocks.forEach((block, i) => {
-    const previous = units[units.length - 1];
-    if (continues(block) && (!previous || previous.blocks[0]!.doc !== block.doc)) {
+    const base = units.findLast((unit) => unit.blocks.length === 1 && !continues(unit.blocks[0]!));
+    if (continues(block) && (!base || base.blocks[0]!.doc !== block.doc)) {
       throw new Error(`${block.doc}:${block.line}: a block that opens with "// ..." continues the block before it, and there is none in this file`);
     }
-    const before = continues(block) ? previous!.blocks : [];
+    const before = continues(block) ? base!.blocks : [];
     const slug = block.doc.replace(/\.md$/, "").replace(/[^\w]+/g, "-").toLowerCase();
     units.push({ name: `${slug}-${String(i + 1).padStart(2, "0")}.ts`, blocks: [...before, block] });
   });

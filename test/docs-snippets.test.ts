@@ -19,13 +19,13 @@ test("the README shows the one line per host, and what it imports is what the pa
   }
 });
 
-test("a block opening with a `// ...` comment is compiled after the block before it; any other block stands alone", () => {
+test("a block opening with a `// ...` comment is compiled after the last standalone block before it; any other block stands alone", () => {
   const doc = ["```ts", "const a = 1;", "```", "text", "```ts", "// ... uses a", "const b = a;", "```", "```ts", "// ... and b", "const c = b;", "```", "```ts", "const d = 4;", "```"].join("\n");
   const units = unitsOf(blocksOf("docs/x.md", doc));
   assert.deepEqual(units.map((u) => [u.name, u.blocks.map((b) => b.line)]), [
     ["docs-x-01.ts", [1]],
     ["docs-x-02.ts", [1, 5]],
-    ["docs-x-03.ts", [1, 5, 9]],
+    ["docs-x-03.ts", [1, 9]],
     ["docs-x-04.ts", [13]],
   ]);
   assert.throws(() => unitsOf(blocksOf("docs/y.md", "```ts\n// ... nothing before\n```\n")), /there is none in this file/);
