@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { after, test } from "node:test";
+import { repoRoot } from "./support/spec.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { validateMcpRequest } from "wymcp";
 import { blocksOf, compile, documentUnits, importedPackages, makeConsumer, unitsOf } from "../scripts/check-docs.js";
 
 // TypeScript 7 runs in CI (`npm run docs:check`, after `npm ci` in tools/ts7); here the project's 5.9 does.
@@ -38,4 +42,13 @@ test("a compile error is reported at its line in the document, and a broken bloc
   const problems = compile(dir, units, "5.9");
   assert.deepEqual(problems.map((p) => [p.unit, p.where]), [["docs-broken-02.ts", "docs/broken.md:7"]]);
   assert.match(problems[0]!.message, /TS2322/);
+});
+
+test("the answer shown in docs/validation.md is the one validateMcpRequest gives the message it describes", () => {
+  const doc = readFileSync(join(repoRoot, "docs", "validation.md"), "utf8");
+  const shown = JSON.parse(/^```json\n([\s\S]*?)^```$/m.exec(doc)![1]!) as unknown;
+  // A modern tools/call with id 7, no _meta and a numeric name.
+  const result = validateMcpRequest({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 42 } }, "modern");
+  assert.equal(result.outcome, "reject");
+  assert.deepEqual(result.outcome === "reject" && result.response, shown);
 });

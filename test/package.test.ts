@@ -5,6 +5,7 @@ import { dirname, join, normalize } from "node:path";
 import { pathToFileURL } from "node:url";
 import { before, describe, test } from "node:test";
 import { entriesOf } from "../scripts/build.js";
+import { documentedList, dryRun, fileList, type Packed } from "../scripts/package-doc.js";
 import { repoRoot } from "./support/spec.js";
 
 type Target = { types: string; default: string };
@@ -150,9 +151,18 @@ describe("the built dist/", () => {
 
 describe("the tarball (npm pack --dry-run)", () => {
   let files: string[] = [];
+  let packed: Packed;
   before(() => {
-    const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: repoRoot, encoding: "utf8" });
-    files = (JSON.parse(out) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
+    packed = dryRun();
+    files = packed.files.map((f) => f.path);
+  });
+
+  test("is at most 1 MiB unpacked", () => {
+    assert.ok(packed.unpackedSize <= 2 ** 20, `${packed.unpackedSize} bytes unpacked`);
+  });
+
+  test("docs/package.md lists its files as npm pack --dry-run does (npm run docs:package rewrites the list)", () => {
+    assert.deepEqual(documentedList(), fileList(packed));
   });
 
   test("carries the licence, every entry's code and types, and no sourcemap or generated JavaScript", () => {
