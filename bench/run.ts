@@ -23,6 +23,7 @@ import { measureBreaks, breaksTable } from "./nesting.js";
 import { floodTable, runHttpFlood, type HttpSettings } from "./http.js";
 import { outboundCases, outboundMessages } from "./outbound.js";
 import { runStartup } from "./startup.js";
+import { PERFORMANCE_DOC, textSection, writeBenchSection } from "../scripts/doc-sections.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
 
@@ -119,47 +120,43 @@ async function main(): Promise<void> {
     `wymcp benchmark${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
     `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
     "",
-    `## Start-up (${startup.rounds} fresh node processes per variant, alternated)`,
-    startupTable(startup),
+    ...section("startup", `## Start-up (${startup.rounds} fresh node processes per variant, alternated)`, startupTable(startup)),
     "",
-    `## Per message (ops/s; in-process, ${warmupMs} ms warm-up, ${rounds} rounds × ${roundMs} ms per variant, interleaved; ratios per round)`,
-    ...cases.flatMap((c) => [caseTable(c), ""]),
-    "validateMcpRequest takes a parsed body; the JSON.parse + validateMcpRequest row is the end-to-end cost from the bytes.",
+    ...section(
+      "per-message",
+      `## Per message (ops/s; in-process, ${warmupMs} ms warm-up, ${rounds} rounds × ${roundMs} ms per variant, interleaved; ratios per round)`,
+      ...cases.flatMap((c) => [caseTable(c), ""]),
+      "validateMcpRequest takes a parsed body; the JSON.parse + validateMcpRequest row is the end-to-end cost from the bytes.",
+    ),
     "",
-    "## Error path (same settings)",
-    caseTable(errorPath),
+    ...section("error-path", "## Error path (same settings)", caseTable(errorPath), "", caseTable(longErrorPath)),
     "",
-    caseTable(longErrorPath),
+    ...section("size", "## Size (generated validator modules)", sizeTable(sizes)),
     "",
-    "## Size (generated validator modules)",
-    sizeTable(sizes),
+    ...section("nesting", "## Nesting: the first depth at which each operation throws in this process (what maxDepth must stay under)", breaksTable(breaks)),
     "",
-    "## Nesting: the first depth at which each operation throws in this process (what maxDepth must stay under)",
-    breaksTable(breaks),
+    ...section(
+      "outbound",
+      "## Outbound (validateMcpResponse, wymcp/outbound; same settings)",
+      ...outbound.flatMap((c) => [caseTable(c), ""]),
+      "validateMcpResponse takes a parsed message; the JSON.parse + validateMcpResponse row is the cost of a check from the bytes.",
+    ),
     "",
-    "## Outbound (validateMcpResponse, wymcp/outbound; same settings)",
-    ...outbound.flatMap((c) => [caseTable(c), ""]),
-    "validateMcpResponse takes a parsed message; the JSON.parse + validateMcpResponse row is the cost of a check from the bytes.",
+    ...section("outbound-size", "### Outbound size (generated/<era>/outbound.js; never loaded by the inbound entry)", sizeTable(outboundSizes)),
     "",
-    "### Outbound size (generated/<era>/outbound.js; never loaded by the inbound entry)",
-    sizeTable(outboundSizes),
+    ...section("outbound-table", "### Method → result table (generated/manifest.json)", ...table.lines),
     "",
-    "### Method → result table (generated/manifest.json)",
-    ...table.lines,
+    ...section("targets", "## Targets", targetsTable(judged)),
     "",
-    "## Targets",
-    targetsTable(judged),
+    ...section("cli-startup", "## CLI start-up (wymcp check on the tools/call above)", cliStartupTable(cliStartup)),
     "",
-    "## CLI start-up (wymcp check on the tools/call above)",
-    cliStartupTable(cliStartup),
-    "",
-    ...(cliLarge ? ["## CLI on a large JSONL capture", cliLargeTable(cliLarge), ""] : []),
-    adversarialHeading(),
-    adversarialTable(adversarial),
+    ...(cliLarge ? [...section("cli-large", "## CLI on a large JSONL capture", cliLargeTable(cliLarge)), ""] : []),
+    ...section("adversarial", adversarialHeading(), adversarialTable(adversarial)),
     "",
     `total ${seconds.toFixed(1)} s`,
   ];
   console.log(lines.join("\n"));
+  writeSections(withCli ? "npm run bench -- --cli" : "npm run bench");
 
   if (out) {
     const results = {
@@ -198,14 +195,18 @@ async function mainHttp(): Promise<void> {
       `wymcp HTTP flood${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
       `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
       "",
-      `## HTTP flood: examples/server.ts gated (gateNode), WYMCP_GATE=bridge (the same bridge, no validation) and WYMCP_GATE=off ` +
-        `(the SDK alone, toNodeHandler); ${settings.connections} keep-alive connections, ${settings.rounds} interleaved rounds × ` +
-        `${settings.roundMs} ms per variant per workload; ratios per round`,
-      floodTable(results),
+      ...section(
+        "http",
+        `## HTTP flood: examples/server.ts gated (gateNode), WYMCP_GATE=bridge (the same bridge, no validation) and WYMCP_GATE=off ` +
+          `(the SDK alone, toNodeHandler); ${settings.connections} keep-alive connections, ${settings.rounds} interleaved rounds × ` +
+          `${settings.roundMs} ms per variant per workload; ratios per round`,
+        floodTable(results),
+      ),
       "",
       `total ${seconds.toFixed(1)} s`,
     ].join("\n"),
   );
+  writeSections("npm run bench -- --http");
   if (out) writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), quick, settings, http: results, seconds }, null, 2) + "\n");
 }
 
@@ -227,13 +228,29 @@ async function mainAdversarial(): Promise<void> {
       `wymcp adversarial benchmark${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
       `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
       "",
-      adversarialHeading(),
-      adversarialTable(result),
+      ...section("adversarial", adversarialHeading(), adversarialTable(result)),
       "",
       `total ${result.seconds.toFixed(1)} s`,
     ].join("\n"),
   );
+  writeSections("npm run bench -- --adversarial");
   if (out) writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), quick, adversarial: result }, null, 2) + "\n");
+}
+
+/** The sections printed so far, by name: `writeSections` puts each into docs/performance.md. */
+const printed: Array<{ name: string; heading: string; body: string[] }> = [];
+
+/** Prints as before, and remembers the section for docs/performance.md under `<!-- bench:NAME -->`. */
+function section(name: string, heading: string, ...body: string[]): string[] {
+  printed.push({ name, heading, body });
+  return [heading, ...body];
+}
+
+/** A full run writes its tables into docs/performance.md; a quick run's figures mean nothing, so it writes none. */
+function writeSections(command: string): void {
+  if (quick) return;
+  for (const { name, heading, body } of printed) writeBenchSection(name, textSection(heading, ...body), command);
+  log(`wrote ${printed.length} section(s) of ${PERFORMANCE_DOC}`);
 }
 
 /** Per era: how many methods the table has, which come from exceptions, which the discriminator applies to. */

@@ -2,10 +2,11 @@
  * @module `npm run build`: `dist/` from `src/`, one module per entry of package.json's `exports` (the one list of
  * entries), declarations from tsc. The core (`wymcp`) is one self-contained module, the fastest to import; the
  * other entries import the core's validator from it instead of carrying a copy, and share their own common code
- * through chunks. Adding an entry is one line in `exports` (plus its mirrors, which test/package.test.ts checks).
+ * through chunks. The bin (`wymcp`) is built with the other entries and imports the same modules. Adding an entry is one
+ * line in `exports` (plus its mirrors, which test/package.test.ts checks).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,26 +81,26 @@ async function main(): Promise<void> {
   if (core?.subpath !== ".") throw new Error('the first entry of exports must be "."');
   // One module: each extra module a cold import loads costs about as much as a tenth of the whole core.
   await build({ ...common, entryPoints: [{ in: core.source, out: core.name }] });
+  // A bin runs on Node only, so its source is named like the other Node-only module: dist/<name>.js from src/node-<name>.ts.
+  const bins = Object.values(pkg.bin ?? {}).map((file) => {
+    const name = /^dist\/([\w-]+)\.js$/.exec(file)?.[1];
+    if (!name) throw new Error(`bin ${JSON.stringify(file)} must be dist/<name>.js`);
+    return { source: `src/node-${name}.ts`, name };
+  });
   await build({
     ...common,
-    entryPoints: others.map(({ source, name }) => ({ in: source, out: name })),
+    // The bins are built with the entries so that they import the same core and chunks: no validator is shipped twice.
+    entryPoints: [...others, ...bins].map(({ source, name }) => ({ in: source, out: name })),
     // Code the adapters share (wymcpOf's WeakMap lives in one of them) exists once; chunks sit beside ./index.js.
     splitting: true,
     chunkNames: "[name]-[hash]",
     plugins: [importTheCore],
   });
-  // The command line is a program, not a module anyone imports: one self-contained file starts fastest. A bin
-  // runs on Node only, so its source is named like the other Node-only module: dist/<name>.js from src/node-<name>.ts.
-  for (const file of Object.values(pkg.bin ?? {})) {
-    const name = /^dist\/([\w-]+)\.js$/.exec(file)?.[1];
-    if (!name) throw new Error(`bin ${JSON.stringify(file)} must be dist/<name>.js`);
-    await build({
-      ...common,
-      platform: "node",
-      target: "node20",
-      entryPoints: [{ in: `src/node-${name}.ts`, out: name }],
-      banner: { js: "#!/usr/bin/env node" },
-    });
+  // The banner goes on the bins alone (esbuild's banner option would put it on every module of the build).
+  for (const { name } of bins) {
+    const file = join(root, "dist", `${name}.js`);
+    writeFileSync(file, `#!/usr/bin/env node\n${readFileSync(file, "utf8")}`);
+    chmodSync(file, 0o755);
   }
 }
 

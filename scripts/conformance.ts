@@ -12,10 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launchExample } from "../examples/launch.js";
+import { provenance, writeDocSection } from "./doc-sections.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SUITE_DIR = join(ROOT, "conformance");
 const NODE_22 = join(SUITE_DIR, "node_modules", ".bin", "node");
+const CONFORMANCE_DOC = join(ROOT, "docs", "conformance.md");
 const SUITE_CLI = join(SUITE_DIR, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 
 interface EraRun {
@@ -215,6 +217,7 @@ async function main(): Promise<number> {
   }
 
   const problems: string[] = [];
+  const sections = new Map<string, string>();
   for (const era of ERAS) {
     const gated = results.get(`gated ${era.name}`)!;
     const verdict = compare(era, gated, results.get(`ungated ${era.name}`)!);
@@ -227,6 +230,14 @@ async function main(): Promise<number> {
     const report = reports.get(era.name)!;
     console.log(`\n${outboundLine(report)}`);
     for (const v of report.violations) console.log(`  ${describeViolation(v)}`);
+    sections.set(era.name, [
+      `**${era.name}** (\`${era.args.join(" ")}\`): checks passed and failed per scenario, gated and ungated.`,
+      "",
+      verdict.table,
+      "",
+      `- wire-schema-valid, gated: ${judged - verdict.wireSchemaFailures.length} of ${judged} scenarios that emit it passed; not emitted by: ${verdict.wireSchemaAbsent.join(", ") || "none"}.`,
+      `- ${outboundLine(report)}.`,
+    ].join("\n"));
     if (!report.summary) problems.push(`outbound report ${era.name}: no summary line, so the gated server did not exit cleanly and its checks cannot be counted`);
     else if (report.summary.checked === 0) problems.push(`outbound report ${era.name}: 0 messages checked, so report mode did not run`);
     else if (report.summary.violations !== report.violations.length) {
@@ -245,7 +256,13 @@ async function main(): Promise<number> {
     return 1;
   }
   const checked = [...reports.values()].reduce((sum, r) => sum + (r.summary?.checked ?? 0), 0);
-  console.log(`\nconformance: no check lost to the gate; every gated failure is in the baseline; 0 outbound violations in ${checked} messages checked (${seconds} s)`);
+  const verdictLine = `no check lost to the gate; every gated failure is in the baseline; 0 outbound violations in ${checked} messages checked (${seconds} s)`;
+  console.log(`\nconformance: ${verdictLine}`);
+  // Only a passing run is written into docs/conformance.md: the document states what holds.
+  const suite = JSON.parse(readFileSync(join(SUITE_DIR, "node_modules", "@modelcontextprotocol", "conformance", "package.json"), "utf8")) as { version: string };
+  const head = `${provenance("npm run conformance")} Suite \`@modelcontextprotocol/conformance\` ${suite.version}. Verdict: ${verdictLine}.`;
+  for (const [name, markdown] of sections) writeDocSection(CONFORMANCE_DOC, `conformance:${name}`, `${head}\n\n${markdown}`);
+  console.log(`conformance: wrote ${sections.size} section(s) of ${CONFORMANCE_DOC}`);
   return 0;
 }
 

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { pathToFileURL } from "node:url";
 import { before, describe, test } from "node:test";
 import { entriesOf } from "../scripts/build.js";
+import { documentedList, dryRun, fileList, type Packed } from "../scripts/package-doc.js";
 import { repoRoot } from "./support/spec.js";
 
 type Target = { types: string; default: string };
@@ -58,11 +59,11 @@ describe("the built dist/", () => {
     if (!existsSync(join(distDir, "index.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: repoRoot });
   });
 
-  // The bin (dist/cli.js) is a program of its own: nothing imports it, so its copy of the core shares no state.
-  const bins = new Set(Object.values((pkg as { bin?: Record<string, string> }).bin ?? {}).map((file) => file.replace(/^dist\//, "")));
+  const bins = Object.values((pkg as { bin?: Record<string, string> }).bin ?? {}).map((file) => join(repoRoot, file));
+  // The bins count too: they import the same core and chunks as the entries.
   const modules = () =>
     readdirSync(distDir, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith(".js") && !bins.has(e.name))
+      .filter((e) => e.isFile() && e.name.endsWith(".js"))
       .map((e) => join(e.parentPath ?? e.path, e.name));
 
   // envelope.ts is a few stateless lines (the JSON-RPC error shape): a copy beside the adapters costs nothing. The
@@ -73,7 +74,7 @@ describe("the built dist/", () => {
     "src/envelope.ts", "src/distill.ts", "src/likely-branch.ts", "src/utf8-length.ts", "src/log-safe.ts", "src/error-budget.ts",
   ]);
 
-  test("every other source module is bundled exactly once across the entries (one WeakMap, one set of validators)", () => {
+  test("every other source module is bundled exactly once across the entries and the bin (one WeakMap, one set of validators)", () => {
     const counts = new Map<string, number>();
     for (const file of modules()) {
       for (const [, source] of readFileSync(file, "utf8").matchAll(/^\/\/ ((?:src|generated)\/\S+)$/gm)) counts.set(source!, (counts.get(source!) ?? 0) + 1);
@@ -88,6 +89,24 @@ describe("the built dist/", () => {
 
   test("the adapters take the validator from the core module, not from a copy", () => {
     for (const entry of ["fetch.js", "node-http.js"]) assert.ok(closure(join(distDir, entry)).has(join(distDir, "index.js")), entry);
+  });
+
+  test("the bin takes the inbound validators from the core module and the outbound ones from wymcp/outbound's chunk", () => {
+    assert.ok(bins.length > 0, "package.json names a bin");
+    const outboundChunks = [...closure(join(distDir, "outbound.js"))].filter((f) => f !== join(distDir, "outbound.js"));
+    for (const bin of bins) {
+      const graph = closure(bin);
+      assert.ok(graph.has(join(distDir, "index.js")), `${bin} imports the core`);
+      assert.ok(outboundChunks.some((chunk) => graph.has(chunk) && readFileSync(chunk, "utf8").includes("// generated/modern/outbound.js")), `${bin} shares the outbound validators`);
+    }
+  });
+
+  test("the bins alone start with #!/usr/bin/env node, and are executable", () => {
+    for (const file of modules()) {
+      const isBin = bins.includes(file);
+      assert.equal(readFileSync(file, "utf8").startsWith("#!/usr/bin/env node\n"), isBin, file);
+      if (isBin) assert.ok(statSync(file).mode & 0o100, `${file} is executable`);
+    }
   });
 
   /** A built module and every chunk it imports, transitively. */
@@ -135,9 +154,18 @@ describe("the built dist/", () => {
 
 describe("the tarball (npm pack --dry-run)", () => {
   let files: string[] = [];
+  let packed: Packed;
   before(() => {
-    const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: repoRoot, encoding: "utf8" });
-    files = (JSON.parse(out) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
+    packed = dryRun();
+    files = packed.files.map((f) => f.path);
+  });
+
+  test("is at most 1 MiB unpacked", () => {
+    assert.ok(packed.unpackedSize <= 2 ** 20, `${packed.unpackedSize} bytes unpacked`);
+  });
+
+  test("docs/package.md lists its files as npm pack --dry-run does (npm run docs:package rewrites the list)", () => {
+    assert.deepEqual(documentedList(), fileList(packed));
   });
 
   test("carries the licence, every entry's code and types, and no sourcemap or generated JavaScript", () => {

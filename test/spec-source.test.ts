@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { test } from "node:test";
+import { specProblems, specSource } from "../scripts/check-spec.js";
+import { repoRoot, specDir } from "./support/spec.js";
+
+test("the spec folder the tests use holds every file schemas/spec/source.json names, as generated/ was compiled from it", () => {
+  assert.deepEqual(specProblems(specDir), []);
+});
+
+test("npm test's first step fails at once without the spec, naming the repository, the commit and MCP_SPEC_DIR", () => {
+  const empty = mkdtempSync(join(tmpdir(), "wymcp-no-spec-"));
+  try {
+    const started = performance.now();
+    const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/check-spec.ts"], { cwd: repoRoot, env: { ...process.env, MCP_SPEC_DIR: empty }, encoding: "utf8" });
+    assert.equal(run.status, 1);
+    assert.ok(performance.now() - started < 20_000, "within seconds");
+    assert.match(run.stderr, /github\.com\/modelcontextprotocol\/modelcontextprotocol/);
+    assert.ok(run.stderr.includes(specSource.commit), "names the commit");
+    assert.match(run.stderr, /MCP_SPEC_DIR/);
+    assert.match(run.stderr, /missing schema\/2026-07-28\/schema\.json/);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+test("a spec folder from another commit is named file by file", () => {
+  const other = mkdtempSync(join(tmpdir(), "wymcp-other-spec-"));
+  try {
+    for (const file of specSource.files) {
+      mkdirSync(dirname(join(other, file)), { recursive: true });
+      if (file.endsWith("/")) symlinkSync(join(specDir, file), join(other, file.slice(0, -1)));
+      else cpSync(join(specDir, file), join(other, file));
+    }
+    writeFileSync(join(other, "schema/2026-07-28/schema.json"), "{}");
+    assert.deepEqual(specProblems(other), ["schema/2026-07-28/schema.json differs from the one generated/ was compiled from"]);
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+  }
+});
