@@ -99,6 +99,11 @@ async function main(): Promise<void> {
       target: "node20",
       entryPoints: [{ in: `src/node-${name}.ts`, out: name }],
       banner: { js: "#!/usr/bin/env node" },
+      // `wymcp compile` is a chunk of its own, loaded by that command only, and its compilers (optional peer
+      // dependencies) stay imports: `wymcp check` loads neither.
+      splitting: true,
+      chunkNames: `${name}-[name]-[hash]`,
+      external: ["node:*", "ajv", "ajv/*", "ajv-formats", "json-schema-to-typescript"],
     });
   }
 }
