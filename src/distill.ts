@@ -1,5 +1,6 @@
 import type { ValidationError } from "../generated/validator.js";
 import type { InvalidRequestData, LocatedError } from "./envelope.js";
+import { ERROR_BUDGET } from "./error-budget.js";
 import { keepLikelyBranches } from "./likely-branch.js";
 import { jsonStringLength } from "./utf8-length.js";
 
@@ -57,7 +58,8 @@ export function distill(all: readonly ValidationError[], judgedAs: string): Dist
     ({ entries, listedProblems } = withinBudget(entries, byLocation));
   }
   const omitted = total - listedProblems;
-  const count = `${byLocation.size}${all.length > LIMITS.examinedErrors ? "+" : ""}`;
+  // A validator that filled its error budget stopped looking: there may be more locations than listed.
+  const count = `${byLocation.size}${all.length > LIMITS.examinedErrors || all.length >= ERROR_BUDGET ? "+" : ""}`;
   // The summary names the first concrete problem: "must match one of the allowed shapes" only says where to look.
   const firstPath = locations.find((l) => !isOnlyUnion(byLocation.get(l)!.messages)) ?? locations[0] ?? "";
   const firstMessage = [...(byLocation.get(firstPath)?.messages ?? [])].find((m) => m !== UNION_MESSAGE) ?? UNION_MESSAGE;

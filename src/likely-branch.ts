@@ -13,15 +13,18 @@ type TaggedError = ValidationError & { branches?: Array<number | string> };
  * what is left of them.
  */
 export function keepLikelyBranches(errors: readonly ValidationError[]): readonly ValidationError[] {
-  let unions: Map<string, Map<number, TaggedError[]>> | undefined;
+  // union number → union location → branch → its errors; nested maps hash each location string once (V8
+  // caches a string's hash), where a joined key would build and hash a new string per tag.
+  let unions: Map<number, Map<string, Map<number, TaggedError[]>>> | undefined;
   for (const error of errors as readonly TaggedError[]) {
     const tags = error.branches;
     if (!tags) continue;
     unions ??= new Map();
     for (let k = 0; k < tags.length; k += 3) {
-      const key = `${tags[k]}\u0000${tags[k + 1]}`;
-      let branches = unions.get(key);
-      if (!branches) unions.set(key, (branches = new Map()));
+      let places = unions.get(tags[k] as number);
+      if (!places) unions.set(tags[k] as number, (places = new Map()));
+      let branches = places.get(tags[k + 1] as string);
+      if (!branches) places.set(tags[k + 1] as string, (branches = new Map()));
       const branch = tags[k + 2] as number;
       const list = branches.get(branch);
       if (list) list.push(error);
@@ -33,13 +36,14 @@ export function keepLikelyBranches(errors: readonly ValidationError[]): readonly
   for (const error of errors) {
     if (error.keyword !== "anyOf") continue;
     const at = error.instancePath;
-    const branches = unions.get(`${error.params.union}\u0000${at}`);
+    const branches = unions.get(error.params.union as number)?.get(at);
     if (!branches || branches.size < 2) continue;
     const scored = [...branches.values()].map((list) => {
-      const alive = list.filter((e) => !dropped.has(e));
+      const alive = dropped.size === 0 ? list : list.filter((e) => !dropped.has(e));
       return { alive, score: score(alive, at) };
     });
-    const best = Math.min(...scored.map((s) => s.score));
+    let best = Number.POSITIVE_INFINITY;
+    for (const s of scored) if (s.score < best) best = s.score;
     for (const { alive, score } of scored) if (score !== best) for (const e of alive) dropped.add(e);
   }
   return dropped.size === 0 ? errors : errors.filter((e) => !dropped.has(e));
@@ -50,12 +54,13 @@ function score(errors: readonly ValidationError[], at: string): number {
   let rejectsValue = 0;
   let rejectsConstantMember = 0;
   let atValue = 0;
+  const below = `${at}/`;
   for (const { keyword, instancePath } of errors) {
     const constant = keyword === "const" || keyword === "enum";
     if (instancePath === at) {
       atValue++;
       if (constant || keyword === "type") rejectsValue = 1;
-    } else if (constant && instancePath.startsWith(`${at}/`) && !instancePath.includes("/", at.length + 1)) {
+    } else if (constant && instancePath.startsWith(below) && !instancePath.includes("/", below.length)) {
       rejectsConstantMember = 1;
     }
   }

@@ -1,7 +1,8 @@
 import { batches, eras } from "../generated/index.js";
 import type { Validator, ValidationError } from "../generated/validator.js";
 import { classifyMessage, type MessageKind } from "./classify-message.js";
-import { distill, LIMITS } from "./distill.js";
+import { distill } from "./distill.js";
+import { ERROR_BUDGET } from "./error-budget.js";
 import { answerId, errorResponse, INVALID_PARAMS, INVALID_REQUEST, type InvalidRequestData, type JsonRpcErrorResponse } from "./envelope.js";
 import { isRevision, type Era } from "./era.js";
 
@@ -139,11 +140,11 @@ function checkBatch(body: unknown[], lane: Era, batch: BatchFraming): Validation
     // JSON-RPC 2.0: an empty array is not a valid batch (and the SDK refuses it too).
     return reject(body, "batch", BATCH, `Invalid ${judgedAs}: it is empty`, { errors: [{ instancePath: "", messages: ["must have at least one message"] }] });
   }
-  let errors: ValidationError[] = [];
+  const errors: ValidationError[] = [];
   let judged = 0;
   try {
-    // Past the errors the distiller looks at, more items would only cost time: the count then reads "N+".
-    for (let i = 0; i < body.length && errors.length <= LIMITS.examinedErrors; i++) {
+    // Past the error budget, more items would only cost time: the count then reads "N+".
+    for (let i = 0; i < body.length && errors.length < ERROR_BUDGET; i++) {
       const item = body[i];
       const kind = classifyMessage(item);
       if (kind !== "other" && RULES[lane][kind] === "bypass") continue;
@@ -151,7 +152,7 @@ function checkBatch(body: unknown[], lane: Era, batch: BatchFraming): Validation
       // An item of no kind is judged as the request it most likely meant to be, which locates what it lacks.
       const framing = kind === "notification" ? batch.JSONRPCNotification : batch.JSONRPCRequest;
       if (!framing(item, { instancePath: `/${i}`, parentData: body, parentDataProperty: i, rootData: body })) {
-        errors = errors.concat(framing.errors ?? []);
+        for (const error of framing.errors ?? []) errors.push(error);
       }
     }
   } catch (error) {

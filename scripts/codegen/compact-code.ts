@@ -1,14 +1,16 @@
+import { BUDGET_HELPERS_SOURCE } from "./error-budget.js";
+
 /**
- * Rewrites three idioms Ajv repeats at every error site into shorter code with the same effect; the
- * validators keep their verdicts and error locations (test/differential.test.ts compares them with
- * Ajv's own output). Each rewrite must consume every occurrence, or codegen stops: a new Ajv that
- * shapes its output differently has to be looked at, not half-compacted.
+ * Rewrites the idioms Ajv repeats at every error site into shorter code that also keeps to the error budget
+ * (error-budget.ts); the validators keep their verdicts and error locations (test/differential.test.ts
+ * compares them with Ajv's own output). Each rewrite must consume every occurrence, or codegen stops: a new
+ * Ajv that shapes its output differently has to be looked at, not half-compacted.
  */
 const REWRITES: Array<{ name: string; pattern: RegExp; replacement: string; leftover: string }> = [
   {
     name: "error push",
     pattern: /if\(vErrors === null\)\{\nvErrors = \[(err\d+)\];\n\}\nelse \{\nvErrors\.push\(\1\);\n\}\n/g,
-    replacement: "(vErrors ??= []).push($1);\n",
+    replacement: "pushError(vErrors ??= [], $1);\n",
     leftover: "vErrors.push(",
   },
   {
@@ -19,11 +21,19 @@ const REWRITES: Array<{ name: string; pattern: RegExp; replacement: string; left
     leftover: "schemaPath",
   },
   {
-    // Copying instead of adopting the callee's array also keeps a later truncation from reaching it.
+    // Appending (Ajv concatenates, copying the whole list per failing item: quadratic) instead of adopting the
+    // callee's array also keeps a later truncation from reaching it.
     name: "errors of a referenced validator",
     pattern: /vErrors = vErrors === null \? ((?:validate\d+|wrapper\d+\.validate)\.errors) : vErrors\.concat\(\1\);/g,
-    replacement: "vErrors = (vErrors ?? []).concat($1);",
+    replacement: "collectErrors(vErrors ??= [], $1);",
     leftover: "vErrors === null ?",
+  },
+  {
+    // What callers get is the validator that stops at the budget; inside the module, validators call each other bare.
+    name: "exported validator",
+    pattern: /^export const (\w+) = (validate\d+);$/gm,
+    replacement: "export const $1 = withinBudget($2);",
+    leftover: "export const ",
   },
 ];
 
@@ -35,9 +45,18 @@ export function compactCode(code: string): string {
   let out = code;
   for (const { name, pattern, replacement, leftover } of REWRITES) {
     out = out.replace(pattern, replacement);
-    if (out.includes(leftover)) throw new CompactionError(`Ajv's output has a ${name} idiom compact-code.ts does not know`);
+    if (leftovers(out, leftover)) throw new CompactionError(`Ajv's output has a ${name} idiom compact-code.ts does not know`);
   }
-  return dropUnusedSchemas(out);
+  if (!out.startsWith(STRICT)) throw new CompactionError(`Ajv's output does not start with ${JSON.stringify(STRICT.trim())}`);
+  return STRICT + BUDGET_HELPERS_SOURCE + "\n" + dropUnusedSchemas(out.slice(STRICT.length));
+}
+
+const STRICT = '"use strict";\n';
+
+/** Whether an idiom is left over; an export is left over only when it exports a validator unwrapped. */
+function leftovers(code: string, leftover: string): boolean {
+  if (leftover !== "export const ") return code.includes(leftover);
+  return /^export const \w+ = (?!withinBudget\()/m.test(code);
 }
 
 const SCHEMA_CONSTANT = /^const (schema\d+) = .*;\n/gm;

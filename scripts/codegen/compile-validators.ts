@@ -13,8 +13,9 @@ import { taggedAnyOf } from "./tagged-any-of.js";
  * anyOf branch; a schema with any other keyword stops codegen instead of silently changing meaning.
  */
 export const SHARED_KEYWORDS = new Set([
-  "$ref", "$defs", "type", "properties", "required", "additionalProperties", "items", "anyOf", "allOf",
-  "oneOf", "not", "const", "enum", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+  // No oneOf or not: a failing subschema there can make its parent pass, which the error budget's early exit
+  // (error-budget.ts) only allows for anyOf branches.
+  "$ref", "$defs", "type", "properties", "required", "additionalProperties", "items", "anyOf", "allOf", "const", "enum", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
   "minLength", "maxLength", "minItems", "maxItems", "pattern", "default", "title", "deprecated",
 ]);
 

@@ -15,7 +15,8 @@ export const TAG_BRANCH_SOURCE =
 
 /**
  * Ajv's own anyOf (vocabularies/code.ts validateUnion), plus a call to `tagBranch` after each failed
- * branch and the union's number in the anyOf error's params. Verdicts are Ajv's: only the errors
+ * branch, the union's number in the anyOf error's params, and each branch in a `try` that catches the error
+ * budget running out (error-budget.ts). Verdicts are Ajv's: only the errors
  * carry more. Unions are numbered in compile order, so the same input gives the same code.
  */
 export function taggedAnyOf(): CodeKeywordDefinition {
@@ -31,11 +32,19 @@ export function taggedAnyOf(): CodeKeywordDefinition {
       const at = strConcat(names.default.instancePath, it.errorPath);
       const valid = gen.let("valid", false);
       const branchValid = gen.name("_valid");
+      const { vErrors, errors } = names.default;
       gen.block(() =>
         (schema as unknown[]).forEach((_branch, i) => {
-          const from = gen.const("_from", names.default.errors);
-          cxt.subschema({ keyword: "anyOf", schemaProp: i, compositeRule: true }, branchValid);
-          gen.if(not(branchValid), () => gen.code(_`${tag}(${names.default.vErrors}, ${from}, ${names.default.errors}, ${union}, ${at}, ${i})`));
+          const from = gen.const("_from", errors);
+          gen.try(
+            () => cxt.subschema({ keyword: "anyOf", schemaProp: i, compositeRule: true }, branchValid),
+            // The error budget ran out inside this branch (error-budget.ts): the branch failed, with what it collected.
+            (thrown) => {
+              gen.assign(errors, _`absorbErrors(${vErrors} ??= [], ${thrown})`);
+              gen.assign(branchValid, false);
+            },
+          );
+          gen.if(not(branchValid), () => gen.code(_`${tag}(${vErrors}, ${from}, ${errors}, ${union}, ${at}, ${i})`));
           gen.assign(valid, _`${valid} || ${branchValid}`);
           // Without unevaluated* keywords nothing needs merging: stop at the first valid branch, as Ajv does.
           gen.if(not(valid));
