@@ -9,6 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import standalone from "ajv/dist/standalone/index.js";
 import addFormatsModule from "ajv-formats";
 import { compactCode } from "../../scripts/codegen/compact-code.js";
+import { ERROR_BUDGET } from "../../scripts/codegen/error-budget.js";
 import { taggedAnyOf } from "../../scripts/codegen/tagged-any-of.js";
 import type { Dialect } from "./dialect.js";
 import { replaceRequires } from "./runtime-helpers.js";
@@ -36,8 +37,11 @@ export interface CompiledGroup {
   /** The variable the group's exports object is bound to in the module. */
   variable: string;
   dialect: Dialect;
-  /** Whether anyOf branches are tagged for the distiller (not under unevaluated* keywords). */
-  tagged: boolean;
+  /**
+   * Whether the group keeps wymcp's own shape: all errors up to the error budget, anyOf branches tagged. Otherwise
+   * (a schema with oneOf, not, if, contains, unevaluated* or a dynamic reference) it stops at its first error.
+   */
+  bounded: boolean;
   /** Standalone code (CommonJS-style `exports.sN = ...`), requires replaced. */
   code: string;
   /** Structure key → the group's export name. */
@@ -45,15 +49,20 @@ export interface CompiledGroup {
   helpers: string[];
 }
 
-// The tagged anyOf does not merge evaluated properties, so a schema that reads them keeps Ajv's own anyOf.
-const EVALUATION_KEYWORDS = /"(?:unevaluatedProperties|unevaluatedItems|\$dynamicRef|\$recursiveRef)"\s*:/;
+/**
+ * Keywords under which a failing subschema need not fail its parent (other than anyOf), or that read evaluated
+ * properties (which the tagged anyOf does not merge). The error budget's early exit (scripts/codegen/error-budget.ts)
+ * is sound only where anyOf is the one such keyword, so these schemas are compiled with `allErrors: false`
+ * instead: verdicts are the same, the cost is linear too, the message names the first problem only. A property
+ * merely named like one of them is counted too, which only costs that schema its full error list.
+ */
+const UNBOUNDABLE = /"(?:oneOf|not|if|contains|unevaluatedProperties|unevaluatedItems|\$dynamicRef|\$recursiveRef)"\s*:/;
 
-/** One group per dialect (and per anyOf flavour), in a fixed order, so the same input gives the same code. */
+/** One group per dialect and shape, in a fixed order, so the same input gives the same code. */
 export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
   const groups = new Map<string, UniqueSchema[]>();
   for (const item of schemas) {
-    const tagged = !EVALUATION_KEYWORDS.test(JSON.stringify(item.schema));
-    const id = `${item.dialect}${tagged ? "" : "-untagged"}`;
+    const id = `${item.dialect}${UNBOUNDABLE.test(JSON.stringify(item.schema)) ? "-first-error" : ""}`;
     const list = groups.get(id);
     if (list) list.push(item);
     else groups.set(id, [item]);
@@ -62,8 +71,8 @@ export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
   for (const id of [...groups.keys()].sort()) {
     const items = groups.get(id)!;
     const dialect = items[0]!.dialect;
-    const tagged = !id.endsWith("-untagged");
-    const ajv = createEngine(dialect, tagged);
+    const bounded = !id.endsWith("-first-error");
+    const ajv = createEngine(dialect, bounded);
     const refs: Record<string, string> = {};
     const exports = new Map<string, string>();
     items.forEach((item, i) => {
@@ -72,17 +81,29 @@ export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
       refs[name] = `wymcp-${name}`;
       exports.set(item.key, name);
     });
-    const { code, helpers } = replaceRequires(compactCode(standaloneCode(ajv, refs)));
-    out.push({ variable: `group${out.length}`, dialect, tagged, code, exports, helpers });
+    let code = compactCode(standaloneCode(ajv, refs));
+    if (!bounded) code = withoutBudget(code);
+    // The group lives in a function scope of the one module: its exports become properties of `exports`.
+    code = code.replace(/^export const (s\d+) = /gm, "exports.$1 = ");
+    const replaced = replaceRequires(code);
+    out.push({ variable: `group${out.length}`, dialect, bounded, code: replaced.code, exports, helpers: replaced.helpers });
   }
   return out;
 }
 
-function createEngine(dialect: Dialect, tagged: boolean): Ajv {
-  const options: Options = { ...SDK_AJV_OPTIONS, messages: false, code: { source: true, lines: true } };
+const BUDGET_THROW = `if (list.push(error) >= ${ERROR_BUDGET}) throw new ErrorBudgetReached(list);`;
+
+/** A first-error group's pushes never throw: the budget's early exit is unsound under oneOf, not, if and contains. */
+function withoutBudget(code: string): string {
+  if (!code.includes(BUDGET_THROW)) throw new Error("compact-code.ts's budget helpers changed; compile-schemas.ts must be updated");
+  return code.replace(BUDGET_THROW, "list.push(error);");
+}
+
+function createEngine(dialect: Dialect, bounded: boolean): Ajv {
+  const options: Options = { ...SDK_AJV_OPTIONS, allErrors: bounded, messages: false, code: { source: true, esm: true, lines: true } };
   const ajv = new ENGINES[dialect](options) as Ajv;
   addFormats(ajv);
-  if (tagged) {
+  if (bounded) {
     ajv.removeKeyword("anyOf");
     ajv.addKeyword(taggedAnyOf());
   }

@@ -7,6 +7,8 @@
  */
 
 /** Bounds of one error message, whatever the input. */
+import { ERROR_BUDGET } from "../error-budget.js";
+
 export const MESSAGE_LIMITS = { examinedErrors: 1000, locations: 8, messagesPerLocation: 4, locationLength: 120 } as const;
 
 export const RUNTIME_SOURCE = String.raw`
@@ -39,6 +41,8 @@ function hex(n) {
 }
 
 const LIMITS = ${JSON.stringify(MESSAGE_LIMITS)};
+// A list this long was cut short by the validator (scripts/codegen/error-budget.ts): the count reads "N+".
+const ERROR_BUDGET = ${ERROR_BUDGET};
 
 // Of a failed anyOf, keeps the errors of the branch the caller most likely meant (src/likely-branch.ts).
 function keepLikelyBranches(errors) {
@@ -96,7 +100,7 @@ function messageFor(error) {
     case "const": return "must equal the schema's constant";
     case "enum": return "must be one of the allowed values";
     case "format": return "must be a valid " + JSON.stringify(p.format) + " string";
-    case "anyOf": return "must match one of the allowed shapes";
+    case "anyOf": return UNION_MESSAGE;
     case "oneOf": return "must match exactly one of the allowed shapes";
     case "minimum": case "maximum": case "exclusiveMinimum": case "exclusiveMaximum": return "must be " + p.comparison + " " + p.limit;
     case "maxItems": return "must have at most " + p.limit + " items";
@@ -113,6 +117,21 @@ function messageFor(error) {
     case "not": return "must not match the excluded shape";
     default: return "fails the schema's " + JSON.stringify(error.keyword) + " rule";
   }
+}
+
+const UNION_MESSAGE = "must match one of the allowed shapes";
+
+// JSON Pointers segment by segment, array indices numerically, so /items/2 precedes /items/10 (src/distill.ts).
+function comparePointers(a, b) {
+  const x = a.split("/");
+  const y = b.split("/");
+  for (let i = 0; i < x.length && i < y.length; i++) {
+    if (x[i] === y[i]) continue;
+    const numeric = /^[0-9]+$/.test(x[i]) && /^[0-9]+$/.test(y[i]);
+    if (numeric && x[i].length !== y[i].length) return x[i].length - y[i].length;
+    return x[i] < y[i] ? -1 : 1;
+  }
+  return x.length - y.length;
 }
 
 function locationOf(error) {
@@ -141,10 +160,15 @@ function distill(all) {
     if (!messages) byLocation.set(location, (messages = new Set()));
     if (messages.size < LIMITS.messagesPerLocation) messages.add(message);
   }
-  const locations = [...byLocation.keys()].sort();
+  // A union's "must match one of the allowed shapes" says only where to look when its branch's errors lie below it.
+  const all_ = [...byLocation.keys()];
+  const locations = all_.filter((l) => {
+    const messages = byLocation.get(l);
+    return !(messages.size === 1 && messages.has(UNION_MESSAGE) && all_.some((other) => other.startsWith(l + "/")));
+  }).sort(comparePointers);
   const shown = locations.slice(0, LIMITS.locations).map((l) => (l === "" ? "(the value)" : printable(l)) + " " + [...byLocation.get(l)].join(", "));
   const more = locations.length - shown.length;
-  const count = locations.length + (all.length > LIMITS.examinedErrors ? "+" : "");
+  const count = locations.length + (all.length >= ERROR_BUDGET ? "+" : "");
   return count + " invalid location" + (count === "1" ? "" : "s") + ": " + shown.join("; ") + (more > 0 ? "; and " + more + " more" : "");
 }
 
