@@ -2,7 +2,7 @@
  * @module `npm run bench`: start-up, per-message throughput, the error path and generated size, in one run.
  * Prints the tables and writes the same figures to bench/results.json. `--quick` (or BENCH_QUICK=1) runs one short
  * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points. `--cli` adds `wymcp check` on a
- * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more).
+ * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--tools` runs only bench/tools.ts.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -23,6 +23,7 @@ import { floodTable, runHttpFlood, type HttpSettings } from "./http.js";
 import { outboundCases, outboundMessages } from "./outbound.js";
 import { runStartup } from "./startup.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
+import { runToolsBench } from "./tools.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
@@ -45,6 +46,8 @@ function buildDist(): void {
 }
 
 async function main(): Promise<void> {
+  // `--tools`: a server's own tool schemas precompiled by `wymcp compile` against the SDK's providers (bench/tools.ts).
+  if (process.argv.includes("--tools")) return runToolsBench(root, quick);
   const started = performance.now();
   buildDist();
   const messages = benchMessages(specDir);

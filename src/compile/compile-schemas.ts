@@ -83,11 +83,30 @@ export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
     });
     let code = compactCode(standaloneCode(ajv, refs));
     if (!bounded) code = withoutBudget(code);
-    // The group lives in a function scope of the one module: its exports become properties of `exports`.
-    code = code.replace(/^export const (s\d+) = /gm, "exports.$1 = ");
+    code = resultShaped(code);
     const replaced = replaceRequires(code);
     out.push({ variable: `group${out.length}`, dialect, bounded, code: replaced.code, exports, helpers: replaced.helpers });
   }
+  return out;
+}
+
+/**
+ * Each export becomes a function of its own that returns the SDK's result shape, written out per schema rather
+ * than a closure over shared code: its call to the validator stays monomorphic, which keeps a valid call as fast
+ * as the SDK's runtime-compiled Ajv. The group lives in a function scope of the one module, so exports become
+ * properties of `exports`; `invalidResult` is the module's distiller (runtime-source.ts).
+ */
+function resultShaped(code: string): string {
+  const out = code.replace(
+    /^export const (s\d+) = withinBudget\((validate\d+)\);$/gm,
+    (_line, name: string, validate: string) =>
+      `exports.${name} = function ${name}(input) {\n` +
+      `  let valid;\n` +
+      `  try {\n    valid = ${validate}(input);\n  } catch (thrown) {\n` +
+      `    if (!(thrown instanceof ErrorBudgetReached)) throw thrown;\n    return invalidResult(thrown.errors);\n  }\n` +
+      `  return valid ? { valid: true, data: input, errorMessage: undefined } : invalidResult(${validate}.errors);\n};`,
+  );
+  if (/^export const /m.test(out)) throw new Error("compact-code.ts's exports changed shape; compile-schemas.ts must be updated");
   return out;
 }
 

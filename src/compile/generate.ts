@@ -46,7 +46,7 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
   js.push([RUNTIME_SOURCE.trim(), `const COMPILED_FROM = ${j(compiledFrom)};`]);
   const keyed = [...unique.keys()];
   js.push([
-    ...keyed.map((key, i) => `const v${i} = validatorOf(${where.get(key)});`),
+    ...keyed.map((key, i) => `const v${i} = ${where.get(key)};`),
     "const byKey = new Map([",
     ...keyed.map((key, i) => `  [${j(key)}, v${i}],`),
     "]);",

@@ -172,11 +172,8 @@ function distill(all) {
   return count + " invalid location" + (count === "1" ? "" : "s") + ": " + shown.join("; ") + (more > 0 ? "; and " + more + " more" : "");
 }
 
-function validatorOf(validate) {
-  return function validateJson(input) {
-    if (validate(input)) return { valid: true, data: input, errorMessage: undefined };
-    return { valid: false, data: undefined, errorMessage: distill(validate.errors || []) };
-  };
+function invalidResult(errors) {
+  return { valid: false, data: undefined, errorMessage: distill(errors || []) };
 }
 
 function providerOver(byKey, options) {
