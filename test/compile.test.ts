@@ -175,6 +175,12 @@ test("a $schema the SDK does not support is refused at compile time, as the SDK 
   }
 });
 
+// The compiled module sits in a temporary folder: the SDK's types are named where this repository installed them.
+const SDK_TYPES: ts.CompilerOptions = {
+  strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true,
+  baseUrl: repoRoot, paths: { "@modelcontextprotocol/server": [join(repoRoot, "node_modules/@modelcontextprotocol/server/dist/index.d.mts")] },
+};
+
 test("index.d.ts type-checks with the SDK: fromJsonSchema, McpServer's jsonSchemaValidator option, and a type per schema", () => {
   const file = join(dir, "use.ts");
   writeFileSync(
@@ -190,11 +196,22 @@ export const out = tools.shapes_draft07.output;
 `,
   );
   const program = ts.createProgram([file], {
-    strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true,
-    baseUrl: repoRoot, paths: { "@modelcontextprotocol/server": [join(repoRoot, "node_modules/@modelcontextprotocol/server/dist/index.d.mts")] },
+    ...SDK_TYPES,
   });
   const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
   assert.deepEqual(problems, []);
+});
+
+test("docs/tool-schemas.md: its ```ts block type-checks against a compiled module and the SDK", () => {
+  const doc = readFileSync(join(repoRoot, "docs/tool-schemas.md"), "utf8");
+  const blocks = [...doc.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+  assert.equal(blocks.length, 1);
+  const file = join(dir, "doc-snippet.ts");
+  writeFileSync(file, blocks[0]!.replace('"./mcp-tools/index.js"', '"./index.js"'));
+  const program = ts.createProgram([file], {
+    ...SDK_TYPES,
+  });
+  assert.deepEqual(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")), []);
 });
 
 test("the version in the manifest is package.json's", () => {
