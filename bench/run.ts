@@ -174,12 +174,12 @@ async function main(): Promise<void> {
   }
 }
 
-/** `--http`: only the flood, the example server with and without wymcp (about 2.5 minutes; `--quick`: a few seconds). */
+/** `--http`: only the flood: the example server gated, through the bare bridge, and the SDK alone (about 3.5 minutes; `--quick`: a few seconds). */
 async function mainHttp(): Promise<void> {
   const started = performance.now();
   const settings: HttpSettings = quick
     ? { rounds: 1, roundMs: 300, warmupMs: 100, connections: 4 }
-    : { rounds: 15, roundMs: 800, warmupMs: 500, connections: 8 };
+    : { rounds: 11, roundMs: 800, warmupMs: 500, connections: 8 };
   const results = await runHttpFlood(settings, log);
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -188,8 +188,9 @@ async function mainHttp(): Promise<void> {
       `wymcp HTTP flood${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
       `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
       "",
-      `## HTTP flood: examples/server.ts gated vs WYMCP_GATE=off (${settings.connections} keep-alive connections, ` +
-        `${settings.rounds} interleaved rounds × ${settings.roundMs} ms per variant per workload; ratio per round)`,
+      `## HTTP flood: examples/server.ts gated (gateNode), WYMCP_GATE=bridge (the same bridge, no validation) and WYMCP_GATE=off ` +
+        `(the SDK alone, toNodeHandler); ${settings.connections} keep-alive connections, ${settings.rounds} interleaved rounds × ` +
+        `${settings.roundMs} ms per variant per workload; ratios per round`,
       floodTable(results),
       "",
       `total ${seconds.toFixed(1)} s`,

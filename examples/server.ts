@@ -1,17 +1,15 @@
 /**
- * @module examples/server: a dual-era MCP server on Node `http`, with wymcp validating every POST in
- * front of the official SDK (`createMcpHandler`). `npm start`; `PORT` (default 3000), endpoint `/mcp`.
- * `WYMCP_GATE=off` starts the same server without wymcp (the SDK reads every body itself), for comparisons only.
- * `WYMCP_OUTBOUND=report` (and optionally `WYMCP_OUTBOUND_FILE`) checks what it sends back.
+ * @module examples/server: a dual-era MCP server on Node `http`, the official SDK (`createMcpHandler`) behind wymcp's
+ * `gateNode`. `npm start`; `PORT` (default 3000), endpoint `/mcp`. `WYMCP_OUTBOUND=report` checks what it sends back.
+ * For comparisons only: `WYMCP_GATE=off` serves the SDK alone (its `toNodeHandler`); `WYMCP_GATE=bridge` serves
+ * through gateNode's bridge with no validation (the body read and parsed, then `serveFetch`), so the bench prices the gate alone.
  */
-import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createMcpHandler, McpServer, type McpHttpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from "@modelcontextprotocol/node";
 import * as z from "zod";
-import { classifyEra } from "wymcp";
-import { wymcpNode } from "wymcp/node";
+import { answerClientErrors, gateNode, serveFetch } from "wymcp/node";
 import { outboundFromEnv } from "./outbound-from-env.js";
 
 /** One tool, one prompt, one resource; the SDK builds a fresh server per HTTP request, in either era. */
@@ -33,99 +31,47 @@ function buildServer({ era }: { era: "legacy" | "modern" }): McpServer {
   return server;
 }
 
-const gated = process.env.WYMCP_GATE !== "off";
 const handler = createMcpHandler(buildServer);
-const mcp = toNodeHandler(handler);
-const guard = wymcpNode({
-  era: (req, body) => classifyEra(req.headers, body).era,
-  onReject: ({ status, reason, era }) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "not judged"})`),
-  // WYMCP_OUTBOUND=report: development mode, every message the server sends is checked (examples/outbound-from-env.ts).
-  ...(await outboundFromEnv()),
-});
+const mode = process.env.WYMCP_GATE ?? "on";
+const mcp =
+  mode === "off"
+    ? toNodeHandler(handler)
+    : mode === "bridge"
+      ? bridgeOnly
+      : gateNode(handler, {
+          onReject: ({ status, reason, era }) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "not judged"})`),
+          ...(await outboundFromEnv()),
+        });
+
+/** `WYMCP_GATE=bridge`: what gateNode does for a valid POST, minus every check. */
+async function bridgeOnly(req: http.IncomingMessage & { body?: unknown }, res: http.ServerResponse): Promise<void> {
+  if (req.method === "POST") {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    try {
+      req.body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      return void res.writeHead(400).end();
+    }
+  }
+  await serveFetch(handler, req, res).catch(() => res.headersSent || res.writeHead(500).end());
+}
+
 // The server listens on loopback only; these refuse DNS-rebinding attempts from browsers.
 const hostIsLocal = localhostHostValidation();
 const originIsLocal = localhostOriginValidation();
 
-/** The dispatch step after wymcp: what the contract leaves to the dispatcher, then the SDK. */
-async function dispatch(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  const result = req.wymcp?.result;
-  if (result?.outcome === "bypass" && result.reason === "modern-notification") {
-    // JSON-RPC forbids answering a notification with an error, so its body is not judged: 202 whatever it holds.
-    // The SDK itself would answer a malformed one 400.
-    res.writeHead(202).end();
-    return;
-  }
-  // Legacy client responses go to the SDK too: delivering them to the session that minted the id is
-  // its transport's job (its stateless legacy leg accepts them with 202, as there is no session).
-  await serveParsed(handler, req, res, (req as { body?: unknown }).body);
-}
-
-/**
- * Serves a request whose body wymcp parsed (the README's `serveParsed`): the SDK's `fetch` gets a body-less Web
- * `Request` and the parsed value. `mcp(req, res, body)` would re-serialize it (`JSON.stringify`, ~270 µs on 50 KiB).
- */
-async function serveParsed(sdk: Pick<McpHttpHandler, "fetch">, req: http.IncomingMessage, res: http.ServerResponse, parsedBody: unknown): Promise<void> {
-  const abort = new AbortController();
-  // The SDK ends a stream (subscriptions/listen, a call in flight) when its client goes away.
-  res.once("close", () => res.writableFinished || abort.abort());
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  const url = `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`;
-  const response = await sdk.fetch(new Request(url, { method: req.method, headers, signal: abort.signal }), { parsedBody });
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (response.body === null) return void res.end();
-  // A reader loop, not Readable.fromWeb + pipeline, which cost 3× as much per answer (measured).
-  const reader = response.body.getReader();
-  try {
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      abort.signal.throwIfAborted();
-      // Backpressure while an SSE stream is written; the wait ends if the client goes away.
-      if (!res.write(read.value)) await once(res, "drain", { signal: abort.signal });
-    }
-  } catch {
-    void reader.cancel().catch(() => {}); // the client went away: cancel the SDK's stream
-  }
-  res.end();
-}
-
-const server = http.createServer((req, res) => {
+// answerClientErrors: requests Node's HTTP parser refuses get a JSON-RPC answer too, instead of Node's empty 400.
+const server = answerClientErrors(http.createServer((req, res) => {
   if (new URL(req.url ?? "/", "http://localhost").pathname !== "/mcp") {
-    res.writeHead(404, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "not found" }));
-    return;
+    return void res.writeHead(404, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "not found" }));
   }
-  if (!hostIsLocal(req, res) || !originIsLocal(req, res)) return;
-  if (!gated) {
-    mcp(req, res).catch((error: unknown) => {
-      console.error("example dispatch failed:", error);
-      if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" });
-      res.end();
-    });
-    return;
-  }
-  void guard(req, res, () => {
-    dispatch(req, res).catch((error: unknown) => {
-      console.error("example dispatch failed:", error);
-      if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" });
-      res.end();
-    });
-  });
-});
-
-// Requests Node's HTTP parser refuses (a lying Content-Length, bad chunking) never reach a handler. Node's
-// default answers them with an empty 400; this answers them as JSON-RPC too, like every other refusal here.
-server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
-  const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (error.code === "ECONNRESET" || !socket.writable || answering?.headersSent) return void socket.destroy();
-  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
-  const text = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `${http.STATUS_CODES[status]}: the HTTP request is malformed` } });
-  socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-  );
-});
+  if (hostIsLocal(req, res) && originIsLocal(req, res)) void mcp(req, res);
+}));
 
 server.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", () => {
   const { port } = server.address() as AddressInfo;
-  console.log(`wymcp example listening on http://127.0.0.1:${port}/mcp${gated ? "" : " (WYMCP_GATE=off: no wymcp in front)"}`);
+  console.log(`wymcp example listening on http://127.0.0.1:${port}/mcp${mode === "on" ? "" : ` (WYMCP_GATE=${mode}: no validation)`}`);
 });
 
 // Exit on a signal even though the SDK handler keeps timers alive, so tests that start this file can end it.

@@ -19,6 +19,8 @@ declare module "http" {
 export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "./admit.js";
 export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";
 export type { OutboundCheck, OutboundOptions, OutboundViolationInfo, OutboundViolations } from "./outbound-tap.js";
+export { gateNode, serveFetch, answerClientErrors, type GateNodeOptions, type GateNodeListener } from "./node-gate.js";
+export type { McpFetchHandler, McpFetchOptions, EraOption } from "./sdk-handler.js";
 
 /** Options of `wymcpNode`; `era` receives the Node request and the parsed body (`undefined` on a GET in report mode). */
 export type NodeOptions = GateOptions<IncomingMessage> & OutboundOptions;
@@ -28,7 +30,7 @@ export type NextFunction = (error?: unknown) => void;
 
 /**
  * Validates POSTed MCP messages before `next()`; answers what it rejects (400, 413, 415) itself.
- * @example http.createServer((req, res) => guard(req, res, () => serveParsed(sdk, req, res, req.body))) // README: serveParsed
+ * @example http.createServer((req, res) => guard(req, res, () => void serveFetch(handler, req, res))) // or gateNode(handler)
  */
 export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, ...outbound }: NodeOptions = {}) => {
   checkMaxDepth(maxDepth);

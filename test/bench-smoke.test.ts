@@ -42,7 +42,7 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
   }
 });
 
-test("the HTTP flood runs end to end in quick mode against both servers and prints its table", { timeout: 120_000 }, () => {
+test("the HTTP flood runs end to end in quick mode against the three servers and prints its table", { timeout: 120_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-http-smoke-"));
   try {
     const out = join(dir, "results-http.json");
@@ -54,16 +54,18 @@ test("the HTTP flood runs end to end in quick mode against both servers and prin
     });
     assert.equal(run.status, 0, `bench --http exited with ${run.status ?? run.signal}:\n${run.stderr}`);
     assert.ok(run.stdout.includes("## HTTP flood"));
-    const results = JSON.parse(readFileSync(out, "utf8")) as { http: { key: string; gated: { statuses: Record<string, number> }; ungated: { statuses: Record<string, number> } }[] };
+    type Flood = { statuses: Record<string, number> };
+    const results = JSON.parse(readFileSync(out, "utf8")) as { http: { key: string; gated: Flood; bridge: Flood; sdk: Flood; load: number[] }[] };
     assert.equal(results.http.length, 5);
-    const statuses = Object.fromEntries(results.http.map((w) => [w.key, [Object.keys(w.gated.statuses).join(), Object.keys(w.ungated.statuses).join()]]));
+    assert.ok(results.http.every((w) => w.load.length === 1 && w.load[0]! >= 0), "one load average per round");
+    const statuses = Object.fromEntries(results.http.map((w) => [w.key, [w.gated, w.bridge, w.sdk].map((v) => Object.keys(v.statuses).join())]));
     // Each workload met the answer it was chosen for: the gate refuses the invalid call and accepts the junk notification.
     assert.deepEqual(statuses, {
-      "tools-call": ["200", "200"],
-      "tools-list": ["200", "200"],
-      "tools-call-50k": ["200", "200"],
-      "invalid-tools-call": ["400", "200"],
-      "junk-notification": ["202", "400"],
+      "tools-call": ["200", "200", "200"],
+      "tools-list": ["200", "200", "200"],
+      "tools-call-50k": ["200", "200", "200"],
+      "invalid-tools-call": ["400", "200", "200"],
+      "junk-notification": ["202", "400", "400"],
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -334,11 +334,8 @@ describe("validateMcpResponse and the suite's wire-schema-valid agree on the con
       "modern input_required with a numeric requestState": broken(is("modern input_required tools/call"), (m) => (m.result.requestState = 7)),
       "legacy sampling request with a string maxTokens": broken(is("legacy request sampling/createMessage"), (m) => (m.params.maxTokens = "100")),
       "legacy progress notification without progressToken": broken(is("legacy notification notifications/progress"), (m) => delete m.params.progressToken),
-      "legacy error response with id null": broken(is("legacy error resources/read"), (m) => (m.id = null)),
+      "legacy error response with id true": broken(is("legacy error resources/read"), (m) => (m.id = true)),
       "modern error response with a string code": broken(is("modern error resources/read"), (m) => (m.error.code = String(m.error.code))),
-      // Verbatim, the SDK's 405 to a GET without a session (createMcpHandler); no suite scenario sends that GET to this server.
-      "the SDK's 405 to a session-less GET, legacy": { era: "legacy", method: undefined, message: SDK_405 },
-      "the SDK's 405 to a session-less GET, modern": { era: "modern", method: undefined, message: SDK_405 },
     };
     const verdicts = Object.entries(cases).map(([what, c]) => ({
       what,
@@ -362,6 +359,20 @@ describe("validateMcpResponse and the suite's wire-schema-valid agree on the con
         wymcp: "invalid",
         suite: "valid",
       },
+      // wymcp's erratum (schemas/outbound/errata.json, docs/hosts.md): JSON-RPC 2.0 §5 asks for a null id when it cannot be determined.
+      {
+        what: "an error response with id null: the suite holds it to RequestId, wymcp accepts JSON-RPC's null",
+        c: broken(is("legacy error resources/read"), (m) => (m.id = null)),
+        wymcp: "valid",
+        suite: "invalid",
+      },
+      ...(["legacy", "modern"] as const).map((era) => ({
+        // Verbatim, the SDK's 405 to a GET without a session (createMcpHandler); no suite scenario sends that GET to this server.
+        what: `the SDK's 405 to a session-less GET, ${era}: id null, as above`,
+        c: { era, method: undefined, message: SDK_405 } as Captured,
+        wymcp: "valid",
+        suite: "invalid",
+      })),
       {
         what: '"error": null beside a result: the suite judges a result, wymcp an error response',
         c: broken(is("modern result tools/call"), (m) => (m.error = null)),

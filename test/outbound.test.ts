@@ -273,7 +273,7 @@ describe("errata (schemas/outbound/errata.json)", () => {
     const manifest = JSON.parse(readFileSync(join(repoRoot, "generated", "manifest.json"), "utf8")) as {
       eras: { legacy: { outbound: { errata: Array<{ property: string; outcome: string }> } } };
     };
-    assert.deepEqual(manifest.eras.legacy.outbound.errata.map((e) => e.property), ["minimum", "maximum", "default"]);
+    assert.deepEqual(manifest.eras.legacy.outbound.errata.map((e) => e.property), ["minimum", "maximum", "default", "id", "id"]);
   });
 
   test("a property of any other type stops codegen", () => {

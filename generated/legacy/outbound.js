@@ -307,28 +307,80 @@ errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data1 = data.id;
+const _errs3 = errors;
+let valid1 = false;
+const _from0 = errors;
+try{
+const _errs4 = errors;
+if(!(validate24(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 collectErrors(vErrors ??= [], validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+}
+catch(e0){
+errors = absorbErrors(vErrors ??= [], e0);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from0, errors, 4, instancePath+"/id", 0);
+}
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _from1 = errors;
+try{
+const _errs5 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+pushError(vErrors ??= [], err2);
+errors++;
+}
+var _valid0 = _errs5 === errors;
+}
+catch(e1){
+errors = absorbErrors(vErrors ??= [], e1);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from1, errors, 4, instancePath+"/id", 1);
+}
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err3 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 4}};
+pushError(vErrors ??= [], err3);
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+pushError(vErrors ??= [], err4);
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+pushError(vErrors ??= [], err5);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+pushError(vErrors ??= [], err6);
 errors++;
 }
 validate34.errors = vErrors;
@@ -637,28 +689,80 @@ errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data1 = data.id;
+const _errs3 = errors;
+let valid1 = false;
+const _from0 = errors;
+try{
+const _errs4 = errors;
+if(!(validate24(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 collectErrors(vErrors ??= [], validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+}
+catch(e0){
+errors = absorbErrors(vErrors ??= [], e0);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from0, errors, 5, instancePath+"/id", 0);
+}
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _from1 = errors;
+try{
+const _errs5 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+pushError(vErrors ??= [], err2);
+errors++;
+}
+var _valid0 = _errs5 === errors;
+}
+catch(e1){
+errors = absorbErrors(vErrors ??= [], e1);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from1, errors, 5, instancePath+"/id", 1);
+}
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err3 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 5}};
+pushError(vErrors ??= [], err3);
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+pushError(vErrors ??= [], err4);
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+pushError(vErrors ??= [], err5);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+pushError(vErrors ??= [], err6);
 errors++;
 }
 validate45.errors = vErrors;
@@ -1670,7 +1774,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 4, instancePath+"/contents/" + i0, 0);
+func0(vErrors, _from0, errors, 6, instancePath+"/contents/" + i0, 0);
 }
 valid3 = valid3 || _valid0;
 if(!valid3){
@@ -1688,12 +1792,12 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 4, instancePath+"/contents/" + i0, 1);
+func0(vErrors, _from1, errors, 6, instancePath+"/contents/" + i0, 1);
 }
 valid3 = valid3 || _valid0;
 }
 if(!valid3){
-const err2 = {instancePath:instancePath+"/contents/" + i0,keyword:"anyOf",params:{union: 4}};
+const err2 = {instancePath:instancePath+"/contents/" + i0,keyword:"anyOf",params:{union: 6}};
 pushError(vErrors ??= [], err2);
 errors++;
 }
@@ -2314,7 +2418,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 6, instancePath+"/resource", 0);
+func0(vErrors, _from0, errors, 8, instancePath+"/resource", 0);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -2332,12 +2436,12 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 6, instancePath+"/resource", 1);
+func0(vErrors, _from1, errors, 8, instancePath+"/resource", 1);
 }
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err3 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 6}};
+const err3 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 8}};
 pushError(vErrors ??= [], err3);
 errors++;
 }
@@ -2396,7 +2500,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 5, instancePath, 0);
+func0(vErrors, _from0, errors, 7, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2414,7 +2518,7 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 5, instancePath, 1);
+func0(vErrors, _from1, errors, 7, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2432,7 +2536,7 @@ errors = absorbErrors(vErrors ??= [], e2);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from2, errors, 5, instancePath, 2);
+func0(vErrors, _from2, errors, 7, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2450,7 +2554,7 @@ errors = absorbErrors(vErrors ??= [], e3);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from3, errors, 5, instancePath, 3);
+func0(vErrors, _from3, errors, 7, instancePath, 3);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2468,7 +2572,7 @@ errors = absorbErrors(vErrors ??= [], e4);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from4, errors, 5, instancePath, 4);
+func0(vErrors, _from4, errors, 7, instancePath, 4);
 }
 valid0 = valid0 || _valid0;
 }
@@ -2476,7 +2580,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 5}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 7}};
 pushError(vErrors ??= [], err0);
 errors++;
 }
@@ -3517,7 +3621,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 8, instancePath, 0);
+func0(vErrors, _from0, errors, 10, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3535,7 +3639,7 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 8, instancePath, 1);
+func0(vErrors, _from1, errors, 10, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3553,7 +3657,7 @@ errors = absorbErrors(vErrors ??= [], e2);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from2, errors, 8, instancePath, 2);
+func0(vErrors, _from2, errors, 10, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3571,7 +3675,7 @@ errors = absorbErrors(vErrors ??= [], e3);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from3, errors, 8, instancePath, 3);
+func0(vErrors, _from3, errors, 10, instancePath, 3);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3589,7 +3693,7 @@ errors = absorbErrors(vErrors ??= [], e4);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from4, errors, 8, instancePath, 4);
+func0(vErrors, _from4, errors, 10, instancePath, 4);
 }
 valid0 = valid0 || _valid0;
 }
@@ -3597,7 +3701,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 8}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 10}};
 pushError(vErrors ??= [], err0);
 errors++;
 }
@@ -3664,7 +3768,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 7, instancePath+"/content", 0);
+func0(vErrors, _from0, errors, 9, instancePath+"/content", 0);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3682,7 +3786,7 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 7, instancePath+"/content", 1);
+func0(vErrors, _from1, errors, 9, instancePath+"/content", 1);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3700,7 +3804,7 @@ errors = absorbErrors(vErrors ??= [], e2);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from2, errors, 7, instancePath+"/content", 2);
+func0(vErrors, _from2, errors, 9, instancePath+"/content", 2);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3718,7 +3822,7 @@ errors = absorbErrors(vErrors ??= [], e3);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from3, errors, 7, instancePath+"/content", 3);
+func0(vErrors, _from3, errors, 9, instancePath+"/content", 3);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3736,7 +3840,7 @@ errors = absorbErrors(vErrors ??= [], e4);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from4, errors, 7, instancePath+"/content", 4);
+func0(vErrors, _from4, errors, 9, instancePath+"/content", 4);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3764,7 +3868,7 @@ errors = absorbErrors(vErrors ??= [], e5);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from5, errors, 7, instancePath+"/content", 5);
+func0(vErrors, _from5, errors, 9, instancePath+"/content", 5);
 }
 valid1 = valid1 || _valid0;
 }
@@ -3773,7 +3877,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err5 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 7}};
+const err5 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 9}};
 pushError(vErrors ??= [], err5);
 errors++;
 }
@@ -3986,7 +4090,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 9, instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), 0);
+func0(vErrors, _from0, errors, 11, instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), 0);
 }
 valid2 = valid2 || _valid0;
 if(!valid2){
@@ -4005,12 +4109,12 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 9, instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), 1);
+func0(vErrors, _from1, errors, 11, instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), 1);
 }
 valid2 = valid2 || _valid0;
 }
 if(!valid2){
-const err7 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"anyOf",params:{union: 9}};
+const err7 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"anyOf",params:{union: 11}};
 pushError(vErrors ??= [], err7);
 errors++;
 }
@@ -5402,7 +5506,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 10, instancePath+"/content", 0);
+func0(vErrors, _from0, errors, 12, instancePath+"/content", 0);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -5420,7 +5524,7 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 10, instancePath+"/content", 1);
+func0(vErrors, _from1, errors, 12, instancePath+"/content", 1);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -5438,7 +5542,7 @@ errors = absorbErrors(vErrors ??= [], e2);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from2, errors, 10, instancePath+"/content", 2);
+func0(vErrors, _from2, errors, 12, instancePath+"/content", 2);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -5456,7 +5560,7 @@ errors = absorbErrors(vErrors ??= [], e3);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from3, errors, 10, instancePath+"/content", 3);
+func0(vErrors, _from3, errors, 12, instancePath+"/content", 3);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -5474,7 +5578,7 @@ errors = absorbErrors(vErrors ??= [], e4);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from4, errors, 10, instancePath+"/content", 4);
+func0(vErrors, _from4, errors, 12, instancePath+"/content", 4);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -5502,7 +5606,7 @@ errors = absorbErrors(vErrors ??= [], e5);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from5, errors, 10, instancePath+"/content", 5);
+func0(vErrors, _from5, errors, 12, instancePath+"/content", 5);
 }
 valid1 = valid1 || _valid0;
 }
@@ -5511,7 +5615,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err4 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 10}};
+const err4 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 12}};
 pushError(vErrors ??= [], err4);
 errors++;
 }
@@ -6897,7 +7001,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 12, instancePath, 0);
+func0(vErrors, _from0, errors, 14, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6915,7 +7019,7 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 12, instancePath, 1);
+func0(vErrors, _from1, errors, 14, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6933,7 +7037,7 @@ errors = absorbErrors(vErrors ??= [], e2);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from2, errors, 12, instancePath, 2);
+func0(vErrors, _from2, errors, 14, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6951,7 +7055,7 @@ errors = absorbErrors(vErrors ??= [], e3);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from3, errors, 12, instancePath, 3);
+func0(vErrors, _from3, errors, 14, instancePath, 3);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6969,7 +7073,7 @@ errors = absorbErrors(vErrors ??= [], e4);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from4, errors, 12, instancePath, 4);
+func0(vErrors, _from4, errors, 14, instancePath, 4);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -6987,7 +7091,7 @@ errors = absorbErrors(vErrors ??= [], e5);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from5, errors, 12, instancePath, 5);
+func0(vErrors, _from5, errors, 14, instancePath, 5);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -7005,7 +7109,7 @@ errors = absorbErrors(vErrors ??= [], e6);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from6, errors, 12, instancePath, 6);
+func0(vErrors, _from6, errors, 14, instancePath, 6);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -7023,7 +7127,7 @@ errors = absorbErrors(vErrors ??= [], e7);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from7, errors, 12, instancePath, 7);
+func0(vErrors, _from7, errors, 14, instancePath, 7);
 }
 valid0 = valid0 || _valid0;
 }
@@ -7034,7 +7138,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 12}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 14}};
 pushError(vErrors ??= [], err0);
 errors++;
 }
@@ -7214,7 +7318,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 11, instancePath, 0);
+func0(vErrors, _from0, errors, 13, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -7232,12 +7336,12 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 11, instancePath, 1);
+func0(vErrors, _from1, errors, 13, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 11}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 13}};
 pushError(vErrors ??= [], err0);
 errors++;
 }
@@ -7415,28 +7519,80 @@ errors++;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data5 = data.id;
+const _errs14 = errors;
+let valid6 = false;
+const _from0 = errors;
+try{
+const _errs15 = errors;
+if(!(validate24(data5, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 collectErrors(vErrors ??= [], validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs15 === errors;
+}
+catch(e0){
+errors = absorbErrors(vErrors ??= [], e0);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from0, errors, 15, instancePath+"/id", 0);
+}
+valid6 = valid6 || _valid0;
+if(!valid6){
+const _from1 = errors;
+try{
+const _errs16 = errors;
+if(data5 !== null){
+const err10 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+pushError(vErrors ??= [], err10);
+errors++;
+}
+var _valid0 = _errs16 === errors;
+}
+catch(e1){
+errors = absorbErrors(vErrors ??= [], e1);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from1, errors, 15, instancePath+"/id", 1);
+}
+valid6 = valid6 || _valid0;
+}
+if(!valid6){
+const err11 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 15}};
+pushError(vErrors ??= [], err11);
+errors++;
+}
+else {
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data6 = data.jsonrpc;
 if(typeof data6 !== "string"){
-const err10 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err10);
+const err12 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+pushError(vErrors ??= [], err12);
 errors++;
 }
 if("2.0" !== data6){
-const err11 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err11);
+const err13 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+pushError(vErrors ??= [], err13);
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+const err14 = {instancePath,keyword:"type",params:{type: "object"}};
+pushError(vErrors ??= [], err14);
 errors++;
 }
 validate250.errors = vErrors;

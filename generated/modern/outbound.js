@@ -496,28 +496,80 @@ errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data1 = data.id;
+const _errs3 = errors;
+let valid1 = false;
+const _from0 = errors;
+try{
+const _errs4 = errors;
+if(!(validate24(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 collectErrors(vErrors ??= [], validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+}
+catch(e0){
+errors = absorbErrors(vErrors ??= [], e0);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from0, errors, 4, instancePath+"/id", 0);
+}
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _from1 = errors;
+try{
+const _errs5 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+pushError(vErrors ??= [], err2);
+errors++;
+}
+var _valid0 = _errs5 === errors;
+}
+catch(e1){
+errors = absorbErrors(vErrors ??= [], e1);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from1, errors, 4, instancePath+"/id", 1);
+}
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err3 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 4}};
+pushError(vErrors ??= [], err3);
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+pushError(vErrors ??= [], err4);
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+pushError(vErrors ??= [], err5);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+pushError(vErrors ??= [], err6);
 errors++;
 }
 validate40.errors = vErrors;
@@ -826,28 +878,80 @@ errors = vErrors.length;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data1 = data.id;
+const _errs3 = errors;
+let valid1 = false;
+const _from0 = errors;
+try{
+const _errs4 = errors;
+if(!(validate24(data1, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 collectErrors(vErrors ??= [], validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs4 === errors;
+}
+catch(e0){
+errors = absorbErrors(vErrors ??= [], e0);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from0, errors, 5, instancePath+"/id", 0);
+}
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _from1 = errors;
+try{
+const _errs5 = errors;
+if(data1 !== null){
+const err2 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+pushError(vErrors ??= [], err2);
+errors++;
+}
+var _valid0 = _errs5 === errors;
+}
+catch(e1){
+errors = absorbErrors(vErrors ??= [], e1);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from1, errors, 5, instancePath+"/id", 1);
+}
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err3 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 5}};
+pushError(vErrors ??= [], err3);
+errors++;
+}
+else {
+errors = _errs3;
+if(vErrors !== null){
+if(_errs3){
+vErrors.length = _errs3;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+pushError(vErrors ??= [], err4);
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+pushError(vErrors ??= [], err5);
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+const err6 = {instancePath,keyword:"type",params:{type: "object"}};
+pushError(vErrors ??= [], err6);
 errors++;
 }
 validate51.errors = vErrors;
@@ -879,7 +983,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 4, instancePath, 0);
+func0(vErrors, _from0, errors, 6, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -907,7 +1011,7 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 4, instancePath, 1);
+func0(vErrors, _from1, errors, 6, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -926,13 +1030,13 @@ errors = absorbErrors(vErrors ??= [], e2);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from2, errors, 4, instancePath, 2);
+func0(vErrors, _from2, errors, 6, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err2 = {instancePath,keyword:"anyOf",params:{union: 4}};
+const err2 = {instancePath,keyword:"anyOf",params:{union: 6}};
 pushError(vErrors ??= [], err2);
 errors++;
 }
@@ -1896,7 +2000,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 5, instancePath+"/contents/" + i0, 0);
+func0(vErrors, _from0, errors, 7, instancePath+"/contents/" + i0, 0);
 }
 valid3 = valid3 || _valid0;
 if(!valid3){
@@ -1914,12 +2018,12 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 5, instancePath+"/contents/" + i0, 1);
+func0(vErrors, _from1, errors, 7, instancePath+"/contents/" + i0, 1);
 }
 valid3 = valid3 || _valid0;
 }
 if(!valid3){
-const err6 = {instancePath:instancePath+"/contents/" + i0,keyword:"anyOf",params:{union: 5}};
+const err6 = {instancePath:instancePath+"/contents/" + i0,keyword:"anyOf",params:{union: 7}};
 pushError(vErrors ??= [], err6);
 errors++;
 }
@@ -2656,7 +2760,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 7, instancePath+"/resource", 0);
+func0(vErrors, _from0, errors, 9, instancePath+"/resource", 0);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -2674,12 +2778,12 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 7, instancePath+"/resource", 1);
+func0(vErrors, _from1, errors, 9, instancePath+"/resource", 1);
 }
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err2 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 7}};
+const err2 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 9}};
 pushError(vErrors ??= [], err2);
 errors++;
 }
@@ -2738,7 +2842,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 6, instancePath, 0);
+func0(vErrors, _from0, errors, 8, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2756,7 +2860,7 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 6, instancePath, 1);
+func0(vErrors, _from1, errors, 8, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2774,7 +2878,7 @@ errors = absorbErrors(vErrors ??= [], e2);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from2, errors, 6, instancePath, 2);
+func0(vErrors, _from2, errors, 8, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2792,7 +2896,7 @@ errors = absorbErrors(vErrors ??= [], e3);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from3, errors, 6, instancePath, 3);
+func0(vErrors, _from3, errors, 8, instancePath, 3);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -2810,7 +2914,7 @@ errors = absorbErrors(vErrors ??= [], e4);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from4, errors, 6, instancePath, 4);
+func0(vErrors, _from4, errors, 8, instancePath, 4);
 }
 valid0 = valid0 || _valid0;
 }
@@ -2818,7 +2922,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 6}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 8}};
 pushError(vErrors ??= [], err0);
 errors++;
 }
@@ -3550,7 +3654,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 10, instancePath, 0);
+func0(vErrors, _from0, errors, 12, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3568,7 +3672,7 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 10, instancePath, 1);
+func0(vErrors, _from1, errors, 12, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3586,7 +3690,7 @@ errors = absorbErrors(vErrors ??= [], e2);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from2, errors, 10, instancePath, 2);
+func0(vErrors, _from2, errors, 12, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3604,7 +3708,7 @@ errors = absorbErrors(vErrors ??= [], e3);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from3, errors, 10, instancePath, 3);
+func0(vErrors, _from3, errors, 12, instancePath, 3);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -3622,7 +3726,7 @@ errors = absorbErrors(vErrors ??= [], e4);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from4, errors, 10, instancePath, 4);
+func0(vErrors, _from4, errors, 12, instancePath, 4);
 }
 valid0 = valid0 || _valid0;
 }
@@ -3630,7 +3734,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 10}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 12}};
 pushError(vErrors ??= [], err0);
 errors++;
 }
@@ -3688,7 +3792,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 9, instancePath+"/content", 0);
+func0(vErrors, _from0, errors, 11, instancePath+"/content", 0);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3706,7 +3810,7 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 9, instancePath+"/content", 1);
+func0(vErrors, _from1, errors, 11, instancePath+"/content", 1);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3724,7 +3828,7 @@ errors = absorbErrors(vErrors ??= [], e2);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from2, errors, 9, instancePath+"/content", 2);
+func0(vErrors, _from2, errors, 11, instancePath+"/content", 2);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3742,7 +3846,7 @@ errors = absorbErrors(vErrors ??= [], e3);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from3, errors, 9, instancePath+"/content", 3);
+func0(vErrors, _from3, errors, 11, instancePath+"/content", 3);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3760,7 +3864,7 @@ errors = absorbErrors(vErrors ??= [], e4);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from4, errors, 9, instancePath+"/content", 4);
+func0(vErrors, _from4, errors, 11, instancePath+"/content", 4);
 }
 valid1 = valid1 || _valid0;
 if(!valid1){
@@ -3788,7 +3892,7 @@ errors = absorbErrors(vErrors ??= [], e5);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from5, errors, 9, instancePath+"/content", 5);
+func0(vErrors, _from5, errors, 11, instancePath+"/content", 5);
 }
 valid1 = valid1 || _valid0;
 }
@@ -3797,7 +3901,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err3 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 9}};
+const err3 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 11}};
 pushError(vErrors ??= [], err3);
 errors++;
 }
@@ -4985,7 +5089,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 12, instancePath, 0);
+func0(vErrors, _from0, errors, 14, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5003,7 +5107,7 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 12, instancePath, 1);
+func0(vErrors, _from1, errors, 14, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5021,7 +5125,7 @@ errors = absorbErrors(vErrors ??= [], e2);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from2, errors, 12, instancePath, 2);
+func0(vErrors, _from2, errors, 14, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5039,7 +5143,7 @@ errors = absorbErrors(vErrors ??= [], e3);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from3, errors, 12, instancePath, 3);
+func0(vErrors, _from3, errors, 14, instancePath, 3);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5057,7 +5161,7 @@ errors = absorbErrors(vErrors ??= [], e4);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from4, errors, 12, instancePath, 4);
+func0(vErrors, _from4, errors, 14, instancePath, 4);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5075,7 +5179,7 @@ errors = absorbErrors(vErrors ??= [], e5);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from5, errors, 12, instancePath, 5);
+func0(vErrors, _from5, errors, 14, instancePath, 5);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5093,7 +5197,7 @@ errors = absorbErrors(vErrors ??= [], e6);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from6, errors, 12, instancePath, 6);
+func0(vErrors, _from6, errors, 14, instancePath, 6);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5111,7 +5215,7 @@ errors = absorbErrors(vErrors ??= [], e7);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from7, errors, 12, instancePath, 7);
+func0(vErrors, _from7, errors, 14, instancePath, 7);
 }
 valid0 = valid0 || _valid0;
 }
@@ -5122,7 +5226,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 12}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 14}};
 pushError(vErrors ??= [], err0);
 errors++;
 }
@@ -5345,7 +5449,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 11, instancePath, 0);
+func0(vErrors, _from0, errors, 13, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5363,12 +5467,12 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 11, instancePath, 1);
+func0(vErrors, _from1, errors, 13, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 11}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 13}};
 pushError(vErrors ??= [], err0);
 errors++;
 }
@@ -5451,7 +5555,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 8, instancePath, 0);
+func0(vErrors, _from0, errors, 10, instancePath, 0);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5469,7 +5573,7 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 8, instancePath, 1);
+func0(vErrors, _from1, errors, 10, instancePath, 1);
 }
 valid0 = valid0 || _valid0;
 if(!valid0){
@@ -5487,13 +5591,13 @@ errors = absorbErrors(vErrors ??= [], e2);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from2, errors, 8, instancePath, 2);
+func0(vErrors, _from2, errors, 10, instancePath, 2);
 }
 valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 8}};
+const err0 = {instancePath,keyword:"anyOf",params:{union: 10}};
 pushError(vErrors ??= [], err0);
 errors++;
 }
@@ -6462,28 +6566,80 @@ errors++;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data2 = data.id;
+const _errs8 = errors;
+let valid3 = false;
+const _from0 = errors;
+try{
+const _errs9 = errors;
+if(!(validate24(data2, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 collectErrors(vErrors ??= [], validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs9 === errors;
+}
+catch(e0){
+errors = absorbErrors(vErrors ??= [], e0);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from0, errors, 15, instancePath+"/id", 0);
+}
+valid3 = valid3 || _valid0;
+if(!valid3){
+const _from1 = errors;
+try{
+const _errs10 = errors;
+if(data2 !== null){
+const err6 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+pushError(vErrors ??= [], err6);
+errors++;
+}
+var _valid0 = _errs10 === errors;
+}
+catch(e1){
+errors = absorbErrors(vErrors ??= [], e1);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from1, errors, 15, instancePath+"/id", 1);
+}
+valid3 = valid3 || _valid0;
+}
+if(!valid3){
+const err7 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 15}};
+pushError(vErrors ??= [], err7);
+errors++;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data3 = data.jsonrpc;
 if(typeof data3 !== "string"){
-const err6 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+const err8 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+pushError(vErrors ??= [], err8);
 errors++;
 }
 if("2.0" !== data3){
-const err7 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err7);
+const err9 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+pushError(vErrors ??= [], err9);
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+const err10 = {instancePath,keyword:"type",params:{type: "object"}};
+pushError(vErrors ??= [], err10);
 errors++;
 }
 validate252.errors = vErrors;
@@ -6664,28 +6820,80 @@ errors++;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data4 = data.id;
+const _errs11 = errors;
+let valid4 = false;
+const _from0 = errors;
+try{
+const _errs12 = errors;
+if(!(validate24(data4, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 collectErrors(vErrors ??= [], validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs12 === errors;
+}
+catch(e0){
+errors = absorbErrors(vErrors ??= [], e0);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from0, errors, 16, instancePath+"/id", 0);
+}
+valid4 = valid4 || _valid0;
+if(!valid4){
+const _from1 = errors;
+try{
+const _errs13 = errors;
+if(data4 !== null){
+const err9 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+pushError(vErrors ??= [], err9);
+errors++;
+}
+var _valid0 = _errs13 === errors;
+}
+catch(e1){
+errors = absorbErrors(vErrors ??= [], e1);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from1, errors, 16, instancePath+"/id", 1);
+}
+valid4 = valid4 || _valid0;
+}
+if(!valid4){
+const err10 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 16}};
+pushError(vErrors ??= [], err10);
+errors++;
+}
+else {
+errors = _errs11;
+if(vErrors !== null){
+if(_errs11){
+vErrors.length = _errs11;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data5 = data.jsonrpc;
 if(typeof data5 !== "string"){
-const err9 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+const err11 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+pushError(vErrors ??= [], err11);
 errors++;
 }
 if("2.0" !== data5){
-const err10 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err10);
+const err12 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+pushError(vErrors ??= [], err12);
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+const err13 = {instancePath,keyword:"type",params:{type: "object"}};
+pushError(vErrors ??= [], err13);
 errors++;
 }
 validate255.errors = vErrors;
@@ -6791,28 +6999,80 @@ errors++;
 }
 }
 if(data.id !== undefined){
-if(!(validate24(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
+let data6 = data.id;
+const _errs16 = errors;
+let valid6 = false;
+const _from0 = errors;
+try{
+const _errs17 = errors;
+if(!(validate24(data6, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData}))){
 collectErrors(vErrors ??= [], validate24.errors);
 errors = vErrors.length;
+}
+var _valid0 = _errs17 === errors;
+}
+catch(e0){
+errors = absorbErrors(vErrors ??= [], e0);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from0, errors, 17, instancePath+"/id", 0);
+}
+valid6 = valid6 || _valid0;
+if(!valid6){
+const _from1 = errors;
+try{
+const _errs18 = errors;
+if(data6 !== null){
+const err13 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
+pushError(vErrors ??= [], err13);
+errors++;
+}
+var _valid0 = _errs18 === errors;
+}
+catch(e1){
+errors = absorbErrors(vErrors ??= [], e1);
+_valid0 = false;
+}
+if(!_valid0){
+func0(vErrors, _from1, errors, 17, instancePath+"/id", 1);
+}
+valid6 = valid6 || _valid0;
+}
+if(!valid6){
+const err14 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 17}};
+pushError(vErrors ??= [], err14);
+errors++;
+}
+else {
+errors = _errs16;
+if(vErrors !== null){
+if(_errs16){
+vErrors.length = _errs16;
+}
+else {
+vErrors = null;
+}
+}
 }
 }
 if(data.jsonrpc !== undefined){
 let data7 = data.jsonrpc;
 if(typeof data7 !== "string"){
-const err13 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err13);
+const err15 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
+pushError(vErrors ??= [], err15);
 errors++;
 }
 if("2.0" !== data7){
-const err14 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err14);
+const err16 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
+pushError(vErrors ??= [], err16);
 errors++;
 }
 }
 }
 else {
-const err15 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err15);
+const err17 = {instancePath,keyword:"type",params:{type: "object"}};
+pushError(vErrors ??= [], err17);
 errors++;
 }
 validate266.errors = vErrors;

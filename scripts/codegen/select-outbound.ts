@@ -27,12 +27,11 @@ export interface Discriminator {
   allowedBy: string;
 }
 
-/** One erratum: the definition's property is given this type (`schemas/outbound/errata.json`, by revision). */
-export interface Erratum {
-  definition: string;
-  property: string;
-  type: string;
-}
+/**
+ * One erratum (`schemas/outbound/errata.json`, by revision): the definition's property is given this `type`
+ * (an `integer` that should be a `number`), or with `orNull` also admits `null` (a `$ref` becomes `anyOf [$ref, null]`).
+ */
+export type Erratum = { definition: string; property: string } & ({ type: string; orNull?: never } | { orNull: true; type?: never });
 
 export type Errata = Record<string, Erratum[]>;
 
@@ -148,18 +147,29 @@ function typedErrors(defs: Record<string, JsonSchema>): Array<{ code: number; de
   return out;
 }
 
-/** A copy of `defs` with each erratum applied; an erratum that finds neither an integer nor its type stops codegen. */
+/** A copy of `defs` with each erratum applied; an erratum that finds a property it was not written for stops codegen. */
 export function applyErrata(defs: Record<string, JsonSchema>, errata: Erratum[], revision: string) {
   const copy = structuredClone(defs);
   const applied: OutboundSelection["errata"] = [];
   for (const erratum of errata) {
-    const property = ((copy[erratum.definition]?.properties as JsonSchema | undefined)?.[erratum.property]) as JsonSchema | undefined;
-    if (property?.type === erratum.type) applied.push({ ...erratum, outcome: "already-so" });
+    const properties = copy[erratum.definition]?.properties as Record<string, JsonSchema> | undefined;
+    const property = properties?.[erratum.property];
+    const name = `${erratum.definition}.${erratum.property}`;
+    if (erratum.orNull) {
+      const admitsNull = Array.isArray(property?.anyOf) && (property.anyOf as JsonSchema[]).some((branch) => branch.type === "null");
+      if (admitsNull) applied.push({ ...erratum, outcome: "already-so" });
+      else if (properties && typeof property?.$ref === "string" && Object.keys(property).length === 1) {
+        properties[erratum.property] = { anyOf: [property, { type: "null" }] };
+        applied.push({ ...erratum, outcome: "applied" });
+      } else {
+        throw new SelectionError(`erratum ${name} of ${revision} (or null) finds ${JSON.stringify(property)}, not a lone $ref`);
+      }
+    } else if (property?.type === erratum.type) applied.push({ ...erratum, outcome: "already-so" });
     else if (property?.type === "integer") {
       property.type = erratum.type;
       applied.push({ ...erratum, outcome: "applied" });
     } else {
-      throw new SelectionError(`erratum ${erratum.definition}.${erratum.property} of ${revision} finds type ${JSON.stringify(property?.type)}`);
+      throw new SelectionError(`erratum ${name} of ${revision} finds type ${JSON.stringify(property?.type)}`);
     }
   }
   return { defs: copy, applied };

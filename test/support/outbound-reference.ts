@@ -43,11 +43,13 @@ export interface Reference {
 /** The official schema of an era's revision with the errata applied, as the conformance suite patches it. */
 export function correctedSchema(era: Era): JsonObject {
   const schema = readSpecSchema(REVISIONS[era]);
-  const errata = (readJson("outbound/errata.json")[REVISIONS[era]] ?? []) as Array<{ definition: string; property: string; type: string }>;
-  const defs = schema.$defs as Record<string, { properties: Record<string, { type: string }> }>;
-  for (const { definition, property, type } of errata) {
-    const target = defs[definition]!.properties[property]!;
-    if (target.type === "integer") target.type = type;
+  const errata = (readJson("outbound/errata.json")[REVISIONS[era]] ?? []) as Array<{ definition: string; property: string; type?: string; orNull?: true }>;
+  const defs = schema.$defs as Record<string, { properties: Record<string, JsonObject> }>;
+  for (const { definition, property, type, orNull } of errata) {
+    const properties = defs[definition]!.properties;
+    const target = properties[property]!;
+    if (orNull) properties[property] = { anyOf: [target, { type: "null" }] };
+    else if (target.type === "integer") target.type = type!;
   }
   return schema;
 }

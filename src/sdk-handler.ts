@@ -1,0 +1,36 @@
+/**
+ * @module sdk-handler: what the gates need of the official SDK's `createMcpHandler(...)` result, typed
+ * structurally so that wymcp carries no dependency on the SDK, not even a type import.
+ */
+import { classifyEra, type Era } from "./era.js";
+
+/** The options the SDK's `fetch` face takes beside the request. */
+export interface McpFetchOptions<A = unknown> {
+  /** A body already parsed: the SDK classifies and serves it without reading the request's own body. */
+  parsedBody?: unknown;
+  /** The verified caller, handed to tools as `ctx.http.authInfo`; the SDK never derives it itself. */
+  authInfo?: A;
+}
+
+/** Anything with the SDK's `fetch(request, { parsedBody, authInfo })`: `createMcpHandler(...)` or a composition of it. */
+export interface McpFetchHandler {
+  // Method syntax on purpose: it lets a handler whose options name a narrower `authInfo` type fit.
+  fetch(request: Request, options?: McpFetchOptions): Promise<Response>;
+}
+
+/** The `authInfo` type a handler's `fetch` accepts (the SDK's `AuthInfo` for `createMcpHandler`). */
+export type AuthInfoOf<H> = H extends { fetch(request: Request, options?: infer O): Promise<Response> }
+  ? O extends { authInfo?: infer A }
+    ? A
+    : unknown
+  : unknown;
+
+/** The gates' `era` option: a fixed lane, or a function of the request and the parsed body. */
+export type EraOption<R> = Era | ((request: R, body: unknown) => Era | undefined);
+
+/** The era callback for the adapters: the option as given, or by default the SDK's routing through `classifyEra`. */
+export function eraCallback<R extends { headers: unknown }>(era: EraOption<R> | undefined): (request: R, body: unknown) => Era | undefined {
+  if (typeof era === "function") return era;
+  if (era !== undefined) return () => era;
+  return (request, body) => classifyEra(request.headers as Parameters<typeof classifyEra>[0], body).era;
+}
