@@ -13,6 +13,7 @@ import { ERROR_BUDGET } from "../../scripts/codegen/error-budget.js";
 import { taggedAnyOf } from "../../scripts/codegen/tagged-any-of.js";
 import type { Dialect } from "./dialect.js";
 import { replaceRequires } from "./runtime-helpers.js";
+import { shrinkCode } from "./shrink-code.js";
 
 const standaloneCode = standalone.default;
 // ajv-formats is CommonJS: its default export is the plugin, whichever way the loader wraps it.
@@ -83,6 +84,7 @@ export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
     });
     let code = compactCode(standaloneCode(ajv, refs));
     if (!bounded) code = withoutBudget(code);
+    code = shrinkCode(code, bounded);
     code = resultShaped(code);
     const replaced = replaceRequires(code);
     out.push({ variable: `group${out.length}`, dialect, bounded, code: replaced.code, exports, helpers: replaced.helpers });

@@ -12,6 +12,7 @@ import { emitType } from "./emit-types.js";
 import { identifierOf, InputError, readInput, typeNameOf, type InputFile, type SchemaEntry } from "./read-inputs.js";
 import { helperSources } from "./runtime-helpers.js";
 import { RUNTIME_SOURCE } from "./runtime-source.js";
+import { asciiOnly } from "./shrink-code.js";
 
 export type Files = Map<string, string>;
 
@@ -45,19 +46,24 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
   }
   js.push([RUNTIME_SOURCE.trim(), `const COMPILED_FROM = ${j(compiledFrom)};`]);
   const keyed = [...unique.keys()];
+  const indexOf = new Map(keyed.map((key, i) => [key, i]));
   js.push([
     ...keyed.map((key, i) => `const v${i} = ${where.get(key)};`),
     "const byKey = new Map([",
     ...keyed.map((key, i) => `  [${j(key)}, v${i}],`),
     "]);",
+    // The schemas as the inputs wrote them: a schema imported from that JSON, or written inline in the same order,
+    // is found by JSON.stringify alone, which is native; computing its structure key in JavaScript is not.
+    "const byText = new Map([",
+    ...asWritten(named).map(([text, key]) => `  [${quoted(text)}, v${indexOf.get(key)}],`),
+    "]);",
   ]);
-  const indexOf = new Map(keyed.map((key, i) => [key, i]));
   js.push(named.map((e) => `export const ${e.name} = v${indexOf.get(e.key)};`));
   js.push([
     `export const validators = Object.freeze({ ${named.map((e) => e.name).join(", ")} });`,
     `export const tools = Object.freeze({\n${toolTable(named).map(([tool, roles]) => `  ${j(tool)}: Object.freeze({ ${roles.map(([role, name]) => `${role}: ${name}`).join(", ")} }),`).join("\n")}\n});`,
     "/** A provider for the SDK's `jsonSchemaValidator` option and `fromJsonSchema`; `fallback` serves schemas not compiled here. */",
-    "export function createJsonSchemaValidator(options) {\n  return providerOver(byKey, options);\n}",
+    "export function createJsonSchemaValidator(options) {\n  return providerOver(byText, byKey, options);\n}",
     "export const jsonSchemaValidator = createJsonSchemaValidator();",
   ]);
 
@@ -104,7 +110,7 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
     })),
   };
   return new Map([
-    ["index.js", js.filter((s) => s.length > 0).map((s) => s.join("\n")).join("\n\n") + "\n"],
+    ["index.js", asciiOnly(js.filter((s) => s.length > 0).map((s) => s.join("\n")).join("\n\n") + "\n")],
     ["index.d.ts", dts.join("\n") + "\n"],
     ["manifest.json", JSON.stringify(manifest, null, 2) + "\n"],
   ]);
@@ -127,6 +133,24 @@ function nameEntries(files: InputFile[]): Named[] {
   }
   const seen = new Set<string>();
   return out.filter((e) => (seen.has(e.name) ? false : (seen.add(e.name), true)));
+}
+
+/**
+ * A JSON text as a single-quoted literal: it holds few `'` and many `"`, and V8 scanned the same texts written
+ * with `\"` escapes eight times slower (13 ms against 1.6 ms at import, 169 schemas).
+ */
+function quoted(text: string): string {
+  return `'${text.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+}
+
+/** Each distinct JSON text of the inputs' schemas, with its structure key, in input order. */
+function asWritten(named: Named[]): Array<[string, string]> {
+  const texts = new Map<string, string>();
+  for (const e of named) {
+    const text = JSON.stringify(e.schema);
+    if (!texts.has(text)) texts.set(text, e.key);
+  }
+  return [...texts];
 }
 
 function toolTable(named: Named[]): Array<[string, Array<[string, string]>]> {

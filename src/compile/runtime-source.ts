@@ -176,11 +176,11 @@ function invalidResult(errors) {
   return { valid: false, data: undefined, errorMessage: distill(errors || []) };
 }
 
-function providerOver(byKey, options) {
+function providerOver(byText, byKey, options) {
   const fallback = options && options.fallback;
   return {
     getValidator(schema) {
-      const found = byKey.get(structureKey(schema));
+      const found = byText.get(JSON.stringify(schema)) || byKey.get(structureKey(schema));
       if (found) return found;
       if (fallback) return fallback.getValidator(schema);
       throw new Error("wymcp: no precompiled validator for this JSON Schema (structure key " + structureKey(schema) + "). " +
