@@ -96,17 +96,14 @@ export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
  * Each export becomes a function of its own that returns the SDK's result shape, written out per schema rather
  * than a closure over shared code: its call to the validator stays monomorphic, which keeps a valid call as fast
  * as the SDK's runtime-compiled Ajv. The group lives in a function scope of the one module, so exports become
- * properties of `exports`; `invalidResult` is the module's distiller (runtime-source.ts).
+ * properties of `exports`; `invalidResult` is the module's distiller (runtime-source.ts), `budgetResult` shrink-code.ts's.
  */
 function resultShaped(code: string): string {
   const out = code.replace(
     /^export const (s\d+) = withinBudget\((validate\d+)\);$/gm,
     (_line, name: string, validate: string) =>
       `exports.${name} = function ${name}(input) {\n` +
-      `  let valid;\n` +
-      `  try {\n    valid = ${validate}(input);\n  } catch (thrown) {\n` +
-      `    if (!(thrown instanceof ErrorBudgetReached)) throw thrown;\n    return invalidResult(thrown.errors);\n  }\n` +
-      `  return valid ? { valid: true, data: input, errorMessage: undefined } : invalidResult(${validate}.errors);\n};`,
+      `  try { return ${validate}(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(${validate}.errors); } catch (thrown) { return budgetResult(thrown); }\n};`,
   );
   if (/^export const /m.test(out)) throw new Error("compact-code.ts's exports changed shape; compile-schemas.ts must be updated");
   return out;

@@ -10,8 +10,17 @@ export class ShrinkError extends Error {
   override name = "ShrinkError";
 }
 
-/** Builds an error as Ajv's literal does (same keys, same order), and pushes it under the budget. */
-export const FAIL_SOURCE = "function fail(list, instancePath, keyword, params) { pushError(list, { instancePath, keyword, params }); }";
+/**
+ * Build an error as Ajv's literal does (same keys, same order) and push it under the budget; the two commonest
+ * keywords get their own; `budgetResult` is the result of a call that ran out of error budget.
+ */
+export const FAIL_SOURCE = `function fail(list, instancePath, keyword, params) { pushError(list, { instancePath, keyword, params }); }
+function failType(list, instancePath, type) { pushError(list, { instancePath, keyword: "type", params: { type } }); }
+function failRequired(list, instancePath, missingProperty) { pushError(list, { instancePath, keyword: "required", params: { missingProperty } }); }
+function budgetResult(thrown) {
+  if (!(thrown instanceof ErrorBudgetReached)) throw thrown;
+  return invalidResult(thrown.errors);
+}`;
 
 // `const errN = {instancePath…,keyword:"k",params:{…}};` (params may go on over lines indented by four spaces),
 // then its push and count: three lines at ~2,000 sites.
@@ -29,6 +38,9 @@ export function shrinkCode(code: string, bounded: boolean): string {
   let out = code.replace(ALLOWED_VALUES, "params:{}");
   if (out.includes("allowedValues: schema")) throw new ShrinkError("Ajv's output has an allowedValues param shrink-code.ts does not know");
   out = out.replace(ERROR_SITE, (_site, _name: string, at: string | undefined, keyword: string, params: string) => `fail(vErrors ??= [], ${at ?? "instancePath"}, ${keyword}, ${params}); errors++;`);
+  out = out
+    .replace(/^fail\(vErrors \?\?= \[\], ([^\n]*?), "type", \{type: ("(?:[^"\\\n]|\\.)*")\}\); errors\+\+;$/gm, "failType(vErrors ??= [], $1, $2); errors++;")
+    .replace(/^fail\(vErrors \?\?= \[\], ([^\n]*?), "required", \{missingProperty: ("(?:[^"\\\n]|\\.)*")\}\); errors\+\+;$/gm, "failRequired(vErrors ??= [], $1, $2); errors++;");
   // Left as they are: `const errN = {};` (inside `if`, whose errors nobody reads) and propertyNames' errors.
   if (/^const err\d+ = \{instancePath(?![^\n]*\},propertyName:[\w$]+\};$)/m.test(out)) throw new ShrinkError("Ajv's output has an error site shrink-code.ts does not know");
   if (bounded) {

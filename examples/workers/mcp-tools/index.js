@@ -223,6 +223,12 @@ return exports.fullFormats;
 const group0 = (function (exports) {
 "use strict";
 function fail(list, instancePath, keyword, params) { pushError(list, { instancePath, keyword, params }); }
+function failType(list, instancePath, type) { pushError(list, { instancePath, keyword: "type", params: { type } }); }
+function failRequired(list, instancePath, missingProperty) { pushError(list, { instancePath, keyword: "required", params: { missingProperty } }); }
+function budgetResult(thrown) {
+  if (!(thrown instanceof ErrorBudgetReached)) throw thrown;
+  return invalidResult(thrown.errors);
+}
 class ErrorBudgetReached { constructor(errors) { this.errors = errors; } }
 function pushError(list, error) { if (list.push(error) >= 64) throw new ErrorBudgetReached(list); }
 function collectErrors(list, errors) { for (let i = 0; i < errors.length; i++) pushError(list, errors[i]); }
@@ -251,14 +257,7 @@ function withinBudget(validate) {
   return bounded;
 }
 exports.s0 = function s0(input) {
-  let valid;
-  try {
-    valid = validate0(input);
-  } catch (thrown) {
-    if (!(thrown instanceof ErrorBudgetReached)) throw thrown;
-    return invalidResult(thrown.errors);
-  }
-  return valid ? { valid: true, data: input, errorMessage: undefined } : invalidResult(validate0.errors);
+  try { return validate0(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(validate0.errors); } catch (thrown) { return budgetResult(thrown); }
 };
 const func0 = ucs2length;
 const pattern0 = new RegExp("^[a-z0-9-]+$", "u");
@@ -269,10 +268,10 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.title === undefined){
-fail(vErrors ??= [], instancePath, "required", {missingProperty: "title"}); errors++;
+failRequired(vErrors ??= [], instancePath, "title"); errors++;
 }
 if(data.body === undefined){
-fail(vErrors ??= [], instancePath, "required", {missingProperty: "body"}); errors++;
+failRequired(vErrors ??= [], instancePath, "body"); errors++;
 }
 for(const key0 in data){
 if(!((((key0 === "title") || (key0 === "body")) || (key0 === "tags")) || (key0 === "due"))){
@@ -290,12 +289,12 @@ fail(vErrors ??= [], instancePath+"/title", "minLength", {limit: 1}); errors++;
 }
 }
 else {
-fail(vErrors ??= [], instancePath+"/title", "type", {type: "string"}); errors++;
+failType(vErrors ??= [], instancePath+"/title", "string"); errors++;
 }
 }
 if(data.body !== undefined){
 if(typeof data.body !== "string"){
-fail(vErrors ??= [], instancePath+"/body", "type", {type: "string"}); errors++;
+failType(vErrors ??= [], instancePath+"/body", "string"); errors++;
 }
 }
 if(data.tags !== undefined){
@@ -313,7 +312,7 @@ fail(vErrors ??= [], instancePath+"/tags/" + i0, "pattern", {pattern: "^[a-z0-9-
 }
 }
 else {
-fail(vErrors ??= [], instancePath+"/tags/" + i0, "type", {type: "string"}); errors++;
+failType(vErrors ??= [], instancePath+"/tags/" + i0, "string"); errors++;
 }
 }
 let i1 = data2.length;
@@ -335,7 +334,7 @@ indices0[item0] = i1;
 }
 }
 else {
-fail(vErrors ??= [], instancePath+"/tags", "type", {type: "array"}); errors++;
+failType(vErrors ??= [], instancePath+"/tags", "array"); errors++;
 }
 }
 if(data.due !== undefined){
@@ -346,26 +345,19 @@ fail(vErrors ??= [], instancePath+"/due", "format", {format: "date"}); errors++;
 }
 }
 else {
-fail(vErrors ??= [], instancePath+"/due", "type", {type: "string"}); errors++;
+failType(vErrors ??= [], instancePath+"/due", "string"); errors++;
 }
 }
 }
 else {
-fail(vErrors ??= [], instancePath, "type", {type: "object"}); errors++;
+failType(vErrors ??= [], instancePath, "object"); errors++;
 }
 validate0.errors = vErrors;
 return errors === 0;
 }
 
 exports.s1 = function s1(input) {
-  let valid;
-  try {
-    valid = validate1(input);
-  } catch (thrown) {
-    if (!(thrown instanceof ErrorBudgetReached)) throw thrown;
-    return invalidResult(thrown.errors);
-  }
-  return valid ? { valid: true, data: input, errorMessage: undefined } : invalidResult(validate1.errors);
+  try { return validate1(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(validate1.errors); } catch (thrown) { return budgetResult(thrown); }
 };
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -373,7 +365,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.numbers === undefined){
-fail(vErrors ??= [], instancePath, "required", {missingProperty: "numbers"}); errors++;
+failRequired(vErrors ??= [], instancePath, "numbers"); errors++;
 }
 if(data.numbers !== undefined){
 let data0 = data.numbers;
@@ -387,17 +379,17 @@ fail(vErrors ??= [], instancePath+"/numbers", "minItems", {limit: 1}); errors++;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(typeof data0[i0] == "number")){
-fail(vErrors ??= [], instancePath+"/numbers/" + i0, "type", {type: "number"}); errors++;
+failType(vErrors ??= [], instancePath+"/numbers/" + i0, "number"); errors++;
 }
 }
 }
 else {
-fail(vErrors ??= [], instancePath+"/numbers", "type", {type: "array"}); errors++;
+failType(vErrors ??= [], instancePath+"/numbers", "array"); errors++;
 }
 }
 }
 else {
-fail(vErrors ??= [], instancePath, "type", {type: "object"}); errors++;
+failType(vErrors ??= [], instancePath, "object"); errors++;
 }
 validate1.errors = vErrors;
 return errors === 0;
