@@ -4,6 +4,7 @@
  * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points. `--cli` adds `wymcp check` on a
  * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial` runs only the
  * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit), which the whole run ends with.
+ * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,6 +27,7 @@ import { runStartup } from "./startup.js";
 import { PERFORMANCE_DOC, textSection, writeBenchSection } from "../scripts/doc-sections.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
+import { runToolsBench } from "./tools.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
@@ -54,6 +56,8 @@ function buildDist(): void {
 }
 
 async function main(): Promise<void> {
+  // `--tools`: a server's own tool schemas precompiled by `wymcp compile` against the SDK's providers (bench/tools.ts).
+  if (process.argv.includes("--tools")) return runToolsBench(root, quick);
   const started = performance.now();
   buildDist();
   const messages = benchMessages(specDir);

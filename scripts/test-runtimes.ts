@@ -1,11 +1,11 @@
 /**
  * @module `npm run test:runtimes`: the runtime matrix. Packs the package, installs the tarball into a fresh consumer,
  * runs runtimes/check/ on every runtime pinned in runtimes/package.json (workerd through Miniflare with default
- * compatibility flags), and type-checks consumers against the packed types with and without @types/node.
+ * compatibility flags), serves examples/workers on workerd the same way, and type-checks consumers against the packed types with and without @types/node.
  */
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -155,7 +155,15 @@ async function main(): Promise<void> {
     symlinkSync(join(modules, "miniflare"), join(consumer, "node_modules", "miniflare"), "dir");
 
     // What a Workers build tool does: one module, resolved with the Worker conditions.
-    await build({ absWorkingDir: consumer, entryPoints: ["worker.mjs"], outfile: "worker.bundle.mjs", bundle: true, format: "esm", platform: "neutral", conditions: ["workerd", "worker", "browser"], logLevel: "warning" });
+    const bundleWorker = (entry: string, outfile: string) =>
+      build({ absWorkingDir: consumer, entryPoints: [entry], outfile, bundle: true, format: "esm", platform: "neutral", conditions: ["workerd", "worker", "browser"], logLevel: "warning" });
+    await bundleWorker("worker.mjs", "worker.bundle.mjs");
+    // examples/workers as a user has it: its committed wymcp compile output, wymcp from the tarball, the SDK beside it.
+    const example = join(consumer, "workers-example");
+    cpSync(join(root, "examples", "workers"), example, { recursive: true });
+    mkdirSync(join(consumer, "node_modules", "@modelcontextprotocol"), { recursive: true });
+    symlinkSync(join(root, "node_modules", "@modelcontextprotocol", "server"), join(consumer, "node_modules", "@modelcontextprotocol", "server"), "dir");
+    await bundleWorker("workers-example/worker.ts", "workers-example.bundle.mjs");
 
     const node20 = process.version;
     const rows: Row[] = [
@@ -170,6 +178,13 @@ async function main(): Promise<void> {
         `workerd ${versionOf("workerd")}, Miniflare ${versionOf("miniflare")}, date ${COMPATIBILITY_DATE}`,
         binaries.node22,
         ["workerd-host.mjs", "worker.bundle.mjs", COMPATIBILITY_DATE],
+        consumer,
+      ),
+      runDriver(
+        "workerd via Miniflare, default flags: examples/workers (SDK + gateFetch + wymcp compile)",
+        `workerd ${versionOf("workerd")}, @modelcontextprotocol/server ${(JSON.parse(readFileSync(join(root, "node_modules", "@modelcontextprotocol", "server", "package.json"), "utf8")) as { version: string }).version}`,
+        binaries.node22,
+        ["workers-example-host.mjs", "workers-example.bundle.mjs", COMPATIBILITY_DATE],
         consumer,
       ),
     ];

@@ -7,6 +7,7 @@ import { closeSync, fstatSync, openSync, readSync, realpathSync } from "node:fs"
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { runCompileCommand } from "./compile/entry.js";
 import { DEFAULT_MAX_BODY_BYTES, readLimited } from "./admit.js";
 import { errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse } from "./envelope.js";
 import { cutEscaped } from "./log-safe.js";
@@ -55,6 +56,8 @@ An outbound message with violations is printed and counted as rejected; --json g
 validateMcpResponse does ("violation", with its violations).
 
 Exit codes: 0 every message passed or was bypassed, 1 some message was rejected, 2 usage error or unreadable input.
+
+wymcp compile --help: precompile a server's own JSON Schemas (tool input/output schemas) into a module.
 `;
 
 /** What one message came to, with its place; `--json` prints these as they are. */
@@ -455,9 +458,10 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined ? 2 : 0;
   }
+  if (command === "compile") return runCompileCommand(rest);
   let parsed: ReturnType<typeof parseOptions>;
   try {
-    if (command !== "check") throw new UsageError(`unknown command ${JSON.stringify(command)}; the command is "wymcp check"`);
+    if (command !== "check") throw new UsageError(`unknown command ${JSON.stringify(command)}; the commands are "wymcp check" and "wymcp compile"`);
     parsed = parseOptions(rest);
   } catch (error) {
     // parseArgs throws TypeErrors with a readable message for unknown or malformed options.

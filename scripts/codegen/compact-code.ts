@@ -24,7 +24,8 @@ const REWRITES: Array<{ name: string; pattern: RegExp; replacement: string; left
     // Appending (Ajv concatenates, copying the whole list per failing item: quadratic) instead of adopting the
     // callee's array also keeps a later truncation from reaching it.
     name: "errors of a referenced validator",
-    pattern: /vErrors = vErrors === null \? ((?:validate\d+|wrapper\d+\.validate)\.errors) : vErrors\.concat\(\1\);/g,
+    // `_vN` is the validator a $recursiveRef or $dynamicRef picks at run time (schemas given to wymcp compile).
+    pattern: /vErrors = vErrors === null \? ((?:validate\d+|wrapper\d+\.validate|_v\d+)\.errors) : vErrors\.concat\(\1\);/g,
     replacement: "collectErrors(vErrors ??= [], $1);",
     leftover: "vErrors === null ?",
   },

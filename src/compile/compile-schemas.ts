@@ -1,0 +1,129 @@
+/**
+ * @module compile-schemas: Ajv standalone code for a server's schemas, compiled as the SDK's own Ajv provider
+ * compiles them (the class its dialect rule picks, its options, ajv-formats), then through the shared codegen
+ * stages (tagged anyOf, compact-code) that wymcp's own validators go through.
+ */
+import { Ajv, type Options } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import standalone from "ajv/dist/standalone/index.js";
+import addFormatsModule from "ajv-formats";
+import { compactCode } from "../../scripts/codegen/compact-code.js";
+import { ERROR_BUDGET } from "../../scripts/codegen/error-budget.js";
+import { taggedAnyOf } from "../../scripts/codegen/tagged-any-of.js";
+import type { Dialect } from "./dialect.js";
+import { replaceRequires } from "./runtime-helpers.js";
+import { shrinkCode } from "./shrink-code.js";
+
+const standaloneCode = standalone.default;
+// ajv-formats is CommonJS: its default export is the plugin, whichever way the loader wraps it.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+/**
+ * The SDK's options (createDefaultAjvInstance in @modelcontextprotocol/server's ajvProvider): verdicts follow
+ * them. `messages: false` only leaves Ajv's English out (the distiller writes its own); it changes no verdict.
+ */
+export const SDK_AJV_OPTIONS = { strict: false, validateFormats: true, validateSchema: false, allErrors: true } as const;
+
+const ENGINES = { "2020-12": Ajv2020, "2019-09": Ajv2019, "draft-07": Ajv } as const;
+
+export interface UniqueSchema {
+  /** The structure key (canonical.ts). */
+  key: string;
+  schema: object;
+  dialect: Dialect;
+}
+
+export interface CompiledGroup {
+  /** The variable the group's exports object is bound to in the module. */
+  variable: string;
+  dialect: Dialect;
+  /**
+   * Whether the group keeps wymcp's own shape: all errors up to the error budget, anyOf branches tagged. Otherwise
+   * (a schema with oneOf, not, if, contains, unevaluated* or a dynamic reference) it stops at its first error.
+   */
+  bounded: boolean;
+  /** Standalone code (CommonJS-style `exports.sN = ...`), requires replaced. */
+  code: string;
+  /** Structure key → the group's export name. */
+  exports: Map<string, string>;
+  helpers: string[];
+}
+
+/**
+ * Keywords under which a failing subschema need not fail its parent (other than anyOf), or that read evaluated
+ * properties (which the tagged anyOf does not merge). The error budget's early exit (scripts/codegen/error-budget.ts)
+ * is sound only where anyOf is the one such keyword, so these schemas are compiled with `allErrors: false`
+ * instead: verdicts are the same, the cost is linear too, the message names the first problem only. A property
+ * merely named like one of them is counted too, which only costs that schema its full error list.
+ */
+const UNBOUNDABLE = /"(?:oneOf|not|if|contains|unevaluatedProperties|unevaluatedItems|\$dynamicRef|\$recursiveRef)"\s*:/;
+
+/** One group per dialect and shape, in a fixed order, so the same input gives the same code. */
+export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
+  const groups = new Map<string, UniqueSchema[]>();
+  for (const item of schemas) {
+    const id = `${item.dialect}${UNBOUNDABLE.test(JSON.stringify(item.schema)) ? "-first-error" : ""}`;
+    const list = groups.get(id);
+    if (list) list.push(item);
+    else groups.set(id, [item]);
+  }
+  const out: CompiledGroup[] = [];
+  for (const id of [...groups.keys()].sort()) {
+    const items = groups.get(id)!;
+    const dialect = items[0]!.dialect;
+    const bounded = !id.endsWith("-first-error");
+    const ajv = createEngine(dialect, bounded);
+    const refs: Record<string, string> = {};
+    const exports = new Map<string, string>();
+    items.forEach((item, i) => {
+      const name = `s${i}`;
+      ajv.addSchema(item.schema, `wymcp-${name}`);
+      refs[name] = `wymcp-${name}`;
+      exports.set(item.key, name);
+    });
+    let code = compactCode(standaloneCode(ajv, refs));
+    if (!bounded) code = withoutBudget(code);
+    code = shrinkCode(code, bounded);
+    code = resultShaped(code);
+    const replaced = replaceRequires(code);
+    out.push({ variable: `group${out.length}`, dialect, bounded, code: replaced.code, exports, helpers: replaced.helpers });
+  }
+  return out;
+}
+
+/**
+ * Each export becomes a function of its own that returns the SDK's result shape, written out per schema rather
+ * than a closure over shared code: its call to the validator stays monomorphic, which keeps a valid call as fast
+ * as the SDK's runtime-compiled Ajv. The group lives in a function scope of the one module, so exports become
+ * properties of `exports`; `invalidResult` is the module's distiller (runtime-source.ts), `budgetResult` shrink-code.ts's.
+ */
+function resultShaped(code: string): string {
+  const out = code.replace(
+    /^export const (s\d+) = withinBudget\((validate\d+)\);$/gm,
+    (_line, name: string, validate: string) =>
+      `exports.${name} = function ${name}(input) {\n` +
+      `  try { return ${validate}(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(${validate}.errors); } catch (thrown) { return budgetResult(thrown); }\n};`,
+  );
+  if (/^export const /m.test(out)) throw new Error("compact-code.ts's exports changed shape; compile-schemas.ts must be updated");
+  return out;
+}
+
+const BUDGET_THROW = `if (list.push(error) >= ${ERROR_BUDGET}) throw new ErrorBudgetReached(list);`;
+
+/** A first-error group's pushes never throw: the budget's early exit is unsound under oneOf, not, if and contains. */
+function withoutBudget(code: string): string {
+  if (!code.includes(BUDGET_THROW)) throw new Error("compact-code.ts's budget helpers changed; compile-schemas.ts must be updated");
+  return code.replace(BUDGET_THROW, "list.push(error);");
+}
+
+function createEngine(dialect: Dialect, bounded: boolean): Ajv {
+  const options: Options = { ...SDK_AJV_OPTIONS, allErrors: bounded, messages: false, code: { source: true, esm: true, lines: true } };
+  const ajv = new ENGINES[dialect](options) as Ajv;
+  addFormats(ajv);
+  if (bounded) {
+    ajv.removeKeyword("anyOf");
+    ajv.addKeyword(taggedAnyOf());
+  }
+  return ajv;
+}

@@ -1,0 +1,227 @@
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { after, before, describe, test } from "node:test";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
+import ts from "typescript";
+import { structureKey } from "../src/compile/canonical.js";
+import { runCompile } from "../src/compile/command.js";
+import { generate, WYMCP_VERSION } from "../src/compile/generate.js";
+import { random, Sampler } from "./support/schema-samples.js";
+import { repoRoot } from "./support/spec.js";
+
+type Result = { valid: boolean; data?: unknown; errorMessage?: string };
+type Provider = { getValidator(schema: object): (input: unknown) => Result };
+interface Compiled {
+  jsonSchemaValidator: Provider;
+  createJsonSchemaValidator(options?: { fallback?: Provider }): Provider;
+  validators: Record<string, (input: unknown) => Result>;
+  tools: Record<string, { input: (input: unknown) => Result; output?: (input: unknown) => Result }>;
+}
+
+const features = join(repoRoot, "test/fixtures/compile-features.json");
+const memory = join(repoRoot, "test/fixtures/tool-schemas/server-memory.json");
+const tools = (JSON.parse(readFileSync(features, "utf8")) as { tools: Array<{ name: string; inputSchema: object; outputSchema?: object }> }).tools;
+const schemas = tools.flatMap((t) => (t.outputSchema ? [t.inputSchema, t.outputSchema] : [t.inputSchema]));
+let dir: string;
+let compiled: Compiled;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "wymcp-compile-"));
+  assert.equal(await runCompile([features, memory, "--out", dir]), 0);
+  compiled = (await import(pathToFileURL(join(dir, "index.js")).href)) as Compiled;
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test("verdicts equal the SDK's Ajv provider over formats, dialects (2020-12, 2019-09, draft-07, draft-06) and keywords the real schemas seldom use", () => {
+  const sdk = new AjvJsonSchemaValidator();
+  const next = random(0xfea7);
+  let cases = 0;
+  let valid = 0;
+  const disagreements: string[] = [];
+  for (const [i, schema] of schemas.entries()) {
+    const theirs = sdk.getValidator(schema as never);
+    const ours = compiled.jsonSchemaValidator.getValidator(schema);
+    const sampler = new Sampler(schema as Record<string, unknown>, next);
+    for (let n = 0; n < 4000; n++) {
+      const base = sampler.valid();
+      const input = n % 3 === 0 ? base : sampler.mutate(n % 2 === 0 ? sampler.mutate(base) : base);
+      const want = theirs(input).valid;
+      cases++;
+      if (want) valid++;
+      if (ours(input).valid !== want && disagreements.length < 5) disagreements.push(`schema #${i}: SDK ${want} for ${JSON.stringify(input).slice(0, 200)}`);
+    }
+  }
+  assert.deepEqual(disagreements, []);
+  assert.ok(valid > cases * 0.05 && valid < cases * 0.95, `${valid} of ${cases} valid`);
+});
+
+test("a schema re-read from JSON, or written with its keys in another order, finds its precompiled validator", () => {
+  const shuffled = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(shuffled);
+    if (node === null || typeof node !== "object") return node;
+    return Object.fromEntries(Object.entries(node).reverse().map(([k, v]) => [k, shuffled(v)]));
+  };
+  for (const schema of schemas) {
+    const reread = JSON.parse(JSON.stringify(schema)) as object;
+    const reordered = shuffled(schema) as object;
+    assert.equal(structureKey(reordered), structureKey(schema));
+    assert.equal(compiled.jsonSchemaValidator.getValidator(reread), compiled.jsonSchemaValidator.getValidator(schema));
+    assert.equal(compiled.jsonSchemaValidator.getValidator(reordered), compiled.jsonSchemaValidator.getValidator(schema));
+  }
+  // undefined members are absent, as in JSON.
+  const inline = { ...(tools[0]!.inputSchema as Record<string, unknown>), description: undefined };
+  assert.equal(compiled.jsonSchemaValidator.getValidator(inline), compiled.validators.formatsInput);
+});
+
+test("each schema has a named validator, and tools map to their input and output validators", () => {
+  assert.equal(compiled.tools.shapes_draft07!.input, compiled.validators.shapesDraft07Input);
+  assert.equal(compiled.tools.shapes_draft07!.output, compiled.validators.shapesDraft07Output);
+  assert.deepEqual(compiled.validators.createEntitiesInput!({ entities: [] }), { valid: true, data: { entities: [] }, errorMessage: undefined });
+  const bad = compiled.validators.createEntitiesInput!({ entities: [{ name: 1 }] });
+  assert.equal(bad.valid, false);
+  assert.equal(bad.data, undefined);
+  assert.match(bad.errorMessage!, /^3 invalid locations: \/entities\/0\/entityType is required; \/entities\/0\/name must be string; \/entities\/0\/observations is required$/);
+});
+
+test("a schema that was not compiled gets an error naming wymcp compile; a fallback provider serves it instead", () => {
+  const stranger = { type: "object", properties: { x: { type: "string" } } };
+  assert.throws(() => compiled.jsonSchemaValidator.getValidator(stranger), /no precompiled validator.*wymcp compile.*compile-features\.json/s);
+  const fallback = new AjvJsonSchemaValidator();
+  const provider = compiled.createJsonSchemaValidator({ fallback });
+  assert.equal(provider.getValidator(stranger)({ x: 1 }).valid, false);
+  assert.equal(provider.getValidator(schemas[0]!), compiled.validators.formatsInput, "compiled schemas still use the compiled validator");
+});
+
+describe("errors are distilled: located, bounded, nothing of the value reflected", () => {
+  test("10,000 invalid items stop at the error budget: the count reads N+, the message stays short", () => {
+    const blocks = Array.from({ length: 10_000 }, (_, i) => ({ type: "text", text: i, secret: "VALUE-SECRET" }));
+    const { valid, errorMessage } = compiled.tools.union_items!.input({ blocks });
+    assert.equal(valid, false);
+    assert.match(errorMessage!, /^\d+\+ invalid locations: \/blocks\/0\/text must be string; \/blocks\/1\/text must be string; \/blocks\/2\/text must be string;/);
+    assert.ok(errorMessage!.length < 1200, errorMessage);
+    assert.doesNotMatch(errorMessage!, /VALUE-SECRET/);
+  });
+
+  test("a schema with oneOf, not, if or contains reports its first problem (allErrors off keeps the cost linear)", () => {
+    const { valid, errorMessage } = compiled.tools.shapes_2020!.input({ tags: Array(5000).fill(7), notNull: null });
+    assert.equal(valid, false);
+    assert.match(errorMessage!, /^1 invalid location: \/tags/);
+  });
+
+  test("control characters in keys are escaped and long locations are cut", () => {
+    const key = `a\u001b[2J\r\n${"k".repeat(300)}`;
+    const { errorMessage } = compiled.tools.shapes_draft07!.input({ name: "ok", [key]: "not a boolean" });
+    assert.ok(errorMessage!.includes("\\u001b[2J\\u000d\\u000a"), errorMessage);
+    assert.doesNotMatch(errorMessage!, /[\u0000-\u001f]/);
+    assert.ok(errorMessage!.includes("k…"), "the location ends in an ellipsis");
+    assert.doesNotMatch(errorMessage!, /not a boolean/);
+  });
+});
+
+test("index.js imports nothing, requires nothing, and runs under node --disallow-code-generation-from-strings", () => {
+  const code = readFileSync(join(dir, "index.js"), "utf8");
+  assert.doesNotMatch(code, /^\s*import\b|\bimport\(|\brequire\(/m);
+  assert.doesNotMatch(code, /new Function|\beval\(/);
+  const script = `const m = await import(${JSON.stringify(pathToFileURL(join(dir, "index.js")).href)});
+    const r = [m.tools.formats.input({ when: "2024-02-30T00:00:00Z" }), m.tools.formats.input({ when: "2024-02-29T00:00:00Z", re: "(" }), m.validators.unionItemsInput({ blocks: [{ type: "text", text: "x" }], emoji: "😀😀" })];
+    process.stdout.write(JSON.stringify(r.map((x) => x.valid)));`;
+  const child = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", "--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(child.stdout, "[false,false,true]");
+});
+
+test("the output is deterministic, and --check fails naming the file once an input changes", async () => {
+  const work = mkdtempSync(join(tmpdir(), "wymcp-compile-check-"));
+  try {
+    const input = join(work, "tools.json");
+    copyFileSync(memory, input);
+    const out = join(work, "out");
+    const first = await generate([input], out);
+    assert.deepEqual(await generate([input], out), first);
+    assert.equal(await runCompile([input, "--out", out, "--check"]), 1, "missing output is stale");
+    assert.equal(await runCompile([input, "--out", out]), 0);
+    assert.equal(await runCompile([input, "--out", out, "--check"]), 0);
+    const changed = JSON.parse(readFileSync(input, "utf8")) as { tools: Array<{ inputSchema: { required?: string[] } }> };
+    changed.tools[0]!.inputSchema.required = [];
+    writeFileSync(input, JSON.stringify(changed));
+    const stderr: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => (stderr.push(chunk), true)) as typeof process.stderr.write;
+    try {
+      assert.equal(await runCompile([input, "--out", out, "--check"]), 1);
+    } finally {
+      process.stderr.write = write;
+    }
+    assert.match(stderr.join(""), /index\.js: stale/);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test("a $schema the SDK does not support is refused at compile time, as the SDK refuses it at run time", async () => {
+  const work = mkdtempSync(join(tmpdir(), "wymcp-compile-dialect-"));
+  try {
+    const input = join(work, "odd.json");
+    writeFileSync(input, JSON.stringify({ $schema: "https://json-schema.org/draft-04/schema#", type: "object" }));
+    await assert.rejects(generate([input], join(work, "out")), /draft-04.*not a dialect the SDK's validators support/);
+    assert.throws(() => new AjvJsonSchemaValidator().getValidator({ $schema: "https://json-schema.org/draft-04/schema#" } as never), /unsupported dialect/);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+// The compiled module sits in a temporary folder: the SDK's types are named where this repository installed them.
+const SDK_TYPES: ts.CompilerOptions = {
+  strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true,
+  baseUrl: repoRoot, paths: { "@modelcontextprotocol/server": [join(repoRoot, "node_modules/@modelcontextprotocol/server/dist/index.d.mts")] },
+};
+
+test("index.d.ts type-checks with the SDK: fromJsonSchema, McpServer's jsonSchemaValidator option, and a type per schema", () => {
+  const file = join(dir, "use.ts");
+  writeFileSync(
+    file,
+    `import { fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
+import { jsonSchemaValidator, createJsonSchemaValidator, validators, tools, type CreateEntitiesInput } from "./index.js";
+const schema = { type: "object", properties: { entities: { type: "array" } }, required: ["entities"] } as const;
+export const standard = fromJsonSchema<CreateEntitiesInput>(schema, jsonSchemaValidator);
+export const server = new McpServer({ name: "s", version: "1" }, { jsonSchemaValidator: createJsonSchemaValidator({ fallback: jsonSchemaValidator }) });
+const result = validators.createEntitiesInput({});
+export const names: string[] | undefined = result.valid ? result.data.entities.map((e) => e.name) : undefined;
+export const out = tools.shapes_draft07.output;
+`,
+  );
+  const program = ts.createProgram([file], {
+    ...SDK_TYPES,
+  });
+  const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+  assert.deepEqual(problems, []);
+});
+
+test("docs/tool-schemas.md: its ```ts block type-checks against a compiled module and the SDK", () => {
+  const doc = readFileSync(join(repoRoot, "docs/tool-schemas.md"), "utf8");
+  const blocks = [...doc.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+  assert.equal(blocks.length, 1);
+  const file = join(dir, "doc-snippet.ts");
+  writeFileSync(file, blocks[0]!.replace('"./mcp-tools/index.js"', '"./index.js"'));
+  const program = ts.createProgram([file], {
+    ...SDK_TYPES,
+  });
+  assert.deepEqual(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")), []);
+});
+
+test("the version in the manifest is package.json's", () => {
+  assert.equal(WYMCP_VERSION, (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version);
+});
+
+test("wymcp compile through the built CLI: help, and a usage error without --out", () => {
+  const cli = join(repoRoot, "dist/cli.js");
+  assert.match(execFileSync(process.execPath, [cli, "compile", "--help"], { encoding: "utf8" }), /^Usage: wymcp compile <input>\.\.\. --out <dir>/);
+  const child = spawnSync(process.execPath, [cli, "compile", memory], { encoding: "utf8" });
+  assert.equal(child.status, 2);
+  assert.match(child.stderr, /--out <dir> is required/);
+});
