@@ -9,7 +9,7 @@
  * several blocks can each build on one shared block).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -127,6 +127,8 @@ export function makeConsumer(packages: string[]): string {
   };
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["snippets/*.ts"] }, null, 2));
   mkdirSync(join(dir, "snippets"));
+  // docs/tool-schemas.md imports a module `wymcp compile` wrote: the Workers example's, as committed.
+  cpSync(join(root, "examples", "workers", "mcp-tools"), join(dir, "snippets", "mcp-tools"), { recursive: true });
   return dir;
 }
 

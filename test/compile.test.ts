@@ -202,18 +202,6 @@ export const out = tools.shapes_draft07.output;
   assert.deepEqual(problems, []);
 });
 
-test("docs/tool-schemas.md: its ```ts block type-checks against a compiled module and the SDK", () => {
-  const doc = readFileSync(join(repoRoot, "docs/tool-schemas.md"), "utf8");
-  const blocks = [...doc.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
-  assert.equal(blocks.length, 1);
-  const file = join(dir, "doc-snippet.ts");
-  writeFileSync(file, blocks[0]!.replace('"./mcp-tools/index.js"', '"./index.js"'));
-  const program = ts.createProgram([file], {
-    ...SDK_TYPES,
-  });
-  assert.deepEqual(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")), []);
-});
-
 test("the version in the manifest is package.json's", () => {
   assert.equal(WYMCP_VERSION, (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version);
 });
