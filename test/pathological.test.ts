@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import "./support/built.js";
 import { describe, test } from "node:test";
 import { LIMITS } from "../src/distill.js";
 import { MAX_ANSWER_BYTES, validateMcpRequest } from "wymcp";
