@@ -9,7 +9,7 @@ export default {
   testRunner: "tap",
   plugins: ["@stryker-mutator/tap-runner"],
   tap: {
-    testFiles: ["test/mutation/core.ts", "test/mutation/hosts.ts"],
+    testFiles: ["test/mutation/core.ts", "test/mutation/hosts.ts", "test/mutation/depth.ts"],
     nodeArgs: ["--import", "tsx", "--test-reporter=tap", "-r", "{{hookFile}}", "{{testFile}}"],
     forceBail: true,
   },

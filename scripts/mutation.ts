@@ -7,7 +7,8 @@
  * `-- --report-only` rewrites the page from the last report without running Stryker.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +20,24 @@ const INCREMENTAL = join(root, "reports", "mutation", "stryker-incremental.json"
 /** How the last run went (Stryker's report has no duration), for `--report-only`. */
 const RUN = join(root, "reports", "mutation", "run.json");
 const PAGE = join(root, "docs", "mutation.md");
+/**
+ * What the tests are, beyond the group files Stryker sees: its incremental mode notices a change to a group file but
+ * not to the suites it imports, so any change here drops the incremental results and the run is a full one.
+ */
+const TEST_SIDE = ["test", "generated", "bench", "tsconfig.json", "stryker.config.mjs", "package-lock.json"];
+
+function fingerprint(): string {
+  const hash = createHash("sha256");
+  for (const entry of TEST_SIDE) {
+    const full = join(root, entry);
+    const files = statSync(full).isDirectory()
+      ? readdirSync(full, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name)).sort()
+      : [full];
+    for (const file of files) hash.update(file.slice(root.length)).update(readFileSync(file));
+  }
+  return hash.digest("hex");
+}
+
 /** Killed and timed out over all valid mutants, in percent. */
 export const TARGET_SCORE = 85;
 
@@ -123,8 +142,11 @@ export function renderPage(report: Report, run: { minutes: number | undefined; i
 
 function main(): void {
   const reportOnly = process.argv.includes("--report-only");
-  let run = { minutes: undefined as number | undefined, incremental: existsSync(INCREMENTAL), date: new Date().toISOString().slice(0, 10) };
-  if (reportOnly && existsSync(RUN)) run = JSON.parse(readFileSync(RUN, "utf8")) as typeof run;
+  const last = existsSync(RUN) ? (JSON.parse(readFileSync(RUN, "utf8")) as { minutes?: number; incremental: boolean; date: string; tests?: string }) : undefined;
+  const tests = fingerprint();
+  if (!reportOnly && last?.tests !== tests) rmSync(INCREMENTAL, { force: true });
+  let run = { minutes: undefined as number | undefined, incremental: existsSync(INCREMENTAL), date: new Date().toISOString().slice(0, 10), tests };
+  if (reportOnly && last) run = { minutes: last.minutes, incremental: last.incremental, date: last.date, tests: last.tests ?? tests };
   if (!reportOnly) {
     const started = performance.now();
     // The sandbox sits two levels down, where ../shared/mcp-spec (the tests' default) does not resolve.

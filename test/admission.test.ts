@@ -212,6 +212,121 @@ for (const [name, make] of hosts) {
   });
 }
 
+describe("the answers' words and the options' checks", () => {
+  test("each refusal says why in a fixed message that quotes nothing of the body", async () => {
+    const host = fetchHost({ maxBodyBytes: 64 });
+    const message = async (chunks: string[], headers?: Record<string, string>) => (await host.post(chunks, headers)).answer?.error.message;
+    assert.equal(await message(["{}"], { "Content-Type": "text/plain" }), "Unsupported Media Type: Content-Type must be application/json");
+    assert.equal(await message(["x".repeat(65)]), "Payload Too Large: the body exceeds the limit of 64 bytes");
+    assert.equal(await message(['{"leak":']), "Parse error: the body is not valid JSON");
+    const deep = fetchHost({ maxDepth: 2 });
+    const answer = (await deep.post(['{"id":"d","a":{"b":{}}}'])).answer;
+    assert.deepEqual(answer, { jsonrpc: "2.0", id: "d", error: { code: -32600, message: "Invalid Request: the body nests arrays and objects deeper than the limit of 2 levels" } });
+  });
+
+  test("Content-Type: application/json with any parameters but a non-UTF-8 charset, in any case and spacing", async () => {
+    const host = fetchHost();
+    const accepted = ["application/json", " APPLICATION/JSON ", "application/json;charset=UTF8", 'application/json; Charset="utf-8"', "application/json; profile=x", "application/json; flag"];
+    for (const type of accepted) assert.equal((await host.post([toolsList], { "Content-Type": type })).status, 200, type);
+    const refused = ["", "application/json-seq", "text/json", "application/json; charset=utf-16", "application/json; charset=", "application/json,application/json"];
+    for (const type of refused) assert.equal((await host.post([toolsList], { "Content-Type": type })).status, 415, JSON.stringify(type));
+  });
+
+  test("a Content-Length that is no number is ignored: the stream's length decides", async () => {
+    const host = fetchHost({ maxBodyBytes: LIMIT });
+    const headers = { ...JSON_TYPE, "Content-Length": "lots" };
+    assert.equal((await host.post([toolsList], headers)).status, 200);
+    assert.equal((await host.post([`${toolsList} `], headers)).status, 413);
+  });
+
+  test("a streamed body arrives whole: bytes split anywhere, even inside a character, are joined in order", async () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: "é✓", method: "tools/list" });
+    const bytes = new TextEncoder().encode(body);
+    const request = new Request("http://127.0.0.1/mcp", {
+      method: "POST",
+      headers: JSON_TYPE,
+      body: new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < bytes.length; i += 3) controller.enqueue(bytes.slice(i, i + 3));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    const guard = wymcpFetch();
+    assert.equal(await guard(request), undefined);
+    assert.deepEqual(wymcpOf(request)?.body, JSON.parse(body));
+  });
+
+  test("maxDepth must be a positive integer or Infinity, checked when the middleware is built", () => {
+    for (const maxDepth of [0, -1, 1.5, Number.NaN, Number.NEGATIVE_INFINITY]) {
+      assert.throws(() => wymcpFetch({ maxDepth }), { name: "RangeError", message: `wymcp: maxDepth must be a positive integer or Infinity, not ${maxDepth}` });
+      assert.throws(() => wymcpNode({ maxDepth }), RangeError);
+    }
+    for (const maxDepth of [1, 64, Number.POSITIVE_INFINITY, undefined]) assert.doesNotThrow(() => wymcpFetch({ maxDepth }));
+  });
+
+  test("maxDepth Infinity turns the bound off; maxDepth 1 allows only a flat message", async () => {
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":${"[".repeat(500)}${"]".repeat(500)}}}`;
+    assert.equal((await fetchHost({ maxDepth: Number.POSITIVE_INFINITY }).post([deep])).status, 200);
+    const flat = fetchHost({ maxDepth: 1 });
+    assert.equal((await flat.post(['{"jsonrpc":"2.0","id":1,"method":"m"}'])).status, 200);
+    assert.equal((await flat.post(['{"jsonrpc":"2.0","id":1,"method":"m","params":{}}'])).status, 400);
+  });
+
+  test("an onReject that throws does not stop the answer (wymcpFetch)", async () => {
+    const guard = wymcpFetch({ onReject: () => { throw new Error("logger down"); } });
+    const response = await guard(new Request("http://127.0.0.1/mcp", { method: "POST", headers: JSON_TYPE, body: "nope" }));
+    assert.equal(response?.status, 400);
+  });
+});
+
+describe("wymcpNode after a body parser (req.body already set)", { timeout: 20_000 }, () => {
+  /** A server whose first middleware sets req.body to `parsed`, as express.json() does, whatever bytes came. */
+  async function withParsed(parsed: unknown, options: NodeOptions, use: (url: string) => Promise<void>) {
+    const guard = wymcpNode(options);
+    const server = http.createServer((req, res) => {
+      (req as http.IncomingMessage & { body?: unknown }).body = parsed;
+      void guard(req, res, () => {
+        res.writeHead(200, JSON_TYPE);
+        res.end(JSON.stringify({ handedOn: req.wymcp }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      await use(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+  const post = (url: string, headers: Record<string, string> = JSON_TYPE) => fetch(url, { method: "POST", headers, body: "ignored: the parsed body counts" });
+
+  test("the parsed body is judged, not the bytes: no size limit or parse error applies to it", async () => {
+    const rejects: RejectInfo[] = [];
+    await withParsed({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { maxBodyBytes: 1, onReject: (i) => rejects.push(i) }, async (url) => {
+      const res = await post(url);
+      assert.equal(res.status, 200);
+      assert.deepEqual(((await res.json()) as { handedOn: WymcpInfo }).handedOn.result, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" });
+      assert.equal((await post(url, { "Content-Type": "text/plain" })).status, 415);
+    });
+    assert.deepEqual(rejects.map((r) => r.reason), ["unsupported-media-type"]);
+  });
+
+  test("a parsed body is held to the nesting bound and judged in the era the callback gives", async () => {
+    const rejects: RejectInfo[] = [];
+    await withParsed({ jsonrpc: "2.0", id: 4, method: "m", params: { a: [[[]]] } }, { maxDepth: 3, era: () => "modern", onReject: (i) => rejects.push(i) }, async (url) => {
+      const res = await post(url);
+      assert.equal(res.status, 400);
+      assert.equal(((await res.json()) as JsonRpcErrorResponse).id, 4);
+    });
+    await withParsed({ jsonrpc: "2.0", id: 5, result: {} }, { era: () => "modern", onReject: (i) => rejects.push(i) }, async (url) => {
+      assert.equal((await post(url)).status, 400);
+    });
+    assert.deepEqual(rejects.map((r) => [r.reason, r.era, r.kind]), [["nested-too-deeply", undefined, undefined], ["invalid-message", "modern", "response"]]);
+  });
+});
+
 describe("the default limits", () => {
   test("both adapters export 4 MiB and 64 levels as DEFAULT_MAX_BODY_BYTES and DEFAULT_MAX_DEPTH", () => {
     for (const entry of [nodeEntry, fetchEntry]) {
