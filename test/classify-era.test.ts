@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import "./support/built.js";
 import { describe, test } from "node:test";
 import { classifyEra, type EraClassification, type HeadersLike } from "wymcp";
 import { CLIENT_ERROR_RESPONSE, CLIENT_RESPONSE, LEGACY_INITIALIZE, MODERN_META, modernToolsCall, NOTIFICATION } from "./support/messages.js";

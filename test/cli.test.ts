@@ -3,7 +3,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -12,47 +12,14 @@ import { classifyEra } from "wymcp";
 import { wymcpFetch, wymcpOf } from "wymcp/fetch";
 import { validateMcpResponse } from "wymcp/outbound";
 import { eras } from "../generated/index.js";
+import { assertFreshDist } from "./support/built.js";
+import { CLI, FIXTURES, lineFor, locationsFor, wymcp } from "./support/cli.js";
+import { CLI_EXAMPLES } from "./support/cli-examples.js";
 import { assertGoldenText } from "./support/golden.js";
 import { MODERN_META } from "./support/messages.js";
 import { loadExamples, readSpecSchema, repoRoot, specDir, EXAMPLES_REVISION, type JsonObject } from "./support/spec.js";
 
-const CLI = join(repoRoot, "dist", "cli.js");
-const FIXTURES = join(repoRoot, "test", "fixtures", "cli");
 const EXAMPLES_DIR = join(specDir, "schema", EXAMPLES_REVISION, "examples");
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `wymcp check <args>` with a clean colour environment; `env` adds to it. */
-function wymcp(args: string[], { cwd = FIXTURES, input, env = {} }: { cwd?: string; input?: string | Buffer; env?: Record<string, string> } = {}): Run {
-  const base = { ...process.env };
-  for (const name of ["FORCE_COLOR", "NO_COLOR", "NODE_OPTIONS"]) delete base[name];
-  const run = spawnSync(process.execPath, [CLI, "check", ...args], { cwd, input: input ?? "", env: { ...base, ...env }, encoding: "utf8" });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
-}
-
-/** The header line printed for `position` (`file:line` then the verdict). */
-function lineFor(stdout: string, position: string): string {
-  const found = stdout.split("\n").find((l) => l.startsWith(`${position} `));
-  assert.ok(found, `no line for ${position} in:\n${stdout}`);
-  return found;
-}
-
-/** The located errors printed under the header line for `position`. */
-function locationsFor(stdout: string, position: string): string[] {
-  const lines = stdout.split("\n");
-  const at = lines.findIndex((l) => l.startsWith(`${position} `));
-  assert.ok(at >= 0, `no line for ${position}`);
-  const located: string[] = [];
-  for (const l of lines.slice(at + 1)) {
-    if (!l.startsWith("  ")) break;
-    located.push(l.trim().replace(/\s{2,}/, "  "));
-  }
-  return located;
-}
 
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -85,9 +52,20 @@ const modernDefs = readSpecSchema(EXAMPLES_REVISION).$defs as Record<string, Jso
 /** The one official result that is valid only as an InputRequiredResult (README, "Where wymcp is stricter"). */
 const UNCACHED_READ = "ReadResourceResultResponse/read-resource-result-response.json";
 
+/** Runs an example of docs/cli.md with its own arguments: its exit code, an empty stderr, stdout as pinned. */
+function runExample(golden: string): ReturnType<typeof wymcp> {
+  const example = CLI_EXAMPLES.find((e) => e.golden === golden);
+  assert.ok(example, `${golden} is not in test/support/cli-examples.ts`);
+  const run = wymcp(example.args, { input: example.stdin === undefined ? undefined : readFileSync(join(FIXTURES, example.stdin)) });
+  assert.equal(run.status, example.status, run.stdout + run.stderr);
+  assert.equal(run.stderr, "");
+  assertGoldenText(golden, run.stdout);
+  return run;
+}
+
 let tmp = "";
 before(() => {
-  assert.ok(existsSync(CLI), "dist/cli.js is missing: run npm run build (npm test does it first)");
+  assertFreshDist();
   tmp = mkdtempSync(join(tmpdir(), "wymcp-cli-test-"));
 });
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -187,12 +165,24 @@ describe("wymcp check on mutated examples", () => {
   });
 });
 
+describe("the pinned examples", () => {
+  test("every golden output under test/golden/cli/ is an example of docs/cli.md, run by a test below", () => {
+    const goldens = readdirSync(join(repoRoot, "test", "golden", "cli")).map((f) => `cli/${f}`).sort();
+    assert.deepEqual(CLI_EXAMPLES.map((e) => e.golden).sort(), goldens);
+  });
+});
+
 describe("wymcp check on a JSONL capture", () => {
   test("a mix of good, bad, non-JSON, legacy and modern lines: every line judged, exit 1, output as pinned", () => {
-    const run = wymcp(["mixed.jsonl"]);
-    assert.equal(run.status, 1);
-    assert.equal(run.stderr, "");
-    assertGoldenText("cli/mixed.txt", run.stdout);
+    const run = runExample("cli/mixed.txt");
+    // Written from the fixture, not read back from the golden file: each rejection's code and first location.
+    assert.match(lineFor(run.stdout, "mixed.jsonl:4"), /reject +modern \(_meta\) +tools\/call request \(CallToolRequest\) +-32602$/);
+    assert.deepEqual(locationsFor(run.stdout, "mixed.jsonl:4")[0], "/params/arguments  must be object");
+    assert.match(lineFor(run.stdout, "mixed.jsonl:9"), /reject +modern \(_meta\) +prompts\/get request \(GetPromptRequest\) +-32602$/);
+    assert.deepEqual(locationsFor(run.stdout, "mixed.jsonl:9"), ["/params/_meta/io.modelcontextprotocol~1clientCapabilities  is required"]);
+    assert.match(lineFor(run.stdout, "mixed.jsonl:10"), /reject +legacy \(no signal\) +batch \(JSONRPCBatchRequest\) +-32600$/);
+    assert.deepEqual(locationsFor(run.stdout, "mixed.jsonl:10"), ['/1/jsonrpc  must equal "2.0"']);
+    assert.match(lineFor(run.stdout, "mixed.jsonl:7"), /bypass +modern \(_meta\) +notifications\/cancelled notification/);
     assert.match(lineFor(run.stdout, "mixed.jsonl:5"), /reject +- +not JSON/);
     assert.match(lineFor(run.stdout, "mixed.jsonl:11"), /reject +- +not JSON/);
     assert.ok(!run.stdout.includes("mixed.jsonl:6 "), "the blank line is no message");
@@ -204,9 +194,10 @@ describe("wymcp check on a JSONL capture", () => {
   });
 
   test("a single bad message file prints its locations aligned, as pinned", () => {
-    const run = wymcp(["bad-tools-call.json"]);
-    assert.equal(run.status, 1);
-    assertGoldenText("cli/bad-tools-call.txt", run.stdout);
+    const run = runExample("cli/bad-tools-call.txt");
+    assert.match(lineFor(run.stdout, "bad-tools-call.json:1"), /^bad-tools-call\.json:1 +reject +modern \(_meta\) +tools\/call request \(CallToolRequest\) +-32602$/);
+    assert.deepEqual(locationsFor(run.stdout, "bad-tools-call.json:1"), ["/params/name  must be string"]);
+    assert.match(run.stdout, /^1 message: 0 pass, 1 rejected, 0 bypassed$/m);
   });
 
   test("CRLF line ends, a byte-order mark and blank lines are read as a logger writes them", () => {
@@ -263,9 +254,9 @@ describe("wymcp check on standard input", () => {
 
   test('"-" names standard input among files, and --format json reads a pretty-printed message from it', () => {
     const pretty = readFileSync(join(FIXTURES, "bad-tools-call.json"), "utf8");
-    const run = wymcp(["--format", "json", "-"], { input: pretty });
-    assert.equal(run.status, 1);
-    assertGoldenText("cli/stdin-format-json.txt", run.stdout);
+    const run = runExample("cli/stdin-format-json.txt");
+    assert.match(lineFor(run.stdout, "<stdin>:1"), /reject +modern \(_meta\) +tools\/call request \(CallToolRequest\) +-32602$/);
+    assert.deepEqual(locationsFor(run.stdout, "<stdin>:1"), ["/params/name  must be string"]);
     const asLines = wymcp(["-"], { input: pretty });
     assert.match(asLines.stdout, /<stdin>:1 +reject +- +not JSON/, "without --format json, stdin is one message per line");
   });
@@ -335,7 +326,7 @@ describe("wymcp check --json", () => {
 
 describe("wymcp check, outbound (validateMcpResponse)", () => {
   const callToolResult = outboundExamples.find((e) => e.definition === "CallToolResultResponse")!;
-  const exchangeArgs = ["--method", "tools/call", "--header", "MCP-Protocol-Version: 2025-11-25", "exchange.jsonl"];
+  const exchangeArgs = CLI_EXAMPLES.find((e) => e.golden === "cli/exchange.txt")!.args;
   const exchangeLines = readFileSync(join(FIXTURES, "exchange.jsonl"), "utf8").split("\n");
 
   test("a CallToolResult whose content item lacks type is rejected with the location, and passes on framing alone without --method", () => {
@@ -356,10 +347,9 @@ describe("wymcp check, outbound (validateMcpResponse)", () => {
   });
 
   test("--direction auto on a captured exchange: responses and server-only methods out, the rest in, as pinned", () => {
-    const run = wymcp(exchangeArgs);
-    assert.equal(run.status, 1);
-    assert.equal(run.stderr, "");
-    assertGoldenText("cli/exchange.txt", run.stdout);
+    const run = runExample("cli/exchange.txt");
+    assert.match(lineFor(run.stdout, "exchange.jsonl:6"), /reject +legacy \(header\) +out: tools\/call result \(CallToolResult\)$/);
+    assert.match(lineFor(run.stdout, "exchange.jsonl:10"), /reject +- +not JSON +-32700$/);
     assert.ok(locationsFor(run.stdout, "exchange.jsonl:6").includes("/result/content/0/type  is required"));
     assert.deepEqual(locationsFor(run.stdout, "exchange.jsonl:8"), ["/params/uri  is required"]);
     assert.match(run.stdout, /^10 messages: 7 pass, 3 rejected, 0 bypassed$/m);

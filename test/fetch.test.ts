@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import "./support/built.js";
 import { describe, test } from "node:test";
 import { Hono } from "hono";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";

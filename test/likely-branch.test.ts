@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import "./support/built.js";
 import { describe, test } from "node:test";
 import { validateMcpRequest } from "wymcp";
 import { MODERN_META, modernToolsCall } from "./support/messages.js";

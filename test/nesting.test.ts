@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import "./support/built.js";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";

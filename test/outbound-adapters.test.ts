@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import "./support/built.js";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
@@ -11,8 +12,7 @@ import * as z from "zod";
 import { classifyEra } from "wymcp";
 import { wymcpFetch } from "wymcp/fetch";
 import { wymcpNode, type OutboundViolationInfo } from "wymcp/node";
-import { OutboundOptionsError } from "../src/outbound-tap.js";
-import { validateMcpResponse } from "../src/outbound.js";
+import { validateMcpResponse } from "wymcp/outbound";
 import { MODERN_META } from "./support/messages.js";
 
 type Seen = OutboundViolationInfo;
@@ -185,8 +185,8 @@ describe("wymcpNode report mode on a server with deliberately broken results", (
   });
 
   test("report mode without a check, or an unknown mode, throws when the adapter is built", () => {
-    assert.throws(() => wymcpNode({ outbound: "report" }), OutboundOptionsError);
-    assert.throws(() => wymcpFetch({ outbound: "loud" as "report", outboundCheck: validateMcpResponse }), OutboundOptionsError);
+    assert.throws(() => wymcpNode({ outbound: "report" }), { name: "OutboundOptionsError" });
+    assert.throws(() => wymcpFetch({ outbound: "loud" as "report", outboundCheck: validateMcpResponse }), { name: "OutboundOptionsError" });
   });
 });
 

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
+import "./support/built.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import { outbound } from "../generated/outbound.js";
 import { applyErrata } from "../scripts/codegen/select-outbound.js";
-import type { Era } from "../src/era.js";
-import { validateMcpResponse, type OutboundResult } from "../src/outbound.js";
-import { MAX_ANSWER_BYTES } from "../src/validate.js";
+import { MAX_ANSWER_BYTES, type Era } from "wymcp";
+import { validateMcpResponse, type OutboundResult } from "wymcp/outbound";
 import { LEGACY_SERVER_MESSAGES } from "./support/outbound-messages.js";
 import { reference } from "./support/outbound-reference.js";
 import { loadExamples, repoRoot, type JsonObject } from "./support/spec.js";

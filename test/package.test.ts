@@ -54,6 +54,40 @@ describe("package.json's exports are the one list of entries, and its mirrors fo
   });
 });
 
+describe("npm test runs the entry suites against dist/ too", () => {
+  const distRun = (pkg.scripts["test:dist"] ?? "").split(/\s+/).filter((w) => w.startsWith("test/"));
+  // The bin is dist/cli.js in both runs: these suites spawn it, and their in-process imports only cross-check it.
+  const BIN_ONLY = new Set(["test/cli.test.ts", "test/cli-input.test.ts"]);
+
+  test("npm test is the src/ run then the dist/ run, and npm test builds first", () => {
+    assert.equal(pkg.scripts.test, "npm run -s test:src && npm run -s test:dist");
+    assert.match(pkg.scripts["test:dist"] ?? "", /^TSX_TSCONFIG_PATH=tsconfig\.dist\.json node --import tsx --test /);
+  });
+
+  test("every suite that imports an entry of the package by name runs in the dist/ run", () => {
+    const suites = readdirSync(join(repoRoot, "test")).filter((f) => f.endsWith(".test.ts")).map((f) => `test/${f}`);
+    const importsEntry = (file: string) => /^import (?!type)[^;]*from "wymcp(?:\/\w+)?";$/m.test(readFileSync(join(repoRoot, file), "utf8"));
+    const missing = suites.filter((f) => importsEntry(f) && !BIN_ONLY.has(f) && !distRun.includes(f));
+    assert.deepEqual(missing, [], "add these to test:dist in package.json");
+    for (const file of distRun) assert.ok(existsSync(join(repoRoot, file)), file);
+  });
+
+  test("under tsconfig.dist.json every entry resolves through package.json exports to dist/, under tsconfig.json to src/", () => {
+    const specifiers = entries.map((e) => (e.subpath === "." ? "wymcp" : `wymcp/${e.subpath.slice(2)}`));
+    const resolveAll = (tsconfig?: string) => {
+      const env: Record<string, string | undefined> = { ...process.env };
+      delete env.TSX_TSCONFIG_PATH;
+      if (tsconfig) env.TSX_TSCONFIG_PATH = tsconfig;
+      const code = `console.log(JSON.stringify(${JSON.stringify(specifiers)}.map((s) => import.meta.resolve(s))))`;
+      const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: repoRoot, env, encoding: "utf8" });
+      return JSON.parse(out) as string[];
+    };
+    const url = (path: string) => pathToFileURL(join(repoRoot, path)).href;
+    assert.deepEqual(resolveAll("tsconfig.dist.json"), entries.map((e) => url(`dist/${e.name}.js`)));
+    assert.deepEqual(resolveAll(undefined), entries.map((e) => url(e.source)));
+  });
+});
+
 describe("the built dist/", () => {
   before(() => {
     if (!existsSync(join(distDir, "index.js"))) execFileSync("npm", ["run", "-s", "build"], { cwd: repoRoot });

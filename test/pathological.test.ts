@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import "./support/built.js";
 import { ERROR_BUDGET } from "../src/error-budget.js";
 import { describe, test } from "node:test";
 import { LIMITS } from "../src/distill.js";
@@ -89,11 +90,13 @@ describe("pathological inputs get a bounded answer and the process keeps serving
       JSON.parse('{"__proto__":{"polluted":1},"id":1,"result":{}}'),
       JSON.parse('{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"p","arguments":{"__proto__":1}}}'),
     ];
+    // Own members named __proto__ or constructor are plain keys: each body is judged like any other of its kind.
+    const want = {
+      legacy: ["pass request", "pass request", "pass request", "bypass response", "pass request"],
+      modern: ["pass request", "pass request", "pass request", "reject response", "reject request"],
+    };
     for (const era of ["legacy", "modern"] as const) {
-      for (const body of bodies) {
-        const result = validateMcpRequest(body, era);
-        assert.ok(["pass", "bypass", "reject"].includes(result.outcome));
-      }
+      assert.deepEqual(bodies.map((body) => validateMcpRequest(body, era)).map((r) => `${r.outcome} ${r.kind}`), want[era], era);
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, "polluted"), false);

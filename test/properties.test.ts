@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import "./support/built.js";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type ValidationResult } from "wymcp";
 import { CLIENT_RESPONSE, LEGACY_INITIALIZE, MODERN_META, modernToolsCall, NOTIFICATION } from "./support/messages.js";
+import { EXAMPLES_REVISION, specDefinitions } from "./support/spec.js";
 
 // Every string value the generators put in a body carries this character; none may reach an answer.
 const MARK = "\u2063";
@@ -83,8 +85,56 @@ const mutatedMessage = fc.tuple(fc.constantFrom(...BASES), fc.array(mutation, { 
   ([base, mutations]) => mutations.reduce((body, m) => mutate(body, m), markValues(base)),
 );
 
+/** Method → definition of every modern client request, read from the spec's ClientRequest union. */
+const MODERN_METHODS = (() => {
+  const defs = specDefinitions(EXAMPLES_REVISION);
+  const refs = (defs.ClientRequest!.anyOf ?? defs.ClientRequest!.oneOf) as Array<{ $ref: string }>;
+  return new Map(refs.map(({ $ref }) => {
+    const name = $ref.replace("#/$defs/", "");
+    return [(defs[name]!.properties as { method: { const: string } }).method.const, name];
+  }));
+})();
+
+const own = (body: object, key: string) => Object.hasOwn(body, key);
+
+/**
+ * DESIGN §3.1 and §3.3 restated from the spec's words, apart from the implementation: the kind of `body`, and the
+ * verdict its era's rule gives that kind. `undefined` outcome: pass or reject, as the schema decides.
+ */
+function expected(body: unknown, era: Era): { kind: string; outcome?: string; reason?: string } {
+  if (Array.isArray(body)) return era === "legacy" && body.length > 0 ? { kind: "batch" } : { kind: era === "legacy" ? "batch" : "other", outcome: "reject" };
+  if (typeof body !== "object" || body === null) return { kind: "other", outcome: "reject" };
+  if (own(body, "method")) {
+    if (own(body, "id")) return { kind: "request" };
+    return era === "modern" ? { kind: "notification", outcome: "bypass", reason: "modern-notification" } : { kind: "notification" };
+  }
+  if (own(body, "id") && (own(body, "result") || own(body, "error"))) {
+    return era === "legacy" ? { kind: "response", outcome: "bypass", reason: "legacy-response" } : { kind: "response", outcome: "reject" };
+  }
+  return { kind: "other", outcome: "reject" };
+}
+
+/** The verdict is the one DESIGN §3.3 gives, and a rejection is a bounded answer that reflects nothing of the body. */
+function assertVerdict(body: unknown, era: Era, result: ValidationResult): void {
+  const want = expected(body, era);
+  assert.equal(result.kind, want.kind, JSON.stringify(result));
+  if (want.outcome) assert.equal(result.outcome, want.outcome, JSON.stringify(result));
+  if (result.outcome === "bypass") assert.equal(result.reason, want.reason ?? "legacy-response");
+  const method = result.kind === "request" ? (body as { method?: unknown }).method : undefined;
+  const known = era === "modern" && result.kind === "request" && typeof method === "string" ? MODERN_METHODS.get(method) : undefined;
+  if (result.outcome === "pass") {
+    const definition = { batch: "JSONRPCBatchRequest", notification: "JSONRPCNotification", request: known ?? "JSONRPCRequest" }[result.kind];
+    assert.equal(result.definition, definition);
+  }
+  if (result.outcome === "reject") {
+    // -32602 only for a request of a known method; a failed framing or any other kind is -32600.
+    assert.ok(result.response.error.code === -32600 || (known && result.response.error.code === -32602), JSON.stringify(result.response.error));
+    assert.ok((result.response.error.data?.errors.length ?? 0) > 0, "a rejection locates something");
+  }
+  assertWellFormedOutcome(result);
+}
+
 function assertWellFormedOutcome(result: ValidationResult): void {
-  assert.ok(["pass", "bypass", "reject"].includes(result.outcome));
   seen[result.outcome] = (seen[result.outcome] ?? 0) + 1;
   if (result.outcome !== "reject") return;
   const answer = JSON.stringify(result.response);
@@ -97,15 +147,15 @@ function assertWellFormedOutcome(result: ValidationResult): void {
 
 describe("validateMcpRequest properties", () => {
   for (const era of ERAS) {
-    test(`${era}: any JSON value gets one of three outcomes, a bounded answer and no reflection`, () => {
+    test(`${era}: any JSON value gets the verdict of its kind's rule, a bounded answer and no reflection`, () => {
       fc.assert(
-        fc.property(markedJson, (body) => assertWellFormedOutcome(validateMcpRequest(body, era))),
+        fc.property(markedJson, (body) => assertVerdict(body, era, validateMcpRequest(body, era))),
         { numRuns: RUNS, seed: SEED },
       );
     });
-    test(`${era}: mutated valid messages get one of three outcomes, a bounded answer and no reflection`, () => {
+    test(`${era}: mutated valid messages get the verdict of their kind's rule, a bounded answer and no reflection`, () => {
       fc.assert(
-        fc.property(mutatedMessage, (body) => assertWellFormedOutcome(validateMcpRequest(body, era))),
+        fc.property(mutatedMessage, (body) => assertVerdict(body, era, validateMcpRequest(body, era))),
         { numRuns: RUNS, seed: SEED },
       );
     });
@@ -117,7 +167,8 @@ describe("validateMcpRequest properties", () => {
         const body = { jsonrpc: "2.0", id: 1, method: "prompts/get", params: { _meta: MODERN_META, name: "p", arguments: argumentsValue } };
         const result = validateMcpRequest(body, "modern");
         assert.equal(result.outcome, "reject");
-        assertWellFormedOutcome(result);
+        assert.equal(result.response.error.code, -32602);
+        assertVerdict(body, "modern", result);
       }),
       { numRuns: 200, seed: SEED },
     );

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import "./support/built.js";
 import { describe, test } from "node:test";
 import { comparePointers } from "../src/distill.js";
 import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type ValidationResult } from "wymcp";

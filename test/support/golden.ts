@@ -5,11 +5,23 @@ import { fileURLToPath } from "node:url";
 
 const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "golden");
 
+/**
+ * Whether this run rewrites the golden files. Never in CI: there a rewrite would turn every golden check into a
+ * pass, so `UPDATE_GOLDEN=1` with `CI` set (to anything but "false" or "0") throws instead.
+ */
+export function updatingGoldens(env: Record<string, string | undefined> = process.env): boolean {
+  if (env.UPDATE_GOLDEN !== "1") return false;
+  if (env.CI !== undefined && env.CI !== "" && env.CI !== "false" && env.CI !== "0") {
+    throw new Error("UPDATE_GOLDEN=1 refuses to run under CI: golden files are rewritten on a developer's machine and reviewed in the diff");
+  }
+  return true;
+}
+
 /** Compares `value` (as pretty JSON) with `test/golden/<name>.json`; `UPDATE_GOLDEN=1` rewrites the file instead. */
 export function assertGolden(name: string, value: unknown): void {
   const file = join(GOLDEN_DIR, `${name}.json`);
   const actual = JSON.stringify(value, null, 2) + "\n";
-  if (process.env.UPDATE_GOLDEN === "1") {
+  if (updatingGoldens()) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, actual);
     return;
@@ -26,7 +38,7 @@ export function assertGolden(name: string, value: unknown): void {
 /** Compares `text` with `test/golden/<name>` byte for byte (for command output); `UPDATE_GOLDEN=1` rewrites the file. */
 export function assertGoldenText(name: string, text: string): void {
   const file = join(GOLDEN_DIR, name);
-  if (process.env.UPDATE_GOLDEN === "1") {
+  if (updatingGoldens()) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
     return;

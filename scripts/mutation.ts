@@ -1,0 +1,170 @@
+/**
+ * @module `npm run mutation`: Stryker (stryker.config.mjs) mutates the core and the shared host admission, runs the
+ * in-process test subset (test/mutation/*.ts) against each mutant, and writes its JSON report to
+ * reports/mutation/mutation.json; this then writes docs/mutation.md from that report: the score per file, the date,
+ * the machine, how long the run took, and every surviving mutant with its explanation from test/mutation/explained.ts.
+ * Exits 1 when the score is under the target or a survivor is unexplained, after writing the page.
+ * `-- --report-only` rewrites the page from the last report without running Stryker.
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { explanationFor, type Survivor } from "../test/mutation/explained.js";
+
+const root = resolve(fileURLToPath(import.meta.url), "../..");
+const REPORT = join(root, "reports", "mutation", "mutation.json");
+const INCREMENTAL = join(root, "reports", "mutation", "stryker-incremental.json");
+/** How the last run went (Stryker's report has no duration), for `--report-only`. */
+const RUN = join(root, "reports", "mutation", "run.json");
+const PAGE = join(root, "docs", "mutation.md");
+/**
+ * What the tests are, beyond the group files Stryker sees: its incremental mode notices a change to a group file but
+ * not to the suites it imports, so any change here drops the incremental results and the run is a full one.
+ */
+const TEST_SIDE = ["test", "generated", "bench", "tsconfig.json", "stryker.config.mjs", "package-lock.json"];
+
+function fingerprint(): string {
+  const hash = createHash("sha256");
+  for (const entry of TEST_SIDE) {
+    const full = join(root, entry);
+    const files = statSync(full).isDirectory()
+      ? readdirSync(full, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name)).sort()
+      : [full];
+    // The explanations change no verdict, and editing them must not cost a full run.
+    for (const file of files.filter((f) => !f.endsWith("explained.ts"))) hash.update(file.slice(root.length)).update(readFileSync(file));
+  }
+  return hash.digest("hex");
+}
+
+/** Killed and timed out over all valid mutants, in percent. */
+export const TARGET_SCORE = 85;
+
+interface Mutant {
+  id: string;
+  mutatorName: string;
+  replacement?: string;
+  status: "Killed" | "Survived" | "NoCoverage" | "Timeout" | "CompileError" | "RuntimeError" | "Ignored" | "Pending";
+  location: { start: { line: number; column: number }; end: { line: number; column: number } };
+}
+
+interface Report {
+  files: Record<string, { source: string; mutants: Mutant[] }>;
+}
+
+interface Tally {
+  file: string;
+  killed: number;
+  timeout: number;
+  survived: number;
+  noCoverage: number;
+  invalid: number;
+}
+
+const score = (t: Tally) => {
+  const valid = t.killed + t.timeout + t.survived + t.noCoverage;
+  return valid === 0 ? 100 : (100 * (t.killed + t.timeout)) / valid;
+};
+
+/** The text a mutant replaced, from its 1-based line and column range. */
+function originalOf(source: string, { start, end }: Mutant["location"]): string {
+  const lines = source.split("\n");
+  if (start.line === end.line) return lines[start.line - 1]!.slice(start.column - 1, end.column - 1);
+  const middle = lines.slice(start.line, end.line - 1);
+  return [lines[start.line - 1]!.slice(start.column - 1), ...middle, lines[end.line - 1]!.slice(0, end.column - 1)].join("\n");
+}
+
+const oneLine = (text: string, max = 90) => {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+const code = (text: string) => `\`${text.replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
+
+export function renderPage(report: Report, run: { minutes: number | undefined; incremental: boolean; date: string }): { page: string; total: number; unexplained: number } {
+  const tallies: Tally[] = [];
+  const survivors: Array<Survivor & { line: number; status: string; reason: string | undefined }> = [];
+  for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
+    const t: Tally = { file, killed: 0, timeout: 0, survived: 0, noCoverage: 0, invalid: 0 };
+    for (const m of mutants) {
+      if (m.status === "Killed") t.killed++;
+      else if (m.status === "Timeout") t.timeout++;
+      else if (m.status === "Survived" || m.status === "NoCoverage") {
+        if (m.status === "Survived") t.survived++;
+        else t.noCoverage++;
+        const survivor: Survivor = { file, mutator: m.mutatorName, original: originalOf(source, m.location), replacement: m.replacement ?? "" };
+        survivors.push({ ...survivor, line: m.location.start.line, status: m.status, reason: explanationFor(survivor) });
+      } else t.invalid++;
+    }
+    tallies.push(t);
+  }
+  const sum: Tally = { file: "all", killed: 0, timeout: 0, survived: 0, noCoverage: 0, invalid: 0 };
+  for (const t of tallies) for (const k of ["killed", "timeout", "survived", "noCoverage", "invalid"] as const) sum[k] += t[k];
+  const total = score(sum);
+  const unexplained = survivors.filter((s) => s.reason === undefined).length;
+  const cpu = cpus();
+  const row = (t: Tally) => `| ${t.file === "all" ? "**all**" : `\`${t.file}\``} | ${t.killed + t.timeout + t.survived + t.noCoverage} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.noCoverage} | ${score(t).toFixed(1)} % |`;
+  const lines = [
+    "# Mutation testing",
+    "",
+    "<!-- Written by `npm run mutation` (scripts/mutation.ts) from reports/mutation/mutation.json; do not edit. -->",
+    "",
+    "`npm run mutation` runs StrykerJS (`stryker.config.mjs`) on the core (`validate`, `distill`, `era`, `depth`,",
+    "`envelope`, `classify-message`, `likely-branch`) and the shared host admission (`admit`): each mutant is a small",
+    "change to the source, and the in-process test subset (`test/mutation/core.ts`, `test/mutation/hosts.ts`) must",
+    "fail against it. The score is killed and timed-out mutants over all valid ones (no coverage counts as survived).",
+    `Target: ≥ ${TARGET_SCORE} %. Each survivor below is either explained (an equivalent mutant, or why no test can see`,
+    "it) in `test/mutation/explained.ts`, or marked **unexplained**, which makes the command exit 1.",
+    "",
+    `Run ${run.date} on ${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}` +
+      (run.minutes === undefined ? "." : `: ${run.minutes.toFixed(1)} minutes${run.incremental ? " (incremental: results of unchanged mutants and tests reused)" : " (a full run, nothing reused)"}.`),
+    "",
+    `**Mutation score: ${total.toFixed(1)} %** (${sum.killed} killed, ${sum.timeout} timed out, ${sum.survived} survived, ${sum.noCoverage} without coverage${sum.invalid ? `, ${sum.invalid} invalid` : ""}).`,
+    "",
+    "| file | mutants | killed | timed out | survived | no coverage | score |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...tallies.map(row),
+    row(sum),
+    "",
+    "## Surviving mutants",
+    "",
+  ];
+  if (survivors.length === 0) lines.push("None.");
+  else {
+    lines.push("| where | mutator | original → replacement | why it survives |", "|---|---|---|---|");
+    for (const s of survivors) {
+      const why = s.reason ?? "**unexplained**: kill it with a test, or explain it in test/mutation/explained.ts";
+      lines.push(`| \`${s.file}:${s.line}\`${s.status === "NoCoverage" ? " (no coverage)" : ""} | ${s.mutator} | ${code(oneLine(s.original))} → ${code(oneLine(s.replacement))} | ${why} |`);
+    }
+  }
+  return { page: `${lines.join("\n")}\n`, total, unexplained };
+}
+
+function main(): void {
+  const reportOnly = process.argv.includes("--report-only");
+  const last = existsSync(RUN) ? (JSON.parse(readFileSync(RUN, "utf8")) as { minutes?: number; incremental: boolean; date: string; tests?: string }) : undefined;
+  const tests = fingerprint();
+  if (!reportOnly && last?.tests !== tests) rmSync(INCREMENTAL, { force: true });
+  let run = { minutes: undefined as number | undefined, incremental: existsSync(INCREMENTAL), date: new Date().toISOString().slice(0, 10), tests };
+  if (reportOnly && last) run = { minutes: last.minutes, incremental: last.incremental, date: last.date, tests: last.tests ?? tests };
+  if (!reportOnly) {
+    const started = performance.now();
+    // The sandbox sits two levels down, where ../shared/mcp-spec (the tests' default) does not resolve.
+    const env = { ...process.env, MCP_SPEC_DIR: process.env.MCP_SPEC_DIR ?? resolve(root, "../shared/mcp-spec") };
+    const stryker = spawnSync(process.execPath, [join(root, "node_modules", "@stryker-mutator", "core", "bin", "stryker.js"), "run", "stryker.config.mjs"], { cwd: root, env, stdio: "inherit" });
+    if (stryker.status !== 0) {
+      console.error(`stryker exited with ${stryker.status}`);
+      process.exit(stryker.status ?? 1);
+    }
+    run.minutes = (performance.now() - started) / 60_000;
+    writeFileSync(RUN, JSON.stringify(run));
+  }
+  const report = JSON.parse(readFileSync(REPORT, "utf8")) as Report;
+  const { page, total, unexplained } = renderPage(report, run);
+  writeFileSync(PAGE, page);
+  console.log(`docs/mutation.md: score ${total.toFixed(1)} %, ${unexplained} unexplained survivor(s)`);
+  if (total < TARGET_SCORE || unexplained > 0) process.exitCode = 1;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

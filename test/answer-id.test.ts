@@ -1,0 +1,40 @@
+/** The id of an answer: the client's own only when it is a valid MCP request id of bounded size (128 as JSON). */
+import assert from "node:assert/strict";
+import "./support/built.js";
+import { describe, test } from "node:test";
+import { validateMcpRequest, type JsonRpcId } from "wymcp";
+
+const answered = (id: unknown): JsonRpcId => {
+  const result = validateMcpRequest({ jsonrpc: "1.0", id, method: "m" }, "legacy");
+  assert.equal(result.outcome, "reject");
+  return result.response.id;
+};
+
+describe("the id an answer echoes", () => {
+  test("integers are echoed up to the largest safe one, negative and zero included", () => {
+    for (const id of [0, -5, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]) assert.equal(answered(id), id);
+    for (const id of [Number.MAX_SAFE_INTEGER + 1, 2.5, 1e300]) assert.equal(answered(id), null, String(id));
+  });
+
+  test("a string is echoed while it is at most 128 characters as JSON", () => {
+    assert.equal(answered("a".repeat(126)), "a".repeat(126));
+    assert.equal(answered("a".repeat(127)), null);
+    assert.equal(answered(""), "");
+  });
+
+  test("a short string is echoed whatever it holds: 21 units stay within 128 even escaped six-fold", () => {
+    const controls = "\u0001".repeat(21);
+    assert.equal(JSON.stringify(controls).length, 128);
+    assert.equal(answered(controls), controls);
+    assert.equal(answered("\u0001".repeat(22)), null);
+    assert.equal(answered(`${"\u0001".repeat(20)}${"a".repeat(6)}`), `${"\u0001".repeat(20)}${"a".repeat(6)}`);
+  });
+
+  test("anything else is answered null: booleans, objects, arrays, null, a missing id", () => {
+    for (const id of [true, {}, [1], null]) assert.equal(answered(id), null, JSON.stringify(id));
+    const result = validateMcpRequest({ jsonrpc: "2.0", method: 5 }, "legacy");
+    assert.equal(result.outcome === "reject" && result.response.id, null);
+    const batch = validateMcpRequest([{ jsonrpc: "1.0", id: 3, method: "m" }], "legacy");
+    assert.equal(batch.outcome === "reject" && batch.response.id, null);
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * The `wymcp check` runs whose output is pinned in test/golden/cli/: test/cli.test.ts runs each with these very
+ * arguments, and scripts/render-cli-docs.ts shows each in docs/cli.md, so a command in the docs is the command tested.
+ */
+export interface CliExample {
+  /** The golden file under test/golden/, holding stdout. */
+  golden: string;
+  /** Arguments after `wymcp check`, run in test/fixtures/cli/. */
+  args: string[];
+  /** A fixture piped to standard input. */
+  stdin?: string;
+  /** The exit code. */
+  status: number;
+  /** What the example shows, one sentence for the docs. */
+  caption: string;
+  /** Show the input file (`cat`) before the run. */
+  showInput?: string;
+}
+
+export const CLI_EXAMPLES: readonly CliExample[] = [
+  {
+    golden: "cli/bad-tools-call.txt",
+    args: ["bad-tools-call.json"],
+    showInput: "bad-tools-call.json",
+    status: 1,
+    caption: "One message in a `.json` file (pretty-printed is fine): a modern `tools/call` whose `name` is an array.",
+  },
+  {
+    golden: "cli/stdin-format-json.txt",
+    args: ["--format", "json", "-"],
+    stdin: "bad-tools-call.json",
+    status: 1,
+    caption: "The same message piped in: `-` names standard input, and `--format json` reads it whole instead of line by line.",
+  },
+  {
+    golden: "cli/mixed.txt",
+    args: ["mixed.jsonl"],
+    status: 1,
+    caption: "A capture, one message per line (line 6 is blank; lines 5 and 11 were cut off by the logger), both eras mixed.",
+  },
+  {
+    golden: "cli/exchange.txt",
+    args: ["--method", "tools/call", "--header", "MCP-Protocol-Version: 2025-11-25", "exchange.jsonl"],
+    status: 1,
+    caption:
+      "A legacy exchange, both directions: the server's messages are judged as `wymcp/outbound` judges them, the results by the `--method` they answer.",
+  },
+];
+
+/** `args` as a shell would need them typed. */
+export function shellWords(args: readonly string[]): string {
+  return args.map((a) => (/^[\w./=-]+$/.test(a) ? a : JSON.stringify(a))).join(" ");
+}
