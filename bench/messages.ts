@@ -3,7 +3,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Era } from "../src/era.js";
+import type { Era } from "../src/core/era.js";
 
 export interface BenchMessage {
   key: string;

@@ -5,8 +5,8 @@
 import type { ValidateFunction } from "ajv";
 import type * as Zod from "@modelcontextprotocol/core";
 import type { Validator } from "../generated/validator.js";
-import type { validateMcpRequest as ValidateMcpRequest } from "../src/validate.js";
-import { entriesLength } from "../src/distill.js";
+import type { validateMcpRequest as ValidateMcpRequest } from "../src/core/validate.js";
+import { entriesLength } from "../src/core/distill.js";
 import { compileLoop, spread, timeBox, warm, type Spread } from "./measure.js";
 import type { BenchMessage, BenchMessages } from "./messages.js";
 

@@ -19,7 +19,7 @@ import { errorCase, longErrorCase, messageCases, runCase, type Subjects, type Ti
 import { caseTable, derive, sizeTable, startupTable, targets, targetsTable } from "./report.js";
 import { measureSizes } from "./size.js";
 import { bytesExceedDepth } from "./depth-scan.js";
-import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../src/depth.js";
+import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../src/core/depth.js";
 import { measureBreaks, breaksTable } from "./nesting.js";
 import { floodTable, runHttpFlood, type HttpSettings } from "./http.js";
 import { outboundCases, outboundMessages } from "./outbound.js";

@@ -18,7 +18,7 @@ const root = resolve(fileURLToPath(import.meta.url), "../..");
  * Modules of the core that the other entries import from `./index.js` rather than bundle: the validator and, through
  * it, the generated code (~175 KB). Every value they import from these must be exported by src/index.ts.
  */
-const FROM_CORE = ["src/validate.ts", "src/era.ts"];
+const FROM_CORE = ["src/core/validate.ts", "src/core/era.ts"];
 
 /** Sends the other entries' imports of `FROM_CORE` modules to the built core, `./index.js` beside them. */
 const importTheCore: Plugin = {
@@ -81,11 +81,11 @@ async function main(): Promise<void> {
   if (core?.subpath !== ".") throw new Error('the first entry of exports must be "."');
   // One module: each extra module a cold import loads costs about as much as a tenth of the whole core.
   await build({ ...common, entryPoints: [{ in: core.source, out: core.name }] });
-  // A bin runs on Node only, so its source is named like the other Node-only module: dist/<name>.js from src/node-<name>.ts.
+  // A bin is a Node-only command line: dist/<name>.js from src/cli/node-<name>.ts.
   const bins = Object.values(pkg.bin ?? {}).map((file) => {
     const name = /^dist\/([\w-]+)\.js$/.exec(file)?.[1];
     if (!name) throw new Error(`bin ${JSON.stringify(file)} must be dist/<name>.js`);
-    return { source: `src/node-${name}.ts`, name };
+    return { source: `src/cli/node-${name}.ts`, name };
   });
   await build({
     ...common,

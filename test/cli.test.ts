@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { autoDirection, colourEnabled, LineSplitter, printable, SERVER_ONLY_METHODS } from "../src/node-cli.js";
+import { autoDirection, colourEnabled, LineSplitter, printable, SERVER_ONLY_METHODS } from "../src/cli/node-cli.js";
 import { classifyEra } from "wymcp";
 import { wymcpFetch, wymcpOf } from "wymcp/fetch";
 import { validateMcpResponse } from "wymcp/outbound";

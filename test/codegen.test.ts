@@ -84,8 +84,8 @@ describe("npm run codegen -- --check", { concurrency: true }, () => {
   function copyRepo(): string {
     const dir = mkdtempSync(join(tmpdir(), "wymcp-codegen-"));
     temps.push(dir);
-    // src/error-budget.ts: the one runtime constant codegen writes into the validators.
-    for (const part of ["package.json", "scripts", "schemas", "generated", "src/error-budget.ts"]) {
+    // src/core/error-budget.ts: the one runtime constant codegen writes into the validators.
+    for (const part of ["package.json", "scripts", "schemas", "generated", "src/core/error-budget.ts"]) {
       cpSync(join(repoRoot, part), join(dir, part), { recursive: true });
     }
     symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");

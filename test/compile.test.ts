@@ -7,9 +7,9 @@ import { pathToFileURL } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import ts from "typescript";
-import { structureKey } from "../src/compile/canonical.js";
-import { runCompile } from "../src/compile/command.js";
-import { generate, WYMCP_VERSION } from "../src/compile/generate.js";
+import { structureKey } from "../src/cli/compile/canonical.js";
+import { runCompile } from "../src/cli/compile/command.js";
+import { generate, WYMCP_VERSION } from "../src/cli/compile/generate.js";
 import { random, Sampler } from "./support/schema-samples.js";
 import { repoRoot } from "./support/spec.js";
 

@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import fc from "fast-check";
 import { validateMcpRequest } from "wymcp";
 import { DEFAULT_MAX_DEPTH } from "wymcp/node";
-import { exceedsDepth } from "../src/depth.js";
+import { exceedsDepth } from "../src/core/depth.js";
 import { bytesExceedDepth } from "../bench/depth-scan.js";
 import { MODERN_META, modernToolsCall } from "./support/messages.js";
 

@@ -5,7 +5,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { eras } from "../generated/index.js";
 import type { Validator } from "../generated/validator.js";
-import { classifyMessage } from "../src/classify-message.js";
+import { classifyMessage } from "../src/core/classify-message.js";
 import type { Era } from "wymcp";
 import { loadExamples, readSpecSchema } from "./support/spec.js";
 import { mutateAt as mutate } from "./support/mutate.js";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe as suite, test } from "node:test";
 import type { ValidationError } from "../generated/validator.js";
-import { describe, escapePointer, LIMITS } from "../src/distill.js";
+import { describe, escapePointer, LIMITS } from "../src/core/distill.js";
 
 const error = (keyword: string, params: Record<string, unknown>, instancePath = "/params/x"): ValidationError =>
   ({ keyword, params, instancePath, schemaPath: "#/x" }) as ValidationError;

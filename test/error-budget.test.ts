@@ -12,8 +12,8 @@ import { compactCode } from "../scripts/codegen/compact-code.js";
 import { compileValidators, UnsupportedKeywordError } from "../scripts/codegen/compile-validators.js";
 import type { Selection } from "../scripts/codegen/select-definitions.js";
 import { validateMcpResponse } from "../src/outbound.js";
-import { validateMcpRequest } from "../src/validate.js";
-import { ERROR_BUDGET } from "../src/error-budget.js";
+import { validateMcpRequest } from "../src/core/validate.js";
+import { ERROR_BUDGET } from "../src/core/error-budget.js";
 import { repoRoot } from "./support/spec.js";
 
 const generatedModules = readdirSync(join(repoRoot, "generated"), { recursive: true, encoding: "utf8" })

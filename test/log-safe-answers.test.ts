@@ -7,10 +7,10 @@ import { MAX_ANSWER_BYTES, validateMcpRequest, type JsonRpcErrorResponse, type R
 import { wymcpFetch } from "wymcp/fetch";
 import { wymcpNode } from "wymcp/node";
 import type { ValidationError } from "../generated/validator.js";
-import { distill, LIMITS } from "../src/distill.js";
-import { answerId } from "../src/envelope.js";
-import { hasUnsafeUnit, SEGMENT_LENGTH } from "../src/log-safe.js";
-import { renderHuman } from "../src/node-cli.js";
+import { distill, LIMITS } from "../src/core/distill.js";
+import { answerId } from "../src/core/envelope.js";
+import { hasUnsafeUnit, SEGMENT_LENGTH } from "../src/core/log-safe.js";
+import { renderHuman } from "../src/cli/node-cli.js";
 import { MODERN_META } from "./support/messages.js";
 
 /** A key that would forge a log line: clear the screen, end the line, ring, and a Unicode line separator. */

@@ -51,9 +51,9 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe("the runtime never compiles a schema", () => {
-  // src/compile/ is `wymcp compile`, a build-time command that compiles by design; no runtime entry loads it
+  // src/cli/compile/ is `wymcp compile`, a build-time command that compiles by design; no runtime entry loads it
   // (test/compile-lean-entries.test.ts follows their import graphs).
-  const files = sourceFiles(join(repoRoot, "src")).filter((file) => !relative(join(repoRoot, "src"), file).startsWith(`compile${sep}`));
+  const files = sourceFiles(join(repoRoot, "src")).filter((file) => !relative(join(repoRoot, "src"), file).startsWith(`cli${sep}compile${sep}`));
   test("src/ has source files to check", () => assert.ok(files.length > 0));
   for (const file of files) {
     const name = relative(repoRoot, file);

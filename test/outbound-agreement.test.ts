@@ -17,7 +17,7 @@ import { after, before, describe, test } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { launchExample, type LaunchedExample } from "../examples/launch.js";
-import type { Era } from "../src/era.js";
+import type { Era } from "../src/core/era.js";
 import { validateMcpResponse } from "../src/outbound.js";
 import { readSpecSchema, repoRoot, type JsonObject } from "./support/spec.js";
 

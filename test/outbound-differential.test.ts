@@ -3,7 +3,7 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { outbound } from "../generated/outbound.js";
 import type { Validator } from "../generated/validator.js";
-import type { Era } from "../src/era.js";
+import type { Era } from "../src/core/era.js";
 import { validateMcpResponse } from "../src/outbound.js";
 import { LEGACY_SERVER_MESSAGES } from "./support/outbound-messages.js";
 import { reference, referenceVerdict, steps, type Reference } from "./support/outbound-reference.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Era } from "../src/era.js";
-import { createTap, type OutboundCheck } from "../src/outbound-tap.js";
+import type { Era } from "../src/core/era.js";
+import { createTap, type OutboundCheck } from "../src/hosts/outbound-tap.js";
 
 /** A tap whose check records what it is given (and fails everything), over the given pieces. */
 function run(type: string, pieces: Array<string | Uint8Array>, { body, limit, era = "modern" }: { body?: unknown; limit?: number; era?: Era } = {}) {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import "./support/built.js";
-import { ERROR_BUDGET } from "../src/error-budget.js";
+import { ERROR_BUDGET } from "../src/core/error-budget.js";
 import { describe, test } from "node:test";
-import { LIMITS } from "../src/distill.js";
+import { LIMITS } from "../src/core/distill.js";
 import { MAX_ANSWER_BYTES, validateMcpRequest } from "wymcp";
 import { MODERN_META, modernToolsCall } from "./support/messages.js";
 

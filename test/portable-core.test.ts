@@ -6,8 +6,8 @@ import { before, describe, test } from "node:test";
 import { runInContext, createContext } from "node:vm";
 import { build } from "esbuild";
 import fc from "fast-check";
-import { jsonStringLength, utf8Length } from "../src/utf8-length.js";
-import { entriesLength, LIMITS } from "../src/distill.js";
+import { jsonStringLength, utf8Length } from "../src/core/utf8-length.js";
+import { entriesLength, LIMITS } from "../src/core/distill.js";
 import { LONG_ERROR_LIST_PROMPTS_GET, modernToolsCall } from "./support/messages.js";
 import { repoRoot } from "./support/spec.js";
 

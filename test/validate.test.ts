@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import "./support/built.js";
 import { describe, test } from "node:test";
-import { comparePointers } from "../src/distill.js";
+import { comparePointers } from "../src/core/distill.js";
 import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type ValidationResult } from "wymcp";
 import { CLIENT_ERROR_RESPONSE, CLIENT_RESPONSE, LEGACY_INITIALIZE, MODERN_META, modernToolsCall, NOTIFICATION } from "./support/messages.js";
 

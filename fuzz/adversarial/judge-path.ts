@@ -3,12 +3,12 @@
  * inbound the nesting bound, classifyEra and validateMcpRequest (admit.ts); outbound validateMcpResponse; and the
  * CLI's `judge` (node-cli.ts), which parses the bytes itself. Used by the bench, the tests and the HTTP fuzzer.
  */
-import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../../src/depth.js";
-import { classifyEra } from "../../src/era.js";
-import { judge as cliJudge, type Verdict } from "../../src/node-cli.js";
+import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../../src/core/depth.js";
+import { classifyEra } from "../../src/core/era.js";
+import { judge as cliJudge, type Verdict } from "../../src/cli/node-cli.js";
 import { validateMcpResponse } from "../../src/outbound.js";
-import { validateMcpRequest } from "../../src/validate.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../../src/admit.js";
+import { validateMcpRequest } from "../../src/core/validate.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../../src/hosts/admit.js";
 import type { Target } from "./cases.js";
 
 export { DEFAULT_MAX_BODY_BYTES };

@@ -10,7 +10,7 @@
  * a callee's first errors only up to the budget, so past it a list grows by one error per failed branch and
  * union on the way out (their anyOf errors, which the runtime needs to pick the likely branch), not per item.
  */
-import { ERROR_BUDGET } from "../../src/error-budget.js";
+import { ERROR_BUDGET } from "../../src/core/error-budget.js";
 
 export { ERROR_BUDGET };
 

@@ -6,7 +6,7 @@ import names from "ajv/dist/compile/names.js";
 /**
  * The generated code's one helper, as the source emitted once per module: marks every error a failed
  * anyOf branch produced with the union, the instance location of the union, and the branch. The runtime
- * uses the marks to keep the branch the client most likely meant (src/likely-branch.ts). Kept as text,
+ * uses the marks to keep the branch the client most likely meant (src/core/likely-branch.ts). Kept as text,
  * not as a function's `toString()`, so the bytes do not depend on how this file was transpiled; the
  * keyword is therefore for standalone code only (a run-time compile would find no function to call).
  */

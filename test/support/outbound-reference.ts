@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import type { Era } from "../../src/era.js";
+import type { Era } from "../../src/core/era.js";
 import { readSpecSchema, repoRoot, type JsonObject } from "./spec.js";
 
 const schemasDir = join(repoRoot, "schemas");

@@ -429,7 +429,7 @@ const LIMITS = {"examinedErrors":1000,"locations":8,"messagesPerLocation":4,"loc
 // A list this long was cut short by the validator (scripts/codegen/error-budget.ts): the count reads "N+".
 const ERROR_BUDGET = 64;
 
-// Of a failed anyOf, keeps the errors of the branch the caller most likely meant (src/likely-branch.ts).
+// Of a failed anyOf, keeps the errors of the branch the caller most likely meant (src/core/likely-branch.ts).
 function keepLikelyBranches(errors) {
   let unions;
   for (const error of errors) {
@@ -506,7 +506,7 @@ function messageFor(error) {
 
 const UNION_MESSAGE = "must match one of the allowed shapes";
 
-// JSON Pointers segment by segment, array indices numerically, so /items/2 precedes /items/10 (src/distill.ts).
+// JSON Pointers segment by segment, array indices numerically, so /items/2 precedes /items/10 (src/core/distill.ts).
 function comparePointers(a, b) {
   const x = a.split("/");
   const y = b.split("/");

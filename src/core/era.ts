@@ -1,4 +1,4 @@
-import { eras } from "../generated/index.js";
+import { eras } from "../../generated/index.js";
 import {
   hasEnvelopeClaim,
   isJsonRpcMessage,

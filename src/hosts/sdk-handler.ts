@@ -2,7 +2,7 @@
  * @module sdk-handler: what the gates need of the official SDK's `createMcpHandler(...)` result, typed
  * structurally so that wymcp carries no dependency on the SDK, not even a type import.
  */
-import { classifyEra, type Era } from "./era.js";
+import { classifyEra, type Era } from "../core/era.js";
 
 /** The options the SDK's `fetch` face takes beside the request. */
 export interface McpFetchOptions<A = unknown> {

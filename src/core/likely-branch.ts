@@ -1,4 +1,4 @@
-import type { ValidationError } from "../generated/validator.js";
+import type { ValidationError } from "../../generated/validator.js";
 
 /** Errors as the generated validators leave them: a failed anyOf branch's carry `[union, at, branch]` triples. */
 type TaggedError = ValidationError & { branches?: Array<number | string> };

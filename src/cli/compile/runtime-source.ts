@@ -1,13 +1,13 @@
 /**
  * @module runtime-source: the code every module `wymcp compile` writes carries beside the validators, as text.
  * Kept as text, not as functions' `toString()`, so the output's bytes do not depend on how wymcp was transpiled.
- * It holds: the structure key (the same as canonical.ts), the error distiller (the ideas of src/distill.ts and
- * src/likely-branch.ts: one entry per location, the likely anyOf branch, bounded, no value reflected, control
+ * It holds: the structure key (the same as canonical.ts), the error distiller (the ideas of src/core/distill.ts and
+ * src/core/likely-branch.ts: one entry per location, the likely anyOf branch, bounded, no value reflected, control
  * characters escaped), and the provider the SDK calls.
  */
 
 /** Bounds of one error message, whatever the input. */
-import { ERROR_BUDGET } from "../error-budget.js";
+import { ERROR_BUDGET } from "../../core/error-budget.js";
 
 export const MESSAGE_LIMITS = { examinedErrors: 1000, locations: 8, messagesPerLocation: 4, locationLength: 120 } as const;
 
@@ -44,7 +44,7 @@ const LIMITS = ${JSON.stringify(MESSAGE_LIMITS)};
 // A list this long was cut short by the validator (scripts/codegen/error-budget.ts): the count reads "N+".
 const ERROR_BUDGET = ${ERROR_BUDGET};
 
-// Of a failed anyOf, keeps the errors of the branch the caller most likely meant (src/likely-branch.ts).
+// Of a failed anyOf, keeps the errors of the branch the caller most likely meant (src/core/likely-branch.ts).
 function keepLikelyBranches(errors) {
   let unions;
   for (const error of errors) {
@@ -121,7 +121,7 @@ function messageFor(error) {
 
 const UNION_MESSAGE = "must match one of the allowed shapes";
 
-// JSON Pointers segment by segment, array indices numerically, so /items/2 precedes /items/10 (src/distill.ts).
+// JSON Pointers segment by segment, array indices numerically, so /items/2 precedes /items/10 (src/core/distill.ts).
 function comparePointers(a, b) {
   const x = a.split("/");
   const y = b.split("/");

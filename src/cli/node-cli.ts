@@ -8,14 +8,14 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { runCompileCommand } from "./compile/entry.js";
-import { DEFAULT_MAX_BODY_BYTES, readLimited } from "./admit.js";
-import { errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse } from "./envelope.js";
-import { cutEscaped } from "./log-safe.js";
-import { classifyEra, type Era, type EraSignal } from "./era.js";
+import { DEFAULT_MAX_BODY_BYTES, readLimited } from "../hosts/admit.js";
+import { errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse } from "../core/envelope.js";
+import { cutEscaped } from "../core/log-safe.js";
+import { classifyEra, type Era, type EraSignal } from "../core/era.js";
 // The era revisions from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
-import { outbound as eras } from "../generated/outbound.js";
-import { validateMcpResponse, type OutboundKind, type OutboundViolations } from "./outbound.js";
-import { validateMcpRequest, type ValidationResult } from "./validate.js";
+import { outbound as eras } from "../../generated/outbound.js";
+import { validateMcpResponse, type OutboundKind, type OutboundViolations } from "../outbound/validate-response.js";
+import { validateMcpRequest, type ValidationResult } from "../core/validate.js";
 
 export const USAGE = `Usage: wymcp check [options] [file ...]
 

@@ -1,4 +1,4 @@
-import type { ValidationError } from "../generated/validator.js";
+import type { ValidationError } from "../../generated/validator.js";
 import type { InvalidRequestData, LocatedError } from "./envelope.js";
 import { ERROR_BUDGET } from "./error-budget.js";
 import { keepLikelyBranches } from "./likely-branch.js";

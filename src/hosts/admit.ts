@@ -2,10 +2,10 @@
  * @module admit: the host-independent half of the middleware adapters: the checks made on the
  * headers, the bounded reading of a body, and the decision about what to do with it.
  */
-import { answerId, errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
-import type { Era } from "./era.js";
-import { validateMcpRequest, type JudgedKind, type ValidationResult } from "./validate.js";
-import { DEFAULT_MAX_DEPTH, exceedsDepth } from "./depth.js";
+import { answerId, errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse, type JsonRpcId } from "../core/envelope.js";
+import type { Era } from "../core/era.js";
+import { validateMcpRequest, type JudgedKind, type ValidationResult } from "../core/validate.js";
+import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../core/depth.js";
 
 export { DEFAULT_MAX_DEPTH };
 

@@ -5,8 +5,8 @@
  * The check is injected (`outboundCheck: validateMcpResponse` from `wymcp/outbound`), so the inbound
  * entry never loads the outbound validators.
  */
-import type { JsonRpcId, LocatedError } from "./envelope.js";
-import type { Era } from "./era.js";
+import type { JsonRpcId, LocatedError } from "../core/envelope.js";
+import type { Era } from "../core/era.js";
 
 /** Violations distilled like an inbound rejection: one entry per location, bounded, no values of the message. */
 export interface OutboundViolations {

@@ -1,5 +1,5 @@
-import { batches, eras } from "../generated/index.js";
-import type { Validator, ValidationError } from "../generated/validator.js";
+import { batches, eras } from "../../generated/index.js";
+import type { Validator, ValidationError } from "../../generated/validator.js";
 import { classifyMessage, type MessageKind } from "./classify-message.js";
 import { distill } from "./distill.js";
 import { ERROR_BUDGET } from "./error-budget.js";

@@ -7,7 +7,7 @@ import { once } from "node:events";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
-import { answerId } from "./envelope.js";
+import { answerId } from "../core/envelope.js";
 import { wymcpNode, type NextFunction, type NodeOptions } from "./node-http.js";
 import { eraCallback, type EraOption, type McpFetchHandler } from "./sdk-handler.js";
 

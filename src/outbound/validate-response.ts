@@ -1,0 +1,137 @@
+/**
+ * @module outbound: checks what a server sends (results, errors, notifications, legacy server requests)
+ * against the era's schema, with the result judged by the method of the request it answers.
+ * A separate entry (`wymcp/outbound`): the inbound runtime never loads these validators.
+ */
+import { outbound } from "../../generated/outbound.js";
+import type { ValidationError, Validator } from "../../generated/validator.js";
+import { distill } from "../core/distill.js";
+import type { Era } from "../core/era.js";
+import type { OutboundViolations } from "../hosts/outbound-tap.js";
+
+/** What a server-sent message is, judged by its members alone. */
+export type OutboundKind = "result" | "error" | "notification" | "request" | "other";
+
+export type { OutboundViolations };
+
+export type OutboundResult =
+  /** The message conforms; `definition` names the most specific definition it was judged against. */
+  | { outcome: "pass"; kind: OutboundKind; definition: string }
+  /** The message does not conform: a bug of the server's (or of the client's, for a legacy client's result). */
+  | { outcome: "violation"; kind: OutboundKind; definition: string; violations: OutboundViolations };
+
+export interface ResponseContext {
+  /** The era the exchange is in; unset (or unknown) reads as legacy, as inbound. */
+  era?: Era;
+  /** For a response: the method of the request it answers. Notifications and requests carry their own. */
+  method?: string;
+}
+
+/** Ajv's calling convention with the location of the value inside the whole message. */
+type Located = (data: unknown, at: { instancePath: string; parentData: unknown; parentDataProperty: string; rootData: unknown }) => boolean;
+
+/**
+ * Checks one JSON-RPC message a server sends (or, in the legacy era, a client's result to a server request):
+ * the envelope of its kind, then the most specific definition the era has for it. A result is judged by the
+ * answered request's `method` (name rule `XRequest` → `XResult`, exceptions in `schemas/outbound/`), except
+ * that in the modern era a result with `resultType: "input_required"` is judged as `InputRequiredResult`
+ * where the method's response admits one.
+ * @example const result = validateMcpResponse(JSON.parse(body), { era: "modern", method: "tools/call" });
+ */
+export function validateMcpResponse(message: unknown, { era, method }: ResponseContext = {}): OutboundResult {
+  const lane = era === "modern" ? outbound.modern : outbound.legacy;
+  if (typeof message !== "object" || message === null || Array.isArray(message)) {
+    return check(message, "other", "JSON-RPC message", lane.JSONRPCMessage, "JSONRPCMessage");
+  }
+  const body = message as Record<string, unknown>;
+  if (Object.hasOwn(body, "method")) {
+    const own = body.method as string;
+    if (Object.hasOwn(body, "id")) {
+      if (lane === outbound.modern) return modernRequest();
+      const known = lane.requests.get(own);
+      return known
+        ? check(message, "request", `${own} request`, lane.JSONRPCRequest, known.definition, known.validate)
+        : check(message, "request", "JSON-RPC request", lane.JSONRPCRequest, "JSONRPCRequest");
+    }
+    const known = lane.notifications.get(own);
+    return known
+      ? check(message, "notification", `${own} notification`, lane.JSONRPCNotification, known.definition, known.validate)
+      : check(message, "notification", "JSON-RPC notification", lane.JSONRPCNotification, "JSONRPCNotification");
+  }
+  if (Object.hasOwn(body, "error")) {
+    const code = (body.error as { code?: unknown } | null)?.code;
+    const typed = typeof code === "number" ? lane.errors.get(code) : undefined;
+    return typed
+      ? check(message, "error", `error ${code} response`, lane.JSONRPCErrorResponse, typed.definition, typed.validate)
+      : check(message, "error", "JSON-RPC error response", lane.JSONRPCErrorResponse, "JSONRPCErrorResponse");
+  }
+  if (Object.hasOwn(body, "result")) {
+    const known = method === undefined ? undefined : lane.results.get(method);
+    const d = lane.discriminator;
+    const result = body.result as Record<string, unknown> | null;
+    // MRTR: input_required picks its own definition where the method's response admits one, or when the method is not known.
+    if (d && (known === undefined || known.discriminated) && typeof result === "object" && result !== null && result[d.member] === d.value) {
+      const name = known ? `${method} result` : "JSON-RPC result";
+      return check(message, "result", name, lane.JSONRPCResultResponse, d.definition, d.validate, true);
+    }
+    return known
+      ? check(message, "result", `${method} result`, lane.JSONRPCResultResponse, known.definition, known.validate, true)
+      : check(message, "result", "JSON-RPC result", lane.JSONRPCResultResponse, "JSONRPCResultResponse");
+  }
+  return check(message, "other", "JSON-RPC message", lane.JSONRPCMessage, "JSONRPCMessage");
+}
+
+/** Modern servers send no requests: MRTR's input_required results replaced server-to-client requests. */
+function modernRequest(): OutboundResult {
+  return violation("request", "JSONRPCRequest", {
+    message: "Invalid JSON-RPC request: servers of the modern era send none (MRTR replaced server-to-client requests)",
+    errors: [{ instancePath: "", messages: ["must be a response or a notification, not a request"] }],
+  });
+}
+
+/** The envelope, then the definition (of the whole message, or of its `result` located under `/result`). */
+function check(
+  message: unknown,
+  kind: OutboundKind,
+  judged: string,
+  framing: Validator,
+  definition: string,
+  validate?: Validator,
+  ofResult = false,
+): OutboundResult {
+  let errors: ValidationError[] = [];
+  try {
+    if (!framing(message)) errors = framing.errors ?? [];
+    if (validate) {
+      const ok = ofResult
+        ? (validate as unknown as Located)((message as { result: unknown }).result, {
+            instancePath: "/result",
+            parentData: message,
+            parentDataProperty: "result",
+            rootData: message,
+          })
+        : validate(message);
+      if (!ok) errors = errors.concat(validate.errors ?? []);
+    }
+  } catch (error) {
+    // The schemas' recursive JSONValue follows the message's nesting; past the stack it cannot be judged.
+    if (!(error instanceof RangeError)) throw error;
+    return violation(kind, definition, {
+      message: `Invalid ${judged} (${definition}): nested too deeply to validate`,
+      errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
+    });
+  }
+  if (errors.length === 0) {
+    if (kind !== "other") return { outcome: "pass", kind, definition };
+    return violation(kind, definition, {
+      message: `Invalid ${judged} (${definition}): not a request, a notification or a response`,
+      errors: [{ instancePath: "", messages: ["must have a method, or a result or an error"] }],
+    });
+  }
+  const { message: summary, data } = distill(errors, `${judged} (${definition})`);
+  return violation(kind, definition, { message: summary, ...data });
+}
+
+function violation(kind: OutboundKind, definition: string, violations: OutboundViolations): OutboundResult {
+  return { outcome: "violation", kind, definition, violations };
+}
