@@ -22,12 +22,15 @@ describe("the id an answer echoes", () => {
     assert.equal(answered(""), "");
   });
 
-  test("a short string is echoed whatever it holds: 21 units stay within 128 even escaped six-fold", () => {
-    const controls = "\u0001".repeat(21);
-    assert.equal(JSON.stringify(controls).length, 128);
-    assert.equal(answered(controls), controls);
-    assert.equal(answered("\u0001".repeat(22)), null);
-    assert.equal(answered(`${"\u0001".repeat(20)}${"a".repeat(6)}`), `${"\u0001".repeat(20)}${"a".repeat(6)}`);
+  test("a string holding a control character is answered null, whatever its length (an escaped id would answer another request)", () => {
+    assert.equal(answered("\u0001"), null);
+    assert.equal(answered("\u0001".repeat(21)), null);
+    assert.equal(answered(`${"a".repeat(20)}\u001b`), null);
+    // Quotes and backslashes are JSON-escaped, not control characters: 21 of them stay within 128 as JSON.
+    const quotes = '"'.repeat(21);
+    assert.equal(answered(quotes), quotes);
+    assert.equal(answered('"'.repeat(63)), '"'.repeat(63));
+    assert.equal(answered('"'.repeat(64)), null);
   });
 
   test("anything else is answered null: booleans, objects, arrays, null, a missing id", () => {

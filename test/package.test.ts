@@ -115,7 +115,7 @@ describe("the built dist/", () => {
       const sources = new Set([...readFileSync(file, "utf8").matchAll(/^\/\/ ((?:src|generated)\/\S+)$/gm)].map((m) => m[1]!));
       for (const source of sources) counts.set(source, (counts.get(source) ?? 0) + 1);
     }
-    assert.ok(counts.has("src/fetch.ts") && counts.has("generated/modern/validators.js"));
+    assert.ok(counts.has("src/hosts/fetch.ts") && counts.has("generated/modern/validators.js"));
     for (const [source, count] of counts) if (!STATELESS_COPIES_ALLOWED.has(source)) assert.equal(count, 1, `${source} is bundled ${count} times`);
   });
 

@@ -170,10 +170,12 @@ function discardRest(req: IncomingMessage, timeoutMs: number): void {
   timer.unref();
   socket.once("close", () => clearTimeout(timer));
   // Node ends a `Connection: close` exchange with destroySoon() once the answer is flushed; destroying then, with
-  // the client still sending, resets the connection under the answer. Only the sending side is ended here (FIN),
-  // and the socket closes when the client ends its side, or at the deadline.
-  socket.destroySoon = function endOnly(this: typeof socket) {
-    this.end();
+  // the client still sending, resets the connection under the answer, and so would a FIN to a client that stops
+  // writing when it sees one. So the sending side ends (FIN) only once the whole body has been read; the socket
+  // closes when the client ends its side, or at the deadline.
+  socket.destroySoon = function endWhenRead(this: typeof socket) {
+    if (req.complete) this.end();
+    else req.once("end", () => this.end());
   };
   req.on("data", (chunk: Buffer) => {
     discarded += chunk.byteLength;
