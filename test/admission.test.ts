@@ -18,6 +18,8 @@ interface Outcome {
   status: number;
   answer?: JsonRpcErrorResponse;
   handedOn?: WymcpInfo;
+  /** The parsed body handed on: `req.body` on Node, `wymcpOf(request).body` on Fetch. */
+  body?: unknown;
 }
 
 interface Host {
@@ -50,7 +52,7 @@ function fetchHost(options: Options = {}): Host {
       });
       const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers, body, duplex: "half" } as RequestInit);
       const response = await guard(request);
-      if (!response) return { status: 200, handedOn: wymcpOf(request) };
+      if (!response) return { status: 200, handedOn: wymcpOf(request), body: wymcpOf(request)?.body };
       assert.equal(response.headers.get("content-type"), "application/json");
       return { status: response.status, answer: (await response.json()) as JsonRpcErrorResponse };
     },
@@ -65,7 +67,7 @@ async function nodeHost(options: Options = {}): Promise<Host> {
   const server = http.createServer((req, res) => {
     void guard(req, res, (error?: unknown) => {
       res.writeHead(error ? 500 : 200, JSON_TYPE);
-      res.end(JSON.stringify(error ? { next: String(error) } : { handedOn: req.wymcp }));
+      res.end(JSON.stringify(error ? { next: String(error) } : { handedOn: req.wymcp, body: (req as { body?: unknown }).body }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -80,9 +82,9 @@ async function nodeHost(options: Options = {}): Promise<Host> {
           res.setEncoding("utf8");
           res.on("data", (chunk: string) => (text += chunk));
           res.on("end", () => {
-            const parsed = JSON.parse(text) as { handedOn?: WymcpInfo; next?: string } & JsonRpcErrorResponse;
+            const parsed = JSON.parse(text) as { handedOn?: WymcpInfo; body?: unknown; next?: string } & JsonRpcErrorResponse;
             if (res.statusCode === 500) return reject(new Error(`next(error): ${parsed.next}`));
-            resolve(res.statusCode === 200 ? { status: 200, handedOn: parsed.handedOn } : { status: res.statusCode ?? 0, answer: parsed });
+            resolve(res.statusCode === 200 ? { status: 200, handedOn: parsed.handedOn, body: parsed.body } : { status: res.statusCode ?? 0, answer: parsed });
           });
         });
         req.on("error", reject);
@@ -118,6 +120,7 @@ for (const [name, make] of hosts) {
     test("a streamed body of exactly the limit is read and handed on", async () => {
       const seen = await host.post(halves(toolsList));
       assert.equal(seen.status, 200);
+      assert.deepEqual(seen.body, JSON.parse(toolsList), "the body parsed here is handed on");
       assert.deepEqual(seen.handedOn?.result, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" });
     });
 
@@ -226,10 +229,24 @@ describe("the answers' words and the options' checks", () => {
 
   test("Content-Type: application/json with any parameters but a non-UTF-8 charset, in any case and spacing", async () => {
     const host = fetchHost();
-    const accepted = ["application/json", " APPLICATION/JSON ", "application/json;charset=UTF8", 'application/json; Charset="utf-8"', "application/json; profile=x", "application/json; flag"];
+    const accepted = ["application/json", " APPLICATION/JSON ", "application/json ; charset=utf-8", "application/json; charset = utf-8", "application/json;charset=UTF8", 'application/json; Charset="utf-8"', "application/json; profile=x", "application/json; flag"];
     for (const type of accepted) assert.equal((await host.post([toolsList], { "Content-Type": type })).status, 200, type);
-    const refused = ["", "application/json-seq", "text/json", "application/json; charset=utf-16", "application/json; charset=", "application/json,application/json"];
+    const refused = ["", "application/json-seq", "text/json", "application/json; charset=utf-16", "application/json; charset=", 'application/json; charset=x"utf-8"', "application/json,application/json"];
     for (const type of refused) assert.equal((await host.post([toolsList], { "Content-Type": type })).status, 415, JSON.stringify(type));
+  });
+
+  test("bytes that are not UTF-8 are a parse error, not decoded with replacement characters", async () => {
+    const rejects: RejectInfo[] = [];
+    const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: JSON_TYPE, body: new Uint8Array([0x22, 0xff, 0x22]) });
+    const response = await wymcpFetch({ onReject: (info) => rejects.push(info) })(request);
+    assert.equal(response?.status, 400);
+    assert.deepEqual(rejects.map((r) => [r.reason, r.response.error.code]), [["parse-error", -32700]]);
+  });
+
+  test("a declared Content-Length decides on its own: over the limit is 413 whatever arrives, exactly the limit is read", async () => {
+    const host = fetchHost({ maxBodyBytes: LIMIT });
+    assert.equal((await host.post([toolsList], { ...JSON_TYPE, "Content-Length": String(LIMIT + 1) })).status, 413);
+    assert.equal((await host.post([toolsList], { ...JSON_TYPE, "Content-Length": String(LIMIT) })).status, 200);
   });
 
   test("a Content-Length that is no number is ignored: the stream's length decides", async () => {

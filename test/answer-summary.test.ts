@@ -51,4 +51,26 @@ describe("the summary of a rejection", () => {
     assert.equal(result.outcome, "reject");
     assert.equal(result.response.error.message, "Invalid JSON-RPC message (JSONRPCMessage): 1 invalid location; first: (the message) must be object");
   });
+  test("fixed words for what has no located schema error: no kind, an empty batch, a body too deep to validate", () => {
+    const answer = (body: unknown, era: "legacy" | "modern") => {
+      const result = validateMcpRequest(body, era);
+      assert.equal(result.outcome, "reject");
+      return { message: result.response.error.message, errors: result.response.error.data?.errors };
+    };
+    assert.deepEqual(answer({ jsonrpc: "2.0", error: { code: 1, message: "m" } }, "modern"), {
+      message: "Invalid JSON-RPC message (JSONRPCMessage): not a request, a notification or a response",
+      errors: [{ instancePath: "", messages: ["must have a method, or an id with a result or an error"] }],
+    });
+    assert.deepEqual(answer([], "legacy"), {
+      message: "Invalid JSON-RPC batch (items framed by revision 2025-03-26): it is empty",
+      errors: [{ instancePath: "", messages: ["must have at least one message"] }],
+    });
+    let deep: unknown = {};
+    for (let i = 0; i < 100_000; i++) deep = { d: deep };
+    const capabilities = { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": { experimental: deep } };
+    assert.deepEqual(answer({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: capabilities, name: "t" } }, "modern"), {
+      message: "Invalid tools/call request (CallToolRequest): nested too deeply to validate",
+      errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
+    });
+  });
 });

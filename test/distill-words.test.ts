@@ -4,8 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { describe as suite, test } from "node:test";
+import fc from "fast-check";
 import type { ValidationError } from "../generated/validator.js";
-import { describe, escapePointer, LIMITS } from "../src/core/distill.js";
+import { comparePointers, describe, distill, entriesLength, escapePointer, LIMITS } from "../src/core/distill.js";
+import type { LocatedError } from "../src/core/envelope.js";
 
 const error = (keyword: string, params: Record<string, unknown>, instancePath = "/params/x"): ValidationError =>
   ({ keyword, params, instancePath, schemaPath: "#/x" }) as ValidationError;
@@ -54,5 +56,87 @@ suite("escapePointer", () => {
     assert.equal(escapePointer("~/"), "~0~1");
     assert.equal(escapePointer("a/b/c"), "a~1b~1c");
     assert.equal(escapePointer("plain key"), "plain key");
+  });
+});
+
+const at = (instancePath: string, keyword = "type", params: Record<string, unknown> = { type: "string" }) => error(keyword, params, instancePath);
+
+suite("distill: merging, counting and the summary's first problem", () => {
+  test("keeps at most 6 distinct messages for one location", () => {
+    const errors = Array.from({ length: 8 }, (_, i) => at("/a", "const", { allowedValue: i }));
+    assert.deepEqual(distill(errors, "X").data.errors[0]!.messages, [0, 1, 2, 3, 4, 5].map((i) => `must equal ${i}`));
+  });
+
+  test("counts up to 1000 examined errors exactly, and says N+ past them", () => {
+    const many = (n: number) => Array.from({ length: n }, (_, i) => at(`/${i}`));
+    assert.match(distill(many(1000), "X").message, /: 1000 invalid locations;/);
+    assert.match(distill(many(1001), "X").message, /: 1000\+ invalid locations;/);
+    assert.equal(distill(many(1001), "X").data.omitted, 1001 - LIMITS.entries);
+  });
+
+  test("the summary names the first location with a concrete problem, and that problem, not the union's", () => {
+    const union = at("/a", "anyOf", {});
+    assert.match(distill([union, at("/a"), at("/b", "const", { allowedValue: 1 })], "X").message, /first: \/a must be string$/);
+    assert.match(distill([union, at("/b", "const", { allowedValue: 1 })], "X").message, /first: \/b must equal 1$/);
+    assert.match(distill([union], "X").message, /first: \/a must match one of the allowed shapes$/);
+  });
+
+  test("an answer over its byte budget lists the entries that fit, whole, and counts the rest as omitted", () => {
+    // 20 locations of 200 escaped characters: about 24 KB listed whole, four times the budget.
+    const errors = Array.from({ length: 20 }, (_, i) => at(`/${String(i).padStart(2, "0")}${"\u0001".repeat(197)}`));
+    const { data } = distill(errors, "X");
+    const listed = data.errors.length;
+    assert.ok(listed >= 1 && listed < 20, `${listed} listed`);
+    assert.deepEqual(data.errors.map((e) => e.instancePath), errors.slice(0, listed).map((e) => e.instancePath));
+    assert.equal(data.omitted, 20 - listed);
+    const bytes = Buffer.byteLength(JSON.stringify(data.errors));
+    assert.equal(entriesLength(data.errors), bytes);
+    const next = Buffer.byteLength(JSON.stringify([{ instancePath: errors[listed]!.instancePath, messages: ["must be string"] }])) - 1;
+    assert.ok(bytes <= LIMITS.entriesBytes && bytes + next > LIMITS.entriesBytes, `${bytes} bytes, the next entry ${next}`);
+  });
+});
+
+suite("entriesLength", () => {
+  test("is the UTF-8 length of the entries as JSON, counted without building it", () => {
+    const cases: LocatedError[][] = [
+      [],
+      [{ instancePath: "", messages: [] }],
+      [{ instancePath: "/id", messages: ["is required"] }],
+      [{ instancePath: "/a", messages: ["x", "y", "z"] }, { instancePath: "/é✓/\u0001\"\\", messages: ['must equal "2.0"'] }, { instancePath: "/😀", messages: ["m"] }],
+    ];
+    for (const entries of cases) assert.equal(entriesLength(entries), Buffer.byteLength(JSON.stringify(entries)), JSON.stringify(entries));
+  });
+});
+
+/** The order by definition: segment by segment, two all-digit segments of different lengths as numbers, prefixes first. */
+function referenceOrder(a: string, b: string): number {
+  const x = a.split("/").slice(1);
+  const y = b.split("/").slice(1);
+  if (a === "" || b === "") return a === b ? 0 : a === "" ? -1 : 1;
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const [s, t] = [x[i]!, y[i]!];
+    if (s === t) continue;
+    const digits = /^\d+$/;
+    if (digits.test(s) && digits.test(t) && s.length !== t.length) return s.length - t.length;
+    return s < t ? -1 : 1;
+  }
+  return x.length - y.length;
+}
+
+suite("comparePointers", () => {
+  test("orders any two pointers as the definition does", () => {
+    const pointer = fc.array(fc.stringMatching(/^[a0-9~]{0,3}$/), { maxLength: 4 }).map((segments) => segments.map((s) => `/${s}`).join(""));
+    fc.assert(
+      fc.property(pointer, pointer, (a, b) => {
+        assert.equal(Math.sign(comparePointers(a, b)), Math.sign(referenceOrder(a, b)), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+      }),
+      { numRuns: 3000, seed: 20261203 },
+    );
+  });
+
+  test("fixed cases: prefixes first, indices numerically, an empty segment before any other", () => {
+    const sign = (a: string, b: string) => Math.sign(comparePointers(a, b));
+    assert.deepEqual([sign("/a", "/a/b"), sign("/a/b", "/a"), sign("", "/a"), sign("/a", ""), sign("/a", "/a")], [-1, 1, -1, 1, 0]);
+    assert.deepEqual([sign("/9", "/10"), sign("/10", "/9"), sign("/1a", "/10"), sign("//x", "/a"), sign("/a/", "/a")], [-1, 1, 1, -1, 1]);
   });
 });

@@ -5,6 +5,7 @@
  */
 import "../classify-message.test.js";
 import "../classify-era.test.js";
+import "../era-signals.test.js";
 import "../answer-id.test.js";
 import "../distill-words.test.js";
 import "../answer-summary.test.js";
