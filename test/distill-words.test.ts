@@ -7,6 +7,7 @@ import { describe as suite, test } from "node:test";
 import fc from "fast-check";
 import type { ValidationError } from "../generated/validator.js";
 import { comparePointers, describe, distill, entriesLength, escapePointer, LIMITS } from "../src/core/distill.js";
+import { ERROR_BUDGET } from "../src/core/error-budget.js";
 import type { LocatedError } from "../src/core/envelope.js";
 
 const error = (keyword: string, params: Record<string, unknown>, instancePath = "/params/x"): ValidationError =>
@@ -67,9 +68,10 @@ suite("distill: merging, counting and the summary's first problem", () => {
     assert.deepEqual(distill(errors, "X").data.errors[0]!.messages, [0, 1, 2, 3, 4, 5].map((i) => `must equal ${i}`));
   });
 
-  test("counts up to 1000 examined errors exactly, and says N+ past them", () => {
+  test("counts locations exactly below the error budget, and says N+ from it on (a validator stops there) and past 1000 examined", () => {
     const many = (n: number) => Array.from({ length: n }, (_, i) => at(`/${i}`));
-    assert.match(distill(many(1000), "X").message, /: 1000 invalid locations;/);
+    assert.match(distill(many(ERROR_BUDGET - 1), "X").message, new RegExp(`: ${ERROR_BUDGET - 1} invalid locations;`));
+    assert.match(distill(many(ERROR_BUDGET), "X").message, new RegExp(`: ${ERROR_BUDGET}\\+ invalid locations;`));
     assert.match(distill(many(1001), "X").message, /: 1000\+ invalid locations;/);
     assert.equal(distill(many(1001), "X").data.omitted, 1001 - LIMITS.entries);
   });
@@ -82,16 +84,18 @@ suite("distill: merging, counting and the summary's first problem", () => {
   });
 
   test("an answer over its byte budget lists the entries that fit, whole, and counts the rest as omitted", () => {
-    // 20 locations of 200 escaped characters: about 24 KB listed whole, four times the budget.
-    const errors = Array.from({ length: 20 }, (_, i) => at(`/${String(i).padStart(2, "0")}${"\u0001".repeat(197)}`));
+    // 20 locations with 6 long messages each: about 9 KB listed whole, half as much again as the budget.
+    const locations = Array.from({ length: 20 }, (_, i) => `/${String(i).padStart(2, "0")}`);
+    const messagesAt = (location: string) => Array.from({ length: 6 }, (_, m) => at(location, "const", { allowedValue: `${m}${"v".repeat(60)}` }));
+    const errors = locations.flatMap(messagesAt);
     const { data } = distill(errors, "X");
     const listed = data.errors.length;
     assert.ok(listed >= 1 && listed < 20, `${listed} listed`);
-    assert.deepEqual(data.errors.map((e) => e.instancePath), errors.slice(0, listed).map((e) => e.instancePath));
-    assert.equal(data.omitted, 20 - listed);
+    assert.deepEqual(data.errors.map((e) => e.instancePath), locations.slice(0, listed));
+    assert.equal(data.omitted, (20 - listed) * 6);
     const bytes = Buffer.byteLength(JSON.stringify(data.errors));
     assert.equal(entriesLength(data.errors), bytes);
-    const next = Buffer.byteLength(JSON.stringify([{ instancePath: errors[listed]!.instancePath, messages: ["must be string"] }])) - 1;
+    const next = Buffer.byteLength(JSON.stringify([{ instancePath: locations[listed]!, messages: messagesAt(locations[listed]!).map((e) => `must equal ${JSON.stringify(e.params.allowedValue)}`) }])) - 1;
     assert.ok(bytes <= LIMITS.entriesBytes && bytes + next > LIMITS.entriesBytes, `${bytes} bytes, the next entry ${next}`);
   });
 });
