@@ -5,20 +5,12 @@
  * a format almost right, junk from fast-check's JSON and string arbitraries) at a random depth.
  */
 import fc from "fast-check";
+import { prng } from "../../fuzz/cases.js";
 
 type Schema = Record<string, unknown> | boolean;
 
-/** Deterministic numbers in [0, 1) from a 32-bit seed (mulberry32). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic numbers in [0, 1) from a 32-bit seed: the fuzzer's mulberry32. */
+export const random = prng;
 
 /** Strings near the edge of common formats: valid ones, and ones that are almost so. */
 const FORMAT_SAMPLES: Record<string, string[]> = {
