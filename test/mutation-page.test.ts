@@ -38,9 +38,11 @@ describe("docs/mutation.md, as npm run mutation writes it", () => {
     assert.match(page, /\| `src\/x\.ts:3` \(no coverage\) \| ConditionalExpression \| `n > limit` → `false` \|/);
   });
 
-  test("every explanation names a file that the run mutates and says why", () => {
+  test("every explanation names a file that the run mutates and says why", async () => {
+    // @ts-expect-error: a plain .mjs config (checked with // @ts-check), no declaration file.
+    const { mutate } = (await import("../stryker.config.mjs")).default as { mutate: string[] };
     for (const e of EXPLAINED) {
-      assert.match(e.file, /^src\/[\w-]+\.ts$/);
+      assert.ok(mutate.includes(e.file), e.file);
       assert.ok(e.why.length > 20, e.why);
     }
   });
