@@ -9,7 +9,7 @@ export default {
   testRunner: "tap",
   plugins: ["@stryker-mutator/tap-runner"],
   tap: {
-    testFiles: ["test/mutation/core.ts", "test/mutation/hosts.ts", "test/mutation/depth.ts"],
+    testFiles: ["test/mutation/core.ts", "test/mutation/era.ts", "test/mutation/hosts.ts", "test/mutation/depth.ts"],
     nodeArgs: ["--import", "tsx", "--test-reporter=tap", "-r", "{{hookFile}}", "{{testFile}}"],
     forceBail: true,
   },
@@ -17,6 +17,7 @@ export default {
     "src/core/validate.ts",
     "src/core/distill.ts",
     "src/core/era.ts",
+    "src/core/routing-shapes.ts",
     "src/core/depth.ts",
     "src/core/envelope.ts",
     "src/core/classify-message.ts",

@@ -98,6 +98,15 @@ suite("distill: merging, counting and the summary's first problem", () => {
     const next = Buffer.byteLength(JSON.stringify([{ instancePath: locations[listed]!, messages: messagesAt(locations[listed]!).map((e) => `must equal ${JSON.stringify(e.params.allowedValue)}`) }])) - 1;
     assert.ok(bytes <= LIMITS.entriesBytes && bytes + next > LIMITS.entriesBytes, `${bytes} bytes, the next entry ${next}`);
   });
+
+  test("an answer whose bytes are mostly its locations (three UTF-8 bytes a character) is held to the budget too", () => {
+    // 20 locations of 186 characters (segments stay under the 64-character cut) and one short message each: about 11 KB listed whole.
+    const locations = Array.from({ length: 20 }, (_, i) => `/${String(i).padStart(2, "0")}${`/${"語".repeat(60)}`.repeat(3)}`);
+    const { data } = distill(locations.map((location) => at(location)), "X");
+    assert.ok(data.errors.length >= 1 && data.errors.length < 20, `${data.errors.length} listed`);
+    assert.ok(entriesLength(data.errors) <= LIMITS.entriesBytes, `${entriesLength(data.errors)} bytes`);
+    assert.equal(data.omitted, 20 - data.errors.length);
+  });
 });
 
 suite("entriesLength", () => {

@@ -147,6 +147,13 @@ describe("legacy JSON-RPC batches: judged item by item without a 2025-06-18+ hea
     assert.match(result.response.error.message, /\d+\+ invalid locations/);
     assert.ok(new TextEncoder().encode(JSON.stringify(result.response)).byteLength <= MAX_ANSWER_BYTES);
   });
+
+  test("items are judged until the error budget is full and not one item more", () => {
+    // Each item has one fault, so the budget fills at its 64th item and the 65th is not looked at.
+    const result = validateMcpRequest(Array.from({ length: 100 }, () => ({ ...PING, method: 5 })), "legacy");
+    assert.equal(result.outcome, "reject");
+    assert.match(result.response.error.message, /: 64\+ invalid locations; first: \/0\/method must be string$/);
+  });
 });
 
 describe("the rejection answer", () => {

@@ -59,8 +59,9 @@ export function distill(all: readonly ValidationError[], judgedAs: string): Dist
     ({ entries, listedProblems } = withinBudget(entries, byLocation));
   }
   const omitted = total - listedProblems;
-  // A validator that filled its error budget stopped looking: there may be more locations than listed.
-  const count = `${byLocation.size}${all.length > LIMITS.examinedErrors || all.length >= ERROR_BUDGET ? "+" : ""}`;
+  // A validator that filled its error budget stopped looking: there may be more locations than listed (and past
+  // the errors examined, which are more than the budget, some were not looked at).
+  const count = `${byLocation.size}${all.length >= ERROR_BUDGET ? "+" : ""}`;
   // The summary names the first concrete problem: "must match one of the allowed shapes" only says where to look.
   const firstPath = locations.find((l) => !isOnlyUnion(byLocation.get(l)!.messages)) ?? locations[0] ?? "";
   const firstMessage = [...(byLocation.get(firstPath)?.messages ?? [])].find((m) => m !== UNION_MESSAGE) ?? UNION_MESSAGE;

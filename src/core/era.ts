@@ -50,15 +50,9 @@ const FIRST_MODERN_REVISION = eras.modern.revision;
 const REVISION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
- * The era a revision belongs to: revisions are dates, and every one from the first modern revision on
- * is modern (later revisions join the same way). `undefined` for a value that is not a revision.
+ * Whether a value has the shape of a revision (a date); revisions then compare as strings, and every one
+ * from the first modern revision on is modern (later revisions join the same way).
  */
-export function eraOfRevision(revision: string): Era | undefined {
-  if (!isRevision(revision)) return undefined;
-  return revision >= FIRST_MODERN_REVISION ? "modern" : "legacy";
-}
-
-/** Whether a value has the shape of a revision (a date); revisions then compare as strings. */
 export function isRevision(value: string): boolean {
   return REVISION_SHAPE.test(value);
 }
@@ -93,7 +87,8 @@ export function classifyEra(headers: HeadersLike | undefined, body: unknown): Er
     if (hasEnvelopeClaim(params)) return { era: "modern", signal: "body-meta" };
   }
   if (headerIsModern) return { era: "modern", signal: "header-protocol-version" };
-  if (version !== undefined && eraOfRevision(version) === "legacy") return { era: "legacy", signal: "header-protocol-version" };
+  // Not modern by now, so a header that is a revision names a legacy one.
+  if (version !== undefined && isRevision(version)) return { era: "legacy", signal: "header-protocol-version" };
   if (header(headers, "mcp-session-id") !== undefined) return { era: "legacy", signal: "header-session-id" };
   return { era: "legacy", signal: "default" };
 }
@@ -109,9 +104,8 @@ function isLegacyBatch(batch: unknown[]): boolean {
 
 function carriesValidModernEnvelope(params: unknown): boolean {
   const meta = metaOf(params);
-  if (meta === undefined || !(PROTOCOL_VERSION_META_KEY in meta)) return false;
-  const claim = meta[PROTOCOL_VERSION_META_KEY];
-  return typeof claim === "string" && claim >= FIRST_MODERN_REVISION && isValidEnvelope(meta);
+  // A valid envelope holds a string claim, which then sorts at or after the first modern revision.
+  return meta !== undefined && isValidEnvelope(meta) && (meta[PROTOCOL_VERSION_META_KEY] as string) >= FIRST_MODERN_REVISION;
 }
 
 /**

@@ -77,10 +77,11 @@ export function hasEnvelopeClaim(params: unknown): boolean {
   return meta !== undefined && PROTOCOL_VERSION_META_KEY in meta;
 }
 
-/** The SDK's 2026-07-28 `_meta` envelope, whole: version and capabilities present and every reserved key well-typed. */
+/**
+ * The SDK's 2026-07-28 `_meta` envelope, whole: a string version, capabilities, and every reserved key well-typed.
+ * Of a request whose framing passed (`isJsonRpcRequest`): the progress token is the framing's to check.
+ */
 export function isValidEnvelope(meta: Json): boolean {
-  if (!(PROTOCOL_VERSION_META_KEY in meta) || !(CLIENT_CAPABILITIES_META_KEY in meta)) return false;
-  if (meta.progressToken !== undefined && !isId(meta.progressToken)) return false;
   if (typeof meta[PROTOCOL_VERSION_META_KEY] !== "string") return false;
   const info = meta[CLIENT_INFO_META_KEY];
   if (info !== undefined && !isImplementation(info)) return false;
