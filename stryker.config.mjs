@@ -1,15 +1,32 @@
 // @ts-check
 /**
  * `npm run mutation` (scripts/mutation.ts runs Stryker with this, then writes docs/mutation.md from the report).
- * The test subset runs in-process (no child servers), so Stryker's per-file coverage sends each mutant only to
- * the files that load its module.
+ * Each test file runs in a process of its own, and Stryker's per-test coverage (a test is a file here) sends a mutant
+ * only to the files whose run executed it, in the order below, stopping at the first that fails. So the files come
+ * most specific and cheapest first: a mutant is mostly killed by the suite of its own module, and never pays for
+ * loading the others. All of them run in-process (no child servers).
  */
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: "tap",
   plugins: ["@stryker-mutator/tap-runner"],
   tap: {
-    testFiles: ["test/mutation/core.ts", "test/mutation/era.ts", "test/mutation/hosts.ts", "test/mutation/depth.ts"],
+    testFiles: [
+      "test/classify-message.test.ts",
+      "test/classify-era.test.ts",
+      "test/era-signals.test.ts",
+      "test/answer-id.test.ts",
+      "test/distill-words.test.ts",
+      "test/likely-branch-order.test.ts",
+      "test/validate.test.ts",
+      "test/answer-summary.test.ts",
+      "test/golden.test.ts",
+      "test/likely-branch.test.ts",
+      "test/pathological.test.ts",
+      "test/admission.test.ts",
+      "test/depth.test.ts",
+      "test/mutation/routing-differential.ts",
+    ],
     nodeArgs: ["--import", "tsx", "--test-reporter=tap", "-r", "{{hookFile}}", "{{testFile}}"],
     forceBail: true,
   },
@@ -26,7 +43,8 @@ export default {
   ],
   coverageAnalysis: "perTest",
   concurrency: 2,
-  timeoutMS: 20000,
+  // A mutant that loops is stopped after 1.5 times its files' own time plus this.
+  timeoutMS: 8000,
   reporters: ["json", "clear-text", "progress"],
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
   incremental: true,
