@@ -9,7 +9,7 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { explanationFor, type Survivor } from "../test/mutation/explained.js";
@@ -21,20 +21,41 @@ const INCREMENTAL = join(root, "reports", "mutation", "stryker-incremental.json"
 const RUN = join(root, "reports", "mutation", "run.json");
 const PAGE = join(root, "docs", "mutation.md");
 /**
- * What the tests are, beyond the group files Stryker sees: its incremental mode notices a change to a group file but
- * not to the suites it imports, so any change here drops the incremental results and the run is a full one.
+ * What the tests are, beyond the suites Stryker runs by name: its incremental mode diffs those files itself (a
+ * changed suite's mutants run again) but not the helpers, data and settings they read, so a change to any of these
+ * drops the incremental results and the run is a full one.
  */
 const TEST_SIDE = ["test", "generated", "bench", "tsconfig.json", "stryker.config.mjs", "package-lock.json"];
+// @ts-expect-error: a plain .mjs config (checked with // @ts-check), no declaration file.
+const { default: strykerConfig } = (await import("../stryker.config.mjs")) as { default: { tap: { testFiles: string[] } } };
+/** The suites Stryker runs by name, and the explanations, which change no verdict: edits to them cost no full run. */
+const DIFFED_BY_STRYKER = new Set([...strykerConfig.tap.testFiles, "test/mutation/explained.ts"].map((file) => join(root, file)));
 
-function fingerprint(): string {
+/**
+ * Whether a file can change what the mutation run's suites do: not one Stryker diffs itself, and not a suite it never
+ * runs (`test/*.test.ts` outside its list), unless a wrapper in test/mutation/ imports that suite.
+ */
+export function readByTheRun(file: string): boolean {
+  if (DIFFED_BY_STRYKER.has(file)) return false;
+  const suite = /^test\/[^/]+\.test\.ts$/.exec(file.slice(root.length + 1));
+  return !suite || WRAPPED.has(file);
+}
+
+const WRAPPED = new Set(
+  readdirSync(join(root, "test", "mutation"))
+    .filter((name) => name.endsWith(".ts"))
+    .flatMap((name) => [...readFileSync(join(root, "test", "mutation", name), "utf8").matchAll(/["']\.\.\/([\w.-]+\.test)\.js["']/g)])
+    .map((match) => join(root, "test", `${match[1]}.ts`)),
+);
+
+export function fingerprint(): string {
   const hash = createHash("sha256");
   for (const entry of TEST_SIDE) {
     const full = join(root, entry);
     const files = statSync(full).isDirectory()
       ? readdirSync(full, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name)).sort()
       : [full];
-    // The explanations change no verdict, and editing them must not cost a full run.
-    for (const file of files.filter((f) => !f.endsWith("explained.ts"))) hash.update(file.slice(root.length)).update(readFileSync(file));
+    for (const file of files.filter(readByTheRun)) hash.update(file.slice(root.length)).update(readFileSync(file));
   }
   return hash.digest("hex");
 }
@@ -82,7 +103,25 @@ const oneLine = (text: string, max = 90) => {
 };
 const code = (text: string) => `\`${text.replace(/`/g, "'").replace(/\|/g, "\\|")}\``;
 
-export function renderPage(report: Report, run: { minutes: number | undefined; incremental: boolean; date: string }): { page: string; total: number; unexplained: number } {
+/** One run of Stryker: how long it took, whether it reused earlier results, the 1-minute load average before and after. */
+export interface RunTiming {
+  minutes: number | undefined;
+  incremental: boolean;
+  date: string;
+  load?: [number, number];
+}
+
+/** What run.json keeps: the last run, the last full one (incremental runs are shorter), the test side's fingerprint. */
+interface RunRecord extends RunTiming {
+  full?: RunTiming;
+  tests?: string;
+}
+
+const loadText = (load: [number, number] | undefined) => (load ? `, load average ${load[0].toFixed(1)} before and ${load[1].toFixed(1)} after` : "");
+const timingText = (t: RunTiming) =>
+  t.minutes === undefined ? "" : `${t.minutes.toFixed(1)} minutes${t.incremental ? " (incremental: results of unchanged mutants and tests reused)" : " (a full run, nothing reused)"}${loadText(t.load)}`;
+
+export function renderPage(report: Report, run: RunTiming & { full?: RunTiming }): { page: string; total: number; unexplained: number } {
   const tallies: Tally[] = [];
   const survivors: Array<Survivor & { line: number; status: string; reason: string | undefined }> = [];
   for (const [file, { source, mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
@@ -116,13 +155,15 @@ export function renderPage(report: Report, run: { minutes: number | undefined; i
     "against it. Each suite runs in its own process; a mutant goes only to the suites whose run executed it, its own",
     "module's first, and stops at the first that fails.",
     "The score is killed and timed-out mutants over all valid ones (no coverage counts as survived).",
-    "Runs are incremental (Stryker reuses the results of unchanged mutants) only while the test side is unchanged:",
-    "Stryker sees the suite files, not the helpers they import, so any change under `test/` starts a full run.",
+    "Runs are incremental: Stryker reuses the results of unchanged mutants while the tests that cover them are unchanged;",
+    "a changed suite's mutants run again, and a change to anything else the suites read (helpers, fixtures and goldens",
+    "under `test/`, `generated/`, `bench/`, the settings) starts a full run.",
     `Target: ≥ ${TARGET_SCORE} %. Each survivor below is either explained (an equivalent mutant, or why no test can see`,
     "it) in `test/mutation/explained.ts`, or marked **unexplained**, which makes the command exit 1.",
     "",
     `Run ${run.date} on ${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}` +
-      (run.minutes === undefined ? "." : `: ${run.minutes.toFixed(1)} minutes${run.incremental ? " (incremental: results of unchanged mutants and tests reused)" : " (a full run, nothing reused)"}.`),
+      (run.minutes === undefined ? "." : `: ${timingText(run)}.`) +
+      (run.incremental && run.full?.minutes !== undefined ? ` The last full run (${run.full.date}): ${timingText(run.full)}.` : ""),
     "",
     `**Mutation score: ${total.toFixed(1)} %** (${sum.killed} killed, ${sum.timeout} timed out, ${sum.survived} survived, ${sum.noCoverage} without coverage${sum.invalid ? `, ${sum.invalid} invalid` : ""}).`,
     "",
@@ -147,13 +188,14 @@ export function renderPage(report: Report, run: { minutes: number | undefined; i
 
 function main(): void {
   const reportOnly = process.argv.includes("--report-only");
-  const last = existsSync(RUN) ? (JSON.parse(readFileSync(RUN, "utf8")) as { minutes?: number; incremental: boolean; date: string; tests?: string }) : undefined;
+  const last = existsSync(RUN) ? (JSON.parse(readFileSync(RUN, "utf8")) as RunRecord) : undefined;
   const tests = fingerprint();
   if (!reportOnly && last?.tests !== tests) rmSync(INCREMENTAL, { force: true });
-  let run = { minutes: undefined as number | undefined, incremental: existsSync(INCREMENTAL), date: new Date().toISOString().slice(0, 10), tests };
-  if (reportOnly && last) run = { minutes: last.minutes, incremental: last.incremental, date: last.date, tests: last.tests ?? tests };
+  let run: RunRecord = { minutes: undefined, incremental: existsSync(INCREMENTAL), date: new Date().toISOString().slice(0, 10), tests, full: last?.full };
+  if (reportOnly && last) run = { ...last, tests: last.tests ?? tests };
   if (!reportOnly) {
     const started = performance.now();
+    const loadBefore = loadavg()[0]!;
     // The sandbox sits two levels down, where ../shared/mcp-spec (the tests' default) does not resolve.
     const env = { ...process.env, MCP_SPEC_DIR: process.env.MCP_SPEC_DIR ?? resolve(root, "../shared/mcp-spec") };
     const stryker = spawnSync(process.execPath, [join(root, "node_modules", "@stryker-mutator", "core", "bin", "stryker.js"), "run", "stryker.config.mjs"], { cwd: root, env, stdio: "inherit" });
@@ -162,6 +204,8 @@ function main(): void {
       process.exit(stryker.status ?? 1);
     }
     run.minutes = (performance.now() - started) / 60_000;
+    run.load = [loadBefore, loadavg()[0]!];
+    if (!run.incremental) run.full = { minutes: run.minutes, incremental: false, date: run.date, load: run.load };
     writeFileSync(RUN, JSON.stringify(run));
   }
   const report = JSON.parse(readFileSync(REPORT, "utf8")) as Report;

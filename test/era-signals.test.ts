@@ -183,3 +183,11 @@ describe("a request's params framing, as the SDK's JSON-RPC schemas read it", ()
     });
   }
 });
+
+describe("classifyEra on objects no JSON text gives (it takes any value, not only parsed bodies)", () => {
+  test("a capability holding undefined or a function is no JSON object: the envelope is broken, and nothing throws", () => {
+    for (const odd of [undefined, () => 1]) {
+      assert.deepEqual(classifyEra(undefined, initialize({ experimental: { x: { y: odd } } })), { era: "legacy", signal: "initialize" }, String(odd));
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { renderPage } from "../scripts/mutation.js";
+import { join } from "node:path";
+import { readByTheRun, renderPage } from "../scripts/mutation.js";
 import { EXPLAINED } from "./mutation/explained.js";
 
 const source = "export const limit = 4;\nexport function over(n: number) {\n  return n > limit;\n}\n";
@@ -29,6 +30,23 @@ describe("docs/mutation.md, as npm run mutation writes it", () => {
     assert.equal(total, 50);
     assert.match(page, /\| `src\/x\.ts` \| 4 \| 1 \| 1 \| 1 \| 1 \| 50\.0 % \|/);
     assert.match(page, /1\.5 minutes \(a full run, nothing reused\)/);
+  });
+
+  test("an incremental run's page also gives the last full run's duration, and each run's load average", () => {
+    const full = { minutes: 18.2, incremental: false, date: "2026-12-02", load: [1.1, 3.6] as [number, number] };
+    const { page } = renderPage(report as never, { minutes: 5.4, incremental: true, date: "2026-12-03", load: [0.5, 2.5], full });
+    assert.match(page, /5\.4 minutes \(incremental: results of unchanged mutants and tests reused\), load average 0\.5 before and 2\.5 after\. The last full run \(2026-12-02\): 18\.2 minutes \(a full run, nothing reused\), load average 1\.1 before and 3\.6 after\./);
+    assert.doesNotMatch(renderPage(report as never, { ...full, full }).page, /The last full run/);
+  });
+
+  test("a full run follows a change to what the suites read, but not to a suite Stryker diffs itself or never runs", () => {
+    const at = (file: string) => join(process.cwd(), file);
+    assert.equal(readByTheRun(at("test/support/messages.ts")), true, "a helper");
+    assert.equal(readByTheRun(at("test/golden/legacy-parse-error.json")), true, "a golden");
+    assert.equal(readByTheRun(at("test/routing-differential.test.ts")), true, "a suite a wrapper imports");
+    assert.equal(readByTheRun(at("test/era-signals.test.ts")), false, "a suite Stryker runs by name");
+    assert.equal(readByTheRun(at("test/mutation/explained.ts")), false, "the explanations");
+    assert.equal(readByTheRun(at("test/cli.test.ts")), false, "a suite the run never runs");
   });
 
   test("lists every survivor with the source text it replaced, and marks the unexplained ones", () => {
