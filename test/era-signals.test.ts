@@ -69,6 +69,13 @@ describe("classifyEra at the edges of its signals", () => {
     assert.deepEqual(classifyEra({ "MCP-Protocol-Version": "2025-06-18", "mcp-protocol-version": undefined }, PING), { era: "legacy", signal: "header-protocol-version" });
   });
 
+  test("only a header object's own keys are read, as the SDK's Node bridge reads them (Object.entries)", () => {
+    const inherited = Object.create({ "mcp-protocol-version": "2026-07-28" }) as Record<string, string>;
+    assert.deepEqual(classifyEra(inherited, PING), { era: "legacy", signal: "default" });
+    inherited["x-other"] = "1";
+    assert.deepEqual(classifyEra(inherited, PING), { era: "legacy", signal: "default" });
+  });
+
   test("a Fetch Headers carrying Mcp-Session-Id reports the session as the signal", () => {
     assert.deepEqual(classifyEra(new Headers({ "Mcp-Session-Id": "s" }), PING), { era: "legacy", signal: "header-session-id" });
     assert.deepEqual(classifyEra(new Headers(), PING), { era: "legacy", signal: "default" });
