@@ -16,6 +16,14 @@ describe("the id an answer echoes", () => {
     for (const id of [Number.MAX_SAFE_INTEGER + 1, 2.5, 1e300]) assert.equal(answered(id), null, String(id));
   });
 
+  test("a body with no id to read, undefined included (no JSON text gives it, but the API takes any value), is answered null", () => {
+    for (const body of [undefined, null, 5, "text", [], [{ id: 1 }]]) {
+      const result = validateMcpRequest(body, "legacy");
+      assert.equal(result.outcome, "reject", String(body));
+      assert.equal(result.response.id, null, String(body));
+    }
+  });
+
   test("a string is echoed while it is at most 128 characters as JSON", () => {
     assert.equal(answered("a".repeat(126)), "a".repeat(126));
     assert.equal(answered("a".repeat(127)), null);

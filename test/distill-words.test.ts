@@ -151,5 +151,7 @@ suite("comparePointers", () => {
     const sign = (a: string, b: string) => Math.sign(comparePointers(a, b));
     assert.deepEqual([sign("/a", "/a/b"), sign("/a/b", "/a"), sign("", "/a"), sign("/a", ""), sign("/a", "/a")], [-1, 1, -1, 1, 0]);
     assert.deepEqual([sign("/9", "/10"), sign("/10", "/9"), sign("/1a", "/10"), sign("//x", "/a"), sign("/a/", "/a")], [-1, 1, 1, -1, 1]);
+    // Characters below '0' and above '9' make a segment text: it sorts as text against an index of another length.
+    assert.deepEqual([sign("/--", "/9"), sign("/9", "/--"), sign("/::", "/9")], [-1, 1, 1]);
   });
 });
