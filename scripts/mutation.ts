@@ -50,14 +50,26 @@ const WRAPPED = new Set(
 
 export function fingerprint(): string {
   const hash = createHash("sha256");
-  for (const entry of TEST_SIDE) {
-    const full = join(root, entry);
-    const files = statSync(full).isDirectory()
-      ? readdirSync(full, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name)).sort()
-      : [full];
-    for (const file of files.filter(readByTheRun)) hash.update(file.slice(root.length)).update(readFileSync(file));
-  }
+  for (const file of testSideFiles().filter(readByTheRun)) hash.update(file.slice(root.length)).update(readFileSync(file));
   return hash.digest("hex");
+}
+
+/**
+ * The files of TEST_SIDE, sorted: those git tracks or would track (what .gitignore leaves out, such as the bench's
+ * results, is no test input), or every file when this is no git checkout.
+ */
+function testSideFiles(): string[] {
+  const git = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...TEST_SIDE], { cwd: root, encoding: "utf8" });
+  const listed =
+    git.status === 0
+      ? git.stdout.split("\0").filter((name) => name !== "").map((name) => join(root, name)).filter((file) => existsSync(file))
+      : TEST_SIDE.flatMap((entry) => {
+          const full = join(root, entry);
+          return statSync(full).isDirectory()
+            ? readdirSync(full, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name))
+            : [full];
+        });
+  return [...new Set(listed)].sort();
 }
 
 /** Killed and timed out over all valid mutants, in percent. */
