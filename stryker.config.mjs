@@ -4,7 +4,7 @@
  * Each test file runs in a process of its own, and Stryker's per-test coverage (a test is a file here) sends a mutant
  * only to the files whose run executed it, in the order below, stopping at the first that fails. So the files come
  * most specific and cheapest first: a mutant is mostly killed by the suite of its own module, and never pays for
- * loading the others. All of them run in-process (no child servers).
+ * loading the others. All of them run in-process (no child servers), on a transpiled copy of the sandbox.
  */
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -27,7 +27,9 @@ export default {
       "test/depth.test.ts",
       "test/mutation/routing-differential.ts",
     ],
-    nodeArgs: ["--import", "tsx", "--test-reporter=tap", "-r", "{{hookFile}}", "{{testFile}}"],
+    // Plain Node on the sandbox's transpiled copy (buildCommand below), not tsx: a process per suite per mutant
+    // starts in well under half the time.
+    nodeArgs: ["--test-reporter=tap", "-r", "{{hookFile}}", "test/mutation/run.mjs", "{{testFile}}"],
     forceBail: true,
   },
   mutate: [
@@ -41,6 +43,7 @@ export default {
     "src/core/likely-branch.ts",
     "src/hosts/admit.ts",
   ],
+  buildCommand: "node test/mutation/transpile.mjs",
   coverageAnalysis: "perTest",
   concurrency: 2,
   // A mutant that loops is stopped after 1.5 times its files' own time plus this.
