@@ -99,6 +99,20 @@ suite("distill: merging, counting and the summary's first problem", () => {
     assert.ok(bytes <= LIMITS.entriesBytes && bytes + next > LIMITS.entriesBytes, `${bytes} bytes, the next entry ${next}`);
   });
 
+  test("entries that fill the byte budget exactly are listed, and one byte more leaves the last of them out", () => {
+    const constAt = (location: string, length: number) => at(location, "const", { allowedValue: "v".repeat(length) });
+    const entryBytes = (length: number) => entriesLength([{ instancePath: "/a", messages: [`must equal "${"v".repeat(length)}"`] }]) - 2;
+    // Two entries of exactly the budget as JSON ([, the two, the comma between, ]), then a third that cannot fit.
+    const second = LIMITS.entriesBytes - 3 - entryBytes(2900) - entryBytes(0);
+    const exact = distill([constAt("/a", 2900), constAt("/b", second), constAt("/c", 10)], "X").data;
+    assert.deepEqual(exact.errors.map((e) => e.instancePath), ["/a", "/b"]);
+    assert.equal(entriesLength(exact.errors), LIMITS.entriesBytes);
+    assert.equal(exact.omitted, 1);
+    const over = distill([constAt("/a", 2900), constAt("/b", second + 1), constAt("/c", 10)], "X").data;
+    assert.deepEqual(over.errors.map((e) => e.instancePath), ["/a"]);
+    assert.equal(over.omitted, 2);
+  });
+
   test("an answer whose bytes are mostly its locations (three UTF-8 bytes a character) is held to the budget too", () => {
     // 20 locations of 186 characters (segments stay under the 64-character cut) and one short message each: about 11 KB listed whole.
     const locations = Array.from({ length: 20 }, (_, i) => `/${String(i).padStart(2, "0")}${`/${"語".repeat(60)}`.repeat(3)}`);

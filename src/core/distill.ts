@@ -107,7 +107,8 @@ function entryLength({ instancePath, messages }: LocatedError): number {
 
 function withinBudget(all: LocatedError[], byLocation: Map<string, { problems: number }>) {
   const entries: LocatedError[] = [];
-  let bytes = 2;
+  // "[" and "]", less the comma the first entry does not have: each entry then counts itself and one comma.
+  let bytes = 1;
   let listedProblems = 0;
   for (const entry of all) {
     const size = entryLength(entry) + 1;
