@@ -8,14 +8,8 @@ import { classifyEra } from "wymcp";
 const header = (value: string) => ({ "mcp-protocol-version": value });
 const PING = { jsonrpc: "2.0", id: 1, method: "ping" };
 
-/** The lane the official SDK's router gives the same POST. */
-async function sdkLane(headers: Record<string, string>, body: unknown): Promise<"legacy" | "modern"> {
-  const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-  return (await isLegacyRequest(request)) ? "legacy" : "modern";
-}
-
-/** The same, with each value of an array appended as its own header line, as the SDK's Node bridge builds it. */
-async function sdkLaneOf(record: Record<string, string | string[]>, body: unknown): Promise<"legacy" | "modern"> {
+/** The lane the official SDK's router gives the same POST; an array's values go in as header lines of their own, as the SDK's Node bridge appends them. */
+async function sdkLane(record: Record<string, string | string[]>, body: unknown): Promise<"legacy" | "modern"> {
   const headers = new Headers({ "content-type": "application/json" });
   for (const [name, value] of Object.entries(record)) for (const item of [value].flat()) headers.append(name, item);
   const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers, body: JSON.stringify(body) });
@@ -51,14 +45,14 @@ describe("classifyEra at the edges of its signals", () => {
     const values: Array<string | string[]> = ["\n2026-07-28", "\r2026-07-28", "\t\r\n 2026-07-28\r\n\t ", ["\n2026-07-28"], ["\r2026-07-28", "2025-06-18"]];
     for (const value of values) {
       assert.equal(classifyEra({ "mcp-protocol-version": value }, PING).era, "modern", JSON.stringify(value));
-      assert.equal(await sdkLaneOf({ "mcp-protocol-version": value }, PING), "modern", JSON.stringify(value));
+      assert.equal(await sdkLane({ "mcp-protocol-version": value }, PING), "modern", JSON.stringify(value));
     }
   });
 
   test("a legacy revision with whitespace on either side is still reported as the header's revision, not as no signal", async () => {
     for (const value of ["2025-06-18 ", "2025-06-18\n", " \t2025-06-18", "\r\n2025-06-18\r\n", ["2025-06-18\t"]]) {
       assert.deepEqual(classifyEra({ "mcp-protocol-version": value }, PING), { era: "legacy", signal: "header-protocol-version" }, JSON.stringify(value));
-      assert.equal(await sdkLaneOf({ "mcp-protocol-version": value }, PING), "legacy", JSON.stringify(value));
+      assert.equal(await sdkLane({ "mcp-protocol-version": value }, PING), "legacy", JSON.stringify(value));
     }
     // A value that is no revision after trimming is no signal of its own.
     assert.deepEqual(classifyEra(header("2025-06-18x"), PING), { era: "legacy", signal: "default" });
