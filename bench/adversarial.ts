@@ -100,7 +100,13 @@ function pair(small: Subject, large: Subject, rounds: number) {
   let ms = 0;
   for (let r = 0; r < rounds; r++) {
     const steps = [() => timeOf(small.parse), () => timeOf(small.path), () => timeOf(large.parse), () => timeOf(large.path)];
-    const t = r % 2 === 0 ? steps.map((f) => f()) : steps.reverse().map((f) => f()).reverse();
+    const t =
+      r % 2 === 0
+        ? steps.map((f) => f())
+        : steps
+            .reverse()
+            .map((f) => f())
+            .reverse();
     const [, s, pl, l] = t as [number, number, number, number];
     ratios.push(l / pl);
     growth.push(l / s);
@@ -177,7 +183,9 @@ export function runAdversarial(settings: AdversarialSettings, log: (line: string
   const started = performance.now();
   const generated = generate();
   const targets = generated.targets;
-  log(`adversarial: ${targets.length} locations (${generated.locations.length} array/map, ${targets.filter((t) => t.shape === "regex").length} regex sites, batch)`);
+  log(
+    `adversarial: ${targets.length} locations (${generated.locations.length} array/map, ${targets.filter((t) => t.shape === "regex").length} regex sites, batch)`,
+  );
   const figures: LocationFigures[] = [];
   targets.forEach((target, i) => {
     figures.push(measureLocation(target, settings, settings.full));
@@ -235,7 +243,14 @@ export function adversarialTable(result: AdversarialResult): string {
           `${(f.bytes / 1024).toFixed(f.bytes < 10240 ? 1 : 0)} KiB`,
           `${formatRatio(f.ratio.median)} [${formatRatio(f.ratio.min)}–${formatRatio(f.ratio.max)}]`,
           formatRatio(f.growth.median),
-          [f.stoppedBy === "time" ? `stopped: next ×4 over ${result.settings.budgetMs} ms (${f.msAtN.toFixed(0)} ms at n)` : f.stoppedBy === "limit" ? "body limit" : "", f.rejects ? "" : "accepted (open or shadowed)"]
+          [
+            f.stoppedBy === "time"
+              ? `stopped: next ×4 over ${result.settings.budgetMs} ms (${f.msAtN.toFixed(0)} ms at n)`
+              : f.stoppedBy === "limit"
+                ? "body limit"
+                : "",
+            f.rejects ? "" : "accepted (open or shadowed)",
+          ]
             .filter(Boolean)
             .join("; "),
         ]),
@@ -247,7 +262,19 @@ export function adversarialTable(result: AdversarialResult): string {
   lines.push(summaryLines(result).join("\n"));
   if (result.cli.length) {
     lines.push("", "### wymcp check (node-cli.ts judge, in-process; it parses the bytes itself, so 1× is the parse alone)");
-    lines.push(table(["location", "lane", "n", "body", "× JSON.parse med [min–max]"], result.cli.map((c) => [c.label, c.lane, String(c.n), `${(c.bytes / 1024).toFixed(0)} KiB`, `${formatRatio(c.ratio.median)} [${formatRatio(c.ratio.min)}–${formatRatio(c.ratio.max)}]`]), [2, 3, 4]));
+    lines.push(
+      table(
+        ["location", "lane", "n", "body", "× JSON.parse med [min–max]"],
+        result.cli.map((c) => [
+          c.label,
+          c.lane,
+          String(c.n),
+          `${(c.bytes / 1024).toFixed(0)} KiB`,
+          `${formatRatio(c.ratio.median)} [${formatRatio(c.ratio.min)}–${formatRatio(c.ratio.max)}]`,
+        ]),
+        [2, 3, 4],
+      ),
+    );
   }
   return lines.join("\n");
 }

@@ -82,7 +82,12 @@ function timed(args: string[], tmp: string, stdout: "pipe" | "ignore" = "pipe"):
   const rssFile = join(tmp, "rss");
   const env = { ...childEnv(), WYMCP_BENCH_RSS: rssFile };
   const started = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, ["-r", maxRss, ...args], { env, encoding: "utf8", stdio: ["ignore", stdout, "pipe"], maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(process.execPath, ["-r", maxRss, ...args], {
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", stdout, "pipe"],
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   const usage = JSON.parse(readFileSync(rssFile, "utf8")) as { maxRssKiB: number; cpuMs: number };
   return { wallMs, rssKiB: usage.maxRssKiB, cpuMs: usage.cpuMs, status: run.status, stdout: run.stdout ?? "", stderr: run.stderr ?? "" };
@@ -137,8 +142,15 @@ export function writeCapture(file: string, bytes: number, m: BenchMessages): { m
     else if (k < 19) cycle.push([m.badToolsCall.text, "rejected"]);
     else cycle.push([m.toolsCall.text.slice(0, 100), "rejected"]);
   }
-  const block: Array<[string, keyof Tally]> = [...cycle, ...cycle, ...cycle, ...cycle, ...cycle.slice(0, 99), [m.bigToolsCall.text, "pass"]];
-  const text = block.map(([line]) => line).join("\n") + "\n";
+  const block: Array<[string, keyof Tally]> = [
+    ...cycle,
+    ...cycle,
+    ...cycle,
+    ...cycle,
+    ...cycle.slice(0, 99),
+    [m.bigToolsCall.text, "pass"],
+  ];
+  const text = `${block.map(([line]) => line).join("\n")}\n`;
   const counts: Tally = { pass: 0, rejected: 0, bypassed: 0 };
   for (const [, outcome] of block) counts[outcome]++;
   const fd = openSync(file, "w");
@@ -207,10 +219,12 @@ export function runCliLarge(options: { rounds: number; bytes: number; specDir: s
 /** Every run must have judged every message as generated, or its figures mean nothing. */
 function check(key: string, run: Timed, messages: number, expected: Tally): void {
   if (key === "floor") {
-    if (run.status !== 0 || Number(run.stdout.trim()) !== messages) throw new Error(`floor read ${run.stdout.trim()} of ${messages} messages: ${run.stderr}`);
+    if (run.status !== 0 || Number(run.stdout.trim()) !== messages)
+      throw new Error(`floor read ${run.stdout.trim()} of ${messages} messages: ${run.stderr}`);
     return;
   }
-  if (run.status !== 1) throw new Error(`wymcp check (${key}) exited ${run.status}, expected 1 (some rejected): ${run.stderr.slice(0, 500)}`);
+  if (run.status !== 1)
+    throw new Error(`wymcp check (${key}) exited ${run.status}, expected 1 (some rejected): ${run.stderr.slice(0, 500)}`);
   if (key === "human" || key === "json") return;
   const want = `${messages} messages: ${expected.pass} pass, ${expected.rejected} rejected, ${expected.bypassed} bypassed`;
   const last = run.stdout.trimEnd().split("\n").pop();
@@ -223,7 +237,11 @@ const rate = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} M/s` : `${(n / 
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 
@@ -254,7 +272,19 @@ export function cliLargeTable(l: CliLarge): string {
   ]);
   return [
     `capture: ${(l.bytes / 1e6).toFixed(1)} MB, ${l.messages} messages (${l.expected.pass} pass, ${l.expected.rejected} rejected, ${l.expected.bypassed} bypassed), ${l.rounds} round(s)`,
-    table(["variant", "wall ms med [min–max]", "msg/s (wall)", "× floor (wall)", "CPU ms med [min–max]", "msg/CPU-s", "× floor (CPU)", "peak RSS MiB med"], rows),
+    table(
+      [
+        "variant",
+        "wall ms med [min–max]",
+        "msg/s (wall)",
+        "× floor (wall)",
+        "CPU ms med [min–max]",
+        "msg/CPU-s",
+        "× floor (CPU)",
+        "peak RSS MiB med",
+      ],
+      rows,
+    ),
     "",
     "Whole processes, start-up included. × floor = floor's time ÷ variant's time, per round; CPU = user + system time of the",
     "process, which other jobs on shared cores disturb far less than wall time.",
@@ -269,13 +299,13 @@ async function main(): Promise<void> {
   try {
     const messageFile = join(tmp, "message.json");
     writeFileSync(messageFile, benchMessages(specDir).toolsCall.text);
-    console.log("## CLI start-up\n" + cliStartupTable(runCliStartup({ rounds: quick ? 1 : 9, messageFile, tmp, log })));
+    console.log(`## CLI start-up\n${cliStartupTable(runCliStartup({ rounds: quick ? 1 : 9, messageFile, tmp, log }))}`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
   if (process.argv.includes("--large")) {
     const large = runCliLarge({ rounds: quick ? 1 : 3, bytes: quick ? 4 * MiB : 200 * 1e6, specDir, log });
-    console.log("\n## CLI on a large JSONL capture\n" + cliLargeTable(large));
+    console.log(`\n## CLI on a large JSONL capture\n${cliLargeTable(large)}`);
   }
 }
 

@@ -68,7 +68,11 @@ const META = {
   "io.modelcontextprotocol/clientInfo": { name: "flood", version: "1.0.0" },
   "io.modelcontextprotocol/clientCapabilities": {},
 };
-const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28" };
+const JSON_HEADERS = {
+  "Content-Type": "application/json",
+  Accept: "application/json, text/event-stream",
+  "MCP-Protocol-Version": "2026-07-28",
+};
 const call = { ...JSON_HEADERS, "Mcp-Method": "tools/call", "Mcp-Name": "echo" };
 
 function workloads(): Workload[] {
@@ -77,7 +81,8 @@ function workloads(): Workload[] {
   for (let i = 0; Buffer.byteLength(JSON.stringify(big)) < 50 * 1024; i++) {
     rows.push({ id: i, name: `station-${i}`, tags: ["temperature", "humidity"], reading: 12.5 + (i % 17) / 4, ok: i % 3 !== 0 });
   }
-  const tools = (id: number, args: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: META, name: "echo", arguments: args } });
+  const tools = (id: number, args: unknown) =>
+    JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: META, name: "echo", arguments: args } });
   return [
     { key: "tools-call", label: "valid tools/call", headers: call, body: tools(1, { text: "hello" }), traffic: "valid" },
     {
@@ -89,7 +94,13 @@ function workloads(): Workload[] {
     },
     { key: "tools-call-50k", label: "50 KiB tools/call", headers: call, body: tools(3, big), traffic: "valid" },
     // The gate answers 400 (arguments must be an object); the SDK alone parses it, then answers it itself.
-    { key: "invalid-tools-call", label: "invalid tools/call (arguments a string)", headers: call, body: tools(4, "hello"), traffic: "invalid" },
+    {
+      key: "invalid-tools-call",
+      label: "invalid tools/call (arguments a string)",
+      headers: call,
+      body: tools(4, "hello"),
+      traffic: "invalid",
+    },
     {
       key: "junk-notification",
       label: "junk modern notification (gated: 202)",
@@ -103,11 +114,15 @@ function workloads(): Workload[] {
 /** One POST on a keep-alive agent; resolves to its status once the answer is read whole. */
 function post(agent: http.Agent, url: URL, w: Workload): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", agent, headers: { ...w.headers, "Content-Length": Buffer.byteLength(w.body) } }, (res) => {
-      res.resume();
-      res.once("end", () => resolve(res.statusCode ?? 0));
-      res.once("error", reject);
-    });
+    const req = http.request(
+      url,
+      { method: "POST", agent, headers: { ...w.headers, "Content-Length": Buffer.byteLength(w.body) } },
+      (res) => {
+        res.resume();
+        res.once("end", () => resolve(res.statusCode ?? 0));
+        res.once("error", reject);
+      },
+    );
     req.setTimeout(10_000, () => req.destroy(new Error("no answer within 10 s")));
     req.once("error", reject);
     req.end(w.body);
@@ -147,10 +162,9 @@ export async function runHttpFlood(settings: HttpSettings, log: (line: string) =
     const results: WorkloadFlood[] = [];
     for (const w of workloads()) {
       log(`http: ${w.label}`);
-      const per = Object.fromEntries(VARIANTS.map((v) => [v, { rps: [] as number[], lat: [] as number[], statuses: {} as Record<string, number> }])) as Record<
-        Variant,
-        { rps: number[]; lat: number[]; statuses: Record<string, number> }
-      >;
+      const per = Object.fromEntries(
+        VARIANTS.map((v) => [v, { rps: [] as number[], lat: [] as number[], statuses: {} as Record<string, number> }]),
+      ) as Record<Variant, { rps: number[]; lat: number[]; statuses: Record<string, number> }>;
       const load: number[] = [];
       for (const v of VARIANTS) await flood(agents[v], servers[v].url, w, settings.warmupMs, settings.connections);
       for (let round = 0; round < settings.rounds; round++) {
@@ -200,9 +214,23 @@ export function floodTable(results: WorkloadFlood[]): string {
   const rps = (s: Spread) => s.median.toFixed(0);
   const ms = (x: number) => x.toFixed(2);
   const range = (s: Spread) => `${formatRatio(s.median)} [${formatRatio(s.min)}–${formatRatio(s.max)}]`;
-  const statuses = (v: VariantFlood) => Object.entries(v.statuses).map(([s, n]) => (Object.keys(v.statuses).length > 1 ? `${s}×${n}` : s)).join(" ");
+  const statuses = (v: VariantFlood) =>
+    Object.entries(v.statuses)
+      .map(([s, n]) => (Object.keys(v.statuses).length > 1 ? `${s}×${n}` : s))
+      .join(" ");
   const main = table(
-    ["workload", "bytes", "SDK alone req/s", "bridge req/s", "gated req/s", "gated ÷ bridge med [min–max]", "quiet rounds only", "gated ÷ SDK alone med [min–max]", "target", "result"],
+    [
+      "workload",
+      "bytes",
+      "SDK alone req/s",
+      "bridge req/s",
+      "gated req/s",
+      "gated ÷ bridge med [min–max]",
+      "quiet rounds only",
+      "gated ÷ SDK alone med [min–max]",
+      "target",
+      "result",
+    ],
     results.map((r) => [
       r.label,
       String(r.bytes),
@@ -229,5 +257,12 @@ export function floodTable(results: WorkloadFlood[]): string {
   );
   const bound = loadBound();
   const load = results.map((r) => `- ${r.label}: ${r.load.map((l) => `${l.toFixed(2)}${l > bound ? "*" : ""}`).join(" ")}`);
-  return [main, "", latency, "", `1-minute load average at the start of each round (* = under load: above ${bound}, the cores + 1):`, ...load].join("\n");
+  return [
+    main,
+    "",
+    latency,
+    "",
+    `1-minute load average at the start of each round (* = under load: above ${bound}, the cores + 1):`,
+    ...load,
+  ].join("\n");
 }

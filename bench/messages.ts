@@ -23,7 +23,15 @@ const KIB = 1024;
 function message(key: string, label: string, era: Era, body: unknown, source: string): BenchMessage {
   const text = JSON.stringify(body);
   const bytes = Buffer.byteLength(text);
-  return { key, label: `${label} (${bytes >= KIB ? `${(bytes / KIB).toFixed(1)} KiB` : `${bytes} B`})`, era, text, value: JSON.parse(text), bytes, source };
+  return {
+    key,
+    label: `${label} (${bytes >= KIB ? `${(bytes / KIB).toFixed(1)} KiB` : `${bytes} B`})`,
+    era,
+    text,
+    value: JSON.parse(text),
+    bytes,
+    source,
+  };
 }
 
 function example(specDir: string, revision: string, path: string): Record<string, unknown> {
@@ -74,10 +82,28 @@ export function benchMessages(specDir: string): BenchMessages {
   const spec = (path: string) => `official example ${path}`;
   return {
     toolsCall: message("tools-call", "modern tools/call", "modern", call, spec(callPath)),
-    bigToolsCall: message("tools-call-50k", "modern tools/call, 50 KiB arguments", "modern", big, `${spec(callPath)}, arguments replaced by ${rows.length} records`),
+    bigToolsCall: message(
+      "tools-call-50k",
+      "modern tools/call, 50 KiB arguments",
+      "modern",
+      big,
+      `${spec(callPath)}, arguments replaced by ${rows.length} records`,
+    ),
     initialize: message("initialize", "legacy initialize", "legacy", initialize, "an SDK client's initialize (2025-11-25)"),
-    notification: message("notification", "legacy notifications/cancelled", "legacy", cancelled, spec("CancelledNotification/user-requested-cancellation.json")),
-    response: message("client-response", "legacy client response (roots/list result)", "legacy", response, spec("ListRootsResult/multiple-root-directories.json") + " as a JSON-RPC result"),
+    notification: message(
+      "notification",
+      "legacy notifications/cancelled",
+      "legacy",
+      cancelled,
+      spec("CancelledNotification/user-requested-cancellation.json"),
+    ),
+    response: message(
+      "client-response",
+      "legacy client response (roots/list result)",
+      "legacy",
+      response,
+      `${spec("ListRootsResult/multiple-root-directories.json")} as a JSON-RPC result`,
+    ),
     longErrorList: message(
       "bad-prompts-get-20",
       "bad modern prompts/get, 20 non-string arguments",
@@ -86,10 +112,20 @@ export function benchMessages(specDir: string): BenchMessages {
         jsonrpc: "2.0",
         id: 2,
         method: "prompts/get",
-        params: { _meta: params._meta, name: "code_review", arguments: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`argument${String(i).padStart(2, "0")}`, i])) },
+        params: {
+          _meta: params._meta,
+          name: "code_review",
+          arguments: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`argument${String(i).padStart(2, "0")}`, i])),
+        },
       },
       `${spec(callPath)}'s _meta; 20 numeric arguments under 10-character keys, the body that crashed workerd while distill.ts used Buffer`,
     ),
-    badToolsCall: message("bad-tools-call", "bad modern tools/call", "modern", bad, `${spec(callPath)} with params.name 42 and params.arguments a string`),
+    badToolsCall: message(
+      "bad-tools-call",
+      "bad modern tools/call",
+      "modern",
+      bad,
+      `${spec(callPath)} with params.name 42 and params.arguments a string`,
+    ),
   };
 }

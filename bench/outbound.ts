@@ -28,7 +28,10 @@ interface OutboundMessage extends BenchMessage {
   outcome: "pass" | "violation";
 }
 
-function message(specDir: string, m: Omit<OutboundMessage, "text" | "value" | "bytes" | "label" | "source"> & { label: string; body: unknown; source: string }): OutboundMessage {
+function message(
+  _specDir: string,
+  m: Omit<OutboundMessage, "text" | "value" | "bytes" | "label" | "source"> & { label: string; body: unknown; source: string },
+): OutboundMessage {
   const text = JSON.stringify(m.body);
   const bytes = Buffer.byteLength(text);
   const { body: _body, ...rest } = m;
@@ -48,24 +51,56 @@ export function outboundMessages(specDir: string): OutboundMessage[] {
   const spec = (path: string) => `official example ${path}`;
   return [
     message(specDir, {
-      key: "out-tools-call", label: "modern tools/call result", era: "modern", method: "tools/call", body: call,
+      key: "out-tools-call",
+      label: "modern tools/call result",
+      era: "modern",
+      method: "tools/call",
+      body: call,
       source: spec("CallToolResultResponse/call-tool-result-response.json"),
-      framing: "JSONRPCResultResponse", definition: "CallToolResult", ofResult: true, zod: { schema: "CallToolResultSchema", ofResult: true }, outcome: "pass",
+      framing: "JSONRPCResultResponse",
+      definition: "CallToolResult",
+      ofResult: true,
+      zod: { schema: "CallToolResultSchema", ofResult: true },
+      outcome: "pass",
     }),
     message(specDir, {
-      key: "out-tools-list", label: "modern tools/list result", era: "modern", method: "tools/list", body: list,
+      key: "out-tools-list",
+      label: "modern tools/list result",
+      era: "modern",
+      method: "tools/list",
+      body: list,
       source: spec("ListToolsResultResponse/list-tools-result-response.json"),
-      framing: "JSONRPCResultResponse", definition: "ListToolsResult", ofResult: true, zod: { schema: "ListToolsResultSchema", ofResult: true }, outcome: "pass",
+      framing: "JSONRPCResultResponse",
+      definition: "ListToolsResult",
+      ofResult: true,
+      zod: { schema: "ListToolsResultSchema", ofResult: true },
+      outcome: "pass",
     }),
     message(specDir, {
-      key: "out-log", label: "legacy notifications/message", era: "legacy", method: undefined, body: log,
+      key: "out-log",
+      label: "legacy notifications/message",
+      era: "legacy",
+      method: undefined,
+      body: log,
       source: spec("LoggingMessageNotification/log-database-connection-failed.json"),
-      framing: "JSONRPCNotification", definition: "LoggingMessageNotification", ofResult: false, zod: { schema: "LoggingMessageNotificationSchema", ofResult: false }, outcome: "pass",
+      framing: "JSONRPCNotification",
+      definition: "LoggingMessageNotification",
+      ofResult: false,
+      zod: { schema: "LoggingMessageNotificationSchema", ofResult: false },
+      outcome: "pass",
     }),
     message(specDir, {
-      key: "out-bad-tools-call", label: "bad modern tools/call result (content[0].type deleted)", era: "modern", method: "tools/call", body: { ...call, result: badResult },
+      key: "out-bad-tools-call",
+      label: "bad modern tools/call result (content[0].type deleted)",
+      era: "modern",
+      method: "tools/call",
+      body: { ...call, result: badResult },
       source: `${spec("CallToolResultResponse/call-tool-result-response.json")} with content[0].type deleted`,
-      framing: "JSONRPCResultResponse", definition: "CallToolResult", ofResult: true, zod: { schema: "CallToolResultSchema", ofResult: true }, outcome: "violation",
+      framing: "JSONRPCResultResponse",
+      definition: "CallToolResult",
+      ofResult: true,
+      zod: { schema: "CallToolResultSchema", ofResult: true },
+      outcome: "violation",
     }),
   ];
 }
@@ -82,8 +117,22 @@ export function outboundCases(s: OutboundSubjects, messages: OutboundMessage[]):
       : "(framing(arg), definition(arg))";
     const zodSchema = (s.zod as unknown as Record<string, unknown>)[m.zod.schema];
     const variants: Variant[] = [
-      { key: "parse", label: "JSON.parse alone (floor)", expression: "JSON.parse(arg)", input: "text", deps: {}, expect: (r) => typeof r === "object" && r !== null },
-      { key: "vmr", label: `validateMcpResponse (parsed message) → ${m.outcome}`, expression: `validate(arg, ${context}).outcome`, input: "value", deps: { validate: s.validateMcpResponse }, expect: is(m.outcome) },
+      {
+        key: "parse",
+        label: "JSON.parse alone (floor)",
+        expression: "JSON.parse(arg)",
+        input: "text",
+        deps: {},
+        expect: (r) => typeof r === "object" && r !== null,
+      },
+      {
+        key: "vmr",
+        label: `validateMcpResponse (parsed message) → ${m.outcome}`,
+        expression: `validate(arg, ${context}).outcome`,
+        input: "value",
+        deps: { validate: s.validateMcpResponse },
+        expect: is(m.outcome),
+      },
       {
         key: "parse-vmr",
         label: "JSON.parse + validateMcpResponse",

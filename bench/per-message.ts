@@ -89,7 +89,14 @@ function validVariants(
   const vmr = names.outcome === "bypass" ? "validateMcpRequest (bypass: not validated)" : "validateMcpRequest (parsed body)";
   const variants: Variant[] = [
     parse(),
-    { key: "vmr", label: vmr, expression: `validate(arg, ${JSON.stringify(era)}).outcome`, input: "value", deps: { validate: s.validateMcpRequest }, expect: is(names.outcome) },
+    {
+      key: "vmr",
+      label: vmr,
+      expression: `validate(arg, ${JSON.stringify(era)}).outcome`,
+      input: "value",
+      deps: { validate: s.validateMcpRequest },
+      expect: is(names.outcome),
+    },
     {
       key: "parse-vmr",
       label: "JSON.parse + validateMcpRequest",
@@ -98,8 +105,22 @@ function validVariants(
       deps: { validate: s.validateMcpRequest },
       expect: is(names.outcome),
     },
-    { key: "raw", label: `generated ${era} ${shown}`, expression: both, input: "value", deps: { framing: gen[names.framing], method: names.method && gen[names.method] }, expect: isTrue },
-    { key: "ajv-boot", label: `Ajv at boot, same ${shown}`, expression: both, input: "value", deps: { framing: boot[names.framing], method: names.method && boot[names.method] }, expect: isTrue },
+    {
+      key: "raw",
+      label: `generated ${era} ${shown}`,
+      expression: both,
+      input: "value",
+      deps: { framing: gen[names.framing], method: names.method && gen[names.method] },
+      expect: isTrue,
+    },
+    {
+      key: "ajv-boot",
+      label: `Ajv at boot, same ${shown}`,
+      expression: both,
+      input: "value",
+      deps: { framing: boot[names.framing], method: names.method && boot[names.method] },
+      expect: isTrue,
+    },
     {
       key: "zod-framing",
       label: "Zod JSONRPCMessageSchema.safeParse",
@@ -112,7 +133,14 @@ function validVariants(
   if (names.zodSchema) {
     const schema = (s.zod as unknown as Record<string, unknown>)[names.zodSchema];
     variants.push(
-      { key: "zod-schema", label: `Zod ${names.zodSchema}.safeParse`, expression: "schema.safeParse(arg).success", input: "value", deps: { schema }, expect: isTrue },
+      {
+        key: "zod-schema",
+        label: `Zod ${names.zodSchema}.safeParse`,
+        expression: "schema.safeParse(arg).success",
+        input: "value",
+        deps: { schema },
+        expect: isTrue,
+      },
       {
         key: "zod-sdk",
         label: `Zod JSONRPCMessageSchema then ${names.zodSchema} (SDK inbound path)`,
@@ -131,8 +159,22 @@ function depthVariants(s: Subjects, m: BenchMessage): Variant[] {
   const deps = { parsed: s.depth.parsed, bytes: s.depth.bytes, validate: s.validateMcpRequest, max: s.depth.max };
   const isFalse = (r: unknown) => r === false;
   return [
-    { key: "depth-parsed", label: `depth check on the parsed value (the adapters' check, maxDepth ${s.depth.max})`, expression: "parsed(arg, max)", input: "value", deps, expect: isFalse },
-    { key: "depth-bytes", label: "depth check on the bytes (scanner, before JSON.parse)", expression: "bytes(arg, max)", input: "bytes", deps, expect: isFalse },
+    {
+      key: "depth-parsed",
+      label: `depth check on the parsed value (the adapters' check, maxDepth ${s.depth.max})`,
+      expression: "parsed(arg, max)",
+      input: "value",
+      deps,
+      expect: isFalse,
+    },
+    {
+      key: "depth-bytes",
+      label: "depth check on the bytes (scanner, before JSON.parse)",
+      expression: "bytes(arg, max)",
+      input: "bytes",
+      deps,
+      expect: isFalse,
+    },
     {
       key: "parse-depth-vmr",
       label: "JSON.parse + depth check + validateMcpRequest (the gate from the bytes)",
@@ -147,8 +189,18 @@ function depthVariants(s: Subjects, m: BenchMessage): Variant[] {
 export function messageCases(s: Subjects, m: BenchMessages): Case[] {
   const toolsCall = { framing: "JSONRPCRequest", method: "CallToolRequest", outcome: "pass", zodSchema: "CallToolRequestSchema" } as const;
   return [
-    { message: m.toolsCall, variants: [...validVariants(s, m.toolsCall, toolsCall), ...depthVariants(s, m.toolsCall)], floor: "parse", zodRef: "zod-schema" },
-    { message: m.bigToolsCall, variants: [...validVariants(s, m.bigToolsCall, toolsCall), ...depthVariants(s, m.bigToolsCall)], floor: "parse", zodRef: "zod-schema" },
+    {
+      message: m.toolsCall,
+      variants: [...validVariants(s, m.toolsCall, toolsCall), ...depthVariants(s, m.toolsCall)],
+      floor: "parse",
+      zodRef: "zod-schema",
+    },
+    {
+      message: m.bigToolsCall,
+      variants: [...validVariants(s, m.bigToolsCall, toolsCall), ...depthVariants(s, m.bigToolsCall)],
+      floor: "parse",
+      zodRef: "zod-schema",
+    },
     {
       message: m.initialize,
       variants: validVariants(s, m.initialize, { framing: "JSONRPCRequest", outcome: "pass", zodSchema: "InitializeRequestSchema" }),
@@ -157,7 +209,11 @@ export function messageCases(s: Subjects, m: BenchMessages): Case[] {
     },
     {
       message: m.notification,
-      variants: validVariants(s, m.notification, { framing: "JSONRPCNotification", outcome: "pass", zodSchema: "CancelledNotificationSchema" }),
+      variants: validVariants(s, m.notification, {
+        framing: "JSONRPCNotification",
+        outcome: "pass",
+        zodSchema: "CancelledNotificationSchema",
+      }),
       floor: "parse",
       zodRef: "zod-framing",
     },
@@ -181,7 +237,14 @@ export function errorCase(s: Subjects, m: BenchMessages): Case {
     zodRef: "zod-schema",
     variants: [
       parse(),
-      { key: "vmr", label: "validateMcpRequest → reject (validation + distillation + envelope)", expression: 'validate(arg, "modern").outcome', input: "value", deps: { validate }, expect: is("reject") },
+      {
+        key: "vmr",
+        label: "validateMcpRequest → reject (validation + distillation + envelope)",
+        expression: 'validate(arg, "modern").outcome',
+        input: "value",
+        deps: { validate },
+        expect: is("reject"),
+      },
       {
         key: "vmr-bytes",
         label: "  … + JSON.stringify of the answer",
@@ -198,7 +261,14 @@ export function errorCase(s: Subjects, m: BenchMessages): Case {
         deps: { framing: gen.JSONRPCRequest, method: gen.CallToolRequest },
         expect: isFalse,
       },
-      { key: "zod-schema", label: "Zod CallToolRequestSchema.safeParse → error", expression: "schema.safeParse(arg).success", input: "value", deps: { schema }, expect: isFalse },
+      {
+        key: "zod-schema",
+        label: "Zod CallToolRequestSchema.safeParse → error",
+        expression: "schema.safeParse(arg).success",
+        input: "value",
+        deps: { schema },
+        expect: isFalse,
+      },
       {
         key: "zod-sdk",
         label: "Zod JSONRPCMessageSchema then CallToolRequestSchema (SDK inbound path)",
@@ -240,7 +310,14 @@ export function longErrorCase(s: Subjects, m: BenchMessages): Case {
     zodRef: "zod-schema",
     variants: [
       parse(),
-      { key: "vmr", label: "validateMcpRequest → reject (validation + distillation + envelope)", expression: 'validate(arg, "modern").outcome', input: "value", deps: { validate }, expect: is("reject") },
+      {
+        key: "vmr",
+        label: "validateMcpRequest → reject (validation + distillation + envelope)",
+        expression: 'validate(arg, "modern").outcome',
+        input: "value",
+        deps: { validate },
+        expect: is("reject"),
+      },
       {
         key: "raw",
         label: "generated JSONRPCRequest + GetPromptRequest (errors collected, not distilled)",
@@ -249,8 +326,22 @@ export function longErrorCase(s: Subjects, m: BenchMessages): Case {
         deps: { framing: gen.JSONRPCRequest, method: gen.GetPromptRequest },
         expect: isFalse,
       },
-      { key: "zod-schema", label: "Zod GetPromptRequestSchema.safeParse → error", expression: "schema.safeParse(arg).success", input: "value", deps: { schema }, expect: isFalse },
-      { key: "entries-length", label: `  UTF-8 size of the listed entries (${bytes} B): entriesLength (shipped)`, expression: "count(entries)", input: "value", deps: { count: entriesLength, entries }, expect: is(bytes) },
+      {
+        key: "zod-schema",
+        label: "Zod GetPromptRequestSchema.safeParse → error",
+        expression: "schema.safeParse(arg).success",
+        input: "value",
+        deps: { schema },
+        expect: isFalse,
+      },
+      {
+        key: "entries-length",
+        label: `  UTF-8 size of the listed entries (${bytes} B): entriesLength (shipped)`,
+        expression: "count(entries)",
+        input: "value",
+        deps: { count: entriesLength, entries },
+        expect: is(bytes),
+      },
       {
         key: "buffer-bytelength",
         label: "  same: Buffer.byteLength(JSON.stringify(…)) (before; Node only)",
@@ -259,7 +350,14 @@ export function longErrorCase(s: Subjects, m: BenchMessages): Case {
         deps: { count: Buffer.byteLength, entries },
         expect: is(bytes),
       },
-      { key: "text-encoder", label: "  same: TextEncoder.encode(JSON.stringify(…)).length", expression: "encoder.encode(JSON.stringify(entries)).length", input: "value", deps: { encoder, entries }, expect: is(bytes) },
+      {
+        key: "text-encoder",
+        label: "  same: TextEncoder.encode(JSON.stringify(…)).length",
+        expression: "encoder.encode(JSON.stringify(entries)).length",
+        input: "value",
+        deps: { encoder, entries },
+        expect: is(bytes),
+      },
     ],
   };
 }

@@ -57,14 +57,17 @@ function judge(t: Omit<Target, "pass" | "missBy">): Target {
   if (pass) return { ...t, pass };
   const fmt = (x: number) => (t.unit === "×" ? formatRatio(x) : t.unit === "ms" ? `${formatMs(x)} ms` : formatBytes(x));
   const gap = Math.abs(t.measured - t.limit);
-  const rel = t.atLeast ? `${((1 - t.measured / t.limit) * 100).toFixed(0)}% short` : `${((t.measured / t.limit - 1) * 100).toFixed(0)}% over`;
+  const rel = t.atLeast
+    ? `${((1 - t.measured / t.limit) * 100).toFixed(0)}% short`
+    : `${((t.measured / t.limit - 1) * 100).toFixed(0)}% over`;
   const size = t.unit === "×" ? `${formatRatio(t.measured)} of ${formatRatio(t.limit)}` : `${fmt(gap)} ${t.atLeast ? "short" : "over"}`;
   return { ...t, pass, missBy: `${size} (${rel})` };
 }
 
 export function targets(cases: CaseFigures[], errorPath: CaseFigures, startup: StartupResult, sizes: SizeFigures[]): Target[] {
   const vmr = figure(cases, "tools-call", "vmr");
-  const zodRatio = (key: string) => formatRatio(spread(vmr.opsPerSec.samples.map((x, i) => x / figure(cases, "tools-call", key).opsPerSec.samples[i]!)).median);
+  const zodRatio = (key: string) =>
+    formatRatio(spread(vmr.opsPerSec.samples.map((x, i) => x / figure(cases, "tools-call", key).opsPerSec.samples[i]!)).median);
   const reject = figure([errorPath], errorPath.key, "vmr");
   const rejectRatio = (key: string) =>
     formatRatio(spread(reject.opsPerSec.samples.map((x, i) => x / figure([errorPath], errorPath.key, key).opsPerSec.samples[i]!)).median);
@@ -143,7 +146,10 @@ export function targets(cases: CaseFigures[], errorPath: CaseFigures, startup: S
       unit: "B",
       atLeast: false,
       context:
-        `${sizes.filter((s) => s.file !== "both eras").map((s) => `${s.file} ${formatBytes(s.raw)}`).join(", ")}; gzip ${formatBytes(total.gzip)}` +
+        `${sizes
+          .filter((s) => s.file !== "both eras")
+          .map((s) => `${s.file} ${formatBytes(s.raw)}`)
+          .join(", ")}; gzip ${formatBytes(total.gzip)}` +
         (total.minified === null ? "" : `; minified (what-if) ${formatBytes(total.minified)}`) +
         "; KB read as 1000 B (the stricter reading)",
     }),
@@ -178,9 +184,20 @@ export function startupTable(startup: StartupResult): string {
       formatMs(f.firstCallMs.median),
     ];
   });
-  const header = ["variant", "ready ms med [min–max]", "ready − empty", "÷ runtime's", "wall ms med [min–max]", "wall − empty", "wall × empty", "1st call ms"];
+  const header = [
+    "variant",
+    "ready ms med [min–max]",
+    "ready − empty",
+    "÷ runtime's",
+    "wall ms med [min–max]",
+    "wall − empty",
+    "wall × empty",
+    "1st call ms",
+  ];
   const boot = v["ajv-boot"]!.phases ?? {};
-  const phases = Object.entries(boot).map(([k, s]) => `${k.replace(/Ms$/, "")} ${msCell(s)}`).join(", ");
+  const phases = Object.entries(boot)
+    .map(([k, s]) => `${k.replace(/Ms$/, "")} ${msCell(s)}`)
+    .join(", ");
   return [
     table(header, rows),
     "",
@@ -203,11 +220,23 @@ export function caseTable(c: CaseFigures): string {
 export function sizeTable(sizes: SizeFigures[]): string {
   const header = ["file", "raw", "gzip", "minified (what-if)", "minified + gzip"];
   const b = (n: number | null) => (n === null ? "n/a" : `${formatBytes(n)} (${n} B)`);
-  return table(header, sizes.map((s) => [s.file, b(s.raw), b(s.gzip), b(s.minified), b(s.minifiedGzip)]), [1, 2, 3, 4]);
+  return table(
+    header,
+    sizes.map((s) => [s.file, b(s.raw), b(s.gzip), b(s.minified), b(s.minifiedGzip)]),
+    [1, 2, 3, 4],
+  );
 }
 
 export function targetsTable(ts: Target[]): string {
   const fmt = (t: Target, x: number) => (t.unit === "×" ? formatRatio(x) : t.unit === "ms" ? `${formatMs(x)} ms` : formatBytes(x));
-  const rows = ts.map((t) => [t.target, fmt(t, t.measured), `${t.atLeast ? "≥" : "≤"} ${fmt(t, t.limit)}`, t.pass ? "PASS" : "MISS", t.missBy ?? ""]);
-  return [table(["target", "measured", "limit", "result", "missed by"], rows), "", ...ts.map((t) => `- ${t.target}: ${t.context}`)].join("\n");
+  const rows = ts.map((t) => [
+    t.target,
+    fmt(t, t.measured),
+    `${t.atLeast ? "≥" : "≤"} ${fmt(t, t.limit)}`,
+    t.pass ? "PASS" : "MISS",
+    t.missBy ?? "",
+  ]);
+  return [table(["target", "measured", "limit", "result", "missed by"], rows), "", ...ts.map((t) => `- ${t.target}: ${t.context}`)].join(
+    "\n",
+  );
 }

@@ -35,7 +35,8 @@ const httpMode = process.argv.includes("--http");
 const withCli = process.argv.includes("--cli");
 const adversarialOnly = process.argv.includes("--adversarial");
 const out =
-  process.env.BENCH_OUT || (quick ? "" : join(root, "bench", httpMode ? "results-http.json" : adversarialOnly ? "results-adversarial.json" : "results.json"));
+  process.env.BENCH_OUT ||
+  (quick ? "" : join(root, "bench", httpMode ? "results-http.json" : adversarialOnly ? "results-adversarial.json" : "results.json"));
 const specDir = process.env.MCP_SPEC_DIR ? resolve(process.env.MCP_SPEC_DIR) : resolve(root, "../shared/mcp-spec");
 
 const settings = quick
@@ -97,7 +98,10 @@ async function main(): Promise<void> {
   log("error path, long list");
   const longErrorPath = runCase(longErrorCase(subjects, messages), settings.timing);
   const cliLarge = withCli ? runCliLarge({ rounds: quick ? 1 : 3, bytes: quick ? 4 * 1024 * 1024 : 200e6, specDir, log }) : undefined;
-  const sizes = await measureSizes(root, eng.eras.map((e) => e.era));
+  const sizes = await measureSizes(
+    root,
+    eng.eras.map((e) => e.era),
+  );
   log("nesting: where re-serialization and cloning break");
   const breaks = await measureBreaks();
   const outboundRuntime = (await import(pathToFileURL(join(root, "dist", "outbound.js")).href)) as typeof import("../src/outbound.js");
@@ -112,7 +116,11 @@ async function main(): Promise<void> {
     log(`outbound: ${c.message.label}`);
     return runCase(c, settings.timing);
   });
-  const outboundSizes = await measureSizes(root, eng.eras.map((e) => e.era), "outbound");
+  const outboundSizes = await measureSizes(
+    root,
+    eng.eras.map((e) => e.era),
+    "outbound",
+  );
   const table = outboundTable(root);
   const judged = targets(cases, errorPath, startup, sizes);
   const adversarial = runAdversarial(adversarialSettings, log);
@@ -137,7 +145,11 @@ async function main(): Promise<void> {
     "",
     ...section("size", "## Size (generated validator modules)", sizeTable(sizes)),
     "",
-    ...section("nesting", "## Nesting: the first depth at which each operation throws in this process (what maxDepth must stay under)", breaksTable(breaks)),
+    ...section(
+      "nesting",
+      "## Nesting: the first depth at which each operation throws in this process (what maxDepth must stay under)",
+      breaksTable(breaks),
+    ),
     "",
     ...section(
       "outbound",
@@ -146,7 +158,11 @@ async function main(): Promise<void> {
       "validateMcpResponse takes a parsed message; the JSON.parse + validateMcpResponse row is the cost of a check from the bytes.",
     ),
     "",
-    ...section("outbound-size", "### Outbound size (generated/<era>/outbound.js; never loaded by the inbound entry)", sizeTable(outboundSizes)),
+    ...section(
+      "outbound-size",
+      "### Outbound size (generated/<era>/outbound.js; never loaded by the inbound entry)",
+      sizeTable(outboundSizes),
+    ),
     "",
     ...section("outbound-table", "### Method → result table (generated/manifest.json)", ...table.lines),
     "",
@@ -180,7 +196,7 @@ async function main(): Promise<void> {
       adversarial,
       seconds,
     };
-    writeFileSync(out, JSON.stringify(results, null, 2) + "\n");
+    writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     log(`wrote ${out}`);
   }
 }
@@ -211,7 +227,7 @@ async function mainHttp(): Promise<void> {
     ].join("\n"),
   );
   writeSections("npm run bench -- --http");
-  if (out) writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), quick, settings, http: results, seconds }, null, 2) + "\n");
+  if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, settings, http: results, seconds }, null, 2)}\n`);
 }
 
 function adversarialHeading(): string {
@@ -238,7 +254,7 @@ async function mainAdversarial(): Promise<void> {
     ].join("\n"),
   );
   writeSections("npm run bench -- --adversarial");
-  if (out) writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), quick, adversarial: result }, null, 2) + "\n");
+  if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, adversarial: result }, null, 2)}\n`);
 }
 
 /** The sections printed so far, by name: `writeSections` puts each into docs/performance.md. */
@@ -259,17 +275,29 @@ function writeSections(command: string): void {
 
 /** Per era: how many methods the table has, which come from exceptions, which the discriminator applies to. */
 function outboundTable(root: string) {
-  type Outbound = { results: Record<string, string>; resultExceptions: Record<string, string>; discriminator: { methods: string[] } | null };
-  const manifest = JSON.parse(readFileSync(join(root, "generated", "manifest.json"), "utf8")) as { eras: Record<string, { outbound: Outbound }> };
+  type Outbound = {
+    results: Record<string, string>;
+    resultExceptions: Record<string, string>;
+    discriminator: { methods: string[] } | null;
+  };
+  const manifest = JSON.parse(readFileSync(join(root, "generated", "manifest.json"), "utf8")) as {
+    eras: Record<string, { outbound: Outbound }>;
+  };
   const data = Object.fromEntries(
-    Object.entries(manifest.eras).map(([era, { outbound }]) => [era, {
-      methods: Object.keys(outbound.results).length,
-      exceptions: outbound.resultExceptions,
-      discriminated: outbound.discriminator?.methods ?? [],
-    }]),
+    Object.entries(manifest.eras).map(([era, { outbound }]) => [
+      era,
+      {
+        methods: Object.keys(outbound.results).length,
+        exceptions: outbound.resultExceptions,
+        discriminated: outbound.discriminator?.methods ?? [],
+      },
+    ]),
   );
   const lines = Object.entries(data).map(([era, d]) => {
-    const exceptions = Object.entries(d.exceptions).map(([m, def]) => `${m} → ${def}`).join(", ") || "none";
+    const exceptions =
+      Object.entries(d.exceptions)
+        .map(([m, def]) => `${m} → ${def}`)
+        .join(", ") || "none";
     const discriminated = d.discriminated.length ? `; input_required discriminated on ${d.discriminated.join(", ")}` : "";
     return `- ${era}: ${d.methods} methods, ${Object.keys(d.exceptions).length} exceptions (${exceptions})${discriminated}`;
   });

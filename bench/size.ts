@@ -33,11 +33,19 @@ export async function measureSizes(root: string, eras: string[], module = "valid
   // An era's batch framing (legacy: 2025-03-26's) is loaded with its validators, so it counts with them.
   const names = module === "validators" ? ["validators.js", "batch.js"] : [`${module}.js`];
   const files = eras.flatMap((era) => names.map((name) => join("generated", era, name)));
-  const rows: SizeFigures[] = files.filter((file) => existsSync(join(root, file))).map((file) => {
-    const code = readFileSync(join(root, file));
-    const min = minify && Buffer.from(minify(code.toString("utf8")));
-    return { file, raw: code.length, gzip: gzipSync(code).length, minified: min?.length ?? null, minifiedGzip: min ? gzipSync(min).length : null };
-  });
+  const rows: SizeFigures[] = files
+    .filter((file) => existsSync(join(root, file)))
+    .map((file) => {
+      const code = readFileSync(join(root, file));
+      const min = minify && Buffer.from(minify(code.toString("utf8")));
+      return {
+        file,
+        raw: code.length,
+        gzip: gzipSync(code).length,
+        minified: min?.length ?? null,
+        minifiedGzip: min ? gzipSync(min).length : null,
+      };
+    });
   const sum = (k: "minified" | "minifiedGzip") => (minify ? rows.reduce((n, r) => n + (r[k] ?? 0), 0) : null);
   const total = (k: "raw" | "gzip") => rows.reduce((n, r) => n + r[k], 0);
   const label = module === "validators" ? "both eras" : `both eras, ${module}`;

@@ -16,7 +16,11 @@ export interface StartupVariant {
 
 export const STARTUP_VARIANTS: StartupVariant[] = [
   { key: "empty", label: "empty module (baseline)", covers: "import of an empty .mjs" },
-  { key: "runtime", label: "wymcp runtime, both eras", covers: "import of dist/index.js, the core entry `wymcp` (its module and the shared chunk)" },
+  {
+    key: "runtime",
+    label: "wymcp runtime, both eras",
+    covers: "import of dist/index.js, the core entry `wymcp` (its module and the shared chunk)",
+  },
   {
     key: "ajv-boot",
     label: "Ajv compiled at boot, both eras",
@@ -94,7 +98,9 @@ export function runStartup(options: { rounds: number; messageFile: string; engin
   for (const v of STARTUP_VARIANTS) {
     const lines = samples.get(v.key)!;
     const pick = (name: string) => spread(lines.map((l) => Number(l[name])));
-    const phaseNames = Object.keys(lines[0]!).filter((k) => k.endsWith("Ms") && !["readyMs", "firstCallMs", "processMs", "wallMs"].includes(k));
+    const phaseNames = Object.keys(lines[0]!).filter(
+      (k) => k.endsWith("Ms") && !["readyMs", "firstCallMs", "processMs", "wallMs"].includes(k),
+    );
     variants[v.key] = {
       label: v.label,
       covers: v.covers,

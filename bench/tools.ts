@@ -23,7 +23,10 @@ const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 
 export async function runToolsBench(root: string, quick: boolean): Promise<void> {
   const fixtures = join(root, "test/fixtures/tool-schemas");
-  const inputs = readdirSync(fixtures).filter((f) => f.endsWith(".json")).sort().map((f) => join(fixtures, f));
+  const inputs = readdirSync(fixtures)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((f) => join(fixtures, f));
   const schemas = inputs.flatMap((file) =>
     (JSON.parse(readFileSync(file, "utf8")) as { tools: Array<{ inputSchema: object }> }).tools.map((t) => t.inputSchema),
   );
@@ -73,7 +76,10 @@ export async function runToolsBench(root: string, quick: boolean): Promise<void>
     const step = Math.max(1, Math.floor(valid.length / (quick ? 6 : 60)));
     log(`per call: every ${step}th of ${valid.length} valid and ${invalid.length} invalid argument objects, one loop each`);
     const perCall: Record<string, Record<string, { ns: number; ratio: number }>> = {};
-    for (const [kind, cases] of [["valid", valid], ["invalid", invalid]] as const) {
+    for (const [kind, cases] of [
+      ["valid", valid],
+      ["invalid", invalid],
+    ] as const) {
       const picked = cases.filter((_, i) => i % step === 0);
       const ns: Record<string, number[]> = Object.fromEntries(Object.keys(providers).map((n) => [n, []]));
       for (const [schema, input] of picked) {
@@ -81,35 +87,76 @@ export async function runToolsBench(root: string, quick: boolean): Promise<void>
       }
       const base = ns.precompiled!;
       perCall[kind] = Object.fromEntries(
-        Object.entries(ns).map(([name, list]) => [name, { ns: spread(list).median, ratio: spread(list.map((v, i) => v / base[i]!)).median }]),
+        Object.entries(ns).map(([name, list]) => [
+          name,
+          { ns: spread(list).median, ratio: spread(list.map((v, i) => v / base[i]!)).median },
+        ]),
       );
     }
     const js = files.get("index.js")!;
     const manifest = JSON.parse(files.get("manifest.json")!) as { schemas: unknown[] };
     const uniqueCompiled = new Set((manifest.schemas as Array<{ key: string }>).map((s) => s.key)).size;
-    const sizes = { bytes: Buffer.byteLength(js), gzip: gzipSync(js).length, schemas: uniqueCompiled, dts: Buffer.byteLength(files.get("index.d.ts")!) };
+    const sizes = {
+      bytes: Buffer.byteLength(js),
+      gzip: gzipSync(js).length,
+      schemas: uniqueCompiled,
+      dts: Buffer.byteLength(files.get("index.d.ts")!),
+    };
     const bootPre = spread(boot.precompiled).median;
     const bootSdk = spread(boot.sdkAjv).median;
     // The two sides of a round run back to back, under the same load: the ratio is taken per round.
     const bootRatio = spread(boot.sdkAjv.map((ms, r) => ms / boot.precompiled[r]!));
     const rows = [
-      ["boot: import + getValidator ×" + unique.length, `${bootPre.toFixed(1)} ms`, `SDK Ajv provider compiling them: ${bootSdk.toFixed(1)} ms`, `${bootRatio.median.toFixed(1)}× faster (rounds ${bootRatio.min.toFixed(1)}–${bootRatio.max.toFixed(1)})`, "≥ 20×"],
+      [
+        `boot: import + getValidator ×${unique.length}`,
+        `${bootPre.toFixed(1)} ms`,
+        `SDK Ajv provider compiling them: ${bootSdk.toFixed(1)} ms`,
+        `${bootRatio.median.toFixed(1)}× faster (rounds ${bootRatio.min.toFixed(1)}–${bootRatio.max.toFixed(1)})`,
+        "≥ 20×",
+      ],
       ...(["valid", "invalid"] as const).flatMap((kind) => {
         const p = perCall[kind]!;
         const cf = p["cf-worker (SDK)"]!;
         const ajv = p["runtime Ajv (SDK)"]!;
         return [
-          [`per call, ${kind} (median)`, `${p.precompiled!.ns.toFixed(0)} ns`, `cf-worker provider: ${cf.ns.toFixed(0)} ns`, `${cf.ratio.toFixed(0)}× faster`, "≥ 50×"],
-          [`per call, ${kind} (median)`, `${p.precompiled!.ns.toFixed(0)} ns`, `runtime Ajv provider: ${ajv.ns.toFixed(0)} ns`, `${ajv.ratio.toFixed(2)}× its speed`, "≥ 0.9×"],
+          [
+            `per call, ${kind} (median)`,
+            `${p.precompiled!.ns.toFixed(0)} ns`,
+            `cf-worker provider: ${cf.ns.toFixed(0)} ns`,
+            `${cf.ratio.toFixed(0)}× faster`,
+            "≥ 50×",
+          ],
+          [
+            `per call, ${kind} (median)`,
+            `${p.precompiled!.ns.toFixed(0)} ns`,
+            `runtime Ajv provider: ${ajv.ns.toFixed(0)} ns`,
+            `${ajv.ratio.toFixed(2)}× its speed`,
+            "≥ 0.9×",
+          ],
         ];
       }),
-      ["bytes per schema", `${Math.round(sizes.bytes / sizes.schemas)} B (${Math.round(sizes.gzip / sizes.schemas)} B gzip)`, `index.js ${sizes.bytes} B for ${sizes.schemas} unique schemas`, "", "reported"],
+      [
+        "bytes per schema",
+        `${Math.round(sizes.bytes / sizes.schemas)} B (${Math.round(sizes.gzip / sizes.schemas)} B gzip)`,
+        `index.js ${sizes.bytes} B for ${sizes.schemas} unique schemas`,
+        "",
+        "reported",
+      ],
     ];
-    const table = ["| measure | precompiled | compared with | result | target |", "|---|---|---|---|---|", ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+    const table = [
+      "| measure | precompiled | compared with | result | target |",
+      "|---|---|---|---|---|",
+      ...rows.map((r) => `| ${r.join(" | ")} |`),
+    ].join("\n");
     const machine = `${cpus()[0]?.model ?? "unknown CPU"} ×${cpus().length}, Node ${process.versions.node}`;
-    process.stdout.write(`\nTool schemas (${unique.length} input schemas of ${inputs.length} fixture files; ${new Date().toISOString().slice(0, 10)}, ${machine})\n\n${table}\n`);
+    process.stdout.write(
+      `\nTool schemas (${unique.length} input schemas of ${inputs.length} fixture files; ${new Date().toISOString().slice(0, 10)}, ${machine})\n\n${table}\n`,
+    );
     if (!quick) {
-      writeFileSync(join(root, "bench", "results-tools.json"), JSON.stringify({ date: new Date().toISOString(), machine, boot, bootRatio, perCall, sizes, table }, null, 2) + "\n");
+      writeFileSync(
+        join(root, "bench", "results-tools.json"),
+        `${JSON.stringify({ date: new Date().toISOString(), machine, boot, bootRatio, perCall, sizes, table }, null, 2)}\n`,
+      );
       writeDocSection(join(root, "docs", "tool-schemas.md"), "bench:tools", `${provenance("npm run bench -- --tools")}\n\n${table}`);
     }
   } finally {

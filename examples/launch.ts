@@ -27,7 +27,11 @@ export interface LaunchOptions {
 }
 
 /** Spawns the example with `PORT=0` and waits at most `timeoutMs` for it to listen. */
-export async function launchExample({ timeoutMs = 15_000, script = "examples/server.ts", env = {} }: LaunchOptions = {}): Promise<LaunchedExample> {
+export async function launchExample({
+  timeoutMs = 15_000,
+  script = "examples/server.ts",
+  env = {},
+}: LaunchOptions = {}): Promise<LaunchedExample> {
   const child = spawn(process.execPath, ["--import", "tsx", script], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: "0" },

@@ -15,16 +15,12 @@ import { outboundFromEnv } from "./outbound-from-env.js";
 /** One tool, one prompt, one resource; the SDK builds a fresh server per HTTP request, in either era. */
 function buildServer({ era }: { era: "legacy" | "modern" }): McpServer {
   const server = new McpServer({ name: "wymcp-example", version: "1.0.0" });
-  server.registerTool(
-    "echo",
-    { description: "Echoes the text back", inputSchema: z.object({ text: z.string() }) },
-    async ({ text }) => ({ content: [{ type: "text", text: `echo (${era}): ${text}` }] }),
-  );
-  server.registerPrompt(
-    "greet",
-    { description: "A greeting", argsSchema: z.object({ name: z.string() }) },
-    ({ name }) => ({ messages: [{ role: "user", content: { type: "text", text: `Hello, ${name}!` } }] }),
-  );
+  server.registerTool("echo", { description: "Echoes the text back", inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
+    content: [{ type: "text", text: `echo (${era}): ${text}` }],
+  }));
+  server.registerPrompt("greet", { description: "A greeting", argsSchema: z.object({ name: z.string() }) }, ({ name }) => ({
+    messages: [{ role: "user", content: { type: "text", text: `Hello, ${name}!` } }],
+  }));
   server.registerResource("readme", "file:///readme.txt", { mimeType: "text/plain" }, async (uri) => ({
     contents: [{ uri: uri.href, text: "This server validates every message with wymcp first." }],
   }));
@@ -62,12 +58,14 @@ const hostIsLocal = localhostHostValidation();
 const originIsLocal = localhostOriginValidation();
 
 // answerClientErrors: requests Node's HTTP parser refuses get a JSON-RPC answer too, instead of Node's empty 400.
-const server = answerClientErrors(http.createServer((req, res) => {
-  if (new URL(req.url ?? "/", "http://localhost").pathname !== "/mcp") {
-    return void res.writeHead(404, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "not found" }));
-  }
-  if (hostIsLocal(req, res) && originIsLocal(req, res)) void mcp(req, res);
-}));
+const server = answerClientErrors(
+  http.createServer((req, res) => {
+    if (new URL(req.url ?? "/", "http://localhost").pathname !== "/mcp") {
+      return void res.writeHead(404, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "not found" }));
+    }
+    if (hostIsLocal(req, res) && originIsLocal(req, res)) void mcp(req, res);
+  }),
+);
 
 server.listen(Number(process.env.PORT ?? 3000), "127.0.0.1", () => {
   const { port } = server.address() as AddressInfo;

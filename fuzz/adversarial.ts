@@ -87,7 +87,10 @@ export interface AdversarialReport {
   restarts: number;
 }
 
-export async function runAdversarialFuzz(cases: AdversarialCase[], log: (line: string) => void = () => undefined): Promise<AdversarialReport> {
+export async function runAdversarialFuzz(
+  cases: AdversarialCase[],
+  log: (line: string) => void = () => undefined,
+): Promise<AdversarialReport> {
   const started = performance.now();
   let servers = await startServers();
   let restarts = 0;
@@ -96,7 +99,14 @@ export async function runAdversarialFuzz(cases: AdversarialCase[], log: (line: s
     for (const c of cases) {
       const message = c.target.message(c.kind, c.n);
       const body = new TextEncoder().encode(JSON.stringify(message));
-      const request = { index: c.index, kind: c.kind, base: c.target.label, headers: headersFor(c.target, message), body, framing: "content-length" as const };
+      const request = {
+        index: c.index,
+        kind: c.kind,
+        base: c.target.label,
+        headers: headersFor(c.target, message),
+        body,
+        framing: "content-length" as const,
+      };
       const ungated = await send(servers.ungated.url, request, UNGATED_TIMEOUT_MS);
       const threshold = hangThresholdMs(ungated.ms);
       // Waiting past the threshold would only measure how long the hang lasts.
@@ -115,14 +125,17 @@ export async function runAdversarialFuzz(cases: AdversarialCase[], log: (line: s
         ungated: { status: statusOf(ungated), ms: ungated.ms },
         verdict,
       });
-      if (verdict !== "ok") log(`#${c.index} ${c.target.lane} ${c.target.label} ${c.kind} ×${c.n}: ${verdict} (gated ${gatedStatus} in ${gated.ms.toFixed(0)} ms, ungated ${statusOf(ungated)} in ${ungated.ms.toFixed(0)} ms)`);
+      if (verdict !== "ok")
+        log(
+          `#${c.index} ${c.target.lane} ${c.target.label} ${c.kind} ×${c.n}: ${verdict} (gated ${gatedStatus} in ${gated.ms.toFixed(0)} ms, ungated ${statusOf(ungated)} in ${ungated.ms.toFixed(0)} ms)`,
+        );
       // A hung server is still busy with the case; the next cases get fresh ones.
       if (gatedStatus === "hung" || statusOf(ungated) === "hung") {
         await Promise.all([servers.gated.stop(), servers.ungated.stop()]);
         servers = await startServers();
         restarts++;
       }
-      if ((results.length) % 25 === 0) log(`${results.length}/${cases.length}`);
+      if (results.length % 25 === 0) log(`${results.length}/${cases.length}`);
     }
   } finally {
     await Promise.all([servers.gated.stop(), servers.ungated.stop()]);
@@ -135,14 +148,18 @@ export function adversarialSummary(report: AdversarialReport): string {
   const count = (side: "gated" | "ungated") => {
     const by: Record<string, number> = {};
     for (const r of results) by[String(r[side].status)] = (by[String(r[side].status)] ?? 0) + 1;
-    return Object.entries(by).sort().map(([s, n]) => `${s}×${n}`).join(" ");
+    return Object.entries(by)
+      .sort()
+      .map(([s, n]) => `${s}×${n}`)
+      .join(" ");
   };
   const max = (side: "gated" | "ungated") => Math.max(0, ...results.map((r) => r[side].ms));
   const p50 = (side: "gated" | "ungated") => {
     const sorted = results.map((r) => r[side].ms).sort((a, b) => a - b);
     return sorted[Math.floor(sorted.length / 2)] ?? 0;
   };
-  const worst = (side: "gated" | "ungated") => results.reduce<CaseResult | undefined>((w, r) => (!w || r[side].ms > w[side].ms ? r : w), undefined);
+  const worst = (side: "gated" | "ungated") =>
+    results.reduce<CaseResult | undefined>((w, r) => (!w || r[side].ms > w[side].ms ? r : w), undefined);
   const lines = [
     `cases: ${results.length}, each sent to both servers; restarts after a hang: ${report.restarts}`,
     `gated   statuses: ${count("gated")}; p50 ${p50("gated").toFixed(0)} ms, max ${max("gated").toFixed(0)} ms (${describe(worst("gated"))})`,
@@ -182,10 +199,12 @@ export async function mainAdversarial(argv: string[]): Promise<number> {
   const log = (line: string) => process.stderr.write(`fuzz adversarial: ${line}\n`);
   log(`${cases.length} cases to the gated and the ungated server`);
   const report = await runAdversarialFuzz(cases, log);
-  console.log(`wymcp adversarial HTTP fuzz: ${cases.length} cases, gated (wymcp + SDK) vs ungated (SDK alone), ${report.seconds.toFixed(0)} s\n`);
+  console.log(
+    `wymcp adversarial HTTP fuzz: ${cases.length} cases, gated (wymcp + SDK) vs ungated (SDK alone), ${report.seconds.toFixed(0)} s\n`,
+  );
   console.log(adversarialSummary(report));
   const out = arg("json");
-  if (out) writeFileSync(out, JSON.stringify(report, null, 2) + "\n");
+  if (out) writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
   const failed = report.results.some((r) => r.verdict !== "ok");
   console.log(failed ? "\nFAIL: the gated server gave a 5xx or hung (see above)" : "\nok");
   return failed ? 1 : 0;

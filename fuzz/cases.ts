@@ -151,7 +151,17 @@ function plant(body: JsonObject, marker: string): void {
   }
 }
 
-const HUGE_NUMBERS = ["1e400", "-1e400", "123456789012345678901234567890", "1E+999999999", `0.${"0".repeat(400)}1`, "9".repeat(5_000), "-0", "4.9e-325", "9007199254740993"];
+const HUGE_NUMBERS = [
+  "1e400",
+  "-1e400",
+  "123456789012345678901234567890",
+  "1E+999999999",
+  `0.${"0".repeat(400)}1`,
+  "9".repeat(5_000),
+  "-0",
+  "4.9e-325",
+  "9007199254740993",
+];
 const SURROGATE_STRINGS = ['"\\ud800"', '"a\\udfffb"', '"\\udbff\\u0041"', '"\\udc00\\ud800"', '"\\ud83d"'];
 const INVALID_UTF8 = [[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80], [0x80]];
 const CONTENT_TYPES = [
@@ -263,7 +273,14 @@ export function makeCase(bases: Base[], seed: number, index: number): FuzzCase {
     case "wrong-type": {
       for (let n = 1 + int(r, 2); n > 0; n--) {
         const path = anyPath();
-        setAt(body, path, otherValue(r, path.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)?.[key], body)));
+        setAt(
+          body,
+          path,
+          otherValue(
+            r,
+            path.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)?.[key], body),
+          ),
+        );
       }
       break;
     }
@@ -296,7 +313,17 @@ export function makeCase(bases: Base[], seed: number, index: number): FuzzCase {
       break;
     }
     case "not-a-message":
-      text = pick(r, ["null", "1", '"x"', "[]", "{}", "true", `[${JSON.stringify(body)},${JSON.stringify(body)}]`, '{"jsonrpc":"2.0"}', " "]);
+      text = pick(r, [
+        "null",
+        "1",
+        '"x"',
+        "[]",
+        "{}",
+        "true",
+        `[${JSON.stringify(body)},${JSON.stringify(body)}]`,
+        '{"jsonrpc":"2.0"}',
+        " ",
+      ]);
       break;
     case "content-type": {
       const type = pick(r, CONTENT_TYPES);
@@ -334,7 +361,17 @@ export function makeCase(bases: Base[], seed: number, index: number): FuzzCase {
       break;
     }
     case "bom":
-      bytes = concat(new Uint8Array(pick(r, [[0xef, 0xbb, 0xbf], [0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf], [0xfe, 0xff], [0xff, 0xfe]])), bytes);
+      bytes = concat(
+        new Uint8Array(
+          pick(r, [
+            [0xef, 0xbb, 0xbf],
+            [0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf],
+            [0xfe, 0xff],
+            [0xff, 0xfe],
+          ]),
+        ),
+        bytes,
+      );
       break;
     case "chunked":
     case "length-over":

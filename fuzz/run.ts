@@ -90,7 +90,11 @@ export function judge(c: FuzzCase, o: Outcome): string[] {
   if (o.status < 300) return problems;
   if (o.bodyBytes > ANSWER_BOUND_BYTES) problems.push(`answer of ${o.bodyBytes} bytes`);
   const text = Buffer.from(o.body).toString("utf8");
-  let answer: { jsonrpc?: unknown; id?: unknown; error?: { code?: unknown; message?: unknown; data?: { errors?: { instancePath?: unknown }[] } } };
+  let answer: {
+    jsonrpc?: unknown;
+    id?: unknown;
+    error?: { code?: unknown; message?: unknown; data?: { errors?: { instancePath?: unknown }[] } };
+  };
   try {
     answer = JSON.parse(text) as typeof answer;
   } catch {
@@ -106,7 +110,9 @@ export function judge(c: FuzzCase, o: Outcome): string[] {
   if (c.marker && text.includes(c.marker)) {
     // The only client strings an answer may carry are a bounded id and the keys of instance locations.
     let rest = text;
-    const allowed = [answer.id, ...(answer.error?.data?.errors ?? []).map((e) => e.instancePath)].filter((s): s is string => typeof s === "string");
+    const allowed = [answer.id, ...(answer.error?.data?.errors ?? []).map((e) => e.instancePath)].filter(
+      (s): s is string => typeof s === "string",
+    );
     for (const s of allowed) rest = rest.split(JSON.stringify(s).slice(1, -1)).join("");
     if (rest.includes(c.marker)) problems.push("reflects the planted marker");
   }
@@ -129,13 +135,32 @@ function healthCases(): FuzzCase[] {
       base: "modern tools/call",
       framing: "content-length",
       headers: { ...json, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "echo" },
-      body: encode({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: meta, name: "echo", arguments: { text: "still here" } } }),
+      body: encode({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { _meta: meta, name: "echo", arguments: { text: "still here" } },
+      }),
     },
-    { index: -2, kind: "health", base: "legacy tools/list", framing: "content-length", headers: json, body: encode({ jsonrpc: "2.0", id: 2, method: "tools/list" }) },
+    {
+      index: -2,
+      kind: "health",
+      base: "legacy tools/list",
+      framing: "content-length",
+      headers: json,
+      body: encode({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    },
   ];
 }
 
-export async function runFuzz({ count, seed, gate, concurrency = 8, timeoutMs = 60_000, log = () => undefined }: FuzzOptions): Promise<FuzzReport> {
+export async function runFuzz({
+  count,
+  seed,
+  gate,
+  concurrency = 8,
+  timeoutMs = 60_000,
+  log = () => undefined,
+}: FuzzOptions): Promise<FuzzReport> {
   const started = performance.now();
   const bases = loadBases();
   const server = await launchExample({ env: { WYMCP_GATE: gate } });
@@ -225,13 +250,32 @@ export function gatedWorse(gated: FuzzReport, ungated: FuzzReport): number[] {
 function summary(reports: FuzzReport[]): string {
   const rows: [string, (r: FuzzReport) => string][] = [
     ["requests", (r) => String(r.count)],
-    ["2xx", (r) => String(Object.entries(r.statuses).filter(([s]) => s.startsWith("2")).reduce((n, [, k]) => n + k, 0))],
-    ["4xx", (r) => String(Object.entries(r.statuses).filter(([s]) => s.startsWith("4")).reduce((n, [, k]) => n + k, 0))],
+    [
+      "2xx",
+      (r) =>
+        String(
+          Object.entries(r.statuses)
+            .filter(([s]) => s.startsWith("2"))
+            .reduce((n, [, k]) => n + k, 0),
+        ),
+    ],
+    [
+      "4xx",
+      (r) =>
+        String(
+          Object.entries(r.statuses)
+            .filter(([s]) => s.startsWith("4"))
+            .reduce((n, [, k]) => n + k, 0),
+        ),
+    ],
     ["5xx", (r) => String(r.fiveXx)],
     ["closed, no answer (broken framing: allowed)", (r) => String((r.statuses.none ?? 0) - r.dropped)],
     ["closed, no answer (framed correctly)", (r) => String(r.dropped)],
     ["hangs (no answer and no close within 60 s)", (r) => String(r.hangs)],
-    ["time to answer p50 / p99 / slowest (ms)", (r) => `${r.latencyMs.p50.toFixed(0)} / ${r.latencyMs.p99.toFixed(0)} / ${r.latencyMs.max.toFixed(0)}`],
+    [
+      "time to answer p50 / p99 / slowest (ms)",
+      (r) => `${r.latencyMs.p50.toFixed(0)} / ${r.latencyMs.p99.toFixed(0)} / ${r.latencyMs.max.toFixed(0)}`,
+    ],
     ["reflected markers", (r) => `${r.reflected} of ${r.markersJudged} judged`],
     ["error answers > 8 KiB", (r) => String(r.overBound)],
     ["error answers not a JSON-RPC envelope", (r) => String(r.notEnvelope)],
@@ -248,11 +292,17 @@ function summary(reports: FuzzReport[]): string {
   const kinds = [...new Set(reports.flatMap((r) => Object.keys(r.byKind)))].sort();
   lines.push("", "statuses per mutation:");
   for (const kind of kinds) {
-    const cells = reports.map((r) => Object.entries(r.byKind[kind] ?? {}).sort().map(([s, n]) => `${s}×${n}`).join(" "));
+    const cells = reports.map((r) =>
+      Object.entries(r.byKind[kind] ?? {})
+        .sort()
+        .map(([s, n]) => `${s}×${n}`)
+        .join(" "),
+    );
     lines.push(`  ${kind.padEnd(15)} ${cells.map((c, i) => `${reports[i]!.gate === "on" ? "gated" : "ungated"}: ${c}`).join(" | ")}`);
   }
   for (const r of reports) {
-    for (const f of r.findings) lines.push(`${r.gate === "on" ? "gated" : "ungated"} #${f.index} ${f.kind} (${f.base}, ${f.framing}) → ${f.status}: ${f.problem}`);
+    for (const f of r.findings)
+      lines.push(`${r.gate === "on" ? "gated" : "ungated"} #${f.index} ${f.kind} (${f.base}, ${f.framing}) → ${f.status}: ${f.problem}`);
   }
   return lines.join("\n");
 }
@@ -282,13 +332,23 @@ async function main(): Promise<void> {
     console.log(`\ngated server RSS growth ${(gated.rssKb.growth / 1024).toFixed(0)} MiB (bound ${RSS_GROWTH_BOUND_KB / 1024} MiB)`);
     if (ungated) {
       const worse = gatedWorse(gated, ungated);
-      console.log(`\ncases the ungated server answered below 500 that the gated one answered 5xx or not at all: ${worse.length}${worse.length ? ` (${worse.slice(0, 10).join(", ")})` : ""}`);
+      console.log(
+        `\ncases the ungated server answered below 500 that the gated one answered 5xx or not at all: ${worse.length}${worse.length ? ` (${worse.slice(0, 10).join(", ")})` : ""}`,
+      );
       console.log(`5xx: gated ${gated.fiveXx}, ungated ${ungated.fiveXx}`);
       failed ||= worse.length > 0 || gated.fiveXx > ungated.fiveXx;
     }
   }
   const out = arg("json", "");
-  if (out) writeFileSync(out, JSON.stringify(reports.map(({ statusByIndex: _, ...r }) => r), null, 2) + "\n");
+  if (out)
+    writeFileSync(
+      out,
+      `${JSON.stringify(
+        reports.map(({ statusByIndex: _, ...r }) => r),
+        null,
+        2,
+      )}\n`,
+    );
   console.log(failed ? "\nFAIL: the gated server broke a rule (see above)" : "\nok");
   process.exitCode = failed ? 1 : 0;
 }

@@ -161,6 +161,11 @@ class ResponseReader {
 
   result(): Pick<Outcome, "status" | "headers" | "body" | "bodyBytes"> {
     const answered = this.status !== undefined && Number.isInteger(this.status);
-    return { ...(answered ? { status: this.status } : {}), headers: this.headers, body: Buffer.concat(this.body), bodyBytes: this.received };
+    return {
+      ...(answered ? { status: this.status } : {}),
+      headers: this.headers,
+      body: Buffer.concat(this.body),
+      bodyBytes: this.received,
+    };
   }
 }

@@ -58,7 +58,10 @@ export function entriesOf(pkg: { exports: Record<string, unknown> }): Entry[] {
 }
 
 async function main(): Promise<void> {
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, unknown>; bin?: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    exports: Record<string, unknown>;
+    bin?: Record<string, string>;
+  };
   const entries = entriesOf(pkg);
   for (const { subpath, source } of entries) {
     if (!existsSync(join(root, source))) throw new Error(`exports[${JSON.stringify(subpath)}] has no source: ${source} does not exist`);

@@ -38,13 +38,22 @@ export interface Unit {
 
 /** The documents checked: README.md, then docs/*.md by name. */
 export function documents(dir = root): string[] {
-  const docs = existsSync(join(dir, "docs")) ? readdirSync(join(dir, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`) : [];
+  const docs = existsSync(join(dir, "docs"))
+    ? readdirSync(join(dir, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .sort()
+        .map((f) => `docs/${f}`)
+    : [];
   return ["README.md", ...docs];
 }
 
 /** The ```ts blocks of one document, with the line of each opening fence. */
 export function blocksOf(doc: string, text: string): Block[] {
-  return [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => ({ doc, line: text.slice(0, m.index).split("\n").length, code: m[1]! }));
+  return [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => ({
+    doc,
+    line: text.slice(0, m.index).split("\n").length,
+    code: m[1]!,
+  }));
 }
 
 /** Whether a block continues the one before it: its first line is a `// ...` comment. */
@@ -59,10 +68,15 @@ export function unitsOf(blocks: Block[]): Unit[] {
   blocks.forEach((block, i) => {
     const base = units.findLast((unit) => unit.blocks.length === 1 && !continues(unit.blocks[0]!));
     if (continues(block) && (!base || base.blocks[0]!.doc !== block.doc)) {
-      throw new Error(`${block.doc}:${block.line}: a block that opens with "// ..." continues the block before it, and there is none in this file`);
+      throw new Error(
+        `${block.doc}:${block.line}: a block that opens with "// ..." continues the block before it, and there is none in this file`,
+      );
     }
     const before = continues(block) ? base!.blocks : [];
-    const slug = block.doc.replace(/\.md$/, "").replace(/[^\w]+/g, "-").toLowerCase();
+    const slug = block.doc
+      .replace(/\.md$/, "")
+      .replace(/[^\w]+/g, "-")
+      .toLowerCase();
     units.push({ name: `${slug}-${String(i + 1).padStart(2, "0")}.ts`, blocks: [...before, block] });
   });
   return units;
@@ -100,7 +114,9 @@ export function makeConsumer(packages: string[]): string {
   const dir = mkdtempSync(join(tmpdir(), "wymcp-docs-"));
   const modules = join(dir, "node_modules");
   mkdirSync(join(modules, "wymcp"), { recursive: true });
-  const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], { cwd: root, encoding: "utf8" })) as Array<{ filename: string }>;
+  const packed = JSON.parse(
+    execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", dir], { cwd: root, encoding: "utf8" }),
+  ) as Array<{ filename: string }>;
   execFileSync("tar", ["-xzf", join(dir, packed[0]!.filename), "-C", join(modules, "wymcp"), "--strip-components=1"]);
   for (const name of [...packages, "@types/node", ...packages.map((p) => `@types/${p.replace(/^@(.*)\//, "$1__")}`)]) {
     const installed = join(root, "node_modules", name);
@@ -175,11 +191,18 @@ function main(): number {
   const dir = makeConsumer(importedPackages(units.flatMap((u) => u.blocks)));
   try {
     const results = (Object.keys(COMPILERS) as Compiler[]).map((compiler) => ({ compiler, problems: compile(dir, units, compiler) }));
-    const mark = (compiler: Compiler, unit: Unit) => (results.find((r) => r.compiler === compiler)!.problems.some((p) => p.unit === unit.name) ? "FAIL" : "ok");
+    const mark = (compiler: Compiler, unit: Unit) =>
+      results.find((r) => r.compiler === compiler)!.problems.some((p) => p.unit === unit.name) ? "FAIL" : "ok";
     console.log(`${"block".padEnd(28)}  ${"TypeScript 5.9".padEnd(14)}  TypeScript 7`);
     for (const unit of units) {
       const last = unit.blocks[unit.blocks.length - 1]!;
-      const continued = unit.blocks.length > 1 ? ` (after line ${unit.blocks.slice(0, -1).map((b) => b.line).join(", ")})` : "";
+      const continued =
+        unit.blocks.length > 1
+          ? ` (after line ${unit.blocks
+              .slice(0, -1)
+              .map((b) => b.line)
+              .join(", ")})`
+          : "";
       console.log(`${`${last.doc}:${last.line}`.padEnd(28)}  ${mark("5.9", unit).padEnd(14)}  ${mark("7", unit)}${continued}`);
     }
     const failed = results.filter((r) => r.problems.length > 0);
@@ -187,7 +210,9 @@ function main(): number {
       console.error(`\nTypeScript ${compiler}:`);
       for (const p of problems) console.error(`  ${p.where ? `${p.where}: ` : ""}${p.message}`);
     }
-    console.log(`\n${units.length} blocks in ${documents().length} documents, against the packed package: ${failed.length === 0 ? "all compile under TypeScript 5.9 and 7" : "FAILED"}`);
+    console.log(
+      `\n${units.length} blocks in ${documents().length} documents, against the packed package: ${failed.length === 0 ? "all compile under TypeScript 5.9 and 7" : "FAILED"}`,
+    );
     return failed.length === 0 ? 0 : 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -35,7 +35,12 @@ export function specProblems(dir: string): string[] {
     return value;
   });
   return [...inputs]
-    .filter(([file, sha256]) => createHash("sha256").update(readFileSync(join(dir, file))).digest("hex") !== sha256)
+    .filter(
+      ([file, sha256]) =>
+        createHash("sha256")
+          .update(readFileSync(join(dir, file)))
+          .digest("hex") !== sha256,
+    )
     .map(([file]) => `${file} differs from the one generated/ was compiled from`);
 }
 

@@ -31,7 +31,11 @@ interface EraRun {
 const ERAS: EraRun[] = [
   { name: "2026-07-28", args: ["--requirements", "2026-07-28"], baseline: "conformance/expected-failures-2026-07-28.yml" },
   // `--suite all` adds the revision's pending scenarios (SSE polling and resumption, JSON Schema 2020-12): more traffic through the gate.
-  { name: "2025-11-25", args: ["--spec-version", "2025-11-25", "--suite", "all"], baseline: "conformance/expected-failures-2025-11-25.yml" },
+  {
+    name: "2025-11-25",
+    args: ["--spec-version", "2025-11-25", "--suite", "all"],
+    baseline: "conformance/expected-failures-2025-11-25.yml",
+  },
 ];
 
 type Mode = "gated" | "ungated";
@@ -126,9 +130,11 @@ function compare(era: EraRun, gated: SuiteResult, ungated: SuiteResult): EraVerd
     const u = ungated.scenarios.get(name) ?? [];
     const gatedByKey = keyed(g);
     for (const [key, check] of keyed(u)) {
-      if (check.status === "SUCCESS" && gatedByKey.get(key)?.status !== "SUCCESS") lost.push(`${era.name} ${name}: ${key.replace(/#\d+$/, "")}`);
+      if (check.status === "SUCCESS" && gatedByKey.get(key)?.status !== "SUCCESS")
+        lost.push(`${era.name} ${name}: ${key.replace(/#\d+$/, "")}`);
     }
-    for (const check of g) if (check.id === "wire-schema-valid" && check.status !== "SUCCESS") wireSchemaFailures.push(`${era.name} ${name}`);
+    for (const check of g)
+      if (check.id === "wire-schema-valid" && check.status !== "SUCCESS") wireSchemaFailures.push(`${era.name} ${name}`);
     if (!g.some((check) => check.id === "wire-schema-valid")) wireSchemaAbsent.push(name);
     const note = gated.unscored.get(name) ?? ungated.unscored.get(name);
     const cells = [count(g, "SUCCESS"), count(g, "FAILURE"), count(u, "SUCCESS"), count(u, "FAILURE")];
@@ -175,7 +181,9 @@ function readOutboundReport(file: string): OutboundReport {
 
 function outboundLine({ summary, violations }: OutboundReport): string {
   if (!summary) return `outbound (report mode), gated: no summary; ${violations.length} violations`;
-  const eras = Object.entries(summary.byEra ?? {}).map(([era, n]) => `${n} ${era}`).join(", ");
+  const eras = Object.entries(summary.byEra ?? {})
+    .map(([era, n]) => `${n} ${era}`)
+    .join(", ");
   return `outbound (report mode), gated: ${summary.violations} violations in ${summary.checked} messages checked (${eras})`;
 }
 
@@ -199,12 +207,14 @@ async function main(): Promise<number> {
       // One server per run, so each era's outbound report is its own (the summary is written when the server exits).
       for (const era of ERAS) {
         const file = join(work, `outbound-${era.name}.jsonl`);
-        const env: Record<string, string> = mode === "gated" ? { WYMCP_GATE: "on", WYMCP_OUTBOUND: "report", WYMCP_OUTBOUND_FILE: file } : { WYMCP_GATE: "off" };
+        const env: Record<string, string> =
+          mode === "gated" ? { WYMCP_GATE: "on", WYMCP_OUTBOUND: "report", WYMCP_OUTBOUND_FILE: file } : { WYMCP_GATE: "off" };
         const server = await launchExample({ script: "examples/conformance-server.ts", env });
         try {
           const outDir = join(work, `${mode}-${era.name}`);
           const result = await runSuite(server.url, era, outDir, mode === "gated");
-          if (result.scenarios.size === 0) throw new Error(`the suite wrote no results (${mode}, ${era.name}):\n${result.output.slice(-4_000)}`);
+          if (result.scenarios.size === 0)
+            throw new Error(`the suite wrote no results (${mode}, ${era.name}):\n${result.output.slice(-4_000)}`);
           results.set(`${mode} ${era.name}`, result);
         } finally {
           await server.stop();
@@ -224,30 +234,45 @@ async function main(): Promise<number> {
     console.log(`\n## ${era.name} (${era.args.join(" ")}): checks passed, gated vs ungated\n`);
     console.log(verdict.table);
     const judged = verdict.scenarioCount - verdict.wireSchemaAbsent.length;
-    console.log(`\nwire-schema-valid, gated: ${judged - verdict.wireSchemaFailures.length} of ${judged} scenarios that emit it passed; not emitted by: ${verdict.wireSchemaAbsent.join(", ") || "none"}`);
+    console.log(
+      `\nwire-schema-valid, gated: ${judged - verdict.wireSchemaFailures.length} of ${judged} scenarios that emit it passed; not emitted by: ${verdict.wireSchemaAbsent.join(", ") || "none"}`,
+    );
     problems.push(...verdict.lost.map((check) => `lost to the gate: ${check}`));
     problems.push(...verdict.wireSchemaFailures.map((scenario) => `wire-schema-valid failed gated: ${scenario}`));
     const report = reports.get(era.name)!;
     console.log(`\n${outboundLine(report)}`);
     for (const v of report.violations) console.log(`  ${describeViolation(v)}`);
-    sections.set(era.name, [
-      `**${era.name}** (\`${era.args.join(" ")}\`): checks passed and failed per scenario, gated and ungated.`,
-      "",
-      verdict.table,
-      "",
-      `- wire-schema-valid, gated: ${judged - verdict.wireSchemaFailures.length} of ${judged} scenarios that emit it passed; not emitted by: ${verdict.wireSchemaAbsent.join(", ") || "none"}.`,
-      `- ${outboundLine(report)}.`,
-    ].join("\n"));
-    if (!report.summary) problems.push(`outbound report ${era.name}: no summary line, so the gated server did not exit cleanly and its checks cannot be counted`);
+    sections.set(
+      era.name,
+      [
+        `**${era.name}** (\`${era.args.join(" ")}\`): checks passed and failed per scenario, gated and ungated.`,
+        "",
+        verdict.table,
+        "",
+        `- wire-schema-valid, gated: ${judged - verdict.wireSchemaFailures.length} of ${judged} scenarios that emit it passed; not emitted by: ${verdict.wireSchemaAbsent.join(", ") || "none"}.`,
+        `- ${outboundLine(report)}.`,
+      ].join("\n"),
+    );
+    if (!report.summary)
+      problems.push(
+        `outbound report ${era.name}: no summary line, so the gated server did not exit cleanly and its checks cannot be counted`,
+      );
     else if (report.summary.checked === 0) problems.push(`outbound report ${era.name}: 0 messages checked, so report mode did not run`);
     else if (report.summary.violations !== report.violations.length) {
-      problems.push(`outbound report ${era.name}: the summary counts ${report.summary.violations} violations, the file holds ${report.violations.length}`);
+      problems.push(
+        `outbound report ${era.name}: the summary counts ${report.summary.violations} violations, the file holds ${report.violations.length}`,
+      );
     }
     problems.push(...report.violations.map((v) => `outbound violation, gated ${era.name}: ${describeViolation(v)}`));
     if (gated.exitCode !== 0) {
       // The suite judged the gated run against the baseline: an unexpected failure or a stale entry.
-      const summary = gated.output.slice(gated.output.lastIndexOf("Total:")).replace(/\x1b\[[0-9;]*m/g, "").trim();
-      problems.push(`the suite failed the gated ${era.name} run against ${era.baseline} (exit ${gated.exitCode}); its summary:\n${summary}`);
+      const summary = gated.output
+        .slice(gated.output.lastIndexOf("Total:"))
+        .replace(/\x1b\[[0-9;]*m/g, "")
+        .trim();
+      problems.push(
+        `the suite failed the gated ${era.name} run against ${era.baseline} (exit ${gated.exitCode}); its summary:\n${summary}`,
+      );
     }
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -259,7 +284,9 @@ async function main(): Promise<number> {
   const verdictLine = `no check lost to the gate; every gated failure is in the baseline; 0 outbound violations in ${checked} messages checked (${seconds} s)`;
   console.log(`\nconformance: ${verdictLine}`);
   // Only a passing run is written into docs/conformance.md: the document states what holds.
-  const suite = JSON.parse(readFileSync(join(SUITE_DIR, "node_modules", "@modelcontextprotocol", "conformance", "package.json"), "utf8")) as { version: string };
+  const suite = JSON.parse(
+    readFileSync(join(SUITE_DIR, "node_modules", "@modelcontextprotocol", "conformance", "package.json"), "utf8"),
+  ) as { version: string };
   const head = `${provenance("npm run conformance")} Suite \`@modelcontextprotocol/conformance\` ${suite.version}. Verdict: ${verdictLine}.`;
   for (const [name, markdown] of sections) writeDocSection(CONFORMANCE_DOC, `conformance:${name}`, `${head}\n\n${markdown}`);
   console.log(`conformance: wrote ${sections.size} section(s) of ${CONFORMANCE_DOC}`);

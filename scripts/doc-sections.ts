@@ -42,7 +42,9 @@ export function writeDocSection(file: string, key: string, markdown: string): vo
  */
 export function provenance(command: string, date = new Date()): string {
   const cpu = cpus()[0]?.model.trim() ?? "unknown CPU";
-  const load = loadavg().map((n) => n.toFixed(2)).join(" / ");
+  const load = loadavg()
+    .map((n) => n.toFixed(2))
+    .join(" / ");
   return `Written by \`${command}\` on ${date.toISOString().slice(0, 16).replace("T", " ")} UTC: ${cpu}, ${cpus().length} cores, Node ${process.version} (${process.platform}/${process.arch}), load average ${load} (1 / 5 / 15 min).`;
 }
 

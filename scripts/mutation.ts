@@ -59,14 +59,23 @@ export function fingerprint(): string {
  * results, is no test input), or every file when this is no git checkout.
  */
 function testSideFiles(): string[] {
-  const git = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...TEST_SIDE], { cwd: root, encoding: "utf8" });
+  const git = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...TEST_SIDE], {
+    cwd: root,
+    encoding: "utf8",
+  });
   const listed =
     git.status === 0
-      ? git.stdout.split("\0").filter((name) => name !== "").map((name) => join(root, name)).filter((file) => existsSync(file))
+      ? git.stdout
+          .split("\0")
+          .filter((name) => name !== "")
+          .map((name) => join(root, name))
+          .filter((file) => existsSync(file))
       : TEST_SIDE.flatMap((entry) => {
           const full = join(root, entry);
           return statSync(full).isDirectory()
-            ? readdirSync(full, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name))
+            ? readdirSync(full, { recursive: true, withFileTypes: true })
+                .filter((e) => e.isFile())
+                .map((e) => join(e.parentPath ?? e.path, e.name))
             : [full];
         });
   return [...new Set(listed)].sort();
@@ -129,9 +138,12 @@ interface RunRecord extends RunTiming {
   tests?: string;
 }
 
-const loadText = (load: [number, number] | undefined) => (load ? `, load average ${load[0].toFixed(1)} before and ${load[1].toFixed(1)} after` : "");
+const loadText = (load: [number, number] | undefined) =>
+  load ? `, load average ${load[0].toFixed(1)} before and ${load[1].toFixed(1)} after` : "";
 const timingText = (t: RunTiming) =>
-  t.minutes === undefined ? "" : `${t.minutes.toFixed(1)} minutes${t.incremental ? " (incremental: results of unchanged mutants and tests reused)" : " (a full run, nothing reused)"}${loadText(t.load)}`;
+  t.minutes === undefined
+    ? ""
+    : `${t.minutes.toFixed(1)} minutes${t.incremental ? " (incremental: results of unchanged mutants and tests reused)" : " (a full run, nothing reused)"}${loadText(t.load)}`;
 
 export function renderPage(report: Report, run: RunTiming & { full?: RunTiming }): { page: string; total: number; unexplained: number } {
   const tallies: Tally[] = [];
@@ -144,7 +156,12 @@ export function renderPage(report: Report, run: RunTiming & { full?: RunTiming }
       else if (m.status === "Survived" || m.status === "NoCoverage") {
         if (m.status === "Survived") t.survived++;
         else t.noCoverage++;
-        const survivor: Survivor = { file, mutator: m.mutatorName, original: originalOf(source, m.location), replacement: m.replacement ?? "" };
+        const survivor: Survivor = {
+          file,
+          mutator: m.mutatorName,
+          original: originalOf(source, m.location),
+          replacement: m.replacement ?? "",
+        };
         survivors.push({ ...survivor, line: m.location.start.line, status: m.status, reason: explanationFor(survivor) });
       } else t.invalid++;
     }
@@ -155,7 +172,8 @@ export function renderPage(report: Report, run: RunTiming & { full?: RunTiming }
   const total = score(sum);
   const unexplained = survivors.filter((s) => s.reason === undefined).length;
   const cpu = cpus();
-  const row = (t: Tally) => `| ${t.file === "all" ? "**all**" : `\`${t.file}\``} | ${t.killed + t.timeout + t.survived + t.noCoverage} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.noCoverage} | ${score(t).toFixed(1)} % |`;
+  const row = (t: Tally) =>
+    `| ${t.file === "all" ? "**all**" : `\`${t.file}\``} | ${t.killed + t.timeout + t.survived + t.noCoverage} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.noCoverage} | ${score(t).toFixed(1)} % |`;
   const lines = [
     "# Mutation testing",
     "",
@@ -193,7 +211,9 @@ export function renderPage(report: Report, run: RunTiming & { full?: RunTiming }
     lines.push("| where | mutator | original → replacement | why it survives |", "|---|---|---|---|");
     for (const s of survivors) {
       const why = s.reason ?? "**unexplained**: kill it with a test, or explain it in test/mutation/explained.ts";
-      lines.push(`| \`${s.file}:${s.line}\`${s.status === "NoCoverage" ? " (no coverage)" : ""} | ${s.mutator} | ${code(oneLine(s.original))} → ${code(oneLine(s.replacement))} | ${why} |`);
+      lines.push(
+        `| \`${s.file}:${s.line}\`${s.status === "NoCoverage" ? " (no coverage)" : ""} | ${s.mutator} | ${code(oneLine(s.original))} → ${code(oneLine(s.replacement))} | ${why} |`,
+      );
     }
   }
   return { page: `${lines.join("\n")}\n`, total, unexplained };
@@ -204,14 +224,24 @@ function main(): void {
   const last = existsSync(RUN) ? (JSON.parse(readFileSync(RUN, "utf8")) as RunRecord) : undefined;
   const tests = fingerprint();
   if (!reportOnly && last?.tests !== tests) rmSync(INCREMENTAL, { force: true });
-  let run: RunRecord = { minutes: undefined, incremental: existsSync(INCREMENTAL), date: new Date().toISOString().slice(0, 10), tests, full: last?.full };
+  let run: RunRecord = {
+    minutes: undefined,
+    incremental: existsSync(INCREMENTAL),
+    date: new Date().toISOString().slice(0, 10),
+    tests,
+    full: last?.full,
+  };
   if (reportOnly && last) run = { ...last, tests: last.tests ?? tests };
   if (!reportOnly) {
     const started = performance.now();
     const loadBefore = loadavg()[0]!;
     // The sandbox sits two levels down, where ../shared/mcp-spec (the tests' default) does not resolve.
     const env = { ...process.env, MCP_SPEC_DIR: process.env.MCP_SPEC_DIR ?? resolve(root, "../shared/mcp-spec") };
-    const stryker = spawnSync(process.execPath, [join(root, "node_modules", "@stryker-mutator", "core", "bin", "stryker.js"), "run", "stryker.config.mjs"], { cwd: root, env, stdio: "inherit" });
+    const stryker = spawnSync(
+      process.execPath,
+      [join(root, "node_modules", "@stryker-mutator", "core", "bin", "stryker.js"), "run", "stryker.config.mjs"],
+      { cwd: root, env, stdio: "inherit" },
+    );
     if (stryker.status !== 0) {
       console.error(`stryker exited with ${stryker.status}`);
       process.exit(stryker.status ?? 1);

@@ -47,7 +47,10 @@ export function section(packed: Packed): string {
     "```",
     "",
     `${packed.files.length} files, ${kB(packed.size)} packed, ${kB(packed.unpackedSize)} unpacked (${(packed.unpackedSize / 2 ** 20).toFixed(2)} MiB; the limit is 1 MiB, test/package.test.ts). Largest: ` +
-      bySize.slice(0, 4).map((f) => `\`${f.path.replace(/chunk-\w+/, "chunk-*")}\` ${kB(f.size)}`).join(", ") +
+      bySize
+        .slice(0, 4)
+        .map((f) => `\`${f.path.replace(/chunk-\w+/, "chunk-*")}\` ${kB(f.size)}`)
+        .join(", ") +
       `. Written by \`npm run docs:package\` on ${new Date().toISOString().slice(0, 10)}.`,
   ].join("\n");
 }

@@ -5,7 +5,18 @@
  */
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,13 +43,16 @@ function run(command: string, args: string[], cwd: string, timeout = 180_000): S
 }
 
 function must(what: string, result: SpawnSyncReturns<string>): string {
-  if (result.status !== 0) throw new Error(`${what} failed (${result.status ?? result.signal}):\n${`${result.stdout}${result.stderr}`.trim().slice(-4000)}`);
+  if (result.status !== 0)
+    throw new Error(`${what} failed (${result.status ?? result.signal}):\n${`${result.stdout}${result.stderr}`.trim().slice(-4000)}`);
   return result.stdout;
 }
 
 /** `npm ci` in runtimes/, skipped when node_modules was installed from this very lockfile. */
 function installRuntimes(): string {
-  const lock = createHash("sha256").update(readFileSync(join(runtimesDir, "package-lock.json"))).digest("hex");
+  const lock = createHash("sha256")
+    .update(readFileSync(join(runtimesDir, "package-lock.json")))
+    .digest("hex");
   const marker = join(modules, ".wymcp-lockfile-sha256");
   if (existsSync(marker) && readFileSync(marker, "utf8") === lock) return "cached (node_modules matches the lockfile)";
   const started = performance.now();
@@ -86,7 +100,14 @@ function runDriver(runtime: string, version: string, command: string, args: stri
     const failure = out.status === 0 ? undefined : `exit ${out.status ?? out.signal}: ${out.stderr.trim().slice(-2000)}`;
     return { runtime, version, checks: results, nodeHttp, seconds: elapsed, failure };
   } catch {
-    return { runtime, version, checks: [], nodeHttp: false, seconds: elapsed, failure: `no result (exit ${out.status ?? out.signal}):\n${`${out.stdout}${out.stderr}`.trim().slice(-3000)}` };
+    return {
+      runtime,
+      version,
+      checks: [],
+      nodeHttp: false,
+      seconds: elapsed,
+      failure: `no result (exit ${out.status ?? out.signal}):\n${`${out.stdout}${out.stderr}`.trim().slice(-3000)}`,
+    };
   }
 }
 
@@ -104,20 +125,33 @@ interface TypeCheck {
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
 
 /** A consumer folder: its sources, a tsconfig, and links to the type packages it may see (and no others). */
-async function typeCheck(name: string, dir: string, files: string[], compilerOptions: Record<string, unknown>, links: string[], expectFailure?: RegExp): Promise<TypeCheck> {
+async function typeCheck(
+  name: string,
+  dir: string,
+  files: string[],
+  compilerOptions: Record<string, unknown>,
+  links: string[],
+  expectFailure?: RegExp,
+): Promise<TypeCheck> {
   mkdirSync(dir, { recursive: true });
   for (const file of files) copyFileSync(join(runtimesDir, "types", file), join(dir, file));
   for (const link of links) {
     mkdirSync(dirname(join(dir, "node_modules", link)), { recursive: true });
     if (!existsSync(join(dir, "node_modules", link))) symlinkSync(join(modules, link), join(dir, "node_modules", link), "dir");
   }
-  const config = { compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: "ES2022", lib: ["ES2022"], ...compilerOptions }, files };
+  const config = {
+    compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: "ES2022", lib: ["ES2022"], ...compilerOptions },
+    files,
+  };
   const tsconfig = `tsconfig.${name.replace(/\W+/g, "-")}.json`;
   writeFileSync(join(dir, tsconfig), JSON.stringify(config, null, 2));
   const started = performance.now();
   const out = await promisify(execFile)(process.execPath, [tsc, "-p", tsconfig], { cwd: dir, env, timeout: 180_000 }).then(
     ({ stdout, stderr }) => ({ status: 0, text: `${stdout}${stderr}`.trim() }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({ status: error.code ?? 1, text: `${error.stdout ?? ""}${error.stderr ?? ""}`.trim() }),
+    (error: { code?: number; stdout?: string; stderr?: string }) => ({
+      status: error.code ?? 1,
+      text: `${error.stdout ?? ""}${error.stderr ?? ""}`.trim(),
+    }),
   );
   const ok = expectFailure ? out.status !== 0 && expectFailure.test(out.text) : out.status === 0;
   return { name, ok, seconds: seconds(started), detail: ok ? undefined : out.text.slice(0, 3000) || `exit ${out.status}` };
@@ -132,7 +166,9 @@ async function main(): Promise<void> {
 
   const tmp = mkdtempSync(join(tmpdir(), "wymcp-matrix-"));
   try {
-    const packed = JSON.parse(must("npm pack", run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp], root))) as Array<{
+    const packed = JSON.parse(
+      must("npm pack", run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp], root)),
+    ) as Array<{
       filename: string;
       size: number;
       unpackedSize: number;
@@ -143,32 +179,63 @@ async function main(): Promise<void> {
 
     const consumer = join(tmp, "consumer");
     mkdirSync(consumer);
-    writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "matrix-consumer", private: true, type: "module", dependencies: { wymcp: `file:../${tarball.filename}` } }, null, 2));
+    writeFileSync(
+      join(consumer, "package.json"),
+      JSON.stringify(
+        { name: "matrix-consumer", private: true, type: "module", dependencies: { wymcp: `file:../${tarball.filename}` } },
+        null,
+        2,
+      ),
+    );
     must("npm install of the tarball", run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], consumer));
-    const installed = JSON.parse(readFileSync(join(consumer, "node_modules", "wymcp", "package.json"), "utf8")) as { scripts?: Record<string, string> };
+    const installed = JSON.parse(readFileSync(join(consumer, "node_modules", "wymcp", "package.json"), "utf8")) as {
+      scripts?: Record<string, string>;
+    };
     const scripts = INSTALL_SCRIPTS.filter((name) => installed.scripts?.[name] !== undefined);
     if (scripts.length > 0) problems.push(`the packed package.json has install scripts: ${scripts.join(", ")}`);
 
     for (const file of readdirSync(join(runtimesDir, "check"))) copyFileSync(join(runtimesDir, "check", file), join(consumer, file));
     const callTool = readFileSync(join(specDir, "schema", "2026-07-28", "examples", "CallToolRequest", "call-tool-request.json"), "utf8");
-    writeFileSync(join(consumer, "official.mjs"), `// The spec's own tools/call example, copied in for this run only.\nexport const callTool = ${callTool.trim()};\n`);
+    writeFileSync(
+      join(consumer, "official.mjs"),
+      `// The spec's own tools/call example, copied in for this run only.\nexport const callTool = ${callTool.trim()};\n`,
+    );
     symlinkSync(join(modules, "miniflare"), join(consumer, "node_modules", "miniflare"), "dir");
 
     // What a Workers build tool does: one module, resolved with the Worker conditions.
     const bundleWorker = (entry: string, outfile: string) =>
-      build({ absWorkingDir: consumer, entryPoints: [entry], outfile, bundle: true, format: "esm", platform: "neutral", conditions: ["workerd", "worker", "browser"], logLevel: "warning" });
+      build({
+        absWorkingDir: consumer,
+        entryPoints: [entry],
+        outfile,
+        bundle: true,
+        format: "esm",
+        platform: "neutral",
+        conditions: ["workerd", "worker", "browser"],
+        logLevel: "warning",
+      });
     await bundleWorker("worker.mjs", "worker.bundle.mjs");
     // examples/workers as a user has it: its committed wymcp compile output, wymcp from the tarball, the SDK beside it.
     const example = join(consumer, "workers-example");
     cpSync(join(root, "examples", "workers"), example, { recursive: true });
     mkdirSync(join(consumer, "node_modules", "@modelcontextprotocol"), { recursive: true });
-    symlinkSync(join(root, "node_modules", "@modelcontextprotocol", "server"), join(consumer, "node_modules", "@modelcontextprotocol", "server"), "dir");
+    symlinkSync(
+      join(root, "node_modules", "@modelcontextprotocol", "server"),
+      join(consumer, "node_modules", "@modelcontextprotocol", "server"),
+      "dir",
+    );
     await bundleWorker("workers-example/worker.ts", "workers-example.bundle.mjs");
 
     const node20 = process.version;
     const rows: Row[] = [
       runDriver("Node (project's)", node20, process.execPath, ["main.mjs"], consumer),
-      runDriver("Node (project's), --disallow-code-generation-from-strings", node20, process.execPath, ["--disallow-code-generation-from-strings", "main.mjs"], consumer),
+      runDriver(
+        "Node (project's), --disallow-code-generation-from-strings",
+        node20,
+        process.execPath,
+        ["--disallow-code-generation-from-strings", "main.mjs"],
+        consumer,
+      ),
       runDriver("Node 22", firstLine(binaries.node22, ["--version"]), binaries.node22, ["main.mjs"], consumer),
       runDriver("Node 24", firstLine(binaries.node24, ["--version"]), binaries.node24, ["main.mjs"], consumer),
       runDriver("Bun", firstLine(binaries.bun, ["--version"]), binaries.bun, ["main.mjs"], consumer),
@@ -194,15 +261,43 @@ async function main(): Promise<void> {
     const workers = join(typed, "workers");
     // Four independent tsc programs: run side by side, they take about half the time.
     const typeChecks: TypeCheck[] = await Promise.all([
-      typeCheck("@types/node, NodeNext, all three entries", withNode, ["node-consumer.ts"], { module: "NodeNext", moduleResolution: "NodeNext", types: ["node"] }, ["@types/node"]),
-      typeCheck("@types/node, node10 resolution (main/types/typesVersions)", withNode, ["node-consumer.ts"], { module: "ESNext", moduleResolution: "node10", esModuleInterop: true, types: ["node"], ignoreDeprecations: "5.0" }, ["@types/node"]),
-      typeCheck("Workers types only, no @types/node, skipLibCheck off: wymcp + wymcp/fetch", workers, ["workers-consumer.ts"], { module: "ESNext", moduleResolution: "Bundler", types: ["@cloudflare/workers-types"] }, ["@cloudflare/workers-types"]),
+      typeCheck(
+        "@types/node, NodeNext, all three entries",
+        withNode,
+        ["node-consumer.ts"],
+        { module: "NodeNext", moduleResolution: "NodeNext", types: ["node"] },
+        ["@types/node"],
+      ),
+      typeCheck(
+        "@types/node, node10 resolution (main/types/typesVersions)",
+        withNode,
+        ["node-consumer.ts"],
+        { module: "ESNext", moduleResolution: "node10", esModuleInterop: true, types: ["node"], ignoreDeprecations: "5.0" },
+        ["@types/node"],
+      ),
+      typeCheck(
+        "Workers types only, no @types/node, skipLibCheck off: wymcp + wymcp/fetch",
+        workers,
+        ["workers-consumer.ts"],
+        { module: "ESNext", moduleResolution: "Bundler", types: ["@cloudflare/workers-types"] },
+        ["@cloudflare/workers-types"],
+      ),
       // The control: the same setup does see a missing Node type, so the case above could have failed.
-      typeCheck("control: that Workers setup rejects wymcp/node (it needs node:http)", workers, ["workers-imports-node.ts"], { module: "ESNext", moduleResolution: "Bundler", types: ["@cloudflare/workers-types"] }, ["@cloudflare/workers-types"], /node:http/),
+      typeCheck(
+        "control: that Workers setup rejects wymcp/node (it needs node:http)",
+        workers,
+        ["workers-imports-node.ts"],
+        { module: "ESNext", moduleResolution: "Bundler", types: ["@cloudflare/workers-types"] },
+        ["@cloudflare/workers-types"],
+        /node:http/,
+      ),
     ]);
 
     const passed = rows.reduce((n, r) => n + r.checks.filter((c) => c.ok).length, 0) + typeChecks.filter((t) => t.ok).length;
-    const failedChecks = rows.reduce((n, r) => n + r.checks.filter((c) => !c.ok).length + (r.failure ? 1 : 0), 0) + typeChecks.filter((t) => !t.ok).length + problems.length;
+    const failedChecks =
+      rows.reduce((n, r) => n + r.checks.filter((c) => !c.ok).length + (r.failure ? 1 : 0), 0) +
+      typeChecks.filter((t) => !t.ok).length +
+      problems.length;
 
     const lines = [
       `## Tarball: ${tarball.filename}, ${tarball.size} B packed, ${tarball.unpackedSize} B unpacked, ${tarball.files.length} files`,

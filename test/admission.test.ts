@@ -84,7 +84,11 @@ async function nodeHost(options: Options = {}): Promise<Host> {
           res.on("end", () => {
             const parsed = JSON.parse(text) as { handedOn?: WymcpInfo; body?: unknown; next?: string } & JsonRpcErrorResponse;
             if (res.statusCode === 500) return reject(new Error(`next(error): ${parsed.next}`));
-            resolve(res.statusCode === 200 ? { status: 200, handedOn: parsed.handedOn, body: parsed.body } : { status: res.statusCode ?? 0, answer: parsed });
+            resolve(
+              res.statusCode === 200
+                ? { status: 200, handedOn: parsed.handedOn, body: parsed.body }
+                : { status: res.statusCode ?? 0, answer: parsed },
+            );
           });
         });
         req.on("error", reject);
@@ -113,7 +117,10 @@ for (const [name, make] of hosts) {
   describe(`${name}: the shared admission`, { timeout: 20_000 }, () => {
     let host: Host;
     before(async () => {
-      host = await make({ maxBodyBytes: LIMIT, era: (body) => ((body as { params?: { _meta?: unknown } })?.params?._meta ? "modern" : undefined) });
+      host = await make({
+        maxBodyBytes: LIMIT,
+        era: (body) => ((body as { params?: { _meta?: unknown } })?.params?._meta ? "modern" : undefined),
+      });
     });
     after(() => host.close());
 
@@ -138,7 +145,10 @@ for (const [name, make] of hosts) {
       const body = `${toolsList} `;
       const seen = await host.post([body], { ...JSON_TYPE, "Content-Length": String(body.length) });
       assert.equal(seen.status, 413);
-      assert.deepEqual(host.rejects.map((r) => [r.status, r.reason]), [[413, "body-too-large"]]);
+      assert.deepEqual(
+        host.rejects.map((r) => [r.status, r.reason]),
+        [[413, "body-too-large"]],
+      );
     });
 
     test("a media type that is not JSON is answered 415 unsupported-media-type, and so is a missing one", async () => {
@@ -149,10 +159,13 @@ for (const [name, make] of hosts) {
         assert.equal(seen.status, 415);
         assert.deepEqual([seen.answer?.id, seen.answer?.error.code], [null, -32600]);
       }
-      assert.deepEqual(host.rejects.map((r) => [r.status, r.reason, r.era, r.kind]), [
-        [415, "unsupported-media-type", undefined, undefined],
-        [415, "unsupported-media-type", undefined, undefined],
-      ]);
+      assert.deepEqual(
+        host.rejects.map((r) => [r.status, r.reason, r.era, r.kind]),
+        [
+          [415, "unsupported-media-type", undefined, undefined],
+          [415, "unsupported-media-type", undefined, undefined],
+        ],
+      );
       assert.deepEqual(host.rejects[0]?.response, plain.answer);
     });
 
@@ -160,11 +173,17 @@ for (const [name, make] of hosts) {
       host.rejects.length = 0;
       const parse = await host.post(["{nope"]);
       const invalid = await host.post([JSON.stringify({ jsonrpc: "1.0", id: 2, method: "x" })]);
-      assert.deepEqual(host.rejects.map((r) => [r.status, r.reason, r.era, r.kind, r.response.error.code]), [
-        [400, "parse-error", undefined, undefined, -32700],
-        [400, "invalid-message", "legacy", "request", -32600],
-      ]);
-      assert.deepEqual(host.rejects.map((r) => r.response), [parse.answer, invalid.answer]);
+      assert.deepEqual(
+        host.rejects.map((r) => [r.status, r.reason, r.era, r.kind, r.response.error.code]),
+        [
+          [400, "parse-error", undefined, undefined, -32700],
+          [400, "invalid-message", "legacy", "request", -32600],
+        ],
+      );
+      assert.deepEqual(
+        host.rejects.map((r) => r.response),
+        [parse.answer, invalid.answer],
+      );
     });
 
     test("a legacy batch is judged item by item with no MCP-Protocol-Version, and refused under 2025-06-18, which removed batches", async () => {
@@ -177,7 +196,10 @@ for (const [name, make] of hosts) {
       const refused = await host.post([batch], { ...JSON_TYPE, "MCP-Protocol-Version": "2025-06-18" });
       assert.equal(refused.status, 400);
       assert.equal(refused.answer?.error.code, -32600);
-      assert.deepEqual(host.rejects.map((r) => [r.reason, r.kind]), [["invalid-message", "other"]]);
+      assert.deepEqual(
+        host.rejects.map((r) => [r.reason, r.kind]),
+        [["invalid-message", "other"]],
+      );
     });
   });
 
@@ -185,13 +207,17 @@ for (const [name, make] of hosts) {
     test("nesting: 64 levels are handed on, 65 are answered 400 nested-too-deeply with the id kept", async () => {
       const host = await make();
       try {
-        const call = (levels: number) => `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"d":${"[".repeat(levels - 3)}${"]".repeat(levels - 3)}}}}`;
+        const call = (levels: number) =>
+          `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"d":${"[".repeat(levels - 3)}${"]".repeat(levels - 3)}}}}`;
         assert.equal((await host.post([call(64)])).status, 200);
         const deep = await host.post([call(65)]);
         assert.equal(deep.status, 400);
         assert.deepEqual([deep.answer?.id, deep.answer?.error.code], [3, -32600]);
         assert.match(deep.answer?.error.message ?? "", /limit of 64 levels/);
-        assert.deepEqual(host.rejects.map((r) => [r.status, r.reason]), [[400, "nested-too-deeply"]]);
+        assert.deepEqual(
+          host.rejects.map((r) => [r.status, r.reason]),
+          [[400, "nested-too-deeply"]],
+        );
       } finally {
         await host.close();
       }
@@ -203,10 +229,16 @@ for (const [name, make] of hosts) {
       try {
         const notification = JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: 5 });
         const { era, result } = (await modern.post([notification])).handedOn ?? {};
-        assert.deepEqual({ era, result }, { era: "modern", result: { outcome: "bypass", kind: "notification", reason: "modern-notification" } });
+        assert.deepEqual(
+          { era, result },
+          { era: "modern", result: { outcome: "bypass", kind: "notification", reason: "modern-notification" } },
+        );
         const legacy = await unset.post([notification]);
         assert.equal(legacy.status, 400);
-        assert.deepEqual(unset.rejects.map((r) => [r.era, r.kind]), [["legacy", "notification"]]);
+        assert.deepEqual(
+          unset.rejects.map((r) => [r.era, r.kind]),
+          [["legacy", "notification"]],
+        );
       } finally {
         await modern.close();
         await unset.close();
@@ -224,14 +256,36 @@ describe("the answers' words and the options' checks", () => {
     assert.equal(await message(['{"leak":']), "Parse error: the body is not valid JSON");
     const deep = fetchHost({ maxDepth: 2 });
     const answer = (await deep.post(['{"id":"d","a":{"b":{}}}'])).answer;
-    assert.deepEqual(answer, { jsonrpc: "2.0", id: "d", error: { code: -32600, message: "Invalid Request: the body nests arrays and objects deeper than the limit of 2 levels" } });
+    assert.deepEqual(answer, {
+      jsonrpc: "2.0",
+      id: "d",
+      error: { code: -32600, message: "Invalid Request: the body nests arrays and objects deeper than the limit of 2 levels" },
+    });
   });
 
   test("Content-Type: application/json with any parameters but a non-UTF-8 charset, in any case and spacing", async () => {
     const host = fetchHost();
-    const accepted = ["application/json", " APPLICATION/JSON ", "application/json ; charset=utf-8", "application/json; charset = utf-8", "application/json;charset=UTF8", 'application/json; Charset="utf-8"', "application/json; profile=x", "application/json; flag", "application/json; charsetx"];
+    const accepted = [
+      "application/json",
+      " APPLICATION/JSON ",
+      "application/json ; charset=utf-8",
+      "application/json; charset = utf-8",
+      "application/json;charset=UTF8",
+      'application/json; Charset="utf-8"',
+      "application/json; profile=x",
+      "application/json; flag",
+      "application/json; charsetx",
+    ];
     for (const type of accepted) assert.equal((await host.post([toolsList], { "Content-Type": type })).status, 200, type);
-    const refused = ["", "application/json-seq", "text/json", "application/json; charset=utf-16", "application/json; charset=", 'application/json; charset=x"utf-8"', "application/json,application/json"];
+    const refused = [
+      "",
+      "application/json-seq",
+      "text/json",
+      "application/json; charset=utf-16",
+      "application/json; charset=",
+      'application/json; charset=x"utf-8"',
+      "application/json,application/json",
+    ];
     for (const type of refused) assert.equal((await host.post([toolsList], { "Content-Type": type })).status, 415, JSON.stringify(type));
   });
 
@@ -240,7 +294,10 @@ describe("the answers' words and the options' checks", () => {
     const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: JSON_TYPE, body: new Uint8Array([0x22, 0xff, 0x22]) });
     const response = await wymcpFetch({ onReject: (info) => rejects.push(info) })(request);
     assert.equal(response?.status, 400);
-    assert.deepEqual(rejects.map((r) => [r.reason, r.response.error.code]), [["parse-error", -32700]]);
+    assert.deepEqual(
+      rejects.map((r) => [r.reason, r.response.error.code]),
+      [["parse-error", -32700]],
+    );
   });
 
   test("a declared Content-Length decides on its own: over the limit is 413 whatever arrives, exactly the limit is read", async () => {
@@ -277,7 +334,10 @@ describe("the answers' words and the options' checks", () => {
 
   test("maxDepth must be a positive integer or Infinity, checked when the middleware is built", () => {
     for (const maxDepth of [0, -1, 1.5, Number.NaN, Number.NEGATIVE_INFINITY]) {
-      assert.throws(() => wymcpFetch({ maxDepth }), { name: "RangeError", message: `wymcp: maxDepth must be a positive integer or Infinity, not ${maxDepth}` });
+      assert.throws(() => wymcpFetch({ maxDepth }), {
+        name: "RangeError",
+        message: `wymcp: maxDepth must be a positive integer or Infinity, not ${maxDepth}`,
+      });
       assert.throws(() => wymcpNode({ maxDepth }), RangeError);
     }
     for (const maxDepth of [1, 64, Number.POSITIVE_INFINITY, undefined]) assert.doesNotThrow(() => wymcpFetch({ maxDepth }));
@@ -292,7 +352,11 @@ describe("the answers' words and the options' checks", () => {
   });
 
   test("an onReject that throws does not stop the answer (wymcpFetch)", async () => {
-    const guard = wymcpFetch({ onReject: () => { throw new Error("logger down"); } });
+    const guard = wymcpFetch({
+      onReject: () => {
+        throw new Error("logger down");
+      },
+    });
     const response = await guard(new Request("http://127.0.0.1/mcp", { method: "POST", headers: JSON_TYPE, body: "nope" }));
     assert.equal(response?.status, 400);
   });
@@ -317,30 +381,52 @@ describe("wymcpNode after a body parser (req.body already set)", { timeout: 20_0
       await new Promise((resolve) => server.close(resolve));
     }
   }
-  const post = (url: string, headers: Record<string, string> = JSON_TYPE) => fetch(url, { method: "POST", headers, body: "ignored: the parsed body counts" });
+  const post = (url: string, headers: Record<string, string> = JSON_TYPE) =>
+    fetch(url, { method: "POST", headers, body: "ignored: the parsed body counts" });
 
   test("the parsed body is judged, not the bytes: no size limit or parse error applies to it", async () => {
     const rejects: RejectInfo[] = [];
-    await withParsed({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { maxBodyBytes: 1, onReject: (i) => rejects.push(i) }, async (url) => {
-      const res = await post(url);
-      assert.equal(res.status, 200);
-      assert.deepEqual(((await res.json()) as { handedOn: WymcpInfo }).handedOn.result, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" });
-      assert.equal((await post(url, { "Content-Type": "text/plain" })).status, 415);
-    });
-    assert.deepEqual(rejects.map((r) => r.reason), ["unsupported-media-type"]);
+    await withParsed(
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { maxBodyBytes: 1, onReject: (i) => rejects.push(i) },
+      async (url) => {
+        const res = await post(url);
+        assert.equal(res.status, 200);
+        assert.deepEqual(((await res.json()) as { handedOn: WymcpInfo }).handedOn.result, {
+          outcome: "pass",
+          kind: "request",
+          definition: "JSONRPCRequest",
+        });
+        assert.equal((await post(url, { "Content-Type": "text/plain" })).status, 415);
+      },
+    );
+    assert.deepEqual(
+      rejects.map((r) => r.reason),
+      ["unsupported-media-type"],
+    );
   });
 
   test("a parsed body is held to the nesting bound and judged in the era the callback gives", async () => {
     const rejects: RejectInfo[] = [];
-    await withParsed({ jsonrpc: "2.0", id: 4, method: "m", params: { a: [[[]]] } }, { maxDepth: 3, era: () => "modern", onReject: (i) => rejects.push(i) }, async (url) => {
-      const res = await post(url);
-      assert.equal(res.status, 400);
-      assert.equal(((await res.json()) as JsonRpcErrorResponse).id, 4);
-    });
+    await withParsed(
+      { jsonrpc: "2.0", id: 4, method: "m", params: { a: [[[]]] } },
+      { maxDepth: 3, era: () => "modern", onReject: (i) => rejects.push(i) },
+      async (url) => {
+        const res = await post(url);
+        assert.equal(res.status, 400);
+        assert.equal(((await res.json()) as JsonRpcErrorResponse).id, 4);
+      },
+    );
     await withParsed({ jsonrpc: "2.0", id: 5, result: {} }, { era: () => "modern", onReject: (i) => rejects.push(i) }, async (url) => {
       assert.equal((await post(url)).status, 400);
     });
-    assert.deepEqual(rejects.map((r) => [r.reason, r.era, r.kind]), [["nested-too-deeply", undefined, undefined], ["invalid-message", "modern", "response"]]);
+    assert.deepEqual(
+      rejects.map((r) => [r.reason, r.era, r.kind]),
+      [
+        ["nested-too-deeply", undefined, undefined],
+        ["invalid-message", "modern", "response"],
+      ],
+    );
   });
 });
 
@@ -364,7 +450,12 @@ describe("an era callback that throws", () => {
   test("wymcpFetch: the guard's promise rejects with the callback's error, and nothing is answered or reported", async () => {
     const rejects: RejectInfo[] = [];
     const broken = new Error("era lookup failed");
-    const guard = wymcpFetch({ era: () => { throw broken; }, onReject: (info) => rejects.push(info) });
+    const guard = wymcpFetch({
+      era: () => {
+        throw broken;
+      },
+      onReject: (info) => rejects.push(info),
+    });
     const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: JSON_TYPE, body: toolsList });
     await assert.rejects(guard(request), (error) => error === broken);
     assert.equal(wymcpOf(request), undefined);
@@ -373,7 +464,11 @@ describe("an era callback that throws", () => {
 
   test("wymcpNode: the error goes to next(error), Connect's convention, and nothing is answered", async () => {
     const broken = new Error("era lookup failed");
-    const guard = wymcpNode({ era: () => { throw broken; } });
+    const guard = wymcpNode({
+      era: () => {
+        throw broken;
+      },
+    });
     const server = http.createServer((req, res) => {
       void guard(req, res, (error?: unknown) => {
         res.writeHead(error === broken ? 500 : 200);
@@ -382,7 +477,11 @@ describe("an era callback that throws", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, { method: "POST", headers: JSON_TYPE, body: toolsList });
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, {
+        method: "POST",
+        headers: JSON_TYPE,
+        body: toolsList,
+      });
       assert.deepEqual([res.status, await res.text()], [500, "next(error)"]);
     } finally {
       server.closeAllConnections();

@@ -25,7 +25,10 @@ const count = (text: string, re: RegExp) => [...text.matchAll(re)].length;
 describe("the adversarial generator", { timeout: 120_000 }, () => {
   test("finds every array and map node reachable from each lane's roots, counted independently from the schema text", () => {
     for (const lane of generated.lanes) {
-      const texts = closure(lane.defs, lane.roots.map((r) => r.definition)).map((name) => JSON.stringify(lane.defs[name]));
+      const texts = closure(
+        lane.defs,
+        lane.roots.map((r) => r.definition),
+      ).map((name) => JSON.stringify(lane.defs[name]));
       const arrays = texts.reduce((n, t) => n + count(t, /"type":(?:"array"|\[[^\]]*"array"[^\]]*\])/g), 0);
       const maps = texts.reduce((n, t) => n + count(t, /"additionalProperties":\{/g), 0);
       const found = generated.locations.filter((l) => l.lane === lane.key);
@@ -38,7 +41,10 @@ describe("the adversarial generator", { timeout: 120_000 }, () => {
   test("every location becomes a target, and the legacy lane's batch one more", () => {
     const located = generated.targets.filter((t) => t.shape === "array" || t.shape === "map");
     assert.equal(located.length, generated.locations.length);
-    assert.deepEqual(generated.targets.filter((t) => t.shape === "batch").map((t) => t.lane), ["inbound-legacy"]);
+    assert.deepEqual(
+      generated.targets.filter((t) => t.shape === "batch").map((t) => t.lane),
+      ["inbound-legacy"],
+    );
   });
 
   test("every case is rejected exactly when Ajv rejects it, and the answer's first location is the targeted one", () => {
@@ -74,14 +80,23 @@ describe("the adversarial generator", { timeout: 120_000 }, () => {
     assert.ok(content, "the sampling content array of an input response is a target");
     assert.deepEqual(content.kinds, ["wrong-type", "empty-object", "no-discriminator"]);
     const message = content.message("no-discriminator", 2) as { params: { inputResponses: { a: { content: Array<{ type: string }> } } } };
-    assert.deepEqual(message.params.inputResponses.a.content.map((item) => item.type), ["adversarial", "adversarial"]);
+    assert.deepEqual(
+      message.params.inputResponses.a.content.map((item) => item.type),
+      ["adversarial", "adversarial"],
+    );
   });
 
   test("every regex of schemas/formats.json is judged at some site and gets backtracking inputs that fail it", () => {
     const formats = loadFormats();
-    assert.deepEqual([...new Set(generated.regexSites.filter((s) => s.keyword === "format").map((s) => s.name))].sort(), Object.keys(formats).sort());
+    assert.deepEqual(
+      [...new Set(generated.regexSites.filter((s) => s.keyword === "format").map((s) => s.name))].sort(),
+      Object.keys(formats).sort(),
+    );
     const patterns = generated.lanes.reduce((n, lane) => n + count(JSON.stringify(lane.defs), /"pattern":"/g), 0);
-    assert.equal(generated.regexes.length, Object.keys(formats).length + new Set(generated.regexSites.filter((s) => s.keyword === "pattern").map((s) => s.name)).size);
+    assert.equal(
+      generated.regexes.length,
+      Object.keys(formats).length + new Set(generated.regexSites.filter((s) => s.keyword === "pattern").map((s) => s.name)).size,
+    );
     assert.equal(generated.regexSites.filter((s) => s.keyword === "pattern").length > 0, patterns > 0);
     for (const { name, source, inputs } of generated.regexes) {
       assert.ok(inputs.length > 0, `${name} has no input`);
@@ -108,7 +123,12 @@ describe("npm run fuzz -- --adversarial", () => {
   test("sends every inbound target with every kind, and some at the body limit", () => {
     const cases = adversarialCases({ small: 8 });
     const inbound = generated.targets.filter((t) => t.direction === "inbound");
-    for (const t of inbound) for (const kind of t.kinds) assert.ok(cases.some((c) => c.target.label === t.label && c.target.lane === t.lane && c.kind === kind), `${t.label} ${kind}`);
+    for (const t of inbound)
+      for (const kind of t.kinds)
+        assert.ok(
+          cases.some((c) => c.target.label === t.label && c.target.lane === t.lane && c.kind === kind),
+          `${t.label} ${kind}`,
+        );
     const atLimit = cases.filter((c) => c.atLimit);
     assert.ok(atLimit.length >= 4 && atLimit.length <= 12, `${atLimit.length} cases at the limit`);
   });

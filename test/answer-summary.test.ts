@@ -10,7 +10,12 @@ import { MODERN_META } from "./support/messages.js";
 
 /** A modern prompts/get whose arguments hold `keys`, each with a number where a string belongs. */
 function badArguments(...keys: string[]) {
-  const body = { jsonrpc: "2.0", id: 1, method: "prompts/get", params: { _meta: MODERN_META, name: "p", arguments: Object.fromEntries(keys.map((k) => [k, 1])) } };
+  const body = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "prompts/get",
+    params: { _meta: MODERN_META, name: "p", arguments: Object.fromEntries(keys.map((k) => [k, 1])) },
+  };
   const result = validateMcpRequest(body, "modern");
   assert.equal(result.outcome, "reject");
   return { message: result.response.error.message, located: result.response.error.data!.errors };
@@ -20,11 +25,17 @@ const PREFIX = "/params/arguments/";
 
 describe("the summary of a rejection", () => {
   test("names the definition, counts one location in the singular, and quotes it with its problem", () => {
-    assert.equal(badArguments("a").message, "Invalid prompts/get request (GetPromptRequest): 1 invalid location; first: /params/arguments/a must be string");
+    assert.equal(
+      badArguments("a").message,
+      "Invalid prompts/get request (GetPromptRequest): 1 invalid location; first: /params/arguments/a must be string",
+    );
   });
 
   test("counts several locations in the plural and quotes the first in pointer order", () => {
-    assert.equal(badArguments("b", "a").message, "Invalid prompts/get request (GetPromptRequest): 2 invalid locations; first: /params/arguments/a must be string");
+    assert.equal(
+      badArguments("b", "a").message,
+      "Invalid prompts/get request (GetPromptRequest): 2 invalid locations; first: /params/arguments/a must be string",
+    );
   });
 
   test("quotes a location of exactly 60 characters whole", () => {
@@ -49,7 +60,10 @@ describe("the summary of a rejection", () => {
   test("quotes the message itself as (the message)", () => {
     const result = validateMcpRequest(42, "legacy");
     assert.equal(result.outcome, "reject");
-    assert.equal(result.response.error.message, "Invalid JSON-RPC message (JSONRPCMessage): 1 invalid location; first: (the message) must be object");
+    assert.equal(
+      result.response.error.message,
+      "Invalid JSON-RPC message (JSONRPCMessage): 1 invalid location; first: (the message) must be object",
+    );
   });
   test("fixed words for what has no located schema error: no kind, an empty batch, a body too deep to validate", () => {
     const answer = (body: unknown, era: "legacy" | "modern") => {

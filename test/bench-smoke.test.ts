@@ -19,7 +19,15 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
       timeout: 60_000,
     });
     assert.equal(run.status, 0, `bench exited with ${run.status ?? run.signal}:\n${run.stderr}`);
-    for (const heading of ["## Start-up", "## Per message", "## Error path", "## Size", "## Nesting", "## Targets", "## Adversarial bodies"]) {
+    for (const heading of [
+      "## Start-up",
+      "## Per message",
+      "## Error path",
+      "## Size",
+      "## Nesting",
+      "## Targets",
+      "## Adversarial bodies",
+    ]) {
       assert.ok(run.stdout.includes(heading), `missing heading ${heading}`);
     }
     const results = JSON.parse(readFileSync(out, "utf8")) as {
@@ -55,10 +63,17 @@ test("the HTTP flood runs end to end in quick mode against the three servers and
     assert.equal(run.status, 0, `bench --http exited with ${run.status ?? run.signal}:\n${run.stderr}`);
     assert.ok(run.stdout.includes("## HTTP flood"));
     type Flood = { statuses: Record<string, number> };
-    const results = JSON.parse(readFileSync(out, "utf8")) as { http: { key: string; gated: Flood; bridge: Flood; sdk: Flood; load: number[] }[] };
+    const results = JSON.parse(readFileSync(out, "utf8")) as {
+      http: { key: string; gated: Flood; bridge: Flood; sdk: Flood; load: number[] }[];
+    };
     assert.equal(results.http.length, 5);
-    assert.ok(results.http.every((w) => w.load.length === 1 && w.load[0]! >= 0), "one load average per round");
-    const statuses = Object.fromEntries(results.http.map((w) => [w.key, [w.gated, w.bridge, w.sdk].map((v) => Object.keys(v.statuses).join())]));
+    assert.ok(
+      results.http.every((w) => w.load.length === 1 && w.load[0]! >= 0),
+      "one load average per round",
+    );
+    const statuses = Object.fromEntries(
+      results.http.map((w) => [w.key, [w.gated, w.bridge, w.sdk].map((v) => Object.keys(v.statuses).join())]),
+    );
     // Each workload met the answer it was chosen for: the gate refuses the invalid call and accepts the junk notification.
     assert.deepEqual(statuses, {
       "tools-call": ["200", "200", "200"],

@@ -62,7 +62,12 @@ describe("wymcp check: how a file is read", () => {
     assert.match(lineFor(judged.stdout, `${path}:1`), /reject .*\(CallToolRequest\) +-32602$/);
     const tooLarge = wymcp(["--json", "--max-bytes", String(size - 1), path]);
     assert.equal(tooLarge.status, 1);
-    const verdict = JSON.parse(tooLarge.stdout) as { line: number; reason: string; status: number; response: { error: { message: string } } };
+    const verdict = JSON.parse(tooLarge.stdout) as {
+      line: number;
+      reason: string;
+      status: number;
+      response: { error: { message: string } };
+    };
     assert.deepEqual([verdict.line, verdict.reason, verdict.status], [1, "body-too-large", 413]);
     assert.match(verdict.response.error.message, new RegExp(`limit of ${size - 1} bytes`));
   });
@@ -78,7 +83,10 @@ describe("wymcp check: --header", () => {
   test("may be repeated: every header given is read, and the era follows classifyEra's order over all of them", () => {
     const session = judged(notification, "Mcp-Session-Id: s1");
     assert.deepEqual([session.era, session.eraSignal], ["legacy", "header-session-id"]);
-    for (const order of [["Mcp-Session-Id: s1", "MCP-Protocol-Version: 2026-07-28"], ["MCP-Protocol-Version: 2026-07-28", "Mcp-Session-Id: s1"]]) {
+    for (const order of [
+      ["Mcp-Session-Id: s1", "MCP-Protocol-Version: 2026-07-28"],
+      ["MCP-Protocol-Version: 2026-07-28", "Mcp-Session-Id: s1"],
+    ]) {
       const both = judged(notification, ...order);
       assert.deepEqual([both.era, both.eraSignal, both.outcome], ["modern", "header-protocol-version", "bypass"], order.join(", "));
     }

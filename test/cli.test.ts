@@ -74,7 +74,10 @@ describe("wymcp check on the official examples", () => {
   test("the examples split into client-to-server and server-to-client messages, both non-empty", () => {
     assert.ok(inboundExamples.length >= 10, `only ${inboundExamples.length} inbound examples`);
     assert.ok(outboundExamples.length >= 10, `only ${outboundExamples.length} outbound examples`);
-    assert.ok(inboundExamples.some((e) => e.definition === "CancelledNotification"), "the client's notification is inbound");
+    assert.ok(
+      inboundExamples.some((e) => e.definition === "CancelledNotification"),
+      "the client's notification is inbound",
+    );
   });
 
   test("every client-to-server example passes (exit 0), each request judged against its own definition", () => {
@@ -83,9 +86,13 @@ describe("wymcp check on the official examples", () => {
     for (const { name, definition, instance } of inboundExamples) {
       const line = lineFor(run.stdout, `${examplePath(name)}:1`);
       assert.match(line, /\bpass\b/);
-      if ((instance as JsonObject).id !== undefined) assert.ok(line.includes(`(${definition})`), `${name} was not judged as ${definition}: ${line}`);
+      if ((instance as JsonObject).id !== undefined)
+        assert.ok(line.includes(`(${definition})`), `${name} was not judged as ${definition}: ${line}`);
     }
-    assert.match(run.stdout, new RegExp(`^${inboundExamples.length} messages: ${inboundExamples.length} pass, 0 rejected, 0 bypassed$`, "m"));
+    assert.match(
+      run.stdout,
+      new RegExp(`^${inboundExamples.length} messages: ${inboundExamples.length} pass, 0 rejected, 0 bypassed$`, "m"),
+    );
   });
 
   test("with --era modern the client's notification is bypassed, not judged, and the run still exits 0", () => {
@@ -101,7 +108,8 @@ describe("wymcp check on the official examples", () => {
     assert.ok(results.length >= 8 && others.length >= 8, `${results.length} results, ${others.length} others`);
     const run = wymcp(["--direction", "out", "--era", "modern", ...others.map((e) => examplePath(e.name))]);
     assert.equal(run.status, 0, run.stdout + run.stderr);
-    for (const { name, definition } of others) assert.match(lineFor(run.stdout, `${examplePath(name)}:1`), new RegExp(`pass .*out: .*\\(${definition}\\)$`));
+    for (const { name, definition } of others)
+      assert.match(lineFor(run.stdout, `${examplePath(name)}:1`), new RegExp(`pass .*out: .*\\(${definition}\\)$`));
     for (const { name, definition } of results) {
       // Name rule, restated from the schema: XResultResponse answers XRequest, whose method is a constant.
       const stem = definition.replace(/ResultResponse$/, "");
@@ -112,7 +120,10 @@ describe("wymcp check on the official examples", () => {
       if (name === UNCACHED_READ) {
         // Valid against the bare schema only as an InputRequiredResult; judged by its method it lacks two members.
         assert.equal(one.status, 1);
-        assert.deepEqual(locationsFor(one.stdout, `${examplePath(name)}:1`), ["/result/cacheScope  is required", "/result/ttlMs  is required"]);
+        assert.deepEqual(locationsFor(one.stdout, `${examplePath(name)}:1`), [
+          "/result/cacheScope  is required",
+          "/result/ttlMs  is required",
+        ]);
       } else {
         assert.equal(one.status, 0, one.stdout);
       }
@@ -167,7 +178,9 @@ describe("wymcp check on mutated examples", () => {
 
 describe("the pinned examples", () => {
   test("every golden output under test/golden/cli/ is an example of docs/cli.md, run by a test below", () => {
-    const goldens = readdirSync(join(repoRoot, "test", "golden", "cli")).map((f) => `cli/${f}`).sort();
+    const goldens = readdirSync(join(repoRoot, "test", "golden", "cli"))
+      .map((f) => `cli/${f}`)
+      .sort();
     assert.deepEqual(CLI_EXAMPLES.map((e) => e.golden).sort(), goldens);
   });
 });
@@ -190,13 +203,19 @@ describe("wymcp check on a JSONL capture", () => {
     assert.match(lineFor(run.stdout, "mixed.jsonl:2"), /pass +legacy \(initialize\)/);
     assert.match(lineFor(run.stdout, "mixed.jsonl:1"), /pass +modern \(_meta\)/);
     // The client's empty result is a response: auto judges it outbound, on framing alone without --method.
-    assert.match(lineFor(run.stdout, "mixed.jsonl:8"), /pass +legacy \(no signal\) +out: result \(JSONRPCResultResponse; framing only: give --method/);
+    assert.match(
+      lineFor(run.stdout, "mixed.jsonl:8"),
+      /pass +legacy \(no signal\) +out: result \(JSONRPCResultResponse; framing only: give --method/,
+    );
     assert.match(run.stdout, /^11 messages: 5 pass, 5 rejected, 1 bypassed$/m);
   });
 
   test("a single bad message file prints its locations aligned, as pinned", () => {
     const run = runExample("cli/bad-tools-call.txt");
-    assert.match(lineFor(run.stdout, "bad-tools-call.json:1"), /^bad-tools-call\.json:1 +reject +modern \(_meta\) +tools\/call request \(CallToolRequest\) +-32602$/);
+    assert.match(
+      lineFor(run.stdout, "bad-tools-call.json:1"),
+      /^bad-tools-call\.json:1 +reject +modern \(_meta\) +tools\/call request \(CallToolRequest\) +-32602$/,
+    );
     assert.deepEqual(locationsFor(run.stdout, "bad-tools-call.json:1"), ["/params/name  must be string"]);
     assert.match(run.stdout, /^1 message: 0 pass, 1 rejected, 0 bypassed$/m);
   });
@@ -269,18 +288,31 @@ describe("wymcp check --json", () => {
   test("prints one JSON object per message, with its place, and the summary on stderr", () => {
     const run = wymcp(["--json", "mixed.jsonl"]);
     assert.equal(run.status, 1);
-    const verdicts = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as { source: string; line: number; outcome: string });
-    assert.deepEqual(verdicts.map((v) => v.line), [1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12]);
+    const verdicts = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { source: string; line: number; outcome: string });
+    assert.deepEqual(
+      verdicts.map((v) => v.line),
+      [1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12],
+    );
     for (const v of verdicts) assert.equal(v.source, "mixed.jsonl");
     assert.equal(run.stderr, "11 messages: 5 pass, 5 rejected, 1 bypassed\n");
   });
 
   test("with --direction in each verdict is the middleware's: the same outcome, and for a rejection the same status and JSON-RPC answer", async () => {
     const run = wymcp(["--json", "--direction", "in", "mixed.jsonl"]);
-    const verdicts = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as JsonObject);
+    const verdicts = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as JsonObject);
     const guard = wymcpFetch({ era: (req, body) => classifyEra(req.headers, body).era });
     for (const verdict of verdicts) {
-      const request = new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: mixedLines[(verdict.line as number) - 1] });
+      const request = new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: mixedLines[(verdict.line as number) - 1],
+      });
       const answer = await guard(request);
       if (verdict.outcome === "reject") {
         assert.ok(answer, `line ${verdict.line}: the middleware admitted what the CLI rejected`);
@@ -300,27 +332,45 @@ describe("wymcp check --json", () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(200) } });
     const run = wymcp(["--json", "--max-bytes", "100", "-"], { input: `${body}\n` });
     const verdict = JSON.parse(run.stdout) as JsonObject;
-    const answer = await wymcpFetch({ maxBodyBytes: 100 })(new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json" }, body }));
+    const answer = await wymcpFetch({ maxBodyBytes: 100 })(
+      new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json" }, body }),
+    );
     assert.equal(verdict.status, answer!.status);
     assert.deepEqual(verdict.response, await answer!.json());
   });
 
   test("--direction in: --method labels a response's verdict, and only a response's (a request names its own method)", () => {
-    const run = wymcp(["--json", "--direction", "in", "--method", "roots/list", "-"], { input: '{"jsonrpc":"2.0","id":3,"result":{"roots":[]}}\n{"jsonrpc":"2.0","id":4,"method":"ping"}\n' });
+    const run = wymcp(["--json", "--direction", "in", "--method", "roots/list", "-"], {
+      input: '{"jsonrpc":"2.0","id":3,"result":{"roots":[]}}\n{"jsonrpc":"2.0","id":4,"method":"ping"}\n',
+    });
     assert.equal(run.status, 0);
-    const [response, request] = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as JsonObject);
+    const [response, request] = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as JsonObject);
     assert.equal(request!.method, undefined);
     assert.deepEqual(response, {
-      source: "<stdin>", line: 1, direction: "in", method: "roots/list", era: "legacy", eraSignal: "response",
-      outcome: "bypass", kind: "response", reason: "legacy-response",
+      source: "<stdin>",
+      line: 1,
+      direction: "in",
+      method: "roots/list",
+      era: "legacy",
+      eraSignal: "response",
+      outcome: "bypass",
+      kind: "response",
+      reason: "legacy-response",
     });
   });
 
   test("--header MCP-Protocol-Version decides the era of a message with no body signal, as classifyEra does", () => {
     const notification = '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}\n';
-    const modern = JSON.parse(wymcp(["--json", "--header", "MCP-Protocol-Version: 2026-07-28"], { input: notification }).stdout) as JsonObject;
+    const modern = JSON.parse(
+      wymcp(["--json", "--header", "MCP-Protocol-Version: 2026-07-28"], { input: notification }).stdout,
+    ) as JsonObject;
     assert.deepEqual([modern.era, modern.eraSignal, modern.outcome], ["modern", "header-protocol-version", "bypass"]);
-    const legacy = JSON.parse(wymcp(["--json", "--header", "mcp-protocol-version: 2025-06-18"], { input: notification }).stdout) as JsonObject;
+    const legacy = JSON.parse(
+      wymcp(["--json", "--header", "mcp-protocol-version: 2025-06-18"], { input: notification }).stdout,
+    ) as JsonObject;
     assert.deepEqual([legacy.era, legacy.eraSignal, legacy.outcome], ["legacy", "header-protocol-version", "pass"]);
   });
 });
@@ -342,9 +392,15 @@ describe("wymcp check, outbound (validateMcpResponse)", () => {
     // Without the answered method nothing names CallToolResult: the output says only the framing was judged.
     const bare = wymcp(["--direction", "out", "--era", "modern", file]);
     assert.equal(bare.status, 0, bare.stdout);
-    assert.match(lineFor(bare.stdout, `${file}:1`), /pass +modern +out: result \(JSONRPCResultResponse; framing only: give --method to judge the result\)$/);
+    assert.match(
+      lineFor(bare.stdout, `${file}:1`),
+      /pass +modern +out: result \(JSONRPCResultResponse; framing only: give --method to judge the result\)$/,
+    );
     const unknown = wymcp(["--direction", "out", "--era", "modern", "--method", "tools/cal", file]);
-    assert.match(lineFor(unknown.stdout, `${file}:1`), /out: tools\/cal result \(JSONRPCResultResponse; not a method of 2026-07-28: framing only\)$/);
+    assert.match(
+      lineFor(unknown.stdout, `${file}:1`),
+      /out: tools\/cal result \(JSONRPCResultResponse; not a method of 2026-07-28: framing only\)$/,
+    );
   });
 
   test("--direction auto on a captured exchange: responses and server-only methods out, the rest in, as pinned", () => {
@@ -360,29 +416,51 @@ describe("wymcp check, outbound (validateMcpResponse)", () => {
     const run = wymcp(["--json", ...exchangeArgs]);
     assert.equal(run.status, 1);
     assert.equal(run.stderr, "10 messages: 7 pass, 3 rejected, 0 bypassed\n");
-    const verdicts = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as JsonObject);
-    assert.deepEqual(verdicts.map((v) => v.direction), ["in", "in", "out", "out", "out", "out", "out", "out", "in", "in"]);
+    const verdicts = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as JsonObject);
+    assert.deepEqual(
+      verdicts.map((v) => v.direction),
+      ["in", "in", "out", "out", "out", "out", "out", "out", "in", "in"],
+    );
     for (const verdict of verdicts.filter((v) => v.direction === "out")) {
       const message: unknown = JSON.parse(exchangeLines[(verdict.line as number) - 1]!);
       const { source, line, direction, era, eraSignal, method, ...answer } = verdict;
       assert.deepEqual([source, direction, era, eraSignal], ["exchange.jsonl", "out", "legacy", "header-protocol-version"]);
       // --method names what a response answers, so only responses carry it.
-      assert.equal(method, "result" in (message as JsonObject) || "error" in (message as JsonObject) ? "tools/call" : undefined, `line ${line}`);
+      assert.equal(
+        method,
+        "result" in (message as JsonObject) || "error" in (message as JsonObject) ? "tools/call" : undefined,
+        `line ${line}`,
+      );
       assert.deepEqual(answer, validateMcpResponse(message, { era: "legacy", method: "tools/call" }), `line ${line}`);
     }
-    assert.deepEqual(verdicts.filter((v) => v.outcome === "violation").map((v) => v.line), [6, 8]);
+    assert.deepEqual(
+      verdicts.filter((v) => v.outcome === "violation").map((v) => v.line),
+      [6, 8],
+    );
   });
 
   test("--quiet keeps outbound violations, which count as rejected", () => {
     const run = wymcp(["--quiet", ...exchangeArgs]);
-    assert.deepEqual(run.stdout.split("\n").filter((l) => l.startsWith("exchange.jsonl:")).map((l) => l.split(/ +/)[0]), ["exchange.jsonl:6", "exchange.jsonl:8", "exchange.jsonl:10"]);
+    assert.deepEqual(
+      run.stdout
+        .split("\n")
+        .filter((l) => l.startsWith("exchange.jsonl:"))
+        .map((l) => l.split(/ +/)[0]),
+      ["exchange.jsonl:6", "exchange.jsonl:8", "exchange.jsonl:10"],
+    );
   });
 
   test("auto judges a legacy client's answer to sampling outbound too, by the --method it answers", () => {
     const answer = { jsonrpc: "2.0", id: "s1", result: { role: "assistant", content: { type: "text", text: "Sunny" }, model: "m" } };
     const good = wymcp(["--method", "sampling/createMessage", "-"], { input: `${JSON.stringify(answer)}\n` });
     assert.equal(good.status, 0, good.stdout);
-    assert.match(lineFor(good.stdout, "<stdin>:1"), /pass +legacy \(no signal\) +out: sampling\/createMessage result \(CreateMessageResult\)$/);
+    assert.match(
+      lineFor(good.stdout, "<stdin>:1"),
+      /pass +legacy \(no signal\) +out: sampling\/createMessage result \(CreateMessageResult\)$/,
+    );
     const { model: _, ...withoutModel } = answer.result;
     const bad = wymcp(["--method", "sampling/createMessage", "-"], { input: `${JSON.stringify({ ...answer, result: withoutModel })}\n` });
     assert.equal(bad.status, 1);
@@ -392,18 +470,30 @@ describe("wymcp check, outbound (validateMcpResponse)", () => {
   test("the outbound era comes from --era or the --headers, never from the body: a modern-only field does not pick its lane", () => {
     const noResultType = '{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\n';
     const withResultType = '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[]}}\n';
-    const judged = (input: string, ...args: string[]) => JSON.parse(wymcp(["--json", "--method", "tools/list", ...args], { input }).stdout) as JsonObject;
+    const judged = (input: string, ...args: string[]) =>
+      JSON.parse(wymcp(["--json", "--method", "tools/list", ...args], { input }).stdout) as JsonObject;
     assert.deepEqual([judged(withResultType).era, judged(withResultType).eraSignal], ["legacy", "default"]);
     const modern = judged(noResultType, "--header", "MCP-Protocol-Version: 2026-07-28");
     assert.deepEqual([modern.era, modern.eraSignal, modern.outcome], ["modern", "header-protocol-version", "violation"]);
-    assert.ok((modern.violations as { errors: Array<{ instancePath: string }> }).errors.some((e) => e.instancePath === "/result/resultType"), JSON.stringify(modern));
-    assert.deepEqual([judged(noResultType, "--header", "Mcp-Session-Id: abc").eraSignal, judged(noResultType, "--era", "modern").eraSignal], ["header-session-id", "flag"]);
+    assert.ok(
+      (modern.violations as { errors: Array<{ instancePath: string }> }).errors.some((e) => e.instancePath === "/result/resultType"),
+      JSON.stringify(modern),
+    );
+    assert.deepEqual(
+      [judged(noResultType, "--header", "Mcp-Session-Id: abc").eraSignal, judged(noResultType, "--era", "modern").eraSignal],
+      ["header-session-id", "flag"],
+    );
   });
 
   test("--direction out judges every message outbound: a modern server's request is a violation, a line not JSON still a rejection", () => {
-    const run = wymcp(["--json", "--direction", "out", "--era", "modern", "-"], { input: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n{"jsonrpc":"2.0",\n' });
+    const run = wymcp(["--json", "--direction", "out", "--era", "modern", "-"], {
+      input: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n{"jsonrpc":"2.0",\n',
+    });
     assert.equal(run.status, 1);
-    const [request, broken] = run.stdout.trim().split("\n").map((l) => JSON.parse(l) as JsonObject);
+    const [request, broken] = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as JsonObject);
     assert.deepEqual([request!.direction, request!.outcome, request!.kind], ["out", "violation", "request"]);
     assert.deepEqual([broken!.direction, broken!.outcome, broken!.reason], ["out", "reject", "parse-error"]);
   });
@@ -415,7 +505,7 @@ describe("wymcp check, outbound (validateMcpResponse)", () => {
       if (!def) return []; // 2026-07-28 has no ServerRequest: MRTR replaced them
       const refs = (def.anyOf ?? def.oneOf) as JsonObject[] | undefined;
       const names = refs ? refs.map((r) => String(r.$ref).replace("#/$defs/", "")) : [union];
-      return names.map((n) => ((defs[n]!.properties as { method?: { const?: string } }).method?.const)!);
+      return names.map((n) => (defs[n]!.properties as { method?: { const?: string } }).method?.const as string);
     };
     const revisions = [eras.legacy.revision, eras.modern.revision];
     const client = new Set(revisions.flatMap((r) => [...methodsOf(r, "ClientRequest"), ...methodsOf(r, "ClientNotification")]));
@@ -442,7 +532,10 @@ describe("wymcp check, outbound (validateMcpResponse)", () => {
 
 describe("wymcp check exit codes and usage", () => {
   test("0 when every message passes or is bypassed", () => {
-    assert.equal(wymcp([], { input: '{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":1,"result":{}}\n' }).status, 0);
+    assert.equal(
+      wymcp([], { input: '{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":1,"result":{}}\n' }).status,
+      0,
+    );
   });
 
   test("2 for an unreadable file, after judging the readable ones and naming the missing one", () => {
@@ -477,7 +570,18 @@ describe("wymcp check exit codes and usage", () => {
     assert.match(unknown.stderr, /unknown command "lint"/);
     const help = wymcp(["--help"]);
     assert.equal(help.status, 0);
-    for (const option of ["--era", "--header", "--direction", "--method", "--json", "--format", "--max-bytes", "--quiet", "NO_COLOR", "Exit codes"]) {
+    for (const option of [
+      "--era",
+      "--header",
+      "--direction",
+      "--method",
+      "--json",
+      "--format",
+      "--max-bytes",
+      "--quiet",
+      "NO_COLOR",
+      "Exit codes",
+    ]) {
       assert.ok(help.stdout.includes(option), `--help does not mention ${option}`);
     }
   });
@@ -509,7 +613,12 @@ describe("wymcp check output safety and colour", () => {
 
   test("escape sequences in a message's keys or method are printed escaped, never sent to the terminal", () => {
     const hostileMethod = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "x\u001b]0;pwned\u0007", params: 1 });
-    const hostileKey = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "prompts/get", params: { _meta: MODERN_META, name: "p", arguments: { "a\u001b[2Jb": 1 } } });
+    const hostileKey = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "prompts/get",
+      params: { _meta: MODERN_META, name: "p", arguments: { "a\u001b[2Jb": 1 } },
+    });
     const run = wymcp([], { input: `${hostileMethod}\n${hostileKey}\n` });
     assert.equal(run.status, 1);
     assert.ok(!run.stdout.includes("\u001b"), JSON.stringify(run.stdout));
@@ -526,7 +635,11 @@ describe("wymcp check on a terminal", { skip: hasScript ? false : "needs util-li
   const onTerminal = (command: string, env: Record<string, string> = {}) => {
     const base = { ...process.env };
     for (const name of ["FORCE_COLOR", "NO_COLOR", "NODE_OPTIONS"]) delete base[name];
-    return spawnSync("script", ["-qec", command, "/dev/null"], { cwd: FIXTURES, env: { ...base, TERM: "xterm", ...env }, encoding: "utf8" });
+    return spawnSync("script", ["-qec", command, "/dev/null"], {
+      cwd: FIXTURES,
+      env: { ...base, TERM: "xterm", ...env },
+      encoding: "utf8",
+    });
   };
 
   test("colours the verdicts on a terminal, and not when NO_COLOR is set", () => {
@@ -552,7 +665,12 @@ describe("LineSplitter", () => {
     const splitter = new LineSplitter(5, (n, bytes) => seen.push([n, bytes?.toString()]));
     for (const chunk of ["ab", "c\nde", "fghij", "klm\n\n12", "345"]) splitter.push(Buffer.from(chunk));
     splitter.end();
-    assert.deepEqual(seen, [[1, "abc"], [2, undefined], [3, ""], [4, "12345"]]);
+    assert.deepEqual(seen, [
+      [1, "abc"],
+      [2, undefined],
+      [3, ""],
+      [4, "12345"],
+    ]);
   });
 });
 

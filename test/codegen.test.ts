@@ -49,7 +49,10 @@ describe("generate()", () => {
       assert.ok(code, `no validators for ${config.era}`);
       t.diagnostic(`${config.era}/validators.js: ${Buffer.byteLength(code)} bytes, ${gzipSync(code).length} gzipped`);
     }
-    assert.deepEqual(configs.map((c) => c.era), ["legacy", "modern"]);
+    assert.deepEqual(
+      configs.map((c) => c.era),
+      ["legacy", "modern"],
+    );
     assert.ok(ms < 30_000, `codegen took ${ms} ms`);
   });
 });
@@ -104,18 +107,27 @@ describe("npm run codegen -- --check", { concurrency: true }, () => {
 
   const withSpec = { ...process.env, MCP_SPEC_DIR: specDir };
   const cases: Array<[string, { edit: (dir: string) => void; want: string }]> = [
-    ["a hand-edited file is reported stale", {
-      edit: (dir) => appendFileSync(join(dir, "generated/modern/validators.js"), "// hand edit\n"),
-      want: "generated/modern/validators.js: stale",
-    }],
-    ["a deleted file is reported missing", {
-      edit: (dir) => rmSync(join(dir, "generated/legacy/types.d.ts")),
-      want: "generated/legacy/types.d.ts: missing",
-    }],
-    ["an extra file is reported unexpected", {
-      edit: (dir) => writeFileSync(join(dir, "generated/modern/extra.js"), "export {};\n"),
-      want: "generated/modern/extra.js: unexpected",
-    }],
+    [
+      "a hand-edited file is reported stale",
+      {
+        edit: (dir) => appendFileSync(join(dir, "generated/modern/validators.js"), "// hand edit\n"),
+        want: "generated/modern/validators.js: stale",
+      },
+    ],
+    [
+      "a deleted file is reported missing",
+      {
+        edit: (dir) => rmSync(join(dir, "generated/legacy/types.d.ts")),
+        want: "generated/legacy/types.d.ts: missing",
+      },
+    ],
+    [
+      "an extra file is reported unexpected",
+      {
+        edit: (dir) => writeFileSync(join(dir, "generated/modern/extra.js"), "export {};\n"),
+        want: "generated/modern/extra.js: unexpected",
+      },
+    ],
   ];
 
   describe("fails with exit code 1, naming the file", { concurrency: true }, () => {
@@ -187,26 +199,41 @@ function trackedFiles(): string[] {
 describe("the spec's prose stays out", () => {
   const cases: Array<[string, { given: unknown; want: unknown }]> = [
     ["a description keyword is removed", { given: { type: "string", description: "x" }, want: { type: "string" } }],
-    ["$comment, examples and markdownDescription are removed", {
-      given: { type: "string", $comment: "c", examples: ["e"], markdownDescription: "m" },
-      want: { type: "string" },
-    }],
-    ["a property named description is kept, its own description removed", {
-      given: { properties: { description: { type: "string", description: "d" } } },
-      want: { properties: { description: { type: "string" } } },
-    }],
-    ["a definition named description is kept", {
-      given: { $defs: { description: { description: "d", type: "string" } } },
-      want: { $defs: { description: { type: "string" } } },
-    }],
-    ["a description inside anyOf members and items is removed", {
-      given: { anyOf: [{ description: "a", type: "string" }], items: { description: "i", type: "number" } },
-      want: { anyOf: [{ type: "string" }], items: { type: "number" } },
-    }],
-    ["values of const, enum and default are data and kept whole", {
-      given: { const: { description: "a value" }, enum: [{ description: "v" }], default: { description: "d" } },
-      want: { const: { description: "a value" }, enum: [{ description: "v" }], default: { description: "d" } },
-    }],
+    [
+      "$comment, examples and markdownDescription are removed",
+      {
+        given: { type: "string", $comment: "c", examples: ["e"], markdownDescription: "m" },
+        want: { type: "string" },
+      },
+    ],
+    [
+      "a property named description is kept, its own description removed",
+      {
+        given: { properties: { description: { type: "string", description: "d" } } },
+        want: { properties: { description: { type: "string" } } },
+      },
+    ],
+    [
+      "a definition named description is kept",
+      {
+        given: { $defs: { description: { description: "d", type: "string" } } },
+        want: { $defs: { description: { type: "string" } } },
+      },
+    ],
+    [
+      "a description inside anyOf members and items is removed",
+      {
+        given: { anyOf: [{ description: "a", type: "string" }], items: { description: "i", type: "number" } },
+        want: { anyOf: [{ type: "string" }], items: { type: "number" } },
+      },
+    ],
+    [
+      "values of const, enum and default are data and kept whole",
+      {
+        given: { const: { description: "a value" }, enum: [{ description: "v" }], default: { description: "d" } },
+        want: { const: { description: "a value" }, enum: [{ description: "v" }], default: { description: "d" } },
+      },
+    ],
   ];
   for (const [name, { given, want }] of cases) {
     test(`stripProse: ${name}`, () => {
@@ -291,7 +318,10 @@ describe("the method table", () => {
 
   test("modern methods equals the 2026-07-28 ClientRequest union (method const → definition), in order", () => {
     assert.ok(expected.length >= 10);
-    assert.deepEqual([...modern.methods].map(([method, { definition }]) => [method, definition]), expected);
+    assert.deepEqual(
+      [...modern.methods].map(([method, { definition }]) => [method, definition]),
+      expected,
+    );
     const exports = modern as unknown as Record<string, unknown>;
     for (const [method, { definition, validate }] of modern.methods) {
       assert.equal(validate, exports[definition], `${method} does not use the ${definition} export`);

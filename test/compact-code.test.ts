@@ -33,7 +33,13 @@ test("compactCode stops on an idiom it does not know instead of half-compacting"
 });
 
 test("compactCode drops a schema constant no code reads and keeps one that is read", () => {
-  const code = ['"use strict";', 'const schema7 = {"type":"object"};', 'const schema8 = {"type":["string","integer"]};', "f(schema8.type);", ""].join("\n");
+  const code = [
+    '"use strict";',
+    'const schema7 = {"type":"object"};',
+    'const schema8 = {"type":["string","integer"]};',
+    "f(schema8.type);",
+    "",
+  ].join("\n");
   const helpers = `"use strict";\n${BUDGET_HELPERS_SOURCE}\n`;
   assert.equal(compactCode(code), helpers + ['const schema8 = {"type":["string","integer"]};', "f(schema8.type);", ""].join("\n"));
 });

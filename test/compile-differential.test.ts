@@ -10,7 +10,10 @@ import { random, Sampler } from "./support/schema-samples.js";
 import { repoRoot } from "./support/spec.js";
 
 const fixtures = join(repoRoot, "test/fixtures/tool-schemas");
-const inputs = readdirSync(fixtures).filter((f) => f.endsWith(".json")).sort().map((f) => join(fixtures, f));
+const inputs = readdirSync(fixtures)
+  .filter((f) => f.endsWith(".json"))
+  .sort()
+  .map((f) => join(fixtures, f));
 const CASES = 100_000;
 let dir: string;
 let compiled: { jsonSchemaValidator: { getValidator(schema: object): (input: unknown) => { valid: boolean; errorMessage?: string } } };
@@ -50,7 +53,8 @@ test(`precompiled validators agree with the SDK's own Ajv provider on ${CASES} g
       const got = ours(input);
       cases++;
       if (want) valid++;
-      if (got.valid !== want && disagreements.length < 5) disagreements.push(`schema #${i}: SDK ${want}, wymcp ${got.valid} for ${JSON.stringify(input).slice(0, 300)}`);
+      if (got.valid !== want && disagreements.length < 5)
+        disagreements.push(`schema #${i}: SDK ${want}, wymcp ${got.valid} for ${JSON.stringify(input).slice(0, 300)}`);
       if (!got.valid) {
         assert.equal(typeof got.errorMessage, "string");
         // Values never come back: the sentinels are only ever values (or inside a key, which a location may name).
@@ -64,5 +68,7 @@ test(`precompiled validators agree with the SDK's own Ajv provider on ${CASES} g
   assert.ok(cases >= CASES, `${cases} cases`);
   // Both verdicts are well represented, or the comparison would prove little.
   assert.ok(valid > cases * 0.15 && valid < cases * 0.85, `${valid} of ${cases} valid`);
-  console.log(`compile differential: ${cases} cases over ${schemas.length} schemas (${new Set(schemas.map((s) => JSON.stringify(s))).size} distinct), ${valid} valid, ${disagreements.length} disagreements`);
+  console.log(
+    `compile differential: ${cases} cases over ${schemas.length} schemas (${new Set(schemas.map((s) => JSON.stringify(s))).size} distinct), ${valid} valid, ${disagreements.length} disagreements`,
+  );
 });

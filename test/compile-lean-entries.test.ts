@@ -21,7 +21,8 @@ function staticGraph(entry: string): { files: Set<string>; bare: Set<string>; dy
       if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
       else bare.add(specifier);
     }
-    for (const [, specifier] of code.matchAll(/^\s*import\s*"([^"]+)"/gm)) if (specifier!.startsWith(".")) visit(resolve(dirname(file), specifier!));
+    for (const [, specifier] of code.matchAll(/^\s*import\s*"([^"]+)"/gm))
+      if (specifier!.startsWith(".")) visit(resolve(dirname(file), specifier!));
     for (const [, specifier] of code.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)) dynamic.add(specifier!);
   };
   visit(entry);
@@ -43,5 +44,8 @@ test("dist/cli.js loads the compiler only when `wymcp compile` runs: a dynamic i
   const chunks = [...dynamic].filter((s) => /^\.\/command-\w+\.js$/.test(s));
   assert.equal(chunks.length, 1);
   const compiler = staticGraph(join(dist, chunks[0]!));
-  assert.ok([...compiler.bare].some((s) => COMPILERS.test(s)), "the compile chunk imports the compilers");
+  assert.ok(
+    [...compiler.bare].some((s) => COMPILERS.test(s)),
+    "the compile chunk imports the compilers",
+  );
 });

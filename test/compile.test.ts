@@ -24,7 +24,8 @@ interface Compiled {
 
 const features = join(repoRoot, "test/fixtures/compile-features.json");
 const memory = join(repoRoot, "test/fixtures/tool-schemas/server-memory.json");
-const tools = (JSON.parse(readFileSync(features, "utf8")) as { tools: Array<{ name: string; inputSchema: object; outputSchema?: object }> }).tools;
+const tools = (JSON.parse(readFileSync(features, "utf8")) as { tools: Array<{ name: string; inputSchema: object; outputSchema?: object }> })
+  .tools;
 const schemas = tools.flatMap((t) => (t.outputSchema ? [t.inputSchema, t.outputSchema] : [t.inputSchema]));
 let dir: string;
 let compiled: Compiled;
@@ -53,7 +54,8 @@ test("verdicts equal the SDK's Ajv provider over formats, dialects (2020-12, 201
       const want = theirs(input).valid;
       cases++;
       if (want) valid++;
-      if (ours(input).valid !== want && disagreements.length < 5) disagreements.push(`schema #${i}: SDK ${want} for ${JSON.stringify(input).slice(0, 200)}`);
+      if (ours(input).valid !== want && disagreements.length < 5)
+        disagreements.push(`schema #${i}: SDK ${want} for ${JSON.stringify(input).slice(0, 200)}`);
     }
   }
   assert.deepEqual(disagreements, []);
@@ -64,7 +66,11 @@ test("a schema re-read from JSON, or written with its keys in another order, fin
   const shuffled = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(shuffled);
     if (node === null || typeof node !== "object") return node;
-    return Object.fromEntries(Object.entries(node).reverse().map(([k, v]) => [k, shuffled(v)]));
+    return Object.fromEntries(
+      Object.entries(node)
+        .reverse()
+        .map(([k, v]) => [k, shuffled(v)]),
+    );
   };
   for (const schema of schemas) {
     const reread = JSON.parse(JSON.stringify(schema)) as object;
@@ -81,16 +87,26 @@ test("a schema re-read from JSON, or written with its keys in another order, fin
 test("each schema has a named validator, and tools map to their input and output validators", () => {
   assert.equal(compiled.tools.shapes_draft07!.input, compiled.validators.shapesDraft07Input);
   assert.equal(compiled.tools.shapes_draft07!.output, compiled.validators.shapesDraft07Output);
-  assert.deepEqual(compiled.validators.createEntitiesInput!({ entities: [] }), { valid: true, data: { entities: [] }, errorMessage: undefined });
+  assert.deepEqual(compiled.validators.createEntitiesInput!({ entities: [] }), {
+    valid: true,
+    data: { entities: [] },
+    errorMessage: undefined,
+  });
   const bad = compiled.validators.createEntitiesInput!({ entities: [{ name: 1 }] });
   assert.equal(bad.valid, false);
   assert.equal(bad.data, undefined);
-  assert.match(bad.errorMessage!, /^3 invalid locations: \/entities\/0\/entityType is required; \/entities\/0\/name must be string; \/entities\/0\/observations is required$/);
+  assert.match(
+    bad.errorMessage!,
+    /^3 invalid locations: \/entities\/0\/entityType is required; \/entities\/0\/name must be string; \/entities\/0\/observations is required$/,
+  );
 });
 
 test("a schema that was not compiled gets an error naming wymcp compile; a fallback provider serves it instead", () => {
   const stranger = { type: "object", properties: { x: { type: "string" } } };
-  assert.throws(() => compiled.jsonSchemaValidator.getValidator(stranger), /no precompiled validator.*wymcp compile.*compile-features\.json/s);
+  assert.throws(
+    () => compiled.jsonSchemaValidator.getValidator(stranger),
+    /no precompiled validator.*wymcp compile.*compile-features\.json/s,
+  );
   const fallback = new AjvJsonSchemaValidator();
   const provider = compiled.createJsonSchemaValidator({ fallback });
   assert.equal(provider.getValidator(stranger)({ x: 1 }).valid, false);
@@ -102,7 +118,10 @@ describe("errors are distilled: located, bounded, nothing of the value reflected
     const blocks = Array.from({ length: 10_000 }, (_, i) => ({ type: "text", text: i, secret: "VALUE-SECRET" }));
     const { valid, errorMessage } = compiled.tools.union_items!.input({ blocks });
     assert.equal(valid, false);
-    assert.match(errorMessage!, /^\d+\+ invalid locations: \/blocks\/0\/text must be string; \/blocks\/1\/text must be string; \/blocks\/2\/text must be string;/);
+    assert.match(
+      errorMessage!,
+      /^\d+\+ invalid locations: \/blocks\/0\/text must be string; \/blocks\/1\/text must be string; \/blocks\/2\/text must be string;/,
+    );
     assert.ok(errorMessage!.length < 1200, errorMessage);
     assert.doesNotMatch(errorMessage!, /VALUE-SECRET/);
   });
@@ -130,7 +149,9 @@ test("index.js imports nothing, requires nothing, and runs under node --disallow
   const script = `const m = await import(${JSON.stringify(pathToFileURL(join(dir, "index.js")).href)});
     const r = [m.tools.formats.input({ when: "2024-02-30T00:00:00Z" }), m.tools.formats.input({ when: "2024-02-29T00:00:00Z", re: "(" }), m.validators.unionItemsInput({ blocks: [{ type: "text", text: "x" }], emoji: "😀😀" })];
     process.stdout.write(JSON.stringify(r.map((x) => x.valid)));`;
-  const child = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", "--input-type=module", "-e", script], { encoding: "utf8" });
+  const child = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", "--input-type=module", "-e", script], {
+    encoding: "utf8",
+  });
   assert.equal(child.status, 0, child.stderr);
   assert.equal(child.stdout, "[false,false,true]");
 });
@@ -169,7 +190,10 @@ test("a $schema the SDK does not support is refused at compile time, as the SDK 
     const input = join(work, "odd.json");
     writeFileSync(input, JSON.stringify({ $schema: "https://json-schema.org/draft-04/schema#", type: "object" }));
     await assert.rejects(generate([input], join(work, "out")), /draft-04.*not a dialect the SDK's validators support/);
-    assert.throws(() => new AjvJsonSchemaValidator().getValidator({ $schema: "https://json-schema.org/draft-04/schema#" } as never), /unsupported dialect/);
+    assert.throws(
+      () => new AjvJsonSchemaValidator().getValidator({ $schema: "https://json-schema.org/draft-04/schema#" } as never),
+      /unsupported dialect/,
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -177,8 +201,14 @@ test("a $schema the SDK does not support is refused at compile time, as the SDK 
 
 // The compiled module sits in a temporary folder: the SDK's types are named where this repository installed them.
 const SDK_TYPES: ts.CompilerOptions = {
-  strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true,
-  baseUrl: repoRoot, paths: { "@modelcontextprotocol/server": [join(repoRoot, "node_modules/@modelcontextprotocol/server/dist/index.d.mts")] },
+  strict: true,
+  noEmit: true,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  target: ts.ScriptTarget.ES2022,
+  skipLibCheck: true,
+  baseUrl: repoRoot,
+  paths: { "@modelcontextprotocol/server": [join(repoRoot, "node_modules/@modelcontextprotocol/server/dist/index.d.mts")] },
 };
 
 test("index.d.ts type-checks with the SDK: fromJsonSchema, McpServer's jsonSchemaValidator option, and a type per schema", () => {
@@ -208,7 +238,10 @@ test("the version in the manifest is package.json's", () => {
 
 test("wymcp compile through the built CLI: help, and a usage error without --out", () => {
   const cli = join(repoRoot, "dist/cli.js");
-  assert.match(execFileSync(process.execPath, [cli, "compile", "--help"], { encoding: "utf8" }), /^Usage: wymcp compile <input>\.\.\. --out <dir>/);
+  assert.match(
+    execFileSync(process.execPath, [cli, "compile", "--help"], { encoding: "utf8" }),
+    /^Usage: wymcp compile <input>\.\.\. --out <dir>/,
+  );
   const child = spawnSync(process.execPath, [cli, "compile", memory], { encoding: "utf8" });
   assert.equal(child.status, 2);
   assert.match(child.stderr, /--out <dir> is required/);

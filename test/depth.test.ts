@@ -71,7 +71,13 @@ describe("the byte scanner (the benchmark's alternative) agrees with the parsed 
   test("on any JSON text, with strings full of brackets and escapes", () => {
     const tricky = fc.string({ unit: fc.constantFrom("[", "]", "{", "}", '"', "\\", "a", "é", "\u0000", "\ud800") });
     const value = fc.letrec((tie) => ({
-      node: fc.oneof({ depthSize: "small" }, tricky, fc.integer(), fc.array(tie("node"), { maxLength: 3 }), fc.dictionary(tricky, tie("node"), { maxKeys: 3 })),
+      node: fc.oneof(
+        { depthSize: "small" },
+        tricky,
+        fc.integer(),
+        fc.array(tie("node"), { maxLength: 3 }),
+        fc.dictionary(tricky, tie("node"), { maxKeys: 3 }),
+      ),
     })).node;
     fc.assert(
       fc.property(value, fc.integer({ min: 1, max: 8 }), (v, max) => {
@@ -92,17 +98,34 @@ describe("validateMcpRequest never throws on deep values, wherever they sit", ()
     params: (d) => ({ ...modernToolsCall(), params: d }),
     "tools/call arguments": (d) => modernToolsCall({ params: { _meta: MODERN_META, name: "t", arguments: { d } } }),
     "_meta clientCapabilities": (d) =>
-      modernToolsCall({ params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": { experimental: { d } } }, name: "t" } }),
+      modernToolsCall({
+        params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": { experimental: { d } } }, name: "t" },
+      }),
     "a legacy response result": (d) => ({ jsonrpc: "2.0", id: 1, result: { d } }),
     "a notification's params": (d) => ({ jsonrpc: "2.0", method: "notifications/x", params: { d } }),
   };
   // The verdict per place, container kind and era: "outcome kind", and for a rejection "code first-location".
   const want: Record<string, Record<"array" | "object", [legacy: string, modern: string]>> = {
-    "the whole body": { array: ["reject batch -32600 /0", "reject other -32600 "], object: ["reject other -32600 ", "reject other -32600 "] },
-    id: { array: ["reject request -32600 /id", "reject request -32600 /id"], object: ["reject request -32600 /id", "reject request -32600 /id"] },
-    method: { array: ["reject request -32600 /method", "reject request -32600 /method"], object: ["reject request -32600 /method", "reject request -32600 /method"] },
-    jsonrpc: { array: ["reject request -32600 /jsonrpc", "reject request -32600 /jsonrpc"], object: ["reject request -32600 /jsonrpc", "reject request -32600 /jsonrpc"] },
-    params: { array: ["reject request -32600 /params", "reject request -32600 /params"], object: ["pass request", "reject request -32602 /params/_meta"] },
+    "the whole body": {
+      array: ["reject batch -32600 /0", "reject other -32600 "],
+      object: ["reject other -32600 ", "reject other -32600 "],
+    },
+    id: {
+      array: ["reject request -32600 /id", "reject request -32600 /id"],
+      object: ["reject request -32600 /id", "reject request -32600 /id"],
+    },
+    method: {
+      array: ["reject request -32600 /method", "reject request -32600 /method"],
+      object: ["reject request -32600 /method", "reject request -32600 /method"],
+    },
+    jsonrpc: {
+      array: ["reject request -32600 /jsonrpc", "reject request -32600 /jsonrpc"],
+      object: ["reject request -32600 /jsonrpc", "reject request -32600 /jsonrpc"],
+    },
+    params: {
+      array: ["reject request -32600 /params", "reject request -32600 /params"],
+      object: ["pass request", "reject request -32602 /params/_meta"],
+    },
     "tools/call arguments": { array: ["pass request", "pass request"], object: ["pass request", "pass request"] },
     // Framing alone (legacy) never descends into _meta; the modern definition does, and an object chain that deep
     // exhausts the stack in the recursive JSONValue check: that is refused, as a whole, not thrown.
@@ -110,17 +133,24 @@ describe("validateMcpRequest never throws on deep values, wherever they sit", ()
       array: ["pass request", "reject request -32602 /params/_meta/io.modelcontextprotocol~1clientCapabilities/experimental/d"],
       object: ["pass request", "reject request -32600 "],
     },
-    "a legacy response result": { array: ["bypass response", "reject response -32600 "], object: ["bypass response", "reject response -32600 "] },
-    "a notification's params": { array: ["pass notification", "bypass notification"], object: ["pass notification", "bypass notification"] },
+    "a legacy response result": {
+      array: ["bypass response", "reject response -32600 "],
+      object: ["bypass response", "reject response -32600 "],
+    },
+    "a notification's params": {
+      array: ["pass notification", "bypass notification"],
+      object: ["pass notification", "bypass notification"],
+    },
   };
   for (const [place, build] of Object.entries(places)) {
     test(place, () => {
       for (const kind of ["array", "object"] as const) {
         for (const [i, era] of (["legacy", "modern"] as const).entries()) {
           const result = validateMcpRequest(build(deep(kind)), era);
-          const seen = result.outcome === "reject"
-            ? `reject ${result.kind} ${result.response.error.code} ${result.response.error.data?.errors[0]?.instancePath}`
-            : `${result.outcome} ${result.kind}`;
+          const seen =
+            result.outcome === "reject"
+              ? `reject ${result.kind} ${result.response.error.code} ${result.response.error.data?.errors[0]?.instancePath}`
+              : `${result.outcome} ${result.kind}`;
           assert.equal(seen, want[place]![kind][i], `${kind}, ${era}`);
           if (result.outcome === "reject") assert.ok(JSON.stringify(result.response).length <= 8192);
         }

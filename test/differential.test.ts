@@ -63,15 +63,26 @@ const value = fc.letrec((tie) => ({
 
 test(`precompiled validators agree with the official schema compiled at run time on ${MESSAGES.toLocaleString("en")}+ messages`, (t) => {
   const examples = loadExamples().map((e) => e.instance);
-  const bases = [...examples.filter((e) => typeof e === "object" && e !== null && "jsonrpc" in e), modernToolsCall(), LEGACY_INITIALIZE, NOTIFICATION, CLIENT_RESPONSE];
+  const bases = [
+    ...examples.filter((e) => typeof e === "object" && e !== null && "jsonrpc" in e),
+    modernToolsCall(),
+    LEGACY_INITIALIZE,
+    NOTIFICATION,
+    CLIENT_RESPONSE,
+  ];
   const methods = [...eras.modern.methods.keys(), "initialize", "ping", "vendor/x", "notifications/initialized"];
-  const mutated = fc.tuple(fc.constantFrom(...bases), fc.array(fc.nat(), { maxLength: 7 }), value, fc.boolean()).map(([b, p, r, rm]) => mutate(b, p, r, rm));
+  const mutated = fc
+    .tuple(fc.constantFrom(...bases), fc.array(fc.nat(), { maxLength: 7 }), value, fc.boolean())
+    .map(([b, p, r, rm]) => mutate(b, p, r, rm));
   const shaped = fc.record(
     {
       jsonrpc: fc.oneof(fc.constant("2.0"), value),
       id: fc.oneof(fc.integer(), fc.string({ maxLength: 6 }), value),
       method: fc.oneof(fc.constantFrom(...methods), value),
-      params: fc.oneof(fc.record({ _meta: fc.oneof(fc.constant(MODERN_META), value), name: value, uri: value, arguments: value }, { requiredKeys: [] }), value),
+      params: fc.oneof(
+        fc.record({ _meta: fc.oneof(fc.constant(MODERN_META), value), name: value, uri: value, arguments: value }, { requiredKeys: [] }),
+        value,
+      ),
       result: value,
       error: value,
     },
@@ -91,7 +102,8 @@ test(`precompiled validators agree with the official schema compiled at run time
         const run = verdict(compiled[era](name), body);
         comparisons++;
         if (pre === "valid") valid++;
-        if (pre !== run && disagreements.length < 5) disagreements.push(`${era} ${name}: ${pre} vs ${run} for ${JSON.stringify(body).slice(0, 300)}`);
+        if (pre !== run && disagreements.length < 5)
+          disagreements.push(`${era} ${name}: ${pre} vs ${run} for ${JSON.stringify(body).slice(0, 300)}`);
         else if (pre !== run) disagreements.push("");
       }
     }

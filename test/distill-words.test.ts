@@ -15,8 +15,16 @@ const error = (keyword: string, params: Record<string, unknown>, instancePath = 
 
 const CASES: Array<[string, ValidationError, { location: string; message: string }]> = [
   ["type, one", error("type", { type: "string" }), { location: "/params/x", message: "must be string" }],
-  ["type, two as Ajv joins them", error("type", { type: "string,integer" }), { location: "/params/x", message: "must be string or integer" }],
-  ["type, three as an array", error("type", { type: ["string", "number", "null"] }), { location: "/params/x", message: "must be string, number or null" }],
+  [
+    "type, two as Ajv joins them",
+    error("type", { type: "string,integer" }),
+    { location: "/params/x", message: "must be string or integer" },
+  ],
+  [
+    "type, three as an array",
+    error("type", { type: ["string", "number", "null"] }),
+    { location: "/params/x", message: "must be string, number or null" },
+  ],
   ["const", error("const", { allowedValue: "2.0" }), { location: "/params/x", message: 'must equal "2.0"' }],
   ["enum", error("enum", { allowedValues: ["a", 1, null] }), { location: "/params/x", message: 'must be one of "a", 1, null' }],
   ["format", error("format", { format: "uri" }), { location: "/params/x", message: 'must be a valid "uri" string' }],
@@ -32,7 +40,11 @@ const CASES: Array<[string, ValidationError, { location: string; message: string
   ["minLength", error("minLength", { limit: 2 }), { location: "/params/x", message: "must be at least 2 characters long" }],
   ["pattern", error("pattern", { pattern: "^a+$" }), { location: "/params/x", message: 'must match pattern "^a+$"' }],
   ["any other keyword", error("uniqueItems", { i: 1, j: 2 }), { location: "/params/x", message: 'fails the schema\'s "uniqueItems" rule' }],
-  ["required: the missing member is located, escaped", error("required", { missingProperty: "a/b~c" }), { location: "/params/x/a~1b~0c", message: "is required" }],
+  [
+    "required: the missing member is located, escaped",
+    error("required", { missingProperty: "a/b~c" }),
+    { location: "/params/x/a~1b~0c", message: "is required" },
+  ],
   ["required at the message itself", error("required", { missingProperty: "id" }, ""), { location: "/id", message: "is required" }],
 ];
 
@@ -60,12 +72,16 @@ suite("escapePointer", () => {
   });
 });
 
-const at = (instancePath: string, keyword = "type", params: Record<string, unknown> = { type: "string" }) => error(keyword, params, instancePath);
+const at = (instancePath: string, keyword = "type", params: Record<string, unknown> = { type: "string" }) =>
+  error(keyword, params, instancePath);
 
 suite("distill: merging, counting and the summary's first problem", () => {
   test("keeps at most 6 distinct messages for one location", () => {
     const errors = Array.from({ length: 8 }, (_, i) => at("/a", "const", { allowedValue: i }));
-    assert.deepEqual(distill(errors, "X").data.errors[0]!.messages, [0, 1, 2, 3, 4, 5].map((i) => `must equal ${i}`));
+    assert.deepEqual(
+      distill(errors, "X").data.errors[0]!.messages,
+      [0, 1, 2, 3, 4, 5].map((i) => `must equal ${i}`),
+    );
   });
 
   test("counts locations exactly below the error budget, and says N+ from it on (a validator stops there) and past 1000 examined", () => {
@@ -86,16 +102,28 @@ suite("distill: merging, counting and the summary's first problem", () => {
   test("an answer over its byte budget lists the entries that fit, whole, and counts the rest as omitted", () => {
     // 20 locations with 6 long messages each: about 9 KB listed whole, half as much again as the budget.
     const locations = Array.from({ length: 20 }, (_, i) => `/${String(i).padStart(2, "0")}`);
-    const messagesAt = (location: string) => Array.from({ length: 6 }, (_, m) => at(location, "const", { allowedValue: `${m}${"v".repeat(60)}` }));
+    const messagesAt = (location: string) =>
+      Array.from({ length: 6 }, (_, m) => at(location, "const", { allowedValue: `${m}${"v".repeat(60)}` }));
     const errors = locations.flatMap(messagesAt);
     const { data } = distill(errors, "X");
     const listed = data.errors.length;
     assert.ok(listed >= 1 && listed < 20, `${listed} listed`);
-    assert.deepEqual(data.errors.map((e) => e.instancePath), locations.slice(0, listed));
+    assert.deepEqual(
+      data.errors.map((e) => e.instancePath),
+      locations.slice(0, listed),
+    );
     assert.equal(data.omitted, (20 - listed) * 6);
     const bytes = Buffer.byteLength(JSON.stringify(data.errors));
     assert.equal(entriesLength(data.errors), bytes);
-    const next = Buffer.byteLength(JSON.stringify([{ instancePath: locations[listed]!, messages: messagesAt(locations[listed]!).map((e) => `must equal ${JSON.stringify(e.params.allowedValue)}`) }])) - 1;
+    const next =
+      Buffer.byteLength(
+        JSON.stringify([
+          {
+            instancePath: locations[listed]!,
+            messages: messagesAt(locations[listed]!).map((e) => `must equal ${JSON.stringify(e.params.allowedValue)}`),
+          },
+        ]),
+      ) - 1;
     assert.ok(bytes <= LIMITS.entriesBytes && bytes + next > LIMITS.entriesBytes, `${bytes} bytes, the next entry ${next}`);
   });
 
@@ -105,18 +133,27 @@ suite("distill: merging, counting and the summary's first problem", () => {
     // Two entries of exactly the budget as JSON ([, the two, the comma between, ]), then a third that cannot fit.
     const second = LIMITS.entriesBytes - 3 - entryBytes(2900) - entryBytes(0);
     const exact = distill([constAt("/a", 2900), constAt("/b", second), constAt("/c", 10)], "X").data;
-    assert.deepEqual(exact.errors.map((e) => e.instancePath), ["/a", "/b"]);
+    assert.deepEqual(
+      exact.errors.map((e) => e.instancePath),
+      ["/a", "/b"],
+    );
     assert.equal(entriesLength(exact.errors), LIMITS.entriesBytes);
     assert.equal(exact.omitted, 1);
     const over = distill([constAt("/a", 2900), constAt("/b", second + 1), constAt("/c", 10)], "X").data;
-    assert.deepEqual(over.errors.map((e) => e.instancePath), ["/a"]);
+    assert.deepEqual(
+      over.errors.map((e) => e.instancePath),
+      ["/a"],
+    );
     assert.equal(over.omitted, 2);
   });
 
   test("an answer whose bytes are mostly its locations (three UTF-8 bytes a character) is held to the budget too", () => {
     // 20 locations of 186 characters (segments stay under the 64-character cut) and one short message each: about 11 KB listed whole.
     const locations = Array.from({ length: 20 }, (_, i) => `/${String(i).padStart(2, "0")}${`/${"語".repeat(60)}`.repeat(3)}`);
-    const { data } = distill(locations.map((location) => at(location)), "X");
+    const { data } = distill(
+      locations.map((location) => at(location)),
+      "X",
+    );
     assert.ok(data.errors.length >= 1 && data.errors.length < 20, `${data.errors.length} listed`);
     assert.ok(entriesLength(data.errors) <= LIMITS.entriesBytes, `${entriesLength(data.errors)} bytes`);
     assert.equal(data.omitted, 20 - data.errors.length);
@@ -129,7 +166,11 @@ suite("entriesLength", () => {
       [],
       [{ instancePath: "", messages: [] }],
       [{ instancePath: "/id", messages: ["is required"] }],
-      [{ instancePath: "/a", messages: ["x", "y", "z"] }, { instancePath: "/é✓/\u0001\"\\", messages: ['must equal "2.0"'] }, { instancePath: "/😀", messages: ["m"] }],
+      [
+        { instancePath: "/a", messages: ["x", "y", "z"] },
+        { instancePath: '/é✓/\u0001"\\', messages: ['must equal "2.0"'] },
+        { instancePath: "/😀", messages: ["m"] },
+      ],
     ];
     for (const entries of cases) assert.equal(entriesLength(entries), Buffer.byteLength(JSON.stringify(entries)), JSON.stringify(entries));
   });
@@ -152,7 +193,9 @@ function referenceOrder(a: string, b: string): number {
 
 suite("comparePointers", () => {
   test("orders any two pointers as the definition does", () => {
-    const pointer = fc.array(fc.stringMatching(/^[a0-9~]{0,3}$/), { maxLength: 4 }).map((segments) => segments.map((s) => `/${s}`).join(""));
+    const pointer = fc
+      .array(fc.stringMatching(/^[a0-9~]{0,3}$/), { maxLength: 4 })
+      .map((segments) => segments.map((s) => `/${s}`).join(""));
     fc.assert(
       fc.property(pointer, pointer, (a, b) => {
         assert.equal(Math.sign(comparePointers(a, b)), Math.sign(referenceOrder(a, b)), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`);

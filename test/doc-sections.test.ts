@@ -5,7 +5,10 @@ import { provenance, replaceSection, textSection } from "../scripts/doc-sections
 const doc = "# Performance\n\nprose\n\n<!-- bench:startup -->\nold table\n<!-- /bench:startup -->\n\nmore prose\n";
 
 test("a section's text between its markers is replaced, and the prose around it kept", () => {
-  assert.equal(replaceSection(doc, "bench:startup", "new table"), "# Performance\n\nprose\n\n<!-- bench:startup -->\nnew table\n<!-- /bench:startup -->\n\nmore prose\n");
+  assert.equal(
+    replaceSection(doc, "bench:startup", "new table"),
+    "# Performance\n\nprose\n\n<!-- bench:startup -->\nnew table\n<!-- /bench:startup -->\n\nmore prose\n",
+  );
 });
 
 test("writing the same section twice gives the same document", () => {
@@ -28,7 +31,10 @@ test("an unclosed or doubled marker, or a key that could break the comment, thro
 
 test("the provenance line names the command, the date, the CPU, the cores, Node and the load average", () => {
   const line = provenance("npm run bench", new Date("2026-12-03T10:11:12Z"));
-  assert.match(line, /^Written by `npm run bench` on 2026-12-03 10:11 UTC: .+, \d+ cores, Node v\d+\.\d+\.\d+ \(\w+\/\w+\), load average [\d.]+ \/ [\d.]+ \/ [\d.]+ \(1 \/ 5 \/ 15 min\)\.$/);
+  assert.match(
+    line,
+    /^Written by `npm run bench` on 2026-12-03 10:11 UTC: .+, \d+ cores, Node v\d+\.\d+\.\d+ \(\w+\/\w+\), load average [\d.]+ \/ [\d.]+ \/ [\d.]+ \(1 \/ 5 \/ 15 min\)\.$/,
+  );
 });
 
 test("a printed table becomes a bold heading and a text block", () => {

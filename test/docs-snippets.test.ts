@@ -13,34 +13,73 @@ test("every ```ts block of README.md and docs/*.md type-checks against the packe
   assert.ok(units.length >= 8, `found ${units.length} blocks`);
   const dir = makeConsumer(importedPackages(units.flatMap((u) => u.blocks)));
   after(() => rmSync(dir, { recursive: true, force: true }));
-  assert.deepEqual(compile(dir, units, "5.9").map((p) => `${p.where} ${p.message}`), []);
+  assert.deepEqual(
+    compile(dir, units, "5.9").map((p) => `${p.where} ${p.message}`),
+    [],
+  );
 });
 
 test("the README shows the one line per host, and what it imports is what the package exports", () => {
-  const readme = documentUnits().filter((u) => u.blocks.at(-1)!.doc === "README.md").map((u) => u.blocks.map((b) => b.code).join("\n"));
-  for (const line of ["http.createServer(gateNode(", 'app.all("/mcp", gateNode(', "export default { fetch: gateFetch(", "gated(c.req.raw)", 'from "wymcp/node"', 'from "wymcp/fetch"']) {
-    assert.ok(readme.some((code) => code.includes(line)), `no README block shows ${line}`);
+  const readme = documentUnits()
+    .filter((u) => u.blocks.at(-1)!.doc === "README.md")
+    .map((u) => u.blocks.map((b) => b.code).join("\n"));
+  for (const line of [
+    "http.createServer(gateNode(",
+    'app.all("/mcp", gateNode(',
+    "export default { fetch: gateFetch(",
+    "gated(c.req.raw)",
+    'from "wymcp/node"',
+    'from "wymcp/fetch"',
+  ]) {
+    assert.ok(
+      readme.some((code) => code.includes(line)),
+      `no README block shows ${line}`,
+    );
   }
 });
 
 test("a block opening with a `// ...` comment is compiled after the last standalone block before it; any other block stands alone", () => {
-  const doc = ["```ts", "const a = 1;", "```", "text", "```ts", "// ... uses a", "const b = a;", "```", "```ts", "// ... and b", "const c = b;", "```", "```ts", "const d = 4;", "```"].join("\n");
+  const doc = [
+    "```ts",
+    "const a = 1;",
+    "```",
+    "text",
+    "```ts",
+    "// ... uses a",
+    "const b = a;",
+    "```",
+    "```ts",
+    "// ... and b",
+    "const c = b;",
+    "```",
+    "```ts",
+    "const d = 4;",
+    "```",
+  ].join("\n");
   const units = unitsOf(blocksOf("docs/x.md", doc));
-  assert.deepEqual(units.map((u) => [u.name, u.blocks.map((b) => b.line)]), [
-    ["docs-x-01.ts", [1]],
-    ["docs-x-02.ts", [1, 5]],
-    ["docs-x-03.ts", [1, 9]],
-    ["docs-x-04.ts", [13]],
-  ]);
+  assert.deepEqual(
+    units.map((u) => [u.name, u.blocks.map((b) => b.line)]),
+    [
+      ["docs-x-01.ts", [1]],
+      ["docs-x-02.ts", [1, 5]],
+      ["docs-x-03.ts", [1, 9]],
+      ["docs-x-04.ts", [13]],
+    ],
+  );
   assert.throws(() => unitsOf(blocksOf("docs/y.md", "```ts\n// ... nothing before\n```\n")), /there is none in this file/);
 });
 
 test("a compile error is reported at its line in the document, and a broken block fails", () => {
-  const units = unitsOf(blocksOf("docs/broken.md", "```ts\nconst a: number = 1;\n```\n\n```ts\n// ... continued\nconst b: string = a;\n```\n"));
+  const units = unitsOf(
+    blocksOf("docs/broken.md", "```ts\nconst a: number = 1;\n```\n\n```ts\n// ... continued\nconst b: string = a;\n```\n"),
+  );
   const dir = makeConsumer([]);
   after(() => rmSync(dir, { recursive: true, force: true }));
   const problems = compile(dir, units, "5.9");
-  assert.deepEqual(problems.map((p) => [p.unit, p.where]), [["docs-broken-02.ts", "docs/broken.md:7"]]);
+  assert.deepEqual(
+    problems.map((p) => [p.unit, p.where]),
+    [["docs-broken-02.ts", "docs/broken.md:7"]],
+  );
   assert.match(problems[0]!.message, /TS2322/);
 });
 

@@ -20,10 +20,7 @@ after(async () => {
 
 /** A client of the official SDK, connected through the middleware; closed when `use` settles. */
 async function withClient<T>(modern: boolean, use: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client(
-    { name: "wymcp-e2e", version: "0.0.0" },
-    modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
-  );
+  const client = new Client({ name: "wymcp-e2e", version: "0.0.0" }, modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {});
   await client.connect(new StreamableHTTPClientTransport(server.url), { timeout: 5_000 });
   try {
     return await use(client);
@@ -57,7 +54,10 @@ describe("the official SDK client through the middleware", { timeout: 30_000 }, 
       const discovered = await client.discover();
       assert.deepEqual(discovered.supportedVersions, [MODERN]);
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool) => tool.name), ["echo"]);
+      assert.deepEqual(
+        tools.map((tool) => tool.name),
+        ["echo"],
+      );
       assert.equal(textOf(await client.callTool({ name: "echo", arguments: { text: "hi" } })), "echo (modern): hi");
       const prompt = await client.getPrompt({ name: "greet", arguments: { name: "Ada" } });
       assert.deepEqual(prompt.messages[0]?.content, { type: "text", text: "Hello, Ada!" });
@@ -70,7 +70,10 @@ describe("the official SDK client through the middleware", { timeout: 30_000 }, 
     await withClient(false, async (client) => {
       assert.equal(client.getNegotiatedProtocolVersion(), "2025-11-25");
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((tool) => tool.name), ["echo"]);
+      assert.deepEqual(
+        tools.map((tool) => tool.name),
+        ["echo"],
+      );
       assert.equal(textOf(await client.callTool({ name: "echo", arguments: { text: "hi" } })), "echo (legacy): hi");
     });
   });
@@ -113,7 +116,10 @@ describe("hand-made bodies against the example server", { timeout: 30_000 }, () 
     assert.equal(answer.id, "a");
     assert.equal(answer.error.code, -32600);
     // No JSON-RPC message to the SDK's router, so the modern path's: it also lacks the modern envelope.
-    assert.deepEqual(answer.error.data?.errors.map((e) => e.instancePath), ["/jsonrpc", "/params"]);
+    assert.deepEqual(
+      answer.error.data?.errors.map((e) => e.instancePath),
+      ["/jsonrpc", "/params"],
+    );
   });
 
   test("a body that is not JSON is answered 400/-32700 with id null and none of the body", async () => {
@@ -173,7 +179,10 @@ describe("hand-made bodies against the example server", { timeout: 30_000 }, () 
   });
 
   test("a 2025-03-26 batch (no MCP-Protocol-Version header) passes the gate and the SDK answers each request", async () => {
-    const batch = [{ jsonrpc: "2.0", id: "b1", method: "tools/list" }, { jsonrpc: "2.0", id: "b2", method: "ping" }];
+    const batch = [
+      { jsonrpc: "2.0", id: "b1", method: "tools/list" },
+      { jsonrpc: "2.0", id: "b2", method: "ping" },
+    ];
     const res = await post(JSON.stringify(batch), { Accept: "application/json, text/event-stream" });
     assert.equal(res.status, 200);
     const text = await res.text();
@@ -184,18 +193,29 @@ describe("hand-made bodies against the example server", { timeout: 30_000 }, () 
   });
 
   test("a batch with an item that is no JSON-RPC message is judged modern, as the SDK routes it, and refused 400/-32600", async () => {
-    const res = await post(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: 2, method: 7 }]));
+    const res = await post(
+      JSON.stringify([
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: 2, method: 7 },
+      ]),
+    );
     assert.equal(res.status, 400);
     const answer = await answerOf(res);
     assert.deepEqual([answer.id, answer.error.code], [null, -32600]);
     // The modern era has no batches: the whole body is the location.
-    assert.deepEqual(answer.error.data?.errors.map((e) => e.instancePath), [""]);
+    assert.deepEqual(
+      answer.error.data?.errors.map((e) => e.instancePath),
+      [""],
+    );
   });
 
   test("a batch under a 2025-06-18 header is refused: that revision removed batches", async () => {
     const res = await post(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }]), { "MCP-Protocol-Version": "2025-06-18" });
     assert.equal(res.status, 400);
-    assert.deepEqual((await answerOf(res)).error.data?.errors.map((e) => e.instancePath), [""]);
+    assert.deepEqual(
+      (await answerOf(res)).error.data?.errors.map((e) => e.instancePath),
+      [""],
+    );
   });
 
   test("a GET passes the middleware untouched and gets the SDK's own 405", async () => {

@@ -29,7 +29,12 @@ describe("classifyEra at the edges of its signals", () => {
   });
 
   test("an initialize claiming a modern revision with spaces around it but no client capabilities stays legacy, as the SDK routes it", async () => {
-    const body = { jsonrpc: "2.0", id: 1, method: "initialize", params: { _meta: { "io.modelcontextprotocol/protocolVersion": " 2026-07-28 " } } };
+    const body = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { _meta: { "io.modelcontextprotocol/protocolVersion": " 2026-07-28 " } },
+    };
     assert.equal(classifyEra(undefined, body).era, "legacy");
     assert.equal(await sdkLane({}, body), "legacy");
   });
@@ -42,7 +47,13 @@ describe("classifyEra at the edges of its signals", () => {
   });
 
   test("a header value loses leading and trailing HTTP whitespace (CR and LF too) as a Fetch Headers stores it, strings and arrays alike", async () => {
-    const values: Array<string | string[]> = ["\n2026-07-28", "\r2026-07-28", "\t\r\n 2026-07-28\r\n\t ", ["\n2026-07-28"], ["\r2026-07-28", "2025-06-18"]];
+    const values: Array<string | string[]> = [
+      "\n2026-07-28",
+      "\r2026-07-28",
+      "\t\r\n 2026-07-28\r\n\t ",
+      ["\n2026-07-28"],
+      ["\r2026-07-28", "2025-06-18"],
+    ];
     for (const value of values) {
       assert.equal(classifyEra({ "mcp-protocol-version": value }, PING).era, "modern", JSON.stringify(value));
       assert.equal(await sdkLane({ "mcp-protocol-version": value }, PING), "modern", JSON.stringify(value));
@@ -51,7 +62,11 @@ describe("classifyEra at the edges of its signals", () => {
 
   test("a legacy revision with whitespace on either side is still reported as the header's revision, not as no signal", async () => {
     for (const value of ["2025-06-18 ", "2025-06-18\n", " \t2025-06-18", "\r\n2025-06-18\r\n", ["2025-06-18\t"]]) {
-      assert.deepEqual(classifyEra({ "mcp-protocol-version": value }, PING), { era: "legacy", signal: "header-protocol-version" }, JSON.stringify(value));
+      assert.deepEqual(
+        classifyEra({ "mcp-protocol-version": value }, PING),
+        { era: "legacy", signal: "header-protocol-version" },
+        JSON.stringify(value),
+      );
       assert.equal(await sdkLane({ "mcp-protocol-version": value }, PING), "legacy", JSON.stringify(value));
     }
     // A value that is no revision after trimming is no signal of its own.
@@ -60,7 +75,10 @@ describe("classifyEra at the edges of its signals", () => {
 
   test("a header key holding undefined counts as absent, as Node leaves an unset header", () => {
     assert.deepEqual(classifyEra({ "mcp-protocol-version": undefined }, PING), { era: "legacy", signal: "default" });
-    assert.deepEqual(classifyEra({ "MCP-Protocol-Version": "2025-06-18", "mcp-protocol-version": undefined }, PING), { era: "legacy", signal: "header-protocol-version" });
+    assert.deepEqual(classifyEra({ "MCP-Protocol-Version": "2025-06-18", "mcp-protocol-version": undefined }, PING), {
+      era: "legacy",
+      signal: "header-protocol-version",
+    });
   });
 
   test("only a header object's own keys are read, as the SDK's Node bridge reads them (Object.entries)", () => {
@@ -91,7 +109,12 @@ const LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 /** An initialize whose `_meta` claims 2026-07-28 with the given capabilities and other envelope members. */
 function initialize(capabilities: unknown, members: Record<string, unknown> = {}) {
   const meta = { [CLAIM]: "2026-07-28", ...(capabilities !== undefined && { [CAPABILITIES]: capabilities }), ...members };
-  return { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" }, _meta: meta } };
+  return {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" }, _meta: meta },
+  };
 }
 const withInfo = (info: unknown) => initialize({}, { [CLIENT_INFO]: info });
 const withIcons = (icons: unknown) => withInfo({ name: "c", version: "1", icons });
@@ -100,9 +123,22 @@ const withIcons = (icons: unknown) => withInfo({ name: "c", version: "1", icons 
 const WHOLE_ENVELOPES: Array<[string, unknown]> = [
   ["capabilities only", initialize({})],
   ["client info with its optional strings", withInfo({ name: "c", version: "1", title: "t", websiteUrl: "https://x", description: "d" })],
-  ["icons with every optional member", withIcons([{ src: "a.png" }, { src: "b.png", mimeType: "image/png", sizes: ["16x16", "any"], theme: "light" }, { src: "c.svg", theme: "dark" }])],
-  ...["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"].map((level): [string, unknown] => [`log level ${level}`, initialize({}, { [LOG_LEVEL]: level })]),
-  ["experimental JSON of every kind", initialize({ experimental: { x: { flag: true, off: false, n: 1.5, s: "s", z: null, list: [1, "a", true, null, { deep: [false] }] } } })],
+  [
+    "icons with every optional member",
+    withIcons([
+      { src: "a.png" },
+      { src: "b.png", mimeType: "image/png", sizes: ["16x16", "any"], theme: "light" },
+      { src: "c.svg", theme: "dark" },
+    ]),
+  ],
+  ...["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"].map((level): [string, unknown] => [
+    `log level ${level}`,
+    initialize({}, { [LOG_LEVEL]: level }),
+  ]),
+  [
+    "experimental JSON of every kind",
+    initialize({ experimental: { x: { flag: true, off: false, n: 1.5, s: "s", z: null, list: [1, "a", true, null, { deep: [false] }] } } }),
+  ],
   ["extensions", initialize({ extensions: { "a/b": {}, "c/d": { e: [1] } } })],
   ["sampling with context and tools", initialize({ sampling: { context: {}, tools: { x: 1 } } })],
   ["roots, with and without listChanged", initialize({ roots: {} })],
@@ -188,7 +224,11 @@ describe("a request's params framing, as the SDK's JSON-RPC schemas read it", ()
 describe("classifyEra on objects no JSON text gives (it takes any value, not only parsed bodies)", () => {
   test("a capability holding undefined or a function is no JSON object: the envelope is broken, and nothing throws", () => {
     for (const odd of [undefined, () => 1]) {
-      assert.deepEqual(classifyEra(undefined, initialize({ experimental: { x: { y: odd } } })), { era: "legacy", signal: "initialize" }, String(odd));
+      assert.deepEqual(
+        classifyEra(undefined, initialize({ experimental: { x: { y: odd } } })),
+        { era: "legacy", signal: "initialize" },
+        String(odd),
+      );
     }
   });
 });

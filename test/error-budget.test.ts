@@ -63,10 +63,15 @@ describe("an invalid body stops costing errors at the budget", () => {
   const cases: Array<[string, Validator, (n: number) => unknown]> = [
     ["sampling content items that are not objects", callTool, (n) => withContent(Array(n).fill(1))],
     ["content items that fail every branch of the content union", callTool, (n) => withContent(Array(n).fill({ type: "none" }))],
-    ["an inputResponses map of invalid values", callTool, (n) => withContent([]).params && {
-      ...withContent([]),
-      params: { _meta: META, name: "echo", inputResponses: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])) },
-    }],
+    [
+      "an inputResponses map of invalid values",
+      callTool,
+      (n) =>
+        withContent([]).params && {
+          ...withContent([]),
+          params: { _meta: META, name: "echo", inputResponses: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])) },
+        },
+    ],
     ["a tools/list result's tools that each lack a name", outboundTools, (n) => Array(n).fill({ name: 1, inputSchema: {} })],
   ];
   for (const [name, validate, make] of cases) {
@@ -87,9 +92,18 @@ describe("an invalid body stops costing errors at the budget", () => {
       let value: unknown = [];
       for (let d = 0; d < depth; d++) value = [...Array(items).fill(null), value];
       const capabilities = { experimental: { x: { y: value } } };
-      return { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { ...META, "io.modelcontextprotocol/clientCapabilities": capabilities } } };
+      return {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: { _meta: { ...META, "io.modelcontextprotocol/clientCapabilities": capabilities } },
+      };
     };
-    for (const [depth, items] of [[55, 5], [55, 500], [5, 5000]] as const) {
+    for (const [depth, items] of [
+      [55, 5],
+      [55, 500],
+      [5, 5000],
+    ] as const) {
       assert.equal(tools(nested(depth, items)), false);
       // JSONValue is a three-way union: per level, at most its failed branches and its own anyOf error.
       assert.ok(tools.errors!.length <= ERROR_BUDGET + 4 * depth, `${depth}×${items}: ${tools.errors!.length} errors`);
@@ -105,7 +119,10 @@ describe("an invalid body stops costing errors at the budget", () => {
   });
 
   test("an outbound result of 16,000 invalid content items is judged within the budget too", () => {
-    const result = validateMcpResponse({ jsonrpc: "2.0", id: 1, result: { content: Array(16000).fill(1) } }, { era: "modern", method: "tools/call" });
+    const result = validateMcpResponse(
+      { jsonrpc: "2.0", id: 1, result: { content: Array(16000).fill(1) } },
+      { era: "modern", method: "tools/call" },
+    );
     assert.equal(result.outcome, "violation");
     if (result.outcome !== "violation") return;
     assert.match(result.violations.message, /\d+\+ invalid locations; first: \/result\/content\/0 /);
@@ -126,11 +143,31 @@ describe("the early exit keeps Ajv's verdicts", () => {
   // Schemas where a union branch fails with more errors than the budget, and what a later branch then decides.
   const defs = {
     LaterBranchPasses: { anyOf: [{ type: "array", items: { type: "string" } }, { type: "array" }] },
-    EveryBranchFails: { anyOf: [{ type: "array", items: { type: "string" } }, { type: "array", items: { type: "boolean" } }] },
-    ItemsOfUnions: { type: "array", items: { anyOf: [{ type: "array", items: { type: "string" } }, { type: "array", items: { type: "number" } }] } },
+    EveryBranchFails: {
+      anyOf: [
+        { type: "array", items: { type: "string" } },
+        { type: "array", items: { type: "boolean" } },
+      ],
+    },
+    ItemsOfUnions: {
+      type: "array",
+      items: {
+        anyOf: [
+          { type: "array", items: { type: "string" } },
+          { type: "array", items: { type: "number" } },
+        ],
+      },
+    },
     NestedUnion: {
       type: "object",
-      properties: { v: { anyOf: [{ type: "object", additionalProperties: { type: "string" } }, { type: "object", additionalProperties: { anyOf: [{ type: "number" }, { type: "null" }] } }] } },
+      properties: {
+        v: {
+          anyOf: [
+            { type: "object", additionalProperties: { type: "string" } },
+            { type: "object", additionalProperties: { anyOf: [{ type: "number" }, { type: "null" }] } },
+          ],
+        },
+      },
     },
   };
   const selection = { config: { era: "budget" }, defs, entries: Object.keys(defs), methods: [] } as unknown as Selection;

@@ -24,7 +24,11 @@ const modernHeaders = { ...json, "mcp-protocol-version": "2026-07-28" };
 
 /** Each kind of answer wymcp builds itself, with the id it carries. */
 async function ownAnswers(): Promise<Array<{ name: string; status: number; answer: { id?: unknown } }>> {
-  const guard = wymcpFetch({ maxBodyBytes: 1000, maxDepth: 4, era: (req) => (req.headers.get("mcp-protocol-version") ? "modern" : "legacy") });
+  const guard = wymcpFetch({
+    maxBodyBytes: 1000,
+    maxDepth: 4,
+    era: (req) => (req.headers.get("mcp-protocol-version") ? "modern" : "legacy"),
+  });
   const cases: Array<[string, Record<string, string>, string]> = [
     ["415 (wrong media type)", { "content-type": "text/plain" }, "{}"],
     ["413 (body over the limit)", json, "x".repeat(1001)],
@@ -33,7 +37,11 @@ async function ownAnswers(): Promise<Array<{ name: string; status: number; answe
     ["400 too deep, with id", json, '{"jsonrpc":"2.0","id":3,"method":"x","params":[[[1]]]}'],
     ["400/-32600 legacy, echoed id", json, '{"jsonrpc":"1.0","id":"a","method":"ping"}'],
     ["400/-32600 invalid id", json, '{"jsonrpc":"2.0","id":true,"method":"ping"}'],
-    ["400/-32602 modern, echoed id", modernHeaders, JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { _meta: MODERN_META, name: 1 } })],
+    [
+      "400/-32602 modern, echoed id",
+      modernHeaders,
+      JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { _meta: MODERN_META, name: 1 } }),
+    ],
     ["400/-32600 not a message", json, "[]"],
   ];
   const out = [];
@@ -61,18 +69,31 @@ describe("wymcp's own error answers pass its own outbound check", () => {
       "400/-32600 not a message": null,
     });
     for (const { name, answer } of answers) {
-      for (const era of ERAS) assert.equal(validateMcpResponse(answer, { era }).outcome, "pass", `${name} (${era}): ${JSON.stringify(validateMcpResponse(answer, { era }))}`);
+      for (const era of ERAS)
+        assert.equal(
+          validateMcpResponse(answer, { era }).outcome,
+          "pass",
+          `${name} (${era}): ${JSON.stringify(validateMcpResponse(answer, { era }))}`,
+        );
     }
   });
 
   test("the clientError answer (no request parsed, so id null) passes too", async () => {
-    const server = await listening(answerClientErrors(http.createServer(gateNode({ fetch: async () => new Response(null) } satisfies McpFetchHandler))));
+    const server = await listening(
+      answerClientErrors(http.createServer(gateNode({ fetch: async () => new Response(null) } satisfies McpFetchHandler))),
+    );
     try {
       const { port } = new URL(server.url);
       const text = await new Promise<string>((resolve, reject) => {
         let got = "";
-        const socket = net.connect(Number(port), "127.0.0.1", () => socket.write("POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n"));
-        socket.setEncoding("utf8").on("data", (chunk: string) => (got += chunk)).on("end", () => resolve(got)).on("error", reject);
+        const socket = net.connect(Number(port), "127.0.0.1", () =>
+          socket.write("POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n"),
+        );
+        socket
+          .setEncoding("utf8")
+          .on("data", (chunk: string) => (got += chunk))
+          .on("end", () => resolve(got))
+          .on("error", reject);
       });
       assert.match(text, /^HTTP\/1\.1 400 /);
       const answer = JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)) as { id: unknown };
@@ -110,7 +131,11 @@ describe("the outbound check on id null: an erratum for error responses only", (
 
   test("typed error responses take the erratum too (modern -32020 HeaderMismatchError with id null)", () => {
     const mismatch = { jsonrpc: "2.0", id: null, error: { code: -32020, message: "Bad Request: the request headers and body disagree" } };
-    assert.deepEqual(validateMcpResponse(mismatch, { era: "modern" }), { outcome: "pass", kind: "error", definition: "HeaderMismatchError" });
+    assert.deepEqual(validateMcpResponse(mismatch, { era: "modern" }), {
+      outcome: "pass",
+      kind: "error",
+      definition: "HeaderMismatchError",
+    });
   });
 
   test("a result response with id null is still a violation: JSON-RPC allows null only on errors", () => {
@@ -123,8 +148,14 @@ describe("the outbound check on id null: an erratum for error responses only", (
     const { defs: out, applied } = applyErrata(defs, erratum, "r");
     assert.deepEqual((out.E as typeof defs.E).properties.id, { anyOf: [{ $ref: "#/$defs/RequestId" }, { type: "null" }] });
     assert.deepEqual(defs.E.properties.id, { $ref: "#/$defs/RequestId" });
-    assert.deepEqual(applied.map((a) => a.outcome), ["applied"]);
-    assert.deepEqual(applyErrata(out, erratum, "r").applied.map((a) => a.outcome), ["already-so"]);
+    assert.deepEqual(
+      applied.map((a) => a.outcome),
+      ["applied"],
+    );
+    assert.deepEqual(
+      applyErrata(out, erratum, "r").applied.map((a) => a.outcome),
+      ["already-so"],
+    );
     assert.throws(() => applyErrata({ E: { properties: { id: { type: "string" } } } }, erratum, "r"), /erratum E\.id of r \(or null\)/);
   });
 });

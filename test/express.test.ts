@@ -46,7 +46,11 @@ describe("wymcpNode in Express 5", { timeout: 20_000 }, () => {
   let parsed: Awaited<ReturnType<typeof listen>>;
   before(async () => {
     raw = await listen(express().post("/mcp", guard(), report));
-    parsed = await listen(express().use(express.json({ limit: "1mb" })).post("/mcp", guard(), report));
+    parsed = await listen(
+      express()
+        .use(express.json({ limit: "1mb" }))
+        .post("/mcp", guard(), report),
+    );
   });
   after(async () => {
     await raw.close();
@@ -99,9 +103,11 @@ describe("wymcpNode in Express 5", { timeout: 20_000 }, () => {
 test("an era callback that throws reaches Express's error handler instead of crashing the process", { timeout: 10_000 }, async () => {
   const app = express().post(
     "/mcp",
-    wymcpNode({ era: () => {
-      throw new Error("era bug");
-    } }),
+    wymcpNode({
+      era: () => {
+        throw new Error("era bug");
+      },
+    }),
     report,
   );
   app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
@@ -138,11 +144,17 @@ describe("Express 5 with wymcp in front of the official SDK", { timeout: 20_000 
 
   for (const modern of [true, false]) {
     test(`a ${modern ? "modern" : "legacy"} SDK client lists and calls tools through the middleware`, async () => {
-      const client = new Client({ name: "express-test", version: "0.0.0" }, modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {});
+      const client = new Client(
+        { name: "express-test", version: "0.0.0" },
+        modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
+      );
       await client.connect(new StreamableHTTPClientTransport(new URL(app.url)), { timeout: 5_000 });
       try {
         assert.equal(client.getNegotiatedProtocolVersion(), modern ? MODERN : "2025-11-25");
-        assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ["add"]);
+        assert.deepEqual(
+          (await client.listTools()).tools.map((tool) => tool.name),
+          ["add"],
+        );
         const result = await client.callTool({ name: "add", arguments: { a: 2, b: 3 } });
         assert.deepEqual(result.content, [{ type: "text", text: "5" }]);
       } finally {

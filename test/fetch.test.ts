@@ -144,6 +144,9 @@ describe("wymcpFetch in a Hono app in front of the official SDK", { timeout: 20_
     assert.equal(res.status, 400);
     const answer = await answerOf(res);
     assert.equal(answer.error.code, -32602);
-    assert.deepEqual(answer.error.data?.errors.map((e) => e.instancePath), ["/params/arguments"]);
+    assert.deepEqual(
+      answer.error.data?.errors.map((e) => e.instancePath),
+      ["/params/arguments"],
+    );
   });
 });

@@ -11,7 +11,10 @@ describe(`HTTP fuzz, ${COUNT} seeded requests against the example server with an
   let ungated: FuzzReport;
   before(async () => {
     // Both servers at once: the same cases, half the wall time.
-    [gated, ungated] = await Promise.all([runFuzz({ count: COUNT, seed: SEED, gate: "on" }), runFuzz({ count: COUNT, seed: SEED, gate: "off" })]);
+    [gated, ungated] = await Promise.all([
+      runFuzz({ count: COUNT, seed: SEED, gate: "on" }),
+      runFuzz({ count: COUNT, seed: SEED, gate: "off" }),
+    ]);
   });
 
   test("the gated server gives no 5xx, no hang, and answers every correctly framed request", () => {
@@ -26,7 +29,18 @@ describe(`HTTP fuzz, ${COUNT} seeded requests against the example server with an
   });
 
   test("the mutations reached the server: every kind was sent and both refusals and passes occurred", () => {
-    for (const kind of ["valid", "flip", "truncate", "wrong-type", "deep", "content-type", "chunked", "length-over", "length-under", "disconnect"]) {
+    for (const kind of [
+      "valid",
+      "flip",
+      "truncate",
+      "wrong-type",
+      "deep",
+      "content-type",
+      "chunked",
+      "length-over",
+      "length-under",
+      "disconnect",
+    ]) {
       assert.ok(gated.byKind[kind], `no ${kind} case in ${COUNT}`);
     }
     assert.ok((gated.statuses["200"] ?? 0) > 0 && (gated.statuses["400"] ?? 0) > 0 && (gated.statuses["415"] ?? 0) > 0);

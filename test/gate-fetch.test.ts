@@ -134,15 +134,26 @@ describe("gateFetch in Hono and with options", () => {
     const { headers } = callSeen("modern");
     const deep = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "x", params: { a: [[[[[[[[1]]]]]]]] } });
     const legacyLooking = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-    const answers = await Promise.all([gated(request(headers, "x".repeat(301))), gated(request(headers, deep)), gated(request(headers, legacyLooking))]);
-    assert.deepEqual(answers.map((a) => a.status), [413, 400, 400]);
+    const answers = await Promise.all([
+      gated(request(headers, "x".repeat(301))),
+      gated(request(headers, deep)),
+      gated(request(headers, legacyLooking)),
+    ]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [413, 400, 400],
+    );
     assert.deepEqual(rejected.map((r) => r.reason).sort(), ["body-too-large", "invalid-message", "nested-too-deeply"]);
   });
 
   test("outbound report mode checks what the handler sends back through the wrapper", async () => {
     const violations: string[] = [];
     const bad: McpFetchHandler = { fetch: async () => Response.json({ jsonrpc: "2.0", id: 7, result: { content: "not an array" } }) };
-    const gated = gateFetch(bad, { outbound: "report", outboundCheck: validateMcpResponse, onOutboundViolation: (v) => violations.push(`${v.method} ${v.violations.errors[0]?.instancePath}`) });
+    const gated = gateFetch(bad, {
+      outbound: "report",
+      outboundCheck: validateMcpResponse,
+      onOutboundViolation: (v) => violations.push(`${v.method} ${v.violations.errors[0]?.instancePath}`),
+    });
     const { headers, body } = callSeen("legacy");
     const answer = await gated(request(headers, body));
     assert.equal(answer.status, 200);

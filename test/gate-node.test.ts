@@ -49,7 +49,11 @@ describe("gateNode on node:http, beside the SDK's own toNodeHandler", { timeout:
     const headers = { ...callSeen("modern").headers, "mcp-method": "notifications/initialized" };
     const valid = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized", params: { _meta: callSeenMeta() } });
     const junk = JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: 5 });
-    const [g, a, j] = await Promise.all([rawPost(gated.url, headers, valid), rawPost(alone.url, headers, valid), rawPost(gated.url, headers, junk)]);
+    const [g, a, j] = await Promise.all([
+      rawPost(gated.url, headers, valid),
+      rawPost(alone.url, headers, valid),
+      rawPost(gated.url, headers, junk),
+    ]);
     for (const answer of [g, a, j]) {
       assert.equal(answer.status, 202);
       assert.equal(answer.text, "");
@@ -193,8 +197,15 @@ describe("gateNode's failures and options", { timeout: 30_000 }, () => {
       const { headers } = callSeen("modern");
       const legacyLooking = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
       const deep = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "x", params: { a: [[[[[[[[1]]]]]]]] } });
-      const answers = await Promise.all([rawPost(server.url, headers, "x".repeat(301)), rawPost(server.url, headers, deep), rawPost(server.url, headers, legacyLooking)]);
-      assert.deepEqual(answers.map((a) => a.status), [413, 400, 400]);
+      const answers = await Promise.all([
+        rawPost(server.url, headers, "x".repeat(301)),
+        rawPost(server.url, headers, deep),
+        rawPost(server.url, headers, legacyLooking),
+      ]);
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [413, 400, 400],
+      );
       assert.deepEqual(rejected.map((r) => r.reason).sort(), ["body-too-large", "invalid-message", "nested-too-deeply"]);
       assert.equal(rejected.find((r) => r.reason === "invalid-message")?.era, "modern");
     } finally {
@@ -210,7 +221,13 @@ describe("gateNode's failures and options", { timeout: 30_000 }, () => {
       },
     };
     const server = await listening(
-      http.createServer(gateNode(bad, { outbound: "report", outboundCheck: validateMcpResponse, onOutboundViolation: (v) => violations.push(`${v.method} ${v.violations.errors[0]?.instancePath}`) })),
+      http.createServer(
+        gateNode(bad, {
+          outbound: "report",
+          outboundCheck: validateMcpResponse,
+          onOutboundViolation: (v) => violations.push(`${v.method} ${v.violations.errors[0]?.instancePath}`),
+        }),
+      ),
     );
     try {
       const { headers, body } = callSeen("legacy");

@@ -61,8 +61,12 @@ function exportedNames(file: string): string[] {
     if (ts.isVariableStatement(statement)) {
       names.push(...statement.declarationList.declarations.map((d) => d.name.getText(source)));
     } else if (
-      ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isEnumDeclaration(statement) ||
-      ts.isClassDeclaration(statement) || ts.isFunctionDeclaration(statement) || ts.isModuleDeclaration(statement)
+      ts.isInterfaceDeclaration(statement) ||
+      ts.isTypeAliasDeclaration(statement) ||
+      ts.isEnumDeclaration(statement) ||
+      ts.isClassDeclaration(statement) ||
+      ts.isFunctionDeclaration(statement) ||
+      ts.isModuleDeclaration(statement)
     ) {
       names.push(statement.name?.getText(source) ?? "(anonymous)");
     }
@@ -83,7 +87,10 @@ describe("each era's types.d.ts exports one type per definition of its revision"
 
     test(`${era}/types.d.ts has no numbered duplicate of a definition`, () => {
       const known = new Set(definitions);
-      assert.deepEqual(names.filter((name) => /[A-Za-z]\d+$/.test(name) && !known.has(name)), []);
+      assert.deepEqual(
+        names.filter((name) => /[A-Za-z]\d+$/.test(name) && !known.has(name)),
+        [],
+      );
     });
   }
 });

@@ -176,7 +176,10 @@ describe("each modern request method rejects a message missing, or mistyping, a 
           objectAt(message, parent)[name] = wrongTypeFor(schema);
           const errors = errorsOf(validate, message);
           assert.ok(errors.length > 0, "passed");
-          assert.ok(errors.some((e) => e.instancePath === path), show(errors));
+          assert.ok(
+            errors.some((e) => e.instancePath === path),
+            show(errors),
+          );
         });
       }
     });
@@ -185,39 +188,88 @@ describe("each modern request method rejects a message missing, or mistyping, a 
 
 describe("the legacy validators check framing only", () => {
   const cases: Array<[string, { validate: Validator; body: unknown; want: "pass" | { failsAt: string } }]> = [
-    ["JSONRPCMessage passes a request with an unknown method", {
-      validate: legacy.JSONRPCMessage, body: { jsonrpc: "2.0", id: 1, method: "no/such/method" }, want: "pass",
-    }],
-    ["JSONRPCRequest passes a request with an unknown method", {
-      validate: legacy.JSONRPCRequest, body: { jsonrpc: "2.0", id: "a", method: "no/such/method", params: {} }, want: "pass",
-    }],
-    ["JSONRPCMessage passes a notification's method beside an id", {
-      validate: legacy.JSONRPCMessage, body: { jsonrpc: "2.0", id: 2, method: "notifications/initialized" }, want: "pass",
-    }],
-    ["JSONRPCRequest passes a notification's method beside an id", {
-      validate: legacy.JSONRPCRequest, body: { jsonrpc: "2.0", id: 2, method: "notifications/initialized" }, want: "pass",
-    }],
-    ["JSONRPCMessage passes a request's method without an id", {
-      validate: legacy.JSONRPCMessage, body: { jsonrpc: "2.0", method: "tools/call", params: { name: "x" } }, want: "pass",
-    }],
-    ["JSONRPCNotification passes a request's method without an id", {
-      validate: legacy.JSONRPCNotification, body: { jsonrpc: "2.0", method: "tools/call", params: { name: "x" } }, want: "pass",
-    }],
-    ["JSONRPCMessage rejects jsonrpc 1.0 at /jsonrpc", {
-      validate: legacy.JSONRPCMessage, body: { jsonrpc: "1.0", id: 3, method: "tools/call" }, want: { failsAt: "/jsonrpc" },
-    }],
-    ["JSONRPCRequest rejects jsonrpc 1.0 at /jsonrpc", {
-      validate: legacy.JSONRPCRequest, body: { jsonrpc: "1.0", id: 3, method: "tools/call" }, want: { failsAt: "/jsonrpc" },
-    }],
-    ["JSONRPCNotification rejects jsonrpc 1.0 at /jsonrpc", {
-      validate: legacy.JSONRPCNotification, body: { jsonrpc: "1.0", method: "notifications/initialized" }, want: { failsAt: "/jsonrpc" },
-    }],
+    [
+      "JSONRPCMessage passes a request with an unknown method",
+      {
+        validate: legacy.JSONRPCMessage,
+        body: { jsonrpc: "2.0", id: 1, method: "no/such/method" },
+        want: "pass",
+      },
+    ],
+    [
+      "JSONRPCRequest passes a request with an unknown method",
+      {
+        validate: legacy.JSONRPCRequest,
+        body: { jsonrpc: "2.0", id: "a", method: "no/such/method", params: {} },
+        want: "pass",
+      },
+    ],
+    [
+      "JSONRPCMessage passes a notification's method beside an id",
+      {
+        validate: legacy.JSONRPCMessage,
+        body: { jsonrpc: "2.0", id: 2, method: "notifications/initialized" },
+        want: "pass",
+      },
+    ],
+    [
+      "JSONRPCRequest passes a notification's method beside an id",
+      {
+        validate: legacy.JSONRPCRequest,
+        body: { jsonrpc: "2.0", id: 2, method: "notifications/initialized" },
+        want: "pass",
+      },
+    ],
+    [
+      "JSONRPCMessage passes a request's method without an id",
+      {
+        validate: legacy.JSONRPCMessage,
+        body: { jsonrpc: "2.0", method: "tools/call", params: { name: "x" } },
+        want: "pass",
+      },
+    ],
+    [
+      "JSONRPCNotification passes a request's method without an id",
+      {
+        validate: legacy.JSONRPCNotification,
+        body: { jsonrpc: "2.0", method: "tools/call", params: { name: "x" } },
+        want: "pass",
+      },
+    ],
+    [
+      "JSONRPCMessage rejects jsonrpc 1.0 at /jsonrpc",
+      {
+        validate: legacy.JSONRPCMessage,
+        body: { jsonrpc: "1.0", id: 3, method: "tools/call" },
+        want: { failsAt: "/jsonrpc" },
+      },
+    ],
+    [
+      "JSONRPCRequest rejects jsonrpc 1.0 at /jsonrpc",
+      {
+        validate: legacy.JSONRPCRequest,
+        body: { jsonrpc: "1.0", id: 3, method: "tools/call" },
+        want: { failsAt: "/jsonrpc" },
+      },
+    ],
+    [
+      "JSONRPCNotification rejects jsonrpc 1.0 at /jsonrpc",
+      {
+        validate: legacy.JSONRPCNotification,
+        body: { jsonrpc: "1.0", method: "notifications/initialized" },
+        want: { failsAt: "/jsonrpc" },
+      },
+    ],
   ];
   for (const [name, { validate, body, want }] of cases) {
     test(name, () => {
       const errors = errorsOf(validate, body);
       if (want === "pass") assert.deepEqual(errors, []);
-      else assert.ok(errors.some((e) => e.instancePath === want.failsAt), show(errors));
+      else
+        assert.ok(
+          errors.some((e) => e.instancePath === want.failsAt),
+          show(errors),
+        );
     });
   }
 });
@@ -242,9 +294,10 @@ describe("the format regexes of schemas/formats.json, through the generated vali
     byte: {
       validate: modern.CallToolRequest,
       at: "/params/inputResponses/sample/content/data",
-      message: (data) => withParams("CallToolRequest", {
-        inputResponses: { sample: { role: "assistant", model: "m", content: { type: "image", mimeType: "image/png", data } } },
-      }),
+      message: (data) =>
+        withParams("CallToolRequest", {
+          inputResponses: { sample: { role: "assistant", model: "m", content: { type: "image", mimeType: "image/png", data } } },
+        }),
     },
   };
   const cases: Array<[format: string, value: string, ok: boolean]> = [

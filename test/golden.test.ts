@@ -25,18 +25,123 @@ interface Want {
 
 // Representative rejections whose exact answer is pinned in test/golden/<name>.json.
 const CASES: Array<[string, { era: Era; body: unknown; protocolVersion?: string; want: Want }]> = [
-  ["modern-tools-call-bad-params", { era: "modern", body: modernToolsCall({ params: { name: 5 } }), want: { kind: "request", definition: "CallToolRequest", code: -32602, id: 7, first: "/params/_meta", listed: 2 } }],
-  ["modern-tools-call-missing-meta-fields", { era: "modern", body: modernToolsCall({ params: { name: "t", _meta: {} } }), want: { kind: "request", definition: "CallToolRequest", code: -32602, id: 7, first: "/params/_meta/io.modelcontextprotocol~1clientCapabilities", listed: 2 } }],
-  ["modern-prompts-get-non-string-arguments", { era: "modern", body: { jsonrpc: "2.0", id: "p1", method: "prompts/get", params: { _meta: MODERN_META, name: "p", arguments: { a: 1, b: true } } }, want: { kind: "request", definition: "GetPromptRequest", code: -32602, id: "p1", first: "/params/arguments/a", listed: 2 } }],
-  ["modern-resources-read-relative-uri", { era: "modern", body: { jsonrpc: "2.0", id: 4, method: "resources/read", params: { _meta: MODERN_META, uri: "not a uri" } }, want: { kind: "request", definition: "ReadResourceRequest", code: -32602, id: 4, first: "/params/uri", listed: 1 } }],
-  ["modern-client-response", { era: "modern", body: { jsonrpc: "2.0", id: 9, result: {} }, want: { kind: "response", definition: "JSONRPCMessage", code: -32600, id: 9, first: "", listed: 1 } }],
-  ["modern-bad-framing-unknown-method", { era: "modern", body: { jsonrpc: "2.0", id: 1.5, method: "vendor/x", params: [] }, want: { kind: "request", definition: "JSONRPCRequest", code: -32600, id: null, first: "/id", listed: 2 } }],
-  ["legacy-bad-request-envelope", { era: "legacy", body: { jsonrpc: "1.0", id: "r1", method: 3 }, want: { kind: "request", definition: "JSONRPCRequest", code: -32600, id: "r1", first: "/jsonrpc", listed: 2 } }],
-  ["legacy-bad-notification", { era: "legacy", body: { jsonrpc: "2.0", method: "notifications/x", params: "junk" }, want: { kind: "notification", definition: "JSONRPCNotification", code: -32600, id: null, first: "/params", listed: 1 } }],
-  ["legacy-batch-under-2025-06-18", { era: "legacy", body: [{ jsonrpc: "2.0", id: 1, method: "ping" }], protocolVersion: "2025-06-18", want: { kind: "other", definition: "JSONRPCMessage", code: -32600, id: null, first: "", listed: 1 } }],
-  ["legacy-batch-bad-items", { era: "legacy", body: [{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "1.0", id: 2, method: "tools/list" }, 5], want: { kind: "batch", definition: "JSONRPCBatchRequest", code: -32600, id: null, first: "/1/jsonrpc", listed: 2 } }],
-  ["legacy-object-of-no-kind", { era: "legacy", body: { jsonrpc: "2.0", id: 1 }, want: { kind: "other", definition: "JSONRPCMessage", code: -32600, id: 1, first: "", listed: 4 } }],
-  ["modern-many-bad-arguments-bounded", { era: "modern", body: { jsonrpc: "2.0", id: 5, method: "prompts/get", params: { _meta: MODERN_META, name: "p", arguments: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i])) } }, want: { kind: "request", definition: "GetPromptRequest", code: -32602, id: 5, first: "/params/arguments/k0", listed: 20, omitted: 30 } }],
+  [
+    "modern-tools-call-bad-params",
+    {
+      era: "modern",
+      body: modernToolsCall({ params: { name: 5 } }),
+      want: { kind: "request", definition: "CallToolRequest", code: -32602, id: 7, first: "/params/_meta", listed: 2 },
+    },
+  ],
+  [
+    "modern-tools-call-missing-meta-fields",
+    {
+      era: "modern",
+      body: modernToolsCall({ params: { name: "t", _meta: {} } }),
+      want: {
+        kind: "request",
+        definition: "CallToolRequest",
+        code: -32602,
+        id: 7,
+        first: "/params/_meta/io.modelcontextprotocol~1clientCapabilities",
+        listed: 2,
+      },
+    },
+  ],
+  [
+    "modern-prompts-get-non-string-arguments",
+    {
+      era: "modern",
+      body: { jsonrpc: "2.0", id: "p1", method: "prompts/get", params: { _meta: MODERN_META, name: "p", arguments: { a: 1, b: true } } },
+      want: { kind: "request", definition: "GetPromptRequest", code: -32602, id: "p1", first: "/params/arguments/a", listed: 2 },
+    },
+  ],
+  [
+    "modern-resources-read-relative-uri",
+    {
+      era: "modern",
+      body: { jsonrpc: "2.0", id: 4, method: "resources/read", params: { _meta: MODERN_META, uri: "not a uri" } },
+      want: { kind: "request", definition: "ReadResourceRequest", code: -32602, id: 4, first: "/params/uri", listed: 1 },
+    },
+  ],
+  [
+    "modern-client-response",
+    {
+      era: "modern",
+      body: { jsonrpc: "2.0", id: 9, result: {} },
+      want: { kind: "response", definition: "JSONRPCMessage", code: -32600, id: 9, first: "", listed: 1 },
+    },
+  ],
+  [
+    "modern-bad-framing-unknown-method",
+    {
+      era: "modern",
+      body: { jsonrpc: "2.0", id: 1.5, method: "vendor/x", params: [] },
+      want: { kind: "request", definition: "JSONRPCRequest", code: -32600, id: null, first: "/id", listed: 2 },
+    },
+  ],
+  [
+    "legacy-bad-request-envelope",
+    {
+      era: "legacy",
+      body: { jsonrpc: "1.0", id: "r1", method: 3 },
+      want: { kind: "request", definition: "JSONRPCRequest", code: -32600, id: "r1", first: "/jsonrpc", listed: 2 },
+    },
+  ],
+  [
+    "legacy-bad-notification",
+    {
+      era: "legacy",
+      body: { jsonrpc: "2.0", method: "notifications/x", params: "junk" },
+      want: { kind: "notification", definition: "JSONRPCNotification", code: -32600, id: null, first: "/params", listed: 1 },
+    },
+  ],
+  [
+    "legacy-batch-under-2025-06-18",
+    {
+      era: "legacy",
+      body: [{ jsonrpc: "2.0", id: 1, method: "ping" }],
+      protocolVersion: "2025-06-18",
+      want: { kind: "other", definition: "JSONRPCMessage", code: -32600, id: null, first: "", listed: 1 },
+    },
+  ],
+  [
+    "legacy-batch-bad-items",
+    {
+      era: "legacy",
+      body: [{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "1.0", id: 2, method: "tools/list" }, 5],
+      want: { kind: "batch", definition: "JSONRPCBatchRequest", code: -32600, id: null, first: "/1/jsonrpc", listed: 2 },
+    },
+  ],
+  [
+    "legacy-object-of-no-kind",
+    {
+      era: "legacy",
+      body: { jsonrpc: "2.0", id: 1 },
+      want: { kind: "other", definition: "JSONRPCMessage", code: -32600, id: 1, first: "", listed: 4 },
+    },
+  ],
+  [
+    "modern-many-bad-arguments-bounded",
+    {
+      era: "modern",
+      body: {
+        jsonrpc: "2.0",
+        id: 5,
+        method: "prompts/get",
+        params: { _meta: MODERN_META, name: "p", arguments: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i])) },
+      },
+      want: {
+        kind: "request",
+        definition: "GetPromptRequest",
+        code: -32602,
+        id: 5,
+        first: "/params/arguments/k0",
+        listed: 20,
+        omitted: 30,
+      },
+    },
+  ],
 ];
 
 describe("golden answers for representative rejections", () => {
@@ -59,7 +164,10 @@ describe("golden answers for representative rejections", () => {
   test("every golden answer file is pinned by a case here", () => {
     const pinned = new Set(CASES.map(([name]) => `${name}.json`));
     const files = readdirSync(join(repoRoot, "test", "golden")).filter((f) => f.endsWith(".json"));
-    assert.deepEqual(files.filter((f) => !pinned.has(f)), []);
+    assert.deepEqual(
+      files.filter((f) => !pinned.has(f)),
+      [],
+    );
   });
 });
 

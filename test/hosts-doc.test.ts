@@ -13,8 +13,16 @@ test("every ```ts block of docs/hosts.md is complete on its own and type-checks 
   const doc = readFileSync(join(repoRoot, "docs", "hosts.md"), "utf8");
   const blocks = [...doc.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
   assert.ok(blocks.length >= 6, `found ${blocks.length} blocks`);
-  for (const host of ["http.createServer(gateNode(", 'app.all("/mcp", gateNode(', "export default { fetch: gateFetch(", "gated(c.req.raw)"]) {
-    assert.ok(blocks.some((b) => b.includes(host)), `no block shows ${host}`);
+  for (const host of [
+    "http.createServer(gateNode(",
+    'app.all("/mcp", gateNode(',
+    "export default { fetch: gateFetch(",
+    "gated(c.req.raw)",
+  ]) {
+    assert.ok(
+      blocks.some((b) => b.includes(host)),
+      `no block shows ${host}`,
+    );
   }
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir);

@@ -12,7 +12,10 @@ type Mark = [union: number, at: string, branch: number];
 
 const fault = (keyword: string, instancePath: string, ...marks: Mark[]): ValidationError =>
   ({ keyword, instancePath, params: {}, ...(marks.length > 0 && { branches: marks.flat() }) }) as ValidationError;
-const union = (number: number, instancePath: string, ...marks: Mark[]): ValidationError => ({ ...fault("anyOf", instancePath, ...marks), params: { union: number } });
+const union = (number: number, instancePath: string, ...marks: Mark[]): ValidationError => ({
+  ...fault("anyOf", instancePath, ...marks),
+  params: { union: number },
+});
 
 describe("keepLikelyBranches on hand-built error lists", () => {
   test("an inner union's losing branch is not counted against the outer branch that holds it", () => {
@@ -53,7 +56,12 @@ describe("keepLikelyBranches on hand-built error lists", () => {
   });
 
   test("a union of three branches keeps only its best one", () => {
-    const faults = [fault("type", "/c/a/x", [0, "/c", 0]), fault("type", "/c/b/x", [0, "/c", 0]), fault("type", "/c/e/x", [0, "/c", 1]), fault("type", "/c", [0, "/c", 2])];
+    const faults = [
+      fault("type", "/c/a/x", [0, "/c", 0]),
+      fault("type", "/c/b/x", [0, "/c", 0]),
+      fault("type", "/c/e/x", [0, "/c", 1]),
+      fault("type", "/c", [0, "/c", 2]),
+    ];
     const anyOf = union(0, "/c");
     assert.deepEqual(keepLikelyBranches([...faults, anyOf]), [faults[2], anyOf]);
   });

@@ -21,30 +21,62 @@ const UNION = "must match one of the allowed shapes";
 
 // Without branch selection each of these listed every content type's required fields (up to 124 locations).
 const CASES: Array<[string, { body: unknown; want: string[] }]> = [
-  ["a text block missing its text is reported as that, in an array of blocks", {
-    body: samplingAnswer([{ type: "text" }, { type: "image", data: "aGk=" }]),
-    want: [`${AT} ${UNION}`, `${AT}/content ${UNION}`, `${AT}/content/0 ${UNION}`, `${AT}/content/0/text is required`, `${AT}/content/1 ${UNION}`, `${AT}/content/1/mimeType is required`],
-  }],
-  ["a wrong-typed member of a single block is reported at that member", {
-    body: samplingAnswer({ type: "text", text: 5 }),
-    want: [`${AT} ${UNION}`, `${AT}/content ${UNION}`, `${AT}/content/text must be string`],
-  }],
-  ["the discriminator decides: an image block lacking data is not judged as text", {
-    body: samplingAnswer({ type: "image" }),
-    want: [`${AT} ${UNION}`, `${AT}/content ${UNION}`, `${AT}/content/data is required`, `${AT}/content/mimeType is required`],
-  }],
-  ["an unknown discriminator is reported against the closest branch", {
-    body: samplingAnswer([{ type: "texto", text: "x" }]),
-    want: [`${AT} ${UNION}`, `${AT}/content ${UNION}`, `${AT}/content/0 ${UNION}`, `${AT}/content/0/type must equal "text"`],
-  }],
-  ["branches that all reject the value's type are all kept, their messages merged", {
-    body: samplingAnswer("hello"),
-    want: [`${AT} ${UNION}`, `${AT}/content must be object | must be array | ${UNION}`],
-  }],
-  ["a recursive JSONValue keeps every alternative for a value no branch takes", {
-    body: modernToolsCall({ params: { name: "t", _meta: { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": { experimental: { x: { y: null } } } } } }),
-    want: ["/params/_meta/io.modelcontextprotocol~1clientCapabilities/experimental/x/y must be object | must be array | must be string, integer or boolean | " + UNION],
-  }],
+  [
+    "a text block missing its text is reported as that, in an array of blocks",
+    {
+      body: samplingAnswer([{ type: "text" }, { type: "image", data: "aGk=" }]),
+      want: [
+        `${AT} ${UNION}`,
+        `${AT}/content ${UNION}`,
+        `${AT}/content/0 ${UNION}`,
+        `${AT}/content/0/text is required`,
+        `${AT}/content/1 ${UNION}`,
+        `${AT}/content/1/mimeType is required`,
+      ],
+    },
+  ],
+  [
+    "a wrong-typed member of a single block is reported at that member",
+    {
+      body: samplingAnswer({ type: "text", text: 5 }),
+      want: [`${AT} ${UNION}`, `${AT}/content ${UNION}`, `${AT}/content/text must be string`],
+    },
+  ],
+  [
+    "the discriminator decides: an image block lacking data is not judged as text",
+    {
+      body: samplingAnswer({ type: "image" }),
+      want: [`${AT} ${UNION}`, `${AT}/content ${UNION}`, `${AT}/content/data is required`, `${AT}/content/mimeType is required`],
+    },
+  ],
+  [
+    "an unknown discriminator is reported against the closest branch",
+    {
+      body: samplingAnswer([{ type: "texto", text: "x" }]),
+      want: [`${AT} ${UNION}`, `${AT}/content ${UNION}`, `${AT}/content/0 ${UNION}`, `${AT}/content/0/type must equal "text"`],
+    },
+  ],
+  [
+    "branches that all reject the value's type are all kept, their messages merged",
+    {
+      body: samplingAnswer("hello"),
+      want: [`${AT} ${UNION}`, `${AT}/content must be object | must be array | ${UNION}`],
+    },
+  ],
+  [
+    "a recursive JSONValue keeps every alternative for a value no branch takes",
+    {
+      body: modernToolsCall({
+        params: {
+          name: "t",
+          _meta: { ...MODERN_META, "io.modelcontextprotocol/clientCapabilities": { experimental: { x: { y: null } } } },
+        },
+      }),
+      want: [
+        `/params/_meta/io.modelcontextprotocol~1clientCapabilities/experimental/x/y must be object | must be array | must be string, integer or boolean | ${UNION}`,
+      ],
+    },
+  ],
 ];
 
 describe("of a failed anyOf, the answer lists the branch the client most likely meant", () => {

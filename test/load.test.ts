@@ -82,7 +82,12 @@ async function fire(shots: Shot[]): Promise<{ latencies: number[]; failures: str
       const shot = shots[next++] as Shot;
       const started = performance.now();
       try {
-        const res = await fetch(server.url, { method: "POST", headers: shot.headers, body: shot.body, signal: AbortSignal.timeout(10_000) });
+        const res = await fetch(server.url, {
+          method: "POST",
+          headers: shot.headers,
+          body: shot.body,
+          signal: AbortSignal.timeout(10_000),
+        });
         await res.arrayBuffer();
         latencies.push(performance.now() - started);
         if (res.status !== shot.status) failures.push(`${shot.name}: ${res.status}, expected ${shot.status}`);
@@ -95,7 +100,9 @@ async function fire(shots: Shot[]): Promise<{ latencies: number[]; failures: str
   return { latencies, failures };
 }
 
-test(`${MESSAGES} mixed messages over ${CONCURRENCY} connections: no 5xx, no dropped connection, bounded RSS`, { timeout: TIME_BOUND_MS + 15_000 }, async (t) => {
+test(`${MESSAGES} mixed messages over ${CONCURRENCY} connections: no 5xx, no dropped connection, bounded RSS`, {
+  timeout: TIME_BOUND_MS + 15_000,
+}, async (t) => {
   // Every message kind once before measuring, so start-up allocations are not counted as growth.
   await fire(MIX.concat(OVERSIZED));
   const rssBefore = rssKb(server.pid);

@@ -19,7 +19,12 @@ const HOSTILE_ESCAPED = "a\\u001b[2J\\u000d\\u000aFAKE ok\\u0007\\u2028b";
 
 /** A modern prompts/get whose argument values must be strings: each key becomes a located error. */
 function promptsGet(keys: string[], id: unknown = 1) {
-  return { jsonrpc: "2.0", id, method: "prompts/get", params: { _meta: MODERN_META, name: "p", arguments: Object.fromEntries(keys.map((k, i) => [k, i])) } };
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "prompts/get",
+    params: { _meta: MODERN_META, name: "p", arguments: Object.fromEntries(keys.map((k, i) => [k, i])) },
+  };
 }
 
 /** Every string of an answer a host might log. */
@@ -41,7 +46,11 @@ describe("answers carry client keys escaped and bounded", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(promptsGet([HOSTILE])) });
+      const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(promptsGet([HOSTILE])),
+      });
       assert.equal(res.status, 400);
       const text = await res.text();
       assertEscaped(JSON.parse(text) as JsonRpcErrorResponse);
@@ -56,7 +65,13 @@ describe("answers carry client keys escaped and bounded", () => {
   test("a key with ESC, CR, LF, BEL and U+2028 is escaped in the message, the instancePath and onReject's info (Fetch adapter)", async () => {
     const rejects: RejectInfo[] = [];
     const guard = wymcpFetch({ era: () => "modern", onReject: (info) => rejects.push(info) });
-    const res = await guard(new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(promptsGet([HOSTILE])) }));
+    const res = await guard(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(promptsGet([HOSTILE])),
+      }),
+    );
     assert.equal(res?.status, 400);
     assertEscaped((await res!.json()) as JsonRpcErrorResponse);
     assert.equal(rejects.length, 1);
@@ -90,7 +105,10 @@ describe("answers carry client keys escaped and bounded", () => {
   test("a location of many long segments is cut at the whole-location bound, never inside an escape", () => {
     const segment = `${"\u001b".repeat(8)}${"y".repeat(60)}`;
     const instancePath = Array.from({ length: 6 }, () => `/${segment}`).join("");
-    const { message, data } = distill([{ keyword: "type", instancePath, schemaPath: "#", params: { type: "string" } } as ValidationError], "JSON-RPC message (X)");
+    const { message, data } = distill(
+      [{ keyword: "type", instancePath, schemaPath: "#", params: { type: "string" } } as ValidationError],
+      "JSON-RPC message (X)",
+    );
     const location = data.errors[0]!.instancePath;
     assert.ok(location.length <= LIMITS.locationLength + 1, String(location.length));
     assert.ok(location.endsWith("…"));
@@ -101,36 +119,85 @@ describe("answers carry client keys escaped and bounded", () => {
   test("the CLI prints an escaped location as it is, without escaping it twice", () => {
     const result = validateMcpRequest(promptsGet([HOSTILE]), "modern");
     assert.equal(result.outcome, "reject");
-    const verdict = { source: "x", line: 1, direction: "in", era: "modern", eraSignal: "flag", outcome: "reject", kind: result.kind, definition: result.definition, reason: "invalid-message", status: 400, response: result.response } as const;
+    const verdict = {
+      source: "x",
+      line: 1,
+      direction: "in",
+      era: "modern",
+      eraSignal: "flag",
+      outcome: "reject",
+      kind: result.kind,
+      definition: result.definition,
+      reason: "invalid-message",
+      status: 400,
+      response: result.response,
+    } as const;
     const text = renderHuman(verdict as Parameters<typeof renderHuman>[0], promptsGet([HOSTILE]), (_code, t) => t);
     assert.ok(text.includes(`/params/arguments/${HOSTILE_ESCAPED}`), text);
     assert.doesNotMatch(text.replace(/\n/g, ""), /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
   });
 });
 
-const unsafeUnit = fc.constantFrom("\u0000", "\u001b", "\r", "\n", "\u0007", "\u007f", "\u0085", "\u009b", "\u2028", "\u2029", "\u202e", "\ud800", "\udfff", "\\", "…", "~", "/");
-const key = fc.array(fc.oneof(unsafeUnit, fc.string({ unit: "binary", maxLength: 8 }), fc.string({ maxLength: 80 })), { maxLength: 12 }).map((parts) => parts.join(""));
+const unsafeUnit = fc.constantFrom(
+  "\u0000",
+  "\u001b",
+  "\r",
+  "\n",
+  "\u0007",
+  "\u007f",
+  "\u0085",
+  "\u009b",
+  "\u2028",
+  "\u2029",
+  "\u202e",
+  "\ud800",
+  "\udfff",
+  "\\",
+  "…",
+  "~",
+  "/",
+);
+const key = fc
+  .array(fc.oneof(unsafeUnit, fc.string({ unit: "binary", maxLength: 8 }), fc.string({ maxLength: 80 })), { maxLength: 12 })
+  .map((parts) => parts.join(""));
 
 describe("properties: no answer string holds a control character, every answer stays under MAX_ANSWER_BYTES", () => {
   test("arbitrary keys and ids, modern and legacy", () => {
     fc.assert(
-      fc.property(fc.array(key, { minLength: 1, maxLength: 40 }), fc.oneof(fc.string({ unit: "binary", maxLength: 30 }), fc.integer()), fc.constantFrom("modern", "legacy" as const), (keys, id, era) => {
-        const body = era === "modern" ? promptsGet(keys, id) : { jsonrpc: "2.0", id, method: "prompts/get", params: { name: "p", arguments: Object.fromEntries(keys.map((k, i) => [k, { nested: { [k]: i } }])) } };
-        const result = validateMcpRequest(body, era as "modern" | "legacy");
-        if (result.outcome !== "reject") return;
-        for (const text of strings(result.response)) assert.ok(!hasUnsafeUnit(text), JSON.stringify(text));
-        if (typeof result.response.id === "string") assert.ok(!hasUnsafeUnit(result.response.id));
-        assert.ok(new TextEncoder().encode(JSON.stringify(result.response)).byteLength <= MAX_ANSWER_BYTES);
-      }),
+      fc.property(
+        fc.array(key, { minLength: 1, maxLength: 40 }),
+        fc.oneof(fc.string({ unit: "binary", maxLength: 30 }), fc.integer()),
+        fc.constantFrom("modern", "legacy" as const),
+        (keys, id, era) => {
+          const body =
+            era === "modern"
+              ? promptsGet(keys, id)
+              : {
+                  jsonrpc: "2.0",
+                  id,
+                  method: "prompts/get",
+                  params: { name: "p", arguments: Object.fromEntries(keys.map((k, i) => [k, { nested: { [k]: i } }])) },
+                };
+          const result = validateMcpRequest(body, era as "modern" | "legacy");
+          if (result.outcome !== "reject") return;
+          for (const text of strings(result.response)) assert.ok(!hasUnsafeUnit(text), JSON.stringify(text));
+          if (typeof result.response.id === "string") assert.ok(!hasUnsafeUnit(result.response.id));
+          assert.ok(new TextEncoder().encode(JSON.stringify(result.response)).byteLength <= MAX_ANSWER_BYTES);
+        },
+      ),
       { numRuns: 400, seed: 2028 },
     );
   });
 
   test("arbitrary pointers straight into the distiller (the outbound path shares it)", () => {
-    const pointer = fc.array(key, { minLength: 1, maxLength: 10 }).map((segments) => segments.map((s) => `/${s.replace(/~/g, "~0").replace(/\//g, "~1")}`).join(""));
+    const pointer = fc
+      .array(key, { minLength: 1, maxLength: 10 })
+      .map((segments) => segments.map((s) => `/${s.replace(/~/g, "~0").replace(/\//g, "~1")}`).join(""));
     fc.assert(
       fc.property(fc.array(pointer, { minLength: 1, maxLength: 60 }), (pointers) => {
-        const errors = pointers.map((instancePath) => ({ keyword: "type", instancePath, schemaPath: "#", params: { type: "string" } }) as ValidationError);
+        const errors = pointers.map(
+          (instancePath) => ({ keyword: "type", instancePath, schemaPath: "#", params: { type: "string" } }) as ValidationError,
+        );
         const { message, data } = distill(errors, "tools/call result (CallToolResult)");
         assert.ok(!hasUnsafeUnit(message), message);
         for (const { instancePath } of data.errors) {

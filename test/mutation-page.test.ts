@@ -6,7 +6,11 @@ import { EXPLAINED } from "./mutation/explained.js";
 
 const source = "export const limit = 4;\nexport function over(n: number) {\n  return n > limit;\n}\n";
 const mutant = (id: string, status: string, line: number, column: number, endColumn: number, mutatorName: string, replacement: string) => ({
-  id, status, mutatorName, replacement, location: { start: { line, column }, end: { line, column: endColumn } },
+  id,
+  status,
+  mutatorName,
+  replacement,
+  location: { start: { line, column }, end: { line, column: endColumn } },
 });
 
 describe("docs/mutation.md, as npm run mutation writes it", () => {
@@ -35,7 +39,10 @@ describe("docs/mutation.md, as npm run mutation writes it", () => {
   test("an incremental run's page also gives the last full run's duration, and each run's load average", () => {
     const full = { minutes: 18.2, incremental: false, date: "2026-12-02", load: [1.1, 3.6] as [number, number] };
     const { page } = renderPage(report as never, { minutes: 5.4, incremental: true, date: "2026-12-03", load: [0.5, 2.5], full });
-    assert.match(page, /5\.4 minutes \(incremental: results of unchanged mutants and tests reused\), load average 0\.5 before and 2\.5 after\. The last full run \(2026-12-02\): 18\.2 minutes \(a full run, nothing reused\), load average 1\.1 before and 3\.6 after\./);
+    assert.match(
+      page,
+      /5\.4 minutes \(incremental: results of unchanged mutants and tests reused\), load average 0\.5 before and 2\.5 after\. The last full run \(2026-12-02\): 18\.2 minutes \(a full run, nothing reused\), load average 1\.1 before and 3\.6 after\./,
+    );
     assert.doesNotMatch(renderPage(report as never, { ...full, full }).page, /The last full run/);
   });
 

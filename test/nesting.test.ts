@@ -49,7 +49,9 @@ describe("maxDepth on Node http and Express", { timeout: 20_000 }, () => {
     raw = await listen((req, res) => void guard(req, res, () => handedOn(req, res)));
     const guard5 = wymcpNode({ maxDepth: 5 });
     small = await listen((req, res) => void guard5(req, res, () => handedOn(req, res)));
-    const app = express().use(express.json({ limit: "4mb" })).post("/mcp", wymcpNode(), (_req, res) => void res.send("handed on"));
+    const app = express()
+      .use(express.json({ limit: "4mb" }))
+      .post("/mcp", wymcpNode(), (_req, res) => void res.send("handed on"));
     parsed = await listen(app);
   });
   after(async () => {
@@ -99,7 +101,8 @@ describe("maxDepth on Node http and Express", { timeout: 20_000 }, () => {
 describe("maxDepth on Fetch hosts", () => {
   test("a deeper body resolves to the 400 answer; one within the limit to undefined", async () => {
     const guard = wymcpFetch({ maxDepth: 10 });
-    const request = (body: string) => new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "Content-Type": "application/json" }, body });
+    const request = (body: string) =>
+      new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "Content-Type": "application/json" }, body });
     const refused = await guard(request(deepCall(8)));
     assert.ok(refused);
     await tooDeep(refused, 10);

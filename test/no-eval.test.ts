@@ -53,7 +53,9 @@ function sourceFiles(dir: string): string[] {
 describe("the runtime never compiles a schema", () => {
   // src/cli/compile/ is `wymcp compile`, a build-time command that compiles by design; no runtime entry loads it
   // (test/compile-lean-entries.test.ts follows their import graphs).
-  const files = sourceFiles(join(repoRoot, "src")).filter((file) => !relative(join(repoRoot, "src"), file).startsWith(`cli${sep}compile${sep}`));
+  const files = sourceFiles(join(repoRoot, "src")).filter(
+    (file) => !relative(join(repoRoot, "src"), file).startsWith(`cli${sep}compile${sep}`),
+  );
   test("src/ has source files to check", () => assert.ok(files.length > 0));
   for (const file of files) {
     const name = relative(repoRoot, file);
@@ -99,7 +101,9 @@ invalid.params.name = 42;
     if (!existsSync(entry)) {
       execFileSync("npm", ["run", "-s", "build"], { cwd: repoRoot });
     }
-    const out = await runModule("runtime.mjs", `import { validateMcpRequest } from ${JSON.stringify(pathToFileURL(entry).href)};
+    const out = await runModule(
+      "runtime.mjs",
+      `import { validateMcpRequest } from ${JSON.stringify(pathToFileURL(entry).href)};
 ${prelude(callTool)}
 const rejected = validateMcpRequest(invalid, "modern");
 console.log(JSON.stringify({
@@ -108,13 +112,16 @@ console.log(JSON.stringify({
   invalid: rejected.outcome,
   status: rejected.status,
 }));
-`);
+`,
+    );
     assert.deepEqual(out, { codeFromStrings: "blocked", valid: "pass", invalid: "reject", status: 400 });
   });
 
   test("generated/index.js loads and its validators run", async () => {
     assert.ok(callTool, "no official CallToolRequest example");
-    const out = await runModule("generated.mjs", `import { eras } from ${JSON.stringify(pathToFileURL(join(generatedDir, "index.js")).href)};
+    const out = await runModule(
+      "generated.mjs",
+      `import { eras } from ${JSON.stringify(pathToFileURL(join(generatedDir, "index.js")).href)};
 ${prelude(callTool)}
 const { validate } = eras.modern.methods.get("tools/call");
 console.log(JSON.stringify({
@@ -124,7 +131,8 @@ console.log(JSON.stringify({
   invalid: validate(invalid),
   invalidAt: validate.errors.map((e) => e.instancePath),
 }));
-`);
+`,
+    );
     assert.deepEqual(out, {
       codeFromStrings: "blocked",
       eras: [...eras].sort(),

@@ -105,7 +105,11 @@ describe("wymcpNode after an early 413", { timeout: 30_000 }, () => {
   });
 
   test("the server answers the next request after both", async () => {
-    const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
     assert.deepEqual([res.status, await res.text()], [200, "handed on"]);
   });
 });

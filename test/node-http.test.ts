@@ -7,7 +7,6 @@ import { classifyEra, type JsonRpcErrorResponse, type RejectInfo, type WymcpInfo
 import { wymcpNode, type NodeOptions } from "wymcp/node";
 import { MODERN_META } from "./support/messages.js";
 
-
 interface Harness {
   url: string;
   rejects: RejectInfo[];
@@ -54,7 +53,12 @@ async function seenOf(res: Response): Promise<Seen> {
 }
 
 function post(url: string, body: string | Uint8Array, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body, signal: AbortSignal.timeout(5_000) });
+  return fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body,
+    signal: AbortSignal.timeout(5_000),
+  });
 }
 
 /** Streams a chunked body that never ends, until the answer arrives; resolves to its status. */
@@ -186,7 +190,10 @@ describe("wymcpNode over a raw node:http request stream", { timeout: 20_000 }, (
       post(h.url, new Uint8Array(4096)),
       post(h.url, toolsList),
     ]);
-    assert.deepEqual(results.map((res) => res.status), [400, 415, 413, 200]);
+    assert.deepEqual(
+      results.map((res) => res.status),
+      [400, 415, 413, 200],
+    );
     await Promise.all(results.map((res) => res.text()));
     assert.equal((await post(h.url, toolsList)).status, 200);
   });
@@ -195,9 +202,11 @@ describe("wymcpNode over a raw node:http request stream", { timeout: 20_000 }, (
 describe("wymcpNode defaults", { timeout: 20_000 }, () => {
   let h: Harness;
   before(async () => {
-    h = await serve({ onReject: () => {
-      throw new Error("a broken logger");
-    } });
+    h = await serve({
+      onReject: () => {
+        throw new Error("a broken logger");
+      },
+    });
   });
   after(() => h.close());
 
@@ -210,7 +219,7 @@ describe("wymcpNode defaults", { timeout: 20_000 }, () => {
   test("the default limit is 4 MiB: exactly 4 MiB is read, one byte more is 413", async () => {
     const padded = toolsList.padEnd(4 * 1024 * 1024, " ");
     assert.equal((await post(h.url, padded)).status, 200);
-    assert.equal((await post(h.url, padded + " ")).status, 413);
+    assert.equal((await post(h.url, `${padded} `)).status, 413);
   });
 
   test("an onReject hook that throws does not stop the answer", async () => {

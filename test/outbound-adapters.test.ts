@@ -28,17 +28,20 @@ const BROKEN: Record<string, { type: string; pieces: string[] }> = {
   "tools/call": {
     type: "text/event-stream",
     pieces: [
-      "event: message\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1}}\n\n",
-      "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"resultType\":\"complete\",\"content\":[{\"text\":\"caf\u00e9",
-      "\"}]}}\r\n\r\n",
+      'event: message\nid: 1\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}\n\n',
+      'event: message\ndata: {"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[{"text":"caf\u00e9',
+      '"}]}}\r\n\r\n',
     ],
   },
   // JSON: a modern result without resultType.
-  "prompts/list": { type: "application/json", pieces: ["{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"result\":", "{\"prompts\":[],\"ttlMs\":0,\"cacheScope\":\"public\"}}"] },
+  "prompts/list": {
+    type: "application/json",
+    pieces: ['{"jsonrpc":"2.0","id":"p","result":', '{"prompts":[],"ttlMs":0,"cacheScope":"public"}}'],
+  },
   // JSON: a tool whose inputSchema is { "type": "string" }.
   "tools/list": {
     type: "application/json; charset=utf-8",
-    pieces: ["{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"tools\":[{\"name\":\"echo\",\"inputSchema\":{\"type\":\"string\"}}]}}"],
+    pieces: ['{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"echo","inputSchema":{"type":"string"}}]}}'],
   },
 };
 
@@ -69,7 +72,7 @@ async function brokenServer(options: Parameters<typeof wymcpNode>[0], style: "wr
       if (req.method === "GET") {
         // A legacy standalone stream: a server request (sampling) without maxTokens.
         res.writeHead(200, { "Content-Type": "text/event-stream" });
-        res.end("data: {\"jsonrpc\":\"2.0\",\"id\":90,\"method\":\"sampling/createMessage\",\"params\":{\"messages\":[]}}\n\n");
+        res.end('data: {"jsonrpc":"2.0","id":90,"method":"sampling/createMessage","params":{"messages":[]}}\n\n');
         return;
       }
       const method = (req as { body?: { method?: string } }).body?.method ?? "";
@@ -90,7 +93,12 @@ async function brokenServer(options: Parameters<typeof wymcpNode>[0], style: "wr
 }
 
 function post(url: string, body: string, headers: Record<string, string> = {}) {
-  return fetch(url, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body, signal: AbortSignal.timeout(5_000) });
+  return fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body,
+    signal: AbortSignal.timeout(5_000),
+  });
 }
 
 describe("wymcpNode report mode on a server with deliberately broken results", () => {
@@ -121,7 +129,7 @@ describe("wymcpNode report mode on a server with deliberately broken results", (
         assert.deepEqual(at(h.seen[0]), ["/result/resultType"]);
       });
 
-      test("JSON: a legacy tool whose inputSchema is { type: \"string\" } is reported at /result/tools/0/inputSchema/type", async () => {
+      test('JSON: a legacy tool whose inputSchema is { type: "string" } is reported at /result/tools/0/inputSchema/type', async () => {
         h.seen.length = 0;
         await (await post(h.url, call(3, "tools/list", {}, false))).text();
         assert.equal(h.seen.length, 1);
@@ -133,7 +141,10 @@ describe("wymcpNode report mode on a server with deliberately broken results", (
         h.seen.length = 0;
         await (await fetch(h.url, { headers: { Accept: "text/event-stream" }, signal: AbortSignal.timeout(5_000) })).text();
         assert.equal(h.seen.length, 1);
-        assert.deepEqual({ era: h.seen[0]?.era, method: h.seen[0]?.method, id: h.seen[0]?.id }, { era: "legacy", method: "sampling/createMessage", id: 90 });
+        assert.deepEqual(
+          { era: h.seen[0]?.era, method: h.seen[0]?.method, id: h.seen[0]?.id },
+          { era: "legacy", method: "sampling/createMessage", id: 90 },
+        );
         assert.ok(at(h.seen[0]).includes("/params/maxTokens"));
       });
 
@@ -157,7 +168,16 @@ describe("wymcpNode report mode on a server with deliberately broken results", (
   });
 
   test("a hook that throws leaves the response whole", async () => {
-    const h = await brokenServer({ outbound: "report", outboundCheck: validateMcpResponse, onOutboundViolation: () => { throw new Error("logger down"); } }, "writeHead");
+    const h = await brokenServer(
+      {
+        outbound: "report",
+        outboundCheck: validateMcpResponse,
+        onOutboundViolation: () => {
+          throw new Error("logger down");
+        },
+      },
+      "writeHead",
+    );
     try {
       const res = await post(h.url, call(7, "tools/call", { name: "echo" }));
       assert.equal(res.status, 200);
@@ -171,9 +191,13 @@ describe("wymcpNode report mode on a server with deliberately broken results", (
     const seen: Seen[] = [];
     const app = express();
     app.use(express.json());
-    app.post("/mcp", wymcpNode({ era: () => "modern", outbound: "report", outboundCheck: validateMcpResponse, onOutboundViolation: (i) => seen.push(i) }), (_req, res) => {
-      res.json({ jsonrpc: "2.0", id: "p", result: { prompts: [], ttlMs: 0, cacheScope: "public" } });
-    });
+    app.post(
+      "/mcp",
+      wymcpNode({ era: () => "modern", outbound: "report", outboundCheck: validateMcpResponse, onOutboundViolation: (i) => seen.push(i) }),
+      (_req, res) => {
+        res.json({ jsonrpc: "2.0", id: "p", result: { prompts: [], ttlMs: 0, cacheScope: "public" } });
+      },
+    );
     const server = http.createServer(app);
     const url = await listen(server);
     try {
@@ -181,7 +205,10 @@ describe("wymcpNode report mode on a server with deliberately broken results", (
     } finally {
       await closer(server)();
     }
-    assert.deepEqual(seen.map((v) => [v.method, v.id, at(v)]), [["prompts/list", "p", ["/result/resultType"]]]);
+    assert.deepEqual(
+      seen.map((v) => [v.method, v.id, at(v)]),
+      [["prompts/list", "p", ["/result/resultType"]]],
+    );
   });
 
   test("report mode without a check, or an unknown mode, throws when the adapter is built", () => {
@@ -193,11 +220,15 @@ describe("wymcpNode report mode on a server with deliberately broken results", (
 function buildSdk() {
   return createMcpHandler(() => {
     const server = new McpServer({ name: "outbound-test", version: "1.0.0" });
-    server.registerTool("upper", { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({ content: [{ type: "text", text: text.toUpperCase() }] }));
+    server.registerTool("upper", { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
+      content: [{ type: "text", text: text.toUpperCase() }],
+    }));
     server.registerPrompt("greet", { argsSchema: z.object({ name: z.string() }) }, ({ name }) => ({
       messages: [{ role: "user", content: { type: "text", text: `Hello, ${name}!` } }],
     }));
-    server.registerResource("readme", "file:///readme.txt", { mimeType: "text/plain" }, async (uri) => ({ contents: [{ uri: uri.href, text: "hi" }] }));
+    server.registerResource("readme", "file:///readme.txt", { mimeType: "text/plain" }, async (uri) => ({
+      contents: [{ uri: uri.href, text: "hi" }],
+    }));
     return server;
   });
 }
@@ -232,7 +263,9 @@ function counting() {
 }
 
 // The SDK's stateless legacy leg answers the legacy client's GET with 405 and "id": null; the erratum on error ids accepts it.
-describe("report mode in front of the official SDK: a conforming server reports nothing, its null-id 405 included", { timeout: 30_000 }, () => {
+describe("report mode in front of the official SDK: a conforming server reports nothing, its null-id 405 included", {
+  timeout: 30_000,
+}, () => {
   const sdk = buildSdk();
   after(() => sdk.close());
 
@@ -279,7 +312,12 @@ describe("report mode in front of the official SDK: a conforming server reports 
 
 describe("wymcpFetch guard.report on plain Responses", () => {
   const seen: Seen[] = [];
-  const guard = wymcpFetch({ era: (req, body) => classifyEra(req.headers, body).era, outbound: "report", outboundCheck: validateMcpResponse, onOutboundViolation: (i) => seen.push(i) });
+  const guard = wymcpFetch({
+    era: (req, body) => classifyEra(req.headers, body).era,
+    outbound: "report",
+    outboundCheck: validateMcpResponse,
+    onOutboundViolation: (i) => seen.push(i),
+  });
 
   async function exchange(body: string, answer: { type: string; pieces: string[] }) {
     const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "Content-Type": "application/json" }, body });
@@ -313,9 +351,15 @@ describe("wymcpFetch guard.report on plain Responses", () => {
 
   test("a compressed body is not looked at (its bytes are not the JSON the check reads)", async () => {
     seen.length = 0;
-    const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "Content-Type": "application/json" }, body: call("p", "prompts/list") });
+    const request = new Request("http://127.0.0.1/mcp", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: call("p", "prompts/list"),
+    });
     assert.equal(await guard(request), undefined);
-    const original = new Response(BROKEN["prompts/list"]!.pieces.join(""), { headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" } });
+    const original = new Response(BROKEN["prompts/list"]!.pieces.join(""), {
+      headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" },
+    });
     await guard.report(request, original).arrayBuffer();
     assert.deepEqual(seen, []);
   });

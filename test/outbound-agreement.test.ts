@@ -27,7 +27,16 @@ const REVISION: Record<Era, string> = { legacy: "2025-11-25", modern: "2026-07-2
 // The suite's rule, restated.
 
 /** The union names the suite leaves out when it maps methods and codes to definitions. */
-const UNIONS = new Set(["ClientRequest", "ClientNotification", "ClientResult", "ClientMessage", "ServerRequest", "ServerNotification", "ServerResult", "ServerMessage"]);
+const UNIONS = new Set([
+  "ClientRequest",
+  "ClientNotification",
+  "ClientResult",
+  "ClientMessage",
+  "ServerRequest",
+  "ServerNotification",
+  "ServerResult",
+  "ServerMessage",
+]);
 
 interface SuiteRule {
   defs: Record<string, JsonObject>;
@@ -54,7 +63,11 @@ function suiteRule(revision: string): SuiteRule {
   // The suite checks uri and uri-template with ajv-formats and accepts any `byte`; uri and uri-template come from
   // schemas/formats.json here (ajv-formats is not a dependency), which agrees on every value these clients receive.
   const formats = JSON.parse(readFileSync(join(repoRoot, "schemas", "formats.json"), "utf8")) as Record<string, string>;
-  const ajv = new Ajv2020({ strict: false, allErrors: true, formats: { uri: new RegExp(formats.uri!, "u"), "uri-template": new RegExp(formats["uri-template"]!, "u"), byte: true } });
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    formats: { uri: new RegExp(formats.uri!, "u"), "uri-template": new RegExp(formats["uri-template"]!, "u"), byte: true },
+  });
   const id = `urn:suite:${revision}`;
   ajv.addSchema({ ...schema, $id: id });
   const byMethod = new Map<string, string>();
@@ -66,7 +79,8 @@ function suiteRule(revision: string): SuiteRule {
     const method = properties.method?.const;
     if (typeof method === "string") {
       byMethod.set(method, name);
-      if (name.endsWith("Request") && `${name.slice(0, -"Request".length)}Result` in defs) resultOf.set(method, `${name.slice(0, -"Request".length)}Result`);
+      if (name.endsWith("Request") && `${name.slice(0, -"Request".length)}Result` in defs)
+        resultOf.set(method, `${name.slice(0, -"Request".length)}Result`);
     }
     for (const part of (properties.error?.allOf ?? []) as JsonObject[]) {
       const code = (part.properties as Record<string, JsonObject> | undefined)?.code?.const;
@@ -96,7 +110,8 @@ function suiteVerdict(revision: string, message: unknown, method: string | undef
   // A batch: every 2025-11-25 and later JSONRPCMessage refuses an array, whatever its elements.
   if (Array.isArray(message)) return "invalid JSONRPCMessage";
   const m = (typeof message === "object" && message !== null ? message : {}) as Record<string, unknown>;
-  if (typeof m.method === "string") return judge(rule.byMethod.get(m.method) ?? ("id" in m ? "JSONRPCRequest" : "JSONRPCNotification"), message);
+  if (typeof m.method === "string")
+    return judge(rule.byMethod.get(m.method) ?? ("id" in m ? "JSONRPCRequest" : "JSONRPCNotification"), message);
   if (m.error !== undefined && m.error !== null) {
     const code = (m.error as { code?: unknown }).code;
     return judge((typeof code === "number" ? rule.byCode.get(code) : undefined) ?? "JSONRPCErrorResponse", message);
@@ -192,12 +207,21 @@ async function session(era: Era, use: (client: Client) => Promise<void>): Promis
   const reading: Promise<void>[] = [];
   const client = new Client(
     { name: "wymcp-outbound-agreement", version: "0.0.0" },
-    { capabilities: { sampling: {}, elicitation: {}, roots: {} }, ...(era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}) },
+    {
+      capabilities: { sampling: {}, elicitation: {}, roots: {} },
+      ...(era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
+    },
   );
-  client.setRequestHandler("sampling/createMessage", async () => ({ model: "test-model", role: "assistant", content: { type: "text", text: "Paris" } }));
+  client.setRequestHandler("sampling/createMessage", async () => ({
+    model: "test-model",
+    role: "assistant",
+    content: { type: "text", text: "Paris" },
+  }));
   client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { name: "Ada", context: "tests" } }));
   client.setRequestHandler("roots/list", async () => ({ roots: [{ uri: "file:///work", name: "work" }] }));
-  await client.connect(new StreamableHTTPClientTransport(server!.url, { fetch: recordingFetch(era, captured, reading) }), { timeout: 5_000 });
+  await client.connect(new StreamableHTTPClientTransport(server!.url, { fetch: recordingFetch(era, captured, reading) }), {
+    timeout: 5_000,
+  });
   try {
     negotiated[era] = client.getNegotiatedProtocolVersion();
     await use(client);
@@ -255,7 +279,16 @@ after(async () => {
 function label({ era, method, message }: Captured): string {
   if (typeof message !== "object" || message === null) return `${era} not-a-message ${method ?? "-"}`;
   const m = message as Record<string, unknown>;
-  const kind = "method" in m ? ("id" in m ? "request" : "notification") : "error" in m ? "error" : (m.result as { resultType?: string } | undefined)?.resultType === "input_required" ? "input_required" : "result";
+  const kind =
+    "method" in m
+      ? "id" in m
+        ? "request"
+        : "notification"
+      : "error" in m
+        ? "error"
+        : (m.result as { resultType?: string } | undefined)?.resultType === "input_required"
+          ? "input_required"
+          : "result";
   return `${era} ${kind} ${method ?? "-"}`;
 }
 
@@ -295,15 +328,25 @@ describe("validateMcpResponse and the suite's wire-schema-valid agree on the con
   });
 
   test("every message: both say valid", () => {
-    const verdicts = captured.map((c) => ({ what: label(c), wymcp: wymcpVerdict(c.era, c.message, c.method), suite: suiteVerdict(REVISION[c.era], c.message, c.method) }));
+    const verdicts = captured.map((c) => ({
+      what: label(c),
+      wymcp: wymcpVerdict(c.era, c.message, c.method),
+      suite: suiteVerdict(REVISION[c.era], c.message, c.method),
+    }));
     const notBothValid = verdicts.filter((v) => v.wymcp !== "valid" || v.suite !== "valid");
     assert.deepEqual(notBothValid, []);
     assert.ok(verdicts.length >= 50, `only ${verdicts.length} messages captured`);
   });
 
   test("the server's own report: every message checked, no violation", () => {
-    const records = readFileSync(reportFile, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    assert.deepEqual(records.filter((r) => r.kind === "violation"), []);
+    const records = readFileSync(reportFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(
+      records.filter((r) => r.kind === "violation"),
+      [],
+    );
     const summary = records.find((r) => r.kind === "summary") as { checked: number; byEra: Record<Era, number> } | undefined;
     // The tap sees every message the client received (and any the client stopped reading), in the same era.
     for (const era of ["legacy", "modern"] as const) {
@@ -313,6 +356,7 @@ describe("validateMcpResponse and the suite's wire-schema-valid agree on the con
   });
 
   /** A copy of the first captured message that `pick` accepts, changed by `change`. */
+  // biome-ignore lint/suspicious/noExplicitAny: the change edits any captured message shape
   const broken = (pick: (c: Captured) => boolean, change: (m: any) => void): Captured => {
     const found = captured.find(pick);
     assert.ok(found, "no message to break");
@@ -328,12 +372,27 @@ describe("validateMcpResponse and the suite's wire-schema-valid agree on the con
       "legacy tools/call content item without type": broken(is("legacy result tools/call"), (m) => delete m.result.content[0].type),
       "modern tools/call content item without type": broken(is("modern result tools/call"), (m) => delete m.result.content[0].type),
       "modern tools/call result without resultType": broken(is("modern result tools/call"), (m) => delete m.result.resultType),
-      "modern tools/list inputSchema of type string": broken(is("modern result tools/list"), (m) => (m.result.tools[0].inputSchema = { type: "string" })),
-      "legacy tools/list inputSchema of type string": broken(is("legacy result tools/list"), (m) => (m.result.tools[0].inputSchema = { type: "string" })),
+      "modern tools/list inputSchema of type string": broken(
+        is("modern result tools/list"),
+        (m) => (m.result.tools[0].inputSchema = { type: "string" }),
+      ),
+      "legacy tools/list inputSchema of type string": broken(
+        is("legacy result tools/list"),
+        (m) => (m.result.tools[0].inputSchema = { type: "string" }),
+      ),
       // The schema leaves "at least one of inputRequests or requestState" to prose: a wrong type is what both can see.
-      "modern input_required with a numeric requestState": broken(is("modern input_required tools/call"), (m) => (m.result.requestState = 7)),
-      "legacy sampling request with a string maxTokens": broken(is("legacy request sampling/createMessage"), (m) => (m.params.maxTokens = "100")),
-      "legacy progress notification without progressToken": broken(is("legacy notification notifications/progress"), (m) => delete m.params.progressToken),
+      "modern input_required with a numeric requestState": broken(
+        is("modern input_required tools/call"),
+        (m) => (m.result.requestState = 7),
+      ),
+      "legacy sampling request with a string maxTokens": broken(
+        is("legacy request sampling/createMessage"),
+        (m) => (m.params.maxTokens = "100"),
+      ),
+      "legacy progress notification without progressToken": broken(
+        is("legacy notification notifications/progress"),
+        (m) => delete m.params.progressToken,
+      ),
       "legacy error response with id true": broken(is("legacy error resources/read"), (m) => (m.id = true)),
       "modern error response with a string code": broken(is("modern error resources/read"), (m) => (m.error.code = String(m.error.code))),
     };
@@ -342,7 +401,10 @@ describe("validateMcpResponse and the suite's wire-schema-valid agree on the con
       wymcp: wymcpVerdict(c.era, c.message, c.method).split(" ")[0],
       suite: suiteVerdict(REVISION[c.era], c.message, c.method).split(" ")[0],
     }));
-    assert.deepEqual(verdicts, Object.keys(cases).map((what) => ({ what, wymcp: "invalid", suite: "invalid" })));
+    assert.deepEqual(
+      verdicts,
+      Object.keys(cases).map((what) => ({ what, wymcp: "invalid", suite: "invalid" })),
+    );
   });
 
   test("where they differ on purpose (README, Outbound checks), each difference as documented", () => {
@@ -385,6 +447,9 @@ describe("validateMcpResponse and the suite's wire-schema-valid agree on the con
       wymcp: wymcpVerdict(c.era, c.message, c.method).split(" ")[0],
       suite: suiteVerdict(REVISION[c.era], c.message, c.method).split(" ")[0],
     }));
-    assert.deepEqual(verdicts, cases.map(({ what, wymcp, suite }) => ({ what, wymcp, suite })));
+    assert.deepEqual(
+      verdicts,
+      cases.map(({ what, wymcp, suite }) => ({ what, wymcp, suite })),
+    );
   });
 });

@@ -22,7 +22,8 @@ function exampleMessages(modern: Reference): Array<{ message: unknown; method: s
   for (const { definition, instance } of loadExamples()) {
     const asResponse = definition.replace(/Response$/, "");
     if (byResult.has(definition)) out.push({ message: { jsonrpc: "2.0", id: 1, result: instance }, method: byResult.get(definition) });
-    else if (definition === "InputRequiredResult") out.push({ message: { jsonrpc: "2.0", id: "r", result: instance }, method: "tools/call" });
+    else if (definition === "InputRequiredResult")
+      out.push({ message: { jsonrpc: "2.0", id: "r", result: instance }, method: "tools/call" });
     else if (byResult.has(asResponse)) out.push({ message: instance, method: byResult.get(asResponse) });
     else if (typeof instance === "object" && instance !== null && "jsonrpc" in instance) out.push({ message: instance, method: undefined });
   }
@@ -40,7 +41,22 @@ const value = fc.letrec((tie) => ({
     fc.constant(null),
     fc.array(tie("v"), { maxLength: 3 }),
     fc.dictionary(
-      fc.constantFrom("type", "text", "name", "resultType", "content", "inputSchema", "tools", "_meta", "x", "uri", "code", "message", "level", "data"),
+      fc.constantFrom(
+        "type",
+        "text",
+        "name",
+        "resultType",
+        "content",
+        "inputSchema",
+        "tools",
+        "_meta",
+        "x",
+        "uri",
+        "code",
+        "message",
+        "level",
+        "data",
+      ),
       tie("v"),
       { maxKeys: 4 },
     ),
@@ -57,7 +73,9 @@ function precompiledVerdict(r: Reference, message: unknown, method: string | und
   for (const { definition, ofResult } of plan.steps) {
     const validate = module[definition] ?? assert.fail(`generated/${r.era}/outbound.js has no ${definition}`);
     const body = message as { result: unknown };
-    const ok = ofResult ? validate(body.result, { instancePath: "/result", parentData: body, parentDataProperty: "result", rootData: body }) : validate(message);
+    const ok = ofResult
+      ? validate(body.result, { instancePath: "/result", parentData: body, parentDataProperty: "result", rootData: body })
+      : validate(message);
     if (!ok) {
       valid = false;
       for (const e of validate.errors ?? []) paths.add(e.instancePath);
@@ -91,7 +109,10 @@ test(`outbound: validateMcpResponse and the precompiled validators agree with th
     ),
     method: fc.constantFrom(...tableMethods, undefined),
   });
-  const generated = fc.sample(fc.oneof({ weight: 4, arbitrary: mutated }, { weight: 1, arbitrary: shaped }), { numRuns: Math.max(0, MESSAGES - bases.length), seed: SEED });
+  const generated = fc.sample(fc.oneof({ weight: 4, arbitrary: mutated }, { weight: 1, arbitrary: shaped }), {
+    numRuns: Math.max(0, MESSAGES - bases.length),
+    seed: SEED,
+  });
   const cases = [...bases, ...generated];
 
   let comparisons = 0;

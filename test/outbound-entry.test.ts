@@ -17,7 +17,15 @@ const eras = readEraConfigs(join(repoRoot, "schemas")).map(({ era }) => era);
 
 /** The modules esbuild pulls into a bundle of `entry`, relative to the repository. */
 async function inputsOf(entry: string): Promise<string[]> {
-  const { metafile } = await build({ entryPoints: [join(repoRoot, entry)], bundle: true, write: false, metafile: true, format: "esm", platform: "node", logLevel: "silent" });
+  const { metafile } = await build({
+    entryPoints: [join(repoRoot, entry)],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: "esm",
+    platform: "node",
+    logLevel: "silent",
+  });
   return Object.keys(metafile.inputs).map((path) => path.replace(/\\/g, "/"));
 }
 
@@ -34,10 +42,17 @@ function builtGraph(file: string, seen = new Set<string>()): Set<string> {
 describe("importing only wymcp loads none of the outbound code", () => {
   test("the import graph of src/index.ts holds no outbound module; that of src/outbound.ts does", async () => {
     const core = await inputsOf("src/index.ts");
-    assert.ok(core.some((path) => path.endsWith("generated/modern/validators.js")), "the graph was not read");
-    assert.deepEqual(core.filter((path) => /generated\/(?:[a-z]+\/)?outbound\.js$|src\/outbound\.ts$/.test(path)), []);
+    assert.ok(
+      core.some((path) => path.endsWith("generated/modern/validators.js")),
+      "the graph was not read",
+    );
+    assert.deepEqual(
+      core.filter((path) => /generated\/(?:[a-z]+\/)?outbound\.js$|src\/outbound\.ts$/.test(path)),
+      [],
+    );
     const outbound = await inputsOf("src/outbound.ts");
-    for (const era of eras) assert.ok(outbound.includes(`generated/${era}/outbound.js`), `src/outbound.ts does not load generated/${era}/outbound.js`);
+    for (const era of eras)
+      assert.ok(outbound.includes(`generated/${era}/outbound.js`), `src/outbound.ts does not load generated/${era}/outbound.js`);
   });
 
   test("dist/index.js (what `wymcp` resolves to) has no outbound validator; dist/outbound.js and the chunks it imports have them", () => {
@@ -83,7 +98,9 @@ describe("the outbound modules load no code and make none from strings", () => {
 
   test("wymcp/outbound (dist/outbound.js) runs under node --disallow-code-generation-from-strings", async () => {
     const file = join(dir, "outbound.mjs");
-    writeFileSync(file, `import { validateMcpResponse } from ${JSON.stringify(pathToFileURL(join(repoRoot, "dist", "outbound.js")).href)};
+    writeFileSync(
+      file,
+      `import { validateMcpResponse } from ${JSON.stringify(pathToFileURL(join(repoRoot, "dist", "outbound.js")).href)};
 let codeFromStrings = "allowed";
 try { new Function("return 1"); } catch { codeFromStrings = "blocked"; }
 const good = { jsonrpc: "2.0", id: 1, result: { resultType: "complete", content: [{ type: "text", text: "hi" }] } };
@@ -93,15 +110,24 @@ console.log(JSON.stringify({
   good: validateMcpResponse(good, { era: "modern", method: "tools/call" }).outcome,
   bad: validateMcpResponse(bad, { era: "modern", method: "tools/call" }).violations.errors.map((e) => e.instancePath),
 }));
-`);
+`,
+    );
     const { stdout } = await run(process.execPath, ["--disallow-code-generation-from-strings", file], { cwd: dir });
-    assert.deepEqual(JSON.parse(stdout), { codeFromStrings: "blocked", good: "pass", bad: ["/result/content/0", "/result/content/0/type"] });
+    assert.deepEqual(JSON.parse(stdout), {
+      codeFromStrings: "blocked",
+      good: "pass",
+      bad: ["/result/content/0", "/result/content/0/type"],
+    });
   });
 });
 
 describe("the outbound declarations", () => {
   const generatedDir = join(repoRoot, "generated");
-  const files = [join(generatedDir, "outbound.d.ts"), join(generatedDir, "validator.d.ts"), ...eras.map((era) => join(generatedDir, era, "outbound.d.ts"))];
+  const files = [
+    join(generatedDir, "outbound.d.ts"),
+    join(generatedDir, "validator.d.ts"),
+    ...eras.map((era) => join(generatedDir, era, "outbound.d.ts")),
+  ];
 
   test("type-check in one strict TypeScript program, lib files included", () => {
     const program = ts.createProgram(files, {
@@ -123,7 +149,9 @@ describe("the outbound declarations", () => {
 
   for (const era of eras) {
     test(`every name generated/${era}/outbound.d.ts declares exists in generated/${era}/outbound.js`, () => {
-      const declared = [...readFileSync(join(generatedDir, era, "outbound.d.ts"), "utf8").matchAll(/^export declare const (\w+)/gm)].map((m) => m[1]!);
+      const declared = [...readFileSync(join(generatedDir, era, "outbound.d.ts"), "utf8").matchAll(/^export declare const (\w+)/gm)].map(
+        (m) => m[1]!,
+      );
       const module = outbound[era as keyof typeof outbound] as unknown as Record<string, unknown>;
       assert.ok(declared.length >= 10);
       for (const name of declared) assert.notEqual(module[name], undefined, name);

@@ -26,7 +26,10 @@ after(async () => {
 describe("WYMCP_OUTBOUND=report on the example server (what a conformance run will use)", { timeout: 30_000 }, () => {
   test("SDK clients of both eras: every message is checked, the only violation is the SDK's null-id 405 to the legacy GET", async () => {
     for (const modern of [true, false]) {
-      const client = new Client({ name: "outbound-e2e", version: "0.0.0" }, modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {});
+      const client = new Client(
+        { name: "outbound-e2e", version: "0.0.0" },
+        modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+      );
       await client.connect(new StreamableHTTPClientTransport(server!.url), { timeout: 5_000 });
       try {
         await client.listTools();
@@ -38,17 +41,23 @@ describe("WYMCP_OUTBOUND=report on the example server (what a conformance run wi
       }
     }
     await server!.stop();
-    const records = readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const records = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const summary = records.find((r) => r.kind === "summary");
     const violations = records.filter((r) => r.kind === "violation");
     assert.ok(summary && (summary.checked as number) >= 10, `summary: ${JSON.stringify(summary)}`);
     assert.equal(summary.violations, violations.length);
     for (const v of violations) {
-      assert.deepEqual({ era: v.era, id: v.id, errors: (v.violations as { errors: unknown }).errors }, {
-        era: "legacy",
-        id: null,
-        errors: [{ instancePath: "/id", messages: ["must be string or integer"] }],
-      });
+      assert.deepEqual(
+        { era: v.era, id: v.id, errors: (v.violations as { errors: unknown }).errors },
+        {
+          era: "legacy",
+          id: null,
+          errors: [{ instancePath: "/id", messages: ["must be string or integer"] }],
+        },
+      );
     }
     assert.ok(violations.length <= 1, JSON.stringify(violations));
   });

@@ -4,14 +4,24 @@ import type { Era } from "../src/core/era.js";
 import { createTap, type OutboundCheck } from "../src/hosts/outbound-tap.js";
 
 /** A tap whose check records what it is given (and fails everything), over the given pieces. */
-function run(type: string, pieces: Array<string | Uint8Array>, { body, limit, era = "modern" }: { body?: unknown; limit?: number; era?: Era } = {}) {
+function run(
+  type: string,
+  pieces: Array<string | Uint8Array>,
+  { body, limit, era = "modern" }: { body?: unknown; limit?: number; era?: Era } = {},
+) {
   const checked: Array<{ message: unknown; method: string | undefined }> = [];
   const reported: unknown[] = [];
   const check: OutboundCheck = (message, context) => {
     checked.push({ message, method: context.method });
     return { outcome: "violation", violations: { message: "x", errors: [] } };
   };
-  const tap = createTap(era, body, (name) => (name === "content-type" ? type : null), { outboundCheck: check, onOutboundViolation: (i) => reported.push(i) }, limit);
+  const tap = createTap(
+    era,
+    body,
+    (name) => (name === "content-type" ? type : null),
+    { outboundCheck: check, onOutboundViolation: (i) => reported.push(i) },
+    limit,
+  );
   for (const piece of pieces) tap.push(piece);
   tap.end();
   return { checked, reported };
@@ -23,16 +33,25 @@ const m = (n: number) => JSON.stringify({ jsonrpc: "2.0", method: `n/${n}` });
 describe("the tap reads SSE events as the WHATWG parser does", () => {
   const cases: Array<[string, { pieces: string[]; want: unknown[] }]> = [
     ["LF, CRLF and CR line ends", { pieces: [`data: ${m(1)}\n\ndata: ${m(2)}\r\n\r\ndata: ${m(3)}\r\r`], want: [1, 2, 3] }],
-    ["a CRLF split between chunks, and a line split anywhere", { pieces: [`data: ${m(1)}\r`, `\n\r\nda`, `ta: ${m(2)}\n`, `\n`], want: [1, 2] }],
-    ["event, id, retry and comment lines are not data", { pieces: [`: ping\nevent: message\nid: 4\nretry: 10\ndata: ${m(1)}\n\n`], want: [1] }],
+    [
+      "a CRLF split between chunks, and a line split anywhere",
+      { pieces: [`data: ${m(1)}\r`, `\n\r\nda`, `ta: ${m(2)}\n`, `\n`], want: [1, 2] },
+    ],
+    [
+      "event, id, retry and comment lines are not data",
+      { pieces: [`: ping\nevent: message\nid: 4\nretry: 10\ndata: ${m(1)}\n\n`], want: [1] },
+    ],
     ["data lines of one event join with a newline", { pieces: [`data: {"jsonrpc":"2.0",\ndata: "method":"n/7"}\n\n`], want: [7] }],
-    ["\"data:\" without a space, and an empty priming event", { pieces: [`id: 0\ndata:\n\ndata:${m(5)}\n\n`], want: [5] }],
+    ['"data:" without a space, and an empty priming event', { pieces: [`id: 0\ndata:\n\ndata:${m(5)}\n\n`], want: [5] }],
     ["the last event without a blank line is still read at the end", { pieces: [`data: ${m(6)}`], want: [6] }],
   ];
   for (const [name, { pieces, want }] of cases) {
     test(name, () => {
       const { checked } = run(sse, pieces);
-      assert.deepEqual(checked.map((c) => Number(String((c.message as { method: string }).method).slice(2))), want);
+      assert.deepEqual(
+        checked.map((c) => Number(String((c.message as { method: string }).method).slice(2))),
+        want,
+      );
     });
   }
 
@@ -45,8 +64,15 @@ describe("the tap reads SSE events as the WHATWG parser does", () => {
   test("an event past the bound is skipped whole, the next one is read", () => {
     const big = `data: ${"x".repeat(50)}\ndata: ${"y".repeat(50)}\n\n`;
     const longLine = `data: ${"z".repeat(200)}`;
-    const { checked } = run(sse, [big, `data: ${m(1)}\n\n`, longLine.slice(0, 120), longLine.slice(120), `\ndata: more\n\ndata: ${m(2)}\n\n`], { limit: 80 });
-    assert.deepEqual(checked.map((c) => (c.message as { method: string }).method), ["n/1", "n/2"]);
+    const { checked } = run(
+      sse,
+      [big, `data: ${m(1)}\n\n`, longLine.slice(0, 120), longLine.slice(120), `\ndata: more\n\ndata: ${m(2)}\n\n`],
+      { limit: 80 },
+    );
+    assert.deepEqual(
+      checked.map((c) => (c.message as { method: string }).method),
+      ["n/1", "n/2"],
+    );
   });
 });
 
@@ -54,7 +80,10 @@ describe("the tap reads JSON bodies", () => {
   test("a body in pieces, a character cut between them, is one message", () => {
     const bytes = new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", method: "n/é" }));
     const { checked } = run("application/json; charset=utf-8", [bytes.subarray(0, bytes.length - 3), bytes.subarray(bytes.length - 3)]);
-    assert.deepEqual(checked.map((c) => (c.message as { method: string }).method), ["n/é"]);
+    assert.deepEqual(
+      checked.map((c) => (c.message as { method: string }).method),
+      ["n/é"],
+    );
   });
 
   test("a batch array is checked element by element", () => {
@@ -76,7 +105,20 @@ describe("the tap remembers the request's method for its response", () => {
     const body = { jsonrpc: "2.0", id: 7, method: "tools/call", params: {} };
     const response = (id: unknown) => JSON.stringify({ jsonrpc: "2.0", id, result: {} });
     const { checked, reported } = run(sse, [`data: ${response(7)}\n\ndata: ${response("7")}\n\ndata: ${m(1)}\n\n`], { body });
-    assert.deepEqual(checked.map((c) => c.method), ["tools/call", undefined, "n/1"]);
-    assert.deepEqual(reported.map((r) => { const { method, id } = r as { method?: string; id?: unknown }; return [method, id]; }), [["tools/call", 7], [undefined, "7"], ["n/1", undefined]]);
+    assert.deepEqual(
+      checked.map((c) => c.method),
+      ["tools/call", undefined, "n/1"],
+    );
+    assert.deepEqual(
+      reported.map((r) => {
+        const { method, id } = r as { method?: string; id?: unknown };
+        return [method, id];
+      }),
+      [
+        ["tools/call", 7],
+        [undefined, "7"],
+        ["n/1", undefined],
+      ],
+    );
   });
 });

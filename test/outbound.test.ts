@@ -13,42 +13,58 @@ import { reference } from "./support/outbound-reference.js";
 import { loadExamples, repoRoot, type JsonObject } from "./support/spec.js";
 
 const refs = { legacy: reference("legacy"), modern: reference("modern") };
-const example = (name: string) => structuredClone(loadExamples().find((e) => e.name === name)?.instance ?? assert.fail(`no example ${name}`)) as JsonObject;
+const example = (name: string) =>
+  structuredClone(loadExamples().find((e) => e.name === name)?.instance ?? assert.fail(`no example ${name}`)) as JsonObject;
 const respond = (result: unknown, id: number | string = 1) => ({ jsonrpc: "2.0", id, result });
 const locations = (r: OutboundResult) => (r.outcome === "violation" ? r.violations.errors.map((e) => e.instancePath) : []);
 
 describe("validateMcpResponse: the deliberately broken results are reported where they are broken", () => {
   const cases: Array<[string, { era: Era; method: string; message: unknown; want: string }]> = [
-    ["a content item without type (modern tools/call)", {
-      era: "modern",
-      method: "tools/call",
-      message: respond({ resultType: "complete", content: [{ text: "hi" }] }),
-      want: "/result/content/0/type",
-    }],
-    ["a content item without type (legacy tools/call)", {
-      era: "legacy",
-      method: "tools/call",
-      message: respond({ content: [{ type: "text", text: "a" }, { text: "b" }] }),
-      want: "/result/content/1/type",
-    }],
-    ["a modern result without resultType (tools/call)", {
-      era: "modern",
-      method: "tools/call",
-      message: respond({ content: [{ type: "text", text: "hi" }] }),
-      want: "/result/resultType",
-    }],
-    ["a modern result without resultType (prompts/list)", {
-      era: "modern",
-      method: "prompts/list",
-      message: respond({ prompts: [], ttlMs: 0, cacheScope: "public" }),
-      want: "/result/resultType",
-    }],
-    ["a tool whose inputSchema is { type: \"string\" } (legacy tools/list)", {
-      era: "legacy",
-      method: "tools/list",
-      message: respond({ tools: [{ name: "echo", inputSchema: { type: "string" } }] }),
-      want: "/result/tools/0/inputSchema/type",
-    }],
+    [
+      "a content item without type (modern tools/call)",
+      {
+        era: "modern",
+        method: "tools/call",
+        message: respond({ resultType: "complete", content: [{ text: "hi" }] }),
+        want: "/result/content/0/type",
+      },
+    ],
+    [
+      "a content item without type (legacy tools/call)",
+      {
+        era: "legacy",
+        method: "tools/call",
+        message: respond({ content: [{ type: "text", text: "a" }, { text: "b" }] }),
+        want: "/result/content/1/type",
+      },
+    ],
+    [
+      "a modern result without resultType (tools/call)",
+      {
+        era: "modern",
+        method: "tools/call",
+        message: respond({ content: [{ type: "text", text: "hi" }] }),
+        want: "/result/resultType",
+      },
+    ],
+    [
+      "a modern result without resultType (prompts/list)",
+      {
+        era: "modern",
+        method: "prompts/list",
+        message: respond({ prompts: [], ttlMs: 0, cacheScope: "public" }),
+        want: "/result/resultType",
+      },
+    ],
+    [
+      'a tool whose inputSchema is { type: "string" } (legacy tools/list)',
+      {
+        era: "legacy",
+        method: "tools/list",
+        message: respond({ tools: [{ name: "echo", inputSchema: { type: "string" } }] }),
+        want: "/result/tools/0/inputSchema/type",
+      },
+    ],
   ];
   for (const [name, { era, method, message, want }] of cases) {
     test(name, () => {
@@ -60,65 +76,125 @@ describe("validateMcpResponse: the deliberately broken results are reported wher
     });
   }
 
-  test("a tool whose inputSchema is { type: \"string\" } (modern tools/list, official example altered)", () => {
+  test('a tool whose inputSchema is { type: "string" } (modern tools/list, official example altered)', () => {
     const message = example("ListToolsResultResponse/list-tools-result-response.json");
     ((message.result as JsonObject).tools as JsonObject[])[0]!.inputSchema = { type: "string" };
-    assert.deepEqual(locations(validateMcpResponse(message, { era: "modern", method: "tools/list" })), ["/result/tools/0/inputSchema/type"]);
+    assert.deepEqual(locations(validateMcpResponse(message, { era: "modern", method: "tools/list" })), [
+      "/result/tools/0/inputSchema/type",
+    ]);
   });
 });
 
 describe("validateMcpResponse: what each kind of message is judged as", () => {
-  const cases: Array<[string, { era: Era; method?: string; message: unknown; want: Pick<OutboundResult, "outcome" | "kind" | "definition"> }]> = [
-    ["an input_required result of tools/call → InputRequiredResult", {
-      era: "modern", method: "tools/call", message: respond({ resultType: "input_required", requestState: "s" }),
-      want: { outcome: "pass", kind: "result", definition: "InputRequiredResult" },
-    }],
-    ["a result of an unknown method → the envelope alone", {
-      era: "modern", method: "vendor/x", message: respond({ resultType: "complete", anything: 1 }),
-      want: { outcome: "pass", kind: "result", definition: "JSONRPCResultResponse" },
-    }],
-    ["a result with no method given → the envelope alone", {
-      era: "legacy", message: respond({ whatever: true }),
-      want: { outcome: "pass", kind: "result", definition: "JSONRPCResultResponse" },
-    }],
-    ["a ping result (legacy, by the EmptyResult exception)", {
-      era: "legacy", method: "ping", message: respond({}),
-      want: { outcome: "pass", kind: "result", definition: "EmptyResult" },
-    }],
-    ["a modern notification by its own method", {
-      era: "modern", method: "tools/call", message: { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
-      want: { outcome: "pass", kind: "notification", definition: "ToolListChangedNotification" },
-    }],
-    ["a notification outside the server's vocabulary → framing only", {
-      era: "modern", message: { jsonrpc: "2.0", method: "notifications/vendor", params: { x: 1 } },
-      want: { outcome: "pass", kind: "notification", definition: "JSONRPCNotification" },
-    }],
-    ["a legacy server request (roots/list)", {
-      era: "legacy", message: { jsonrpc: "2.0", id: 5, method: "roots/list" },
-      want: { outcome: "pass", kind: "request", definition: "ListRootsRequest" },
-    }],
-    ["a legacy sampling request without maxTokens", {
-      era: "legacy", message: { jsonrpc: "2.0", id: 5, method: "sampling/createMessage", params: { messages: [] } },
-      want: { outcome: "violation", kind: "request", definition: "CreateMessageRequest" },
-    }],
-    ["a modern server request: servers of the modern era send none", {
-      era: "modern", message: { jsonrpc: "2.0", id: 5, method: "roots/list" },
-      want: { outcome: "violation", kind: "request", definition: "JSONRPCRequest" },
-    }],
-    ["an error response with a code the schema types (-32022 without data)", {
-      era: "modern", message: { jsonrpc: "2.0", id: 1, error: { code: -32022, message: "unsupported" } },
-      want: { outcome: "violation", kind: "error", definition: "UnsupportedProtocolVersionError" },
-    }],
-    ["an error response with any other code", {
-      era: "modern", message: { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } },
-      want: { outcome: "pass", kind: "error", definition: "JSONRPCErrorResponse" },
-    }],
+  const cases: Array<
+    [string, { era: Era; method?: string; message: unknown; want: Pick<OutboundResult, "outcome" | "kind" | "definition"> }]
+  > = [
+    [
+      "an input_required result of tools/call → InputRequiredResult",
+      {
+        era: "modern",
+        method: "tools/call",
+        message: respond({ resultType: "input_required", requestState: "s" }),
+        want: { outcome: "pass", kind: "result", definition: "InputRequiredResult" },
+      },
+    ],
+    [
+      "a result of an unknown method → the envelope alone",
+      {
+        era: "modern",
+        method: "vendor/x",
+        message: respond({ resultType: "complete", anything: 1 }),
+        want: { outcome: "pass", kind: "result", definition: "JSONRPCResultResponse" },
+      },
+    ],
+    [
+      "a result with no method given → the envelope alone",
+      {
+        era: "legacy",
+        message: respond({ whatever: true }),
+        want: { outcome: "pass", kind: "result", definition: "JSONRPCResultResponse" },
+      },
+    ],
+    [
+      "a ping result (legacy, by the EmptyResult exception)",
+      {
+        era: "legacy",
+        method: "ping",
+        message: respond({}),
+        want: { outcome: "pass", kind: "result", definition: "EmptyResult" },
+      },
+    ],
+    [
+      "a modern notification by its own method",
+      {
+        era: "modern",
+        method: "tools/call",
+        message: { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
+        want: { outcome: "pass", kind: "notification", definition: "ToolListChangedNotification" },
+      },
+    ],
+    [
+      "a notification outside the server's vocabulary → framing only",
+      {
+        era: "modern",
+        message: { jsonrpc: "2.0", method: "notifications/vendor", params: { x: 1 } },
+        want: { outcome: "pass", kind: "notification", definition: "JSONRPCNotification" },
+      },
+    ],
+    [
+      "a legacy server request (roots/list)",
+      {
+        era: "legacy",
+        message: { jsonrpc: "2.0", id: 5, method: "roots/list" },
+        want: { outcome: "pass", kind: "request", definition: "ListRootsRequest" },
+      },
+    ],
+    [
+      "a legacy sampling request without maxTokens",
+      {
+        era: "legacy",
+        message: { jsonrpc: "2.0", id: 5, method: "sampling/createMessage", params: { messages: [] } },
+        want: { outcome: "violation", kind: "request", definition: "CreateMessageRequest" },
+      },
+    ],
+    [
+      "a modern server request: servers of the modern era send none",
+      {
+        era: "modern",
+        message: { jsonrpc: "2.0", id: 5, method: "roots/list" },
+        want: { outcome: "violation", kind: "request", definition: "JSONRPCRequest" },
+      },
+    ],
+    [
+      "an error response with a code the schema types (-32022 without data)",
+      {
+        era: "modern",
+        message: { jsonrpc: "2.0", id: 1, error: { code: -32022, message: "unsupported" } },
+        want: { outcome: "violation", kind: "error", definition: "UnsupportedProtocolVersionError" },
+      },
+    ],
+    [
+      "an error response with any other code",
+      {
+        era: "modern",
+        message: { jsonrpc: "2.0", id: 1, error: { code: -32601, message: "Method not found" } },
+        want: { outcome: "pass", kind: "error", definition: "JSONRPCErrorResponse" },
+      },
+    ],
     ["an array", { era: "legacy", message: [], want: { outcome: "violation", kind: "other", definition: "JSONRPCMessage" } }],
-    ["an object of no kind", { era: "modern", message: { jsonrpc: "2.0", id: 1 }, want: { outcome: "violation", kind: "other", definition: "JSONRPCMessage" } }],
-    ["an unknown era reads as legacy (a result without resultType passes)", {
-      era: "future" as Era, method: "tools/call", message: respond({ content: [] }),
-      want: { outcome: "pass", kind: "result", definition: "CallToolResult" },
-    }],
+    [
+      "an object of no kind",
+      { era: "modern", message: { jsonrpc: "2.0", id: 1 }, want: { outcome: "violation", kind: "other", definition: "JSONRPCMessage" } },
+    ],
+    [
+      "an unknown era reads as legacy (a result without resultType passes)",
+      {
+        era: "future" as Era,
+        method: "tools/call",
+        message: respond({ content: [] }),
+        want: { outcome: "pass", kind: "result", definition: "CallToolResult" },
+      },
+    ],
   ];
   for (const [name, { era, method, message, want }] of cases) {
     test(name, () => {
@@ -154,7 +230,10 @@ describe("validateMcpResponse: what each kind of message is judged as", () => {
     let deep: unknown = 1;
     for (let i = 0; i < 200_000; i++) deep = [deep];
     // ServerCapabilities.experimental holds the recursive JSONValue.
-    const result = validateMcpResponse(respond({ resultType: "complete", capabilities: { experimental: { x: { y: deep } } } }), { era: "modern", method: "server/discover" });
+    const result = validateMcpResponse(respond({ resultType: "complete", capabilities: { experimental: { x: { y: deep } } } }), {
+      era: "modern",
+      method: "server/discover",
+    });
     assert.equal(result.outcome, "violation");
     assert.match(result.outcome === "violation" ? result.violations.message : "", /nested too deeply/);
   });
@@ -169,7 +248,13 @@ describe("the discriminator is stricter than the bare schema, in each place it a
 
   test("it applies exactly where the method's XResultResponse admits InputRequiredResult (tools/call, prompts/get, resources/read)", () => {
     assert.deepEqual([...discriminated].sort(), ["prompts/get", "resources/read", "tools/call"]);
-    assert.deepEqual([...outbound.modern.results].filter(([, r]) => r.discriminated).map(([m]) => m).sort(), [...discriminated].sort());
+    assert.deepEqual(
+      [...outbound.modern.results]
+        .filter(([, r]) => r.discriminated)
+        .map(([m]) => m)
+        .sort(),
+      [...discriminated].sort(),
+    );
   });
 
   test("the official CallToolResult example with content[0].type deleted: valid against the bare CallToolResultResponse, rejected by us", () => {
@@ -186,7 +271,10 @@ describe("the discriminator is stricter than the bare schema, in each place it a
     const message = example(INCONSISTENT_EXAMPLE);
     assert.equal(modern.validator("ReadResourceResultResponse")(message), true);
     assert.equal(modern.validator("ReadResourceResult")(message.result), false);
-    assert.deepEqual(locations(validateMcpResponse(message, { era: "modern", method: "resources/read" })), ["/result/cacheScope", "/result/ttlMs"]);
+    assert.deepEqual(locations(validateMcpResponse(message, { era: "modern", method: "resources/read" })), [
+      "/result/cacheScope",
+      "/result/ttlMs",
+    ]);
   });
 
   for (const method of discriminated) {
@@ -232,20 +320,34 @@ describe("the method → result table", () => {
   for (const era of ["legacy", "modern"] as const) {
     test(`${era}: generated results equal the request unions by the name rule plus the exceptions of schemas/outbound/${era}.json`, () => {
       const want = [...refs[era].results].map(([method, r]) => [method, r.definition, r.discriminated]);
-      assert.deepEqual([...outbound[era].results].map(([method, r]) => [method, r.definition, r.discriminated]), want);
+      assert.deepEqual(
+        [...outbound[era].results].map(([method, r]) => [method, r.definition, r.discriminated]),
+        want,
+      );
       assert.deepEqual(manifest.eras[era].outbound.results, Object.fromEntries(want.map(([m, d]) => [m, d])));
       assert.deepEqual(manifest.eras[era].outbound.resultExceptions, refs[era].config.resultExceptions);
     });
   }
 
   test("the exceptions are exactly the requests the name rule finds no result for (legacy: 4, modern: none)", () => {
-    assert.deepEqual(Object.keys(refs.legacy.config.resultExceptions).sort(), ["logging/setLevel", "ping", "resources/subscribe", "resources/unsubscribe"]);
+    assert.deepEqual(Object.keys(refs.legacy.config.resultExceptions).sort(), [
+      "logging/setLevel",
+      "ping",
+      "resources/subscribe",
+      "resources/unsubscribe",
+    ]);
     assert.deepEqual(refs.modern.config.resultExceptions, {});
   });
 
   test("legacy carries the server's requests and the client's results to them; modern carries no server request", () => {
-    assert.deepEqual([...outbound.legacy.requests.keys()].filter((m) => !m.startsWith("tasks/")).sort(), ["elicitation/create", "ping", "roots/list", "sampling/createMessage"]);
-    for (const method of ["sampling/createMessage", "elicitation/create", "roots/list"]) assert.ok(outbound.legacy.results.has(method), method);
+    assert.deepEqual([...outbound.legacy.requests.keys()].filter((m) => !m.startsWith("tasks/")).sort(), [
+      "elicitation/create",
+      "ping",
+      "roots/list",
+      "sampling/createMessage",
+    ]);
+    for (const method of ["sampling/createMessage", "elicitation/create", "roots/list"])
+      assert.ok(outbound.legacy.results.has(method), method);
     assert.equal(outbound.modern.requests.size, 0);
     assert.equal(outbound.legacy.discriminator, null);
   });
@@ -265,15 +367,24 @@ describe("errata (schemas/outbound/errata.json)", () => {
     const { defs: out, applied } = applyErrata(given, erratum, "r");
     assert.deepEqual(out, defs("number"));
     assert.deepEqual(given, defs("integer"));
-    assert.deepEqual(applied.map((a) => a.outcome), ["applied"]);
+    assert.deepEqual(
+      applied.map((a) => a.outcome),
+      ["applied"],
+    );
   });
 
   test("a property already of that type is left and recorded as already so (this spec copy's 2025-11-25)", () => {
-    assert.deepEqual(applyErrata(defs("number"), erratum, "r").applied.map((a) => a.outcome), ["already-so"]);
+    assert.deepEqual(
+      applyErrata(defs("number"), erratum, "r").applied.map((a) => a.outcome),
+      ["already-so"],
+    );
     const manifest = JSON.parse(readFileSync(join(repoRoot, "generated", "manifest.json"), "utf8")) as {
       eras: { legacy: { outbound: { errata: Array<{ property: string; outcome: string }> } } };
     };
-    assert.deepEqual(manifest.eras.legacy.outbound.errata.map((e) => e.property), ["minimum", "maximum", "default", "id", "id"]);
+    assert.deepEqual(
+      manifest.eras.legacy.outbound.errata.map((e) => e.property),
+      ["minimum", "maximum", "default", "id", "id"],
+    );
   });
 
   test("a property of any other type stops codegen", () => {

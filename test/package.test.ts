@@ -17,7 +17,9 @@ const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as 
   scripts: Record<string, string>;
   files: string[];
 };
-const tsconfig = JSON.parse(readFileSync(join(repoRoot, "tsconfig.json"), "utf8")) as { compilerOptions: { paths: Record<string, string[]> } };
+const tsconfig = JSON.parse(readFileSync(join(repoRoot, "tsconfig.json"), "utf8")) as {
+  compilerOptions: { paths: Record<string, string[]> };
+};
 const entries = entriesOf(pkg);
 const distDir = join(repoRoot, "dist");
 
@@ -65,8 +67,11 @@ describe("npm test runs the entry suites against dist/ too", () => {
   });
 
   test("every suite that imports an entry of the package by name runs in the dist/ run", () => {
-    const suites = readdirSync(join(repoRoot, "test")).filter((f) => f.endsWith(".test.ts")).map((f) => `test/${f}`);
-    const importsEntry = (file: string) => /^import (?!type)[^;]*from "wymcp(?:\/\w+)?";$/m.test(readFileSync(join(repoRoot, file), "utf8"));
+    const suites = readdirSync(join(repoRoot, "test"))
+      .filter((f) => f.endsWith(".test.ts"))
+      .map((f) => `test/${f}`);
+    const importsEntry = (file: string) =>
+      /^import (?!type)[^;]*from "wymcp(?:\/\w+)?";$/m.test(readFileSync(join(repoRoot, file), "utf8"));
     const missing = suites.filter((f) => importsEntry(f) && !BIN_ONLY.has(f) && !distRun.includes(f));
     assert.deepEqual(missing, [], "add these to test:dist in package.json");
     for (const file of distRun) assert.ok(existsSync(join(repoRoot, file)), file);
@@ -79,12 +84,22 @@ describe("npm test runs the entry suites against dist/ too", () => {
       delete env.TSX_TSCONFIG_PATH;
       if (tsconfig) env.TSX_TSCONFIG_PATH = tsconfig;
       const code = `console.log(JSON.stringify(${JSON.stringify(specifiers)}.map((s) => import.meta.resolve(s))))`;
-      const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: repoRoot, env, encoding: "utf8" });
+      const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
+        cwd: repoRoot,
+        env,
+        encoding: "utf8",
+      });
       return JSON.parse(out) as string[];
     };
     const url = (path: string) => pathToFileURL(join(repoRoot, path)).href;
-    assert.deepEqual(resolveAll("tsconfig.dist.json"), entries.map((e) => url(`dist/${e.name}.js`)));
-    assert.deepEqual(resolveAll(undefined), entries.map((e) => url(e.source)));
+    assert.deepEqual(
+      resolveAll("tsconfig.dist.json"),
+      entries.map((e) => url(`dist/${e.name}.js`)),
+    );
+    assert.deepEqual(
+      resolveAll(undefined),
+      entries.map((e) => url(e.source)),
+    );
   });
 });
 
@@ -105,7 +120,12 @@ describe("the built dist/", () => {
   // loads the inbound core nor widens the core's public surface. log-safe.ts (the escaping of keys) and error-budget.ts
   // (a constant) go with it.
   const STATELESS_COPIES_ALLOWED = new Set([
-    "src/core/envelope.ts", "src/core/distill.ts", "src/core/likely-branch.ts", "src/core/utf8-length.ts", "src/core/log-safe.ts", "src/core/error-budget.ts",
+    "src/core/envelope.ts",
+    "src/core/distill.ts",
+    "src/core/likely-branch.ts",
+    "src/core/utf8-length.ts",
+    "src/core/log-safe.ts",
+    "src/core/error-budget.ts",
   ]);
 
   test("every other source module is bundled exactly once across the entries and the bin (one WeakMap, one set of validators)", () => {
@@ -116,7 +136,8 @@ describe("the built dist/", () => {
       for (const source of sources) counts.set(source, (counts.get(source) ?? 0) + 1);
     }
     assert.ok(counts.has("src/hosts/fetch.ts") && counts.has("generated/modern/validators.js"));
-    for (const [source, count] of counts) if (!STATELESS_COPIES_ALLOWED.has(source)) assert.equal(count, 1, `${source} is bundled ${count} times`);
+    for (const [source, count] of counts)
+      if (!STATELESS_COPIES_ALLOWED.has(source)) assert.equal(count, 1, `${source} is bundled ${count} times`);
   });
 
   test("the core is one module: a cold import of wymcp loads dist/index.js alone", () => {
@@ -133,7 +154,10 @@ describe("the built dist/", () => {
     for (const bin of bins) {
       const graph = closure(bin);
       assert.ok(graph.has(join(distDir, "index.js")), `${bin} imports the core`);
-      assert.ok(outboundChunks.some((chunk) => graph.has(chunk) && readFileSync(chunk, "utf8").includes("// generated/modern/outbound.js")), `${bin} shares the outbound validators`);
+      assert.ok(
+        outboundChunks.some((chunk) => graph.has(chunk) && readFileSync(chunk, "utf8").includes("// generated/modern/outbound.js")),
+        `${bin} shares the outbound validators`,
+      );
     }
   });
 
@@ -173,16 +197,26 @@ describe("the built dist/", () => {
     walk(join(distDir, "index.d.ts"));
     assert.ok(seen.size > 5, "walked the declarations");
     // Comments may name host types; the generated MCP types have their own `Request`, so only dist/ is held to that.
-    const code = (f: string) => readFileSync(f, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
+    const code = (f: string) =>
+      readFileSync(f, "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/\/\/.*$/gm, "");
     const all = [...seen].map(code).join("\n");
     assert.doesNotMatch(all, /["']node:|\b(?:Buffer|IncomingMessage|ServerResponse|NodeJS)\b/);
-    const ours = [...seen].filter((f) => f.startsWith(distDir)).map(code).join("\n");
+    const ours = [...seen]
+      .filter((f) => f.startsWith(distDir))
+      .map(code)
+      .join("\n");
     assert.doesNotMatch(ours, /\b(?:Request|Response|Headers|ReadableStream|TextDecoder)\b/);
   });
 
   test("wymcpOf reads what wymcpFetch wrote when both come from the built wymcp/fetch", async () => {
     const { wymcpFetch, wymcpOf } = (await import(pathToFileURL(join(distDir, "fetch.js")).href)) as typeof import("../src/fetch.js");
-    const request = new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    const request = new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
     assert.equal(await wymcpFetch()(request), undefined);
     assert.deepEqual(wymcpOf(request)?.result, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" });
   });
@@ -209,7 +243,10 @@ describe("the tarball (npm pack --dry-run)", () => {
     for (const target of Object.values(pkg.exports)) {
       if (typeof target === "object") for (const path of [target.types, target.default]) assert.ok(files.includes(path.slice(2)), path);
     }
-    assert.deepEqual(files.filter((f) => f.endsWith(".map") || /^generated\/.*\.js$/.test(f) || /^(src|test|scripts|bench|runtimes)\//.test(f)), []);
+    assert.deepEqual(
+      files.filter((f) => f.endsWith(".map") || /^generated\/.*\.js$/.test(f) || /^(src|test|scripts|bench|runtimes)\//.test(f)),
+      [],
+    );
   });
 
   test("every relative import in the packed declarations lands on a packed file", () => {

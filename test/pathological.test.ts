@@ -69,7 +69,7 @@ describe("pathological inputs get a bounded answer and the process keeps serving
   });
 
   test("keys that JSON escapes six-fold or encodes in four bytes still give an answer within the bound", () => {
-    for (const unit of ["\u0001", "\u{1D11E}", "\"", "é"]) {
+    for (const unit of ["\u0001", "\u{1D11E}", '"', "é"]) {
       const args: Record<string, number> = {};
       for (let i = 0; i < 60; i++) args[`${i}${unit.repeat(400)}`] = i;
       const id = unit.repeat(Math.floor(128 / 6));
@@ -96,10 +96,14 @@ describe("pathological inputs get a bounded answer and the process keeps serving
       modern: ["pass request", "pass request", "pass request", "reject response", "reject request"],
     };
     for (const era of ["legacy", "modern"] as const) {
-      assert.deepEqual(bodies.map((body) => validateMcpRequest(body, era)).map((r) => `${r.outcome} ${r.kind}`), want[era], era);
+      assert.deepEqual(
+        bodies.map((body) => validateMcpRequest(body, era)).map((r) => `${r.outcome} ${r.kind}`),
+        want[era],
+        era,
+      );
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
-    assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, "polluted"), false);
+    assert.equal(Object.hasOwn(Object.prototype, "polluted"), false);
     assert.equal(validateMcpRequest(bodies[1], "modern").outcome, "pass", "a __proto__ method is an unknown method");
     const protoArgument = validateMcpRequest(bodies[4], "modern");
     assert.equal(protoArgument.outcome, "reject");

@@ -15,16 +15,33 @@ const encoder = new TextEncoder();
 
 describe("utf8Length counts UTF-8 bytes without encoding", () => {
   test("it equals TextEncoder's byte count on any Unicode string", () => {
-    fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 60 }), (s) => utf8Length(s) === encoder.encode(s).length), { seed: 9, numRuns: 3000 });
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 60 }), (s) => utf8Length(s) === encoder.encode(s).length),
+      { seed: 9, numRuns: 3000 },
+    );
   });
 
   test("it equals TextEncoder's count on UTF-16 with lone surrogates (each encoded as U+FFFD, 3 bytes)", () => {
     const units = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 40 }).map((codes) => String.fromCharCode(...codes));
-    fc.assert(fc.property(units, (s) => utf8Length(s) === encoder.encode(s).length), { seed: 9, numRuns: 3000 });
+    fc.assert(
+      fc.property(units, (s) => utf8Length(s) === encoder.encode(s).length),
+      { seed: 9, numRuns: 3000 },
+    );
   });
 
   test("the boundaries of each encoded length", () => {
-    const cases: Array<[string, number]> = [["", 0], ["\u007f", 1], ["\u0080", 2], ["\u07ff", 2], ["\u0800", 3], ["\uffff", 3], ["\u{10000}", 4], ["\u{10ffff}", 4], ["\ud800", 3], ["\udc00\ud800", 6]];
+    const cases: Array<[string, number]> = [
+      ["", 0],
+      ["\u007f", 1],
+      ["\u0080", 2],
+      ["\u07ff", 2],
+      ["\u0800", 3],
+      ["\uffff", 3],
+      ["\u{10000}", 4],
+      ["\u{10ffff}", 4],
+      ["\ud800", 3],
+      ["\udc00\ud800", 6],
+    ];
     for (const [s, bytes] of cases) assert.equal(utf8Length(s), bytes, JSON.stringify(s));
   });
 });
@@ -33,11 +50,17 @@ describe("the answer's size is counted without building its JSON", () => {
   const utf16 = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 30 }).map((codes) => String.fromCharCode(...codes));
   const text = fc.oneof(fc.string({ maxLength: 30 }), fc.string({ unit: "grapheme", maxLength: 30 }), utf16);
   test("jsonStringLength equals the UTF-8 size of JSON.stringify(string), escapes and lone surrogates included", () => {
-    fc.assert(fc.property(text, (s) => jsonStringLength(s) === encoder.encode(JSON.stringify(s)).length), { seed: 9, numRuns: 5000 });
+    fc.assert(
+      fc.property(text, (s) => jsonStringLength(s) === encoder.encode(JSON.stringify(s)).length),
+      { seed: 9, numRuns: 5000 },
+    );
   });
   test("entriesLength equals the UTF-8 size of JSON.stringify(entries)", () => {
     const entries = fc.array(fc.record({ instancePath: text, messages: fc.array(text, { maxLength: 6 }) }), { maxLength: 25 });
-    fc.assert(fc.property(entries, (e) => entriesLength(e) === encoder.encode(JSON.stringify(e)).length), { seed: 9, numRuns: 2000 });
+    fc.assert(
+      fc.property(entries, (e) => entriesLength(e) === encoder.encode(JSON.stringify(e)).length),
+      { seed: 9, numRuns: 2000 },
+    );
   });
 });
 
@@ -67,7 +90,15 @@ before(() => {
 
 /** The built entry as one script (what ships, chunks included), to run where there is no module loader. */
 async function script(entry: string): Promise<string> {
-  const out = await build({ entryPoints: [join(repoRoot, "dist", entry)], bundle: true, format: "iife", globalName: "wymcp", platform: "neutral", write: false, logLevel: "silent" });
+  const out = await build({
+    entryPoints: [join(repoRoot, "dist", entry)],
+    bundle: true,
+    format: "iife",
+    globalName: "wymcp",
+    platform: "neutral",
+    write: false,
+    logLevel: "silent",
+  });
   return out.outputFiles[0]!.text;
 }
 
@@ -105,7 +136,10 @@ JSON.stringify({
       body: JSON.stringify(LONG_ERROR_LIST_PROMPTS_GET),
     });
     const context = createContext({ Request, Response, TextDecoder, request });
-    const response = (await runInContext(`${await script("fetch.js")}\nwymcp.wymcpFetch({ era: () => "modern" })(request)`, context)) as Response;
+    const response = (await runInContext(
+      `${await script("fetch.js")}\nwymcp.wymcpFetch({ era: () => "modern" })(request)`,
+      context,
+    )) as Response;
     assert.equal(runInContext("typeof Buffer + typeof process", context), "undefinedundefined");
     assert.equal(response.status, 400);
     const answer = (await response.json()) as { error: { data: { errors: unknown[] } } };

@@ -32,7 +32,12 @@ const BASES: unknown[] = [
   { jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: MODERN_META } },
   { jsonrpc: "2.0", id: 2, method: "prompts/get", params: { _meta: MODERN_META, name: "p", arguments: { a: "b" } } },
   { jsonrpc: "2.0", id: 3, method: "resources/read", params: { _meta: MODERN_META, uri: "file:///a.txt" } },
-  { jsonrpc: "2.0", id: 4, method: "completion/complete", params: { _meta: MODERN_META, ref: { type: "ref/prompt", name: "p" }, argument: { name: "a", value: "v" } } },
+  {
+    jsonrpc: "2.0",
+    id: 4,
+    method: "completion/complete",
+    params: { _meta: MODERN_META, ref: { type: "ref/prompt", name: "p" }, argument: { name: "a", value: "v" } },
+  },
   LEGACY_INITIALIZE,
   NOTIFICATION,
   CLIENT_RESPONSE,
@@ -53,7 +58,7 @@ type Mutation = { path: number[]; op: "delete" | "replace" | "add"; key: string;
 /** Applies a mutation at a path chosen by walking child indices modulo each node's size. */
 function mutate(base: unknown, { path, op, key, value }: Mutation): unknown {
   const copy = structuredClone(base);
-  let parent: unknown = undefined;
+  let parent: unknown;
   let parentKey: string | number | undefined;
   let node: unknown = copy;
   for (const step of path) {
@@ -81,18 +86,20 @@ const mutation = fc.record({
   value: markedJson,
 });
 
-const mutatedMessage = fc.tuple(fc.constantFrom(...BASES), fc.array(mutation, { minLength: 1, maxLength: 3 })).map(
-  ([base, mutations]) => mutations.reduce((body, m) => mutate(body, m), markValues(base)),
-);
+const mutatedMessage = fc
+  .tuple(fc.constantFrom(...BASES), fc.array(mutation, { minLength: 1, maxLength: 3 }))
+  .map(([base, mutations]) => mutations.reduce((body, m) => mutate(body, m), markValues(base)));
 
 /** Method → definition of every modern client request, read from the spec's ClientRequest union. */
 const MODERN_METHODS = (() => {
   const defs = specDefinitions(EXAMPLES_REVISION);
   const refs = (defs.ClientRequest!.anyOf ?? defs.ClientRequest!.oneOf) as Array<{ $ref: string }>;
-  return new Map(refs.map(({ $ref }) => {
-    const name = $ref.replace("#/$defs/", "");
-    return [(defs[name]!.properties as { method: { const: string } }).method.const, name];
-  }));
+  return new Map(
+    refs.map(({ $ref }) => {
+      const name = $ref.replace("#/$defs/", "");
+      return [(defs[name]!.properties as { method: { const: string } }).method.const, name];
+    }),
+  );
 })();
 
 const own = (body: object, key: string) => Object.hasOwn(body, key);
@@ -102,7 +109,8 @@ const own = (body: object, key: string) => Object.hasOwn(body, key);
  * verdict its era's rule gives that kind. `undefined` outcome: pass or reject, as the schema decides.
  */
 function expected(body: unknown, era: Era): { kind: string; outcome?: string; reason?: string } {
-  if (Array.isArray(body)) return era === "legacy" && body.length > 0 ? { kind: "batch" } : { kind: era === "legacy" ? "batch" : "other", outcome: "reject" };
+  if (Array.isArray(body))
+    return era === "legacy" && body.length > 0 ? { kind: "batch" } : { kind: era === "legacy" ? "batch" : "other", outcome: "reject" };
   if (typeof body !== "object" || body === null) return { kind: "other", outcome: "reject" };
   if (own(body, "method")) {
     if (own(body, "id")) return { kind: "request" };
@@ -123,12 +131,17 @@ function assertVerdict(body: unknown, era: Era, result: ValidationResult): void 
   const method = result.kind === "request" ? (body as { method?: unknown }).method : undefined;
   const known = era === "modern" && result.kind === "request" && typeof method === "string" ? MODERN_METHODS.get(method) : undefined;
   if (result.outcome === "pass") {
-    const definition = { batch: "JSONRPCBatchRequest", notification: "JSONRPCNotification", request: known ?? "JSONRPCRequest" }[result.kind];
+    const definition = { batch: "JSONRPCBatchRequest", notification: "JSONRPCNotification", request: known ?? "JSONRPCRequest" }[
+      result.kind
+    ];
     assert.equal(result.definition, definition);
   }
   if (result.outcome === "reject") {
     // -32602 only for a request of a known method; a failed framing or any other kind is -32600.
-    assert.ok(result.response.error.code === -32600 || (known && result.response.error.code === -32602), JSON.stringify(result.response.error));
+    assert.ok(
+      result.response.error.code === -32600 || (known && result.response.error.code === -32602),
+      JSON.stringify(result.response.error),
+    );
     assert.ok((result.response.error.data?.errors.length ?? 0) > 0, "a rejection locates something");
   }
   assertWellFormedOutcome(result);

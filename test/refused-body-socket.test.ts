@@ -70,14 +70,18 @@ describe("a refused body releases its socket", { timeout: 30_000 }, () => {
     assert.match(slow.received, /\r\nconnection: close\r\n/i);
     assert.match(slow.received, /"code":-32600,"message":"Payload Too Large: the body exceeds the limit of 1024 bytes"/);
     // Closed by the deadline, not by Node's request timeout (300 s by default) or the client's 10 s.
-    console.log(`slow sender: 413 received, socket closed after ${slow.closedAfter} ms (deadline ${DEADLINE_MS} ms), ${slow.sent} bytes dripped`);
+    console.log(
+      `slow sender: 413 received, socket closed after ${slow.closedAfter} ms (deadline ${DEADLINE_MS} ms), ${slow.sent} bytes dripped`,
+    );
     assert.ok(slow.closedAfter >= DEADLINE_MS / 2 && slow.closedAfter < 5_000, `closed after ${slow.closedAfter} ms`);
   }
 
   async function connections(): Promise<number> {
     // The server's side of the socket is released too, not only the client's.
     for (let i = 0; i < 50; i++) {
-      const count = await new Promise<number>((resolve, reject) => server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
+      const count = await new Promise<number>((resolve, reject) =>
+        server.getConnections((error, n) => (error ? reject(error) : resolve(n))),
+      );
       if (count === 0) return 0;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -88,12 +92,23 @@ describe("a refused body releases its socket", { timeout: 30_000 }, () => {
   async function stillServes(): Promise<void> {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     const { status, text } = await new Promise<{ status: number | undefined; text: string }>((resolve, reject) => {
-      const req = http.request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", agent: false, headers: { "content-type": "application/json", connection: "close" }, timeout: 5_000 }, (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => void (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode, text }));
-      });
+      const req = http.request(
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/mcp",
+          method: "POST",
+          agent: false,
+          headers: { "content-type": "application/json", connection: "close" },
+          timeout: 5_000,
+        },
+        (res) => {
+          let text = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => void (text += chunk));
+          res.on("end", () => resolve({ status: res.statusCode, text }));
+        },
+      );
       req.on("error", reject);
       req.end(body);
     });

@@ -25,16 +25,62 @@ function withMembers(members: Record<string, Maybe<unknown>>): Record<string, un
 const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof(fc.constant<typeof ABSENT>(ABSENT), arbitrary);
 
 const revision = fc.constantFrom("2026-07-28", "2027-01-01", "2025-11-25", "2025-06-18", "2024-11-05");
-const oddRevision = fc.constantFrom("latest", "", "9", "1", "abc", " 2026-07-28", "2026-07-28 ", "2026-7-28", "2026-07-28T00:00", "2026-07-27", "2026-07-29", "2025-11-25, 2026-07-28");
+const oddRevision = fc.constantFrom(
+  "latest",
+  "",
+  "9",
+  "1",
+  "abc",
+  " 2026-07-28",
+  "2026-07-28 ",
+  "2026-7-28",
+  "2026-07-28T00:00",
+  "2026-07-27",
+  "2026-07-29",
+  "2025-11-25, 2026-07-28",
+);
 const claim = fc.oneof(
   { weight: 4, arbitrary: revision },
   { weight: 2, arbitrary: oddRevision },
-  { weight: 3, arbitrary: fc.constantFrom<unknown>(1, 2026, 1.5, 0, null, true, false, [], ["2026-07-28"], {}, { v: "2026-07-28" }, raw("1e999")) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom<unknown>(1, 2026, 1.5, 0, null, true, false, [], ["2026-07-28"], {}, { v: "2026-07-28" }, raw("1e999")),
+  },
 );
 const jsonObject = fc.constantFrom<unknown>({}, { a: 1 }, { a: { b: [1, "x", null] } }, { a: raw("1e999") });
 const capabilities = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom<unknown>({}, { roots: { listChanged: true } }, { sampling: {} }, { elicitation: {} }, { elicitation: { form: {}, url: {} } }, { tasks: 5 }, { experimental: { x: {} } }, { extensions: { "a/b": { c: 1 } } }) },
-  { weight: 3, arbitrary: fc.constantFrom<unknown>(null, [], "all", 1, { roots: { listChanged: "yes" } }, { roots: [] }, { sampling: [] }, { sampling: { tools: 1 } }, { elicitation: { form: { applyDefaults: 1 } } }, { elicitation: { url: [] } }, { elicitation: [] }, { experimental: { x: 1 } }, { experimental: [] }, { extensions: { x: null } }) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom<unknown>(
+      {},
+      { roots: { listChanged: true } },
+      { sampling: {} },
+      { elicitation: {} },
+      { elicitation: { form: {}, url: {} } },
+      { tasks: 5 },
+      { experimental: { x: {} } },
+      { extensions: { "a/b": { c: 1 } } },
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom<unknown>(
+      null,
+      [],
+      "all",
+      1,
+      { roots: { listChanged: "yes" } },
+      { roots: [] },
+      { sampling: [] },
+      { sampling: { tools: 1 } },
+      { elicitation: { form: { applyDefaults: 1 } } },
+      { elicitation: { url: [] } },
+      { elicitation: [] },
+      { experimental: { x: 1 } },
+      { experimental: [] },
+      { extensions: { x: null } },
+    ),
+  },
   { weight: 1, arbitrary: jsonObject.map((value) => ({ experimental: { x: value }, elicitation: { form: value } })) },
 );
 const clientInfo = fc.constantFrom<unknown>(
@@ -71,14 +117,29 @@ const metaOf = (framed: boolean) =>
     );
 const paramsOf = (framed: boolean) =>
   fc
-    .record({ meta: maybe(framed ? metaOf(true) : fc.oneof(metaOf(false), fc.constantFrom<unknown>(null, [], "m"))), extra: maybe(fc.constantFrom<unknown>("x", { a: 1 })) })
+    .record({
+      meta: maybe(framed ? metaOf(true) : fc.oneof(metaOf(false), fc.constantFrom<unknown>(null, [], "m"))),
+      extra: maybe(fc.constantFrom<unknown>("x", { a: 1 })),
+    })
     .map(({ meta, extra }) => withMembers({ _meta: meta, name: extra, protocolVersion: "2025-11-25" }));
-const methods = fc.constantFrom("initialize", "tools/call", "tools/list", "server/discover", "notifications/initialized", "notifications/cancelled", "unknown/thing");
+const methods = fc.constantFrom(
+  "initialize",
+  "tools/call",
+  "tools/list",
+  "server/discover",
+  "notifications/initialized",
+  "notifications/cancelled",
+  "unknown/thing",
+);
 const goodId = fc.constantFrom<unknown>(1, "a", 0, -3, raw("-0"), raw("1.0"));
 const badId = fc.constantFrom<unknown>(null, 1.5, true, {}, raw("9007199254740993"), raw("1e999"));
 /** A request or notification the SDK frames as one, so the lane turns on claims and headers. */
 const framed = fc
-  .record({ id: maybe(goodId), method: methods, params: fc.oneof({ weight: 4, arbitrary: paramsOf(true) }, fc.constant<typeof ABSENT>(ABSENT)) })
+  .record({
+    id: maybe(goodId),
+    method: methods,
+    params: fc.oneof({ weight: 4, arbitrary: paramsOf(true) }, fc.constant<typeof ABSENT>(ABSENT)),
+  })
   .map(({ id, method, params }) => withMembers({ jsonrpc: "2.0", id, method, params }));
 /** Framing broken in one or more places: version, id, method, params, `_meta` members, an extra key. */
 const misframed = fc
@@ -97,8 +158,22 @@ const modernInitialize = fc
 const message = fc.oneof({ weight: 8, arbitrary: framed }, { weight: 2, arbitrary: misframed }, { weight: 2, arbitrary: modernInitialize });
 const id = fc.oneof({ weight: 3, arbitrary: goodId }, badId);
 const response = fc.oneof(
-  fc.record({ id, result: fc.constantFrom<unknown>({}, { content: [] }, { _meta: {} }, { _meta: null }, [], 5, null) }).map(({ id, result }) => ({ jsonrpc: "2.0", id, result })),
-  fc.record({ id: maybe(id), error: fc.constantFrom<unknown>({ code: -32601, message: "no" }, { code: 1, message: "x", data: [1] }, { code: 1.5, message: "x" }, { code: 1 }, { code: 1, message: 2 }, null) }).map(({ id, error }) => withMembers({ jsonrpc: "2.0", id, error })),
+  fc
+    .record({ id, result: fc.constantFrom<unknown>({}, { content: [] }, { _meta: {} }, { _meta: null }, [], 5, null) })
+    .map(({ id, result }) => ({ jsonrpc: "2.0", id, result })),
+  fc
+    .record({
+      id: maybe(id),
+      error: fc.constantFrom<unknown>(
+        { code: -32601, message: "no" },
+        { code: 1, message: "x", data: [1] },
+        { code: 1.5, message: "x" },
+        { code: 1 },
+        { code: 1, message: 2 },
+        null,
+      ),
+    })
+    .map(({ id, error }) => withMembers({ jsonrpc: "2.0", id, error })),
 );
 const single = fc.oneof({ weight: 10, arbitrary: message }, { weight: 3, arbitrary: response });
 const body = fc.oneof(
@@ -107,14 +182,21 @@ const body = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom<unknown>(5, "s", null, true, false, 0, [[]], raw("1e999")) },
 );
 
-const versionValue = fc.oneof({ weight: 3, arbitrary: revision }, { weight: 2, arbitrary: oddRevision.filter((value) => !value.includes(",")) }, { weight: 1, arbitrary: fc.constantFrom(" \t2026-07-28\t ", "2025-06-18\t") });
+const versionValue = fc.oneof(
+  { weight: 3, arbitrary: revision },
+  { weight: 2, arbitrary: oddRevision.filter((value) => !value.includes(",")) },
+  { weight: 1, arbitrary: fc.constantFrom(" \t2026-07-28\t ", "2025-06-18\t") },
+);
 const versionHeader = fc.oneof(
   { weight: 3, arbitrary: fc.constant<Record<string, string | string[]>>({}) },
   { weight: 5, arbitrary: versionValue.map((value) => ({ "mcp-protocol-version": value })) },
   { weight: 1, arbitrary: versionValue.map((value) => ({ "MCP-Protocol-Version": value })) },
   // A repeated header (Node gives arrays for some) and two keys that differ only in case.
   { weight: 1, arbitrary: fc.array(versionValue, { maxLength: 3 }).map((values) => ({ "mcp-protocol-version": values })) },
-  { weight: 1, arbitrary: fc.tuple(versionValue, versionValue).map(([a, b]) => ({ "MCP-Protocol-Version": a, "mcp-protocol-version": b })) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(versionValue, versionValue).map(([a, b]) => ({ "MCP-Protocol-Version": a, "mcp-protocol-version": b })),
+  },
 );
 const variant = fc.record({
   version: versionHeader,
@@ -129,13 +211,24 @@ function bodyText(value: unknown): string {
 }
 
 /** The request the SDK sees: a Fetch Request as given, or built by the SDK's own Node bridge from a Node-shaped request. */
-async function sdkRequest(headers: Record<string, string | string[]>, text: string, asFetchHeaders: boolean): Promise<{ request: Request; classifierHeaders: Headers | Record<string, string | string[]> }> {
+async function sdkRequest(
+  headers: Record<string, string | string[]>,
+  text: string,
+  asFetchHeaders: boolean,
+): Promise<{ request: Request; classifierHeaders: Headers | Record<string, string | string[]> }> {
   if (asFetchHeaders) {
     const fetchHeaders = new Headers({ "content-type": "application/json" });
     for (const [name, value] of Object.entries(headers)) for (const item of [value].flat()) fetchHeaders.append(name, item);
-    return { request: new Request("http://localhost/mcp", { method: "POST", headers: fetchHeaders, body: text }), classifierHeaders: fetchHeaders };
+    return {
+      request: new Request("http://localhost/mcp", { method: "POST", headers: fetchHeaders, body: text }),
+      classifierHeaders: fetchHeaders,
+    };
   }
-  const node = Object.assign(Readable.from([Buffer.from(text)]), { method: "POST", url: "/mcp", headers: { "content-type": "application/json", ...headers } });
+  const node = Object.assign(Readable.from([Buffer.from(text)]), {
+    method: "POST",
+    url: "/mcp",
+    headers: { "content-type": "application/json", ...headers },
+  });
   return { request: await toWebRequest(node as unknown as IncomingMessage), classifierHeaders: node.headers };
 }
 
@@ -155,13 +248,25 @@ test(`classifyEra puts each of ${VARIANTS} generated POSTs in the lane isLegacyR
     const ours = classifyEra(classifierHeaders, JSON.parse(text));
     lanes[ours.era]++;
     signals.set(ours.signal, (signals.get(ours.signal) ?? 0) + 1);
-    if (ours.era !== sdk && disagreed++ < 20) disagreements.push(`sdk ${sdk}, wymcp ${ours.era} (${ours.signal}): ${JSON.stringify(headers)} ${text}`);
+    if (ours.era !== sdk && disagreed++ < 20)
+      disagreements.push(`sdk ${sdk}, wymcp ${ours.era} (${ours.signal}): ${JSON.stringify(headers)} ${text}`);
   }
-  console.log(`routing differential: ${samples.length} variants, ${disagreed} disagreements; legacy ${lanes.legacy}, modern ${lanes.modern}; signals ${JSON.stringify(Object.fromEntries(signals))}`);
+  console.log(
+    `routing differential: ${samples.length} variants, ${disagreed} disagreements; legacy ${lanes.legacy}, modern ${lanes.modern}; signals ${JSON.stringify(Object.fromEntries(signals))}`,
+  );
   assert.deepEqual(disagreements, [], `${disagreed} disagreements, the first shown`);
   // The generator reaches both lanes and every signal a POST can carry, so agreement is not agreement on one case.
   assert.ok(lanes.legacy > VARIANTS / 10 && lanes.modern > VARIANTS / 10, JSON.stringify(lanes));
-  for (const signal of ["batch", "response", "not-json-rpc", "body-meta", "initialize", "header-protocol-version", "header-session-id", "default"] as const) {
+  for (const signal of [
+    "batch",
+    "response",
+    "not-json-rpc",
+    "body-meta",
+    "initialize",
+    "header-protocol-version",
+    "header-session-id",
+    "default",
+  ] as const) {
     assert.ok((signals.get(signal) ?? 0) > 20, `signal ${signal}: ${signals.get(signal) ?? 0}`);
   }
 });

@@ -6,7 +6,12 @@ import { selectOutbound, type OutboundConfig } from "../scripts/codegen/select-o
 
 const request = (method: string) => ({ type: "object", properties: { method: { const: method, type: "string" } } });
 const union = (...names: string[]) => ({ anyOf: names.map((name) => ({ $ref: `#/$defs/${name}` })) });
-const envelope = Object.fromEntries(["JSONRPCMessage", "JSONRPCRequest", "JSONRPCNotification", "JSONRPCResultResponse", "JSONRPCErrorResponse"].map((n) => [n, { type: "object" }]));
+const envelope = Object.fromEntries(
+  ["JSONRPCMessage", "JSONRPCRequest", "JSONRPCNotification", "JSONRPCResultResponse", "JSONRPCErrorResponse"].map((n) => [
+    n,
+    { type: "object" },
+  ]),
+);
 
 /** A small revision: two requests (one with a result by the name rule, one without), one notification. */
 function selection(extra: Record<string, JsonSchema> = {}): Selection {
@@ -60,11 +65,17 @@ describe("selectOutbound (codegen's outbound stage)", () => {
   });
 
   test("stops when an exception names a method the name rule already answers", () => {
-    assert.throws(() => selectOutbound(selection(), config({ resultExceptions: { ping: "EmptyResult", foo: "EmptyResult" } }), {}), /already answers with FooResult/);
+    assert.throws(
+      () => selectOutbound(selection(), config({ resultExceptions: { ping: "EmptyResult", foo: "EmptyResult" } }), {}),
+      /already answers with FooResult/,
+    );
   });
 
   test("stops when an exception names a method no request union has", () => {
-    assert.throws(() => selectOutbound(selection(), config({ resultExceptions: { ping: "EmptyResult", gone: "EmptyResult" } }), {}), /no request union has: gone/);
+    assert.throws(
+      () => selectOutbound(selection(), config({ resultExceptions: { ping: "EmptyResult", gone: "EmptyResult" } }), {}),
+      /no request union has: gone/,
+    );
   });
 
   test("the discriminator applies only where <stem><allowedBy> admits its definition", () => {
@@ -74,12 +85,23 @@ describe("selectOutbound (codegen's outbound stage)", () => {
     };
     const discriminator = { member: "resultType", value: "input_required", definition: "InputRequiredResult", allowedBy: "ResultResponse" };
     const out = selectOutbound(selection(extra), config({ discriminator }), {});
-    assert.deepEqual(out.results.map((r) => [r.method, r.discriminated]), [["foo", true], ["ping", false]]);
+    assert.deepEqual(
+      out.results.map((r) => [r.method, r.discriminated]),
+      [
+        ["foo", true],
+        ["ping", false],
+      ],
+    );
     assert.ok(out.entries.includes("InputRequiredResult"));
   });
 
   test("typed errors are the definitions whose error pins a code constant", () => {
-    const extra = { TeapotError: { type: "object", properties: { error: { allOf: [{ $ref: "#/$defs/Result" }, { properties: { code: { const: -32099 } } }] } } } };
+    const extra = {
+      TeapotError: {
+        type: "object",
+        properties: { error: { allOf: [{ $ref: "#/$defs/Result" }, { properties: { code: { const: -32099 } } }] } },
+      },
+    };
     assert.deepEqual(selectOutbound(selection(extra), config(), {}).errors, [{ code: -32099, definition: "TeapotError" }]);
   });
 
@@ -89,6 +111,9 @@ describe("selectOutbound (codegen's outbound stage)", () => {
     const out = selectOutbound(given, config(), { r: [{ definition: "NumberSchema", property: "minimum", type: "number" }] });
     assert.deepEqual(out.defs.NumberSchema, { type: "object", properties: { minimum: { type: "number" } } });
     assert.deepEqual(given.defs.NumberSchema, extra.NumberSchema);
-    assert.deepEqual(out.errata.map((e) => e.outcome), ["applied"]);
+    assert.deepEqual(
+      out.errata.map((e) => e.outcome),
+      ["applied"],
+    );
   });
 });

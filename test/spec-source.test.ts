@@ -15,7 +15,11 @@ test("npm test's first step fails at once without the spec, naming the repositor
   const empty = mkdtempSync(join(tmpdir(), "wymcp-no-spec-"));
   try {
     const started = performance.now();
-    const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/check-spec.ts"], { cwd: repoRoot, env: { ...process.env, MCP_SPEC_DIR: empty }, encoding: "utf8" });
+    const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/check-spec.ts"], {
+      cwd: repoRoot,
+      env: { ...process.env, MCP_SPEC_DIR: empty },
+      encoding: "utf8",
+    });
     assert.equal(run.status, 1);
     assert.ok(performance.now() - started < 20_000, "within seconds");
     assert.match(run.stderr, /github\.com\/modelcontextprotocol\/modelcontextprotocol/);

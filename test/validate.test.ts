@@ -3,7 +3,14 @@ import "./support/built.js";
 import { describe, test } from "node:test";
 import { comparePointers } from "../src/core/distill.js";
 import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type ValidationResult } from "wymcp";
-import { CLIENT_ERROR_RESPONSE, CLIENT_RESPONSE, LEGACY_INITIALIZE, MODERN_META, modernToolsCall, NOTIFICATION } from "./support/messages.js";
+import {
+  CLIENT_ERROR_RESPONSE,
+  CLIENT_RESPONSE,
+  LEGACY_INITIALIZE,
+  MODERN_META,
+  modernToolsCall,
+  NOTIFICATION,
+} from "./support/messages.js";
 
 interface Want {
   outcome: ValidationResult["outcome"];
@@ -21,34 +28,149 @@ const JUNK_NOTIFICATION = { jsonrpc: "2.0", method: "notifications/x", params: 5
 
 // DESIGN §3.3, one row per cell and era.
 const CASES: Array<[string, { era: Era | undefined; body: unknown; want: Want }]> = [
-  ["legacy: a known request method is checked for framing only", { era: "legacy", body: LEGACY_INITIALIZE, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } }],
-  ["legacy: a modern method with bad params still passes framing", { era: "legacy", body: BAD_TOOLS_CALL, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } }],
-  ["legacy: a request with a bad envelope is rejected at each location", { era: "legacy", body: { jsonrpc: "1.0", id: true, method: 3 }, want: { outcome: "reject", kind: "request", locations: ["/id", "/jsonrpc", "/method"] } }],
-  ["legacy: an unknown method passes", { era: "legacy", body: { jsonrpc: "2.0", id: 1, method: "vendor/unknown" }, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } }],
-  ["legacy: a notification's method beside an id passes", { era: "legacy", body: { jsonrpc: "2.0", id: 1, method: "notifications/initialized" }, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } }],
-  ["legacy: a request's method without an id passes", { era: "legacy", body: { jsonrpc: "2.0", method: "tools/call", params: {} }, want: { outcome: "pass", kind: "notification", detail: "JSONRPCNotification" } }],
-  ["legacy: a notification is checked for framing", { era: "legacy", body: NOTIFICATION, want: { outcome: "pass", kind: "notification", detail: "JSONRPCNotification" } }],
-  ["legacy: a notification with a bad envelope is rejected", { era: "legacy", body: JUNK_NOTIFICATION, want: { outcome: "reject", kind: "notification", locations: ["/params"] } }],
-  ["legacy: a client's result response bypasses validation", { era: "legacy", body: CLIENT_RESPONSE, want: { outcome: "bypass", kind: "response", detail: "legacy-response" } }],
-  ["legacy: a client's error response bypasses validation", { era: "legacy", body: CLIENT_ERROR_RESPONSE, want: { outcome: "bypass", kind: "response", detail: "legacy-response" } }],
-  ["legacy: even a malformed response bypasses validation", { era: "legacy", body: { id: {}, result: 5 }, want: { outcome: "bypass", kind: "response", detail: "legacy-response" } }],
-  ["legacy: an object of no kind is rejected", { era: "legacy", body: { jsonrpc: "2.0", id: 1 }, want: { outcome: "reject", kind: "other", locations: ["", "/error", "/method", "/result"] } }],
-  ["an unset era reads as legacy", { era: undefined, body: BAD_TOOLS_CALL, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } }],
-  ["an unknown era (from untyped callers) reads as legacy", { era: "Modern" as Era, body: CLIENT_RESPONSE, want: { outcome: "bypass", kind: "response", detail: "legacy-response" } }],
+  [
+    "legacy: a known request method is checked for framing only",
+    { era: "legacy", body: LEGACY_INITIALIZE, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } },
+  ],
+  [
+    "legacy: a modern method with bad params still passes framing",
+    { era: "legacy", body: BAD_TOOLS_CALL, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } },
+  ],
+  [
+    "legacy: a request with a bad envelope is rejected at each location",
+    {
+      era: "legacy",
+      body: { jsonrpc: "1.0", id: true, method: 3 },
+      want: { outcome: "reject", kind: "request", locations: ["/id", "/jsonrpc", "/method"] },
+    },
+  ],
+  [
+    "legacy: an unknown method passes",
+    {
+      era: "legacy",
+      body: { jsonrpc: "2.0", id: 1, method: "vendor/unknown" },
+      want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" },
+    },
+  ],
+  [
+    "legacy: a notification's method beside an id passes",
+    {
+      era: "legacy",
+      body: { jsonrpc: "2.0", id: 1, method: "notifications/initialized" },
+      want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" },
+    },
+  ],
+  [
+    "legacy: a request's method without an id passes",
+    {
+      era: "legacy",
+      body: { jsonrpc: "2.0", method: "tools/call", params: {} },
+      want: { outcome: "pass", kind: "notification", detail: "JSONRPCNotification" },
+    },
+  ],
+  [
+    "legacy: a notification is checked for framing",
+    { era: "legacy", body: NOTIFICATION, want: { outcome: "pass", kind: "notification", detail: "JSONRPCNotification" } },
+  ],
+  [
+    "legacy: a notification with a bad envelope is rejected",
+    { era: "legacy", body: JUNK_NOTIFICATION, want: { outcome: "reject", kind: "notification", locations: ["/params"] } },
+  ],
+  [
+    "legacy: a client's result response bypasses validation",
+    { era: "legacy", body: CLIENT_RESPONSE, want: { outcome: "bypass", kind: "response", detail: "legacy-response" } },
+  ],
+  [
+    "legacy: a client's error response bypasses validation",
+    { era: "legacy", body: CLIENT_ERROR_RESPONSE, want: { outcome: "bypass", kind: "response", detail: "legacy-response" } },
+  ],
+  [
+    "legacy: even a malformed response bypasses validation",
+    { era: "legacy", body: { id: {}, result: 5 }, want: { outcome: "bypass", kind: "response", detail: "legacy-response" } },
+  ],
+  [
+    "legacy: an object of no kind is rejected",
+    {
+      era: "legacy",
+      body: { jsonrpc: "2.0", id: 1 },
+      want: { outcome: "reject", kind: "other", locations: ["", "/error", "/method", "/result"] },
+    },
+  ],
+  [
+    "an unset era reads as legacy",
+    { era: undefined, body: BAD_TOOLS_CALL, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } },
+  ],
+  [
+    "an unknown era (from untyped callers) reads as legacy",
+    { era: "Modern" as Era, body: CLIENT_RESPONSE, want: { outcome: "bypass", kind: "response", detail: "legacy-response" } },
+  ],
 
-  ["modern: a known request method is checked against its own definition", { era: "modern", body: modernToolsCall(), want: { outcome: "pass", kind: "request", detail: "CallToolRequest" } }],
-  ["modern: a known method with bad params is rejected at each location", { era: "modern", body: BAD_TOOLS_CALL, want: { outcome: "reject", kind: "request", locations: ["/params/_meta", "/params/name"], code: -32602 } }],
-  ["modern: a request with a bad envelope is rejected", { era: "modern", body: { ...modernToolsCall(), jsonrpc: "1.0" }, want: { outcome: "reject", kind: "request", locations: ["/jsonrpc"] } }],
-  ["modern: an unknown method gets framing only and passes", { era: "modern", body: { jsonrpc: "2.0", id: 1, method: "vendor/unknown", params: { x: 1 } }, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } }],
-  ["modern: an unknown method with a bad envelope is rejected", { era: "modern", body: { jsonrpc: "2.0", id: 1.5, method: "vendor/unknown" }, want: { outcome: "reject", kind: "request", locations: ["/id"] } }],
-  ["modern: a legacy-only method (initialize) gets framing only", { era: "modern", body: LEGACY_INITIALIZE, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } }],
-  ["modern: a notification bypasses validation", { era: "modern", body: NOTIFICATION, want: { outcome: "bypass", kind: "notification", detail: "modern-notification" } }],
-  ["modern: a junk notification bypasses validation too", { era: "modern", body: JUNK_NOTIFICATION, want: { outcome: "bypass", kind: "notification", detail: "modern-notification" } }],
-  ["modern: a client's result response is rejected", { era: "modern", body: CLIENT_RESPONSE, want: { outcome: "reject", kind: "response", locations: [""] } }],
-  ["modern: a client's error response is rejected", { era: "modern", body: CLIENT_ERROR_RESPONSE, want: { outcome: "reject", kind: "response", locations: [""] } }],
+  [
+    "modern: a known request method is checked against its own definition",
+    { era: "modern", body: modernToolsCall(), want: { outcome: "pass", kind: "request", detail: "CallToolRequest" } },
+  ],
+  [
+    "modern: a known method with bad params is rejected at each location",
+    {
+      era: "modern",
+      body: BAD_TOOLS_CALL,
+      want: { outcome: "reject", kind: "request", locations: ["/params/_meta", "/params/name"], code: -32602 },
+    },
+  ],
+  [
+    "modern: a request with a bad envelope is rejected",
+    {
+      era: "modern",
+      body: { ...modernToolsCall(), jsonrpc: "1.0" },
+      want: { outcome: "reject", kind: "request", locations: ["/jsonrpc"] },
+    },
+  ],
+  [
+    "modern: an unknown method gets framing only and passes",
+    {
+      era: "modern",
+      body: { jsonrpc: "2.0", id: 1, method: "vendor/unknown", params: { x: 1 } },
+      want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" },
+    },
+  ],
+  [
+    "modern: an unknown method with a bad envelope is rejected",
+    {
+      era: "modern",
+      body: { jsonrpc: "2.0", id: 1.5, method: "vendor/unknown" },
+      want: { outcome: "reject", kind: "request", locations: ["/id"] },
+    },
+  ],
+  [
+    "modern: a legacy-only method (initialize) gets framing only",
+    { era: "modern", body: LEGACY_INITIALIZE, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } },
+  ],
+  [
+    "modern: a notification bypasses validation",
+    { era: "modern", body: NOTIFICATION, want: { outcome: "bypass", kind: "notification", detail: "modern-notification" } },
+  ],
+  [
+    "modern: a junk notification bypasses validation too",
+    { era: "modern", body: JUNK_NOTIFICATION, want: { outcome: "bypass", kind: "notification", detail: "modern-notification" } },
+  ],
+  [
+    "modern: a client's result response is rejected",
+    { era: "modern", body: CLIENT_RESPONSE, want: { outcome: "reject", kind: "response", locations: [""] } },
+  ],
+  [
+    "modern: a client's error response is rejected",
+    { era: "modern", body: CLIENT_ERROR_RESPONSE, want: { outcome: "reject", kind: "response", locations: [""] } },
+  ],
   ["modern: a scalar is rejected", { era: "modern", body: 42, want: { outcome: "reject", kind: "other", locations: [""] } }],
   ["modern: null is rejected", { era: "modern", body: null, want: { outcome: "reject", kind: "other", locations: [""] } }],
-  ["modern: an error response without an id is of no kind and rejected", { era: "modern", body: { jsonrpc: "2.0", error: { code: 1, message: "m" } }, want: { outcome: "reject", kind: "other", locations: [""] } }],
+  [
+    "modern: an error response without an id is of no kind and rejected",
+    {
+      era: "modern",
+      body: { jsonrpc: "2.0", error: { code: 1, message: "m" } },
+      want: { outcome: "reject", kind: "other", locations: [""] },
+    },
+  ],
 ];
 
 describe("validateMcpRequest applies each era's rule to each kind of message", () => {
@@ -62,7 +184,10 @@ describe("validateMcpRequest applies each era's rule to each kind of message", (
       if (result.outcome === "reject") {
         assert.equal(result.status, 400);
         assert.equal(result.response.error.code, want.code ?? -32600);
-        assert.deepEqual(result.response.error.data?.errors.map((e) => e.instancePath), want.locations);
+        assert.deepEqual(
+          result.response.error.data?.errors.map((e) => e.instancePath),
+          want.locations,
+        );
       }
     });
   }
@@ -78,18 +203,39 @@ function withoutMetaKey(key: (typeof META_KEYS)[number]) {
 // DESIGN §3.4: -32600 when the message is not a valid JSON-RPC request (InvalidRequestError), -32602 when
 // it is one and its params fail the method's definition (InvalidParamsError).
 const CODE_CASES: Array<[string, { era: Era; body: unknown; code: number }]> = [
-  ["modern: a tools/call without _meta is invalid params", { era: "modern", body: modernToolsCall({ params: { name: "get_weather" } }), code: -32602 }],
+  [
+    "modern: a tools/call without _meta is invalid params",
+    { era: "modern", body: modernToolsCall({ params: { name: "get_weather" } }), code: -32602 },
+  ],
   ...META_KEYS.map((key): [string, { era: Era; body: unknown; code: number }] => [
     `modern: a tools/call whose _meta lacks ${key} is invalid params`,
     { era: "modern", body: withoutMetaKey(key), code: -32602 },
   ]),
-  ["modern: a tools/call without params is invalid params", { era: "modern", body: { jsonrpc: "2.0", id: 1, method: "tools/call" }, code: -32602 }],
-  ["modern: a tools/call with a bad id is an invalid request, whatever its params", { era: "modern", body: modernToolsCall({ id: 1.5, params: {} }), code: -32600 }],
-  ["modern: a tools/call with a wrong jsonrpc is an invalid request", { era: "modern", body: { ...modernToolsCall(), jsonrpc: "1.0" }, code: -32600 }],
-  ["modern: an unknown method with a bad envelope is an invalid request", { era: "modern", body: { jsonrpc: "2.0", id: true, method: "vendor/x" }, code: -32600 }],
+  [
+    "modern: a tools/call without params is invalid params",
+    { era: "modern", body: { jsonrpc: "2.0", id: 1, method: "tools/call" }, code: -32602 },
+  ],
+  [
+    "modern: a tools/call with a bad id is an invalid request, whatever its params",
+    { era: "modern", body: modernToolsCall({ id: 1.5, params: {} }), code: -32600 },
+  ],
+  [
+    "modern: a tools/call with a wrong jsonrpc is an invalid request",
+    { era: "modern", body: { ...modernToolsCall(), jsonrpc: "1.0" }, code: -32600 },
+  ],
+  [
+    "modern: an unknown method with a bad envelope is an invalid request",
+    { era: "modern", body: { jsonrpc: "2.0", id: true, method: "vendor/x" }, code: -32600 },
+  ],
   ["modern: a message of no kind is an invalid request", { era: "modern", body: { jsonrpc: "2.0" }, code: -32600 }],
-  ["legacy: a bad envelope is an invalid request (the lane checks framing only)", { era: "legacy", body: { jsonrpc: "2.0", id: [], method: "tools/call" }, code: -32600 }],
-  ["legacy: a bad notification envelope is an invalid request", { era: "legacy", body: { jsonrpc: "2.0", method: "notifications/x", params: [] }, code: -32600 }],
+  [
+    "legacy: a bad envelope is an invalid request (the lane checks framing only)",
+    { era: "legacy", body: { jsonrpc: "2.0", id: [], method: "tools/call" }, code: -32600 },
+  ],
+  [
+    "legacy: a bad notification envelope is an invalid request",
+    { era: "legacy", body: { jsonrpc: "2.0", method: "notifications/x", params: [] }, code: -32600 },
+  ],
 ];
 
 describe("the error code separates a broken envelope (-32600) from bad params of a known method (-32602)", () => {
@@ -108,21 +254,88 @@ const TOOLS_LIST = { jsonrpc: "2.0", id: 2, method: "tools/list" };
 
 // Revision 2025-03-26 alone allowed JSON-RPC batches; its clients send no MCP-Protocol-Version header.
 const BATCH_CASES: Array<[string, { era: Era; body: unknown; protocolVersion?: string; want: Want }]> = [
-  ["legacy, no header: a batch of good requests and a notification passes", { era: "legacy", body: [TOOLS_LIST, PING, NOTIFICATION], want: { outcome: "pass", kind: "batch", detail: "JSONRPCBatchRequest" } }],
-  ["legacy, no header: a bad item is located by its index", { era: "legacy", body: [TOOLS_LIST, { ...PING, jsonrpc: "1.0" }], want: { outcome: "reject", kind: "batch", locations: ["/1/jsonrpc"] } }],
-  ["legacy, no header: a bad notification item is located too", { era: "legacy", body: [NOTIFICATION, { jsonrpc: "2.0", method: "n", params: 1 }], want: { outcome: "reject", kind: "batch", locations: ["/1/params"] } }],
-  ["legacy, no header: items are framed by 2025-03-26 (its typed progressToken)", { era: "legacy", body: [{ ...PING, params: { _meta: { progressToken: true } } }], want: { outcome: "reject", kind: "batch", locations: ["/0/params/_meta/progressToken"] } }],
-  ["legacy, no header: a scalar item is located", { era: "legacy", body: [PING, 5], want: { outcome: "reject", kind: "batch", locations: ["/1"] } }],
-  ["legacy, no header: a nested array item is located", { era: "legacy", body: [[PING]], want: { outcome: "reject", kind: "batch", locations: ["/0"] } }],
-  ["legacy, no header: an item of no kind is located at what it lacks", { era: "legacy", body: [{ jsonrpc: "2.0", id: 3 }], want: { outcome: "reject", kind: "batch", locations: ["/0/method"] } }],
-  ["legacy, no header: an empty batch is rejected", { era: "legacy", body: [], want: { outcome: "reject", kind: "batch", locations: [""] } }],
-  ["legacy, no header: client responses in a batch stay bypassed, even malformed", { era: "legacy", body: [CLIENT_RESPONSE, { id: {}, result: 5 }, PING], want: { outcome: "pass", kind: "batch", detail: "JSONRPCBatchRequest" } }],
-  ["legacy, no header: a batch of client responses only is bypassed", { era: "legacy", body: [CLIENT_RESPONSE, CLIENT_ERROR_RESPONSE], want: { outcome: "bypass", kind: "batch", detail: "legacy-response" } }],
-  ["legacy, header 2025-03-26: a batch is judged", { era: "legacy", body: [PING], protocolVersion: "2025-03-26", want: { outcome: "pass", kind: "batch", detail: "JSONRPCBatchRequest" } }],
-  ["legacy, header 2025-06-18: a batch is refused", { era: "legacy", body: [PING], protocolVersion: "2025-06-18", want: { outcome: "reject", kind: "other", locations: [""] } }],
-  ["legacy, header 2025-11-25: a batch is refused", { era: "legacy", body: [PING], protocolVersion: " 2025-11-25 ", want: { outcome: "reject", kind: "other", locations: [""] } }],
+  [
+    "legacy, no header: a batch of good requests and a notification passes",
+    { era: "legacy", body: [TOOLS_LIST, PING, NOTIFICATION], want: { outcome: "pass", kind: "batch", detail: "JSONRPCBatchRequest" } },
+  ],
+  [
+    "legacy, no header: a bad item is located by its index",
+    {
+      era: "legacy",
+      body: [TOOLS_LIST, { ...PING, jsonrpc: "1.0" }],
+      want: { outcome: "reject", kind: "batch", locations: ["/1/jsonrpc"] },
+    },
+  ],
+  [
+    "legacy, no header: a bad notification item is located too",
+    {
+      era: "legacy",
+      body: [NOTIFICATION, { jsonrpc: "2.0", method: "n", params: 1 }],
+      want: { outcome: "reject", kind: "batch", locations: ["/1/params"] },
+    },
+  ],
+  [
+    "legacy, no header: items are framed by 2025-03-26 (its typed progressToken)",
+    {
+      era: "legacy",
+      body: [{ ...PING, params: { _meta: { progressToken: true } } }],
+      want: { outcome: "reject", kind: "batch", locations: ["/0/params/_meta/progressToken"] },
+    },
+  ],
+  [
+    "legacy, no header: a scalar item is located",
+    { era: "legacy", body: [PING, 5], want: { outcome: "reject", kind: "batch", locations: ["/1"] } },
+  ],
+  [
+    "legacy, no header: a nested array item is located",
+    { era: "legacy", body: [[PING]], want: { outcome: "reject", kind: "batch", locations: ["/0"] } },
+  ],
+  [
+    "legacy, no header: an item of no kind is located at what it lacks",
+    { era: "legacy", body: [{ jsonrpc: "2.0", id: 3 }], want: { outcome: "reject", kind: "batch", locations: ["/0/method"] } },
+  ],
+  [
+    "legacy, no header: an empty batch is rejected",
+    { era: "legacy", body: [], want: { outcome: "reject", kind: "batch", locations: [""] } },
+  ],
+  [
+    "legacy, no header: client responses in a batch stay bypassed, even malformed",
+    {
+      era: "legacy",
+      body: [CLIENT_RESPONSE, { id: {}, result: 5 }, PING],
+      want: { outcome: "pass", kind: "batch", detail: "JSONRPCBatchRequest" },
+    },
+  ],
+  [
+    "legacy, no header: a batch of client responses only is bypassed",
+    {
+      era: "legacy",
+      body: [CLIENT_RESPONSE, CLIENT_ERROR_RESPONSE],
+      want: { outcome: "bypass", kind: "batch", detail: "legacy-response" },
+    },
+  ],
+  [
+    "legacy, header 2025-03-26: a batch is judged",
+    { era: "legacy", body: [PING], protocolVersion: "2025-03-26", want: { outcome: "pass", kind: "batch", detail: "JSONRPCBatchRequest" } },
+  ],
+  [
+    "legacy, header 2025-06-18: a batch is refused",
+    { era: "legacy", body: [PING], protocolVersion: "2025-06-18", want: { outcome: "reject", kind: "other", locations: [""] } },
+  ],
+  [
+    "legacy, header 2025-11-25: a batch is refused",
+    { era: "legacy", body: [PING], protocolVersion: " 2025-11-25 ", want: { outcome: "reject", kind: "other", locations: [""] } },
+  ],
   ["modern: a batch is refused", { era: "modern", body: [PING], want: { outcome: "reject", kind: "other", locations: [""] } }],
-  ["modern, modern header: a batch is refused", { era: "modern", body: [modernToolsCall()], protocolVersion: "2026-07-28", want: { outcome: "reject", kind: "other", locations: [""] } }],
+  [
+    "modern, modern header: a batch is refused",
+    {
+      era: "modern",
+      body: [modernToolsCall()],
+      protocolVersion: "2026-07-28",
+      want: { outcome: "reject", kind: "other", locations: [""] },
+    },
+  ],
 ];
 
 describe("legacy JSON-RPC batches: judged item by item without a 2025-06-18+ header, refused otherwise", () => {
@@ -136,13 +349,19 @@ describe("legacy JSON-RPC batches: judged item by item without a 2025-06-18+ hea
       if (result.outcome === "reject") {
         assert.equal(result.response.error.code, -32600, "the legacy lane checks framing only");
         assert.equal(result.response.id, null);
-        assert.deepEqual(result.response.error.data?.errors.map((e) => e.instancePath), want.locations);
+        assert.deepEqual(
+          result.response.error.data?.errors.map((e) => e.instancePath),
+          want.locations,
+        );
       }
     });
   }
 
   test("a batch of 10^5 bad items stops at the errors the answer can use and stays bounded", () => {
-    const result = validateMcpRequest(Array.from({ length: 100_000 }, () => 5), "legacy");
+    const result = validateMcpRequest(
+      Array.from({ length: 100_000 }, () => 5),
+      "legacy",
+    );
     assert.equal(result.outcome, "reject");
     assert.match(result.response.error.message, /\d+\+ invalid locations/);
     assert.ok(new TextEncoder().encode(JSON.stringify(result.response)).byteLength <= MAX_ANSWER_BYTES);
@@ -150,7 +369,10 @@ describe("legacy JSON-RPC batches: judged item by item without a 2025-06-18+ hea
 
   test("items are judged until the error budget is full and not one item more", () => {
     // Each item has one fault, so the budget fills at its 64th item and the 65th is not looked at.
-    const result = validateMcpRequest(Array.from({ length: 100 }, () => ({ ...PING, method: 5 })), "legacy");
+    const result = validateMcpRequest(
+      Array.from({ length: 100 }, () => ({ ...PING, method: 5 })),
+      "legacy",
+    );
     assert.equal(result.outcome, "reject");
     assert.match(result.response.error.message, /: 64\+ invalid locations; first: \/0\/method must be string$/);
   });
@@ -176,7 +398,15 @@ describe("the rejection answer", () => {
   });
 
   test("echoes a valid id and answers null for an id that is not one", () => {
-    const cases: Array<[unknown, unknown]> = [[7, 7], ["abc", "abc"], [1.5, null], [{}, null], [null, null], [true, null], ["x".repeat(200), null]];
+    const cases: Array<[unknown, unknown]> = [
+      [7, 7],
+      ["abc", "abc"],
+      [1.5, null],
+      [{}, null],
+      [null, null],
+      [true, null],
+      ["x".repeat(200), null],
+    ];
     for (const [id, want] of cases) {
       const result = validateMcpRequest({ jsonrpc: "1.0", id, method: "m" }, "legacy");
       assert.equal(result.outcome, "reject");
@@ -185,9 +415,15 @@ describe("the rejection answer", () => {
   });
 
   test("escapes a missing member's name in its JSON Pointer location", () => {
-    const result = validateMcpRequest(modernToolsCall({ params: { name: "t", _meta: { "io.modelcontextprotocol/clientCapabilities": {} } } }), "modern");
+    const result = validateMcpRequest(
+      modernToolsCall({ params: { name: "t", _meta: { "io.modelcontextprotocol/clientCapabilities": {} } } }),
+      "modern",
+    );
     assert.equal(result.outcome, "reject");
-    assert.deepEqual(result.response.error.data?.errors.map((e) => e.instancePath), ["/params/_meta/io.modelcontextprotocol~1protocolVersion"]);
+    assert.deepEqual(
+      result.response.error.data?.errors.map((e) => e.instancePath),
+      ["/params/_meta/io.modelcontextprotocol~1protocolVersion"],
+    );
   });
 
   test("sorts locations by pointer segments, parents first, array indices numerically", () => {

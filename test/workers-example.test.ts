@@ -8,6 +8,7 @@ import { MODERN_META } from "./support/messages.js";
 // The same scenarios run on workerd in the runtime matrix (runtimes/check/workers-example-host.mjs).
 const root = join(import.meta.dirname, "..");
 
+// biome-ignore lint/suspicious/noExplicitAny: the answers are read field by field, as JSON
 async function call(name: string, args: unknown, params: Record<string, unknown> = {}): Promise<{ status: number; body: any }> {
   const headers = {
     "content-type": "application/json",
@@ -16,7 +17,12 @@ async function call(name: string, args: unknown, params: Record<string, unknown>
     "mcp-method": "tools/call",
     "mcp-name": String(name),
   };
-  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { _meta: MODERN_META, name, arguments: args, ...params } });
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { _meta: MODERN_META, name, arguments: args, ...params },
+  });
   const response = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers, body }));
   const text = await response.text();
   const json = text.startsWith("{") ? text : /^data: (.*)$/m.exec(text)?.[1];
@@ -48,10 +54,17 @@ test("the Workers example: a bad MCP message is refused 400 by the gate before t
   const answer = await call("sum", { numbers: [1] }, { name: 42 });
   assert.equal(answer.status, 400);
   assert.equal(answer.body.error.code, -32602);
-  assert.ok(answer.body.error.data.errors.some((e: { instancePath: string }) => e.instancePath === "/params/name"), JSON.stringify(answer.body));
+  assert.ok(
+    answer.body.error.data.errors.some((e: { instancePath: string }) => e.instancePath === "/params/name"),
+    JSON.stringify(answer.body),
+  );
 });
 
 test("the Workers example's precompiled schemas are up to date with its tools.json (wymcp compile --check)", () => {
-  const run = spawnSync(process.execPath, ["dist/cli.js", "compile", "examples/workers/tools.json", "--out", "examples/workers/mcp-tools", "--check"], { cwd: root, encoding: "utf8" });
+  const run = spawnSync(
+    process.execPath,
+    ["dist/cli.js", "compile", "examples/workers/tools.json", "--out", "examples/workers/mcp-tools", "--check"],
+    { cwd: root, encoding: "utf8" },
+  );
   assert.equal(run.status, 0, run.stderr);
 });

@@ -21,7 +21,10 @@ function buildServer(): McpServer {
   const server = new McpServer({ name: "workers-notes", version: "1.0.0" }, { jsonSchemaValidator });
   server.registerTool(
     "add_note",
-    { description: "Stores a note and answers its id", inputSchema: fromJsonSchema<AddNoteInput>(schemaOf("add_note"), jsonSchemaValidator) },
+    {
+      description: "Stores a note and answers its id",
+      inputSchema: fromJsonSchema<AddNoteInput>(schemaOf("add_note"), jsonSchemaValidator),
+    },
     async ({ title, tags = [] }) => ({ content: [{ type: "text", text: `note "${title}" stored with ${tags.length} tag(s)` }] }),
   );
   server.registerTool(

@@ -101,7 +101,9 @@ function locationTarget(lane: Lane, location: Location, instances: Instances, ch
   // The route must be realisable: the message with the location empty is valid for its root.
   const empty = at(shell);
   if (!check(rootPointer(location.root), empty)) {
-    throw new Error(`${lane.key} ${describeLocation(location)}: the message reaching it is not valid for ${location.root.definition}: ${JSON.stringify(empty).slice(0, 300)}`);
+    throw new Error(
+      `${lane.key} ${describeLocation(location)}: the message reaching it is not valid for ${location.root.definition}: ${JSON.stringify(empty).slice(0, 300)}`,
+    );
   }
   return {
     lane: lane.key,
@@ -125,18 +127,23 @@ function regexTarget(lane: Lane, site: RegexSite, source: string, instances: Ins
     era: lane.era,
     direction: lane.direction,
     shape: "regex",
-    label: `${site.keyword} ${site.keyword === "format" ? site.name : "/" + site.name + "/"} at ${describeLocation(site)}`,
+    label: `${site.keyword} ${site.keyword === "format" ? site.name : `/${site.name}/`} at ${describeLocation(site)}`,
     root: site.root,
     instancePath: site.instancePath,
     kinds: inputs.map((i) => i.name),
-    message: (kind, n) => wrap(site.root, instances.realise(rootPointer(site.root), site.route, byName.get(kind)!.text(n), site.root.hints)),
+    message: (kind, n) =>
+      wrap(site.root, instances.realise(rootPointer(site.root), site.route, byName.get(kind)!.text(n), site.root.hints)),
     rejects: () => true,
   };
 }
 
 /** The legacy lane's batches (revision 2025-03-26): the body itself is an array of n messages. */
 function batchTarget(lane: Lane): Target {
-  const items: Record<string, unknown> = { "wrong-type": 1, "empty-object": {}, "no-discriminator": { jsonrpc: "adversarial", method: "tools/list", id: 1 } };
+  const items: Record<string, unknown> = {
+    "wrong-type": 1,
+    "empty-object": {},
+    "no-discriminator": { jsonrpc: "adversarial", method: "tools/list", id: 1 },
+  };
   const root: Root = { label: "batch (JSONRPCRequest per item, revision 2025-03-26)", definition: "JSONRPCRequest", at: "", hints: {} };
   return {
     lane: lane.key,

@@ -22,7 +22,10 @@ export function makeChecker(defs: Record<string, JsonSchema>, formats: Record<st
   return (pointer, value) => {
     let validate = compiled.get(pointer);
     if (!validate) {
-      const fragment = pointer.split("/").map((s) => encodeURIComponent(s)).join("/");
+      const fragment = pointer
+        .split("/")
+        .map((s) => encodeURIComponent(s))
+        .join("/");
       validate = ajv.compile({ $ref: `${id}#${fragment}` });
       compiled.set(pointer, validate);
     }

@@ -68,7 +68,13 @@ export function makeInstances(defs: Record<string, JsonSchema>, check: Checker):
 
   /** The value the node's own keywords (type, properties, required, items) ask for, before any union or allOf. */
   function ownValue(node: JsonSchema, pointer: string, hints: Record<string, unknown>, depth: number): unknown {
-    const types = Array.isArray(node.type) ? (node.type as string[]) : typeof node.type === "string" ? [node.type] : node.properties || node.required ? ["object"] : [];
+    const types = Array.isArray(node.type)
+      ? (node.type as string[])
+      : typeof node.type === "string"
+        ? [node.type]
+        : node.properties || node.required
+          ? ["object"]
+          : [];
     if (types.length === 0) return node.anyOf || node.oneOf || node.allOf ? undefined : {};
     const type = types[0]!;
     switch (type) {
@@ -166,11 +172,14 @@ export function makeInstances(defs: Record<string, JsonSchema>, check: Checker):
       if (depth > 6) return;
       const node = nodeAt(defs, p);
       if (typeof node.$ref === "string") return visit(`/$defs/${pointerSegment(node.$ref.slice(8))}`, depth + 1);
-      for (const [name, member] of Object.entries((node.properties ?? {}) as Record<string, JsonSchema>)) if ("const" in member) constants.add(name);
-      for (const keyword of ["anyOf", "oneOf"] as const) (node[keyword] as unknown[] | undefined)?.forEach((_, i) => visit(`${p}/${keyword}/${i}`, depth + 1));
+      for (const [name, member] of Object.entries((node.properties ?? {}) as Record<string, JsonSchema>))
+        if ("const" in member) constants.add(name);
+      for (const keyword of ["anyOf", "oneOf"] as const)
+        (node[keyword] as unknown[] | undefined)?.forEach((_, i) => visit(`${p}/${keyword}/${i}`, depth + 1));
       if (!sample && node.properties) {
         const value = attempt(() => minimal(p));
-        if (value.ok && typeof value.value === "object" && value.value !== null && !Array.isArray(value.value)) sample = value.value as Record<string, unknown>;
+        if (value.ok && typeof value.value === "object" && value.value !== null && !Array.isArray(value.value))
+          sample = value.value as Record<string, unknown>;
       }
     };
     visit(pointer, 0);

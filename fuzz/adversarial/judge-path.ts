@@ -64,7 +64,8 @@ function summary(_message: string, errors: ReadonlyArray<{ instancePath: string;
 
 /** The CLI's verdict on one message's bytes (it parses them itself), judged in the target's direction. */
 export function judgeCli(target: Target, bytes: Buffer): Verdict {
-  const headers: Record<string, string> = target.era === "modern" && target.direction === "inbound" ? { "mcp-protocol-version": "2026-07-28" } : {};
+  const headers: Record<string, string> =
+    target.era === "modern" && target.direction === "inbound" ? { "mcp-protocol-version": "2026-07-28" } : {};
   return cliJudge("adversarial.json", 1, bytes, {
     direction: target.direction === "inbound" ? "in" : "out",
     era: target.direction === "inbound" ? "auto" : target.era,

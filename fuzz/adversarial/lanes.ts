@@ -48,28 +48,70 @@ export function loadLanes(specDir?: string): Lane[] {
     const era = config.era as Era;
     const revision = selection.spec.revision;
     // validateMcpRequest: a known method's definition (and its framing), any other request or notification by its framing.
-    const roots: Root[] = selection.methods.map(({ method, definition }) => ({ label: `${method} (${definition})`, definition, at: "", hints: { method } }));
-    roots.push({ label: "request of no known method (JSONRPCRequest)", definition: "JSONRPCRequest", at: "", hints: { method: UNKNOWN_METHOD } });
+    const roots: Root[] = selection.methods.map(({ method, definition }) => ({
+      label: `${method} (${definition})`,
+      definition,
+      at: "",
+      hints: { method },
+    }));
+    roots.push({
+      label: "request of no known method (JSONRPCRequest)",
+      definition: "JSONRPCRequest",
+      at: "",
+      hints: { method: UNKNOWN_METHOD },
+    });
     // Modern notifications are bypassed unjudged: only the legacy lane validates them.
-    if (era === "legacy") roots.push({ label: "notification (JSONRPCNotification)", definition: "JSONRPCNotification", at: "", hints: { method: "notifications/adversarial" } });
+    if (era === "legacy")
+      roots.push({
+        label: "notification (JSONRPCNotification)",
+        definition: "JSONRPCNotification",
+        at: "",
+        hints: { method: "notifications/adversarial" },
+      });
     inbound.push({ key: `inbound-${era}`, era, direction: "inbound", revision, defs: selection.defs, roots });
 
     const out = selectEraOutbound(selection, schemasDir);
     const outRoots: Root[] = [];
-    for (const r of out.results) outRoots.push({ label: `${r.method} result (${r.definition})`, definition: r.definition, at: "/result", hints: {}, method: r.method });
+    for (const r of out.results)
+      outRoots.push({
+        label: `${r.method} result (${r.definition})`,
+        definition: r.definition,
+        at: "/result",
+        hints: {},
+        method: r.method,
+      });
     const d = out.config.discriminator;
     const discriminated = out.results.find((r) => r.discriminated);
     if (d && discriminated) {
-      outRoots.push({ label: `${discriminated.method} ${d.value} result (${d.definition})`, definition: d.definition, at: "/result", hints: { [d.member]: d.value }, method: discriminated.method });
+      outRoots.push({
+        label: `${discriminated.method} ${d.value} result (${d.definition})`,
+        definition: d.definition,
+        at: "/result",
+        hints: { [d.member]: d.value },
+        method: discriminated.method,
+      });
     }
-    for (const n of out.notifications) outRoots.push({ label: `${n.method} notification (${n.definition})`, definition: n.definition, at: "", hints: { method: n.method } });
-    for (const r of out.requests) outRoots.push({ label: `${r.method} request (${r.definition})`, definition: r.definition, at: "", hints: { method: r.method } });
+    for (const n of out.notifications)
+      outRoots.push({ label: `${n.method} notification (${n.definition})`, definition: n.definition, at: "", hints: { method: n.method } });
+    for (const r of out.requests)
+      outRoots.push({ label: `${r.method} request (${r.definition})`, definition: r.definition, at: "", hints: { method: r.method } });
     for (const e of out.errors) outRoots.push({ label: `error ${e.code} (${e.definition})`, definition: e.definition, at: "", hints: {} });
     // The framing alone judges a result of no known method, an unknown notification and an untyped error.
     outRoots.push({ label: "result of no known method (JSONRPCResultResponse)", definition: "JSONRPCResultResponse", at: "", hints: {} });
-    outRoots.push({ label: "notification of no known method (JSONRPCNotification)", definition: "JSONRPCNotification", at: "", hints: { method: "notifications/adversarial" } });
+    outRoots.push({
+      label: "notification of no known method (JSONRPCNotification)",
+      definition: "JSONRPCNotification",
+      at: "",
+      hints: { method: "notifications/adversarial" },
+    });
     outRoots.push({ label: "untyped error (JSONRPCErrorResponse)", definition: "JSONRPCErrorResponse", at: "", hints: {} });
-    if (era === "legacy") outRoots.push({ label: "server request of no known method (JSONRPCRequest)", definition: "JSONRPCRequest", at: "", hints: { method: UNKNOWN_METHOD } });
+    if (era === "legacy")
+      outRoots.push({
+        label: "server request of no known method (JSONRPCRequest)",
+        definition: "JSONRPCRequest",
+        at: "",
+        hints: { method: UNKNOWN_METHOD },
+      });
     outbound.push({ key: `outbound-${era}`, era, direction: "outbound", revision, defs: out.defs, roots: outRoots });
   }
   const order: LaneKey[] = ["inbound-modern", "inbound-legacy", "outbound-modern", "outbound-legacy"];

@@ -53,13 +53,20 @@ export function walkLane(lane: Lane): Walk {
   const locations: Location[] = [];
   const regexSites: RegexSite[] = [];
   const seen = new Set<string>();
-  const queue: Reached[] = lane.roots.map((root) => ({ lane: lane.key, pointer: `/$defs/${pointerSegment(root.definition)}`, root, route: [], instancePath: root.at }));
+  const queue: Reached[] = lane.roots.map((root) => ({
+    lane: lane.key,
+    pointer: `/$defs/${pointerSegment(root.definition)}`,
+    root,
+    route: [],
+    instancePath: root.at,
+  }));
   for (let q = 0; q < queue.length; q++) {
     const at = queue[q]!;
     if (seen.has(at.pointer)) continue;
     seen.add(at.pointer);
     const node = nodeAt(lane.defs, at.pointer);
-    const next = (step: Step, pointer: string, instance = "") => queue.push({ ...at, pointer, route: [...at.route, step], instancePath: at.instancePath + instance });
+    const next = (step: Step, pointer: string, instance = "") =>
+      queue.push({ ...at, pointer, route: [...at.route, step], instancePath: at.instancePath + instance });
     if (typeof node.$ref === "string") {
       const definition = node.$ref.slice("#/$defs/".length);
       next({ kind: "ref", definition }, `/$defs/${pointerSegment(definition)}`);
@@ -80,7 +87,9 @@ export function walkLane(lane: Lane): Walk {
       if (isSchema(child)) next({ kind: "prop", name }, `${at.pointer}/properties/${pointerSegment(name)}`, `/${pointerSegment(name)}`);
     }
     for (const keyword of ["anyOf", "oneOf"] as const) {
-      (node[keyword] as unknown[] | undefined)?.forEach((_, index) => next({ kind: "branch", keyword, index }, `${at.pointer}/${keyword}/${index}`));
+      (node[keyword] as unknown[] | undefined)?.forEach((_, index) =>
+        next({ kind: "branch", keyword, index }, `${at.pointer}/${keyword}/${index}`),
+      );
     }
     (node.allOf as unknown[] | undefined)?.forEach((_, index) => next({ kind: "part", index }, `${at.pointer}/allOf/${index}`));
   }

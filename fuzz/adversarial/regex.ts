@@ -51,11 +51,11 @@ export function parseRegex(source: string): Node[][] {
       return { t: "group", alts };
     }
     if (c === "[") return charClass();
-    if (c === "\\") return escape();
+    if (c === "\\") return escaped();
     if (c === ".") return { t: "class", accepts: (x) => x !== "\n" && x !== "\r" };
     return { t: "char", c };
   }
-  function escape(): Node {
+  function escaped(): Node {
     const c = source[i++]!;
     if (c === "d") return { t: "class", accepts: (x) => x >= "0" && x <= "9" };
     if (c === "w") return { t: "class", accepts: (x) => /\w/.test(x) };
@@ -125,7 +125,8 @@ function sample(node: Node, optionals: boolean): string {
     case "anchor":
       return "";
     case "class": {
-      const c = CANDIDATES.find((x) => node.accepts(x)) ?? [...Array(0x7f).keys()].map((k) => String.fromCharCode(k)).find((x) => node.accepts(x));
+      const c =
+        CANDIDATES.find((x) => node.accepts(x)) ?? [...Array(0x7f).keys()].map((k) => String.fromCharCode(k)).find((x) => node.accepts(x));
       if (c === undefined) throw new RegexSyntaxError("a class that accepts no ASCII character");
       return c;
     }

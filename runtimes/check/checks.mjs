@@ -23,7 +23,11 @@ export const LONG_ERROR_LIST = {
   jsonrpc: "2.0",
   id: "long",
   method: "prompts/get",
-  params: { _meta: META, name: "p", arguments: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`argument${String(i).padStart(2, "0")}`, i])) },
+  params: {
+    _meta: META,
+    name: "p",
+    arguments: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`argument${String(i).padStart(2, "0")}`, i])),
+  },
 };
 
 const LEGACY_INITIALIZE = {
@@ -57,7 +61,11 @@ export function coreChecks() {
     attempt("core: tools/call with a numeric name is rejected 400 at /params/name", () => {
       const r = validateMcpRequest(badCallTool(), "modern");
       const at = r.response?.error.data.errors.map((e) => e.instancePath);
-      return result("core: tools/call with a numeric name is rejected 400 at /params/name", r.status === 400 && at?.includes("/params/name"), r);
+      return result(
+        "core: tools/call with a numeric name is rejected 400 at /params/name",
+        r.status === 400 && at?.includes("/params/name"),
+        r,
+      );
     }),
     attempt("core: legacy initialize passes (legacy)", () => {
       const r = validateMcpRequest(LEGACY_INITIALIZE, "legacy");
@@ -65,13 +73,20 @@ export function coreChecks() {
     }),
     attempt("core: long error list is rejected with 20 entries", () => {
       const r = validateMcpRequest(LONG_ERROR_LIST, "modern");
-      return result("core: long error list is rejected with 20 entries", r.status === 400 && r.response.error.data.errors.length === 20, r.outcome);
+      return result(
+        "core: long error list is rejected with 20 entries",
+        r.status === 400 && r.response.error.data.errors.length === 20,
+        r.outcome,
+      );
     }),
     attempt("core: a legacy 2025-03-26 batch passes, and a bad item is located", () => {
       const good = validateMcpRequest([LEGACY_INITIALIZE, { jsonrpc: "2.0", method: "notifications/initialized" }], "legacy");
       const bad = validateMcpRequest([LEGACY_INITIALIZE, { jsonrpc: "1.0", id: 2, method: "ping" }], "legacy");
       const at = bad.response?.error.data.errors.map((e) => e.instancePath).join();
-      return result("core: a legacy 2025-03-26 batch passes, and a bad item is located", good.outcome === "pass" && at === "/1/jsonrpc", [good.outcome, at]);
+      return result("core: a legacy 2025-03-26 batch passes, and a bad item is located", good.outcome === "pass" && at === "/1/jsonrpc", [
+        good.outcome,
+        at,
+      ]);
     }),
     attempt("outbound: a tools/call result passes, one whose content item lacks type is located", () => {
       const good = { jsonrpc: "2.0", id: 1, result: { resultType: "complete", content: [{ type: "text", text: "hi" }] } };
@@ -79,7 +94,11 @@ export function coreChecks() {
       const ok = validateMcpResponse(good, { era: "modern", method: "tools/call" });
       const broken = validateMcpResponse(bad, { era: "modern", method: "tools/call" });
       const at = broken.violations?.errors.map((e) => e.instancePath) ?? [];
-      return result("outbound: a tools/call result passes, one whose content item lacks type is located", ok.outcome === "pass" && at.includes("/result/content/0/type"), [ok, at]);
+      return result(
+        "outbound: a tools/call result passes, one whose content item lacks type is located",
+        ok.outcome === "pass" && at.includes("/result/content/0/type"),
+        [ok, at],
+      );
     }),
     attempt("core: classifyEra reads body _meta, initialize and headers", () => {
       const eras = [
@@ -96,14 +115,47 @@ export function coreChecks() {
 
 /** The requests every host's guard is sent, with what must come back. */
 export const SCENARIOS = [
-  { name: "official tools/call reaches the handler, era modern", body: () => JSON.stringify(callTool), want: (s, a) => s === 200 && a.handled && a.era === "modern" && a.method === "tools/call" },
-  { name: "legacy initialize reaches the handler, era legacy", body: () => JSON.stringify(LEGACY_INITIALIZE), want: (s, a) => s === 200 && a.handled && a.era === "legacy" },
-  { name: "bad tools/call params get 400 / -32602", body: () => JSON.stringify(badCallTool()), want: (s, a) => s === 400 && a.error?.code === -32602 },
-  { name: "a broken envelope gets 400 / -32600", body: () => JSON.stringify({ ...callTool, jsonrpc: "1.0" }), want: (s, a) => s === 400 && a.error?.code === -32600 },
-  { name: "the Worker-crashing prompts/get gets 400 with 20 entries", body: () => JSON.stringify(LONG_ERROR_LIST), want: (s, a) => s === 400 && a.error?.data?.errors?.length === 20 },
-  { name: "an oversized body gets 413", body: () => JSON.stringify({ ...callTool, params: { ...callTool.params, arguments: { pad: "x".repeat(MAX_BODY_BYTES) } } }), want: (s, a) => s === 413 && a.error?.code === -32600 },
-  { name: "malformed JSON gets 400 / -32700", body: () => '{"jsonrpc":"2.0",', want: (s, a) => s === 400 && a.error?.code === -32700 && a.id === null },
-  { name: "text/plain gets 415", body: () => JSON.stringify(callTool), contentType: "text/plain", want: (s, a) => s === 415 && a.error?.code === -32600 },
+  {
+    name: "official tools/call reaches the handler, era modern",
+    body: () => JSON.stringify(callTool),
+    want: (s, a) => s === 200 && a.handled && a.era === "modern" && a.method === "tools/call",
+  },
+  {
+    name: "legacy initialize reaches the handler, era legacy",
+    body: () => JSON.stringify(LEGACY_INITIALIZE),
+    want: (s, a) => s === 200 && a.handled && a.era === "legacy",
+  },
+  {
+    name: "bad tools/call params get 400 / -32602",
+    body: () => JSON.stringify(badCallTool()),
+    want: (s, a) => s === 400 && a.error?.code === -32602,
+  },
+  {
+    name: "a broken envelope gets 400 / -32600",
+    body: () => JSON.stringify({ ...callTool, jsonrpc: "1.0" }),
+    want: (s, a) => s === 400 && a.error?.code === -32600,
+  },
+  {
+    name: "the Worker-crashing prompts/get gets 400 with 20 entries",
+    body: () => JSON.stringify(LONG_ERROR_LIST),
+    want: (s, a) => s === 400 && a.error?.data?.errors?.length === 20,
+  },
+  {
+    name: "an oversized body gets 413",
+    body: () => JSON.stringify({ ...callTool, params: { ...callTool.params, arguments: { pad: "x".repeat(MAX_BODY_BYTES) } } }),
+    want: (s, a) => s === 413 && a.error?.code === -32600,
+  },
+  {
+    name: "malformed JSON gets 400 / -32700",
+    body: () => '{"jsonrpc":"2.0",',
+    want: (s, a) => s === 400 && a.error?.code === -32700 && a.id === null,
+  },
+  {
+    name: "text/plain gets 415",
+    body: () => JSON.stringify(callTool),
+    contentType: "text/plain",
+    want: (s, a) => s === 415 && a.error?.code === -32600,
+  },
   { name: "GET goes on untouched", method: "GET", want: (s, a) => s === 200 && a.handled && a.era === undefined },
 ];
 

@@ -14,8 +14,14 @@ try {
     return { status: response.status, text: await response.text() };
   };
   const core = await send("/core")("GET", "text/plain");
-  const coreResults = core.status === 200 ? JSON.parse(core.text) : [{ name: "worker: core checks", ok: false, detail: `${core.status} ${core.text.slice(0, 300)}` }];
-  const results = [...coreResults.map((r) => ({ ...r, name: `worker ${r.name}` })), ...(await scenarioChecks("worker fetch handler", send("/mcp")))];
+  const coreResults =
+    core.status === 200
+      ? JSON.parse(core.text)
+      : [{ name: "worker: core checks", ok: false, detail: `${core.status} ${core.text.slice(0, 300)}` }];
+  const results = [
+    ...coreResults.map((r) => ({ ...r, name: `worker ${r.name}` })),
+    ...(await scenarioChecks("worker fetch handler", send("/mcp"))),
+  ];
   console.log(JSON.stringify({ nodeHttp: false, results }));
 } finally {
   await mf.dispose();

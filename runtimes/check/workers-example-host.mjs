@@ -42,20 +42,44 @@ try {
 
   const results = [];
   const sum = await call("sum", { numbers: [1, 2, 3.5] });
-  results.push(result("a tools/call through the gate reaches a tool with a precompiled input schema", sum.status === 200 && sum.body?.result?.content?.[0]?.text === "6.5", sum));
+  results.push(
+    result(
+      "a tools/call through the gate reaches a tool with a precompiled input schema",
+      sum.status === 200 && sum.body?.result?.content?.[0]?.text === "6.5",
+      sum,
+    ),
+  );
   const note = await call("add_note", { title: "Buy milk", body: "2 litres", tags: ["home", "shop"], due: "2026-12-24" });
-  results.push(result("a date format and a pattern pass, checked by the embedded formats", note.body?.result?.content?.[0]?.text === 'note "Buy milk" stored with 2 tag(s)', note));
+  results.push(
+    result(
+      "a date format and a pattern pass, checked by the embedded formats",
+      note.body?.result?.content?.[0]?.text === 'note "Buy milk" stored with 2 tag(s)',
+      note,
+    ),
+  );
 
   const bad = await call("add_note", { title: "", body: 7, tags: ["Not OK", "Not OK"], due: "24/12/2026", colour: "red" });
   const expected =
     "Input validation error: Invalid arguments for tool add_note: 7 invalid locations: (the value) has a property the schema does not allow; " +
     '/body must be string; /due must be a valid "date" string; /tags must not have duplicate items; /tags/0 must match pattern "^[a-z0-9-]+$"; ' +
     '/tags/1 must match pattern "^[a-z0-9-]+$"; /title must be at least 1 characters long';
-  results.push(result("bad arguments are refused by the SDK with the distilled message", bad.body?.result?.isError === true && bad.body.result.content?.[0]?.text === expected, bad));
+  results.push(
+    result(
+      "bad arguments are refused by the SDK with the distilled message",
+      bad.body?.result?.isError === true && bad.body.result.content?.[0]?.text === expected,
+      bad,
+    ),
+  );
 
   const refused = await call("sum", { numbers: [1] }, { name: 42 });
   const at = refused.body?.error?.data?.errors?.map((e) => e.instancePath);
-  results.push(result("a bad MCP message is refused 400 by the gate", refused.status === 400 && refused.body.error.code === -32602 && at?.includes("/params/name"), refused));
+  results.push(
+    result(
+      "a bad MCP message is refused 400 by the gate",
+      refused.status === 400 && refused.body.error.code === -32602 && at?.includes("/params/name"),
+      refused,
+    ),
+  );
 
   console.log(JSON.stringify({ nodeHttp: false, results }));
 } finally {

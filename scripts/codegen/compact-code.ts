@@ -49,7 +49,7 @@ export function compactCode(code: string): string {
     if (leftovers(out, leftover)) throw new CompactionError(`Ajv's output has a ${name} idiom compact-code.ts does not know`);
   }
   if (!out.startsWith(STRICT)) throw new CompactionError(`Ajv's output does not start with ${JSON.stringify(STRICT.trim())}`);
-  return STRICT + BUDGET_HELPERS_SOURCE + "\n" + dropUnusedSchemas(out.slice(STRICT.length));
+  return `${STRICT + BUDGET_HELPERS_SOURCE}\n${dropUnusedSchemas(out.slice(STRICT.length))}`;
 }
 
 const STRICT = '"use strict";\n';

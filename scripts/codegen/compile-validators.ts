@@ -15,8 +15,30 @@ import { taggedAnyOf } from "./tagged-any-of.js";
 export const SHARED_KEYWORDS = new Set([
   // No oneOf or not: a failing subschema there can make its parent pass, which the error budget's early exit
   // (error-budget.ts) only allows for anyOf branches.
-  "$ref", "$defs", "type", "properties", "required", "additionalProperties", "items", "anyOf", "allOf", "const", "enum", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-  "minLength", "maxLength", "minItems", "maxItems", "pattern", "default", "title", "deprecated",
+  "$ref",
+  "$defs",
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "anyOf",
+  "allOf",
+  "const",
+  "enum",
+  "format",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "pattern",
+  "default",
+  "title",
+  "deprecated",
 ]);
 
 /** The options shared by codegen and by the tests that compile the same schema at run time. */

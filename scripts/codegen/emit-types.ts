@@ -19,10 +19,10 @@ export async function emitTypes(selection: Selection): Promise<string> {
   const names = Object.keys(selection.defs).sort();
   const parts: string[] = [];
   for (const name of names) {
-    const schema = { ...namedRefs(selection.defs[name]) as JsonSchema, title: name };
+    const schema = { ...(namedRefs(selection.defs[name]) as JsonSchema), title: name };
     parts.push((await compile(schema as never, name, OPTIONS)).trim());
   }
-  return parts.join("\n\n") + "\n";
+  return `${parts.join("\n\n")}\n`;
 }
 
 function namedRefs(node: unknown): unknown {

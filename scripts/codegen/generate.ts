@@ -3,11 +3,20 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import {
-  assembleBatchDeclarations, assembleBatchModule, assembleDeclarations, assembleIndex, assembleIndexDeclarations,
-  assembleModule, assembleTypes, VALIDATOR_DECLARATIONS,
+  assembleBatchDeclarations,
+  assembleBatchModule,
+  assembleDeclarations,
+  assembleIndex,
+  assembleIndexDeclarations,
+  assembleModule,
+  assembleTypes,
+  VALIDATOR_DECLARATIONS,
 } from "./assemble-module.js";
 import {
-  assembleOutboundDeclarations, assembleOutboundIndex, assembleOutboundIndexDeclarations, assembleOutboundModule,
+  assembleOutboundDeclarations,
+  assembleOutboundIndex,
+  assembleOutboundIndexDeclarations,
+  assembleOutboundModule,
 } from "./assemble-outbound.js";
 import { compactCode } from "./compact-code.js";
 import { compileValidators } from "./compile-validators.js";
@@ -113,16 +122,20 @@ export async function generate(options: GenerateOptions): Promise<Files> {
   files.set("validator.d.ts", VALIDATOR_DECLARATIONS);
   files.set("outbound.js", assembleOutboundIndex(eras));
   files.set("outbound.d.ts", assembleOutboundIndexDeclarations(eras));
-  files.set("manifest.json", JSON.stringify(manifest(options.schemasDir, manifestEras), null, 2) + "\n");
+  files.set("manifest.json", `${JSON.stringify(manifest(options.schemasDir, manifestEras), null, 2)}\n`);
   return files;
 }
 
 function manifest(schemasDir: string, eras: Record<string, unknown>) {
-  const sha256 = (file: string) => createHash("sha256").update(readFileSync(join(schemasDir, file))).digest("hex");
+  const sha256 = (file: string) =>
+    createHash("sha256")
+      .update(readFileSync(join(schemasDir, file)))
+      .digest("hex");
   return {
     generatedBy: "scripts/codegen.ts (npm run codegen); do not edit",
     tools: { ajv: toolVersion("ajv"), "json-schema-to-typescript": toolVersion("json-schema-to-typescript") },
-    engine: "Ajv draft-07 class, allErrors, no messages, anyOf branches tagged (tagged-any-of.ts), formats from schemas/formats.json, compacted by compact-code.ts",
+    engine:
+      "Ajv draft-07 class, allErrors, no messages, anyOf branches tagged (tagged-any-of.ts), formats from schemas/formats.json, compacted by compact-code.ts",
     projectInputs: Object.fromEntries(
       [...readdirSync(schemasDir), ...readdirSync(join(schemasDir, "outbound")).map((f) => `outbound/${f}`)]
         .filter((f) => f.endsWith(".json"))

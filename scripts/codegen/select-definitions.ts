@@ -54,8 +54,9 @@ export function selectDefinitions(config: EraConfig, spec: SpecSchema): Selectio
     if (!Array.isArray(members)) throw new SelectionError(`${config.requestUnion} is not an anyOf/oneOf union`);
     for (const member of members) {
       const definition = refName(member.$ref);
-      const method = (need(definition, `member of ${config.requestUnion}`).properties as JsonSchema | undefined)
-        ?.method as JsonSchema | undefined;
+      const method = (need(definition, `member of ${config.requestUnion}`).properties as JsonSchema | undefined)?.method as
+        | JsonSchema
+        | undefined;
       if (typeof method?.const !== "string") throw new SelectionError(`${definition} has no constant method`);
       methods.push({ method: method.const, definition });
     }

@@ -60,12 +60,19 @@ export interface OutboundSelection {
 }
 
 /** The framing every outbound module carries: the JSON-RPC envelope of each kind. */
-export const OUTBOUND_FRAMING = ["JSONRPCMessage", "JSONRPCRequest", "JSONRPCNotification", "JSONRPCResultResponse", "JSONRPCErrorResponse"];
+export const OUTBOUND_FRAMING = [
+  "JSONRPCMessage",
+  "JSONRPCRequest",
+  "JSONRPCNotification",
+  "JSONRPCResultResponse",
+  "JSONRPCErrorResponse",
+];
 
 /** Derives the server-to-client tables of one era from its schema, the config and the errata. */
 export function selectOutbound(selection: Selection, config: OutboundConfig, errata: Errata): OutboundSelection {
   const { revision } = selection.spec;
-  if (config.era !== selection.config.era) throw new SelectionError(`outbound config of ${config.era} given for era ${selection.config.era}`);
+  if (config.era !== selection.config.era)
+    throw new SelectionError(`outbound config of ${config.era} given for era ${selection.config.era}`);
   const { defs, applied } = applyErrata(selection.defs, errata[revision] ?? [], revision);
   const need = (name: string, why: string): JsonSchema => {
     const def = defs[name];
@@ -85,7 +92,8 @@ export function selectOutbound(selection: Selection, config: OutboundConfig, err
   };
   const byMethod = (unions: string[]) => {
     const seen = new Map<string, string>();
-    for (const union of unions) for (const definition of members(union)) if (!seen.has(methodOf(definition))) seen.set(methodOf(definition), definition);
+    for (const union of unions)
+      for (const definition of members(union)) if (!seen.has(methodOf(definition))) seen.set(methodOf(definition), definition);
     return [...seen].map(([method, definition]) => ({ method, definition }));
   };
 
@@ -99,7 +107,10 @@ export function selectOutbound(selection: Selection, config: OutboundConfig, err
       if (exception) throw new SelectionError(`resultExceptions names ${method}, which the name rule already answers with ${named}`);
       return { method, definition: named, source: "name-rule", discriminated: admits(definition) };
     }
-    if (!exception) throw new SelectionError(`no result for ${method} (${definition}): neither ${named} in ${config.resultUnions.join("/")} nor an exception`);
+    if (!exception)
+      throw new SelectionError(
+        `no result for ${method} (${definition}): neither ${named} in ${config.resultUnions.join("/")} nor an exception`,
+      );
     need(exception, `resultExceptions of ${method}`);
     used.add(method);
     return { method, definition: exception, source: "exception", discriminated: admits(definition) };

@@ -51,7 +51,11 @@ export function taggedAnyOf(): CodeKeywordDefinition {
         }),
       );
       cxt.setParams({ union });
-      cxt.result(valid, () => cxt.reset(), () => cxt.error(true));
+      cxt.result(
+        valid,
+        () => cxt.reset(),
+        () => cxt.error(true),
+      );
     },
     error: { message: "must match a schema in anyOf", params: ({ params }) => _`{union: ${params.union}}` },
   };

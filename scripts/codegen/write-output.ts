@@ -45,5 +45,9 @@ function listFiles(root: string): string[] {
   }
   return entries
     .filter((entry) => entry.isFile())
-    .map((entry) => relative(root, join(entry.parentPath ?? entry.path, entry.name)).split("\\").join("/"));
+    .map((entry) =>
+      relative(root, join(entry.parentPath ?? entry.path, entry.name))
+        .split("\\")
+        .join("/"),
+    );
 }

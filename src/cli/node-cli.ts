@@ -158,7 +158,8 @@ export function colourEnabled(env: Record<string, string | undefined>, isTTY: bo
 
 // C0, DEL, C1, line separators, bidirectional marks and lone surrogates: a captured message must not be able
 // to drive the terminal or split a line (the set of log-safe.ts; locations arrive escaped by it already).
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNPRINTABLE =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Text from the message (keys, method names) made safe to print: control characters escaped, length bounded. */
 export function printable(text: string, max = 200): string {
@@ -223,7 +224,19 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
   const unjudged = options.direction === "out" ? "out" : "in";
   if (bytes === undefined) {
     const message = `Payload Too Large: the body exceeds the limit of ${options.maxBytes} bytes`;
-    return labelled(options, { source, line, direction: unjudged, era: null, eraSignal: null, outcome: "reject", kind: null, definition: null, reason: "body-too-large", status: 413, response: errorResponse(null, INVALID_REQUEST, message) });
+    return labelled(options, {
+      source,
+      line,
+      direction: unjudged,
+      era: null,
+      eraSignal: null,
+      outcome: "reject",
+      kind: null,
+      definition: null,
+      reason: "body-too-large",
+      status: 413,
+      response: errorResponse(null, INVALID_REQUEST, message),
+    });
   }
   let body: unknown;
   try {
@@ -231,22 +244,56 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
     if (!isUtf8(bytes)) throw new SyntaxError("not UTF-8");
     body = JSON.parse(bytes.toString("utf8"));
   } catch {
-    return labelled(options, { source, line, direction: unjudged, era: null, eraSignal: null, outcome: "reject", kind: null, definition: null, reason: "parse-error", status: 400, response: errorResponse(null, PARSE_ERROR, PARSE_ERROR_MESSAGE) });
+    return labelled(options, {
+      source,
+      line,
+      direction: unjudged,
+      era: null,
+      eraSignal: null,
+      outcome: "reject",
+      kind: null,
+      definition: null,
+      reason: "parse-error",
+      status: 400,
+      response: errorResponse(null, PARSE_ERROR, PARSE_ERROR_MESSAGE),
+    });
   }
-  if (options.direction === "out" || (options.direction === "auto" && autoDirection(body) === "out")) return judgeOut(source, line, body, options);
+  if (options.direction === "out" || (options.direction === "auto" && autoDirection(body) === "out"))
+    return judgeOut(source, line, body, options);
   const { era, signal } = options.era === "auto" ? classifyEra(options.headers, body) : { era: options.era, signal: "flag" as const };
   // Header names are lower-cased when --header is read; the version decides whether a legacy batch is judged.
   const result = validateMcpRequest(body, era, { protocolVersion: options.headers["mcp-protocol-version"] });
   let verdict: Verdict;
   switch (result.outcome) {
     case "pass":
-      verdict = { source, line, direction: "in", era, eraSignal: signal, outcome: "pass", kind: result.kind, definition: result.definition };
+      verdict = {
+        source,
+        line,
+        direction: "in",
+        era,
+        eraSignal: signal,
+        outcome: "pass",
+        kind: result.kind,
+        definition: result.definition,
+      };
       break;
     case "bypass":
       verdict = { source, line, direction: "in", era, eraSignal: signal, outcome: "bypass", kind: result.kind, reason: result.reason };
       break;
     case "reject":
-      verdict = { source, line, direction: "in", era, eraSignal: signal, outcome: "reject", kind: result.kind, definition: result.definition, reason: "invalid-message", status: result.status, response: result.response };
+      verdict = {
+        source,
+        line,
+        direction: "in",
+        era,
+        eraSignal: signal,
+        outcome: "reject",
+        kind: result.kind,
+        definition: result.definition,
+        reason: "invalid-message",
+        status: result.status,
+        response: result.response,
+      };
   }
   return labelled(options, verdict, body);
 }
@@ -266,8 +313,29 @@ function judgeOut(source: string, line: number, body: unknown, options: Options)
   const method = answers ? options.method : undefined;
   const verdict: OutboundVerdict =
     result.outcome === "pass"
-      ? { source, line, direction: "out", era, eraSignal: signal, method, outcome: "pass", kind: result.kind, definition: result.definition }
-      : { source, line, direction: "out", era, eraSignal: signal, method, outcome: "violation", kind: result.kind, definition: result.definition, violations: result.violations };
+      ? {
+          source,
+          line,
+          direction: "out",
+          era,
+          eraSignal: signal,
+          method,
+          outcome: "pass",
+          kind: result.kind,
+          definition: result.definition,
+        }
+      : {
+          source,
+          line,
+          direction: "out",
+          era,
+          eraSignal: signal,
+          method,
+          outcome: "violation",
+          kind: result.kind,
+          definition: result.definition,
+          violations: result.violations,
+        };
   // An undefined method is left out of --json by JSON.stringify; deleting the key would cost a slower object shape.
   return { verdict, body };
 }
@@ -297,7 +365,8 @@ function judgedAs(verdict: Verdict, body: unknown): string {
   switch (verdict.outcome) {
     case "pass":
       // A modern request of no known method passes on framing alone; a typo in the method lands here too.
-      if (verdict.era === "modern" && verdict.definition === "JSONRPCRequest") return `${method}request (JSONRPCRequest; not a method of ${eras.modern.revision}: framing only)`;
+      if (verdict.era === "modern" && verdict.definition === "JSONRPCRequest")
+        return `${method}request (JSONRPCRequest; not a method of ${eras.modern.revision}: framing only)`;
       return `${method}${verdict.kind} (${verdict.definition})`;
     case "bypass":
       return verdict.reason === "modern-notification"
@@ -327,7 +396,8 @@ function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
   const kind = verdict.kind === "other" ? "message of no kind" : verdict.kind === "error" ? "error response" : verdict.kind;
   let definition = verdict.definition;
   if (verdict.kind === "result" && definition === "JSONRPCResultResponse") {
-    definition += verdict.method === undefined ? "; framing only: give --method to judge the result" : `; not a method of ${revision}: framing only`;
+    definition +=
+      verdict.method === undefined ? "; framing only: give --method to judge the result" : `; not a method of ${revision}: framing only`;
   } else if (verdict.kind === "notification" && definition === "JSONRPCNotification") {
     definition += `; not a server notification of ${revision}: framing only`;
   } else if (verdict.kind === "request" && definition === "JSONRPCRequest" && verdict.era === "legacy") {
@@ -345,8 +415,10 @@ function definitionOf(verdict: Extract<InboundVerdict, { outcome: "reject" }>): 
 /** One message in human words: a header line, then for a rejection its locations, aligned. */
 export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name = printable(verdict.source), positionWidth = 0): string {
   // A violation reads as a rejection: one word per verdict keeps the columns of mixed input aligned.
-  const outcome = verdict.outcome === "pass" ? paint("32", "pass  ") : verdict.outcome === "bypass" ? paint("33", "bypass") : paint("31", "reject");
-  const era = verdict.era === null ? "-" : verdict.eraSignal === "flag" ? verdict.era : `${verdict.era} (${SIGNAL_LABELS[verdict.eraSignal!]})`;
+  const outcome =
+    verdict.outcome === "pass" ? paint("32", "pass  ") : verdict.outcome === "bypass" ? paint("33", "bypass") : paint("31", "reject");
+  const era =
+    verdict.era === null ? "-" : verdict.eraSignal === "flag" ? verdict.era : `${verdict.era} (${SIGNAL_LABELS[verdict.eraSignal!]})`;
   const position = `${name}:${verdict.line}`;
   const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
   let text = `${paint("1", position)}${gap}  ${outcome}  ${era.padEnd(ERA_WIDTH)}  ${judgedAs(verdict, body)}`;
@@ -418,7 +490,8 @@ function parseOptions(argv: string[]): { options: Options; files: string[]; help
     },
   });
   const oneOf = <T extends string>(name: string, value: string, allowed: readonly T[]): T => {
-    if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`);
+    if (!(allowed as readonly string[]).includes(value))
+      throw new UsageError(`--${name} must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`);
     return value as T;
   };
   const era = oneOf("era", values.era!, ["legacy", "modern", "auto"] as const);
@@ -433,7 +506,8 @@ function parseOptions(argv: string[]): { options: Options; files: string[]; help
   let maxBytes = DEFAULT_MAX_BODY_BYTES;
   if (values["max-bytes"] !== undefined) {
     maxBytes = Number(values["max-bytes"]);
-    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new UsageError(`--max-bytes takes a positive whole number of bytes, not ${JSON.stringify(values["max-bytes"])}`);
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)
+      throw new UsageError(`--max-bytes takes a positive whole number of bytes, not ${JSON.stringify(values["max-bytes"])}`);
   }
   const options: Options = {
     era,
@@ -461,7 +535,8 @@ export async function main(argv: string[]): Promise<number> {
   if (command === "compile") return runCompileCommand(rest);
   let parsed: ReturnType<typeof parseOptions>;
   try {
-    if (command !== "check") throw new UsageError(`unknown command ${JSON.stringify(command)}; the commands are "wymcp check" and "wymcp compile"`);
+    if (command !== "check")
+      throw new UsageError(`unknown command ${JSON.stringify(command)}; the commands are "wymcp check" and "wymcp compile"`);
     parsed = parseOptions(rest);
   } catch (error) {
     // parseArgs throws TypeErrors with a readable message for unknown or malformed options.
@@ -475,7 +550,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (files.length === 0) {
     if (process.stdin.isTTY) {
-      process.stderr.write('wymcp: no input: name files to check, or pipe messages to standard input (one per line).\nRun "wymcp check --help" for the options.\n');
+      process.stderr.write(
+        'wymcp: no input: name files to check, or pipe messages to standard input (one per line).\nRun "wymcp check --help" for the options.\n',
+      );
       return 2;
     }
     files.push("-");

@@ -66,8 +66,7 @@ export function distill(all: readonly ValidationError[], judgedAs: string): Dist
   const firstPath = locations.find((l) => !isOnlyUnion(byLocation.get(l)!.messages)) ?? locations[0] ?? "";
   const firstMessage = [...(byLocation.get(firstPath)?.messages ?? [])].find((m) => m !== UNION_MESSAGE) ?? UNION_MESSAGE;
   const message =
-    `Invalid ${judgedAs}: ${count} invalid location${count === "1" ? "" : "s"}; ` +
-    `first: ${quoteLocation(firstPath)} ${firstMessage}`;
+    `Invalid ${judgedAs}: ${count} invalid location${count === "1" ? "" : "s"}; ` + `first: ${quoteLocation(firstPath)} ${firstMessage}`;
   return { message, data: omitted > 0 ? { errors: entries, omitted } : { errors: entries } };
 }
 
@@ -198,7 +197,7 @@ export function comparePointers(a: string, b: string): number {
     i = aEnd;
     j = bEnd;
   }
-  return (a.length - i) - (b.length - j);
+  return a.length - i - (b.length - j);
 }
 
 function segmentEnd(pointer: string, from: number): number {

@@ -39,7 +39,10 @@ export function answerId(body: unknown): JsonRpcId {
   const id = (body as { id: unknown }).id;
   if (typeof id === "number") return Number.isSafeInteger(id) ? id : null;
   // A string of at most 21 units stays within the bound even if every unit is escaped six-fold.
-  if (typeof id === "string" && (id.length <= 21 || (id.length <= MAX_ECHOED_ID_LENGTH && JSON.stringify(id).length <= MAX_ECHOED_ID_LENGTH))) {
+  if (
+    typeof id === "string" &&
+    (id.length <= 21 || (id.length <= MAX_ECHOED_ID_LENGTH && JSON.stringify(id).length <= MAX_ECHOED_ID_LENGTH))
+  ) {
     // An id is echoed exactly or not at all: escaping it would answer a request nobody sent.
     return hasUnsafeUnit(id) ? null : id;
   }

@@ -124,7 +124,9 @@ function protocolVersionHeader(headers: HeadersLike | undefined): string | undef
       const raw = headers[name];
       if (raw === undefined || !Object.hasOwn(headers, name) || name.toLowerCase() !== "mcp-protocol-version") continue;
       if (!Array.isArray(raw)) value = trimHttpWhitespace(String(raw));
-      else for (const item of raw) value = value === undefined ? trimHttpWhitespace(String(item)) : `${value}, ${trimHttpWhitespace(String(item))}`;
+      else
+        for (const item of raw)
+          value = value === undefined ? trimHttpWhitespace(String(item)) : `${value}, ${trimHttpWhitespace(String(item))}`;
     }
   }
   return value === undefined ? undefined : trim(value, SPACE_OR_TAB);

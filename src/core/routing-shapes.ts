@@ -41,11 +41,19 @@ function isParams(params: unknown): boolean {
 }
 
 export function isJsonRpcRequest(body: Json): boolean {
-  return onlyKeys(body, ["jsonrpc", "id", "method", "params"]) && body.jsonrpc === "2.0" && isId(body.id) && typeof body.method === "string" && isParams(body.params);
+  return (
+    onlyKeys(body, ["jsonrpc", "id", "method", "params"]) &&
+    body.jsonrpc === "2.0" &&
+    isId(body.id) &&
+    typeof body.method === "string" &&
+    isParams(body.params)
+  );
 }
 
 export function isJsonRpcNotification(body: Json): boolean {
-  return onlyKeys(body, ["jsonrpc", "method", "params"]) && body.jsonrpc === "2.0" && typeof body.method === "string" && isParams(body.params);
+  return (
+    onlyKeys(body, ["jsonrpc", "method", "params"]) && body.jsonrpc === "2.0" && typeof body.method === "string" && isParams(body.params)
+  );
 }
 
 /** A result or an error response; the SDK reads neither further. */
@@ -120,13 +128,15 @@ function isClientCapabilities(value: unknown): boolean {
     if (sampling.context !== undefined && !isJsonObject(sampling.context)) return false;
     if (sampling.tools !== undefined && !isJsonObject(sampling.tools)) return false;
   }
-  if (roots !== undefined && !(isPlainObject(roots) && (roots.listChanged === undefined || typeof roots.listChanged === "boolean"))) return false;
+  if (roots !== undefined && !(isPlainObject(roots) && (roots.listChanged === undefined || typeof roots.listChanged === "boolean")))
+    return false;
   if (elicitation !== undefined) {
     // Every member must be JSON; `form` and `url` are objects, `form.applyDefaults` a boolean.
     if (!isJsonObject(elicitation)) return false;
     const { form, url } = elicitation;
     if (url !== undefined && !isJsonObject(url)) return false;
-    if (form !== undefined && !(isJsonObject(form) && (form.applyDefaults === undefined || typeof form.applyDefaults === "boolean"))) return false;
+    if (form !== undefined && !(isJsonObject(form) && (form.applyDefaults === undefined || typeof form.applyDefaults === "boolean")))
+      return false;
   }
   return true;
 }

@@ -3,7 +3,14 @@ import type { Validator, ValidationError } from "../../generated/validator.js";
 import { classifyMessage, type MessageKind } from "./classify-message.js";
 import { distill } from "./distill.js";
 import { ERROR_BUDGET } from "./error-budget.js";
-import { answerId, errorResponse, INVALID_PARAMS, INVALID_REQUEST, type InvalidRequestData, type JsonRpcErrorResponse } from "./envelope.js";
+import {
+  answerId,
+  errorResponse,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  type InvalidRequestData,
+  type JsonRpcErrorResponse,
+} from "./envelope.js";
 import { isRevision, type Era } from "./era.js";
 
 /**
@@ -63,9 +70,15 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
   const rule = RULES[lane][kind];
   if (rule === "bypass") return { outcome: "bypass", kind, reason: `${lane}-${kind}` } as ValidationResult;
   if (rule === "reject-response") {
-    return reject(body, kind, "JSONRPCMessage", "Invalid JSON-RPC response: clients of the modern era send none (MRTR replaced server-to-client requests)", {
-      errors: [{ instancePath: "", messages: ["must be a request or a notification, not a response"] }],
-    });
+    return reject(
+      body,
+      kind,
+      "JSONRPCMessage",
+      "Invalid JSON-RPC response: clients of the modern era send none (MRTR replaced server-to-client requests)",
+      {
+        errors: [{ instancePath: "", messages: ["must be a request or a notification, not a response"] }],
+      },
+    );
   }
   if (kind === "notification") return check(body, kind, module.JSONRPCNotification, "JSONRPCNotification");
   const method = (body as { method: unknown }).method;
@@ -138,7 +151,9 @@ function checkBatch(body: unknown[], lane: Era, batch: BatchFraming): Validation
   const judgedAs = `JSON-RPC batch (items framed by revision ${batch.revision})`;
   if (body.length === 0) {
     // JSON-RPC 2.0: an empty array is not a valid batch (and the SDK refuses it too).
-    return reject(body, "batch", BATCH, `Invalid ${judgedAs}: it is empty`, { errors: [{ instancePath: "", messages: ["must have at least one message"] }] });
+    return reject(body, "batch", BATCH, `Invalid ${judgedAs}: it is empty`, {
+      errors: [{ instancePath: "", messages: ["must have at least one message"] }],
+    });
   }
   const errors: ValidationError[] = [];
   let judged = 0;

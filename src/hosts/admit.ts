@@ -84,7 +84,11 @@ export function isJsonMediaType(value: string | null | undefined): boolean {
     const eq = parameter.indexOf("=");
     if (eq < 0) continue;
     if (parameter.slice(0, eq).trim().toLowerCase() !== "charset") continue;
-    const charset = parameter.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1").toLowerCase();
+    const charset = parameter
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, "$1")
+      .toLowerCase();
     if (charset !== "utf-8" && charset !== "utf8") return false;
   }
   return true;
@@ -94,7 +98,10 @@ export function isJsonMediaType(value: string | null | undefined): boolean {
  * Reads at most `limit` bytes: `undefined` as soon as the body turns out longer, so a large body is
  * never held whole.
  */
-export async function readLimited(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, limit: number): Promise<Uint8Array | undefined> {
+export async function readLimited(
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  limit: number,
+): Promise<Uint8Array | undefined> {
   const parts: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of chunks) {

@@ -47,7 +47,10 @@ export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
 export const wymcpFetch = (options: FetchOptions = {}): FetchGuard => guardOf(options, "clone");
 
 /** The guard; `read` says whether the body is read from a clone (left for the next handler) or from the request itself. */
-function guardOf({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, ...outbound }: FetchOptions, read: "clone" | "own"): FetchGuard {
+function guardOf(
+  { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, ...outbound }: FetchOptions,
+  read: "clone" | "own",
+): FetchGuard {
   checkMaxDepth(maxDepth);
   const settings = reportSettings(outbound);
   const eraOf = (request: Request): Era => {
@@ -76,28 +79,31 @@ function guardOf({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onRejec
     );
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
-  return Object.assign(async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
-    if (request.method !== "POST") return undefined;
-    const verdict = await admit(
-      {
-        contentType: request.headers.get("content-type"),
-        contentLength: request.headers.get("content-length"),
-        protocolVersion: request.headers.get("mcp-protocol-version"),
-        // A clone, so the original body is still there for the next handler; gateFetch hands the SDK the parsed body instead.
-        chunks: () => chunksOf(read === "clone" ? request.clone().body : request.body),
-        era: (body) => era?.(request, body),
-      },
-      { maxBodyBytes, maxDepth, onReject },
-    );
-    if (!verdict.ok) {
-      return new Response(JSON.stringify(verdict.response), {
-        status: verdict.status,
-        headers: { "Content-Type": "application/json" },
-      });
-    }
-    admitted.set(request, { ...verdict.info, body: verdict.body });
-    return undefined;
-  }, { report });
+  return Object.assign(
+    async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
+      if (request.method !== "POST") return undefined;
+      const verdict = await admit(
+        {
+          contentType: request.headers.get("content-type"),
+          contentLength: request.headers.get("content-length"),
+          protocolVersion: request.headers.get("mcp-protocol-version"),
+          // A clone, so the original body is still there for the next handler; gateFetch hands the SDK the parsed body instead.
+          chunks: () => chunksOf(read === "clone" ? request.clone().body : request.body),
+          era: (body) => era?.(request, body),
+        },
+        { maxBodyBytes, maxDepth, onReject },
+      );
+      if (!verdict.ok) {
+        return new Response(JSON.stringify(verdict.response), {
+          status: verdict.status,
+          headers: { "Content-Type": "application/json" },
+        });
+      }
+      admitted.set(request, { ...verdict.info, body: verdict.body });
+      return undefined;
+    },
+    { report },
+  );
 }
 
 /** Options of `gateFetch`: those of `wymcpFetch`, the era defaulting to the SDK's routing, and the caller's identity. */

@@ -45,7 +45,11 @@ export function gateNode<H extends McpFetchHandler>(handler: H, { era, ...option
  * `toWebRequest` builds them, the parsed body beside it (nothing serialized again), and the `Response` written back.
  * Rejects only when `handler.fetch` does (or the request cannot become a `Request`), before anything was written.
  */
-export async function serveFetch(handler: McpFetchHandler, req: IncomingMessage & { body?: unknown; auth?: unknown }, res: ServerResponse): Promise<void> {
+export async function serveFetch(
+  handler: McpFetchHandler,
+  req: IncomingMessage & { body?: unknown; auth?: unknown },
+  res: ServerResponse,
+): Promise<void> {
   let finished = false;
   const abort = new AbortController();
   // The SDK ends a stream (subscriptions/listen, a call in flight) when its client goes away.
@@ -129,7 +133,9 @@ export function answerClientErrors<S extends http.Server>(server: S): S {
     const reason = http.STATUS_CODES[status];
     // The request never parsed, so its id cannot be determined: JSON-RPC 2.0 §5 asks for null.
     const text = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `${reason}: the HTTP request is malformed` } });
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
   });
   return server;
 }

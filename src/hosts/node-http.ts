@@ -36,7 +36,14 @@ export type NextFunction = (error?: unknown) => void;
  * Validates POSTed MCP messages before `next()`; answers what it rejects (400, 413, 415) itself.
  * @example http.createServer((req, res) => guard(req, res, () => void serveFetch(handler, req, res))) // or gateNode(handler)
  */
-export const wymcpNode = ({ maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, discardTimeoutMs = DISCARD_TIMEOUT_MS, ...outbound }: NodeOptions = {}) => {
+export const wymcpNode = ({
+  maxBodyBytes = DEFAULT_MAX_BODY_BYTES,
+  maxDepth,
+  era,
+  onReject,
+  discardTimeoutMs = DISCARD_TIMEOUT_MS,
+  ...outbound
+}: NodeOptions = {}) => {
   checkMaxDepth(maxDepth);
   const report = reportSettings(outbound);
   return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
@@ -94,7 +101,8 @@ function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report
   const { writeHead, write, end } = res;
   const chunk = (data: unknown, encoding: unknown) => {
     try {
-      if (typeof data === "string") tap.push(typeof encoding === "string" && !/^utf-?8$/i.test(encoding) ? Buffer.from(data, encoding as BufferEncoding) : data);
+      if (typeof data === "string")
+        tap.push(typeof encoding === "string" && !/^utf-?8$/i.test(encoding) ? Buffer.from(data, encoding as BufferEncoding) : data);
       else if (data instanceof Uint8Array) tap.push(data);
     } catch {
       // Whatever the tap cannot read, the response has already gone out as the handler wrote it.

@@ -48,7 +48,9 @@ export class OutboundOptionsError extends Error {
 }
 
 /** The validated report settings, or undefined when the mode is off; misuse throws when the adapter is built. */
-export function reportSettings(options: OutboundOptions): Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">> | undefined {
+export function reportSettings(
+  options: OutboundOptions,
+): Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">> | undefined {
   const { outbound = "off", outboundCheck, onOutboundViolation } = options;
   if (outbound === "off") return undefined;
   if (outbound !== "report") throw new OutboundOptionsError(`outbound must be "off" or "report", not ${JSON.stringify(outbound)}`);

@@ -70,7 +70,13 @@ export function validateMcpResponse(message: unknown, { era, method }: ResponseC
     const d = lane.discriminator;
     const result = body.result as Record<string, unknown> | null;
     // MRTR: input_required picks its own definition where the method's response admits one, or when the method is not known.
-    if (d && (known === undefined || known.discriminated) && typeof result === "object" && result !== null && result[d.member] === d.value) {
+    if (
+      d &&
+      (known === undefined || known.discriminated) &&
+      typeof result === "object" &&
+      result !== null &&
+      result[d.member] === d.value
+    ) {
       const name = known ? `${method} result` : "JSON-RPC result";
       return check(message, "result", name, lane.JSONRPCResultResponse, d.definition, d.validate, true);
     }

@@ -25,8 +25,13 @@ function files(path: string): string[] {
 
 /** The files the build must have written: every `exports` target and every bin. */
 function outputs(): string[] {
-  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, unknown>; bin?: Record<string, string> };
-  const paths = Object.values(pkg.exports).flatMap((target) => (typeof target === "object" && target !== null ? Object.values(target as Record<string, string>) : []));
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    exports: Record<string, unknown>;
+    bin?: Record<string, string>;
+  };
+  const paths = Object.values(pkg.exports).flatMap((target) =>
+    typeof target === "object" && target !== null ? Object.values(target as Record<string, string>) : [],
+  );
   return [...paths, ...Object.values(pkg.bin ?? {})].map((p) => join(root, p));
 }
 
@@ -48,7 +53,8 @@ export function assertFreshDist(): void {
     if (mtime < built) [built, oldest] = [mtime, file];
   }
   for (const input of INPUTS.flatMap(files)) {
-    if (statSync(input).mtimeMs > built) throw new Error(`dist/ is stale: ${relative(root, input)} changed after ${relative(root, oldest)} was built; ${fix}`);
+    if (statSync(input).mtimeMs > built)
+      throw new Error(`dist/ is stale: ${relative(root, input)} changed after ${relative(root, oldest)} was built; ${fix}`);
   }
 }
 

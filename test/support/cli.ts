@@ -25,9 +25,19 @@ export function cleanEnv(env: Record<string, string> = {}): Record<string, strin
 /** Runs `wymcp check <args>` with a clean colour environment; `env` adds to it, `nodeArgs` go before the bin. */
 export function wymcp(
   args: string[],
-  { cwd = FIXTURES, input, env = {}, nodeArgs = [] }: { cwd?: string; input?: string | Buffer; env?: Record<string, string>; nodeArgs?: string[] } = {},
+  {
+    cwd = FIXTURES,
+    input,
+    env = {},
+    nodeArgs = [],
+  }: { cwd?: string; input?: string | Buffer; env?: Record<string, string>; nodeArgs?: string[] } = {},
 ): Run {
-  const run = spawnSync(process.execPath, [...nodeArgs, CLI, "check", ...args], { cwd, input: input ?? "", env: cleanEnv(env), encoding: "utf8" });
+  const run = spawnSync(process.execPath, [...nodeArgs, CLI, "check", ...args], {
+    cwd,
+    input: input ?? "",
+    env: cleanEnv(env),
+    encoding: "utf8",
+  });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 

@@ -32,7 +32,10 @@ export function callSeen(era: EraName): { headers: Record<string, string>; body:
       body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { _meta: MODERN_META, name: "seen", arguments: {} } }),
     };
   }
-  return { headers: common, body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "seen", arguments: {} } }) };
+  return {
+    headers: common,
+    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "seen", arguments: {} } }),
+  };
 }
 
 /** What the `seen` tool reported in an answer (JSON or one SSE event), or undefined when the answer holds none. */

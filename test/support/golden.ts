@@ -12,7 +12,9 @@ const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "golden")
 export function updatingGoldens(env: Record<string, string | undefined> = process.env): boolean {
   if (env.UPDATE_GOLDEN !== "1") return false;
   if (env.CI !== undefined && env.CI !== "" && env.CI !== "false" && env.CI !== "0") {
-    throw new Error("UPDATE_GOLDEN=1 refuses to run under CI: golden files are rewritten on a developer's machine and reviewed in the diff");
+    throw new Error(
+      "UPDATE_GOLDEN=1 refuses to run under CI: golden files are rewritten on a developer's machine and reviewed in the diff",
+    );
   }
   return true;
 }
@@ -20,7 +22,7 @@ export function updatingGoldens(env: Record<string, string | undefined> = proces
 /** Compares `value` (as pretty JSON) with `test/golden/<name>.json`; `UPDATE_GOLDEN=1` rewrites the file instead. */
 export function assertGolden(name: string, value: unknown): void {
   const file = join(GOLDEN_DIR, `${name}.json`);
-  const actual = JSON.stringify(value, null, 2) + "\n";
+  const actual = `${JSON.stringify(value, null, 2)}\n`;
   if (updatingGoldens()) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, actual);

@@ -34,5 +34,9 @@ export const LONG_ERROR_LIST_PROMPTS_GET = {
   jsonrpc: "2.0",
   id: "long",
   method: "prompts/get",
-  params: { _meta: MODERN_META, name: "p", arguments: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`argument${String(i).padStart(2, "0")}`, i])) },
+  params: {
+    _meta: MODERN_META,
+    name: "p",
+    arguments: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`argument${String(i).padStart(2, "0")}`, i])),
+  },
 };

@@ -5,13 +5,21 @@ export const LEGACY_SERVER_MESSAGES: Array<{ message: unknown; method: string | 
     message: {
       jsonrpc: "2.0",
       id: 1,
-      result: { protocolVersion: "2025-11-25", capabilities: { tools: { listChanged: true } }, serverInfo: { name: "s", version: "1.0.0" } },
+      result: {
+        protocolVersion: "2025-11-25",
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: "s", version: "1.0.0" },
+      },
     },
   },
   { method: "ping", message: { jsonrpc: "2.0", id: 2, result: {} } },
   {
     method: "tools/list",
-    message: { jsonrpc: "2.0", id: 3, result: { tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] } },
+    message: {
+      jsonrpc: "2.0",
+      id: 3,
+      result: { tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] },
+    },
   },
   { method: "tools/call", message: { jsonrpc: "2.0", id: 4, result: { content: [{ type: "text", text: "hi" }], isError: false } } },
   {
@@ -24,7 +32,10 @@ export const LEGACY_SERVER_MESSAGES: Array<{ message: unknown; method: string | 
   },
   { method: "completion/complete", message: { jsonrpc: "2.0", id: 7, result: { completion: { values: ["a", "b"], total: 2 } } } },
   { method: undefined, message: { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: { x: 1 } } } },
-  { method: undefined, message: { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "p", progress: 1, total: 2 } } },
+  {
+    method: undefined,
+    message: { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "p", progress: 1, total: 2 } },
+  },
   { method: undefined, message: { jsonrpc: "2.0", method: "notifications/tools/list_changed" } },
   { method: undefined, message: { jsonrpc: "2.0", id: 8, method: "ping" } },
   {

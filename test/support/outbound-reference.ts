@@ -15,8 +15,8 @@ const schemasDir = join(repoRoot, "schemas");
 const readJson = (file: string) => JSON.parse(readFileSync(join(schemasDir, file), "utf8")) as JsonObject;
 
 export const REVISIONS: Record<Era, string> = {
-  legacy: (readJson("legacy.json").revision as string),
-  modern: (readJson("modern.json").revision as string),
+  legacy: readJson("legacy.json").revision as string,
+  modern: readJson("modern.json").revision as string,
 };
 
 interface Config {
@@ -43,7 +43,12 @@ export interface Reference {
 /** The official schema of an era's revision with the errata applied, as the conformance suite patches it. */
 export function correctedSchema(era: Era): JsonObject {
   const schema = readSpecSchema(REVISIONS[era]);
-  const errata = (readJson("outbound/errata.json")[REVISIONS[era]] ?? []) as Array<{ definition: string; property: string; type?: string; orNull?: true }>;
+  const errata = (readJson("outbound/errata.json")[REVISIONS[era]] ?? []) as Array<{
+    definition: string;
+    property: string;
+    type?: string;
+    orNull?: true;
+  }>;
   const defs = schema.$defs as Record<string, { properties: Record<string, JsonObject> }>;
   for (const { definition, property, type, orNull } of errata) {
     const properties = defs[definition]!.properties;
@@ -67,9 +72,12 @@ export function reference(era: Era): Reference {
   });
   const id = `urn:official:${era}`;
   ajv.addSchema({ ...schema, $id: id });
-  const ref = (member: unknown) => String((member as JsonObject).$ref).split("/").pop()!;
+  const ref = (member: unknown) =>
+    String((member as JsonObject).$ref)
+      .split("/")
+      .pop()!;
   const members = (union: string) => ((defs[union]!.anyOf ?? defs[union]!.oneOf) as unknown[]).map(ref);
-  const methodOf = (name: string) => ((defs[name]!.properties as Record<string, JsonObject>).method!.const as string);
+  const methodOf = (name: string) => (defs[name]!.properties as Record<string, JsonObject>).method!.const as string;
   const byMethod = (unions: string[]) => {
     const out = new Map<string, string>();
     for (const name of unions.flatMap(members)) if (!out.has(methodOf(name))) out.set(methodOf(name), name);
@@ -89,9 +97,9 @@ export function reference(era: Era): Reference {
   }
   const errors = new Map<number, string>();
   for (const name of Object.keys(defs).sort()) {
-    const parts = (((defs[name]!.properties as Record<string, JsonObject> | undefined)?.error?.allOf ?? []) as JsonObject[]);
+    const parts = ((defs[name]!.properties as Record<string, JsonObject> | undefined)?.error?.allOf ?? []) as JsonObject[];
     for (const part of parts) {
-      const code = ((part.properties as Record<string, JsonObject> | undefined)?.code?.const);
+      const code = (part.properties as Record<string, JsonObject> | undefined)?.code?.const;
       if (typeof code === "number") errors.set(code, name);
     }
   }
@@ -124,7 +132,8 @@ export interface Step {
  */
 export function steps(r: Reference, message: unknown, method: string | undefined): { definition: string; steps: Step[] } | null {
   const on = (...names: string[]) => names.map((definition) => ({ definition, ofResult: false }));
-  if (typeof message !== "object" || message === null || Array.isArray(message)) return { definition: "JSONRPCMessage", steps: on("JSONRPCMessage") };
+  if (typeof message !== "object" || message === null || Array.isArray(message))
+    return { definition: "JSONRPCMessage", steps: on("JSONRPCMessage") };
   const m = message as Record<string, unknown>;
   if ("method" in m) {
     const own = m.method as string;
@@ -146,9 +155,12 @@ export function steps(r: Reference, message: unknown, method: string | undefined
     const d = r.config.discriminator;
     const result = m.result as Record<string, unknown> | null;
     let def = known?.definition;
-    if (d && (!known || known.discriminated) && typeof result === "object" && result !== null && result[d.member] === d.value) def = d.definition;
+    if (d && (!known || known.discriminated) && typeof result === "object" && result !== null && result[d.member] === d.value)
+      def = d.definition;
     const framing = on("JSONRPCResultResponse");
-    return def ? { definition: def, steps: [...framing, { definition: def, ofResult: true }] } : { definition: "JSONRPCResultResponse", steps: framing };
+    return def
+      ? { definition: def, steps: [...framing, { definition: def, ofResult: true }] }
+      : { definition: "JSONRPCResultResponse", steps: framing };
   }
   return { definition: "JSONRPCMessage", steps: on("JSONRPCMessage") };
 }

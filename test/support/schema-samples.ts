@@ -14,13 +14,29 @@ export const random = prng;
 
 /** Strings near the edge of common formats: valid ones, and ones that are almost so. */
 const FORMAT_SAMPLES: Record<string, string[]> = {
-  "date-time": ["2024-02-29T12:30:00Z", "2024-02-30T12:30:00Z", "2023-02-29T00:00:00+01:00", "2024-01-01 10:00:00Z", "2024-01-01T23:59:60Z", "2024-01-01T10:00:00", "2024-13-01T00:00:00Z"],
+  "date-time": [
+    "2024-02-29T12:30:00Z",
+    "2024-02-30T12:30:00Z",
+    "2023-02-29T00:00:00+01:00",
+    "2024-01-01 10:00:00Z",
+    "2024-01-01T23:59:60Z",
+    "2024-01-01T10:00:00",
+    "2024-13-01T00:00:00Z",
+  ],
   date: ["2024-02-29", "2023-02-29", "2024-1-01", "2024-04-31"],
   time: ["12:30:00Z", "12:30:00", "25:00:00Z", "23:59:60Z"],
-  uri: ["https://example.com/a?b=c#d", "mailto:someone@example.com", "example.com", "//example.com", "http://[::1]:80/", "urn:isbn:0451450523", "http://exa mple.com"],
+  uri: [
+    "https://example.com/a?b=c#d",
+    "mailto:someone@example.com",
+    "example.com",
+    "//example.com",
+    "http://[::1]:80/",
+    "urn:isbn:0451450523",
+    "http://exa mple.com",
+  ],
   "uri-reference": ["/a/b", "../x", "https://e.com", "a b"],
   email: ["someone@example.com", "no-at-sign", "a@b", "a..b@example.com"],
-  hostname: ["example.com", "-bad.com", "a".repeat(64) + ".com"],
+  hostname: ["example.com", "-bad.com", `${"a".repeat(64)}.com`],
   ipv4: ["192.168.0.1", "256.0.0.1", "1.2.3"],
   ipv6: ["::1", "2001:db8::1", "12345::"],
   uuid: ["123e4567-e89b-12d3-a456-426614174000", "123e4567e89b12d3a456426614174000"],
@@ -32,7 +48,10 @@ const junkStrings = fc.sample(fc.string({ unit: "binary", maxLength: 12 }), { se
 const allFormatSamples = Object.values(FORMAT_SAMPLES).flat();
 
 export class Sampler {
-  constructor(private readonly root: Schema, private readonly next: () => number) {}
+  constructor(
+    private readonly root: Schema,
+    private readonly next: () => number,
+  ) {}
 
   private pick<T>(list: readonly T[]): T {
     return list[Math.floor(this.next() * list.length)]!;
@@ -44,9 +63,14 @@ export class Sampler {
 
   private resolve(schema: Schema): Schema {
     let current = schema;
-    for (let hops = 0; hops < 8 && typeof current === "object" && typeof current.$ref === "string" && current.$ref.startsWith("#"); hops++) {
+    for (
+      let hops = 0;
+      hops < 8 && typeof current === "object" && typeof current.$ref === "string" && current.$ref.startsWith("#");
+      hops++
+    ) {
       let node: unknown = this.root;
-      for (const part of current.$ref.slice(1).split("/").filter(Boolean)) node = (node as Record<string, unknown>)?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+      for (const part of current.$ref.slice(1).split("/").filter(Boolean))
+        node = (node as Record<string, unknown>)?.[part.replace(/~1/g, "/").replace(/~0/g, "~")];
       if (node === undefined) break;
       current = { ...(node as Record<string, unknown>), ...Object.fromEntries(Object.entries(current).filter(([k]) => k !== "$ref")) };
     }
@@ -59,19 +83,32 @@ export class Sampler {
     if (s === true || s === false) return this.pick(junkValues);
     if ("const" in s) return s.const;
     if (Array.isArray(s.enum) && s.enum.length > 0) return this.pick(s.enum);
-    for (const union of ["anyOf", "oneOf"]) if (Array.isArray(s[union]) && (s[union] as Schema[]).length > 0) {
-      const { [union]: branches, ...rest } = s;
-      const branch = this.resolve(this.pick(branches as Schema[]));
-      return this.valid(typeof branch === "object" ? { ...rest, ...branch } : branch, depth + 1);
-    }
+    for (const union of ["anyOf", "oneOf"])
+      if (Array.isArray(s[union]) && (s[union] as Schema[]).length > 0) {
+        const { [union]: branches, ...rest } = s;
+        const branch = this.resolve(this.pick(branches as Schema[]));
+        return this.valid(typeof branch === "object" ? { ...rest, ...branch } : branch, depth + 1);
+      }
     if (Array.isArray(s.allOf)) {
       const { allOf, ...rest } = s;
-      return this.valid(Object.assign({}, rest, ...(allOf as Schema[]).map((b) => (typeof b === "object" ? this.resolve(b) : {}))), depth + 1);
+      return this.valid(
+        Object.assign({}, rest, ...(allOf as Schema[]).map((b) => (typeof b === "object" ? this.resolve(b) : {}))),
+        depth + 1,
+      );
     }
-    const types = Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === "string" ? [s.type] : s.properties ? ["object"] : s.items ? ["array"] : ["string", "number", "object"];
+    const types = Array.isArray(s.type)
+      ? (s.type as string[])
+      : typeof s.type === "string"
+        ? [s.type]
+        : s.properties
+          ? ["object"]
+          : s.items
+            ? ["array"]
+            : ["string", "number", "object"];
     const type = this.pick(types);
     switch (type) {
-      case "object": return this.object(s, depth);
+      case "object":
+        return this.object(s, depth);
       case "array": {
         const min = typeof s.minItems === "number" ? s.minItems : 0;
         const max = Math.min(typeof s.maxItems === "number" ? s.maxItems : min + 3, min + 3);
@@ -94,9 +131,12 @@ export class Sampler {
         const value = lo + Math.floor(this.next() * Math.max(1, Math.min(hi - lo, 1000)));
         return type === "number" && this.chance(0.2) ? value + 0.5 : value;
       }
-      case "boolean": return this.chance(0.5);
-      case "null": return null;
-      default: return this.pick(junkValues);
+      case "boolean":
+        return this.chance(0.5);
+      case "null":
+        return null;
+      default:
+        return this.pick(junkValues);
     }
   }
 
@@ -108,7 +148,8 @@ export class Sampler {
       if (required.has(name) || (depth < 5 && this.chance(0.5))) out[name] = this.valid(sub, depth + 1);
     }
     for (const name of required) if (!(name in out)) out[name] = this.pick(junkValues);
-    if (typeof s.additionalProperties === "object" && this.chance(0.3)) out[`extra${Math.floor(this.next() * 10)}`] = this.valid(s.additionalProperties as Schema, depth + 1);
+    if (typeof s.additionalProperties === "object" && this.chance(0.3))
+      out[`extra${Math.floor(this.next() * 10)}`] = this.valid(s.additionalProperties as Schema, depth + 1);
     return out;
   }
 
@@ -120,20 +161,29 @@ export class Sampler {
     const how = Math.floor(this.next() * 9);
     const replacement = (): unknown => {
       switch (how) {
-        case 0: return this.pick(junkValues);
-        case 1: return this.pick(junkStrings);
-        case 2: return this.pick(allFormatSamples);
-        case 3: return this.pick([0, -1, 1e308, -0.5, 2 ** 31, 2 ** 53 + 2, 1.5]);
-        case 4: return this.pick([null, true, "", [], {}]);
-        case 5: return "😀".repeat(1 + Math.floor(this.next() * 4));
-        default: return undefined;
+        case 0:
+          return this.pick(junkValues);
+        case 1:
+          return this.pick(junkStrings);
+        case 2:
+          return this.pick(allFormatSamples);
+        case 3:
+          return this.pick([0, -1, 1e308, -0.5, 2 ** 31, 2 ** 53 + 2, 1.5]);
+        case 4:
+          return this.pick([null, true, "", [], {}]);
+        case 5:
+          return "😀".repeat(1 + Math.floor(this.next() * 4));
+        default:
+          return undefined;
       }
     };
-    if (path.length === 0) return how === 6 ? this.pick(junkValues) : replacement() ?? "SENTINEL-ROOT";
+    if (path.length === 0) return how === 6 ? this.pick(junkValues) : (replacement() ?? "SENTINEL-ROOT");
+    // biome-ignore lint/suspicious/noExplicitAny: a walk down a cloned JSON value of any shape
     const parent = path.slice(0, -1).reduce<any>((node, key) => node[key], copy);
     const key = path[path.length - 1]!;
     if (how === 7 && parent && typeof parent === "object" && !Array.isArray(parent)) delete parent[key];
-    else if (how === 8 && parent && typeof parent === "object" && !Array.isArray(parent)) parent[`SENTINEL\u001b[2J${Math.floor(this.next() * 100)}`] = "SENTINEL-VALUE";
+    else if (how === 8 && parent && typeof parent === "object" && !Array.isArray(parent))
+      parent[`SENTINEL\u001b[2J${Math.floor(this.next() * 100)}`] = "SENTINEL-VALUE";
     else parent[key] = replacement() ?? "SENTINEL-VALUE";
     return copy;
   }

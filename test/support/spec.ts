@@ -53,7 +53,9 @@ export function loadExamples(revision: string = EXAMPLES_REVISION): Example[] {
   const examples: Example[] = [];
   for (const definition of readdirSync(root).sort()) {
     const folder = join(root, definition);
-    const files = readdirSync(folder).filter((file) => file.endsWith(".json")).sort();
+    const files = readdirSync(folder)
+      .filter((file) => file.endsWith(".json"))
+      .sort();
     for (const file of files) {
       const instance: unknown = JSON.parse(readFileSync(join(folder, file), "utf8"));
       examples.push({ definition, name: `${definition}/${file}`, instance });

@@ -41,7 +41,9 @@ export async function runCompile(argv: string[]): Promise<number> {
     return 0;
   }
   if (!values.out || positionals.length === 0) {
-    process.stderr.write(`wymcp compile: ${values.out ? "name at least one input" : "--out <dir> is required"}\nRun "wymcp compile --help" for the options.\n`);
+    process.stderr.write(
+      `wymcp compile: ${values.out ? "name at least one input" : "--out <dir> is required"}\nRun "wymcp compile --help" for the options.\n`,
+    );
     return 2;
   }
   let files: Files;
@@ -55,7 +57,9 @@ export async function runCompile(argv: string[]): Promise<number> {
   if (values.check) {
     for (const { file, problem } of stale) process.stderr.write(`${join(values.out, file)}: ${problem}\n`);
     if (stale.length > 0) {
-      process.stderr.write(`wymcp compile --check: ${values.out} is out of date (${stale.length} file(s)); run the same command without --check\n`);
+      process.stderr.write(
+        `wymcp compile --check: ${values.out} is out of date (${stale.length} file(s)); run the same command without --check\n`,
+      );
       return 1;
     }
     process.stdout.write(`wymcp compile: ${values.out} is up to date (${schemaCount(files)} schemas)\n`);

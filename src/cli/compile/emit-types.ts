@@ -19,6 +19,9 @@ export async function emitType(typeName: string, schema: object): Promise<string
   const root = { ...structuredClone(schema), title: typeName } as Record<string, unknown>;
   delete root.$id;
   const body = (await compile(root as never, typeName, OPTIONS)).trim();
-  const indented = body.split("\n").map((line) => (line === "" ? line : `  ${line}`)).join("\n");
+  const indented = body
+    .split("\n")
+    .map((line) => (line === "" ? line : `  ${line}`))
+    .join("\n");
   return `declare namespace ${typeName}$ {\n${indented}\n}\nexport type ${typeName} = ${typeName}$.${typeName};`;
 }

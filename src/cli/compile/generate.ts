@@ -30,7 +30,8 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
   const named = nameEntries(files);
   if (named.length === 0) throw new InputError("the inputs hold no schema");
   const unique = new Map<string, UniqueSchema>();
-  for (const entry of named) if (!unique.has(entry.key)) unique.set(entry.key, { key: entry.key, schema: entry.schema, dialect: dialectOf(entry.schema) });
+  for (const entry of named)
+    if (!unique.has(entry.key)) unique.set(entry.key, { key: entry.key, schema: entry.schema, dialect: dialectOf(entry.schema) });
   const groups = compileSchemas([...unique.values()]);
   const where = new Map<string, string>();
   for (const group of groups) for (const [key, name] of group.exports) where.set(key, `${group.variable}.${name}`);
@@ -61,7 +62,9 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
   js.push(named.map((e) => `export const ${e.name} = v${indexOf.get(e.key)};`));
   js.push([
     `export const validators = Object.freeze({ ${named.map((e) => e.name).join(", ")} });`,
-    `export const tools = Object.freeze({\n${toolTable(named).map(([tool, roles]) => `  ${j(tool)}: Object.freeze({ ${roles.map(([role, name]) => `${role}: ${name}`).join(", ")} }),`).join("\n")}\n});`,
+    `export const tools = Object.freeze({\n${toolTable(named)
+      .map(([tool, roles]) => `  ${j(tool)}: Object.freeze({ ${roles.map(([role, name]) => `${role}: ${name}`).join(", ")} }),`)
+      .join("\n")}\n});`,
     "/** A provider for the SDK's `jsonSchemaValidator` option and `fromJsonSchema`; `fallback` serves schemas not compiled here. */",
     "export function createJsonSchemaValidator(options) {\n  return providerOver(byText, byKey, options);\n}",
     "export const jsonSchemaValidator = createJsonSchemaValidator();",
@@ -86,7 +89,9 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
   }
   dts.push(`export declare const validators: { ${named.map((e) => `readonly ${e.name}: typeof ${e.name}`).join("; ")} };`);
   dts.push(
-    `export declare const tools: {\n${toolTable(named).map(([tool, roles]) => `  readonly ${j(tool)}: { ${roles.map(([role, name]) => `readonly ${role}: typeof ${name}`).join("; ")} };`).join("\n")}\n};`,
+    `export declare const tools: {\n${toolTable(named)
+      .map(([tool, roles]) => `  readonly ${j(tool)}: { ${roles.map(([role, name]) => `readonly ${role}: typeof ${name}`).join("; ")} };`)
+      .join("\n")}\n};`,
   );
 
   const manifest = {
@@ -95,10 +100,17 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
     engine: {
       rule: "the SDK's AjvJsonSchemaValidator: no $schema or 2020-12 → Ajv2020, 2019-09 → Ajv2019, draft-07/06 → Ajv; ajv-formats (full)",
       options: SDK_AJV_OPTIONS,
-      postProcessing: "scripts/codegen: tagged-any-of.ts, compact-code.ts with the error budget (error-budget.ts); a group not bounded (oneOf, not, if, contains, unevaluated*, dynamic refs) is compiled with allErrors: false instead; then src/cli/compile/shrink-code.ts",
+      postProcessing:
+        "scripts/codegen: tagged-any-of.ts, compact-code.ts with the error budget (error-budget.ts); a group not bounded (oneOf, not, if, contains, unevaluated*, dynamic refs) is compiled with allErrors: false instead; then src/cli/compile/shrink-code.ts",
     },
     inputs: files.map((f) => ({ file: posixRelative(outDir, f.file), sha256: createHash("sha256").update(f.bytes).digest("hex") })),
-    groups: groups.map((g) => ({ variable: g.variable, dialect: g.dialect, bounded: g.bounded, schemas: g.exports.size, helpers: g.helpers })),
+    groups: groups.map((g) => ({
+      variable: g.variable,
+      dialect: g.dialect,
+      bounded: g.bounded,
+      schemas: g.exports.size,
+      helpers: g.helpers,
+    })),
     schemas: named.map((e) => ({
       name: e.name,
       type: e.typeName,
@@ -110,9 +122,17 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
     })),
   };
   return new Map([
-    ["index.js", asciiOnly(js.filter((s) => s.length > 0).map((s) => s.join("\n")).join("\n\n") + "\n")],
-    ["index.d.ts", dts.join("\n") + "\n"],
-    ["manifest.json", JSON.stringify(manifest, null, 2) + "\n"],
+    [
+      "index.js",
+      asciiOnly(
+        `${js
+          .filter((s) => s.length > 0)
+          .map((s) => s.join("\n"))
+          .join("\n\n")}\n`,
+      ),
+    ],
+    ["index.d.ts", `${dts.join("\n")}\n`],
+    ["manifest.json", `${JSON.stringify(manifest, null, 2)}\n`],
   ]);
 }
 
@@ -175,7 +195,12 @@ function shellWord(word: string): string {
 function toolVersions(): Record<string, string> {
   const require = createRequire(import.meta.url);
   const version = (name: string) => (require(`${name}/package.json`) as { version: string }).version;
-  return { wymcp: WYMCP_VERSION, ajv: version("ajv"), "ajv-formats": version("ajv-formats"), "json-schema-to-typescript": version("json-schema-to-typescript") };
+  return {
+    wymcp: WYMCP_VERSION,
+    ajv: version("ajv"),
+    "ajv-formats": version("ajv-formats"),
+    "json-schema-to-typescript": version("json-schema-to-typescript"),
+  };
 }
 
 // Bumped with package.json (test/compile.test.ts holds them equal); read from no file so the bundled CLI needs none.

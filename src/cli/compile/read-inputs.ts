@@ -41,7 +41,8 @@ export async function readInput(file: string): Promise<InputFile> {
   const extension = extname(file).toLowerCase();
   if (extension === ".js" || extension === ".mjs" || extension === ".cjs" || extension === ".ts" || extension === ".mts") {
     const module = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
-    const named = "default" in module ? [["default", module.default] as const] : Object.entries(module).sort(([a], [b]) => (a < b ? -1 : 1));
+    const named =
+      "default" in module ? [["default", module.default] as const] : Object.entries(module).sort(([a], [b]) => (a < b ? -1 : 1));
     const fallback = basename(file, extname(file));
     const entries = named.flatMap(([exportName, value]) => classify(value, file, exportName === "default" ? fallback : exportName));
     return { file, bytes, entries };
@@ -66,7 +67,8 @@ function classify(value: unknown, file: string, fallbackName: string): InputFile
     const tool = record.name;
     const entries: InputFile["entries"] = [{ baseName: `${tool} input`, role: "input", tool, schema: record.inputSchema, file }];
     if (record.outputSchema !== undefined) {
-      if (!isObject(record.outputSchema)) throw new InputError(`${file}: tool ${JSON.stringify(tool)} has an outputSchema that is not an object`);
+      if (!isObject(record.outputSchema))
+        throw new InputError(`${file}: tool ${JSON.stringify(tool)} has an outputSchema that is not an object`);
       entries.push({ baseName: `${tool} output`, role: "output", tool, schema: record.outputSchema, file });
     }
     return entries;
@@ -84,9 +86,11 @@ const RESERVED = new Set(["jsonSchemaValidator", "createJsonSchemaValidator", "v
 
 // Words JavaScript does not allow as a `const` name.
 const KEYWORDS = new Set(
-  ("break case catch class const continue debugger default delete do else enum export extends false finally for function if " +
+  (
+    "break case catch class const continue debugger default delete do else enum export extends false finally for function if " +
     "implements import in instanceof interface let new null package private protected public return static super switch this " +
-    "throw true try typeof var void while with yield await arguments eval undefined NaN Infinity").split(" "),
+    "throw true try typeof var void while with yield await arguments eval undefined NaN Infinity"
+  ).split(" "),
 );
 
 /**

@@ -53,7 +53,8 @@ function ajvFormatsSource(): string {
   const require = createRequire(import.meta.url);
   const file = require.resolve("ajv-formats/dist/formats.js");
   const text = readFileSync(file, "utf8").replace(/\n\/\/# sourceMappingURL=.*\s*$/, "\n");
-  if (/\brequire\(/.test(text)) throw new UnsupportedHelperError("ajv-formats/dist/formats.js now requires another module; it cannot be embedded as is");
+  if (/\brequire\(/.test(text))
+    throw new UnsupportedHelperError("ajv-formats/dist/formats.js now requires another module; it cannot be embedded as is");
   const version = (require("ajv-formats/package.json") as { version: string }).version;
   return `// ajv-formats ${version} (MIT), dist/formats.js, embedded: the formats the SDK's Ajv provider registers.
 const ajvFormats = (function (exports) {

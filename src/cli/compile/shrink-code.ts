@@ -24,10 +24,12 @@ function budgetResult(thrown) {
 
 // `const errN = {instancePath…,keyword:"k",params:{…}};` (params may go on over lines indented by four spaces),
 // then its push and count: three lines at ~2,000 sites.
-const ERROR_SITE = /^const (err\d+) = \{instancePath(?::([^\n]*?))?,keyword:("[\w$]+"),params:(\{[^\n]*(?:\n    [^\n]*)*\})\};\npushError\(vErrors \?\?= \[\], \1\);\nerrors\+\+;$/gm;
+const ERROR_SITE =
+  /^const (err\d+) = \{instancePath(?::([^\n]*?))?,keyword:("[\w$]+"),params:(\{[^\n]*(?:\n {4}[^\n]*)*\})\};\npushError\(vErrors \?\?= \[\], \1\);\nerrors\+\+;$/gm;
 
 // What only unevaluatedProperties/unevaluatedItems read: set up on every call, never read in a bounded group.
-const EVALUATED_PROLOGUE = /^const (evaluated\d+) = validate\d+\.evaluated;\nif\(\1\.dynamicProps\)\{\n\1\.props = undefined;\n\}\nif\(\1\.dynamicItems\)\{\n\1\.items = undefined;\n\}\n/gm;
+const EVALUATED_PROLOGUE =
+  /^const (evaluated\d+) = validate\d+\.evaluated;\nif\(\1\.dynamicProps\)\{\n\1\.props = undefined;\n\}\nif\(\1\.dynamicItems\)\{\n\1\.items = undefined;\n\}\n/gm;
 const EVALUATED_RECORD = /^validate\d+\.evaluated = \{[^\n]*\};\n/gm;
 
 // The distiller says "one of the allowed values" and never reads them: the schema constant need not be kept for it.
@@ -37,18 +39,30 @@ const ALLOWED_VALUES = /params:\{allowedValues: schema\d+(?:\.[\w$]+|\[[^\]\n]*\
 export function shrinkCode(code: string, bounded: boolean): string {
   let out = code.replace(ALLOWED_VALUES, "params:{}");
   if (out.includes("allowedValues: schema")) throw new ShrinkError("Ajv's output has an allowedValues param shrink-code.ts does not know");
-  out = out.replace(ERROR_SITE, (_site, _name: string, at: string | undefined, keyword: string, params: string) => `fail(vErrors ??= [], ${at ?? "instancePath"}, ${keyword}, ${params}); errors++;`);
+  out = out.replace(
+    ERROR_SITE,
+    (_site, _name: string, at: string | undefined, keyword: string, params: string) =>
+      `fail(vErrors ??= [], ${at ?? "instancePath"}, ${keyword}, ${params}); errors++;`,
+  );
   out = out
-    .replace(/^fail\(vErrors \?\?= \[\], ([^\n]*?), "type", \{type: ("(?:[^"\\\n]|\\.)*")\}\); errors\+\+;$/gm, "failType(vErrors ??= [], $1, $2); errors++;")
-    .replace(/^fail\(vErrors \?\?= \[\], ([^\n]*?), "required", \{missingProperty: ("(?:[^"\\\n]|\\.)*")\}\); errors\+\+;$/gm, "failRequired(vErrors ??= [], $1, $2); errors++;");
+    .replace(
+      /^fail\(vErrors \?\?= \[\], ([^\n]*?), "type", \{type: ("(?:[^"\\\n]|\\.)*")\}\); errors\+\+;$/gm,
+      "failType(vErrors ??= [], $1, $2); errors++;",
+    )
+    .replace(
+      /^fail\(vErrors \?\?= \[\], ([^\n]*?), "required", \{missingProperty: ("(?:[^"\\\n]|\\.)*")\}\); errors\+\+;$/gm,
+      "failRequired(vErrors ??= [], $1, $2); errors++;",
+    );
   // Left as they are: `const errN = {};` (inside `if`, whose errors nobody reads) and propertyNames' errors.
-  if (/^const err\d+ = \{instancePath(?![^\n]*\},propertyName:[\w$]+\};$)/m.test(out)) throw new ShrinkError("Ajv's output has an error site shrink-code.ts does not know");
+  if (/^const err\d+ = \{instancePath(?![^\n]*\},propertyName:[\w$]+\};$)/m.test(out))
+    throw new ShrinkError("Ajv's output has an error site shrink-code.ts does not know");
   if (bounded) {
     out = out.replace(EVALUATED_PROLOGUE, "").replace(EVALUATED_RECORD, "");
-    if (/\bevaluated/.test(out)) throw new ShrinkError("a bounded group still reads what a validator evaluated; shrink-code.ts must keep it");
+    if (/\bevaluated/.test(out))
+      throw new ShrinkError("a bounded group still reads what a validator evaluated; shrink-code.ts must keep it");
   }
   if (!out.startsWith(STRICT)) throw new ShrinkError(`the group does not start with ${JSON.stringify(STRICT.trim())}`);
-  return STRICT + FAIL_SOURCE + "\n" + dropUnreadConstants(out.slice(STRICT.length));
+  return `${STRICT + FAIL_SOURCE}\n${dropUnreadConstants(out.slice(STRICT.length))}`;
 }
 
 const STRICT = '"use strict";\n';
