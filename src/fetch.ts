@@ -14,7 +14,10 @@ export type {
   OutboundOptions,
   OutboundViolationInfo,
   OutboundViolations,
+  PlainFetchHandler,
+  PlainGateFetchOptions,
   RejectInfo,
   RejectReason,
+  TakesParsedBody,
   WymcpInfo,
 } from "./hosts/fetch.js";

@@ -119,28 +119,66 @@ export interface GateFetchOptions<A = unknown> extends Omit<FetchOptions, "era">
 }
 
 /**
- * The SDK's handler behind the gate, for Fetch hosts: POSTs are validated, and what passes reaches `handler.fetch`
- * with the body wymcp parsed (the request's own body is read once, by wymcp); other methods go straight through.
+ * A handler that reads its own request: `mcp-handler`'s, tmcp's `transport.respond`, Hono's `app.fetch`, a Workers
+ * `fetch`. Behind `gateFetch` it receives the client's own `Request`, its body unread, and whatever the host passed after it.
+ */
+export type PlainFetchHandler<A extends unknown[] = unknown[]> = (request: Request, ...host: A) => Response | Promise<Response>;
+
+/** Options of `gateFetch` for a plain handler: those of the SDK's shape but `authInfo`, which such a handler has no place for. */
+export type PlainGateFetchOptions = Omit<GateFetchOptions, "authInfo">;
+
+/**
+ * `H` when its `fetch` takes the SDK's `{ parsedBody }`; otherwise a type no handler has, whose one property names the fix.
+ * An object whose `fetch` ignores `parsedBody` (`{ fetch: (r) => handler(r) }`, a Hono app) would find the body already
+ * read and fail every request; a plain function is the shape for it.
+ */
+export type TakesParsedBody<H> = H extends { fetch(request: Request, options?: infer O): Promise<Response> }
+  ? "parsedBody" extends keyof NonNullable<O>
+    ? H
+    : {
+        "wymcp: this fetch ignores { parsedBody }, so it would find the body already read; pass a plain (request) => Response function": never;
+      }
+  : never;
+
+/**
+ * wymcp in front of a Fetch handler: POSTs are validated, and what passes reaches the handler; other methods go straight
+ * through. Two shapes: the SDK's handler (`createMcpHandler(...)`), which gets the body wymcp parsed and `authInfo`; or a
+ * plain `(request) => Response` function, which gets the client's own `Request`, its body unread.
  * @example export default { fetch: gateFetch(createMcpHandler(buildServer)) };
  * @example app.all("/mcp", (c) => gated(c.req.raw)); // Hono
+ * @example export const POST = gateFetch(createMcpHandler(setup)); // mcp-handler: a plain function
  */
 export function gateFetch<H extends McpFetchHandler>(
-  handler: H,
-  { era, authInfo, ...options }: GateFetchOptions<AuthInfoOf<H>> = {},
+  handler: H & TakesParsedBody<H>,
+  options?: GateFetchOptions<AuthInfoOf<H>>,
+): (request: Request, ...host: unknown[]) => Promise<Response>;
+export function gateFetch<A extends unknown[]>(
+  handler: PlainFetchHandler<A>,
+  options?: PlainGateFetchOptions,
+): (request: Request, ...host: A) => Promise<Response>;
+export function gateFetch(
+  handler: McpFetchHandler | PlainFetchHandler,
+  { era, authInfo, ...options }: GateFetchOptions = {},
 ): (request: Request, ...host: unknown[]) => Promise<Response> {
-  const guard = guardOf({ ...options, era: eraCallback(era) }, "own");
+  // A plain handler reads the body itself: wymcp reads a clone, so the request goes on with the client's bytes unread.
+  const plain = typeof handler === "function" ? handler : undefined;
+  if (plain && authInfo)
+    throw new TypeError("wymcp: gateFetch's authInfo is handed to the SDK's handler; a plain handler does its own auth");
+  const guard = guardOf({ ...options, era: eraCallback(era) }, plain ? "clone" : "own");
   return async function gateFetchHandler(request, ...host) {
-    const caller = await authInfo?.(request, ...host);
+    const caller = plain ? undefined : await authInfo?.(request, ...host);
     if (caller instanceof Response) return caller;
     const refused = await guard(request);
     if (refused) return refused;
     const info = admitted.get(request);
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as the SDK answers an accepted one.
     if (info?.result.outcome === "bypass" && info.result.reason === "modern-notification") return new Response(null, { status: 202 });
-    const response = await handler.fetch(request, {
-      ...(caller !== undefined && { authInfo: caller }),
-      ...(info && { parsedBody: info.body }),
-    });
+    const response = plain
+      ? await plain(request, ...host)
+      : await (handler as McpFetchHandler).fetch(request, {
+          ...(caller !== undefined && { authInfo: caller }),
+          ...(info && { parsedBody: info.body }),
+        });
     return guard.report(request, response);
   };
 }
