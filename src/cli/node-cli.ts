@@ -58,6 +58,8 @@ validateMcpResponse does ("violation", with its violations).
 Exit codes: 0 every message passed or was bypassed, 1 some message was rejected, 2 usage error or unreadable input.
 
 wymcp compile --help: precompile a server's own JSON Schemas (tool input/output schemas) into a module.
+wymcp proxy --help: a validating reverse proxy in front of an MCP server in any language (HTTP).
+wymcp stdio --help: the same gate on a stdio server's input (wymcp stdio -- command args...).
 `;
 
 /** What one message came to, with its place; `--json` prints these as they are. */
@@ -533,10 +535,12 @@ export async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === "compile") return runCompileCommand(rest);
+  if (command === "proxy") return (await import("./proxy/command.js")).runProxyCommand(rest);
+  if (command === "stdio") return (await import("./stdio/command.js")).runStdioCommand(rest);
   let parsed: ReturnType<typeof parseOptions>;
   try {
     if (command !== "check")
-      throw new UsageError(`unknown command ${JSON.stringify(command)}; the commands are "wymcp check" and "wymcp compile"`);
+      throw new UsageError(`unknown command ${JSON.stringify(command)}; the commands are check, compile, proxy and stdio`);
     parsed = parseOptions(rest);
   } catch (error) {
     // parseArgs throws TypeErrors with a readable message for unknown or malformed options.

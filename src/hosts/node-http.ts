@@ -146,7 +146,14 @@ function headerOf(headers: unknown, wanted: string): string | undefined {
   return undefined;
 }
 
-function answer(req: IncomingMessage, res: ServerResponse, status: number, response: JsonRpcErrorResponse, discardTimeoutMs: number): void {
+/** Sends a refusal; the unread rest of a refused body is discarded, bounded, and the connection then closed. */
+export function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  response: JsonRpcErrorResponse,
+  discardTimeoutMs: number,
+): void {
   const text = JSON.stringify(response);
   const unread = !req.complete;
   res.statusCode = status;
@@ -163,7 +170,7 @@ function answer(req: IncomingMessage, res: ServerResponse, status: number, respo
 /** Most bytes discarded after an early answer before the connection is cut. */
 const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
 /** Longest time spent discarding: a client sending 1 byte a second must not hold the socket until Node's request timeout. */
-const DISCARD_TIMEOUT_MS = 5_000;
+export const DISCARD_TIMEOUT_MS = 5_000;
 
 /**
  * Reads the unread rest of a refused body and throws it away, so the client can finish sending and read

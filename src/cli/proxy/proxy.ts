@@ -1,0 +1,209 @@
+/**
+ * @module proxy: `wymcp proxy`, a validating reverse proxy for an MCP server written in anything. A POST is judged by
+ * the gates' admission stage, with the era read as the official SDK routes it, and answered as `gateNode` answers it;
+ * what passes is forwarded byte for byte. Every other method goes straight through. The proxy keeps no state of its own.
+ */
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { answerId, errorResponse, type JsonRpcId } from "../../core/envelope.js";
+import { classifyEra, type Era } from "../../core/era.js";
+import { admit, type RejectInfo } from "../../hosts/admit.js";
+import { answerClientErrors } from "../../hosts/node-gate.js";
+import { answer as answerRefusal, DISCARD_TIMEOUT_MS } from "../../hosts/node-http.js";
+import { createTap, type OutboundViolationInfo } from "../../hosts/outbound-tap.js";
+import { validateMcpResponse } from "../../outbound/validate-response.js";
+import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
+import type { GateFlags } from "../gate-options.js";
+import { forward, INTERNAL_ERROR, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
+
+export interface ProxyOptions extends GateFlags {
+  upstream: URL;
+  /** Longest wait for the upstream's response headers, in ms (504 after it). */
+  timeoutMs: number;
+  /** Longest wait, on SIGTERM, for the requests in flight to finish, in ms. */
+  drainTimeoutMs: number;
+  /** Send the upstream's host in `Host` instead of the client's. */
+  rewriteHost: boolean;
+}
+
+export interface Proxy {
+  /** The request listener: give it to `http.createServer`. */
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Stops serving: the server takes no new connection, idle ones close, streams of server messages (GET) end at once,
+   * and the rest in flight have until `drainTimeoutMs` to finish. Resolves to how many had to be cut off.
+   */
+  drain(server: http.Server): Promise<number>;
+}
+
+/** Builds the proxy; `log` gets a line per refusal and per upstream failure, `hooks` every verdict and answer. */
+export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHooks = {}): Proxy {
+  const upstream = {
+    url: options.upstream,
+    timeoutMs: options.timeoutMs,
+    rewriteHost: options.rewriteHost,
+    agent: upstreamAgent(options.upstream),
+  };
+  // `legacyChecks` goes to the admission stage as given; a stage that does not know it yet ignores it.
+  const admission = {
+    maxBodyBytes: options.maxBodyBytes,
+    maxDepth: options.maxDepth,
+    ...(options.legacyChecks !== undefined && { legacyChecks: options.legacyChecks }),
+  };
+  const inFlight = new Map<ServerResponse, IncomingMessage>();
+  let draining = false;
+
+  const verdict = (event: VerdictEvent) => {
+    log.verdict(event);
+    notify(hooks.onVerdict, event);
+  };
+
+  const outboundTap = (era: Era, requestBody: unknown): Exchange["tap"] => {
+    if (options.outbound !== "report") return undefined;
+    let headers: http.IncomingHttpHeaders = {};
+    const onOutboundViolation = ({ era, method, id, violations }: OutboundViolationInfo) =>
+      log.line(
+        "outbound-violation",
+        { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
+        `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
+      );
+    const tap = createTap(era, requestBody, (name) => single(headers[name]), { outboundCheck: validateMcpResponse, onOutboundViolation });
+    return {
+      head: (h) => (headers = h),
+      push: (chunk) => quietly(() => tap.push(chunk)),
+      end: () => quietly(() => tap.end()),
+    };
+  };
+
+  const send = async (req: IncomingMessage, exchange: Exchange, answers: JsonRpcId | undefined) => {
+    const outcome = await forward(upstream, exchange);
+    report(req, outcome, exchange.id);
+    if (answers !== undefined && (outcome.kind === "answered" || outcome.kind === "timeout" || outcome.kind === "unreachable")) {
+      notify(hooks.onAnswer, { id: answers, by: outcome.kind === "answered" ? "server" : "wymcp", status: outcome.status });
+    }
+  };
+
+  const report = (req: IncomingMessage, outcome: Outcome, id: JsonRpcId) => {
+    if (outcome.kind !== "timeout" && outcome.kind !== "unreachable") return;
+    log.line(
+      `upstream-${outcome.kind}`,
+      { status: outcome.status, code: INTERNAL_ERROR, id, error: outcome.error, method: req.method, remote: req.socket.remoteAddress },
+      `upstream ${outcome.kind === "timeout" ? "timed out" : `unreachable (${outcome.error})`}: answered ${outcome.status} to ${req.method}${id !== null ? ` id=${JSON.stringify(id)}` : ""} from ${req.socket.remoteAddress}`,
+    );
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Answers written while draining close their connection, so that the client reconnects to a live instance.
+    if (draining) res.setHeader("connection", "close");
+    if (req.method !== "POST" || options.passThrough) {
+      const era = classifyEra(req.headers, undefined).era;
+      return send(req, { req, res, body: undefined, id: null, tap: outboundTap(era, undefined) }, undefined);
+    }
+    const chunks: Uint8Array[] = [];
+    let rejected: RejectInfo | undefined;
+    let judged;
+    try {
+      judged = await admit(
+        {
+          contentType: req.headers["content-type"],
+          contentLength: req.headers["content-length"],
+          protocolVersion: single(req.headers["mcp-protocol-version"]),
+          chunks: () => kept(req.iterator({ destroyOnReturn: false }), chunks),
+          era: (body) => classifyEra(req.headers, body).era,
+        },
+        { ...admission, onReject: (info) => (rejected = info) },
+      );
+    } catch {
+      // A body cut off mid-read means the client has gone: no one is left to answer.
+      if (!req.complete) return void req.destroy();
+      return sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error: the proxy failed to judge the request"));
+    }
+    const remote = req.socket.remoteAddress;
+    if (!judged.ok) {
+      const { response } = judged;
+      verdict({
+        outcome: "refused",
+        era: rejected?.era,
+        kind: rejected?.kind,
+        id: response.id,
+        method: undefined,
+        reason: rejected?.reason,
+        status: judged.status,
+        code: response.error.code,
+        message: response.error.message,
+        remote,
+      });
+      answerRefusal(req, res, judged.status, response, DISCARD_TIMEOUT_MS);
+      if (response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp", status: judged.status });
+      return;
+    }
+    const { body, info } = judged;
+    const id = answerId(body);
+    const method = safeMethod(body);
+    verdict({ outcome: info.result.outcome, era: info.era, kind: info.result.kind, id, method, remote });
+    // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
+    if (info.result.outcome === "bypass" && info.result.reason === "modern-notification") return void res.writeHead(202).end();
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const request = info.result.kind === "request" ? id : undefined;
+    return send(req, { req, res, body: bytes, id, tap: outboundTap(info.era, body) }, request);
+  }
+
+  return {
+    listener(req, res) {
+      inFlight.set(res, req);
+      res.once("close", () => inFlight.delete(res));
+      handle(req, res).catch(() => {
+        // A bug of ours: the client gets an answer, the proxy keeps serving.
+        if (!res.headersSent) sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error in the proxy"));
+        else res.destroy();
+      });
+    },
+    async drain(server) {
+      draining = true;
+      server.close();
+      server.closeIdleConnections();
+      // A stream of server messages never finishes by itself; the client reconnects (and may resume) elsewhere.
+      for (const [res, req] of inFlight) if (req.method === "GET") res.destroy();
+      const deadline = Date.now() + options.drainTimeoutMs;
+      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      const cut = inFlight.size;
+      server.closeAllConnections();
+      upstream.agent.destroy();
+      return cut;
+    },
+  };
+}
+
+/** Starts listening; resolves to the server and the address it listens on. */
+export async function listen(proxy: Proxy, host: string, port: number): Promise<{ server: http.Server; address: AddressInfo }> {
+  // What Node's HTTP parser refuses (a lying Content-Length, bad chunking) is answered as the gates answer it.
+  const server = answerClientErrors(http.createServer(proxy.listener));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return { server, address: server.address() as AddressInfo };
+}
+
+/** The body's chunks, each kept as it is read: a passing body is forwarded as these bytes, never re-serialized. */
+async function* kept(chunks: AsyncIterable<Uint8Array>, into: Uint8Array[]): AsyncGenerator<Uint8Array> {
+  for await (const chunk of chunks) {
+    into.push(chunk);
+    yield chunk;
+  }
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function quietly(work: () => void): void {
+  try {
+    work();
+  } catch {
+    // The tap only watches: what it cannot read has already gone out as the upstream sent it.
+  }
+}
