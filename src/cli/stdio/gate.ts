@@ -11,6 +11,7 @@ import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { answerId, type JsonRpcErrorResponse, type JsonRpcId } from "../../core/envelope.js";
 import { classifyEra, type Era } from "../../core/era.js";
+import { validateMcpRequest } from "../../core/validate.js";
 import { admit, type RejectInfo } from "../../hosts/admit.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
@@ -219,6 +220,26 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
       }
       const { body, info: admitted } = judged;
       const method = safeMethod(body);
+      if (admitted.result.outcome === "bypass" && admitted.result.reason === "modern-notification") {
+        // Over HTTP the gates answer it 202 and it goes no further; here it goes on to the server, so it must at least be
+        // a JSON-RPC notification (its framing, as the legacy lane judges one). One that is not is dropped, as JSON-RPC
+        // forbids answering a notification.
+        const framing = validateMcpRequest(body, "legacy");
+        if (framing.outcome === "reject") {
+          const { response } = framing;
+          verdict({
+            outcome: "dropped",
+            era: "modern",
+            kind: "notification",
+            id: undefined,
+            method,
+            reason: "invalid-message",
+            code: response.error.code,
+            message: response.error.message,
+          });
+          return false;
+        }
+      }
       sessionEra = admitted.era;
       verdict({ outcome: admitted.result.outcome, era: admitted.era, kind: admitted.result.kind, id: answerId(body), method });
       if (tracking && admitted.result.kind === "request") remember(body, admitted.era);
