@@ -4,14 +4,16 @@
  * without it, for the 2026-07-28 requirements and every 2025-11-25 scenario. Prints one table per era
  * and fails when the gate loses a check the ungated server passes, when the gated server fails a check
  * its era's baseline does not name, when a baseline entry has gone stale (the suite's own rule), or when the
- * gated server, in outbound report mode (WYMCP_OUTBOUND=report), reports any message it sent as a violation.
+ * gated server, in outbound report mode (WYMCP_OUTBOUND=report), reports any message it sent as a violation. A third
+ * run puts `wymcp proxy` (outbound report mode) in front of the ungated server, as in front of a server in another
+ * language, and fails when it loses a check the server alone passes or reports a violation.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { launchExample } from "../examples/launch.js";
+import { launchExample, launchProxy } from "../examples/launch.js";
 import { provenance, writeDocSection } from "./doc-sections.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -38,7 +40,7 @@ const ERAS: EraRun[] = [
   },
 ];
 
-type Mode = "gated" | "ungated";
+type Mode = "gated" | "ungated" | "proxied";
 
 interface Check {
   id: string;
@@ -117,10 +119,10 @@ interface EraVerdict {
   scenarioCount: number;
 }
 
-function compare(era: EraRun, gated: SuiteResult, ungated: SuiteResult): EraVerdict {
+function compare(era: EraRun, gated: SuiteResult, ungated: SuiteResult, subject: "gated" | "proxied" = "gated"): EraVerdict {
   const names = [...new Set([...gated.scenarios.keys(), ...ungated.scenarios.keys()])];
   // INFO and SKIPPED checks judge nothing, so a scenario is shown as passed and failed checks.
-  const rows: string[][] = [["scenario", "gated passed", "gated failed", "ungated passed", "ungated failed", "difference"]];
+  const rows: string[][] = [["scenario", `${subject} passed`, `${subject} failed`, "ungated passed", "ungated failed", "difference"]];
   const lost: string[] = [];
   const wireSchemaFailures: string[] = [];
   const wireSchemaAbsent: string[] = [];
@@ -151,6 +153,19 @@ function formatTable(rows: string[][]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column]!)).join(" | ")} |`;
   return [line(rows[0]!), `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
+}
+
+/** One line of the proxy's `--log json`. */
+interface ProxyLine {
+  event: string;
+  [field: string]: unknown;
+}
+
+function proxyLines(stderr: string): ProxyLine[] {
+  return stderr
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as ProxyLine);
 }
 
 /** One line of `WYMCP_OUTBOUND_FILE` (examples/outbound-from-env.ts). */
@@ -202,22 +217,28 @@ async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), "wymcp-conformance-"));
   const results = new Map<string, SuiteResult>();
   const reports = new Map<string, OutboundReport>();
+  const proxyLogs = new Map<string, { code: number | null; lines: ProxyLine[] }>();
   try {
-    for (const mode of ["gated", "ungated"] as Mode[]) {
+    for (const mode of ["gated", "ungated", "proxied"] as Mode[]) {
       // One server per run, so each era's outbound report is its own (the summary is written when the server exits).
       for (const era of ERAS) {
         const file = join(work, `outbound-${era.name}.jsonl`);
         const env: Record<string, string> =
           mode === "gated" ? { WYMCP_GATE: "on", WYMCP_OUTBOUND: "report", WYMCP_OUTBOUND_FILE: file } : { WYMCP_GATE: "off" };
         const server = await launchExample({ script: "examples/conformance-server.ts", env });
+        // The proxy runs from the source, like the example: no build needed, and never a stale one.
+        const proxy =
+          mode === "proxied" ? await launchProxy(server.url, { cli: "src", args: ["--outbound", "report", "--log", "json"] }) : undefined;
         try {
           const outDir = join(work, `${mode}-${era.name}`);
-          const result = await runSuite(server.url, era, outDir, mode === "gated");
+          const result = await runSuite(proxy?.url ?? server.url, era, outDir, mode === "gated");
           if (result.scenarios.size === 0)
             throw new Error(`the suite wrote no results (${mode}, ${era.name}):\n${result.output.slice(-4_000)}`);
           results.set(`${mode} ${era.name}`, result);
         } finally {
+          const code = await proxy?.stop();
           await server.stop();
+          if (proxy) proxyLogs.set(era.name, { code: code ?? null, lines: proxyLines(proxy.stderr()) });
         }
         if (mode === "gated") reports.set(era.name, readOutboundReport(file));
       }
@@ -264,6 +285,27 @@ async function main(): Promise<number> {
       );
     }
     problems.push(...report.violations.map((v) => `outbound violation, gated ${era.name}: ${describeViolation(v)}`));
+    const proxied = compare(era, results.get(`proxied ${era.name}`)!, results.get(`ungated ${era.name}`)!, "proxied");
+    const log = proxyLogs.get(era.name)!;
+    const violations = log.lines.filter((line) => line.event === "outbound-violation");
+    const refusals = log.lines.filter((line) => line.event === "refused");
+    console.log(`\n## ${era.name}: checks passed through wymcp proxy (in front of the ungated server) vs the server alone\n`);
+    console.log(proxied.table);
+    const proxyLine = `wymcp proxy (outbound report mode): ${refusals.length} POSTs refused, ${violations.length} outbound violations, exit code ${log.code}`;
+    console.log(`\n${proxyLine}`);
+    problems.push(...proxied.lost.map((check) => `lost to the proxy: ${check}`));
+    problems.push(...violations.map((v) => `outbound violation through the proxy, ${era.name}: ${JSON.stringify(v)}`));
+    if (log.code !== 0) problems.push(`wymcp proxy exited ${log.code} after the ${era.name} run, not 0 (drained)`);
+    sections.set(
+      `proxy-${era.name}`,
+      [
+        `**${era.name}** through \`wymcp proxy\` in front of the ungated server, against the server alone: checks passed and failed per scenario.`,
+        "",
+        proxied.table,
+        "",
+        `- ${proxyLine}.`,
+      ].join("\n"),
+    );
     if (gated.exitCode !== 0) {
       // The suite judged the gated run against the baseline: an unexpected failure or a stale entry.
       const summary = gated.output
@@ -281,7 +323,7 @@ async function main(): Promise<number> {
     return 1;
   }
   const checked = [...reports.values()].reduce((sum, r) => sum + (r.summary?.checked ?? 0), 0);
-  const verdictLine = `no check lost to the gate; every gated failure is in the baseline; 0 outbound violations in ${checked} messages checked (${seconds} s)`;
+  const verdictLine = `no check lost to the gate or to wymcp proxy; every gated failure is in the baseline; 0 outbound violations in ${checked} messages checked (${seconds} s)`;
   console.log(`\nconformance: ${verdictLine}`);
   // Only a passing run is written into docs/conformance.md: the document states what holds.
   const suite = JSON.parse(

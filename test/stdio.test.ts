@@ -242,7 +242,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     });
     let stderr = "";
     missing.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-    const [code] = (await new Promise((resolve) => missing.once("close", (...args) => resolve(args)))) as [number];
+    const code = await new Promise<number | null>((resolve) => missing.once("close", (status) => resolve(status)));
     assert.equal(code, 127);
     assert.match(stderr, /cannot start "\/nonexistent\/wymcp-server": ENOENT/);
   });

@@ -2,62 +2,17 @@
  * `wymcp proxy` and `wymcp stdio` run as the installed bin runs them (`node dist/cli.js`), and an upstream that records
  * what reaches it, for the tests of both faces.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CLI, cleanEnv } from "./cli.js";
+import { launchProxy, type LaunchedProxy } from "../../examples/launch.js";
 
-export interface RunningProxy {
-  url: URL;
-  child: ChildProcess;
-  /** Everything the proxy wrote to stderr so far. */
-  stderr: () => string;
-  /** Resolves to the exit code once the process has ended. */
-  exited: Promise<number | null>;
-  /** SIGTERM, then SIGKILL after 5 s; resolves to the exit code. */
-  stop: () => Promise<number | null>;
-}
+export type RunningProxy = LaunchedProxy;
 
-/** The listening line, as text or as a JSON line (`--log json`). */
-const LISTENING = /listening on (http:\/\/[^\s,]+)|"event":"listening","url":"(http:\/\/[^"]+)"/;
-
-/** Starts `wymcp proxy --listen 127.0.0.1:0 <args>` and resolves once it listens. */
-export async function startProxy(args: string[]): Promise<RunningProxy> {
-  const child = spawn(process.execPath, [CLI, "proxy", "--listen", "127.0.0.1:0", ...args], {
-    env: cleanEnv(),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-  const guard = () => child.kill("SIGKILL");
-  process.once("exit", guard);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => {
-      process.off("exit", guard);
-      resolve(code);
-    }),
-  );
-  const url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the proxy did not listen within 10 s: ${stderr}`)), 10_000);
-    const look = () => {
-      const match = LISTENING.exec(stderr);
-      const url = match?.[1] ?? match?.[2];
-      if (!url) return;
-      clearTimeout(timer);
-      child.stderr!.off("data", look);
-      resolve(new URL(url));
-    };
-    child.stderr!.on("data", look);
-    void exited.then((code) => reject(new Error(`the proxy exited (${code}) before listening: ${stderr}`)));
-  });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    const code = await exited;
-    clearTimeout(timer);
-    return code;
-  };
-  return { url, child, stderr: () => stderr, exited, stop };
+/** Starts the built bin's `wymcp proxy --listen 127.0.0.1:0 <args>` and resolves once it listens. */
+export function startProxy(args: string[]): Promise<RunningProxy> {
+  const at = args.indexOf("--upstream");
+  const upstream = new URL(args[at + 1]!);
+  return launchProxy(upstream, { args: args.filter((_, i) => i !== at && i !== at + 1) });
 }
 
 /** Waits until `condition` holds (a log line written after the answer went out), for at most `ms`. */
