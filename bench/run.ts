@@ -4,7 +4,9 @@
  * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points. `--cli` adds `wymcp check` on a
  * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial` runs only the
  * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit), which the whole run ends with.
- * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers).
+ * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers). `--proxy` runs only
+ * bench/proxy.ts (`wymcp proxy` and `wymcp stdio` against their pass-through mode and no wymcp, and their memory over
+ * `--memory-seconds N`, default 60).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -28,15 +30,23 @@ import { PERFORMANCE_DOC, textSection, writeBenchSection } from "../scripts/doc-
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
 import { runToolsBench } from "./tools.js";
+import { proxyTables, runProxyBench, type ProxyBenchSettings } from "./proxy.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
 const httpMode = process.argv.includes("--http");
 const withCli = process.argv.includes("--cli");
 const adversarialOnly = process.argv.includes("--adversarial");
+const proxyMode = process.argv.includes("--proxy");
 const out =
   process.env.BENCH_OUT ||
-  (quick ? "" : join(root, "bench", httpMode ? "results-http.json" : adversarialOnly ? "results-adversarial.json" : "results.json"));
+  (quick
+    ? ""
+    : join(
+        root,
+        "bench",
+        httpMode ? "results-http.json" : adversarialOnly ? "results-adversarial.json" : proxyMode ? "results-proxy.json" : "results.json",
+      ));
 const specDir = process.env.MCP_SPEC_DIR ? resolve(process.env.MCP_SPEC_DIR) : resolve(root, "../shared/mcp-spec");
 
 const settings = quick
@@ -304,7 +314,41 @@ function outboundTable(root: string) {
   return { data, lines };
 }
 
-(httpMode ? mainHttp() : adversarialOnly ? mainAdversarial() : main()).catch((error: unknown) => {
+/** `--proxy`: `wymcp proxy` and `wymcp stdio` (about 5 minutes with the 60 s memory runs; `--quick`: seconds). */
+async function mainProxy(): Promise<void> {
+  const started = performance.now();
+  buildDist();
+  const at = process.argv.indexOf("--memory-seconds");
+  const memorySeconds = at > 0 ? Number(process.argv[at + 1]) : quick ? 2 : 60;
+  if (!(memorySeconds > 0)) throw new Error("--memory-seconds must be a positive number");
+  const settings: ProxyBenchSettings = quick
+    ? { rounds: 1, roundMs: 300, warmupMs: 100, connections: 4, window: 16, memorySeconds }
+    : { rounds: 9, roundMs: 800, warmupMs: 500, connections: 8, window: 32, memorySeconds };
+  const results = await runProxyBench(root, settings, log);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    [
+      `wymcp proxy and stdio${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+      "",
+      ...section(
+        "proxy",
+        `## wymcp proxy and wymcp stdio: examples/server.ts (the SDK alone) behind the proxy, its --pass-through, and direct; ` +
+          `bench/stdio-server.mjs (the SDK's McpServer) behind wymcp stdio, its --pass-through, and direct; ${settings.connections} ` +
+          `keep-alive connections, ${settings.window} stdio requests in flight, ${settings.rounds} interleaved rounds × ${settings.roundMs} ms ` +
+          `per variant; ratios per round; memory over ${memorySeconds} s of mixed traffic`,
+        proxyTables(results),
+      ),
+      "",
+      `total ${seconds.toFixed(1)} s`,
+    ].join("\n"),
+  );
+  writeSections(memorySeconds >= 60 ? "npm run bench -- --proxy" : `npm run bench -- --proxy --memory-seconds ${memorySeconds}`);
+  if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, settings, ...results, seconds }, null, 2)}\n`);
+}
+
+(httpMode ? mainHttp() : adversarialOnly ? mainAdversarial() : proxyMode ? mainProxy() : main()).catch((error: unknown) => {
   console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exitCode = 1;
 });
