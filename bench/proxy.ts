@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { launchExample, launchProxy, type LaunchedExample, type LaunchedProxy } from "../examples/launch.js";
+import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
 import { flood, loadBound, percentile, workloads, type Workload } from "./http.js";
 import { formatRatio, spread, table, type Spread } from "./measure.js";
 

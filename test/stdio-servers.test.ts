@@ -140,7 +140,10 @@ describe("a driver writing malformed lines to real stdio servers through wymcp s
       assert.equal(byId.get("77")?.error?.code, -32600);
       assert.equal(byId.get("78")?.error?.code, -32602);
       assert.ok(byId.get("78")?.error?.data?.errors.some((e) => e.instancePath === "/params/name"));
-      assert.ok((byId.get("79")?.result as { tools: unknown[] }).tools.length > 0, "tools/list answered by the server");
+      assert.ok(
+        ((byId.get("79")?.result as { tools?: unknown[] } | undefined)?.tools?.length ?? 0) > 0,
+        "tools/list answered by the server",
+      );
       assert.equal(answers.length, 5, JSON.stringify(answers));
       // The recorder in front of the server saw the three good lines, in order, and nothing else.
       assert.equal(received, `${initialize(version)}\n${initialized}\n${list}\n`);

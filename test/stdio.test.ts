@@ -105,8 +105,9 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     await g.exited;
     const [refusal, next] = g.answers();
     assert.equal(refusal?.id, 7);
-    assert.deepEqual((refusal?.error as { code: number; data: unknown }).code, -32602);
-    assert.deepEqual((refusal?.error as { data: unknown }).data, {
+    const error = refusal?.error as { code: number; data: unknown } | undefined;
+    assert.equal(error?.code, -32602);
+    assert.deepEqual(error?.data, {
       errors: [{ instancePath: "/params/name", messages: ["must be string"] }],
     });
     assert.equal(next?.id, 8);
