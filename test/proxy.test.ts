@@ -5,7 +5,7 @@ import net from "node:net";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { gateNode } from "wymcp/node";
-import { parseListen, parseProxyArgs } from "../src/cli/proxy/command.js";
+import { parseListen, parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import { echoResult, headerOf, recordingUpstream, startProxy, until, type RunningProxy, type Upstream } from "./support/proxy.js";

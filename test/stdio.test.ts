@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { parseStdioArgs } from "../src/cli/stdio/command.js";
+import { parseStdioArgs } from "../src/cli/stdio/stdio-command.js";
 import { isResponseLike } from "../src/cli/stdio/gate.js";
 import { CLI, cleanEnv } from "./support/cli.js";
 import { MODERN_META } from "./support/messages.js";
@@ -259,6 +259,9 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
   test("backpressure: a client that does not read holds the server's output back", async () => {
     const g = gate([], ["--flood", String(512 * 1024 * 1024)]);
     g.child.stdout!.pause();
+    // The server is up (its SIGTERM handler set) and flooding: the first bytes have come through.
+    await until(() => g.stderr().includes("ready") && g.child.stdout!.readableLength > 0, 30_000);
+    // Long enough for every buffer between the server and this test to fill.
     await sleep(1_500);
     const status = readFileSync(`/proc/${g.child.pid}/status`, "utf8");
     const peakKiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);

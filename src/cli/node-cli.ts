@@ -535,8 +535,8 @@ export async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === "compile") return runCompileCommand(rest);
-  if (command === "proxy") return (await import("./proxy/command.js")).runProxyCommand(rest);
-  if (command === "stdio") return (await import("./stdio/command.js")).runStdioCommand(rest);
+  if (command === "proxy") return (await import("./proxy/proxy-command.js")).runProxyCommand(rest);
+  if (command === "stdio") return (await import("./stdio/stdio-command.js")).runStdioCommand(rest);
   let parsed: ReturnType<typeof parseOptions>;
   try {
     if (command !== "check")

@@ -1,5 +1,5 @@
 /**
- * @module proxy/command: `wymcp proxy`, the flags and the process: listen, log to stderr, drain on SIGTERM.
+ * @module proxy/proxy-command: `wymcp proxy`, the flags and the process: listen, log to stderr, drain on SIGTERM.
  */
 import { parseArgs } from "node:util";
 import { createLog } from "../gate-log.js";

@@ -1,5 +1,5 @@
 /**
- * @module stdio/command: `wymcp stdio -- command [args...]`, the flags and the process.
+ * @module stdio/stdio-command: `wymcp stdio -- command [args...]`, the flags and the process.
  */
 import { parseArgs } from "node:util";
 import { createLog } from "../gate-log.js";
@@ -8,8 +8,9 @@ import { runStdioGate, type StdioOptions } from "./gate.js";
 
 export const STDIO_USAGE = `Usage: wymcp stdio [options] -- command [args...]
 
-The gates' checks on a stdio MCP server's input, in place of the server where a client launches it:
-  {"command": "npx", "args": ["wymcp", "stdio", "--", "npx", "@modelcontextprotocol/server-filesystem", "/data"]}
+The gates' checks on a stdio MCP server's input, in place of the server where a client launches it: where the client's
+configuration runs "npx @modelcontextprotocol/server-filesystem /data", it runs
+  npx wymcp stdio -- npx @modelcontextprotocol/server-filesystem /data
 
 Each line the client writes is judged (the era from the message itself); a passing line goes to the server unchanged.
 A bad request is answered with wymcp's JSON-RPC error and its id, and never reaches the server; a bad notification or
