@@ -35,6 +35,9 @@ export interface ProxyWorkload {
   label: string;
   traffic: "valid" | "invalid";
   reqPerSec: Record<HttpVariant, Spread>;
+  /** CPU time per request, µs: of the relay (the proxy process; none direct), and of every process on the path. */
+  relayCpuUs: Record<HttpVariant, Spread>;
+  totalCpuUs: Record<HttpVariant, Spread>;
   p50Ms: Record<HttpVariant, number>;
   statuses: Record<HttpVariant, Record<string, number>>;
   /** proxy ÷ pass-through per round (valid traffic's target), proxy ÷ direct per round (invalid traffic's). */
@@ -50,6 +53,8 @@ type StdioVariant = (typeof STDIO_VARIANTS)[number];
 
 export interface StdioBench {
   linesPerSec: Record<StdioVariant, Spread>;
+  /** CPU time of the relay process per line, µs (none direct). */
+  relayCpuUs: Record<StdioVariant, Spread>;
   vsPassThrough: Spread;
   vsDirect: Spread;
   target: number;
@@ -88,7 +93,12 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
     const passThrough = await launchProxy(upstream.url, { args: ["--pass-through"] });
     proxies.push(proxy, passThrough);
     const urls: Record<HttpVariant, URL> = { proxy: proxy.url, "pass-through": passThrough.url, direct: upstream.url };
-    const http = await httpRounds(urls, settings, log);
+    const relays: Record<HttpVariant, number | undefined> = {
+      proxy: proxy.child.pid,
+      "pass-through": passThrough.child.pid,
+      direct: undefined,
+    };
+    const http = await httpRounds(urls, { upstream: upstream.pid, relays }, settings, log);
     const stdio = await stdioRounds(root, settings, log);
     const memory = [await proxyMemory(proxy, settings, log), await stdioMemory(root, settings, log)];
     return { http, stdio, memory };
@@ -98,8 +108,20 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
   }
 }
 
+/** CPU time a process has used so far, in µs (from /proc: clock ticks of 10 ms). */
+function cpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+function selfCpuUs(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
 async function httpRounds(
   urls: Record<HttpVariant, URL>,
+  pids: { upstream: number; relays: Record<HttpVariant, number | undefined> },
   settings: ProxyBenchSettings,
   log: (line: string) => void,
 ): Promise<ProxyWorkload[]> {
@@ -116,13 +138,21 @@ async function httpRounds(
         HttpVariant,
         Record<string, number>
       >;
+      const relayCpu = Object.fromEntries(HTTP_VARIANTS.map((v) => [v, [] as number[]])) as Record<HttpVariant, number[]>;
+      const totalCpu = Object.fromEntries(HTTP_VARIANTS.map((v) => [v, [] as number[]])) as Record<HttpVariant, number[]>;
       const load: number[] = [];
       for (const v of HTTP_VARIANTS) await flood(agents[v], urls[v], w, settings.warmupMs, settings.connections);
       for (let round = 0; round < settings.rounds; round++) {
         load.push(loadavg()[0]!);
         const order = HTTP_VARIANTS.map((_, i) => HTTP_VARIANTS[(i + round) % HTTP_VARIANTS.length]!);
         for (const v of order) {
+          const relay = pids.relays[v];
+          const before = { upstream: cpuUs(pids.upstream), relay: relay ? cpuUs(relay) : 0, client: selfCpuUs() };
           const f = await flood(agents[v], urls[v], w, settings.roundMs, settings.connections);
+          const n = f.latencies.length;
+          const relayUs = relay ? cpuUs(relay) - before.relay : 0;
+          relayCpu[v].push(relayUs / n);
+          totalCpu[v].push((cpuUs(pids.upstream) - before.upstream + relayUs + selfCpuUs() - before.client) / n);
           rps[v].push(f.reqPerSec);
           lat[v].push(...f.latencies);
           for (const [s, n] of Object.entries(f.statuses)) statuses[v][s] = (statuses[v][s] ?? 0) + n;
@@ -137,6 +167,8 @@ async function httpRounds(
         label: w.label,
         traffic: w.traffic,
         reqPerSec: Object.fromEntries(HTTP_VARIANTS.map((v) => [v, spread(rps[v])])) as Record<HttpVariant, Spread>,
+        relayCpuUs: Object.fromEntries(HTTP_VARIANTS.map((v) => [v, spread(relayCpu[v])])) as Record<HttpVariant, Spread>,
+        totalCpuUs: Object.fromEntries(HTTP_VARIANTS.map((v) => [v, spread(totalCpu[v])])) as Record<HttpVariant, Spread>,
         p50Ms: Object.fromEntries(
           HTTP_VARIANTS.map((v) => [
             v,
@@ -247,14 +279,23 @@ async function stdioRounds(root: string, settings: ProxyBenchSettings, log: (lin
     for (const v of STDIO_VARIANTS) await clients[v].handshake();
     for (const v of STDIO_VARIANTS) await clients[v].flood(toolsCall, settings.warmupMs, settings.window);
     const lps = Object.fromEntries(STDIO_VARIANTS.map((v) => [v, [] as number[]])) as Record<StdioVariant, number[]>;
+    const relayCpu = Object.fromEntries(STDIO_VARIANTS.map((v) => [v, [] as number[]])) as Record<StdioVariant, number[]>;
     for (let round = 0; round < settings.rounds; round++) {
       const order = STDIO_VARIANTS.map((_, i) => STDIO_VARIANTS[(i + round) % STDIO_VARIANTS.length]!);
-      for (const v of order) lps[v].push((await clients[v].flood(toolsCall, settings.roundMs, settings.window)).perSec);
+      for (const v of order) {
+        // The direct variant's child is the server itself: no relay.
+        const relay = v === "direct" ? undefined : clients[v].child.pid!;
+        const before = relay ? cpuUs(relay) : 0;
+        const f = await clients[v].flood(toolsCall, settings.roundMs, settings.window);
+        lps[v].push(f.perSec);
+        relayCpu[v].push(relay ? (cpuUs(relay) - before) / f.answered : 0);
+      }
     }
     const vsPassThrough = spread(lps.gated.map((g, i) => g / lps["pass-through"][i]!));
     const vsDirect = spread(lps.gated.map((g, i) => g / lps.direct[i]!));
     return {
       linesPerSec: Object.fromEntries(STDIO_VARIANTS.map((v) => [v, spread(lps[v])])) as Record<StdioVariant, Spread>,
+      relayCpuUs: Object.fromEntries(STDIO_VARIANTS.map((v) => [v, spread(relayCpu[v])])) as Record<StdioVariant, Spread>,
       vsPassThrough,
       vsDirect,
       target: 0.9,
@@ -360,6 +401,28 @@ export function proxyTables(r: ProxyBenchResults): string {
     ]),
     [1, 2, 3],
   );
+  const us = (x: Spread) => x.median.toFixed(0);
+  const cpuTable = table(
+    [
+      "CPU µs per request (medians)",
+      "relay: pass-through",
+      "relay: proxy",
+      "all: direct",
+      "all: pass-through",
+      "all: proxy",
+      "all: pass-through ÷ proxy",
+    ],
+    r.http.map((w) => [
+      w.label,
+      us(w.relayCpuUs["pass-through"]),
+      us(w.relayCpuUs.proxy),
+      us(w.totalCpuUs.direct),
+      us(w.totalCpuUs["pass-through"]),
+      us(w.totalCpuUs.proxy),
+      formatRatio(w.totalCpuUs["pass-through"].median / w.totalCpuUs.proxy.median),
+    ]),
+    [1, 2, 3, 4, 5, 6],
+  );
   const s = r.stdio;
   const stdioTable = table(
     [
@@ -382,6 +445,7 @@ export function proxyTables(r: ProxyBenchResults): string {
         range(s.vsDirect),
         "÷ pass-through ≥ 0.9",
         s.pass ? "PASS" : "MISS",
+        `${us(s.relayCpuUs["pass-through"])} / ${us(s.relayCpuUs.gated)}`,
       ],
     ],
     [1, 2, 3],
@@ -415,6 +479,10 @@ export function proxyTables(r: ProxyBenchResults): string {
   const load = r.http.map((w) => `- ${w.label}: ${w.load.map((l) => `${l.toFixed(2)}${l > bound ? "*" : ""}`).join(" ")}`);
   return [
     httpTable,
+    "",
+    cpuTable,
+    "",
+    "CPU per request from /proc (10 ms ticks) over each round: the relay process alone, and every process on the path (client, relay, upstream). On a host whose cores are all busy, req/s follows the second: its pass-through ÷ proxy is what the proxy's own work allows.",
     "",
     stdioTable,
     "",

@@ -57,8 +57,8 @@ export interface Exchange {
   protocolVersion: string | null | undefined;
   /** The body when the host has parsed it already (e.g. `express.json()`). */
   parsed?: { body: unknown };
-  /** The body's bytes, read lazily and only after the header checks pass. */
-  chunks: () => AsyncIterable<Uint8Array>;
+  /** The body's bytes, read lazily and only after the header checks pass (a line of stdio is there already). */
+  chunks: () => AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
   era: (body: unknown) => Era | undefined;
 }
 

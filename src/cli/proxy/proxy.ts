@@ -139,8 +139,9 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     }
     const { body, info } = judged;
     const id = answerId(body);
-    const method = safeMethod(body);
-    verdict({ outcome: info.result.outcome, era: info.era, kind: info.result.kind, id, method, remote });
+    // The log writes nothing for a pass: the event is built only for a subscriber.
+    if (hooks.onVerdict)
+      verdict({ outcome: info.result.outcome, era: info.era, kind: info.result.kind, id, method: safeMethod(body), remote });
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
     if (info.result.outcome === "bypass" && info.result.reason === "modern-notification") return void res.writeHead(202).end();
     const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);

@@ -182,44 +182,46 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
     if (answered && response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp" });
   };
 
+  // One exchange and one set of hooks for every line: lines are judged one at a time, and a line costs no allocation
+  // of wymcp's beyond what judging it takes.
+  let line: Uint8Array = new Uint8Array(0);
+  let declared: string | undefined;
+  let rejected: RejectInfo | undefined;
+  const onLine = [line];
+  const exchange = {
+    contentType: JSON_TYPE,
+    get contentLength() {
+      return declared;
+    },
+    protocolVersion: undefined,
+    chunks: () => ((onLine[0] = line), onLine),
+    era: (body: unknown) => classifyEra(undefined, body).era,
+  };
+  const limits = { ...admission, onReject: (info: RejectInfo) => (rejected = info) };
+
   return {
     /** Whether the line goes on to the server. */
     async clientLine(event: LineEvent): Promise<boolean> {
-      let info: RejectInfo | undefined;
-      const onReject = (rejected: RejectInfo) => (info = rejected);
+      rejected = undefined;
       if (event.kind === "too-long") {
         // The line was never held: its length, as a declared Content-Length, gets the gates' own answer to a large body.
-        const judged = await admit(
-          {
-            contentType: JSON_TYPE,
-            contentLength: String(event.seen),
-            protocolVersion: undefined,
-            chunks: () => nothing(),
-            era: () => undefined,
-          },
-          { ...admission, onReject },
-        );
-        if (!judged.ok) refuse(judged.response, info, false, undefined);
+        declared = String(event.seen);
+        line = new Uint8Array(0);
+        const judged = await admit(exchange, limits);
+        declared = undefined;
+        if (!judged.ok) refuse(judged.response, rejected, false, undefined);
         return false;
       }
       if (isBlank(event.bytes)) return false;
-      const judged = await admit(
-        {
-          contentType: JSON_TYPE,
-          contentLength: undefined,
-          protocolVersion: undefined,
-          chunks: () => only(event.bytes),
-          era: (body) => classifyEra(undefined, body).era,
-        },
-        { ...admission, onReject },
-      );
+      line = event.bytes;
+      const judged = await admit(exchange, limits);
+      const info = rejected;
       if (!judged.ok) {
         const body = parsedOrUndefined(event.bytes, info);
         refuse(judged.response, info, isResponseLike(body), safeMethod(body));
         return false;
       }
       const { body, info: admitted } = judged;
-      const method = safeMethod(body);
       if (admitted.result.outcome === "bypass" && admitted.result.reason === "modern-notification") {
         // Over HTTP the gates answer it 202 and it goes no further; here it goes on to the server, so it must at least be
         // a JSON-RPC notification (its framing, as the legacy lane judges one). One that is not is dropped, as JSON-RPC
@@ -232,7 +234,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
             era: "modern",
             kind: "notification",
             id: undefined,
-            method,
+            method: safeMethod(body),
             reason: "invalid-message",
             code: response.error.code,
             message: response.error.message,
@@ -241,7 +243,16 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
         }
       }
       sessionEra = admitted.era;
-      verdict({ outcome: admitted.result.outcome, era: admitted.era, kind: admitted.result.kind, id: answerId(body), method });
+      // The log writes nothing for a pass: the event is built only for a subscriber.
+      if (hooks.onVerdict) {
+        verdict({
+          outcome: admitted.result.outcome,
+          era: admitted.era,
+          kind: admitted.result.kind,
+          id: answerId(body),
+          method: safeMethod(body),
+        });
+      }
       if (tracking && admitted.result.kind === "request") remember(body, admitted.era);
       return true;
     },
@@ -299,12 +310,6 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
     return request;
   }
 }
-
-async function* only(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  yield bytes;
-}
-
-async function* nothing(): AsyncGenerator<Uint8Array> {}
 
 /** The id of a message as a map key (a string id and a number id are different ids). */
 function keyOf(item: unknown): string | undefined {
