@@ -103,6 +103,37 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
     assert.equal(headerOf(upstream.received[0]!, "content-length"), String(Buffer.byteLength(body)));
   });
 
+  test("a chunked body that grows past --max-body-bytes is refused 413 as it passes the limit, never held whole", async () => {
+    upstream.received.length = 0;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(at(), { method: "POST", headers: JSON_HEADERS }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      // 64 KiB against a limit of 4 KiB, in chunks, with no Content-Length to refuse it by.
+      for (let i = 0; i < 64; i++) req.write(Buffer.alloc(1024, 0x20));
+      req.end();
+    });
+    assert.equal(status, 413);
+    assert.equal(upstream.received.length, 0);
+  });
+
+  test("a client that goes away in the middle of its body: nothing is forwarded, the proxy keeps serving", async () => {
+    upstream.received.length = 0;
+    const socket = net.connect(Number(proxy.url.port), "127.0.0.1");
+    await once(socket, "connect");
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: ${proxy.url.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":"2.0",`,
+    );
+    await sleep(50);
+    socket.destroy();
+    await sleep(50);
+    const answer = await rawPost(at(), { ...JSON_HEADERS, "mcp-protocol-version": MODERN }, modernCall(6, "echo"));
+    assert.equal(answer.status, 200);
+    assert.equal(upstream.received.length, 1);
+  });
+
   describe("refused as gateNode refuses, never forwarded, one log line each with nothing of the body", () => {
     let gated: Awaited<ReturnType<typeof listening>>;
     before(async () => {

@@ -99,7 +99,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       const era = classifyEra(req.headers, undefined).era;
       return send(req, { req, res, body: undefined, id: null, tap: outboundTap(era, undefined) }, undefined);
     }
-    const chunks: Uint8Array[] = [];
+    const body = { bytes: undefined as Buffer | undefined };
     let rejected: RejectInfo | undefined;
     let judged;
     try {
@@ -108,8 +108,8 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
           contentType: req.headers["content-type"],
           contentLength: req.headers["content-length"],
           protocolVersion: single(req.headers["mcp-protocol-version"]),
-          chunks: () => kept(req.iterator({ destroyOnReturn: false }), chunks),
-          era: (body) => classifyEra(req.headers, body).era,
+          chunks: () => bodyOf(req, options.maxBodyBytes, body),
+          era: (parsed) => classifyEra(req.headers, parsed).era,
         },
         { ...admission, onReject: (info) => (rejected = info) },
       );
@@ -137,16 +137,15 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       if (response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp", status: judged.status });
       return;
     }
-    const { body, info } = judged;
-    const id = answerId(body);
+    const { body: parsed, info } = judged;
+    const id = answerId(parsed);
     // The log writes nothing for a pass: the event is built only for a subscriber.
     if (hooks.onVerdict)
-      verdict({ outcome: info.result.outcome, era: info.era, kind: info.result.kind, id, method: safeMethod(body), remote });
+      verdict({ outcome: info.result.outcome, era: info.era, kind: info.result.kind, id, method: safeMethod(parsed), remote });
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
     if (info.result.outcome === "bypass" && info.result.reason === "modern-notification") return void res.writeHead(202).end();
-    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     const request = info.result.kind === "request" ? id : undefined;
-    return send(req, { req, res, body: bytes, id, tap: outboundTap(info.era, body) }, request);
+    return send(req, { req, res, body: body.bytes ?? Buffer.alloc(0), id, tap: outboundTap(info.era, parsed) }, request);
   }
 
   return {
@@ -189,12 +188,47 @@ export async function listen(proxy: Proxy, host: string, port: number): Promise<
   return { server, address: server.address() as AddressInfo };
 }
 
-/** The body's chunks, each kept as it is read: a passing body is forwarded as these bytes, never re-serialized. */
-async function* kept(chunks: AsyncIterable<Uint8Array>, into: Uint8Array[]): AsyncGenerator<Uint8Array> {
-  for await (const chunk of chunks) {
-    into.push(chunk);
-    yield chunk;
-  }
+/**
+ * A request's body for the admission stage, read when the stage asks for it: as one chunk once the body has ended, or
+ * as soon as it has grown past `limit` (the stage then refuses it, and reading stops there). The bytes are kept in
+ * `into`: a passing body is forwarded as these very bytes, never serialized again. One promise per body, where a
+ * stream's async iterator costs a dozen.
+ */
+function bodyOf(req: IncomingMessage, limit: number, into: { bytes: Buffer | undefined }): AsyncIterable<Uint8Array> {
+  let read = false;
+  const next = (): Promise<IteratorResult<Uint8Array>> => {
+    if (read) return Promise.resolve({ done: true, value: undefined });
+    read = true;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const stop = () => void req.off("data", onData).off("end", settle).off("error", fail).off("close", onClose);
+      const fail = (error: Error) => {
+        stop();
+        reject(error);
+      };
+      const settle = () => {
+        stop();
+        into.bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+        resolve({ done: false, value: into.bytes });
+      };
+      const onData = (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        // Past the limit nothing more is read: what is left is the refusal's to discard, bounded.
+        if (size > limit) {
+          req.pause();
+          settle();
+        }
+      };
+      const onClose = () => {
+        stop();
+        if (!req.complete) reject(new Error("the client went away before the body ended"));
+      };
+      req.on("data", onData).once("end", settle).once("error", fail).once("close", onClose);
+    });
+  };
+  return { [Symbol.asyncIterator]: () => ({ next, return: () => Promise.resolve({ done: true, value: undefined }) }) };
 }
 
 function single(value: string | string[] | undefined): string | undefined {
