@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import http from "node:http";
 import net from "node:net";
@@ -6,6 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { gateNode } from "wymcp/node";
 import { parseListen, parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
+import { CLI } from "./support/cli.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import { echoResult, headerOf, recordingUpstream, startProxy, until, type RunningProxy, type Upstream } from "./support/proxy.js";
@@ -511,6 +513,21 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
       await proxy.stop();
       await upstream.close();
     }
+  });
+
+  test("wymcp --help lists proxy and stdio; each has its own --help", () => {
+    const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
+    const top = run(["--help"]);
+    assert.equal(top.status, 0);
+    assert.match(top.stdout, /^wymcp proxy --help: /m);
+    assert.match(top.stdout, /^wymcp stdio --help: /m);
+    assert.match(run(["proxy", "--help"]).stdout, /^Usage: wymcp proxy --upstream URL/);
+    assert.match(run(["stdio", "--help"]).stdout, /^Usage: wymcp stdio \[options\] -- command/);
+    const wrong = run(["proxy"]);
+    assert.deepEqual(
+      [wrong.status, wrong.stderr],
+      [2, 'wymcp proxy: --upstream URL is required: the MCP server to forward to\nRun "wymcp proxy --help" for the options.\n'],
+    );
   });
 
   test("flags: checked when the proxy starts; a wrong one is a usage error", () => {
