@@ -2,10 +2,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { classifyEra, validateMcpRequest, type JsonRpcErrorResponse } from "wymcp";
 import { rawPost } from "./support/gate-fixtures.js";
+import { assertFreshDist } from "./support/built.js";
 import { MODERN_META } from "./support/messages.js";
 import { startProxy, until, type RunningProxy } from "./support/proxy.js";
 import { drivePython, startMcpServerHttp, type PythonHttpServer } from "./support/python-servers.js";
 import { MODERN, tsSession } from "./support/ts-sessions.js";
+
+// The bin under test is dist/cli.js: it must be built from the current sources.
+before(assertFreshDist);
 
 // The server is the official Python SDK's MCPServer (mcp 2.3.0), which serves both eras; nobody here wrote it or its clients.
 describe("a Python MCPServer behind wymcp proxy", { timeout: 180_000 }, () => {

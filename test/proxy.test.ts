@@ -9,8 +9,12 @@ import { gateNode } from "wymcp/node";
 import { parseListen, parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { CLI } from "./support/cli.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
+import { assertFreshDist } from "./support/built.js";
 import { MODERN_META } from "./support/messages.js";
 import { echoResult, headerOf, recordingUpstream, startProxy, until, type RunningProxy, type Upstream } from "./support/proxy.js";
+
+// The bin under test is dist/cli.js: it must be built from the current sources.
+before(assertFreshDist);
 
 const MODERN = "2026-07-28";
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };

@@ -6,9 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { CLI, cleanEnv } from "./support/cli.js";
+import { assertFreshDist } from "./support/built.js";
 import { MODERN_META } from "./support/messages.js";
 import { drivePython, fastMcpStdio, PYTHON_ENV } from "./support/python-servers.js";
 import { MODERN, tsSession } from "./support/ts-sessions.js";
+
+// The bin under test is dist/cli.js: it must be built from the current sources.
+before(assertFreshDist);
 
 // The servers nobody here wrote: @modelcontextprotocol/server-filesystem (the official TypeScript SDK v1, legacy only)
 // and a FastMCP server (Python, both eras), each launched as a client launches it, with and without wymcp in front.

@@ -3,13 +3,17 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseStdioArgs } from "../src/cli/stdio/stdio-command.js";
 import { isResponseLike } from "../src/cli/stdio/gate.js";
 import { CLI, cleanEnv } from "./support/cli.js";
+import { assertFreshDist } from "./support/built.js";
 import { MODERN_META } from "./support/messages.js";
 import { until } from "./support/proxy.js";
+
+// The bin under test is dist/cli.js: it must be built from the current sources.
+before(assertFreshDist);
 
 const ECHO = join(import.meta.dirname, "support", "stdio-echo.mjs");
 const work = mkdtempSync(join(tmpdir(), "wymcp-stdio-"));
