@@ -84,7 +84,16 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
   // Server → client: unchanged, with backpressure; lines are watched (outbound report, onAnswer) after they are written.
   const watch = options.outbound === "report" || hooks.onAnswer !== undefined ? new LineReader(options.maxBodyBytes) : undefined;
   let waiting = false;
+  // A client that has closed its end reads nothing more: the server's output is then read and dropped, so that the
+  // server never blocks on a full pipe and its exit is seen.
+  let clientGone = false;
+  const gone = () => {
+    clientGone = true;
+    fromServer.resume();
+  };
+  client.output.once("error", gone).once("close", gone);
   fromServer.on("data", (chunk: Buffer) => {
+    if (clientGone) return;
     if (!writer.server(chunk) && !waiting) {
       waiting = true;
       fromServer.pause();
@@ -92,6 +101,7 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
         waiting = false;
         fromServer.resume();
       });
+      if (clientGone) fromServer.resume();
     }
     if (watch) for (const event of watch.push(chunk)) if (event.kind === "line") gate.serverLine(event.bytes);
   });
@@ -375,8 +385,9 @@ function clientWriter(output: Writable) {
     /** Resolves once everything written has been handed to the system. */
     async flushed(): Promise<void> {
       release();
-      if (output.writableNeedDrain)
-        await Promise.race([once(output, "drain"), once(output, "close"), once(output, "error")]).catch(() => undefined);
+      // A client that has closed its end will never drain: waiting for it would leave nothing alive but the wait.
+      if (output.destroyed || !output.writableNeedDrain) return;
+      await Promise.race([once(output, "drain"), once(output, "close"), once(output, "error")]).catch(() => undefined);
     },
   };
 }
