@@ -264,6 +264,27 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
     );
   });
 
+  test("a body streamed with a method not judged (DELETE) keeps its framing: nothing in it reaches the upstream as a request", async () => {
+    upstream.received.length = 0;
+    upstream.handle((_req, res) => res.writeHead(204).end());
+    const smuggled = `POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 14\r\n\r\n{"junk":"yes"}`;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(at(), { method: "DELETE", headers: { "mcp-session-id": "s", "transfer-encoding": "chunked" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.write(smuggled.slice(0, 40));
+      req.end(smuggled.slice(40));
+    });
+    assert.equal(status, 204);
+    await sleep(100);
+    assert.deepEqual(
+      upstream.received.map((r) => [r.method, r.body.toString("utf8")]),
+      [["DELETE", smuggled]],
+    );
+  });
+
   test("backpressure: a client that does not read holds the upstream's stream back instead of the proxy buffering it", async () => {
     let accepted = 0;
     let stalled!: () => void;

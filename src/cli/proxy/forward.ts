@@ -189,6 +189,11 @@ export function forwardedHeaders(
     headers[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [String(seen), value];
   }
   if (body !== undefined) headers["content-length"] = body.byteLength;
+  // A streamed body the client framed with chunks is framed with chunks upstream too. Node frames a DELETE's or a GET's
+  // body with neither length nor chunks unless told, and an upstream would then read those bytes as a request of their
+  // own, one the proxy never judged.
+  else if (req.headers["transfer-encoding"] !== undefined && req.headers["content-length"] === undefined)
+    headers["transfer-encoding"] = "chunked";
   const client = req.socket.remoteAddress;
   const forwardedFor = req.headers["x-forwarded-for"];
   if (client) headers["x-forwarded-for"] = forwardedFor ? `${forwardedFor}, ${client}` : client;
