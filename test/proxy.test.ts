@@ -6,6 +6,7 @@ import net from "node:net";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { gateNode } from "wymcp/node";
+import { originForm } from "../src/cli/proxy/forward.js";
 import { parseListen, parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { CLI } from "./support/cli.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
@@ -566,6 +567,8 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     assert.equal(parseProxyArgs([...base, "--max-depth", "Infinity"]).options.maxDepth, Number.POSITIVE_INFINITY);
     assert.equal(parseProxyArgs([...base, "--legacy-checks", "framing"]).options.legacyChecks, "framing");
     assert.deepEqual(parseListen("[::1]:8080"), { host: "::1", port: 8080 });
+    // The request target goes upstream as a path: an absolute form never names another host there.
+    assert.deepEqual(["/mcp?a=1", "http://evil.example/mcp?a=1", "*", "", "::"].map(originForm), ["/mcp?a=1", "/mcp?a=1", "*", "/", "/"]);
     assert.deepEqual(parseListen(":0"), { host: "127.0.0.1", port: 0 });
     for (const wrong of [
       [],

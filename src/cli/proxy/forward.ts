@@ -83,7 +83,7 @@ function attempt(upstream: Upstream, { req, res, body, id, tap }: Exchange, retr
     hostname: url.hostname.replace(/^\[|\]$/g, ""),
     port: url.port || undefined,
     method: req.method,
-    path: req.url,
+    path: originForm(req.url),
     headers: forwardedHeaders(req, upstream, body),
     agent: upstream.agent,
   });
@@ -150,6 +150,21 @@ function attempt(upstream: Upstream, { req, res, body, id, tap }: Exchange, retr
   if (body !== undefined) out.end(body);
   else if (hasBody(req)) pipeBody(req, out);
   else out.end();
+}
+
+/**
+ * The request target as an origin server expects it: a path and a query. A client that writes the absolute form
+ * (`POST http://elsewhere/mcp`) meant this server all the same; the upstream gets the path, never another host.
+ */
+export function originForm(target: string | undefined): string {
+  if (target === undefined || target === "") return "/";
+  if (target.startsWith("/") || target === "*") return target;
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return "/";
+  }
 }
 
 /** Streams a request body not judged (DELETE, GET with a body, pass-through) to the upstream, with backpressure. */
