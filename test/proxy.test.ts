@@ -393,6 +393,38 @@ describe("wymcp proxy when the upstream fails", { timeout: 60_000 }, () => {
     }
   });
 
+  test("a keep-alive socket the upstream closes as the next request arrives: retried once on a new socket, answered", async () => {
+    // A raw upstream: on each connection it answers the first request, then resets the connection on the second, as a
+    // server whose idle timeout fired just as the proxy reused the socket.
+    let requests = 0;
+    let connections = 0;
+    const raw = net.createServer((socket) => {
+      connections++;
+      let seen = 0;
+      socket.on("data", (data: Buffer) => {
+        if (!data.includes("\r\n\r\n")) return;
+        requests++;
+        if (++seen > 1) return void socket.resetAndDestroy();
+        const body = '{"jsonrpc":"2.0","id":1,"result":{}}';
+        socket.write(
+          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n${body}`,
+        );
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    const proxy = await startProxy(["--upstream", `http://127.0.0.1:${(raw.address() as net.AddressInfo).port}/mcp`]);
+    try {
+      const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+      const first = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, ping);
+      const second = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, ping);
+      assert.deepEqual([first.status, second.status], [200, 200]);
+      assert.deepEqual([requests, connections], [3, 2]);
+    } finally {
+      await proxy.stop();
+      raw.close();
+    }
+  });
+
   test("an upstream that breaks off its answer mid-stream: the client's answer breaks off too, never looks complete", async () => {
     const upstream = await recordingUpstream();
     upstream.handle((_req, res) => {
