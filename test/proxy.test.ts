@@ -500,6 +500,31 @@ describe("wymcp proxy on SIGTERM", { timeout: 30_000 }, () => {
   });
 });
 
+describe("wymcp proxy on SIGTERM, when requests outlast the drain", { timeout: 30_000 }, () => {
+  test("past --drain-timeout what is still in flight is cut off, and the exit is still 0; a second signal exits at once", async () => {
+    const upstream = await recordingUpstream();
+    upstream.handle(() => undefined);
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const slow = await startProxy(["--upstream", upstream.url.href, "--drain-timeout", "300"]);
+    const impatient = await startProxy(["--upstream", upstream.url.href]);
+    try {
+      for (const proxy of [slow, impatient]) void rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, ping).catch(() => undefined);
+      await until(() => upstream.received.length === 2);
+      slow.child.kill("SIGTERM");
+      impatient.child.kill("SIGTERM");
+      await until(() => impatient.stderr().includes("draining"));
+      impatient.child.kill("SIGTERM");
+      assert.equal(await impatient.exited, 1);
+      assert.equal(await slow.exited, 0);
+      assert.match(slow.stderr(), /stopped; 1 request\(s\) still in flight at the deadline were cut off/);
+    } finally {
+      await slow.stop();
+      await impatient.stop();
+      await upstream.close();
+    }
+  });
+});
+
 describe("wymcp proxy options", { timeout: 60_000 }, () => {
   test("--log json: one JSON object per refusal, with the verdict and wymcp's answer, nothing of the body", async () => {
     const upstream = await recordingUpstream();
@@ -554,6 +579,25 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
       assert.equal(answer.text, '{"jsonrpc":"2.0","id":1,"result":{"content":5}}');
       await until(() => proxy.stderr().includes("outbound violation"));
       assert.match(proxy.stderr(), /outbound violation era=modern method="tools\/call" id=1: .*\/result\/content/);
+    } finally {
+      await proxy.stop();
+      await upstream.close();
+    }
+  });
+
+  test("--rewrite-host sends the upstream's host; a X-Forwarded-Proto set in front is kept", async () => {
+    const upstream = await recordingUpstream();
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--rewrite-host"]);
+    try {
+      await rawPost(
+        new URL("/mcp", proxy.url).href,
+        { ...JSON_HEADERS, "x-forwarded-proto": "https" },
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      );
+      const [seen] = upstream.received;
+      assert.equal(headerOf(seen!, "host"), upstream.url.host);
+      assert.equal(headerOf(seen!, "x-forwarded-host"), proxy.url.host);
+      assert.equal(headerOf(seen!, "x-forwarded-proto"), "https");
     } finally {
       await proxy.stop();
       await upstream.close();
