@@ -149,7 +149,7 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
   // The server is gone: nothing more of the client's is read.
   client.input.destroy();
   await pump;
-  await writer.flushed();
+  writer.finish();
   return code;
 }
 
@@ -382,12 +382,13 @@ function clientWriter(output: Writable) {
       if (atLineEnd) output.write(text);
       else queued.push(text);
     },
-    /** Resolves once everything written has been handed to the system. */
-    async flushed(): Promise<void> {
+    /**
+     * Writes what still waits for a line's end. Nothing is awaited: writes still pending keep the process alive until they
+     * are done, or fail because the client has gone, and a wait for `drain` could outlive every other handle (Node then
+     * exits 13, its code for a top-level await that never settles).
+     */
+    finish(): void {
       release();
-      // A client that has closed its end will never drain: waiting for it would leave nothing alive but the wait.
-      if (output.destroyed || !output.writableNeedDrain) return;
-      await Promise.race([once(output, "drain"), once(output, "close"), once(output, "error")]).catch(() => undefined);
     },
   };
 }
