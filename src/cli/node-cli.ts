@@ -18,6 +18,7 @@ import { validateMcpResponse, type OutboundKind, type OutboundViolations } from 
 import { validateMcpRequest, type ValidationResult } from "../core/validate.js";
 
 export const USAGE = `Usage: wymcp check [options] [file ...]
+       wymcp compile <input>... (--out <dir> [--check] | --lint)    see wymcp compile --help
 
 Checks captured MCP messages the way wymcp judges them (a client's as the middleware does, a server's as
 wymcp/outbound does), and prints where each one fails.
@@ -57,7 +58,14 @@ validateMcpResponse does ("violation", with its violations).
 
 Exit codes: 0 every message passed or was bypassed, 1 some message was rejected, 2 usage error or unreadable input.
 
-wymcp compile --help: precompile a server's own JSON Schemas (tool input/output schemas) into a module.
+wymcp compile: a server's own JSON Schemas (tool inputSchema and outputSchema) precompiled into a standalone
+module for the SDK (no Ajv, no eval at run time), and linted for what MCP clients refuse. Examples:
+  wymcp compile tools.json --out src/mcp-tools                       compile a saved tools/list
+  wymcp compile tools.json --out src/mcp-tools --check               in CI: exit 1 when the output is stale
+  wymcp compile tools.json --lint                                    what VS Code, OpenAI, Anthropic, Gemini refuse
+  wymcp compile --from http://127.0.0.1:3000/mcp --lint              ask a running server for its tools
+  wymcp compile --from-stdio --out mcp-tools -- node server.js       start a stdio server and ask it
+Run "wymcp compile --help" for every option.
 `;
 
 /** What one message came to, with its place; `--json` prints these as they are. */

@@ -11,48 +11,7 @@ import { generate, type Files } from "./generate.js";
 import { lint, lintSummary, renderFindings } from "./lint.js";
 import { type Client, CLIENTS } from "./lint-rules.js";
 import { type InputFile, inputOf, readInput } from "./read-inputs.js";
-
-export const COMPILE_USAGE = `Usage: wymcp compile <input>... --out <dir> [--check]
-       wymcp compile <input>... --lint [--client <list>]
-       wymcp compile --from <url> [--header "Name: value"] (--out <dir> | --lint)
-       wymcp compile --from-stdio (--out <dir> | --lint) -- <command> [args...]
-
-Compiles a server's own JSON Schemas (tool inputSchema and outputSchema, elicitation requestedSchema) into
-<dir>/index.js (standalone ES module: no Ajv, no eval), <dir>/index.d.ts and <dir>/manifest.json, the
-SDK's jsonSchemaValidator provider. --lint reports what MCP clients refuse in the same schemas.
-
-Inputs
-  <input>         a JSON file holding a JSON Schema, a tool { name, inputSchema, outputSchema? }, an array of
-                  tools or a tools/list result { tools: [...] }; or a .js/.mjs module exporting any of these
-  --from URL      ask the MCP server at URL (Streamable HTTP) for its tools/list, every page
-  --header H      "Name: value" sent with each request of --from (an Authorization header, say); repeatable
-  --from-stdio    start "<command> [args...]" (given after --) as a stdio MCP server and ask it for its tools/list
-  --save FILE     write the tools/list that --from or --from-stdio received to FILE, to compile from later
-  --from and --from-stdio need @modelcontextprotocol/client (an optional peer dependency of wymcp).
-
-Compile
-  --out <dir>     the output folder (created if missing; only the three files are written)
-  --check         write nothing; exit 1, naming each file, when <dir> differs from what compile would write
-
-Lint
-  --lint          for each tool schema, what clients would refuse: the tool, the JSON Pointer, the rule and who
-                  refuses it (the MCP schema, the SDK's validators, a client). With --out it compiles as well.
-  --client LIST   the client profiles --lint adds, comma-separated: vscode, openai, anthropic, gemini, all
-                  (the default) or none. The rules of the MCP schema and the SDK always apply.
-  --json          --lint findings as one JSON object per line; the summary on stderr
-
-  -h, --help      this text
-
-Examples
-  wymcp compile tools.json --out src/mcp-tools
-  wymcp compile tools.json --out src/mcp-tools --check            # in CI: exit 1 when the output is stale
-  wymcp compile tools.json --lint --client vscode,openai
-  wymcp compile --from http://127.0.0.1:3000/mcp --lint
-  wymcp compile --from-stdio --out mcp-tools -- npx -y @modelcontextprotocol/server-filesystem /tmp
-
-Exit codes: 0 written, up to date or no finding; 1 --check found stale output or --lint found something;
-2 usage error, an input or server that cannot be read, or a schema that cannot be compiled.
-`;
+import { COMPILE_USAGE } from "./usage.js";
 
 interface CompileOptions {
   inputs: string[];
@@ -98,10 +57,12 @@ function parseCompileArgs(argv: string[]): CompileOptions | "help" {
     } catch {
       throw new UsageError(`--from takes the server's URL, not ${JSON.stringify(values.from)}`);
     }
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--from takes an http: or https: URL, not ${url.protocol}`);
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new UsageError(`--from takes an http: or https: URL, not ${url.protocol}`);
     from = { url: url.href, headers: parseHeaders(values.header!) };
   } else if (values["from-stdio"]) {
-    if (!command || command.length === 0) throw new UsageError('--from-stdio takes the server\'s command after "--": wymcp compile --from-stdio --lint -- node server.js');
+    if (!command || command.length === 0)
+      throw new UsageError('--from-stdio takes the server\'s command after "--": wymcp compile --from-stdio --lint -- node server.js');
     from = { command: command[0]!, args: command.slice(1) };
   }
   if (command && !values["from-stdio"]) throw new UsageError('"--" is only for --from-stdio\'s command');
@@ -195,7 +156,9 @@ async function loadClient(): Promise<typeof import("./from-server.js")> {
   try {
     return await import("./from-server.js");
   } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" && String((error as Error).message).includes("@modelcontextprotocol/client");
+    const missing =
+      (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" &&
+      String((error as Error).message).includes("@modelcontextprotocol/client");
     if (!missing) throw error;
     throw new Error(
       "--from and --from-stdio need @modelcontextprotocol/client (an optional peer dependency of wymcp), which is not installed.\n" +
@@ -217,7 +180,9 @@ async function compileTo(inputs: InputFile[], out: string, check: boolean): Prom
   if (check) {
     for (const { file, problem } of stale) process.stderr.write(`${join(out, file)}: ${problem}\n`);
     if (stale.length > 0) {
-      process.stderr.write(`wymcp compile --check: ${out} is out of date (${stale.length} file(s)); run the same command without --check\n`);
+      process.stderr.write(
+        `wymcp compile --check: ${out} is out of date (${stale.length} file(s)); run the same command without --check\n`,
+      );
       return 1;
     }
     process.stdout.write(`wymcp compile: ${out} is up to date (${schemaCount(files)} schemas)\n`);

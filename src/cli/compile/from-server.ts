@@ -5,7 +5,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { WYMCP_VERSION } from "./generate.js";
+import { WYMCP_VERSION } from "./version.js";
 
 export type ServerSource = { url: string; headers: Record<string, string> } | { command: string; args: string[] };
 
@@ -50,11 +50,9 @@ export async function listServerTools(source: ServerSource, limits = LIST_LIMITS
     let pages = 0;
     do {
       if (pages === limits.pages) throw new ServerListError(`tools/list did not end after ${limits.pages} pages`);
-      const page = await client.request(
-        { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
-        rawResult as never,
-        { timeout: limits.timeoutMs },
-      );
+      const page = await client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, rawResult as never, {
+        timeout: limits.timeoutMs,
+      });
       pages++;
       const { tools: listed, nextCursor } = page as { tools: unknown[]; nextCursor?: unknown };
       tools.push(...listed);

@@ -13,6 +13,9 @@ import { entriesOf, identifierOf, InputError, readInput, typeNameOf, type InputF
 import { helperSources } from "./runtime-helpers.js";
 import { RUNTIME_SOURCE } from "./runtime-source.js";
 import { asciiOnly } from "./shrink-code.js";
+import { WYMCP_VERSION } from "./version.js";
+
+export { WYMCP_VERSION };
 
 export type Files = Map<string, string>;
 
@@ -208,6 +211,3 @@ function toolVersions(): Record<string, string> {
     "json-schema-to-typescript": version("json-schema-to-typescript"),
   };
 }
-
-// Bumped with package.json (test/compile.test.ts holds them equal); read from no file so the bundled CLI needs none.
-export const WYMCP_VERSION = "0.1.0";

@@ -13,7 +13,15 @@ export type Client = (typeof CLIENTS)[number];
 /** Who refuses a finding: the MCP schema itself, the official SDK's validators, or a client. */
 export type Refuser = "mcp" | "sdk" | Client;
 
-export type RuleId = "meta-schema" | "dialect" | "sdk-compile" | "root-object" | "array-items" | "ref" | "top-level-combinator" | "tool-name";
+export type RuleId =
+  | "meta-schema"
+  | "dialect"
+  | "sdk-compile"
+  | "root-object"
+  | "array-items"
+  | "ref"
+  | "top-level-combinator"
+  | "tool-name";
 
 export interface Rule {
   id: RuleId;
@@ -125,18 +133,49 @@ export interface RawFinding {
 
 export type Role = "input" | "output" | "schema";
 
-/** Arrays without `items`: VS Code and OpenAI refuse the whole tool (VS Code refuses `items: false` too, when picked). */
+/** The keywords VS Code's check walks through (forEachSchemaNode in toolSchemaNormalizer.ts); `$defs` is not one. */
+const VSCODE_WALK = new Set([
+  "properties",
+  "items",
+  "dependencies",
+  "patternProperties",
+  "additionalProperties",
+  "anyOf",
+  "allOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+]);
+
+/**
+ * Arrays without `items`: OpenAI refuses the tool wherever one is; VS Code where its check walks, and only for
+ * `type: "array"` itself (not a list of types), and it refuses `items: false` too (reported when picked).
+ */
 export function arrayItems(schema: object, clients: readonly Client[]): RawFinding[] {
   const out: RawFinding[] = [];
-  walkSchema(schema, ({ node, pointer }) => {
+  walkSchema(schema, ({ node, pointer, keywords }) => {
     const type = node.type;
     const isArray = type === "array" || (Array.isArray(type) && type.includes("array"));
     if (!isArray) return;
+    const vscode = type === "array" && keywords.every((k) => VSCODE_WALK.has(k));
     if (!Object.hasOwn(node, "items"))
-      out.push({ pointer, rule: "array-items", message: 'an array schema with no "items"', refusedBy: ruleOf("array-items").refusedBy });
+      out.push({
+        pointer,
+        rule: "array-items",
+        message: 'an array schema with no "items"',
+        refusedBy: vscode ? ["vscode", "openai"] : ["openai"],
+      });
     // VS Code's check is `type === "array" && !items`: a falsy `items` fails it as well.
-    else if (type === "array" && !node.items && clients.includes("vscode"))
-      out.push({ pointer: `${pointer}/items`, rule: "array-items", message: '"items" is false, which VS Code reads as missing', refusedBy: ["vscode"] });
+    else if (vscode && !node.items && clients.includes("vscode"))
+      out.push({
+        pointer: `${pointer}/items`,
+        rule: "array-items",
+        message: '"items" is false, which VS Code reads as missing',
+        refusedBy: ["vscode"],
+      });
   });
   return out;
 }
@@ -204,7 +243,12 @@ export function invalidPatterns(schema: object): RawFinding[] {
     try {
       new RegExp(pattern, "u");
     } catch {
-      out.push({ pointer, rule: "sdk-compile", message: "not a regular expression under the u flag, as the SDK's Ajv compiles it", refusedBy: ["sdk"] });
+      out.push({
+        pointer,
+        rule: "sdk-compile",
+        message: "not a regular expression under the u flag, as the SDK's Ajv compiles it",
+        refusedBy: ["sdk"],
+      });
     }
   };
   walkSchema(schema, ({ node, pointer }) => {
@@ -230,7 +274,12 @@ export function topLevelCombinator(schema: object): RawFinding[] {
   const out: RawFinding[] = [];
   for (const key of ["oneOf", "anyOf", "allOf"])
     if (Object.hasOwn(schema, key))
-      out.push({ pointer: `/${key}`, rule: "top-level-combinator", message: `${key} at the root of inputSchema`, refusedBy: ["anthropic"] });
+      out.push({
+        pointer: `/${key}`,
+        rule: "top-level-combinator",
+        message: `${key} at the root of inputSchema`,
+        refusedBy: ["anthropic"],
+      });
   return out;
 }
 

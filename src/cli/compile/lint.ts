@@ -62,7 +62,7 @@ const META_IDS: Record<MetaSchema, string> = {
 /** The engines, made once per run: Ajv instances cost a few milliseconds each. */
 class Engines {
   private readonly meta = new Map<MetaSchema, Ajv>();
-  private vscode: ((schema: unknown) => boolean) & { errors?: ErrorObject[] | null } | undefined;
+  private vscode: (((schema: unknown) => boolean) & { errors?: ErrorObject[] | null }) | undefined;
 
   /** Ajv's errors of `schema` against the meta-schema of `dialect`. */
   metaErrors(schema: object, dialect: MetaSchema): ErrorObject[] {
@@ -84,7 +84,8 @@ class Engines {
    */
   vscodeErrors(schema: object): ErrorObject[] {
     if (!this.vscode) {
-      const meta = structuredClone(require("ajv/dist/refs/json-schema-draft-07.json")) as Record<string, any>;
+      type Meta = Record<string, unknown> & { properties: Record<"$id" | "$ref", { format?: string }> };
+      const meta = structuredClone(require("ajv/dist/refs/json-schema-draft-07.json")) as Meta;
       delete meta.$schema;
       delete meta.$id;
       delete meta.properties.$id.format;
@@ -183,6 +184,16 @@ export function lint(inputs: readonly InputFile[], clients: readonly Client[] = 
 
 /** The findings of one schema, pointers relative to it. */
 function lintSchema(schema: unknown, role: Role, clients: readonly Client[], engines: Engines): RawFinding[] {
+  try {
+    return lintOne(schema, role, clients, engines);
+  } catch (error) {
+    // A schema nested deeper than the engines' recursion goes: no client could load it either; the run goes on.
+    if (!(error instanceof RangeError)) throw error;
+    return [{ pointer: "", rule: "sdk-compile", message: "nested too deeply to be checked or compiled", refusedBy: ["sdk"] }];
+  }
+}
+
+function lintOne(schema: unknown, role: Role, clients: readonly Client[], engines: Engines): RawFinding[] {
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
     const refusedBy = role === "schema" ? (["mcp"] as const) : ruleOf("root-object").refusedBy;
     return [{ pointer: "", rule: "root-object", message: `the schema is ${describeValue(schema)}, not an object`, refusedBy }];
@@ -193,7 +204,12 @@ function lintSchema(schema: unknown, role: Role, clients: readonly Client[], eng
   const declared = declaredMetaSchema(schema);
   if (declared === undefined) {
     const said = JSON.stringify((schema as { $schema?: unknown }).$schema).slice(0, 100);
-    out.push({ pointer: "/$schema", rule: "dialect", message: `${said} is not 2020-12, 2019-09, draft-07 or draft-06`, refusedBy: ["sdk"] });
+    out.push({
+      pointer: "/$schema",
+      rule: "dialect",
+      message: `${said} is not 2020-12, 2019-09, draft-07 or draft-06`,
+      refusedBy: ["sdk"],
+    });
   }
   out.push(...metaSchemaFindings(schema, declared, role, clients, engines));
   out.push(...arrayItems(schema, clients));
@@ -203,7 +219,8 @@ function lintSchema(schema: unknown, role: Role, clients: readonly Client[], eng
   if (declared !== undefined) {
     const error = engines.sdkCompileError(schema, declared === "draft-06" ? "draft-07" : declared);
     // What is located above is not said twice; Ajv's own words are kept for anything else it cannot compile.
-    const located = ("missingRef" in (error ?? {}) && refs.length > 0) || (/regular expression/i.test(error?.message ?? "") && patterns.length > 0);
+    const located =
+      ("missingRef" in (error ?? {}) && refs.length > 0) || (/regular expression/i.test(error?.message ?? "") && patterns.length > 0);
     if (error && !located) out.push({ pointer: "", rule: "sdk-compile", message: escapeText(error.message, 200), refusedBy: ["sdk"] });
   }
   return out;

@@ -80,7 +80,8 @@ function classify(value: unknown, file: string, fallbackName: string): Entry[] {
   if (Array.isArray(record.tools)) return classify(record.tools, file, fallbackName);
   if (typeof record.name === "string" && Object.hasOwn(record, "inputSchema")) {
     const tool = record.name;
-    if (!isObject(record.inputSchema)) throw new InputError(`${file}: tool ${JSON.stringify(tool)} has an inputSchema that is not an object`);
+    if (!isObject(record.inputSchema))
+      throw new InputError(`${file}: tool ${JSON.stringify(tool)} has an inputSchema that is not an object`);
     const entries: Entry[] = [{ baseName: `${tool} input`, role: "input", tool, schema: record.inputSchema, file }];
     if (record.outputSchema !== undefined) {
       if (!isObject(record.outputSchema))

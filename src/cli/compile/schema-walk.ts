@@ -33,6 +33,8 @@ export interface SchemaNode {
   pointer: string;
   /** The base URI `$ref`s in this node resolve against (its own `$id` applied). */
   base: string;
+  /** The applicator keywords walked through from the root (`["properties", "items"]`); a client may walk fewer. */
+  keywords: readonly string[];
 }
 
 /** Guards against a hostile schema: a walk deeper than this stops there (a real tool schema is a few levels deep). */
@@ -40,31 +42,31 @@ export const MAX_WALK_DEPTH = 256;
 
 /** Calls `visit` for every object subschema, the root first; boolean schemas hold nothing to check. */
 export function walkSchema(root: unknown, visit: (entry: SchemaNode) => void, rootBase = DEFAULT_BASE): void {
-  const step = (value: unknown, pointer: string, parentBase: string, depth: number): void => {
-    if (value === null || typeof value !== "object" || Array.isArray(value) || depth > MAX_WALK_DEPTH) return;
+  const step = (value: unknown, pointer: string, parentBase: string, keywords: readonly string[]): void => {
+    if (value === null || typeof value !== "object" || Array.isArray(value) || keywords.length > MAX_WALK_DEPTH) return;
     const node = value as Record<string, unknown>;
-    const base = typeof node.$id === "string" ? resolveUri(node.$id, parentBase) ?? parentBase : parentBase;
-    visit({ node, pointer, base: withoutFragment(base) });
-    const next = depth + 1;
-    for (const key of ONE) if (Object.hasOwn(node, key)) step(node[key], `${pointer}/${key}`, base, next);
+    const base = typeof node.$id === "string" ? (resolveUri(node.$id, parentBase) ?? parentBase) : parentBase;
+    visit({ node, pointer, base: withoutFragment(base), keywords });
+    const via = (key: string) => [...keywords, key];
+    for (const key of ONE) if (Object.hasOwn(node, key)) step(node[key], `${pointer}/${key}`, base, via(key));
     // `items` is one schema, or (before 2020-12) an array of them.
     if (Object.hasOwn(node, "items")) {
       const items = node.items;
-      if (Array.isArray(items)) items.forEach((item, i) => step(item, `${pointer}/items/${i}`, base, next));
-      else step(items, `${pointer}/items`, base, next);
+      if (Array.isArray(items)) items.forEach((item, i) => step(item, `${pointer}/items/${i}`, base, via("items")));
+      else step(items, `${pointer}/items`, base, via("items"));
     }
     for (const key of MANY) {
       const list = node[key];
-      if (Object.hasOwn(node, key) && Array.isArray(list)) list.forEach((item, i) => step(item, `${pointer}/${key}/${i}`, base, next));
+      if (Object.hasOwn(node, key) && Array.isArray(list)) list.forEach((item, i) => step(item, `${pointer}/${key}/${i}`, base, via(key)));
     }
     for (const key of BY_NAME) {
       const map = node[key];
       if (!Object.hasOwn(node, key) || map === null || typeof map !== "object" || Array.isArray(map)) continue;
       for (const name of Object.keys(map))
-        step((map as Record<string, unknown>)[name], `${pointer}/${key}/${escapePointer(name)}`, base, next);
+        step((map as Record<string, unknown>)[name], `${pointer}/${key}/${escapePointer(name)}`, base, via(key));
     }
   };
-  step(root, "", rootBase, 0);
+  step(root, "", rootBase, []);
 }
 
 /** `reference` resolved against `base`, or undefined when it is no URI reference at all. */
