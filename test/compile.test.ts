@@ -97,7 +97,7 @@ test("each schema has a named validator, and tools map to their input and output
   assert.equal(bad.data, undefined);
   assert.match(
     bad.errorMessage!,
-    /^3 invalid locations: \/entities\/0\/entityType is required; \/entities\/0\/name must be string; \/entities\/0\/observations is required$/,
+    /^3 invalid locations: \/entities\/0\/entityType is required; \/entities\/0\/observations is required; \/entities\/0\/name must be string$/,
   );
 });
 
@@ -113,7 +113,25 @@ test("a schema that was not compiled gets an error naming wymcp compile; a fallb
   assert.equal(provider.getValidator(schemas[0]!), compiled.validators.formatsInput, "compiled schemas still use the compiled validator");
 });
 
-describe("errors are distilled: located, bounded, nothing of the value reflected", () => {
+describe("errors are answered briefly, for the model that retries: located, bounded, nothing of the value reflected", () => {
+  test("the first three locations in the order the validator met them, then how many more", () => {
+    const { errorMessage } = compiled.validators.createEntitiesInput!({ entities: [{ name: 1 }, { name: 2 }], extra: true });
+    assert.equal(
+      errorMessage,
+      "7 invalid locations: (the value) has a property the schema does not allow; /entities/0/entityType is required; /entities/0/observations is required; and 4 more",
+    );
+  });
+
+  test("a value that is not an object, where the root is type object alone: the same answer, before the validator runs", () => {
+    for (const input of [0, "x", null, [], true]) {
+      assert.deepEqual(compiled.validators.createEntitiesInput!(input), {
+        valid: false,
+        data: undefined,
+        errorMessage: "1 invalid location: (the value) must be object",
+      });
+    }
+  });
+
   test("10,000 invalid items stop at the error budget: the count reads N+, the message stays short", () => {
     const blocks = Array.from({ length: 10_000 }, (_, i) => ({ type: "text", text: i, secret: "VALUE-SECRET" }));
     const { valid, errorMessage } = compiled.tools.union_items!.input({ blocks });

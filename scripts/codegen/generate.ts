@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import {
   assembleBatchDeclarations,
   assembleBatchModule,
@@ -18,6 +18,7 @@ import {
   assembleOutboundIndexDeclarations,
   assembleOutboundModule,
 } from "./assemble-outbound.js";
+import { bundleBriefAnswer } from "./bundle-core.js";
 import { compactCode } from "./compact-code.js";
 import { compileValidators } from "./compile-validators.js";
 import { emitTypes } from "./emit-types.js";
@@ -122,6 +123,9 @@ export async function generate(options: GenerateOptions): Promise<Files> {
   files.set("validator.d.ts", VALIDATOR_DECLARATIONS);
   files.set("outbound.js", assembleOutboundIndex(eras));
   files.set("outbound.d.ts", assembleOutboundIndexDeclarations(eras));
+  const brief = bundleBriefAnswer(resolve(options.schemasDir, ".."));
+  files.set("brief-answer.js", brief.js);
+  files.set("brief-answer.d.ts", brief.dts);
   files.set("manifest.json", `${JSON.stringify(manifest(options.schemasDir, manifestEras), null, 2)}\n`);
   return files;
 }
