@@ -258,7 +258,7 @@ function withinBudget(validate) {
   return bounded;
 }
 exports.s0 = function s0(input) {
-  if (input === null || typeof input !== "object" || Array.isArray(input)) return { valid: false, data: undefined, errorMessage: NOT_AN_OBJECT };
+  if (notObject(input)) return notObjectResult();
   try { return validate0(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(validate0.errors); } catch (thrown) { return budgetResult(thrown); }
 };
 const func0 = ucs2length;
@@ -359,7 +359,7 @@ return errors === 0;
 }
 
 exports.s1 = function s1(input) {
-  if (input === null || typeof input !== "object" || Array.isArray(input)) return { valid: false, data: undefined, errorMessage: NOT_AN_OBJECT };
+  if (notObject(input)) return notObjectResult();
   try { return validate1(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(validate1.errors); } catch (thrown) { return budgetResult(thrown); }
 };
 
@@ -709,6 +709,15 @@ return briefAnswer;
 })();
 
 const NOT_AN_OBJECT = "1 invalid location: (the value) must be object";
+
+// Short names: one call of each per compiled schema whose root is "type: object" alone (compile-schemas.ts).
+function notObject(input) {
+  return input === null || typeof input !== "object" || Array.isArray(input);
+}
+
+function notObjectResult() {
+  return { valid: false, data: undefined, errorMessage: NOT_AN_OBJECT };
+}
 
 function invalidResult(errors) {
   return { valid: false, data: undefined, errorMessage: briefAnswer(errors || [], ERROR_BUDGET) };

@@ -106,7 +106,7 @@ function resultShaped(code: string, objectRoots: ReadonlySet<string>): string {
     (_line, name: string, validate: string) =>
       `exports.${name} = function ${name}(input) {\n` +
       (objectRoots.has(name)
-        ? '  if (input === null || typeof input !== "object" || Array.isArray(input)) return { valid: false, data: undefined, errorMessage: NOT_AN_OBJECT };\n'
+        ? "  if (notObject(input)) return notObjectResult();\n"
         : "") +
       `  try { return ${validate}(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(${validate}.errors); } catch (thrown) { return budgetResult(thrown); }\n};`,
   );

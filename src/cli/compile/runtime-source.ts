@@ -49,6 +49,15 @@ const briefAnswer = ${BRIEF_ANSWER_SOURCE};
 
 const NOT_AN_OBJECT = ${JSON.stringify(NOT_AN_OBJECT)};
 
+// Short names: one call of each per compiled schema whose root is "type: object" alone (compile-schemas.ts).
+function notObject(input) {
+  return input === null || typeof input !== "object" || Array.isArray(input);
+}
+
+function notObjectResult() {
+  return { valid: false, data: undefined, errorMessage: NOT_AN_OBJECT };
+}
+
 function invalidResult(errors) {
   return { valid: false, data: undefined, errorMessage: briefAnswer(errors || [], ERROR_BUDGET) };
 }
