@@ -105,9 +105,7 @@ function resultShaped(code: string, objectRoots: ReadonlySet<string>): string {
     /^export const (s\d+) = withinBudget\((validate\d+)\);$/gm,
     (_line, name: string, validate: string) =>
       `exports.${name} = function ${name}(input) {\n` +
-      (objectRoots.has(name)
-        ? "  if (notObject(input)) return notObjectResult();\n"
-        : "") +
+      (objectRoots.has(name) ? "  if (notObject(input)) return notObjectResult();\n" : "") +
       `  try { return ${validate}(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(${validate}.errors); } catch (thrown) { return budgetResult(thrown); }\n};`,
   );
   if (/^export const /m.test(out)) throw new Error("compact-code.ts's exports changed shape; compile-schemas.ts must be updated");
