@@ -611,7 +611,8 @@ function briefAnswer(errors, budget) {
     for (const union of unions) {
       const at = union.instancePath;
       const below = (l) => l === at || l.startsWith(`${at}/`);
-      if (named > 0 && below(at0) || named > 1 && below(at1) || named > 2 && below(at2) || others && [...others].some(below)) continue;
+      if (named > 0 && below(at0) || named > 1 && below(at1) || named > 2 && below(at2) || others && [...others].some(below))
+        continue;
       count++;
       if (named === 0) at0 = at, problem0 = UNION, named = 1;
       else if (named === 1) at1 = at, problem1 = UNION, named = 2;
