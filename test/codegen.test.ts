@@ -87,8 +87,9 @@ describe("npm run codegen -- --check", { concurrency: true }, () => {
   function copyRepo(): string {
     const dir = mkdtempSync(join(tmpdir(), "wymcp-codegen-"));
     temps.push(dir);
-    // src/core/error-budget.ts: the one runtime constant codegen writes into the validators.
-    for (const part of ["package.json", "scripts", "schemas", "generated", "src/core/error-budget.ts"]) {
+    // src/core: error-budget.ts, the runtime constant codegen writes into the validators, and the core's brief answer
+    // with what it imports, which codegen bundles into generated/brief-answer.js.
+    for (const part of ["package.json", "scripts", "schemas", "generated", "src/core"]) {
       cpSync(join(repoRoot, part), join(dir, part), { recursive: true });
     }
     symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");
