@@ -24,7 +24,10 @@ test("the SDK is an optional peer dependency, and nothing built imports it, not 
   for (const file of built) {
     for (const [, specifier] of readFileSync(join(dist, file), "utf8").matchAll(SDK_IMPORT)) {
       // The one exception: `wymcp compile --from` asks a server through the official client (compile-lean-entries.test.ts).
-      assert.ok(/^from-server-\w+\.js$/.test(file) && /^@modelcontextprotocol\/client(?:\/|$)/.test(specifier!), `${file} imports ${specifier}`);
+      assert.ok(
+        /^from-server-\w+\.js$/.test(file) && /^@modelcontextprotocol\/client(?:\/|$)/.test(specifier!),
+        `${file} imports ${specifier}`,
+      );
       importers.push(file);
     }
   }
