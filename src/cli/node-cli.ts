@@ -16,35 +16,44 @@ import { classifyEra, type Era, type EraSignal } from "../core/era.js";
 import { outbound as eras } from "../../generated/outbound.js";
 import { validateMcpResponse, type OutboundKind, type OutboundViolations } from "../outbound/validate-response.js";
 import { validateMcpRequest, type ValidationResult } from "../core/validate.js";
+import { MethodTally } from "./check/by-method.js";
+import { Exchange, type PendingRequest } from "./check/exchange.js";
+import { HarError, readHar } from "./check/har.js";
 
 export const USAGE = `Usage: wymcp check [options] [file ...]
        wymcp compile <input>... (--out <dir> [--check] | --lint)    see wymcp compile --help
 
 Checks captured MCP messages the way wymcp judges them (a client's as the middleware does, a server's as
-wymcp/outbound does), and prints where each one fails.
+wymcp/outbound does), and prints where each one fails, what each was judged against, and a count per method.
 
 Input
-  file            a .json file holds one message; a .jsonl or .ndjson file (or any other name) holds one
-                  message per line. "-" or no file with piped input reads standard input, one message per line.
-  --format F      auto (by extension, the default), json (each input is one message), jsonl (one per line)
+  file            a .json file holds one message; a .har file is a browser's or the Inspector's network export
+                  (every POST to an MCP endpoint: its body, headers and response, event streams split); a .jsonl,
+                  .ndjson or any other name holds one message per line. "-" or no file with piped input reads
+                  standard input, one message per line.
+  --format F      auto (by extension, the default), json (each input is one message), jsonl (one per line), har
   --max-bytes N   largest message (or line) judged, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, the middleware's
                   body limit); a longer one is reported as too large and the run goes on
+
+Each input is one capture: a response is judged against the method of the request with its id earlier in it
+(per Mcp-Session-Id where the capture has headers), in that request's era; a request against its own method.
 
 Judging
   --direction D   in, out or auto (default). in: as the middleware judges what a client sends
                   (validateMcpRequest). out: as wymcp/outbound judges what a server sends (validateMcpResponse).
                   auto, per message: a result or an error response is judged out (a server's, or a legacy
                   client's answer to sampling, roots or elicitation, which the outbound checks cover too); a
-                  request or notification is judged out only when its method is one no client sends
-                  (sampling/createMessage, notifications/message, ...); everything else in.
-  --era E         legacy, modern or auto (default). auto, inbound: each message's era signals (classifyEra).
-                  auto, outbound: the --headers only (MCP-Protocol-Version, then Mcp-Session-Id), else legacy:
-                  a server's body carries no era signal, and its era-only fields are what the check is for
+                  request or notification is judged out when a HAR file says the server sent it, or when its
+                  method is one no client sends (sampling/createMessage, notifications/message, ...); else in.
+  --era E         legacy, modern or auto (default). auto: each message's era signals (classifyEra) with the
+                  headers of its HTTP exchange (a HAR file) or the --headers; a response takes its request's era;
+                  a server's other messages the era of the request whose exchange carried them, or of the headers
+                  alone (a server's body carries no era signal), else legacy
   --header H      "Name: value", a request header of the exchange, for --era auto
-                  (e.g. "MCP-Protocol-Version: 2026-07-28"); may be repeated
-  --method M      the method of the request a response answers (a response does not name it). Outbound, a
-                  result is judged against that method's result (CallToolResult, ...); without --method only its
-                  JSON-RPC framing is, and the output says so. Inbound, it labels responses
+                  (e.g. "MCP-Protocol-Version: 2026-07-28"); may be repeated; a HAR entry's own headers win
+  --method M      the method a response answers when the capture has no request with its id (a lone response).
+                  Outbound, a result is judged against that method's result (CallToolResult, ...); without a
+                  method only its JSON-RPC framing is, and the output says so. Inbound, it labels responses
 
 Output
   --json          one JSON object per message (the middleware's answer for a rejection, validateMcpResponse's
@@ -75,9 +84,13 @@ export type Verdict = InboundVerdict | OutboundVerdict;
 export type InboundVerdict = {
   source: string;
   line: number;
+  /** In a HAR file: `request`, `response` or `event N` of entry `line`. */
+  part?: string;
+  /** For a response: the request of the capture it answers (its method is `method`). */
+  answers?: Answered;
   era: Era | null;
-  /** How the era was chosen: `flag` for --era legacy|modern, otherwise classifyEra's signal. */
-  eraSignal: EraSignal | "flag" | null;
+  /** How the era was chosen: `flag` for --era legacy|modern, `request` for its request's, otherwise classifyEra's signal. */
+  eraSignal: EraSignal | "flag" | "request" | null;
   /** `out` only on a line not judged (not JSON, too large) under --direction out. */
   direction: "in" | "out";
   /** The --method label, for a response. */
@@ -100,10 +113,17 @@ export type InboundVerdict = {
 export type OutboundVerdict = {
   source: string;
   line: number;
+  /** In a HAR file: `request`, `response` or `event N` of entry `line`. */
+  part?: string;
+  /** For a result or an error response: the request of the capture it answers. */
+  answers?: Answered;
   direction: "out";
   era: Era;
-  /** `flag` for --era legacy|modern, otherwise classifyEra's signal from the --headers alone. */
-  eraSignal: EraSignal | "flag";
+  /**
+   * `flag` for --era legacy|modern; `request` for the era of the request it answers (or, in a HAR file, of the
+   * request whose HTTP exchange carried it); otherwise classifyEra's signal from the headers alone.
+   */
+  eraSignal: EraSignal | "flag" | "request";
   /** The --method a result or error response was judged by. */
   method?: string;
   outcome: "pass" | "violation";
@@ -111,6 +131,25 @@ export type OutboundVerdict = {
   definition: string;
   violations?: OutboundViolations;
 };
+
+/** Where the request a response answers was in the capture. */
+export interface Answered {
+  line: number;
+  part?: string;
+}
+
+/** What the capture says about one message beyond its bytes (check/exchange.ts, check/har.ts). */
+export interface JudgeContext {
+  /** The HTTP exchange's request headers (a HAR entry's); the --headers fill what they lack. */
+  headers?: Record<string, string>;
+  /** Who sent it, when the capture says (a HAR file): a server's message is judged as wymcp/outbound judges. */
+  from?: "client" | "server";
+  part?: string;
+  /** The request a response answers, looked up once the body is parsed and found to be a response. */
+  pair?: (id: unknown) => PendingRequest | undefined;
+  /** The era of the request whose HTTP exchange carried a server's message (a HAR file). */
+  exchangeEra?: { era: Era; eraSignal: EraSignal | "flag" | "request" };
+}
 
 /**
  * Methods only a server sends, in either era (test/cli.test.ts derives them from the schemas' Server* and
@@ -147,7 +186,7 @@ interface Options {
   direction: "in" | "out" | "auto";
   headers: Record<string, string>;
   method: string | undefined;
-  format: "auto" | "json" | "jsonl";
+  format: "auto" | "json" | "jsonl" | "har";
   maxBytes: number;
   json: boolean;
   quiet: boolean;
@@ -227,14 +266,21 @@ export class LineSplitter {
 const PARSE_ERROR_MESSAGE = "Parse error: the body is not valid JSON"; // the middleware's words (admit.ts)
 
 /** The verdict on one message's bytes (the middleware's POST pipeline after the headers), and the body parsed. */
-export function judge(source: string, line: number, bytes: Buffer | undefined, options: Options): { verdict: Verdict; body: unknown } {
+export function judge(
+  source: string,
+  line: number,
+  bytes: Buffer | undefined,
+  options: Options,
+  context?: JudgeContext,
+): { verdict: Verdict; body: unknown } {
   // Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line (~3× the validation).
-  const unjudged = options.direction === "out" ? "out" : "in";
+  const unjudged = options.direction === "out" || (options.direction === "auto" && context?.from === "server") ? "out" : "in";
   if (bytes === undefined) {
     const message = `Payload Too Large: the body exceeds the limit of ${options.maxBytes} bytes`;
-    return labelled(options, {
+    return labelled(options, context, {
       source,
       line,
+      part: context?.part,
       direction: unjudged,
       era: null,
       eraSignal: null,
@@ -252,9 +298,10 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
     if (!isUtf8(bytes)) throw new SyntaxError("not UTF-8");
     body = JSON.parse(bytes.toString("utf8"));
   } catch {
-    return labelled(options, {
+    return labelled(options, context, {
       source,
       line,
+      part: context?.part,
       direction: unjudged,
       era: null,
       eraSignal: null,
@@ -266,17 +313,26 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
       response: errorResponse(null, PARSE_ERROR, PARSE_ERROR_MESSAGE),
     });
   }
-  if (options.direction === "out" || (options.direction === "auto" && autoDirection(body) === "out"))
-    return judgeOut(source, line, body, options);
-  const { era, signal } = options.era === "auto" ? classifyEra(options.headers, body) : { era: options.era, signal: "flag" as const };
+  // A response takes its request's method and era; it is looked up only for a body that is one.
+  const answered = context?.pair && isResponse(body) ? context.pair((body as { id?: unknown }).id) : undefined;
+  const direction = options.direction !== "auto" ? options.direction : context?.from === "server" ? "out" : autoDirection(body);
+  if (direction === "out") return judgeOut(source, line, body, options, context, answered);
+  const headers = context?.headers ? { ...options.headers, ...context.headers } : options.headers;
+  const { era, signal } =
+    options.era !== "auto"
+      ? { era: options.era, signal: "flag" as const }
+      : answered
+        ? { era: answered.era, signal: "request" as const }
+        : classifyEra(headers, body);
   // Header names are lower-cased when --header is read; the version decides whether a legacy batch is judged.
-  const result = validateMcpRequest(body, era, { protocolVersion: options.headers["mcp-protocol-version"] });
+  const result = validateMcpRequest(body, era, { protocolVersion: headers["mcp-protocol-version"] });
   let verdict: Verdict;
   switch (result.outcome) {
     case "pass":
       verdict = {
         source,
         line,
+        part: context?.part,
         direction: "in",
         era,
         eraSignal: signal,
@@ -286,12 +342,23 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
       };
       break;
     case "bypass":
-      verdict = { source, line, direction: "in", era, eraSignal: signal, outcome: "bypass", kind: result.kind, reason: result.reason };
+      verdict = {
+        source,
+        line,
+        part: context?.part,
+        direction: "in",
+        era,
+        eraSignal: signal,
+        outcome: "bypass",
+        kind: result.kind,
+        reason: result.reason,
+      };
       break;
     case "reject":
       verdict = {
         source,
         line,
+        part: context?.part,
         direction: "in",
         era,
         eraSignal: signal,
@@ -303,27 +370,72 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
         response: result.response,
       };
   }
-  return labelled(options, verdict, body);
+  return labelled(options, context, verdict, body, answered);
 }
 
-function labelled(options: Options, verdict: InboundVerdict, body?: unknown): { verdict: Verdict; body: unknown } {
-  // Only a response lacks a method of its own; on anything else the label would contradict the message.
-  if (options.method !== undefined && verdict.kind === "response") verdict.method = options.method;
+function labelled(
+  options: Options,
+  _context: JudgeContext | undefined,
+  verdict: InboundVerdict,
+  body?: unknown,
+  answered?: PendingRequest,
+): { verdict: Verdict; body: unknown } {
+  // Only a response lacks a method of its own; on anything else the label would contradict the message. The
+  // request it answers in the capture names it; --method does for a response the capture has no request for.
+  if (verdict.kind === "response") {
+    if (answered) {
+      verdict.method = answered.method;
+      verdict.answers = answeredAt(answered);
+    } else if (options.method !== undefined) verdict.method = options.method;
+  }
   return { verdict, body };
 }
 
-/** The verdict of validateMcpResponse on a parsed message, in the era of the flag or of the --headers alone. */
-function judgeOut(source: string, line: number, body: unknown, options: Options): { verdict: Verdict; body: unknown } {
+function answeredAt(request: PendingRequest): Answered {
+  return request.part === undefined ? { line: request.line } : { line: request.line, part: request.part };
+}
+
+function isResponse(body: unknown): boolean {
+  return (
+    typeof body === "object" &&
+    body !== null &&
+    !Array.isArray(body) &&
+    !Object.hasOwn(body, "method") &&
+    (Object.hasOwn(body, "result") || Object.hasOwn(body, "error"))
+  );
+}
+
+/**
+ * The verdict of validateMcpResponse on a parsed message, in the era of the flag, of the request it answers (or that
+ * carried it), or of the headers alone.
+ */
+function judgeOut(
+  source: string,
+  line: number,
+  body: unknown,
+  options: Options,
+  context?: JudgeContext,
+  answered?: PendingRequest,
+): { verdict: Verdict; body: unknown } {
   // A server's body carries no era signal, and a body-read era would let a modern-only field pick its own lane.
-  const { era, signal } = options.era === "auto" ? classifyEra(options.headers, undefined) : { era: options.era, signal: "flag" as const };
-  const result = validateMcpResponse(body, { era, method: options.method });
+  const { era, signal } =
+    options.era !== "auto"
+      ? { era: options.era, signal: "flag" as const }
+      : answered
+        ? { era: answered.era, signal: "request" as const }
+        : context?.exchangeEra
+          ? { era: context.exchangeEra.era, signal: context.exchangeEra.eraSignal }
+          : classifyEra(context?.headers ? { ...options.headers, ...context.headers } : options.headers, undefined);
+  const result = validateMcpResponse(body, { era, method: answered?.method ?? options.method });
   const answers = result.kind === "result" || result.kind === "error";
-  const method = answers ? options.method : undefined;
+  const method = answers ? (answered?.method ?? options.method) : undefined;
   const verdict: OutboundVerdict =
     result.outcome === "pass"
       ? {
           source,
           line,
+          part: context?.part,
+          answers: answers && answered ? answeredAt(answered) : undefined,
           direction: "out",
           era,
           eraSignal: signal,
@@ -335,6 +447,8 @@ function judgeOut(source: string, line: number, body: unknown, options: Options)
       : {
           source,
           line,
+          part: context?.part,
+          answers: answers && answered ? answeredAt(answered) : undefined,
           direction: "out",
           era,
           eraSignal: signal,
@@ -348,8 +462,9 @@ function judgeOut(source: string, line: number, body: unknown, options: Options)
   return { verdict, body };
 }
 
-const SIGNAL_LABELS: Record<EraSignal | "flag", string> = {
+const SIGNAL_LABELS: Record<EraSignal | "flag" | "request", string> = {
   flag: "--era",
+  request: "its request",
   batch: "batch",
   response: "response",
   "not-json-rpc": "malformed",
@@ -359,7 +474,7 @@ const SIGNAL_LABELS: Record<EraSignal | "flag", string> = {
   "header-session-id": "session id",
   default: "no signal",
 };
-const ERA_WIDTH = "legacy (initialize)".length;
+const ERA_WIDTH = "legacy (its request)".length;
 
 type Paint = (code: string, text: string) => string;
 
@@ -375,11 +490,13 @@ function judgedAs(verdict: Verdict, body: unknown): string {
       // A modern request of no known method passes on framing alone; a typo in the method lands here too.
       if (verdict.era === "modern" && verdict.definition === "JSONRPCRequest")
         return `${method}request (JSONRPCRequest; not a method of ${eras.modern.revision}: framing only)`;
+      // The legacy lane judges the JSON-RPC framing, whatever the method (DESIGN's legacy row).
+      if (verdict.era === "legacy") return `${method}${verdict.kind} (${verdict.definition}; framing only in the legacy era)`;
       return `${method}${verdict.kind} (${verdict.definition})`;
     case "bypass":
       return verdict.reason === "modern-notification"
         ? `${method}notification, not validated in the modern era`
-        : `${verdict.method ? `${printable(verdict.method, 60)} ` : ""}response, not validated in the legacy era (handed to its session)`;
+        : `${verdict.method ? `${printable(verdict.method, 60)} ` : ""}response, not validated in the legacy era (handed to its session)${answering(verdict.answers)}`;
     case "reject":
       return `${method}${verdict.kind === "other" ? "message of no kind" : verdict.kind} (${definitionOf(verdict)})`;
   }
@@ -411,7 +528,13 @@ function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
   } else if (verdict.kind === "request" && definition === "JSONRPCRequest" && verdict.era === "legacy") {
     definition += `; not a server request of ${revision}: framing only`;
   }
-  return `out: ${method}${kind} (${definition})`;
+  return `out: ${method}${kind} (${definition})${answering(verdict.answers)}`;
+}
+
+/** `, answering line 3` (or `entry 3 request` in a HAR file): which request of the capture a response answers. */
+function answering(answers: Answered | undefined): string {
+  if (!answers) return "";
+  return answers.part === undefined ? `, answering line ${answers.line}` : `, answering entry ${answers.line} ${answers.part}`;
 }
 
 /** The definition a rejected message was checked against, as validateMcpRequest names it. */
@@ -427,7 +550,7 @@ export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name 
     verdict.outcome === "pass" ? paint("32", "pass  ") : verdict.outcome === "bypass" ? paint("33", "bypass") : paint("31", "reject");
   const era =
     verdict.era === null ? "-" : verdict.eraSignal === "flag" ? verdict.era : `${verdict.era} (${SIGNAL_LABELS[verdict.eraSignal!]})`;
-  const position = `${name}:${verdict.line}`;
+  const position = verdict.part === undefined ? `${name}:${verdict.line}` : `${name}:${verdict.line} ${verdict.part}`;
   const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
   let text = `${paint("1", position)}${gap}  ${outcome}  ${era.padEnd(ERA_WIDTH)}  ${judgedAs(verdict, body)}`;
   let data: { errors: { instancePath: string; messages: string[] }[]; omitted?: number } | undefined;
@@ -522,7 +645,7 @@ function parseOptions(argv: string[]): { options: Options; files: string[]; help
     direction,
     headers,
     method: values.method,
-    format: oneOf("format", values.format!, ["auto", "json", "jsonl"] as const),
+    format: oneOf("format", values.format!, ["auto", "json", "jsonl", "har"] as const),
     maxBytes,
     json: values.json!,
     quiet: values.quiet!,
@@ -575,31 +698,76 @@ export async function main(argv: string[]): Promise<number> {
 
   const out = new Output();
   const tally: Tally = { pass: 0, reject: 0, bypass: 0 };
+  const methods = new MethodTally();
   let unreadable = false;
-  const report = (source: string, name: string, line: number, bytes: Buffer | undefined, positionWidth = 0): void => {
+  /** One message: judged, counted, printed; a request is kept for the response that will answer it. */
+  const report = (
+    source: string,
+    name: string,
+    line: number,
+    bytes: Buffer | undefined,
+    positionWidth: number,
+    exchange: Exchange,
+    context: JudgeContext,
+    session: string,
+  ): Verdict | undefined => {
     if (bytes && bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, bytes.length - 1); // CRLF logs
     if (line === 1 && bytes && bytes.subarray(0, 3).equals(BOM)) bytes = bytes.subarray(3);
-    if (bytes && isBlank(bytes)) return; // blank lines separate messages; they are none
-    const { verdict, body } = judge(source, line, bytes, options);
-    tally[verdict.outcome === "violation" ? "reject" : verdict.outcome]++;
-    if (options.quiet && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return;
+    if (bytes && isBlank(bytes)) return undefined; // blank lines separate messages; they are none
+    const { verdict, body } = judge(source, line, bytes, options, context);
+    const id = requestId(body);
+    if (id !== undefined && verdict.era !== null) {
+      const from = context.from ?? (verdict.direction === "out" ? "server" : "client");
+      const request: PendingRequest = {
+        method: (body as { method: string }).method,
+        era: verdict.era,
+        eraSignal: verdict.eraSignal!,
+        line,
+      };
+      if (context.part !== undefined) request.part = context.part;
+      exchange.sent(from, session, id, request);
+    }
+    const outcome = verdict.outcome === "violation" ? "reject" : verdict.outcome;
+    tally[outcome]++;
+    methods.add(methodRow(verdict, body), outcome);
+    if (options.quiet && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return verdict;
     out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint, name, positionWidth));
+    return verdict;
   };
 
   for (const file of files) {
     const source = file === "-" ? "<stdin>" : file;
     const name = printable(source); // once per input, not per message
-    const whole = options.format === "json" || (options.format === "auto" && file !== "-" && extname(file).toLowerCase() === ".json");
+    const extension = file === "-" ? "" : extname(file).toLowerCase();
+    const har = options.format === "har" || (options.format === "auto" && extension === ".har");
+    const whole = options.format === "json" || (options.format === "auto" && extension === ".json");
+    // Each input is one capture: its requests answer its responses, and no other input's.
+    const exchange = new Exchange();
+    const session = options.headers["mcp-session-id"] ?? "";
     try {
       const chunks = file === "-" ? (process.stdin as AsyncIterable<Buffer>) : fileChunks(file);
-      if (whole) {
+      if (har) {
+        await reportHar(source, name, chunks, exchange);
+      } else if (whole) {
         // The middleware's own bounded reader: it stops holding bytes as soon as the limit is passed.
         const bytes = await readLimited(chunks, options.maxBytes);
-        report(source, name, 1, bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+        report(
+          source,
+          name,
+          1,
+          bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          0,
+          exchange,
+          pairing(exchange, session),
+          session,
+        );
       } else {
         // Positions of one stream line up to line 99,999.
         const width = name.length + 6;
-        const splitter = new LineSplitter(options.maxBytes, (line, bytes) => report(source, name, line, bytes, width));
+        const context = pairing(exchange, session);
+        const splitter = new LineSplitter(options.maxBytes, (line, bytes) =>
+          report(source, name, line, bytes, width, exchange, context, session),
+        );
         for await (const chunk of chunks) {
           splitter.push(chunk);
           await out.settle();
@@ -612,17 +780,85 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`wymcp: cannot read ${name}: ${describeError(error)}\n`);
     }
   }
+
+  /** A HAR file's MCP messages (check/har.ts), each with its HTTP exchange's headers, sender and request's era. */
+  async function reportHar(
+    source: string,
+    name: string,
+    chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
+    exchange: Exchange,
+  ): Promise<void> {
+    const bytes = await readLimited(chunks, HAR_MAX_BYTES);
+    if (!bytes) throw new HarError(`larger than ${HAR_MAX_BYTES} bytes, the most a HAR file is read`);
+    const { messages, withoutBody } = readHar(
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"),
+      options.maxBytes,
+    );
+    const last = messages.at(-1);
+    const width = last ? name.length + String(last.entry).length + " event 999".length + 1 : 0;
+    let requestEra: { entry: number; era: Era; eraSignal: "request" } | undefined;
+    for (const message of messages) {
+      const session = message.headers["mcp-session-id"] ?? options.headers["mcp-session-id"] ?? "";
+      const context: JudgeContext = {
+        headers: message.headers,
+        from: message.from,
+        part: message.part,
+        pair: (id) => exchange.answer(session, id, message.from),
+        ...(requestEra?.entry === message.entry && message.from === "server"
+          ? { exchangeEra: { era: requestEra.era, eraSignal: requestEra.eraSignal } }
+          : {}),
+      };
+      const verdict = report(source, name, message.entry, message.bytes, width, exchange, context, session);
+      if (message.part === "request")
+        requestEra = verdict?.era ? { entry: message.entry, era: verdict.era, eraSignal: "request" } : undefined;
+      await out.settle();
+    }
+    if (withoutBody > 0)
+      process.stderr.write(
+        `wymcp: ${name}: ${withoutBody} POST${withoutBody === 1 ? "" : "s"} to the MCP endpoint kept no body in the capture\n`,
+      );
+  }
+
   if (options.json) {
+    // Machines count from the objects; stderr keeps its one line.
     await out.flush();
     process.stderr.write(`${summary(tally)}\n`);
   } else {
-    out.add(`${summary(tally)}\n`);
+    out.add(`${methods.render()}${summary(tally)}\n`);
     await out.flush();
   }
   return unreadable ? 2 : tally.reject > 0 ? 1 : 0;
 }
 
 const CHUNK_BYTES = 256 * 1024;
+
+/** The most of a HAR file read (each message in it is bounded by --max-bytes as a line is). */
+export const HAR_MAX_BYTES = 256 * 1024 * 1024;
+
+/** The context of a line of a JSONL or JSON capture: its responses find their requests in `exchange`. */
+function pairing(exchange: Exchange, session: string): JudgeContext {
+  return { pair: (id) => exchange.answer(session, id) };
+}
+
+/** The id of a request (a method and a valid JSON-RPC id), which a later response may answer; else undefined. */
+function requestId(body: unknown): string | number | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  if (typeof method !== "string") return undefined;
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+}
+
+/** The row of the by-method table a message counts in: its method, or for a response the method it answers. */
+function methodRow(verdict: Verdict, body: unknown): string {
+  if (verdict.outcome === "reject" && verdict.reason === "parse-error") return "(not JSON)";
+  if (verdict.outcome === "reject" && verdict.reason === "body-too-large") return "(too large)";
+  if (verdict.kind === "batch") return "(batch)";
+  if (verdict.kind === "other") return "(no kind)";
+  const own = methodOf(body);
+  if (typeof own === "string") return methodLabel(own);
+  const answer = verdict.kind === "error" || (body as { error?: unknown }).error !== undefined ? "error" : "result";
+  return verdict.method === undefined ? `(${answer}, its request unknown)` : `${methodLabel(verdict.method)} ${answer}`;
+}
 
 /**
  * A file's bytes in chunks, read synchronously: a command has nothing else to do meanwhile, and a stream would cost

@@ -1,0 +1,48 @@
+/**
+ * @module by-method: the last lines of `wymcp check`: how many messages of each method passed, were rejected or
+ * bypassed. Responses count under the method they answer (`tools/call result`). Methods are counted in the order
+ * first met; past `MAX_ROWS` distinct ones, the rest count together, so a capture of junk methods stays a few lines.
+ */
+export interface Counts {
+  pass: number;
+  reject: number;
+  bypass: number;
+}
+
+export const MAX_ROWS = 50;
+const OTHERS = "(other methods)";
+
+export class MethodTally {
+  private readonly rows = new Map<string, Counts>();
+
+  /** `label` is already printable (escaped and bounded by the caller). */
+  add(label: string, outcome: keyof Counts): void {
+    let row = this.rows.get(label);
+    if (!row) {
+      const key = this.rows.size < MAX_ROWS ? label : OTHERS;
+      row = this.rows.get(key) ?? { pass: 0, reject: 0, bypass: 0 };
+      this.rows.set(key, row);
+    }
+    row[outcome]++;
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  /** The table, one row per method, columns aligned; empty when nothing was judged. */
+  render(): string {
+    if (this.rows.size === 0) return "";
+    const labels = [...this.rows.keys()];
+    const width = Math.max("by method".length, ...labels.map((l) => l.length));
+    const cell = (n: number | string, w: number) => String(n).padStart(w);
+    let text = `${"by method".padEnd(width)}  ${cell("pass", 6)}  ${cell("rejected", 8)}  ${cell("bypassed", 8)}\n`;
+    for (const [label, { pass, reject, bypass }] of this.rows)
+      text += `${label.padEnd(width)}  ${cell(pass, 6)}  ${cell(reject, 8)}  ${cell(bypass, 8)}\n`;
+    return text;
+  }
+
+  toJSON(): Record<string, Counts> {
+    return Object.fromEntries(this.rows);
+  }
+}
