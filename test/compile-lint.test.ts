@@ -79,6 +79,12 @@ describe("--client picks the profiles; the MCP schema's and the SDK's rules alwa
   });
 });
 
+test("a listed tool without an inputSchema is a finding, not a schema", () => {
+  assert.deepEqual(lintTools([{ name: "bare", description: "no schema" }], []).findings.map(brief), [
+    ["bare", "/inputSchema", "root-object", "mcp,vscode,openai,anthropic,gemini"],
+  ]);
+});
+
 describe("meta-schemas: the declared dialect's, VS Code's draft-07, Anthropic's 2020-12", () => {
   test("a type that is no JSON type fails every meta-schema: one finding, every refuser", () => {
     const report = lintTools([{ name: "t", inputSchema: { type: "object", properties: { a: { type: "sting" } } } }]);

@@ -123,9 +123,9 @@ class Engines {
 }
 
 /** Every tool and plain schema in the inputs, as they were written (a tool whose schema is not an object included). */
-function* itemsOf(value: unknown, baseName: string): Generator<{ tool?: string; name: string; definition: unknown }> {
+function* itemsOf(value: unknown, baseName: string, listed = false): Generator<{ tool?: string; name: string; definition: unknown }> {
   if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) yield* itemsOf(item, `${baseName}${i}`);
+    for (const [i, item] of value.entries()) yield* itemsOf(item, `${baseName}${i}`, listed);
     return;
   }
   if (value === null || typeof value !== "object") {
@@ -133,8 +133,9 @@ function* itemsOf(value: unknown, baseName: string): Generator<{ tool?: string; 
     return;
   }
   const record = value as Record<string, unknown>;
-  if (Array.isArray(record.tools)) yield* itemsOf(record.tools, baseName);
-  else if (typeof record.name === "string" && (Object.hasOwn(record, "inputSchema") || Object.hasOwn(record, "outputSchema")))
+  if (Array.isArray(record.tools)) yield* itemsOf(record.tools, baseName, true);
+  // In a tools list every named item is a tool, one without an inputSchema too (a finding of its own).
+  else if (typeof record.name === "string" && (listed || Object.hasOwn(record, "inputSchema") || Object.hasOwn(record, "outputSchema")))
     yield { tool: record.name, name: record.name, definition: record };
   else yield { name: baseName, definition: record };
 }
@@ -168,6 +169,15 @@ export function lint(inputs: readonly InputFile[], clients: readonly Client[] = 
         tools++;
         const tool = item.definition as Record<string, unknown>;
         add("input", "", toolName(item.tool, clients));
+        if (!Object.hasOwn(tool, "inputSchema"))
+          add("input", "", [
+            {
+              pointer: "/inputSchema",
+              rule: "root-object",
+              message: "the tool has no inputSchema",
+              refusedBy: [...ruleOf("root-object").refusedBy],
+            },
+          ]);
         for (const [role, key] of [
           ["input", "inputSchema"],
           ["output", "outputSchema"],
