@@ -43,10 +43,10 @@ test("tools clients refused, as their public bug reports show them: each finding
     ["ruvllm_chat_format", "/inputSchema/properties/stopSequences", "array-items", "vscode,openai"],
     ["hooks_intelligence_learn", "/inputSchema/properties/trajectoryIds", "array-items", "vscode,openai"],
     ["cipher_extract_and_operate_memory", "/inputSchema/properties/interaction", "array-items", "openai"],
-    ["sendEmailTool", "/inputSchema", "root-object", "mcp,vscode,openai,anthropic,gemini"],
+    ["sendEmailTool", "/inputSchema", "root-object", "mcp,sdk,vscode,openai,anthropic,gemini"],
     ["caldav-mcp.create-event", "/name", "tool-name", "openai,anthropic"],
     ["Dockerfile problems scanner", "/name", "tool-name", "openai,anthropic,gemini"],
-    ["knowledge_books", "/inputSchema", "root-object", "mcp,vscode,openai,anthropic,gemini"],
+    ["knowledge_books", "/inputSchema", "root-object", "mcp,sdk,vscode,openai,anthropic,gemini"],
   ]);
   const source = JSON.parse(readFileSync(refused, "utf8")) as { source: { tools: Record<string, string> }; tools: { name: string }[] };
   for (const { name } of source.tools)
@@ -81,7 +81,7 @@ describe("--client picks the profiles; the MCP schema's and the SDK's rules alwa
 
 test("a listed tool without an inputSchema is a finding, not a schema", () => {
   assert.deepEqual(lintTools([{ name: "bare", description: "no schema" }], []).findings.map(brief), [
-    ["bare", "/inputSchema", "root-object", "mcp,vscode,openai,anthropic,gemini"],
+    ["bare", "/inputSchema", "root-object", "mcp,sdk,vscode,openai,anthropic,gemini"],
   ]);
 });
 

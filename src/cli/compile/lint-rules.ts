@@ -68,9 +68,10 @@ export const RULES: readonly Rule[] = [
     id: "root-object",
     summary: 'the root of `inputSchema` (or `outputSchema`) is not `type: "object"`',
     always: true,
-    refusedBy: ["mcp", "vscode", "openai", "anthropic", "gemini"],
+    refusedBy: ["mcp", "sdk", "vscode", "openai", "anthropic", "gemini"],
     sources: [
       'MCP schema, Tool.inputSchema.type: const "object" (every revision); Tool.outputSchema.type likewise',
+      "@modelcontextprotocol/client 2.4.0: listTools() refuses the whole tools/list result (`Invalid result for tools/list`) when one tool's inputSchema is not of type object",
       "https://github.com/microsoft/vscode-copilot-chat/blob/main/src/extension/tools/common/toolSchemaNormalizer.ts (replaces the schema with an empty object: the tool loses its arguments)",
       "OpenAI API error `Invalid schema for function 'NAME': schema must be a JSON Schema of 'type: \"object\"'` (https://github.com/alibaba/spring-ai-alibaba/issues/4576)",
       'Anthropic Messages API reference, Tool.input_schema.type: "object" (https://docs.claude.com/en/api/messages)',
