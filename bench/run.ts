@@ -28,6 +28,7 @@ import { PERFORMANCE_DOC, textSection, writeBenchSection } from "../scripts/doc-
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
 import { runToolsBench } from "./tools.js";
+import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
@@ -44,8 +45,24 @@ const settings = quick
   : { startupRounds: 9, timing: { warmupMs: 150, roundMs: 200, rounds: 7 } satisfies Timing };
 
 const adversarialSettings: AdversarialSettings = quick
-  ? { startN: 16, capN: 64, full: false, worstToLimit: false, budgetMs: 100, rounds: 1 }
-  : { startN: 256, capN: 16384, full: process.argv.includes("--full"), worstToLimit: true, budgetMs: 1000, rounds: 5 };
+  ? {
+      startN: 16,
+      capN: 64,
+      full: false,
+      worstToLimit: false,
+      budgetMs: 100,
+      rounds: 1,
+      longNames: { sizes: ["64 KiB"], styles: ["mixed"], rounds: 1, budgetMs: 100, minMs: 1 },
+    }
+  : {
+      startN: 256,
+      capN: 16384,
+      full: process.argv.includes("--full"),
+      worstToLimit: true,
+      budgetMs: 1000,
+      rounds: 5,
+      longNames: { sizes: NAME_SIZES, styles: NAME_STYLES, rounds: 3, budgetMs: 1000, minMs: 8 },
+    };
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 

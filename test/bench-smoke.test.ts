@@ -27,6 +27,7 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
       "## Nesting",
       "## Targets",
       "## Adversarial bodies",
+      "### Long member names",
     ]) {
       assert.ok(run.stdout.includes(heading), `missing heading ${heading}`);
     }

@@ -87,8 +87,9 @@ describe("npm run codegen -- --check", { concurrency: true }, () => {
   function copyRepo(): string {
     const dir = mkdtempSync(join(tmpdir(), "wymcp-codegen-"));
     temps.push(dir);
-    // src/core/error-budget.ts: the one runtime constant codegen writes into the validators.
-    for (const part of ["package.json", "scripts", "schemas", "generated", "src/core/error-budget.ts"]) {
+    // src/core/error-budget.ts and log-safe.ts: the runtime constants codegen writes into the validators (the budget,
+    // the units of a key an answer shows).
+    for (const part of ["package.json", "scripts", "schemas", "generated", "src/core/error-budget.ts", "src/core/log-safe.ts"]) {
       cpSync(join(repoRoot, part), join(dir, part), { recursive: true });
     }
     symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");

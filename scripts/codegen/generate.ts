@@ -18,6 +18,7 @@ import {
   assembleOutboundIndexDeclarations,
   assembleOutboundModule,
 } from "./assemble-outbound.js";
+import { boundKeys } from "./bound-keys.js";
 import { compactCode } from "./compact-code.js";
 import { compileValidators } from "./compile-validators.js";
 import { emitTypes } from "./emit-types.js";
@@ -64,7 +65,7 @@ export function selectEraOutbound(selection: Selection, schemasDir: string): Out
 
 /** Ajv standalone code of the outbound entries, compiled like the inbound ones but over the errata-corrected definitions. */
 export function compileOutbound(selection: Selection, outbound: OutboundSelection, formats: Record<string, string>): string {
-  return compactCode(compileValidators({ ...selection, defs: outbound.defs, entries: outbound.entries }, formats));
+  return boundKeys(compactCode(compileValidators({ ...selection, defs: outbound.defs, entries: outbound.entries }, formats)));
 }
 
 /** Loads one era's revision from the spec folder and selects its definitions, prose stripped. */
@@ -89,7 +90,7 @@ export async function generate(options: GenerateOptions): Promise<Files> {
   for (const config of configs) {
     const selection = selectEra(config, options.specDir);
     const { era } = config;
-    files.set(`${era}/validators.js`, assembleModule(selection, compactCode(compileValidators(selection, formats))));
+    files.set(`${era}/validators.js`, assembleModule(selection, boundKeys(compactCode(compileValidators(selection, formats)))));
     files.set(`${era}/validators.d.ts`, assembleDeclarations(selection));
     files.set(`${era}/types.d.ts`, assembleTypes(selection, await emitTypes(selection)));
     const outbound = selectEraOutbound(selection, options.schemasDir);
@@ -105,7 +106,10 @@ export async function generate(options: GenerateOptions): Promise<Files> {
     const batch = selectBatch(config, options.specDir);
     if (batch && config.batch) {
       const { refusedFromRevision } = config.batch;
-      files.set(`${era}/batch.js`, assembleBatchModule(batch, compactCode(compileValidators(batch, formats)), refusedFromRevision));
+      files.set(
+        `${era}/batch.js`,
+        assembleBatchModule(batch, boundKeys(compactCode(compileValidators(batch, formats))), refusedFromRevision),
+      );
       files.set(`${era}/batch.d.ts`, assembleBatchDeclarations(batch));
       (manifestEras[era] as Record<string, unknown>).batch = {
         revision: batch.spec.revision,

@@ -163,7 +163,10 @@ const UNPRINTABLE =
 
 /** Text from the message (keys, method names) made safe to print: control characters escaped, length bounded. */
 export function printable(text: string, max = 200): string {
-  const safe = text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  // Every unit prints as at least one character, so the first max + 1 units decide the cut text: a name of
+  // megabytes costs what its shown part does.
+  const kept = text.length > max + 1 ? text.slice(0, max + 1) : text;
+  const safe = kept.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return cutEscaped(safe, max);
 }
 
