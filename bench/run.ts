@@ -5,7 +5,8 @@
  * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial` runs only the
  * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit), which the whole run ends with.
  * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers). `--body-memory` runs only
- * bench/body-memory.ts (the server's peak RSS for a 4 MiB body by chunk size, gated and ungated).
+ * bench/body-memory.ts (the server's peak RSS for a 4 MiB body by chunk size, gated and ungated). `--soak` runs only
+ * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -31,6 +32,7 @@ import { adversarialTable, runAdversarial, type AdversarialSettings } from "./ad
 import { runToolsBench } from "./tools.js";
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
 import { bodyMemoryTable, PIECES, runBodyMemory } from "./body-memory.js";
+import { runSoak, soakTable } from "./soak.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/hosts/admit.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
@@ -39,6 +41,7 @@ const httpMode = process.argv.includes("--http");
 const withCli = process.argv.includes("--cli");
 const adversarialOnly = process.argv.includes("--adversarial");
 const bodyMemoryOnly = process.argv.includes("--body-memory");
+const soakOnly = process.argv.includes("--soak");
 const out =
   process.env.BENCH_OUT ||
   (quick
@@ -52,7 +55,9 @@ const out =
             ? "results-adversarial.json"
             : bodyMemoryOnly
               ? "results-body-memory.json"
-              : "results.json",
+              : soakOnly
+                ? "results-soak.json"
+                : "results.json",
       ));
 const specDir = process.env.MCP_SPEC_DIR ? resolve(process.env.MCP_SPEC_DIR) : resolve(root, "../shared/mcp-spec");
 
@@ -368,7 +373,41 @@ async function mainBodyMemory(): Promise<void> {
   if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, bytes, rows, seconds }, null, 2)}\n`);
 }
 
-(httpMode ? mainHttp() : adversarialOnly ? mainAdversarial() : bodyMemoryOnly ? mainBodyMemory() : main()).catch((error: unknown) => {
-  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  process.exitCode = 1;
-});
+/** `--soak`: handler.fetch alone and gateFetch behind @hono/node-server, 60 s each, then the three ways of reading (about 3.5 minutes; `--quick`: seconds). */
+async function mainSoak(): Promise<void> {
+  const started = performance.now();
+  const seconds = quick ? 3 : 60;
+  const concurrency = 32;
+  const main = await runSoak({ seconds, concurrency, modes: ["sdk", "gated"] }, log);
+  const probes = await runSoak({ seconds: quick ? 2 : 20, concurrency, modes: ["reader", "arrayBuffer", "text"] }, log);
+  const total = (performance.now() - started) / 1000;
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    [
+      `wymcp soak${quick ? " (quick: seconds, figures are not meaningful)" : ""}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+      "",
+      ...section(
+        "soak",
+        `## Soak: the Fetch face behind @hono/node-server, ${concurrency} requests in flight on keep-alive connections, one in twenty ` +
+          `with Content-Type text/plain; ${seconds} s per server (the probes ${quick ? 2 : 20} s), each a fresh process`,
+        soakTable([...main, ...probes]),
+      ),
+      "",
+      `total ${total.toFixed(1)} s`,
+    ].join("\n"),
+  );
+  writeSections("npm run bench -- --soak");
+  if (out)
+    writeFileSync(
+      out,
+      `${JSON.stringify({ date: new Date().toISOString(), quick, rows: [...main, ...probes], seconds: total }, null, 2)}\n`,
+    );
+}
+
+(httpMode ? mainHttp() : adversarialOnly ? mainAdversarial() : bodyMemoryOnly ? mainBodyMemory() : soakOnly ? mainSoak() : main()).catch(
+  (error: unknown) => {
+    console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = 1;
+  },
+);
