@@ -73,25 +73,15 @@ export function checkMaxDepth(maxDepth: number | undefined): void {
 }
 
 /**
- * Whether a `Content-Type` value names JSON: `application/json`, parameters allowed, a `charset`
- * only if UTF-8 (RFC 8259 §8.1 makes UTF-8 the only encoding of JSON between systems).
+ * Whether a `Content-Type` value names JSON: `application/json` in any case, with any parameters. A `charset`
+ * label is not looked at, as the SDK does not: the bytes are judged as strict UTF-8 whatever it says (RFC 8259
+ * §8.1 makes UTF-8 JSON's only encoding between systems), so bytes in another encoding are a parse error, never
+ * read another way. Two media types in one value (a comma) are refused.
  */
 export function isJsonMediaType(value: string | null | undefined): boolean {
   if (!value || value.includes(",")) return false;
-  const [essence = "", ...parameters] = value.split(";");
-  if (essence.trim().toLowerCase() !== "application/json") return false;
-  for (const parameter of parameters) {
-    const eq = parameter.indexOf("=");
-    if (eq < 0) continue;
-    if (parameter.slice(0, eq).trim().toLowerCase() !== "charset") continue;
-    const charset = parameter
-      .slice(eq + 1)
-      .trim()
-      .replace(/^"(.*)"$/, "$1")
-      .toLowerCase();
-    if (charset !== "utf-8" && charset !== "utf8") return false;
-  }
-  return true;
+  const semicolon = value.indexOf(";");
+  return (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase() === "application/json";
 }
 
 /**
