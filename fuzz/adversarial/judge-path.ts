@@ -8,7 +8,7 @@ import { classifyEra } from "../../src/core/era.js";
 import { judge as cliJudge, type Verdict } from "../../src/cli/node-cli.js";
 import { validateMcpResponse } from "../../src/outbound.js";
 import { validateMcpRequest } from "../../src/core/validate.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../../src/hosts/admit.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../../src/core/options.js";
 import type { Target } from "./cases.js";
 
 export { DEFAULT_MAX_BODY_BYTES };
