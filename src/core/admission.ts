@@ -44,10 +44,12 @@ export interface Refusal {
   era: Era | undefined;
   /** The kind of message, for `invalid-message` refusals. */
   kind: JudgedKind | undefined;
+  /** The definition an invalid message failed (`CallToolRequest`, ...); only on `invalid-message` refusals. */
+  definition?: string;
 }
 
 /** What `onReject` receives: the answer that was sent and why, never the client's body. */
-export type RejectInfo = Omit<Refusal, "ok">;
+export type RejectInfo = Omit<Refusal, "ok" | "definition">;
 
 /** A body the stage let through: parsed, its era, and the validator's pass or bypass. */
 export interface Acceptance {
@@ -184,7 +186,8 @@ export function judgeBody(body: unknown, { era, protocolVersion }: JudgeContext,
   const lane = (typeof era === "function" ? era(body) : era) ?? "legacy";
   const result = validateMcpRequest(body, lane, { ...settings.validate, protocolVersion });
   if (result.outcome === "reject") {
-    return { ok: false, status: result.status, reason: "invalid-message", response: result.response, era: lane, kind: result.kind };
+    const { status, response, kind, definition } = result;
+    return { ok: false, status, reason: "invalid-message", response, era: lane, kind, definition };
   }
   return { ok: true, body, era: lane, result };
 }
@@ -217,7 +220,10 @@ export async function admit(exchange: Exchange, settings: AdmissionSettings): Pr
 }
 
 /** Reports a refusal to a face's `onReject`, once; a hook that throws does not turn an answered request into a failed one. */
-export function reportRefusal(onReject: ((info: RejectInfo) => void) | undefined, { ok: _ok, ...info }: Refusal): void {
+export function reportRefusal(
+  onReject: ((info: RejectInfo) => void) | undefined,
+  { ok: _ok, definition: _definition, ...info }: Refusal,
+): void {
   try {
     onReject?.(info);
   } catch {
