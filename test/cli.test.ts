@@ -17,7 +17,7 @@ import { validateMcpResponse } from "wymcp/outbound";
 import { eras } from "../generated/index.js";
 import { assertFreshDist } from "./support/built.js";
 import { CLI, FIXTURES, lineFor, locationsFor, wymcp } from "./support/cli.js";
-import { CLI_EXAMPLES } from "./support/cli-examples.js";
+import { CLI_EXAMPLES } from "../scripts/cli-examples.js";
 import { assertGoldenText } from "./support/golden.js";
 import { MODERN_META } from "./support/messages.js";
 import { loadExamples, readSpecSchema, repoRoot, specDir, EXAMPLES_REVISION, type JsonObject } from "./support/spec.js";
@@ -58,7 +58,7 @@ const UNCACHED_READ = "ReadResourceResultResponse/read-resource-result-response.
 /** Runs an example of docs/cli.md with its own arguments: its exit code, an empty stderr, stdout as pinned. */
 function runExample(golden: string): ReturnType<typeof wymcp> {
   const example = CLI_EXAMPLES.find((e) => e.golden === golden);
-  assert.ok(example, `${golden} is not in test/support/cli-examples.ts`);
+  assert.ok(example, `${golden} is not in scripts/cli-examples.ts`);
   const run = wymcp(example.args, { input: example.stdin === undefined ? undefined : readFileSync(join(FIXTURES, example.stdin)) });
   assert.equal(run.status, example.status, run.stdout + run.stderr);
   assert.equal(run.stderr, "");

@@ -87,8 +87,9 @@ describe("npm run codegen -- --check", { concurrency: true }, () => {
   function copyRepo(): string {
     const dir = mkdtempSync(join(tmpdir(), "wymcp-codegen-"));
     temps.push(dir);
-    // src/core/error-budget.ts: the one runtime constant codegen writes into the validators.
-    for (const part of ["package.json", "scripts", "schemas", "generated", "src/core/error-budget.ts"]) {
+    // src/: the stages codegen shares with wymcp compile (src/codegen/), the error budget it writes into the validators,
+    // and the compile runtime it bundles from the core.
+    for (const part of ["package.json", "scripts", "schemas", "generated", "src"]) {
       cpSync(join(repoRoot, part), join(dir, part), { recursive: true });
     }
     symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");

@@ -72,15 +72,15 @@ export const EXPLAINED: readonly Explained[] = [
   {
     file: "src/core/distill.ts",
     mutator: "ConditionalExpression",
-    original: "all.length > LIMITS.examinedErrors",
+    original: "all.length > limits.examinedErrors",
     replacement: "true",
     why: "Equivalent: slicing at most examinedErrors errors returns the same errors.",
   },
   {
     file: "src/core/distill.ts",
     mutator: "EqualityOperator",
-    original: "all.length > LIMITS.examinedErrors",
-    replacement: "all.length >= LIMITS.examinedErrors",
+    original: "all.length > limits.examinedErrors",
+    replacement: "all.length >= limits.examinedErrors",
     why: "Equivalent: slicing exactly examinedErrors errors returns the same errors.",
   },
   {

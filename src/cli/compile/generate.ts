@@ -11,8 +11,8 @@ import { dialectOf } from "./dialect.js";
 import { emitType } from "./emit-types.js";
 import { identifierOf, InputError, readInput, typeNameOf, type InputFile, type SchemaEntry } from "./read-inputs.js";
 import { helperSources } from "./runtime-helpers.js";
-import { RUNTIME_SOURCE } from "./runtime-source.js";
 import { asciiOnly } from "./shrink-code.js";
+import { COMPILE_RUNTIME } from "../../../generated/compile-runtime.js";
 
 export type Files = Map<string, string>;
 
@@ -45,7 +45,7 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
   for (const group of groups) {
     js.push([`const ${group.variable} = (function (exports) {`, group.code.trim(), "return exports;", "})({});"]);
   }
-  js.push([RUNTIME_SOURCE.trim(), `const COMPILED_FROM = ${j(compiledFrom)};`]);
+  js.push([COMPILE_RUNTIME, `const COMPILED_FROM = ${j(compiledFrom)};`]);
   const keyed = [...unique.keys()];
   const indexOf = new Map(keyed.map((key, i) => [key, i]));
   js.push([
@@ -66,7 +66,7 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
       .map(([tool, roles]) => `  ${j(tool)}: Object.freeze({ ${roles.map(([role, name]) => `${role}: ${name}`).join(", ")} }),`)
       .join("\n")}\n});`,
     "/** A provider for the SDK's `jsonSchemaValidator` option and `fromJsonSchema`; `fallback` serves schemas not compiled here. */",
-    "export function createJsonSchemaValidator(options) {\n  return providerOver(byText, byKey, options);\n}",
+    "export function createJsonSchemaValidator(options) {\n  return providerOver(byText, byKey, options, COMPILED_FROM);\n}",
     "export const jsonSchemaValidator = createJsonSchemaValidator();",
   ]);
 
