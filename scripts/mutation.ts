@@ -13,6 +13,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { explanationFor, type Survivor } from "./mutation/explained.js";
+import { SPEC_DIR_SETTING, specDir } from "./spec-dir.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const REPORT = join(root, "reports", "mutation", "mutation.json");
@@ -235,8 +236,8 @@ function main(): void {
   if (!reportOnly) {
     const started = performance.now();
     const loadBefore = loadavg()[0]!;
-    // The sandbox sits two levels down, where ../shared/mcp-spec (the tests' default) does not resolve.
-    const env = { ...process.env, MCP_SPEC_DIR: process.env.MCP_SPEC_DIR ?? resolve(root, "../shared/mcp-spec") };
+    // The sandbox sits two levels down, where the default place beside the repository does not resolve: pass it on.
+    const env = { ...process.env, [SPEC_DIR_SETTING]: specDir() };
     const stryker = spawnSync(
       process.execPath,
       [join(root, "node_modules", "@stryker-mutator", "core", "bin", "stryker.js"), "run", "stryker.config.mjs"],
