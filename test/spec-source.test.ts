@@ -50,7 +50,8 @@ test("one resolver locates the spec: no script, test, bench or example computes 
   const offenders: string[] = [];
   for (const folder of ["src", "scripts", "test", "bench", "fuzz", "examples"]) {
     for (const entry of readdirSync(join(repoRoot, folder), { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile() || !/\.(?:ts|mts|mjs|js)$/.test(entry.name) || (entry.parentPath ?? entry.path).includes("node_modules")) continue;
+      if (!entry.isFile() || !/\.(?:ts|mts|mjs|js)$/.test(entry.name) || (entry.parentPath ?? entry.path).includes("node_modules"))
+        continue;
       const file = join(entry.parentPath ?? entry.path, entry.name);
       const code = readFileSync(file, "utf8")
         .split("\n")
