@@ -69,7 +69,10 @@ export function eraOption<R>(
 export interface LimitOptions {
   /** Largest body accepted, in bytes; a larger one is answered `413`. Default 4 MiB. */
   maxBodyBytes?: number;
-  /** Deepest nesting of arrays and objects accepted (`{}` is 1); a deeper body is answered `400`. `Infinity` turns the bound off. Default 64. */
+  /**
+   * Deepest nesting of arrays and objects accepted (`{}` is 1); a deeper body is answered `400`. `Infinity` turns the
+   * bound off. Default 64.
+   */
   maxDepth?: number;
 }
 
@@ -83,7 +86,10 @@ export function resolveLimits({ maxBodyBytes, maxDepth }: LimitOptions): Admissi
 
 /** The options every face takes; `R` is the face's request (a Node request, a Fetch `Request`). */
 export interface GateOptions<R> extends LimitOptions {
-  /** A fixed lane (`"modern"` for a `legacy: "reject"` handler) or a function of the request and parsed body. Default: the SDK's routing (`classifyEra`). */
+  /**
+   * A fixed lane (`"modern"` for a `legacy: "reject"` handler) or a function of the request and parsed body. Default:
+   * the SDK's routing (`classifyEra`).
+   */
   era?: EraOption<R>;
   /** Called once per refused request, for logging or metrics, with nothing of the body; a throw is ignored. */
   onReject?: (info: RejectInfo) => void;
@@ -124,3 +130,15 @@ export function resolveOptions<R>(
 }
 
 const GATE_OPTION_KEYS: readonly string[] = ["maxBodyBytes", "maxDepth", "era", "onReject"];
+
+/**
+ * The era of a request with no body to judge (a GET stream in report mode): the option's for no body, legacy when it
+ * gives none or throws (nothing is refused on a stream, so a broken callback must not break it).
+ */
+export function eraWithoutBody<R>(era: (request: R, body: unknown) => Era | undefined, request: R): Era {
+  try {
+    return era(request, undefined) ?? "legacy";
+  } catch {
+    return "legacy";
+  }
+}

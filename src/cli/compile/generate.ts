@@ -101,7 +101,8 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
       rule: "the SDK's AjvJsonSchemaValidator: no $schema or 2020-12 → Ajv2020, 2019-09 → Ajv2019, draft-07/06 → Ajv; ajv-formats (full)",
       options: SDK_AJV_OPTIONS,
       postProcessing:
-        "scripts/codegen: tagged-any-of.ts, compact-code.ts with the error budget (error-budget.ts); a group not bounded (oneOf, not, if, contains, unevaluated*, dynamic refs) is compiled with allErrors: false instead; then src/cli/compile/shrink-code.ts",
+        "src/codegen: tagged-any-of.ts, compact-code.ts with the error budget (budget-helpers.ts); a group not bounded " +
+        "(oneOf, not, if, contains, unevaluated*, dynamic refs) is compiled with allErrors: false instead; then src/cli/compile/shrink-code.ts",
     },
     inputs: files.map((f) => ({ file: posixRelative(outDir, f.file), sha256: createHash("sha256").update(f.bytes).digest("hex") })),
     groups: groups.map((g) => ({

@@ -6,10 +6,10 @@
 import { type Admission, isAcceptedNotification } from "../../core/admission.js";
 import { internalErrorResponse } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
-import { optionalFunction } from "../../core/options.js";
+import { optionalFunction, eraWithoutBody } from "../../core/options.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { AuthInfoOf, McpFetchHandler } from "../shared/sdk-handler.js";
-import { admitRequest, eraOfStream, type FetchOptions, refusalResponse, reported, resolveFetchFace } from "./guard.js";
+import { admitRequest, type FetchOptions, refusalResponse, reported, resolveFetchFace } from "./guard.js";
 
 /** Options of `gateFetch`: those of `wymcpFetch`, the caller's identity, and what to do with an error of the handler. */
 export interface GateFetchOptions<A = unknown> extends FetchOptions {
@@ -53,7 +53,7 @@ export function gateFetch<H extends McpFetchHandler>(
         body = verdict.body;
         era = verdict.era;
       } else {
-        era = face.report ? eraOfStream(request, face) : "legacy";
+        era = face.report ? eraWithoutBody(face.era, request) : "legacy";
       }
       const response = await handler.fetch(request, {
         ...(caller !== undefined && { authInfo: caller }),

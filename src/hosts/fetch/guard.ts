@@ -4,7 +4,7 @@
  */
 import { admit, type Admission, type Refusal, reportRefusal, type WymcpInfo } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
-import { type GateOptions, type ResolvedOptions, resolveOptions } from "../../core/options.js";
+import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody } from "../../core/options.js";
 import { createTap, type OutboundOptions, reportSettings } from "../../outbound/tap.js";
 
 /** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */
@@ -87,15 +87,6 @@ export function reported(face: FetchFace, era: Era, requestBody: unknown, respon
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/** The era of a request with no body to judge (a GET stream in report mode): the option's, or legacy if it throws. */
-export function eraOfStream(request: Request, face: FetchFace): Era {
-  try {
-    return face.era(request, undefined) ?? "legacy";
-  } catch {
-    return "legacy";
-  }
-}
-
 /**
  * Validates POSTed MCP messages; resolves to the answer for a rejected one, or to `undefined` with the
  * request's body left unread for the next handler.
@@ -106,7 +97,7 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
   const face = resolveFetchFace(options);
   const report = (request: Request, response: Response): Response => {
     const info = admitted.get(request);
-    return reported(face, info?.era ?? eraOfStream(request, face), info?.body, response);
+    return reported(face, info?.era ?? eraWithoutBody(face.era, request), info?.body, response);
   };
   return Object.assign(
     async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {

@@ -6,9 +6,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Admission, isAcceptedNotification } from "../../core/admission.js";
 import { internalErrorResponse } from "../../core/envelope.js";
+import { eraWithoutBody } from "../../core/options.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { McpFetchHandler } from "../shared/sdk-handler.js";
-import { admitNode, eraOfStream, type NextFunction, type NodeOptions, refuse, resolveNodeFace } from "./guard.js";
+import { admitNode, type NextFunction, type NodeOptions, refuse, resolveNodeFace } from "./guard.js";
 import { tapResponse } from "./report.js";
 import { serveFetch, serveParsed } from "./serve.js";
 
@@ -44,7 +45,7 @@ export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNod
     };
     if (req.method !== "POST") {
       // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
-      if (face.report) tapResponse(res, eraOfStream(req, face), undefined, face.report);
+      if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
       return void serveFetch(handler, req, res).catch(fail);
     }
     admitNode(req, face).then(

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { admit, type Admission, type Refusal, reportRefusal, type WymcpInfo } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
-import { type GateOptions, positiveInteger, type ResolvedOptions, resolveOptions } from "../../core/options.js";
+import { type GateOptions, positiveInteger, type ResolvedOptions, resolveOptions, eraWithoutBody } from "../../core/options.js";
 import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
 import { answer, DISCARD_TIMEOUT_MS } from "./answer.js";
 import { type Report, tapResponse } from "./report.js";
@@ -71,15 +71,6 @@ export function refuse(req: IncomingMessage, res: ServerResponse, refusal: Refus
   answer(req, res, refusal, face.discardTimeoutMs);
 }
 
-/** The era of a request with no body to judge (a GET stream in report mode): the option's, or legacy if it throws. */
-export function eraOfStream(req: IncomingMessage, face: NodeFace): Era {
-  try {
-    return face.era(req, undefined) ?? "legacy";
-  } catch {
-    return "legacy";
-  }
-}
-
 /**
  * Validates POSTed MCP messages before `next()`; answers what it rejects (400, 413, 415) itself. What it hands on
  * carries the parsed body as `req.body` (unless a parser set one) and the verdict as `req.wymcp`.
@@ -90,7 +81,7 @@ export function wymcpNode(options: NodeOptions = {}) {
   return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
     if (req.method !== "POST") {
       // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
-      if (face.report) tapResponse(res, eraOfStream(req, face), undefined, face.report);
+      if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
       return next();
     }
     const host = req as IncomingMessage & { body?: unknown };
