@@ -4,7 +4,6 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { admit, type Admission, type Refusal, reportRefusal, type WymcpInfo } from "../../core/admission.js";
-import type { Era } from "../../core/era.js";
 import { type GateOptions, positiveInteger, type ResolvedOptions, resolveOptions, eraWithoutBody } from "../../core/options.js";
 import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
 import { answer, DISCARD_TIMEOUT_MS } from "./answer.js";
