@@ -87,6 +87,50 @@ describe("every face refuses a bad option when it is built", () => {
     });
   }
 
+  test("the message shows a number or a short string itself, and of anything else only its type", () => {
+    const message = (options: Record<string, unknown>) => {
+      try {
+        wymcpFetch(options as never);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "no error";
+    };
+    assert.equal(message({ maxBodyBytes: [1] }), "wymcp: maxBodyBytes must be a positive integer, not an array");
+    assert.equal(message({ maxBodyBytes: { bytes: 1 } }), "wymcp: maxBodyBytes must be a positive integer, not an object");
+    assert.equal(message({ maxBodyBytes: true }), "wymcp: maxBodyBytes must be a positive integer, not a boolean");
+    assert.equal(message({ maxDepth: () => 64 }), "wymcp: maxDepth must be a positive integer or Infinity, not a function");
+    assert.equal(message({ maxBodyBytes: 10n }), "wymcp: maxBodyBytes must be a positive integer, not a bigint");
+    assert.equal(
+      message({ maxBodyBytes: "x".repeat(100) }),
+      `wymcp: maxBodyBytes must be a positive integer, not "${"x".repeat(40)}…" (a string)`,
+    );
+    assert.equal(
+      message({ maxBodyBytes: "y".repeat(40) }),
+      `wymcp: maxBodyBytes must be a positive integer, not "${"y".repeat(40)}" (a string)`,
+    );
+  });
+
+  test("an unknown option is named with every option the face takes; one face's own option is unknown to another", () => {
+    assert.throws(() => wymcpFetch({ maxBodySize: 1 } as never), {
+      name: "WymcpOptionError",
+      message:
+        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, outbound, outboundCheck, onOutboundViolation',
+    });
+    assert.throws(() => wymcpFetch({ discardTimeoutMs: 1 } as never), { message: /unknown option "discardTimeoutMs"/ });
+    assert.throws(() => gateNode(handler, { authInfo: () => undefined } as never), { message: /unknown option "authInfo"/ });
+    assert.doesNotThrow(() => gateFetch(handler, { authInfo: () => undefined, onError: () => undefined }));
+    assert.throws(() => wymcpNode([] as never), { message: "wymcp: the options must be an object, not an array" });
+    assert.throws(() => wymcpNode(null as never), { message: "wymcp: the options must be an object, not null" });
+  });
+
+  test("era takes either lane by name", async () => {
+    const call = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { _meta: MODERN_META, name: 5 } });
+    const post = () => new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: call });
+    assert.equal(await wymcpFetch({ era: "legacy" })(post()), undefined, "framing only");
+    assert.equal((await wymcpFetch({ era: "modern" })(post()))?.status, 400);
+  });
+
   test("the error class is one: the core entry's, the Node entry's and the Fetch entry's are the same class", () => {
     assert.equal(WymcpOptionError, CoreOptionError);
     assert.equal(NodeOptionError, CoreOptionError);

@@ -236,5 +236,6 @@ export function reportRefusal(
  * (JSON-RPC forbids an error answer to a notification; the SDK answers an accepted one so).
  */
 export function isAcceptedNotification(result: Admitted): boolean {
-  return result.outcome === "bypass" && result.reason === "modern-notification";
+  // Only a bypass has a reason.
+  return (result as { reason?: unknown }).reason === "modern-notification";
 }

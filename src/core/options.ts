@@ -15,20 +15,10 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** The value as the error message shows it: its type, and a number or a short string itself (never an object's content). */
 export function describeValue(value: unknown): string {
+  if (typeof value === "number") return `${String(value)} (a number)`;
+  if (typeof value === "string") return `${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)} (a string)`;
   if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  switch (typeof value) {
-    case "number":
-      return `${String(value)} (a number)`;
-    case "string":
-      return `${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)} (a string)`;
-    case "undefined":
-      return "undefined";
-    case "object":
-      return "an object";
-    default:
-      return `a ${typeof value}`;
-  }
+  return Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 /**
