@@ -16,7 +16,7 @@ import {
   type NameSize,
   type NameStyle,
 } from "../fuzz/adversarial/long-names.js";
-import { KEPT_KEY_UNITS } from "../scripts/codegen/bound-keys.js";
+import { KEPT_KEY_UNITS } from "../src/codegen/bound-keys.js";
 import { formatMs, formatRatio, spread, table, type Spread } from "./measure.js";
 
 export interface LongNameSettings {

@@ -27,13 +27,14 @@ import { floodTable, runHttpFlood, type HttpSettings } from "./http.js";
 import { outboundCases, outboundMessages } from "./outbound.js";
 import { runStartup } from "./startup.js";
 import { PERFORMANCE_DOC, textSection, writeBenchSection } from "../scripts/doc-sections.js";
+import { specDir as resolveSpecDir } from "../scripts/spec-dir.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
 import { runToolsBench } from "./tools.js";
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
 import { bodyMemoryTable, PIECES, runBodyMemory } from "./body-memory.js";
 import { runSoak, soakTable } from "./soak.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../src/hosts/admit.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
@@ -59,7 +60,7 @@ const out =
                 ? "results-soak.json"
                 : "results.json",
       ));
-const specDir = process.env.MCP_SPEC_DIR ? resolve(process.env.MCP_SPEC_DIR) : resolve(root, "../shared/mcp-spec");
+const specDir = resolveSpecDir();
 
 const settings = quick
   ? { startupRounds: 1, timing: { warmupMs: 5, roundMs: 5, rounds: 1 } satisfies Timing }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { gateFetch } from "../src/hosts/fetch.js";
+import { gateFetch } from "wymcp/fetch";
 
 const CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
 

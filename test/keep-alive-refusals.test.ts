@@ -12,8 +12,8 @@ import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
-import { gateNode } from "../src/hosts/node-gate.js";
-import { wymcpNode } from "../src/hosts/node-http.js";
+import { gateNode } from "wymcp/node";
+import { wymcpNode } from "wymcp/node";
 import { callSeen, seenServer } from "./support/gate-fixtures.js";
 
 const handler = createMcpHandler(() => seenServer());

@@ -6,7 +6,7 @@
  * answer can show (log-safe.ts cuts a segment after `SEGMENT_LENGTH` characters, each unit escaping to at least
  * one): the answer is the same, and no error costs more than its bounded output.
  */
-import { SEGMENT_LENGTH } from "../../src/core/log-safe.js";
+import { SEGMENT_LENGTH } from "../core/log-safe.js";
 
 /** One unit more than a segment shows, so that a cut key is still cut (and marked `…`) in the answer. */
 export const KEPT_KEY_UNITS = SEGMENT_LENGTH + 1;
