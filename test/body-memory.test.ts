@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import fc from "fast-check";
-import { gateFetch } from "wymcp/fetch";
+import { gateFetch } from "../src/hosts/fetch/index.js";
 import { BODY_BLOCK_BYTES, readLimited } from "../src/core/admission.js";
 import { echoBody, measureBodyMemory } from "../bench/body-memory.js";
 
