@@ -7,7 +7,7 @@ import { MAX_ROWS, MethodTally } from "../src/cli/check/by-method.js";
 import { Exchange, MAX_PENDING } from "../src/cli/check/exchange.js";
 import { HarError, readHar } from "../src/cli/check/har.js";
 import { eventData } from "../src/cli/check/sse.js";
-import { CLI_EXAMPLES } from "./support/cli-examples.js";
+import { CLI_EXAMPLES } from "../scripts/cli-examples.js";
 import { FIXTURES, wymcp } from "./support/cli.js";
 import { assertFreshDist } from "./support/built.js";
 import { assertGoldenText } from "./support/golden.js";
@@ -212,6 +212,32 @@ describe("HAR files", () => {
     assert.equal(request!.era, "modern");
     assert.deepEqual([progress!.direction, progress!.era, progress!.eraSignal], ["out", "modern", "request"]);
     assert.deepEqual([result!.direction, result!.method, result!.answers], ["out", "tools/call", { line: 1, part: "request" }]);
+  });
+
+  test("a request body is refused for its entry's Content-Type as the gates refuse it (415); the server's answer is not", () => {
+    assertFreshDist();
+    const plain = [{ name: "Content-Type", value: "text/plain" }];
+    const json = [{ name: "Content-Type", value: "application/json; charset=utf-8" }];
+    const run = wymcp(["--json", "--format", "har", "-"], {
+      input: har(
+        entry(post("http://h/mcp", ping, plain), {
+          content: { mimeType: "application/json", text: '{"jsonrpc":"2.0","id":1,"result":{}}' },
+        }),
+        entry(post("http://h/mcp", ping, json)),
+      ),
+    });
+    const [refused, answer, accepted] = verdicts(run.stdout) as Array<JsonVerdict & { status?: number; reason?: string }>;
+    assert.deepEqual(
+      [refused!.part, refused!.outcome, refused!.status, refused!.reason],
+      ["request", "reject", 415, "unsupported-media-type"],
+    );
+    assert.deepEqual([answer!.part, answer!.direction, answer!.outcome], ["response", "out", "pass"]);
+    assert.deepEqual([accepted!.line, accepted!.outcome], [2, "pass"]);
+    assert.equal(run.status, 1);
+    // In words: the refusal says what the gates would, and the table counts it on a row of its own.
+    const human = wymcp(["--format", "har", "-"], { input: har(entry(post("http://h/mcp", ping, plain))) });
+    assert.match(human.stdout, /<stdin>:1 request +reject +- +not application\/json +-32600\n/);
+    assert.match(human.stdout, /^\(not application\/json\) +0 +1 +0$/m);
   });
 });
 

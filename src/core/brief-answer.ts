@@ -5,6 +5,7 @@
  * errors. The likely branch of a failed anyOf (likely-branch.ts) and the escaping of keys (log-safe.ts) are the
  * core's own; no value of the arguments appears, only keys inside locations.
  */
+import { escapePointer, UNION_MESSAGE } from "./distill.js";
 import { keepLikelyBranches } from "./likely-branch.js";
 import { cutEscaped, SEGMENT_LENGTH, safePointer } from "./log-safe.js";
 
@@ -18,8 +19,6 @@ export interface BriefError {
 
 /** Locations named in the answer (three: briefAnswer keeps them in locals), and the characters kept of each. */
 export const BRIEF_LIMITS = { locations: 3, locationLength: 120 } as const;
-
-const UNION = "must match one of the allowed shapes";
 
 /**
  * `N invalid locations: /a must be string; /b is required; and 2 more`. `budget`: a list this long was cut short by
@@ -78,9 +77,9 @@ export function briefAnswer(errors: readonly BriefError[], budget: number): stri
       if ((named > 0 && below(at0)) || (named > 1 && below(at1)) || (named > 2 && below(at2)) || (others && [...others].some(below)))
         continue;
       count++;
-      if (named === 0) (at0 = at), (problem0 = UNION), (named = 1);
-      else if (named === 1) (at1 = at), (problem1 = UNION), (named = 2);
-      else if (named === 2) (at2 = at), (problem2 = UNION), (named = 3);
+      if (named === 0) (at0 = at), (problem0 = UNION_MESSAGE), (named = 1);
+      else if (named === 1) (at1 = at), (problem1 = UNION_MESSAGE), (named = 2);
+      else if (named === 2) (at2 = at), (problem2 = UNION_MESSAGE), (named = 3);
       else (others ??= new Set()).add(at);
     }
   }
@@ -127,8 +126,7 @@ function hasBranches(errors: readonly BriefError[]): boolean {
 function locationOf(error: BriefError): string {
   const k = error.keyword;
   if (k === "required" || k === "dependentRequired" || k === "dependencies") {
-    const key = String(error.params.missingProperty);
-    return `${error.instancePath}/${key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key}`;
+    return `${error.instancePath}/${escapePointer(String(error.params.missingProperty))}`;
   }
   return error.instancePath;
 }

@@ -400,40 +400,10 @@ return errors === 0;
 return exports;
 })({});
 
-function canonicalJson(value) {
-  if (value === null || typeof value !== "object") { const text = JSON.stringify(value); return text === undefined ? "null" : text; }
-  if (Array.isArray(value)) return "[" + value.map((item) => (isAbsent(item) ? "null" : canonicalJson(item))).join(",") + "]";
-  const parts = [];
-  for (const key of Object.keys(value).sort()) if (!isAbsent(value[key])) parts.push(JSON.stringify(key) + ":" + canonicalJson(value[key]));
-  return "{" + parts.join(",") + "}";
-}
+const { invalidResult, notObject, notObjectResult, providerOver } = (() => {
+// src/core/error-budget.ts
+var ERROR_BUDGET = 64;
 
-function isAbsent(value) {
-  return value === undefined || typeof value === "function" || typeof value === "symbol";
-}
-
-function structureKey(schema) {
-  const text = canonicalJson(schema);
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ unit, 0x01000193);
-    h2 = Math.imul(h2 ^ unit, 0x5bd1e995);
-  }
-  return hex(h1) + hex(h2) + "-" + text.length.toString(36);
-}
-
-function hex(n) {
-  return (n >>> 0).toString(16).padStart(8, "0");
-}
-
-// A list this long was cut short by the validator (scripts/codegen/error-budget.ts): the count reads "N+".
-const ERROR_BUDGET = 64;
-
-// The core's brief answer (src/core/brief-answer.ts, bundled by scripts/codegen/bundle-core.ts): its reader is the
-// model that must retry the call.
-const briefAnswer = (() => {
 // src/core/likely-branch.ts
 function keepLikelyBranches(errors) {
   let unions;
@@ -498,34 +468,6 @@ var isLow = (code) => code >= 56320 && code <= 57343;
 function hex(code) {
   return `\\u${code.toString(16).padStart(4, "0")}`;
 }
-function firstRewritten(text, all) {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (isEscaped(code) && (all || code !== 8230)) return i;
-    if (all && code === 92) return i;
-    if (isHigh(code)) {
-      if (!isLow(text.charCodeAt(i + 1))) return i;
-      i++;
-    } else if (isLow(code)) return i;
-  }
-  return -1;
-}
-function escapeText(text, max = Number.POSITIVE_INFINITY) {
-  let out = "";
-  for (let i = 0; i < text.length; ) {
-    const code = text.charCodeAt(i);
-    const pair = isHigh(code) && isLow(text.charCodeAt(i + 1));
-    let unit;
-    if (pair) unit = text.slice(i, i + 2);
-    else if (code === 92) unit = "\\\\";
-    else if (isEscaped(code) || isHigh(code) || isLow(code)) unit = hex(code);
-    else unit = text[i];
-    if (out.length + unit.length > max) return `${out}\u2026`;
-    out += unit;
-    i += pair ? 2 : 1;
-  }
-  return out;
-}
 function safePointer(pointer) {
   let segment = 0;
   let clean = true;
@@ -542,13 +484,34 @@ function safePointer(pointer) {
   }
   if (clean) return pointer;
   let out = "";
-  for (const part of pointer.split("/").slice(1)) out += `/${escapeSegment(part)}`;
+  for (let start = pointer.indexOf("/"); start >= 0; ) {
+    const next = pointer.indexOf("/", start + 1);
+    const end = next < 0 ? pointer.length : next;
+    out += `/${escapeSegment(pointer, start + 1, end)}`;
+    start = next;
+  }
   return out;
 }
-function escapeSegment(segment) {
-  if (segment.length <= SEGMENT_LENGTH && firstRewritten(segment, true) < 0) return segment;
-  const escaped = escapeText(segment);
-  return escaped.length <= SEGMENT_LENGTH ? escaped : cutEscaped(escaped, SEGMENT_LENGTH);
+function escapeSegment(text, from = 0, to = text.length) {
+  let out = "";
+  let run = from;
+  for (let i = from; i < to; ) {
+    const code = text.charCodeAt(i);
+    let width = 1;
+    let unit;
+    if (isHigh(code) && i + 1 < to && isLow(text.charCodeAt(i + 1))) width = 2;
+    else if (code === 126 && i + 1 < to && (text.charCodeAt(i + 1) === 48 || text.charCodeAt(i + 1) === 49)) width = 2;
+    else if (code === 92) unit = "\\\\";
+    else if (isEscaped(code) || isHigh(code) || isLow(code)) unit = hex(code);
+    const length = out.length + (i - run) + (unit === void 0 ? width : unit.length);
+    if (length > SEGMENT_LENGTH) return `${out}${text.slice(run, i)}\u2026`;
+    if (unit !== void 0) {
+      out += text.slice(run, i) + unit;
+      run = i + 1;
+    }
+    i += width;
+  }
+  return out + text.slice(run, to);
 }
 function cutEscaped(text, max) {
   if (text.length <= max) return text;
@@ -564,9 +527,15 @@ function cutEscaped(text, max) {
   return `${text.slice(0, end)}\u2026`;
 }
 
+// src/core/distill.ts
+var UNION_MESSAGE = "must match one of the allowed shapes";
+var ENTRY_FRAME = 16 + 13 + 2;
+function escapePointer(key) {
+  return key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key;
+}
+
 // src/core/brief-answer.ts
 var BRIEF_LIMITS = { locations: 3, locationLength: 120 };
-var UNION = "must match one of the allowed shapes";
 function briefAnswer(errors, budget) {
   if (errors.length === 1 && budget > 1) {
     const only = errors[0];
@@ -614,9 +583,9 @@ function briefAnswer(errors, budget) {
       if (named > 0 && below(at0) || named > 1 && below(at1) || named > 2 && below(at2) || others && [...others].some(below))
         continue;
       count++;
-      if (named === 0) at0 = at, problem0 = UNION, named = 1;
-      else if (named === 1) at1 = at, problem1 = UNION, named = 2;
-      else if (named === 2) at2 = at, problem2 = UNION, named = 3;
+      if (named === 0) at0 = at, problem0 = UNION_MESSAGE, named = 1;
+      else if (named === 1) at1 = at, problem1 = UNION_MESSAGE, named = 2;
+      else if (named === 2) at2 = at, problem2 = UNION_MESSAGE, named = 3;
       else (others ??= /* @__PURE__ */ new Set()).add(at);
     }
   }
@@ -650,8 +619,7 @@ function hasBranches(errors) {
 function locationOf(error) {
   const k = error.keyword;
   if (k === "required" || k === "dependentRequired" || k === "dependencies") {
-    const key = String(error.params.missingProperty);
-    return `${error.instancePath}/${key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key}`;
+    return `${error.instancePath}/${escapePointer(String(error.params.missingProperty))}`;
   }
   return error.instancePath;
 }
@@ -706,37 +674,63 @@ function problemOf(error) {
       return `fails the schema's ${JSON.stringify(error.keyword)} rule`;
   }
 }
-return briefAnswer;
-})();
 
-const NOT_AN_OBJECT = "1 invalid location: (the value) must be object";
+// src/cli/compile/canonical.ts
+function canonicalJson(value) {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map((item) => isAbsent(item) ? "null" : canonicalJson(item)).join(",")}]`;
+  const keys = Object.keys(value).sort();
+  const parts = [];
+  for (const key of keys) {
+    const item = value[key];
+    if (!isAbsent(item)) parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+function isAbsent(value) {
+  return value === void 0 || typeof value === "function" || typeof value === "symbol";
+}
+function structureKey(schema) {
+  const text = canonicalJson(schema);
+  let h1 = 2166136261;
+  let h2 = 16777619;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ unit, 16777619);
+    h2 = Math.imul(h2 ^ unit, 1540483477);
+  }
+  return `${hex2(h1)}${hex2(h2)}-${text.length.toString(36)}`;
+}
+function hex2(n) {
+  return (n >>> 0).toString(16).padStart(8, "0");
+}
 
-// Short names: one call of each per compiled schema whose root is "type: object" alone (compile-schemas.ts).
+// src/cli/compile/runtime/index.ts
+function invalidResult(errors) {
+  return { valid: false, data: void 0, errorMessage: briefAnswer(errors || [], ERROR_BUDGET) };
+}
+var NOT_AN_OBJECT = briefAnswer([{ instancePath: "", keyword: "type", params: { type: "object" } }], ERROR_BUDGET);
 function notObject(input) {
   return input === null || typeof input !== "object" || Array.isArray(input);
 }
-
 function notObjectResult() {
-  return { valid: false, data: undefined, errorMessage: NOT_AN_OBJECT };
+  return { valid: false, data: void 0, errorMessage: NOT_AN_OBJECT };
 }
-
-function invalidResult(errors) {
-  return { valid: false, data: undefined, errorMessage: briefAnswer(errors || [], ERROR_BUDGET) };
-}
-
-function providerOver(byText, byKey, options) {
-  const fallback = options && options.fallback;
+function providerOver(byText, byKey, options, compiledFrom) {
+  const fallback = options?.fallback;
   return {
     getValidator(schema) {
       const found = byText.get(JSON.stringify(schema)) || byKey.get(structureKey(schema));
       if (found) return found;
       if (fallback) return fallback.getValidator(schema);
-      throw new Error("wymcp: no precompiled validator for this JSON Schema (structure key " + structureKey(schema) + "). " +
-        "Add the schema to the inputs of wymcp compile (this module was compiled from " + COMPILED_FROM + ", relative to its folder) " +
-        "and run it again, or pass a fallback provider: createJsonSchemaValidator({ fallback }).");
-    },
+      throw new Error(
+        `wymcp: no precompiled validator for this JSON Schema (structure key ${structureKey(schema)}). Add the schema to the inputs of wymcp compile (this module was compiled from ${compiledFrom}, relative to its folder) and run it again, or pass a fallback provider: createJsonSchemaValidator({ fallback }).`
+      );
+    }
   };
 }
+return { invalidResult, notObject, notObjectResult, providerOver };
+})();
 const COMPILED_FROM = "../tools.json";
 
 const v0 = group0.s0;
@@ -760,6 +754,6 @@ export const tools = Object.freeze({
 });
 /** A provider for the SDK's `jsonSchemaValidator` option and `fromJsonSchema`; `fallback` serves schemas not compiled here. */
 export function createJsonSchemaValidator(options) {
-  return providerOver(byText, byKey, options);
+  return providerOver(byText, byKey, options, COMPILED_FROM);
 }
 export const jsonSchemaValidator = createJsonSchemaValidator();

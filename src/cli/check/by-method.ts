@@ -3,6 +3,9 @@
  * bypassed. Responses count under the method they answer (`tools/call result`). Methods are counted in the order
  * first met; past `MAX_ROWS` distinct ones, the rest count together, so a capture of junk methods stays a few lines.
  */
+import type { RejectReason } from "../../core/admission.js";
+import type { Verdict } from "./judge.js";
+import { methodLabel, methodOf } from "./render.js";
 export interface Counts {
   pass: number;
   reject: number;
@@ -45,4 +48,23 @@ export class MethodTally {
   toJSON(): Record<string, Counts> {
     return Object.fromEntries(this.rows);
   }
+}
+
+/** What a refusal before judging counts under: the body was never judged as a message of a method. */
+const UNJUDGED_ROWS: Record<Exclude<RejectReason, "invalid-message">, string> = {
+  "parse-error": "(not JSON)",
+  "body-too-large": "(too large)",
+  "nested-too-deeply": "(too deep)",
+  "unsupported-media-type": "(not application/json)",
+};
+
+/** The row a message counts in: its method, or for a response the method it answers. */
+export function methodRow(verdict: Verdict, body: unknown): string {
+  if (verdict.outcome === "reject" && verdict.reason !== "invalid-message") return UNJUDGED_ROWS[verdict.reason];
+  if (verdict.kind === "batch") return "(batch)";
+  if (verdict.kind === "other") return "(no kind)";
+  const own = methodOf(body);
+  if (typeof own === "string") return methodLabel(own);
+  const answer = verdict.kind === "error" || (body as { error?: unknown }).error !== undefined ? "error" : "result";
+  return verdict.method === undefined ? `(${answer}, its request unknown)` : `${methodLabel(verdict.method)} ${answer}`;
 }

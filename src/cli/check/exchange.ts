@@ -57,3 +57,11 @@ function keyOf(from: "client" | "server", session: string, id: unknown): string 
   if (typeof id === "number" && Number.isFinite(id)) return `${from}\u0000${session}\u0000n${id}`;
   return undefined;
 }
+
+/** The id of a request (a method and a valid JSON-RPC id), which a later response may answer; else undefined. */
+export function requestIdOf(body: unknown): string | number | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  if (typeof method !== "string") return undefined;
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : undefined;
+}
