@@ -18,7 +18,7 @@ const root = resolve(fileURLToPath(import.meta.url), "../..");
  * Modules of the core that the other entries import from `./index.js` rather than bundle: the validator and, through
  * it, the generated code (~175 KB). Every value they import from these must be exported by src/index.ts.
  */
-const FROM_CORE = ["src/core/validate.ts", "src/core/era.ts"];
+const FROM_CORE = ["src/core/validate.ts", "src/core/era.ts", "src/core/option-error.ts"];
 
 /** Sends the other entries' imports of `FROM_CORE` modules to the built core, `./index.js` beside them. */
 const importTheCore: Plugin = {
@@ -99,8 +99,17 @@ async function main(): Promise<void> {
     chunkNames: "[name]-[hash]",
     plugins: [importTheCore],
     // `wymcp compile` is a chunk of its own, loaded by that command only, and its compilers (optional peer
-    // dependencies) stay imports: `wymcp check` and the entries load neither.
-    external: ["node:*", "ajv", "ajv/*", "ajv-formats", "json-schema-to-typescript"],
+    // dependencies) stay imports: `wymcp check` and the entries load neither. The official client, for
+    // `--from` and `--from-stdio`, is a chunk further still, loaded by those flags alone.
+    external: [
+      "node:*",
+      "ajv",
+      "ajv/*",
+      "ajv-formats",
+      "json-schema-to-typescript",
+      "@modelcontextprotocol/client",
+      "@modelcontextprotocol/client/*",
+    ],
   });
   // The banner goes on the bins alone (esbuild's banner option would put it on every module of the build).
   for (const { name } of bins) {

@@ -165,6 +165,10 @@ describe("gateFetch with a plain handler", () => {
 
   test("authInfo with a plain handler is refused when the gate is built: such a handler does its own auth", () => {
     const { handler } = tmcpServer();
-    assert.throws(() => gateFetch(handler, { authInfo: () => undefined } as never), TypeError);
+    assert.throws(() => gateFetch(handler, { authInfo: () => undefined } as never), {
+      name: "WymcpOptionError",
+      option: "authInfo",
+      message: /a plain handler does its own auth/,
+    });
   });
 });

@@ -23,6 +23,8 @@ const fromSdk: (request: Request, ...host: unknown[]) => Promise<Response> = gat
 gateFetch(sdk, { authInfo: () => ({ token: "t", clientId: "c", scopes: [] }) });
 const declared: McpFetchHandler = { fetch: (request, options) => sdk.fetch(request, options as Parameters<typeof sdk.fetch>[1]) };
 gateFetch(declared);
+// A fetch that takes no request reads no body: nothing of it can be found already read.
+gateFetch({ fetch: async () => new Response("{}") });
 
 // Plain functions: mcp-handler, tmcp's transport, Hono's app.fetch, a Workers handler with its env and ctx.
 const fromVercel: (request: Request) => Promise<Response> = gateFetch(vercel);

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { gateNode } from "wymcp/node";
 import { originForm } from "../src/cli/proxy/forward.js";
 import { parseListen, parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
+import { parseStdioArgs } from "../src/cli/stdio/stdio-command.js";
 import { CLI } from "./support/cli.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { assertFreshDist } from "./support/built.js";
@@ -202,6 +203,32 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
         assert.ok(!lines[0]!.includes(SECRET), lines[0]);
       });
     }
+  });
+
+  test("a 415 keeps the client's connection, as gateNode's does: the refused body is read and thrown away, the next request on it reaches the upstream", async () => {
+    upstream.handle(echoResult);
+    upstream.received.length = 0;
+    const { port, hostname } = new URL(proxy.url);
+    const post = (type: string, body: string) =>
+      `POST /mcp HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: ${type}\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const socket = net.connect(Number(port), hostname);
+    let text = "";
+    socket.setEncoding("latin1").on("data", (data: string) => (text += data));
+    socket.write(
+      post("text/plain", `not JSON ${SECRET}`) + post("application/json", JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" })),
+    );
+    await until(() => /\r\n0\r\n\r\n$|"result":\{"ok":true\}\}$/.test(text));
+    socket.destroy();
+    const heads = text.split(/(?=HTTP\/1\.1 )/);
+    assert.deepEqual(
+      heads.map((answer) => answer.slice(9, 12)),
+      ["415", "200"],
+    );
+    assert.doesNotMatch(heads[0]!.toLowerCase(), /\r\nconnection: close/);
+    assert.deepEqual(
+      upstream.received.map((r) => JSON.parse(r.body.toString("utf8")).id),
+      [9],
+    );
   });
 
   test("a modern notification is answered 202 by the proxy, whatever it holds, as gateNode answers it", async () => {
@@ -621,8 +648,10 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
     const top = run(["--help"]);
     assert.equal(top.status, 0);
-    assert.match(top.stdout, /^wymcp proxy --help: /m);
-    assert.match(top.stdout, /^wymcp stdio --help: /m);
+    assert.match(top.stdout, /^ {2}proxy {5}.+\n.+wymcp proxy --help for its options$/m);
+    assert.match(top.stdout, /^ {2}stdio {5}.+\n.+wymcp stdio --help for its options$/m);
+    assert.match(top.stdout, /^ {3}or: wymcp proxy --upstream URL/m);
+    assert.match(top.stdout, /^ {3}or: wymcp stdio \[options\] -- command/m);
     assert.match(run(["proxy", "--help"]).stdout, /^Usage: wymcp proxy --upstream URL/);
     assert.match(run(["stdio", "--help"]).stdout, /^Usage: wymcp stdio \[options\] -- command/);
     const wrong = run(["proxy"]);
@@ -663,6 +692,39 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
       assert.throws(() => parseProxyArgs(wrong), /must|required|unexpected|Unknown/, wrong.join(" "));
     }
   });
+});
+
+test("the limits' flags go through the gates' own checks: a wrong one names the flag and the value as typed, never turns a limit off", () => {
+  const base = ["--upstream", "http://127.0.0.1:8000/mcp"];
+  const message = (extra: string[]) => {
+    try {
+      parseProxyArgs([...base, ...extra]);
+      return "accepted";
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  assert.deepEqual(
+    [
+      ["--max-body-bytes", "Infinity"],
+      ["--max-body-bytes", "99999999999999999999"],
+      ["--max-body-bytes", "NaN"],
+      ["--max-depth=-1"],
+      ["--timeout", "0"],
+    ].map(message),
+    [
+      '--max-body-bytes must be a positive integer, not "Infinity"',
+      '--max-body-bytes must be a positive integer, not "99999999999999999999"',
+      '--max-body-bytes must be a positive integer, not "NaN"',
+      '--max-depth must be a positive integer or Infinity, not "-1"',
+      '--timeout must be a positive integer, not "0"',
+    ],
+  );
+  assert.equal(parseProxyArgs([...base, "--max-body-bytes", "1024"]).options.maxBodyBytes, 1024);
+  assert.throws(
+    () => parseStdioArgs(["--max-body-bytes", "Infinity", "--", "x"]),
+    /^UsageError: --max-body-bytes must be a positive integer/,
+  );
 });
 
 test("the SIGTERM test's peer: once closed, the port refuses", async () => {

@@ -2,7 +2,17 @@
  * @module gate-options: the flags `wymcp proxy` and `wymcp stdio` share (the gates' options, spelled as flags) and
  * their checks, made once when the command starts: a wrong value is a usage error, never a limit that quietly goes away.
  */
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "../hosts/admit.js";
+import type { AdmissionSettings } from "../core/admission.js";
+import type { HeadersLike } from "../core/era.js";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_DEPTH,
+  positiveInteger as checkedInteger,
+  type ResolvedOptions,
+  resolveLimits,
+  resolveOptions,
+  WymcpOptionError,
+} from "../core/options.js";
 import type { LogFormat } from "./gate-log.js";
 
 /** How the legacy lane judges a known method's params (the gates' `legacyChecks` option). */
@@ -57,23 +67,56 @@ export function gateFlags(values: Record<string, string | boolean | undefined>):
     throw new UsageError(`--outbound must be report (or off), not ${JSON.stringify(outbound)}`);
   const log = values.log ?? "text";
   if (log !== "text" && log !== "json") throw new UsageError(`--log must be text or json, not ${JSON.stringify(log)}`);
-  return {
-    maxBodyBytes: positiveInteger("--max-body-bytes", values["max-body-bytes"], DEFAULT_MAX_BODY_BYTES),
-    maxDepth:
-      values["max-depth"] === "Infinity"
-        ? Number.POSITIVE_INFINITY
-        : positiveInteger("--max-depth", values["max-depth"], DEFAULT_MAX_DEPTH),
-    legacyChecks,
-    outbound,
-    log,
-    passThrough: values["pass-through"] === true,
-  };
+  // The limits go through the gates' own check (resolveLimits), so a flag can never switch one off where an option could not.
+  const { maxBodyBytes, maxDepth } = asFlags(
+    () => resolveLimits({ maxBodyBytes: flagNumber(values["max-body-bytes"]), maxDepth: flagNumber(values["max-depth"]) }),
+    values,
+  );
+  return { maxBodyBytes, maxDepth, legacyChecks, outbound, log, passThrough: values["pass-through"] === true };
 }
 
-/** A flag's value as a positive safe integer, or its default when it is absent. */
-export function positiveInteger(flag: string, value: string | boolean | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer, not ${JSON.stringify(value)}`);
-  return n;
+/**
+ * A face's options from its flags, checked as `wymcpNode` and `wymcpFetch` check theirs (`resolveOptions`): the limits,
+ * and the era by the SDK's own routing (`classifyEra` on `headersOf` and the body). `--legacy-checks` rides in the
+ * validation options, where the admission stage hands them to `validateMcpRequest`.
+ */
+export function resolveGate<R>(flags: GateFlags, headersOf: (request: R) => HeadersLike | undefined): ResolvedOptions<R> {
+  const resolved = resolveOptions<R>({ maxBodyBytes: flags.maxBodyBytes, maxDepth: flags.maxDepth }, [], headersOf);
+  if (flags.legacyChecks === undefined) return resolved;
+  const validate = { ...resolved.settings.validate, legacyChecks: flags.legacyChecks } as AdmissionSettings["validate"];
+  return { ...resolved, settings: { ...resolved.settings, validate } };
+}
+
+/** A flag's value as a positive safe integer (`Infinity` where `infinity` allows it), or its default when it is absent. */
+export function positiveInteger(
+  flag: string,
+  value: string | boolean | undefined,
+  fallback: number,
+  { infinity = false }: { infinity?: boolean } = {},
+): number {
+  return asFlags(() => checkedInteger(flag, flagNumber(value), fallback, { infinity }), { [flag]: value });
+}
+
+/** The number a flag's text spells: digits only (no `1e3`, no sign, no blank), or `Infinity`; anything else is `NaN`. */
+function flagNumber(value: string | boolean | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (value === "Infinity") return Number.POSITIVE_INFINITY;
+  return typeof value === "string" && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+}
+
+/** The flags each option of the core's checks is spelled as. */
+const FLAG_OF: Record<string, string> = { maxBodyBytes: "--max-body-bytes", maxDepth: "--max-depth" };
+
+/** Runs a core check; its `WymcpOptionError` becomes a usage error naming the flag and the text as it was typed. */
+function asFlags<T>(check: () => T, values: Record<string, string | boolean | undefined>): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof WymcpOptionError)) throw error;
+    const flag = FLAG_OF[error.option] ?? error.option;
+    const typed = values[flag.replace(/^--/, "")] ?? values[flag];
+    // The core's words ("must be a positive integer", "or Infinity") with the flag's name and the value as typed.
+    const rule = error.message.replace(/^wymcp: \S+ /, "").replace(/, not [\s\S]*$/, "");
+    throw new UsageError(`${flag} ${rule}, not ${JSON.stringify(typed)}`);
+  }
 }

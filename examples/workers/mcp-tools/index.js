@@ -222,9 +222,10 @@ return exports.fullFormats;
 
 const group0 = (function (exports) {
 "use strict";
-function fail(list, instancePath, keyword, params) { pushError(list, { instancePath, keyword, params }); }
-function failType(list, instancePath, type) { pushError(list, { instancePath, keyword: "type", params: { type } }); }
-function failRequired(list, instancePath, missingProperty) { pushError(list, { instancePath, keyword: "required", params: { missingProperty } }); }
+function addError(list, error) { if (list === null) return [error]; pushError(list, error); return list; }
+function fail(list, instancePath, keyword, params) { return addError(list, { instancePath, keyword, params }); }
+function failType(list, instancePath, type) { return addError(list, { instancePath, keyword: "type", params: { type } }); }
+function failRequired(list, instancePath, missingProperty) { return addError(list, { instancePath, keyword: "required", params: { missingProperty } }); }
 function budgetResult(thrown) {
   if (!(thrown instanceof ErrorBudgetReached)) throw thrown;
   return invalidResult(thrown.errors);
@@ -257,6 +258,7 @@ function withinBudget(validate) {
   return bounded;
 }
 exports.s0 = function s0(input) {
+  if (notObject(input)) return notObjectResult();
   try { return validate0(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(validate0.errors); } catch (thrown) { return budgetResult(thrown); }
 };
 const func0 = ucs2length;
@@ -268,51 +270,51 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.title === undefined){
-failRequired(vErrors ??= [], instancePath, "title"); errors++;
+vErrors = failRequired(vErrors, instancePath, "title"); errors++;
 }
 if(data.body === undefined){
-failRequired(vErrors ??= [], instancePath, "body"); errors++;
+vErrors = failRequired(vErrors, instancePath, "body"); errors++;
 }
 for(const key0 in data){
 if(!((((key0 === "title") || (key0 === "body")) || (key0 === "tags")) || (key0 === "due"))){
-fail(vErrors ??= [], instancePath, "additionalProperties", {additionalProperty: key0}); errors++;
+vErrors = fail(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}); errors++;
 }
 }
 if(data.title !== undefined){
 let data0 = data.title;
 if(typeof data0 === "string"){
 if(func0(data0) > 80){
-fail(vErrors ??= [], instancePath+"/title", "maxLength", {limit: 80}); errors++;
+vErrors = fail(vErrors, instancePath+"/title", "maxLength", {limit: 80}); errors++;
 }
 if(func0(data0) < 1){
-fail(vErrors ??= [], instancePath+"/title", "minLength", {limit: 1}); errors++;
+vErrors = fail(vErrors, instancePath+"/title", "minLength", {limit: 1}); errors++;
 }
 }
 else {
-failType(vErrors ??= [], instancePath+"/title", "string"); errors++;
+vErrors = failType(vErrors, instancePath+"/title", "string"); errors++;
 }
 }
 if(data.body !== undefined){
 if(typeof data.body !== "string"){
-failType(vErrors ??= [], instancePath+"/body", "string"); errors++;
+vErrors = failType(vErrors, instancePath+"/body", "string"); errors++;
 }
 }
 if(data.tags !== undefined){
 let data2 = data.tags;
 if(Array.isArray(data2)){
 if(data2.length > 5){
-fail(vErrors ??= [], instancePath+"/tags", "maxItems", {limit: 5}); errors++;
+vErrors = fail(vErrors, instancePath+"/tags", "maxItems", {limit: 5}); errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-fail(vErrors ??= [], instancePath+"/tags/" + i0, "pattern", {pattern: "^[a-z0-9-]+$"}); errors++;
+vErrors = fail(vErrors, instancePath+"/tags/" + i0, "pattern", {pattern: "^[a-z0-9-]+$"}); errors++;
 }
 }
 else {
-failType(vErrors ??= [], instancePath+"/tags/" + i0, "string"); errors++;
+vErrors = failType(vErrors, instancePath+"/tags/" + i0, "string"); errors++;
 }
 }
 let i1 = data2.length;
@@ -326,7 +328,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-fail(vErrors ??= [], instancePath+"/tags", "uniqueItems", {i: i1, j: j0}); errors++;
+vErrors = fail(vErrors, instancePath+"/tags", "uniqueItems", {i: i1, j: j0}); errors++;
 break;
 }
 indices0[item0] = i1;
@@ -334,29 +336,30 @@ indices0[item0] = i1;
 }
 }
 else {
-failType(vErrors ??= [], instancePath+"/tags", "array"); errors++;
+vErrors = failType(vErrors, instancePath+"/tags", "array"); errors++;
 }
 }
 if(data.due !== undefined){
 let data4 = data.due;
 if(typeof data4 === "string"){
 if(!(formats0.validate(data4))){
-fail(vErrors ??= [], instancePath+"/due", "format", {format: "date"}); errors++;
+vErrors = fail(vErrors, instancePath+"/due", "format", {format: "date"}); errors++;
 }
 }
 else {
-failType(vErrors ??= [], instancePath+"/due", "string"); errors++;
+vErrors = failType(vErrors, instancePath+"/due", "string"); errors++;
 }
 }
 }
 else {
-failType(vErrors ??= [], instancePath, "object"); errors++;
+vErrors = failType(vErrors, instancePath, "object"); errors++;
 }
 validate0.errors = vErrors;
 return errors === 0;
 }
 
 exports.s1 = function s1(input) {
+  if (notObject(input)) return notObjectResult();
   try { return validate1(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(validate1.errors); } catch (thrown) { return budgetResult(thrown); }
 };
 
@@ -365,31 +368,31 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.numbers === undefined){
-failRequired(vErrors ??= [], instancePath, "numbers"); errors++;
+vErrors = failRequired(vErrors, instancePath, "numbers"); errors++;
 }
 if(data.numbers !== undefined){
 let data0 = data.numbers;
 if(Array.isArray(data0)){
 if(data0.length > 100){
-fail(vErrors ??= [], instancePath+"/numbers", "maxItems", {limit: 100}); errors++;
+vErrors = fail(vErrors, instancePath+"/numbers", "maxItems", {limit: 100}); errors++;
 }
 if(data0.length < 1){
-fail(vErrors ??= [], instancePath+"/numbers", "minItems", {limit: 1}); errors++;
+vErrors = fail(vErrors, instancePath+"/numbers", "minItems", {limit: 1}); errors++;
 }
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(typeof data0[i0] == "number")){
-failType(vErrors ??= [], instancePath+"/numbers/" + i0, "number"); errors++;
+vErrors = failType(vErrors, instancePath+"/numbers/" + i0, "number"); errors++;
 }
 }
 }
 else {
-failType(vErrors ??= [], instancePath+"/numbers", "array"); errors++;
+vErrors = failType(vErrors, instancePath+"/numbers", "array"); errors++;
 }
 }
 }
 else {
-failType(vErrors ??= [], instancePath, "object"); errors++;
+vErrors = failType(vErrors, instancePath, "object"); errors++;
 }
 validate1.errors = vErrors;
 return errors === 0;
@@ -397,183 +400,337 @@ return errors === 0;
 return exports;
 })({});
 
-function canonicalJson(value) {
-  if (value === null || typeof value !== "object") { const text = JSON.stringify(value); return text === undefined ? "null" : text; }
-  if (Array.isArray(value)) return "[" + value.map((item) => (isAbsent(item) ? "null" : canonicalJson(item))).join(",") + "]";
-  const parts = [];
-  for (const key of Object.keys(value).sort()) if (!isAbsent(value[key])) parts.push(JSON.stringify(key) + ":" + canonicalJson(value[key]));
-  return "{" + parts.join(",") + "}";
-}
+const { invalidResult, notObject, notObjectResult, providerOver } = (() => {
+// src/core/error-budget.ts
+var ERROR_BUDGET = 64;
 
-function isAbsent(value) {
-  return value === undefined || typeof value === "function" || typeof value === "symbol";
-}
-
-function structureKey(schema) {
-  const text = canonicalJson(schema);
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ unit, 0x01000193);
-    h2 = Math.imul(h2 ^ unit, 0x5bd1e995);
-  }
-  return hex(h1) + hex(h2) + "-" + text.length.toString(36);
-}
-
-function hex(n) {
-  return (n >>> 0).toString(16).padStart(8, "0");
-}
-
-const LIMITS = {"examinedErrors":1000,"locations":8,"messagesPerLocation":4,"locationLength":120};
-// A list this long was cut short by the validator (scripts/codegen/error-budget.ts): the count reads "N+".
-const ERROR_BUDGET = 64;
-
-// Of a failed anyOf, keeps the errors of the branch the caller most likely meant (src/core/likely-branch.ts).
+// src/core/likely-branch.ts
 function keepLikelyBranches(errors) {
   let unions;
   for (const error of errors) {
     const tags = error.branches;
     if (!tags) continue;
-    unions ??= new Map();
+    unions ??= /* @__PURE__ */ new Map();
     for (let k = 0; k < tags.length; k += 3) {
-      const key = tags[k] + "\u0000" + tags[k + 1];
-      let branches = unions.get(key);
-      if (!branches) unions.set(key, (branches = new Map()));
-      const list = branches.get(tags[k + 2]);
+      let places = unions.get(tags[k]);
+      if (!places) unions.set(tags[k], places = /* @__PURE__ */ new Map());
+      let branches = places.get(tags[k + 1]);
+      if (!branches) places.set(tags[k + 1], branches = /* @__PURE__ */ new Map());
+      const branch = tags[k + 2];
+      const list = branches.get(branch);
       if (list) list.push(error);
-      else branches.set(tags[k + 2], [error]);
+      else branches.set(branch, [error]);
     }
   }
   if (!unions) return errors;
-  const dropped = new Set();
+  const dropped = /* @__PURE__ */ new Set();
   for (const error of errors) {
     if (error.keyword !== "anyOf") continue;
-    const branches = unions.get(error.params.union + "\u0000" + error.instancePath);
+    const at = error.instancePath;
+    const branches = unions.get(error.params.union)?.get(at);
     if (!branches || branches.size < 2) continue;
     const scored = [...branches.values()].map((list) => {
-      const alive = list.filter((e) => !dropped.has(e));
-      return { alive, score: branchScore(alive, error.instancePath) };
+      const alive = dropped.size === 0 ? list : list.filter((e) => !dropped.has(e));
+      return { alive, score: score(alive, at) };
     });
-    const best = Math.min(...scored.map((s) => s.score));
-    for (const { alive, score } of scored) if (score !== best) for (const e of alive) dropped.add(e);
+    let best = Number.POSITIVE_INFINITY;
+    for (const s of scored) if (s.score < best) best = s.score;
+    for (const { alive, score: score2 } of scored) if (score2 !== best) for (const e of alive) dropped.add(e);
   }
   return dropped.size === 0 ? errors : errors.filter((e) => !dropped.has(e));
 }
-
-function branchScore(errors, at) {
+function score(errors, at) {
   let rejectsValue = 0;
   let rejectsConstantMember = 0;
   let atValue = 0;
+  const below = `${at}/`;
   for (const { keyword, instancePath } of errors) {
     const constant = keyword === "const" || keyword === "enum";
     if (instancePath === at) {
       atValue++;
       if (constant || keyword === "type") rejectsValue = 1;
-    } else if (constant && instancePath.startsWith(at + "/") && !instancePath.includes("/", at.length + 1)) {
+    } else if (constant && instancePath.startsWith(below) && !instancePath.includes("/", below.length)) {
       rejectsConstantMember = 1;
     }
   }
   return rejectsValue * 1e15 + rejectsConstantMember * 1e10 + atValue * 1e5 + errors.length;
 }
 
-// Words built from the schema's facts alone: the caller's values never appear, only keys inside locations.
-function messageFor(error) {
-  const p = error.params;
-  switch (error.keyword) {
-    case "type": return "must be " + String(p.type).split(",").join(" or ");
-    case "const": return "must equal the schema's constant";
-    case "enum": return "must be one of the allowed values";
-    case "format": return "must be a valid " + JSON.stringify(p.format) + " string";
-    case "anyOf": return UNION_MESSAGE;
-    case "oneOf": return "must match exactly one of the allowed shapes";
-    case "minimum": case "maximum": case "exclusiveMinimum": case "exclusiveMaximum": return "must be " + p.comparison + " " + p.limit;
-    case "maxItems": return "must have at most " + p.limit + " items";
-    case "minItems": return "must have at least " + p.limit + " items";
-    case "maxLength": return "must be at most " + p.limit + " characters long";
-    case "minLength": return "must be at least " + p.limit + " characters long";
-    case "maxProperties": return "must have at most " + p.limit + " properties";
-    case "minProperties": return "must have at least " + p.limit + " properties";
-    case "pattern": return "must match pattern " + JSON.stringify(p.pattern);
-    case "multipleOf": return "must be a multiple of " + p.multipleOf;
-    case "uniqueItems": return "must not have duplicate items";
-    case "additionalProperties": return "has a property the schema does not allow";
-    case "unevaluatedProperties": return "has a property the schema does not allow";
-    case "not": return "must not match the excluded shape";
-    default: return "fails the schema's " + JSON.stringify(error.keyword) + " rule";
+// src/core/log-safe.ts
+var SEGMENT_LENGTH = 64;
+function isEscaped(code) {
+  if (code < 32 || code >= 127 && code <= 159) return true;
+  if (code < 1564) return false;
+  return code === 1564 || code === 8206 || code === 8207 || code === 8230 || code === 8232 || code === 8233 || code >= 8234 && code <= 8238 || code >= 8294 && code <= 8297;
+}
+var isHigh = (code) => code >= 55296 && code <= 56319;
+var isLow = (code) => code >= 56320 && code <= 57343;
+function hex(code) {
+  return `\\u${code.toString(16).padStart(4, "0")}`;
+}
+function safePointer(pointer) {
+  let segment = 0;
+  let clean = true;
+  for (let i = 0; i < pointer.length && clean; i++) {
+    const code = pointer.charCodeAt(i);
+    if (code === 47) segment = 0;
+    else if (++segment > SEGMENT_LENGTH || code === 92 || isEscaped(code) || isLow(code)) clean = false;
+    else if (isHigh(code)) {
+      if (isLow(pointer.charCodeAt(i + 1))) {
+        i++;
+        segment++;
+      } else clean = false;
+    }
   }
+  if (clean) return pointer;
+  let out = "";
+  for (let start = pointer.indexOf("/"); start >= 0; ) {
+    const next = pointer.indexOf("/", start + 1);
+    const end = next < 0 ? pointer.length : next;
+    out += `/${escapeSegment(pointer, start + 1, end)}`;
+    start = next;
+  }
+  return out;
+}
+function escapeSegment(text, from = 0, to = text.length) {
+  let out = "";
+  let run = from;
+  for (let i = from; i < to; ) {
+    const code = text.charCodeAt(i);
+    let width = 1;
+    let unit;
+    if (isHigh(code) && i + 1 < to && isLow(text.charCodeAt(i + 1))) width = 2;
+    else if (code === 126 && i + 1 < to && (text.charCodeAt(i + 1) === 48 || text.charCodeAt(i + 1) === 49)) width = 2;
+    else if (code === 92) unit = "\\\\";
+    else if (isEscaped(code) || isHigh(code) || isLow(code)) unit = hex(code);
+    const length = out.length + (i - run) + (unit === void 0 ? width : unit.length);
+    if (length > SEGMENT_LENGTH) return `${out}${text.slice(run, i)}\u2026`;
+    if (unit !== void 0) {
+      out += text.slice(run, i) + unit;
+      run = i + 1;
+    }
+    i += width;
+  }
+  return out + text.slice(run, to);
+}
+function cutEscaped(text, max) {
+  if (text.length <= max) return text;
+  let end = 0;
+  while (end < text.length) {
+    const code = text.charCodeAt(end);
+    let width = 1;
+    if (code === 92) width = text.charCodeAt(end + 1) === 117 ? 6 : 2;
+    else if (code === 126 || isHigh(code)) width = 2;
+    if (end + width > max) break;
+    end += width;
+  }
+  return `${text.slice(0, end)}\u2026`;
 }
 
-const UNION_MESSAGE = "must match one of the allowed shapes";
-
-// JSON Pointers segment by segment, array indices numerically, so /items/2 precedes /items/10 (src/core/distill.ts).
-function comparePointers(a, b) {
-  const x = a.split("/");
-  const y = b.split("/");
-  for (let i = 0; i < x.length && i < y.length; i++) {
-    if (x[i] === y[i]) continue;
-    const numeric = /^[0-9]+$/.test(x[i]) && /^[0-9]+$/.test(y[i]);
-    if (numeric && x[i].length !== y[i].length) return x[i].length - y[i].length;
-    return x[i] < y[i] ? -1 : 1;
-  }
-  return x.length - y.length;
+// src/core/distill.ts
+var UNION_MESSAGE = "must match one of the allowed shapes";
+var ENTRY_FRAME = 16 + 13 + 2;
+function escapePointer(key) {
+  return key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key;
 }
 
+// src/core/brief-answer.ts
+var BRIEF_LIMITS = { locations: 3, locationLength: 120 };
+function briefAnswer(errors, budget) {
+  if (errors.length === 1 && budget > 1) {
+    const only = errors[0];
+    if (only.keyword !== "anyOf" && !only.branches) return "1 invalid location: " + shown(locationOf(only)) + " " + problemOf(only);
+  }
+  const kept = hasBranches(errors) ? keepLikelyBranches(errors) : errors;
+  let at0 = "";
+  let at1 = "";
+  let at2 = "";
+  let problem0 = "";
+  let problem1 = "";
+  let problem2 = "";
+  let named = 0;
+  let others;
+  let unions;
+  for (let i = 0; i < kept.length; i++) {
+    const error = kept[i];
+    if (error.keyword === "anyOf") {
+      (unions ??= []).push(error);
+      continue;
+    }
+    const location = locationOf(error);
+    if (named > 0 && location === at0) problem0 = withSecond(problem0, error);
+    else if (named > 1 && location === at1) problem1 = withSecond(problem1, error);
+    else if (named > 2 && location === at2) problem2 = withSecond(problem2, error);
+    else if (named === 0) {
+      at0 = location;
+      problem0 = problemOf(error);
+      named = 1;
+    } else if (named === 1) {
+      at1 = location;
+      problem1 = problemOf(error);
+      named = 2;
+    } else if (named === 2) {
+      at2 = location;
+      problem2 = problemOf(error);
+      named = 3;
+    } else (others ??= /* @__PURE__ */ new Set()).add(location);
+  }
+  let count = named + (others ? others.size : 0);
+  if (unions) {
+    for (const union of unions) {
+      const at = union.instancePath;
+      const below = (l) => l === at || l.startsWith(`${at}/`);
+      if (named > 0 && below(at0) || named > 1 && below(at1) || named > 2 && below(at2) || others && [...others].some(below))
+        continue;
+      count++;
+      if (named === 0) at0 = at, problem0 = UNION_MESSAGE, named = 1;
+      else if (named === 1) at1 = at, problem1 = UNION_MESSAGE, named = 2;
+      else if (named === 2) at2 = at, problem2 = UNION_MESSAGE, named = 3;
+      else (others ??= /* @__PURE__ */ new Set()).add(at);
+    }
+  }
+  const cut = errors.length >= budget;
+  let text = count + (cut ? "+" : "") + (count === 1 && !cut ? " invalid location: " : " invalid locations: ") + shown(at0) + " " + problem0;
+  if (named > 1) text += "; " + shown(at1) + " " + problem1;
+  if (named > 2) text += "; " + shown(at2) + " " + problem2;
+  return count > named ? text + "; and " + (count - named) + " more" : text;
+}
+function shown(location) {
+  if (location === "") return "(the value)";
+  if (location.length <= SEGMENT_LENGTH && plainAscii(location)) return location;
+  return cutEscaped(safePointer(location), BRIEF_LIMITS.locationLength);
+}
+function plainAscii(text) {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 32 || code > 126 || code === 92) return false;
+  }
+  return true;
+}
+function withSecond(problems, error) {
+  if (problems.includes(", ")) return problems;
+  const problem = problemOf(error);
+  return problems === problem ? problems : `${problems}, ${problem}`;
+}
+function hasBranches(errors) {
+  for (const error of errors) if (error.branches) return true;
+  return false;
+}
 function locationOf(error) {
-  if (error.keyword === "required") return error.instancePath + "/" + escapePointer(String(error.params.missingProperty));
-  if (error.keyword === "dependentRequired" || error.keyword === "dependencies") return error.instancePath + "/" + escapePointer(String(error.params.missingProperty));
+  const k = error.keyword;
+  if (k === "required" || k === "dependentRequired" || k === "dependencies") {
+    return `${error.instancePath}/${escapePointer(String(error.params.missingProperty))}`;
+  }
   return error.instancePath;
 }
-
-function escapePointer(key) {
-  return key.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-// A key can carry ESC, CR or LF; a host that logs the message must not be fed fake lines.
-function printable(location) {
-  const bounded = location.length > LIMITS.locationLength ? location.slice(0, LIMITS.locationLength) + "\u2026" : location;
-  return bounded.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
-}
-
-function distill(all) {
-  const errors = keepLikelyBranches(all.length > LIMITS.examinedErrors ? all.slice(0, LIMITS.examinedErrors) : all);
-  const byLocation = new Map();
-  for (const error of errors) {
-    const location = locationOf(error);
-    const message = error.keyword === "required" || error.keyword === "dependentRequired" || error.keyword === "dependencies" ? "is required" : messageFor(error);
-    let messages = byLocation.get(location);
-    if (!messages) byLocation.set(location, (messages = new Set()));
-    if (messages.size < LIMITS.messagesPerLocation) messages.add(message);
+function problemOf(error) {
+  const p = error.params;
+  switch (error.keyword) {
+    case "type": {
+      const type = typeof p.type === "string" ? p.type : String(p.type);
+      return type.includes(",") ? "must be " + type.split(",").join(" or ") : "must be " + type;
+    }
+    case "required":
+    case "dependentRequired":
+    case "dependencies":
+      return "is required";
+    case "additionalProperties":
+    case "unevaluatedProperties":
+      return "has a property the schema does not allow";
+    case "const":
+      return "must equal the schema's constant";
+    case "enum":
+      return "must be one of the allowed values";
+    case "format":
+      return `must be a valid ${JSON.stringify(p.format)} string`;
+    case "oneOf":
+      return "must match exactly one of the allowed shapes";
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      return "must be " + p.comparison + " " + p.limit;
+    case "maxItems":
+      return "must have at most " + p.limit + " items";
+    case "minItems":
+      return "must have at least " + p.limit + " items";
+    case "maxLength":
+      return "must be at most " + p.limit + " characters long";
+    case "minLength":
+      return "must be at least " + p.limit + " characters long";
+    case "maxProperties":
+      return "must have at most " + p.limit + " properties";
+    case "minProperties":
+      return "must have at least " + p.limit + " properties";
+    case "pattern":
+      return typeof p.pattern === "string" && p.pattern.length <= 60 ? `must match pattern ${JSON.stringify(p.pattern)}` : "must match the schema's pattern";
+    case "multipleOf":
+      return "must be a multiple of " + p.multipleOf;
+    case "uniqueItems":
+      return "must not have duplicate items";
+    case "not":
+      return "must not match the excluded shape";
+    default:
+      return `fails the schema's ${JSON.stringify(error.keyword)} rule`;
   }
-  // A union's "must match one of the allowed shapes" says only where to look when its branch's errors lie below it.
-  const all_ = [...byLocation.keys()];
-  const locations = all_.filter((l) => {
-    const messages = byLocation.get(l);
-    return !(messages.size === 1 && messages.has(UNION_MESSAGE) && all_.some((other) => other.startsWith(l + "/")));
-  }).sort(comparePointers);
-  const shown = locations.slice(0, LIMITS.locations).map((l) => (l === "" ? "(the value)" : printable(l)) + " " + [...byLocation.get(l)].join(", "));
-  const more = locations.length - shown.length;
-  const count = locations.length + (all.length >= ERROR_BUDGET ? "+" : "");
-  return count + " invalid location" + (count === "1" ? "" : "s") + ": " + shown.join("; ") + (more > 0 ? "; and " + more + " more" : "");
 }
 
+// src/cli/compile/canonical.ts
+function canonicalJson(value) {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map((item) => isAbsent(item) ? "null" : canonicalJson(item)).join(",")}]`;
+  const keys = Object.keys(value).sort();
+  const parts = [];
+  for (const key of keys) {
+    const item = value[key];
+    if (!isAbsent(item)) parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+function isAbsent(value) {
+  return value === void 0 || typeof value === "function" || typeof value === "symbol";
+}
+function structureKey(schema) {
+  const text = canonicalJson(schema);
+  let h1 = 2166136261;
+  let h2 = 16777619;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ unit, 16777619);
+    h2 = Math.imul(h2 ^ unit, 1540483477);
+  }
+  return `${hex2(h1)}${hex2(h2)}-${text.length.toString(36)}`;
+}
+function hex2(n) {
+  return (n >>> 0).toString(16).padStart(8, "0");
+}
+
+// src/cli/compile/runtime/index.ts
 function invalidResult(errors) {
-  return { valid: false, data: undefined, errorMessage: distill(errors || []) };
+  return { valid: false, data: void 0, errorMessage: briefAnswer(errors || [], ERROR_BUDGET) };
 }
-
-function providerOver(byText, byKey, options) {
-  const fallback = options && options.fallback;
+var NOT_AN_OBJECT = briefAnswer([{ instancePath: "", keyword: "type", params: { type: "object" } }], ERROR_BUDGET);
+function notObject(input) {
+  return input === null || typeof input !== "object" || Array.isArray(input);
+}
+function notObjectResult() {
+  return { valid: false, data: void 0, errorMessage: NOT_AN_OBJECT };
+}
+function providerOver(byText, byKey, options, compiledFrom) {
+  const fallback = options?.fallback;
   return {
     getValidator(schema) {
       const found = byText.get(JSON.stringify(schema)) || byKey.get(structureKey(schema));
       if (found) return found;
       if (fallback) return fallback.getValidator(schema);
-      throw new Error("wymcp: no precompiled validator for this JSON Schema (structure key " + structureKey(schema) + "). " +
-        "Add the schema to the inputs of wymcp compile (this module was compiled from " + COMPILED_FROM + ", relative to its folder) " +
-        "and run it again, or pass a fallback provider: createJsonSchemaValidator({ fallback }).");
-    },
+      throw new Error(
+        `wymcp: no precompiled validator for this JSON Schema (structure key ${structureKey(schema)}). Add the schema to the inputs of wymcp compile (this module was compiled from ${compiledFrom}, relative to its folder) and run it again, or pass a fallback provider: createJsonSchemaValidator({ fallback }).`
+      );
+    }
   };
 }
+return { invalidResult, notObject, notObjectResult, providerOver };
+})();
 const COMPILED_FROM = "../tools.json";
 
 const v0 = group0.s0;
@@ -597,6 +754,6 @@ export const tools = Object.freeze({
 });
 /** A provider for the SDK's `jsonSchemaValidator` option and `fromJsonSchema`; `fallback` serves schemas not compiled here. */
 export function createJsonSchemaValidator(options) {
-  return providerOver(byText, byKey, options);
+  return providerOver(byText, byKey, options, COMPILED_FROM);
 }
 export const jsonSchemaValidator = createJsonSchemaValidator();

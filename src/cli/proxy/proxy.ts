@@ -1,19 +1,21 @@
 /**
  * @module proxy: `wymcp proxy`, a validating reverse proxy for an MCP server written in anything. A POST is judged by
- * the gates' admission stage, with the era read as the official SDK routes it, and answered as `gateNode` answers it;
+ * the gates' admission stage (`core/admission.ts`), with the era read as the official SDK routes it, and a refusal is
+ * answered as `gateNode` answers it (`hosts/node/answer.ts`);
  * what passes is forwarded byte for byte. Every other method goes straight through. The proxy keeps no state of its own.
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type Admission, admit, isAcceptedNotification } from "../../core/admission.js";
 import { answerId, errorResponse, type JsonRpcId } from "../../core/envelope.js";
-import { classifyEra, type Era } from "../../core/era.js";
-import { admit, type RejectInfo } from "../../hosts/admit.js";
-import { answerClientErrors } from "../../hosts/node-gate.js";
-import { answer as answerRefusal, DISCARD_TIMEOUT_MS } from "../../hosts/node-http.js";
-import { createTap, type OutboundViolationInfo } from "../../hosts/outbound-tap.js";
+import type { Era } from "../../core/era.js";
+import { eraWithoutBody } from "../../core/options.js";
+import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../../hosts/node/answer.js";
+import { answerClientErrors } from "../../hosts/node/client-errors.js";
+import { createTap, type OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
-import type { GateFlags } from "../gate-options.js";
+import { type GateFlags, resolveGate } from "../gate-options.js";
 import { forward, INTERNAL_ERROR, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
 
 export interface ProxyOptions extends GateFlags {
@@ -44,12 +46,9 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     rewriteHost: options.rewriteHost,
     agent: upstreamAgent(options.upstream),
   };
-  // `legacyChecks` goes to the admission stage as given; a stage that does not know it yet ignores it.
-  const admission = {
-    maxBodyBytes: options.maxBodyBytes,
-    maxDepth: options.maxDepth,
-    ...(options.legacyChecks !== undefined && { legacyChecks: options.legacyChecks }),
-  };
+  // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
+  const { settings, era: eraOf } = resolveGate<IncomingMessage>(options, (req) => req.headers);
+  const drainBytes = drainBound(settings.maxBodyBytes);
   const inFlight = new Map<ServerResponse, IncomingMessage>();
   let draining = false;
 
@@ -96,22 +95,21 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     // Answers written while draining close their connection, so that the client reconnects to a live instance.
     if (draining) res.setHeader("connection", "close");
     if (req.method !== "POST" || options.passThrough) {
-      const era = classifyEra(req.headers, undefined).era;
+      const era = options.outbound === "report" ? eraWithoutBody(eraOf, req) : "legacy";
       return send(req, { req, res, body: undefined, id: null, tap: outboundTap(era, undefined) }, undefined);
     }
     const body = { bytes: undefined as Buffer | undefined };
-    let rejected: RejectInfo | undefined;
-    let judged;
+    let judged: Admission;
     try {
       judged = await admit(
         {
           contentType: req.headers["content-type"],
           contentLength: req.headers["content-length"],
           protocolVersion: single(req.headers["mcp-protocol-version"]),
-          chunks: () => bodyOf(req, options.maxBodyBytes, body),
-          era: (parsed) => classifyEra(req.headers, parsed).era,
+          chunks: () => bodyOf(req, settings.maxBodyBytes, body),
+          era: (parsed) => eraOf(req, parsed),
         },
-        { ...admission, onReject: (info) => (rejected = info) },
+        settings,
       );
     } catch {
       // A body cut off mid-read means the client has gone: no one is left to answer.
@@ -120,32 +118,32 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     }
     const remote = req.socket.remoteAddress;
     if (!judged.ok) {
-      const { response } = judged;
+      const { response, status } = judged;
       verdict({
         outcome: "refused",
-        era: rejected?.era,
-        kind: rejected?.kind,
+        era: judged.era,
+        kind: judged.kind,
         id: response.id,
         method: undefined,
-        reason: rejected?.reason,
-        status: judged.status,
+        reason: judged.reason,
+        status,
         code: response.error.code,
         message: response.error.message,
         remote,
       });
-      answerRefusal(req, res, judged.status, response, DISCARD_TIMEOUT_MS);
-      if (response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp", status: judged.status });
+      // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
+      answerRefusal(req, res, judged, DISCARD_TIMEOUT_MS, drainBytes);
+      if (response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp", status });
       return;
     }
-    const { body: parsed, info } = judged;
+    const { body: parsed, era, result } = judged;
     const id = answerId(parsed);
     // The log writes nothing for a pass: the event is built only for a subscriber.
-    if (hooks.onVerdict)
-      verdict({ outcome: info.result.outcome, era: info.era, kind: info.result.kind, id, method: safeMethod(parsed), remote });
+    if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id, method: safeMethod(parsed), remote });
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
-    if (info.result.outcome === "bypass" && info.result.reason === "modern-notification") return void res.writeHead(202).end();
-    const request = info.result.kind === "request" ? id : undefined;
-    return send(req, { req, res, body: body.bytes ?? Buffer.alloc(0), id, tap: outboundTap(info.era, parsed) }, request);
+    if (isAcceptedNotification(result)) return void res.writeHead(202).end();
+    const request = result.kind === "request" ? id : undefined;
+    return send(req, { req, res, body: body.bytes ?? Buffer.alloc(0), id, tap: outboundTap(era, parsed) }, request);
   }
 
   return {

@@ -9,13 +9,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
-import { answerId, type JsonRpcErrorResponse, type JsonRpcId } from "../../core/envelope.js";
-import { classifyEra, type Era } from "../../core/era.js";
+import { admit, type Exchange, isAcceptedNotification, type Refusal } from "../../core/admission.js";
+import { answerId, type JsonRpcId } from "../../core/envelope.js";
+import type { Era } from "../../core/era.js";
 import { validateMcpRequest } from "../../core/validate.js";
-import { admit, type RejectInfo } from "../../hosts/admit.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
-import type { GateFlags } from "../gate-options.js";
+import { type GateFlags, resolveGate } from "../gate-options.js";
 import { LineReader, type LineEvent } from "./lines.js";
 
 export interface StdioOptions extends GateFlags {
@@ -155,11 +155,8 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
 
 /** The judging half: one verdict per client line, the answers it writes, the server's lines it watches. */
 function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, answer: (text: string) => void) {
-  const admission = {
-    maxBodyBytes: options.maxBodyBytes,
-    maxDepth: options.maxDepth,
-    ...(options.legacyChecks !== undefined && { legacyChecks: options.legacyChecks }),
-  };
+  // The options checked as the gates check theirs; a line has no headers, so the era comes from the body alone.
+  const { settings, era: eraOf } = resolveGate<undefined>(options, () => undefined);
   const tracking = options.outbound === "report" || hooks.onAnswer !== undefined;
   const pending = new Map<string, { era: Era; method: string; id: JsonRpcId }>();
   let sessionEra: Era = "legacy";
@@ -171,21 +168,21 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
   };
 
   /** Writes wymcp's answer, or drops it: never to a response, and `id: null` at most once a second. */
-  const refuse = (response: JsonRpcErrorResponse, info: RejectInfo | undefined, responseLike: boolean, method: string | undefined) => {
+  const refuse = ({ response, era, kind, reason }: Refusal, responseLike: boolean, method: string | undefined) => {
     const now = Date.now();
     const limited = response.id === null && now - lastNullAnswer < NULL_ID_ANSWER_INTERVAL_MS;
-    const answered = !responseLike && info?.kind !== "notification" && !limited;
+    const answered = !responseLike && kind !== "notification" && !limited;
     if (answered) {
       if (response.id === null) lastNullAnswer = now;
       answer(`${JSON.stringify(response)}\n`);
     }
     verdict({
       outcome: answered ? "refused" : "dropped",
-      era: info?.era,
-      kind: info?.kind,
+      era,
+      kind,
       id: response.id,
       method,
-      reason: info?.reason,
+      reason,
       code: response.error.code,
       message: response.error.message,
     });
@@ -196,43 +193,39 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
   // of wymcp's beyond what judging it takes.
   let line: Uint8Array = new Uint8Array(0);
   let declared: string | undefined;
-  let rejected: RejectInfo | undefined;
   const onLine = [line];
-  const exchange = {
+  const exchange: Exchange = {
     contentType: JSON_TYPE,
     get contentLength() {
       return declared;
     },
     protocolVersion: undefined,
     chunks: () => ((onLine[0] = line), onLine),
-    era: (body: unknown) => classifyEra(undefined, body).era,
+    era: (body: unknown) => eraOf(undefined, body),
   };
-  const limits = { ...admission, onReject: (info: RejectInfo) => (rejected = info) };
 
   return {
     /** Whether the line goes on to the server. */
     async clientLine(event: LineEvent): Promise<boolean> {
-      rejected = undefined;
       if (event.kind === "too-long") {
         // The line was never held: its length, as a declared Content-Length, gets the gates' own answer to a large body.
         declared = String(event.seen);
         line = new Uint8Array(0);
-        const judged = await admit(exchange, limits);
+        const judged = await admit(exchange, settings);
         declared = undefined;
-        if (!judged.ok) refuse(judged.response, rejected, false, undefined);
+        if (!judged.ok) refuse(judged, false, undefined);
         return false;
       }
       if (isBlank(event.bytes)) return false;
       line = event.bytes;
-      const judged = await admit(exchange, limits);
-      const info = rejected;
+      const judged = await admit(exchange, settings);
       if (!judged.ok) {
-        const body = parsedOrUndefined(event.bytes, info);
-        refuse(judged.response, info, isResponseLike(body), safeMethod(body));
+        const body = parsedOrUndefined(event.bytes, judged);
+        refuse(judged, isResponseLike(body), safeMethod(body));
         return false;
       }
-      const { body, info: admitted } = judged;
-      if (admitted.result.outcome === "bypass" && admitted.result.reason === "modern-notification") {
+      const { body, era, result } = judged;
+      if (isAcceptedNotification(result)) {
         // Over HTTP the gates answer it 202 and it goes no further; here it goes on to the server, so it must at least be
         // a JSON-RPC notification (its framing, as the legacy lane judges one). One that is not is dropped, as JSON-RPC
         // forbids answering a notification.
@@ -252,18 +245,10 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
           return false;
         }
       }
-      sessionEra = admitted.era;
+      sessionEra = era;
       // The log writes nothing for a pass: the event is built only for a subscriber.
-      if (hooks.onVerdict) {
-        verdict({
-          outcome: admitted.result.outcome,
-          era: admitted.era,
-          kind: admitted.result.kind,
-          id: answerId(body),
-          method: safeMethod(body),
-        });
-      }
-      if (tracking && admitted.result.kind === "request") remember(body, admitted.era);
+      if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id: answerId(body), method: safeMethod(body) });
+      if (tracking && result.kind === "request") remember(body, era);
       return true;
     },
 
@@ -342,8 +327,8 @@ export function isResponseLike(body: unknown): boolean {
 }
 
 /** The refused line's message, parsed again when the verdict does not say what kind it is (the error path only). */
-function parsedOrUndefined(bytes: Buffer, info: RejectInfo | undefined): unknown {
-  if (info?.reason === "parse-error" || info?.reason === "body-too-large" || info?.reason === "unsupported-media-type") return undefined;
+function parsedOrUndefined(bytes: Buffer, { reason }: Refusal): unknown {
+  if (reason === "parse-error" || reason === "body-too-large" || reason === "unsupported-media-type") return undefined;
   try {
     return JSON.parse(bytes.toString("utf8"));
   } catch {

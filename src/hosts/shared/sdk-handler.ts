@@ -2,7 +2,6 @@
  * @module sdk-handler: what the gates need of the official SDK's `createMcpHandler(...)` result, typed
  * structurally so that wymcp carries no dependency on the SDK, not even a type import.
  */
-import { classifyEra, type Era } from "../core/era.js";
 
 /** The options the SDK's `fetch` face takes beside the request. */
 export interface McpFetchOptions<A = unknown> {
@@ -25,12 +24,18 @@ export type AuthInfoOf<H> = H extends { fetch(request: Request, options?: infer 
     : unknown
   : unknown;
 
-/** The gates' `era` option: a fixed lane, or a function of the request and the parsed body. */
-export type EraOption<R> = Era | ((request: R, body: unknown) => Era | undefined);
-
-/** The era callback for the adapters: the option as given, or by default the SDK's routing through `classifyEra`. */
-export function eraCallback<R extends { headers: unknown }>(era: EraOption<R> | undefined): (request: R, body: unknown) => Era | undefined {
-  if (typeof era === "function") return era;
-  if (era !== undefined) return () => era;
-  return (request, body) => classifyEra(request.headers as Parameters<typeof classifyEra>[0], body).era;
-}
+/**
+ * `H` when its `fetch` takes the SDK's `{ parsedBody }` (or takes no request at all, so reads no body); otherwise a type
+ * no handler has, whose one property names the fix. An object whose `fetch` reads the request but ignores `parsedBody`
+ * (`{ fetch: (r) => handler(r) }`, a Hono app) would find the body already read and fail every request; a plain
+ * function is the shape for it.
+ */
+export type TakesParsedBody<H> = H extends { fetch(): Promise<Response> }
+  ? H
+  : H extends { fetch(request: Request, options?: infer O): Promise<Response> }
+    ? "parsedBody" extends keyof NonNullable<O>
+      ? H
+      : {
+          "wymcp: this fetch ignores { parsedBody }, so it would find the body already read; pass a plain (request) => Response function": never;
+        }
+    : never;

@@ -1,0 +1,191 @@
+/**
+ * @module command: `wymcp check`: reads the inputs, judges each message (a response against the request it answers in
+ * the same capture), prints the verdicts, the table per method and the summary.
+ */
+import { extname } from "node:path";
+import { readLimited } from "../../core/admission.js";
+import type { Era } from "../../core/era.js";
+import { MethodTally, methodRow } from "./by-method.js";
+import { Exchange, type PendingRequest, requestIdOf } from "./exchange.js";
+import { HarError, readHar } from "./har.js";
+import { describeError, fileChunks, LineSplitter, trimLine } from "./input.js";
+import { type JudgeContext, judge, type Verdict } from "./judge.js";
+import { colourEnabled, parseCheckOptions } from "./options.js";
+import { type Paint, printable, renderHuman, summary, type Tally } from "./render.js";
+import { CHECK_USAGE } from "./usage.js";
+
+/** Buffered stdout: one write per 64 KiB, waiting for the pipe to drain, so a huge input stays in bounded memory. */
+class Output {
+  private text = "";
+  add(text: string): void {
+    this.text += text;
+  }
+  /** Called between chunks of input: writes once enough has gathered. */
+  async settle(): Promise<void> {
+    if (this.text.length >= 65536) await this.flush();
+  }
+  async flush(): Promise<void> {
+    if (this.text === "") return;
+    const text = this.text;
+    this.text = "";
+    if (!process.stdout.write(text)) await new Promise<void>((resolve) => process.stdout.once("drain", resolve));
+  }
+}
+
+/** The most of a HAR file read (each message in it is bounded by --max-bytes as a line is). */
+export const HAR_MAX_BYTES = 256 * 1024 * 1024;
+
+/** Runs `wymcp check <argv>`; resolves to the exit code. */
+export async function runCheck(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseCheckOptions>;
+  try {
+    parsed = parseCheckOptions(argv);
+  } catch (error) {
+    // parseArgs throws TypeErrors with a readable message for unknown or malformed options.
+    process.stderr.write(`wymcp: ${error instanceof Error ? error.message : String(error)}\nRun "wymcp check --help" for the options.\n`);
+    return 2;
+  }
+  const { options, files, help } = parsed;
+  if (help) {
+    process.stdout.write(CHECK_USAGE);
+    return 0;
+  }
+  if (files.length === 0) {
+    if (process.stdin.isTTY) {
+      process.stderr.write(
+        'wymcp: no input: name files to check, or pipe messages to standard input (one per line).\nRun "wymcp check --help" for the options.\n',
+      );
+      return 2;
+    }
+    files.push("-");
+  }
+  // A reader that closes the pipe early (`wymcp check log.jsonl | head`) is no error of ours.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+  options.colour = !options.json && colourEnabled(process.env, process.stdout.isTTY === true);
+  const paint: Paint = options.colour ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
+
+  const out = new Output();
+  const tally: Tally = { pass: 0, reject: 0, bypass: 0 };
+  const methods = new MethodTally();
+  let unreadable = false;
+  /** One message: judged, counted, printed; a request is kept for the response that will answer it. */
+  const report = (
+    source: string,
+    name: string,
+    line: number,
+    bytes: Buffer | undefined,
+    positionWidth: number,
+    exchange: Exchange,
+    context: JudgeContext,
+    session: string,
+  ): Verdict | undefined => {
+    if (bytes !== undefined) {
+      const trimmed = trimLine(bytes, line);
+      if (trimmed === null) return undefined;
+      bytes = trimmed;
+    }
+    const { verdict, body } = judge(source, line, bytes, options, context);
+    const id = requestIdOf(body);
+    if (id !== undefined && verdict.era !== null) {
+      const from = context.from ?? (verdict.direction === "out" ? "server" : "client");
+      const request: PendingRequest = {
+        method: (body as { method: string }).method,
+        era: verdict.era,
+        eraSignal: verdict.eraSignal!,
+        line,
+      };
+      if (context.part !== undefined) request.part = context.part;
+      exchange.sent(from, session, id, request);
+    }
+    const outcome = verdict.outcome === "violation" ? "reject" : verdict.outcome;
+    tally[outcome]++;
+    methods.add(methodRow(verdict, body), outcome);
+    if (options.quiet && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return verdict;
+    out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint, name, positionWidth));
+    return verdict;
+  };
+
+  /** A HAR file's MCP messages (har.ts), each with its HTTP exchange's headers, sender and request's era. */
+  const reportHar = async (source: string, name: string, chunks: AsyncIterable<Buffer> | Iterable<Buffer>, exchange: Exchange) => {
+    const bytes = await readLimited(chunks, HAR_MAX_BYTES);
+    if (!bytes) throw new HarError(`larger than ${HAR_MAX_BYTES} bytes, the most a HAR file is read`);
+    const { messages, withoutBody } = readHar(
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"),
+      options.settings.maxBodyBytes,
+    );
+    const last = messages.at(-1);
+    const width = last ? name.length + String(last.entry).length + " event 999".length + 1 : 0;
+    let requestEra: { entry: number; era: Era; eraSignal: "request" } | undefined;
+    for (const message of messages) {
+      const session = message.headers["mcp-session-id"] ?? options.headers["mcp-session-id"] ?? "";
+      const context: JudgeContext = {
+        headers: message.headers,
+        from: message.from,
+        part: message.part,
+        pair: (id) => exchange.answer(session, id, message.from),
+        ...(requestEra?.entry === message.entry && message.from === "server"
+          ? { exchangeEra: { era: requestEra.era, eraSignal: requestEra.eraSignal } }
+          : {}),
+      };
+      const verdict = report(source, name, message.entry, message.bytes, width, exchange, context, session);
+      if (message.part === "request")
+        requestEra = verdict?.era ? { entry: message.entry, era: verdict.era, eraSignal: "request" } : undefined;
+      await out.settle();
+    }
+    if (withoutBody > 0) {
+      await out.flush();
+      process.stderr.write(
+        `wymcp: ${name}: ${withoutBody} POST${withoutBody === 1 ? "" : "s"} to the MCP endpoint kept no body in the capture\n`,
+      );
+    }
+  };
+
+  for (const file of files) {
+    const source = file === "-" ? "<stdin>" : file;
+    const name = printable(source); // once per input, not per message
+    const extension = file === "-" ? "" : extname(file).toLowerCase();
+    const har = options.format === "har" || (options.format === "auto" && extension === ".har");
+    const whole = options.format === "json" || (options.format === "auto" && extension === ".json");
+    // Each input is one capture: its requests answer its responses, and no other input's.
+    const exchange = new Exchange();
+    const session = options.headers["mcp-session-id"] ?? "";
+    const context: JudgeContext = { pair: (id) => exchange.answer(session, id) };
+    try {
+      const chunks = file === "-" ? (process.stdin as AsyncIterable<Buffer>) : fileChunks(file);
+      if (har) {
+        await reportHar(source, name, chunks, exchange);
+      } else if (whole) {
+        // The gates' own bounded reader: it stops holding bytes as soon as the limit is passed.
+        const bytes = await readLimited(chunks, options.settings.maxBodyBytes);
+        report(source, name, 1, bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, exchange, context, session);
+      } else {
+        // Positions of one stream line up to line 99,999.
+        const width = name.length + 6;
+        const splitter = new LineSplitter(options.settings.maxBodyBytes, (line, bytes) =>
+          report(source, name, line, bytes, width, exchange, context, session),
+        );
+        for await (const chunk of chunks) {
+          splitter.push(chunk);
+          await out.settle();
+        }
+        splitter.end();
+      }
+    } catch (error) {
+      unreadable = true;
+      await out.flush();
+      process.stderr.write(`wymcp: cannot read ${name}: ${describeError(error)}\n`);
+    }
+  }
+  if (options.json) {
+    // Machines count from the objects; stderr keeps its one line.
+    await out.flush();
+    process.stderr.write(`${summary(tally)}\n`);
+  } else {
+    out.add(`${methods.render()}${summary(tally)}\n`);
+    await out.flush();
+  }
+  return unreadable ? 2 : tally.reject > 0 ? 1 : 0;
+}

@@ -1,0 +1,95 @@
+/**
+ * @module gate: `gateFetch`, wymcp in front of a Fetch handler in one call: POSTs are validated, and what passes reaches
+ * the official SDK's `handler.fetch` with the body wymcp parsed (the caller's identity from `authInfo`), or a plain
+ * `(request) => Response` handler with the client's own request, its body unread; an error of either goes to `onError`.
+ */
+import { type Admission, isAcceptedNotification } from "../../core/admission.js";
+import { internalErrorResponse } from "../../core/envelope.js";
+import type { Era } from "../../core/era.js";
+import { optionalFunction, eraWithoutBody, WymcpOptionError } from "../../core/options.js";
+import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
+import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
+import { admitRequest, type FetchOptions, refusalResponse, reported, resolveFetchFace } from "./guard.js";
+
+/** Options of `gateFetch`: those of `wymcpFetch`, the caller's identity, and what to do with an error of the handler. */
+export interface GateFetchOptions<A = unknown> extends FetchOptions {
+  /**
+   * The verified caller, handed to the handler as `authInfo`; runs first, before the body is read. A `Response`
+   * (a 401 challenge, as the SDK's `requireBearerAuth(...)` for Fetch resolves to) is sent as it is.
+   * `host` is what the runtime passed after the request (Workers: `env`, `ctx`).
+   */
+  authInfo?: (request: Request, ...host: unknown[]) => A | Response | undefined | Promise<A | Response | undefined>;
+  /**
+   * Called once per error thrown by `handler.fetch` (or by `authInfo` or an `era` callback), before the `500`/-32603
+   * answer. Without it, the error is logged with `console.error`.
+   */
+  onError?: OnError<Request>;
+}
+
+/**
+ * A handler that reads its own request: `mcp-handler`'s, tmcp's `transport.respond`, Hono's `app.fetch`, a Workers
+ * `fetch`. Behind `gateFetch` it receives the client's own `Request`, its body unread, and whatever the host passed after it.
+ */
+export type PlainFetchHandler<A extends unknown[] = unknown[]> = (request: Request, ...host: A) => Response | Promise<Response>;
+
+/** Options of `gateFetch` for a plain handler: those of the SDK's shape but `authInfo`, which such a handler has no place for. */
+export type PlainGateFetchOptions = Omit<GateFetchOptions, "authInfo">;
+
+/**
+ * wymcp in front of a Fetch handler: POSTs are validated, and what passes reaches the handler; other methods go straight
+ * through. Two shapes: the SDK's handler (`createMcpHandler(...)`), which gets the body wymcp parsed and `authInfo`; or a
+ * plain `(request) => Response` function, which gets the client's own `Request`, its body unread (wymcp reads a clone).
+ * @example export default { fetch: gateFetch(createMcpHandler(buildServer)) };
+ * @example app.all("/mcp", (c) => gated(c.req.raw)); // Hono
+ * @example export const POST = gateFetch(createMcpHandler(setup)); // mcp-handler: a plain function
+ */
+export function gateFetch<H extends McpFetchHandler>(
+  handler: H & TakesParsedBody<H>,
+  options?: GateFetchOptions<AuthInfoOf<H>>,
+): (request: Request, ...host: unknown[]) => Promise<Response>;
+export function gateFetch<A extends unknown[]>(
+  handler: PlainFetchHandler<A>,
+  options?: PlainGateFetchOptions,
+): (request: Request, ...host: A) => Promise<Response>;
+export function gateFetch(
+  handler: McpFetchHandler | PlainFetchHandler,
+  options: GateFetchOptions = {},
+): (request: Request, ...host: unknown[]) => Promise<Response> {
+  const face = resolveFetchFace(options, ["authInfo", "onError"]);
+  const authInfo = optionalFunction<GateFetchOptions["authInfo"]>("authInfo", options.authInfo);
+  const onError = onErrorOption<Request>(options.onError);
+  // A plain handler reads the body itself: wymcp judges a clone, so the request goes on with the client's bytes unread.
+  const plain = typeof handler === "function" ? handler : undefined;
+  if (plain && authInfo)
+    throw new WymcpOptionError("authInfo", "gateFetch's authInfo is handed to the SDK's handler; a plain handler does its own auth");
+  return async function gateFetchHandler(request, ...host) {
+    let body: unknown;
+    try {
+      const caller = await authInfo?.(request, ...host);
+      if (caller instanceof Response) return caller;
+      let era: Era;
+      if (request.method === "POST") {
+        const verdict: Admission = await admitRequest(request, face, plain ? "clone" : "own");
+        if (!verdict.ok) return refusalResponse(verdict, face);
+        // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as the SDK answers an accepted one.
+        if (isAcceptedNotification(verdict.result)) return new Response(null, { status: 202 });
+        body = verdict.body;
+        era = verdict.era;
+      } else {
+        era = face.report ? eraWithoutBody(face.era, request) : "legacy";
+      }
+      const response = plain
+        ? await plain(request, ...host)
+        : await (handler as McpFetchHandler).fetch(request, {
+            ...(caller !== undefined && { authInfo: caller }),
+            ...(body !== undefined && { parsedBody: body }),
+          });
+      return reported(face, era, body, response);
+    } catch (error) {
+      // A client that went away mid-read is no handler's error; its request is over.
+      if (request.signal?.aborted) throw error;
+      reportHandlerError(onError, error, request, false);
+      return Response.json(internalErrorResponse(body), { status: 500 });
+    }
+  };
+}
