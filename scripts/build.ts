@@ -100,7 +100,8 @@ async function main(): Promise<void> {
     plugins: [importTheCore],
     // `wymcp compile` is a chunk of its own, loaded by that command only, and its compilers (optional peer
     // dependencies) stay imports: `wymcp check` and the entries load neither.
-    external: ["node:*", "ajv", "ajv/*", "ajv-formats", "json-schema-to-typescript"],
+    // `wymcp/otel` imports `@opentelemetry/api` (an optional peer), which stays an import of that entry alone.
+    external: ["node:*", "ajv", "ajv/*", "ajv-formats", "json-schema-to-typescript", "@opentelemetry/api"],
   });
   // The banner goes on the bins alone (esbuild's banner option would put it on every module of the build).
   for (const { name } of bins) {

@@ -13,3 +13,4 @@ export type * as LegacyTypes from "../generated/legacy/types.js";
 export type * as ModernTypes from "../generated/modern/types.js";
 // Type-only: the adapters' shared half reads bodies with TextDecoder, which the core does not load.
 export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./hosts/admit.js";
+export type { ExchangeTrace, JudgedExchange, MessageFacts, Telemetry, TelemetryVerdict, TransportFacts } from "./core/telemetry.js";

@@ -16,5 +16,6 @@ export type {
   OutboundViolations,
   RejectInfo,
   RejectReason,
+  Telemetry,
   WymcpInfo,
 } from "./hosts/node-http.js";

@@ -47,7 +47,10 @@ export interface GateOptions<R> {
   onReject?: (info: RejectInfo) => void;
 }
 
-type Hooks = Pick<GateOptions<unknown>, "maxBodyBytes" | "maxDepth" | "onReject">;
+type Hooks = Pick<GateOptions<unknown>, "maxBodyBytes" | "maxDepth" | "onReject"> & {
+  /** Measure the era's validation alone (for telemetry): the verdict then carries `validationMs`. */
+  timed?: boolean;
+};
 
 /** The parts of an HTTP POST the gate looks at, whatever the host. */
 export interface Exchange {
@@ -63,8 +66,18 @@ export interface Exchange {
 }
 
 export type Verdict =
-  | { ok: true; info: WymcpInfo; body: unknown; parsedHere: boolean }
-  | { ok: false; status: 400 | 413 | 415; response: JsonRpcErrorResponse };
+  | { ok: true; info: WymcpInfo; body: unknown; parsedHere: boolean; validationMs?: number }
+  | {
+      ok: false;
+      status: 400 | 413 | 415;
+      response: JsonRpcErrorResponse;
+      reason: RejectReason;
+      /** The era it was judged in; unset when refused before (as in `RejectInfo`). */
+      era: Era | undefined;
+      /** The parsed body, when it was parsed (for telemetry: the method, the id). */
+      body?: unknown;
+      validationMs?: number;
+    };
 
 /** Checks a `maxDepth` option once, when the middleware is built: a wrong one is the host's bug, not the client's. */
 export function checkMaxDepth(maxDepth: number | undefined): void {
@@ -126,7 +139,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  */
 export async function admit(
   exchange: Exchange,
-  { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth = DEFAULT_MAX_DEPTH, onReject }: Hooks,
+  { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth = DEFAULT_MAX_DEPTH, onReject, timed = false }: Hooks,
 ): Promise<Verdict> {
   // A missing Content-Type is refused too: MCP clients always send application/json, and the official
   // SDK's transport answers such a POST 415 anyway, so passing it on would only move the refusal.
@@ -155,14 +168,16 @@ export async function admit(
     parsedHere = true;
   }
   // Before anything recursive sees the body: the era callback, the validators, the next handler's re-serialization.
-  if (exceedsDepth(body, maxDepth)) return tooDeep(onReject, maxDepth, answerId(body));
+  if (exceedsDepth(body, maxDepth)) return { ...tooDeep(onReject, maxDepth, answerId(body)), body } as Verdict;
   const era = exchange.era(body) ?? "legacy";
+  const began = timed ? performance.now() : 0;
   const result = validateMcpRequest(body, era, { protocolVersion: exchange.protocolVersion });
+  const validationMs = timed ? performance.now() - began : undefined;
   if (result.outcome === "reject") {
     notify(onReject, { status: result.status, response: result.response, reason: "invalid-message", era, kind: result.kind });
-    return { ok: false, status: result.status, response: result.response };
+    return { ok: false, status: result.status, response: result.response, reason: "invalid-message", era, body, validationMs };
   }
-  return { ok: true, info: { era, result }, body, parsedHere };
+  return { ok: true, info: { era, result }, body, parsedHere, validationMs };
 }
 
 function tooDeep(onReject: Hooks["onReject"], maxDepth: number, id: JsonRpcId): Verdict {
@@ -180,7 +195,7 @@ function refuse(
 ): Verdict {
   const response = errorResponse(id, code, message);
   notify(onReject, { status, response, reason, era: undefined, kind: undefined });
-  return { ok: false, status, response };
+  return { ok: false, status, response, reason, era: undefined };
 }
 
 function notify(onReject: Hooks["onReject"], info: RejectInfo): void {

@@ -6,14 +6,21 @@ import { admit, checkMaxDepth, DEFAULT_MAX_BODY_BYTES, type GateOptions, type Wy
 import type { Era } from "../core/era.js";
 import { createTap, reportSettings, type OutboundOptions } from "./outbound-tap.js";
 import { eraCallback, type AuthInfoOf, type EraOption, type McpFetchHandler } from "./sdk-handler.js";
+import { errorTypeOf, type ExchangeTrace, type Telemetry, type TransportFacts } from "../core/telemetry.js";
+import { traceOf } from "./traced.js";
 
 export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "./admit.js";
 export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./admit.js";
 export type { OutboundCheck, OutboundOptions, OutboundViolationInfo, OutboundViolations } from "./outbound-tap.js";
 export type { McpFetchHandler, McpFetchOptions, EraOption } from "./sdk-handler.js";
+export type { Telemetry } from "../core/telemetry.js";
 
 /** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */
-export type FetchOptions = GateOptions<Request> & OutboundOptions;
+export type FetchOptions = GateOptions<Request> &
+  OutboundOptions & {
+    /** Spans and metrics for every POST judged (`mcpTelemetry()` from `wymcp/otel`); none by default. */
+    telemetry?: Telemetry;
+  };
 
 /** What `wymcpFetch` returns: the gate, and `report` for the next handler's `Response`. */
 export interface FetchGuard {
@@ -23,6 +30,11 @@ export interface FetchGuard {
    * read through a tap that checks every JSON-RPC message in it. Otherwise `response` itself.
    */
   report(request: Request, response: Response): Response;
+  /**
+   * Runs `fn` (the next handler) inside the telemetry context of `request`, so that the spans it makes nest under the
+   * request's span; with no telemetry, just runs it. Pass its response through `report` so that the span ends with the answer.
+   */
+  run<T>(request: Request, fn: () => T): T;
 }
 
 /** What `wymcpOf` returns for an admitted POST: era, outcome, and the body already parsed. */
@@ -32,6 +44,7 @@ export interface FetchWymcpInfo extends WymcpInfo {
 
 // Keyed by the Request itself, so the entry lives exactly as long as the request does.
 const admitted = new WeakMap<Request, FetchWymcpInfo>();
+const traces = new WeakMap<Request, ExchangeTrace>();
 
 /** The era, outcome and parsed body of a request `wymcpFetch` handed on; `undefined` for any other. */
 export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
@@ -48,7 +61,7 @@ export const wymcpFetch = (options: FetchOptions = {}): FetchGuard => guardOf(op
 
 /** The guard; `read` says whether the body is read from a clone (left for the next handler) or from the request itself. */
 function guardOf(
-  { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, ...outbound }: FetchOptions,
+  { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, telemetry, ...outbound }: FetchOptions,
   read: "clone" | "own",
 ): FetchGuard {
   checkMaxDepth(maxDepth);
@@ -64,8 +77,16 @@ function guardOf(
   };
   /** The body passes through unchanged, chunk by chunk; each chunk is tapped after it is handed on. */
   const report = (request: Request, response: Response): Response => {
-    if (!settings || !response.body) return response;
-    const tap = createTap(eraOf(request), admitted.get(request)?.body, (name) => response.headers.get(name), settings);
+    const trace = traces.get(request);
+    if (trace) {
+      traces.delete(request);
+      const session = response.headers.get("mcp-session-id");
+      if (session) trace.session(session);
+      if (!response.body) trace.end();
+    }
+    if (!(settings || trace) || !response.body) return response;
+    const onMessage = trace && ((message: unknown) => trace.answered(message));
+    const tap = createTap(eraOf(request), admitted.get(request)?.body, (name) => response.headers.get(name), { ...settings, onMessage });
     const body = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
@@ -74,14 +95,18 @@ function guardOf(
         },
         flush() {
           quietly(() => tap.end());
+          trace?.end();
         },
       }),
     );
+    // A client gone mid-stream cancels the body: the trace ends then (hosts abort the request's signal).
+    if (trace) request.signal?.addEventListener("abort", () => trace.end(), { once: true });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
   return Object.assign(
     async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
       if (request.method !== "POST") return undefined;
+      const began = telemetry ? performance.now() : 0;
       const verdict = await admit(
         {
           contentType: request.headers.get("content-type"),
@@ -91,18 +116,29 @@ function guardOf(
           chunks: () => chunksOf(read === "clone" ? request.clone().body : request.body),
           era: (body) => era?.(request, body),
         },
-        { maxBodyBytes, maxDepth, onReject },
+        { maxBodyBytes, maxDepth, onReject, timed: telemetry !== undefined },
       );
+      const trace = telemetry && traceOf(telemetry, verdict, began, transportOf(request), headersOf(request));
       if (!verdict.ok) {
-        return new Response(JSON.stringify(verdict.response), {
+        const refusal = new Response(JSON.stringify(verdict.response), {
           status: verdict.status,
           headers: { "Content-Type": "application/json" },
         });
+        // The host writes it next: a Fetch handler sees no later moment.
+        trace?.end();
+        return refusal;
       }
       admitted.set(request, { ...verdict.info, body: verdict.body });
+      if (trace) traces.set(request, trace);
       return undefined;
     },
-    { report },
+    {
+      report,
+      run<T>(request: Request, fn: () => T): T {
+        const trace = traces.get(request);
+        return trace ? trace.run(fn) : fn();
+      },
+    },
   );
 }
 
@@ -136,13 +172,39 @@ export function gateFetch<H extends McpFetchHandler>(
     if (refused) return refused;
     const info = admitted.get(request);
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as the SDK answers an accepted one.
-    if (info?.result.outcome === "bypass" && info.result.reason === "modern-notification") return new Response(null, { status: 202 });
-    const response = await handler.fetch(request, {
-      ...(caller !== undefined && { authInfo: caller }),
-      ...(info && { parsedBody: info.body }),
-    });
+    if (info?.result.outcome === "bypass" && info.result.reason === "modern-notification") {
+      return guard.report(request, new Response(null, { status: 202 }));
+    }
+    let response: Response;
+    try {
+      response = await guard.run(request, () =>
+        handler.fetch(request, {
+          ...(caller !== undefined && { authInfo: caller }),
+          ...(info && { parsedBody: info.body }),
+        }),
+      );
+    } catch (error) {
+      // The host answers what the handler threw; the trace ends with its type.
+      traces.get(request)?.end(errorTypeOf(error));
+      traces.delete(request);
+      throw error;
+    }
     return guard.report(request, response);
   };
+}
+
+/** What a Fetch host lets the gate know of the connection: HTTP, and nothing of the socket. */
+function transportOf(request: Request): TransportFacts {
+  return {
+    network: undefined,
+    protocol: { name: "http", version: undefined },
+    client: undefined,
+    header: (name) => request.headers.get(name) ?? undefined,
+  };
+}
+
+function headersOf(request: Request): { protocolVersion: string | null; sessionId: string | null } {
+  return { protocolVersion: request.headers.get("mcp-protocol-version"), sessionId: request.headers.get("mcp-session-id") };
 }
 
 /** A tap failure must not error the stream: the client would see a broken response the handler never sent. */

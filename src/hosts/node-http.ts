@@ -8,6 +8,8 @@ import type { JsonRpcErrorResponse } from "../core/envelope.js";
 import { admit, checkMaxDepth, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
 import type { Era } from "../core/era.js";
 import { createTap, reportSettings, type OutboundOptions } from "./outbound-tap.js";
+import type { ExchangeTrace, Telemetry, TransportFacts } from "../core/telemetry.js";
+import { traceOf } from "./traced.js";
 
 declare module "http" {
   interface IncomingMessage {
@@ -21,12 +23,15 @@ export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from 
 export type { OutboundCheck, OutboundOptions, OutboundViolationInfo, OutboundViolations } from "./outbound-tap.js";
 export { gateNode, serveFetch, answerClientErrors, type GateNodeOptions, type GateNodeListener } from "./node-gate.js";
 export type { McpFetchHandler, McpFetchOptions, EraOption } from "./sdk-handler.js";
+export type { Telemetry } from "../core/telemetry.js";
 
 /** Options of `wymcpNode`; `era` receives the Node request and the parsed body (`undefined` on a GET in report mode). */
 export type NodeOptions = GateOptions<IncomingMessage> &
   OutboundOptions & {
     /** Longest time the rest of a refused body is read and thrown away before the connection is cut (ms). */
     discardTimeoutMs?: number;
+    /** Spans and metrics for every POST judged (`mcpTelemetry()` from `wymcp/otel`); none by default. */
+    telemetry?: Telemetry;
   };
 
 /** Connect's `next`: called with no argument to hand the request on, with an error when an option callback threw. */
@@ -42,6 +47,7 @@ export const wymcpNode = ({
   era,
   onReject,
   discardTimeoutMs = DISCARD_TIMEOUT_MS,
+  telemetry,
   ...outbound
 }: NodeOptions = {}) => {
   checkMaxDepth(maxDepth);
@@ -49,10 +55,11 @@ export const wymcpNode = ({
   return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
     if (req.method !== "POST") {
       // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
-      if (report) tapResponse(res, eraOfStream(req, era), undefined, report);
+      if (report) tapResponse(res, eraOfStream(req, era), undefined, report, undefined);
       return next();
     }
     const host = req as IncomingMessage & { body?: unknown };
+    const began = telemetry ? performance.now() : 0;
     let verdict;
     try {
       verdict = await admit(
@@ -65,7 +72,7 @@ export const wymcpNode = ({
           chunks: () => req.iterator({ destroyOnReturn: false }),
           era: (body) => era?.(req, body),
         },
-        { maxBodyBytes, maxDepth, onReject },
+        { maxBodyBytes, maxDepth, onReject, timed: telemetry !== undefined },
       );
     } catch (error) {
       // A body cut off mid-read means the client has gone: no one is left to answer.
@@ -73,11 +80,16 @@ export const wymcpNode = ({
       // Anything else is a bug (e.g. in the era callback): Connect's convention hands it to next(error).
       return next(error);
     }
-    if (!verdict.ok) return answer(req, res, verdict.status, verdict.response, discardTimeoutMs);
+    const trace = telemetry && traceOf(telemetry, verdict, began, transportOf(req), headersOf(req));
+    if (!verdict.ok) {
+      answer(req, res, verdict.status, verdict.response, discardTimeoutMs);
+      return trace?.end();
+    }
     if (verdict.parsedHere) host.body = verdict.body;
     req.wymcp = verdict.info;
-    if (report) tapResponse(res, verdict.info.era, verdict.body, report);
-    next();
+    if (report || trace) tapResponse(res, verdict.info.era, verdict.body, report, trace);
+    if (trace) trace.run(next);
+    else next();
   };
 };
 
@@ -95,9 +107,18 @@ type Report = NonNullable<ReturnType<typeof reportSettings>>;
  * Report mode: every byte still goes out first, through the original `write`/`end`; the tap reads it after.
  * `writeHead`'s headers are read from its arguments, because headers given there never reach `getHeader`.
  */
-function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report: Report): void {
+function tapResponse(
+  res: ServerResponse,
+  era: Era,
+  requestBody: unknown,
+  report: Report | undefined,
+  trace: ExchangeTrace | undefined,
+): void {
   let head: Record<string, string | undefined> | undefined;
-  const tap = createTap(era, requestBody, (name) => head?.[name] ?? headerText(res.getHeader(name)), report);
+  const onMessage = trace && ((message: unknown) => trace.answered(message));
+  const tap = createTap(era, requestBody, (name) => head?.[name] ?? headerText(res.getHeader(name)), { ...report, onMessage });
+  // The answer's last byte ends the trace; a client gone before it ends it too.
+  if (trace) res.once("close", () => trace.end());
   const { writeHead, write, end } = res;
   const chunk = (data: unknown, encoding: unknown) => {
     try {
@@ -111,6 +132,8 @@ function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report
   res.writeHead = function tappedWriteHead(this: ServerResponse, ...args: unknown[]) {
     const given = args.find((a) => typeof a === "object" && a !== null);
     head ??= { "content-type": headerOf(given, "content-type"), "content-encoding": headerOf(given, "content-encoding") };
+    const session = trace && (headerOf(given, "mcp-session-id") ?? headerText(res.getHeader("mcp-session-id")));
+    if (session) trace.session(session);
     return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
   } as ServerResponse["writeHead"];
   res.write = function tappedWrite(this: ServerResponse, data: unknown, ...rest: unknown[]) {
@@ -126,6 +149,7 @@ function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report
     } catch {
       // As above: the tap never turns a sent response into a failed one.
     }
+    trace?.end();
     return out;
   } as ServerResponse["end"];
 }
@@ -190,6 +214,22 @@ function discardRest(req: IncomingMessage, timeoutMs: number): void {
     if (discarded > DISCARD_LIMIT_BYTES) cut();
   });
   req.resume();
+}
+
+/** The connection as the conventions record it: TCP (or unknown), HTTP and its version, the peer's address. */
+function transportOf(req: IncomingMessage): TransportFacts {
+  const { socket } = req;
+  const address = socket?.remoteAddress;
+  return {
+    network: socket?.remoteFamily ? "tcp" : undefined,
+    protocol: { name: "http", version: req.httpVersionMajor >= 2 ? String(req.httpVersionMajor) : req.httpVersion },
+    client: address ? { address, port: socket.remotePort } : undefined,
+    header: (name) => firstValue(req.headers[name]),
+  };
+}
+
+function headersOf(req: IncomingMessage): { protocolVersion: string | undefined; sessionId: string | undefined } {
+  return { protocolVersion: firstValue(req.headers["mcp-protocol-version"]), sessionId: firstValue(req.headers["mcp-session-id"]) };
 }
 
 function firstValue(value: string | string[] | undefined): string | undefined {
