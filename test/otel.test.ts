@@ -4,10 +4,11 @@ import { after, before, beforeEach, describe, test } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
+import express from "express";
 import * as z from "zod";
-import { gateFetch } from "wymcp/fetch";
-import { gateNode, type McpFetchHandler } from "wymcp/node";
-import type { Telemetry } from "wymcp";
+import { classifyEra, type Telemetry } from "wymcp";
+import { gateFetch, wymcpFetch } from "wymcp/fetch";
+import { gateNode, serveFetch, wymcpNode, type McpFetchHandler } from "wymcp/node";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import {
@@ -511,6 +512,59 @@ describe("gateFetch with telemetry", { timeout: 30_000 }, () => {
     await assert.rejects(gated(request), /broken handler/);
     const span = only(o.serverSpans(), "tools/list");
     assert.deepEqual([span.attributes["error.type"], span.status.code], ["TypeError", ERROR]);
+  });
+});
+
+describe("the lower-level guards take the same option", { timeout: 30_000 }, () => {
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": MODERN,
+    "mcp-method": "tools/call",
+    "mcp-name": "echo",
+  };
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 3,
+    method: "tools/call",
+    params: { _meta: { ...MODERN_META, traceparent: TRACEPARENT }, name: "echo", arguments: { text: "hi" } },
+  });
+
+  test("wymcpNode in Express after express.json(): the span, the client's trace, the tool's span nested under it", async () => {
+    const o = observed();
+    const handler = handlerFor(o);
+    const app = express()
+      .use(express.json())
+      .post(
+        "/mcp",
+        wymcpNode({ telemetry: o.telemetry, era: (req, parsed) => classifyEra(req.headers, parsed).era }),
+        (req, res) => void serveFetch(handler, req, res),
+      );
+    const server = await listening(http.createServer(app));
+    try {
+      assert.equal((await rawPost(server.url, headers, body)).status, 200);
+      await eventually(() => o.serverSpans().length === 1, "the span");
+      const span = only(o.serverSpans(), "tools/call echo");
+      assert.deepEqual([span.spanContext().traceId, span.parentSpanContext?.spanId], [TRACE_ID, PARENT_SPAN_ID]);
+      assert.equal(only(o.spans(), "tool work").parentSpanContext?.spanId, span.spanContext().spanId);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("wymcpFetch: run puts the handler in the span's context, report ends the span with the answer", async () => {
+    const o = observed();
+    const handler = handlerFor(o);
+    const guard = wymcpFetch({ telemetry: o.telemetry, era: (request, parsed) => classifyEra(request.headers, parsed).era });
+    const serve = async (request: Request) =>
+      (await guard(request)) ?? guard.report(request, await guard.run(request, () => handler.fetch(request)));
+    const response = await serve(new Request("http://gate.test/mcp", { method: "POST", headers, body }));
+    assert.equal(response.status, 200);
+    assert.deepEqual(o.serverSpans(), [], "open until the answer is read");
+    await response.text();
+    const span = only(o.serverSpans(), "tools/call echo");
+    assert.equal(span.parentSpanContext?.spanId, PARENT_SPAN_ID);
+    assert.equal(only(o.spans(), "tool work").parentSpanContext?.spanId, span.spanContext().spanId);
   });
 });
 
