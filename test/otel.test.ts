@@ -568,6 +568,64 @@ describe("the lower-level guards take the same option", { timeout: 30_000 }, () 
   });
 });
 
+describe("gateNode: a handler that throws, a client that goes away", { timeout: 30_000 }, () => {
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  const list = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" });
+
+  test("a handler that throws is answered 500/-32603 by gateNode, and that answer is the span's: error.type -32603", async () => {
+    const o = observed();
+    const throwing: McpFetchHandler = {
+      async fetch() {
+        throw new Error("boom");
+      },
+    };
+    const server = await listening(http.createServer(gateNode(throwing, { telemetry: o.telemetry })));
+    try {
+      assert.equal((await rawPost(server.url, headers, list)).status, 500);
+      await eventually(() => o.serverSpans().length === 1, "the span");
+      const span = only(o.serverSpans(), "tools/list");
+      assert.deepEqual(
+        [span.attributes["error.type"], span.attributes["rpc.response.status_code"], span.status.code],
+        ["-32603", "-32603", ERROR],
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a client gone mid-stream ends the span, with no answer recorded", async () => {
+    const o = observed();
+    let opened!: () => void;
+    const streamOpen = new Promise<void>((resolve) => (opened = resolve));
+    const endless: McpFetchHandler = {
+      async fetch() {
+        const stream = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode(": open\n\n"));
+            opened();
+          },
+        });
+        return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+      },
+    };
+    const server = await listening(http.createServer(gateNode(endless, { telemetry: o.telemetry })));
+    try {
+      const request = http.request(server.url, { method: "POST", headers, agent: false });
+      request.on("error", () => undefined);
+      request.end(list);
+      await streamOpen;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(o.serverSpans(), [], "open while the stream is");
+      request.destroy();
+      await eventually(() => o.serverSpans().length === 1, "the span to end when the client left");
+      const span = only(o.serverSpans(), "tools/list");
+      assert.deepEqual([span.attributes["rpc.response.status_code"], span.attributes["error.type"]], [undefined, undefined]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("a legacy batch: one span per message, each ended by its own answer", { timeout: 30_000 }, () => {
   test("two requests and a notification; the error answer marks the right span", async () => {
     const o = observed();
