@@ -3,6 +3,8 @@
  * examples/server.ts: the SDK alone (`WYMCP_GATE=off`, its own `toNodeHandler`), gateNode's bridge with no validation
  * (`WYMCP_GATE=bridge`), and gated (`gateNode`). Loaded in interleaved rounds by a bounded keep-alive loop. Per workload,
  * per round: gated ÷ bridge (the gate's own cost) and gated ÷ SDK alone; the 1-minute load average is recorded per round.
+ * Two more servers price telemetry (examples/otel-from-env.ts): gated with `mcpTelemetry()` and no SDK (`WYMCP_OTEL=noop`)
+ * and with the OpenTelemetry SDK recording (`WYMCP_OTEL=sdk`), each ÷ gated without telemetry, per round.
  */
 import http from "node:http";
 import { cpus, loadavg } from "node:os";
@@ -27,9 +29,17 @@ interface Workload {
   traffic: "valid" | "invalid";
 }
 
-export const VARIANTS = ["gated", "bridge", "sdk"] as const;
+export const VARIANTS = ["gated", "bridge", "sdk", "otelNoop", "otelSdk"] as const;
 export type Variant = (typeof VARIANTS)[number];
-const ENV: Record<Variant, Record<string, string>> = { gated: {}, bridge: { WYMCP_GATE: "bridge" }, sdk: { WYMCP_GATE: "off" } };
+const ENV: Record<Variant, Record<string, string>> = {
+  gated: {},
+  bridge: { WYMCP_GATE: "bridge" },
+  sdk: { WYMCP_GATE: "off" },
+  otelNoop: { WYMCP_OTEL: "noop" },
+  otelSdk: { WYMCP_OTEL: "sdk" },
+};
+/** Telemetry with no SDK must keep this share of the gate's req/s; with the SDK recording, the ratio is reported. */
+export const TELEMETRY_NOOP_TARGET = 0.97;
 
 export interface VariantFlood {
   reqPerSec: Spread;
@@ -58,6 +68,14 @@ export interface WorkloadFlood {
   /** What the ratio is held to: gated ÷ bridge ≥ 0.95 for valid traffic, gated ÷ SDK alone ≥ 3 for invalid. */
   target: number;
   pass: boolean;
+  /** Gated with telemetry and no SDK, and with the SDK recording. */
+  otelNoop: VariantFlood;
+  otelSdk: VariantFlood;
+  /** otelNoop ÷ gated and otelSdk ÷ gated req/s per round. */
+  noopVsGated: Spread;
+  sdkVsGated: Spread;
+  /** noopVsGated's median ≥ TELEMETRY_NOOP_TARGET. */
+  telemetryPass: boolean;
 }
 
 /** The bench itself keeps about two processes busy (client and server); more than one above the cores is other work. */
@@ -182,7 +200,8 @@ export async function runHttpFlood(settings: HttpSettings, log: (line: string) =
         const sorted = per[v].lat.sort((a, b) => a - b);
         return { reqPerSec: spread(per[v].rps), p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), statuses: per[v].statuses };
       };
-      const ratios = (base: Variant) => per.gated.rps.map((g, i) => g / per[base].rps[i]!);
+      const ratios = (base: Variant, of: Variant = "gated") => per[of].rps.map((g, i) => g / per[base].rps[i]!);
+      const noopVsGated = spread(ratios("gated", "otelNoop"));
       const vsBridge = spread(ratios("bridge"));
       const vsSdk = spread(ratios("sdk"));
       const quiet = ratios("bridge").filter((_, i) => load[i]! <= loadBound());
@@ -201,6 +220,11 @@ export async function runHttpFlood(settings: HttpSettings, log: (line: string) =
         vsBridgeQuiet: quiet.length ? spread(quiet) : undefined,
         target,
         pass: (w.traffic === "valid" ? vsBridge.median : vsSdk.median) >= target,
+        otelNoop: figures("otelNoop"),
+        otelSdk: figures("otelSdk"),
+        noopVsGated,
+        sdkVsGated: spread(ratios("gated", "otelSdk")),
+        telemetryPass: noopVsGated.median >= TELEMETRY_NOOP_TARGET,
       });
     }
     return results;
@@ -265,4 +289,35 @@ export function floodTable(results: WorkloadFlood[]): string {
     `1-minute load average at the start of each round (* = under load: above ${bound}, the cores + 1):`,
     ...load,
   ].join("\n");
+}
+
+/** The telemetry rows: each workload's req/s without telemetry, with it and no SDK, with the SDK recording. */
+export function telemetryTable(results: WorkloadFlood[]): string {
+  const rps = (s: Spread) => s.median.toFixed(0);
+  const range = (s: Spread) => `${formatRatio(s.median)} [${formatRatio(s.min)}–${formatRatio(s.max)}]`;
+  return table(
+    [
+      "workload",
+      "gated req/s",
+      "+ telemetry, no SDK req/s",
+      "+ telemetry, SDK req/s",
+      "no SDK ÷ gated med [min–max]",
+      "SDK ÷ gated med [min–max]",
+      "p50 / p99 ms gated, no SDK, SDK",
+      "target",
+      "result",
+    ],
+    results.map((r) => [
+      r.label,
+      rps(r.gated.reqPerSec),
+      rps(r.otelNoop.reqPerSec),
+      rps(r.otelSdk.reqPerSec),
+      range(r.noopVsGated),
+      range(r.sdkVsGated),
+      [r.gated, r.otelNoop, r.otelSdk].map((v) => `${v.p50Ms.toFixed(2)}/${v.p99Ms.toFixed(2)}`).join(", "),
+      `no SDK ÷ gated ≥ ${TELEMETRY_NOOP_TARGET}`,
+      r.telemetryPass ? "PASS" : "MISS",
+    ]),
+    [1, 2, 3],
+  );
 }

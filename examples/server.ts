@@ -1,6 +1,7 @@
 /**
  * @module examples/server: a dual-era MCP server on Node `http`, the official SDK (`createMcpHandler`) behind wymcp's
- * `gateNode`. `npm start`; `PORT` (default 3000), endpoint `/mcp`. `WYMCP_OUTBOUND=report` checks what it sends back.
+ * `gateNode`. `npm start`; `PORT` (default 3000), endpoint `/mcp`. `WYMCP_OUTBOUND=report` checks what it sends back;
+ * `WYMCP_OTEL=noop|sdk` adds telemetry (examples/otel-from-env.ts).
  * For comparisons only: `WYMCP_GATE=off` serves the SDK alone (its `toNodeHandler`); `WYMCP_GATE=bridge` serves
  * through gateNode's bridge with no validation (the body read and parsed, then `serveFetch`), so the bench prices the gate alone.
  */
@@ -10,6 +11,7 @@ import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from "@modelcontextprotocol/node";
 import * as z from "zod";
 import { answerClientErrors, gateNode, serveFetch } from "wymcp/node";
+import { otelFromEnv } from "./otel-from-env.js";
 import { outboundFromEnv } from "./outbound-from-env.js";
 
 /** One tool, one prompt, one resource; the SDK builds a fresh server per HTTP request, in either era. */
@@ -37,6 +39,7 @@ const mcp =
       : gateNode(handler, {
           onReject: ({ status, reason, era }) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "not judged"})`),
           ...(await outboundFromEnv()),
+          ...(await otelFromEnv()),
         });
 
 /** `WYMCP_GATE=bridge`: what gateNode does for a valid POST, minus every check. */

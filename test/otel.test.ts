@@ -9,6 +9,9 @@ import * as z from "zod";
 import { classifyEra, type Telemetry } from "wymcp";
 import { gateFetch, wymcpFetch } from "wymcp/fetch";
 import { gateNode, serveFetch, wymcpNode, type McpFetchHandler } from "wymcp/node";
+import { mcpTelemetry } from "wymcp/otel";
+import type { JudgedExchange } from "wymcp";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import {
@@ -662,6 +665,45 @@ describe("a legacy batch: one span per message, each ended by its own answer", {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("with no SDK nothing is watched", () => {
+  const exchange: JudgedExchange = {
+    verdict: "admitted",
+    era: "modern",
+    reason: undefined,
+    code: undefined,
+    messages: [
+      {
+        method: "ping",
+        id: 1,
+        idText: "1",
+        toolName: undefined,
+        promptName: undefined,
+        resourceUri: undefined,
+        jsonrpcVersion: undefined,
+        protocolVersion: undefined,
+        traceContext: undefined,
+      },
+    ],
+    sessionId: undefined,
+    transport: { network: undefined, protocol: undefined, client: undefined, header: undefined },
+    startTime: 0,
+    validationMs: 0.01,
+  };
+
+  test("the API's no-op providers (no SDK registered): judged returns undefined, so the face taps no answer", () => {
+    assert.equal(mcpTelemetry().judged(exchange), undefined);
+  });
+
+  test("a real meter provider alone still gets the answer watched (the duration's error.type needs it)", () => {
+    assert.notEqual(mcpTelemetry({ meterProvider: new MeterProvider() }).judged(exchange), undefined);
+  });
+
+  test("a real tracer provider alone does too", () => {
+    const o = observed();
+    assert.notEqual(mcpTelemetry({ tracerProvider: o.tracerProvider }).judged(exchange), undefined);
   });
 });
 

@@ -88,8 +88,11 @@ export interface ExchangeTrace {
 
 /** The observer a face takes as its `telemetry` option; `mcpTelemetry()` from `wymcp/otel` is one. */
 export interface Telemetry {
-  /** Called once per judged body, before the answer is written or the server runs; it must not throw. */
-  judged(exchange: JudgedExchange): ExchangeTrace;
+  /**
+   * Called once per judged body, before the answer is written or the server runs; it must not throw. `undefined` when
+   * nothing of this exchange is recorded (no SDK installed): the face then skips watching the answer.
+   */
+  judged(exchange: JudgedExchange): ExchangeTrace | undefined;
 }
 
 /** Most messages of one body traced: a legacy batch of thousands must not cost thousands of spans. */

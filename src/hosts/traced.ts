@@ -21,7 +21,7 @@ export interface TracedHeaders {
 }
 
 /**
- * Tells `telemetry` about one judged body and returns its trace. `startTime` is `performance.now()` when the face began
+ * Tells `telemetry` about one judged body and returns its trace (`undefined` when nothing is recorded). `startTime` is `performance.now()` when the face began
  * with the POST; the verdict carries the validation time when `admit` was asked to measure it (`timed`).
  */
 export function traceOf(
@@ -30,11 +30,11 @@ export function traceOf(
   startTime: number,
   transport: TransportFacts,
   headers: TracedHeaders,
-): ExchangeTrace {
+): ExchangeTrace | undefined {
   const refused = !verdict.ok;
   const era = verdict.ok ? verdict.info.era : verdict.era;
   const result = verdict.ok ? verdict.info.result : undefined;
-  let trace: ExchangeTrace;
+  let trace: ExchangeTrace | undefined;
   try {
     trace = telemetry.judged({
       verdict: refused ? "refused" : result?.outcome === "bypass" ? "bypassed" : "admitted",
@@ -48,12 +48,10 @@ export function traceOf(
       validationMs: verdict.validationMs,
     });
   } catch {
-    return NO_TRACE;
+    return undefined;
   }
-  return guarded(trace);
+  return trace && guarded(trace);
 }
-
-const NO_TRACE: ExchangeTrace = { run: (fn) => fn(), answered() {}, session() {}, end() {} };
 
 /** The observer's trace with every call contained: only the handler's own errors, run inside it, get out. */
 function guarded(trace: ExchangeTrace): ExchangeTrace {

@@ -6,6 +6,7 @@
  */
 import {
   context as contextApi,
+  createNoopMeter,
   isSpanContextValid,
   metrics,
   propagation,
@@ -62,7 +63,12 @@ interface Instruments {
   duration: Histogram;
   rejections: Counter;
   validation: Histogram;
+  /** False for the API's no-op meter (no SDK registered): then only recording spans need the answer watched. */
+  recording: boolean;
 }
+
+/** The class of the API's no-op meter, to tell it from a real one. */
+const NOOP_METER = createNoopMeter().constructor;
 
 /**
  * Spans and metrics for every POST a face judges, by the OpenTelemetry semantic conventions for MCP.
@@ -92,13 +98,14 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
         description: "Time the wymcp gate spent validating a body against its era's schema.",
         advice: { explicitBucketBoundaries: VALIDATION_BUCKETS },
       }),
+      recording: meter.constructor !== NOOP_METER,
     };
     return instruments;
   };
   const extractor = propagator ?? propagation;
   return {
     judged(exchange) {
-      const { duration, rejections, validation } = meters();
+      const { duration, rejections, validation, recording } = meters();
       const shared = sharedAttributes(exchange);
       const single = exchange.messages.length === 1 ? exchange.messages[0] : undefined;
       const bodyMethod = metricMethod(single?.method);
@@ -125,6 +132,8 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
         message.span.end();
         duration.record((performance.now() - exchange.startTime) / 1000, message.metric);
       };
+      // Nothing recorded (no SDK): the face need not watch the answer at all.
+      if (!recording && !all.some((message) => message.span.isRecording())) return undefined;
       const runIn = all[0]?.context ?? ambient;
       return {
         run: (fn) => contextApi.with(runIn, fn),
