@@ -629,6 +629,37 @@ describe("gateNode: a handler that throws, a client that goes away", { timeout: 
   });
 });
 
+describe("a session assigned by the answer", { timeout: 30_000 }, () => {
+  test("an initialize answered with an Mcp-Session-Id carries it; a modern answer's header is never recorded", async () => {
+    const o = observed();
+    const assigning: McpFetchHandler = {
+      async fetch() {
+        return new Response(JSON.stringify({ jsonrpc: "2.0", id: 1, result: {} }), {
+          headers: { "content-type": "application/json", "mcp-session-id": "fresh-session" },
+        });
+      },
+    };
+    const server = await listening(http.createServer(gateNode(assigning, { telemetry: o.telemetry })));
+    try {
+      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+      const initialize = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      };
+      await rawPost(server.url, headers, JSON.stringify(initialize));
+      const modern = { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } };
+      await rawPost(server.url, { ...headers, "mcp-protocol-version": MODERN }, JSON.stringify(modern));
+      await eventually(() => o.serverSpans().length === 2, "both spans");
+      assert.equal(only(o.serverSpans(), "initialize").attributes["mcp.session.id"], "fresh-session");
+      assert.equal(only(o.serverSpans(), "tools/list").attributes["mcp.session.id"], undefined);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("a legacy batch: one span per message, each ended by its own answer", { timeout: 30_000 }, () => {
   test("two requests and a notification; the error answer marks the right span", async () => {
     const o = observed();

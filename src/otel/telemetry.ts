@@ -132,8 +132,8 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
         message.span.end();
         duration.record((performance.now() - exchange.startTime) / 1000, message.metric);
       };
-      // Nothing recorded (no SDK): the face need not watch the answer at all.
-      if (!recording && !all.some((message) => message.span.isRecording())) return undefined;
+      // No operation (a client's response), or nothing recorded (no SDK): the face need not watch the answer at all.
+      if (all.length === 0 || (!recording && !all.some((message) => message.span.isRecording()))) return undefined;
       const runIn = all[0]?.context ?? ambient;
       return {
         run: (fn) => contextApi.with(runIn, fn),
