@@ -10,6 +10,7 @@ import {
   isSpanContextValid,
   metrics,
   propagation,
+  ProxyTracerProvider,
   SpanKind,
   SpanStatusCode,
   trace as traceApi,
@@ -76,7 +77,10 @@ const NOOP_METER = createNoopMeter().constructor;
  * @example export default { fetch: gateFetch(handler, { telemetry: mcpTelemetry({ tracerProvider }) }) };
  */
 export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpTelemetryOptions = {}): Telemetry {
-  const tracer = (tracerProvider ?? traceApi.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE);
+  const provider = tracerProvider ?? traceApi.getTracerProvider();
+  const tracer = provider.getTracer(INSTRUMENTATION_SCOPE);
+  // The global provider before an SDK registers one: its tracer records nothing, and nothing need be built for it.
+  const tracingOff = () => provider instanceof ProxyTracerProvider && provider.getDelegateTracer(INSTRUMENTATION_SCOPE) === undefined;
   let instruments: Instruments | undefined;
   // Read at first use: an SDK started after the gate was built still receives the metrics.
   const meters = (): Instruments => {
@@ -106,7 +110,8 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
   return {
     judged(exchange) {
       const { duration, rejections, validation, recording } = meters();
-      const shared = sharedAttributes(exchange);
+      if (!recording && tracingOff()) return undefined;
+      const shared = connectionOf(exchange);
       const single = exchange.messages.length === 1 ? exchange.messages[0] : undefined;
       const bodyMethod = metricMethod(single?.method);
       if (exchange.validationMs !== undefined) {
@@ -176,18 +181,16 @@ interface MessageSpan {
   done: boolean;
 }
 
-/** What every span of one exchange shares: the connection, the session, the verdict. */
-function sharedAttributes(exchange: JudgedExchange): Attributes {
-  const shared: Attributes = { [ATTR.verdict]: exchange.verdict };
-  if (exchange.era !== undefined) shared[ATTR.era] = exchange.era;
-  if (exchange.reason !== undefined) shared[ATTR.reason] = exchange.reason;
+/** The connection's attributes, shared by every span of one exchange. */
+interface Connection {
+  network: string | undefined;
+  protocolName: string | undefined;
+  protocolVersion: string | undefined;
+}
+
+function connectionOf(exchange: JudgedExchange): Connection {
   const { network, protocol } = exchange.transport;
-  if (network !== undefined) shared[ATTR.network] = network;
-  if (protocol !== undefined) {
-    shared[ATTR.protocolName] = protocol.name;
-    if (protocol.version !== undefined) shared[ATTR.protocolVersionNet] = protocol.version;
-  }
-  return shared;
+  return { network, protocolName: protocol?.name, protocolVersion: protocol?.version };
 }
 
 function withEra(exchange: JudgedExchange, attributes: Attributes): Attributes {
@@ -204,19 +207,32 @@ function startMessage(
   tracer: Tracer,
   exchange: JudgedExchange,
   facts: MessageFacts,
-  shared: Attributes,
+  shared: Connection,
   parent: { context: Context; link: SpanContext | undefined },
 ): MessageSpan {
   const method = facts.method;
   // Metric attributes: the conventions' list for mcp.server.operation.duration (mcp.resource.uri is opt-in there).
-  const metric: Attributes = { ...shared, [ATTR.method]: metricMethod(method) };
-  delete metric[ATTR.reason];
-  if (method === "tools/call") metric[ATTR.operation] = EXECUTE_TOOL;
-  if (facts.toolName !== undefined) metric[ATTR.toolName] = facts.toolName;
-  if (facts.promptName !== undefined) metric[ATTR.promptName] = facts.promptName;
-  if (facts.protocolVersion !== undefined) metric[ATTR.protocolVersion] = facts.protocolVersion;
-  if (facts.jsonrpcVersion !== undefined) metric[ATTR.jsonrpcVersion] = facts.jsonrpcVersion;
-  const attributes: Attributes = { ...shared, ...metric, [ATTR.method]: method ?? OTHER };
+  // Built key by key: spreading and deleting keys costs more than the rest of the span put together.
+  const metric: Attributes = {};
+  const attributes: Attributes = {};
+  const both = (key: string, value: string | undefined) => {
+    if (value === undefined) return;
+    metric[key] = value;
+    attributes[key] = value;
+  };
+  attributes[ATTR.method] = method ?? OTHER;
+  metric[ATTR.method] = metricMethod(method);
+  both(ATTR.verdict, exchange.verdict);
+  both(ATTR.era, exchange.era);
+  if (exchange.reason !== undefined) attributes[ATTR.reason] = exchange.reason;
+  both(ATTR.network, shared.network);
+  both(ATTR.protocolName, shared.protocolName);
+  both(ATTR.protocolVersionNet, shared.protocolVersion);
+  if (method === "tools/call") both(ATTR.operation, EXECUTE_TOOL);
+  both(ATTR.toolName, facts.toolName);
+  both(ATTR.promptName, facts.promptName);
+  both(ATTR.protocolVersion, facts.protocolVersion);
+  both(ATTR.jsonrpcVersion, facts.jsonrpcVersion);
   if (facts.idText !== undefined) attributes[ATTR.requestId] = facts.idText;
   if (facts.resourceUri !== undefined) attributes[ATTR.resourceUri] = facts.resourceUri;
   if (exchange.sessionId !== undefined) attributes[ATTR.sessionId] = exchange.sessionId;
