@@ -6,6 +6,7 @@
  * Two more servers price telemetry (examples/otel-from-env.ts): gated with `mcpTelemetry()` and no SDK (`WYMCP_OTEL=noop`)
  * and with the OpenTelemetry SDK recording (`WYMCP_OTEL=sdk`), each ÷ gated without telemetry, per round.
  */
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import { cpus, loadavg } from "node:os";
 import { launchExample, type LaunchedExample } from "../examples/launch.js";
@@ -43,6 +44,8 @@ export const TELEMETRY_NOOP_TARGET = 0.97;
 
 export interface VariantFlood {
   reqPerSec: Spread;
+  /** The server process's CPU time (user + system) per completed request over every round, in µs; Linux only. */
+  cpuUsPerRequest: number | undefined;
   p50Ms: number;
   p99Ms: number;
   /** Status → count over every round. */
@@ -165,6 +168,21 @@ async function flood(agent: http.Agent, url: URL, w: Workload, ms: number, conne
   return { reqPerSec: (latencies.length * 1000) / (performance.now() - started), latencies, statuses };
 }
 
+/**
+ * A process's CPU time so far (user + system), in µs, from /proc (clock ticks of 10 ms; summed over every round, the
+ * error is a few ticks in thousands); `undefined` where there is no /proc. Unlike req/s, it barely moves with the
+ * machine's other load, so it prices telemetry on a shared machine too.
+ */
+function cpuMicros(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 }
@@ -181,8 +199,11 @@ export async function runHttpFlood(settings: HttpSettings, log: (line: string) =
     for (const w of workloads()) {
       log(`http: ${w.label}`);
       const per = Object.fromEntries(
-        VARIANTS.map((v) => [v, { rps: [] as number[], lat: [] as number[], statuses: {} as Record<string, number> }]),
-      ) as Record<Variant, { rps: number[]; lat: number[]; statuses: Record<string, number> }>;
+        VARIANTS.map((v) => [
+          v,
+          { rps: [] as number[], lat: [] as number[], statuses: {} as Record<string, number>, cpu: 0 as number | undefined },
+        ]),
+      ) as Record<Variant, { rps: number[]; lat: number[]; statuses: Record<string, number>; cpu: number | undefined }>;
       const load: number[] = [];
       for (const v of VARIANTS) await flood(agents[v], servers[v].url, w, settings.warmupMs, settings.connections);
       for (let round = 0; round < settings.rounds; round++) {
@@ -190,7 +211,10 @@ export async function runHttpFlood(settings: HttpSettings, log: (line: string) =
         // Rotate which variant goes first, so that none always meets the same neighbour's noise.
         const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]!);
         for (const v of order) {
+          const before = cpuMicros(servers[v].pid);
           const f = await flood(agents[v], servers[v].url, w, settings.roundMs, settings.connections);
+          const after = cpuMicros(servers[v].pid);
+          per[v].cpu = before === undefined || after === undefined || per[v].cpu === undefined ? undefined : per[v].cpu + after - before;
           per[v].rps.push(f.reqPerSec);
           per[v].lat.push(...f.latencies);
           for (const [s, n] of Object.entries(f.statuses)) per[v].statuses[s] = (per[v].statuses[s] ?? 0) + n;
@@ -198,7 +222,14 @@ export async function runHttpFlood(settings: HttpSettings, log: (line: string) =
       }
       const figures = (v: Variant): VariantFlood => {
         const sorted = per[v].lat.sort((a, b) => a - b);
-        return { reqPerSec: spread(per[v].rps), p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), statuses: per[v].statuses };
+        const cpu = per[v].cpu;
+        return {
+          reqPerSec: spread(per[v].rps),
+          cpuUsPerRequest: cpu === undefined || sorted.length === 0 ? undefined : cpu / sorted.length,
+          p50Ms: percentile(sorted, 50),
+          p99Ms: percentile(sorted, 99),
+          statuses: per[v].statuses,
+        };
       };
       const ratios = (base: Variant, of: Variant = "gated") => per[of].rps.map((g, i) => g / per[base].rps[i]!);
       const noopVsGated = spread(ratios("gated", "otelNoop"));
@@ -303,6 +334,8 @@ export function telemetryTable(results: WorkloadFlood[]): string {
       "+ telemetry, SDK req/s",
       "no SDK ÷ gated med [min–max]",
       "SDK ÷ gated med [min–max]",
+      "server CPU µs/req gated, no SDK, SDK",
+      "CPU/req no SDK ÷ gated, SDK ÷ gated",
       "p50 / p99 ms gated, no SDK, SDK",
       "target",
       "result",
@@ -314,10 +347,18 @@ export function telemetryTable(results: WorkloadFlood[]): string {
       rps(r.otelSdk.reqPerSec),
       range(r.noopVsGated),
       range(r.sdkVsGated),
+      [r.gated, r.otelNoop, r.otelSdk].map((v) => (v.cpuUsPerRequest === undefined ? "n/a" : v.cpuUsPerRequest.toFixed(0))).join(", "),
+      [r.otelNoop, r.otelSdk].map((v) => cpuRatio(v, r.gated)).join(", "),
       [r.gated, r.otelNoop, r.otelSdk].map((v) => `${v.p50Ms.toFixed(2)}/${v.p99Ms.toFixed(2)}`).join(", "),
       `no SDK ÷ gated ≥ ${TELEMETRY_NOOP_TARGET}`,
       r.telemetryPass ? "PASS" : "MISS",
     ]),
     [1, 2, 3],
   );
+}
+
+function cpuRatio(of: VariantFlood, base: VariantFlood): string {
+  return of.cpuUsPerRequest === undefined || base.cpuUsPerRequest === undefined
+    ? "n/a"
+    : formatRatio(of.cpuUsPerRequest / base.cpuUsPerRequest);
 }
