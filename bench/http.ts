@@ -3,8 +3,10 @@
  * examples/server.ts: the SDK alone (`WYMCP_GATE=off`, its own `toNodeHandler`), gateNode's bridge with no validation
  * (`WYMCP_GATE=bridge`), and gated (`gateNode`). Loaded in interleaved rounds by a bounded keep-alive loop. Per workload,
  * per round: gated ÷ bridge (the gate's own cost) and gated ÷ SDK alone; the 1-minute load average is recorded per round.
- * Two more servers price telemetry (examples/otel-from-env.ts): gated with `mcpTelemetry()` and no SDK (`WYMCP_OTEL=noop`)
- * and with the OpenTelemetry SDK recording (`WYMCP_OTEL=sdk`), each ÷ gated without telemetry, per round.
+ * Telemetry is priced in the same rounds (examples/otel-from-env.ts): the gated server is `WYMCP_OTEL=noop`, whose
+ * `/mcp-untraced` is gated without telemetry and `/mcp` with `mcpTelemetry()` and no SDK (one process, so the two differ
+ * by telemetry alone); a `WYMCP_OTEL=sdk` server records through the OpenTelemetry SDK on `/mcp`, and its `/mcp-untraced`
+ * shows what installing the SDK costs before wymcp records anything.
  */
 import { readFileSync } from "node:fs";
 import http from "node:http";
@@ -30,14 +32,25 @@ interface Workload {
   traffic: "valid" | "invalid";
 }
 
-export const VARIANTS = ["gated", "bridge", "sdk", "otelNoop", "otelSdk"] as const;
+export const VARIANTS = ["gated", "bridge", "sdk", "otelNoop", "otelSdk", "sdkUntraced"] as const;
 export type Variant = (typeof VARIANTS)[number];
-const ENV: Record<Variant, Record<string, string>> = {
-  gated: {},
+/** The server processes, by their environment. */
+const PROCESSES = {
+  // Gated twice in one process: /mcp-untraced without telemetry, /mcp with mcpTelemetry() and no SDK.
+  gate: { WYMCP_OTEL: "noop" },
   bridge: { WYMCP_GATE: "bridge" },
   sdk: { WYMCP_GATE: "off" },
-  otelNoop: { WYMCP_OTEL: "noop" },
-  otelSdk: { WYMCP_OTEL: "sdk" },
+  // The OpenTelemetry SDK installed: /mcp records, /mcp-untraced is the same process's gate without telemetry.
+  otel: { WYMCP_OTEL: "sdk" },
+} as const;
+/** Where each variant is served: a process and a path. */
+const AT: Record<Variant, [keyof typeof PROCESSES, string]> = {
+  gated: ["gate", "/mcp-untraced"],
+  otelNoop: ["gate", "/mcp"],
+  bridge: ["bridge", "/mcp"],
+  sdk: ["sdk", "/mcp"],
+  otelSdk: ["otel", "/mcp"],
+  sdkUntraced: ["otel", "/mcp-untraced"],
 };
 /** Telemetry with no SDK must keep this share of the gate's req/s; with the SDK recording, the ratio is reported. */
 export const TELEMETRY_NOOP_TARGET = 0.97;
@@ -71,12 +84,14 @@ export interface WorkloadFlood {
   /** What the ratio is held to: gated ÷ bridge ≥ 0.95 for valid traffic, gated ÷ SDK alone ≥ 3 for invalid. */
   target: number;
   pass: boolean;
-  /** Gated with telemetry and no SDK, and with the SDK recording. */
+  /** Gated with telemetry and no SDK, with the SDK recording, and without telemetry in the SDK's process. */
   otelNoop: VariantFlood;
   otelSdk: VariantFlood;
-  /** otelNoop ÷ gated and otelSdk ÷ gated req/s per round. */
+  sdkUntraced: VariantFlood;
+  /** otelNoop ÷ gated, otelSdk ÷ gated and otelSdk ÷ sdkUntraced (wymcp's recording alone) req/s per round. */
   noopVsGated: Spread;
   sdkVsGated: Spread;
+  sdkVsUntraced: Spread;
   /** noopVsGated's median ≥ TELEMETRY_NOOP_TARGET. */
   telemetryPass: boolean;
 }
@@ -188,10 +203,15 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export async function runHttpFlood(settings: HttpSettings, log: (line: string) => void): Promise<WorkloadFlood[]> {
-  const servers = {} as Record<Variant, LaunchedExample>;
+  const processes = {} as Record<keyof typeof PROCESSES, LaunchedExample>;
+  const servers = {} as Record<Variant, { url: URL; pid: number }>;
   const agents = {} as Record<Variant, http.Agent>;
+  for (const [name, env] of Object.entries(PROCESSES) as Array<[keyof typeof PROCESSES, Record<string, string>]>) {
+    processes[name] = await launchExample({ env });
+  }
   for (const v of VARIANTS) {
-    servers[v] = await launchExample({ env: ENV[v] });
+    const [name, path] = AT[v];
+    servers[v] = { url: new URL(path, processes[name].url), pid: processes[name].pid };
     agents[v] = new http.Agent({ keepAlive: true, maxSockets: settings.connections });
   }
   try {
@@ -255,13 +275,15 @@ export async function runHttpFlood(settings: HttpSettings, log: (line: string) =
         otelSdk: figures("otelSdk"),
         noopVsGated,
         sdkVsGated: spread(ratios("gated", "otelSdk")),
+        sdkUntraced: figures("sdkUntraced"),
+        sdkVsUntraced: spread(ratios("sdkUntraced", "otelSdk")),
         telemetryPass: noopVsGated.median >= TELEMETRY_NOOP_TARGET,
       });
     }
     return results;
   } finally {
     for (const v of VARIANTS) agents[v]?.destroy();
-    await Promise.all(VARIANTS.map((v) => servers[v]?.stop()));
+    await Promise.all(Object.values(processes).map((p) => p?.stop()));
   }
 }
 
@@ -334,8 +356,9 @@ export function telemetryTable(results: WorkloadFlood[]): string {
       "+ telemetry, SDK req/s",
       "no SDK ÷ gated med [min–max]",
       "SDK ÷ gated med [min–max]",
+      "SDK ÷ same process untraced",
       "server CPU µs/req gated, no SDK, SDK",
-      "CPU/req no SDK ÷ gated, SDK ÷ gated",
+      "CPU/req no SDK ÷ gated, SDK ÷ gated, SDK ÷ untraced",
       "p50 / p99 ms gated, no SDK, SDK",
       "target",
       "result",
@@ -347,8 +370,9 @@ export function telemetryTable(results: WorkloadFlood[]): string {
       rps(r.otelSdk.reqPerSec),
       range(r.noopVsGated),
       range(r.sdkVsGated),
+      range(r.sdkVsUntraced),
       [r.gated, r.otelNoop, r.otelSdk].map((v) => (v.cpuUsPerRequest === undefined ? "n/a" : v.cpuUsPerRequest.toFixed(0))).join(", "),
-      [r.otelNoop, r.otelSdk].map((v) => cpuRatio(v, r.gated)).join(", "),
+      [cpuRatio(r.otelNoop, r.gated), cpuRatio(r.otelSdk, r.gated), cpuRatio(r.otelSdk, r.sdkUntraced)].join(", "),
       [r.gated, r.otelNoop, r.otelSdk].map((v) => `${v.p50Ms.toFixed(2)}/${v.p99Ms.toFixed(2)}`).join(", "),
       `no SDK ÷ gated ≥ ${TELEMETRY_NOOP_TARGET}`,
       r.telemetryPass ? "PASS" : "MISS",
