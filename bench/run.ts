@@ -225,9 +225,10 @@ async function mainHttp(): Promise<void> {
       "",
       ...section(
         "http-telemetry",
-        `## Telemetry: the same flood against examples/server.ts gated with WYMCP_OTEL=noop (mcpTelemetry(), no SDK) and ` +
-          `WYMCP_OTEL=sdk (the OpenTelemetry SDK: batch span processor, periodic metric reader, in-memory exporters), ` +
-          `in the same interleaved rounds; ratios per round against gated without telemetry`,
+        `## Telemetry, in the same interleaved rounds: examples/server.ts with WYMCP_OTEL=noop serves gated on /mcp-untraced ` +
+          `and gated with mcpTelemetry() and no SDK on /mcp (one process); with WYMCP_OTEL=sdk (the OpenTelemetry SDK: ` +
+          `batch span processor, periodic metric reader, in-memory exporters) it records on /mcp, and /mcp-untraced is that ` +
+          `process without telemetry; ratios per round`,
         telemetryTable(results),
       ),
       "",
