@@ -150,10 +150,15 @@ describe("wymcpNode over a raw node:http request stream", { timeout: 20_000 }, (
   });
 
   test("JSON media types with parameters are accepted, others and a missing Content-Type get 415", async () => {
-    for (const type of ["application/json; charset=utf-8", "Application/JSON", 'application/json;charset="UTF-8"']) {
+    for (const type of [
+      "application/json; charset=utf-8",
+      "Application/JSON",
+      'application/json;charset="UTF-8"',
+      "application/json; charset=iso-8859-1",
+    ]) {
       assert.equal((await post(h.url, toolsList, { "Content-Type": type })).status, 200, type);
     }
-    for (const type of ["text/plain", "application/json; charset=iso-8859-1", "application/jsonx", "application/json, text/plain"]) {
+    for (const type of ["text/plain", "text/plain; charset=utf-8", "application/jsonx", "application/json, text/plain"]) {
       const res = await post(h.url, toolsList, { "Content-Type": type });
       assert.equal(res.status, 415, type);
       assert.equal(res.headers.get("content-type"), "application/json");
@@ -210,10 +215,12 @@ describe("wymcpNode defaults", { timeout: 20_000 }, () => {
   });
   after(() => h.close());
 
-  test("with no era option every body is judged in the legacy lane", async () => {
+  test("with no era option the lane is the SDK's routing (classifyEra): modern signals read modern, no signal legacy", async () => {
     const body = { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: MODERN_META } };
     const seen = await seenOf(await post(h.url, JSON.stringify(body), { "MCP-Protocol-Version": "2026-07-28" }));
-    assert.equal(seen.wymcp?.era, "legacy");
+    assert.equal(seen.wymcp?.era, "modern");
+    const plain = await seenOf(await post(h.url, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" })));
+    assert.equal(plain.wymcp?.era, "legacy");
   });
 
   test("the default limit is 4 MiB: exactly 4 MiB is read, one byte more is 413", async () => {

@@ -497,22 +497,28 @@ describe("gateFetch with telemetry", { timeout: 30_000 }, () => {
     await reader.read();
   });
 
-  test("a handler that throws ends the span with the error's type", async () => {
+  test("a handler that throws ends the span with the error's type; the gate answers 500/-32603 after onError", async () => {
     const o = observed();
+    const errors: unknown[] = [];
     const gated = gateFetch(
       {
         async fetch() {
           throw new TypeError("broken handler");
         },
       },
-      { telemetry: o.telemetry },
+      { telemetry: o.telemetry, onError: (error) => errors.push(error) },
     );
     const request = new Request("http://gate.test/mcp", {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
-    await assert.rejects(gated(request), /broken handler/);
+    const response = await gated(request);
+    assert.deepEqual([response.status, ((await response.json()) as { error: { code: number } }).error.code], [500, -32603]);
+    assert.deepEqual(
+      errors.map((e) => (e as Error).message),
+      ["broken handler"],
+    );
     const span = only(o.serverSpans(), "tools/list");
     assert.deepEqual([span.attributes["error.type"], span.status.code], ["TypeError", ERROR]);
   });
@@ -582,7 +588,7 @@ describe("gateNode: a handler that throws, a client that goes away", { timeout: 
         throw new Error("boom");
       },
     };
-    const server = await listening(http.createServer(gateNode(throwing, { telemetry: o.telemetry })));
+    const server = await listening(http.createServer(gateNode(throwing, { telemetry: o.telemetry, onError: () => undefined })));
     try {
       assert.equal((await rawPost(server.url, headers, list)).status, 500);
       await eventually(() => o.serverSpans().length === 1, "the span");

@@ -18,7 +18,9 @@ import {
   assembleOutboundIndexDeclarations,
   assembleOutboundModule,
 } from "./assemble-outbound.js";
-import { compactCode } from "./compact-code.js";
+import { boundKeys } from "../../src/codegen/bound-keys.js";
+import { compactCode } from "../../src/codegen/compact-code.js";
+import { assembleCompileRuntime, bundleCompileRuntime } from "./bundle-runtime.js";
 import { compileValidators } from "./compile-validators.js";
 import { emitTypes } from "./emit-types.js";
 import { loadSpec, specDir } from "./load-spec.js";
@@ -64,7 +66,7 @@ export function selectEraOutbound(selection: Selection, schemasDir: string): Out
 
 /** Ajv standalone code of the outbound entries, compiled like the inbound ones but over the errata-corrected definitions. */
 export function compileOutbound(selection: Selection, outbound: OutboundSelection, formats: Record<string, string>): string {
-  return compactCode(compileValidators({ ...selection, defs: outbound.defs, entries: outbound.entries }, formats));
+  return boundKeys(compactCode(compileValidators({ ...selection, defs: outbound.defs, entries: outbound.entries }, formats)));
 }
 
 /** Loads one era's revision from the spec folder and selects its definitions, prose stripped. */
@@ -89,7 +91,7 @@ export async function generate(options: GenerateOptions): Promise<Files> {
   for (const config of configs) {
     const selection = selectEra(config, options.specDir);
     const { era } = config;
-    files.set(`${era}/validators.js`, assembleModule(selection, compactCode(compileValidators(selection, formats))));
+    files.set(`${era}/validators.js`, assembleModule(selection, boundKeys(compactCode(compileValidators(selection, formats)))));
     files.set(`${era}/validators.d.ts`, assembleDeclarations(selection));
     files.set(`${era}/types.d.ts`, assembleTypes(selection, await emitTypes(selection)));
     const outbound = selectEraOutbound(selection, options.schemasDir);
@@ -105,7 +107,10 @@ export async function generate(options: GenerateOptions): Promise<Files> {
     const batch = selectBatch(config, options.specDir);
     if (batch && config.batch) {
       const { refusedFromRevision } = config.batch;
-      files.set(`${era}/batch.js`, assembleBatchModule(batch, compactCode(compileValidators(batch, formats)), refusedFromRevision));
+      files.set(
+        `${era}/batch.js`,
+        assembleBatchModule(batch, boundKeys(compactCode(compileValidators(batch, formats))), refusedFromRevision),
+      );
       files.set(`${era}/batch.d.ts`, assembleBatchDeclarations(batch));
       (manifestEras[era] as Record<string, unknown>).batch = {
         revision: batch.spec.revision,
@@ -122,6 +127,9 @@ export async function generate(options: GenerateOptions): Promise<Files> {
   files.set("validator.d.ts", VALIDATOR_DECLARATIONS);
   files.set("outbound.js", assembleOutboundIndex(eras));
   files.set("outbound.d.ts", assembleOutboundIndexDeclarations(eras));
+  const runtime = assembleCompileRuntime(await bundleCompileRuntime());
+  files.set("compile-runtime.js", runtime.js);
+  files.set("compile-runtime.d.ts", runtime.dts);
   files.set("manifest.json", `${JSON.stringify(manifest(options.schemasDir, manifestEras), null, 2)}\n`);
   return files;
 }

@@ -11,8 +11,8 @@ import {
   type ExchangeTrace,
   type Telemetry,
   type TransportFacts,
-} from "../core/telemetry.js";
-import type { Verdict } from "./admit.js";
+} from "../../core/telemetry.js";
+import type { Admission } from "../../core/admission.js";
 
 /** The request headers the facts read besides the body. */
 export interface TracedHeaders {
@@ -22,18 +22,18 @@ export interface TracedHeaders {
 
 /**
  * Tells `telemetry` about one judged body and returns its trace (`undefined` when nothing is recorded). `startTime` is `performance.now()` when the face began
- * with the POST; the verdict carries the validation time when `admit` was asked to measure it (`timed`).
+ * with the POST; the verdict carries the validation time and a refused body when the face's settings had a `clock`.
  */
 export function traceOf(
   telemetry: Telemetry,
-  verdict: Verdict,
+  verdict: Admission,
   startTime: number,
   transport: TransportFacts,
   headers: TracedHeaders,
 ): ExchangeTrace | undefined {
   const refused = !verdict.ok;
-  const era = verdict.ok ? verdict.info.era : verdict.era;
-  const result = verdict.ok ? verdict.info.result : undefined;
+  const era = verdict.era;
+  const result = verdict.ok ? verdict.result : undefined;
   let trace: ExchangeTrace | undefined;
   try {
     trace = telemetry.judged({
@@ -86,3 +86,6 @@ function quietly(call: () => void): void {
     // Telemetry must not break the exchange it watches.
   }
 }
+
+/** The clock a face with telemetry gives the admission stage (`AdmissionSettings.clock`) and starts each trace with. */
+export const now = (): number => performance.now();

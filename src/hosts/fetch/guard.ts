@@ -1,0 +1,235 @@
+/**
+ * @module guard: `wymcpFetch`, the admission stage for Fetch API hosts (Hono, Workers, Deno, Bun): `Request` in, the
+ * refusal's `Response` out, or `undefined` to go on; and the Fetch exchange `gateFetch` shares with it.
+ */
+import { admit, type Admission, type Refusal, reportRefusal, type WymcpInfo } from "../../core/admission.js";
+import type { Era } from "../../core/era.js";
+import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody, telemetryOption } from "../../core/options.js";
+import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
+import { createTap, type OutboundOptions, reportSettings } from "../../outbound/tap.js";
+import { now, traceOf } from "../shared/traced.js";
+
+/** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */
+export interface FetchOptions extends GateOptions<Request>, OutboundOptions {
+  /** Spans and metrics for every POST judged (`mcpTelemetry()` from `wymcp/otel`); none by default. */
+  telemetry?: Telemetry;
+}
+
+/** What `wymcpFetch` returns: the gate, and `report` for the next handler's `Response`. */
+export interface FetchGuard {
+  (request: Request): Promise<Response | undefined>;
+  /**
+   * In report mode, the response to send instead of `response`: same status, headers and bytes, its body
+   * read through a tap that checks every JSON-RPC message in it. Otherwise `response` itself.
+   */
+  report(request: Request, response: Response): Response;
+  /**
+   * Runs `fn` (the next handler) inside the telemetry context of `request`, so that the spans it makes nest under the
+   * request's span; with no telemetry, just runs it. Pass its response through `report` so that the span ends with the answer.
+   */
+  run<T>(request: Request, fn: () => T): T;
+}
+
+/** What `wymcpOf` returns for an admitted POST: era, outcome, and the body already parsed. */
+export interface FetchWymcpInfo extends WymcpInfo {
+  body: unknown;
+}
+
+// Keyed by the Request itself, so the entry lives exactly as long as the request does.
+const admitted = new WeakMap<Request, FetchWymcpInfo>();
+const traces = new WeakMap<Request, ExchangeTrace>();
+
+/** The era, outcome and parsed body of a request `wymcpFetch` handed on; `undefined` for any other. */
+export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
+  return admitted.get(request);
+}
+
+/** The Fetch faces' options, checked once. */
+export interface FetchFace extends ResolvedOptions<Request> {
+  report: ReturnType<typeof reportSettings>;
+  telemetry: Telemetry | undefined;
+}
+
+const FETCH_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "telemetry"] as const;
+
+/** Checks a Fetch face's options; `extra` names the options the face itself takes beyond `FetchOptions`. */
+export function resolveFetchFace(options: unknown, extra: readonly string[] = []): FetchFace {
+  const resolved = resolveOptions<Request>(options, [...FETCH_OPTIONS, ...extra], (request) => request.headers);
+  const given = (options ?? {}) as FetchOptions;
+  const telemetry = telemetryOption(given.telemetry);
+  return {
+    ...resolved,
+    // With telemetry, the stage times the validation and keeps a refused body for the trace.
+    settings: telemetry ? { ...resolved.settings, clock: now } : resolved.settings,
+    report: reportSettings(given),
+    telemetry,
+  };
+}
+
+/**
+ * The admission stage on a `Request`. `read` says whether the body is read from a clone (the original left for the
+ * next handler) or from the request itself (gateFetch hands the parsed body on instead).
+ */
+export function admitRequest(request: Request, face: FetchFace, read: "clone" | "own"): Promise<Admission> {
+  return admit(
+    {
+      contentType: request.headers.get("content-type"),
+      contentLength: request.headers.get("content-length"),
+      protocolVersion: request.headers.get("mcp-protocol-version"),
+      chunks: () =>
+        read === "own" && declaredWithin(request, face.settings.maxBodyBytes)
+          ? wholeBody(request)
+          : chunksOf(read === "clone" ? request.clone().body : request.body),
+      era: (body) => face.era(request, body),
+    },
+    face.settings,
+  );
+}
+
+/** A refusal as a `Response` (after telling `onReject`). */
+export function refusalResponse(refusal: Refusal, face: FetchFace): Response {
+  reportRefusal(face.onReject, refusal);
+  return new Response(JSON.stringify(refusal.response), { status: refusal.status, headers: { "Content-Type": "application/json" } });
+}
+
+/** Tells the face's telemetry about a judged POST (`began`: `now()` before the stage); its trace, if it records one. */
+export function traceRequest(telemetry: Telemetry, request: Request, verdict: Admission, began: number): ExchangeTrace | undefined {
+  const { headers } = request;
+  // A Fetch host lets the gate know nothing of the socket: HTTP, and its headers.
+  const transport = {
+    network: undefined,
+    protocol: { name: "http" as const, version: undefined },
+    client: undefined,
+    header: headerOf(headers),
+  };
+  return traceOf(telemetry, verdict, began, transport, {
+    protocolVersion: headers.get("mcp-protocol-version"),
+    sessionId: headers.get("mcp-session-id"),
+  });
+}
+
+/**
+ * Report mode, or a trace to end with the answer: the response passes through unchanged, chunk by chunk; each chunk is
+ * tapped after it is handed on, and the trace sees every message and ends at the last byte (or when the body is cancelled).
+ */
+export function reported(face: FetchFace, era: Era, requestBody: unknown, response: Response, trace?: ExchangeTrace): Response {
+  if (trace) {
+    const session = response.headers.get("mcp-session-id");
+    if (session) trace.session(session);
+    if (!response.body) trace.end();
+  }
+  if (!(face.report || trace) || !response.body) return response;
+  // Without a trace, report mode is on.
+  const hooks = trace ? { ...face.report, onMessage: (message: unknown) => trace.answered(message) } : face.report!;
+  const tap = createTap(era, requestBody, (name) => response.headers.get(name), hooks);
+  // One pulled stream rather than a TransformStream: Node builds a TransformStream of three streams, each costly.
+  const source = response.body.getReader();
+  let done = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const read = await source.read();
+      if (read.done) {
+        if (!done) {
+          done = true;
+          quietly(() => tap.end());
+          trace?.end();
+        }
+        return controller.close();
+      }
+      controller.enqueue(read.value);
+      quietly(() => tap.push(read.value));
+    },
+    // A client gone mid-stream cancels the body: the source is cancelled, and the trace ends there.
+    cancel(reason) {
+      trace?.end();
+      return source.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/**
+ * Validates POSTed MCP messages; resolves to the answer for a rejected one, or to `undefined` with the
+ * request's body left unread for the next handler.
+ * @example const guard = wymcpFetch(); return (await guard(request)) ?? handler.fetch(request);
+ * @example report mode: return (await guard(request)) ?? guard.report(request, await handler.fetch(request));
+ */
+export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
+  const face = resolveFetchFace(options);
+  const report = (request: Request, response: Response): Response => {
+    const info = admitted.get(request);
+    const trace = traces.get(request);
+    if (trace) traces.delete(request);
+    return reported(face, info?.era ?? eraWithoutBody(face.era, request), info?.body, response, trace);
+  };
+  return Object.assign(
+    async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
+      if (request.method !== "POST") return undefined;
+      const began = face.telemetry ? now() : 0;
+      const verdict = await admitRequest(request, face, "clone");
+      const trace = face.telemetry && traceRequest(face.telemetry, request, verdict, began);
+      if (!verdict.ok) {
+        const refusal = refusalResponse(verdict, face);
+        // The host writes it next: a Fetch handler sees no later moment.
+        trace?.end();
+        return refusal;
+      }
+      admitted.set(request, { era: verdict.era, result: verdict.result, body: verdict.body });
+      if (trace) traces.set(request, trace);
+      return undefined;
+    },
+    {
+      report,
+      run<T>(request: Request, fn: () => T): T {
+        const trace = traces.get(request);
+        return trace ? trace.run(fn) : fn();
+      },
+    },
+  );
+}
+
+/** A tap failure must not error the stream: the client would see a broken response the handler never sent. */
+function quietly(tap: () => void): void {
+  try {
+    tap();
+  } catch {
+    // The chunk has already been handed on.
+  }
+}
+
+/** A header of the request, for the trace context (`traceparent`, `tracestate`, `baggage`). */
+function headerOf(headers: Headers): (name: string) => string | undefined {
+  return (name) => headers.get(name) ?? undefined;
+}
+
+/** Whether the request declares a body length the limit allows (the host's HTTP parser holds the client to it). */
+function declaredWithin(request: Request, limit: number): boolean {
+  const declared = request.headers.get("content-length");
+  if (declared === null || !/^\d+$/.test(declared.trim())) return false;
+  return Number(declared) <= limit;
+}
+
+/**
+ * A body of a declared length within the limit, read whole with `arrayBuffer()`: hosts read it without building a
+ * stream (`@hono/node-server` reads the Node request directly, where `request.body` builds a second `Request` and a
+ * web stream over it), and `readLimited` still refuses it should it come longer than the limit.
+ */
+async function* wholeBody(request: Request): AsyncGenerator<Uint8Array> {
+  yield new Uint8Array(await request.arrayBuffer());
+}
+
+async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (!body) return;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    // Past the limit this stops the clone's branch from pulling more. Not awaited: cancelling one branch
+    // of a tee settles only once the other branch (the original, left for the next handler) is cancelled too.
+    reader.cancel().catch(() => undefined);
+  }
+}
