@@ -456,6 +456,30 @@ describe("gateFetch with telemetry", { timeout: 30_000 }, () => {
     assert.equal(passed!.attributes["network.transport"], undefined, "a Fetch host does not say which transport");
   });
 
+  test("a modern notification answered 202 by gateFetch is traced and its span ended with the 202; the handler never runs", async () => {
+    const o = observed();
+    let calls = 0;
+    const gated = gateFetch(
+      {
+        async fetch() {
+          calls++;
+          return new Response(null, { status: 500 });
+        },
+      },
+      { telemetry: o.telemetry },
+    );
+    const response = await gated(
+      new Request("http://gate.test/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN },
+        body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { _meta: MODERN_META, requestId: 1 } }),
+      }),
+    );
+    assert.deepEqual([response.status, calls], [202, 0]);
+    const span = only(o.serverSpans(), "notifications/cancelled");
+    assert.deepEqual([span.attributes["wymcp.verdict"], span.attributes["wymcp.reason"]], ["bypassed", "modern-notification"]);
+  });
+
   test("an SSE answer: the span stays open past a progress notification and ends at the result, while the stream is still open", async () => {
     const o = observed();
     let push!: (text: string) => void;
