@@ -17,7 +17,7 @@ export interface JudgeOptions {
 
 /** Everything `wymcp check` was told. */
 export interface CheckOptions extends JudgeOptions {
-  format: "auto" | "json" | "jsonl";
+  format: "auto" | "json" | "jsonl" | "har";
   json: boolean;
   quiet: boolean;
   colour: boolean;
@@ -78,7 +78,7 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
     method: values.method,
     // The gates' own check of their limits, which cannot fail on what wholeNumber let through.
     settings: resolveLimits({ maxBodyBytes: maxBytes, maxDepth }),
-    format: oneOf("format", values.format!, ["auto", "json", "jsonl"] as const),
+    format: oneOf("format", values.format!, ["auto", "json", "jsonl", "har"] as const),
     json: values.json!,
     quiet: values.quiet!,
     colour: false,
