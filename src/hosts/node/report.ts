@@ -1,18 +1,26 @@
 /**
  * @module report: outbound report mode on a Node `ServerResponse`: every byte still goes out first, through the
- * original `write`/`end`; the tap reads it after.
+ * original `write`/`end`; the tap reads it after. A telemetry trace watches the same bytes, and ends with the last.
  */
 import type { ServerResponse } from "node:http";
 import type { Era } from "../../core/era.js";
+import type { ExchangeTrace } from "../../core/telemetry.js";
 import { createTap, type reportSettings } from "../../outbound/tap.js";
 
 /** The checked report settings (`reportSettings`), when report mode is on. */
 export type Report = NonNullable<ReturnType<typeof reportSettings>>;
 
-/** `writeHead`'s headers are read from its arguments, because headers given there never reach `getHeader`. */
-export function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report: Report): void {
+/**
+ * `writeHead`'s headers are read from its arguments, because headers given there never reach `getHeader`. With a
+ * `trace`, every message is shown to it, a session the answer assigns too, and it ends with the answer's last byte
+ * (or when the client goes before it).
+ */
+export function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report: Report | undefined, trace?: ExchangeTrace): void {
   let head: Record<string, string | undefined> | undefined;
-  const tap = createTap(era, requestBody, (name) => head?.[name] ?? headerText(res.getHeader(name)), report);
+  // Without a trace, report mode is on (the callers tap only for one or the other).
+  const hooks = trace ? { ...report, onMessage: (message: unknown) => trace.answered(message) } : (report as Report);
+  const tap = createTap(era, requestBody, (name) => head?.[name] ?? headerText(res.getHeader(name)), hooks);
+  if (trace) res.once("close", () => trace.end());
   const { writeHead, write, end } = res;
   const chunk = (data: unknown, encoding: unknown) => {
     try {
@@ -26,6 +34,8 @@ export function tapResponse(res: ServerResponse, era: Era, requestBody: unknown,
   res.writeHead = function tappedWriteHead(this: ServerResponse, ...args: unknown[]) {
     const given = args.find((a) => typeof a === "object" && a !== null);
     head ??= { "content-type": headerOf(given, "content-type"), "content-encoding": headerOf(given, "content-encoding") };
+    const session = trace && (headerOf(given, "mcp-session-id") ?? headerText(res.getHeader("mcp-session-id")));
+    if (session) trace.session(session);
     return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
   } as ServerResponse["writeHead"];
   res.write = function tappedWrite(this: ServerResponse, data: unknown, ...rest: unknown[]) {
@@ -41,6 +51,7 @@ export function tapResponse(res: ServerResponse, era: Era, requestBody: unknown,
     } catch {
       // As above: the tap never turns a sent response into a failed one.
     }
+    trace?.end();
     return out;
   } as ServerResponse["end"];
 }
