@@ -29,7 +29,6 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
   test("a real proxy's log: each refusal shown as the gate's verdict, counted, the log's other events as log lines", async () => {
     const upstream = await recordingUpstream();
     const proxy = await startProxy(["--upstream", upstream.url.href, "--log", "json"]);
-    let log: string;
     try {
       const endpoint = new URL("/mcp", proxy.url).href;
       const bad = {
@@ -45,18 +44,14 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
       assert.equal(await proxy.stop(), 0);
       await upstream.close();
     }
-    log = proxy.stderr();
     const file = join(dir, "proxy.log");
-    writeFileSync(file, log);
+    writeFileSync(file, proxy.stderr());
 
     const run = wymcp([file]);
     assert.equal(run.status, 1, "a refusal in the log is a rejection");
     assert.equal(run.stderr, "");
     const refused = lineFor(run.stdout, `${file}:2`);
-    assert.match(
-      refused,
-      /reject {2}modern \(gate log\) +message \(refused by wymcp proxy: invalid-message, id 9\) {2}400 -32602$/,
-    );
+    assert.match(refused, /reject {2}modern \(gate log\) +message \(refused by wymcp proxy: invalid-message, id 9\) {2}400 -32602$/);
     assert.deepEqual(locationsFor(run.stdout, `${file}:2`), [
       "Invalid tools/call request (CallToolRequest): 1 invalid location; first: /params/name must be string",
     ]);
