@@ -24,6 +24,7 @@ export default {
       "test/golden.test.ts",
       "test/likely-branch.test.ts",
       "test/pathological.test.ts",
+      "test/body-reader.test.ts",
       "test/admission-stage.test.ts",
       "test/admission.test.ts",
       "test/modern-batch.test.ts",

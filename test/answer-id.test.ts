@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import "./support/built.js";
 import { describe, test } from "node:test";
 import { validateMcpRequest, type JsonRpcId } from "wymcp";
+import { internalErrorResponse } from "../src/core/envelope.js";
 
 const answered = (id: unknown): JsonRpcId => {
   const result = validateMcpRequest({ jsonrpc: "1.0", id, method: "m" }, "legacy");
@@ -54,5 +55,23 @@ describe("the id an answer echoes", () => {
     assert.equal(result.outcome === "reject" && result.response.id, null);
     const batch = validateMcpRequest([{ jsonrpc: "1.0", id: 3, method: "m" }], "legacy");
     assert.equal(batch.outcome === "reject" && batch.response.id, null);
+  });
+
+  test("the 500 a gate answers when its handler throws: -32603 in the SDK's member order, with a request's id as above", () => {
+    assert.equal(
+      JSON.stringify(internalErrorResponse({ jsonrpc: "2.0", id: 7, method: "tools/call" })),
+      '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal server error"},"id":7}',
+    );
+    assert.equal(internalErrorResponse({ jsonrpc: "2.0", id: "a\u0001", method: "tools/call" }).id, null, "an id not to echo");
+    // A notification or a response has no id to answer; no body or a body of no object is answered null too.
+    for (const body of [
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 3, result: {} },
+      { id: 4, method: 5 },
+      null,
+      undefined,
+      "text",
+    ])
+      assert.equal(internalErrorResponse(body).id, null, JSON.stringify(body));
   });
 });

@@ -88,6 +88,109 @@ describe("briefAnswer: one line for the model that retries the call", () => {
     );
   });
 
+  test("each keyword's words, from the params Ajv writes; an unknown keyword is named, never its value", () => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["type", { type: "integer" }, "must be integer"],
+      ["type", { type: ["string", "null"] }, "must be string or null"],
+      ["additionalProperties", { additionalProperty: "x" }, "has a property the schema does not allow"],
+      ["unevaluatedProperties", { unevaluatedProperty: "x" }, "has a property the schema does not allow"],
+      ["format", { format: "email" }, 'must be a valid "email" string'],
+      ["oneOf", { passingSchemas: [0, 1] }, "must match exactly one of the allowed shapes"],
+      ["minimum", { comparison: ">=", limit: 3 }, "must be >= 3"],
+      ["maximum", { comparison: "<=", limit: 9 }, "must be <= 9"],
+      ["exclusiveMinimum", { comparison: ">", limit: 0 }, "must be > 0"],
+      ["exclusiveMaximum", { comparison: "<", limit: 1 }, "must be < 1"],
+      ["maxItems", { limit: 4 }, "must have at most 4 items"],
+      ["minItems", { limit: 2 }, "must have at least 2 items"],
+      ["maxLength", { limit: 10 }, "must be at most 10 characters long"],
+      ["minLength", { limit: 1 }, "must be at least 1 characters long"],
+      ["maxProperties", { limit: 5 }, "must have at most 5 properties"],
+      ["minProperties", { limit: 1 }, "must have at least 1 properties"],
+      ["multipleOf", { multipleOf: 3 }, "must be a multiple of 3"],
+      ["uniqueItems", { i: 1, j: 0 }, "must not have duplicate items"],
+      ["not", {}, "must not match the excluded shape"],
+      ["contains", { minContains: 1 }, 'fails the schema\'s "contains" rule'],
+    ];
+    for (const [keyword, params, words] of cases)
+      assert.equal(brief([{ instancePath: "/v", keyword, params }]), `1 invalid location: /v ${words}`, keyword);
+  });
+
+  test("dependentRequired and draft-07 dependencies name the missing property's location, as required does", () => {
+    const params = { property: "x", missingProperty: "y", depsCount: 1, deps: "y" };
+    for (const keyword of ["dependentRequired", "dependencies"])
+      assert.equal(brief([{ instancePath: "/o", keyword, params }]), "1 invalid location: /o/y is required", keyword);
+  });
+
+  test("a pattern is quoted up to 60 characters; one that is no string is not quoted", () => {
+    const pattern = (p: unknown) => brief([{ instancePath: "/p", keyword: "pattern", params: { pattern: p } }]);
+    assert.equal(pattern("y".repeat(60)), `1 invalid location: /p must match pattern "${"y".repeat(60)}"`);
+    assert.equal(pattern("y".repeat(61)), "1 invalid location: /p must match the schema's pattern");
+    for (const p of [undefined, 5, ["^a$"]]) assert.equal(pattern(p), "1 invalid location: /p must match the schema's pattern", String(p));
+  });
+
+  test("the third location met again takes its second problem too, and the root can be the third location", () => {
+    const errors: BriefError[] = [
+      type("/a", "string"),
+      type("/b", "string"),
+      { instancePath: "/c", keyword: "minLength", params: { limit: 2 } },
+      { instancePath: "/c", keyword: "pattern", params: { pattern: "^c" } },
+    ];
+    assert.equal(
+      brief(errors),
+      '3 invalid locations: /a must be string; /b must be string; /c must be at least 2 characters long, must match pattern "^c"',
+    );
+    assert.equal(
+      brief([type("/a", "string"), type("/b", "string"), type("", "object")]),
+      "3 invalid locations: /a must be string; /b must be string; (the value) must be object",
+    );
+  });
+
+  test("a union with nothing below it is one more location, in whichever place comes next", () => {
+    const union = (instancePath: string): BriefError => ({ instancePath, keyword: "anyOf", params: {} });
+    const shapes = "must match one of the allowed shapes";
+    assert.equal(brief([union("")]), `1 invalid location: (the value) ${shapes}`);
+    assert.equal(brief([type("/a", "string"), union("/u")]), `2 invalid locations: /a must be string; /u ${shapes}`);
+    assert.equal(
+      brief([type("/a", "string"), type("/b", "string"), union("/u")]),
+      `3 invalid locations: /a must be string; /b must be string; /u ${shapes}`,
+    );
+    assert.equal(
+      brief([type("/a", "string"), type("/b", "string"), type("/c", "string"), union("/u")]),
+      "4 invalid locations: /a must be string; /b must be string; /c must be string; and 1 more",
+    );
+    // A location that merely starts with the union's text is not below it.
+    assert.equal(brief([type("/ux", "string"), union("/u")]), `2 invalid locations: /ux must be string; /u ${shapes}`);
+  });
+
+  test("a union is not counted when a problem lies at it or below it, in any named place or past them", () => {
+    const union: BriefError = { instancePath: "/u", keyword: "anyOf", params: {} };
+    assert.equal(brief([type("/u", "string"), union]), "1 invalid location: /u must be string");
+    assert.equal(
+      brief([type("/a", "string"), type("/u/x", "string"), union]),
+      "2 invalid locations: /a must be string; /u/x must be string",
+    );
+    assert.equal(
+      brief([type("/a", "string"), type("/b", "string"), type("/u/x", "string"), union]),
+      "3 invalid locations: /a must be string; /b must be string; /u/x must be string",
+    );
+    const named = [type("/a", "string"), type("/b", "string"), type("/c", "string")];
+    assert.equal(
+      brief([...named, type("/u/x", "string"), union]),
+      "4 invalid locations: /a must be string; /b must be string; /c must be string; and 1 more",
+    );
+    assert.equal(
+      brief([...named, type("/v", "string"), type("/u/x", "string"), union]),
+      "5 invalid locations: /a must be string; /b must be string; /c must be string; and 2 more",
+    );
+  });
+
+  test("a short location is shown as it is only when it is plain ASCII: a control character or a backslash is escaped, a long key cut", () => {
+    assert.equal(brief([type("/a\u0007", "string")]), "1 invalid location: /a\\u0007 must be string");
+    assert.equal(brief([type("/a\\b", "string")]), "1 invalid location: /a\\\\b must be string");
+    assert.equal(brief([type(`/${"k".repeat(70)}`, "string")]), `1 invalid location: /${"k".repeat(64)}… must be string`);
+    assert.equal(brief([type(`/${"k".repeat(63)}`, "string")]), `1 invalid location: /${"k".repeat(63)} must be string`);
+  });
+
   test("keys with control characters are escaped, long ones cut: the line stays one line and bounded", () => {
     const key = `a\u001b[2J\r\n${"k".repeat(300)}`;
     const line = brief([type(`/${key}`, "boolean"), type(`/x/${key}`, "string"), type(`/y/${key}`, "string"), type("/z", "null")]);

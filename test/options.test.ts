@@ -8,6 +8,7 @@ import "./support/built.js";
 import http from "node:http";
 import { describe, test } from "node:test";
 import { WymcpOptionError as CoreOptionError } from "wymcp";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveOptions } from "../src/core/options.js";
 import { gateFetch, WymcpOptionError, wymcpFetch } from "wymcp/fetch";
 import { gateNode, WymcpOptionError as NodeOptionError, wymcpNode } from "wymcp/node";
 import { listening, rawPost } from "./support/gate-fixtures.js";
@@ -83,6 +84,7 @@ describe("every face refuses a bad option when it is built", () => {
       const factory = () => ({ judged: () => undefined });
       for (const [value, words] of [
         [factory, "not a function"],
+        [Object.assign(() => undefined, { judged: () => undefined }), "not a function"],
         [{}, "not an object"],
         [{ judged: "yes" }, "not an object"],
         [null, "not null"],
@@ -100,13 +102,24 @@ describe("every face refuses a bad option when it is built", () => {
       assert.doesNotThrow(() => build({ telemetry: undefined }));
     });
     test(`${face}: options that are not an object are refused; valid ones and none at all are not`, () => {
-      assert.throws(() => build(5 as never), { name: "WymcpOptionError", message: /the options must be an object, not 5 \(a number\)/ });
+      assert.throws(() => build(5 as never), {
+        name: "WymcpOptionError",
+        option: "options",
+        message: /the options must be an object, not 5 \(a number\)/,
+      });
       assert.doesNotThrow(() => build({}));
       assert.doesNotThrow(() => build({ maxBodyBytes: 1, maxDepth: Number.POSITIVE_INFINITY, era: "modern", onReject: () => undefined }));
       if (face.startsWith("wymcp"))
         assert.throws(() => build({ onError: () => undefined }), { name: "WymcpOptionError", message: /unknown option "onError"/ });
     });
   }
+
+  test("resolveOptions, as every face calls it: no options object at all is every default", () => {
+    const resolved = resolveOptions(undefined, [], () => undefined);
+    assert.deepEqual(resolved.settings, { maxBodyBytes: DEFAULT_MAX_BODY_BYTES, maxDepth: DEFAULT_MAX_DEPTH });
+    assert.equal(resolved.onReject, undefined);
+    assert.equal(resolved.era(undefined, { jsonrpc: "2.0", id: 1, method: "tools/list" }), "legacy");
+  });
 
   test("the message shows a number or a short string itself, and of anything else only its type", () => {
     const message = (options: Record<string, unknown>) => {

@@ -222,7 +222,6 @@ class BodyBytes {
       out.set(n === block.byteLength ? block : block.subarray(0, n), at);
       at += n;
     }
-    this.blocks = [];
     return out;
   }
 }
