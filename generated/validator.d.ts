@@ -23,3 +23,9 @@ export interface MethodValidator {
   readonly definition: string;
   readonly validate: Validator;
 }
+
+/** One revision's client methods: requests and notifications, each by the revision's own definition. */
+export interface RevisionValidators {
+  readonly requests: ReadonlyMap<string, MethodValidator>;
+  readonly notifications: ReadonlyMap<string, MethodValidator>;
+}

@@ -7109,3 +7109,6 @@ export const errors = new Map([
   [-32021, { definition: "MissingRequiredClientCapabilityError", validate: MissingRequiredClientCapabilityError }],
   [-32022, { definition: "UnsupportedProtocolVersionError", validate: UnsupportedProtocolVersionError }],
 ]);
+export const revisions = new Map([
+  ["2026-07-28", { results, notifications, requests, errors }],
+]);

@@ -25,6 +25,13 @@ import { loadSpec, specDir } from "./load-spec.js";
 import { normalizeDefinitions } from "./normalize-definitions.js";
 import { selectDefinitions, type EraConfig, type Selection } from "./select-definitions.js";
 import { selectOutbound, type Errata, type OutboundConfig, type OutboundSelection } from "./select-outbound.js";
+import {
+  revisionsCompileSelection,
+  selectRevisions,
+  selectRevisionsOutbound,
+  type RevisionsOutbound,
+  type RevisionsSelection,
+} from "./select-revisions.js";
 import { stripProse } from "./strip-prose.js";
 import type { Files } from "./write-output.js";
 
@@ -67,6 +74,27 @@ export function compileOutbound(selection: Selection, outbound: OutboundSelectio
   return compactCode(compileValidators({ ...selection, defs: outbound.defs, entries: outbound.entries }, formats));
 }
 
+/** An era's revisions judged one by one, when `schemas/<era>.json` lists them; undefined otherwise. */
+export function selectEraRevisions(selection: Selection, dir: string = specDir()): RevisionsSelection | undefined {
+  return selection.config.revisions && selectRevisions(selection, selection.config.revisions, dir);
+}
+
+/** Each revision's server-to-client tables, for an era with revisions. */
+export function selectEraRevisionsOutbound(
+  selection: Selection,
+  outbound: OutboundSelection,
+  revisions: RevisionsSelection,
+  schemasDir: string,
+): RevisionsOutbound {
+  return selectRevisionsOutbound(
+    selection,
+    outbound,
+    revisions,
+    readOutboundConfig(schemasDir, selection.config.era),
+    readErrata(schemasDir),
+  );
+}
+
 /** Loads one era's revision from the spec folder and selects its definitions, prose stripped. */
 export function selectEra(config: EraConfig, dir: string = specDir()): Selection {
   const spec = loadSpec(config.revision, dir);
@@ -89,18 +117,36 @@ export async function generate(options: GenerateOptions): Promise<Files> {
   for (const config of configs) {
     const selection = selectEra(config, options.specDir);
     const { era } = config;
-    files.set(`${era}/validators.js`, assembleModule(selection, compactCode(compileValidators(selection, formats))));
-    files.set(`${era}/validators.d.ts`, assembleDeclarations(selection));
+    const revisions = selectEraRevisions(selection, options.specDir);
+    const compiled = revisions ? revisionsCompileSelection(selection, revisions) : selection;
+    files.set(`${era}/validators.js`, assembleModule(compiled, compactCode(compileValidators(compiled, formats)), revisions));
+    files.set(`${era}/validators.d.ts`, assembleDeclarations(compiled, revisions));
     files.set(`${era}/types.d.ts`, assembleTypes(selection, await emitTypes(selection)));
     const outbound = selectEraOutbound(selection, options.schemasDir);
-    files.set(`${era}/outbound.js`, assembleOutboundModule(selection, outbound, compileOutbound(selection, outbound, formats)));
-    files.set(`${era}/outbound.d.ts`, assembleOutboundDeclarations(selection));
+    const outboundRevisions = revisions && selectEraRevisionsOutbound(selection, outbound, revisions, options.schemasDir);
+    const outboundCode = outboundRevisions
+      ? compactCode(compileValidators({ ...selection, defs: outboundRevisions.shared.defs, entries: outboundRevisions.entries }, formats))
+      : compileOutbound(selection, outbound, formats);
+    files.set(
+      `${era}/outbound.js`,
+      assembleOutboundModule(
+        selection,
+        outbound,
+        outboundCode,
+        revisions && outboundRevisions && { revisions, outbound: outboundRevisions },
+      ),
+    );
+    files.set(`${era}/outbound.d.ts`, assembleOutboundDeclarations(selection, revisions));
     manifestEras[era] = {
       revision: selection.spec.revision,
       input: { file: selection.spec.file, sha256: selection.spec.sha256 },
-      validators: selection.entries,
+      validators: compiled.entries,
       methods: Object.fromEntries(selection.methods.map(({ method, definition }) => [method, definition])),
-      outbound: outboundManifest(outbound),
+      ...(revisions && { revisions: revisionsManifest(revisions) }),
+      outbound: {
+        ...outboundManifest(outbound),
+        ...(outboundRevisions && { revisions: outboundRevisionsManifest(outboundRevisions) }),
+      },
     };
     const batch = selectBatch(config, options.specDir);
     if (batch && config.batch) {
@@ -143,6 +189,53 @@ function manifest(schemasDir: string, eras: Record<string, unknown>) {
         .map((f) => [`schemas/${f}`, sha256(f)]),
     ),
     eras,
+  };
+}
+
+/** Each revision's input and client methods (method → definition, and the validator it shares), and what was shared. */
+function revisionsManifest(revisions: RevisionsSelection) {
+  const table = (list: Array<{ method: string; definition: string; validator: string }>) =>
+    Object.fromEntries(
+      list.map(({ method, definition, validator }) => [method, definition === validator ? definition : `${definition} as ${validator}`]),
+    );
+  return {
+    withoutHeader: revisions.config.withoutHeader,
+    ...sharingManifest(revisions.shared),
+    byRevision: Object.fromEntries(
+      revisions.revisions.map(({ revision, spec, requests, notifications }) => [
+        revision,
+        { input: { file: spec.file, sha256: spec.sha256 }, requests: table(requests), notifications: table(notifications) },
+      ]),
+    ),
+  };
+}
+
+function outboundRevisionsManifest(outbound: RevisionsOutbound) {
+  return {
+    ...sharingManifest(outbound.shared),
+    byRevision: Object.fromEntries(
+      outbound.revisions.map(({ revision, outbound: o, validator }) => [
+        revision,
+        {
+          results: Object.fromEntries(o.results.map((r) => [r.method, validator(r.definition)])),
+          notifications: Object.fromEntries(o.notifications.map((n) => [n.method, validator(n.definition)])),
+          requests: Object.fromEntries(o.requests.map((r) => [r.method, validator(r.definition)])),
+          errors: Object.fromEntries(o.errors.map((e) => [String(e.code), validator(e.definition)])),
+          errata: o.errata,
+        },
+      ]),
+    ),
+  };
+}
+
+/** How many definitions the revisions hold between them, how many were compiled, and which ones several revisions share. */
+function sharingManifest(shared: RevisionsSelection["shared"]) {
+  return {
+    definitions: {
+      reachable: shared.classes.reduce((n, c) => n + c.revisions.length, 0),
+      compiled: shared.classes.length,
+      sharedByRevisions: Object.fromEntries(shared.classes.filter((c) => c.revisions.length > 1).map((c) => [c.name, c.revisions])),
+    },
   };
 }
 
