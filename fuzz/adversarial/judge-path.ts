@@ -71,6 +71,7 @@ export function judgeCli(target: Target, bytes: Buffer): Verdict {
     era: target.direction === "inbound" ? "auto" : target.era,
     headers,
     method: target.root.method,
+    legacyChecks: "params",
     maxBytes: DEFAULT_MAX_BODY_BYTES,
     format: "json",
     json: false,

@@ -16,6 +16,8 @@ import { classifyEra, type Era, type EraSignal } from "../core/era.js";
 import { outbound as eras } from "../../generated/outbound.js";
 import { validateMcpResponse, type OutboundKind, type OutboundViolations } from "../outbound/validate-response.js";
 import { validateMcpRequest, type ValidationResult } from "../core/validate.js";
+import { DEFAULT_LEGACY_CHECKS, LEGACY_CHECKS, type LegacyChecks } from "../core/legacy-checks.js";
+import { legacyRevisionOf } from "../core/legacy-revision.js";
 
 export const USAGE = `Usage: wymcp check [options] [file ...]
 
@@ -44,6 +46,13 @@ Judging
   --method M      the method of the request a response answers (a response does not name it). Outbound, a
                   result is judged against that method's result (CallToolResult, ...); without --method only its
                   JSON-RPC framing is, and the output says so. Inbound, it labels responses
+  --legacy-checks M
+                  params (the default), report or framing: what the legacy lane checks, as the middleware's
+                  legacyChecks option. params: a known method's params against the revision the message names
+                  (MCP-Protocol-Version, an initialize's protocolVersion, else 2025-03-26); report: the same, but
+                  a params failure passes and is printed as reported; framing: the JSON-RPC framing alone.
+                  Outbound, a legacy message is judged by the revision of the MCP-Protocol-Version header, else
+                  2025-03-26; the output names the revision
 
 Output
   --json          one JSON object per message (the middleware's answer for a rejection, validateMcpResponse's
@@ -81,9 +90,11 @@ export type InboundVerdict = {
       kind: ValidationResult["kind"] | null;
       /** The definition it failed; null when it was not judged (not JSON, too large). */
       definition: string | null;
+      /** The legacy revision whose definition it failed. */
+      revision?: string;
       /** The middleware's own words for why it answered (RejectReason in admit.ts). */
       reason: "invalid-message" | "parse-error" | "body-too-large";
-      status: 400 | 413;
+      status: 200 | 400 | 413;
       response: JsonRpcErrorResponse;
     }
 );
@@ -96,6 +107,8 @@ export type OutboundVerdict = {
   era: Era;
   /** `flag` for --era legacy|modern, otherwise classifyEra's signal from the --headers alone. */
   eraSignal: EraSignal | "flag";
+  /** The revision whose definitions judged it: legacy, the MCP-Protocol-Version header's, else 2025-03-26. */
+  revision: string;
   /** The --method a result or error response was judged by. */
   method?: string;
   outcome: "pass" | "violation";
@@ -139,6 +152,7 @@ interface Options {
   direction: "in" | "out" | "auto";
   headers: Record<string, string>;
   method: string | undefined;
+  legacyChecks: LegacyChecks;
   format: "auto" | "json" | "jsonl";
   maxBytes: number;
   json: boolean;
@@ -262,7 +276,10 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
     return judgeOut(source, line, body, options);
   const { era, signal } = options.era === "auto" ? classifyEra(options.headers, body) : { era: options.era, signal: "flag" as const };
   // Header names are lower-cased when --header is read; the version decides whether a legacy batch is judged.
-  const result = validateMcpRequest(body, era, { protocolVersion: options.headers["mcp-protocol-version"] });
+  const result = validateMcpRequest(body, era, {
+    protocolVersion: options.headers["mcp-protocol-version"],
+    legacyChecks: options.legacyChecks,
+  });
   let verdict: Verdict;
   switch (result.outcome) {
     case "pass":
@@ -275,6 +292,8 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
         outcome: "pass",
         kind: result.kind,
         definition: result.definition,
+        revision: result.revision,
+        reported: result.reported,
       };
       break;
     case "bypass":
@@ -290,6 +309,7 @@ export function judge(source: string, line: number, bytes: Buffer | undefined, o
         outcome: "reject",
         kind: result.kind,
         definition: result.definition,
+        revision: result.revision,
         reason: "invalid-message",
         status: result.status,
         response: result.response,
@@ -308,7 +328,9 @@ function labelled(options: Options, verdict: InboundVerdict, body?: unknown): { 
 function judgeOut(source: string, line: number, body: unknown, options: Options): { verdict: Verdict; body: unknown } {
   // A server's body carries no era signal, and a body-read era would let a modern-only field pick its own lane.
   const { era, signal } = options.era === "auto" ? classifyEra(options.headers, undefined) : { era: options.era, signal: "flag" as const };
-  const result = validateMcpResponse(body, { era, method: options.method });
+  // As inbound: the header's legacy revision, else the one a server assumes without it (there is no request body here).
+  const revision = era === "legacy" ? legacyRevisionOf(undefined, options.headers["mcp-protocol-version"]).revision : eras.modern.revision;
+  const result = validateMcpResponse(body, { era, method: options.method, protocolVersion: revision });
   const answers = result.kind === "result" || result.kind === "error";
   const method = answers ? options.method : undefined;
   const verdict: OutboundVerdict =
@@ -319,6 +341,7 @@ function judgeOut(source: string, line: number, body: unknown, options: Options)
           direction: "out",
           era,
           eraSignal: signal,
+          revision,
           method,
           outcome: "pass",
           kind: result.kind,
@@ -330,6 +353,7 @@ function judgeOut(source: string, line: number, body: unknown, options: Options)
           direction: "out",
           era,
           eraSignal: signal,
+          revision,
           method,
           outcome: "violation",
           kind: result.kind,
@@ -367,7 +391,7 @@ function judgedAs(verdict: Verdict, body: unknown): string {
       // A modern request of no known method passes on framing alone; a typo in the method lands here too.
       if (verdict.era === "modern" && verdict.definition === "JSONRPCRequest")
         return `${method}request (JSONRPCRequest; not a method of ${eras.modern.revision}: framing only)`;
-      return `${method}${verdict.kind} (${verdict.definition})`;
+      return `${method}${verdict.kind} (${verdict.definition}${verdict.revision ? `, revision ${verdict.revision}` : ""})`;
     case "bypass":
       return verdict.reason === "modern-notification"
         ? `${method}notification, not validated in the modern era`
@@ -388,9 +412,9 @@ function methodLabel(method: string): string {
   return label;
 }
 
-/** An outbound verdict in words: `out: tools/call result (CallToolResult)`, saying when only the framing was judged. */
+/** An outbound verdict in words: `out: tools/call result (CallToolResult, revision 2025-06-18)`, saying when only the framing was judged. */
 function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
-  const revision = eras[verdict.era].revision;
+  const { revision } = verdict;
   const own = verdict.kind === "request" || verdict.kind === "notification" ? methodOf(body) : verdict.method;
   const method = typeof own === "string" ? `${methodLabel(own)} ` : "";
   const kind = verdict.kind === "other" ? "message of no kind" : verdict.kind === "error" ? "error response" : verdict.kind;
@@ -403,12 +427,12 @@ function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
   } else if (verdict.kind === "request" && definition === "JSONRPCRequest" && verdict.era === "legacy") {
     definition += `; not a server request of ${revision}: framing only`;
   }
-  return `out: ${method}${kind} (${definition})`;
+  return `out: ${method}${kind} (${definition}, revision ${revision})`;
 }
 
 /** The definition a rejected message was checked against, as validateMcpRequest names it. */
 function definitionOf(verdict: Extract<InboundVerdict, { outcome: "reject" }>): string {
-  if (verdict.kind !== "response") return verdict.definition ?? "JSONRPCMessage";
+  if (verdict.kind !== "response") return `${verdict.definition ?? "JSONRPCMessage"}${verdict.revision ? `, revision ${verdict.revision}` : ""}`;
   return verdict.method ? `response to ${printable(verdict.method, 60)}: modern clients send none` : "modern clients send none";
 }
 
@@ -426,6 +450,10 @@ export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name 
   if (verdict.outcome === "violation") {
     text += "\n";
     data = verdict.violations;
+  } else if (verdict.outcome === "pass" && "reported" in verdict && verdict.reported) {
+    // legacyChecks "report": the message passes; what the params check found is printed as the gate reports it.
+    text += `  ${paint("2", `reported ${verdict.reported.response.error.code}`)}\n`;
+    data = verdict.reported.response.error.data;
   } else if (verdict.outcome === "reject") {
     text += `  ${paint("2", String(verdict.response.error.code))}\n`;
     data = verdict.response.error.data;
@@ -447,11 +475,14 @@ interface Tally {
   pass: number;
   reject: number;
   bypass: number;
+  /** Passed under --legacy-checks report with a params failure. */
+  reported: number;
 }
 
-function summary({ pass, reject, bypass }: Tally): string {
+function summary({ pass, reject, bypass, reported }: Tally): string {
   const total = pass + reject + bypass;
-  return `${total} message${total === 1 ? "" : "s"}: ${pass} pass, ${reject} rejected, ${bypass} bypassed`;
+  const passed = reported > 0 ? `${pass} pass (${reported} reported)` : `${pass} pass`;
+  return `${total} message${total === 1 ? "" : "s"}: ${passed}, ${reject} rejected, ${bypass} bypassed`;
 }
 
 /** Buffered stdout: one write per 64 KiB, waiting for the pipe to drain, so a huge input stays in bounded memory. */
@@ -482,6 +513,7 @@ function parseOptions(argv: string[]): { options: Options; files: string[]; help
       header: { type: "string", multiple: true, default: [] },
       direction: { type: "string", default: "auto" },
       method: { type: "string" },
+      "legacy-checks": { type: "string", default: DEFAULT_LEGACY_CHECKS },
       format: { type: "string", default: "auto" },
       "max-bytes": { type: "string" },
       json: { type: "boolean", default: false },
@@ -514,6 +546,7 @@ function parseOptions(argv: string[]): { options: Options; files: string[]; help
     direction,
     headers,
     method: values.method,
+    legacyChecks: oneOf("legacy-checks", values["legacy-checks"]!, LEGACY_CHECKS),
     format: oneOf("format", values.format!, ["auto", "json", "jsonl"] as const),
     maxBytes,
     json: values.json!,
@@ -566,7 +599,7 @@ export async function main(argv: string[]): Promise<number> {
   const paint: Paint = options.colour ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
 
   const out = new Output();
-  const tally: Tally = { pass: 0, reject: 0, bypass: 0 };
+  const tally: Tally = { pass: 0, reject: 0, bypass: 0, reported: 0 };
   let unreadable = false;
   const report = (source: string, name: string, line: number, bytes: Buffer | undefined, positionWidth = 0): void => {
     if (bytes && bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, bytes.length - 1); // CRLF logs
@@ -574,6 +607,7 @@ export async function main(argv: string[]): Promise<number> {
     if (bytes && isBlank(bytes)) return; // blank lines separate messages; they are none
     const { verdict, body } = judge(source, line, bytes, options);
     tally[verdict.outcome === "violation" ? "reject" : verdict.outcome]++;
+    if ("reported" in verdict && verdict.reported) tally.reported++;
     if (options.quiet && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return;
     out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint, name, positionWidth));
   };

@@ -12,6 +12,8 @@ import {
   type JsonRpcErrorResponse,
 } from "./envelope.js";
 import { isRevision, type Era } from "./era.js";
+import { DEFAULT_LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
+import { legacyMethod, legacyRevisionOf } from "./legacy-revision.js";
 
 /**
  * The answer to a rejected message never exceeds this many UTF-8 bytes as JSON, by construction:
@@ -27,19 +29,36 @@ export type BypassReason = "legacy-response" | "modern-notification";
 export type JudgedKind = MessageKind | "batch";
 
 export type ValidationResult =
-  /** The message conforms; `definition` names the schema definition it was judged against. */
-  | { outcome: "pass"; kind: "request" | "notification" | "batch"; definition: string }
+  /**
+   * The message conforms; `definition` names the schema definition it was judged against, `revision` the legacy
+   * revision whose definition that was. With `legacyChecks: "report"`, `reported` is the answer a params failure
+   * would have had: the message passes all the same.
+   */
+  | {
+      outcome: "pass";
+      kind: "request" | "notification" | "batch";
+      definition: string;
+      revision?: string;
+      reported?: { status: 200 | 400; response: JsonRpcErrorResponse };
+    }
   /** The message was not validated: answering it with an error is the protocol's to forbid. */
   | { outcome: "bypass"; kind: "response" | "notification" | "batch"; reason: BypassReason }
-  /** The message does not conform: send `response` with HTTP `status`; `definition` names what it failed. */
-  | { outcome: "reject"; kind: JudgedKind; definition: string; status: 400; response: JsonRpcErrorResponse };
+  /**
+   * The message does not conform: send `response` with HTTP `status`; `definition` names what it failed. `status` is
+   * `200` only for a legacy request whose framing holds and whose params fail (legacy clients read a `400` as a
+   * transport failure and lose the code).
+   */
+  | { outcome: "reject"; kind: JudgedKind; definition: string; revision?: string; status: 200 | 400; response: JsonRpcErrorResponse };
 
 export interface ValidateOptions {
   /**
-   * The request's `MCP-Protocol-Version` header, if it had one. Only batches need it: revision 2025-03-26
-   * allowed them and sent no such header, 2025-06-18 removed them and brought the header.
+   * The request's `MCP-Protocol-Version` header, if it had one. It picks the legacy revision that judges a known
+   * method's params, and decides batches: revision 2025-03-26 allowed them and sent no such header, 2025-06-18
+   * removed them and brought the header.
    */
   protocolVersion?: string | null | undefined;
+  /** What the legacy lane checks: `"params"`, `"report"` or `"framing"` (legacy-revision.ts). The modern lane ignores it. */
+  legacyChecks?: LegacyChecks | undefined;
 }
 
 type Rule = "validate" | "bypass" | "reject-response";
@@ -80,11 +99,31 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
       },
     );
   }
-  if (kind === "notification") return check(body, kind, module.JSONRPCNotification, "JSONRPCNotification");
   const method = (body as { method: unknown }).method;
+  const framing = kind === "notification" ? module.JSONRPCNotification : module.JSONRPCRequest;
+  if (lane === "legacy") {
+    const checks = options?.legacyChecks ?? DEFAULT_LEGACY_CHECKS;
+    if (checks !== "framing") {
+      const { revision } = legacyRevisionOf(body, options?.protocolVersion);
+      const known = legacyMethod(revision, kind as "request" | "notification", method);
+      if (known) {
+        const result = check(body, kind, framing, known.definition, known.validate, method as string, revision);
+        return checks === "report" ? reported(result) : result;
+      }
+    }
+    return check(body, kind, framing, kind === "notification" ? "JSONRPCNotification" : "JSONRPCRequest");
+  }
+  if (kind === "notification") return check(body, kind, framing, "JSONRPCNotification");
   const known = module.methods.get(method as string);
-  if (!known) return check(body, kind, module.JSONRPCRequest, "JSONRPCRequest");
-  return check(body, kind, module.JSONRPCRequest, known.definition, known.validate, method as string);
+  if (!known) return check(body, kind, framing, "JSONRPCRequest");
+  return check(body, kind, framing, known.definition, known.validate, method as string);
+}
+
+/** Report mode: a params failure passes, carrying the answer it would have had; a framing failure is still refused. */
+function reported(result: ValidationResult): ValidationResult {
+  if (result.outcome !== "reject" || result.response.error.code !== INVALID_PARAMS) return result;
+  const { kind, definition, revision, status, response } = result;
+  return { outcome: "pass", kind: kind as "request" | "notification", definition, revision, reported: { status, response } };
 }
 
 /**
@@ -98,6 +137,7 @@ function check(
   definition: string,
   validate?: Validator,
   method?: string,
+  revision?: string,
 ): ValidationResult {
   let errors: ValidationError[] = [];
   let framingHolds = true;
@@ -110,7 +150,7 @@ function check(
   } catch (error) {
     // The schema's recursive JSONValue follows the client's nesting; past the stack, the message cannot be judged.
     if (!(error instanceof RangeError)) throw error;
-    return reject(body, kind, definition, `Invalid ${judgedAs(kind, definition, method)}: nested too deeply to validate`, {
+    return reject(body, kind, definition, `Invalid ${judgedAs(kind, definition, method, revision)}: nested too deeply to validate`, {
       errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
     });
   }
@@ -121,12 +161,18 @@ function check(
       });
     }
   } else if (errors.length === 0) {
-    return { outcome: "pass", kind: kind as "request" | "notification", definition };
+    const pass = { outcome: "pass", kind: kind as "request" | "notification", definition } as const;
+    return revision === undefined ? pass : { ...pass, revision };
   }
-  const { message, data } = distill(errors, judgedAs(kind, definition, method));
+  const { message, data } = distill(errors, judgedAs(kind, definition, method, revision));
   // The spec's own split: a message that is not a valid JSON-RPC request is InvalidRequest; a valid one
   // whose params fail its method's definition is InvalidParams (the conformance suite checks which).
-  return reject(body, kind, definition, message, data, framingHolds && validate ? INVALID_PARAMS : INVALID_REQUEST);
+  const code = framingHolds && validate ? INVALID_PARAMS : INVALID_REQUEST;
+  const result = reject(body, kind, definition, message, data, code);
+  if (revision === undefined || result.outcome !== "reject") return result;
+  // A legacy request's params failure is answered 200, as the SDK answers it: a legacy client reads a 400 as a
+  // transport failure and loses the code. A notification has no answer to carry it: it keeps the 400 refusal.
+  return { ...result, revision, status: code === INVALID_PARAMS && kind === "request" ? 200 : 400 };
 }
 
 /**
@@ -184,10 +230,10 @@ function checkBatch(body: unknown[], lane: Era, batch: BatchFraming): Validation
   return { outcome: "pass", kind: "batch", definition: BATCH };
 }
 
-/** What the message was judged as, for the summary: "tools/call request (CallToolRequest)". */
-function judgedAs(kind: MessageKind, definition: string, method: string | undefined): string {
+/** What the message was judged as, for the summary: "tools/call request (CallToolRequest, revision 2025-06-18)". */
+function judgedAs(kind: MessageKind, definition: string, method: string | undefined, revision?: string): string {
   // Only a method of the era's table is named: an unknown method is the client's string, not a protocol fact.
-  if (method !== undefined) return `${method} request (${definition})`;
+  if (method !== undefined) return `${method} ${kind} (${definition}${revision === undefined ? "" : `, revision ${revision}`})`;
   return `JSON-RPC ${kind === "other" ? "message" : kind} (${definition})`;
 }
 

@@ -5,6 +5,7 @@
 import { answerId, errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse, type JsonRpcId } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
 import { validateMcpRequest, type JudgedKind, type ValidationResult } from "../core/validate.js";
+import type { LegacyChecks } from "../core/legacy-checks.js";
 import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../core/depth.js";
 
 export { DEFAULT_MAX_DEPTH };
@@ -17,7 +18,8 @@ export type RejectReason = "body-too-large" | "unsupported-media-type" | "parse-
 
 /** What `onReject` receives: the answer that was sent and why, never the client's body. */
 export interface RejectInfo {
-  status: 400 | 413 | 415;
+  /** `200` for a legacy request whose params fail (answered as the SDK answers it, with the JSON-RPC error). */
+  status: 200 | 400 | 413 | 415;
   response: JsonRpcErrorResponse;
   reason: RejectReason;
   /** The era the message was judged in; unset when the body was refused before it was judged. */
@@ -45,9 +47,17 @@ export interface GateOptions<R> {
   era?: (request: R, body: unknown) => Era | undefined;
   /** Called once per answered request, for logging or metrics; it must not throw. */
   onReject?: (info: RejectInfo) => void;
+  /**
+   * What the legacy lane checks: `"params"` (default) the framing and a known method's params against the revision
+   * the request names, `"report"` the same but a params failure is passed on and given to `onLegacyReport`,
+   * `"framing"` the JSON-RPC framing alone.
+   */
+  legacyChecks?: LegacyChecks;
+  /** With `legacyChecks: "report"`: called once per legacy message whose params fail, with what `onReject` would have received. */
+  onLegacyReport?: (info: RejectInfo) => void;
 }
 
-type Hooks = Pick<GateOptions<unknown>, "maxBodyBytes" | "maxDepth" | "onReject">;
+type Hooks = Pick<GateOptions<unknown>, "maxBodyBytes" | "maxDepth" | "onReject" | "legacyChecks" | "onLegacyReport">;
 
 /** The parts of an HTTP POST the gate looks at, whatever the host. */
 export interface Exchange {
@@ -64,7 +74,7 @@ export interface Exchange {
 
 export type Verdict =
   | { ok: true; info: WymcpInfo; body: unknown; parsedHere: boolean }
-  | { ok: false; status: 400 | 413 | 415; response: JsonRpcErrorResponse };
+  | { ok: false; status: 200 | 400 | 413 | 415; response: JsonRpcErrorResponse };
 
 /** Checks a `maxDepth` option once, when the middleware is built: a wrong one is the host's bug, not the client's. */
 export function checkMaxDepth(maxDepth: number | undefined): void {
@@ -126,7 +136,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  */
 export async function admit(
   exchange: Exchange,
-  { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth = DEFAULT_MAX_DEPTH, onReject }: Hooks,
+  { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth = DEFAULT_MAX_DEPTH, onReject, legacyChecks, onLegacyReport }: Hooks,
 ): Promise<Verdict> {
   // A missing Content-Type is refused too: MCP clients always send application/json, and the official
   // SDK's transport answers such a POST 415 anyway, so passing it on would only move the refusal.
@@ -157,10 +167,14 @@ export async function admit(
   // Before anything recursive sees the body: the era callback, the validators, the next handler's re-serialization.
   if (exceedsDepth(body, maxDepth)) return tooDeep(onReject, maxDepth, answerId(body));
   const era = exchange.era(body) ?? "legacy";
-  const result = validateMcpRequest(body, era, { protocolVersion: exchange.protocolVersion });
+  const result = validateMcpRequest(body, era, { protocolVersion: exchange.protocolVersion, legacyChecks });
   if (result.outcome === "reject") {
     notify(onReject, { status: result.status, response: result.response, reason: "invalid-message", era, kind: result.kind });
     return { ok: false, status: result.status, response: result.response };
+  }
+  if (result.outcome === "pass" && result.reported) {
+    const { status, response } = result.reported;
+    notify(onLegacyReport, { status, response, reason: "invalid-message", era, kind: result.kind });
   }
   return { ok: true, info: { era, result }, body, parsedHere };
 }

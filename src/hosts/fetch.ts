@@ -4,6 +4,7 @@
  */
 import { admit, checkMaxDepth, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
 import type { Era } from "../core/era.js";
+import { checkLegacyChecks } from "../core/legacy-checks.js";
 import { createTap, reportSettings, type OutboundOptions } from "./outbound-tap.js";
 import { eraCallback, type AuthInfoOf, type EraOption, type McpFetchHandler } from "./sdk-handler.js";
 
@@ -48,10 +49,11 @@ export const wymcpFetch = (options: FetchOptions = {}): FetchGuard => guardOf(op
 
 /** The guard; `read` says whether the body is read from a clone (left for the next handler) or from the request itself. */
 function guardOf(
-  { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, ...outbound }: FetchOptions,
+  { maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxDepth, era, onReject, legacyChecks, onLegacyReport, ...outbound }: FetchOptions,
   read: "clone" | "own",
 ): FetchGuard {
   checkMaxDepth(maxDepth);
+  checkLegacyChecks(legacyChecks);
   const settings = reportSettings(outbound);
   const eraOf = (request: Request): Era => {
     const info = admitted.get(request);
@@ -65,7 +67,8 @@ function guardOf(
   /** The body passes through unchanged, chunk by chunk; each chunk is tapped after it is handed on. */
   const report = (request: Request, response: Response): Response => {
     if (!settings || !response.body) return response;
-    const tap = createTap(eraOf(request), admitted.get(request)?.body, (name) => response.headers.get(name), settings);
+    const header = (name: string) => response.headers.get(name);
+    const tap = createTap(eraOf(request), admitted.get(request)?.body, header, settings, undefined, request.headers.get("mcp-protocol-version"));
     const body = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
@@ -91,7 +94,7 @@ function guardOf(
           chunks: () => chunksOf(read === "clone" ? request.clone().body : request.body),
           era: (body) => era?.(request, body),
         },
-        { maxBodyBytes, maxDepth, onReject },
+        { maxBodyBytes, maxDepth, onReject, legacyChecks, onLegacyReport },
       );
       if (!verdict.ok) {
         return new Response(JSON.stringify(verdict.response), {

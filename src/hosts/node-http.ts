@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JsonRpcErrorResponse } from "../core/envelope.js";
 import { admit, checkMaxDepth, DEFAULT_MAX_BODY_BYTES, type GateOptions, type WymcpInfo } from "./admit.js";
 import type { Era } from "../core/era.js";
+import { checkLegacyChecks } from "../core/legacy-checks.js";
 import { createTap, reportSettings, type OutboundOptions } from "./outbound-tap.js";
 
 declare module "http" {
@@ -41,15 +42,18 @@ export const wymcpNode = ({
   maxDepth,
   era,
   onReject,
+  legacyChecks,
+  onLegacyReport,
   discardTimeoutMs = DISCARD_TIMEOUT_MS,
   ...outbound
 }: NodeOptions = {}) => {
   checkMaxDepth(maxDepth);
+  checkLegacyChecks(legacyChecks);
   const report = reportSettings(outbound);
   return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
     if (req.method !== "POST") {
       // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
-      if (report) tapResponse(res, eraOfStream(req, era), undefined, report);
+      if (report) tapResponse(res, eraOfStream(req, era), undefined, report, firstValue(req.headers["mcp-protocol-version"]));
       return next();
     }
     const host = req as IncomingMessage & { body?: unknown };
@@ -65,7 +69,7 @@ export const wymcpNode = ({
           chunks: () => req.iterator({ destroyOnReturn: false }),
           era: (body) => era?.(req, body),
         },
-        { maxBodyBytes, maxDepth, onReject },
+        { maxBodyBytes, maxDepth, onReject, legacyChecks, onLegacyReport },
       );
     } catch (error) {
       // A body cut off mid-read means the client has gone: no one is left to answer.
@@ -76,7 +80,7 @@ export const wymcpNode = ({
     if (!verdict.ok) return answer(req, res, verdict.status, verdict.response, discardTimeoutMs);
     if (verdict.parsedHere) host.body = verdict.body;
     req.wymcp = verdict.info;
-    if (report) tapResponse(res, verdict.info.era, verdict.body, report);
+    if (report) tapResponse(res, verdict.info.era, verdict.body, report, firstValue(req.headers["mcp-protocol-version"]));
     next();
   };
 };
@@ -95,9 +99,10 @@ type Report = NonNullable<ReturnType<typeof reportSettings>>;
  * Report mode: every byte still goes out first, through the original `write`/`end`; the tap reads it after.
  * `writeHead`'s headers are read from its arguments, because headers given there never reach `getHeader`.
  */
-function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report: Report): void {
+function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report: Report, protocolVersion: string | undefined): void {
   let head: Record<string, string | undefined> | undefined;
-  const tap = createTap(era, requestBody, (name) => head?.[name] ?? headerText(res.getHeader(name)), report);
+  const header = (name: "content-type" | "content-encoding") => head?.[name] ?? headerText(res.getHeader(name));
+  const tap = createTap(era, requestBody, header, report, undefined, protocolVersion);
   const { writeHead, write, end } = res;
   const chunk = (data: unknown, encoding: unknown) => {
     try {
