@@ -418,21 +418,23 @@ function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
   const own = verdict.kind === "request" || verdict.kind === "notification" ? methodOf(body) : verdict.method;
   const method = typeof own === "string" ? `${methodLabel(own)} ` : "";
   const kind = verdict.kind === "other" ? "message of no kind" : verdict.kind === "error" ? "error response" : verdict.kind;
-  let definition = verdict.definition;
-  if (verdict.kind === "result" && definition === "JSONRPCResultResponse") {
+  // Legacy has four revisions, each judging by its own definitions: the line names the one used.
+  let definition = verdict.era === "legacy" ? `${verdict.definition}, revision ${revision}` : verdict.definition;
+  if (verdict.kind === "result" && verdict.definition === "JSONRPCResultResponse") {
     definition +=
       verdict.method === undefined ? "; framing only: give --method to judge the result" : `; not a method of ${revision}: framing only`;
-  } else if (verdict.kind === "notification" && definition === "JSONRPCNotification") {
+  } else if (verdict.kind === "notification" && verdict.definition === "JSONRPCNotification") {
     definition += `; not a server notification of ${revision}: framing only`;
-  } else if (verdict.kind === "request" && definition === "JSONRPCRequest" && verdict.era === "legacy") {
+  } else if (verdict.kind === "request" && verdict.definition === "JSONRPCRequest" && verdict.era === "legacy") {
     definition += `; not a server request of ${revision}: framing only`;
   }
-  return `out: ${method}${kind} (${definition}, revision ${revision})`;
+  return `out: ${method}${kind} (${definition})`;
 }
 
 /** The definition a rejected message was checked against, as validateMcpRequest names it. */
 function definitionOf(verdict: Extract<InboundVerdict, { outcome: "reject" }>): string {
-  if (verdict.kind !== "response") return `${verdict.definition ?? "JSONRPCMessage"}${verdict.revision ? `, revision ${verdict.revision}` : ""}`;
+  if (verdict.kind !== "response")
+    return `${verdict.definition ?? "JSONRPCMessage"}${verdict.revision ? `, revision ${verdict.revision}` : ""}`;
   return verdict.method ? `response to ${printable(verdict.method, 60)}: modern clients send none` : "modern clients send none";
 }
 

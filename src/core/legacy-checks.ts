@@ -23,7 +23,9 @@ export class LegacyChecksError extends TypeError {
 export function checkLegacyChecks(value: unknown): LegacyChecks {
   if (value === undefined) return DEFAULT_LEGACY_CHECKS;
   if (!(LEGACY_CHECKS as readonly unknown[]).includes(value)) {
-    throw new LegacyChecksError(`wymcp: legacyChecks must be one of ${LEGACY_CHECKS.map((m) => `"${m}"`).join(", ")}, not ${describe(value)}`);
+    throw new LegacyChecksError(
+      `wymcp: legacyChecks must be one of ${LEGACY_CHECKS.map((m) => `"${m}"`).join(", ")}, not ${describe(value)}`,
+    );
   }
   return value as LegacyChecks;
 }
@@ -31,4 +33,3 @@ export function checkLegacyChecks(value: unknown): LegacyChecks {
 function describe(value: unknown): string {
   return typeof value === "string" ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : typeof value;
 }
-

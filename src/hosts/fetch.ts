@@ -68,7 +68,14 @@ function guardOf(
   const report = (request: Request, response: Response): Response => {
     if (!settings || !response.body) return response;
     const header = (name: string) => response.headers.get(name);
-    const tap = createTap(eraOf(request), admitted.get(request)?.body, header, settings, undefined, request.headers.get("mcp-protocol-version"));
+    const tap = createTap(
+      eraOf(request),
+      admitted.get(request)?.body,
+      header,
+      settings,
+      undefined,
+      request.headers.get("mcp-protocol-version"),
+    );
     const body = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {

@@ -110,7 +110,9 @@ export function createTap(
     if (result.outcome === "pass") return;
     try {
       onOutboundViolation(
-        revision === undefined ? { era, method, id, violations: result.violations } : { era, method, id, revision, violations: result.violations },
+        revision === undefined
+          ? { era, method, id, violations: result.violations }
+          : { era, method, id, revision, violations: result.violations },
       );
     } catch {
       // Same as onReject: a broken logger must not break the response.
