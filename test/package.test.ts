@@ -126,6 +126,8 @@ describe("the built dist/", () => {
     "src/core/utf8-length.ts",
     "src/core/log-safe.ts",
     "src/core/error-budget.ts",
+    // The legacyChecks option's three names and its check, beside the adapters and the bin that check it when built.
+    "src/core/legacy-checks.ts",
   ]);
 
   test("every other source module is bundled exactly once across the entries and the bin (one WeakMap, one set of validators)", () => {
@@ -218,7 +220,7 @@ describe("the built dist/", () => {
       body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
     });
     assert.equal(await wymcpFetch()(request), undefined);
-    assert.deepEqual(wymcpOf(request)?.result, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" });
+    assert.deepEqual(wymcpOf(request)?.result, { outcome: "pass", kind: "request", definition: "PingRequest", revision: "2025-03-26" });
   });
 });
 
@@ -230,8 +232,9 @@ describe("the tarball (npm pack --dry-run)", () => {
     files = packed.files.map((f) => f.path);
   });
 
-  test("is at most 1 MiB unpacked", () => {
-    assert.ok(packed.unpackedSize <= 2 ** 20, `${packed.unpackedSize} bytes unpacked`);
+  // 1 MiB until the legacy era was judged revision by revision (its validators for four revisions, in and out).
+  test("is at most 1.5 MiB unpacked", () => {
+    assert.ok(packed.unpackedSize <= 1.5 * 2 ** 20, `${packed.unpackedSize} bytes unpacked`);
   });
 
   test("docs/package.md lists its files as npm pack --dry-run does (npm run docs:package rewrites the list)", () => {
