@@ -59,11 +59,15 @@ async function tsSession(door: Door): Promise<Transcript> {
     await record("tools/call echo", () => client.callTool({ name: "echo", arguments: { text: "hi" } }));
     await record("tools/call add", () => client.callTool({ name: "add", arguments: { a: 1, b: 2 } }));
     const progress: unknown[] = [];
-    await record("tools/call slow", () => client.callTool({ name: "slow", arguments: { steps: 3 } }, { onprogress: (p) => progress.push(p) }));
+    await record("tools/call slow", () =>
+      client.callTool({ name: "slow", arguments: { steps: 3 } }, { onprogress: (p) => progress.push(p) }),
+    );
     out.push(["progress", progress]);
     // Cancellation: the client sends notifications/cancelled with the request's id and the reason.
     const abort = new AbortController();
-    const cancelled = record("tools/call cancelled", () => client.callTool({ name: "slow", arguments: { steps: 5 } }, { signal: abort.signal }));
+    const cancelled = record("tools/call cancelled", () =>
+      client.callTool({ name: "slow", arguments: { steps: 5 } }, { signal: abort.signal }),
+    );
     setTimeout(() => abort.abort("the user went away"), 30);
     await cancelled;
     await record("tools/call unknown", () => client.callTool({ name: "nope", arguments: {} }));
@@ -95,7 +99,9 @@ async function pythonSession(kind: "sdk" | "fastmcp", door: Door, bad = false): 
   return JSON.parse(stdout) as unknown[][];
 }
 
-describe("real clients in legacy mode: every exchange the same gated (each mode) and ungated, nothing refused", { timeout: 600_000 }, () => {
+describe("real clients in legacy mode: every exchange the same gated (each mode) and ungated, nothing refused", {
+  timeout: 600_000,
+}, () => {
   test("the official TypeScript client v2 (its default, legacy)", async (t) => {
     const transcripts = await Promise.all(COMPARED.map(tsSession));
     assert.equal(transcripts[0]![0], "2025-11-25");
@@ -117,7 +123,18 @@ describe("real clients in legacy mode: every exchange the same gated (each mode)
   }
 
   test("the MCP Inspector's command line (--cli, --protocol-era legacy)", async (t) => {
-    const bin = join(repoRoot, "tools", "inspector", "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js");
+    const bin = join(
+      repoRoot,
+      "tools",
+      "inspector",
+      "node_modules",
+      "@modelcontextprotocol",
+      "inspector",
+      "clients",
+      "launcher",
+      "build",
+      "index.js",
+    );
     assert.ok(existsSync(bin), "the Inspector is not installed: run (cd tools/inspector && npm ci)");
     const home = mkdtempSync(join(tmpdir(), "wymcp-inspector-"));
     t.after(() => rmSync(home, { recursive: true, force: true }));
@@ -135,7 +152,19 @@ describe("real clients in legacy mode: every exchange the same gated (each mode)
     ];
     servers.seen.params.length = 0;
     const inspect = async (door: Door, call: string[]) => {
-      const args = [bin, "--cli", "--transport", "http", "--server-url", servers.url(door).href, "--protocol-era", "legacy", "--format", "json", ...call];
+      const args = [
+        bin,
+        "--cli",
+        "--transport",
+        "http",
+        "--server-url",
+        servers.url(door).href,
+        "--protocol-era",
+        "legacy",
+        "--format",
+        "json",
+        ...call,
+      ];
       try {
         const { stdout } = await run(process.execPath, args, { timeout: 60_000, env: { ...process.env, HOME: home } });
         return ["ok", stdout];
@@ -160,7 +189,8 @@ describe("a legacy call whose params fail reaches each client's user as -32602 w
     const exchanges: Array<{ status: number; type: string | null }> = [];
     const observe: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);
-      if (init?.method === "POST" && String(init.body).includes('"name":5')) exchanges.push({ status: response.status, type: response.headers.get("content-type") });
+      if (init?.method === "POST" && String(init.body).includes('"name":5'))
+        exchanges.push({ status: response.status, type: response.headers.get("content-type") });
       return response;
     };
     const shown: Record<string, unknown[]> = {};
