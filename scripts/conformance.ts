@@ -5,6 +5,8 @@
  * and fails when the gate loses a check the ungated server passes, when the gated server fails a check
  * its era's baseline does not name, when a baseline entry has gone stale (the suite's own rule), or when the
  * gated server, in outbound report mode (WYMCP_OUTBOUND=report), reports any message it sent as a violation.
+ * `--legacy-checks M` runs the gated server with that legacyChecks mode, `--era NAME` one era only; such a run prints its
+ * tables but writes nothing into docs/conformance.md, which holds the default run of both eras.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -39,6 +41,14 @@ const ERAS: EraRun[] = [
 ];
 
 type Mode = "gated" | "ungated";
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => {
+  const at = argv.indexOf(name);
+  return at >= 0 ? argv[at + 1] : undefined;
+};
+const LEGACY_CHECKS = flag("--legacy-checks");
+const ONLY_ERA = flag("--era");
 
 interface Check {
   id: string;
@@ -202,13 +212,26 @@ async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), "wymcp-conformance-"));
   const results = new Map<string, SuiteResult>();
   const reports = new Map<string, OutboundReport>();
+  const refusals = new Map<string, string[]>();
+  const eras = ERAS.filter((era) => ONLY_ERA === undefined || era.name === ONLY_ERA);
+  if (eras.length === 0) {
+    console.error(`conformance: --era must be one of ${ERAS.map((e) => e.name).join(", ")}`);
+    return 2;
+  }
   try {
     for (const mode of ["gated", "ungated"] as Mode[]) {
       // One server per run, so each era's outbound report is its own (the summary is written when the server exits).
-      for (const era of ERAS) {
+      for (const era of eras) {
         const file = join(work, `outbound-${era.name}.jsonl`);
         const env: Record<string, string> =
-          mode === "gated" ? { WYMCP_GATE: "on", WYMCP_OUTBOUND: "report", WYMCP_OUTBOUND_FILE: file } : { WYMCP_GATE: "off" };
+          mode === "gated"
+            ? {
+                WYMCP_GATE: "on",
+                WYMCP_OUTBOUND: "report",
+                WYMCP_OUTBOUND_FILE: file,
+                ...(LEGACY_CHECKS && { WYMCP_LEGACY_CHECKS: LEGACY_CHECKS }),
+              }
+            : { WYMCP_GATE: "off" };
         const server = await launchExample({ script: "examples/conformance-server.ts", env });
         try {
           const outDir = join(work, `${mode}-${era.name}`);
@@ -218,6 +241,15 @@ async function main(): Promise<number> {
           results.set(`${mode} ${era.name}`, result);
         } finally {
           await server.stop();
+          // What the gate refused or reported, as the server logged it (the last 64 KiB of its stderr).
+          if (mode === "gated")
+            refusals.set(
+              era.name,
+              server
+                .stderr()
+                .split("\n")
+                .filter((l) => /^wymcp (rejected|reported): /.test(l)),
+            );
         }
         if (mode === "gated") reports.set(era.name, readOutboundReport(file));
       }
@@ -228,7 +260,7 @@ async function main(): Promise<number> {
 
   const problems: string[] = [];
   const sections = new Map<string, string>();
-  for (const era of ERAS) {
+  for (const era of eras) {
     const gated = results.get(`gated ${era.name}`)!;
     const verdict = compare(era, gated, results.get(`ungated ${era.name}`)!);
     console.log(`\n## ${era.name} (${era.args.join(" ")}): checks passed, gated vs ungated\n`);
@@ -239,6 +271,10 @@ async function main(): Promise<number> {
     );
     problems.push(...verdict.lost.map((check) => `lost to the gate: ${check}`));
     problems.push(...verdict.wireSchemaFailures.map((scenario) => `wire-schema-valid failed gated: ${scenario}`));
+    const refused = refusals.get(era.name) ?? [];
+    const refusalLine = `gated (legacyChecks ${LEGACY_CHECKS ?? "default"}): ${refused.length} requests refused or reported by the gate`;
+    console.log(`\n${refusalLine}`);
+    for (const line of new Set(refused)) console.log(`  ${line} ×${refused.filter((l) => l === line).length}`);
     const report = reports.get(era.name)!;
     console.log(`\n${outboundLine(report)}`);
     for (const v of report.violations) console.log(`  ${describeViolation(v)}`);
@@ -251,6 +287,7 @@ async function main(): Promise<number> {
         "",
         `- wire-schema-valid, gated: ${judged - verdict.wireSchemaFailures.length} of ${judged} scenarios that emit it passed; not emitted by: ${verdict.wireSchemaAbsent.join(", ") || "none"}.`,
         `- ${outboundLine(report)}.`,
+        `- ${refusalLine}${refused.length > 0 ? `: ${[...new Set(refused)].map((l) => `\`${l}\``).join(", ")}` : ""}.`,
       ].join("\n"),
     );
     if (!report.summary)
@@ -283,6 +320,10 @@ async function main(): Promise<number> {
   const checked = [...reports.values()].reduce((sum, r) => sum + (r.summary?.checked ?? 0), 0);
   const verdictLine = `no check lost to the gate; every gated failure is in the baseline; 0 outbound violations in ${checked} messages checked (${seconds} s)`;
   console.log(`\nconformance: ${verdictLine}`);
+  if (LEGACY_CHECKS !== undefined || ONLY_ERA !== undefined) {
+    console.log("conformance: a run with --legacy-checks or --era writes nothing into docs/conformance.md");
+    return 0;
+  }
   // Only a passing run is written into docs/conformance.md: the document states what holds.
   const suite = JSON.parse(
     readFileSync(join(SUITE_DIR, "node_modules", "@modelcontextprotocol", "conformance", "package.json"), "utf8"),
