@@ -18,10 +18,30 @@ export interface LegacyRevision {
   signal: LegacyRevisionSignal;
 }
 
-// Keyed by string: a header or a body may name anything.
-const tables: ReadonlyMap<string, RevisionValidators> = eras.legacy.revisions;
+/** A revision's definition of one client method, with the revision it belongs to. */
+export interface LegacyMethod extends MethodValidator {
+  readonly revision: string;
+}
+
+interface Tables {
+  readonly requests: ReadonlyMap<string, LegacyMethod>;
+  readonly notifications: ReadonlyMap<string, LegacyMethod>;
+}
+
+const withRevision = (revision: string, table: ReadonlyMap<string, MethodValidator>): ReadonlyMap<string, LegacyMethod> =>
+  new Map([...table].map(([method, { definition, validate }]) => [method, { definition, validate, revision }]));
+
+// Keyed by string, built once: a header or a body may name anything, and the hot path allocates nothing.
+const tables: ReadonlyMap<string, Tables> = new Map(
+  [...(eras.legacy.revisions as ReadonlyMap<string, RevisionValidators>)].map(([revision, { requests, notifications }]) => [
+    revision,
+    { requests: withRevision(revision, requests), notifications: withRevision(revision, notifications) },
+  ]),
+);
 const NEWEST = eras.legacy.revision;
 const WITHOUT_HEADER = eras.legacy.revisionWithoutHeader;
+const NEWEST_TABLES = tables.get(NEWEST)!;
+const WITHOUT_HEADER_TABLES = tables.get(WITHOUT_HEADER)!;
 
 /**
  * The revision a legacy message is judged by, first match wins: the `MCP-Protocol-Version` header when it names a
@@ -29,31 +49,59 @@ const WITHOUT_HEADER = eras.legacy.revisionWithoutHeader;
  * that is no legacy revision; otherwise the revision a server assumes without the header (2025-03-26).
  */
 export function legacyRevisionOf(body: unknown, protocolVersion: string | null | undefined): LegacyRevision {
-  if (typeof protocolVersion === "string") {
-    const named = trimmed(protocolVersion);
-    if (tables.has(named)) return { revision: named, signal: "header" };
-  }
+  const named = headerRevision(protocolVersion);
+  if (named !== undefined) return { revision: named, signal: "header" };
   if (isInitialize(body)) {
-    const params = (body as { params?: unknown }).params;
-    const asked = typeof params === "object" && params !== null ? (params as { protocolVersion?: unknown }).protocolVersion : undefined;
-    if (typeof asked === "string" && tables.has(asked)) return { revision: asked, signal: "initialize" };
-    return { revision: NEWEST, signal: "newest" };
+    const asked = askedRevision(body);
+    return asked === undefined ? { revision: NEWEST, signal: "newest" } : { revision: asked, signal: "initialize" };
   }
   return { revision: WITHOUT_HEADER, signal: "default" };
 }
 
-/** The revision's definition of a request's (with an `id`) or a notification's method; undefined for a method it does not have. */
-export function legacyMethod(revision: string, kind: "request" | "notification", method: unknown): MethodValidator | undefined {
+/**
+ * The definition of a legacy request's (with an `id`) or notification's method in the revision `legacyRevisionOf`
+ * picks, with that revision; undefined for a method the revision does not have. The per-message hot path: no allocation.
+ */
+export function legacyMethodOf(
+  body: unknown,
+  kind: "request" | "notification",
+  protocolVersion: string | null | undefined,
+): LegacyMethod | undefined {
+  const method = (body as { method?: unknown }).method;
   if (typeof method !== "string") return undefined;
-  const table = tables.get(revision);
-  return kind === "request" ? table?.requests.get(method) : table?.notifications.get(method);
+  // One look-up for the usual header, a revision exactly as the SDK's clients send it.
+  let table = typeof protocolVersion === "string" ? tables.get(protocolVersion) : undefined;
+  if (table === undefined) {
+    const named = headerRevision(protocolVersion);
+    if (named !== undefined) table = tables.get(named)!;
+    else if (kind === "request" && method === "initialize") {
+      const asked = askedRevision(body);
+      table = asked === undefined ? NEWEST_TABLES : tables.get(asked)!;
+    } else table = WITHOUT_HEADER_TABLES;
+  }
+  return kind === "request" ? table.requests.get(method) : table.notifications.get(method);
+}
+
+/** The legacy revision a header names, as the SDK reads it (spaces and tabs around it stripped); undefined for any other value. */
+function headerRevision(protocolVersion: string | null | undefined): string | undefined {
+  if (typeof protocolVersion !== "string") return undefined;
+  if (tables.has(protocolVersion)) return protocolVersion;
+  const stripped = trimmed(protocolVersion);
+  return stripped !== protocolVersion && tables.has(stripped) ? stripped : undefined;
+}
+
+/** An initialize's `params.protocolVersion` when it names a legacy revision. */
+function askedRevision(body: unknown): string | undefined {
+  const params = (body as { params?: unknown }).params;
+  const asked = typeof params === "object" && params !== null ? (params as { protocolVersion?: unknown }).protocolVersion : undefined;
+  return typeof asked === "string" && tables.has(asked) ? asked : undefined;
 }
 
 function isInitialize(body: unknown): boolean {
   return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize" && Object.hasOwn(body, "id");
 }
 
-/** Spaces and tabs around the value, as the SDK strips them; a header of anything else names no revision. */
+/** Spaces and tabs around the value, as the SDK strips them. */
 function trimmed(value: string): string {
   let start = 0;
   let end = value.length;

@@ -13,7 +13,7 @@ import {
 } from "./envelope.js";
 import { isRevision, type Era } from "./era.js";
 import { DEFAULT_LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
-import { legacyMethod, legacyRevisionOf } from "./legacy-revision.js";
+import { legacyMethodOf } from "./legacy-revision.js";
 
 /**
  * The answer to a rejected message never exceeds this many UTF-8 bytes as JSON, by construction:
@@ -104,10 +104,9 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
   if (lane === "legacy") {
     const checks = options?.legacyChecks ?? DEFAULT_LEGACY_CHECKS;
     if (checks !== "framing") {
-      const { revision } = legacyRevisionOf(body, options?.protocolVersion);
-      const known = legacyMethod(revision, kind as "request" | "notification", method);
+      const known = legacyMethodOf(body, kind as "request" | "notification", options?.protocolVersion);
       if (known) {
-        const result = check(body, kind, framing, known.definition, known.validate, method as string, revision);
+        const result = check(body, kind, framing, known.definition, known.validate, method as string, known.revision);
         return checks === "report" ? reported(result) : result;
       }
     }
@@ -126,6 +125,8 @@ function reported(result: ValidationResult): ValidationResult {
   return { outcome: "pass", kind: kind as "request" | "notification", definition, revision, reported: { status, response } };
 }
 
+const NO_ERRORS: readonly ValidationError[] = Object.freeze([]);
+
 /**
  * Framing, then the method's own definition when there is one; errors of both are distilled together.
  * Nothing is built for the answer unless the message fails: this is the per-message hot path.
@@ -139,14 +140,15 @@ function check(
   method?: string,
   revision?: string,
 ): ValidationResult {
-  let errors: ValidationError[] = [];
+  // No array is made for a message that passes: this is the per-message hot path.
+  let errors: readonly ValidationError[] = NO_ERRORS;
   let framingHolds = true;
   try {
     if (!framing(body)) {
-      errors = framing.errors ?? [];
+      errors = framing.errors ?? NO_ERRORS;
       framingHolds = false;
     }
-    if (validate && !validate(body)) errors = errors.concat(validate.errors ?? []);
+    if (validate && !validate(body)) errors = errors.concat(validate.errors ?? NO_ERRORS);
   } catch (error) {
     // The schema's recursive JSONValue follows the client's nesting; past the stack, the message cannot be judged.
     if (!(error instanceof RangeError)) throw error;
@@ -161,8 +163,9 @@ function check(
       });
     }
   } else if (errors.length === 0) {
-    const pass = { outcome: "pass", kind: kind as "request" | "notification", definition } as const;
-    return revision === undefined ? pass : { ...pass, revision };
+    // Written out whole: spreading one object into another made this the hot path's slowest line.
+    const judged = kind as "request" | "notification";
+    return revision === undefined ? { outcome: "pass", kind: judged, definition } : { outcome: "pass", kind: judged, definition, revision };
   }
   const { message, data } = distill(errors, judgedAs(kind, definition, method, revision));
   // The spec's own split: a message that is not a valid JSON-RPC request is InvalidRequest; a valid one
