@@ -17,6 +17,7 @@ function absorbErrors(list, thrown) {
   for (let i = 64; i < from.length; i++) list.push(from[i]);
   return list.length;
 }
+function pushNew(list, instancePath, keyword, params) { pushError(list, { instancePath, keyword, params }); }
 function withinBudget(validate) {
   const bounded = function (data, context) {
     try {
@@ -45,15 +46,13 @@ let data1 = data0[key0];
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-const err0 = {instancePath:instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/experimental",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/experimental", "type", {type: "object"});
 errors++;
 }
 }
@@ -62,8 +61,7 @@ let data2 = data.logging;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err2 = {instancePath:instancePath+"/logging",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/logging", "type", {type: "object"});
 errors++;
 }
 }
@@ -72,15 +70,13 @@ let data3 = data.prompts;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.listChanged !== undefined){
 if(typeof data3.listChanged !== "boolean"){
-const err3 = {instancePath:instancePath+"/prompts/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/prompts/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/prompts",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/prompts", "type", {type: "object"});
 errors++;
 }
 }
@@ -89,22 +85,19 @@ let data5 = data.resources;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.listChanged !== undefined){
 if(typeof data5.listChanged !== "boolean"){
-const err5 = {instancePath:instancePath+"/resources/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/resources/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data5.subscribe !== undefined){
 if(typeof data5.subscribe !== "boolean"){
-const err6 = {instancePath:instancePath+"/resources/subscribe",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/resources/subscribe", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/resources",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/resources", "type", {type: "object"});
 errors++;
 }
 }
@@ -113,22 +106,19 @@ let data8 = data.tools;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.listChanged !== undefined){
 if(typeof data8.listChanged !== "boolean"){
-const err8 = {instancePath:instancePath+"/tools/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/tools/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/tools",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/tools", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate23.errors = vErrors;
@@ -141,33 +131,28 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.version === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "version"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "version"});
 errors++;
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err2 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.version !== undefined){
 if(typeof data.version !== "string"){
-const err3 = {instancePath:instancePath+"/version",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/version", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate25.errors = vErrors;
@@ -180,18 +165,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.capabilities === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "capabilities"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "capabilities"});
 errors++;
 }
 if(data.protocolVersion === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "protocolVersion"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "protocolVersion"});
 errors++;
 }
 if(data.serverInfo === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "serverInfo"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "serverInfo"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -199,8 +181,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -212,15 +193,13 @@ errors = vErrors.length;
 }
 if(data.instructions !== undefined){
 if(typeof data.instructions !== "string"){
-const err4 = {instancePath:instancePath+"/instructions",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/instructions", "type", {type: "string"});
 errors++;
 }
 }
 if(data.protocolVersion !== undefined){
 if(typeof data.protocolVersion !== "string"){
-const err5 = {instancePath:instancePath+"/protocolVersion",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/protocolVersion", "type", {type: "string"});
 errors++;
 }
 }
@@ -232,8 +211,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate22.errors = vErrors;
@@ -251,15 +229,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate27.errors = vErrors;
@@ -273,13 +249,11 @@ function validate30(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-const err0 = {instancePath,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "string"});
 errors++;
 }
 if(!((data === "assistant") || (data === "user"))){
-const err1 = {instancePath,keyword:"enum",params:{allowedValues: schema13.enum}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "enum", {allowedValues: schema13.enum});
 errors++;
 }
 validate30.errors = vErrors;
@@ -293,13 +267,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data.annotations !== undefined){
@@ -317,8 +289,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/annotations/audience",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/annotations/audience", "type", {type: "array"});
 errors++;
 }
 }
@@ -326,55 +297,47 @@ if(data0.priority !== undefined){
 let data3 = data0.priority;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-const err3 = {instancePath:instancePath+"/annotations/priority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/annotations/priority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/annotations/priority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/annotations",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/annotations", "type", {type: "object"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err7 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err8 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err9 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.size !== undefined){
 let data7 = data.size;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err10 = {instancePath:instancePath+"/size",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/size", "type", {type: "integer"});
 errors++;
 }
 }
@@ -382,21 +345,18 @@ if(data.uri !== undefined){
 let data8 = data.uri;
 if(typeof data8 === "string"){
 if(!(formats0.test(data8))){
-const err11 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate29.errors = vErrors;
@@ -409,8 +369,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resources === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resources"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resources"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -418,15 +377,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -442,15 +399,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/resources",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/resources", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate28.errors = vErrors;
@@ -465,13 +420,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.uriTemplate === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uriTemplate"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uriTemplate"});
 errors++;
 }
 if(data.annotations !== undefined){
@@ -489,8 +442,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/annotations/audience",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/annotations/audience", "type", {type: "array"});
 errors++;
 }
 }
@@ -498,47 +450,40 @@ if(data0.priority !== undefined){
 let data3 = data0.priority;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-const err3 = {instancePath:instancePath+"/annotations/priority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/annotations/priority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/annotations/priority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/annotations",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/annotations", "type", {type: "object"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err7 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err8 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err9 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
@@ -546,21 +491,18 @@ if(data.uriTemplate !== undefined){
 let data7 = data.uriTemplate;
 if(typeof data7 === "string"){
 if(!(formats2.test(data7))){
-const err10 = {instancePath:instancePath+"/uriTemplate",keyword:"format",params:{format: "uri-template"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/uriTemplate", "format", {format: "uri-template"});
 errors++;
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/uriTemplate",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/uriTemplate", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate34.errors = vErrors;
@@ -573,8 +515,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resourceTemplates === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resourceTemplates"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resourceTemplates"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -582,15 +523,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -606,15 +545,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/resourceTemplates",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/resourceTemplates", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate33.errors = vErrors;
@@ -629,26 +566,22 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "text"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "text"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err2 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.text !== undefined){
 if(typeof data.text !== "string"){
-const err3 = {instancePath:instancePath+"/text",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/text", "type", {type: "string"});
 errors++;
 }
 }
@@ -656,21 +589,18 @@ if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err4 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate38.errors = vErrors;
@@ -684,34 +614,29 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.blob === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "blob"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "blob"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data.blob !== undefined){
 let data0 = data.blob;
 if(typeof data0 === "string"){
 if(!(formats6.test(data0))){
-const err2 = {instancePath:instancePath+"/blob",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/blob", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/blob",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/blob", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err4 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
@@ -719,21 +644,18 @@ if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err5 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate40.errors = vErrors;
@@ -746,8 +668,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.contents === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "contents"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "contents"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -755,8 +676,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -805,8 +725,7 @@ func0(vErrors, _from1, errors, 3, instancePath+"/contents/" + i0, 1);
 valid3 = valid3 || _valid0;
 }
 if(!valid3){
-const err2 = {instancePath:instancePath+"/contents/" + i0,keyword:"anyOf",params:{union: 3}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/contents/" + i0, "anyOf", {union: 3});
 errors++;
 }
 else {
@@ -823,15 +742,13 @@ vErrors = null;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/contents",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/contents", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate37.errors = vErrors;
@@ -845,35 +762,30 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err1 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err2 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.required !== undefined){
 if(typeof data.required !== "boolean"){
-const err3 = {instancePath:instancePath+"/required",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/required", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate44.errors = vErrors;
@@ -886,8 +798,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.arguments !== undefined){
@@ -902,29 +813,25 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/arguments",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/arguments", "type", {type: "array"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err3 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate43.errors = vErrors;
@@ -937,8 +844,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.prompts === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "prompts"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "prompts"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -946,15 +852,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -970,15 +874,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/prompts",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/prompts", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate42.errors = vErrors;
@@ -992,13 +894,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "text"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "text"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.annotations !== undefined){
@@ -1016,8 +916,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/annotations/audience",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/annotations/audience", "type", {type: "array"});
 errors++;
 }
 }
@@ -1025,53 +924,45 @@ if(data0.priority !== undefined){
 let data3 = data0.priority;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-const err3 = {instancePath:instancePath+"/annotations/priority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/annotations/priority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/annotations/priority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/annotations",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/annotations", "type", {type: "object"});
 errors++;
 }
 }
 if(data.text !== undefined){
 if(typeof data.text !== "string"){
-const err7 = {instancePath:instancePath+"/text",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/text", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data5 = data.type;
 if(typeof data5 !== "string"){
-const err8 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("text" !== data5){
-const err9 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "text"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "text"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate49.errors = vErrors;
@@ -1084,18 +975,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "data"});
 errors++;
 }
 if(data.mimeType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "mimeType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "mimeType"});
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.annotations !== undefined){
@@ -1113,8 +1001,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/annotations/audience",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/annotations/audience", "type", {type: "array"});
 errors++;
 }
 }
@@ -1122,26 +1009,22 @@ if(data0.priority !== undefined){
 let data3 = data0.priority;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/annotations/priority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err5 = {instancePath:instancePath+"/annotations/priority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/annotations/priority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/annotations",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/annotations", "type", {type: "object"});
 errors++;
 }
 }
@@ -1149,41 +1032,35 @@ if(data.data !== undefined){
 let data4 = data.data;
 if(typeof data4 === "string"){
 if(!(formats6.test(data4))){
-const err8 = {instancePath:instancePath+"/data",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/data",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/data", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err10 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data6 = data.type;
 if(typeof data6 !== "string"){
-const err11 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("image" !== data6){
-const err12 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "image"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "image"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate52.errors = vErrors;
@@ -1196,13 +1073,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resource === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resource"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resource"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.annotations !== undefined){
@@ -1220,8 +1095,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/annotations/audience",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/annotations/audience", "type", {type: "array"});
 errors++;
 }
 }
@@ -1229,26 +1103,22 @@ if(data0.priority !== undefined){
 let data3 = data0.priority;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-const err3 = {instancePath:instancePath+"/annotations/priority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/annotations/priority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/annotations/priority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/annotations/priority", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/annotations",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/annotations", "type", {type: "object"});
 errors++;
 }
 }
@@ -1293,8 +1163,7 @@ func0(vErrors, _from1, errors, 5, instancePath+"/resource", 1);
 valid4 = valid4 || _valid0;
 }
 if(!valid4){
-const err7 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 5}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/resource", "anyOf", {union: 5});
 errors++;
 }
 else {
@@ -1312,20 +1181,17 @@ vErrors = null;
 if(data.type !== undefined){
 let data5 = data.type;
 if(typeof data5 !== "string"){
-const err8 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("resource" !== data5){
-const err9 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "resource"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "resource"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate55.errors = vErrors;
@@ -1338,13 +1204,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.role === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data.content !== undefined){
@@ -1407,8 +1271,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err2 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 4}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/content", "anyOf", {union: 4});
 errors++;
 }
 else {
@@ -1431,8 +1294,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate48.errors = vErrors;
@@ -1445,8 +1307,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.messages === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "messages"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "messages"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1454,15 +1315,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -1478,15 +1337,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/messages",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/messages", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate47.errors = vErrors;
@@ -1500,19 +1357,16 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputSchema === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "inputSchema"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "inputSchema"});
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -1520,8 +1374,7 @@ if(data.inputSchema !== undefined){
 let data1 = data.inputSchema;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.type === undefined){
-const err3 = {instancePath:instancePath+"/inputSchema",keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/inputSchema", "required", {missingProperty: "type"});
 errors++;
 }
 if(data1.properties !== undefined){
@@ -1532,15 +1385,13 @@ let data3 = data2[key0];
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err4 = {instancePath:instancePath+"/inputSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/inputSchema/properties",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/properties", "type", {type: "object"});
 errors++;
 }
 }
@@ -1550,49 +1401,42 @@ if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data4[i0] !== "string"){
-const err6 = {instancePath:instancePath+"/inputSchema/required/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/required/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/inputSchema/required",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/required", "type", {type: "array"});
 errors++;
 }
 }
 if(data1.type !== undefined){
 let data6 = data1.type;
 if(typeof data6 !== "string"){
-const err8 = {instancePath:instancePath+"/inputSchema/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/type", "type", {type: "string"});
 errors++;
 }
 if("object" !== data6){
-const err9 = {instancePath:instancePath+"/inputSchema/type",keyword:"const",params:{allowedValue: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/type", "const", {allowedValue: "object"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/inputSchema",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/inputSchema", "type", {type: "object"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err11 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate63.errors = vErrors;
@@ -1605,8 +1449,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.tools === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "tools"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "tools"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1614,15 +1457,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -1638,15 +1479,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/tools",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/tools", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate62.errors = vErrors;
@@ -1660,8 +1499,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1669,8 +1507,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -1738,8 +1575,7 @@ valid3 = valid3 || _valid0;
 }
 }
 if(!valid3){
-const err2 = {instancePath:instancePath+"/content/" + i0,keyword:"anyOf",params:{union: 6}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/content/" + i0, "anyOf", {union: 6});
 errors++;
 }
 else {
@@ -1756,22 +1592,19 @@ vErrors = null;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "array"});
 errors++;
 }
 }
 if(data.isError !== undefined){
 if(typeof data.isError !== "boolean"){
-const err4 = {instancePath:instancePath+"/isError",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/isError", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate65.errors = vErrors;
@@ -1785,8 +1618,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.completion === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "completion"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "completion"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1794,8 +1626,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -1803,22 +1634,19 @@ if(data.completion !== undefined){
 let data1 = data.completion;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.values === undefined){
-const err2 = {instancePath:instancePath+"/completion",keyword:"required",params:{missingProperty: "values"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/completion", "required", {missingProperty: "values"});
 errors++;
 }
 if(data1.hasMore !== undefined){
 if(typeof data1.hasMore !== "boolean"){
-const err3 = {instancePath:instancePath+"/completion/hasMore",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/completion/hasMore", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data1.total !== undefined){
 let data3 = data1.total;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err4 = {instancePath:instancePath+"/completion/total",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/completion/total", "type", {type: "integer"});
 errors++;
 }
 }
@@ -1828,29 +1656,25 @@ if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data4[i0] !== "string"){
-const err5 = {instancePath:instancePath+"/completion/values/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/completion/values/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/completion/values",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/completion/values", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/completion",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/completion", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate69.errors = vErrors;
@@ -1864,18 +1688,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.model === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "model"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "model"});
 errors++;
 }
 if(data.role === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1883,8 +1704,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -1929,8 +1749,7 @@ func0(vErrors, _from1, errors, 7, instancePath+"/content", 1);
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err4 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 7}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/content", "anyOf", {union: 7});
 errors++;
 }
 else {
@@ -1947,8 +1766,7 @@ vErrors = null;
 }
 if(data.model !== undefined){
 if(typeof data.model !== "string"){
-const err5 = {instancePath:instancePath+"/model",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/model", "type", {type: "string"});
 errors++;
 }
 }
@@ -1960,15 +1778,13 @@ errors = vErrors.length;
 }
 if(data.stopReason !== undefined){
 if(typeof data.stopReason !== "string"){
-const err6 = {instancePath:instancePath+"/stopReason",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/stopReason", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate70.errors = vErrors;
@@ -1982,14 +1798,12 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.uri === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err1 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
@@ -1997,21 +1811,18 @@ if(data.uri !== undefined){
 let data1 = data.uri;
 if(typeof data1 === "string"){
 if(!(formats0.test(data1))){
-const err2 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate75.errors = vErrors;
@@ -2024,8 +1835,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.roots === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "roots"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "roots"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2033,8 +1843,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -2050,15 +1859,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/roots",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/roots", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate74.errors = vErrors;
@@ -2072,8 +1879,7 @@ function validate78(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,keyword:"type",params:{type: schema35.type}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: schema35.type});
 errors++;
 }
 validate78.errors = vErrors;
@@ -2086,25 +1892,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/cancelled" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/cancelled"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/cancelled"});
 errors++;
 }
 }
@@ -2112,14 +1914,12 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.requestId === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "requestId"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "requestId"});
 errors++;
 }
 if(data1.reason !== undefined){
 if(typeof data1.reason !== "string"){
-const err5 = {instancePath:instancePath+"/params/reason",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params/reason", "type", {type: "string"});
 errors++;
 }
 }
@@ -2131,15 +1931,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate77.errors = vErrors;
@@ -2153,8 +1951,7 @@ function validate81(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,keyword:"type",params:{type: schema37.type}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: schema37.type});
 errors++;
 }
 validate81.errors = vErrors;
@@ -2167,25 +1964,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/progress" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/progress"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/progress"});
 errors++;
 }
 }
@@ -2193,20 +1986,17 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.progress === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "progress"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "progress"});
 errors++;
 }
 if(data1.progressToken === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "progressToken"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "progressToken"});
 errors++;
 }
 if(data1.progress !== undefined){
 let data2 = data1.progress;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err6 = {instancePath:instancePath+"/params/progress",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/progress", "type", {type: "number"});
 errors++;
 }
 }
@@ -2219,22 +2009,19 @@ errors = vErrors.length;
 if(data1.total !== undefined){
 let data4 = data1.total;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-const err7 = {instancePath:instancePath+"/params/total",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/total", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate80.errors = vErrors;
@@ -2248,20 +2035,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/resources/list_changed" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/resources/list_changed"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/resources/list_changed"});
 errors++;
 }
 }
@@ -2273,22 +2057,19 @@ let data2 = data1._meta;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate83.errors = vErrors;
@@ -2302,25 +2083,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/resources/updated" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/resources/updated"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/resources/updated"});
 errors++;
 }
 }
@@ -2328,36 +2105,31 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.uri === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "uri"});
 errors++;
 }
 if(data1.uri !== undefined){
 let data2 = data1.uri;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err5 = {instancePath:instancePath+"/params/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
+errors++;
+}
+}
+}
+else {
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate84.errors = vErrors;
@@ -2371,20 +2143,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/prompts/list_changed" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/prompts/list_changed"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/prompts/list_changed"});
 errors++;
 }
 }
@@ -2396,22 +2165,19 @@ let data2 = data1._meta;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate85.errors = vErrors;
@@ -2425,20 +2191,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/tools/list_changed" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/tools/list_changed"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/tools/list_changed"});
 errors++;
 }
 }
@@ -2450,22 +2213,19 @@ let data2 = data1._meta;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate86.errors = vErrors;
@@ -2479,13 +2239,11 @@ function validate88(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-const err0 = {instancePath,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "string"});
 errors++;
 }
 if(!((((((((data === "alert") || (data === "critical")) || (data === "debug")) || (data === "emergency")) || (data === "error")) || (data === "info")) || (data === "notice")) || (data === "warning"))){
-const err1 = {instancePath,keyword:"enum",params:{allowedValues: schema43.enum}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "enum", {allowedValues: schema43.enum});
 errors++;
 }
 validate88.errors = vErrors;
@@ -2498,25 +2256,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/message" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/message"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/message"});
 errors++;
 }
 }
@@ -2524,13 +2278,11 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.data === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "data"});
 errors++;
 }
 if(data1.level === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "level"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "level"});
 errors++;
 }
 if(data1.level !== undefined){
@@ -2541,22 +2293,19 @@ errors = vErrors.length;
 }
 if(data1.logger !== undefined){
 if(typeof data1.logger !== "string"){
-const err6 = {instancePath:instancePath+"/params/logger",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/logger", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate87.errors = vErrors;
@@ -2570,20 +2319,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("ping" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "ping"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "ping"});
 errors++;
 }
 }
@@ -2601,22 +2347,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate90.errors = vErrors;
@@ -2631,13 +2374,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.role === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data.content !== undefined){
@@ -2681,8 +2422,7 @@ func0(vErrors, _from1, errors, 8, instancePath+"/content", 1);
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err2 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 8}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/content", "anyOf", {union: 8});
 errors++;
 }
 else {
@@ -2705,8 +2445,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate93.errors = vErrors;
@@ -2720,15 +2459,13 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err0 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate99.errors = vErrors;
@@ -2744,19 +2481,16 @@ if(data.costPriority !== undefined){
 let data0 = data.costPriority;
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1 || isNaN(data0)){
-const err0 = {instancePath:instancePath+"/costPriority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/costPriority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data0 < 0 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/costPriority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/costPriority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/costPriority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/costPriority", "type", {type: "number"});
 errors++;
 }
 }
@@ -2772,8 +2506,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/hints",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/hints", "type", {type: "array"});
 errors++;
 }
 }
@@ -2781,19 +2514,16 @@ if(data.intelligencePriority !== undefined){
 let data3 = data.intelligencePriority;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/intelligencePriority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/intelligencePriority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err5 = {instancePath:instancePath+"/intelligencePriority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/intelligencePriority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/intelligencePriority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/intelligencePriority", "type", {type: "number"});
 errors++;
 }
 }
@@ -2801,26 +2531,22 @@ if(data.speedPriority !== undefined){
 let data4 = data.speedPriority;
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 1 || isNaN(data4)){
-const err7 = {instancePath:instancePath+"/speedPriority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/speedPriority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data4 < 0 || isNaN(data4)){
-const err8 = {instancePath:instancePath+"/speedPriority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/speedPriority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/speedPriority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/speedPriority", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate98.errors = vErrors;
@@ -2833,25 +2559,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("sampling/createMessage" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "sampling/createMessage"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "sampling/createMessage"});
 errors++;
 }
 }
@@ -2859,33 +2581,28 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.maxTokens === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "maxTokens"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "maxTokens"});
 errors++;
 }
 if(data1.messages === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "messages"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "messages"});
 errors++;
 }
 if(data1.includeContext !== undefined){
 let data2 = data1.includeContext;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/params/includeContext",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/includeContext", "type", {type: "string"});
 errors++;
 }
 if(!(((data2 === "allServers") || (data2 === "none")) || (data2 === "thisServer"))){
-const err7 = {instancePath:instancePath+"/params/includeContext",keyword:"enum",params:{allowedValues: schema45.properties.params.properties.includeContext.enum}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/includeContext", "enum", {allowedValues: schema45.properties.params.properties.includeContext.enum});
 errors++;
 }
 }
 if(data1.maxTokens !== undefined){
 let data3 = data1.maxTokens;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err8 = {instancePath:instancePath+"/params/maxTokens",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params/maxTokens", "type", {type: "integer"});
 errors++;
 }
 }
@@ -2901,8 +2618,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/params/messages",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params/messages", "type", {type: "array"});
 errors++;
 }
 }
@@ -2911,8 +2627,7 @@ let data6 = data1.metadata;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err10 = {instancePath:instancePath+"/params/metadata",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/params/metadata", "type", {type: "object"});
 errors++;
 }
 }
@@ -2928,44 +2643,38 @@ if(Array.isArray(data8)){
 const len1 = data8.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data8[i1] !== "string"){
-const err11 = {instancePath:instancePath+"/params/stopSequences/" + i1,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/params/stopSequences/" + i1, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/params/stopSequences",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/params/stopSequences", "type", {type: "array"});
 errors++;
 }
 }
 if(data1.systemPrompt !== undefined){
 if(typeof data1.systemPrompt !== "string"){
-const err13 = {instancePath:instancePath+"/params/systemPrompt",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/params/systemPrompt", "type", {type: "string"});
 errors++;
 }
 }
 if(data1.temperature !== undefined){
 let data11 = data1.temperature;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-const err14 = {instancePath:instancePath+"/params/temperature",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/params/temperature", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err16 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate92.errors = vErrors;
@@ -2979,20 +2688,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("roots/list" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "roots/list"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "roots/list"});
 errors++;
 }
 }
@@ -3010,22 +2716,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate102.errors = vErrors;
@@ -3043,8 +2746,7 @@ let data0 = data.completions;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err0 = {instancePath:instancePath+"/completions",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/completions", "type", {type: "object"});
 errors++;
 }
 }
@@ -3056,15 +2758,13 @@ let data2 = data1[key0];
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err1 = {instancePath:instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/experimental",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/experimental", "type", {type: "object"});
 errors++;
 }
 }
@@ -3073,8 +2773,7 @@ let data3 = data.logging;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err3 = {instancePath:instancePath+"/logging",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/logging", "type", {type: "object"});
 errors++;
 }
 }
@@ -3083,15 +2782,13 @@ let data4 = data.prompts;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.listChanged !== undefined){
 if(typeof data4.listChanged !== "boolean"){
-const err4 = {instancePath:instancePath+"/prompts/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/prompts/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/prompts",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/prompts", "type", {type: "object"});
 errors++;
 }
 }
@@ -3100,22 +2797,19 @@ let data6 = data.resources;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.listChanged !== undefined){
 if(typeof data6.listChanged !== "boolean"){
-const err6 = {instancePath:instancePath+"/resources/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/resources/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data6.subscribe !== undefined){
 if(typeof data6.subscribe !== "boolean"){
-const err7 = {instancePath:instancePath+"/resources/subscribe",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/resources/subscribe", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/resources",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/resources", "type", {type: "object"});
 errors++;
 }
 }
@@ -3124,22 +2818,19 @@ let data9 = data.tools;
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 if(data9.listChanged !== undefined){
 if(typeof data9.listChanged !== "boolean"){
-const err9 = {instancePath:instancePath+"/tools/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/tools/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/tools",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/tools", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate105.errors = vErrors;
@@ -3152,18 +2843,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.capabilities === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "capabilities"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "capabilities"});
 errors++;
 }
 if(data.protocolVersion === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "protocolVersion"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "protocolVersion"});
 errors++;
 }
 if(data.serverInfo === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "serverInfo"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "serverInfo"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3171,8 +2859,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -3184,15 +2871,13 @@ errors = vErrors.length;
 }
 if(data.instructions !== undefined){
 if(typeof data.instructions !== "string"){
-const err4 = {instancePath:instancePath+"/instructions",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/instructions", "type", {type: "string"});
 errors++;
 }
 }
 if(data.protocolVersion !== undefined){
 if(typeof data.protocolVersion !== "string"){
-const err5 = {instancePath:instancePath+"/protocolVersion",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/protocolVersion", "type", {type: "string"});
 errors++;
 }
 }
@@ -3204,8 +2889,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate104.errors = vErrors;
@@ -3230,8 +2914,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/audience",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/audience", "type", {type: "array"});
 errors++;
 }
 }
@@ -3239,26 +2922,22 @@ if(data.priority !== undefined){
 let data2 = data.priority;
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 1 || isNaN(data2)){
-const err1 = {instancePath:instancePath+"/priority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/priority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data2 < 0 || isNaN(data2)){
-const err2 = {instancePath:instancePath+"/priority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/priority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/priority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/priority", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate110.errors = vErrors;
@@ -3271,13 +2950,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data.annotations !== undefined){
@@ -3288,30 +2965,26 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err3 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err4 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.size !== undefined){
 let data4 = data.size;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err5 = {instancePath:instancePath+"/size",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/size", "type", {type: "integer"});
 errors++;
 }
 }
@@ -3319,21 +2992,18 @@ if(data.uri !== undefined){
 let data5 = data.uri;
 if(typeof data5 === "string"){
 if(!(formats0.test(data5))){
-const err6 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate109.errors = vErrors;
@@ -3346,8 +3016,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resources === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resources"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resources"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3355,15 +3024,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -3379,15 +3046,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/resources",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/resources", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate108.errors = vErrors;
@@ -3401,13 +3066,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.uriTemplate === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uriTemplate"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uriTemplate"});
 errors++;
 }
 if(data.annotations !== undefined){
@@ -3418,22 +3081,19 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err3 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err4 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
@@ -3441,21 +3101,18 @@ if(data.uriTemplate !== undefined){
 let data4 = data.uriTemplate;
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-const err5 = {instancePath:instancePath+"/uriTemplate",keyword:"format",params:{format: "uri-template"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/uriTemplate", "format", {format: "uri-template"});
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/uriTemplate",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/uriTemplate", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate115.errors = vErrors;
@@ -3468,8 +3125,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resourceTemplates === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resourceTemplates"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resourceTemplates"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3477,15 +3133,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -3501,15 +3155,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/resourceTemplates",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/resourceTemplates", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate114.errors = vErrors;
@@ -3523,13 +3175,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "text"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "text"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.annotations !== undefined){
@@ -3540,28 +3190,24 @@ errors = vErrors.length;
 }
 if(data.text !== undefined){
 if(typeof data.text !== "string"){
-const err2 = {instancePath:instancePath+"/text",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/text", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data2 = data.type;
 if(typeof data2 !== "string"){
-const err3 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("text" !== data2){
-const err4 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "text"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "text"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate120.errors = vErrors;
@@ -3574,18 +3220,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "data"});
 errors++;
 }
 if(data.mimeType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "mimeType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "mimeType"});
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.annotations !== undefined){
@@ -3598,41 +3241,35 @@ if(data.data !== undefined){
 let data1 = data.data;
 if(typeof data1 === "string"){
 if(!(formats6.test(data1))){
-const err3 = {instancePath:instancePath+"/data",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/data",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/data", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data3 = data.type;
 if(typeof data3 !== "string"){
-const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("image" !== data3){
-const err7 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "image"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "image"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate123.errors = vErrors;
@@ -3645,18 +3282,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "data"});
 errors++;
 }
 if(data.mimeType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "mimeType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "mimeType"});
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.annotations !== undefined){
@@ -3669,41 +3303,35 @@ if(data.data !== undefined){
 let data1 = data.data;
 if(typeof data1 === "string"){
 if(!(formats6.test(data1))){
-const err3 = {instancePath:instancePath+"/data",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/data",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/data", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data3 = data.type;
 if(typeof data3 !== "string"){
-const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("audio" !== data3){
-const err7 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "audio"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "audio"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate126.errors = vErrors;
@@ -3716,13 +3344,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resource === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resource"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resource"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.annotations !== undefined){
@@ -3772,8 +3398,7 @@ func0(vErrors, _from1, errors, 10, instancePath+"/resource", 1);
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err2 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 10}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/resource", "anyOf", {union: 10});
 errors++;
 }
 else {
@@ -3791,20 +3416,17 @@ vErrors = null;
 if(data.type !== undefined){
 let data2 = data.type;
 if(typeof data2 !== "string"){
-const err3 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("resource" !== data2){
-const err4 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "resource"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "resource"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate129.errors = vErrors;
@@ -3817,13 +3439,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.role === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data.content !== undefined){
@@ -3905,8 +3525,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err2 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 9}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/content", "anyOf", {union: 9});
 errors++;
 }
 else {
@@ -3929,8 +3548,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate119.errors = vErrors;
@@ -3943,8 +3561,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.messages === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "messages"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "messages"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3952,15 +3569,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -3976,15 +3591,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/messages",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/messages", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate118.errors = vErrors;
@@ -3999,43 +3612,37 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.destructiveHint !== undefined){
 if(typeof data.destructiveHint !== "boolean"){
-const err0 = {instancePath:instancePath+"/destructiveHint",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/destructiveHint", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.idempotentHint !== undefined){
 if(typeof data.idempotentHint !== "boolean"){
-const err1 = {instancePath:instancePath+"/idempotentHint",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/idempotentHint", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.openWorldHint !== undefined){
 if(typeof data.openWorldHint !== "boolean"){
-const err2 = {instancePath:instancePath+"/openWorldHint",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/openWorldHint", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.readOnlyHint !== undefined){
 if(typeof data.readOnlyHint !== "boolean"){
-const err3 = {instancePath:instancePath+"/readOnlyHint",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/readOnlyHint", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err4 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate138.errors = vErrors;
@@ -4048,13 +3655,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputSchema === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "inputSchema"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "inputSchema"});
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.annotations !== undefined){
@@ -4065,8 +3670,7 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -4074,8 +3678,7 @@ if(data.inputSchema !== undefined){
 let data2 = data.inputSchema;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.type === undefined){
-const err3 = {instancePath:instancePath+"/inputSchema",keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/inputSchema", "required", {missingProperty: "type"});
 errors++;
 }
 if(data2.properties !== undefined){
@@ -4086,15 +3689,13 @@ let data4 = data3[key0];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err4 = {instancePath:instancePath+"/inputSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/inputSchema/properties",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/properties", "type", {type: "object"});
 errors++;
 }
 }
@@ -4104,49 +3705,42 @@ if(Array.isArray(data5)){
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data5[i0] !== "string"){
-const err6 = {instancePath:instancePath+"/inputSchema/required/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/required/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/inputSchema/required",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/required", "type", {type: "array"});
 errors++;
 }
 }
 if(data2.type !== undefined){
 let data7 = data2.type;
 if(typeof data7 !== "string"){
-const err8 = {instancePath:instancePath+"/inputSchema/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/type", "type", {type: "string"});
 errors++;
 }
 if("object" !== data7){
-const err9 = {instancePath:instancePath+"/inputSchema/type",keyword:"const",params:{allowedValue: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/type", "const", {allowedValue: "object"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/inputSchema",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/inputSchema", "type", {type: "object"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err11 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate137.errors = vErrors;
@@ -4159,8 +3753,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.tools === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "tools"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "tools"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -4168,15 +3761,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -4192,15 +3783,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/tools",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/tools", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate136.errors = vErrors;
@@ -4214,8 +3803,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -4223,8 +3811,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -4311,8 +3898,7 @@ valid3 = valid3 || _valid0;
 }
 }
 if(!valid3){
-const err2 = {instancePath:instancePath+"/content/" + i0,keyword:"anyOf",params:{union: 11}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/content/" + i0, "anyOf", {union: 11});
 errors++;
 }
 else {
@@ -4329,22 +3915,19 @@ vErrors = null;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "array"});
 errors++;
 }
 }
 if(data.isError !== undefined){
 if(typeof data.isError !== "boolean"){
-const err4 = {instancePath:instancePath+"/isError",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/isError", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate141.errors = vErrors;
@@ -4358,18 +3941,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.model === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "model"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "model"});
 errors++;
 }
 if(data.role === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -4377,8 +3957,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -4442,8 +4021,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err4 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 12}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/content", "anyOf", {union: 12});
 errors++;
 }
 else {
@@ -4460,8 +4038,7 @@ vErrors = null;
 }
 if(data.model !== undefined){
 if(typeof data.model !== "string"){
-const err5 = {instancePath:instancePath+"/model",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/model", "type", {type: "string"});
 errors++;
 }
 }
@@ -4473,15 +4050,13 @@ errors = vErrors.length;
 }
 if(data.stopReason !== undefined){
 if(typeof data.stopReason !== "string"){
-const err6 = {instancePath:instancePath+"/stopReason",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/stopReason", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate146.errors = vErrors;
@@ -4495,25 +4070,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/progress" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/progress"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/progress"});
 errors++;
 }
 }
@@ -4521,27 +4092,23 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.progress === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "progress"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "progress"});
 errors++;
 }
 if(data1.progressToken === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "progressToken"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "progressToken"});
 errors++;
 }
 if(data1.message !== undefined){
 if(typeof data1.message !== "string"){
-const err6 = {instancePath:instancePath+"/params/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/message", "type", {type: "string"});
 errors++;
 }
 }
 if(data1.progress !== undefined){
 let data3 = data1.progress;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
-const err7 = {instancePath:instancePath+"/params/progress",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/progress", "type", {type: "number"});
 errors++;
 }
 }
@@ -4554,22 +4121,19 @@ errors = vErrors.length;
 if(data1.total !== undefined){
 let data5 = data1.total;
 if(!((typeof data5 == "number") && (isFinite(data5)))){
-const err8 = {instancePath:instancePath+"/params/total",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params/total", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate151.errors = vErrors;
@@ -4584,13 +4148,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.role === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data.content !== undefined){
@@ -4653,8 +4215,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err2 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 13}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/content", "anyOf", {union: 13});
 errors++;
 }
 else {
@@ -4677,8 +4238,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate154.errors = vErrors;
@@ -4691,25 +4251,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("sampling/createMessage" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "sampling/createMessage"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "sampling/createMessage"});
 errors++;
 }
 }
@@ -4717,33 +4273,28 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.maxTokens === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "maxTokens"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "maxTokens"});
 errors++;
 }
 if(data1.messages === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "messages"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "messages"});
 errors++;
 }
 if(data1.includeContext !== undefined){
 let data2 = data1.includeContext;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/params/includeContext",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/includeContext", "type", {type: "string"});
 errors++;
 }
 if(!(((data2 === "allServers") || (data2 === "none")) || (data2 === "thisServer"))){
-const err7 = {instancePath:instancePath+"/params/includeContext",keyword:"enum",params:{allowedValues: schema69.properties.params.properties.includeContext.enum}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/includeContext", "enum", {allowedValues: schema69.properties.params.properties.includeContext.enum});
 errors++;
 }
 }
 if(data1.maxTokens !== undefined){
 let data3 = data1.maxTokens;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err8 = {instancePath:instancePath+"/params/maxTokens",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params/maxTokens", "type", {type: "integer"});
 errors++;
 }
 }
@@ -4759,8 +4310,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/params/messages",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params/messages", "type", {type: "array"});
 errors++;
 }
 }
@@ -4769,8 +4319,7 @@ let data6 = data1.metadata;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err10 = {instancePath:instancePath+"/params/metadata",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/params/metadata", "type", {type: "object"});
 errors++;
 }
 }
@@ -4786,44 +4335,38 @@ if(Array.isArray(data8)){
 const len1 = data8.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data8[i1] !== "string"){
-const err11 = {instancePath:instancePath+"/params/stopSequences/" + i1,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/params/stopSequences/" + i1, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/params/stopSequences",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/params/stopSequences", "type", {type: "array"});
 errors++;
 }
 }
 if(data1.systemPrompt !== undefined){
 if(typeof data1.systemPrompt !== "string"){
-const err13 = {instancePath:instancePath+"/params/systemPrompt",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/params/systemPrompt", "type", {type: "string"});
 errors++;
 }
 }
 if(data1.temperature !== undefined){
 let data11 = data1.temperature;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-const err14 = {instancePath:instancePath+"/params/temperature",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/params/temperature", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err16 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate153.errors = vErrors;
@@ -4837,40 +4380,34 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.version === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "version"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "version"});
 errors++;
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err2 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err3 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.version !== undefined){
 if(typeof data.version !== "string"){
-const err4 = {instancePath:instancePath+"/version",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/version", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate163.errors = vErrors;
@@ -4883,18 +4420,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.capabilities === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "capabilities"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "capabilities"});
 errors++;
 }
 if(data.protocolVersion === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "protocolVersion"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "protocolVersion"});
 errors++;
 }
 if(data.serverInfo === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "serverInfo"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "serverInfo"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -4902,8 +4436,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -4915,15 +4448,13 @@ errors = vErrors.length;
 }
 if(data.instructions !== undefined){
 if(typeof data.instructions !== "string"){
-const err4 = {instancePath:instancePath+"/instructions",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/instructions", "type", {type: "string"});
 errors++;
 }
 }
 if(data.protocolVersion !== undefined){
 if(typeof data.protocolVersion !== "string"){
-const err5 = {instancePath:instancePath+"/protocolVersion",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/protocolVersion", "type", {type: "string"});
 errors++;
 }
 }
@@ -4935,8 +4466,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate161.errors = vErrors;
@@ -4961,15 +4491,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/audience",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/audience", "type", {type: "array"});
 errors++;
 }
 }
 if(data.lastModified !== undefined){
 if(typeof data.lastModified !== "string"){
-const err1 = {instancePath:instancePath+"/lastModified",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/lastModified", "type", {type: "string"});
 errors++;
 }
 }
@@ -4977,26 +4505,22 @@ if(data.priority !== undefined){
 let data3 = data.priority;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-const err2 = {instancePath:instancePath+"/priority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/priority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err3 = {instancePath:instancePath+"/priority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/priority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/priority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/priority", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate167.errors = vErrors;
@@ -5009,13 +4533,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5023,8 +4545,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -5036,37 +4557,32 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err4 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err5 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.size !== undefined){
 let data5 = data.size;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err6 = {instancePath:instancePath+"/size",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/size", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err7 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
@@ -5074,21 +4590,18 @@ if(data.uri !== undefined){
 let data7 = data.uri;
 if(typeof data7 === "string"){
 if(!(formats0.test(data7))){
-const err8 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate166.errors = vErrors;
@@ -5101,8 +4614,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resources === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resources"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resources"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5110,15 +4622,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -5134,15 +4644,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/resources",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/resources", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate165.errors = vErrors;
@@ -5156,13 +4664,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.uriTemplate === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uriTemplate"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uriTemplate"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5170,8 +4676,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -5183,29 +4688,25 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err4 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err5 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err6 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
@@ -5213,21 +4714,18 @@ if(data.uriTemplate !== undefined){
 let data6 = data.uriTemplate;
 if(typeof data6 === "string"){
 if(!(formats2.test(data6))){
-const err7 = {instancePath:instancePath+"/uriTemplate",keyword:"format",params:{format: "uri-template"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/uriTemplate", "format", {format: "uri-template"});
 errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/uriTemplate",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/uriTemplate", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate172.errors = vErrors;
@@ -5240,8 +4738,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resourceTemplates === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resourceTemplates"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resourceTemplates"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5249,15 +4746,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -5273,15 +4768,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/resourceTemplates",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/resourceTemplates", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate171.errors = vErrors;
@@ -5295,13 +4788,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "text"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "text"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5309,22 +4800,19 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err3 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.text !== undefined){
 if(typeof data.text !== "string"){
-const err4 = {instancePath:instancePath+"/text",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/text", "type", {type: "string"});
 errors++;
 }
 }
@@ -5332,21 +4820,18 @@ if(data.uri !== undefined){
 let data3 = data.uri;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err5 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate176.errors = vErrors;
@@ -5359,13 +4844,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.blob === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "blob"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "blob"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5373,8 +4856,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -5382,21 +4864,18 @@ if(data.blob !== undefined){
 let data1 = data.blob;
 if(typeof data1 === "string"){
 if(!(formats6.test(data1))){
-const err3 = {instancePath:instancePath+"/blob",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/blob", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/blob",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/blob", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
@@ -5404,21 +4883,18 @@ if(data.uri !== undefined){
 let data3 = data.uri;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err6 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate178.errors = vErrors;
@@ -5431,8 +4907,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.contents === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "contents"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "contents"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5440,8 +4915,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -5490,8 +4964,7 @@ func0(vErrors, _from1, errors, 14, instancePath+"/contents/" + i0, 1);
 valid3 = valid3 || _valid0;
 }
 if(!valid3){
-const err2 = {instancePath:instancePath+"/contents/" + i0,keyword:"anyOf",params:{union: 14}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/contents/" + i0, "anyOf", {union: 14});
 errors++;
 }
 else {
@@ -5508,15 +4981,13 @@ vErrors = null;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/contents",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/contents", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate175.errors = vErrors;
@@ -5530,42 +5001,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err1 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err2 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.required !== undefined){
 if(typeof data.required !== "boolean"){
-const err3 = {instancePath:instancePath+"/required",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/required", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err4 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate182.errors = vErrors;
@@ -5578,8 +5043,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5587,8 +5051,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -5604,36 +5067,31 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/arguments",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/arguments", "type", {type: "array"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err4 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err5 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate181.errors = vErrors;
@@ -5646,8 +5104,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.prompts === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "prompts"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "prompts"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5655,15 +5112,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -5679,15 +5134,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/prompts",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/prompts", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate180.errors = vErrors;
@@ -5701,13 +5154,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "text"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "text"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5715,8 +5166,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -5728,28 +5178,24 @@ errors = vErrors.length;
 }
 if(data.text !== undefined){
 if(typeof data.text !== "string"){
-const err3 = {instancePath:instancePath+"/text",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/text", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data3 = data.type;
 if(typeof data3 !== "string"){
-const err4 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("text" !== data3){
-const err5 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "text"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "text"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate188.errors = vErrors;
@@ -5762,18 +5208,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "data"});
 errors++;
 }
 if(data.mimeType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "mimeType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "mimeType"});
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5781,8 +5224,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -5796,41 +5238,35 @@ if(data.data !== undefined){
 let data2 = data.data;
 if(typeof data2 === "string"){
 if(!(formats6.test(data2))){
-const err4 = {instancePath:instancePath+"/data",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/data",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/data", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err6 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err7 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("image" !== data4){
-const err8 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "image"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "image"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate191.errors = vErrors;
@@ -5843,18 +5279,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "data"});
 errors++;
 }
 if(data.mimeType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "mimeType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "mimeType"});
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5862,8 +5295,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -5877,41 +5309,35 @@ if(data.data !== undefined){
 let data2 = data.data;
 if(typeof data2 === "string"){
 if(!(formats6.test(data2))){
-const err4 = {instancePath:instancePath+"/data",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/data",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/data", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err6 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err7 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("audio" !== data4){
-const err8 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "audio"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "audio"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate194.errors = vErrors;
@@ -5924,18 +5350,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.uri === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5943,8 +5366,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -5956,50 +5378,43 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err4 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err6 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.size !== undefined){
 let data5 = data.size;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err7 = {instancePath:instancePath+"/size",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/size", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err8 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data7 = data.type;
 if(typeof data7 !== "string"){
-const err9 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("resource_link" !== data7){
-const err10 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "resource_link"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "resource_link"});
 errors++;
 }
 }
@@ -6007,21 +5422,18 @@ if(data.uri !== undefined){
 let data8 = data.uri;
 if(typeof data8 === "string"){
 if(!(formats0.test(data8))){
-const err11 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate197.errors = vErrors;
@@ -6034,13 +5446,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resource === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resource"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resource"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -6048,8 +5458,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -6100,8 +5509,7 @@ func0(vErrors, _from1, errors, 16, instancePath+"/resource", 1);
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err3 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 16}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/resource", "anyOf", {union: 16});
 errors++;
 }
 else {
@@ -6119,20 +5527,17 @@ vErrors = null;
 if(data.type !== undefined){
 let data3 = data.type;
 if(typeof data3 !== "string"){
-const err4 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("resource" !== data3){
-const err5 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "resource"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "resource"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate200.errors = vErrors;
@@ -6239,8 +5644,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 15}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 15});
 errors++;
 }
 else {
@@ -6264,13 +5668,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.role === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data.content !== undefined){
@@ -6287,8 +5689,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate186.errors = vErrors;
@@ -6301,8 +5702,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.messages === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "messages"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "messages"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -6310,15 +5710,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -6334,15 +5732,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/messages",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/messages", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate185.errors = vErrors;
@@ -6356,13 +5752,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputSchema === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "inputSchema"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "inputSchema"});
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -6370,8 +5764,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -6383,8 +5776,7 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -6392,8 +5784,7 @@ if(data.inputSchema !== undefined){
 let data3 = data.inputSchema;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.type === undefined){
-const err4 = {instancePath:instancePath+"/inputSchema",keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/inputSchema", "required", {missingProperty: "type"});
 errors++;
 }
 if(data3.properties !== undefined){
@@ -6404,15 +5795,13 @@ let data5 = data4[key0];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err5 = {instancePath:instancePath+"/inputSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/inputSchema/properties",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/properties", "type", {type: "object"});
 errors++;
 }
 }
@@ -6422,42 +5811,36 @@ if(Array.isArray(data6)){
 const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data6[i0] !== "string"){
-const err7 = {instancePath:instancePath+"/inputSchema/required/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/required/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/inputSchema/required",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/required", "type", {type: "array"});
 errors++;
 }
 }
 if(data3.type !== undefined){
 let data8 = data3.type;
 if(typeof data8 !== "string"){
-const err9 = {instancePath:instancePath+"/inputSchema/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/type", "type", {type: "string"});
 errors++;
 }
 if("object" !== data8){
-const err10 = {instancePath:instancePath+"/inputSchema/type",keyword:"const",params:{allowedValue: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/type", "const", {allowedValue: "object"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/inputSchema",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/inputSchema", "type", {type: "object"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err12 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
@@ -6465,8 +5848,7 @@ if(data.outputSchema !== undefined){
 let data10 = data.outputSchema;
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 if(data10.type === undefined){
-const err13 = {instancePath:instancePath+"/outputSchema",keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/outputSchema", "required", {missingProperty: "type"});
 errors++;
 }
 if(data10.properties !== undefined){
@@ -6477,15 +5859,13 @@ let data12 = data11[key1];
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 }
 else {
-const err14 = {instancePath:instancePath+"/outputSchema/properties/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/properties/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/outputSchema/properties",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/properties", "type", {type: "object"});
 errors++;
 }
 }
@@ -6495,49 +5875,42 @@ if(Array.isArray(data13)){
 const len1 = data13.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data13[i1] !== "string"){
-const err16 = {instancePath:instancePath+"/outputSchema/required/" + i1,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/required/" + i1, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/outputSchema/required",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err17);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/required", "type", {type: "array"});
 errors++;
 }
 }
 if(data10.type !== undefined){
 let data15 = data10.type;
 if(typeof data15 !== "string"){
-const err18 = {instancePath:instancePath+"/outputSchema/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err18);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/type", "type", {type: "string"});
 errors++;
 }
 if("object" !== data15){
-const err19 = {instancePath:instancePath+"/outputSchema/type",keyword:"const",params:{allowedValue: "object"}};
-pushError(vErrors ??= [], err19);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/type", "const", {allowedValue: "object"});
 errors++;
 }
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/outputSchema",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err20);
+pushNew(vErrors ??= [], instancePath+"/outputSchema", "type", {type: "object"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err21 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err21);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err22 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err22);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate209.errors = vErrors;
@@ -6550,8 +5923,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.tools === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "tools"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "tools"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -6559,15 +5931,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -6583,15 +5953,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/tools",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/tools", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate208.errors = vErrors;
@@ -6605,8 +5973,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -6614,8 +5981,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -6631,15 +5997,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "array"});
 errors++;
 }
 }
 if(data.isError !== undefined){
 if(typeof data.isError !== "boolean"){
-const err3 = {instancePath:instancePath+"/isError",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/isError", "type", {type: "boolean"});
 errors++;
 }
 }
@@ -6648,15 +6012,13 @@ let data4 = data.structuredContent;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err4 = {instancePath:instancePath+"/structuredContent",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/structuredContent", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate212.errors = vErrors;
@@ -6670,18 +6032,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.model === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "model"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "model"});
 errors++;
 }
 if(data.role === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -6689,8 +6048,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -6754,8 +6112,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err4 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 17}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/content", "anyOf", {union: 17});
 errors++;
 }
 else {
@@ -6772,8 +6129,7 @@ vErrors = null;
 }
 if(data.model !== undefined){
 if(typeof data.model !== "string"){
-const err5 = {instancePath:instancePath+"/model",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/model", "type", {type: "string"});
 errors++;
 }
 }
@@ -6785,15 +6141,13 @@ errors = vErrors.length;
 }
 if(data.stopReason !== undefined){
 if(typeof data.stopReason !== "string"){
-const err6 = {instancePath:instancePath+"/stopReason",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/stopReason", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate214.errors = vErrors;
@@ -6807,8 +6161,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.uri === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -6816,15 +6169,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err2 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
@@ -6832,21 +6183,18 @@ if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err3 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate220.errors = vErrors;
@@ -6859,8 +6207,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.roots === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "roots"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "roots"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -6868,8 +6215,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -6885,15 +6231,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/roots",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/roots", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate219.errors = vErrors;
@@ -6908,8 +6252,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.action === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "action"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "action"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -6917,21 +6260,18 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.action !== undefined){
 let data1 = data.action;
 if(typeof data1 !== "string"){
-const err2 = {instancePath:instancePath+"/action",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/action", "type", {type: "string"});
 errors++;
 }
 if(!(((data1 === "accept") || (data1 === "cancel")) || (data1 === "decline"))){
-const err3 = {instancePath:instancePath+"/action",keyword:"enum",params:{allowedValues: schema98.properties.action.enum}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/action", "enum", {allowedValues: schema98.properties.action.enum});
 errors++;
 }
 }
@@ -6941,22 +6281,19 @@ if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key0 in data2){
 let data3 = data2[key0];
 if(((typeof data3 !== "string") && (!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3))))) && (typeof data3 !== "boolean")){
-const err4 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: schema98.properties.content.additionalProperties.type}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: schema98.properties.content.additionalProperties.type});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate222.errors = vErrors;
@@ -6970,20 +6307,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("ping" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "ping"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "ping"});
 errors++;
 }
 }
@@ -7001,22 +6335,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate223.errors = vErrors;
@@ -7031,13 +6362,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.role === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data.content !== undefined){
@@ -7100,8 +6429,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err2 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 18}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/content", "anyOf", {union: 18});
 errors++;
 }
 else {
@@ -7124,8 +6452,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate226.errors = vErrors;
@@ -7138,25 +6465,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("sampling/createMessage" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "sampling/createMessage"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "sampling/createMessage"});
 errors++;
 }
 }
@@ -7164,33 +6487,28 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.maxTokens === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "maxTokens"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "maxTokens"});
 errors++;
 }
 if(data1.messages === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "messages"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "messages"});
 errors++;
 }
 if(data1.includeContext !== undefined){
 let data2 = data1.includeContext;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/params/includeContext",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/includeContext", "type", {type: "string"});
 errors++;
 }
 if(!(((data2 === "allServers") || (data2 === "none")) || (data2 === "thisServer"))){
-const err7 = {instancePath:instancePath+"/params/includeContext",keyword:"enum",params:{allowedValues: schema100.properties.params.properties.includeContext.enum}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/includeContext", "enum", {allowedValues: schema100.properties.params.properties.includeContext.enum});
 errors++;
 }
 }
 if(data1.maxTokens !== undefined){
 let data3 = data1.maxTokens;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err8 = {instancePath:instancePath+"/params/maxTokens",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params/maxTokens", "type", {type: "integer"});
 errors++;
 }
 }
@@ -7206,8 +6524,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/params/messages",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params/messages", "type", {type: "array"});
 errors++;
 }
 }
@@ -7216,8 +6533,7 @@ let data6 = data1.metadata;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err10 = {instancePath:instancePath+"/params/metadata",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/params/metadata", "type", {type: "object"});
 errors++;
 }
 }
@@ -7233,44 +6549,38 @@ if(Array.isArray(data8)){
 const len1 = data8.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data8[i1] !== "string"){
-const err11 = {instancePath:instancePath+"/params/stopSequences/" + i1,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/params/stopSequences/" + i1, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/params/stopSequences",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/params/stopSequences", "type", {type: "array"});
 errors++;
 }
 }
 if(data1.systemPrompt !== undefined){
 if(typeof data1.systemPrompt !== "string"){
-const err13 = {instancePath:instancePath+"/params/systemPrompt",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/params/systemPrompt", "type", {type: "string"});
 errors++;
 }
 }
 if(data1.temperature !== undefined){
 let data11 = data1.temperature;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
-const err14 = {instancePath:instancePath+"/params/temperature",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/params/temperature", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err16 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate225.errors = vErrors;
@@ -7284,20 +6594,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("roots/list" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "roots/list"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "roots/list"});
 errors++;
 }
 }
@@ -7315,22 +6622,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate233.errors = vErrors;
@@ -7345,70 +6649,60 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err1 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.format !== undefined){
 let data1 = data.format;
 if(typeof data1 !== "string"){
-const err2 = {instancePath:instancePath+"/format",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/format", "type", {type: "string"});
 errors++;
 }
 if(!((((data1 === "date") || (data1 === "date-time")) || (data1 === "email")) || (data1 === "uri"))){
-const err3 = {instancePath:instancePath+"/format",keyword:"enum",params:{allowedValues: schema105.properties.format.enum}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/format", "enum", {allowedValues: schema105.properties.format.enum});
 errors++;
 }
 }
 if(data.maxLength !== undefined){
 let data2 = data.maxLength;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err4 = {instancePath:instancePath+"/maxLength",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/maxLength", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.minLength !== undefined){
 let data3 = data.minLength;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err5 = {instancePath:instancePath+"/minLength",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/minLength", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err6 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data5 = data.type;
 if(typeof data5 !== "string"){
-const err7 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("string" !== data5){
-const err8 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate237.errors = vErrors;
@@ -7422,57 +6716,49 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err1 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.maximum !== undefined){
 let data1 = data.maximum;
 if(!((typeof data1 == "number") && (isFinite(data1)))){
-const err2 = {instancePath:instancePath+"/maximum",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/maximum", "type", {type: "number"});
 errors++;
 }
 }
 if(data.minimum !== undefined){
 let data2 = data.minimum;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err3 = {instancePath:instancePath+"/minimum",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/minimum", "type", {type: "number"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err4 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err5 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if(!((data4 === "integer") || (data4 === "number"))){
-const err6 = {instancePath:instancePath+"/type",keyword:"enum",params:{allowedValues: schema106.properties.type.enum}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/type", "enum", {allowedValues: schema106.properties.type.enum});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate239.errors = vErrors;
@@ -7485,48 +6771,41 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
 if(typeof data.default !== "boolean"){
-const err1 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err3 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data3 = data.type;
 if(typeof data3 !== "string"){
-const err4 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("boolean" !== data3){
-const err5 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "boolean"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate241.errors = vErrors;
@@ -7539,19 +6818,16 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.enum === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "enum"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "enum"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -7561,15 +6837,13 @@ if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data1[i0] !== "string"){
-const err3 = {instancePath:instancePath+"/enum/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/enum/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/enum",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/enum", "type", {type: "array"});
 errors++;
 }
 }
@@ -7579,42 +6853,36 @@ if(Array.isArray(data3)){
 const len1 = data3.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data3[i1] !== "string"){
-const err5 = {instancePath:instancePath+"/enumNames/" + i1,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/enumNames/" + i1, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/enumNames",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/enumNames", "type", {type: "array"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err7 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data6 = data.type;
 if(typeof data6 !== "string"){
-const err8 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("string" !== data6){
-const err9 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate243.errors = vErrors;
@@ -7702,8 +6970,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 19}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 19});
 errors++;
 }
 else {
@@ -7727,25 +6994,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("elicitation/create" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "elicitation/create"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "elicitation/create"});
 errors++;
 }
 }
@@ -7753,19 +7016,16 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.message === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "message"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "message"});
 errors++;
 }
 if(data1.requestedSchema === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "requestedSchema"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "requestedSchema"});
 errors++;
 }
 if(data1.message !== undefined){
 if(typeof data1.message !== "string"){
-const err6 = {instancePath:instancePath+"/params/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/message", "type", {type: "string"});
 errors++;
 }
 }
@@ -7773,13 +7033,11 @@ if(data1.requestedSchema !== undefined){
 let data3 = data1.requestedSchema;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.properties === undefined){
-const err7 = {instancePath:instancePath+"/params/requestedSchema",keyword:"required",params:{missingProperty: "properties"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/requestedSchema", "required", {missingProperty: "properties"});
 errors++;
 }
 if(data3.type === undefined){
-const err8 = {instancePath:instancePath+"/params/requestedSchema",keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params/requestedSchema", "required", {missingProperty: "type"});
 errors++;
 }
 if(data3.properties !== undefined){
@@ -7793,8 +7051,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/params/requestedSchema/properties",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params/requestedSchema/properties", "type", {type: "object"});
 errors++;
 }
 }
@@ -7804,49 +7061,42 @@ if(Array.isArray(data6)){
 const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data6[i0] !== "string"){
-const err10 = {instancePath:instancePath+"/params/requestedSchema/required/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/params/requestedSchema/required/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/params/requestedSchema/required",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/params/requestedSchema/required", "type", {type: "array"});
 errors++;
 }
 }
 if(data3.type !== undefined){
 let data8 = data3.type;
 if(typeof data8 !== "string"){
-const err12 = {instancePath:instancePath+"/params/requestedSchema/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/params/requestedSchema/type", "type", {type: "string"});
 errors++;
 }
 if("object" !== data8){
-const err13 = {instancePath:instancePath+"/params/requestedSchema/type",keyword:"const",params:{allowedValue: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/params/requestedSchema/type", "const", {allowedValue: "object"});
 errors++;
 }
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/params/requestedSchema",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/params/requestedSchema", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err16 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate235.errors = vErrors;
@@ -7860,18 +7110,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -7883,20 +7130,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -7905,15 +7149,13 @@ let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate247.errors = vErrors;
@@ -7926,32 +7168,27 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -7960,15 +7197,13 @@ let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate250.errors = vErrors;
@@ -7985,15 +7220,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate254.errors = vErrors;
@@ -8006,18 +7239,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.result === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "result"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "result"});
 errors++;
 }
 if(data.id !== undefined){
@@ -8029,13 +7259,11 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
@@ -8047,8 +7275,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate252.errors = vErrors;
@@ -8061,34 +7288,29 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "code"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "code"});
 errors++;
 }
 if(data.message === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "message"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "message"});
 errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err2 = {instancePath:instancePath+"/code",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/code", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err3 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/message", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate258.errors = vErrors;
@@ -8101,13 +7323,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "error"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.error !== undefined){
@@ -8142,8 +7362,7 @@ const _from1 = errors;
 try{
 const _errs5 = errors;
 if(data1 !== null){
-const err2 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/id", "type", {type: "null"});
 errors++;
 }
 var _valid0 = _errs5 === errors;
@@ -8158,8 +7377,7 @@ func0(vErrors, _from1, errors, 21, instancePath+"/id", 1);
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err3 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 21}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/id", "anyOf", {union: 21});
 errors++;
 }
 else {
@@ -8177,20 +7395,17 @@ vErrors = null;
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data2){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate257.errors = vErrors;
@@ -8278,8 +7493,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 20}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 20});
 errors++;
 }
 else {
@@ -8304,18 +7518,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -8327,20 +7538,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -8349,15 +7557,13 @@ let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate262.errors = vErrors;
@@ -8371,32 +7577,27 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -8405,15 +7606,13 @@ let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate264.errors = vErrors;
@@ -8427,18 +7626,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.result === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "result"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "result"});
 errors++;
 }
 if(data.id !== undefined){
@@ -8450,13 +7646,11 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
@@ -8468,8 +7662,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate265.errors = vErrors;
@@ -8483,13 +7676,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "error"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.error !== undefined){
@@ -8524,8 +7715,7 @@ const _from1 = errors;
 try{
 const _errs5 = errors;
 if(data1 !== null){
-const err2 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/id", "type", {type: "null"});
 errors++;
 }
 var _valid0 = _errs5 === errors;
@@ -8540,8 +7730,7 @@ func0(vErrors, _from1, errors, 22, instancePath+"/id", 1);
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err3 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 22}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/id", "anyOf", {union: 22});
 errors++;
 }
 else {
@@ -8559,20 +7748,17 @@ vErrors = null;
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data2){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate268.errors = vErrors;
@@ -8590,8 +7776,7 @@ let data0 = data.completions;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err0 = {instancePath:instancePath+"/completions",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/completions", "type", {type: "object"});
 errors++;
 }
 }
@@ -8603,15 +7788,13 @@ let data2 = data1[key0];
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err1 = {instancePath:instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/experimental",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/experimental", "type", {type: "object"});
 errors++;
 }
 }
@@ -8620,8 +7803,7 @@ let data3 = data.logging;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err3 = {instancePath:instancePath+"/logging",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/logging", "type", {type: "object"});
 errors++;
 }
 }
@@ -8630,15 +7812,13 @@ let data4 = data.prompts;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.listChanged !== undefined){
 if(typeof data4.listChanged !== "boolean"){
-const err4 = {instancePath:instancePath+"/prompts/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/prompts/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/prompts",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/prompts", "type", {type: "object"});
 errors++;
 }
 }
@@ -8647,22 +7827,19 @@ let data6 = data.resources;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.listChanged !== undefined){
 if(typeof data6.listChanged !== "boolean"){
-const err6 = {instancePath:instancePath+"/resources/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/resources/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data6.subscribe !== undefined){
 if(typeof data6.subscribe !== "boolean"){
-const err7 = {instancePath:instancePath+"/resources/subscribe",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/resources/subscribe", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/resources",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/resources", "type", {type: "object"});
 errors++;
 }
 }
@@ -8674,8 +7851,7 @@ let data10 = data9.cancel;
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 }
 else {
-const err9 = {instancePath:instancePath+"/tasks/cancel",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/tasks/cancel", "type", {type: "object"});
 errors++;
 }
 }
@@ -8684,8 +7860,7 @@ let data11 = data9.list;
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 }
 else {
-const err10 = {instancePath:instancePath+"/tasks/list",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/tasks/list", "type", {type: "object"});
 errors++;
 }
 }
@@ -8700,29 +7875,25 @@ let data14 = data13.call;
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 }
 else {
-const err11 = {instancePath:instancePath+"/tasks/requests/tools/call",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/tasks/requests/tools/call", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/tasks/requests/tools",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/tasks/requests/tools", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/tasks/requests",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/tasks/requests", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/tasks",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/tasks", "type", {type: "object"});
 errors++;
 }
 }
@@ -8731,22 +7902,19 @@ let data15 = data.tools;
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 if(data15.listChanged !== undefined){
 if(typeof data15.listChanged !== "boolean"){
-const err15 = {instancePath:instancePath+"/tools/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/tools/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/tools",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath+"/tools", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err17 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err17);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate272.errors = vErrors;
@@ -8760,14 +7928,12 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.src === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "src"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "src"});
 errors++;
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err1 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
@@ -8777,15 +7943,13 @@ if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data1[i0] !== "string"){
-const err2 = {instancePath:instancePath+"/sizes/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/sizes/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/sizes",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/sizes", "type", {type: "array"});
 errors++;
 }
 }
@@ -8793,34 +7957,29 @@ if(data.src !== undefined){
 let data3 = data.src;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err4 = {instancePath:instancePath+"/src",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/src", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/src",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/src", "type", {type: "string"});
 errors++;
 }
 }
 if(data.theme !== undefined){
 let data4 = data.theme;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/theme",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/theme", "type", {type: "string"});
 errors++;
 }
 if(!((data4 === "dark") || (data4 === "light"))){
-const err7 = {instancePath:instancePath+"/theme",keyword:"enum",params:{allowedValues: schema123.properties.theme.enum}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/theme", "enum", {allowedValues: schema123.properties.theme.enum});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate275.errors = vErrors;
@@ -8833,19 +7992,16 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.version === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "version"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "version"});
 errors++;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -8861,29 +8017,25 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err4 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err5 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.version !== undefined){
 if(typeof data.version !== "string"){
-const err6 = {instancePath:instancePath+"/version",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/version", "type", {type: "string"});
 errors++;
 }
 }
@@ -8891,21 +8043,18 @@ if(data.websiteUrl !== undefined){
 let data6 = data.websiteUrl;
 if(typeof data6 === "string"){
 if(!(formats0.test(data6))){
-const err7 = {instancePath:instancePath+"/websiteUrl",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/websiteUrl", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/websiteUrl",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/websiteUrl", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate274.errors = vErrors;
@@ -8918,18 +8067,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.capabilities === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "capabilities"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "capabilities"});
 errors++;
 }
 if(data.protocolVersion === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "protocolVersion"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "protocolVersion"});
 errors++;
 }
 if(data.serverInfo === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "serverInfo"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "serverInfo"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -8937,8 +8083,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -8950,15 +8095,13 @@ errors = vErrors.length;
 }
 if(data.instructions !== undefined){
 if(typeof data.instructions !== "string"){
-const err4 = {instancePath:instancePath+"/instructions",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/instructions", "type", {type: "string"});
 errors++;
 }
 }
 if(data.protocolVersion !== undefined){
 if(typeof data.protocolVersion !== "string"){
-const err5 = {instancePath:instancePath+"/protocolVersion",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/protocolVersion", "type", {type: "string"});
 errors++;
 }
 }
@@ -8970,8 +8113,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate271.errors = vErrors;
@@ -8985,13 +8127,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -8999,8 +8139,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -9012,8 +8151,7 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -9029,37 +8167,32 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err6 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.size !== undefined){
 let data7 = data.size;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err7 = {instancePath:instancePath+"/size",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/size", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err8 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
@@ -9067,21 +8200,18 @@ if(data.uri !== undefined){
 let data9 = data.uri;
 if(typeof data9 === "string"){
 if(!(formats0.test(data9))){
-const err9 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate279.errors = vErrors;
@@ -9094,8 +8224,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resources === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resources"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resources"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -9103,15 +8232,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -9127,15 +8254,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/resources",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/resources", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate278.errors = vErrors;
@@ -9149,13 +8274,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.uriTemplate === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uriTemplate"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uriTemplate"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -9163,8 +8286,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -9176,8 +8298,7 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -9193,29 +8314,25 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err6 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err7 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
@@ -9223,21 +8340,18 @@ if(data.uriTemplate !== undefined){
 let data8 = data.uriTemplate;
 if(typeof data8 === "string"){
 if(!(formats2.test(data8))){
-const err8 = {instancePath:instancePath+"/uriTemplate",keyword:"format",params:{format: "uri-template"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/uriTemplate", "format", {format: "uri-template"});
 errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/uriTemplate",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/uriTemplate", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate284.errors = vErrors;
@@ -9250,8 +8364,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resourceTemplates === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resourceTemplates"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resourceTemplates"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -9259,15 +8372,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -9283,15 +8394,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/resourceTemplates",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/resourceTemplates", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate283.errors = vErrors;
@@ -9305,8 +8414,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -9314,8 +8422,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -9331,15 +8438,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/arguments",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/arguments", "type", {type: "array"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -9355,29 +8460,25 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err5 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err6 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate289.errors = vErrors;
@@ -9390,8 +8491,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.prompts === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "prompts"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "prompts"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -9399,15 +8499,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -9423,15 +8521,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/prompts",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/prompts", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate288.errors = vErrors;
@@ -9445,18 +8541,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.uri === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -9464,8 +8557,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -9477,8 +8569,7 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err4 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -9494,50 +8585,43 @@ errors = vErrors.length;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err6 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err7 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.size !== undefined){
 let data7 = data.size;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err8 = {instancePath:instancePath+"/size",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/size", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err9 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data9 = data.type;
 if(typeof data9 !== "string"){
-const err10 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("resource_link" !== data9){
-const err11 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "resource_link"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "resource_link"});
 errors++;
 }
 }
@@ -9545,21 +8629,18 @@ if(data.uri !== undefined){
 let data10 = data.uri;
 if(typeof data10 === "string"){
 if(!(formats0.test(data10))){
-const err12 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err14 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate299.errors = vErrors;
@@ -9666,8 +8747,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 23}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 23});
 errors++;
 }
 else {
@@ -9691,13 +8771,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.role === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data.content !== undefined){
@@ -9714,8 +8792,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate294.errors = vErrors;
@@ -9728,8 +8805,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.messages === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "messages"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "messages"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -9737,15 +8813,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -9761,15 +8835,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/messages",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/messages", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate293.errors = vErrors;
@@ -9786,20 +8858,17 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.taskSupport !== undefined){
 let data0 = data.taskSupport;
 if(typeof data0 !== "string"){
-const err0 = {instancePath:instancePath+"/taskSupport",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/taskSupport", "type", {type: "string"});
 errors++;
 }
 if(!(((data0 === "forbidden") || (data0 === "optional")) || (data0 === "required"))){
-const err1 = {instancePath:instancePath+"/taskSupport",keyword:"enum",params:{allowedValues: schema136.properties.taskSupport.enum}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/taskSupport", "enum", {allowedValues: schema136.properties.taskSupport.enum});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate310.errors = vErrors;
@@ -9812,13 +8881,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputSchema === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "inputSchema"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "inputSchema"});
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -9826,8 +8893,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -9839,8 +8905,7 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -9862,8 +8927,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
@@ -9871,14 +8935,12 @@ if(data.inputSchema !== undefined){
 let data6 = data.inputSchema;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.type === undefined){
-const err5 = {instancePath:instancePath+"/inputSchema",keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/inputSchema", "required", {missingProperty: "type"});
 errors++;
 }
 if(data6.$schema !== undefined){
 if(typeof data6.$schema !== "string"){
-const err6 = {instancePath:instancePath+"/inputSchema/$schema",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/$schema", "type", {type: "string"});
 errors++;
 }
 }
@@ -9890,15 +8952,13 @@ let data9 = data8[key0];
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 }
 else {
-const err7 = {instancePath:instancePath+"/inputSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/inputSchema/properties",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/properties", "type", {type: "object"});
 errors++;
 }
 }
@@ -9908,42 +8968,36 @@ if(Array.isArray(data10)){
 const len1 = data10.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data10[i1] !== "string"){
-const err9 = {instancePath:instancePath+"/inputSchema/required/" + i1,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/required/" + i1, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/inputSchema/required",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/required", "type", {type: "array"});
 errors++;
 }
 }
 if(data6.type !== undefined){
 let data12 = data6.type;
 if(typeof data12 !== "string"){
-const err11 = {instancePath:instancePath+"/inputSchema/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/type", "type", {type: "string"});
 errors++;
 }
 if("object" !== data12){
-const err12 = {instancePath:instancePath+"/inputSchema/type",keyword:"const",params:{allowedValue: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/type", "const", {allowedValue: "object"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/inputSchema",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/inputSchema", "type", {type: "object"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err14 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
@@ -9951,14 +9005,12 @@ if(data.outputSchema !== undefined){
 let data14 = data.outputSchema;
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 if(data14.type === undefined){
-const err15 = {instancePath:instancePath+"/outputSchema",keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/outputSchema", "required", {missingProperty: "type"});
 errors++;
 }
 if(data14.$schema !== undefined){
 if(typeof data14.$schema !== "string"){
-const err16 = {instancePath:instancePath+"/outputSchema/$schema",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/$schema", "type", {type: "string"});
 errors++;
 }
 }
@@ -9970,15 +9022,13 @@ let data17 = data16[key1];
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 }
 else {
-const err17 = {instancePath:instancePath+"/outputSchema/properties/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err17);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/properties/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/outputSchema/properties",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err18);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/properties", "type", {type: "object"});
 errors++;
 }
 }
@@ -9988,49 +9038,42 @@ if(Array.isArray(data18)){
 const len2 = data18.length;
 for(let i2=0; i2<len2; i2++){
 if(typeof data18[i2] !== "string"){
-const err19 = {instancePath:instancePath+"/outputSchema/required/" + i2,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err19);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/required/" + i2, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/outputSchema/required",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err20);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/required", "type", {type: "array"});
 errors++;
 }
 }
 if(data14.type !== undefined){
 let data20 = data14.type;
 if(typeof data20 !== "string"){
-const err21 = {instancePath:instancePath+"/outputSchema/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err21);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/type", "type", {type: "string"});
 errors++;
 }
 if("object" !== data20){
-const err22 = {instancePath:instancePath+"/outputSchema/type",keyword:"const",params:{allowedValue: "object"}};
-pushError(vErrors ??= [], err22);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/type", "const", {allowedValue: "object"});
 errors++;
 }
 }
 }
 else {
-const err23 = {instancePath:instancePath+"/outputSchema",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err23);
+pushNew(vErrors ??= [], instancePath+"/outputSchema", "type", {type: "object"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err24 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err24);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err25 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err25);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate308.errors = vErrors;
@@ -10043,8 +9086,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.tools === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "tools"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "tools"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -10052,15 +9094,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -10076,15 +9116,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/tools",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/tools", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate307.errors = vErrors;
@@ -10098,8 +9136,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -10107,8 +9144,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -10124,15 +9160,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "array"});
 errors++;
 }
 }
 if(data.isError !== undefined){
 if(typeof data.isError !== "boolean"){
-const err3 = {instancePath:instancePath+"/isError",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/isError", "type", {type: "boolean"});
 errors++;
 }
 }
@@ -10141,15 +9175,13 @@ let data4 = data.structuredContent;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err4 = {instancePath:instancePath+"/structuredContent",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/structuredContent", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate314.errors = vErrors;
@@ -10164,13 +9196,11 @@ function validate319(data, {instancePath="", parentData, parentDataProperty, roo
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-const err0 = {instancePath,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "string"});
 errors++;
 }
 if(!(((((data === "cancelled") || (data === "completed")) || (data === "failed")) || (data === "input_required")) || (data === "working"))){
-const err1 = {instancePath,keyword:"enum",params:{allowedValues: schema140.enum}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "enum", {allowedValues: schema140.enum});
 errors++;
 }
 validate319.errors = vErrors;
@@ -10183,49 +9213,41 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.createdAt === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "createdAt"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "createdAt"});
 errors++;
 }
 if(data.lastUpdatedAt === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "lastUpdatedAt"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "lastUpdatedAt"});
 errors++;
 }
 if(data.status === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "status"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "status"});
 errors++;
 }
 if(data.taskId === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "taskId"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "taskId"});
 errors++;
 }
 if(data.ttl === undefined){
-const err4 = {instancePath,keyword:"required",params:{missingProperty: "ttl"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "ttl"});
 errors++;
 }
 if(data.createdAt !== undefined){
 if(typeof data.createdAt !== "string"){
-const err5 = {instancePath:instancePath+"/createdAt",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/createdAt", "type", {type: "string"});
 errors++;
 }
 }
 if(data.lastUpdatedAt !== undefined){
 if(typeof data.lastUpdatedAt !== "string"){
-const err6 = {instancePath:instancePath+"/lastUpdatedAt",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/lastUpdatedAt", "type", {type: "string"});
 errors++;
 }
 }
 if(data.pollInterval !== undefined){
 let data2 = data.pollInterval;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err7 = {instancePath:instancePath+"/pollInterval",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/pollInterval", "type", {type: "integer"});
 errors++;
 }
 }
@@ -10237,30 +9259,26 @@ errors = vErrors.length;
 }
 if(data.statusMessage !== undefined){
 if(typeof data.statusMessage !== "string"){
-const err8 = {instancePath:instancePath+"/statusMessage",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/statusMessage", "type", {type: "string"});
 errors++;
 }
 }
 if(data.taskId !== undefined){
 if(typeof data.taskId !== "string"){
-const err9 = {instancePath:instancePath+"/taskId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/taskId", "type", {type: "string"});
 errors++;
 }
 }
 if(data.ttl !== undefined){
 let data6 = data.ttl;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err10 = {instancePath:instancePath+"/ttl",keyword:"type",params:{type: schema139.properties.ttl.type}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/ttl", "type", {type: schema139.properties.ttl.type});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate318.errors = vErrors;
@@ -10294,15 +9312,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate322.errors = vErrors;
@@ -10333,8 +9349,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.tasks === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "tasks"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "tasks"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -10342,15 +9357,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err2 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -10366,15 +9379,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/tasks",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/tasks", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate326.errors = vErrors;
@@ -10388,23 +9399,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.input === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "input"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "input"});
 errors++;
 }
 if(data.name === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.type === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -10412,15 +9419,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err4 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.id !== undefined){
 if(typeof data.id !== "string"){
-const err5 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/id", "type", {type: "string"});
 errors++;
 }
 }
@@ -10429,35 +9434,30 @@ let data2 = data.input;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err6 = {instancePath:instancePath+"/input",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/input", "type", {type: "object"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err7 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err8 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("tool_use" !== data4){
-const err9 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "tool_use"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "tool_use"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate332.errors = vErrors;
@@ -10470,18 +9470,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.toolUseId === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "toolUseId"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "toolUseId"});
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -10489,8 +9486,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -10506,15 +9502,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "array"});
 errors++;
 }
 }
 if(data.isError !== undefined){
 if(typeof data.isError !== "boolean"){
-const err5 = {instancePath:instancePath+"/isError",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/isError", "type", {type: "boolean"});
 errors++;
 }
 }
@@ -10523,35 +9517,30 @@ let data4 = data.structuredContent;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err6 = {instancePath:instancePath+"/structuredContent",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/structuredContent", "type", {type: "object"});
 errors++;
 }
 }
 if(data.toolUseId !== undefined){
 if(typeof data.toolUseId !== "string"){
-const err7 = {instancePath:instancePath+"/toolUseId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/toolUseId", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data6 = data.type;
 if(typeof data6 !== "string"){
-const err8 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("tool_result" !== data6){
-const err9 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "tool_result"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "tool_result"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate334.errors = vErrors;
@@ -10658,8 +9647,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 25}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 25});
 errors++;
 }
 else {
@@ -10683,18 +9671,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.model === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "model"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "model"});
 errors++;
 }
 if(data.role === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -10702,8 +9687,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -10814,8 +9798,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "array"});
 errors++;
 }
 var _valid0 = _errs11 === errors;
@@ -10834,8 +9817,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err5 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 24}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/content", "anyOf", {union: 24});
 errors++;
 }
 else {
@@ -10852,8 +9834,7 @@ vErrors = null;
 }
 if(data.model !== undefined){
 if(typeof data.model !== "string"){
-const err6 = {instancePath:instancePath+"/model",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/model", "type", {type: "string"});
 errors++;
 }
 }
@@ -10865,15 +9846,13 @@ errors = vErrors.length;
 }
 if(data.stopReason !== undefined){
 if(typeof data.stopReason !== "string"){
-const err7 = {instancePath:instancePath+"/stopReason",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/stopReason", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate328.errors = vErrors;
@@ -10888,8 +9867,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.action === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "action"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "action"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -10897,21 +9875,18 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.action !== undefined){
 let data1 = data.action;
 if(typeof data1 !== "string"){
-const err2 = {instancePath:instancePath+"/action",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/action", "type", {type: "string"});
 errors++;
 }
 if(!(((data1 === "accept") || (data1 === "cancel")) || (data1 === "decline"))){
-const err3 = {instancePath:instancePath+"/action",keyword:"enum",params:{allowedValues: schema148.properties.action.enum}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/action", "enum", {allowedValues: schema148.properties.action.enum});
 errors++;
 }
 }
@@ -10929,15 +9904,13 @@ if(Array.isArray(data3)){
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data3[i0] !== "string"){
-const err4 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "array"});
 errors++;
 }
 var _valid0 = _errs11 === errors;
@@ -10955,8 +9928,7 @@ const _from1 = errors;
 try{
 const _errs15 = errors;
 if(((typeof data3 !== "string") && (!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3))))) && (typeof data3 !== "boolean")){
-const err6 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: schema148.properties.content.additionalProperties.anyOf[1].type}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: schema148.properties.content.additionalProperties.anyOf[1].type});
 errors++;
 }
 var _valid0 = _errs15 === errors;
@@ -10971,8 +9943,7 @@ func0(vErrors, _from1, errors, 26, instancePath+"/content/" + key0.replace(/~/g,
 valid2 = valid2 || _valid0;
 }
 if(!valid2){
-const err7 = {instancePath:instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"anyOf",params:{union: 26}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "anyOf", {union: 26});
 errors++;
 }
 else {
@@ -10989,15 +9960,13 @@ vErrors = null;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate345.errors = vErrors;
@@ -11015,15 +9984,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.reason !== undefined){
 if(typeof data.reason !== "string"){
-const err1 = {instancePath:instancePath+"/reason",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/reason", "type", {type: "string"});
 errors++;
 }
 }
@@ -11035,8 +10002,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate347.errors = vErrors;
@@ -11049,43 +10015,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/cancelled" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/cancelled"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/cancelled"});
 errors++;
 }
 }
@@ -11097,8 +10056,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate346.errors = vErrors;
@@ -11112,13 +10070,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.progress === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "progress"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "progress"});
 errors++;
 }
 if(data.progressToken === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "progressToken"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "progressToken"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -11126,23 +10082,20 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err3 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/message", "type", {type: "string"});
 errors++;
 }
 }
 if(data.progress !== undefined){
 let data2 = data.progress;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err4 = {instancePath:instancePath+"/progress",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/progress", "type", {type: "number"});
 errors++;
 }
 }
@@ -11155,15 +10108,13 @@ errors = vErrors.length;
 if(data.total !== undefined){
 let data4 = data.total;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-const err5 = {instancePath:instancePath+"/total",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/total", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate351.errors = vErrors;
@@ -11176,43 +10127,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/progress" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/progress"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/progress"});
 errors++;
 }
 }
@@ -11224,8 +10168,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate350.errors = vErrors;
@@ -11243,15 +10186,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate355.errors = vErrors;
@@ -11264,38 +10205,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/resources/list_changed" !== data1){
-const err5 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/resources/list_changed"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/resources/list_changed"});
 errors++;
 }
 }
@@ -11307,8 +10242,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate354.errors = vErrors;
@@ -11322,8 +10256,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.uri === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -11331,8 +10264,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -11340,21 +10272,18 @@ if(data.uri !== undefined){
 let data1 = data.uri;
 if(typeof data1 === "string"){
 if(!(formats0.test(data1))){
-const err2 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate358.errors = vErrors;
@@ -11367,43 +10296,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/resources/updated" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/resources/updated"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/resources/updated"});
 errors++;
 }
 }
@@ -11415,8 +10337,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate357.errors = vErrors;
@@ -11430,38 +10351,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/prompts/list_changed" !== data1){
-const err5 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/prompts/list_changed"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/prompts/list_changed"});
 errors++;
 }
 }
@@ -11473,8 +10388,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate360.errors = vErrors;
@@ -11488,38 +10402,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/tools/list_changed" !== data1){
-const err5 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/tools/list_changed"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/tools/list_changed"});
 errors++;
 }
 }
@@ -11531,8 +10439,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate362.errors = vErrors;
@@ -11562,43 +10469,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/tasks/status" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/tasks/status"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/tasks/status"});
 errors++;
 }
 }
@@ -11610,8 +10510,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate364.errors = vErrors;
@@ -11625,13 +10524,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "data"});
 errors++;
 }
 if(data.level === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "level"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "level"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -11639,8 +10536,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -11652,15 +10548,13 @@ errors = vErrors.length;
 }
 if(data.logger !== undefined){
 if(typeof data.logger !== "string"){
-const err3 = {instancePath:instancePath+"/logger",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/logger", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate370.errors = vErrors;
@@ -11673,43 +10567,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/message" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/message"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/message"});
 errors++;
 }
 }
@@ -11721,8 +10608,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate369.errors = vErrors;
@@ -11736,43 +10622,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/elicitation/complete" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/elicitation/complete"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/elicitation/complete"});
 errors++;
 }
 }
@@ -11780,28 +10659,24 @@ if(data.params !== undefined){
 let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.elicitationId === undefined){
-const err7 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "elicitationId"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "elicitationId"});
 errors++;
 }
 if(data2.elicitationId !== undefined){
 if(typeof data2.elicitationId !== "string"){
-const err8 = {instancePath:instancePath+"/params/elicitationId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params/elicitationId", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate373.errors = vErrors;
@@ -11825,15 +10700,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate376.errors = vErrors;
@@ -11846,18 +10719,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -11869,26 +10739,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("ping" !== data2){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "ping"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "ping"});
 errors++;
 }
 }
@@ -11900,8 +10766,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate374.errors = vErrors;
@@ -11915,23 +10780,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -11943,26 +10804,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tasks/get" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tasks/get"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tasks/get"});
 errors++;
 }
 }
@@ -11970,28 +10827,24 @@ if(data.params !== undefined){
 let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.taskId === undefined){
-const err8 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "taskId"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "taskId"});
 errors++;
 }
 if(data3.taskId !== undefined){
 if(typeof data3.taskId !== "string"){
-const err9 = {instancePath:instancePath+"/params/taskId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params/taskId", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate379.errors = vErrors;
@@ -12005,23 +10858,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -12033,26 +10882,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tasks/result" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tasks/result"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tasks/result"});
 errors++;
 }
 }
@@ -12060,28 +10905,24 @@ if(data.params !== undefined){
 let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.taskId === undefined){
-const err8 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "taskId"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "taskId"});
 errors++;
 }
 if(data3.taskId !== undefined){
 if(typeof data3.taskId !== "string"){
-const err9 = {instancePath:instancePath+"/params/taskId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params/taskId", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate381.errors = vErrors;
@@ -12095,23 +10936,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -12123,26 +10960,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tasks/cancel" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tasks/cancel"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tasks/cancel"});
 errors++;
 }
 }
@@ -12150,28 +10983,24 @@ if(data.params !== undefined){
 let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.taskId === undefined){
-const err8 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "taskId"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "taskId"});
 errors++;
 }
 if(data3.taskId !== undefined){
 if(typeof data3.taskId !== "string"){
-const err9 = {instancePath:instancePath+"/params/taskId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params/taskId", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate383.errors = vErrors;
@@ -12195,22 +11024,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.cursor !== undefined){
 if(typeof data.cursor !== "string"){
-const err1 = {instancePath:instancePath+"/cursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/cursor", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate387.errors = vErrors;
@@ -12223,18 +11049,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -12246,26 +11069,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tasks/list" !== data2){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tasks/list"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tasks/list"});
 errors++;
 }
 }
@@ -12277,8 +11096,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate385.errors = vErrors;
@@ -12293,13 +11111,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.role === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -12307,8 +11123,7 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -12419,8 +11234,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "array"});
 errors++;
 }
 var _valid0 = _errs11 === errors;
@@ -12439,8 +11253,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err4 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 27}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/content", "anyOf", {union: 27});
 errors++;
 }
 else {
@@ -12463,8 +11276,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate394.errors = vErrors;
@@ -12479,15 +11291,13 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.ttl !== undefined){
 let data0 = data.ttl;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err0 = {instancePath:instancePath+"/ttl",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/ttl", "type", {type: "integer"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate404.errors = vErrors;
@@ -12503,20 +11313,17 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.mode !== undefined){
 let data0 = data.mode;
 if(typeof data0 !== "string"){
-const err0 = {instancePath:instancePath+"/mode",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/mode", "type", {type: "string"});
 errors++;
 }
 if(!(((data0 === "auto") || (data0 === "none")) || (data0 === "required"))){
-const err1 = {instancePath:instancePath+"/mode",keyword:"enum",params:{allowedValues: schema175.properties.mode.enum}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/mode", "enum", {allowedValues: schema175.properties.mode.enum});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate406.errors = vErrors;
@@ -12529,13 +11336,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.maxTokens === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "maxTokens"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "maxTokens"});
 errors++;
 }
 if(data.messages === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "messages"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "messages"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -12549,29 +11354,25 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.includeContext !== undefined){
 let data2 = data.includeContext;
 if(typeof data2 !== "string"){
-const err3 = {instancePath:instancePath+"/includeContext",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/includeContext", "type", {type: "string"});
 errors++;
 }
 if(!(((data2 === "allServers") || (data2 === "none")) || (data2 === "thisServer"))){
-const err4 = {instancePath:instancePath+"/includeContext",keyword:"enum",params:{allowedValues: schema172.properties.includeContext.enum}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/includeContext", "enum", {allowedValues: schema172.properties.includeContext.enum});
 errors++;
 }
 }
 if(data.maxTokens !== undefined){
 let data3 = data.maxTokens;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err5 = {instancePath:instancePath+"/maxTokens",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/maxTokens", "type", {type: "integer"});
 errors++;
 }
 }
@@ -12587,8 +11388,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/messages",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/messages", "type", {type: "array"});
 errors++;
 }
 }
@@ -12597,8 +11397,7 @@ let data6 = data.metadata;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 }
 else {
-const err7 = {instancePath:instancePath+"/metadata",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/metadata", "type", {type: "object"});
 errors++;
 }
 }
@@ -12614,22 +11413,19 @@ if(Array.isArray(data8)){
 const len1 = data8.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data8[i1] !== "string"){
-const err8 = {instancePath:instancePath+"/stopSequences/" + i1,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/stopSequences/" + i1, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/stopSequences",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/stopSequences", "type", {type: "array"});
 errors++;
 }
 }
 if(data.systemPrompt !== undefined){
 if(typeof data.systemPrompt !== "string"){
-const err10 = {instancePath:instancePath+"/systemPrompt",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/systemPrompt", "type", {type: "string"});
 errors++;
 }
 }
@@ -12642,8 +11438,7 @@ errors = vErrors.length;
 if(data.temperature !== undefined){
 let data12 = data.temperature;
 if(!((typeof data12 == "number") && (isFinite(data12)))){
-const err11 = {instancePath:instancePath+"/temperature",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/temperature", "type", {type: "number"});
 errors++;
 }
 }
@@ -12665,15 +11460,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/tools",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/tools", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate392.errors = vErrors;
@@ -12686,23 +11479,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -12714,26 +11503,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("sampling/createMessage" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "sampling/createMessage"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "sampling/createMessage"});
 errors++;
 }
 }
@@ -12745,8 +11530,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate390.errors = vErrors;
@@ -12760,18 +11544,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -12783,26 +11564,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("roots/list" !== data2){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "roots/list"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "roots/list"});
 errors++;
 }
 }
@@ -12814,8 +11591,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate410.errors = vErrors;
@@ -12829,23 +11605,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.elicitationId === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "elicitationId"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "elicitationId"});
 errors++;
 }
 if(data.message === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "message"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "message"});
 errors++;
 }
 if(data.mode === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "mode"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "mode"});
 errors++;
 }
 if(data.url === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "url"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "url"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -12859,35 +11631,30 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.elicitationId !== undefined){
 if(typeof data.elicitationId !== "string"){
-const err5 = {instancePath:instancePath+"/elicitationId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/elicitationId", "type", {type: "string"});
 errors++;
 }
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err6 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/message", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mode !== undefined){
 let data4 = data.mode;
 if(typeof data4 !== "string"){
-const err7 = {instancePath:instancePath+"/mode",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/mode", "type", {type: "string"});
 errors++;
 }
 if("url" !== data4){
-const err8 = {instancePath:instancePath+"/mode",keyword:"const",params:{allowedValue: "url"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/mode", "const", {allowedValue: "url"});
 errors++;
 }
 }
@@ -12901,21 +11668,18 @@ if(data.url !== undefined){
 let data6 = data.url;
 if(typeof data6 === "string"){
 if(!(formats0.test(data6))){
-const err9 = {instancePath:instancePath+"/url",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/url", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/url",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/url", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate416.errors = vErrors;
@@ -12929,77 +11693,66 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
 if(typeof data.default !== "string"){
-const err1 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "string"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.format !== undefined){
 let data2 = data.format;
 if(typeof data2 !== "string"){
-const err3 = {instancePath:instancePath+"/format",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/format", "type", {type: "string"});
 errors++;
 }
 if(!((((data2 === "date") || (data2 === "date-time")) || (data2 === "email")) || (data2 === "uri"))){
-const err4 = {instancePath:instancePath+"/format",keyword:"enum",params:{allowedValues: schema182.properties.format.enum}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/format", "enum", {allowedValues: schema182.properties.format.enum});
 errors++;
 }
 }
 if(data.maxLength !== undefined){
 let data3 = data.maxLength;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err5 = {instancePath:instancePath+"/maxLength",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/maxLength", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.minLength !== undefined){
 let data4 = data.minLength;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err6 = {instancePath:instancePath+"/minLength",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/minLength", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err7 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data6 = data.type;
 if(typeof data6 !== "string"){
-const err8 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("string" !== data6){
-const err9 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate423.errors = vErrors;
@@ -13013,65 +11766,56 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
 let data0 = data.default;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-const err1 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "number"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.maximum !== undefined){
 let data2 = data.maximum;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err3 = {instancePath:instancePath+"/maximum",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/maximum", "type", {type: "number"});
 errors++;
 }
 }
 if(data.minimum !== undefined){
 let data3 = data.minimum;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
-const err4 = {instancePath:instancePath+"/minimum",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/minimum", "type", {type: "number"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err5 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data5 = data.type;
 if(typeof data5 !== "string"){
-const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if(!((data5 === "integer") || (data5 === "number"))){
-const err7 = {instancePath:instancePath+"/type",keyword:"enum",params:{allowedValues: schema183.properties.type.enum}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "enum", {allowedValues: schema183.properties.type.enum});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate425.errors = vErrors;
@@ -13084,26 +11828,22 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.enum === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "enum"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "enum"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
 if(typeof data.default !== "string"){
-const err2 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "string"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -13113,42 +11853,36 @@ if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data2[i0] !== "string"){
-const err4 = {instancePath:instancePath+"/enum/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/enum/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/enum",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/enum", "type", {type: "array"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err6 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data5 = data.type;
 if(typeof data5 !== "string"){
-const err7 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("string" !== data5){
-const err8 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate428.errors = vErrors;
@@ -13161,26 +11895,22 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.oneOf === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "oneOf"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "oneOf"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
 if(typeof data.default !== "string"){
-const err2 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "string"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -13192,67 +11922,57 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.const === undefined){
-const err4 = {instancePath:instancePath+"/oneOf/" + i0,keyword:"required",params:{missingProperty: "const"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/oneOf/" + i0, "required", {missingProperty: "const"});
 errors++;
 }
 if(data3.title === undefined){
-const err5 = {instancePath:instancePath+"/oneOf/" + i0,keyword:"required",params:{missingProperty: "title"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/oneOf/" + i0, "required", {missingProperty: "title"});
 errors++;
 }
 if(data3.const !== undefined){
 if(typeof data3.const !== "string"){
-const err6 = {instancePath:instancePath+"/oneOf/" + i0+"/const",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/oneOf/" + i0+"/const", "type", {type: "string"});
 errors++;
 }
 }
 if(data3.title !== undefined){
 if(typeof data3.title !== "string"){
-const err7 = {instancePath:instancePath+"/oneOf/" + i0+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/oneOf/" + i0+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/oneOf/" + i0,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/oneOf/" + i0, "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/oneOf",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/oneOf", "type", {type: "array"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err10 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data7 = data.type;
 if(typeof data7 !== "string"){
-const err11 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("string" !== data7){
-const err12 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "string"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "string"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate430.errors = vErrors;
@@ -13265,13 +11985,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.items === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "items"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "items"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
@@ -13280,22 +11998,19 @@ if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data0[i0] !== "string"){
-const err2 = {instancePath:instancePath+"/default/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/default/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "array"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err4 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -13303,13 +12018,11 @@ if(data.items !== undefined){
 let data3 = data.items;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.enum === undefined){
-const err5 = {instancePath:instancePath+"/items",keyword:"required",params:{missingProperty: "enum"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/items", "required", {missingProperty: "enum"});
 errors++;
 }
 if(data3.type === undefined){
-const err6 = {instancePath:instancePath+"/items",keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/items", "required", {missingProperty: "type"});
 errors++;
 }
 if(data3.enum !== undefined){
@@ -13318,78 +12031,67 @@ if(Array.isArray(data4)){
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data4[i1] !== "string"){
-const err7 = {instancePath:instancePath+"/items/enum/" + i1,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/items/enum/" + i1, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/items/enum",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/items/enum", "type", {type: "array"});
 errors++;
 }
 }
 if(data3.type !== undefined){
 let data6 = data3.type;
 if(typeof data6 !== "string"){
-const err9 = {instancePath:instancePath+"/items/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/items/type", "type", {type: "string"});
 errors++;
 }
 if("string" !== data6){
-const err10 = {instancePath:instancePath+"/items/type",keyword:"const",params:{allowedValue: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/items/type", "const", {allowedValue: "string"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/items",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/items", "type", {type: "object"});
 errors++;
 }
 }
 if(data.maxItems !== undefined){
 let data7 = data.maxItems;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err12 = {instancePath:instancePath+"/maxItems",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/maxItems", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.minItems !== undefined){
 let data8 = data.minItems;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err13 = {instancePath:instancePath+"/minItems",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/minItems", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err14 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data10 = data.type;
 if(typeof data10 !== "string"){
-const err15 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("array" !== data10){
-const err16 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "array"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "array"});
 errors++;
 }
 }
 }
 else {
-const err17 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err17);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate432.errors = vErrors;
@@ -13402,13 +12104,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.items === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "items"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "items"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
@@ -13417,22 +12117,19 @@ if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data0[i0] !== "string"){
-const err2 = {instancePath:instancePath+"/default/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/default/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "array"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err4 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -13440,8 +12137,7 @@ if(data.items !== undefined){
 let data3 = data.items;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.anyOf === undefined){
-const err5 = {instancePath:instancePath+"/items",keyword:"required",params:{missingProperty: "anyOf"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/items", "required", {missingProperty: "anyOf"});
 errors++;
 }
 if(data3.anyOf !== undefined){
@@ -13452,90 +12148,77 @@ for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.const === undefined){
-const err6 = {instancePath:instancePath+"/items/anyOf/" + i1,keyword:"required",params:{missingProperty: "const"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/items/anyOf/" + i1, "required", {missingProperty: "const"});
 errors++;
 }
 if(data5.title === undefined){
-const err7 = {instancePath:instancePath+"/items/anyOf/" + i1,keyword:"required",params:{missingProperty: "title"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/items/anyOf/" + i1, "required", {missingProperty: "title"});
 errors++;
 }
 if(data5.const !== undefined){
 if(typeof data5.const !== "string"){
-const err8 = {instancePath:instancePath+"/items/anyOf/" + i1+"/const",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/items/anyOf/" + i1+"/const", "type", {type: "string"});
 errors++;
 }
 }
 if(data5.title !== undefined){
 if(typeof data5.title !== "string"){
-const err9 = {instancePath:instancePath+"/items/anyOf/" + i1+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/items/anyOf/" + i1+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/items/anyOf/" + i1,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/items/anyOf/" + i1, "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/items/anyOf",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/items/anyOf", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/items",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/items", "type", {type: "object"});
 errors++;
 }
 }
 if(data.maxItems !== undefined){
 let data8 = data.maxItems;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err13 = {instancePath:instancePath+"/maxItems",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/maxItems", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.minItems !== undefined){
 let data9 = data.minItems;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err14 = {instancePath:instancePath+"/minItems",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/minItems", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err15 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data11 = data.type;
 if(typeof data11 !== "string"){
-const err16 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("array" !== data11){
-const err17 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "array"}};
-pushError(vErrors ??= [], err17);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "array"});
 errors++;
 }
 }
 }
 else {
-const err18 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err18);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate434.errors = vErrors;
@@ -13548,26 +12231,22 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.enum === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "enum"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "enum"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
 if(typeof data.default !== "string"){
-const err2 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "string"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -13577,15 +12256,13 @@ if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data2[i0] !== "string"){
-const err4 = {instancePath:instancePath+"/enum/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/enum/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/enum",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/enum", "type", {type: "array"});
 errors++;
 }
 }
@@ -13595,42 +12272,36 @@ if(Array.isArray(data4)){
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data4[i1] !== "string"){
-const err6 = {instancePath:instancePath+"/enumNames/" + i1,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/enumNames/" + i1, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/enumNames",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/enumNames", "type", {type: "array"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err8 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data7 = data.type;
 if(typeof data7 !== "string"){
-const err9 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("string" !== data7){
-const err10 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "string"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate436.errors = vErrors;
@@ -13794,8 +12465,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 29}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 29});
 errors++;
 }
 else {
@@ -13819,13 +12489,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.message === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "message"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "message"});
 errors++;
 }
 if(data.requestedSchema === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "requestedSchema"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "requestedSchema"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -13839,28 +12507,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err3 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/message", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mode !== undefined){
 let data3 = data.mode;
 if(typeof data3 !== "string"){
-const err4 = {instancePath:instancePath+"/mode",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/mode", "type", {type: "string"});
 errors++;
 }
 if("form" !== data3){
-const err5 = {instancePath:instancePath+"/mode",keyword:"const",params:{allowedValue: "form"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mode", "const", {allowedValue: "form"});
 errors++;
 }
 }
@@ -13868,19 +12532,16 @@ if(data.requestedSchema !== undefined){
 let data4 = data.requestedSchema;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 if(data4.properties === undefined){
-const err6 = {instancePath:instancePath+"/requestedSchema",keyword:"required",params:{missingProperty: "properties"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema", "required", {missingProperty: "properties"});
 errors++;
 }
 if(data4.type === undefined){
-const err7 = {instancePath:instancePath+"/requestedSchema",keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema", "required", {missingProperty: "type"});
 errors++;
 }
 if(data4.$schema !== undefined){
 if(typeof data4.$schema !== "string"){
-const err8 = {instancePath:instancePath+"/requestedSchema/$schema",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema/$schema", "type", {type: "string"});
 errors++;
 }
 }
@@ -13895,8 +12556,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/requestedSchema/properties",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema/properties", "type", {type: "object"});
 errors++;
 }
 }
@@ -13906,35 +12566,30 @@ if(Array.isArray(data8)){
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data8[i0] !== "string"){
-const err10 = {instancePath:instancePath+"/requestedSchema/required/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema/required/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/requestedSchema/required",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema/required", "type", {type: "array"});
 errors++;
 }
 }
 if(data4.type !== undefined){
 let data10 = data4.type;
 if(typeof data10 !== "string"){
-const err12 = {instancePath:instancePath+"/requestedSchema/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema/type", "type", {type: "string"});
 errors++;
 }
 if("object" !== data10){
-const err13 = {instancePath:instancePath+"/requestedSchema/type",keyword:"const",params:{allowedValue: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema/type", "const", {allowedValue: "object"});
 errors++;
 }
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/requestedSchema",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema", "type", {type: "object"});
 errors++;
 }
 }
@@ -13946,8 +12601,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err15 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate420.errors = vErrors;
@@ -13997,8 +12651,7 @@ func0(vErrors, _from1, errors, 28, instancePath, 1);
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 28}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 28});
 errors++;
 }
 else {
@@ -14022,23 +12675,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -14050,26 +12699,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("elicitation/create" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "elicitation/create"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "elicitation/create"});
 errors++;
 }
 }
@@ -14081,8 +12726,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate413.errors = vErrors;
@@ -14096,13 +12740,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "error"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.error !== undefined){
@@ -14113,25 +12755,21 @@ errors = vErrors.length;
 }
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.code === undefined){
-const err2 = {instancePath:instancePath+"/error",keyword:"required",params:{missingProperty: "code"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/error", "required", {missingProperty: "code"});
 errors++;
 }
 if(data0.data === undefined){
-const err3 = {instancePath:instancePath+"/error",keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/error", "required", {missingProperty: "data"});
 errors++;
 }
 if(data0.code !== undefined){
 let data1 = data0.code;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err4 = {instancePath:instancePath+"/error/code",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/error/code", "type", {type: "integer"});
 errors++;
 }
 if(-32042 !== data1){
-const err5 = {instancePath:instancePath+"/error/code",keyword:"const",params:{allowedValue: -32042}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/error/code", "const", {allowedValue: -32042});
 errors++;
 }
 }
@@ -14139,8 +12777,7 @@ if(data0.data !== undefined){
 let data2 = data0.data;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.elicitations === undefined){
-const err6 = {instancePath:instancePath+"/error/data",keyword:"required",params:{missingProperty: "elicitations"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/error/data", "required", {missingProperty: "elicitations"});
 errors++;
 }
 if(data2.elicitations !== undefined){
@@ -14155,22 +12792,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/error/data/elicitations",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/error/data/elicitations", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/error/data",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/error/data", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/error",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/error", "type", {type: "object"});
 errors++;
 }
 }
@@ -14200,8 +12834,7 @@ const _from1 = errors;
 try{
 const _errs16 = errors;
 if(data5 !== null){
-const err10 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/id", "type", {type: "null"});
 errors++;
 }
 var _valid0 = _errs16 === errors;
@@ -14216,8 +12849,7 @@ func0(vErrors, _from1, errors, 30, instancePath+"/id", 1);
 valid6 = valid6 || _valid0;
 }
 if(!valid6){
-const err11 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 30}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/id", "anyOf", {union: 30});
 errors++;
 }
 else {
@@ -14235,20 +12867,17 @@ vErrors = null;
 if(data.jsonrpc !== undefined){
 let data6 = data.jsonrpc;
 if(typeof data6 !== "string"){
-const err12 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data6){
-const err13 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 }
 else {
-const err14 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate442.errors = vErrors;

@@ -17,6 +17,7 @@ function absorbErrors(list, thrown) {
   for (let i = 64; i < from.length; i++) list.push(from[i]);
   return list.length;
 }
+function pushNew(list, instancePath, keyword, params) { pushError(list, { instancePath, keyword, params }); }
 function withinBudget(validate) {
   const bounded = function (data, context) {
     try {
@@ -39,8 +40,7 @@ function validate24(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,keyword:"type",params:{type: schema9.type}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: schema9.type});
 errors++;
 }
 validate24.errors = vErrors;
@@ -53,18 +53,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -76,20 +73,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -98,15 +92,13 @@ let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate23.errors = vErrors;
@@ -119,32 +111,27 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -153,15 +140,13 @@ let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate27.errors = vErrors;
@@ -178,15 +163,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate31.errors = vErrors;
@@ -199,18 +182,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.result === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "result"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "result"});
 errors++;
 }
 if(data.id !== undefined){
@@ -222,13 +202,11 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
@@ -240,8 +218,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate29.errors = vErrors;
@@ -254,34 +231,29 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "code"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "code"});
 errors++;
 }
 if(data.message === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "message"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "message"});
 errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err2 = {instancePath:instancePath+"/code",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/code", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err3 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/message", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate35.errors = vErrors;
@@ -294,13 +266,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "error"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.error !== undefined){
@@ -318,20 +288,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate34.errors = vErrors;
@@ -419,8 +386,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 3}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 3});
 errors++;
 }
 else {
@@ -445,18 +411,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -468,20 +431,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -490,15 +450,13 @@ let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate39.errors = vErrors;
@@ -512,32 +470,27 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -546,15 +499,13 @@ let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate41.errors = vErrors;
@@ -568,18 +519,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.result === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "result"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "result"});
 errors++;
 }
 if(data.id !== undefined){
@@ -591,13 +539,11 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
@@ -609,8 +555,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate42.errors = vErrors;
@@ -624,13 +569,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "error"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.error !== undefined){
@@ -648,20 +591,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate45.errors = vErrors;
@@ -682,15 +622,13 @@ let data1 = data0[key0];
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-const err0 = {instancePath:instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/experimental",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/experimental", "type", {type: "object"});
 errors++;
 }
 }
@@ -699,15 +637,13 @@ let data2 = data.roots;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.listChanged !== undefined){
 if(typeof data2.listChanged !== "boolean"){
-const err2 = {instancePath:instancePath+"/roots/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/roots/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/roots",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/roots", "type", {type: "object"});
 errors++;
 }
 }
@@ -716,15 +652,13 @@ let data4 = data.sampling;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err4 = {instancePath:instancePath+"/sampling",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/sampling", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate49.errors = vErrors;
@@ -737,33 +671,28 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.version === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "version"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "version"});
 errors++;
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err2 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.version !== undefined){
 if(typeof data.version !== "string"){
-const err3 = {instancePath:instancePath+"/version",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/version", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate51.errors = vErrors;
@@ -776,25 +705,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("initialize" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "initialize"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "initialize"});
 errors++;
 }
 }
@@ -802,18 +727,15 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.capabilities === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "capabilities"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "capabilities"});
 errors++;
 }
 if(data1.clientInfo === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "clientInfo"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "clientInfo"});
 errors++;
 }
 if(data1.protocolVersion === undefined){
-const err6 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "protocolVersion"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "protocolVersion"});
 errors++;
 }
 if(data1.capabilities !== undefined){
@@ -830,22 +752,19 @@ errors = vErrors.length;
 }
 if(data1.protocolVersion !== undefined){
 if(typeof data1.protocolVersion !== "string"){
-const err7 = {instancePath:instancePath+"/params/protocolVersion",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/protocolVersion", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate48.errors = vErrors;
@@ -859,8 +778,7 @@ function validate54(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,keyword:"type",params:{type: schema23.type}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: schema23.type});
 errors++;
 }
 validate54.errors = vErrors;
@@ -873,20 +791,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("ping" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "ping"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "ping"});
 errors++;
 }
 }
@@ -904,22 +819,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate53.errors = vErrors;
@@ -933,20 +845,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/list" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/list"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/list"});
 errors++;
 }
 }
@@ -955,22 +864,19 @@ let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.cursor !== undefined){
 if(typeof data1.cursor !== "string"){
-const err3 = {instancePath:instancePath+"/params/cursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/cursor", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate56.errors = vErrors;
@@ -984,20 +890,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/templates/list" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/templates/list"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/templates/list"});
 errors++;
 }
 }
@@ -1006,22 +909,19 @@ let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.cursor !== undefined){
 if(typeof data1.cursor !== "string"){
-const err3 = {instancePath:instancePath+"/params/cursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/cursor", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate57.errors = vErrors;
@@ -1036,25 +936,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/read" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/read"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/read"});
 errors++;
 }
 }
@@ -1062,36 +958,31 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.uri === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "uri"});
 errors++;
 }
 if(data1.uri !== undefined){
 let data2 = data1.uri;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err5 = {instancePath:instancePath+"/params/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
+errors++;
+}
+}
+}
+else {
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate58.errors = vErrors;
@@ -1105,25 +996,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/subscribe" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/subscribe"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/subscribe"});
 errors++;
 }
 }
@@ -1131,36 +1018,31 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.uri === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "uri"});
 errors++;
 }
 if(data1.uri !== undefined){
 let data2 = data1.uri;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err5 = {instancePath:instancePath+"/params/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
+errors++;
+}
+}
+}
+else {
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate59.errors = vErrors;
@@ -1174,25 +1056,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/unsubscribe" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/unsubscribe"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/unsubscribe"});
 errors++;
 }
 }
@@ -1200,36 +1078,31 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.uri === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "uri"});
 errors++;
 }
 if(data1.uri !== undefined){
 let data2 = data1.uri;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err5 = {instancePath:instancePath+"/params/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
+errors++;
+}
+}
+}
+else {
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate60.errors = vErrors;
@@ -1243,20 +1116,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("prompts/list" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "prompts/list"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "prompts/list"});
 errors++;
 }
 }
@@ -1265,22 +1135,19 @@ let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.cursor !== undefined){
 if(typeof data1.cursor !== "string"){
-const err3 = {instancePath:instancePath+"/params/cursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/cursor", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate61.errors = vErrors;
@@ -1294,25 +1161,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("prompts/get" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "prompts/get"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "prompts/get"});
 errors++;
 }
 }
@@ -1320,8 +1183,7 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.name === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "name"});
 errors++;
 }
 if(data1.arguments !== undefined){
@@ -1329,36 +1191,31 @@ let data2 = data1.arguments;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key0 in data2){
 if(typeof data2[key0] !== "string"){
-const err5 = {instancePath:instancePath+"/params/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params/arguments",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/arguments", "type", {type: "object"});
 errors++;
 }
 }
 if(data1.name !== undefined){
 if(typeof data1.name !== "string"){
-const err7 = {instancePath:instancePath+"/params/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/name", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate62.errors = vErrors;
@@ -1372,20 +1229,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tools/list" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tools/list"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tools/list"});
 errors++;
 }
 }
@@ -1394,22 +1248,19 @@ let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.cursor !== undefined){
 if(typeof data1.cursor !== "string"){
-const err3 = {instancePath:instancePath+"/params/cursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/cursor", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate63.errors = vErrors;
@@ -1423,25 +1274,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tools/call" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tools/call"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tools/call"});
 errors++;
 }
 }
@@ -1449,8 +1296,7 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.name === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "name"});
 errors++;
 }
 if(data1.arguments !== undefined){
@@ -1458,29 +1304,25 @@ let data2 = data1.arguments;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params/arguments",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params/arguments", "type", {type: "object"});
 errors++;
 }
 }
 if(data1.name !== undefined){
 if(typeof data1.name !== "string"){
-const err6 = {instancePath:instancePath+"/params/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/name", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate64.errors = vErrors;
@@ -1494,13 +1336,11 @@ function validate66(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-const err0 = {instancePath,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "string"});
 errors++;
 }
 if(!((((((((data === "alert") || (data === "critical")) || (data === "debug")) || (data === "emergency")) || (data === "error")) || (data === "info")) || (data === "notice")) || (data === "warning"))){
-const err1 = {instancePath,keyword:"enum",params:{allowedValues: schema34.enum}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "enum", {allowedValues: schema34.enum});
 errors++;
 }
 validate66.errors = vErrors;
@@ -1513,25 +1353,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("logging/setLevel" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "logging/setLevel"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "logging/setLevel"});
 errors++;
 }
 }
@@ -1539,8 +1375,7 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.level === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "level"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "level"});
 errors++;
 }
 if(data1.level !== undefined){
@@ -1551,15 +1386,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate65.errors = vErrors;
@@ -1573,39 +1406,33 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err2 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data1 = data.type;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("ref/prompt" !== data1){
-const err4 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "ref/prompt"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "ref/prompt"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate69.errors = vErrors;
@@ -1619,25 +1446,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("ref/resource" !== data0){
-const err3 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "ref/resource"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "ref/resource"});
 errors++;
 }
 }
@@ -1645,21 +1468,18 @@ if(data.uri !== undefined){
 let data1 = data.uri;
 if(typeof data1 === "string"){
 if(!(formats6.test(data1))){
-const err4 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri-template"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri-template"});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate71.errors = vErrors;
@@ -1672,25 +1492,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("completion/complete" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "completion/complete"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "completion/complete"});
 errors++;
 }
 }
@@ -1698,46 +1514,39 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.argument === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "argument"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "argument"});
 errors++;
 }
 if(data1.ref === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "ref"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "ref"});
 errors++;
 }
 if(data1.argument !== undefined){
 let data2 = data1.argument;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.name === undefined){
-const err6 = {instancePath:instancePath+"/params/argument",keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/argument", "required", {missingProperty: "name"});
 errors++;
 }
 if(data2.value === undefined){
-const err7 = {instancePath:instancePath+"/params/argument",keyword:"required",params:{missingProperty: "value"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/argument", "required", {missingProperty: "value"});
 errors++;
 }
 if(data2.name !== undefined){
 if(typeof data2.name !== "string"){
-const err8 = {instancePath:instancePath+"/params/argument/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params/argument/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data2.value !== undefined){
 if(typeof data2.value !== "string"){
-const err9 = {instancePath:instancePath+"/params/argument/value",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params/argument/value", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/params/argument",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/params/argument", "type", {type: "object"});
 errors++;
 }
 }
@@ -1782,8 +1591,7 @@ func0(vErrors, _from1, errors, 4, instancePath+"/params/ref", 1);
 valid3 = valid3 || _valid0;
 }
 if(!valid3){
-const err11 = {instancePath:instancePath+"/params/ref",keyword:"anyOf",params:{union: 4}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/params/ref", "anyOf", {union: 4});
 errors++;
 }
 else {
@@ -1800,15 +1608,13 @@ vErrors = null;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate68.errors = vErrors;
@@ -1822,25 +1628,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/cancelled" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/cancelled"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/cancelled"});
 errors++;
 }
 }
@@ -1848,14 +1650,12 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.requestId === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "requestId"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "requestId"});
 errors++;
 }
 if(data1.reason !== undefined){
 if(typeof data1.reason !== "string"){
-const err5 = {instancePath:instancePath+"/params/reason",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params/reason", "type", {type: "string"});
 errors++;
 }
 }
@@ -1867,15 +1667,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate73.errors = vErrors;
@@ -1889,20 +1687,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/initialized" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/initialized"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/initialized"});
 errors++;
 }
 }
@@ -1914,22 +1709,19 @@ let data2 = data1._meta;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate75.errors = vErrors;
@@ -1943,25 +1735,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/progress" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/progress"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/progress"});
 errors++;
 }
 }
@@ -1969,20 +1757,17 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.progress === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "progress"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "progress"});
 errors++;
 }
 if(data1.progressToken === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "progressToken"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "progressToken"});
 errors++;
 }
 if(data1.progress !== undefined){
 let data2 = data1.progress;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err6 = {instancePath:instancePath+"/params/progress",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/progress", "type", {type: "number"});
 errors++;
 }
 }
@@ -1995,22 +1780,19 @@ errors = vErrors.length;
 if(data1.total !== undefined){
 let data4 = data1.total;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-const err7 = {instancePath:instancePath+"/params/total",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/total", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate76.errors = vErrors;
@@ -2024,20 +1806,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/roots/list_changed" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/roots/list_changed"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/roots/list_changed"});
 errors++;
 }
 }
@@ -2049,22 +1828,19 @@ let data2 = data1._meta;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err3 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate78.errors = vErrors;
@@ -2078,25 +1854,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/progress" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/progress"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/progress"});
 errors++;
 }
 }
@@ -2104,27 +1876,23 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.progress === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "progress"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "progress"});
 errors++;
 }
 if(data1.progressToken === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "progressToken"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "progressToken"});
 errors++;
 }
 if(data1.message !== undefined){
 if(typeof data1.message !== "string"){
-const err6 = {instancePath:instancePath+"/params/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/message", "type", {type: "string"});
 errors++;
 }
 }
 if(data1.progress !== undefined){
 let data3 = data1.progress;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
-const err7 = {instancePath:instancePath+"/params/progress",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/progress", "type", {type: "number"});
 errors++;
 }
 }
@@ -2137,22 +1905,19 @@ errors = vErrors.length;
 if(data1.total !== undefined){
 let data5 = data1.total;
 if(!((typeof data5 == "number") && (isFinite(data5)))){
-const err8 = {instancePath:instancePath+"/params/total",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params/total", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate79.errors = vErrors;
@@ -2170,8 +1935,7 @@ let data0 = data.elicitation;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err0 = {instancePath:instancePath+"/elicitation",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/elicitation", "type", {type: "object"});
 errors++;
 }
 }
@@ -2183,15 +1947,13 @@ let data2 = data1[key0];
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err1 = {instancePath:instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/experimental",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/experimental", "type", {type: "object"});
 errors++;
 }
 }
@@ -2200,15 +1962,13 @@ let data3 = data.roots;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.listChanged !== undefined){
 if(typeof data3.listChanged !== "boolean"){
-const err3 = {instancePath:instancePath+"/roots/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/roots/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/roots",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/roots", "type", {type: "object"});
 errors++;
 }
 }
@@ -2217,15 +1977,13 @@ let data5 = data.sampling;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-const err5 = {instancePath:instancePath+"/sampling",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/sampling", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate82.errors = vErrors;
@@ -2238,40 +1996,34 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.version === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "version"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "version"});
 errors++;
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err2 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err3 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.version !== undefined){
 if(typeof data.version !== "string"){
-const err4 = {instancePath:instancePath+"/version",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/version", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate84.errors = vErrors;
@@ -2284,25 +2036,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("initialize" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "initialize"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "initialize"});
 errors++;
 }
 }
@@ -2310,18 +2058,15 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.capabilities === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "capabilities"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "capabilities"});
 errors++;
 }
 if(data1.clientInfo === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "clientInfo"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "clientInfo"});
 errors++;
 }
 if(data1.protocolVersion === undefined){
-const err6 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "protocolVersion"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "protocolVersion"});
 errors++;
 }
 if(data1.capabilities !== undefined){
@@ -2338,22 +2083,19 @@ errors = vErrors.length;
 }
 if(data1.protocolVersion !== undefined){
 if(typeof data1.protocolVersion !== "string"){
-const err7 = {instancePath:instancePath+"/params/protocolVersion",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/protocolVersion", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate81.errors = vErrors;
@@ -2367,20 +2109,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("ping" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "ping"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "ping"});
 errors++;
 }
 }
@@ -2398,22 +2137,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate86.errors = vErrors;
@@ -2427,46 +2163,39 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err2 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err3 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data2 = data.type;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("ref/prompt" !== data2){
-const err5 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "ref/prompt"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "ref/prompt"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate89.errors = vErrors;
@@ -2479,25 +2208,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("ref/resource" !== data0){
-const err3 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "ref/resource"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "ref/resource"});
 errors++;
 }
 }
@@ -2505,21 +2230,18 @@ if(data.uri !== undefined){
 let data1 = data.uri;
 if(typeof data1 === "string"){
 if(!(formats6.test(data1))){
-const err4 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri-template"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri-template"});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate91.errors = vErrors;
@@ -2532,25 +2254,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("completion/complete" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "completion/complete"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "completion/complete"});
 errors++;
 }
 }
@@ -2558,46 +2276,39 @@ if(data.params !== undefined){
 let data1 = data.params;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.argument === undefined){
-const err4 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "argument"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "argument"});
 errors++;
 }
 if(data1.ref === undefined){
-const err5 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "ref"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "ref"});
 errors++;
 }
 if(data1.argument !== undefined){
 let data2 = data1.argument;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.name === undefined){
-const err6 = {instancePath:instancePath+"/params/argument",keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/argument", "required", {missingProperty: "name"});
 errors++;
 }
 if(data2.value === undefined){
-const err7 = {instancePath:instancePath+"/params/argument",keyword:"required",params:{missingProperty: "value"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params/argument", "required", {missingProperty: "value"});
 errors++;
 }
 if(data2.name !== undefined){
 if(typeof data2.name !== "string"){
-const err8 = {instancePath:instancePath+"/params/argument/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params/argument/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data2.value !== undefined){
 if(typeof data2.value !== "string"){
-const err9 = {instancePath:instancePath+"/params/argument/value",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params/argument/value", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/params/argument",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/params/argument", "type", {type: "object"});
 errors++;
 }
 }
@@ -2609,22 +2320,19 @@ let data6 = data5.arguments;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 for(const key0 in data6){
 if(typeof data6[key0] !== "string"){
-const err11 = {instancePath:instancePath+"/params/context/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/params/context/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/params/context/arguments",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/params/context/arguments", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/params/context",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/params/context", "type", {type: "object"});
 errors++;
 }
 }
@@ -2669,8 +2377,7 @@ func0(vErrors, _from1, errors, 5, instancePath+"/params/ref", 1);
 valid5 = valid5 || _valid0;
 }
 if(!valid5){
-const err14 = {instancePath:instancePath+"/params/ref",keyword:"anyOf",params:{union: 5}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/params/ref", "anyOf", {union: 5});
 errors++;
 }
 else {
@@ -2687,15 +2394,13 @@ vErrors = null;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err16 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate88.errors = vErrors;
@@ -2716,8 +2421,7 @@ let data1 = data0.form;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-const err0 = {instancePath:instancePath+"/elicitation/form",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/elicitation/form", "type", {type: "object"});
 errors++;
 }
 }
@@ -2726,15 +2430,13 @@ let data2 = data0.url;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err1 = {instancePath:instancePath+"/elicitation/url",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/elicitation/url", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/elicitation",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/elicitation", "type", {type: "object"});
 errors++;
 }
 }
@@ -2746,15 +2448,13 @@ let data4 = data3[key0];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-const err3 = {instancePath:instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/experimental",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/experimental", "type", {type: "object"});
 errors++;
 }
 }
@@ -2763,15 +2463,13 @@ let data5 = data.roots;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.listChanged !== undefined){
 if(typeof data5.listChanged !== "boolean"){
-const err5 = {instancePath:instancePath+"/roots/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/roots/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/roots",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/roots", "type", {type: "object"});
 errors++;
 }
 }
@@ -2783,8 +2481,7 @@ let data8 = data7.context;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 }
 else {
-const err7 = {instancePath:instancePath+"/sampling/context",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/sampling/context", "type", {type: "object"});
 errors++;
 }
 }
@@ -2793,15 +2490,13 @@ let data9 = data7.tools;
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 }
 else {
-const err8 = {instancePath:instancePath+"/sampling/tools",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/sampling/tools", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/sampling",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/sampling", "type", {type: "object"});
 errors++;
 }
 }
@@ -2813,8 +2508,7 @@ let data11 = data10.cancel;
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 }
 else {
-const err10 = {instancePath:instancePath+"/tasks/cancel",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/tasks/cancel", "type", {type: "object"});
 errors++;
 }
 }
@@ -2823,8 +2517,7 @@ let data12 = data10.list;
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 }
 else {
-const err11 = {instancePath:instancePath+"/tasks/list",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/tasks/list", "type", {type: "object"});
 errors++;
 }
 }
@@ -2839,15 +2532,13 @@ let data15 = data14.create;
 if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
 }
 else {
-const err12 = {instancePath:instancePath+"/tasks/requests/elicitation/create",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/tasks/requests/elicitation/create", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/tasks/requests/elicitation",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/tasks/requests/elicitation", "type", {type: "object"});
 errors++;
 }
 }
@@ -2859,36 +2550,31 @@ let data17 = data16.createMessage;
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 }
 else {
-const err14 = {instancePath:instancePath+"/tasks/requests/sampling/createMessage",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/tasks/requests/sampling/createMessage", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/tasks/requests/sampling",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/tasks/requests/sampling", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/tasks/requests",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath+"/tasks/requests", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/tasks",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err17);
+pushNew(vErrors ??= [], instancePath+"/tasks", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err18 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err18);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate97.errors = vErrors;
@@ -2902,14 +2588,12 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.src === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "src"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "src"});
 errors++;
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err1 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
@@ -2919,15 +2603,13 @@ if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data1[i0] !== "string"){
-const err2 = {instancePath:instancePath+"/sizes/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/sizes/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/sizes",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/sizes", "type", {type: "array"});
 errors++;
 }
 }
@@ -2935,34 +2617,29 @@ if(data.src !== undefined){
 let data3 = data.src;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err4 = {instancePath:instancePath+"/src",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/src", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/src",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/src", "type", {type: "string"});
 errors++;
 }
 }
 if(data.theme !== undefined){
 let data4 = data.theme;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/theme",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/theme", "type", {type: "string"});
 errors++;
 }
 if(!((data4 === "dark") || (data4 === "light"))){
-const err7 = {instancePath:instancePath+"/theme",keyword:"enum",params:{allowedValues: schema54.properties.theme.enum}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/theme", "enum", {allowedValues: schema54.properties.theme.enum});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate100.errors = vErrors;
@@ -2975,19 +2652,16 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.version === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "version"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "version"});
 errors++;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -3003,29 +2677,25 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err4 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err5 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.version !== undefined){
 if(typeof data.version !== "string"){
-const err6 = {instancePath:instancePath+"/version",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/version", "type", {type: "string"});
 errors++;
 }
 }
@@ -3033,21 +2703,18 @@ if(data.websiteUrl !== undefined){
 let data6 = data.websiteUrl;
 if(typeof data6 === "string"){
 if(!(formats0.test(data6))){
-const err7 = {instancePath:instancePath+"/websiteUrl",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/websiteUrl", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/websiteUrl",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/websiteUrl", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate99.errors = vErrors;
@@ -3060,18 +2727,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.capabilities === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "capabilities"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "capabilities"});
 errors++;
 }
 if(data.clientInfo === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "clientInfo"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "clientInfo"});
 errors++;
 }
 if(data.protocolVersion === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "protocolVersion"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "protocolVersion"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3085,8 +2749,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -3104,15 +2767,13 @@ errors = vErrors.length;
 }
 if(data.protocolVersion !== undefined){
 if(typeof data.protocolVersion !== "string"){
-const err4 = {instancePath:instancePath+"/protocolVersion",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/protocolVersion", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate95.errors = vErrors;
@@ -3125,23 +2786,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3153,26 +2810,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("initialize" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "initialize"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "initialize"});
 errors++;
 }
 }
@@ -3184,8 +2837,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate93.errors = vErrors;
@@ -3209,15 +2861,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate106.errors = vErrors;
@@ -3230,18 +2880,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3253,26 +2900,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("ping" !== data2){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "ping"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "ping"});
 errors++;
 }
 }
@@ -3284,8 +2927,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate104.errors = vErrors;
@@ -3309,22 +2951,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.cursor !== undefined){
 if(typeof data.cursor !== "string"){
-const err1 = {instancePath:instancePath+"/cursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/cursor", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate111.errors = vErrors;
@@ -3337,18 +2976,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3360,26 +2996,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/list" !== data2){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/list"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/list"});
 errors++;
 }
 }
@@ -3391,8 +3023,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate109.errors = vErrors;
@@ -3406,18 +3037,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3429,26 +3057,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/templates/list" !== data2){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/templates/list"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/templates/list"});
 errors++;
 }
 }
@@ -3460,8 +3084,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate114.errors = vErrors;
@@ -3475,8 +3098,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.uri === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3490,8 +3112,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -3499,21 +3120,18 @@ if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err2 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate119.errors = vErrors;
@@ -3526,23 +3144,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3554,26 +3168,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/read" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/read"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/read"});
 errors++;
 }
 }
@@ -3585,8 +3195,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate117.errors = vErrors;
@@ -3600,8 +3209,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.uri === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3615,8 +3223,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -3624,21 +3231,18 @@ if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err2 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate124.errors = vErrors;
@@ -3651,23 +3255,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3679,26 +3279,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/subscribe" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/subscribe"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/subscribe"});
 errors++;
 }
 }
@@ -3710,8 +3306,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate122.errors = vErrors;
@@ -3725,8 +3320,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.uri === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3740,8 +3334,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -3749,21 +3342,18 @@ if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err2 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate129.errors = vErrors;
@@ -3776,23 +3366,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3804,26 +3390,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/unsubscribe" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/unsubscribe"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/unsubscribe"});
 errors++;
 }
 }
@@ -3835,8 +3417,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate127.errors = vErrors;
@@ -3850,18 +3431,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3873,26 +3451,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("prompts/list" !== data2){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "prompts/list"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "prompts/list"});
 errors++;
 }
 }
@@ -3904,8 +3478,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate132.errors = vErrors;
@@ -3919,8 +3492,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3934,8 +3506,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -3944,29 +3515,25 @@ let data2 = data.arguments;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key0 in data2){
 if(typeof data2[key0] !== "string"){
-const err2 = {instancePath:instancePath+"/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/arguments",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/arguments", "type", {type: "object"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err4 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate137.errors = vErrors;
@@ -3979,23 +3546,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -4007,26 +3570,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("prompts/get" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "prompts/get"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "prompts/get"});
 errors++;
 }
 }
@@ -4038,8 +3597,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate135.errors = vErrors;
@@ -4053,18 +3611,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -4076,26 +3631,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tools/list" !== data2){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tools/list"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tools/list"});
 errors++;
 }
 }
@@ -4107,8 +3658,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate140.errors = vErrors;
@@ -4124,15 +3674,13 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.ttl !== undefined){
 let data0 = data.ttl;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err0 = {instancePath:instancePath+"/ttl",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/ttl", "type", {type: "integer"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate147.errors = vErrors;
@@ -4145,8 +3693,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -4160,8 +3707,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -4170,15 +3716,13 @@ let data2 = data.arguments;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err2 = {instancePath:instancePath+"/arguments",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/arguments", "type", {type: "object"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err3 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
@@ -4190,8 +3734,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate145.errors = vErrors;
@@ -4204,23 +3747,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -4232,26 +3771,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tools/call" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tools/call"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tools/call"});
 errors++;
 }
 }
@@ -4263,8 +3798,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate143.errors = vErrors;
@@ -4278,23 +3812,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -4306,26 +3836,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tasks/get" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tasks/get"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tasks/get"});
 errors++;
 }
 }
@@ -4333,28 +3859,24 @@ if(data.params !== undefined){
 let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.taskId === undefined){
-const err8 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "taskId"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "taskId"});
 errors++;
 }
 if(data3.taskId !== undefined){
 if(typeof data3.taskId !== "string"){
-const err9 = {instancePath:instancePath+"/params/taskId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params/taskId", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate150.errors = vErrors;
@@ -4368,23 +3890,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -4396,26 +3914,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tasks/result" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tasks/result"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tasks/result"});
 errors++;
 }
 }
@@ -4423,28 +3937,24 @@ if(data.params !== undefined){
 let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.taskId === undefined){
-const err8 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "taskId"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "taskId"});
 errors++;
 }
 if(data3.taskId !== undefined){
 if(typeof data3.taskId !== "string"){
-const err9 = {instancePath:instancePath+"/params/taskId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params/taskId", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate152.errors = vErrors;
@@ -4458,23 +3968,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -4486,26 +3992,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tasks/cancel" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tasks/cancel"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tasks/cancel"});
 errors++;
 }
 }
@@ -4513,28 +4015,24 @@ if(data.params !== undefined){
 let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.taskId === undefined){
-const err8 = {instancePath:instancePath+"/params",keyword:"required",params:{missingProperty: "taskId"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/params", "required", {missingProperty: "taskId"});
 errors++;
 }
 if(data3.taskId !== undefined){
 if(typeof data3.taskId !== "string"){
-const err9 = {instancePath:instancePath+"/params/taskId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/params/taskId", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate154.errors = vErrors;
@@ -4548,18 +4046,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -4571,26 +4066,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tasks/list" !== data2){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tasks/list"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tasks/list"});
 errors++;
 }
 }
@@ -4602,8 +4093,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate156.errors = vErrors;
@@ -4617,8 +4107,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.level === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "level"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "level"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -4632,8 +4121,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -4645,8 +4133,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate161.errors = vErrors;
@@ -4659,23 +4146,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -4687,26 +4170,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("logging/setLevel" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "logging/setLevel"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "logging/setLevel"});
 errors++;
 }
 }
@@ -4718,8 +4197,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate159.errors = vErrors;
@@ -4733,13 +4211,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.argument === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "argument"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "argument"});
 errors++;
 }
 if(data.ref === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "ref"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "ref"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -4753,8 +4229,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
@@ -4762,33 +4237,28 @@ if(data.argument !== undefined){
 let data2 = data.argument;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.name === undefined){
-const err3 = {instancePath:instancePath+"/argument",keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/argument", "required", {missingProperty: "name"});
 errors++;
 }
 if(data2.value === undefined){
-const err4 = {instancePath:instancePath+"/argument",keyword:"required",params:{missingProperty: "value"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/argument", "required", {missingProperty: "value"});
 errors++;
 }
 if(data2.name !== undefined){
 if(typeof data2.name !== "string"){
-const err5 = {instancePath:instancePath+"/argument/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/argument/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data2.value !== undefined){
 if(typeof data2.value !== "string"){
-const err6 = {instancePath:instancePath+"/argument/value",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/argument/value", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/argument",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/argument", "type", {type: "object"});
 errors++;
 }
 }
@@ -4800,22 +4270,19 @@ let data6 = data5.arguments;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 for(const key0 in data6){
 if(typeof data6[key0] !== "string"){
-const err8 = {instancePath:instancePath+"/context/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/context/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/context/arguments",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/context/arguments", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/context",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/context", "type", {type: "object"});
 errors++;
 }
 }
@@ -4860,8 +4327,7 @@ func0(vErrors, _from1, errors, 6, instancePath+"/ref", 1);
 valid5 = valid5 || _valid0;
 }
 if(!valid5){
-const err11 = {instancePath:instancePath+"/ref",keyword:"anyOf",params:{union: 6}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/ref", "anyOf", {union: 6});
 errors++;
 }
 else {
@@ -4878,8 +4344,7 @@ vErrors = null;
 }
 }
 else {
-const err12 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate167.errors = vErrors;
@@ -4892,23 +4357,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -4920,26 +4381,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("completion/complete" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "completion/complete"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "completion/complete"});
 errors++;
 }
 }
@@ -4951,8 +4408,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate165.errors = vErrors;
@@ -4970,15 +4426,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.reason !== undefined){
 if(typeof data.reason !== "string"){
-const err1 = {instancePath:instancePath+"/reason",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/reason", "type", {type: "string"});
 errors++;
 }
 }
@@ -4990,8 +4444,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate173.errors = vErrors;
@@ -5004,43 +4457,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/cancelled" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/cancelled"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/cancelled"});
 errors++;
 }
 }
@@ -5052,8 +4498,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate172.errors = vErrors;
@@ -5071,15 +4516,13 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err0 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate177.errors = vErrors;
@@ -5092,38 +4535,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/initialized" !== data1){
-const err5 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/initialized"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/initialized"});
 errors++;
 }
 }
@@ -5135,8 +4572,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate176.errors = vErrors;
@@ -5150,13 +4586,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.progress === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "progress"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "progress"});
 errors++;
 }
 if(data.progressToken === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "progressToken"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "progressToken"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5164,23 +4598,20 @@ let data0 = data._meta;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 }
 else {
-const err2 = {instancePath:instancePath+"/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/_meta", "type", {type: "object"});
 errors++;
 }
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err3 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/message", "type", {type: "string"});
 errors++;
 }
 }
 if(data.progress !== undefined){
 let data2 = data.progress;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err4 = {instancePath:instancePath+"/progress",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/progress", "type", {type: "number"});
 errors++;
 }
 }
@@ -5193,15 +4624,13 @@ errors = vErrors.length;
 if(data.total !== undefined){
 let data4 = data.total;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-const err5 = {instancePath:instancePath+"/total",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/total", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate180.errors = vErrors;
@@ -5214,43 +4643,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/progress" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/progress"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/progress"});
 errors++;
 }
 }
@@ -5262,8 +4684,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate179.errors = vErrors;
@@ -5278,13 +4699,11 @@ function validate187(data, {instancePath="", parentData, parentDataProperty, roo
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-const err0 = {instancePath,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "string"});
 errors++;
 }
 if(!(((((data === "cancelled") || (data === "completed")) || (data === "failed")) || (data === "input_required")) || (data === "working"))){
-const err1 = {instancePath,keyword:"enum",params:{allowedValues: schema90.enum}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "enum", {allowedValues: schema90.enum});
 errors++;
 }
 validate187.errors = vErrors;
@@ -5297,49 +4716,41 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.createdAt === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "createdAt"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "createdAt"});
 errors++;
 }
 if(data.lastUpdatedAt === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "lastUpdatedAt"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "lastUpdatedAt"});
 errors++;
 }
 if(data.status === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "status"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "status"});
 errors++;
 }
 if(data.taskId === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "taskId"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "taskId"});
 errors++;
 }
 if(data.ttl === undefined){
-const err4 = {instancePath,keyword:"required",params:{missingProperty: "ttl"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "ttl"});
 errors++;
 }
 if(data.createdAt !== undefined){
 if(typeof data.createdAt !== "string"){
-const err5 = {instancePath:instancePath+"/createdAt",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/createdAt", "type", {type: "string"});
 errors++;
 }
 }
 if(data.lastUpdatedAt !== undefined){
 if(typeof data.lastUpdatedAt !== "string"){
-const err6 = {instancePath:instancePath+"/lastUpdatedAt",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/lastUpdatedAt", "type", {type: "string"});
 errors++;
 }
 }
 if(data.pollInterval !== undefined){
 let data2 = data.pollInterval;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err7 = {instancePath:instancePath+"/pollInterval",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/pollInterval", "type", {type: "integer"});
 errors++;
 }
 }
@@ -5351,30 +4762,26 @@ errors = vErrors.length;
 }
 if(data.statusMessage !== undefined){
 if(typeof data.statusMessage !== "string"){
-const err8 = {instancePath:instancePath+"/statusMessage",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/statusMessage", "type", {type: "string"});
 errors++;
 }
 }
 if(data.taskId !== undefined){
 if(typeof data.taskId !== "string"){
-const err9 = {instancePath:instancePath+"/taskId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/taskId", "type", {type: "string"});
 errors++;
 }
 }
 if(data.ttl !== undefined){
 let data6 = data.ttl;
 if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
-const err10 = {instancePath:instancePath+"/ttl",keyword:"type",params:{type: schema89.properties.ttl.type}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/ttl", "type", {type: schema89.properties.ttl.type});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate186.errors = vErrors;
@@ -5403,43 +4810,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/tasks/status" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/tasks/status"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/tasks/status"});
 errors++;
 }
 }
@@ -5451,8 +4851,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate183.errors = vErrors;
@@ -5466,38 +4865,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/roots/list_changed" !== data1){
-const err5 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/roots/list_changed"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/roots/list_changed"});
 errors++;
 }
 }
@@ -5509,8 +4902,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate191.errors = vErrors;

@@ -19,6 +19,7 @@ import {
   assembleOutboundModule,
 } from "./assemble-outbound.js";
 import { compactCode } from "./compact-code.js";
+import { shortenErrors } from "./shorten-errors.js";
 import { compileValidators } from "./compile-validators.js";
 import { emitTypes } from "./emit-types.js";
 import { loadSpec, specDir } from "./load-spec.js";
@@ -71,7 +72,12 @@ export function selectEraOutbound(selection: Selection, schemasDir: string): Out
 
 /** Ajv standalone code of the outbound entries, compiled like the inbound ones but over the errata-corrected definitions. */
 export function compileOutbound(selection: Selection, outbound: OutboundSelection, formats: Record<string, string>): string {
-  return compactCode(compileValidators({ ...selection, defs: outbound.defs, entries: outbound.entries }, formats));
+  return shrink(compileValidators({ ...selection, defs: outbound.defs, entries: outbound.entries }, formats));
+}
+
+/** Ajv's standalone code made short and budgeted: compact-code.ts, then shorten-errors.ts (wymcp's own modules only). */
+export function shrink(code: string): string {
+  return shortenErrors(compactCode(code));
 }
 
 /** An era's revisions judged one by one, when `schemas/<era>.json` lists them; undefined otherwise. */
@@ -119,13 +125,13 @@ export async function generate(options: GenerateOptions): Promise<Files> {
     const { era } = config;
     const revisions = selectEraRevisions(selection, options.specDir);
     const compiled = revisions ? revisionsCompileSelection(selection, revisions) : selection;
-    files.set(`${era}/validators.js`, assembleModule(compiled, compactCode(compileValidators(compiled, formats)), revisions));
+    files.set(`${era}/validators.js`, assembleModule(compiled, shrink(compileValidators(compiled, formats)), revisions));
     files.set(`${era}/validators.d.ts`, assembleDeclarations(compiled, revisions));
     files.set(`${era}/types.d.ts`, assembleTypes(selection, await emitTypes(selection)));
     const outbound = selectEraOutbound(selection, options.schemasDir);
     const outboundRevisions = revisions && selectEraRevisionsOutbound(selection, outbound, revisions, options.schemasDir);
     const outboundCode = outboundRevisions
-      ? compactCode(compileValidators({ ...selection, defs: outboundRevisions.shared.defs, entries: outboundRevisions.entries }, formats))
+      ? shrink(compileValidators({ ...selection, defs: outboundRevisions.shared.defs, entries: outboundRevisions.entries }, formats))
       : compileOutbound(selection, outbound, formats);
     files.set(
       `${era}/outbound.js`,
@@ -151,7 +157,7 @@ export async function generate(options: GenerateOptions): Promise<Files> {
     const batch = selectBatch(config, options.specDir);
     if (batch && config.batch) {
       const { refusedFromRevision } = config.batch;
-      files.set(`${era}/batch.js`, assembleBatchModule(batch, compactCode(compileValidators(batch, formats)), refusedFromRevision));
+      files.set(`${era}/batch.js`, assembleBatchModule(batch, shrink(compileValidators(batch, formats)), refusedFromRevision));
       files.set(`${era}/batch.d.ts`, assembleBatchDeclarations(batch));
       (manifestEras[era] as Record<string, unknown>).batch = {
         revision: batch.spec.revision,
