@@ -70,7 +70,14 @@ export function loadLanes(specDir?: string): Lane[] {
         for (const { method, definition, validator } of list) {
           if (seen.has(validator)) continue;
           seen.add(validator);
-          roots.push({ label: `${method} (${definition}, revision ${own})`, definition: validator, at: "", hints: { method }, protocolVersion: own, envelope });
+          roots.push({
+            label: `${method} (${definition}, revision ${own})`,
+            definition: validator,
+            at: "",
+            hints: { method },
+            protocolVersion: own,
+            envelope,
+          });
         }
       }
     }
