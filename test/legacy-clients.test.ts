@@ -91,6 +91,44 @@ async function tsSession(door: Door): Promise<Transcript> {
   return out;
 }
 
+const INSPECTOR = join(
+  repoRoot,
+  "tools",
+  "inspector",
+  "node_modules",
+  "@modelcontextprotocol",
+  "inspector",
+  "clients",
+  "launcher",
+  "build",
+  "index.js",
+);
+
+/** One Inspector CLI command against a door: `["ok", stdout]`, or `["exit", code, stdout, stderr]`. */
+async function inspector(door: Door, call: string[], home: string): Promise<unknown[]> {
+  assert.ok(existsSync(INSPECTOR), "the Inspector is not installed: run (cd tools/inspector && npm ci)");
+  const args = [
+    INSPECTOR,
+    "--cli",
+    "--transport",
+    "http",
+    "--server-url",
+    servers.url(door).href,
+    "--protocol-era",
+    "legacy",
+    "--format",
+    "json",
+    ...call,
+  ];
+  try {
+    const { stdout } = await run(process.execPath, args, { timeout: 60_000, env: { ...process.env, HOME: home } });
+    return ["ok", stdout];
+  } catch (error) {
+    const { code, stdout, stderr } = error as { code: unknown; stdout: string; stderr: string };
+    return ["exit", code, stdout, stderr];
+  }
+}
+
 /** The Python client (`sdk`: the official SDK's, `fastmcp`: FastMCP's) run by test/python/legacy_client.py. */
 async function pythonSession(kind: "sdk" | "fastmcp", door: Door, bad = false): Promise<unknown[][]> {
   const python = await pythonEnv();
@@ -123,19 +161,6 @@ describe("real clients in legacy mode: every exchange the same gated (each mode)
   }
 
   test("the MCP Inspector's command line (--cli, --protocol-era legacy)", async (t) => {
-    const bin = join(
-      repoRoot,
-      "tools",
-      "inspector",
-      "node_modules",
-      "@modelcontextprotocol",
-      "inspector",
-      "clients",
-      "launcher",
-      "build",
-      "index.js",
-    );
-    assert.ok(existsSync(bin), "the Inspector is not installed: run (cd tools/inspector && npm ci)");
     const home = mkdtempSync(join(tmpdir(), "wymcp-inspector-"));
     t.after(() => rmSync(home, { recursive: true, force: true }));
     const calls: string[][] = [
@@ -151,28 +176,7 @@ describe("real clients in legacy mode: every exchange the same gated (each mode)
       ["--method", "logging/setLevel", "--log-level", "info"],
     ];
     servers.seen.params.length = 0;
-    const inspect = async (door: Door, call: string[]) => {
-      const args = [
-        bin,
-        "--cli",
-        "--transport",
-        "http",
-        "--server-url",
-        servers.url(door).href,
-        "--protocol-era",
-        "legacy",
-        "--format",
-        "json",
-        ...call,
-      ];
-      try {
-        const { stdout } = await run(process.execPath, args, { timeout: 60_000, env: { ...process.env, HOME: home } });
-        return ["ok", stdout];
-      } catch (error) {
-        const { code, stdout, stderr } = error as { code: unknown; stdout: string; stderr: string };
-        return ["exit", code, stdout, stderr];
-      }
-    };
+    const inspect = (door: Door, call: string[]) => inspector(door, call, home);
     const doors: Door[] = ["params", "framing", "off"];
     for (const call of calls) {
       const answers = await Promise.all(doors.map((door) => inspect(door, call)));
@@ -226,4 +230,21 @@ describe("a legacy call whose params fail reaches each client's user as -32602 w
       assert.deepEqual(rest(gated), rest(alone));
     });
   }
+
+  test("the Inspector CLI: exit 1 and wymcp's located message (it prints an error's message, not its code)", async (t) => {
+    const home = mkdtempSync(join(tmpdir(), "wymcp-inspector-"));
+    t.after(() => rmSync(home, { recursive: true, force: true }));
+    // A relative URI, as a user types it: the revision's ReadResourceRequest wants a "uri".
+    const call = ["--method", "resources/read", "--uri", "readme.txt"];
+    const [gated, alone] = await Promise.all([inspector("params", call, home), inspector("off", call, home)]);
+    const shown = (answer: unknown[]) => (JSON.parse(String(answer[3])) as { error: { message: string } }).error.message;
+    assert.deepEqual(gated.slice(0, 2), ["exit", 1]);
+    assert.equal(
+      shown(gated),
+      'Invalid resources/read request (ReadResourceRequest, revision 2025-11-25): 1 invalid location; first: /params/uri must be a valid "uri" string',
+    );
+    // The SDK alone refuses it too, in its own words.
+    assert.deepEqual(alone.slice(0, 2), ["exit", 1]);
+    assert.equal(shown(alone), "Resource URI readme.txt is invalid");
+  });
 });
