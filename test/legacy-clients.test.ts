@@ -36,7 +36,7 @@ function assertNothingRefused(): void {
 }
 
 /** What each door saw, as distinct method names, for the diagnostics. */
-function methodsSeen(door: Door): string[] {
+function methodsSeen(door: Exclude<Door, "answer400">): string[] {
   return [...new Set(servers.seen[door])].sort();
 }
 
@@ -130,9 +130,9 @@ async function inspector(door: Door, call: string[], home: string): Promise<unkn
 }
 
 /** The Python client (`sdk`: the official SDK's, `fastmcp`: FastMCP's) run by test/python/legacy_client.py. */
-async function pythonSession(kind: "sdk" | "fastmcp", door: Door, bad = false): Promise<unknown[][]> {
+async function pythonSession(kind: "sdk" | "fastmcp", door: Door, bad?: "bad" | "bad-only"): Promise<unknown[][]> {
   const python = await pythonEnv();
-  const args = [join(repoRoot, "test", "python", "legacy_client.py"), kind, servers.url(door).href, ...(bad ? ["bad"] : [])];
+  const args = [join(repoRoot, "test", "python", "legacy_client.py"), kind, servers.url(door).href, ...(bad ? [bad] : [])];
   const { stdout } = await run(python, args, { timeout: 120_000, env: { ...process.env, PYTHONWARNINGS: "ignore" } });
   return JSON.parse(stdout) as unknown[][];
 }
@@ -220,7 +220,7 @@ describe("a legacy call whose params fail reaches each client's user as -32602 w
 
   for (const kind of ["sdk", "fastmcp"] as const) {
     test(`the Python ${kind === "sdk" ? "SDK's client" : "FastMCP client"}: an MCPError -32602 with the message; the session goes on`, async () => {
-      const [gated, alone] = await Promise.all([pythonSession(kind, "params", true), pythonSession(kind, "off", true)]);
+      const [gated, alone] = await Promise.all([pythonSession(kind, "params", "bad"), pythonSession(kind, "off", "bad")]);
       const bad = (transcript: unknown[][]) => transcript.find((entry) => entry[0] === "tools/call bad name");
       assert.deepEqual(bad(gated), ["tools/call bad name", "error", "MCPError", -32602, BAD_NAME_MESSAGE]);
       assert.deepEqual(bad(alone)?.slice(0, 4), ["tools/call bad name", "error", "MCPError", -32602]);
@@ -246,5 +246,34 @@ describe("a legacy call whose params fail reaches each client's user as -32602 w
     // The SDK alone refuses it too, in its own words.
     assert.deepEqual(alone.slice(0, 2), ["exit", 1]);
     assert.equal(shown(alone), "Resource URI readme.txt is invalid");
+  });
+
+  test("why 200: answered 400 instead, the TypeScript client loses the code (a transport error); the Python clients keep it", async () => {
+    const client = new Client({ name: "wymcp-legacy-clients", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(servers.url("answer400")), { timeout: 10_000 });
+    try {
+      await client.request({ method: "tools/call", params: { name: 5, arguments: {} } } as never, z.any());
+      assert.fail("the call was served");
+    } catch (error) {
+      const { constructor, code, message } = error as Error & { code?: unknown };
+      assert.deepEqual([constructor.name, code], ["SdkHttpError", "CLIENT_HTTP_NOT_IMPLEMENTED"]);
+      assert.ok(message.startsWith("Error POSTing to endpoint: {"), message);
+    } finally {
+      await client.close();
+    }
+    const home = mkdtempSync(join(tmpdir(), "wymcp-inspector-"));
+    try {
+      // The Inspector (the TypeScript SDK underneath) prints the transport error: the raw envelope, not its message.
+      const answer = await inspector("answer400", ["--method", "resources/read", "--uri", "readme.txt"], home);
+      const shown = JSON.parse(String(answer[3])) as { error: { message: string; status: number } };
+      assert.deepEqual([answer[1], shown.error.status], [1, 400]);
+      assert.ok(shown.error.message.startsWith('Error POSTing to endpoint: {"jsonrpc":"2.0"'), shown.error.message);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+    for (const kind of ["sdk", "fastmcp"] as const) {
+      const transcript = await pythonSession(kind, "answer400", "bad-only");
+      assert.deepEqual(transcript[0], ["tools/call bad name", "error", "MCPError", -32602, BAD_NAME_MESSAGE], kind);
+    }
   });
 });

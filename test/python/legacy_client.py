@@ -1,11 +1,11 @@
 """A legacy-mode client session against one URL, printed as one JSON transcript on stdout.
 
-usage: legacy_client.py sdk|fastmcp URL [bad]
+usage: legacy_client.py sdk|fastmcp URL [bad|bad-only]
 
 sdk: the official Python SDK's Client (mode="legacy"); fastmcp: FastMCP's Client (its streamable HTTP transport).
 Every call's outcome is recorded, errors included, so two runs (gated and ungated) can be compared entry by entry.
 With "bad", the session also sends a tools/call whose name is a number through the client's own request path and
-records what the client shows its user.
+records what the client shows its user; "bad-only" sends only that call, then a ping.
 """
 
 import json
@@ -33,6 +33,15 @@ async def record(transcript, name, call):
         transcript.append([name, "error", type(error).__name__, code, str(error)])
 
 
+async def bad_call(client, transcript):
+    # The client's own request path, below its typed helpers (which would refuse a number for a name).
+    await record(
+        transcript,
+        "tools/call bad name",
+        lambda: client.session._dispatcher.send_raw_request("tools/call", {"name": 5, "arguments": {}}, {}),
+    )
+
+
 async def sdk_session(url, bad):
     from mcp.client.client import Client
     from mcp_types import PromptReference, ResourceTemplateReference
@@ -40,6 +49,10 @@ async def sdk_session(url, bad):
     transcript = []
     progress = []
     async with Client(url, mode="legacy") as client:
+        if bad == "bad-only":
+            await bad_call(client, transcript)
+            await record(transcript, "ping after", client.send_ping)
+            return transcript
         transcript.append(["negotiated", "ok", client.session._negotiated_version])
         await record(transcript, "tools/list", client.list_tools)
         await record(transcript, "tools/call echo", lambda: client.call_tool("echo", {"text": "hi"}))
@@ -75,12 +88,7 @@ async def sdk_session(url, bad):
         await record(transcript, "ping", client.send_ping)
         await record(transcript, "roots/list_changed", client.send_roots_list_changed)
         if bad:
-            # The client's own request path, below its typed helpers (which would refuse a number for a name).
-            await record(
-                transcript,
-                "tools/call bad name",
-                lambda: client.session._dispatcher.send_raw_request("tools/call", {"name": 5, "arguments": {}}, {}),
-            )
+            await bad_call(client, transcript)
             await record(transcript, "ping after", client.send_ping)
     return transcript
 
@@ -91,6 +99,10 @@ async def fastmcp_session(url, bad):
     transcript = []
     progress = []
     async with Client(url, mode="legacy") as client:
+        if bad == "bad-only":
+            await bad_call(client, transcript)
+            await record(transcript, "ping after", client.ping)
+            return transcript
         await record(transcript, "tools/list", client.list_tools)
         await record(transcript, "tools/call echo", lambda: client.call_tool("echo", {"text": "hi"}))
         await record(transcript, "tools/call add", lambda: client.call_tool("add", {"a": 1, "b": 2}))
@@ -110,17 +122,13 @@ async def fastmcp_session(url, bad):
         await record(transcript, "logging/setLevel", lambda: client.set_logging_level("info"))
         await record(transcript, "ping", client.ping)
         if bad:
-            await record(
-                transcript,
-                "tools/call bad name",
-                lambda: client.session._dispatcher.send_raw_request("tools/call", {"name": 5, "arguments": {}}, {}),
-            )
+            await bad_call(client, transcript)
     return transcript
 
 
 def main():
     kind, url = sys.argv[1], sys.argv[2]
-    bad = len(sys.argv) > 3 and sys.argv[3] == "bad"
+    bad = sys.argv[3] if len(sys.argv) > 3 else None
     session = sdk_session if kind == "sdk" else fastmcp_session
     transcript = anyio.run(session, url, bad)
     print(json.dumps(transcript, sort_keys=True))

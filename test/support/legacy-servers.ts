@@ -10,19 +10,24 @@ import { completable, createMcpHandler, McpServer, ResourceTemplate } from "@mod
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import * as z from "zod";
 import { classifyEra } from "wymcp";
-import { gateNode, type RejectInfo } from "wymcp/node";
+import { gateNode, serveFetch, type McpFetchHandler, type RejectInfo } from "wymcp/node";
+import { validateMcpRequest } from "wymcp";
 
-export type Door = "params" | "report" | "framing" | "off";
+/**
+ * `answer400` is no mode of wymcp's: the gate's params checks with a refusal answered `400` instead of `200`, the answer
+ * wymcp gave before, kept to show what legacy clients make of it.
+ */
+export type Door = "params" | "report" | "framing" | "off" | "answer400";
 export const DOORS: readonly Door[] = ["params", "report", "framing", "off"];
 
 export interface LegacyServers {
   url(door: Door): URL;
   /** What the gate refused, by door. */
-  rejected: Record<Door, RejectInfo[]>;
+  rejected: Record<Exclude<Door, "answer400">, RejectInfo[]>;
   /** What `legacyChecks: "report"` reported. */
   reported: RejectInfo[];
   /** Every POST body the gated doors parsed, by its method (`response`, `batch`), by door, in arrival order. */
-  seen: Record<Door, string[]>;
+  seen: Record<Exclude<Door, "answer400">, string[]>;
   stop(): Promise<void>;
 }
 
@@ -71,10 +76,10 @@ function buildServer(): McpServer {
 /** Starts the four doors on one loopback port. */
 export async function startLegacyServers(): Promise<LegacyServers> {
   const handler = createMcpHandler(buildServer);
-  const rejected: Record<Door, RejectInfo[]> = { params: [], report: [], framing: [], off: [] };
-  const seen: Record<Door, string[]> = { params: [], report: [], framing: [], off: [] };
+  const rejected: LegacyServers["rejected"] = { params: [], report: [], framing: [], off: [] };
+  const seen: LegacyServers["seen"] = { params: [], report: [], framing: [], off: [] };
   const reported: RejectInfo[] = [];
-  const gated = (door: Exclude<Door, "off">) =>
+  const gated = (door: Exclude<Door, "off" | "answer400">) =>
     gateNode(handler, {
       legacyChecks: door,
       onReject: (info) => rejected[door].push(info),
@@ -90,6 +95,7 @@ export async function startLegacyServers(): Promise<LegacyServers> {
     report: gated("report"),
     framing: gated("framing"),
     off: toNodeHandler(handler) as (req: http.IncomingMessage, res: http.ServerResponse) => void,
+    answer400: (req, res) => void answer400(handler, req, res),
   };
   const server = http.createServer((req, res) => {
     const door = new URL(req.url ?? "/", "http://localhost").pathname.slice(1) as Door;
@@ -110,4 +116,23 @@ export async function startLegacyServers(): Promise<LegacyServers> {
       await handler.close();
     },
   };
+}
+
+/** The `answer400` door: a legacy params failure answered `400` with wymcp's JSON-RPC error, everything else served. */
+async function answer400(
+  handler: McpFetchHandler,
+  req: http.IncomingMessage & { body?: unknown },
+  res: http.ServerResponse,
+): Promise<void> {
+  if (req.method === "POST") {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    req.body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    const header = req.headers["mcp-protocol-version"];
+    const result = validateMcpRequest(req.body, "legacy", { protocolVersion: Array.isArray(header) ? header[0] : header });
+    if (result.outcome === "reject") {
+      return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(result.response));
+    }
+  }
+  await serveFetch(handler, req, res);
 }
