@@ -255,8 +255,8 @@ describe("a legacy call whose params fail reaches each client's user as -32602 w
       await client.request({ method: "tools/call", params: { name: 5, arguments: {} } } as never, z.any());
       assert.fail("the call was served");
     } catch (error) {
-      const { constructor, code, message } = error as Error & { code?: unknown };
-      assert.deepEqual([constructor.name, code], ["SdkHttpError", "CLIENT_HTTP_NOT_IMPLEMENTED"]);
+      const { code, message } = error as Error & { code?: unknown };
+      assert.deepEqual([(error as Error).constructor.name, code], ["SdkHttpError", "CLIENT_HTTP_NOT_IMPLEMENTED"]);
       assert.ok(message.startsWith("Error POSTing to endpoint: {"), message);
     } finally {
       await client.close();
