@@ -13,12 +13,13 @@ export function banner(selection: Selection, revisions?: RevisionsSelection): st
   return lines.join("\n");
 }
 
-/** `new Map([...])` of method → `{ definition, validate }` rows, one per line, indented by `indent`. */
-export function methodMap(rows: Array<{ method: string; definition: string; validator: string }>, indent = ""): string {
+/** `new Map([...])` of method → `{ definition, validate[, framed] }` rows, one per line, indented by `indent`. */
+export function methodMap(rows: Array<{ method: string; definition: string; validator: string; framed?: boolean }>, indent = ""): string {
   // A Map, not an object: a client-chosen method such as "__proto__" must find nothing.
   if (rows.length === 0) return "new Map()";
   const lines = rows.map(
-    ({ method, definition, validator }) => `${indent}  [${j(method)}, { definition: ${j(definition)}, validate: ${validator} }],`,
+    ({ method, definition, validator, framed }) =>
+      `${indent}  [${j(method)}, { definition: ${j(definition)}, validate: ${validator}${framed === undefined ? "" : `, framed: ${framed}`} }],`,
   );
   return `new Map([\n${lines.join("\n")}\n${indent}])`;
 }
@@ -133,9 +134,14 @@ export interface MethodValidator {
   readonly validate: Validator;
 }
 
+/** A revision's definition of a method; \`framed\`: a value it accepts passes the era's framing too (codegen proves it). */
+export interface RevisionMethodValidator extends MethodValidator {
+  readonly framed: boolean;
+}
+
 /** One revision's client methods: requests and notifications, each by the revision's own definition. */
 export interface RevisionValidators {
-  readonly requests: ReadonlyMap<string, MethodValidator>;
-  readonly notifications: ReadonlyMap<string, MethodValidator>;
+  readonly requests: ReadonlyMap<string, RevisionMethodValidator>;
+  readonly notifications: ReadonlyMap<string, RevisionMethodValidator>;
 }
 `;

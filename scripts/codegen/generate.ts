@@ -204,9 +204,12 @@ function revisionsManifest(revisions: RevisionsSelection) {
     Object.fromEntries(
       list.map(({ method, definition, validator }) => [method, definition === validator ? definition : `${definition} as ${validator}`]),
     );
+  const framed = revisions.revisions.flatMap((r) => [...r.requests, ...r.notifications]).filter((m) => m.framed);
   return {
     withoutHeader: revisions.config.withoutHeader,
     ...sharingManifest(revisions.shared),
+    /** Validators whose pass implies the framing's: a conforming message of these is judged by one validator. */
+    impliesFraming: [...new Set(framed.map((m) => m.validator))].sort(),
     byRevision: Object.fromEntries(
       revisions.revisions.map(({ revision, spec, requests, notifications }) => [
         revision,

@@ -3,6 +3,11 @@ import { normalizeDefinitions } from "./normalize-definitions.js";
 import { refName, type Selection, SelectionError } from "./select-definitions.js";
 import { shareDefinitions, type SharedDefinitions } from "./share-definitions.js";
 import { stripProse } from "./strip-prose.js";
+import { impliesFraming } from "./implies-framing.js";
+
+/** The framing definitions a request and a notification of every revision are judged by (the era's own revision's). */
+const REQUEST_FRAMING = "JSONRPCRequest";
+const NOTIFICATION_FRAMING = "JSONRPCNotification";
 import { selectOutbound, type Errata, type OutboundConfig, type OutboundSelection } from "./select-outbound.js";
 
 /** An era's revisions judged one by one (`schemas/legacy.json` `revisions`). */
@@ -23,6 +28,8 @@ export interface MethodEntry {
   definition: string;
   /** The validator it is compiled as, shared by every revision whose definition is the same (`CallToolRequest_2024_11_05`). */
   validator: string;
+  /** Whether a value the definition accepts always passes the era's framing of its kind too (implies-framing.ts). */
+  framed: boolean;
 }
 
 export interface RevisionTables {
@@ -89,8 +96,14 @@ export function selectRevisions(era: Selection, config: RevisionsConfig, dir: st
     return { revision, spec, defs, roots, requests, notifications };
   });
   const shared = shareDefinitions(loaded, era.config.revision);
-  const entries = (revision: string, list: Array<{ method: string; definition: string }>): MethodEntry[] =>
-    list.map(({ method, definition }) => ({ method, definition, validator: shared.nameOf(revision, definition) }));
+  const entries = (revision: string, list: Array<{ method: string; definition: string }>, framing: string): MethodEntry[] =>
+    list.map(({ method, definition }) => {
+      const validator = shared.nameOf(revision, definition);
+      return { method, definition, validator, framed: impliesFraming(shared.defs, validator, framing) };
+    });
+  for (const name of [REQUEST_FRAMING, NOTIFICATION_FRAMING]) {
+    if (!era.config.framing.includes(name)) throw new SelectionError(`the framing of ${era.config.era} must include ${name}`);
+  }
   return {
     config,
     shared,
@@ -98,8 +111,8 @@ export function selectRevisions(era: Selection, config: RevisionsConfig, dir: st
       revision,
       spec,
       defs,
-      requests: entries(revision, requests),
-      notifications: entries(revision, notifications),
+      requests: entries(revision, requests, REQUEST_FRAMING),
+      notifications: entries(revision, notifications, NOTIFICATION_FRAMING),
     })),
   };
 }

@@ -4,7 +4,7 @@
  * later is one deletion.
  */
 import { eras } from "../../generated/index.js";
-import type { MethodValidator, RevisionValidators } from "../../generated/validator.js";
+import type { RevisionMethodValidator, RevisionValidators } from "../../generated/validator.js";
 
 /**
  * Why a revision was chosen: `header` the `MCP-Protocol-Version` header named it; `initialize` an `initialize`
@@ -19,7 +19,7 @@ export interface LegacyRevision {
 }
 
 /** A revision's definition of one client method, with the revision it belongs to. */
-export interface LegacyMethod extends MethodValidator {
+export interface LegacyMethod extends RevisionMethodValidator {
   readonly revision: string;
 }
 
@@ -28,8 +28,8 @@ interface Tables {
   readonly notifications: ReadonlyMap<string, LegacyMethod>;
 }
 
-const withRevision = (revision: string, table: ReadonlyMap<string, MethodValidator>): ReadonlyMap<string, LegacyMethod> =>
-  new Map([...table].map(([method, { definition, validate }]) => [method, { definition, validate, revision }]));
+const withRevision = (revision: string, table: ReadonlyMap<string, RevisionMethodValidator>): ReadonlyMap<string, LegacyMethod> =>
+  new Map([...table].map(([method, { definition, validate, framed }]) => [method, { definition, validate, framed, revision }]));
 
 // Keyed by string, built once: a header or a body may name anything, and the hot path allocates nothing.
 const tables: ReadonlyMap<string, Tables> = new Map(

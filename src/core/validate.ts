@@ -106,7 +106,7 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
     if (checks !== "framing") {
       const known = legacyMethodOf(body, kind as "request" | "notification", options?.protocolVersion);
       if (known) {
-        const result = check(body, kind, framing, known.definition, known.validate, method as string, known.revision);
+        const result = check(body, kind, framing, known.definition, known.validate, method as string, known.revision, known.framed);
         return checks === "report" ? reported(result) : result;
       }
     }
@@ -139,16 +139,21 @@ function check(
   validate?: Validator,
   method?: string,
   revision?: string,
+  framed = false,
 ): ValidationResult {
   // No array is made for a message that passes: this is the per-message hot path.
   let errors: readonly ValidationError[] = NO_ERRORS;
   let framingHolds = true;
   try {
+    // A definition that implies the framing (codegen proves it) judges a conforming message alone.
+    const definitionErrors = framed && validate && !validate(body) ? (validate.errors ?? NO_ERRORS) : undefined;
+    if (framed && definitionErrors === undefined) return passed(kind, definition, revision);
     if (!framing(body)) {
       errors = framing.errors ?? NO_ERRORS;
       framingHolds = false;
     }
-    if (validate && !validate(body)) errors = errors.concat(validate.errors ?? NO_ERRORS);
+    if (definitionErrors) errors = errors.concat(definitionErrors);
+    else if (validate && !validate(body)) errors = errors.concat(validate.errors ?? NO_ERRORS);
   } catch (error) {
     // The schema's recursive JSONValue follows the client's nesting; past the stack, the message cannot be judged.
     if (!(error instanceof RangeError)) throw error;
@@ -163,9 +168,7 @@ function check(
       });
     }
   } else if (errors.length === 0) {
-    // Written out whole: spreading one object into another made this the hot path's slowest line.
-    const judged = kind as "request" | "notification";
-    return revision === undefined ? { outcome: "pass", kind: judged, definition } : { outcome: "pass", kind: judged, definition, revision };
+    return passed(kind, definition, revision);
   }
   const { message, data } = distill(errors, judgedAs(kind, definition, method, revision));
   // The spec's own split: a message that is not a valid JSON-RPC request is InvalidRequest; a valid one
@@ -176,6 +179,12 @@ function check(
   // A legacy request's params failure is answered 200, as the SDK answers it: a legacy client reads a 400 as a
   // transport failure and loses the code. A notification has no answer to carry it: it keeps the 400 refusal.
   return { ...result, revision, status: code === INVALID_PARAMS && kind === "request" ? 200 : 400 };
+}
+
+/** A pass, written out whole: spreading one object into another made this the hot path's slowest line. */
+function passed(kind: MessageKind, definition: string, revision: string | undefined): ValidationResult {
+  const judged = kind as "request" | "notification";
+  return revision === undefined ? { outcome: "pass", kind: judged, definition } : { outcome: "pass", kind: judged, definition, revision };
 }
 
 /**
