@@ -34,7 +34,8 @@ describe("the generated code collects errors within a bound", () => {
       const calls = code.match(/\.errors\);\nerrors = vErrors\.length;/g) ?? [];
       assert.equal(sites.length, errorObjects.length + calls.length);
       assert.ok(errorObjects.length > 0, "no error site found: the patterns above no longer match the generated code");
-      if (code.includes("\npushNew(")) assert.ok(code.includes("function pushNew(list, instancePath, keyword, params) { pushError(list, {"));
+      if (code.includes("\npushNew("))
+        assert.ok(code.includes("function pushNew(list, instancePath, keyword, params) { pushError(list, {"));
     });
     test(`${file}: every exported validator is the one that stops at the budget`, () => {
       const exported = code.match(/^export const \w+ = (?:validate|withinBudget)\S*/gm) ?? [];
