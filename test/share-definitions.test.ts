@@ -91,4 +91,14 @@ describe("shareDefinitions: one schema per group of identical definitions", () =
       /revision 2024-01-01 has no definition Missing/,
     );
   });
+
+  test("its input is left as it was", () => {
+    const input = [
+      { revision: "2024-01-01", defs: { A: { properties: { b: ref("B") } }, B: { type: "string" } }, roots: ["A"] },
+      { revision: "2025-01-01", defs: { A: { properties: { b: ref("B") } }, B: { type: "number" } }, roots: ["A"] },
+    ];
+    const before = structuredClone(input);
+    shareDefinitions(input, "2025-01-01");
+    assert.deepEqual(input, before);
+  });
 });
