@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { benchMessages, type BenchMessages } from "./messages.js";
 import { spread, type Spread } from "./measure.js";
+import { specDir as resolveSpecDir } from "../scripts/spec-dir.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const cli = join(root, "dist", "cli.js");
@@ -293,7 +294,7 @@ export function cliLargeTable(l: CliLarge): string {
 
 async function main(): Promise<void> {
   const quick = process.argv.includes("--quick");
-  const specDir = process.env.MCP_SPEC_DIR ? resolve(process.env.MCP_SPEC_DIR) : resolve(root, "../shared/mcp-spec");
+  const specDir = resolveSpecDir();
   const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
   const tmp = mkdtempSync(join(tmpdir(), "wymcp-bench-cli-start-"));
   try {

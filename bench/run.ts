@@ -25,6 +25,7 @@ import { floodTable, runHttpFlood, type HttpSettings } from "./http.js";
 import { outboundCases, outboundMessages } from "./outbound.js";
 import { runStartup } from "./startup.js";
 import { PERFORMANCE_DOC, textSection, writeBenchSection } from "../scripts/doc-sections.js";
+import { specDir as resolveSpecDir } from "../scripts/spec-dir.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
 import { runToolsBench } from "./tools.js";
@@ -37,7 +38,7 @@ const adversarialOnly = process.argv.includes("--adversarial");
 const out =
   process.env.BENCH_OUT ||
   (quick ? "" : join(root, "bench", httpMode ? "results-http.json" : adversarialOnly ? "results-adversarial.json" : "results.json"));
-const specDir = process.env.MCP_SPEC_DIR ? resolve(process.env.MCP_SPEC_DIR) : resolve(root, "../shared/mcp-spec");
+const specDir = resolveSpecDir();
 
 const settings = quick
   ? { startupRounds: 1, timing: { warmupMs: 5, roundMs: 5, rounds: 1 } satisfies Timing }

@@ -6,12 +6,25 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generate } from "./codegen/generate.js";
 import { diffOutput, writeOutput } from "./codegen/write-output.js";
+import { missingSpecFiles, specDir, specMessage } from "./spec-dir.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const outDir = resolve(root, "generated");
 const check = process.argv.includes("--check");
 
 const started = performance.now();
+const missing = missingSpecFiles(specDir());
+if (missing.length > 0) {
+  // The same message npm test's first step gives: the repository, the commit, MCP_SPEC_DIR.
+  console.error(
+    specMessage(
+      specDir(),
+      missing.map((file) => `missing ${file}`),
+      "codegen",
+    ),
+  );
+  process.exit(2);
+}
 try {
   const files = await generate({ schemasDir: resolve(root, "schemas") });
   const changes = check ? diffOutput(files, outDir) : writeOutput(files, outDir);

@@ -2,7 +2,7 @@
  * @module `npm run mutation`: Stryker (stryker.config.mjs) mutates the core and the shared host admission, runs the
  * in-process test subset (test/mutation/*.ts) against each mutant, and writes its JSON report to
  * reports/mutation/mutation.json; this then writes docs/mutation.md from that report: the score per file, the date,
- * the machine, how long the run took, and every surviving mutant with its explanation from test/mutation/explained.ts.
+ * the machine, how long the run took, and every surviving mutant with its explanation from scripts/mutation/explained.ts.
  * Exits 1 when the score is under the target or a survivor is unexplained, after writing the page.
  * `-- --report-only` rewrites the page from the last report without running Stryker.
  */
@@ -12,7 +12,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { cpus, loadavg, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { explanationFor, type Survivor } from "../test/mutation/explained.js";
+import { explanationFor, type Survivor } from "./mutation/explained.js";
+import { SPEC_DIR_SETTING, specDir } from "./spec-dir.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const REPORT = join(root, "reports", "mutation", "mutation.json");
@@ -29,7 +30,7 @@ const TEST_SIDE = ["test", "generated", "bench", "tsconfig.json", "stryker.confi
 // @ts-expect-error: a plain .mjs config (checked with // @ts-check), no declaration file.
 const { default: strykerConfig } = (await import("../stryker.config.mjs")) as { default: { tap: { testFiles: string[] } } };
 /** The suites Stryker runs by name, and the explanations, which change no verdict: edits to them cost no full run. */
-const DIFFED_BY_STRYKER = new Set([...strykerConfig.tap.testFiles, "test/mutation/explained.ts"].map((file) => join(root, file)));
+const DIFFED_BY_STRYKER = new Set([...strykerConfig.tap.testFiles, "scripts/mutation/explained.ts"].map((file) => join(root, file)));
 
 /**
  * Whether a file can change what the mutation run's suites do: not one Stryker diffs itself, and not a suite it never
@@ -190,7 +191,7 @@ export function renderPage(report: Report, run: RunTiming & { full?: RunTiming }
     "a changed suite's mutants run again, and a change to anything else the suites read (helpers, fixtures and goldens",
     "under `test/`, `generated/`, `bench/`, the settings) starts a full run.",
     `Target: ≥ ${TARGET_SCORE} %. Each survivor below is either explained (an equivalent mutant, or why no test can see`,
-    "it) in `test/mutation/explained.ts`, or marked **unexplained**, which makes the command exit 1.",
+    "it) in `scripts/mutation/explained.ts`, or marked **unexplained**, which makes the command exit 1.",
     "",
     `Run ${run.date} on ${cpu.length} × ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}` +
       (run.minutes === undefined ? "." : `: ${timingText(run)}.`) +
@@ -210,7 +211,7 @@ export function renderPage(report: Report, run: RunTiming & { full?: RunTiming }
   else {
     lines.push("| where | mutator | original → replacement | why it survives |", "|---|---|---|---|");
     for (const s of survivors) {
-      const why = s.reason ?? "**unexplained**: kill it with a test, or explain it in test/mutation/explained.ts";
+      const why = s.reason ?? "**unexplained**: kill it with a test, or explain it in scripts/mutation/explained.ts";
       lines.push(
         `| \`${s.file}:${s.line}\`${s.status === "NoCoverage" ? " (no coverage)" : ""} | ${s.mutator} | ${code(oneLine(s.original))} → ${code(oneLine(s.replacement))} | ${why} |`,
       );
@@ -235,8 +236,8 @@ function main(): void {
   if (!reportOnly) {
     const started = performance.now();
     const loadBefore = loadavg()[0]!;
-    // The sandbox sits two levels down, where ../shared/mcp-spec (the tests' default) does not resolve.
-    const env = { ...process.env, MCP_SPEC_DIR: process.env.MCP_SPEC_DIR ?? resolve(root, "../shared/mcp-spec") };
+    // The sandbox sits two levels down, where the default place beside the repository does not resolve: pass it on.
+    const env = { ...process.env, [SPEC_DIR_SETTING]: specDir() };
     const stryker = spawnSync(
       process.execPath,
       [join(root, "node_modules", "@stryker-mutator", "core", "bin", "stryker.js"), "run", "stryker.config.mjs"],

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CLI_EXAMPLES, shellWords } from "../test/support/cli-examples.js";
+import { CLI_EXAMPLES, shellWords } from "./cli-examples.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 export const CLI_DOCS = join(root, "docs", "cli.md");
@@ -19,7 +19,7 @@ const BLOCK = /<!-- example: (\S+) -->\n[\s\S]*?<!-- \/example -->/g;
 export function renderCliDocs(text: string, read: (path: string) => string = (path) => readFileSync(path, "utf8")): string {
   return text.replace(BLOCK, (_block, golden: string) => {
     const example = CLI_EXAMPLES.find((e) => e.golden === golden);
-    if (!example) throw new Error(`docs/cli.md names ${golden}, which test/support/cli-examples.ts does not pin`);
+    if (!example) throw new Error(`docs/cli.md names ${golden}, which scripts/cli-examples.ts does not pin`);
     const lines = [example.caption, "", "```console"];
     if (example.showInput) lines.push(`$ cat ${example.showInput}`, read(join(FIXTURES, example.showInput)).trimEnd());
     lines.push(`$ wymcp check ${shellWords(example.args)}${example.stdin ? ` < ${example.stdin}` : ""}`);

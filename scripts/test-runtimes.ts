@@ -23,11 +23,12 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { execFile } from "node:child_process";
 import { build } from "esbuild";
+import { specDir as resolveSpecDir } from "./spec-dir.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const runtimesDir = join(root, "runtimes");
 const modules = join(runtimesDir, "node_modules");
-const specDir = resolve(process.env.MCP_SPEC_DIR || join(root, "../shared/mcp-spec"));
+const specDir = resolveSpecDir();
 /** A date workerd of the pinned Miniflare supports; no compatibility flags are set beside it. */
 const COMPATIBILITY_DATE = "2026-07-01";
 const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall", "prepare"];

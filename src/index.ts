@@ -12,7 +12,8 @@ export type { Era, EraClassification, EraSignal, HeadersLike, HeadersReader } fr
 export { classifyMessage } from "./core/classify-message.js";
 export type { MessageKind } from "./core/classify-message.js";
 export type { JsonRpcErrorResponse, JsonRpcId, LocatedError, InvalidRequestData } from "./core/envelope.js";
+export { WymcpOptionError } from "./core/option-error.js";
+export type { Admitted, RejectInfo, RejectReason, WymcpInfo } from "./core/admission.js";
+export type { EraOption, GateOptions, LimitOptions } from "./core/options.js";
 export type * as LegacyTypes from "../generated/legacy/types.js";
 export type * as ModernTypes from "../generated/modern/types.js";
-// Type-only: the adapters' shared half reads bodies with TextDecoder, which the core does not load.
-export type { GateOptions, RejectInfo, RejectReason, WymcpInfo, Admitted } from "./hosts/admit.js";

@@ -334,9 +334,10 @@ describe("the answers' words and the options' checks", () => {
 
   test("maxDepth must be a positive integer or Infinity, checked when the middleware is built", () => {
     for (const maxDepth of [0, -1, 1.5, Number.NaN, Number.NEGATIVE_INFINITY]) {
+      // One error class for every option (WymcpOptionError), still a RangeError as this check always threw.
       assert.throws(() => wymcpFetch({ maxDepth }), {
-        name: "RangeError",
-        message: `wymcp: maxDepth must be a positive integer or Infinity, not ${maxDepth}`,
+        name: "WymcpOptionError",
+        message: `wymcp: maxDepth must be a positive integer or Infinity, not ${maxDepth} (a number)`,
       });
       assert.throws(() => wymcpNode({ maxDepth }), RangeError);
     }

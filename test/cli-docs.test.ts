@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { CLI_DOCS, renderCliDocs } from "../scripts/render-cli-docs.js";
-import { CLI_EXAMPLES } from "./support/cli-examples.js";
+import { CLI_EXAMPLES } from "../scripts/cli-examples.js";
 
 describe("docs/cli.md", () => {
   const text = readFileSync(CLI_DOCS, "utf8");

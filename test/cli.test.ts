@@ -7,14 +7,17 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { autoDirection, colourEnabled, LineSplitter, printable, SERVER_ONLY_METHODS } from "../src/cli/node-cli.js";
+import { LineSplitter } from "../src/cli/check/input.js";
+import { autoDirection, SERVER_ONLY_METHODS } from "../src/cli/check/judge.js";
+import { colourEnabled } from "../src/cli/check/options.js";
+import { printable } from "../src/cli/check/render.js";
 import { classifyEra } from "wymcp";
 import { wymcpFetch, wymcpOf } from "wymcp/fetch";
 import { validateMcpResponse } from "wymcp/outbound";
 import { eras } from "../generated/index.js";
 import { assertFreshDist } from "./support/built.js";
 import { CLI, FIXTURES, lineFor, locationsFor, wymcp } from "./support/cli.js";
-import { CLI_EXAMPLES } from "./support/cli-examples.js";
+import { CLI_EXAMPLES } from "../scripts/cli-examples.js";
 import { assertGoldenText } from "./support/golden.js";
 import { MODERN_META } from "./support/messages.js";
 import { loadExamples, readSpecSchema, repoRoot, specDir, EXAMPLES_REVISION, type JsonObject } from "./support/spec.js";
@@ -55,7 +58,7 @@ const UNCACHED_READ = "ReadResourceResultResponse/read-resource-result-response.
 /** Runs an example of docs/cli.md with its own arguments: its exit code, an empty stderr, stdout as pinned. */
 function runExample(golden: string): ReturnType<typeof wymcp> {
   const example = CLI_EXAMPLES.find((e) => e.golden === golden);
-  assert.ok(example, `${golden} is not in test/support/cli-examples.ts`);
+  assert.ok(example, `${golden} is not in scripts/cli-examples.ts`);
   const run = wymcp(example.args, { input: example.stdin === undefined ? undefined : readFileSync(join(FIXTURES, example.stdin)) });
   assert.equal(run.status, example.status, run.stdout + run.stderr);
   assert.equal(run.stderr, "");
@@ -193,9 +196,10 @@ describe("wymcp check on a JSONL capture", () => {
     assert.deepEqual(locationsFor(run.stdout, "mixed.jsonl:4")[0], "/params/arguments  must be object");
     assert.match(lineFor(run.stdout, "mixed.jsonl:9"), /reject +modern \(_meta\) +prompts\/get request \(GetPromptRequest\) +-32602$/);
     assert.deepEqual(locationsFor(run.stdout, "mixed.jsonl:9"), ["/params/_meta/io.modelcontextprotocol~1clientCapabilities  is required"]);
-    // A batch holding an element that is no JSON-RPC message: the SDK routes it modern, where batches are refused whole.
-    assert.match(lineFor(run.stdout, "mixed.jsonl:10"), /reject +modern \(batch\) +message of no kind \(JSONRPCMessage\) +-32600$/);
-    assert.deepEqual(locationsFor(run.stdout, "mixed.jsonl:10"), ["(the message)  must be object; must match one of the allowed shapes"]);
+    // A batch holding an element that is no JSON-RPC message: the SDK routes it modern, where batches are refused, the
+    // answer naming the batch and locating the element that sent it there.
+    assert.match(lineFor(run.stdout, "mixed.jsonl:10"), /reject +modern \(batch\) +batch \(JSONRPCBatchRequest\) +-32600$/);
+    assert.deepEqual(locationsFor(run.stdout, "mixed.jsonl:10"), ['/1/jsonrpc  must equal "2.0"']);
     assert.match(lineFor(run.stdout, "mixed.jsonl:7"), /bypass +modern \(_meta\) +notifications\/cancelled notification/);
     assert.match(lineFor(run.stdout, "mixed.jsonl:5"), /reject +- +not JSON/);
     assert.match(lineFor(run.stdout, "mixed.jsonl:11"), /reject +- +not JSON/);

@@ -15,6 +15,7 @@ import { generate, readEraConfigs, readFormats } from "../scripts/codegen/genera
 import { loadSpec } from "../scripts/codegen/load-spec.js";
 import { selectDefinitions } from "../scripts/codegen/select-definitions.js";
 import { stripProse } from "../scripts/codegen/strip-prose.js";
+import { specSource } from "../scripts/spec-dir.js";
 import { diffOutput, type Files } from "../scripts/codegen/write-output.js";
 import { readSpecSchema, repoRoot, specDir, specRevisions, specSchemaPath, type JsonObject } from "./support/spec.js";
 
@@ -87,8 +88,9 @@ describe("npm run codegen -- --check", { concurrency: true }, () => {
   function copyRepo(): string {
     const dir = mkdtempSync(join(tmpdir(), "wymcp-codegen-"));
     temps.push(dir);
-    // src/core/error-budget.ts: the one runtime constant codegen writes into the validators.
-    for (const part of ["package.json", "scripts", "schemas", "generated", "src/core/error-budget.ts"]) {
+    // src/: the stages codegen shares with wymcp compile (src/codegen/), the error budget it writes into the validators,
+    // and the compile runtime it bundles from the core.
+    for (const part of ["package.json", "scripts", "schemas", "generated", "src"]) {
       cpSync(join(repoRoot, part), join(dir, part), { recursive: true });
     }
     symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");
@@ -162,6 +164,9 @@ describe("npm run codegen -- --check", { concurrency: true }, () => {
         assert.notEqual(code, 0);
         assert.match(stderr, /MCP_SPEC_DIR/);
         assert.match(stderr, /schema\.json/);
+        // The message npm test's first step gives: where to get the spec, at which commit.
+        assert.match(stderr, /github\.com\/modelcontextprotocol\/modelcontextprotocol/);
+        assert.ok(stderr.includes(specSource.commit), "names the commit");
       });
     }
   });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CompactionError, compactCode } from "../scripts/codegen/compact-code.js";
-import { BUDGET_HELPERS_SOURCE } from "../scripts/codegen/error-budget.js";
+import { CompactionError, compactCode } from "../src/codegen/compact-code.js";
+import { BUDGET_HELPERS_SOURCE } from "../src/codegen/budget-helpers.js";
 
 const AJV_SHAPED = [
   '"use strict";',

@@ -10,6 +10,9 @@ import ts from "typescript";
 import { structureKey } from "../src/cli/compile/canonical.js";
 import { runCompile } from "../src/cli/compile/command.js";
 import { generate, WYMCP_VERSION } from "../src/cli/compile/generate.js";
+import { escapePointer } from "../src/core/distill.js";
+import { safePointer } from "../src/core/log-safe.js";
+import { COMPILE_RUNTIME } from "../generated/compile-runtime.js";
 import { random, Sampler } from "./support/schema-samples.js";
 import { repoRoot } from "./support/spec.js";
 
@@ -140,6 +143,37 @@ describe("errors are distilled: located, bounded, nothing of the value reflected
     assert.ok(errorMessage!.includes("k…"), "the location ends in an ellipsis");
     assert.doesNotMatch(errorMessage!, /not a boolean/);
   });
+});
+
+test("a compiled module escapes keys exactly as the core does: bidirectional marks and lone surrogates included", async () => {
+  const work = mkdtempSync(join(tmpdir(), "wymcp-compile-escape-"));
+  try {
+    const input = join(work, "closed.json");
+    // Every member must be a string: a key is then located where its value fails.
+    writeFileSync(input, JSON.stringify({ type: "object", additionalProperties: { type: "string" } }));
+    assert.equal(await runCompile([input, "--out", join(work, "out")]), 0);
+    const module = (await import(pathToFileURL(join(work, "out", "index.js")).href)) as Compiled;
+    const validate = module.validators.closed!;
+    const keys = ["a\u202Eb", "\ud800x", "y\udc00", "a\u2066b\u2069", "line\u2028break", "esc\u001b[2J", "back\\slash", "cut\u2026"];
+    for (const key of keys) {
+      const { valid, errorMessage } = validate({ [key]: 1 });
+      assert.equal(valid, false);
+      const location = safePointer(`/${escapePointer(key)}`);
+      assert.equal(errorMessage, `1 invalid location: ${location} must be string`, JSON.stringify(key));
+    }
+    // The issue's case, spelled out: the right-to-left override becomes \u202e, a lone surrogate \ud800.
+    assert.match(validate({ "a\u202Eb": 1 }).errorMessage!, /\/a\\u202eb /);
+    assert.match(validate({ "\ud800x": 1 }).errorMessage!, /\/\\ud800x /);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+test("the runtime a module carries is the core's own code, bundled: no retyped distiller or escaping", () => {
+  const code = readFileSync(join(dir, "index.js"), "utf8");
+  assert.ok(code.includes(COMPILE_RUNTIME), "index.js carries generated/compile-runtime.js as it is");
+  for (const from of ["src/core/log-safe.ts", "src/core/distill.ts", "src/core/likely-branch.ts", "src/cli/compile/canonical.ts"])
+    assert.ok(COMPILE_RUNTIME.includes(`// ${from}\n`), `bundled from ${from}`);
 });
 
 test("index.js imports nothing, requires nothing, and runs under node --disallow-code-generation-from-strings", () => {

@@ -108,7 +108,8 @@ describe("validateMcpRequest never throws on deep values, wherever they sit", ()
   // The legacy lane in framing mode, then the modern lane; the legacy params mode is LEGACY_PARAMS below.
   const want: Record<string, Record<"array" | "object", [legacy: string, modern: string]>> = {
     "the whole body": {
-      array: ["reject batch -32600 /0", "reject other -32600 "],
+      // Both lanes locate the batch's first item; the modern lane refuses the batch itself as well.
+      array: ["reject batch -32600 /0", "reject batch -32600 /0"],
       object: ["reject other -32600 ", "reject other -32600 "],
     },
     id: {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe as suite, test } from "node:test";
 import fc from "fast-check";
 import type { ValidationError } from "../generated/validator.js";
-import { comparePointers, describe, distill, entriesLength, escapePointer, LIMITS } from "../src/core/distill.js";
+import { comparePointers, describe, distill, entriesLength, escapePointer, groupErrors, LIMITS } from "../src/core/distill.js";
 import { ERROR_BUDGET } from "../src/core/error-budget.js";
 import type { LocatedError } from "../src/core/envelope.js";
 
@@ -46,6 +46,17 @@ const CASES: Array<[string, ValidationError, { location: string; message: string
     { location: "/params/x/a~1b~0c", message: "is required" },
   ],
   ["required at the message itself", error("required", { missingProperty: "id" }, ""), { location: "/id", message: "is required" }],
+  // wymcp compile's schemas may use these; Ajv names the missing member as for `required`.
+  [
+    "dependentRequired: the missing member is located",
+    error("dependentRequired", { property: "a", missingProperty: "b", depsCount: 1, deps: "b" }),
+    { location: "/params/x/b", message: "is required" },
+  ],
+  [
+    "dependencies (draft-07): the missing member is located",
+    error("dependencies", { property: "a", missingProperty: "c/d", depsCount: 1, deps: "c/d" }),
+    { location: "/params/x/c~1d", message: "is required" },
+  ],
 ];
 
 suite("describe: a validator error in the answer's words", () => {
@@ -60,6 +71,32 @@ suite("describe: a validator error in the answer's words", () => {
     const missing = describe(error("required", { missingProperty: "k".repeat(500) }, ""));
     // One key: the 64-character cut of a key comes first (log-safe.ts).
     assert.equal(missing.location, `/${"k".repeat(64)}…`);
+  });
+});
+
+suite("groupErrors: the one distiller, with a face's own words and bounds", () => {
+  test("each location once, sorted, its messages merged in the face's words and bounded in count and length", () => {
+    const words = (keyword: string) => `breaks ${keyword}`;
+    const errors = [
+      error("type", { type: "string" }, "/b"),
+      error("minimum", { comparison: ">=", limit: 1 }, "/a"),
+      error("maximum", { comparison: "<=", limit: 9 }, "/a"),
+      error("pattern", { pattern: "x" }, "/a"),
+      error("required", { missingProperty: "z".repeat(50) }, ""),
+    ];
+    const { byLocation, locations, total } = groupErrors(errors, { examinedErrors: 10, messagesPerLocation: 2, locationLength: 20 }, words);
+    assert.deepEqual(locations, ["/a", "/b", `/${"z".repeat(19)}…`]);
+    assert.deepEqual([...byLocation.get("/a")!.messages], ["breaks minimum", "breaks maximum"]);
+    assert.equal(byLocation.get("/a")!.problems, 3);
+    assert.deepEqual([...byLocation.get(`/${"z".repeat(19)}…`)!.messages], ["is required"]);
+    assert.equal(total, 5);
+  });
+
+  test("past examinedErrors, errors are counted but not looked at", () => {
+    const errors = Array.from({ length: 5 }, (_, i) => error("type", { type: "string" }, `/${i}`));
+    const { locations, total } = groupErrors(errors, { examinedErrors: 2, messagesPerLocation: 6, locationLength: 200 });
+    assert.deepEqual(locations, ["/0", "/1"]);
+    assert.equal(total, 5);
   });
 });
 

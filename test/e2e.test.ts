@@ -202,10 +202,11 @@ describe("hand-made bodies against the example server", { timeout: 30_000 }, () 
     assert.equal(res.status, 400);
     const answer = await answerOf(res);
     assert.deepEqual([answer.id, answer.error.code], [null, -32600]);
-    // The modern era has no batches: the whole body is the location.
+    // The modern era has no batches: the answer says so and locates the item that sent the batch there.
+    assert.match(answer.error.message, /batch/);
     assert.deepEqual(
       answer.error.data?.errors.map((e) => e.instancePath),
-      [""],
+      ["/1/method"],
     );
   });
 

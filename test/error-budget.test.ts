@@ -8,7 +8,7 @@ import { Ajv } from "ajv";
 import { eras } from "../generated/index.js";
 import { outbound } from "../generated/outbound.js";
 import type { Validator } from "../generated/validator.js";
-import { compactCode } from "../scripts/codegen/compact-code.js";
+import { compactCode } from "../src/codegen/compact-code.js";
 import { compileValidators, UnsupportedKeywordError } from "../scripts/codegen/compile-validators.js";
 import type { Selection } from "../scripts/codegen/select-definitions.js";
 import { validateMcpResponse } from "../src/outbound.js";

@@ -112,8 +112,8 @@ describe("legacyChecks on gateFetch", () => {
     const bad = { legacyChecks: "strict" } as unknown as { legacyChecks: "params" };
     for (const build of [() => gateFetch(handler, bad), () => wymcpFetch(bad), () => gateNode(handler, bad), () => wymcpNode(bad)]) {
       assert.throws(build, {
-        name: "LegacyChecksError",
-        message: 'wymcp: legacyChecks must be one of "params", "report", "framing", not "strict"',
+        name: "WymcpOptionError",
+        message: 'wymcp: legacyChecks must be one of "params", "report", "framing", not "strict" (a string)',
       });
     }
   });

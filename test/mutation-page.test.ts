@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { join } from "node:path";
 import { readByTheRun, renderPage } from "../scripts/mutation.js";
-import { EXPLAINED } from "./mutation/explained.js";
+import { EXPLAINED } from "../scripts/mutation/explained.js";
 
 const source = "export const limit = 4;\nexport function over(n: number) {\n  return n > limit;\n}\n";
 const mutant = (id: string, status: string, line: number, column: number, endColumn: number, mutatorName: string, replacement: string) => ({
@@ -52,7 +52,7 @@ describe("docs/mutation.md, as npm run mutation writes it", () => {
     assert.equal(readByTheRun(at("test/golden/legacy-parse-error.json")), true, "a golden");
     assert.equal(readByTheRun(at("test/routing-differential.test.ts")), true, "a suite a wrapper imports");
     assert.equal(readByTheRun(at("test/era-signals.test.ts")), false, "a suite Stryker runs by name");
-    assert.equal(readByTheRun(at("test/mutation/explained.ts")), false, "the explanations");
+    assert.equal(readByTheRun(at("scripts/mutation/explained.ts")), false, "the explanations");
     assert.equal(readByTheRun(at("test/cli.test.ts")), false, "a suite the run never runs");
   });
 

@@ -213,10 +213,12 @@ describe("wymcpNode defaults", { timeout: 20_000 }, () => {
   });
   after(() => h.close());
 
-  test("with no era option every body is judged in the legacy lane", async () => {
+  test("with no era option the lane is the SDK's routing (classifyEra): modern signals read modern, no signal legacy", async () => {
     const body = { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: MODERN_META } };
     const seen = await seenOf(await post(h.url, JSON.stringify(body), { "MCP-Protocol-Version": "2026-07-28" }));
-    assert.equal(seen.wymcp?.era, "legacy");
+    assert.equal(seen.wymcp?.era, "modern");
+    const plain = await seenOf(await post(h.url, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" })));
+    assert.equal(plain.wymcp?.era, "legacy");
   });
 
   test("the default limit is 4 MiB: exactly 4 MiB is read, one byte more is 413", async () => {

@@ -212,8 +212,8 @@ describe("wymcpNode report mode on a server with deliberately broken results", (
   });
 
   test("report mode without a check, or an unknown mode, throws when the adapter is built", () => {
-    assert.throws(() => wymcpNode({ outbound: "report" }), { name: "OutboundOptionsError" });
-    assert.throws(() => wymcpFetch({ outbound: "loud" as "report", outboundCheck: validateMcpResponse }), { name: "OutboundOptionsError" });
+    assert.throws(() => wymcpNode({ outbound: "report" }), { name: "WymcpOptionError" });
+    assert.throws(() => wymcpFetch({ outbound: "loud" as "report", outboundCheck: validateMcpResponse }), { name: "WymcpOptionError" });
   });
 });
 

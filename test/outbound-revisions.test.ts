@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { gateFetch, type McpFetchHandler, type OutboundViolationInfo } from "wymcp/fetch";
+import { gateNode } from "wymcp/node";
 import { validateMcpResponse } from "wymcp/outbound";
-import { createTap, type OutboundCheck } from "../src/hosts/outbound-tap.js";
+import { createTap, type OutboundCheck } from "../src/outbound/tap.js";
 
 // structuredContent came with 2025-06-18: a string there breaks no earlier revision's CallToolResult.
 const RESULT = { jsonrpc: "2.0", id: 1, result: { content: [], structuredContent: "x" } };
@@ -118,6 +121,32 @@ describe("report mode judges a legacy exchange by the revision its request was j
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "t", arguments: {} } }),
       });
       await (await gated(request)).text();
+    }
+    assert.deepEqual(
+      infos.map((i) => i.revision),
+      ["2025-06-18"],
+    );
+  });
+
+  test("through gateNode: the same, by the request's header", async () => {
+    const handler: McpFetchHandler = {
+      fetch: async () => new Response(JSON.stringify(RESULT), { headers: { "content-type": "application/json" } }),
+    };
+    const infos: OutboundViolationInfo[] = [];
+    const gated = gateNode(handler, { outbound: "report", outboundCheck: validateMcpResponse, onOutboundViolation: (i) => infos.push(i) });
+    const server = http.createServer(gated);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      for (const revision of ["2024-11-05", "2025-06-18"]) {
+        const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "t", arguments: {} } });
+        await (
+          await fetch(url, { method: "POST", headers: { "content-type": "application/json", "mcp-protocol-version": revision }, body })
+        ).text();
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
     assert.deepEqual(
       infos.map((i) => i.revision),

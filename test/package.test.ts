@@ -137,7 +137,7 @@ describe("the built dist/", () => {
       const sources = new Set([...readFileSync(file, "utf8").matchAll(/^\/\/ ((?:src|generated)\/\S+)$/gm)].map((m) => m[1]!));
       for (const source of sources) counts.set(source, (counts.get(source) ?? 0) + 1);
     }
-    assert.ok(counts.has("src/hosts/fetch.ts") && counts.has("generated/modern/validators.js"));
+    assert.ok(counts.has("src/hosts/fetch/guard.ts") && counts.has("generated/modern/validators.js"));
     for (const [source, count] of counts)
       if (!STATELESS_COPIES_ALLOWED.has(source)) assert.equal(count, 1, `${source} is bundled ${count} times`);
   });
@@ -184,7 +184,14 @@ describe("the built dist/", () => {
   test("the core entry loads no adapter code, no node: module and no Node global", () => {
     const core = [...closure(join(distDir, "index.js"))];
     const code = core.map((f) => readFileSync(f, "utf8")).join("\n");
-    for (const adapter of ["src/hosts/admit.ts", "src/fetch.ts", "src/node-http.ts"]) assert.ok(!code.includes(`// ${adapter}`), adapter);
+    for (const adapter of [
+      "src/core/admission.ts",
+      "src/hosts/fetch/guard.ts",
+      "src/hosts/node/guard.ts",
+      "src/fetch.ts",
+      "src/node-http.ts",
+    ])
+      assert.ok(!code.includes(`// ${adapter}`), adapter);
     assert.doesNotMatch(code, /["']node:|\bBuffer\b|\bprocess\b/);
   });
 

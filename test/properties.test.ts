@@ -140,8 +140,8 @@ const own = (body: object, key: string) => Object.hasOwn(body, key);
  * verdict its era's rule gives that kind. `undefined` outcome: pass or reject, as the schema decides.
  */
 function expected(body: unknown, era: Era): { kind: string; outcome?: string; reason?: string } {
-  if (Array.isArray(body))
-    return era === "legacy" && body.length > 0 ? { kind: "batch" } : { kind: era === "legacy" ? "batch" : "other", outcome: "reject" };
+  // A batch: judged item by item on the legacy lane (an empty one refused); refused as a batch on the modern lane, which has none.
+  if (Array.isArray(body)) return era === "legacy" && body.length > 0 ? { kind: "batch" } : { kind: "batch", outcome: "reject" };
   if (typeof body !== "object" || body === null) return { kind: "other", outcome: "reject" };
   if (own(body, "method")) {
     if (own(body, "id")) return { kind: "request" };

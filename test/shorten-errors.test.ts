@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CompactionError, compactCode } from "../scripts/codegen/compact-code.js";
+import { CompactionError, compactCode } from "../src/codegen/compact-code.js";
 import { PUSH_NEW_SOURCE, shortenErrors } from "../scripts/codegen/shorten-errors.js";
 
 const SITES = [

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { specProblems, specSource } from "../scripts/check-spec.js";
+import { specProblems, specSource } from "../scripts/spec-dir.js";
 import { repoRoot, specDir } from "./support/spec.js";
 
 test("the spec folder the tests use holds every file schemas/spec/source.json names, as generated/ was compiled from it", () => {
@@ -44,4 +44,21 @@ test("a spec folder from another commit is named file by file", () => {
   } finally {
     rmSync(other, { recursive: true, force: true });
   }
+});
+
+test("one resolver locates the spec: no script, test, bench or example computes the default folder itself", () => {
+  const offenders: string[] = [];
+  for (const folder of ["src", "scripts", "test", "bench", "fuzz", "examples"]) {
+    for (const entry of readdirSync(join(repoRoot, folder), { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !/\.(?:ts|mts|mjs|js)$/.test(entry.name) || (entry.parentPath ?? entry.path).includes("node_modules"))
+        continue;
+      const file = join(entry.parentPath ?? entry.path, entry.name);
+      const code = readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => !/^\s*(\*|\/\/)/.test(line))
+        .join("\n");
+      if (/shared\/mcp-spec|process\.env\.MCP_SPEC_DIR|env\.MCP_SPEC_DIR/.test(code)) offenders.push(file.slice(repoRoot.length));
+    }
+  }
+  assert.deepEqual(offenders, ["scripts/spec-dir.ts"]);
 });

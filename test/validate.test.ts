@@ -390,14 +390,15 @@ const BATCH_CASES: Array<[string, { era: Era; body: unknown; protocolVersion?: s
     "legacy, header 2025-11-25: a batch is refused",
     { era: "legacy", body: [PING], protocolVersion: " 2025-11-25 ", want: { outcome: "reject", kind: "other", locations: [""] } },
   ],
-  ["modern: a batch is refused", { era: "modern", body: [PING], want: { outcome: "reject", kind: "other", locations: [""] } }],
+  // The modern era has none: refused as a batch (its items' framing located, none failing here), never "must be object".
+  ["modern: a batch is refused", { era: "modern", body: [PING], want: { outcome: "reject", kind: "batch", locations: [""] } }],
   [
     "modern, modern header: a batch is refused",
     {
       era: "modern",
       body: [modernToolsCall()],
       protocolVersion: "2026-07-28",
-      want: { outcome: "reject", kind: "other", locations: [""] },
+      want: { outcome: "reject", kind: "batch", locations: [""] },
     },
   ],
 ];

@@ -1,17 +1,20 @@
 /**
  * @module fuzz/adversarial/judge-path: the whole judgement a message gets after parsing, as each host runs it:
- * inbound the nesting bound, classifyEra and validateMcpRequest (admit.ts); outbound validateMcpResponse; and the
- * CLI's `judge` (node-cli.ts), which parses the bytes itself. Used by the bench, the tests and the HTTP fuzzer.
+ * inbound the core's admission stage on a parsed body (the nesting bound, the SDK's routing, validateMcpRequest);
+ * outbound validateMcpResponse; and the CLI's `judge` (cli/check/judge.ts), which parses the bytes itself. Used by the
+ * bench, the tests and the HTTP fuzzer.
  */
-import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../../src/core/depth.js";
+import { judgeBody } from "../../src/core/admission.js";
 import { classifyEra } from "../../src/core/era.js";
-import { judge as cliJudge, type Verdict } from "../../src/cli/node-cli.js";
+import { DEFAULT_MAX_BODY_BYTES, resolveLimits } from "../../src/core/options.js";
+import { judge as cliJudge, type Verdict } from "../../src/cli/check/judge.js";
 import { validateMcpResponse } from "../../src/outbound.js";
-import { validateMcpRequest } from "../../src/core/validate.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../../src/hosts/admit.js";
 import type { Target } from "./cases.js";
 
 export { DEFAULT_MAX_BODY_BYTES };
+
+/** The gates' default limits. */
+const DEFAULTS = resolveLimits({});
 
 /** The modern era's names for the `Mcp-Name` header: the body member it mirrors (the SDK cross-checks them). */
 const NAME_SOURCE: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
@@ -43,12 +46,12 @@ export interface Judged {
 /** The judgement of a parsed message, as its lane's host makes it. */
 export function judgeParsed(target: Target, body: unknown, headers: Record<string, string>): Judged {
   if (target.direction === "inbound") {
-    if (exceedsDepth(body, DEFAULT_MAX_DEPTH)) return { rejected: true, locations: [], first: "(too deep)" };
     const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-    const { era } = classifyEra(lower, body);
-    const result = validateMcpRequest(body, era, { protocolVersion: lower["mcp-protocol-version"] });
-    if (result.outcome !== "reject") return { rejected: false, locations: [], first: "" };
-    return summary(result.response.error.message, result.response.error.data?.errors ?? []);
+    const era = (parsed: unknown) => classifyEra(lower, parsed).era;
+    const admission = judgeBody(body, { era, protocolVersion: lower["mcp-protocol-version"] }, DEFAULTS);
+    if (admission.ok) return { rejected: false, locations: [], first: "" };
+    if (admission.reason === "nested-too-deeply") return { rejected: true, locations: [], first: "(too deep)" };
+    return summary(admission.response.error.message, admission.response.error.data?.errors ?? []);
   }
   const result = validateMcpResponse(body, { era: target.era, method: target.root.method });
   if (result.outcome === "pass") return { rejected: false, locations: [], first: "" };
@@ -76,11 +79,6 @@ export function judgeCli(target: Target, bytes: Buffer): Verdict {
     era: target.direction === "inbound" ? "auto" : target.era,
     headers,
     method: target.root.method,
-    legacyChecks: "params",
-    maxBytes: DEFAULT_MAX_BODY_BYTES,
-    format: "json",
-    json: false,
-    quiet: false,
-    colour: false,
+    settings: DEFAULTS,
   }).verdict;
 }

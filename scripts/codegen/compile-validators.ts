@@ -5,7 +5,7 @@ import standalone from "ajv/dist/standalone/index.js";
 const standaloneCode = standalone.default;
 import type { JsonSchema } from "./load-spec.js";
 import type { Selection } from "./select-definitions.js";
-import { taggedAnyOf } from "./tagged-any-of.js";
+import { taggedAnyOf } from "../../src/codegen/tagged-any-of.js";
 
 /**
  * Keywords these revisions use that mean the same under draft-07 and 2020-12. The validators are
@@ -14,7 +14,7 @@ import { taggedAnyOf } from "./tagged-any-of.js";
  */
 export const SHARED_KEYWORDS = new Set([
   // No oneOf or not: a failing subschema there can make its parent pass, which the error budget's early exit
-  // (error-budget.ts) only allows for anyOf branches.
+  // (budget-helpers.ts) only allows for anyOf branches.
   "$ref",
   "$defs",
   "type",

@@ -18,8 +18,9 @@ import {
   assembleOutboundIndexDeclarations,
   assembleOutboundModule,
 } from "./assemble-outbound.js";
-import { compactCode } from "./compact-code.js";
+import { compactCode } from "../../src/codegen/compact-code.js";
 import { shortenErrors } from "./shorten-errors.js";
+import { assembleCompileRuntime, bundleCompileRuntime } from "./bundle-runtime.js";
 import { compileValidators } from "./compile-validators.js";
 import { emitTypes } from "./emit-types.js";
 import { loadSpec, specDir } from "./load-spec.js";
@@ -174,6 +175,9 @@ export async function generate(options: GenerateOptions): Promise<Files> {
   files.set("validator.d.ts", VALIDATOR_DECLARATIONS);
   files.set("outbound.js", assembleOutboundIndex(eras));
   files.set("outbound.d.ts", assembleOutboundIndexDeclarations(eras));
+  const runtime = assembleCompileRuntime(await bundleCompileRuntime());
+  files.set("compile-runtime.js", runtime.js);
+  files.set("compile-runtime.d.ts", runtime.dts);
   files.set("manifest.json", `${JSON.stringify(manifest(options.schemasDir, manifestEras), null, 2)}\n`);
   return files;
 }

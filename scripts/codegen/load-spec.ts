@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { DEFAULT_SPEC_DIR, SPEC_DIR_SETTING, specDir } from "../spec-dir.js";
 
-/** The one setting that locates the official schema files. */
-export const SPEC_DIR_SETTING = "MCP_SPEC_DIR";
-const DEFAULT_SPEC_DIR = "../shared/mcp-spec";
+export { SPEC_DIR_SETTING, specDir };
 
 export type JsonSchema = { [keyword: string]: unknown };
 
@@ -18,10 +17,6 @@ export interface SpecSchema {
 
 export class SpecNotFoundError extends Error {
   override name = "SpecNotFoundError";
-}
-
-export function specDir(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env[SPEC_DIR_SETTING] || DEFAULT_SPEC_DIR);
 }
 
 export function loadSpec(revision: string, dir: string = specDir()): SpecSchema {

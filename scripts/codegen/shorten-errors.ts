@@ -4,7 +4,7 @@
  * sites, and the bytes are what a cold import pays for (V8 pre-parses every function). The error objects keep their
  * members and order; verdicts and locations are Ajv's (test/differential.test.ts, test/legacy-differential.test.ts).
  */
-import { CompactionError } from "./compact-code.js";
+import { CompactionError } from "../../src/codegen/compact-code.js";
 
 /** The one helper the shortened sites call, placed after the budget's helpers. */
 export const PUSH_NEW_SOURCE =

@@ -27,24 +27,52 @@ export interface Distilled {
   data: InvalidRequestData;
 }
 
+/** The words for one validator error, from the schema's facts alone: `messageFor` here, or a face's own (`wymcp compile`'s). */
+export type Wording = (keyword: string, params: Record<string, unknown>) => string;
+
+/** How errors are grouped: how many are looked at, messages kept per location, characters kept of a location. */
+export interface GroupLimits {
+  readonly examinedErrors: number;
+  readonly messagesPerLocation: number;
+  readonly locationLength: number;
+}
+
+/** Validator errors by location: each location's distinct messages and how many problems it had, locations sorted. */
+export interface Grouped {
+  byLocation: Map<string, { messages: Set<string>; problems: number }>;
+  /** Sorted by `comparePointers`: parents before children, array indices numerically. */
+  locations: string[];
+  /** Problems found, those past the errors examined included. */
+  total: number;
+}
+
 /**
- * Turns validator errors into one entry per instance location, messages merged, locations sorted;
- * of a failed anyOf, only the likely branch's errors count (likely-branch.ts).
- * Only keys of the client's message (inside locations, escaped and bounded by log-safe.ts) are carried over, never its values.
+ * The one distiller every face shares (the answers, the outbound checks, the modules `wymcp compile` writes): one group
+ * per instance location, messages merged, locations sorted; of a failed anyOf, only the likely branch's errors count
+ * (likely-branch.ts). Only keys of the message (inside locations, escaped and bounded by log-safe.ts) are carried
+ * over, never its values.
  */
-export function distill(all: readonly ValidationError[], judgedAs: string): Distilled {
-  const errors = keepLikelyBranches(all.length > LIMITS.examinedErrors ? all.slice(0, LIMITS.examinedErrors) : all);
-  const total = errors.length + Math.max(0, all.length - LIMITS.examinedErrors);
+export function groupErrors(all: readonly ValidationError[], limits: GroupLimits = LIMITS, words: Wording = messageFor): Grouped {
+  const errors = keepLikelyBranches(all.length > limits.examinedErrors ? all.slice(0, limits.examinedErrors) : all);
+  const total = errors.length + Math.max(0, all.length - limits.examinedErrors);
   const byLocation = new Map<string, { messages: Set<string>; problems: number }>();
   for (const error of errors) {
-    const { location, message } = describe(error);
+    const { location, message } = describe(error, words, limits.locationLength);
     let found = byLocation.get(location);
     if (!found) byLocation.set(location, (found = { messages: new Set(), problems: 0 }));
     found.problems++;
-    if (found.messages.size < LIMITS.messagesPerLocation) found.messages.add(message);
+    if (found.messages.size < limits.messagesPerLocation) found.messages.add(message);
   }
   const locations = [...byLocation.keys()];
   if (locations.length > 1) locations.sort(comparePointers);
+  return { byLocation, locations, total };
+}
+
+/**
+ * Turns validator errors into the answer's summary and entries (`groupErrors`), bounded in count and bytes.
+ */
+export function distill(all: readonly ValidationError[], judgedAs: string): Distilled {
+  const { byLocation, locations, total } = groupErrors(all);
   let entries: LocatedError[] = [];
   let listedProblems = 0;
   for (const instancePath of locations) {
@@ -70,7 +98,8 @@ export function distill(all: readonly ValidationError[], judgedAs: string): Dist
   return { message, data: omitted > 0 ? { errors: entries, omitted } : { errors: entries } };
 }
 
-const UNION_MESSAGE = "must match one of the allowed shapes";
+/** What a failed anyOf says: it only says where to look, so summaries prefer a concrete problem. */
+export const UNION_MESSAGE = "must match one of the allowed shapes";
 
 function isOnlyUnion(messages: Set<string>): boolean {
   return messages.size === 1 && messages.has(UNION_MESSAGE);
@@ -124,16 +153,24 @@ function quoteLocation(pointer: string): string {
   return cutEscaped(pointer, LIMITS.summaryLocationLength);
 }
 
-/** Where an error is and what it says, in words built from the schema's facts alone. */
-export function describe(error: ValidationError): { location: string; message: string } {
+/**
+ * Where an error is and what it says, in words built from the schema's facts alone. A missing member (`required`, and
+ * `dependentRequired` as Ajv reports `dependentRequired` and draft-07 `dependencies`) is located at the member.
+ */
+export function describe(
+  error: ValidationError,
+  words: Wording = messageFor,
+  locationLength: number = LIMITS.locationLength,
+): { location: string; message: string } {
   const p = error.params;
-  if (error.keyword === "required") {
-    return { location: bound(`${error.instancePath}/${escapePointer(String(p.missingProperty))}`), message: "is required" };
+  if (error.keyword === "required" || error.keyword === "dependentRequired" || error.keyword === "dependencies") {
+    return { location: bound(`${error.instancePath}/${escapePointer(String(p.missingProperty))}`, locationLength), message: "is required" };
   }
-  return { location: bound(error.instancePath), message: messageFor(error.keyword, p) };
+  return { location: bound(error.instancePath, locationLength), message: words(error.keyword, p) };
 }
 
-function messageFor(keyword: string, p: Record<string, unknown>): string {
+/** The core's words for each keyword the MCP schemas use; a schema's own constants are quoted (they are protocol facts). */
+export function messageFor(keyword: string, p: Record<string, unknown>): string {
   switch (keyword) {
     case "type":
       return `must be ${alternatives(Array.isArray(p.type) ? p.type.map(String) : String(p.type).split(","))}`;
@@ -172,8 +209,8 @@ function alternatives(names: string[]): string {
 }
 
 /** A location safe to log: client keys escaped, each segment and then the whole bounded. */
-function bound(location: string): string {
-  return cutEscaped(safePointer(location), LIMITS.locationLength);
+function bound(location: string, length: number): string {
+  return cutEscaped(safePointer(location), length);
 }
 
 export function escapePointer(key: string): string {

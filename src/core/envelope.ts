@@ -5,6 +5,8 @@ export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 /** The framing holds but the `params` fail the method's definition (the spec's `InvalidParamsError`). */
 export const INVALID_PARAMS = -32602;
+/** A handler failed: the SDK's own answer (`500`) when its handler throws. */
+export const INTERNAL_ERROR = -32603;
 
 export type JsonRpcId = string | number | null;
 
@@ -51,4 +53,13 @@ export function answerId(body: unknown): JsonRpcId {
 
 export function errorResponse(id: JsonRpcId, code: number, message: string, data?: InvalidRequestData): JsonRpcErrorResponse {
   return { jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+/**
+ * The `500` body the official SDK's `toNodeHandler` writes when a handler throws, members in its order: `-32603`
+ * "Internal server error", with the request's id when the body is a request whose id may be echoed, else `null`.
+ */
+export function internalErrorResponse(body: unknown): { jsonrpc: "2.0"; error: { code: number; message: string }; id: JsonRpcId } {
+  const isRequest = typeof (body as { method?: unknown } | null | undefined)?.method === "string";
+  return { jsonrpc: "2.0", error: { code: INTERNAL_ERROR, message: "Internal server error" }, id: isRequest ? answerId(body) : null };
 }

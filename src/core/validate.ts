@@ -82,7 +82,9 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
   const module = eras[lane];
   if (Array.isArray(body)) {
     const batch = batches[lane];
-    if (batch && judgesBatch(batch.refusedFromRevision, options?.protocolVersion)) return checkBatch(body, lane, batch);
+    if (batch && judgesBatch(batch.refusedFromRevision, options?.protocolVersion))
+      return checkBatch(body, lane, batch, `JSON-RPC batch (items framed by revision ${batch.revision})`);
+    if (lane === "modern") return refuseModernBatch(body, module);
   }
   const kind = classifyMessage(body);
   if (kind === "other") return check(body, kind, module.JSONRPCMessage, "JSONRPCMessage");
@@ -205,8 +207,12 @@ type BatchFraming = NonNullable<(typeof batches)[Era]>;
  * A legacy batch: each item by its kind under the era's rules (a client response stays bypassed), framed by
  * the revision that allowed batches; error locations start at the item's index (`/1/jsonrpc`).
  */
-function checkBatch(body: unknown[], lane: Era, batch: BatchFraming): ValidationResult {
-  const judgedAs = `JSON-RPC batch (items framed by revision ${batch.revision})`;
+function checkBatch(
+  body: unknown[],
+  lane: Era,
+  batch: Pick<BatchFraming, "JSONRPCRequest" | "JSONRPCNotification">,
+  judgedAs: string,
+): ValidationResult {
   if (body.length === 0) {
     // JSON-RPC 2.0: an empty array is not a valid batch (and the SDK refuses it too).
     return reject(body, "batch", BATCH, `Invalid ${judgedAs}: it is empty`, {
@@ -240,6 +246,20 @@ function checkBatch(body: unknown[], lane: Era, batch: BatchFraming): Validation
   }
   if (judged === 0) return { outcome: "bypass", kind: "batch", reason: `${lane}-response` as BypassReason };
   return { outcome: "pass", kind: "batch", definition: BATCH };
+}
+
+/**
+ * A batch on the modern lane, where the SDK's router sends every batch it will not serve as legacy (one with an item
+ * that is no JSON-RPC message, or with a `_meta` protocol-version claim): refused, since the modern era has none, with
+ * an answer that says so and locates each item's framing error (`/1/jsonrpc`) as a legacy batch's answer does.
+ */
+function refuseModernBatch(body: unknown[], module: (typeof eras)[Era]): ValidationResult {
+  const judgedAs = `JSON-RPC batch (revision ${module.revision} takes none: one message per request)`;
+  const items = checkBatch(body, "modern", module, judgedAs);
+  if (items.outcome === "reject") return items;
+  return reject(body, "batch", BATCH, `Invalid ${judgedAs}`, {
+    errors: [{ instancePath: "", messages: ["must be a single message, not a batch"] }],
+  });
 }
 
 /** What the message was judged as, for the summary: "tools/call request (CallToolRequest, revision 2025-06-18)". */

@@ -6,13 +6,20 @@
 import { outbound, type RevisionOutbound } from "../../generated/outbound.js";
 import type { ValidationError, Validator } from "../../generated/validator.js";
 import { distill } from "../core/distill.js";
+import type { LocatedError } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
-import type { OutboundViolations } from "../hosts/outbound-tap.js";
 
 /** What a server-sent message is, judged by its members alone. */
 export type OutboundKind = "result" | "error" | "notification" | "request" | "other";
 
-export type { OutboundViolations };
+/** Violations distilled like an inbound rejection: one entry per location, bounded, no values of the message. */
+export interface OutboundViolations {
+  /** One line: what the message was judged as, how many locations failed, the first problem. */
+  message: string;
+  errors: LocatedError[];
+  /** Problems found but not listed, present only when some were left out. */
+  omitted?: number;
+}
 
 export type OutboundResult =
   /** The message conforms; `definition` names the most specific definition it was judged against, `revision` whose it is. */

@@ -1,10 +1,11 @@
 /**
- * Where the official MCP spec files are, and readers for them, shared by the test suites.
- * The folder is located like `npm run codegen` does: `MCP_SPEC_DIR`, else `../shared/mcp-spec` beside the repo.
+ * Where the official MCP spec files are, and readers for them, shared by the test suites. The folder comes from the
+ * one resolver codegen and every script use (scripts/spec-dir.ts).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { specDir as resolveSpecDir } from "../../scripts/spec-dir.js";
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -12,7 +13,7 @@ export type JsonObject = { [key: string]: unknown };
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The spec folder (absolute), holding `schema/<revision>/schema.json`. */
-export const specDir = resolve(process.env.MCP_SPEC_DIR || join(repoRoot, "../shared/mcp-spec"));
+export const specDir = resolveSpecDir();
 
 /** The revision whose official examples the spec publishes. */
 export const EXAMPLES_REVISION = "2026-07-28";

@@ -397,183 +397,338 @@ return errors === 0;
 return exports;
 })({});
 
+const { invalidResult, providerOver } = (() => {
+// src/cli/compile/canonical.ts
 function canonicalJson(value) {
-  if (value === null || typeof value !== "object") { const text = JSON.stringify(value); return text === undefined ? "null" : text; }
-  if (Array.isArray(value)) return "[" + value.map((item) => (isAbsent(item) ? "null" : canonicalJson(item))).join(",") + "]";
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map((item) => isAbsent(item) ? "null" : canonicalJson(item)).join(",")}]`;
+  const keys = Object.keys(value).sort();
   const parts = [];
-  for (const key of Object.keys(value).sort()) if (!isAbsent(value[key])) parts.push(JSON.stringify(key) + ":" + canonicalJson(value[key]));
-  return "{" + parts.join(",") + "}";
+  for (const key of keys) {
+    const item = value[key];
+    if (!isAbsent(item)) parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
+  }
+  return `{${parts.join(",")}}`;
 }
-
 function isAbsent(value) {
-  return value === undefined || typeof value === "function" || typeof value === "symbol";
+  return value === void 0 || typeof value === "function" || typeof value === "symbol";
 }
-
 function structureKey(schema) {
   const text = canonicalJson(schema);
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
+  let h1 = 2166136261;
+  let h2 = 16777619;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ unit, 0x01000193);
-    h2 = Math.imul(h2 ^ unit, 0x5bd1e995);
+    h1 = Math.imul(h1 ^ unit, 16777619);
+    h2 = Math.imul(h2 ^ unit, 1540483477);
   }
-  return hex(h1) + hex(h2) + "-" + text.length.toString(36);
+  return `${hex(h1)}${hex(h2)}-${text.length.toString(36)}`;
 }
-
 function hex(n) {
   return (n >>> 0).toString(16).padStart(8, "0");
 }
 
-const LIMITS = {"examinedErrors":1000,"locations":8,"messagesPerLocation":4,"locationLength":120};
-// A list this long was cut short by the validator (scripts/codegen/error-budget.ts): the count reads "N+".
-const ERROR_BUDGET = 64;
+// src/core/error-budget.ts
+var ERROR_BUDGET = 64;
 
-// Of a failed anyOf, keeps the errors of the branch the caller most likely meant (src/core/likely-branch.ts).
+// src/core/likely-branch.ts
 function keepLikelyBranches(errors) {
   let unions;
   for (const error of errors) {
     const tags = error.branches;
     if (!tags) continue;
-    unions ??= new Map();
+    unions ??= /* @__PURE__ */ new Map();
     for (let k = 0; k < tags.length; k += 3) {
-      const key = tags[k] + "\u0000" + tags[k + 1];
-      let branches = unions.get(key);
-      if (!branches) unions.set(key, (branches = new Map()));
-      const list = branches.get(tags[k + 2]);
+      let places = unions.get(tags[k]);
+      if (!places) unions.set(tags[k], places = /* @__PURE__ */ new Map());
+      let branches = places.get(tags[k + 1]);
+      if (!branches) places.set(tags[k + 1], branches = /* @__PURE__ */ new Map());
+      const branch = tags[k + 2];
+      const list = branches.get(branch);
       if (list) list.push(error);
-      else branches.set(tags[k + 2], [error]);
+      else branches.set(branch, [error]);
     }
   }
   if (!unions) return errors;
-  const dropped = new Set();
+  const dropped = /* @__PURE__ */ new Set();
   for (const error of errors) {
     if (error.keyword !== "anyOf") continue;
-    const branches = unions.get(error.params.union + "\u0000" + error.instancePath);
+    const at = error.instancePath;
+    const branches = unions.get(error.params.union)?.get(at);
     if (!branches || branches.size < 2) continue;
     const scored = [...branches.values()].map((list) => {
-      const alive = list.filter((e) => !dropped.has(e));
-      return { alive, score: branchScore(alive, error.instancePath) };
+      const alive = dropped.size === 0 ? list : list.filter((e) => !dropped.has(e));
+      return { alive, score: score(alive, at) };
     });
-    const best = Math.min(...scored.map((s) => s.score));
-    for (const { alive, score } of scored) if (score !== best) for (const e of alive) dropped.add(e);
+    let best = Number.POSITIVE_INFINITY;
+    for (const s of scored) if (s.score < best) best = s.score;
+    for (const { alive, score: score2 } of scored) if (score2 !== best) for (const e of alive) dropped.add(e);
   }
   return dropped.size === 0 ? errors : errors.filter((e) => !dropped.has(e));
 }
-
-function branchScore(errors, at) {
+function score(errors, at) {
   let rejectsValue = 0;
   let rejectsConstantMember = 0;
   let atValue = 0;
+  const below = `${at}/`;
   for (const { keyword, instancePath } of errors) {
     const constant = keyword === "const" || keyword === "enum";
     if (instancePath === at) {
       atValue++;
       if (constant || keyword === "type") rejectsValue = 1;
-    } else if (constant && instancePath.startsWith(at + "/") && !instancePath.includes("/", at.length + 1)) {
+    } else if (constant && instancePath.startsWith(below) && !instancePath.includes("/", below.length)) {
       rejectsConstantMember = 1;
     }
   }
   return rejectsValue * 1e15 + rejectsConstantMember * 1e10 + atValue * 1e5 + errors.length;
 }
 
-// Words built from the schema's facts alone: the caller's values never appear, only keys inside locations.
-function messageFor(error) {
-  const p = error.params;
-  switch (error.keyword) {
-    case "type": return "must be " + String(p.type).split(",").join(" or ");
-    case "const": return "must equal the schema's constant";
-    case "enum": return "must be one of the allowed values";
-    case "format": return "must be a valid " + JSON.stringify(p.format) + " string";
-    case "anyOf": return UNION_MESSAGE;
-    case "oneOf": return "must match exactly one of the allowed shapes";
-    case "minimum": case "maximum": case "exclusiveMinimum": case "exclusiveMaximum": return "must be " + p.comparison + " " + p.limit;
-    case "maxItems": return "must have at most " + p.limit + " items";
-    case "minItems": return "must have at least " + p.limit + " items";
-    case "maxLength": return "must be at most " + p.limit + " characters long";
-    case "minLength": return "must be at least " + p.limit + " characters long";
-    case "maxProperties": return "must have at most " + p.limit + " properties";
-    case "minProperties": return "must have at least " + p.limit + " properties";
-    case "pattern": return "must match pattern " + JSON.stringify(p.pattern);
-    case "multipleOf": return "must be a multiple of " + p.multipleOf;
-    case "uniqueItems": return "must not have duplicate items";
-    case "additionalProperties": return "has a property the schema does not allow";
-    case "unevaluatedProperties": return "has a property the schema does not allow";
-    case "not": return "must not match the excluded shape";
-    default: return "fails the schema's " + JSON.stringify(error.keyword) + " rule";
+// src/core/log-safe.ts
+var SEGMENT_LENGTH = 64;
+function isEscaped(code) {
+  if (code < 32 || code >= 127 && code <= 159) return true;
+  if (code < 1564) return false;
+  return code === 1564 || code === 8206 || code === 8207 || code === 8230 || code === 8232 || code === 8233 || code >= 8234 && code <= 8238 || code >= 8294 && code <= 8297;
+}
+var isHigh = (code) => code >= 55296 && code <= 56319;
+var isLow = (code) => code >= 56320 && code <= 57343;
+function hex2(code) {
+  return `\\u${code.toString(16).padStart(4, "0")}`;
+}
+function firstRewritten(text, all) {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (isEscaped(code) && (all || code !== 8230)) return i;
+    if (all && code === 92) return i;
+    if (isHigh(code)) {
+      if (!isLow(text.charCodeAt(i + 1))) return i;
+      i++;
+    } else if (isLow(code)) return i;
   }
+  return -1;
 }
-
-const UNION_MESSAGE = "must match one of the allowed shapes";
-
-// JSON Pointers segment by segment, array indices numerically, so /items/2 precedes /items/10 (src/core/distill.ts).
-function comparePointers(a, b) {
-  const x = a.split("/");
-  const y = b.split("/");
-  for (let i = 0; i < x.length && i < y.length; i++) {
-    if (x[i] === y[i]) continue;
-    const numeric = /^[0-9]+$/.test(x[i]) && /^[0-9]+$/.test(y[i]);
-    if (numeric && x[i].length !== y[i].length) return x[i].length - y[i].length;
-    return x[i] < y[i] ? -1 : 1;
+function escapeText(text, max = Number.POSITIVE_INFINITY) {
+  let out = "";
+  for (let i = 0; i < text.length; ) {
+    const code = text.charCodeAt(i);
+    const pair = isHigh(code) && isLow(text.charCodeAt(i + 1));
+    let unit;
+    if (pair) unit = text.slice(i, i + 2);
+    else if (code === 92) unit = "\\\\";
+    else if (isEscaped(code) || isHigh(code) || isLow(code)) unit = hex2(code);
+    else unit = text[i];
+    if (out.length + unit.length > max) return `${out}\u2026`;
+    out += unit;
+    i += pair ? 2 : 1;
   }
-  return x.length - y.length;
+  return out;
+}
+function safePointer(pointer) {
+  let segment = 0;
+  let clean = true;
+  for (let i = 0; i < pointer.length && clean; i++) {
+    const code = pointer.charCodeAt(i);
+    if (code === 47) segment = 0;
+    else if (++segment > SEGMENT_LENGTH || code === 92 || isEscaped(code) || isLow(code)) clean = false;
+    else if (isHigh(code)) {
+      if (isLow(pointer.charCodeAt(i + 1))) {
+        i++;
+        segment++;
+      } else clean = false;
+    }
+  }
+  if (clean) return pointer;
+  let out = "";
+  for (const part of pointer.split("/").slice(1)) out += `/${escapeSegment(part)}`;
+  return out;
+}
+function escapeSegment(segment) {
+  if (segment.length <= SEGMENT_LENGTH && firstRewritten(segment, true) < 0) return segment;
+  const escaped = escapeText(segment);
+  return escaped.length <= SEGMENT_LENGTH ? escaped : cutEscaped(escaped, SEGMENT_LENGTH);
+}
+function cutEscaped(text, max) {
+  if (text.length <= max) return text;
+  let end = 0;
+  while (end < text.length) {
+    const code = text.charCodeAt(end);
+    let width = 1;
+    if (code === 92) width = text.charCodeAt(end + 1) === 117 ? 6 : 2;
+    else if (code === 126 || isHigh(code)) width = 2;
+    if (end + width > max) break;
+    end += width;
+  }
+  return `${text.slice(0, end)}\u2026`;
 }
 
-function locationOf(error) {
-  if (error.keyword === "required") return error.instancePath + "/" + escapePointer(String(error.params.missingProperty));
-  if (error.keyword === "dependentRequired" || error.keyword === "dependencies") return error.instancePath + "/" + escapePointer(String(error.params.missingProperty));
-  return error.instancePath;
-}
-
-function escapePointer(key) {
-  return key.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-// A key can carry ESC, CR or LF; a host that logs the message must not be fed fake lines.
-function printable(location) {
-  const bounded = location.length > LIMITS.locationLength ? location.slice(0, LIMITS.locationLength) + "\u2026" : location;
-  return bounded.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
-}
-
-function distill(all) {
-  const errors = keepLikelyBranches(all.length > LIMITS.examinedErrors ? all.slice(0, LIMITS.examinedErrors) : all);
-  const byLocation = new Map();
+// src/core/distill.ts
+var LIMITS = {
+  /** Validator errors looked at; the rest are only counted. */
+  examinedErrors: 1e3,
+  /** Entries listed in `data.errors`. */
+  entries: 20,
+  /** Characters of an instance location kept; a longer one ends in `\u2026` (each segment is cut at 64 first, log-safe.ts). */
+  locationLength: 200,
+  /** Characters of a location quoted in the one-line summary. */
+  summaryLocationLength: 60,
+  /** Distinct messages kept per location. */
+  messagesPerLocation: 6,
+  /** UTF-8 bytes of `data.errors` as JSON. */
+  entriesBytes: 6e3
+};
+function groupErrors(all, limits = LIMITS, words = messageFor) {
+  const errors = keepLikelyBranches(all.length > limits.examinedErrors ? all.slice(0, limits.examinedErrors) : all);
+  const total = errors.length + Math.max(0, all.length - limits.examinedErrors);
+  const byLocation = /* @__PURE__ */ new Map();
   for (const error of errors) {
-    const location = locationOf(error);
-    const message = error.keyword === "required" || error.keyword === "dependentRequired" || error.keyword === "dependencies" ? "is required" : messageFor(error);
-    let messages = byLocation.get(location);
-    if (!messages) byLocation.set(location, (messages = new Set()));
-    if (messages.size < LIMITS.messagesPerLocation) messages.add(message);
+    const { location, message } = describe(error, words, limits.locationLength);
+    let found = byLocation.get(location);
+    if (!found) byLocation.set(location, found = { messages: /* @__PURE__ */ new Set(), problems: 0 });
+    found.problems++;
+    if (found.messages.size < limits.messagesPerLocation) found.messages.add(message);
   }
-  // A union's "must match one of the allowed shapes" says only where to look when its branch's errors lie below it.
-  const all_ = [...byLocation.keys()];
-  const locations = all_.filter((l) => {
-    const messages = byLocation.get(l);
-    return !(messages.size === 1 && messages.has(UNION_MESSAGE) && all_.some((other) => other.startsWith(l + "/")));
-  }).sort(comparePointers);
-  const shown = locations.slice(0, LIMITS.locations).map((l) => (l === "" ? "(the value)" : printable(l)) + " " + [...byLocation.get(l)].join(", "));
+  const locations = [...byLocation.keys()];
+  if (locations.length > 1) locations.sort(comparePointers);
+  return { byLocation, locations, total };
+}
+var UNION_MESSAGE = "must match one of the allowed shapes";
+var ENTRY_FRAME = 16 + 13 + 2;
+function describe(error, words = messageFor, locationLength = LIMITS.locationLength) {
+  const p = error.params;
+  if (error.keyword === "required" || error.keyword === "dependentRequired" || error.keyword === "dependencies") {
+    return { location: bound(`${error.instancePath}/${escapePointer(String(p.missingProperty))}`, locationLength), message: "is required" };
+  }
+  return { location: bound(error.instancePath, locationLength), message: words(error.keyword, p) };
+}
+function messageFor(keyword, p) {
+  switch (keyword) {
+    case "type":
+      return `must be ${alternatives(Array.isArray(p.type) ? p.type.map(String) : String(p.type).split(","))}`;
+    case "const":
+      return `must equal ${JSON.stringify(p.allowedValue)}`;
+    case "enum":
+      return `must be one of ${p.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "format":
+      return `must be a valid ${JSON.stringify(p.format)} string`;
+    case "anyOf":
+      return UNION_MESSAGE;
+    case "oneOf":
+      return "must match exactly one of the allowed shapes";
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      return `must be ${p.comparison} ${p.limit}`;
+    case "maxItems":
+      return `must have at most ${p.limit} items`;
+    case "minItems":
+      return `must have at least ${p.limit} items`;
+    case "maxLength":
+      return `must be at most ${p.limit} characters long`;
+    case "minLength":
+      return `must be at least ${p.limit} characters long`;
+    case "pattern":
+      return `must match pattern ${JSON.stringify(p.pattern)}`;
+    default:
+      return `fails the schema's ${JSON.stringify(keyword)} rule`;
+  }
+}
+function alternatives(names) {
+  return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+}
+function bound(location, length) {
+  return cutEscaped(safePointer(location), length);
+}
+function escapePointer(key) {
+  return key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key;
+}
+function comparePointers(a, b) {
+  if (a === b) return 0;
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const aEnd = segmentEnd(a, i + 1);
+    const bEnd = segmentEnd(b, j + 1);
+    const x = a.slice(i + 1, aEnd);
+    const y = b.slice(j + 1, bEnd);
+    if (x !== y) {
+      if (x.length !== y.length && isIndex(x) && isIndex(y)) return x.length - y.length;
+      return x < y ? -1 : 1;
+    }
+    i = aEnd;
+    j = bEnd;
+  }
+  return a.length - i - (b.length - j);
+}
+function segmentEnd(pointer, from) {
+  const end = pointer.indexOf("/", from);
+  return end < 0 ? pointer.length : end;
+}
+function isIndex(segment) {
+  if (segment.length === 0) return false;
+  for (let i = 0; i < segment.length; i++) {
+    const c = segment.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+// src/cli/compile/runtime/message.ts
+var MESSAGE_LIMITS = { examinedErrors: 1e3, locations: 8, messagesPerLocation: 4, locationLength: 120 };
+function toolWords(keyword, p) {
+  switch (keyword) {
+    case "const":
+      return "must equal the schema's constant";
+    case "enum":
+      return "must be one of the allowed values";
+    case "maxProperties":
+      return `must have at most ${p.limit} properties`;
+    case "minProperties":
+      return `must have at least ${p.limit} properties`;
+    case "multipleOf":
+      return `must be a multiple of ${p.multipleOf}`;
+    case "uniqueItems":
+      return "must not have duplicate items";
+    case "additionalProperties":
+    case "unevaluatedProperties":
+      return "has a property the schema does not allow";
+    case "not":
+      return "must not match the excluded shape";
+    default:
+      return messageFor(keyword, p);
+  }
+}
+function toolMessage(all) {
+  const { byLocation, locations: sorted } = groupErrors(all, MESSAGE_LIMITS, toolWords);
+  const locations = sorted.filter((l) => {
+    const messages = byLocation.get(l).messages;
+    return !(messages.size === 1 && messages.has(UNION_MESSAGE) && sorted.some((other) => other.startsWith(`${l}/`)));
+  });
+  const shown = locations.slice(0, MESSAGE_LIMITS.locations).map((l) => `${l === "" ? "(the value)" : l} ${[...byLocation.get(l).messages].join(", ")}`);
   const more = locations.length - shown.length;
-  const count = locations.length + (all.length >= ERROR_BUDGET ? "+" : "");
-  return count + " invalid location" + (count === "1" ? "" : "s") + ": " + shown.join("; ") + (more > 0 ? "; and " + more + " more" : "");
+  const count = `${locations.length}${all.length >= ERROR_BUDGET ? "+" : ""}`;
+  return `${count} invalid location${count === "1" ? "" : "s"}: ${shown.join("; ")}${more > 0 ? `; and ${more} more` : ""}`;
 }
 
+// src/cli/compile/runtime/index.ts
 function invalidResult(errors) {
-  return { valid: false, data: undefined, errorMessage: distill(errors || []) };
+  return { valid: false, data: void 0, errorMessage: toolMessage(errors || []) };
 }
-
-function providerOver(byText, byKey, options) {
-  const fallback = options && options.fallback;
+function providerOver(byText, byKey, options, compiledFrom) {
+  const fallback = options?.fallback;
   return {
     getValidator(schema) {
       const found = byText.get(JSON.stringify(schema)) || byKey.get(structureKey(schema));
       if (found) return found;
       if (fallback) return fallback.getValidator(schema);
-      throw new Error("wymcp: no precompiled validator for this JSON Schema (structure key " + structureKey(schema) + "). " +
-        "Add the schema to the inputs of wymcp compile (this module was compiled from " + COMPILED_FROM + ", relative to its folder) " +
-        "and run it again, or pass a fallback provider: createJsonSchemaValidator({ fallback }).");
-    },
+      throw new Error(
+        `wymcp: no precompiled validator for this JSON Schema (structure key ${structureKey(schema)}). Add the schema to the inputs of wymcp compile (this module was compiled from ${compiledFrom}, relative to its folder) and run it again, or pass a fallback provider: createJsonSchemaValidator({ fallback }).`
+      );
+    }
   };
 }
+return { invalidResult, providerOver };
+})();
 const COMPILED_FROM = "../tools.json";
 
 const v0 = group0.s0;
@@ -597,6 +752,6 @@ export const tools = Object.freeze({
 });
 /** A provider for the SDK's `jsonSchemaValidator` option and `fromJsonSchema`; `fallback` serves schemas not compiled here. */
 export function createJsonSchemaValidator(options) {
-  return providerOver(byText, byKey, options);
+  return providerOver(byText, byKey, options, COMPILED_FROM);
 }
 export const jsonSchemaValidator = createJsonSchemaValidator();

@@ -8,9 +8,9 @@ import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import standalone from "ajv/dist/standalone/index.js";
 import addFormatsModule from "ajv-formats";
-import { compactCode } from "../../../scripts/codegen/compact-code.js";
-import { ERROR_BUDGET } from "../../../scripts/codegen/error-budget.js";
-import { taggedAnyOf } from "../../../scripts/codegen/tagged-any-of.js";
+import { compactCode } from "../../codegen/compact-code.js";
+import { taggedAnyOf } from "../../codegen/tagged-any-of.js";
+import { ERROR_BUDGET } from "../../core/error-budget.js";
 import type { Dialect } from "./dialect.js";
 import { replaceRequires } from "./runtime-helpers.js";
 import { shrinkCode } from "./shrink-code.js";
@@ -96,7 +96,8 @@ export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
  * Each export becomes a function of its own that returns the SDK's result shape, written out per schema rather
  * than a closure over shared code: its call to the validator stays monomorphic, which keeps a valid call as fast
  * as the SDK's runtime-compiled Ajv. The group lives in a function scope of the one module, so exports become
- * properties of `exports`; `invalidResult` is the module's distiller (runtime-source.ts), `budgetResult` shrink-code.ts's.
+ * properties of `exports`; `invalidResult` is the module's distiller (runtime/index.ts, bundled from the core),
+ * `budgetResult` shrink-code.ts's.
  */
 function resultShaped(code: string): string {
   const out = code.replace(

@@ -11,8 +11,8 @@ import { dialectOf } from "./dialect.js";
 import { emitType } from "./emit-types.js";
 import { identifierOf, InputError, readInput, typeNameOf, type InputFile, type SchemaEntry } from "./read-inputs.js";
 import { helperSources } from "./runtime-helpers.js";
-import { RUNTIME_SOURCE } from "./runtime-source.js";
 import { asciiOnly } from "./shrink-code.js";
+import { COMPILE_RUNTIME } from "../../../generated/compile-runtime.js";
 
 export type Files = Map<string, string>;
 
@@ -45,7 +45,7 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
   for (const group of groups) {
     js.push([`const ${group.variable} = (function (exports) {`, group.code.trim(), "return exports;", "})({});"]);
   }
-  js.push([RUNTIME_SOURCE.trim(), `const COMPILED_FROM = ${j(compiledFrom)};`]);
+  js.push([COMPILE_RUNTIME, `const COMPILED_FROM = ${j(compiledFrom)};`]);
   const keyed = [...unique.keys()];
   const indexOf = new Map(keyed.map((key, i) => [key, i]));
   js.push([
@@ -66,7 +66,7 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
       .map(([tool, roles]) => `  ${j(tool)}: Object.freeze({ ${roles.map(([role, name]) => `${role}: ${name}`).join(", ")} }),`)
       .join("\n")}\n});`,
     "/** A provider for the SDK's `jsonSchemaValidator` option and `fromJsonSchema`; `fallback` serves schemas not compiled here. */",
-    "export function createJsonSchemaValidator(options) {\n  return providerOver(byText, byKey, options);\n}",
+    "export function createJsonSchemaValidator(options) {\n  return providerOver(byText, byKey, options, COMPILED_FROM);\n}",
     "export const jsonSchemaValidator = createJsonSchemaValidator();",
   ]);
 
@@ -101,7 +101,8 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
       rule: "the SDK's AjvJsonSchemaValidator: no $schema or 2020-12 → Ajv2020, 2019-09 → Ajv2019, draft-07/06 → Ajv; ajv-formats (full)",
       options: SDK_AJV_OPTIONS,
       postProcessing:
-        "scripts/codegen: tagged-any-of.ts, compact-code.ts with the error budget (error-budget.ts); a group not bounded (oneOf, not, if, contains, unevaluated*, dynamic refs) is compiled with allErrors: false instead; then src/cli/compile/shrink-code.ts",
+        "src/codegen: tagged-any-of.ts, compact-code.ts with the error budget (budget-helpers.ts); a group not bounded " +
+        "(oneOf, not, if, contains, unevaluated*, dynamic refs) is compiled with allErrors: false instead; then src/cli/compile/shrink-code.ts",
     },
     inputs: files.map((f) => ({ file: posixRelative(outDir, f.file), sha256: createHash("sha256").update(f.bytes).digest("hex") })),
     groups: groups.map((g) => ({

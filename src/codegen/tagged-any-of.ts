@@ -16,7 +16,7 @@ export const TAG_BRANCH_SOURCE =
 /**
  * Ajv's own anyOf (vocabularies/code.ts validateUnion), plus a call to `tagBranch` after each failed
  * branch, the union's number in the anyOf error's params, and each branch in a `try` that catches the error
- * budget running out (error-budget.ts). Verdicts are Ajv's: only the errors
+ * budget running out (budget-helpers.ts). Verdicts are Ajv's: only the errors
  * carry more. Unions are numbered in compile order, so the same input gives the same code.
  */
 export function taggedAnyOf(): CodeKeywordDefinition {
@@ -38,7 +38,7 @@ export function taggedAnyOf(): CodeKeywordDefinition {
           const from = gen.const("_from", errors);
           gen.try(
             () => cxt.subschema({ keyword: "anyOf", schemaProp: i, compositeRule: true }, branchValid),
-            // The error budget ran out inside this branch (error-budget.ts): the branch failed, with what it collected.
+            // The error budget ran out inside this branch (budget-helpers.ts): the branch failed, with what it collected.
             (thrown) => {
               gen.assign(errors, _`absorbErrors(${vErrors} ??= [], ${thrown})`);
               gen.assign(branchValid, false);

@@ -1,22 +1,17 @@
 /**
- * @module outbound-tap: the adapters' development mode. Watches the bytes a server sends back (a JSON body,
+ * @module tap: the faces' outbound report mode. Watches the bytes a server sends back (a JSON body,
  * or each `data:` event of an SSE stream), hands every JSON-RPC message in them to an injected check, and
  * reports violations to a hook. It never touches the bytes: the adapters pass them on first, then tap them.
  * The check is injected (`outboundCheck: validateMcpResponse` from `wymcp/outbound`), so the inbound
  * entry never loads the outbound validators.
  */
-import type { JsonRpcId, LocatedError } from "../core/envelope.js";
+import type { JsonRpcId } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
+import { describeValue, optionalFunction, WymcpOptionError } from "../core/options.js";
+import type { OutboundViolations } from "./validate-response.js";
 
-/** Violations distilled like an inbound rejection: one entry per location, bounded, no values of the message. */
-export interface OutboundViolations {
-  /** One line: what the message was judged as, how many locations failed, the first problem. */
-  message: string;
-  errors: LocatedError[];
-  /** Problems found but not listed, present only when some were left out. */
-  omitted?: number;
-}
+export type { OutboundViolations };
 
 /** The shape of `validateMcpResponse`, as far as the adapters need it. */
 export type OutboundCheck = (
@@ -46,21 +41,18 @@ export interface OutboundOptions {
   onOutboundViolation?: (info: OutboundViolationInfo) => void;
 }
 
-export class OutboundOptionsError extends Error {
-  override name = "OutboundOptionsError";
-}
-
-/** The validated report settings, or undefined when the mode is off; misuse throws when the adapter is built. */
+/** The validated report settings, or undefined when the mode is off; misuse throws when the face is built. */
 export function reportSettings(
   options: OutboundOptions,
 ): Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">> | undefined {
   const { outbound = "off", outboundCheck, onOutboundViolation } = options;
   if (outbound === "off") return undefined;
-  if (outbound !== "report") throw new OutboundOptionsError(`outbound must be "off" or "report", not ${JSON.stringify(outbound)}`);
+  if (outbound !== "report") throw new WymcpOptionError("outbound", `outbound must be "off" or "report", not ${describeValue(outbound)}`);
   if (typeof outboundCheck !== "function") {
-    throw new OutboundOptionsError('outbound: "report" needs outboundCheck, e.g. validateMcpResponse from "wymcp/outbound"');
+    throw new WymcpOptionError("outboundCheck", 'outbound: "report" needs outboundCheck, e.g. validateMcpResponse from "wymcp/outbound"');
   }
-  return { outboundCheck, onOutboundViolation: onOutboundViolation ?? (() => undefined) };
+  const hook = optionalFunction<OutboundOptions["onOutboundViolation"]>("onOutboundViolation", onOutboundViolation);
+  return { outboundCheck, onOutboundViolation: hook ?? (() => undefined) };
 }
 
 /** Receives the response's bytes in order; `end()` once they are all sent. */

@@ -1,5 +1,5 @@
 /**
- * @module error-budget: the generated validators stop collecting errors at `ERROR_BUDGET`, so the cost of an
+ * @module budget-helpers: the generated validators stop collecting errors at `ERROR_BUDGET`, so the cost of an
  * invalid body is bounded by the budget, not by the number of invalid items in it.
  *
  * How the early exit keeps Ajv's verdicts: an error is pushed only where the innermost schema being applied
@@ -10,9 +10,7 @@
  * a callee's first errors only up to the budget, so past it a list grows by one error per failed branch and
  * union on the way out (their anyOf errors, which the runtime needs to pick the likely branch), not per item.
  */
-import { ERROR_BUDGET } from "../../src/core/error-budget.js";
-
-export { ERROR_BUDGET };
+import { ERROR_BUDGET } from "../core/error-budget.js";
 
 /**
  * The helpers every compacted module carries, as source text (bytes independent of how this file is

@@ -2,7 +2,6 @@
  * @module sdk-handler: what the gates need of the official SDK's `createMcpHandler(...)` result, typed
  * structurally so that wymcp carries no dependency on the SDK, not even a type import.
  */
-import { classifyEra, type Era } from "../core/era.js";
 
 /** The options the SDK's `fetch` face takes beside the request. */
 export interface McpFetchOptions<A = unknown> {
@@ -24,13 +23,3 @@ export type AuthInfoOf<H> = H extends { fetch(request: Request, options?: infer 
     ? A
     : unknown
   : unknown;
-
-/** The gates' `era` option: a fixed lane, or a function of the request and the parsed body. */
-export type EraOption<R> = Era | ((request: R, body: unknown) => Era | undefined);
-
-/** The era callback for the adapters: the option as given, or by default the SDK's routing through `classifyEra`. */
-export function eraCallback<R extends { headers: unknown }>(era: EraOption<R> | undefined): (request: R, body: unknown) => Era | undefined {
-  if (typeof era === "function") return era;
-  if (era !== undefined) return () => era;
-  return (request, body) => classifyEra(request.headers as Parameters<typeof classifyEra>[0], body).era;
-}

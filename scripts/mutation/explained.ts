@@ -21,39 +21,32 @@ export interface Explained extends Partial<Survivor> {
 
 export const EXPLAINED: readonly Explained[] = [
   {
-    file: "src/hosts/admit.ts",
+    file: "src/core/admission.ts",
     mutator: "StringLiteral",
     original: '""',
     replacement: '"Stryker was here!"',
     why: "Unreachable: split() always returns at least one element, so the default never applies.",
   },
   {
-    file: "src/hosts/admit.ts",
+    file: "src/core/admission.ts",
     mutator: "EqualityOperator",
     original: "eq < 0",
     replacement: "eq <= 0",
     why: "Equivalent: a parameter starting with '=' has an empty name, which is not 'charset' either way.",
   },
   {
-    file: "src/hosts/admit.ts",
+    file: "src/core/admission.ts",
     mutator: "Regex",
     original: '/^"(.*)"$/',
     replacement: '/^"(.*)"/',
     why: "Equivalent: a quoted value followed by more text is not utf-8 whether or not the quotes are stripped.",
   },
   {
-    file: "src/hosts/admit.ts",
-    mutator: "BooleanLiteral",
-    original: "false",
-    replacement: "true",
-    why: "Equivalent: with a parsed body the flag is set to true before it is read; the initial value is never used.",
-  },
-  {
-    file: "src/hosts/admit.ts",
+    file: "src/core/admission.ts",
     mutator: "OptionalChaining",
     original: "onReject?.(info)",
     replacement: "onReject(info)",
-    why: "Equivalent: without onReject the call throws TypeError inside notify's own try, which swallows it.",
+    why: "Equivalent: without onReject the call throws TypeError inside reportRefusal's own try, which swallows it.",
   },
   {
     file: "src/core/distill.ts",
@@ -79,15 +72,15 @@ export const EXPLAINED: readonly Explained[] = [
   {
     file: "src/core/distill.ts",
     mutator: "ConditionalExpression",
-    original: "all.length > LIMITS.examinedErrors",
+    original: "all.length > limits.examinedErrors",
     replacement: "true",
     why: "Equivalent: slicing at most examinedErrors errors returns the same errors.",
   },
   {
     file: "src/core/distill.ts",
     mutator: "EqualityOperator",
-    original: "all.length > LIMITS.examinedErrors",
-    replacement: "all.length >= LIMITS.examinedErrors",
+    original: "all.length > limits.examinedErrors",
+    replacement: "all.length >= limits.examinedErrors",
     why: "Equivalent: slicing exactly examinedErrors errors returns the same errors.",
   },
   {
@@ -464,14 +457,14 @@ export const EXPLAINED: readonly Explained[] = [
     why: "Equivalent: filtering with nothing dropped returns the same errors (the check is a fast path).",
   },
   {
-    file: "src/hosts/admit.ts",
+    file: "src/core/admission.ts",
     mutator: "Regex",
     original: '/^"(.*)"$/',
     replacement: '/"(.*)"$/',
     why: "Equivalent: with or without the anchor, text before the opening quote stays in the value, which then is not utf-8 either way.",
   },
   {
-    file: "src/hosts/admit.ts",
+    file: "src/core/admission.ts",
     mutator: "ConditionalExpression",
     original: "error instanceof RangeError",
     replacement: "false",

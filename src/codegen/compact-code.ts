@@ -1,8 +1,8 @@
-import { BUDGET_HELPERS_SOURCE } from "./error-budget.js";
+import { BUDGET_HELPERS_SOURCE } from "./budget-helpers.js";
 
 /**
  * Rewrites the idioms Ajv repeats at every error site into shorter code that also keeps to the error budget
- * (error-budget.ts); the validators keep their verdicts and error locations (test/differential.test.ts
+ * (budget-helpers.ts); the validators keep their verdicts and error locations (test/differential.test.ts
  * compares them with Ajv's own output). Each rewrite must consume every occurrence, or codegen stops: a new
  * Ajv that shapes its output differently has to be looked at, not half-compacted.
  */

@@ -1,6 +1,7 @@
 /**
  * The `wymcp check` runs whose output is pinned in test/golden/cli/: test/cli.test.ts runs each with these very
  * arguments, and scripts/render-cli-docs.ts shows each in docs/cli.md, so a command in the docs is the command tested.
+ * It lives in scripts/ because the docs script reads it (scripts/ never import test/).
  */
 export interface CliExample {
   /** The golden file under test/golden/, holding stdout. */

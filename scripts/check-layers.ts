@@ -1,0 +1,249 @@
+/**
+ * @module `npm run check:layers` (and `npm run lint`): the import graph of `src/` and the rules its layers keep.
+ * Fails, naming each edge, on an import circle in `src/`; on `src/` importing `scripts/` or `test/`; on `scripts/`
+ * importing `test/`; on a layer importing one above it (`core/` < `outbound/` < `hosts/` < `cli/`, and `core/` never
+ * `node:*` nor any package); on one host's folder importing another's; on a `hosts/<host>/index.ts` that does more
+ * than re-export. `--graph` prints the folder-level graph of `src/` and the lines of code per folder.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+
+/** Where an import leads: a file of the repository (relative, `/`-separated), or a bare or `node:` specifier. */
+export interface Edge {
+  from: string;
+  to: string;
+  /** `import type` / `export type`: no run-time edge, but still an edge of the architecture. */
+  typeOnly: boolean;
+}
+
+const SCANNED = ["src", "scripts", "test", "bench", "fuzz", "examples"];
+const SOURCE = /\.(?:ts|mts|mjs|js)$/;
+
+function walk(root: string, folder: string): string[] {
+  const full = join(root, folder);
+  if (!existsSync(full)) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(full).sort()) {
+    if (name === "node_modules" || name.startsWith(".")) continue;
+    const path = join(full, name);
+    if (statSync(path).isDirectory()) out.push(...walk(root, join(folder, name)));
+    else if (SOURCE.test(name) && !name.endsWith(".d.ts")) out.push(join(folder, name).split("\\").join("/"));
+  }
+  return out;
+}
+
+/** The repository file a relative specifier names (`./x.js` is `./x.ts` in source), or the specifier as written. */
+function resolveSpecifier(root: string, from: string, specifier: string): string {
+  if (!specifier.startsWith(".")) return specifier;
+  const base = resolve(root, dirname(from), specifier);
+  for (const candidate of [base.replace(/\.js$/, ".ts"), base.replace(/\.mjs$/, ".mts"), base, `${base}.ts`, join(base, "index.ts")]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return relative(root, candidate).split("\\").join("/");
+  }
+  return relative(root, base).split("\\").join("/");
+}
+
+/** Every import, re-export and dynamic `import()` of the scanned folders. */
+export function importGraph(root: string): Edge[] {
+  const edges: Edge[] = [];
+  for (const file of SCANNED.flatMap((folder) => walk(root, folder))) {
+    const text = readFileSync(join(root, file), "utf8");
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+    const visit = (node: ts.Node): void => {
+      let specifier: ts.Expression | undefined;
+      let typeOnly = false;
+      if (ts.isImportDeclaration(node)) {
+        specifier = node.moduleSpecifier;
+        const clause = node.importClause;
+        typeOnly = clause !== undefined && (clause.isTypeOnly || allTypeOnly(clause.namedBindings, clause.name));
+      } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
+        specifier = node.moduleSpecifier;
+        typeOnly =
+          node.isTypeOnly ||
+          (node.exportClause !== undefined && ts.isNamedExports(node.exportClause) && everyType(node.exportClause.elements));
+      } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+        specifier = node.arguments[0];
+      } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+        specifier = node.argument.literal as ts.Expression;
+        typeOnly = true;
+      }
+      if (specifier && ts.isStringLiteralLike(specifier))
+        edges.push({ from: file, to: resolveSpecifier(root, file, specifier.text), typeOnly });
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return edges;
+}
+
+function everyType(elements: ts.NodeArray<ts.ImportSpecifier | ts.ExportSpecifier>): boolean {
+  return elements.length > 0 && elements.every((e) => e.isTypeOnly);
+}
+
+function allTypeOnly(bindings: ts.NamedImportBindings | undefined, name: ts.Identifier | undefined): boolean {
+  return name === undefined && bindings !== undefined && ts.isNamedImports(bindings) && everyType(bindings.elements);
+}
+
+/** The layer of a file of `src/`: its first folder, or `entry` for the package's entry modules at the top. */
+export function layerOf(file: string): string {
+  const parts = file.split("/");
+  if (parts[0] !== "src") return parts[0]!;
+  // The core entry (`wymcp`) carries no host type: Workers import it.
+  if (file === "src/index.ts") return "core-entry";
+  return parts.length === 2 ? "entry" : parts[1]!;
+}
+
+/** What each layer of `src/` may import besides itself and `generated/`: only layers below it. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  core: [],
+  codegen: ["core"],
+  outbound: ["core"],
+  hosts: ["core", "outbound"],
+  cli: ["core", "codegen", "outbound", "hosts"],
+  "core-entry": ["core"],
+  entry: ["core", "outbound", "hosts"],
+};
+
+/** Every rule the graph breaks, one line each; `[]` when it keeps them all. */
+export function layerProblems(root: string, edges: Edge[] = importGraph(root)): string[] {
+  const problems: string[] = [];
+  for (const { from, to } of edges) {
+    const top = from.split("/")[0];
+    const target = to.split("/")[0];
+    if (top === "src" && (target === "scripts" || target === "test")) problems.push(`${from} imports ${to}: src/ never imports ${target}/`);
+    if (top === "scripts" && target === "test") problems.push(`${from} imports ${to}: scripts/ never imports test/`);
+    if (top !== "src") continue;
+    const layer = layerOf(from);
+    if (target === "src") {
+      const other = layerOf(to);
+      if (other !== layer && !(MAY_IMPORT[layer] ?? []).includes(other))
+        problems.push(`${from} imports ${to}: ${layer}/ may not import ${other}/`);
+      const host = hostOf(from);
+      const otherHost = hostOf(to);
+      if (host && otherHost && host !== otherHost && otherHost !== "shared")
+        problems.push(`${from} imports ${to}: one host's folder never imports another's`);
+    } else if (layer === "core" && target !== "generated") {
+      problems.push(`${from} imports ${to}: core/ imports only core/ and generated/ (no package, nothing of node:*)`);
+    }
+  }
+  problems.push(
+    ...circles(edges.filter((e) => e.from.startsWith("src/") && e.to.startsWith("src/"))).map((c) => `import circle: ${c.join(" → ")}`),
+  );
+  for (const index of walk(root, "src/hosts").filter((f) => /^src\/hosts\/[^/]+\/index\.ts$/.test(f))) {
+    const source = ts.createSourceFile(index, readFileSync(join(root, index), "utf8"), ts.ScriptTarget.Latest, false);
+    for (const statement of source.statements) {
+      if (!ts.isExportDeclaration(statement) || !statement.moduleSpecifier)
+        problems.push(
+          `${index}: a host's index.ts only re-exports (line ${source.getLineAndCharacterOfPosition(statement.getStart(source)).line + 1})`,
+        );
+    }
+  }
+  return problems;
+}
+
+function hostOf(file: string): string | undefined {
+  const match = /^src\/hosts\/([^/]+)\//.exec(file);
+  return match?.[1];
+}
+
+/** Every import circle (a strongly connected component of more than one file, or a file importing itself), each sorted. */
+export function circles(edges: Edge[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) {
+    if (!next.has(from)) next.set(from, []);
+    next.get(from)!.push(to);
+  }
+  // Tarjan's algorithm.
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const connect = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter++);
+    stack.push(node);
+    onStack.add(node);
+    for (const to of next.get(node) ?? []) {
+      if (!index.has(to)) {
+        connect(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(node, Math.min(low.get(node)!, index.get(to)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1 || (next.get(node) ?? []).includes(node)) found.push(component.sort());
+  };
+  for (const node of [...next.keys()].sort()) if (!index.has(node)) connect(node);
+  return found.sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
+}
+
+/** A folder of `src/` for the graph: `src/hosts/node`, `src/core`, `src` for the entries; outside src/, the top folder. */
+function folderOf(file: string): string {
+  const parts = file.split("/");
+  if (parts[0] !== "src") return parts[0]!;
+  if (parts.length <= 2) return "src";
+  if (parts[1] === "hosts" || parts[1] === "cli") return parts.length > 3 ? parts.slice(0, 3).join("/") : parts.slice(0, 2).join("/");
+  return parts.slice(0, 2).join("/");
+}
+
+/** Folder → folder edges of `src/` (and out of it), with the number of imports each stands for. */
+export function folderGraph(edges: Edge[]): string[] {
+  const counts = new Map<string, number>();
+  for (const { from, to } of edges) {
+    if (!from.startsWith("src/")) continue;
+    const a = folderOf(from);
+    const b = to.startsWith("node:")
+      ? "node:*"
+      : SCANNED.some((f) => to.startsWith(`${f}/`)) || to.startsWith("generated/")
+        ? folderOf(to)
+        : "(packages)";
+    if (a === b) continue;
+    const key = `${a} → ${b}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([edge, n]) => `${edge} (${n})`);
+}
+
+/** Lines per folder of `src/` (and the other top folders): all lines, and those neither blank nor only a comment. */
+export function linesPerFolder(root: string): string[] {
+  const totals = new Map<string, { lines: number; code: number }>();
+  for (const file of SCANNED.flatMap((folder) => walk(root, folder))) {
+    const text = readFileSync(join(root, file), "utf8");
+    const lines = text.split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    const code = lines.filter((line) => {
+      const t = line.trim();
+      return t !== "" && !t.startsWith("//") && !t.startsWith("*") && !t.startsWith("/*");
+    }).length;
+    const folder = folderOf(file);
+    const total = totals.get(folder) ?? { lines: 0, code: 0 };
+    totals.set(folder, { lines: total.lines + lines.length, code: total.code + code });
+  }
+  return [...totals].sort(([a], [b]) => (a < b ? -1 : 1)).map(([folder, { lines, code }]) => `${folder}: ${lines} lines, ${code} code`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = resolve(process.argv.slice(2).find((a) => !a.startsWith("--")) ?? resolve(fileURLToPath(import.meta.url), "../.."));
+  const edges = importGraph(root);
+  if (process.argv.includes("--graph")) {
+    console.log("import graph of src/ by folder (imports per edge):");
+    for (const line of folderGraph(edges)) console.log(`  ${line}`);
+    console.log("lines per folder (all, and neither blank nor comment):");
+    for (const line of linesPerFolder(root)) console.log(`  ${line}`);
+  }
+  const problems = layerProblems(root, edges);
+  for (const problem of problems) console.error(problem);
+  if (problems.length > 0) {
+    console.error(`check-layers: ${problems.length} problem(s)`);
+    process.exitCode = 1;
+  } else console.log(`check-layers: ${edges.filter((e) => e.from.startsWith("src/")).length} imports of src/ keep the layers; no circle`);
+}

@@ -1,0 +1,101 @@
+/** @module options: the arguments of `wymcp check`, read and checked. */
+import { parseArgs } from "node:util";
+import type { AdmissionSettings } from "../../core/admission.js";
+import type { Era } from "../../core/era.js";
+import { LEGACY_CHECKS } from "../../core/legacy-checks.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, legacyChecksOption, resolveLimits } from "../../core/options.js";
+
+/** How each message is judged: what `judge` needs. */
+export interface JudgeOptions {
+  era: Era | "auto";
+  direction: "in" | "out" | "auto";
+  /** Request headers of the exchange, names lower-cased. */
+  headers: Record<string, string>;
+  method: string | undefined;
+  /** The gates' limits, checked as the gates check theirs. */
+  settings: AdmissionSettings;
+}
+
+/** Everything `wymcp check` was told. */
+export interface CheckOptions extends JudgeOptions {
+  format: "auto" | "json" | "jsonl";
+  json: boolean;
+  quiet: boolean;
+  colour: boolean;
+}
+
+export class UsageError extends Error {}
+
+/** Colour as Node's own tty does it: FORCE_COLOR wins ("0"/"false" turn it off), then NO_COLOR, then a terminal. */
+export function colourEnabled(env: Record<string, string | undefined>, isTTY: boolean): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== "0" && force !== "false";
+  if (env.NO_COLOR) return false;
+  return isTTY && env.TERM !== "dumb";
+}
+
+/** Reads `wymcp check`'s arguments; throws UsageError (or parseArgs' TypeError) with a readable message. */
+export function parseCheckOptions(argv: string[]): { options: CheckOptions; files: string[]; help: boolean } {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      era: { type: "string", default: "auto" },
+      header: { type: "string", multiple: true, default: [] },
+      direction: { type: "string", default: "auto" },
+      method: { type: "string" },
+      "legacy-checks": { type: "string" },
+      format: { type: "string", default: "auto" },
+      "max-bytes": { type: "string" },
+      "max-depth": { type: "string" },
+      json: { type: "boolean", default: false },
+      quiet: { type: "boolean", short: "q", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  const oneOf = <T extends string>(name: string, value: string, allowed: readonly T[]): T => {
+    if (!(allowed as readonly string[]).includes(value))
+      throw new UsageError(`--${name} must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`);
+    return value as T;
+  };
+  const era = oneOf("era", values.era!, ["legacy", "modern", "auto"] as const);
+  const direction = oneOf("direction", values.direction!, ["in", "out", "auto"] as const);
+  const headers: Record<string, string> = {};
+  for (const header of values.header!) {
+    const colon = header.indexOf(":");
+    if (colon <= 0) throw new UsageError(`--header takes "Name: value", not ${JSON.stringify(header)}`);
+    headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
+  }
+  if (values.method === "") throw new UsageError("--method takes a method name, e.g. tools/call");
+  const maxBytes = wholeNumber("--max-bytes", values["max-bytes"], DEFAULT_MAX_BODY_BYTES, "a positive whole number of bytes");
+  const maxDepth =
+    values["max-depth"] === "Infinity"
+      ? Number.POSITIVE_INFINITY
+      : wholeNumber("--max-depth", values["max-depth"], DEFAULT_MAX_DEPTH, "a positive whole number of levels, or Infinity");
+  const options: CheckOptions = {
+    era,
+    direction,
+    headers,
+    method: values.method,
+    // The gates' own check of their options, which cannot fail on what wholeNumber and oneOf let through.
+    settings: {
+      ...resolveLimits({ maxBodyBytes: maxBytes, maxDepth }),
+      validate: {
+        legacyChecks: legacyChecksOption(values["legacy-checks"] && oneOf("legacy-checks", values["legacy-checks"], LEGACY_CHECKS)),
+      },
+    },
+    format: oneOf("format", values.format!, ["auto", "json", "jsonl"] as const),
+    json: values.json!,
+    quiet: values.quiet!,
+    colour: false,
+  };
+  return { options, files: positionals, help: values.help! };
+}
+
+function wholeNumber(flag: string, text: string | undefined, fallback: number, what: string): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1) throw new UsageError(`${flag} takes ${what}, not ${JSON.stringify(text)}`);
+  return value;
+}

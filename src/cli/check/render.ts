@@ -1,0 +1,156 @@
+/** @module render: verdicts in human words, aligned, escaped with the core's one set of unsafe characters. */
+import { escapeText } from "../../core/log-safe.js";
+import type { EraSignal } from "../../core/era.js";
+// The era revisions from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
+import { outbound as eras } from "../../../generated/outbound.js";
+import { type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
+
+/** Wraps text in an SGR colour code, or leaves it as it is when colour is off. */
+export type Paint = (code: string, text: string) => string;
+
+/**
+ * Text from the message (keys, method names, a file name) made safe to print: every unit the core escapes in an
+ * answer (control characters, line separators, bidirectional marks, lone surrogates; `\` doubled) as the core
+ * escapes it, so that a captured message cannot drive the terminal or split a line; cut after `max` characters.
+ */
+export function printable(text: string, max = 200): string {
+  return escapeText(text, max);
+}
+
+const SIGNAL_LABELS: Record<EraSignal | "flag", string> = {
+  flag: "--era",
+  batch: "batch",
+  response: "response",
+  "not-json-rpc": "malformed",
+  initialize: "initialize",
+  "body-meta": "_meta",
+  "header-protocol-version": "header",
+  "header-session-id": "session id",
+  default: "no signal",
+};
+const ERA_WIDTH = "legacy (initialize)".length;
+
+/** What a refusal before judging is called: the body was never judged as a message. */
+const UNJUDGED: Record<string, string> = {
+  "parse-error": "not JSON",
+  "body-too-large": "too large to judge",
+  "nested-too-deeply": "nested too deeply to judge",
+  "unsupported-media-type": "not application/json",
+};
+
+/** What the message was judged as, in words: `tools/call request (CallToolRequest)`. */
+function judgedAs(verdict: Verdict, body: unknown): string {
+  if (judgedOut(verdict)) return judgedOutAs(verdict, body);
+  if (verdict.outcome === "reject" && verdict.reason !== "invalid-message") return UNJUDGED[verdict.reason]!;
+  const name = methodOf(body);
+  const method = typeof name === "string" ? `${methodLabel(name)} ` : "";
+  switch (verdict.outcome) {
+    case "pass":
+      // A modern request of no known method passes on framing alone; a typo in the method lands here too.
+      if (verdict.era === "modern" && verdict.definition === "JSONRPCRequest")
+        return `${method}request (JSONRPCRequest; not a method of ${eras.modern.revision}: framing only)`;
+      return `${method}${verdict.kind} (${verdict.definition}${verdict.revision ? `, revision ${verdict.revision}` : ""})`;
+    case "bypass":
+      return verdict.reason === "modern-notification"
+        ? `${method}notification, not validated in the modern era`
+        : `${verdict.method ? `${printable(verdict.method, 60)} ` : ""}response, not validated in the legacy era (handed to its session)`;
+    case "reject":
+      return `${method}${verdict.kind === "other" ? "message of no kind" : verdict.kind} (${definitionOf(verdict)})`;
+  }
+}
+
+// Logs repeat a handful of methods: their printable labels are made once (bounded, so junk methods cannot grow it).
+const methodLabels = new Map<string, string>();
+function methodLabel(method: string): string {
+  let label = methodLabels.get(method);
+  if (label === undefined) {
+    label = printable(method, 60);
+    if (methodLabels.size < 1000) methodLabels.set(method, label);
+  }
+  return label;
+}
+
+/** An outbound verdict in words: `out: tools/call result (CallToolResult, revision 2025-06-18)`, saying when only the framing was judged. */
+function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
+  const { revision } = verdict;
+  const own = verdict.kind === "request" || verdict.kind === "notification" ? methodOf(body) : verdict.method;
+  const method = typeof own === "string" ? `${methodLabel(own)} ` : "";
+  const kind = verdict.kind === "other" ? "message of no kind" : verdict.kind === "error" ? "error response" : verdict.kind;
+  // Legacy has four revisions, each judging by its own definitions: the line names the one used.
+  let definition = verdict.era === "legacy" ? `${verdict.definition}, revision ${revision}` : verdict.definition;
+  if (verdict.kind === "result" && verdict.definition === "JSONRPCResultResponse") {
+    definition +=
+      verdict.method === undefined ? "; framing only: give --method to judge the result" : `; not a method of ${revision}: framing only`;
+  } else if (verdict.kind === "notification" && verdict.definition === "JSONRPCNotification") {
+    definition += `; not a server notification of ${revision}: framing only`;
+  } else if (verdict.kind === "request" && verdict.definition === "JSONRPCRequest" && verdict.era === "legacy") {
+    definition += `; not a server request of ${revision}: framing only`;
+  }
+  return `out: ${method}${kind} (${definition})`;
+}
+
+/** The definition a rejected message was checked against, as validateMcpRequest names it. */
+function definitionOf(verdict: Extract<InboundVerdict, { outcome: "reject" }>): string {
+  if (verdict.kind !== "response")
+    return `${verdict.definition ?? "JSONRPCMessage"}${verdict.revision ? `, revision ${verdict.revision}` : ""}`;
+  return verdict.method ? `response to ${printable(verdict.method, 60)}: modern clients send none` : "modern clients send none";
+}
+
+/** One message in human words: a header line, then for a rejection its locations, aligned. */
+export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name = printable(verdict.source), positionWidth = 0): string {
+  // A violation reads as a rejection: one word per verdict keeps the columns of mixed input aligned.
+  const outcome =
+    verdict.outcome === "pass" ? paint("32", "pass  ") : verdict.outcome === "bypass" ? paint("33", "bypass") : paint("31", "reject");
+  const era =
+    verdict.era === null ? "-" : verdict.eraSignal === "flag" ? verdict.era : `${verdict.era} (${SIGNAL_LABELS[verdict.eraSignal!]})`;
+  const position = `${name}:${verdict.line}`;
+  const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
+  let text = `${paint("1", position)}${gap}  ${outcome}  ${era.padEnd(ERA_WIDTH)}  ${judgedAs(verdict, body)}`;
+  let data: { errors: { instancePath: string; messages: string[] }[]; omitted?: number } | undefined;
+  if (verdict.outcome === "violation") {
+    text += "\n";
+    data = verdict.violations;
+  } else if (verdict.outcome === "pass" && "reported" in verdict && verdict.reported) {
+    // --legacy-checks report: the message passes; what the params check found is printed as the gates report it.
+    text += `  ${paint("2", `reported ${verdict.reported.response.error.code}`)}\n`;
+    data = verdict.reported.response.error.data;
+  } else if (verdict.outcome === "reject") {
+    text += `  ${paint("2", String(verdict.response.error.code))}\n`;
+    data = verdict.response.error.data;
+    // A refusal that names a limit says which (the size or the nesting), in the gates' words.
+    if (!data)
+      return verdict.reason === "body-too-large" || verdict.reason === "nested-too-deeply"
+        ? `${text}  ${verdict.response.error.message}\n`
+        : text;
+  } else {
+    return `${text}\n`;
+  }
+  if (!data) return text;
+  // Locations come from the core's distiller, escaped and bounded there already: escaping them again would double `\`.
+  const locations = data.errors.map((e) => (e.instancePath === "" ? "(the message)" : e.instancePath));
+  const width = Math.max(...locations.map((l) => l.length));
+  data.errors.forEach((entry, i) => {
+    text += `  ${paint("36", locations[i]!.padEnd(width))}  ${entry.messages.join("; ")}\n`;
+  });
+  if (data.omitted) text += `  … ${data.omitted} more problem${data.omitted === 1 ? "" : "s"} not listed\n`;
+  return text;
+}
+
+export interface Tally {
+  pass: number;
+  reject: number;
+  bypass: number;
+  /** Passed under --legacy-checks report with a params failure. */
+  reported: number;
+}
+
+/** The last line: how many messages, and how each came out. */
+export function summary({ pass, reject, bypass, reported }: Tally): string {
+  const total = pass + reject + bypass;
+  const passed = reported > 0 ? `${pass} pass (${reported} reported)` : `${pass} pass`;
+  return `${total} message${total === 1 ? "" : "s"}: ${passed}, ${reject} rejected, ${bypass} bypassed`;
+}
+
+function methodOf(body: unknown): unknown {
+  return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as { method?: unknown }).method : undefined;
+}

@@ -1,0 +1,69 @@
+/** @module usage: the help texts of `wymcp` and of `wymcp check`. */
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "../../core/options.js";
+
+const CHECK_SYNOPSIS = "Usage: wymcp check [options] [file ...]";
+
+/** What `wymcp check` does and takes, after its synopsis. */
+const CHECK_BODY = `Checks captured MCP messages the way wymcp judges them (a client's as the gates do, a server's as
+wymcp/outbound does), and prints where each one fails.
+
+Input
+  file            a .json file holds one message; a .jsonl or .ndjson file (or any other name) holds one
+                  message per line. "-" or no file with piped input reads standard input, one message per line.
+  --format F      auto (by extension, the default), json (each input is one message), jsonl (one per line)
+  --max-bytes N   largest message (or line) judged, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, the gates' maxBodyBytes);
+                  a longer one is refused as the gates refuse it (413) and the run goes on
+  --max-depth N   deepest nesting of arrays and objects judged (default ${DEFAULT_MAX_DEPTH}, the gates' maxDepth;
+                  Infinity turns the bound off); a deeper message is refused as the gates refuse it
+
+Judging
+  --direction D   in, out or auto (default). in: as the gates judge what a client sends (the same stage:
+                  size, UTF-8 and JSON, nesting, validateMcpRequest). out: as wymcp/outbound judges what a
+                  server sends (validateMcpResponse).
+                  auto, per message: a result or an error response is judged out (a server's, or a legacy
+                  client's answer to sampling, roots or elicitation, which the outbound checks cover too); a
+                  request or notification is judged out only when its method is one no client sends
+                  (sampling/createMessage, notifications/message, ...); everything else in.
+  --era E         legacy, modern or auto (default). auto, inbound: each message's era signals (classifyEra).
+                  auto, outbound: the --headers only (MCP-Protocol-Version, then Mcp-Session-Id), else legacy:
+                  a server's body carries no era signal, and its era-only fields are what the check is for
+  --header H      "Name: value", a request header of the exchange, as the gates read it: MCP-Protocol-Version
+                  and Mcp-Session-Id for --era auto, Content-Type for the media type (not application/json:
+                  415); e.g. "MCP-Protocol-Version: 2026-07-28"; may be repeated
+  --method M      the method of the request a response answers (a response does not name it). Outbound, a
+                  result is judged against that method's result (CallToolResult, ...); without --method only its
+                  JSON-RPC framing is, and the output says so. Inbound, it labels responses
+  --legacy-checks M
+                  params (the default), report or framing: what the legacy lane checks, as the gates'
+                  legacyChecks option. params: a known method's params against the revision the message names
+                  (MCP-Protocol-Version, an initialize's protocolVersion, else 2025-03-26); report: the same, but
+                  a params failure passes and is printed as reported; framing: the JSON-RPC framing alone.
+                  Outbound, a legacy message is judged by the revision of the MCP-Protocol-Version header, else
+                  2025-03-26; the output names the revision
+
+Output
+  --json          one JSON object per message (the gates' answer for a refusal, validateMcpResponse's
+                  for a message judged out); summary on stderr
+  -q, --quiet     print only rejected messages and the summary
+  -h, --help      this text
+  Colour only on a terminal; NO_COLOR turns it off, FORCE_COLOR on.
+
+An outbound message with violations is printed and counted as rejected; --json gives its outcome as
+validateMcpResponse does ("violation", with its violations).
+
+Exit codes: 0 every message passed or was bypassed, 1 some message was rejected, 2 usage error or unreadable input.
+`;
+
+/** `wymcp check --help`. */
+export const CHECK_USAGE = `${CHECK_SYNOPSIS}\n\n${CHECK_BODY}`;
+
+/** `wymcp --help`: both commands, then the options of `check`, the one most runs use. */
+export const USAGE = `${CHECK_SYNOPSIS}
+   or: wymcp compile <input>... --out <dir> [--check]
+
+Commands
+  check     judges captured MCP messages (a proxy log, an Inspector export, a bug report); its options follow
+  compile   precompiles a server's own JSON Schemas (tool input and output schemas) into a module;
+            wymcp compile --help for its options
+
+${CHECK_BODY}`;

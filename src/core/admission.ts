@@ -1,0 +1,265 @@
+/**
+ * @module admission: the one stage every face runs on a POSTed body, and the one place each refusal is worded: media
+ * type (`415`), declared and streamed size (`413`), strict UTF-8 and JSON (`400`/-32700), the nesting bound
+ * (`400`/-32600), the era's validation (`400`/-32600 or -32602). Results are data; nothing here throws on a client's
+ * bytes. Web APIs only (`TextDecoder`, `Uint8Array`): Workers run it as Node does.
+ */
+import { exceedsDepth } from "./depth.js";
+import { answerId, errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
+import type { Era } from "./era.js";
+import { validateMcpRequest, type JudgedKind, type ValidateOptions, type ValidationResult } from "./validate.js";
+
+/** What the admission stage needs of a face's options: the limits, and what validation takes beyond the request. */
+export interface AdmissionSettings {
+  /** Largest body read, in bytes. */
+  readonly maxBodyBytes: number;
+  /** Deepest nesting of arrays and objects accepted; `Infinity` when the bound is off. */
+  readonly maxDepth: number;
+  /** Options every `validateMcpRequest` call of this face gets (the request's `MCP-Protocol-Version` is added per request). */
+  readonly validate?: Omit<ValidateOptions, "protocolVersion">;
+}
+
+/** Why a face answered instead of handing the request on. */
+export type RejectReason = "body-too-large" | "unsupported-media-type" | "parse-error" | "nested-too-deeply" | "invalid-message";
+
+/** A message that passed or was bypassed, as handed to the next handler. */
+export type Admitted = Extract<ValidationResult, { outcome: "pass" | "bypass" }>;
+
+/** What the next handler learns about an admitted POST. */
+export interface WymcpInfo {
+  era: Era;
+  result: Admitted;
+}
+
+/** The HTTP status of a refusal: the validator's for an invalid message, `400`, `413` or `415` for the others. */
+export type RefusalStatus = Extract<ValidationResult, { outcome: "reject" }>["status"] | 413 | 415;
+
+/** A refused body: the status and JSON-RPC answer to send, and why. Nothing of the body but the id is in it. */
+export interface Refusal {
+  ok: false;
+  status: RefusalStatus;
+  reason: RejectReason;
+  response: JsonRpcErrorResponse;
+  /** The era the message was judged in; unset when the body was refused before it was judged. */
+  era: Era | undefined;
+  /** The kind of message, for `invalid-message` refusals. */
+  kind: JudgedKind | undefined;
+  /** The definition an invalid message failed (`CallToolRequest`, ...); only on `invalid-message` refusals. */
+  definition?: string;
+  /** The legacy revision whose definition it failed; only on a legacy params failure. */
+  revision?: string;
+}
+
+/** What `onReject` receives: the answer that was sent and why, never the client's body. */
+export type RejectInfo = Omit<Refusal, "ok" | "definition" | "revision">;
+
+/** A body the stage let through: parsed, its era, and the validator's pass or bypass. */
+export interface Acceptance {
+  ok: true;
+  body: unknown;
+  era: Era;
+  result: Admitted;
+}
+
+/** The stage's verdict on one POST. */
+export type Admission = Acceptance | Refusal;
+
+/** The words of every refusal but an invalid message's (which the validator writes): one place, every face. */
+export const REFUSAL_MESSAGES = {
+  mediaType: "Unsupported Media Type: Content-Type must be application/json",
+  tooLarge: (maxBodyBytes: number) => `Payload Too Large: the body exceeds the limit of ${maxBodyBytes} bytes`,
+  // Fixed: a parser's message quotes the body, and the answer must not reflect it.
+  parse: "Parse error: the body is not valid JSON",
+  tooDeep: (maxDepth: number) => `Invalid Request: the body nests arrays and objects deeper than the limit of ${maxDepth} levels`,
+} as const;
+
+function refusal(status: RefusalStatus, reason: RejectReason, code: number, message: string, id: JsonRpcId = null): Refusal {
+  return { ok: false, status, reason, response: errorResponse(id, code, message), era: undefined, kind: undefined };
+}
+
+/** `415`: the media type is not JSON (a missing one included). */
+export const unsupportedMediaType = (): Refusal => refusal(415, "unsupported-media-type", INVALID_REQUEST, REFUSAL_MESSAGES.mediaType);
+/** `413`: the body (declared or streamed) exceeds `maxBodyBytes`. */
+export const bodyTooLarge = (maxBodyBytes: number): Refusal =>
+  refusal(413, "body-too-large", INVALID_REQUEST, REFUSAL_MESSAGES.tooLarge(maxBodyBytes));
+/** `400`/-32700: the bytes are not UTF-8 or not JSON. */
+export const parseError = (): Refusal => refusal(400, "parse-error", PARSE_ERROR, REFUSAL_MESSAGES.parse);
+/** `400`/-32600: the body nests deeper than `maxDepth`; the id is kept when the client's may be echoed. */
+export const nestedTooDeeply = (maxDepth: number, id: JsonRpcId): Refusal =>
+  refusal(400, "nested-too-deeply", INVALID_REQUEST, REFUSAL_MESSAGES.tooDeep(maxDepth), id);
+
+/**
+ * Whether a `Content-Type` value names JSON: `application/json`, parameters allowed, a `charset` only if UTF-8
+ * (RFC 8259 §8.1 makes UTF-8 the only encoding of JSON between systems).
+ */
+export function isJsonMediaType(value: string | null | undefined): boolean {
+  if (!value || value.includes(",")) return false;
+  const [essence = "", ...parameters] = value.split(";");
+  if (essence.trim().toLowerCase() !== "application/json") return false;
+  for (const parameter of parameters) {
+    const eq = parameter.indexOf("=");
+    if (eq < 0) continue;
+    if (parameter.slice(0, eq).trim().toLowerCase() !== "charset") continue;
+    const charset = parameter
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, "$1")
+      .toLowerCase();
+    if (charset !== "utf-8" && charset !== "utf8") return false;
+  }
+  return true;
+}
+
+/**
+ * The `415` for a media type that is not JSON, or `undefined`. A missing Content-Type is refused too: MCP clients
+ * always send application/json, and the official SDK's transport answers such a POST 415 anyway.
+ */
+export function checkMediaType(contentType: string | null | undefined): Refusal | undefined {
+  return isJsonMediaType(contentType) ? undefined : unsupportedMediaType();
+}
+
+/** Where a body's bytes come from: read lazily, only once the header checks have passed. */
+export type ByteSource = () => AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
+/**
+ * Reads at most `limit` bytes: `undefined` as soon as the body turns out longer, so a large body is
+ * never held whole.
+ */
+export async function readLimited(
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  limit: number,
+): Promise<Uint8Array | undefined> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    size += chunk.byteLength;
+    if (size > limit) return undefined;
+    parts.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * The body's bytes, or the `413`: first by the declared `Content-Length` (one that is no number is ignored), then
+ * by what streams in, read no further than `maxBodyBytes`.
+ */
+export async function readBody(
+  source: ByteSource,
+  { maxBodyBytes }: Pick<AdmissionSettings, "maxBodyBytes">,
+  declaredLength?: string | number | null,
+): Promise<{ ok: true; bytes: Uint8Array } | Refusal> {
+  if (Number(declaredLength ?? Number.NaN) > maxBodyBytes) return bodyTooLarge(maxBodyBytes);
+  const bytes = await readLimited(source(), maxBodyBytes);
+  return bytes ? { ok: true, bytes } : bodyTooLarge(maxBodyBytes);
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Strict UTF-8, then JSON: the parsed value, or the `400`/-32700. */
+export function parseBody(bytes: Uint8Array, { maxDepth }: Pick<AdmissionSettings, "maxDepth">): { ok: true; body: unknown } | Refusal {
+  try {
+    return { ok: true, body: JSON.parse(utf8.decode(bytes)) };
+  } catch (error) {
+    // A parser that recurses (V8's does not) runs out of stack on deep bodies: that is the nesting bound's answer.
+    if (error instanceof RangeError) return nestedTooDeeply(maxDepth, null);
+    return parseError();
+  }
+}
+
+/** What judging a parsed body needs beside it: its era (or how to find it) and the request's `MCP-Protocol-Version`. */
+export interface JudgeContext {
+  /** A lane, or a function of the body (run only once the body is within the nesting bound); `undefined` is legacy. */
+  era: Era | ((body: unknown) => Era | undefined);
+  protocolVersion?: string | null | undefined;
+}
+
+/**
+ * A parsed body: the nesting bound first (before anything recursive sees it: the era callback, the validators, the
+ * next handler's re-serialization), then the era, then `validateMcpRequest` in that era.
+ */
+export function judgeBody(body: unknown, { era, protocolVersion }: JudgeContext, settings: AdmissionSettings): Admission {
+  if (exceedsDepth(body, settings.maxDepth)) return nestedTooDeeply(settings.maxDepth, answerId(body));
+  const lane = (typeof era === "function" ? era(body) : era) ?? "legacy";
+  const result = validateMcpRequest(body, lane, { ...settings.validate, protocolVersion });
+  if (result.outcome === "reject") {
+    const { status, response, kind, definition, revision } = result;
+    const refused: Refusal = { ok: false, status, reason: "invalid-message", response, era: lane, kind, definition };
+    if (revision !== undefined) refused.revision = revision;
+    return refused;
+  }
+  return { ok: true, body, era: lane, result };
+}
+
+/** The parts of an HTTP POST the stage looks at, whatever the host. */
+export interface Exchange extends JudgeContext {
+  contentType: string | null | undefined;
+  contentLength?: string | null | undefined;
+  /** The body when the host has parsed it already (e.g. `express.json()`): then no size limit or parse error applies. */
+  parsed?: { body: unknown };
+  /** The body's bytes, read only after the header checks pass. */
+  chunks: ByteSource;
+}
+
+/** The whole stage for one POST, after the method check: media type, size, UTF-8 and JSON, nesting, era, validation. */
+export async function admit(exchange: Exchange, settings: AdmissionSettings): Promise<Admission> {
+  const wrongType = checkMediaType(exchange.contentType);
+  if (wrongType) return wrongType;
+  let body: unknown;
+  if (exchange.parsed) {
+    body = exchange.parsed.body;
+  } else {
+    const read = await readBody(exchange.chunks, settings, exchange.contentLength);
+    if (!read.ok) return read;
+    const parsed = parseBody(read.bytes, settings);
+    if (!parsed.ok) return parsed;
+    body = parsed.body;
+  }
+  return judgeBody(body, exchange, settings);
+}
+
+/** Reports a refusal to a face's `onReject`, once; a hook that throws does not turn an answered request into a failed one. */
+export function reportRefusal(
+  onReject: ((info: RejectInfo) => void) | undefined,
+  { ok: _ok, definition: _definition, revision: _revision, ...info }: Refusal,
+): void {
+  try {
+    onReject?.(info);
+  } catch {
+    // A logging hook must not break the answer.
+  }
+}
+
+/**
+ * Reports a legacy message the params check found wanting to a face's `onLegacyReport` (`legacyChecks: "report"`),
+ * with what `onReject` would have received; the message itself was admitted. A hook that throws changes nothing.
+ */
+export function reportLegacy(onLegacyReport: ((info: RejectInfo) => void) | undefined, admission: Acceptance): void {
+  const reported = admission.result.outcome === "pass" ? admission.result.reported : undefined;
+  if (!reported || !onLegacyReport) return;
+  try {
+    onLegacyReport({
+      status: reported.status,
+      reason: "invalid-message",
+      response: reported.response,
+      era: admission.era,
+      kind: admission.result.kind,
+    });
+  } catch {
+    // A logging hook must not break a request that goes on.
+  }
+}
+
+/**
+ * Whether an admitted body is a modern notification, which the gates answer `202` with no body whatever it holds
+ * (JSON-RPC forbids an error answer to a notification; the SDK answers an accepted one so).
+ */
+export function isAcceptedNotification(result: Admitted): boolean {
+  // Only a bypass has a reason.
+  return (result as { reason?: unknown }).reason === "modern-notification";
+}

@@ -1,0 +1,153 @@
+/**
+ * @module options: every face's options, checked once when the face is built. A bad value throws `WymcpOptionError`
+ * naming the option and the value's type; no limit is ever silently switched off (every comparison with `NaN` is false,
+ * so an unchecked `maxBodyBytes: NaN` would let any body through).
+ */
+import { DEFAULT_MAX_DEPTH } from "./depth.js";
+import type { AdmissionSettings, RejectInfo } from "./admission.js";
+import { classifyEra, type Era, type HeadersLike } from "./era.js";
+import { DEFAULT_LEGACY_CHECKS, LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
+import { WymcpOptionError } from "./option-error.js";
+
+export { DEFAULT_MAX_DEPTH, WymcpOptionError };
+
+/** Default largest body read, in bytes (4 MiB, the official SDK's own default). */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** The value as the error message shows it: its type, and a number or a short string itself (never an object's content). */
+export function describeValue(value: unknown): string {
+  if (typeof value === "number") return `${String(value)} (a number)`;
+  if (typeof value === "string") return `${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)} (a string)`;
+  if (value === null) return "null";
+  return Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/**
+ * A positive whole number (a safe integer ≥ 1), or `Infinity` when `infinity` allows it; `undefined` gives `fallback`.
+ * @example positiveInteger("maxDepth", 32, 64, { infinity: true }) === 32
+ */
+export function positiveInteger(name: string, value: unknown, fallback: number, { infinity = false } = {}): number {
+  if (value === undefined) return fallback;
+  if (typeof value === "number" && ((Number.isSafeInteger(value) && value >= 1) || (infinity && value === Number.POSITIVE_INFINITY)))
+    return value;
+  throw new WymcpOptionError(name, `${name} must be a positive integer${infinity ? " or Infinity" : ""}, not ${describeValue(value)}`);
+}
+
+/** A callback option: a function or `undefined`. */
+export function optionalFunction<F>(name: string, value: unknown): F | undefined {
+  if (value === undefined || typeof value === "function") return value as F | undefined;
+  throw new WymcpOptionError(name, `${name} must be a function, not ${describeValue(value)}`);
+}
+
+/** The `era` option of every face: a fixed lane, or a function of the request and the parsed body (`undefined`: legacy). */
+export type EraOption<R> = Era | ((request: R, body: unknown) => Era | undefined);
+
+/**
+ * The era of each POST: the option as given, or by default the SDK's own routing (`classifyEra` on the request's
+ * headers and the body), which every face shares; a request with no signal is legacy either way.
+ */
+export function eraOption<R>(
+  value: unknown,
+  headersOf: (request: R) => HeadersLike | undefined,
+): (request: R, body: unknown) => Era | undefined {
+  if (value === undefined) return (request, body) => classifyEra(headersOf(request), body).era;
+  if (typeof value === "function") return value as (request: R, body: unknown) => Era | undefined;
+  if (value === "legacy" || value === "modern") return () => value;
+  throw new WymcpOptionError("era", `era must be "legacy", "modern" or a function, not ${describeValue(value)}`);
+}
+
+/** The `legacyChecks` option: one of its three names; `undefined` gives the default, `"params"`. */
+export function legacyChecksOption(value: unknown): LegacyChecks {
+  if (value === undefined) return DEFAULT_LEGACY_CHECKS;
+  if ((LEGACY_CHECKS as readonly unknown[]).includes(value)) return value as LegacyChecks;
+  const names = LEGACY_CHECKS.map((name) => JSON.stringify(name)).join(", ");
+  throw new WymcpOptionError("legacyChecks", `legacyChecks must be one of ${names}, not ${describeValue(value)}`);
+}
+
+/** The limits every face takes, as a user writes them. */
+export interface LimitOptions {
+  /** Largest body accepted, in bytes; a larger one is answered `413`. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * Deepest nesting of arrays and objects accepted (`{}` is 1); a deeper body is answered `400`. `Infinity` turns the
+   * bound off. Default 64.
+   */
+  maxDepth?: number;
+}
+
+/** The limits, checked: `maxBodyBytes` a positive integer, `maxDepth` a positive integer or `Infinity`. */
+export function resolveLimits({ maxBodyBytes, maxDepth }: LimitOptions): AdmissionSettings {
+  return {
+    maxBodyBytes: positiveInteger("maxBodyBytes", maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    maxDepth: positiveInteger("maxDepth", maxDepth, DEFAULT_MAX_DEPTH, { infinity: true }),
+  };
+}
+
+/** The options every face takes; `R` is the face's request (a Node request, a Fetch `Request`). */
+export interface GateOptions<R> extends LimitOptions {
+  /**
+   * A fixed lane (`"modern"` for a `legacy: "reject"` handler) or a function of the request and parsed body. Default:
+   * the SDK's routing (`classifyEra`).
+   */
+  era?: EraOption<R>;
+  /** Called once per refused request, for logging or metrics, with nothing of the body; a throw is ignored. */
+  onReject?: (info: RejectInfo) => void;
+  /**
+   * What the legacy lane checks: `"params"` (default) the framing and a known method's params against the revision
+   * the request names, `"report"` the same but a params failure is passed on and given to `onLegacyReport`,
+   * `"framing"` the JSON-RPC framing alone.
+   */
+  legacyChecks?: LegacyChecks;
+  /** With `legacyChecks: "report"`: called once per legacy message whose params fail, with what `onReject` would have received. */
+  onLegacyReport?: (info: RejectInfo) => void;
+}
+
+/** A face's options, checked and with their defaults. */
+export interface ResolvedOptions<R> {
+  settings: AdmissionSettings;
+  era: (request: R, body: unknown) => Era | undefined;
+  onReject: ((info: RejectInfo) => void) | undefined;
+  onLegacyReport: ((info: RejectInfo) => void) | undefined;
+}
+
+/**
+ * Checks a face's options once, when it is built: the limits, the era, the hooks, and that every key is one the face
+ * knows (a misspelt `maxBodyByte` would otherwise leave the default limit in place without a word).
+ * `known` lists the face's own options beyond `GateOptions`; `headersOf` reads a request's headers for the default era.
+ */
+export function resolveOptions<R>(
+  options: unknown,
+  known: readonly string[],
+  headersOf: (request: R) => HeadersLike | undefined,
+): ResolvedOptions<R> {
+  if (options === undefined) options = {};
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new WymcpOptionError("options", `the options must be an object, not ${describeValue(options)}`);
+  const given = options as GateOptions<R> & Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    if (!GATE_OPTION_KEYS.includes(key) && !known.includes(key)) {
+      const names = [...GATE_OPTION_KEYS, ...known].join(", ");
+      throw new WymcpOptionError(key, `unknown option ${JSON.stringify(key)}; this face takes ${names}`);
+    }
+  }
+  return {
+    settings: { ...resolveLimits(given), validate: { legacyChecks: legacyChecksOption(given.legacyChecks) } },
+    era: eraOption(given.era, headersOf),
+    onReject: optionalFunction("onReject", given.onReject),
+    onLegacyReport: optionalFunction("onLegacyReport", given.onLegacyReport),
+  };
+}
+
+const GATE_OPTION_KEYS: readonly string[] = ["maxBodyBytes", "maxDepth", "era", "onReject", "legacyChecks", "onLegacyReport"];
+
+/**
+ * The era of a request with no body to judge (a GET stream in report mode): the option's for no body, legacy when it
+ * gives none or throws (nothing is refused on a stream, so a broken callback must not break it).
+ */
+export function eraWithoutBody<R>(era: (request: R, body: unknown) => Era | undefined, request: R): Era {
+  try {
+    return era(request, undefined) ?? "legacy";
+  } catch {
+    return "legacy";
+  }
+}

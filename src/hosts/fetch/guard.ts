@@ -1,0 +1,144 @@
+/**
+ * @module guard: `wymcpFetch`, the admission stage for Fetch API hosts (Hono, Workers, Deno, Bun): `Request` in, the
+ * refusal's `Response` out, or `undefined` to go on; and the Fetch exchange `gateFetch` shares with it.
+ */
+import { admit, type Admission, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
+import type { Era } from "../../core/era.js";
+import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody } from "../../core/options.js";
+import { createTap, type OutboundOptions, reportSettings } from "../../outbound/tap.js";
+
+/** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */
+export interface FetchOptions extends GateOptions<Request>, OutboundOptions {}
+
+/** What `wymcpFetch` returns: the gate, and `report` for the next handler's `Response`. */
+export interface FetchGuard {
+  (request: Request): Promise<Response | undefined>;
+  /**
+   * In report mode, the response to send instead of `response`: same status, headers and bytes, its body
+   * read through a tap that checks every JSON-RPC message in it. Otherwise `response` itself.
+   */
+  report(request: Request, response: Response): Response;
+}
+
+/** What `wymcpOf` returns for an admitted POST: era, outcome, and the body already parsed. */
+export interface FetchWymcpInfo extends WymcpInfo {
+  body: unknown;
+}
+
+// Keyed by the Request itself, so the entry lives exactly as long as the request does.
+const admitted = new WeakMap<Request, FetchWymcpInfo>();
+
+/** The era, outcome and parsed body of a request `wymcpFetch` handed on; `undefined` for any other. */
+export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
+  return admitted.get(request);
+}
+
+/** The Fetch faces' options, checked once. */
+export interface FetchFace extends ResolvedOptions<Request> {
+  report: ReturnType<typeof reportSettings>;
+}
+
+const FETCH_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation"] as const;
+
+/** Checks a Fetch face's options; `extra` names the options the face itself takes beyond `FetchOptions`. */
+export function resolveFetchFace(options: unknown, extra: readonly string[] = []): FetchFace {
+  const resolved = resolveOptions<Request>(options, [...FETCH_OPTIONS, ...extra], (request) => request.headers);
+  return { ...resolved, report: reportSettings((options ?? {}) as OutboundOptions) };
+}
+
+/**
+ * The admission stage on a `Request`. `read` says whether the body is read from a clone (the original left for the
+ * next handler) or from the request itself (gateFetch hands the parsed body on instead).
+ */
+export async function admitRequest(request: Request, face: FetchFace, read: "clone" | "own"): Promise<Admission> {
+  const verdict = await admit(
+    {
+      contentType: request.headers.get("content-type"),
+      contentLength: request.headers.get("content-length"),
+      protocolVersion: request.headers.get("mcp-protocol-version"),
+      chunks: () => chunksOf(read === "clone" ? request.clone().body : request.body),
+      era: (body) => face.era(request, body),
+    },
+    face.settings,
+  );
+  // An admitted legacy message the params check found wanting is reported (`legacyChecks: "report"`).
+  if (verdict.ok) reportLegacy(face.onLegacyReport, verdict);
+  return verdict;
+}
+
+/** A refusal as a `Response` (after telling `onReject`). */
+export function refusalResponse(refusal: Refusal, face: FetchFace): Response {
+  reportRefusal(face.onReject, refusal);
+  return new Response(JSON.stringify(refusal.response), { status: refusal.status, headers: { "Content-Type": "application/json" } });
+}
+
+/**
+ * Report mode: the response passes through unchanged, chunk by chunk; each chunk is tapped after it is handed on. A
+ * legacy exchange is judged by the revision of the request's `MCP-Protocol-Version` (as inbound).
+ */
+export function reported(face: FetchFace, era: Era, requestBody: unknown, response: Response, request: Request): Response {
+  if (!face.report || !response.body) return response;
+  const header = (name: string) => response.headers.get(name);
+  const tap = createTap(era, requestBody, header, face.report, undefined, request.headers.get("mcp-protocol-version"));
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        controller.enqueue(chunk);
+        quietly(() => tap.push(chunk));
+      },
+      flush() {
+        quietly(() => tap.end());
+      },
+    }),
+  );
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/**
+ * Validates POSTed MCP messages; resolves to the answer for a rejected one, or to `undefined` with the
+ * request's body left unread for the next handler.
+ * @example const guard = wymcpFetch(); return (await guard(request)) ?? handler.fetch(request);
+ * @example report mode: return (await guard(request)) ?? guard.report(request, await handler.fetch(request));
+ */
+export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
+  const face = resolveFetchFace(options);
+  const report = (request: Request, response: Response): Response => {
+    const info = admitted.get(request);
+    return reported(face, info?.era ?? eraWithoutBody(face.era, request), info?.body, response, request);
+  };
+  return Object.assign(
+    async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
+      if (request.method !== "POST") return undefined;
+      const verdict = await admitRequest(request, face, "clone");
+      if (!verdict.ok) return refusalResponse(verdict, face);
+      admitted.set(request, { era: verdict.era, result: verdict.result, body: verdict.body });
+      return undefined;
+    },
+    { report },
+  );
+}
+
+/** A tap failure must not error the stream: the client would see a broken response the handler never sent. */
+function quietly(tap: () => void): void {
+  try {
+    tap();
+  } catch {
+    // The chunk has already been handed on.
+  }
+}
+
+async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {
+  if (!body) return;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    // Past the limit this stops the clone's branch from pulling more. Not awaited: cancelling one branch
+    // of a tee settles only once the other branch (the original, left for the next handler) is cancelled too.
+    reader.cancel().catch(() => undefined);
+  }
+}

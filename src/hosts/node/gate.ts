@@ -1,0 +1,66 @@
+/**
+ * @module gate: `gateNode`, wymcp in front of the official SDK on Node `http`, Connect and Express in one call. It owns
+ * what hosts used to copy: the era, the modern-notification 202, handing the parsed body to the SDK's `fetch`,
+ * streaming the answer back, the caller's identity (`req.auth`), and an error of the handler (`onError`).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type Admission, isAcceptedNotification } from "../../core/admission.js";
+import { internalErrorResponse } from "../../core/envelope.js";
+import { eraWithoutBody } from "../../core/options.js";
+import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
+import type { McpFetchHandler } from "../shared/sdk-handler.js";
+import { admitNode, type NextFunction, type NodeOptions, refuse, resolveNodeFace } from "./guard.js";
+import { tapResponse } from "./report.js";
+import { serveFetch, serveParsed } from "./serve.js";
+
+/** Options of `gateNode`: those of `wymcpNode`, and what to do with an error of the handler. */
+export interface GateNodeOptions extends NodeOptions {
+  /**
+   * Called once per error thrown by `handler.fetch` (or by an `era` callback), before the `500`/-32603 answer (or,
+   * as Express middleware, before `next(error)`). Without it, a plain listener logs the error with `console.error`.
+   */
+  onError?: OnError<IncomingMessage>;
+}
+
+/** A Node request listener that is also Connect/Express middleware: with `next`, a handler error goes to `next(error)`. */
+export type GateNodeListener = (req: IncomingMessage, res: ServerResponse, next?: NextFunction) => void;
+
+/**
+ * The SDK's handler behind the gate, for Node: POSTs are validated, and what passes reaches `handler.fetch` with the
+ * body wymcp parsed and `req.auth` as `authInfo`; other methods go straight through.
+ * @example http.createServer(gateNode(createMcpHandler(buildServer))).listen(3000);
+ * @example app.all("/mcp", requireBearerAuth({ verifier }), gateNode(handler));
+ */
+export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNodeOptions = {}): GateNodeListener {
+  const face = resolveNodeFace(options, ["onError"]);
+  const onError = onErrorOption<IncomingMessage>(options.onError);
+  return function gateNodeListener(req, res, next) {
+    const hasNext = typeof next === "function";
+    let body: unknown;
+    const fail = (error: unknown) => {
+      reportHandlerError(onError, error, req, hasNext);
+      if (hasNext) return next(error);
+      if (res.headersSent) return void res.end();
+      res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify(internalErrorResponse(body)));
+    };
+    if (req.method !== "POST") {
+      // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
+      if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
+      return void serveFetch(handler, req, res).catch(fail);
+    }
+    admitNode(req, face).then(
+      (verdict: Admission) => {
+        if (!verdict.ok) return refuse(req, res, verdict, face);
+        body = verdict.body;
+        if (isAcceptedNotification(verdict.result)) return void res.writeHead(202).end();
+        if (face.report) tapResponse(res, verdict.era, verdict.body, face.report);
+        serveParsed(handler, req, res, verdict.body).catch(fail);
+      },
+      (error: unknown) => {
+        // A body cut off mid-read means the client has gone: no one is left to answer.
+        if (!req.complete) return void req.destroy();
+        fail(error);
+      },
+    );
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * @module guard: `wymcpNode`, the admission stage as Connect/Express middleware over a raw request stream or a body an
+ * earlier middleware (`express.json()`) has parsed, and the Node exchange `gateNode` shares with it.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { admit, type Admission, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
+import { type GateOptions, positiveInteger, type ResolvedOptions, resolveOptions, eraWithoutBody } from "../../core/options.js";
+import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
+import { answer, DISCARD_TIMEOUT_MS } from "./answer.js";
+import { type Report, tapResponse } from "./report.js";
+
+declare module "http" {
+  interface IncomingMessage {
+    /** Set by `wymcpNode` on a POST it handed on: the era it judged in and the outcome. */
+    wymcp?: WymcpInfo;
+  }
+}
+
+/** Options of `wymcpNode`; `era` receives the Node request and the parsed body (`undefined` on a GET in report mode). */
+export interface NodeOptions extends GateOptions<IncomingMessage>, OutboundOptions {
+  /** Longest time the rest of a refused body is read and thrown away before the connection is cut (ms). Default 5,000. */
+  discardTimeoutMs?: number;
+}
+
+/** Connect's `next`: called with no argument to hand the request on, with an error when an option callback threw. */
+export type NextFunction = (error?: unknown) => void;
+
+/** The Node faces' options, checked once. */
+export interface NodeFace extends ResolvedOptions<IncomingMessage> {
+  report: Report | undefined;
+  discardTimeoutMs: number;
+}
+
+const NODE_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "discardTimeoutMs"] as const;
+
+/** Checks a Node face's options; `extra` names the options the face itself takes beyond `NodeOptions`. */
+export function resolveNodeFace(options: unknown, extra: readonly string[] = []): NodeFace {
+  const resolved = resolveOptions<IncomingMessage>(options, [...NODE_OPTIONS, ...extra], (req) => req.headers);
+  const given = (options ?? {}) as NodeOptions;
+  return {
+    ...resolved,
+    report: reportSettings(given),
+    discardTimeoutMs: positiveInteger("discardTimeoutMs", given.discardTimeoutMs, DISCARD_TIMEOUT_MS),
+  };
+}
+
+/**
+ * The admission stage on a Node request: `req.body` when a parser set it (then no size limit or parse error applies),
+ * else the stream, read no further than the limit. Rejects only when an `era` callback throws or the stream fails.
+ * An admitted legacy message the params check found wanting is reported (`legacyChecks: "report"`).
+ */
+export async function admitNode(req: IncomingMessage, face: NodeFace): Promise<Admission> {
+  const parsed = (req as { body?: unknown }).body;
+  const verdict = await admit(
+    {
+      contentType: req.headers["content-type"],
+      contentLength: req.headers["content-length"],
+      protocolVersion: firstValue(req.headers["mcp-protocol-version"]),
+      parsed: parsed === undefined ? undefined : { body: parsed },
+      // Stopping at the limit must leave the socket open for the 413.
+      chunks: () => req.iterator({ destroyOnReturn: false }),
+      era: (body) => face.era(req, body),
+    },
+    face.settings,
+  );
+  if (verdict.ok) reportLegacy(face.onLegacyReport, verdict);
+  return verdict;
+}
+
+/** Answers a refusal (after telling `onReject`). */
+export function refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal, face: NodeFace): void {
+  reportRefusal(face.onReject, refusal);
+  answer(req, res, refusal, face.discardTimeoutMs);
+}
+
+/**
+ * Validates POSTed MCP messages before `next()`; answers what it rejects (400, 413, 415) itself. What it hands on
+ * carries the parsed body as `req.body` (unless a parser set one) and the verdict as `req.wymcp`.
+ * @example http.createServer((req, res) => guard(req, res, () => void serveFetch(handler, req, res))) // or gateNode(handler)
+ */
+export function wymcpNode(options: NodeOptions = {}) {
+  const face = resolveNodeFace(options);
+  return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
+    if (req.method !== "POST") {
+      // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
+      if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
+      return next();
+    }
+    const host = req as IncomingMessage & { body?: unknown };
+    const parsedBefore = host.body !== undefined;
+    let verdict: Admission;
+    try {
+      verdict = await admitNode(req, face);
+    } catch (error) {
+      // A body cut off mid-read means the client has gone: no one is left to answer.
+      if (!req.complete) return void req.destroy();
+      // Anything else is a bug (e.g. in the era callback): Connect's convention hands it to next(error).
+      return next(error);
+    }
+    if (!verdict.ok) return refuse(req, res, verdict, face);
+    if (!parsedBefore) host.body = verdict.body;
+    req.wymcp = { era: verdict.era, result: verdict.result };
+    if (face.report) tapResponse(res, verdict.era, verdict.body, face.report);
+    next();
+  };
+}
+
+function firstValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

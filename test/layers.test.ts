@@ -1,0 +1,125 @@
+/**
+ * The layers of src/ point down, with no import circle (scripts/check-layers.ts, run by `npm run lint`): the repository
+ * keeps every rule, and the checker finds each kind of breach in a tree made to break it.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, describe, test } from "node:test";
+import { circles, importGraph, layerProblems } from "../scripts/check-layers.js";
+import { repoRoot } from "./support/spec.js";
+
+const temps: string[] = [];
+after(() => temps.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** A tree of `files` (path → source) in a temporary folder. */
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "wymcp-layers-"));
+  temps.push(dir);
+  for (const [path, code] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), code);
+  }
+  return dir;
+}
+
+test("the repository keeps every rule: no circle in src/, layers pointing down, scripts/ free of test/", () => {
+  assert.deepEqual(layerProblems(repoRoot), []);
+});
+
+test("the graph sees imports, re-exports, type-only imports and dynamic import()", () => {
+  const dir = tree({
+    "src/core/a.ts": 'import { b } from "./b.js";\nexport type { C } from "./c.js";\nexport const x = () => import("./d.js");\n',
+    "src/core/b.ts": 'import type { C } from "./c.js";\nexport const b = 1;\n',
+    "src/core/c.ts": "export type C = 1;\n",
+    "src/core/d.ts": "export {};\n",
+  });
+  const edges = importGraph(dir).map((e) => `${e.from} → ${e.to}${e.typeOnly ? " (type)" : ""}`);
+  assert.deepEqual(edges.sort(), [
+    "src/core/a.ts → src/core/b.ts",
+    "src/core/a.ts → src/core/c.ts (type)",
+    "src/core/a.ts → src/core/d.ts",
+    "src/core/b.ts → src/core/c.ts (type)",
+  ]);
+});
+
+describe("each breach is named", () => {
+  const cases: Array<[string, Record<string, string>, RegExp]> = [
+    [
+      "an import circle in src/, even through a type",
+      { "src/hosts/node/a.ts": 'import { b } from "./b.js";\n', "src/hosts/node/b.ts": 'import type { A } from "./a.js";\n' },
+      /^import circle: src\/hosts\/node\/a\.ts → src\/hosts\/node\/b\.ts$/,
+    ],
+    ["src/ importing scripts/", { "src/cli/x.ts": 'import "../../scripts/y.js";\n', "scripts/y.ts": "" }, /src\/ never imports scripts\//],
+    ["src/ importing test/", { "src/core/x.ts": 'import "../../test/y.js";\n', "test/y.ts": "" }, /src\/ never imports test\//],
+    ["scripts/ importing test/", { "scripts/x.ts": 'import "../test/y.js";\n', "test/y.ts": "" }, /scripts\/ never imports test\//],
+    ["core/ importing hosts/", { "src/core/x.ts": 'import "../hosts/y.js";\n', "src/hosts/y.ts": "" }, /core\/ may not import hosts\//],
+    ["core/ importing cli/", { "src/core/x.ts": 'import "../cli/y.js";\n', "src/cli/y.ts": "" }, /core\/ may not import cli\//],
+    [
+      "core/ importing outbound/",
+      { "src/core/x.ts": 'import "../outbound/y.js";\n', "src/outbound/y.ts": "" },
+      /core\/ may not import outbound\//,
+    ],
+    [
+      "core/ importing node:*",
+      { "src/core/x.ts": 'import { readFileSync } from "node:fs";\n' },
+      /core\/ imports only core\/ and generated\//,
+    ],
+    ["core/ importing a package", { "src/core/x.ts": 'import ajv from "ajv";\n' }, /core\/ imports only core\/ and generated\//],
+    [
+      "outbound/ importing hosts/",
+      { "src/outbound/x.ts": 'import type { T } from "../hosts/y.js";\n', "src/hosts/y.ts": "" },
+      /outbound\/ may not import hosts\//,
+    ],
+    [
+      "the core entry importing a host",
+      { "src/index.ts": 'export type { T } from "./hosts/y.js";\n', "src/hosts/y.ts": "" },
+      /core-entry\/ may not import hosts\//,
+    ],
+    [
+      "one host's folder importing another's",
+      { "src/hosts/node/x.ts": 'import "../fetch/y.js";\n', "src/hosts/fetch/y.ts": "" },
+      /one host's folder never imports another's/,
+    ],
+    [
+      "a host's index.ts that does more than re-export",
+      { "src/hosts/node/index.ts": 'export { a } from "./a.js";\nexport const b = 1;\n', "src/hosts/node/a.ts": "export const a = 1;\n" },
+      /src\/hosts\/node\/index\.ts: a host's index\.ts only re-exports \(line 2\)/,
+    ],
+  ];
+  for (const [name, files, want] of cases) {
+    test(name, () => {
+      const problems = layerProblems(tree(files));
+      assert.ok(
+        problems.some((p) => want.test(p)),
+        problems.join("\n") || "no problem found",
+      );
+    });
+  }
+
+  test("what the layers allow is no breach: a host on core/ and outbound/, the CLI on everything below it", () => {
+    const problems = layerProblems(
+      tree({
+        "src/core/a.ts": 'import "../../generated/x.js";\n',
+        "src/outbound/b.ts": 'import "../core/a.js";\n',
+        "src/hosts/shared/c.ts": 'import "../../core/a.js";\n',
+        "src/hosts/node/d.ts": 'import "../shared/c.js";\nimport "../../outbound/b.js";\nimport "node:http";\n',
+        "src/hosts/node/index.ts": 'export * from "./d.js";\n',
+        "src/codegen/e.ts": 'import "../core/a.js";\nimport "ajv";\n',
+        "src/cli/f.ts": 'import "../hosts/node/index.js";\nimport "../codegen/e.js";\n',
+        "scripts/g.ts": 'import "../src/cli/f.js";\n',
+        "test/h.ts": 'import "../scripts/g.js";\n',
+      }),
+    );
+    assert.deepEqual(problems, []);
+  });
+});
+
+test("circles() finds every strongly connected component once, and a file importing itself", () => {
+  const edge = (from: string, to: string) => ({ from, to, typeOnly: false });
+  assert.deepEqual(circles([edge("a", "b"), edge("b", "c"), edge("c", "a"), edge("c", "d"), edge("e", "e"), edge("f", "g")]), [
+    ["a", "b", "c"],
+    ["e"],
+  ]);
+});

@@ -1,0 +1,197 @@
+/**
+ * Options fail closed: every face checks its options once, when it is built, and a bad one throws WymcpOptionError
+ * naming the option and the value's type. Before, `maxBodyBytes: NaN` or `"1mb"` switched the size check off (every
+ * comparison with NaN is false), and the guards judged everything legacy when `era` was left out.
+ */
+import assert from "node:assert/strict";
+import "./support/built.js";
+import http from "node:http";
+import { describe, test } from "node:test";
+import { WymcpOptionError as CoreOptionError } from "wymcp";
+import { gateFetch, WymcpOptionError, wymcpFetch } from "wymcp/fetch";
+import { gateNode, WymcpOptionError as NodeOptionError, wymcpNode } from "wymcp/node";
+import { listening, rawPost } from "./support/gate-fixtures.js";
+import { MODERN_META } from "./support/messages.js";
+
+const handler = { fetch: async () => new Response(null, { status: 204 }) };
+
+/** Every face, built with `options`. */
+const FACES: Array<[string, (options: Record<string, unknown>) => unknown, readonly string[]]> = [
+  ["wymcpNode", (o) => wymcpNode(o as never), ["discardTimeoutMs"]],
+  ["gateNode", (o) => gateNode(handler, o as never), ["discardTimeoutMs", "onError"]],
+  ["wymcpFetch", (o) => wymcpFetch(o as never), []],
+  ["gateFetch", (o) => gateFetch(handler, o as never), ["onError", "authInfo"]],
+];
+
+/** [option, value, the words the message must hold] */
+const BAD: Array<[string, unknown, string]> = [
+  ["maxBodyBytes", Number.NaN, "maxBodyBytes must be a positive integer, not NaN (a number)"],
+  ["maxBodyBytes", "1mb", 'maxBodyBytes must be a positive integer, not "1mb" (a string)'],
+  ["maxBodyBytes", 0, "maxBodyBytes must be a positive integer, not 0 (a number)"],
+  ["maxBodyBytes", -1, "not -1 (a number)"],
+  ["maxBodyBytes", 1.5, "not 1.5 (a number)"],
+  ["maxBodyBytes", Number.POSITIVE_INFINITY, "maxBodyBytes must be a positive integer, not Infinity (a number)"],
+  ["maxBodyBytes", null, "not null"],
+  ["maxBodyBytes", 2 ** 53, "not 9007199254740992 (a number)"],
+  ["maxDepth", Number.NaN, "maxDepth must be a positive integer or Infinity, not NaN (a number)"],
+  ["maxDepth", "64", 'maxDepth must be a positive integer or Infinity, not "64" (a string)'],
+  ["era", "Modern", 'era must be "legacy", "modern" or a function, not "Modern" (a string)'],
+  ["era", 5, "not 5 (a number)"],
+  ["onReject", "console", "onReject must be a function, not"],
+  ["outbound", "loud", 'outbound must be "off" or "report", not "loud" (a string)'],
+  ["maxBodySize", 1024, 'unknown option "maxBodySize"'],
+];
+
+describe("every face refuses a bad option when it is built", () => {
+  for (const [face, build, own] of FACES) {
+    for (const [option, value, words] of BAD) {
+      test(`${face}({ ${option}: ${typeof value === "string" ? JSON.stringify(value) : String(value)} }) throws WymcpOptionError`, () => {
+        assert.throws(
+          () => build({ [option]: value }),
+          (error: unknown) => {
+            assert.ok(error instanceof WymcpOptionError, String(error));
+            assert.ok(error instanceof RangeError);
+            assert.equal(error.name, "WymcpOptionError");
+            assert.equal((error as WymcpOptionError).option, option);
+            assert.ok(error.message.startsWith("wymcp: "), error.message);
+            assert.ok(error.message.includes(words), `${error.message} should say ${words}`);
+            return true;
+          },
+        );
+      });
+    }
+    if (own.includes("discardTimeoutMs")) {
+      test(`${face}: discardTimeoutMs must be a positive integer (Infinity would fire setTimeout at once)`, () => {
+        for (const value of [Number.NaN, 0, "5s", Number.POSITIVE_INFINITY])
+          assert.throws(() => build({ discardTimeoutMs: value }), {
+            name: "WymcpOptionError",
+            message: /discardTimeoutMs must be a positive integer/,
+          });
+        assert.doesNotThrow(() => build({ discardTimeoutMs: 1 }));
+      });
+    }
+    for (const hook of own.filter((o) => o === "onError" || o === "authInfo")) {
+      test(`${face}: ${hook} must be a function`, () => {
+        assert.throws(() => build({ [hook]: "log" }), {
+          name: "WymcpOptionError",
+          message: new RegExp(`${hook} must be a function, not "log" \\(a string\\)`),
+        });
+      });
+    }
+    test(`${face}: options that are not an object are refused; valid ones and none at all are not`, () => {
+      assert.throws(() => build(5 as never), { name: "WymcpOptionError", message: /the options must be an object, not 5 \(a number\)/ });
+      assert.doesNotThrow(() => build({}));
+      assert.doesNotThrow(() => build({ maxBodyBytes: 1, maxDepth: Number.POSITIVE_INFINITY, era: "modern", onReject: () => undefined }));
+      if (face.startsWith("wymcp"))
+        assert.throws(() => build({ onError: () => undefined }), { name: "WymcpOptionError", message: /unknown option "onError"/ });
+    });
+  }
+
+  test("the message shows a number or a short string itself, and of anything else only its type", () => {
+    const message = (options: Record<string, unknown>) => {
+      try {
+        wymcpFetch(options as never);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "no error";
+    };
+    assert.equal(message({ maxBodyBytes: [1] }), "wymcp: maxBodyBytes must be a positive integer, not an array");
+    assert.equal(message({ maxBodyBytes: { bytes: 1 } }), "wymcp: maxBodyBytes must be a positive integer, not an object");
+    assert.equal(message({ maxBodyBytes: true }), "wymcp: maxBodyBytes must be a positive integer, not a boolean");
+    assert.equal(message({ maxDepth: () => 64 }), "wymcp: maxDepth must be a positive integer or Infinity, not a function");
+    assert.equal(message({ maxBodyBytes: 10n }), "wymcp: maxBodyBytes must be a positive integer, not a bigint");
+    assert.equal(
+      message({ maxBodyBytes: "x".repeat(100) }),
+      `wymcp: maxBodyBytes must be a positive integer, not "${"x".repeat(40)}…" (a string)`,
+    );
+    assert.equal(
+      message({ maxBodyBytes: "y".repeat(40) }),
+      `wymcp: maxBodyBytes must be a positive integer, not "${"y".repeat(40)}" (a string)`,
+    );
+  });
+
+  test("an unknown option is named with every option the face takes; one face's own option is unknown to another", () => {
+    assert.throws(() => wymcpFetch({ maxBodySize: 1 } as never), {
+      name: "WymcpOptionError",
+      message:
+        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, legacyChecks, onLegacyReport, outbound, outboundCheck, onOutboundViolation',
+    });
+    assert.throws(() => wymcpFetch({ discardTimeoutMs: 1 } as never), { message: /unknown option "discardTimeoutMs"/ });
+    assert.throws(() => gateNode(handler, { authInfo: () => undefined } as never), { message: /unknown option "authInfo"/ });
+    assert.doesNotThrow(() => gateFetch(handler, { authInfo: () => undefined, onError: () => undefined }));
+    assert.throws(() => wymcpNode([] as never), { message: "wymcp: the options must be an object, not an array" });
+    assert.throws(() => wymcpNode(null as never), { message: "wymcp: the options must be an object, not null" });
+  });
+
+  test("era takes either lane by name", async () => {
+    const call = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { _meta: MODERN_META, name: 5 } });
+    const post = () => new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: call });
+    assert.equal(await wymcpFetch({ era: "legacy", legacyChecks: "framing" })(post()), undefined, "framing only");
+    // The legacy lane's params checks (the default) judge it by 2025-03-26: a numeric name, answered 200/-32602.
+    assert.equal((await wymcpFetch({ era: "legacy" })(post()))?.status, 200);
+    assert.equal((await wymcpFetch({ era: "modern" })(post()))?.status, 400);
+  });
+
+  test("the error class is one: the core entry's, the Node entry's and the Fetch entry's are the same class", () => {
+    assert.equal(WymcpOptionError, CoreOptionError);
+    assert.equal(NodeOptionError, CoreOptionError);
+  });
+});
+
+describe("a limit is never silently off", () => {
+  test("wymcpFetch: maxBodyBytes NaN or '1mb' cannot be built, so a 10 MB body cannot pass through such a guard", async () => {
+    for (const maxBodyBytes of [Number.NaN, "1mb"])
+      assert.throws(() => wymcpFetch({ maxBodyBytes: maxBodyBytes as number }), WymcpOptionError);
+    // The default, by contrast, answers the 10 MB body 413.
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${"x".repeat(10 * 1024 * 1024)}"}}`;
+    const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body });
+    assert.equal((await wymcpFetch()(request))?.status, 413);
+  });
+});
+
+describe("every face defaults to the SDK's routing", () => {
+  const badModernCall = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { _meta: MODERN_META, name: 5 } });
+  const headers = { "content-type": "application/json", "mcp-protocol-version": "2026-07-28" };
+
+  test("wymcpFetch() without era: a modern tools/call with a numeric name is answered 400/-32602, not handed on", async () => {
+    const guard = wymcpFetch();
+    const answer = await guard(new Request("http://127.0.0.1/mcp", { method: "POST", headers, body: badModernCall }));
+    assert.equal(answer?.status, 400);
+    const json = (await answer!.json()) as { id: unknown; error: { code: number; data: { errors: Array<{ instancePath: string }> } } };
+    assert.deepEqual([json.id, json.error.code], [5, -32602]);
+    assert.ok(json.error.data.errors.some((e) => e.instancePath === "/params/name"));
+  });
+
+  test("wymcpNode() without era: the same call is answered 400/-32602 and next() is never called", async () => {
+    const guard = wymcpNode();
+    let handedOn = false;
+    const server = await listening(
+      http.createServer((req, res) => {
+        void guard(req, res, () => {
+          handedOn = true;
+          res.writeHead(200).end();
+        });
+      }),
+    );
+    try {
+      const answer = await rawPost(server.url, headers, badModernCall);
+      assert.equal(answer.status, 400);
+      assert.equal((JSON.parse(answer.text) as { error: { code: number } }).error.code, -32602);
+      assert.equal(handedOn, false);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a request with no signal is still legacy: with framing checks the same call without _meta or header passes", async () => {
+    const legacy = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: 5 } });
+    const request = () =>
+      new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: legacy });
+    assert.equal(await wymcpFetch({ legacyChecks: "framing" })(request()), undefined);
+    // With the params checks (the default), judged legacy by 2025-03-26's CallToolRequest, not as the modern call it lacks.
+    const answer = await wymcpFetch()(request());
+    assert.equal(answer?.status, 200);
+    assert.match(((await answer!.json()) as { error: { message: string } }).error.message, /CallToolRequest, revision 2025-03-26/);
+  });
+});
