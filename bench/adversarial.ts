@@ -9,6 +9,7 @@
 import { generate, largestN, type Target } from "../fuzz/adversarial/cases.js";
 import { DEFAULT_MAX_BODY_BYTES, headersFor, judgeCli, judgeParsed } from "../fuzz/adversarial/judge-path.js";
 import { formatRatio, spread, table, type Spread } from "./measure.js";
+import { longNamesSummary, longNamesTable, runLongNames, type LongNameResult, type LongNameSettings } from "./long-names.js";
 
 export interface AdversarialSettings {
   /** Items at the first step; n grows ×4 from here. */
@@ -22,6 +23,8 @@ export interface AdversarialSettings {
   /** A step whose single judgement is projected past this is not taken. */
   budgetMs: number;
   rounds: number;
+  /** The long-name family (bench/long-names.ts). */
+  longNames: LongNameSettings;
 }
 
 export interface LocationFigures {
@@ -59,6 +62,7 @@ export interface AdversarialResult {
   locations: LocationFigures[];
   cli: CliFigures[];
   regexes: number;
+  longNames: LongNameResult;
   seconds: number;
 }
 
@@ -214,7 +218,8 @@ export function runAdversarial(settings: AdversarialSettings, log: (line: string
     });
     if (worst >= 0) cli.push(measureCli(targets[worst]!, figures[worst]!, settings.rounds));
   }
-  return { settings, locations: figures, cli, regexes: generated.regexes.length, seconds: (performance.now() - started) / 1000 };
+  const longNames = runLongNames(settings.longNames, log, targets);
+  return { settings, locations: figures, cli, regexes: generated.regexes.length, longNames, seconds: (performance.now() - started) / 1000 };
 }
 
 const LANES: Record<string, string> = {
@@ -276,6 +281,15 @@ export function adversarialTable(result: AdversarialResult): string {
       ),
     );
   }
+  const { sizes, styles, rounds, budgetMs } = result.settings.longNames;
+  lines.push(
+    "",
+    `### Long member names (fuzz/adversarial/long-names: one long name at every map location, and over ${"`"}route${"`"} items under it; ` +
+      `styles ${styles.join(", ")}; sizes ${sizes.join(", ")} of name; ${rounds} rounds; a size projected over ${budgetMs} ms not taken)`,
+    longNamesTable(result.longNames),
+    "",
+    ...longNamesSummary(result.longNames),
+  );
   return lines.join("\n");
 }
 

@@ -4,7 +4,9 @@
  * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points. `--cli` adds `wymcp check` on a
  * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial` runs only the
  * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit), which the whole run ends with.
- * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers).
+ * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers). `--body-memory` runs only
+ * bench/body-memory.ts (the server's peak RSS for a 4 MiB body by chunk size, gated and ungated). `--soak` runs only
+ * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -29,15 +31,35 @@ import { specDir as resolveSpecDir } from "../scripts/spec-dir.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
 import { runToolsBench } from "./tools.js";
+import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
+import { bodyMemoryTable, PIECES, runBodyMemory } from "./body-memory.js";
+import { runSoak, soakTable } from "./soak.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
 const httpMode = process.argv.includes("--http");
 const withCli = process.argv.includes("--cli");
 const adversarialOnly = process.argv.includes("--adversarial");
+const bodyMemoryOnly = process.argv.includes("--body-memory");
+const soakOnly = process.argv.includes("--soak");
 const out =
   process.env.BENCH_OUT ||
-  (quick ? "" : join(root, "bench", httpMode ? "results-http.json" : adversarialOnly ? "results-adversarial.json" : "results.json"));
+  (quick
+    ? ""
+    : join(
+        root,
+        "bench",
+        httpMode
+          ? "results-http.json"
+          : adversarialOnly
+            ? "results-adversarial.json"
+            : bodyMemoryOnly
+              ? "results-body-memory.json"
+              : soakOnly
+                ? "results-soak.json"
+                : "results.json",
+      ));
 const specDir = resolveSpecDir();
 
 const settings = quick
@@ -45,8 +67,24 @@ const settings = quick
   : { startupRounds: 9, timing: { warmupMs: 150, roundMs: 200, rounds: 7 } satisfies Timing };
 
 const adversarialSettings: AdversarialSettings = quick
-  ? { startN: 16, capN: 64, full: false, worstToLimit: false, budgetMs: 100, rounds: 1 }
-  : { startN: 256, capN: 16384, full: process.argv.includes("--full"), worstToLimit: true, budgetMs: 1000, rounds: 5 };
+  ? {
+      startN: 16,
+      capN: 64,
+      full: false,
+      worstToLimit: false,
+      budgetMs: 100,
+      rounds: 1,
+      longNames: { sizes: ["64 KiB"], styles: ["mixed"], rounds: 1, budgetMs: 100, minMs: 1 },
+    }
+  : {
+      startN: 256,
+      capN: 16384,
+      full: process.argv.includes("--full"),
+      worstToLimit: true,
+      budgetMs: 1000,
+      rounds: 5,
+      longNames: { sizes: NAME_SIZES, styles: NAME_STYLES, rounds: 3, budgetMs: 1000, minMs: 8 },
+    };
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 
@@ -305,7 +343,72 @@ function outboundTable(root: string) {
   return { data, lines };
 }
 
-(httpMode ? mainHttp() : adversarialOnly ? mainAdversarial() : main()).catch((error: unknown) => {
-  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  process.exitCode = 1;
-});
+/** `--body-memory`: a fresh server per case, gated and ungated back to back (about 3 minutes; `--quick`: a 64 KiB body, seconds). */
+async function mainBodyMemory(): Promise<void> {
+  const started = performance.now();
+  const bytes = quick ? 64 * 1024 : DEFAULT_MAX_BODY_BYTES;
+  const rows = await runBodyMemory(
+    { bytes, pieces: quick ? [4, 64 * 1024] : PIECES, framings: quick ? ["chunked"] : ["chunked", "declared"] },
+    log,
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    [
+      `wymcp body memory${quick ? " (quick: a small body, figures are not meaningful)" : ""}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+      "",
+      ...section(
+        "body-memory",
+        `## Body memory: examples/server.ts gated (gateNode) and ungated (WYMCP_GATE=off, the SDK's toNodeHandler), a fresh ` +
+          `process per case; one valid ${(bytes / 1024 / 1024).toFixed(bytes < 1024 * 1024 ? 2 : 0)} MiB tools/call, chunked ` +
+          `(one HTTP chunk per piece) or declared (Content-Length, written piece by piece); the server's peak RSS over the request ` +
+          `less its RSS before (VmHWM)`,
+        bodyMemoryTable(rows),
+      ),
+      "",
+      `total ${seconds.toFixed(1)} s`,
+    ].join("\n"),
+  );
+  writeSections("npm run bench -- --body-memory");
+  if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, bytes, rows, seconds }, null, 2)}\n`);
+}
+
+/** `--soak`: handler.fetch alone and gateFetch behind @hono/node-server, 60 s each, then the three ways of reading (about 3.5 minutes; `--quick`: seconds). */
+async function mainSoak(): Promise<void> {
+  const started = performance.now();
+  const seconds = quick ? 3 : 60;
+  const concurrency = 32;
+  const main = await runSoak({ seconds, concurrency, modes: ["sdk", "gated"] }, log);
+  const probes = await runSoak({ seconds: quick ? 2 : 20, concurrency, modes: ["reader", "arrayBuffer", "text"] }, log);
+  const total = (performance.now() - started) / 1000;
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    [
+      `wymcp soak${quick ? " (quick: seconds, figures are not meaningful)" : ""}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+      "",
+      ...section(
+        "soak",
+        `## Soak: the Fetch face behind @hono/node-server, ${concurrency} requests in flight on keep-alive connections, one in twenty ` +
+          `with Content-Type text/plain; ${seconds} s per server (the probes ${quick ? 2 : 20} s), each a fresh process`,
+        soakTable([...main, ...probes]),
+      ),
+      "",
+      `total ${total.toFixed(1)} s`,
+    ].join("\n"),
+  );
+  writeSections("npm run bench -- --soak");
+  if (out)
+    writeFileSync(
+      out,
+      `${JSON.stringify({ date: new Date().toISOString(), quick, rows: [...main, ...probes], seconds: total }, null, 2)}\n`,
+    );
+}
+
+(httpMode ? mainHttp() : adversarialOnly ? mainAdversarial() : bodyMemoryOnly ? mainBodyMemory() : soakOnly ? mainSoak() : main()).catch(
+  (error: unknown) => {
+    console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = 1;
+  },
+);

@@ -24,6 +24,8 @@ export interface LaunchOptions {
   script?: string;
   /** Extra environment variables for the server (e.g. `WYMCP_GATE`). */
   env?: Record<string, string>;
+  /** Node options before the script (e.g. `--max-old-space-size=384`). */
+  nodeArgs?: string[];
 }
 
 /** Spawns the example with `PORT=0` and waits at most `timeoutMs` for it to listen. */
@@ -31,8 +33,9 @@ export async function launchExample({
   timeoutMs = 15_000,
   script = "examples/server.ts",
   env = {},
+  nodeArgs = [],
 }: LaunchOptions = {}): Promise<LaunchedExample> {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: "0" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -3,13 +3,15 @@
  * server gated (wymcp in front of the SDK) and ungated (`WYMCP_GATE=off`, the SDK alone), one case at a time, the
  * ungated server first. Fails on a gated 5xx or a hang: no answer, or a gated answer slower than
  * max(1 s, 50 × the ungated one). Every location at a small n; at the body limit, one location per lane and shape
- * and one input per regex. `--small N` and `--no-limit` change that; `--json FILE` writes the cases.
+ * and one input per regex; every inbound long-name case (one long member name, fuzz/adversarial/long-names) in every
+ * style and size. `--small N`, `--no-limit` and `--no-long-names` change that; `--json FILE` writes the cases.
  */
 import { writeFileSync } from "node:fs";
 import { launchExample, type LaunchedExample } from "../examples/launch.js";
 import { generate, largestN, type Target } from "./adversarial/cases.js";
 import { DEFAULT_MAX_BODY_BYTES, headersFor } from "./adversarial/judge-path.js";
 import { send, type Outcome } from "./send.js";
+import { longNameTargets, NAME_SIZES, NAME_STYLES, ROUTE_ITEMS, type NameSize, type NameStyle } from "./adversarial/long-names.js";
 
 export interface AdversarialCase {
   index: number;
@@ -18,6 +20,9 @@ export interface AdversarialCase {
   n: number;
   /** Whether n is the largest the body limit allows. */
   atLimit: boolean;
+  /** The long-name family: the name's style and size (fuzz/adversarial/long-names.ts); the message is built by `message`. */
+  name?: { via: "member" | "route"; style: NameStyle; size: NameSize; label: string };
+  message: () => unknown;
 }
 
 export interface CaseResult {
@@ -27,6 +32,8 @@ export interface CaseResult {
   kind: string;
   n: number;
   bytes: number;
+  /** For a long-name case: `member`/`route`, style and size of the name. */
+  name?: string;
   gated: { status: number | "none" | "hung"; ms: number };
   ungated: { status: number | "none" | "hung"; ms: number };
   /** "ok", "5xx" (gated) or "hang" (gated: no answer, or slower than the threshold). */
@@ -44,14 +51,33 @@ export async function startServers(): Promise<Record<"gated" | "ungated", Launch
   return { gated, ungated };
 }
 
-/** Every inbound location at `small` items (a regex at `small` characters of run); some at the body limit. */
-export function adversarialCases({ small = 1024, limit = true }: { small?: number; limit?: boolean } = {}): AdversarialCase[] {
-  const targets = generate().targets.filter((t) => t.direction === "inbound");
+/**
+ * Every inbound location at `small` items (a regex at `small` characters of run); some at the body limit; and with
+ * `longNames`, every inbound long-name case in every style and size.
+ */
+export function adversarialCases({
+  small = 1024,
+  limit = true,
+  longNames = true,
+}: {
+  small?: number;
+  limit?: boolean;
+  longNames?: boolean;
+} = {}): AdversarialCase[] {
+  const all = generate().targets;
+  const targets = all.filter((t) => t.direction === "inbound");
   const cases: Omit<AdversarialCase, "index">[] = [];
+  const located = (target: Target, kind: string, n: number, atLimit: boolean) => ({
+    target,
+    kind,
+    n,
+    atLimit,
+    message: () => target.message(kind, n),
+  });
   for (const target of targets) {
     for (const kind of target.kinds) {
       const max = largestN(target, kind, DEFAULT_MAX_BODY_BYTES);
-      cases.push({ target, kind, n: Math.min(small * (target.shape === "regex" ? 64 : 1), max), atLimit: false });
+      cases.push(located(target, kind, Math.min(small * (target.shape === "regex" ? 64 : 1), max), false));
     }
   }
   if (limit) {
@@ -65,12 +91,29 @@ export function adversarialCases({ small = 1024, limit = true }: { small?: numbe
     for (const list of shapes.values()) {
       for (const target of [...list].sort((a, b) => b.kinds.length - a.kinds.length).slice(0, 2)) {
         const kind = target.kinds.includes("empty-object") ? "empty-object" : target.kinds[0]!;
-        cases.push({ target, kind, n: largestN(target, kind, DEFAULT_MAX_BODY_BYTES), atLimit: true });
+        cases.push(located(target, kind, largestN(target, kind, DEFAULT_MAX_BODY_BYTES), true));
       }
     }
     for (const target of targets.filter((t) => t.shape === "regex")) {
       const kind = target.kinds[target.kinds.length - 1]!;
-      cases.push({ target, kind, n: largestN(target, kind, DEFAULT_MAX_BODY_BYTES), atLimit: true });
+      cases.push(located(target, kind, largestN(target, kind, DEFAULT_MAX_BODY_BYTES), true));
+    }
+  }
+  if (longNames) {
+    for (const t of longNameTargets(all).filter((t) => t.direction === "inbound")) {
+      for (const style of NAME_STYLES) {
+        for (const size of NAME_SIZES) {
+          cases.push({
+            target: t.base,
+            kind: t.kind,
+            n: t.via === "route" ? ROUTE_ITEMS : 1,
+            // `atLimit` is about n; how long the name is, `size` says.
+            atLimit: false,
+            name: { via: t.via, style, size, label: t.label },
+            message: () => t.message(style, size, DEFAULT_MAX_BODY_BYTES),
+          });
+        }
+      }
     }
   }
   return cases.map((c, index) => ({ ...c, index }));
@@ -97,7 +140,7 @@ export async function runAdversarialFuzz(
   const results: CaseResult[] = [];
   try {
     for (const c of cases) {
-      const message = c.target.message(c.kind, c.n);
+      const message = c.message();
       const body = new TextEncoder().encode(JSON.stringify(message));
       const request = {
         index: c.index,
@@ -117,7 +160,8 @@ export async function runAdversarialFuzz(
       results.push({
         index: c.index,
         lane: c.target.lane,
-        label: c.target.label,
+        label: c.name?.label ?? c.target.label,
+        ...(c.name && { name: `${c.name.via} ${c.name.style} ${c.name.size}` }),
         kind: c.kind,
         n: c.n,
         bytes: body.length,
@@ -127,7 +171,7 @@ export async function runAdversarialFuzz(
       });
       if (verdict !== "ok")
         log(
-          `#${c.index} ${c.target.lane} ${c.target.label} ${c.kind} ×${c.n}: ${verdict} (gated ${gatedStatus} in ${gated.ms.toFixed(0)} ms, ungated ${statusOf(ungated)} in ${ungated.ms.toFixed(0)} ms)`,
+          `#${c.index} ${c.target.lane} ${c.name ? `${c.name.label} (name ${c.name.via} ${c.name.style} ${c.name.size})` : c.target.label} ${c.kind} ×${c.n}: ${verdict} (gated ${gatedStatus} in ${gated.ms.toFixed(0)} ms, ungated ${statusOf(ungated)} in ${ungated.ms.toFixed(0)} ms)`,
         );
       // A hung server is still busy with the case; the next cases get fresh ones.
       if (gatedStatus === "hung" || statusOf(ungated) === "hung") {
@@ -173,7 +217,7 @@ export function adversarialSummary(report: AdversarialReport): string {
       [
         String(r.index).padStart(4),
         r.lane.padEnd(14),
-        r.label.slice(0, 42).padEnd(42),
+        (r.name ? `${r.label} [${r.name}]` : r.label).slice(0, 42).padEnd(42),
         r.kind.slice(0, 16).padEnd(16),
         String(r.n).padStart(7),
         `${(r.bytes / 1024).toFixed(0)} KiB`.padStart(9),
@@ -195,7 +239,11 @@ export async function mainAdversarial(argv: string[]): Promise<number> {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  const cases = adversarialCases({ small: Number(arg("small") ?? 1024), limit: !argv.includes("--no-limit") });
+  const cases = adversarialCases({
+    small: Number(arg("small") ?? 1024),
+    limit: !argv.includes("--no-limit"),
+    longNames: !argv.includes("--no-long-names"),
+  });
   const log = (line: string) => process.stderr.write(`fuzz adversarial: ${line}\n`);
   log(`${cases.length} cases to the gated and the ungated server`);
   const report = await runAdversarialFuzz(cases, log);

@@ -3,7 +3,8 @@
  * `WYMCP_GATE=off` for comparison), sends it seeded mutations of the official examples over raw sockets, and
  * judges every answer. `npm run fuzz -- --count 20000 --seed 7 [--gate on|off|both] [--concurrency 8]`.
  * Exits 1 when the gated server broke a rule or gave more 5xx than the ungated one. `--adversarial` runs the
- * schema-driven adversarial cases instead (fuzz/adversarial.ts).
+ * schema-driven adversarial cases instead (fuzz/adversarial.ts, long member names included); `--transport` the chunk
+ * sizes and pipelining after refusals (fuzz/transport.ts), gated vs ungated.
  */
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -356,7 +357,9 @@ async function main(): Promise<void> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   (process.argv.includes("--adversarial")
     ? import("./adversarial.js").then(async ({ mainAdversarial }) => void (process.exitCode = await mainAdversarial(process.argv)))
-    : main()
+    : process.argv.includes("--transport")
+      ? import("./transport.js").then(async ({ mainTransport }) => void (process.exitCode = await mainTransport(process.argv)))
+      : main()
   ).catch((error: unknown) => {
     console.error(`fuzz failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     process.exitCode = 1;

@@ -263,7 +263,7 @@ describe("the answers' words and the options' checks", () => {
     });
   });
 
-  test("Content-Type: application/json with any parameters but a non-UTF-8 charset, in any case and spacing", async () => {
+  test("Content-Type: application/json with any parameters, a charset label of any value included, in any case and spacing", async () => {
     const host = fetchHost();
     const accepted = [
       "application/json",
@@ -275,18 +275,26 @@ describe("the answers' words and the options' checks", () => {
       "application/json; profile=x",
       "application/json; flag",
       "application/json; charsetx",
-    ];
-    for (const type of accepted) assert.equal((await host.post([toolsList], { "Content-Type": type })).status, 200, type);
-    const refused = [
-      "",
-      "application/json-seq",
-      "text/json",
+      // The label is not read, as the SDK alone does not read it: the bytes are judged as strict UTF-8.
       "application/json; charset=utf-16",
+      "application/json; charset=iso-8859-1",
       "application/json; charset=",
       'application/json; charset=x"utf-8"',
-      "application/json,application/json",
     ];
+    for (const type of accepted) assert.equal((await host.post([toolsList], { "Content-Type": type })).status, 200, type);
+    const refused = ["", "application/json-seq", "text/json", "application/json,application/json", "text/plain; charset=utf-8"];
     for (const type of refused) assert.equal((await host.post([toolsList], { "Content-Type": type })).status, 415, JSON.stringify(type));
+  });
+
+  test("a charset label other than UTF-8 does not change how the bytes are read: invalid UTF-8 is -32700, UTF-16 bytes too", async () => {
+    const guard = wymcpFetch();
+    const answer = async (body: Uint8Array, type: string) => {
+      const response = await guard(new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "Content-Type": type }, body }));
+      return [response?.status, ((await response?.json()) as JsonRpcErrorResponse | undefined)?.error.code];
+    };
+    const latin1 = new Uint8Array([...Buffer.from('{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":"'), 0xe9, ...Buffer.from('"}}')]);
+    assert.deepEqual(await answer(latin1, "application/json; charset=iso-8859-1"), [400, -32700]);
+    assert.deepEqual(await answer(new Uint8Array(Buffer.from(toolsList, "utf16le")), "application/json; charset=utf-16le"), [400, -32700]);
   });
 
   test("bytes that are not UTF-8 are a parse error, not decoded with replacement characters", async () => {

@@ -4,6 +4,7 @@ import { generate, largestN, type Generated } from "../fuzz/adversarial/cases.js
 import { headersFor, judgeParsed, DEFAULT_MAX_BODY_BYTES } from "../fuzz/adversarial/judge-path.js";
 import { loadFormats } from "../fuzz/adversarial/lanes.js";
 import { adversarialCases, hangThresholdMs } from "../fuzz/adversarial.js";
+import { longNameTargets, NAME_SIZES, NAME_STYLES } from "../fuzz/adversarial/long-names.js";
 
 const generated: Generated = generate();
 
@@ -132,6 +133,23 @@ describe("npm run fuzz -- --adversarial", () => {
     const atLimit = cases.filter((c) => c.atLimit);
     // Two per inbound lane and shape (the legacy lane has arrays and maps of its own since its params are judged), one per regex.
     assert.ok(atLimit.length >= 4 && atLimit.length <= 16, `${atLimit.length} cases at the limit`);
+  });
+
+  test("sends every inbound long-name case in every style and size, each within the body limit", () => {
+    const cases = adversarialCases({ small: 8, limit: false }).filter((c) => c.name);
+    const targets = longNameTargets(generated.targets).filter((t) => t.direction === "inbound");
+    assert.ok(targets.some((t) => t.via === "route") && targets.some((t) => t.lane === "inbound-legacy"));
+    assert.equal(cases.length, targets.length * NAME_STYLES.length * NAME_SIZES.length);
+    for (const t of targets)
+      for (const style of NAME_STYLES)
+        for (const size of NAME_SIZES)
+          assert.ok(
+            cases.some((c) => c.name!.label === t.label && c.target.lane === t.lane && c.name!.style === style && c.name!.size === size),
+          );
+    const limit = cases.find((c) => c.name!.size === "limit" && c.name!.style === "u2028")!;
+    const bytes = Buffer.byteLength(JSON.stringify(limit.message()));
+    assert.ok(bytes <= DEFAULT_MAX_BODY_BYTES && bytes > DEFAULT_MAX_BODY_BYTES - 64, `${bytes} bytes`);
+    assert.equal(adversarialCases({ small: 8, longNames: false }).filter((c) => c.name).length, 0);
   });
 
   test("a gated answer slower than max(1 s, 50 × the ungated one) is a hang", () => {

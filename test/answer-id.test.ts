@@ -16,6 +16,13 @@ describe("the id an answer echoes", () => {
     for (const id of [Number.MAX_SAFE_INTEGER + 1, 2.5, 1e300]) assert.equal(answered(id), null, String(id));
   });
 
+  test("the id 2^53 + 1 as sent is answered null, not the number JSON.parse rounds it to (an id the client never sent)", () => {
+    const body = JSON.parse('{"jsonrpc":"1.0","id":9007199254740993,"method":"m"}') as { id: number };
+    assert.equal(body.id, 2 ** 53);
+    const result = validateMcpRequest(body, "legacy");
+    assert.equal(result.outcome === "reject" && result.response.id, null);
+  });
+
   test("a body with no id to read, undefined included (no JSON text gives it, but the API takes any value), is answered null", () => {
     for (const body of [undefined, null, 5, "text", [], [{ id: 1 }]]) {
       const result = validateMcpRequest(body, "legacy");

@@ -27,6 +27,7 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
       "## Nesting",
       "## Targets",
       "## Adversarial bodies",
+      "### Long member names",
     ]) {
       assert.ok(run.stdout.includes(heading), `missing heading ${heading}`);
     }
@@ -50,6 +51,25 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
     for (const b of results.nestingBreaks) assert.ok(b.firstFailingDepth === null || b.firstFailingDepth > 64, b.operation);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the soak and the body-memory bench run end to end in quick mode, gated and ungated", { timeout: 180_000 }, () => {
+  for (const [flag, heading, rows] of [
+    ["--soak", "## Soak: the Fetch face behind @hono/node-server", ["handler.fetch alone", "gateFetch(handler)", "request.arrayBuffer()"]],
+    ["--body-memory", "## Body memory", ["chunked  4 B", "chunked  64 KiB"]],
+  ] as const) {
+    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", flag, "--quick"], {
+      cwd: root,
+      env: { ...process.env, BENCH_OUT: "" },
+      encoding: "utf8",
+      timeout: 170_000,
+    });
+    assert.equal(run.status, 0, `${flag} exited with ${run.status ?? run.signal}:\n${run.stderr}`);
+    assert.ok(run.stdout.includes(heading), `${flag}: missing heading`);
+    for (const row of rows) assert.ok(run.stdout.includes(row), `${flag}: missing ${row}`);
+    // Every request of the short soak was answered, the wrong media types with 415.
+    if (flag === "--soak") assert.match(run.stdout, /gateFetch\(handler\)\s+\d+\s+\d+\s+[\d.]+ \/ [\d.]+\s+200×\d+ 415×\d+ /);
   }
 });
 

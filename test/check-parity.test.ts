@@ -49,10 +49,16 @@ const CASES: Case[] = [
     want: { status: 415, code: -32600, reason: "unsupported-media-type" },
   },
   {
-    name: "415: a charset other than UTF-8",
+    name: "415: two media types in one Content-Type",
     body: toolsList,
-    headers: { "Content-Type": "application/json; charset=utf-16" },
+    headers: { "Content-Type": "application/json, text/plain" },
     want: { status: 415, code: -32600, reason: "unsupported-media-type" },
+  },
+  {
+    name: "-32700: a charset label is not read, UTF-16 bytes are judged as UTF-8",
+    body: new Uint8Array([...toolsList].flatMap((c) => [c.charCodeAt(0), 0])),
+    headers: { "Content-Type": "application/json; charset=utf-16le" },
+    want: { status: 400, code: -32700, reason: "parse-error" },
   },
   { name: "-32700: not JSON", body: '{"leak":', want: { status: 400, code: -32700, reason: "parse-error" } },
   { name: "-32700: not UTF-8", body: new Uint8Array([0x22, 0xff, 0x22]), want: { status: 400, code: -32700, reason: "parse-error" } },

@@ -8,7 +8,7 @@ import type { JsonSchema } from "../../scripts/codegen/load-spec.js";
 import { makeChecker, pointerSegment, type Checker } from "./checker.js";
 import { makeInstances, type Instances, type ItemKind } from "./instances.js";
 import { loadFormats, loadLanes, type Lane, type LaneKey, type Root } from "./lanes.js";
-import { describeLocation, walkLane, type Location, type RegexSite, type Step } from "./locations.js";
+import { describeLocation, ROUTE_KEY, walkLane, type Location, type RegexSite, type Step } from "./locations.js";
 import { backtrackingInputs, type RegexInput } from "./regex.js";
 
 export type TargetShape = "array" | "map" | "regex" | "batch";
@@ -24,6 +24,8 @@ export interface Target {
   root: Root;
   /** Where the items (or the string) sit in the message. */
   instancePath: string;
+  /** The maps on the way to the items (outermost first) whose member `ROUTE_KEY` the route passes through. */
+  entries: string[];
   /** Item kinds (regex: input names); an `open` location takes every value, so its bodies are valid. */
   kinds: string[];
   /** The message with n items of `kind` (n characters' worth of pump for a regex). */
@@ -117,6 +119,7 @@ function locationTarget(lane: Lane, location: Location, instances: Instances, ch
     label: describeLocation(location),
     root: location.root,
     instancePath: location.instancePath,
+    entries: entriesOf(location),
     kinds: [...byKind.keys()],
     message: (kind, n) => wrap(location.root, at(build(byKind.get(kind), n))),
     rejects: (kind) => kind !== "open" && !check(rootPointer(location.root), at(build(byKind.get(kind), 1))),
@@ -134,6 +137,7 @@ function regexTarget(lane: Lane, site: RegexSite, source: string, instances: Ins
     label: `${site.keyword} ${site.keyword === "format" ? site.name : `/${site.name}/`} at ${describeLocation(site)}`,
     root: site.root,
     instancePath: site.instancePath,
+    entries: entriesOf(site),
     kinds: inputs.map((i) => i.name),
     message: (kind, n) =>
       wrap(site.root, instances.realise(rootPointer(site.root), site.route, byName.get(kind)!.text(n), site.root.hints)),
@@ -157,10 +161,27 @@ function batchTarget(lane: Lane): Target {
     label: "batch (the body)[]",
     root,
     instancePath: "",
+    entries: [],
     kinds: Object.keys(items),
     message: (kind, n) => new Array(Math.max(1, n)).fill(items[kind]),
     rejects: () => true,
   };
+}
+
+/** The instance paths of the maps a route passes through by their member `ROUTE_KEY`, outermost first. */
+function entriesOf(reached: { root: Root; route: Step[]; instancePath: string }): string[] {
+  const entries: string[] = [];
+  let path: string = reached.root.at;
+  for (const step of reached.route) {
+    if (step.kind === "prop") path += `/${pointerSegment(step.name)}`;
+    else if (step.kind === "item") path += "/0";
+    else if (step.kind === "entry") {
+      entries.push(path);
+      path += `/${ROUTE_KEY}`;
+    }
+  }
+  if (path !== reached.instancePath) throw new Error(`route to ${reached.instancePath} walks to ${path}`);
+  return entries;
 }
 
 /** The largest n whose body stays within `limit` bytes (bodies grow by the same bytes per item). */

@@ -4,6 +4,9 @@
 // and from MCP schema schema/2025-06-18/schema.json (sha256 af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01).
 
 "use strict";
+function pointerKey(key) {
+  return (key.length > 65 ? key.slice(0, 65) : key).replace(/~/g, "~0").replace(/\//g, "~1");
+}
 class ErrorBudgetReached { constructor(errors) { this.errors = errors; } }
 function pushError(list, error) { if (list.push(error) >= 64) throw new ErrorBudgetReached(list); }
 function collectErrors(list, errors) { for (let i = 0; i < errors.length; i++) pushError(list, errors[i]); }
@@ -46,7 +49,7 @@ let data1 = data0[key0];
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
+pushNew(vErrors ??= [], instancePath+"/experimental/" + pointerKey(key0), "type", {type: "object"});
 errors++;
 }
 }
@@ -1385,7 +1388,7 @@ let data3 = data2[key0];
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/inputSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
+pushNew(vErrors ??= [], instancePath+"/inputSchema/properties/" + pointerKey(key0), "type", {type: "object"});
 errors++;
 }
 }
@@ -2758,7 +2761,7 @@ let data2 = data1[key0];
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
+pushNew(vErrors ??= [], instancePath+"/experimental/" + pointerKey(key0), "type", {type: "object"});
 errors++;
 }
 }
@@ -3689,7 +3692,7 @@ let data4 = data3[key0];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/inputSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
+pushNew(vErrors ??= [], instancePath+"/inputSchema/properties/" + pointerKey(key0), "type", {type: "object"});
 errors++;
 }
 }
@@ -5795,7 +5798,7 @@ let data5 = data4[key0];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/inputSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
+pushNew(vErrors ??= [], instancePath+"/inputSchema/properties/" + pointerKey(key0), "type", {type: "object"});
 errors++;
 }
 }
@@ -5859,7 +5862,7 @@ let data12 = data11[key1];
 if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/outputSchema/properties/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
+pushNew(vErrors ??= [], instancePath+"/outputSchema/properties/" + pointerKey(key1), "type", {type: "object"});
 errors++;
 }
 }
@@ -6281,7 +6284,7 @@ if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key0 in data2){
 let data3 = data2[key0];
 if(((typeof data3 !== "string") && (!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3))))) && (typeof data3 !== "boolean")){
-pushNew(vErrors ??= [], instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: schema98.properties.content.additionalProperties.type});
+pushNew(vErrors ??= [], instancePath+"/content/" + pointerKey(key0), "type", {type: schema98.properties.content.additionalProperties.type});
 errors++;
 }
 }
@@ -7044,7 +7047,7 @@ if(data3.properties !== undefined){
 let data4 = data3.properties;
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key0 in data4){
-if(!(validate236(data4[key0], {instancePath:instancePath+"/params/requestedSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data4,parentDataProperty:key0,rootData}))){
+if(!(validate236(data4[key0], {instancePath:instancePath+"/params/requestedSchema/properties/" + pointerKey(key0),parentData:data4,parentDataProperty:key0,rootData}))){
 collectErrors(vErrors ??= [], validate236.errors);
 errors = vErrors.length;
 }
@@ -7788,7 +7791,7 @@ let data2 = data1[key0];
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
+pushNew(vErrors ??= [], instancePath+"/experimental/" + pointerKey(key0), "type", {type: "object"});
 errors++;
 }
 }
@@ -8952,7 +8955,7 @@ let data9 = data8[key0];
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/inputSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
+pushNew(vErrors ??= [], instancePath+"/inputSchema/properties/" + pointerKey(key0), "type", {type: "object"});
 errors++;
 }
 }
@@ -9022,7 +9025,7 @@ let data17 = data16[key1];
 if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/outputSchema/properties/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
+pushNew(vErrors ??= [], instancePath+"/outputSchema/properties/" + pointerKey(key1), "type", {type: "object"});
 errors++;
 }
 }
@@ -9904,13 +9907,13 @@ if(Array.isArray(data3)){
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data3[i0] !== "string"){
-pushNew(vErrors ??= [], instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i0, "type", {type: "string"});
+pushNew(vErrors ??= [], instancePath+"/content/" + pointerKey(key0)+"/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "array"});
+pushNew(vErrors ??= [], instancePath+"/content/" + pointerKey(key0), "type", {type: "array"});
 errors++;
 }
 var _valid0 = _errs11 === errors;
@@ -9920,7 +9923,7 @@ errors = absorbErrors(vErrors ??= [], e0);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from0, errors, 26, instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), 0);
+func0(vErrors, _from0, errors, 26, instancePath+"/content/" + pointerKey(key0), 0);
 }
 valid2 = valid2 || _valid0;
 if(!valid2){
@@ -9928,7 +9931,7 @@ const _from1 = errors;
 try{
 const _errs15 = errors;
 if(((typeof data3 !== "string") && (!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3))))) && (typeof data3 !== "boolean")){
-pushNew(vErrors ??= [], instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: schema148.properties.content.additionalProperties.anyOf[1].type});
+pushNew(vErrors ??= [], instancePath+"/content/" + pointerKey(key0), "type", {type: schema148.properties.content.additionalProperties.anyOf[1].type});
 errors++;
 }
 var _valid0 = _errs15 === errors;
@@ -9938,12 +9941,12 @@ errors = absorbErrors(vErrors ??= [], e1);
 _valid0 = false;
 }
 if(!_valid0){
-func0(vErrors, _from1, errors, 26, instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), 1);
+func0(vErrors, _from1, errors, 26, instancePath+"/content/" + pointerKey(key0), 1);
 }
 valid2 = valid2 || _valid0;
 }
 if(!valid2){
-pushNew(vErrors ??= [], instancePath+"/content/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "anyOf", {union: 26});
+pushNew(vErrors ??= [], instancePath+"/content/" + pointerKey(key0), "anyOf", {union: 26});
 errors++;
 }
 else {
@@ -12549,7 +12552,7 @@ if(data4.properties !== undefined){
 let data6 = data4.properties;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 for(const key0 in data6){
-if(!(validate422(data6[key0], {instancePath:instancePath+"/requestedSchema/properties/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data6,parentDataProperty:key0,rootData}))){
+if(!(validate422(data6[key0], {instancePath:instancePath+"/requestedSchema/properties/" + pointerKey(key0),parentData:data6,parentDataProperty:key0,rootData}))){
 collectErrors(vErrors ??= [], validate422.errors);
 errors = vErrors.length;
 }

@@ -4,6 +4,9 @@
 // and from MCP schema schema/2025-06-18/schema.json (sha256 af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01).
 
 "use strict";
+function pointerKey(key) {
+  return (key.length > 65 ? key.slice(0, 65) : key).replace(/~/g, "~0").replace(/\//g, "~1");
+}
 class ErrorBudgetReached { constructor(errors) { this.errors = errors; } }
 function pushError(list, error) { if (list.push(error) >= 64) throw new ErrorBudgetReached(list); }
 function collectErrors(list, errors) { for (let i = 0; i < errors.length; i++) pushError(list, errors[i]); }
@@ -622,7 +625,7 @@ let data1 = data0[key0];
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
+pushNew(vErrors ??= [], instancePath+"/experimental/" + pointerKey(key0), "type", {type: "object"});
 errors++;
 }
 }
@@ -1191,7 +1194,7 @@ let data2 = data1.arguments;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key0 in data2){
 if(typeof data2[key0] !== "string"){
-pushNew(vErrors ??= [], instancePath+"/params/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "string"});
+pushNew(vErrors ??= [], instancePath+"/params/arguments/" + pointerKey(key0), "type", {type: "string"});
 errors++;
 }
 }
@@ -1947,7 +1950,7 @@ let data2 = data1[key0];
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
+pushNew(vErrors ??= [], instancePath+"/experimental/" + pointerKey(key0), "type", {type: "object"});
 errors++;
 }
 }
@@ -2320,7 +2323,7 @@ let data6 = data5.arguments;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 for(const key0 in data6){
 if(typeof data6[key0] !== "string"){
-pushNew(vErrors ??= [], instancePath+"/params/context/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "string"});
+pushNew(vErrors ??= [], instancePath+"/params/context/arguments/" + pointerKey(key0), "type", {type: "string"});
 errors++;
 }
 }
@@ -2448,7 +2451,7 @@ let data4 = data3[key0];
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 }
 else {
-pushNew(vErrors ??= [], instancePath+"/experimental/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
+pushNew(vErrors ??= [], instancePath+"/experimental/" + pointerKey(key0), "type", {type: "object"});
 errors++;
 }
 }
@@ -3515,7 +3518,7 @@ let data2 = data.arguments;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key0 in data2){
 if(typeof data2[key0] !== "string"){
-pushNew(vErrors ??= [], instancePath+"/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "string"});
+pushNew(vErrors ??= [], instancePath+"/arguments/" + pointerKey(key0), "type", {type: "string"});
 errors++;
 }
 }
@@ -4270,7 +4273,7 @@ let data6 = data5.arguments;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 for(const key0 in data6){
 if(typeof data6[key0] !== "string"){
-pushNew(vErrors ??= [], instancePath+"/context/arguments/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "string"});
+pushNew(vErrors ??= [], instancePath+"/context/arguments/" + pointerKey(key0), "type", {type: "string"});
 errors++;
 }
 }

@@ -18,6 +18,7 @@ import {
   assembleOutboundIndexDeclarations,
   assembleOutboundModule,
 } from "./assemble-outbound.js";
+import { boundKeys } from "../../src/codegen/bound-keys.js";
 import { compactCode } from "../../src/codegen/compact-code.js";
 import { shortenErrors } from "./shorten-errors.js";
 import { assembleCompileRuntime, bundleCompileRuntime } from "./bundle-runtime.js";
@@ -76,9 +77,12 @@ export function compileOutbound(selection: Selection, outbound: OutboundSelectio
   return shrink(compileValidators({ ...selection, defs: outbound.defs, entries: outbound.entries }, formats));
 }
 
-/** Ajv's standalone code made short and budgeted: compact-code.ts, then shorten-errors.ts (wymcp's own modules only). */
+/**
+ * Ajv's standalone code made short and budgeted: compact-code.ts, bound-keys.ts, then shorten-errors.ts (wymcp's own
+ * modules only).
+ */
 export function shrink(code: string): string {
-  return shortenErrors(compactCode(code));
+  return shortenErrors(boundKeys(compactCode(code)));
 }
 
 /** An era's revisions judged one by one, when `schemas/<era>.json` lists them; undefined otherwise. */

@@ -89,25 +89,15 @@ export const nestedTooDeeply = (maxDepth: number, id: JsonRpcId): Refusal =>
   refusal(400, "nested-too-deeply", INVALID_REQUEST, REFUSAL_MESSAGES.tooDeep(maxDepth), id);
 
 /**
- * Whether a `Content-Type` value names JSON: `application/json`, parameters allowed, a `charset` only if UTF-8
- * (RFC 8259 §8.1 makes UTF-8 the only encoding of JSON between systems).
+ * Whether a `Content-Type` value names JSON: `application/json` in any case, with any parameters. A `charset`
+ * label is not looked at, as the SDK does not: the bytes are judged as strict UTF-8 whatever it says (RFC 8259
+ * §8.1 makes UTF-8 JSON's only encoding between systems), so bytes in another encoding are a parse error, never
+ * read another way. Two media types in one value (a comma) are refused.
  */
 export function isJsonMediaType(value: string | null | undefined): boolean {
   if (!value || value.includes(",")) return false;
-  const [essence = "", ...parameters] = value.split(";");
-  if (essence.trim().toLowerCase() !== "application/json") return false;
-  for (const parameter of parameters) {
-    const eq = parameter.indexOf("=");
-    if (eq < 0) continue;
-    if (parameter.slice(0, eq).trim().toLowerCase() !== "charset") continue;
-    const charset = parameter
-      .slice(eq + 1)
-      .trim()
-      .replace(/^"(.*)"$/, "$1")
-      .toLowerCase();
-    if (charset !== "utf-8" && charset !== "utf8") return false;
-  }
-  return true;
+  const semicolon = value.indexOf(";");
+  return (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase() === "application/json";
 }
 
 /**
@@ -123,26 +113,109 @@ export type ByteSource = () => AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 /**
  * Reads at most `limit` bytes: `undefined` as soon as the body turns out longer, so a large body is
- * never held whole.
+ * never held whole. `declared` is the `Content-Length`, when the host gave one within the limit.
+ * Memory is bounded by the body, not by its chunking: no chunk is kept once the next arrives (a body sent one
+ * byte per chunk is a million chunk objects per MiB), every byte is copied into one buffer of the declared length
+ * or into blocks of `BODY_BLOCK_BYTES`, and the blocks into one buffer of the exact length at the end: at most
+ * twice the body plus one block.
  */
 export async function readLimited(
   chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   limit: number,
+  declared?: number,
 ): Promise<Uint8Array | undefined> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
+  const body = new BodyBytes(
+    declared !== undefined && Number.isSafeInteger(declared) && declared >= 0 && declared <= limit ? declared : undefined,
+  );
   for await (const chunk of chunks) {
-    size += chunk.byteLength;
-    if (size > limit) return undefined;
-    parts.push(chunk);
+    if (body.size + chunk.byteLength > limit) return undefined;
+    body.add(chunk);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    bytes.set(part, offset);
-    offset += part.byteLength;
+  return body.bytes();
+}
+
+/** Bytes of one block a body of undeclared length is gathered in. */
+export const BODY_BLOCK_BYTES = 64 * 1024;
+
+/** A body's bytes as they arrive: the first chunk as it came while it is the only one, then copies. */
+class BodyBytes {
+  size = 0;
+  /** The only chunk so far, not copied: most bodies come in one. */
+  private only: Uint8Array | undefined;
+  /** One buffer of the declared length, filled in place while the body keeps to it. */
+  private whole: Uint8Array | undefined;
+  /** Otherwise, full blocks and the last one being filled (`used` bytes of it). */
+  private blocks: Uint8Array[] = [];
+  private used = 0;
+
+  constructor(private declared: number | undefined) {}
+
+  add(chunk: Uint8Array): void {
+    if (chunk.byteLength === 0) return;
+    if (this.size === 0) {
+      this.only = chunk;
+      this.size = chunk.byteLength;
+      return;
+    }
+    if (this.only) {
+      const first = this.only;
+      this.only = undefined;
+      this.size = 0;
+      this.copy(first);
+    }
+    this.copy(chunk);
   }
-  return bytes;
+
+  private copy(data: Uint8Array): void {
+    if (this.declared !== undefined && this.size + data.byteLength <= this.declared) {
+      this.whole ??= new Uint8Array(this.declared);
+      this.whole.set(data, this.size);
+      this.size += data.byteLength;
+      return;
+    }
+    if (this.whole) {
+      // More than declared (a host that does not hold the client to its Content-Length): blocks from here.
+      const sofar = this.whole.subarray(0, this.size);
+      this.whole = undefined;
+      this.declared = undefined;
+      this.size = 0;
+      this.append(sofar);
+    }
+    this.declared = undefined;
+    this.append(data);
+  }
+
+  private append(data: Uint8Array): void {
+    let from = 0;
+    while (from < data.byteLength) {
+      let block = this.blocks[this.blocks.length - 1];
+      if (!block || this.used === block.byteLength) {
+        block = new Uint8Array(BODY_BLOCK_BYTES);
+        this.blocks.push(block);
+        this.used = 0;
+      }
+      const n = Math.min(block.byteLength - this.used, data.byteLength - from);
+      block.set(data.subarray(from, from + n), this.used);
+      this.used += n;
+      from += n;
+    }
+    this.size += data.byteLength;
+  }
+
+  bytes(): Uint8Array {
+    if (this.only) return this.only;
+    if (this.whole) return this.size === this.whole.byteLength ? this.whole : this.whole.subarray(0, this.size);
+    if (this.blocks.length <= 1) return (this.blocks[0] ?? new Uint8Array(0)).subarray(0, this.size);
+    const out = new Uint8Array(this.size);
+    let at = 0;
+    for (const block of this.blocks) {
+      const n = Math.min(block.byteLength, this.size - at);
+      out.set(n === block.byteLength ? block : block.subarray(0, n), at);
+      at += n;
+    }
+    this.blocks = [];
+    return out;
+  }
 }
 
 /**
@@ -154,8 +227,9 @@ export async function readBody(
   { maxBodyBytes }: Pick<AdmissionSettings, "maxBodyBytes">,
   declaredLength?: string | number | null,
 ): Promise<{ ok: true; bytes: Uint8Array } | Refusal> {
-  if (Number(declaredLength ?? Number.NaN) > maxBodyBytes) return bodyTooLarge(maxBodyBytes);
-  const bytes = await readLimited(source(), maxBodyBytes);
+  const declared = Number(declaredLength ?? Number.NaN);
+  if (declared > maxBodyBytes) return bodyTooLarge(maxBodyBytes);
+  const bytes = await readLimited(source(), maxBodyBytes, declared);
   return bytes ? { ok: true, bytes } : bodyTooLarge(maxBodyBytes);
 }
 

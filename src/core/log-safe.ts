@@ -77,6 +77,7 @@ export function escapeText(text: string, max = Number.POSITIVE_INFINITY): string
 /**
  * A JSON Pointer from the validator made safe to log: each segment escaped (`escapeText`) and cut at
  * `SEGMENT_LENGTH` characters. A pointer with nothing to escape and no long segment is returned as is.
+ * Each segment is read only as far as its kept prefix, then skipped to the next `/`.
  */
 export function safePointer(pointer: string): string {
   let segment = 0;
@@ -94,15 +95,42 @@ export function safePointer(pointer: string): string {
   }
   if (clean) return pointer;
   let out = "";
-  for (const part of pointer.split("/").slice(1)) out += `/${escapeSegment(part)}`;
+  // As `split("/").slice(1)` did: whatever precedes the first `/` is not a segment.
+  for (let start = pointer.indexOf("/"); start >= 0; ) {
+    const next = pointer.indexOf("/", start + 1);
+    const end = next < 0 ? pointer.length : next;
+    out += `/${escapeSegment(pointer, start + 1, end)}`;
+    start = next;
+  }
   return out;
 }
 
-/** One pointer segment: `~0` and `~1` are kept whole when the segment is cut. */
-function escapeSegment(segment: string): string {
-  if (segment.length <= SEGMENT_LENGTH && firstRewritten(segment, true) < 0) return segment;
-  const escaped = escapeText(segment);
-  return escaped.length <= SEGMENT_LENGTH ? escaped : cutEscaped(escaped, SEGMENT_LENGTH);
+/**
+ * The segment `text[from, to)` escaped as `escapeText` does and cut as `cutEscaped` does (`~0` and `~1` kept
+ * whole), in one pass that stops at the first unit past `SEGMENT_LENGTH` characters of output: the cost is
+ * bounded by the kept prefix, never by the segment's length.
+ */
+export function escapeSegment(text: string, from = 0, to = text.length): string {
+  let out = "";
+  // Units kept as they are accumulate in a run, copied with one slice when it ends.
+  let run = from;
+  for (let i = from; i < to; ) {
+    const code = text.charCodeAt(i);
+    let width = 1;
+    let unit: string | undefined;
+    if (isHigh(code) && i + 1 < to && isLow(text.charCodeAt(i + 1))) width = 2;
+    else if (code === 0x7e && i + 1 < to && (text.charCodeAt(i + 1) === 0x30 || text.charCodeAt(i + 1) === 0x31)) width = 2;
+    else if (code === 0x5c) unit = "\\\\";
+    else if (isEscaped(code) || isHigh(code) || isLow(code)) unit = hex(code);
+    const length = out.length + (i - run) + (unit === undefined ? width : unit.length);
+    if (length > SEGMENT_LENGTH) return `${out}${text.slice(run, i)}…`;
+    if (unit !== undefined) {
+      out += text.slice(run, i) + unit;
+      run = i + 1;
+    }
+    i += width;
+  }
+  return out + text.slice(run, to);
 }
 
 /**

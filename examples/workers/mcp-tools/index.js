@@ -495,34 +495,6 @@ var isLow = (code) => code >= 56320 && code <= 57343;
 function hex2(code) {
   return `\\u${code.toString(16).padStart(4, "0")}`;
 }
-function firstRewritten(text, all) {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (isEscaped(code) && (all || code !== 8230)) return i;
-    if (all && code === 92) return i;
-    if (isHigh(code)) {
-      if (!isLow(text.charCodeAt(i + 1))) return i;
-      i++;
-    } else if (isLow(code)) return i;
-  }
-  return -1;
-}
-function escapeText(text, max = Number.POSITIVE_INFINITY) {
-  let out = "";
-  for (let i = 0; i < text.length; ) {
-    const code = text.charCodeAt(i);
-    const pair = isHigh(code) && isLow(text.charCodeAt(i + 1));
-    let unit;
-    if (pair) unit = text.slice(i, i + 2);
-    else if (code === 92) unit = "\\\\";
-    else if (isEscaped(code) || isHigh(code) || isLow(code)) unit = hex2(code);
-    else unit = text[i];
-    if (out.length + unit.length > max) return `${out}\u2026`;
-    out += unit;
-    i += pair ? 2 : 1;
-  }
-  return out;
-}
 function safePointer(pointer) {
   let segment = 0;
   let clean = true;
@@ -539,13 +511,34 @@ function safePointer(pointer) {
   }
   if (clean) return pointer;
   let out = "";
-  for (const part of pointer.split("/").slice(1)) out += `/${escapeSegment(part)}`;
+  for (let start = pointer.indexOf("/"); start >= 0; ) {
+    const next = pointer.indexOf("/", start + 1);
+    const end = next < 0 ? pointer.length : next;
+    out += `/${escapeSegment(pointer, start + 1, end)}`;
+    start = next;
+  }
   return out;
 }
-function escapeSegment(segment) {
-  if (segment.length <= SEGMENT_LENGTH && firstRewritten(segment, true) < 0) return segment;
-  const escaped = escapeText(segment);
-  return escaped.length <= SEGMENT_LENGTH ? escaped : cutEscaped(escaped, SEGMENT_LENGTH);
+function escapeSegment(text, from = 0, to = text.length) {
+  let out = "";
+  let run = from;
+  for (let i = from; i < to; ) {
+    const code = text.charCodeAt(i);
+    let width = 1;
+    let unit;
+    if (isHigh(code) && i + 1 < to && isLow(text.charCodeAt(i + 1))) width = 2;
+    else if (code === 126 && i + 1 < to && (text.charCodeAt(i + 1) === 48 || text.charCodeAt(i + 1) === 49)) width = 2;
+    else if (code === 92) unit = "\\\\";
+    else if (isEscaped(code) || isHigh(code) || isLow(code)) unit = hex2(code);
+    const length = out.length + (i - run) + (unit === void 0 ? width : unit.length);
+    if (length > SEGMENT_LENGTH) return `${out}${text.slice(run, i)}\u2026`;
+    if (unit !== void 0) {
+      out += text.slice(run, i) + unit;
+      run = i + 1;
+    }
+    i += width;
+  }
+  return out + text.slice(run, to);
 }
 function cutEscaped(text, max) {
   if (text.length <= max) return text;

@@ -56,7 +56,10 @@ export async function admitRequest(request: Request, face: FetchFace, read: "clo
       contentType: request.headers.get("content-type"),
       contentLength: request.headers.get("content-length"),
       protocolVersion: request.headers.get("mcp-protocol-version"),
-      chunks: () => chunksOf(read === "clone" ? request.clone().body : request.body),
+      chunks: () =>
+        read === "own" && declaredWithin(request, face.settings.maxBodyBytes)
+          ? wholeBody(request)
+          : chunksOf(read === "clone" ? request.clone().body : request.body),
       era: (body) => face.era(request, body),
     },
     face.settings,
@@ -125,6 +128,22 @@ function quietly(tap: () => void): void {
   } catch {
     // The chunk has already been handed on.
   }
+}
+
+/** Whether the request declares a body length the limit allows (the host's HTTP parser holds the client to it). */
+function declaredWithin(request: Request, limit: number): boolean {
+  const declared = request.headers.get("content-length");
+  if (declared === null || !/^\d+$/.test(declared.trim())) return false;
+  return Number(declared) <= limit;
+}
+
+/**
+ * A body of a declared length within the limit, read whole with `arrayBuffer()`: hosts read it without building a
+ * stream (`@hono/node-server` reads the Node request directly, where `request.body` builds a second `Request` and a
+ * web stream over it), and `readLimited` still refuses it should it come longer than the limit.
+ */
+async function* wholeBody(request: Request): AsyncGenerator<Uint8Array> {
+  yield new Uint8Array(await request.arrayBuffer());
 }
 
 async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerator<Uint8Array> {

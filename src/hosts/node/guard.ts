@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { admit, type Admission, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
 import { type GateOptions, positiveInteger, type ResolvedOptions, resolveOptions, eraWithoutBody } from "../../core/options.js";
 import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
-import { answer, DISCARD_TIMEOUT_MS } from "./answer.js";
+import { answer, DISCARD_TIMEOUT_MS, drainBound } from "./answer.js";
 import { type Report, tapResponse } from "./report.js";
 
 declare module "http" {
@@ -18,7 +18,10 @@ declare module "http" {
 
 /** Options of `wymcpNode`; `era` receives the Node request and the parsed body (`undefined` on a GET in report mode). */
 export interface NodeOptions extends GateOptions<IncomingMessage>, OutboundOptions {
-  /** Longest time the rest of a refused body is read and thrown away before the connection is cut (ms). Default 5,000. */
+  /**
+   * Longest time the rest of a refused body is read and thrown away (ms), default 5,000: before the answer, to keep the
+   * connection (past it the answer closes the connection), and after an answer that closes it, before it is cut.
+   */
   discardTimeoutMs?: number;
 }
 
@@ -70,7 +73,7 @@ export async function admitNode(req: IncomingMessage, face: NodeFace): Promise<A
 /** Answers a refusal (after telling `onReject`). */
 export function refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal, face: NodeFace): void {
   reportRefusal(face.onReject, refusal);
-  answer(req, res, refusal, face.discardTimeoutMs);
+  answer(req, res, refusal, face.discardTimeoutMs, drainBound(face.settings.maxBodyBytes));
 }
 
 /**

@@ -1,0 +1,126 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import fc from "fast-check";
+import { gateFetch } from "../src/hosts/fetch/index.js";
+import { BODY_BLOCK_BYTES, readLimited } from "../src/core/admission.js";
+import { echoBody, measureBodyMemory } from "../bench/body-memory.js";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+describe("the body reader's memory is bounded by the body, not by its chunking", { timeout: 180_000 }, () => {
+  test("readLimited gives the same bytes whatever the chunking and whatever Content-Length says, and undefined past the limit", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.uint8Array({ maxLength: 300 }), { maxLength: 40 }),
+        fc.integer({ min: 0, max: 6000 }),
+        fc.constantFrom("right", "short", "long", "none", "nonsense"),
+        async (parts, limit, declared) => {
+          const whole = concat(parts);
+          const header = {
+            right: whole.length,
+            short: Math.max(0, whole.length - 7),
+            long: whole.length + 7,
+            none: undefined,
+            nonsense: Number.NaN,
+          }[declared];
+          const got = await readLimited(parts, limit, header);
+          if (whole.length > limit) assert.equal(got, undefined);
+          else assert.deepEqual(got && [...got], [...whole]);
+        },
+      ),
+      { numRuns: 500 },
+    );
+    // Across block boundaries, from an async source.
+    const big = Uint8Array.from({ length: BODY_BLOCK_BYTES * 3 + 17 }, (_, i) => (i * 31) & 0xff);
+    async function* pieces(size: number) {
+      for (let i = 0; i < big.length; i += size) yield big.slice(i, i + size);
+    }
+    for (const size of [1, 7, 4096, BODY_BLOCK_BYTES + 3]) {
+      assert.deepEqual(await readLimited(pieces(size), big.length), big, `${size}-byte chunks`);
+      assert.deepEqual(await readLimited(pieces(size), big.length, big.length), big, `${size}-byte chunks, declared`);
+      assert.equal(await readLimited(pieces(size), big.length - 1), undefined, `${size}-byte chunks, one byte over`);
+    }
+  });
+
+  test("readLimited keeps no chunk: 1 MiB in 1-byte chunks holds at most twice the body and a block, measured after forced collections", async () => {
+    const size = 1024 * 1024;
+    for (const declared of [undefined, size]) {
+      gc();
+      const base = process.memoryUsage();
+      let peakHeap = 0;
+      let peakBuffers = 0;
+      async function* bytes() {
+        for (let i = 0; i < size; i++) {
+          // Each chunk its own object, as Node's parser hands them over.
+          yield new Uint8Array([i & 0xff]);
+          if (i % (128 * 1024) === 128 * 1024 - 1) {
+            gc();
+            const now = process.memoryUsage();
+            peakHeap = Math.max(peakHeap, now.heapUsed - base.heapUsed);
+            peakBuffers = Math.max(peakBuffers, now.arrayBuffers - base.arrayBuffers);
+          }
+        }
+      }
+      const body = await readLimited(bytes(), 4 * size, declared);
+      assert.equal(body?.length, size);
+      assert.equal(body![size - 1], (size - 1) & 0xff);
+      // Kept chunks would be a million objects: tens of MB of heap.
+      assert.ok(peakHeap < 4 * 1024 * 1024, `heap grew ${(peakHeap / 1024 / 1024).toFixed(1)} MiB while reading (declared ${declared})`);
+      assert.ok(
+        peakBuffers <= 2 * size + BODY_BLOCK_BYTES,
+        `buffers grew ${(peakBuffers / 1024 / 1024).toFixed(2)} MiB (declared ${declared})`,
+      );
+    }
+  });
+
+  test("gateFetch answers a 1 MiB body streamed one byte per chunk", async () => {
+    const body = echoBody(1024 * 1024);
+    let i = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (i < body.length) controller.enqueue(body.subarray(i, ++i));
+        else controller.close();
+      },
+    });
+    const seen: number[] = [];
+    const gated = gateFetch(
+      { fetch: async (_request, extra) => (seen.push(JSON.stringify(extra?.parsedBody).length), Response.json({ ok: true })) },
+      { era: "modern" },
+    );
+    const response = await gated(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+        },
+        body: stream,
+        duplex: "half",
+      } as RequestInit),
+    );
+    assert.equal(response.status, 200);
+    assert.deepEqual(seen, [body.length]);
+  });
+
+  test("a gated server with a 384 MiB heap answers a 4 MiB body sent one byte per HTTP chunk (it ran out of heap when every chunk was kept)", async () => {
+    const figures = await measureBodyMemory(
+      { variant: "gated", framing: "chunked", piece: 1, bytes: 4 * 1024 * 1024 },
+      { nodeArgs: ["--max-old-space-size=384"], timeoutMs: 150_000 },
+    );
+    assert.equal(figures.status, 200, `no answer after ${figures.ms.toFixed(0)} ms`);
+  });
+});
