@@ -99,8 +99,17 @@ async function main(): Promise<void> {
     chunkNames: "[name]-[hash]",
     plugins: [importTheCore],
     // `wymcp compile` is a chunk of its own, loaded by that command only, and its compilers (optional peer
-    // dependencies) stay imports: `wymcp check` and the entries load neither.
-    external: ["node:*", "ajv", "ajv/*", "ajv-formats", "json-schema-to-typescript"],
+    // dependencies) stay imports: `wymcp check` and the entries load neither. The official client, for
+    // `--from` and `--from-stdio`, is a chunk further still, loaded by those flags alone.
+    external: [
+      "node:*",
+      "ajv",
+      "ajv/*",
+      "ajv-formats",
+      "json-schema-to-typescript",
+      "@modelcontextprotocol/client",
+      "@modelcontextprotocol/client/*",
+    ],
   });
   // The banner goes on the bins alone (esbuild's banner option would put it on every module of the build).
   for (const { name } of bins) {

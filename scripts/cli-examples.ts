@@ -44,7 +44,21 @@ export const CLI_EXAMPLES: readonly CliExample[] = [
     args: ["--method", "tools/call", "--header", "MCP-Protocol-Version: 2025-11-25", "exchange.jsonl"],
     status: 1,
     caption:
-      "A legacy exchange, both directions: the server's messages are judged as `wymcp/outbound` judges them, the results by the `--method` they answer.",
+      "A legacy exchange, both directions: the server's messages are judged as `wymcp/outbound` judges them; a result takes the method and era of the request with its id in the capture (line 5 answers line 1), and `--method` names what the others answer, whose requests the capture lacks.",
+  },
+  {
+    golden: "cli/session-har.txt",
+    args: ["session.har"],
+    status: 1,
+    caption:
+      "A HAR file (recorded by `npm run record:captures`: the official SDK's client and server in both eras, two legacy sessions, then a broken client): each POST's request body with its headers, then its response, JSON or an event stream split into its messages. Each response is judged against the request it answers; the table counts the verdicts per method.",
+  },
+  {
+    golden: "cli/session-jsonl-quiet.txt",
+    args: ["--quiet", "session.jsonl"],
+    status: 1,
+    caption:
+      "The same session as a proxy log holds it, one message per line and no headers (so a legacy request's era comes from its session's initialize, or is the default); `--quiet` prints the rejections, the table and the summary.",
   },
 ];
 

@@ -30,7 +30,7 @@ describe("wymcp check --legacy-checks", () => {
   test("framing: today's rule, the call passes on its JSON-RPC framing", () => {
     const run = wymcp(["--legacy-checks", "framing", ...header("2025-06-18"), "-"], { input });
     assert.equal(run.status, 0, run.stdout);
-    assert.match(lineFor(run.stdout, "<stdin>:1"), /pass +legacy \(header\) +tools\/call request \(JSONRPCRequest\)$/);
+    assert.match(lineFor(run.stdout, "<stdin>:1"), /pass +legacy \(header\) +tools\/call request \(JSONRPCRequest; framing only\)$/);
   });
 
   test("report: the call passes, printed with what the params check found, and the summary counts it", () => {

@@ -49,3 +49,21 @@ test("dist/cli.js loads the compiler only when `wymcp compile` runs: a dynamic i
     "the compile chunk imports the compilers",
   );
 });
+
+const CLIENT = /^@modelcontextprotocol\/client(?:\/|$)/;
+
+test("the official client (for --from and --from-stdio) is loaded by those flags only: a chunk the compile chunk imports lazily", () => {
+  for (const entry of ["index.js", "node-http.js", "fetch.js", "outbound.js", "cli.js"]) {
+    const { bare } = staticGraph(join(dist, entry));
+    for (const specifier of bare) assert.doesNotMatch(specifier, CLIENT, `${entry} loads ${specifier}`);
+  }
+  const [command] = [...staticGraph(join(dist, "cli.js")).dynamic].filter((s) => /^\.\/command-\w+\.js$/.test(s));
+  const compile = staticGraph(join(dist, command!));
+  for (const specifier of compile.bare) assert.doesNotMatch(specifier, CLIENT, `wymcp compile from files loads ${specifier}`);
+  const lazy = [...compile.dynamic].filter((s) => /^\.\/from-server-\w+\.js$/.test(s));
+  assert.equal(lazy.length, 1, "one lazily imported chunk talks to servers");
+  assert.ok(
+    [...staticGraph(join(dist, lazy[0]!)).bare].some((s) => CLIENT.test(s)),
+    "that chunk imports the client",
+  );
+});

@@ -10,7 +10,10 @@ import ts from "typescript";
 import { structureKey } from "../src/cli/compile/canonical.js";
 import { runCompile } from "../src/cli/compile/command.js";
 import { generate, WYMCP_VERSION } from "../src/cli/compile/generate.js";
+import { type BriefError, briefAnswer } from "../src/core/brief-answer.js";
+import { KEPT_KEY_UNITS } from "../src/codegen/bound-keys.js";
 import { escapePointer } from "../src/core/distill.js";
+import { ERROR_BUDGET } from "../src/core/error-budget.js";
 import { safePointer } from "../src/core/log-safe.js";
 import { COMPILE_RUNTIME } from "../generated/compile-runtime.js";
 import { random, Sampler } from "./support/schema-samples.js";
@@ -100,7 +103,7 @@ test("each schema has a named validator, and tools map to their input and output
   assert.equal(bad.data, undefined);
   assert.match(
     bad.errorMessage!,
-    /^3 invalid locations: \/entities\/0\/entityType is required; \/entities\/0\/name must be string; \/entities\/0\/observations is required$/,
+    /^3 invalid locations: \/entities\/0\/entityType is required; \/entities\/0\/observations is required; \/entities\/0\/name must be string$/,
   );
 });
 
@@ -116,7 +119,25 @@ test("a schema that was not compiled gets an error naming wymcp compile; a fallb
   assert.equal(provider.getValidator(schemas[0]!), compiled.validators.formatsInput, "compiled schemas still use the compiled validator");
 });
 
-describe("errors are distilled: located, bounded, nothing of the value reflected", () => {
+describe("errors are answered briefly, for the model that retries: located, bounded, nothing of the value reflected", () => {
+  test("the first three locations in the order the validator met them, then how many more", () => {
+    const { errorMessage } = compiled.validators.createEntitiesInput!({ entities: [{ name: 1 }, { name: 2 }], extra: true });
+    assert.equal(
+      errorMessage,
+      "7 invalid locations: (the value) has a property the schema does not allow; /entities/0/entityType is required; /entities/0/observations is required; and 4 more",
+    );
+  });
+
+  test("a value that is not an object, where the root is type object alone: the same answer, before the validator runs", () => {
+    for (const input of [0, "x", null, [], true]) {
+      assert.deepEqual(compiled.validators.createEntitiesInput!(input), {
+        valid: false,
+        data: undefined,
+        errorMessage: "1 invalid location: (the value) must be object",
+      });
+    }
+  });
+
   test("10,000 invalid items stop at the error budget: the count reads N+, the message stays short", () => {
     const blocks = Array.from({ length: 10_000 }, (_, i) => ({ type: "text", text: i, secret: "VALUE-SECRET" }));
     const { valid, errorMessage } = compiled.tools.union_items!.input({ blocks });
@@ -169,11 +190,97 @@ test("a compiled module escapes keys exactly as the core does: bidirectional mar
   }
 });
 
+test("a compiled module answers a 1 MiB argument key as the same call with the key cut to the units a location keeps", async () => {
+  const work = mkdtempSync(join(tmpdir(), "wymcp-compile-long-key-"));
+  try {
+    const input = join(work, "tools.json");
+    const numbers = { type: "object", additionalProperties: { type: "number" } };
+    const tools = [
+      { name: "open", inputSchema: { type: "object", properties: { name: { type: "string" } }, additionalProperties: numbers } },
+      { name: "patterned", inputSchema: { type: "object", patternProperties: { "^x": numbers }, additionalProperties: false } },
+    ];
+    writeFileSync(input, JSON.stringify({ tools }));
+    assert.equal(await runCompile([input, "--out", join(work, "out")]), 0);
+    const code = readFileSync(join(work, "out", "index.js"), "utf8");
+    // Ajv's escape of a key (`key0.replace(/~/g, "~0")...`) is gone: every location goes through pointerKey.
+    assert.match(code, /pointerKey\(key\d+\)/);
+    assert.doesNotMatch(code, /\bkey\d+\.replace\(/);
+    const module = (await import(pathToFileURL(join(work, "out", "index.js")).href)) as Compiled;
+    // Many invalid values under the long key, and one beside it: each error's location starts with the key.
+    const call = (key: string) => ({
+      name: 7,
+      [key]: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`m${i}`, "not a number"])),
+      x2: "not an object",
+    });
+    const MIB = 1024 * 1024;
+    for (const long of [`x${"k".repeat(MIB)}`, `x${"~/".repeat(MIB / 2)}`, `x${"\u001b".repeat(MIB)}`]) {
+      const cut = long.slice(0, KEPT_KEY_UNITS);
+      for (const tool of ["open", "patterned"] as const) {
+        const answer = module.tools[tool]!.input(call(long));
+        assert.equal(answer.valid, false);
+        assert.deepEqual(answer, module.tools[tool]!.input(call(cut)), `${tool}: the long key answers as the cut one`);
+        // Bounded: three locations of at most 120 characters each, and the words.
+        assert.ok(answer.errorMessage!.length < 600, `${answer.errorMessage!.length} characters`);
+        assert.match(answer.errorMessage!, /…/, "the long key's segment is cut and marked");
+        assert.doesNotMatch(answer.errorMessage!, /not a number|not an object/);
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test("the runtime a module carries is the core's own code, bundled: no retyped distiller or escaping", () => {
   const code = readFileSync(join(dir, "index.js"), "utf8");
   assert.ok(code.includes(COMPILE_RUNTIME), "index.js carries generated/compile-runtime.js as it is");
-  for (const from of ["src/core/log-safe.ts", "src/core/distill.ts", "src/core/likely-branch.ts", "src/cli/compile/canonical.ts"])
+  for (const from of [
+    "src/core/log-safe.ts",
+    "src/core/distill.ts",
+    "src/core/likely-branch.ts",
+    "src/core/brief-answer.ts",
+    "src/cli/compile/canonical.ts",
+  ])
     assert.ok(COMPILE_RUNTIME.includes(`// ${from}\n`), `bundled from ${from}`);
+});
+
+test("the runtime a module carries answers invalid arguments as src/core/brief-answer.ts does, and a value not an object as its validator would", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "wymcp-brief-"));
+  try {
+    writeFileSync(join(dir, "runtime.mjs"), `${COMPILE_RUNTIME}\nexport { invalidResult, notObjectResult };\n`);
+    type Result = { valid: boolean; data: unknown; errorMessage: string };
+    const runtime = (await import(pathToFileURL(join(dir, "runtime.mjs")).href)) as {
+      invalidResult(errors: BriefError[]): Result;
+      notObjectResult(): Result;
+    };
+    const bundled = (errors: BriefError[], budget: number) => {
+      assert.equal(budget, ERROR_BUDGET, "the runtime counts N+ at the core's error budget");
+      const result = runtime.invalidResult(errors);
+      assert.deepEqual([result.valid, result.data], [false, undefined]);
+      return result.errorMessage;
+    };
+    // A value that is not an object, answered before the validator runs, reads as the validator's own answer.
+    assert.deepEqual(runtime.notObjectResult(), {
+      valid: false,
+      data: undefined,
+      errorMessage: briefAnswer([{ instancePath: "", keyword: "type", params: { type: "object" } }], ERROR_BUDGET),
+    });
+    const next = random(0x5eed);
+    const keywords = ["type", "required", "enum", "minimum", "additionalProperties", "anyOf", "pattern", "format"];
+    for (let n = 0; n < 2000; n++) {
+      const errors: BriefError[] = Array.from({ length: 1 + Math.floor(next() * 8) }, (_, i) => {
+        const keyword = keywords[Math.floor(next() * keywords.length)]!;
+        return {
+          instancePath: `/${Math.floor(next() * 4)}${next() < 0.3 ? "/x" : ""}`,
+          keyword,
+          params: { type: "string", missingProperty: `k${i}`, comparison: ">=", limit: i, pattern: "^a$", format: "date", union: 0 },
+          ...(next() < 0.3 ? { branches: [0, "/0", Math.floor(next() * 2)] } : {}),
+        };
+      });
+      assert.equal(bundled(errors, ERROR_BUDGET), briefAnswer(errors, ERROR_BUDGET));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("index.js imports nothing, requires nothing, and runs under node --disallow-code-generation-from-strings", () => {

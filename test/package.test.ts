@@ -239,7 +239,6 @@ describe("the tarball (npm pack --dry-run)", () => {
     files = packed.files.map((f) => f.path);
   });
 
-  // 1 MiB until the legacy era was judged revision by revision (its validators for four revisions, in and out).
   test("is at most 1.5 MiB unpacked", () => {
     assert.ok(packed.unpackedSize <= 1.5 * 2 ** 20, `${packed.unpackedSize} bytes unpacked`);
   });

@@ -37,7 +37,7 @@ test("the Workers example: a tools/call passes the gate and reaches the tool thr
   assert.deepEqual(note.body.result.content, [{ type: "text", text: 'note "Buy milk" stored with 2 tag(s)' }]);
 });
 
-test("the Workers example: bad arguments are refused by the SDK as a tool error carrying the precompiled validator's distilled message", async () => {
+test("the Workers example: bad arguments are refused by the SDK as a tool error carrying the precompiled validator's brief answer", async () => {
   const answer = await call("add_note", { title: "", body: 7, tags: ["Not OK", "Not OK"], due: "24/12/2026", colour: "red" });
   // The SDK answers a tool error result, its text carrying the provider's errorMessage.
   assert.equal(answer.status, 200);
@@ -45,8 +45,7 @@ test("the Workers example: bad arguments are refused by the SDK as a tool error 
   assert.equal(
     answer.body.result.content[0].text,
     "Input validation error: Invalid arguments for tool add_note: 7 invalid locations: (the value) has a property the schema does not allow; " +
-      '/body must be string; /due must be a valid "date" string; /tags must not have duplicate items; /tags/0 must match pattern "^[a-z0-9-]+$"; ' +
-      '/tags/1 must match pattern "^[a-z0-9-]+$"; /title must be at least 1 characters long',
+      "/title must be at least 1 characters long; /body must be string; and 4 more",
   );
 });
 

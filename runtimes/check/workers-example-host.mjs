@@ -61,11 +61,10 @@ try {
   const bad = await call("add_note", { title: "", body: 7, tags: ["Not OK", "Not OK"], due: "24/12/2026", colour: "red" });
   const expected =
     "Input validation error: Invalid arguments for tool add_note: 7 invalid locations: (the value) has a property the schema does not allow; " +
-    '/body must be string; /due must be a valid "date" string; /tags must not have duplicate items; /tags/0 must match pattern "^[a-z0-9-]+$"; ' +
-    '/tags/1 must match pattern "^[a-z0-9-]+$"; /title must be at least 1 characters long';
+    "/title must be at least 1 characters long; /body must be string; and 4 more";
   results.push(
     result(
-      "bad arguments are refused by the SDK with the distilled message",
+      "bad arguments are refused by the SDK with the precompiled brief answer",
       bad.body?.result?.isError === true && bad.body.result.content?.[0]?.text === expected,
       bad,
     ),

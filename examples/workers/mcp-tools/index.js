@@ -222,9 +222,10 @@ return exports.fullFormats;
 
 const group0 = (function (exports) {
 "use strict";
-function fail(list, instancePath, keyword, params) { pushError(list, { instancePath, keyword, params }); }
-function failType(list, instancePath, type) { pushError(list, { instancePath, keyword: "type", params: { type } }); }
-function failRequired(list, instancePath, missingProperty) { pushError(list, { instancePath, keyword: "required", params: { missingProperty } }); }
+function addError(list, error) { if (list === null) return [error]; pushError(list, error); return list; }
+function fail(list, instancePath, keyword, params) { return addError(list, { instancePath, keyword, params }); }
+function failType(list, instancePath, type) { return addError(list, { instancePath, keyword: "type", params: { type } }); }
+function failRequired(list, instancePath, missingProperty) { return addError(list, { instancePath, keyword: "required", params: { missingProperty } }); }
 function budgetResult(thrown) {
   if (!(thrown instanceof ErrorBudgetReached)) throw thrown;
   return invalidResult(thrown.errors);
@@ -257,6 +258,7 @@ function withinBudget(validate) {
   return bounded;
 }
 exports.s0 = function s0(input) {
+  if (notObject(input)) return notObjectResult();
   try { return validate0(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(validate0.errors); } catch (thrown) { return budgetResult(thrown); }
 };
 const func0 = ucs2length;
@@ -268,51 +270,51 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.title === undefined){
-failRequired(vErrors ??= [], instancePath, "title"); errors++;
+vErrors = failRequired(vErrors, instancePath, "title"); errors++;
 }
 if(data.body === undefined){
-failRequired(vErrors ??= [], instancePath, "body"); errors++;
+vErrors = failRequired(vErrors, instancePath, "body"); errors++;
 }
 for(const key0 in data){
 if(!((((key0 === "title") || (key0 === "body")) || (key0 === "tags")) || (key0 === "due"))){
-fail(vErrors ??= [], instancePath, "additionalProperties", {additionalProperty: key0}); errors++;
+vErrors = fail(vErrors, instancePath, "additionalProperties", {additionalProperty: key0}); errors++;
 }
 }
 if(data.title !== undefined){
 let data0 = data.title;
 if(typeof data0 === "string"){
 if(func0(data0) > 80){
-fail(vErrors ??= [], instancePath+"/title", "maxLength", {limit: 80}); errors++;
+vErrors = fail(vErrors, instancePath+"/title", "maxLength", {limit: 80}); errors++;
 }
 if(func0(data0) < 1){
-fail(vErrors ??= [], instancePath+"/title", "minLength", {limit: 1}); errors++;
+vErrors = fail(vErrors, instancePath+"/title", "minLength", {limit: 1}); errors++;
 }
 }
 else {
-failType(vErrors ??= [], instancePath+"/title", "string"); errors++;
+vErrors = failType(vErrors, instancePath+"/title", "string"); errors++;
 }
 }
 if(data.body !== undefined){
 if(typeof data.body !== "string"){
-failType(vErrors ??= [], instancePath+"/body", "string"); errors++;
+vErrors = failType(vErrors, instancePath+"/body", "string"); errors++;
 }
 }
 if(data.tags !== undefined){
 let data2 = data.tags;
 if(Array.isArray(data2)){
 if(data2.length > 5){
-fail(vErrors ??= [], instancePath+"/tags", "maxItems", {limit: 5}); errors++;
+vErrors = fail(vErrors, instancePath+"/tags", "maxItems", {limit: 5}); errors++;
 }
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
-fail(vErrors ??= [], instancePath+"/tags/" + i0, "pattern", {pattern: "^[a-z0-9-]+$"}); errors++;
+vErrors = fail(vErrors, instancePath+"/tags/" + i0, "pattern", {pattern: "^[a-z0-9-]+$"}); errors++;
 }
 }
 else {
-failType(vErrors ??= [], instancePath+"/tags/" + i0, "string"); errors++;
+vErrors = failType(vErrors, instancePath+"/tags/" + i0, "string"); errors++;
 }
 }
 let i1 = data2.length;
@@ -326,7 +328,7 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-fail(vErrors ??= [], instancePath+"/tags", "uniqueItems", {i: i1, j: j0}); errors++;
+vErrors = fail(vErrors, instancePath+"/tags", "uniqueItems", {i: i1, j: j0}); errors++;
 break;
 }
 indices0[item0] = i1;
@@ -334,29 +336,30 @@ indices0[item0] = i1;
 }
 }
 else {
-failType(vErrors ??= [], instancePath+"/tags", "array"); errors++;
+vErrors = failType(vErrors, instancePath+"/tags", "array"); errors++;
 }
 }
 if(data.due !== undefined){
 let data4 = data.due;
 if(typeof data4 === "string"){
 if(!(formats0.validate(data4))){
-fail(vErrors ??= [], instancePath+"/due", "format", {format: "date"}); errors++;
+vErrors = fail(vErrors, instancePath+"/due", "format", {format: "date"}); errors++;
 }
 }
 else {
-failType(vErrors ??= [], instancePath+"/due", "string"); errors++;
+vErrors = failType(vErrors, instancePath+"/due", "string"); errors++;
 }
 }
 }
 else {
-failType(vErrors ??= [], instancePath, "object"); errors++;
+vErrors = failType(vErrors, instancePath, "object"); errors++;
 }
 validate0.errors = vErrors;
 return errors === 0;
 }
 
 exports.s1 = function s1(input) {
+  if (notObject(input)) return notObjectResult();
   try { return validate1(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(validate1.errors); } catch (thrown) { return budgetResult(thrown); }
 };
 
@@ -365,31 +368,31 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.numbers === undefined){
-failRequired(vErrors ??= [], instancePath, "numbers"); errors++;
+vErrors = failRequired(vErrors, instancePath, "numbers"); errors++;
 }
 if(data.numbers !== undefined){
 let data0 = data.numbers;
 if(Array.isArray(data0)){
 if(data0.length > 100){
-fail(vErrors ??= [], instancePath+"/numbers", "maxItems", {limit: 100}); errors++;
+vErrors = fail(vErrors, instancePath+"/numbers", "maxItems", {limit: 100}); errors++;
 }
 if(data0.length < 1){
-fail(vErrors ??= [], instancePath+"/numbers", "minItems", {limit: 1}); errors++;
+vErrors = fail(vErrors, instancePath+"/numbers", "minItems", {limit: 1}); errors++;
 }
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(typeof data0[i0] == "number")){
-failType(vErrors ??= [], instancePath+"/numbers/" + i0, "number"); errors++;
+vErrors = failType(vErrors, instancePath+"/numbers/" + i0, "number"); errors++;
 }
 }
 }
 else {
-failType(vErrors ??= [], instancePath+"/numbers", "array"); errors++;
+vErrors = failType(vErrors, instancePath+"/numbers", "array"); errors++;
 }
 }
 }
 else {
-failType(vErrors ??= [], instancePath, "object"); errors++;
+vErrors = failType(vErrors, instancePath, "object"); errors++;
 }
 validate1.errors = vErrors;
 return errors === 0;
@@ -397,37 +400,7 @@ return errors === 0;
 return exports;
 })({});
 
-const { invalidResult, providerOver } = (() => {
-// src/cli/compile/canonical.ts
-function canonicalJson(value) {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((item) => isAbsent(item) ? "null" : canonicalJson(item)).join(",")}]`;
-  const keys = Object.keys(value).sort();
-  const parts = [];
-  for (const key of keys) {
-    const item = value[key];
-    if (!isAbsent(item)) parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
-  }
-  return `{${parts.join(",")}}`;
-}
-function isAbsent(value) {
-  return value === void 0 || typeof value === "function" || typeof value === "symbol";
-}
-function structureKey(schema) {
-  const text = canonicalJson(schema);
-  let h1 = 2166136261;
-  let h2 = 16777619;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ unit, 16777619);
-    h2 = Math.imul(h2 ^ unit, 1540483477);
-  }
-  return `${hex(h1)}${hex(h2)}-${text.length.toString(36)}`;
-}
-function hex(n) {
-  return (n >>> 0).toString(16).padStart(8, "0");
-}
-
+const { invalidResult, notObject, notObjectResult, providerOver } = (() => {
 // src/core/error-budget.ts
 var ERROR_BUDGET = 64;
 
@@ -492,7 +465,7 @@ function isEscaped(code) {
 }
 var isHigh = (code) => code >= 55296 && code <= 56319;
 var isLow = (code) => code >= 56320 && code <= 57343;
-function hex2(code) {
+function hex(code) {
   return `\\u${code.toString(16).padStart(4, "0")}`;
 }
 function safePointer(pointer) {
@@ -529,7 +502,7 @@ function escapeSegment(text, from = 0, to = text.length) {
     if (isHigh(code) && i + 1 < to && isLow(text.charCodeAt(i + 1))) width = 2;
     else if (code === 126 && i + 1 < to && (text.charCodeAt(i + 1) === 48 || text.charCodeAt(i + 1) === 49)) width = 2;
     else if (code === 92) unit = "\\\\";
-    else if (isEscaped(code) || isHigh(code) || isLow(code)) unit = hex2(code);
+    else if (isEscaped(code) || isHigh(code) || isLow(code)) unit = hex(code);
     const length = out.length + (i - run) + (unit === void 0 ? width : unit.length);
     if (length > SEGMENT_LENGTH) return `${out}${text.slice(run, i)}\u2026`;
     if (unit !== void 0) {
@@ -555,157 +528,193 @@ function cutEscaped(text, max) {
 }
 
 // src/core/distill.ts
-var LIMITS = {
-  /** Validator errors looked at; the rest are only counted. */
-  examinedErrors: 1e3,
-  /** Entries listed in `data.errors`. */
-  entries: 20,
-  /** Characters of an instance location kept; a longer one ends in `\u2026` (each segment is cut at 64 first, log-safe.ts). */
-  locationLength: 200,
-  /** Characters of a location quoted in the one-line summary. */
-  summaryLocationLength: 60,
-  /** Distinct messages kept per location. */
-  messagesPerLocation: 6,
-  /** UTF-8 bytes of `data.errors` as JSON. */
-  entriesBytes: 6e3
-};
-function groupErrors(all, limits = LIMITS, words = messageFor) {
-  const errors = keepLikelyBranches(all.length > limits.examinedErrors ? all.slice(0, limits.examinedErrors) : all);
-  const total = errors.length + Math.max(0, all.length - limits.examinedErrors);
-  const byLocation = /* @__PURE__ */ new Map();
-  for (const error of errors) {
-    const { location, message } = describe(error, words, limits.locationLength);
-    let found = byLocation.get(location);
-    if (!found) byLocation.set(location, found = { messages: /* @__PURE__ */ new Set(), problems: 0 });
-    found.problems++;
-    if (found.messages.size < limits.messagesPerLocation) found.messages.add(message);
-  }
-  const locations = [...byLocation.keys()];
-  if (locations.length > 1) locations.sort(comparePointers);
-  return { byLocation, locations, total };
-}
 var UNION_MESSAGE = "must match one of the allowed shapes";
 var ENTRY_FRAME = 16 + 13 + 2;
-function describe(error, words = messageFor, locationLength = LIMITS.locationLength) {
-  const p = error.params;
-  if (error.keyword === "required" || error.keyword === "dependentRequired" || error.keyword === "dependencies") {
-    return { location: bound(`${error.instancePath}/${escapePointer(String(p.missingProperty))}`, locationLength), message: "is required" };
-  }
-  return { location: bound(error.instancePath, locationLength), message: words(error.keyword, p) };
+function escapePointer(key) {
+  return key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key;
 }
-function messageFor(keyword, p) {
-  switch (keyword) {
-    case "type":
-      return `must be ${alternatives(Array.isArray(p.type) ? p.type.map(String) : String(p.type).split(","))}`;
+
+// src/core/brief-answer.ts
+var BRIEF_LIMITS = { locations: 3, locationLength: 120 };
+function briefAnswer(errors, budget) {
+  if (errors.length === 1 && budget > 1) {
+    const only = errors[0];
+    if (only.keyword !== "anyOf" && !only.branches) return "1 invalid location: " + shown(locationOf(only)) + " " + problemOf(only);
+  }
+  const kept = hasBranches(errors) ? keepLikelyBranches(errors) : errors;
+  let at0 = "";
+  let at1 = "";
+  let at2 = "";
+  let problem0 = "";
+  let problem1 = "";
+  let problem2 = "";
+  let named = 0;
+  let others;
+  let unions;
+  for (let i = 0; i < kept.length; i++) {
+    const error = kept[i];
+    if (error.keyword === "anyOf") {
+      (unions ??= []).push(error);
+      continue;
+    }
+    const location = locationOf(error);
+    if (named > 0 && location === at0) problem0 = withSecond(problem0, error);
+    else if (named > 1 && location === at1) problem1 = withSecond(problem1, error);
+    else if (named > 2 && location === at2) problem2 = withSecond(problem2, error);
+    else if (named === 0) {
+      at0 = location;
+      problem0 = problemOf(error);
+      named = 1;
+    } else if (named === 1) {
+      at1 = location;
+      problem1 = problemOf(error);
+      named = 2;
+    } else if (named === 2) {
+      at2 = location;
+      problem2 = problemOf(error);
+      named = 3;
+    } else (others ??= /* @__PURE__ */ new Set()).add(location);
+  }
+  let count = named + (others ? others.size : 0);
+  if (unions) {
+    for (const union of unions) {
+      const at = union.instancePath;
+      const below = (l) => l === at || l.startsWith(`${at}/`);
+      if (named > 0 && below(at0) || named > 1 && below(at1) || named > 2 && below(at2) || others && [...others].some(below))
+        continue;
+      count++;
+      if (named === 0) at0 = at, problem0 = UNION_MESSAGE, named = 1;
+      else if (named === 1) at1 = at, problem1 = UNION_MESSAGE, named = 2;
+      else if (named === 2) at2 = at, problem2 = UNION_MESSAGE, named = 3;
+      else (others ??= /* @__PURE__ */ new Set()).add(at);
+    }
+  }
+  const cut = errors.length >= budget;
+  let text = count + (cut ? "+" : "") + (count === 1 && !cut ? " invalid location: " : " invalid locations: ") + shown(at0) + " " + problem0;
+  if (named > 1) text += "; " + shown(at1) + " " + problem1;
+  if (named > 2) text += "; " + shown(at2) + " " + problem2;
+  return count > named ? text + "; and " + (count - named) + " more" : text;
+}
+function shown(location) {
+  if (location === "") return "(the value)";
+  if (location.length <= SEGMENT_LENGTH && plainAscii(location)) return location;
+  return cutEscaped(safePointer(location), BRIEF_LIMITS.locationLength);
+}
+function plainAscii(text) {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 32 || code > 126 || code === 92) return false;
+  }
+  return true;
+}
+function withSecond(problems, error) {
+  if (problems.includes(", ")) return problems;
+  const problem = problemOf(error);
+  return problems === problem ? problems : `${problems}, ${problem}`;
+}
+function hasBranches(errors) {
+  for (const error of errors) if (error.branches) return true;
+  return false;
+}
+function locationOf(error) {
+  const k = error.keyword;
+  if (k === "required" || k === "dependentRequired" || k === "dependencies") {
+    return `${error.instancePath}/${escapePointer(String(error.params.missingProperty))}`;
+  }
+  return error.instancePath;
+}
+function problemOf(error) {
+  const p = error.params;
+  switch (error.keyword) {
+    case "type": {
+      const type = typeof p.type === "string" ? p.type : String(p.type);
+      return type.includes(",") ? "must be " + type.split(",").join(" or ") : "must be " + type;
+    }
+    case "required":
+    case "dependentRequired":
+    case "dependencies":
+      return "is required";
+    case "additionalProperties":
+    case "unevaluatedProperties":
+      return "has a property the schema does not allow";
     case "const":
-      return `must equal ${JSON.stringify(p.allowedValue)}`;
+      return "must equal the schema's constant";
     case "enum":
-      return `must be one of ${p.allowedValues.map((v) => JSON.stringify(v)).join(", ")}`;
+      return "must be one of the allowed values";
     case "format":
       return `must be a valid ${JSON.stringify(p.format)} string`;
-    case "anyOf":
-      return UNION_MESSAGE;
     case "oneOf":
       return "must match exactly one of the allowed shapes";
     case "minimum":
     case "maximum":
     case "exclusiveMinimum":
     case "exclusiveMaximum":
-      return `must be ${p.comparison} ${p.limit}`;
+      return "must be " + p.comparison + " " + p.limit;
     case "maxItems":
-      return `must have at most ${p.limit} items`;
+      return "must have at most " + p.limit + " items";
     case "minItems":
-      return `must have at least ${p.limit} items`;
+      return "must have at least " + p.limit + " items";
     case "maxLength":
-      return `must be at most ${p.limit} characters long`;
+      return "must be at most " + p.limit + " characters long";
     case "minLength":
-      return `must be at least ${p.limit} characters long`;
-    case "pattern":
-      return `must match pattern ${JSON.stringify(p.pattern)}`;
-    default:
-      return `fails the schema's ${JSON.stringify(keyword)} rule`;
-  }
-}
-function alternatives(names) {
-  return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
-}
-function bound(location, length) {
-  return cutEscaped(safePointer(location), length);
-}
-function escapePointer(key) {
-  return key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key;
-}
-function comparePointers(a, b) {
-  if (a === b) return 0;
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const aEnd = segmentEnd(a, i + 1);
-    const bEnd = segmentEnd(b, j + 1);
-    const x = a.slice(i + 1, aEnd);
-    const y = b.slice(j + 1, bEnd);
-    if (x !== y) {
-      if (x.length !== y.length && isIndex(x) && isIndex(y)) return x.length - y.length;
-      return x < y ? -1 : 1;
-    }
-    i = aEnd;
-    j = bEnd;
-  }
-  return a.length - i - (b.length - j);
-}
-function segmentEnd(pointer, from) {
-  const end = pointer.indexOf("/", from);
-  return end < 0 ? pointer.length : end;
-}
-function isIndex(segment) {
-  if (segment.length === 0) return false;
-  for (let i = 0; i < segment.length; i++) {
-    const c = segment.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
-}
-
-// src/cli/compile/runtime/message.ts
-var MESSAGE_LIMITS = { examinedErrors: 1e3, locations: 8, messagesPerLocation: 4, locationLength: 120 };
-function toolWords(keyword, p) {
-  switch (keyword) {
-    case "const":
-      return "must equal the schema's constant";
-    case "enum":
-      return "must be one of the allowed values";
+      return "must be at least " + p.limit + " characters long";
     case "maxProperties":
-      return `must have at most ${p.limit} properties`;
+      return "must have at most " + p.limit + " properties";
     case "minProperties":
-      return `must have at least ${p.limit} properties`;
+      return "must have at least " + p.limit + " properties";
+    case "pattern":
+      return typeof p.pattern === "string" && p.pattern.length <= 60 ? `must match pattern ${JSON.stringify(p.pattern)}` : "must match the schema's pattern";
     case "multipleOf":
-      return `must be a multiple of ${p.multipleOf}`;
+      return "must be a multiple of " + p.multipleOf;
     case "uniqueItems":
       return "must not have duplicate items";
-    case "additionalProperties":
-    case "unevaluatedProperties":
-      return "has a property the schema does not allow";
     case "not":
       return "must not match the excluded shape";
     default:
-      return messageFor(keyword, p);
+      return `fails the schema's ${JSON.stringify(error.keyword)} rule`;
   }
 }
-function toolMessage(all) {
-  const { byLocation, locations: sorted } = groupErrors(all, MESSAGE_LIMITS, toolWords);
-  const locations = sorted.filter((l) => {
-    const messages = byLocation.get(l).messages;
-    return !(messages.size === 1 && messages.has(UNION_MESSAGE) && sorted.some((other) => other.startsWith(`${l}/`)));
-  });
-  const shown = locations.slice(0, MESSAGE_LIMITS.locations).map((l) => `${l === "" ? "(the value)" : l} ${[...byLocation.get(l).messages].join(", ")}`);
-  const more = locations.length - shown.length;
-  const count = `${locations.length}${all.length >= ERROR_BUDGET ? "+" : ""}`;
-  return `${count} invalid location${count === "1" ? "" : "s"}: ${shown.join("; ")}${more > 0 ? `; and ${more} more` : ""}`;
+
+// src/cli/compile/canonical.ts
+function canonicalJson(value) {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map((item) => isAbsent(item) ? "null" : canonicalJson(item)).join(",")}]`;
+  const keys = Object.keys(value).sort();
+  const parts = [];
+  for (const key of keys) {
+    const item = value[key];
+    if (!isAbsent(item)) parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+function isAbsent(value) {
+  return value === void 0 || typeof value === "function" || typeof value === "symbol";
+}
+function structureKey(schema) {
+  const text = canonicalJson(schema);
+  let h1 = 2166136261;
+  let h2 = 16777619;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ unit, 16777619);
+    h2 = Math.imul(h2 ^ unit, 1540483477);
+  }
+  return `${hex2(h1)}${hex2(h2)}-${text.length.toString(36)}`;
+}
+function hex2(n) {
+  return (n >>> 0).toString(16).padStart(8, "0");
 }
 
 // src/cli/compile/runtime/index.ts
 function invalidResult(errors) {
-  return { valid: false, data: void 0, errorMessage: toolMessage(errors || []) };
+  return { valid: false, data: void 0, errorMessage: briefAnswer(errors || [], ERROR_BUDGET) };
+}
+var NOT_AN_OBJECT = briefAnswer([{ instancePath: "", keyword: "type", params: { type: "object" } }], ERROR_BUDGET);
+function notObject(input) {
+  return input === null || typeof input !== "object" || Array.isArray(input);
+}
+function notObjectResult() {
+  return { valid: false, data: void 0, errorMessage: NOT_AN_OBJECT };
 }
 function providerOver(byText, byKey, options, compiledFrom) {
   const fallback = options?.fallback;
@@ -720,7 +729,7 @@ function providerOver(byText, byKey, options, compiledFrom) {
     }
   };
 }
-return { invalidResult, providerOver };
+return { invalidResult, notObject, notObjectResult, providerOver };
 })();
 const COMPILED_FROM = "../tools.json";
 

@@ -1,8 +1,15 @@
-/** @module command: `wymcp check`: reads the inputs, judges each message, prints the verdicts and the summary. */
+/**
+ * @module command: `wymcp check`: reads the inputs, judges each message (a response against the request it answers in
+ * the same capture), prints the verdicts, the table per method and the summary.
+ */
 import { extname } from "node:path";
 import { readLimited } from "../../core/admission.js";
+import type { Era } from "../../core/era.js";
+import { MethodTally, methodRow } from "./by-method.js";
+import { Exchange, type PendingRequest, requestIdOf } from "./exchange.js";
+import { HarError, readHar } from "./har.js";
 import { describeError, fileChunks, LineSplitter, trimLine } from "./input.js";
-import { judge } from "./judge.js";
+import { type JudgeContext, judge, requestRevision, type Verdict } from "./judge.js";
 import { colourEnabled, parseCheckOptions } from "./options.js";
 import { type Paint, printable, renderHuman, summary, type Tally } from "./render.js";
 import { CHECK_USAGE } from "./usage.js";
@@ -24,6 +31,9 @@ class Output {
     if (!process.stdout.write(text)) await new Promise<void>((resolve) => process.stdout.once("drain", resolve));
   }
 }
+
+/** The most of a HAR file read (each message in it is bounded by --max-bytes as a line is). */
+export const HAR_MAX_BYTES = 256 * 1024 * 1024;
 
 /** Runs `wymcp check <argv>`; resolves to the exit code. */
 export async function runCheck(argv: string[]): Promise<number> {
@@ -59,34 +69,107 @@ export async function runCheck(argv: string[]): Promise<number> {
 
   const out = new Output();
   const tally: Tally = { pass: 0, reject: 0, bypass: 0, reported: 0 };
+  const methods = new MethodTally();
   let unreadable = false;
-  const report = (source: string, name: string, line: number, bytes: Buffer | undefined, positionWidth = 0): void => {
+  /** One message: judged, counted, printed; a request is kept for the response that will answer it. */
+  const report = (
+    source: string,
+    name: string,
+    line: number,
+    bytes: Buffer | undefined,
+    positionWidth: number,
+    exchange: Exchange,
+    context: JudgeContext,
+    session: string,
+  ): Verdict | undefined => {
     if (bytes !== undefined) {
       const trimmed = trimLine(bytes, line);
-      if (trimmed === null) return;
+      if (trimmed === null) return undefined;
       bytes = trimmed;
     }
-    const { verdict, body } = judge(source, line, bytes, options);
-    tally[verdict.outcome === "violation" ? "reject" : verdict.outcome]++;
+    const { verdict, body } = judge(source, line, bytes, options, context);
+    const id = requestIdOf(body);
+    if (id !== undefined && verdict.era !== null) {
+      const from = context.from ?? (verdict.direction === "out" ? "server" : "client");
+      const request: PendingRequest = {
+        method: (body as { method: string }).method,
+        era: verdict.era,
+        eraSignal: verdict.eraSignal!,
+        line,
+      };
+      if (context.part !== undefined) request.part = context.part;
+      const revision = requestRevision(verdict, body, options, context);
+      if (revision !== undefined) request.revision = revision;
+      exchange.sent(from, session, id, request);
+    }
+    const outcome = verdict.outcome === "violation" ? "reject" : verdict.outcome;
+    tally[outcome]++;
     if ("reported" in verdict && verdict.reported) tally.reported++;
-    if (options.quiet && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return;
+    methods.add(methodRow(verdict, body), outcome);
+    if (options.quiet && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return verdict;
     out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint, name, positionWidth));
+    return verdict;
+  };
+
+  /** A HAR file's MCP messages (har.ts), each with its HTTP exchange's headers, sender and request's era. */
+  const reportHar = async (source: string, name: string, chunks: AsyncIterable<Buffer> | Iterable<Buffer>, exchange: Exchange) => {
+    const bytes = await readLimited(chunks, HAR_MAX_BYTES);
+    if (!bytes) throw new HarError(`larger than ${HAR_MAX_BYTES} bytes, the most a HAR file is read`);
+    const { messages, withoutBody } = readHar(
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"),
+      options.settings.maxBodyBytes,
+    );
+    const last = messages.at(-1);
+    const width = last ? name.length + String(last.entry).length + " event 999".length + 1 : 0;
+    let requestEra: { entry: number; era: Era; eraSignal: "request" } | undefined;
+    for (const message of messages) {
+      const session = message.headers["mcp-session-id"] ?? options.headers["mcp-session-id"] ?? "";
+      const context: JudgeContext = {
+        headers: message.headers,
+        from: message.from,
+        part: message.part,
+        pair: (id) => exchange.answer(session, id, message.from),
+        ...(requestEra?.entry === message.entry && message.from === "server"
+          ? { exchangeEra: { era: requestEra.era, eraSignal: requestEra.eraSignal } }
+          : {}),
+      };
+      const verdict = report(source, name, message.entry, message.bytes, width, exchange, context, session);
+      if (message.part === "request")
+        requestEra = verdict?.era ? { entry: message.entry, era: verdict.era, eraSignal: "request" } : undefined;
+      await out.settle();
+    }
+    if (withoutBody > 0) {
+      await out.flush();
+      process.stderr.write(
+        `wymcp: ${name}: ${withoutBody} POST${withoutBody === 1 ? "" : "s"} to the MCP endpoint kept no body in the capture\n`,
+      );
+    }
   };
 
   for (const file of files) {
     const source = file === "-" ? "<stdin>" : file;
     const name = printable(source); // once per input, not per message
-    const whole = options.format === "json" || (options.format === "auto" && file !== "-" && extname(file).toLowerCase() === ".json");
+    const extension = file === "-" ? "" : extname(file).toLowerCase();
+    const har = options.format === "har" || (options.format === "auto" && extension === ".har");
+    const whole = options.format === "json" || (options.format === "auto" && extension === ".json");
+    // Each input is one capture: its requests answer its responses, and no other input's.
+    const exchange = new Exchange();
+    const session = options.headers["mcp-session-id"] ?? "";
+    const context: JudgeContext = { pair: (id) => exchange.answer(session, id) };
     try {
       const chunks = file === "-" ? (process.stdin as AsyncIterable<Buffer>) : fileChunks(file);
-      if (whole) {
+      if (har) {
+        await reportHar(source, name, chunks, exchange);
+      } else if (whole) {
         // The gates' own bounded reader: it stops holding bytes as soon as the limit is passed.
         const bytes = await readLimited(chunks, options.settings.maxBodyBytes);
-        report(source, name, 1, bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+        report(source, name, 1, bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, exchange, context, session);
       } else {
         // Positions of one stream line up to line 99,999.
         const width = name.length + 6;
-        const splitter = new LineSplitter(options.settings.maxBodyBytes, (line, bytes) => report(source, name, line, bytes, width));
+        const splitter = new LineSplitter(options.settings.maxBodyBytes, (line, bytes) =>
+          report(source, name, line, bytes, width, exchange, context, session),
+        );
         for await (const chunk of chunks) {
           splitter.push(chunk);
           await out.settle();
@@ -100,10 +183,11 @@ export async function runCheck(argv: string[]): Promise<number> {
     }
   }
   if (options.json) {
+    // Machines count from the objects; stderr keeps its one line.
     await out.flush();
     process.stderr.write(`${summary(tally)}\n`);
   } else {
-    out.add(`${summary(tally)}\n`);
+    out.add(`${methods.render()}${summary(tally)}\n`);
     await out.flush();
   }
   return unreadable ? 2 : tally.reject > 0 ? 1 : 0;

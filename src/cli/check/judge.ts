@@ -14,10 +14,11 @@ import {
 import type { JsonRpcErrorResponse } from "../../core/envelope.js";
 import { classifyEra, type Era, type EraSignal } from "../../core/era.js";
 import { legacyRevisionOf } from "../../core/legacy-revision.js";
+import type { ValidationResult } from "../../core/validate.js";
 // The revision from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
 import { outbound } from "../../../generated/outbound.js";
-import type { ValidationResult } from "../../core/validate.js";
 import { type OutboundKind, type OutboundViolations, validateMcpResponse } from "../../outbound/validate-response.js";
+import type { PendingRequest } from "./exchange.js";
 import type { JudgeOptions } from "./options.js";
 
 const MODERN_REVISION = outbound.modern.revision;
@@ -29,9 +30,13 @@ export type Verdict = InboundVerdict | OutboundVerdict;
 export type InboundVerdict = {
   source: string;
   line: number;
+  /** In a HAR file: `request`, `response` or `event N` of entry `line`. */
+  part?: string;
+  /** For a response: the request of the capture it answers (its method is `method`). */
+  answers?: Answered;
   era: Era | null;
-  /** How the era was chosen: `flag` for --era legacy|modern, otherwise classifyEra's signal. */
-  eraSignal: EraSignal | "flag" | null;
+  /** How the era was chosen: `flag` for --era legacy|modern, `request` for its request's, otherwise classifyEra's signal. */
+  eraSignal: EraSignal | "flag" | "request" | null;
   /** `out` only on a line not judged (not JSON, too large) under --direction out. */
   direction: "in" | "out";
   /** The --method label, for a response. */
@@ -56,10 +61,17 @@ export type InboundVerdict = {
 export type OutboundVerdict = {
   source: string;
   line: number;
+  /** In a HAR file: `request`, `response` or `event N` of entry `line`. */
+  part?: string;
+  /** For a result or an error response: the request of the capture it answers. */
+  answers?: Answered;
   direction: "out";
   era: Era;
-  /** `flag` for --era legacy|modern, otherwise classifyEra's signal from the --headers alone. */
-  eraSignal: EraSignal | "flag";
+  /**
+   * `flag` for --era legacy|modern; `request` for the era of the request it answers (or, in a HAR file, of the
+   * request whose HTTP exchange carried it); otherwise classifyEra's signal from the headers alone.
+   */
+  eraSignal: EraSignal | "flag" | "request";
   /** The revision whose definitions judged it: legacy, the MCP-Protocol-Version header's, else 2025-03-26. */
   revision: string;
   /** The --method a result or error response was judged by. */
@@ -69,6 +81,25 @@ export type OutboundVerdict = {
   definition: string;
   violations?: OutboundViolations;
 };
+
+/** Where the request a response answers was in the capture. */
+export interface Answered {
+  line: number;
+  part?: string;
+}
+
+/** What the capture says about one message beyond its bytes (exchange.ts, har.ts). */
+export interface JudgeContext {
+  /** The HTTP exchange's request headers (a HAR entry's, names lower-cased); the --headers fill what they lack. */
+  headers?: Record<string, string>;
+  /** Who sent it, when the capture says (a HAR file): a server's message is judged as wymcp/outbound judges. */
+  from?: "client" | "server";
+  part?: string;
+  /** The request a response answers, looked up once the body is parsed and found to be a response. */
+  pair?: (id: unknown) => PendingRequest | undefined;
+  /** The era of the request whose HTTP exchange carried a server's message (a HAR file). */
+  exchangeEra?: { era: Era; eraSignal: EraSignal | "flag" | "request" };
+}
 
 /**
  * Methods only a server sends, in either era (test/cli.test.ts derives them from the schemas' Server* and
@@ -101,37 +132,67 @@ export function judgedOut(verdict: Verdict): verdict is OutboundVerdict {
 }
 
 /**
+ * The legacy revision a request of the capture was judged by, for its response: the one its verdict names (a method
+ * of that revision), else the one its header or its own `initialize` names, as inbound.
+ */
+export function requestRevision(verdict: Verdict, body: unknown, options: JudgeOptions, context?: JudgeContext): string | undefined {
+  if (verdict.era !== "legacy") return undefined;
+  if ("revision" in verdict && verdict.revision !== undefined) return verdict.revision;
+  const headers = context?.headers ? { ...options.headers, ...context.headers } : options.headers;
+  return legacyRevisionOf(body, headers["mcp-protocol-version"]).revision;
+}
+
+/**
  * The verdict on one message's bytes (`undefined`: longer than --max-bytes) and the body parsed: the gates' stage
- * after the method check, the media type when a Content-Type header was given.
+ * after the method check, the media type when a Content-Type header was given (a HAR entry's own, for its request
+ * body). A response of the capture takes the method and era of the request it answers (`context.pair`).
  */
 export function judge(
   source: string,
   line: number,
   bytes: Uint8Array | undefined,
   options: JudgeOptions,
+  context?: JudgeContext,
 ): { verdict: Verdict; body: unknown } {
+  const fromServer = context?.from === "server";
+  const part = context?.part;
   const refused = (refusal: Refusal) =>
-    labelled(options, refusalVerdict(source, line, options.direction === "out" ? "out" : "in", refusal));
-  const contentType = options.headers["content-type"];
+    labelled(
+      options,
+      refusalVerdict(
+        source,
+        line,
+        part,
+        options.direction === "out" || (options.direction === "auto" && fromServer) ? "out" : "in",
+        refusal,
+      ),
+    );
+  // A HAR entry's headers are its HTTP request's: they say nothing of the media type of what the server sent.
+  const headers = context?.headers ? { ...options.headers, ...context.headers } : options.headers;
+  const contentType = fromServer ? options.headers["content-type"] : headers["content-type"];
   const wrongType = contentType === undefined ? undefined : checkMediaType(contentType);
   if (wrongType) return refused(wrongType);
   if (bytes === undefined) return refused(bodyTooLarge(options.settings.maxBodyBytes));
   const parsed = parseBody(bytes, options.settings);
   if (!parsed.ok) return refused(parsed);
   const body = parsed.body;
-  if (options.direction === "out" || (options.direction === "auto" && autoDirection(body) === "out"))
-    return judgeOut(source, line, body, options);
-  let signal: EraSignal | "flag" = "flag";
+  // A response takes its request's method and era; the request is looked up only for a body that is one.
+  const answered = context?.pair && isResponse(body) ? context.pair((body as { id?: unknown }).id) : undefined;
+  const direction = options.direction !== "auto" ? options.direction : fromServer ? "out" : autoDirection(body);
+  if (direction === "out") return judgeOut(source, line, body, options, headers, context, answered);
+  let signal: EraSignal | "flag" | "request" = "flag";
   const era =
-    options.era === "auto"
-      ? (parsed: unknown) => {
-          const classified = classifyEra(options.headers, parsed);
-          signal = classified.signal;
-          return classified.era;
-        }
-      : options.era;
+    options.era !== "auto"
+      ? options.era
+      : answered
+        ? ((signal = "request"), answered.era)
+        : (parsed: unknown) => {
+            const classified = classifyEra(headers, parsed);
+            signal = classified.signal;
+            return classified.era;
+          };
   // Header names are lower-cased when --header is read; the version decides whether a legacy batch is judged.
-  const admission = judgeBody(body, { era, protocolVersion: options.headers["mcp-protocol-version"] }, options.settings);
+  const admission = judgeBody(body, { era, protocolVersion: headers["mcp-protocol-version"] }, options.settings);
   // Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line (~3× the validation).
   let verdict: InboundVerdict;
   if (!admission.ok) {
@@ -139,6 +200,7 @@ export function judge(
     verdict = {
       source,
       line,
+      part,
       direction: "in",
       era: admission.era ?? null,
       eraSignal: signal,
@@ -155,6 +217,7 @@ export function judge(
     verdict = {
       source,
       line,
+      part,
       direction: "in",
       era: admission.era,
       eraSignal: signal,
@@ -166,16 +229,17 @@ export function judge(
     };
   } else {
     const { kind, reason } = admission.result;
-    verdict = { source, line, direction: "in", era: admission.era, eraSignal: signal, outcome: "bypass", kind, reason };
+    verdict = { source, line, part, direction: "in", era: admission.era, eraSignal: signal, outcome: "bypass", kind, reason };
   }
-  return labelled(options, verdict, body);
+  return labelled(options, verdict, body, answered);
 }
 
 /** A body the gates refuse before judging it as a message (media type, size, not JSON, too deep). */
-function refusalVerdict(source: string, line: number, direction: "in" | "out", refusal: Refusal): InboundVerdict {
+function refusalVerdict(source: string, line: number, part: string | undefined, direction: "in" | "out", refusal: Refusal): InboundVerdict {
   return {
     source,
     line,
+    part,
     direction,
     era: null,
     eraSignal: null,
@@ -188,31 +252,80 @@ function refusalVerdict(source: string, line: number, direction: "in" | "out", r
   };
 }
 
-function labelled(options: JudgeOptions, verdict: InboundVerdict, body?: unknown): { verdict: Verdict; body: unknown } {
-  // Only a response lacks a method of its own; on anything else the label would contradict the message.
-  if (options.method !== undefined && verdict.kind === "response") verdict.method = options.method;
+function labelled(
+  options: JudgeOptions,
+  verdict: InboundVerdict,
+  body?: unknown,
+  answered?: PendingRequest,
+): { verdict: Verdict; body: unknown } {
+  // Only a response lacks a method of its own; on anything else the label would contradict the message. The
+  // request it answers in the capture names it; --method does for a response the capture has no request for.
+  if (verdict.kind === "response") {
+    if (answered) {
+      verdict.method = answered.method;
+      verdict.answers = answeredAt(answered);
+    } else if (options.method !== undefined) verdict.method = options.method;
+  }
   return { verdict, body };
 }
 
-/** The verdict of validateMcpResponse on a parsed message, in the era of the flag or of the --headers alone. */
-function judgeOut(source: string, line: number, body: unknown, options: JudgeOptions): { verdict: Verdict; body: unknown } {
+function answeredAt(request: PendingRequest): Answered {
+  return request.part === undefined ? { line: request.line } : { line: request.line, part: request.part };
+}
+
+function isResponse(body: unknown): boolean {
+  return (
+    typeof body === "object" &&
+    body !== null &&
+    !Array.isArray(body) &&
+    !Object.hasOwn(body, "method") &&
+    (Object.hasOwn(body, "result") || Object.hasOwn(body, "error"))
+  );
+}
+
+/**
+ * The verdict of validateMcpResponse on a parsed message, in the era of the flag, of the request it answers (or whose
+ * HTTP exchange carried it), or of the headers alone.
+ */
+function judgeOut(
+  source: string,
+  line: number,
+  body: unknown,
+  options: JudgeOptions,
+  headers: Record<string, string>,
+  context: JudgeContext | undefined,
+  answered: PendingRequest | undefined,
+): { verdict: Verdict; body: unknown } {
   // A server's body carries no era signal, and a body-read era would let a modern-only field pick its own lane.
-  const { era, signal } = options.era === "auto" ? classifyEra(options.headers, undefined) : { era: options.era, signal: "flag" as const };
-  // As inbound: the header's legacy revision, else the one a server assumes without it (there is no request body here).
-  const revision = era === "legacy" ? legacyRevisionOf(undefined, options.headers["mcp-protocol-version"]).revision : MODERN_REVISION;
-  const result = validateMcpResponse(body, { era, method: options.method, protocolVersion: revision });
+  const { era, signal } =
+    options.era !== "auto"
+      ? { era: options.era, signal: "flag" as const }
+      : answered
+        ? { era: answered.era, signal: "request" as const }
+        : context?.exchangeEra
+          ? { era: context.exchangeEra.era, signal: context.exchangeEra.eraSignal }
+          : classifyEra(headers, undefined);
+  const method = answered?.method ?? options.method;
+  // As report mode does: the revision its request was judged by; for a lone message the header's legacy revision,
+  // else the one a server assumes without it.
+  const revision =
+    era === "legacy" ? (answered?.revision ?? legacyRevisionOf(undefined, headers["mcp-protocol-version"]).revision) : MODERN_REVISION;
+  const result = validateMcpResponse(body, { era, method, protocolVersion: revision });
   const answers = result.kind === "result" || result.kind === "error";
-  const method = answers ? options.method : undefined;
+  const part = context?.part;
+  const answering = answers && answered ? answeredAt(answered) : undefined;
   const verdict: OutboundVerdict =
     result.outcome === "pass"
       ? {
           source,
           line,
+          part,
+          answers: answering,
           direction: "out",
           era,
           eraSignal: signal,
           revision,
-          method,
+          method: answers ? method : undefined,
           outcome: "pass",
           kind: result.kind,
           definition: result.definition,
@@ -220,11 +333,13 @@ function judgeOut(source: string, line: number, body: unknown, options: JudgeOpt
       : {
           source,
           line,
+          part,
+          answers: answering,
           direction: "out",
           era,
           eraSignal: signal,
           revision,
-          method,
+          method: answers ? method : undefined,
           outcome: "violation",
           kind: result.kind,
           definition: result.definition,

@@ -18,7 +18,7 @@ export interface JudgeOptions {
 
 /** Everything `wymcp check` was told. */
 export interface CheckOptions extends JudgeOptions {
-  format: "auto" | "json" | "jsonl";
+  format: "auto" | "json" | "jsonl" | "har";
   json: boolean;
   quiet: boolean;
   colour: boolean;
@@ -45,10 +45,10 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
       header: { type: "string", multiple: true, default: [] },
       direction: { type: "string", default: "auto" },
       method: { type: "string" },
-      "legacy-checks": { type: "string" },
       format: { type: "string", default: "auto" },
       "max-bytes": { type: "string" },
       "max-depth": { type: "string" },
+      "legacy-checks": { type: "string" },
       json: { type: "boolean", default: false },
       quiet: { type: "boolean", short: "q", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -78,14 +78,15 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
     direction,
     headers,
     method: values.method,
-    // The gates' own check of their options, which cannot fail on what wholeNumber and oneOf let through.
+    // The gates' own check of their limits, which cannot fail on what wholeNumber let through.
     settings: {
       ...resolveLimits({ maxBodyBytes: maxBytes, maxDepth }),
+      // The gates' own check of the mode, which cannot fail on what oneOf let through.
       validate: {
         legacyChecks: legacyChecksOption(values["legacy-checks"] && oneOf("legacy-checks", values["legacy-checks"], LEGACY_CHECKS)),
       },
     },
-    format: oneOf("format", values.format!, ["auto", "json", "jsonl"] as const),
+    format: oneOf("format", values.format!, ["auto", "json", "jsonl", "har"] as const),
     json: values.json!,
     quiet: values.quiet!,
     colour: false,

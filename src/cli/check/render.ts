@@ -3,7 +3,7 @@ import { escapeText } from "../../core/log-safe.js";
 import type { EraSignal } from "../../core/era.js";
 // The era revisions from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
 import { outbound as eras } from "../../../generated/outbound.js";
-import { type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
+import { type Answered, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
 
 /** Wraps text in an SGR colour code, or leaves it as it is when colour is off. */
 export type Paint = (code: string, text: string) => string;
@@ -17,8 +17,9 @@ export function printable(text: string, max = 200): string {
   return escapeText(text, max);
 }
 
-const SIGNAL_LABELS: Record<EraSignal | "flag", string> = {
+const SIGNAL_LABELS: Record<EraSignal | "flag" | "request", string> = {
   flag: "--era",
+  request: "its request",
   batch: "batch",
   response: "response",
   "not-json-rpc": "malformed",
@@ -28,7 +29,7 @@ const SIGNAL_LABELS: Record<EraSignal | "flag", string> = {
   "header-session-id": "session id",
   default: "no signal",
 };
-const ERA_WIDTH = "legacy (initialize)".length;
+const ERA_WIDTH = "legacy (its request)".length;
 
 /** What a refusal before judging is called: the body was never judged as a message. */
 const UNJUDGED: Record<string, string> = {
@@ -49,11 +50,14 @@ function judgedAs(verdict: Verdict, body: unknown): string {
       // A modern request of no known method passes on framing alone; a typo in the method lands here too.
       if (verdict.era === "modern" && verdict.definition === "JSONRPCRequest")
         return `${method}request (JSONRPCRequest; not a method of ${eras.modern.revision}: framing only)`;
-      return `${method}${verdict.kind} (${verdict.definition}${verdict.revision ? `, revision ${verdict.revision}` : ""})`;
+      // A legacy message of a method its revision defines names the revision; any other is judged on its framing alone.
+      if (verdict.revision) return `${method}${verdict.kind} (${verdict.definition}, revision ${verdict.revision})`;
+      if (verdict.era === "legacy") return `${method}${verdict.kind} (${verdict.definition}; framing only)`;
+      return `${method}${verdict.kind} (${verdict.definition})`;
     case "bypass":
       return verdict.reason === "modern-notification"
         ? `${method}notification, not validated in the modern era`
-        : `${verdict.method ? `${printable(verdict.method, 60)} ` : ""}response, not validated in the legacy era (handed to its session)`;
+        : `${verdict.method ? `${printable(verdict.method, 60)} ` : ""}response, not validated in the legacy era (handed to its session)${answering(verdict.answers)}`;
     case "reject":
       return `${method}${verdict.kind === "other" ? "message of no kind" : verdict.kind} (${definitionOf(verdict)})`;
   }
@@ -61,7 +65,7 @@ function judgedAs(verdict: Verdict, body: unknown): string {
 
 // Logs repeat a handful of methods: their printable labels are made once (bounded, so junk methods cannot grow it).
 const methodLabels = new Map<string, string>();
-function methodLabel(method: string): string {
+export function methodLabel(method: string): string {
   let label = methodLabels.get(method);
   if (label === undefined) {
     label = printable(method, 60);
@@ -86,7 +90,13 @@ function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
   } else if (verdict.kind === "request" && verdict.definition === "JSONRPCRequest" && verdict.era === "legacy") {
     definition += `; not a server request of ${revision}: framing only`;
   }
-  return `out: ${method}${kind} (${definition})`;
+  return `out: ${method}${kind} (${definition})${answering(verdict.answers)}`;
+}
+
+/** `, answering line 3` (or `entry 3 request` in a HAR file): which request of the capture a response answers. */
+function answering(answers: Answered | undefined): string {
+  if (!answers) return "";
+  return answers.part === undefined ? `, answering line ${answers.line}` : `, answering entry ${answers.line} ${answers.part}`;
 }
 
 /** The definition a rejected message was checked against, as validateMcpRequest names it. */
@@ -103,7 +113,7 @@ export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name 
     verdict.outcome === "pass" ? paint("32", "pass  ") : verdict.outcome === "bypass" ? paint("33", "bypass") : paint("31", "reject");
   const era =
     verdict.era === null ? "-" : verdict.eraSignal === "flag" ? verdict.era : `${verdict.era} (${SIGNAL_LABELS[verdict.eraSignal!]})`;
-  const position = `${name}:${verdict.line}`;
+  const position = verdict.part === undefined ? `${name}:${verdict.line}` : `${name}:${verdict.line} ${verdict.part}`;
   const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
   let text = `${paint("1", position)}${gap}  ${outcome}  ${era.padEnd(ERA_WIDTH)}  ${judgedAs(verdict, body)}`;
   let data: { errors: { instancePath: string; messages: string[] }[]; omitted?: number } | undefined;
@@ -151,6 +161,6 @@ export function summary({ pass, reject, bypass, reported }: Tally): string {
   return `${total} message${total === 1 ? "" : "s"}: ${passed}, ${reject} rejected, ${bypass} bypassed`;
 }
 
-function methodOf(body: unknown): unknown {
+export function methodOf(body: unknown): unknown {
   return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as { method?: unknown }).method : undefined;
 }

@@ -5,16 +5,21 @@ const CHECK_SYNOPSIS = "Usage: wymcp check [options] [file ...]";
 
 /** What `wymcp check` does and takes, after its synopsis. */
 const CHECK_BODY = `Checks captured MCP messages the way wymcp judges them (a client's as the gates do, a server's as
-wymcp/outbound does), and prints where each one fails.
+wymcp/outbound does), and prints where each one fails, what each was judged against, and a count per method.
 
 Input
-  file            a .json file holds one message; a .jsonl or .ndjson file (or any other name) holds one
-                  message per line. "-" or no file with piped input reads standard input, one message per line.
-  --format F      auto (by extension, the default), json (each input is one message), jsonl (one per line)
+  file            a .json file holds one message; a .har file is a browser's or the Inspector's network export
+                  (every POST to an MCP endpoint: its body, headers and response, event streams split); a .jsonl,
+                  .ndjson or any other name holds one message per line. "-" or no file with piped input reads
+                  standard input, one message per line.
+  --format F      auto (by extension, the default), json (each input is one message), jsonl (one per line), har
   --max-bytes N   largest message (or line) judged, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, the gates' maxBodyBytes);
                   a longer one is refused as the gates refuse it (413) and the run goes on
   --max-depth N   deepest nesting of arrays and objects judged (default ${DEFAULT_MAX_DEPTH}, the gates' maxDepth;
                   Infinity turns the bound off); a deeper message is refused as the gates refuse it
+
+Each input is one capture: a response is judged against the method of the request with its id earlier in it
+(per Mcp-Session-Id where the capture has headers), in that request's era; a request against its own method.
 
 Judging
   --direction D   in, out or auto (default). in: as the gates judge what a client sends (the same stage:
@@ -22,17 +27,18 @@ Judging
                   server sends (validateMcpResponse).
                   auto, per message: a result or an error response is judged out (a server's, or a legacy
                   client's answer to sampling, roots or elicitation, which the outbound checks cover too); a
-                  request or notification is judged out only when its method is one no client sends
-                  (sampling/createMessage, notifications/message, ...); everything else in.
-  --era E         legacy, modern or auto (default). auto, inbound: each message's era signals (classifyEra).
-                  auto, outbound: the --headers only (MCP-Protocol-Version, then Mcp-Session-Id), else legacy:
-                  a server's body carries no era signal, and its era-only fields are what the check is for
+                  request or notification is judged out when a HAR file says the server sent it, or when its
+                  method is one no client sends (sampling/createMessage, notifications/message, ...); else in.
+  --era E         legacy, modern or auto (default). auto: each message's era signals (classifyEra) with the
+                  headers of its HTTP exchange (a HAR file) or the --headers; a response takes its request's era;
+                  a server's other messages the era of the request whose exchange carried them, or of the headers
+                  alone (a server's body carries no era signal), else legacy
   --header H      "Name: value", a request header of the exchange, as the gates read it: MCP-Protocol-Version
                   and Mcp-Session-Id for --era auto, Content-Type for the media type (not application/json:
-                  415); e.g. "MCP-Protocol-Version: 2026-07-28"; may be repeated
-  --method M      the method of the request a response answers (a response does not name it). Outbound, a
-                  result is judged against that method's result (CallToolResult, ...); without --method only its
-                  JSON-RPC framing is, and the output says so. Inbound, it labels responses
+                  415); e.g. "MCP-Protocol-Version: 2026-07-28"; may be repeated; a HAR entry's own headers win
+  --method M      the method a response answers when the capture has no request with its id (a lone response).
+                  Outbound, a result is judged against that method's result (CallToolResult, ...); without a
+                  method only its JSON-RPC framing is, and the output says so. Inbound, it labels responses
   --legacy-checks M
                   params (the default), report or framing: what the legacy lane checks, as the gates'
                   legacyChecks option. params: a known method's params against the revision the message names
@@ -60,10 +66,12 @@ export const CHECK_USAGE = `${CHECK_SYNOPSIS}\n\n${CHECK_BODY}`;
 /** `wymcp --help`: both commands, then the options of `check`, the one most runs use. */
 export const USAGE = `${CHECK_SYNOPSIS}
    or: wymcp compile <input>... --out <dir> [--check]
+   or: wymcp compile <input>... --lint
 
 Commands
-  check     judges captured MCP messages (a proxy log, an Inspector export, a bug report); its options follow
-  compile   precompiles a server's own JSON Schemas (tool input and output schemas) into a module;
-            wymcp compile --help for its options
+  check     judges captured MCP messages (a proxy log, a HAR export, a bug report); its options follow
+  compile   precompiles a server's own JSON Schemas (tool input and output schemas) into a module for the SDK
+            (no Ajv, no eval at run time), and lints them for what MCP clients refuse; --from URL and
+            --from-stdio ask a running server for its tools. wymcp compile --help for its options and examples
 
 ${CHECK_BODY}`;

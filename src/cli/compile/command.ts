@@ -1,73 +1,196 @@
 /**
- * @module command: `wymcp compile <input>... --out <dir> [--check]`. Loaded only by that command: it imports Ajv,
- * ajv-formats and json-schema-to-typescript, which `wymcp check` and the runtime entries never load.
+ * @module command: `wymcp compile`, its arguments and output. Loaded only by that command: it imports Ajv,
+ * ajv-formats and json-schema-to-typescript, which `wymcp check` and the runtime entries never load; the official
+ * client (for --from and --from-stdio) is loaded later still, by those flags alone (from-server.ts).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import type { ServerSource } from "./from-server.js";
 import { generate, type Files } from "./generate.js";
+import { lint, lintSummary, renderFindings } from "./lint.js";
+import { type Client, CLIENTS } from "./lint-rules.js";
+import { type InputFile, inputOf, readInput } from "./read-inputs.js";
+import { COMPILE_USAGE } from "./usage.js";
 
-export const COMPILE_USAGE = `Usage: wymcp compile <input>... --out <dir> [--check]
+interface CompileOptions {
+  inputs: string[];
+  out?: string;
+  check: boolean;
+  lint: boolean;
+  clients: Client[];
+  json: boolean;
+  from?: ServerSource;
+  save?: string;
+}
 
-Compiles a server's own JSON Schemas (tool inputSchema and outputSchema, elicitation requestedSchema) into
-<dir>/index.js (standalone ES module: no Ajv, no eval), <dir>/index.d.ts and <dir>/manifest.json.
+class UsageError extends Error {}
 
-An input is a JSON file holding a JSON Schema, a tool { name, inputSchema, outputSchema? }, an array of tools
-or a tools/list result { tools: [...] }, or a .js/.mjs module exporting any of these.
+function parseCompileArgs(argv: string[]): CompileOptions | "help" {
+  // Everything after the first "--" is the stdio server's command line, never wymcp's options.
+  const split = argv.indexOf("--");
+  const own = split < 0 ? argv : argv.slice(0, split);
+  const command = split < 0 ? undefined : argv.slice(split + 1);
+  const { values, positionals } = parseArgs({
+    args: own,
+    allowPositionals: true,
+    options: {
+      out: { type: "string" },
+      check: { type: "boolean", default: false },
+      lint: { type: "boolean", default: false },
+      client: { type: "string" },
+      json: { type: "boolean", default: false },
+      from: { type: "string" },
+      "from-stdio": { type: "boolean", default: false },
+      header: { type: "string", multiple: true, default: [] },
+      save: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) return "help";
+  let from: ServerSource | undefined;
+  if (values.from !== undefined && values["from-stdio"]) throw new UsageError("give --from or --from-stdio, not both");
+  if (values.from !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(values.from);
+    } catch {
+      throw new UsageError(`--from takes the server's URL, not ${JSON.stringify(values.from)}`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new UsageError(`--from takes an http: or https: URL, not ${url.protocol}`);
+    from = { url: url.href, headers: parseHeaders(values.header!) };
+  } else if (values["from-stdio"]) {
+    if (!command || command.length === 0)
+      throw new UsageError('--from-stdio takes the server\'s command after "--": wymcp compile --from-stdio --lint -- node server.js');
+    from = { command: command[0]!, args: command.slice(1) };
+  }
+  if (command && !values["from-stdio"]) throw new UsageError('"--" is only for --from-stdio\'s command');
+  if (values.header!.length > 0 && values.from === undefined) throw new UsageError("--header goes with --from");
+  if (values.save !== undefined && !from) throw new UsageError("--save goes with --from or --from-stdio");
+  if (from && positionals.length > 0) throw new UsageError("name input files or a server (--from, --from-stdio), not both");
+  if (!from && positionals.length === 0) throw new UsageError("name at least one input, or a server with --from or --from-stdio");
+  if (!values.out && !values.lint) throw new UsageError("--out <dir> is required (or --lint, to report only)");
+  if (values.check && !values.out) throw new UsageError("--check goes with --out <dir>");
+  if (values.client !== undefined && !values.lint) throw new UsageError("--client goes with --lint");
+  if (values.json && !values.lint) throw new UsageError("--json goes with --lint");
+  return {
+    inputs: positionals,
+    ...(values.out === undefined ? {} : { out: values.out }),
+    check: values.check!,
+    lint: values.lint!,
+    clients: parseClients(values.client ?? "all"),
+    json: values.json!,
+    ...(from === undefined ? {} : { from }),
+    ...(values.save === undefined ? {} : { save: values.save }),
+  };
+}
 
-Options:
-  --out <dir>     the output folder (created if missing; only the three files are written)
-  --check         write nothing; exit 1, naming each file, when <dir> differs from what compile would write
-  -h, --help      this text
+function parseClients(list: string): Client[] {
+  const picked = new Set<Client>();
+  for (const word of list.split(",").map((w) => w.trim())) {
+    if (word === "all") for (const c of CLIENTS) picked.add(c);
+    else if (word === "none" || word === "") continue;
+    else if ((CLIENTS as readonly string[]).includes(word)) picked.add(word as Client);
+    else throw new UsageError(`--client takes ${CLIENTS.join(", ")}, all or none, not ${JSON.stringify(word)}`);
+  }
+  return CLIENTS.filter((c) => picked.has(c));
+}
 
-Exit codes: 0 written or up to date, 1 --check found stale output, 2 usage error or a schema that cannot be compiled.
-`;
+function parseHeaders(headers: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const header of headers) {
+    const colon = header.indexOf(":");
+    if (colon <= 0) throw new UsageError(`--header takes "Name: value", not ${JSON.stringify(header)}`);
+    out[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+  }
+  return out;
+}
 
 export async function runCompile(argv: string[]): Promise<number> {
-  let values: { out?: string; check?: boolean; help?: boolean };
-  let positionals: string[];
+  let options: CompileOptions | "help";
   try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { out: { type: "string" }, check: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    }));
+    options = parseCompileArgs(argv);
   } catch (error) {
     process.stderr.write(`wymcp compile: ${(error as Error).message}\nRun "wymcp compile --help" for the options.\n`);
     return 2;
   }
-  if (values.help) {
+  if (options === "help") {
     process.stdout.write(COMPILE_USAGE);
     return 0;
   }
-  if (!values.out || positionals.length === 0) {
-    process.stderr.write(
-      `wymcp compile: ${values.out ? "name at least one input" : "--out <dir> is required"}\nRun "wymcp compile --help" for the options.\n`,
-    );
-    return 2;
-  }
-  let files: Files;
+  let inputs: InputFile[];
   try {
-    files = await generate(positionals, values.out);
+    inputs = options.from ? [await fromServer(options.from, options.save)] : await Promise.all(options.inputs.map((i) => readInput(i)));
   } catch (error) {
     process.stderr.write(`wymcp compile: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
   }
-  const stale = staleFiles(files, values.out);
-  if (values.check) {
-    for (const { file, problem } of stale) process.stderr.write(`${join(values.out, file)}: ${problem}\n`);
+  let code = 0;
+  if (options.lint) {
+    const report = lint(inputs, options.clients);
+    if (options.json) {
+      for (const finding of report.findings) process.stdout.write(`${JSON.stringify(finding)}\n`);
+      process.stderr.write(lintSummary(report));
+    } else process.stdout.write(renderFindings(report) + lintSummary(report));
+    if (report.findings.length > 0) code = 1;
+  }
+  if (options.out === undefined) return code;
+  return Math.max(code, await compileTo(inputs, options.out, options.check));
+}
+
+/** A running server's tools/list as one input, labelled by where it came from; `save` keeps a copy. */
+async function fromServer(source: ServerSource, save: string | undefined): Promise<InputFile> {
+  const { listServerTools } = await loadClient();
+  const { tools, pages } = await listServerTools(source);
+  const label = "url" in source ? source.url : `stdio: ${[source.command, ...source.args].join(" ")}`;
+  const text = `${JSON.stringify({ tools }, null, 2)}\n`;
+  const bytes = Buffer.from(text, "utf8");
+  if (save !== undefined) writeFileSync(save, bytes);
+  process.stderr.write(`wymcp compile: ${tools.length} tools in ${pages} page${pages === 1 ? "" : "s"} from ${label}\n`);
+  return inputOf(save ?? label, bytes, { tools }, "server", save === undefined ? label : undefined);
+}
+
+/** The module that talks to a server, with the message a missing optional peer deserves. */
+async function loadClient(): Promise<typeof import("./from-server.js")> {
+  try {
+    return await import("./from-server.js");
+  } catch (error) {
+    const missing =
+      (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" &&
+      String((error as Error).message).includes("@modelcontextprotocol/client");
+    if (!missing) throw error;
+    throw new Error(
+      "--from and --from-stdio need @modelcontextprotocol/client (an optional peer dependency of wymcp), which is not installed.\n" +
+        "Install it beside wymcp: npm install --save-dev @modelcontextprotocol/client@^2.4.0",
+      { cause: error },
+    );
+  }
+}
+
+async function compileTo(inputs: InputFile[], out: string, check: boolean): Promise<number> {
+  let files: Files;
+  try {
+    files = await generate(inputs, out);
+  } catch (error) {
+    process.stderr.write(`wymcp compile: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  const stale = staleFiles(files, out);
+  if (check) {
+    for (const { file, problem } of stale) process.stderr.write(`${join(out, file)}: ${problem}\n`);
     if (stale.length > 0) {
       process.stderr.write(
-        `wymcp compile --check: ${values.out} is out of date (${stale.length} file(s)); run the same command without --check\n`,
+        `wymcp compile --check: ${out} is out of date (${stale.length} file(s)); run the same command without --check\n`,
       );
       return 1;
     }
-    process.stdout.write(`wymcp compile: ${values.out} is up to date (${schemaCount(files)} schemas)\n`);
+    process.stdout.write(`wymcp compile: ${out} is up to date (${schemaCount(files)} schemas)\n`);
     return 0;
   }
-  mkdirSync(values.out, { recursive: true });
-  for (const { file } of stale) writeFileSync(join(values.out, file), files.get(file)!);
-  process.stdout.write(`wymcp compile: ${schemaCount(files)} schemas; wrote ${stale.length} of ${files.size} files in ${values.out}\n`);
+  mkdirSync(out, { recursive: true });
+  for (const { file } of stale) writeFileSync(join(out, file), files.get(file)!);
+  process.stdout.write(`wymcp compile: ${schemaCount(files)} schemas; wrote ${stale.length} of ${files.size} files in ${out}\n`);
   return 0;
 }
 

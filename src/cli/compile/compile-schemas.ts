@@ -8,6 +8,7 @@ import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import standalone from "ajv/dist/standalone/index.js";
 import addFormatsModule from "ajv-formats";
+import { boundKeys } from "../../codegen/bound-keys.js";
 import { compactCode } from "../../codegen/compact-code.js";
 import { taggedAnyOf } from "../../codegen/tagged-any-of.js";
 import { ERROR_BUDGET } from "../../core/error-budget.js";
@@ -76,16 +77,19 @@ export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
     const ajv = createEngine(dialect, bounded);
     const refs: Record<string, string> = {};
     const exports = new Map<string, string>();
+    const objectRoots = new Set<string>();
     items.forEach((item, i) => {
+      if (fastRejectsNonObjects(item.schema)) objectRoots.add(`s${i}`);
       const name = `s${i}`;
       ajv.addSchema(item.schema, `wymcp-${name}`);
       refs[name] = `wymcp-${name}`;
       exports.set(item.key, name);
     });
-    let code = compactCode(standaloneCode(ajv, refs));
+    // A location keeps the first units of a client's key that an answer can show (bound-keys.ts): tool arguments are client data.
+    let code = boundKeys(compactCode(standaloneCode(ajv, refs)));
     if (!bounded) code = withoutBudget(code);
     code = shrinkCode(code, bounded);
-    code = resultShaped(code);
+    code = resultShaped(code, objectRoots);
     const replaced = replaceRequires(code);
     out.push({ variable: `group${out.length}`, dialect, bounded, code: replaced.code, exports, helpers: replaced.helpers });
   }
@@ -99,15 +103,57 @@ export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
  * properties of `exports`; `invalidResult` is the module's distiller (runtime/index.ts, bundled from the core),
  * `budgetResult` shrink-code.ts's.
  */
-function resultShaped(code: string): string {
+function resultShaped(code: string, objectRoots: ReadonlySet<string>): string {
   const out = code.replace(
     /^export const (s\d+) = withinBudget\((validate\d+)\);$/gm,
     (_line, name: string, validate: string) =>
       `exports.${name} = function ${name}(input) {\n` +
+      (objectRoots.has(name) ? "  if (notObject(input)) return notObjectResult();\n" : "") +
       `  try { return ${validate}(input) ? { valid: true, data: input, errorMessage: undefined } : invalidResult(${validate}.errors); } catch (thrown) { return budgetResult(thrown); }\n};`,
   );
   if (/^export const /m.test(out)) throw new Error("compact-code.ts's exports changed shape; compile-schemas.ts must be updated");
   return out;
+}
+
+/** Root keywords that apply to objects alone, and annotations: with nothing else beside `type: "object"`, any other value fails with one error. */
+const OBJECT_ONLY = new Set([
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "patternProperties",
+  "propertyNames",
+  "minProperties",
+  "maxProperties",
+  "dependentRequired",
+  "dependentSchemas",
+  "dependencies",
+  "unevaluatedProperties",
+  "$schema",
+  "$id",
+  "$anchor",
+  "$comment",
+  "$defs",
+  "definitions",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+]);
+
+/**
+ * Whether a value that is not an object fails the schema with exactly one error, its root type's: then the module
+ * answers it before running the validator, with the message the validator's path would give (`notObjectResult` in
+ * runtime/index.ts, written by the core's briefAnswer). Tool arguments are objects, so this is the commonest
+ * failure that costs the interpreter nothing; a `$ref` or any other keyword beside the type keeps the full path.
+ */
+export function fastRejectsNonObjects(schema: object): boolean {
+  if ((schema as { type?: unknown }).type !== "object") return false;
+  for (const key of Object.keys(schema)) if (!OBJECT_ONLY.has(key)) return false;
+  return true;
 }
 
 const BUDGET_THROW = `if (list.push(error) >= ${ERROR_BUDGET}) throw new ErrorBudgetReached(list);`;

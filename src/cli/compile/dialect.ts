@@ -28,3 +28,15 @@ export function dialectOf(schema: object): Dialect {
   }
   return dialect;
 }
+
+/** The meta-schemas a schema can declare, draft-06 apart from draft-07 (its meta-schema differs; the SDK's engine does not). */
+export type MetaSchema = "2020-12" | "2019-09" | "draft-07" | "draft-06";
+
+/** The meta-schema `$schema` names (2020-12 when it names none, as the SDK and the MCP schema say), or undefined for one the SDK refuses. */
+export function declaredMetaSchema(schema: object): MetaSchema | undefined {
+  const declared = (schema as { $schema?: unknown }).$schema;
+  if (typeof declared !== "string") return "2020-12";
+  const key = declared.replace(/#$/, "");
+  if (!Object.hasOwn(DIALECTS, key)) return undefined;
+  return /draft-06/.test(key) ? "draft-06" : DIALECTS[key];
+}

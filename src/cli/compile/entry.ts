@@ -2,9 +2,17 @@
  * @module entry: what the CLI loads for `wymcp compile`, lightly: the compiler and its dependencies (optional peer
  * dependencies of wymcp) are imported only when the command runs, with a clear message when they are missing.
  */
+import { COMPILE_USAGE } from "./usage.js";
+
 const PEERS = ["ajv", "ajv-formats", "json-schema-to-typescript"];
 
 export async function runCompileCommand(argv: string[]): Promise<number> {
+  // Help needs none of the peers (everything after "--" is a stdio server's own command line).
+  const own = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  if (own.includes("--help") || own.includes("-h")) {
+    process.stdout.write(COMPILE_USAGE);
+    return 0;
+  }
   let command: typeof import("./command.js");
   try {
     command = await import("./command.js");

@@ -9,10 +9,13 @@ import { structureKey } from "./canonical.js";
 import { compileSchemas, SDK_AJV_OPTIONS, type UniqueSchema } from "./compile-schemas.js";
 import { dialectOf } from "./dialect.js";
 import { emitType } from "./emit-types.js";
-import { identifierOf, InputError, readInput, typeNameOf, type InputFile, type SchemaEntry } from "./read-inputs.js";
+import { entriesOf, identifierOf, InputError, readInput, typeNameOf, type InputFile, type SchemaEntry } from "./read-inputs.js";
 import { helperSources } from "./runtime-helpers.js";
 import { asciiOnly } from "./shrink-code.js";
 import { COMPILE_RUNTIME } from "../../../generated/compile-runtime.js";
+import { WYMCP_VERSION } from "./version.js";
+
+export { WYMCP_VERSION };
 
 export type Files = Map<string, string>;
 
@@ -23,10 +26,11 @@ export interface Named extends SchemaEntry {
 
 const j = JSON.stringify;
 
-export async function generate(inputs: string[], outDir: string): Promise<Files> {
+/** Every file `wymcp compile` writes for `inputs` (paths, or inputs already read: a running server's tools/list). */
+export async function generate(inputs: ReadonlyArray<string | InputFile>, outDir: string): Promise<Files> {
   if (inputs.length === 0) throw new InputError("no input: name JSON files holding schemas, tools or a tools/list result");
   const files: InputFile[] = [];
-  for (const input of inputs) files.push(await readInput(input));
+  for (const input of inputs) files.push(typeof input === "string" ? await readInput(input) : input);
   const named = nameEntries(files);
   if (named.length === 0) throw new InputError("the inputs hold no schema");
   const unique = new Map<string, UniqueSchema>();
@@ -35,7 +39,7 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
   const groups = compileSchemas([...unique.values()]);
   const where = new Map<string, string>();
   for (const group of groups) for (const [key, name] of group.exports) where.set(key, `${group.variable}.${name}`);
-  const shownInputs = files.map((f) => posixRelative(outDir, f.file));
+  const shownInputs = files.map((f) => shownAs(outDir, f));
   // Paths relative to the output folder, never to the working directory: the bytes must not depend on where it ran.
   const compiledFrom = shownInputs.map(shellWord).join(" ");
   const versions = toolVersions();
@@ -104,7 +108,7 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
         "src/codegen: tagged-any-of.ts, compact-code.ts with the error budget (budget-helpers.ts); a group not bounded " +
         "(oneOf, not, if, contains, unevaluated*, dynamic refs) is compiled with allErrors: false instead; then src/cli/compile/shrink-code.ts",
     },
-    inputs: files.map((f) => ({ file: posixRelative(outDir, f.file), sha256: createHash("sha256").update(f.bytes).digest("hex") })),
+    inputs: files.map((f) => ({ file: shownAs(outDir, f), sha256: createHash("sha256").update(f.bytes).digest("hex") })),
     groups: groups.map((g) => ({
       variable: g.variable,
       dialect: g.dialect,
@@ -119,7 +123,7 @@ export async function generate(inputs: string[], outDir: string): Promise<Files>
       role: e.role,
       dialect: unique.get(e.key)!.dialect,
       key: e.key,
-      file: posixRelative(outDir, e.file),
+      file: shownAs(outDir, files.find((f) => f.file === e.file)!),
     })),
   };
   return new Map([
@@ -142,7 +146,7 @@ function nameEntries(files: InputFile[]): Named[] {
   const taken = new Map<string, string>();
   const out: Named[] = [];
   for (const file of files) {
-    for (const { baseName, ...entry } of file.entries) {
+    for (const { baseName, ...entry } of entriesOf(file)) {
       const key = structureKey(entry.schema);
       const base = identifierOf(baseName);
       let name = base;
@@ -185,6 +189,11 @@ function toolTable(named: Named[]): Array<[string, Array<[string, string]>]> {
   return [...table];
 }
 
+/** A file as a path relative to the output folder; a running server as its label (`--from URL`). */
+function shownAs(outDir: string, input: InputFile): string {
+  return input.label ?? posixRelative(outDir, input.file);
+}
+
 function posixRelative(from: string, to: string): string {
   return relative(resolve(from), resolve(to)).split("\\").join("/");
 }
@@ -203,6 +212,3 @@ function toolVersions(): Record<string, string> {
     "json-schema-to-typescript": version("json-schema-to-typescript"),
   };
 }
-
-// Bumped with package.json (test/compile.test.ts holds them equal); read from no file so the bundled CLI needs none.
-export const WYMCP_VERSION = "0.1.0";

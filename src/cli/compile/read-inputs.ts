@@ -26,9 +26,19 @@ export class InputError extends Error {
 
 export interface InputFile {
   file: string;
+  /** How the manifest and the banner name it when it is no file (`--from`, `--from-stdio`); a path otherwise. */
+  label?: string;
   /** The file's bytes, for the manifest's digest. */
   bytes: Buffer;
-  entries: Array<Omit<SchemaEntry, "name"> & { baseName: string }>;
+  /** What the file holds, parsed (a module: each export read), named for schemas that have no name of their own. */
+  values: Array<{ baseName: string; value: unknown }>;
+}
+
+export type Entry = Omit<SchemaEntry, "name"> & { baseName: string };
+
+/** The schemas of an input, for compiling: throws `InputError` on anything that is not a schema, tool or tool list. */
+export function entriesOf(input: InputFile): Entry[] {
+  return input.values.flatMap(({ baseName, value }) => classify(value, input.file, baseName));
 }
 
 export async function readInput(file: string): Promise<InputFile> {
@@ -44,8 +54,8 @@ export async function readInput(file: string): Promise<InputFile> {
     const named =
       "default" in module ? [["default", module.default] as const] : Object.entries(module).sort(([a], [b]) => (a < b ? -1 : 1));
     const fallback = basename(file, extname(file));
-    const entries = named.flatMap(([exportName, value]) => classify(value, file, exportName === "default" ? fallback : exportName));
-    return { file, bytes, entries };
+    const values = named.map(([exportName, value]) => ({ baseName: exportName === "default" ? fallback : exportName, value }));
+    return { file, bytes, values };
   }
   let parsed: unknown;
   try {
@@ -53,19 +63,26 @@ export async function readInput(file: string): Promise<InputFile> {
   } catch (error) {
     throw new InputError(`${file} is not JSON: ${(error as Error).message}`, { cause: error });
   }
-  return { file, bytes, entries: classify(parsed, file, basename(file, extname(file))) };
+  return inputOf(file, bytes, parsed, basename(file, extname(file)));
 }
 
-function classify(value: unknown, file: string, fallbackName: string): InputFile["entries"] {
+/** An input already parsed: a file's JSON, or a `tools/list` result a running server answered. */
+export function inputOf(file: string, bytes: Buffer, value: unknown, baseName: string, label?: string): InputFile {
+  return { file, ...(label === undefined ? {} : { label }), bytes, values: [{ baseName, value }] };
+}
+
+function classify(value: unknown, file: string, fallbackName: string): Entry[] {
   if (Array.isArray(value)) return value.flatMap((item, i) => classify(item, file, `${fallbackName}${i}`));
   if (value === null || typeof value !== "object") {
     throw new InputError(`${file}: ${fallbackName} is not a JSON Schema, a tool or a tools/list result (a JSON Schema is an object)`);
   }
   const record = value as Record<string, unknown>;
   if (Array.isArray(record.tools)) return classify(record.tools, file, fallbackName);
-  if (typeof record.name === "string" && isObject(record.inputSchema)) {
+  if (typeof record.name === "string" && Object.hasOwn(record, "inputSchema")) {
     const tool = record.name;
-    const entries: InputFile["entries"] = [{ baseName: `${tool} input`, role: "input", tool, schema: record.inputSchema, file }];
+    if (!isObject(record.inputSchema))
+      throw new InputError(`${file}: tool ${JSON.stringify(tool)} has an inputSchema that is not an object`);
+    const entries: Entry[] = [{ baseName: `${tool} input`, role: "input", tool, schema: record.inputSchema, file }];
     if (record.outputSchema !== undefined) {
       if (!isObject(record.outputSchema))
         throw new InputError(`${file}: tool ${JSON.stringify(tool)} has an outputSchema that is not an object`);

@@ -12,11 +12,14 @@ export class ShrinkError extends Error {
 
 /**
  * Build an error as Ajv's literal does (same keys, same order) and push it under the budget; the two commonest
- * keywords get their own; `budgetResult` is the result of a call that ran out of error budget.
+ * keywords get their own; `budgetResult` is the result of a call that ran out of error budget. Each returns the list:
+ * the first error makes it (`[error]`), where `vErrors ??= []` then a push grew an empty array, which cost an invalid
+ * call more than its answer did (bench/tools.ts).
  */
-export const FAIL_SOURCE = `function fail(list, instancePath, keyword, params) { pushError(list, { instancePath, keyword, params }); }
-function failType(list, instancePath, type) { pushError(list, { instancePath, keyword: "type", params: { type } }); }
-function failRequired(list, instancePath, missingProperty) { pushError(list, { instancePath, keyword: "required", params: { missingProperty } }); }
+export const FAIL_SOURCE = `function addError(list, error) { if (list === null) return [error]; pushError(list, error); return list; }
+function fail(list, instancePath, keyword, params) { return addError(list, { instancePath, keyword, params }); }
+function failType(list, instancePath, type) { return addError(list, { instancePath, keyword: "type", params: { type } }); }
+function failRequired(list, instancePath, missingProperty) { return addError(list, { instancePath, keyword: "required", params: { missingProperty } }); }
 function budgetResult(thrown) {
   if (!(thrown instanceof ErrorBudgetReached)) throw thrown;
   return invalidResult(thrown.errors);
@@ -53,6 +56,7 @@ export function shrinkCode(code: string, bounded: boolean): string {
       /^fail\(vErrors \?\?= \[\], ([^\n]*?), "required", \{missingProperty: ("(?:[^"\\\n]|\\.)*")\}\); errors\+\+;$/gm,
       "failRequired(vErrors ??= [], $1, $2); errors++;",
     );
+  out = out.replace(/^(fail|failType|failRequired)\(vErrors \?\?= \[\], /gm, "vErrors = $1(vErrors, ");
   // Left as they are: `const errN = {};` (inside `if`, whose errors nobody reads) and propertyNames' errors.
   if (/^const err\d+ = \{instancePath(?![^\n]*\},propertyName:[\w$]+\};$)/m.test(out))
     throw new ShrinkError("Ajv's output has an error site shrink-code.ts does not know");

@@ -2,18 +2,38 @@
  * @module runtime: what every module `wymcp compile` writes carries beside its validators. Not imported at run time:
  * `npm run codegen` bundles this file, with the core modules it imports, into generated/compile-runtime.js, and
  * `wymcp compile` writes that text into each module (`npm run codegen -- --check` fails when it is stale). So the
- * distiller, the escaping and the structure key a compiled module runs are the core's own code, not a copy.
+ * answer to invalid arguments (src/core/brief-answer.ts), the escaping and the structure key a compiled module runs are
+ * the core's own code, not a copy.
  */
 import type { ValidationError } from "../../../../generated/validator.js";
+import { briefAnswer } from "../../../core/brief-answer.js";
+import { ERROR_BUDGET } from "../../../core/error-budget.js";
 import { structureKey } from "../canonical.js";
-import { toolMessage } from "./message.js";
 
 /** A schema's validator as the SDK's `jsonSchemaValidator` returns it. */
 type Validate = (input: unknown) => { valid: boolean; data: unknown; errorMessage: string | undefined };
 
-/** The SDK's result for an invalid input: the message distilled from the validator's errors. */
+/**
+ * The SDK's result for invalid arguments: the core's brief answer, one line for the model that retries the call (a
+ * list as long as the error budget was cut short by the validator, and says so).
+ */
 export function invalidResult(errors: readonly ValidationError[] | null | undefined) {
-  return { valid: false, data: undefined, errorMessage: toolMessage(errors || []) };
+  return { valid: false, data: undefined, errorMessage: briefAnswer(errors || [], ERROR_BUDGET) };
+}
+
+/** What a value that is not an object gets from a schema whose root is `type: "object"` alone: the validator's own answer. */
+const NOT_AN_OBJECT = briefAnswer([{ instancePath: "", keyword: "type", params: { type: "object" } }], ERROR_BUDGET);
+
+/**
+ * Whether a value is not an object, tested before the validator of a schema whose root is `type: "object"` alone
+ * (compile-schemas.ts): that value fails with one error, the root type's, so its answer is known in advance.
+ */
+export function notObject(input: unknown): boolean {
+  return input === null || typeof input !== "object" || Array.isArray(input);
+}
+
+export function notObjectResult() {
+  return { valid: false, data: undefined, errorMessage: NOT_AN_OBJECT };
 }
 
 /**
