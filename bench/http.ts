@@ -3,7 +3,12 @@
  * examples/server.ts: the SDK alone (`WYMCP_GATE=off`, its own `toNodeHandler`), gateNode's bridge with no validation
  * (`WYMCP_GATE=bridge`), and gated (`gateNode`). Loaded in interleaved rounds by a bounded keep-alive loop. Per workload,
  * per round: gated ÷ bridge (the gate's own cost) and gated ÷ SDK alone; the 1-minute load average is recorded per round.
+ * Telemetry is priced in the same rounds (examples/otel-from-env.ts): the gated server is `WYMCP_OTEL=noop`, whose
+ * `/mcp-untraced` is gated without telemetry and `/mcp` with `mcpTelemetry()` and no SDK (one process, so the two differ
+ * by telemetry alone); a `WYMCP_OTEL=sdk` server records through the OpenTelemetry SDK on `/mcp`, and its `/mcp-untraced`
+ * shows what installing the SDK costs before wymcp records anything.
  */
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import { cpus, loadavg } from "node:os";
 import { launchExample, type LaunchedExample } from "../examples/launch.js";
@@ -27,12 +32,33 @@ interface Workload {
   traffic: "valid" | "invalid";
 }
 
-export const VARIANTS = ["gated", "bridge", "sdk"] as const;
+export const VARIANTS = ["gated", "bridge", "sdk", "otelNoop", "otelSdk", "sdkUntraced"] as const;
 export type Variant = (typeof VARIANTS)[number];
-const ENV: Record<Variant, Record<string, string>> = { gated: {}, bridge: { WYMCP_GATE: "bridge" }, sdk: { WYMCP_GATE: "off" } };
+/** The server processes, by their environment. */
+const PROCESSES = {
+  // Gated twice in one process: /mcp-untraced without telemetry, /mcp with mcpTelemetry() and no SDK.
+  gate: { WYMCP_OTEL: "noop" },
+  bridge: { WYMCP_GATE: "bridge" },
+  sdk: { WYMCP_GATE: "off" },
+  // The OpenTelemetry SDK installed: /mcp records, /mcp-untraced is the same process's gate without telemetry.
+  otel: { WYMCP_OTEL: "sdk" },
+} as const;
+/** Where each variant is served: a process and a path. */
+const AT: Record<Variant, [keyof typeof PROCESSES, string]> = {
+  gated: ["gate", "/mcp-untraced"],
+  otelNoop: ["gate", "/mcp"],
+  bridge: ["bridge", "/mcp"],
+  sdk: ["sdk", "/mcp"],
+  otelSdk: ["otel", "/mcp"],
+  sdkUntraced: ["otel", "/mcp-untraced"],
+};
+/** Telemetry with no SDK must keep this share of the gate's req/s; with the SDK recording, the ratio is reported. */
+export const TELEMETRY_NOOP_TARGET = 0.97;
 
 export interface VariantFlood {
   reqPerSec: Spread;
+  /** The server process's CPU time (user + system) per completed request over every round, in µs; Linux only. */
+  cpuUsPerRequest: number | undefined;
   p50Ms: number;
   p99Ms: number;
   /** Status → count over every round. */
@@ -58,6 +84,16 @@ export interface WorkloadFlood {
   /** What the ratio is held to: gated ÷ bridge ≥ 0.95 for valid traffic, gated ÷ SDK alone ≥ 3 for invalid. */
   target: number;
   pass: boolean;
+  /** Gated with telemetry and no SDK, with the SDK recording, and without telemetry in the SDK's process. */
+  otelNoop: VariantFlood;
+  otelSdk: VariantFlood;
+  sdkUntraced: VariantFlood;
+  /** otelNoop ÷ gated, otelSdk ÷ gated and otelSdk ÷ sdkUntraced (wymcp's recording alone) req/s per round. */
+  noopVsGated: Spread;
+  sdkVsGated: Spread;
+  sdkVsUntraced: Spread;
+  /** noopVsGated's median ≥ TELEMETRY_NOOP_TARGET. */
+  telemetryPass: boolean;
 }
 
 /** The bench itself keeps about two processes busy (client and server); more than one above the cores is other work. */
@@ -147,15 +183,35 @@ async function flood(agent: http.Agent, url: URL, w: Workload, ms: number, conne
   return { reqPerSec: (latencies.length * 1000) / (performance.now() - started), latencies, statuses };
 }
 
+/**
+ * A process's CPU time so far (user + system), in µs, from /proc (clock ticks of 10 ms; summed over every round, the
+ * error is a few ticks in thousands); `undefined` where there is no /proc. Unlike req/s, it barely moves with the
+ * machine's other load, so it prices telemetry on a shared machine too.
+ */
+function cpuMicros(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 }
 
 export async function runHttpFlood(settings: HttpSettings, log: (line: string) => void): Promise<WorkloadFlood[]> {
-  const servers = {} as Record<Variant, LaunchedExample>;
+  const processes = {} as Record<keyof typeof PROCESSES, LaunchedExample>;
+  const servers = {} as Record<Variant, { url: URL; pid: number }>;
   const agents = {} as Record<Variant, http.Agent>;
+  for (const [name, env] of Object.entries(PROCESSES) as Array<[keyof typeof PROCESSES, Record<string, string>]>) {
+    processes[name] = await launchExample({ env });
+  }
   for (const v of VARIANTS) {
-    servers[v] = await launchExample({ env: ENV[v] });
+    const [name, path] = AT[v];
+    servers[v] = { url: new URL(path, processes[name].url), pid: processes[name].pid };
     agents[v] = new http.Agent({ keepAlive: true, maxSockets: settings.connections });
   }
   try {
@@ -163,8 +219,11 @@ export async function runHttpFlood(settings: HttpSettings, log: (line: string) =
     for (const w of workloads()) {
       log(`http: ${w.label}`);
       const per = Object.fromEntries(
-        VARIANTS.map((v) => [v, { rps: [] as number[], lat: [] as number[], statuses: {} as Record<string, number> }]),
-      ) as Record<Variant, { rps: number[]; lat: number[]; statuses: Record<string, number> }>;
+        VARIANTS.map((v) => [
+          v,
+          { rps: [] as number[], lat: [] as number[], statuses: {} as Record<string, number>, cpu: 0 as number | undefined },
+        ]),
+      ) as Record<Variant, { rps: number[]; lat: number[]; statuses: Record<string, number>; cpu: number | undefined }>;
       const load: number[] = [];
       for (const v of VARIANTS) await flood(agents[v], servers[v].url, w, settings.warmupMs, settings.connections);
       for (let round = 0; round < settings.rounds; round++) {
@@ -172,7 +231,10 @@ export async function runHttpFlood(settings: HttpSettings, log: (line: string) =
         // Rotate which variant goes first, so that none always meets the same neighbour's noise.
         const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]!);
         for (const v of order) {
+          const before = cpuMicros(servers[v].pid);
           const f = await flood(agents[v], servers[v].url, w, settings.roundMs, settings.connections);
+          const after = cpuMicros(servers[v].pid);
+          per[v].cpu = before === undefined || after === undefined || per[v].cpu === undefined ? undefined : per[v].cpu + after - before;
           per[v].rps.push(f.reqPerSec);
           per[v].lat.push(...f.latencies);
           for (const [s, n] of Object.entries(f.statuses)) per[v].statuses[s] = (per[v].statuses[s] ?? 0) + n;
@@ -180,9 +242,17 @@ export async function runHttpFlood(settings: HttpSettings, log: (line: string) =
       }
       const figures = (v: Variant): VariantFlood => {
         const sorted = per[v].lat.sort((a, b) => a - b);
-        return { reqPerSec: spread(per[v].rps), p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), statuses: per[v].statuses };
+        const cpu = per[v].cpu;
+        return {
+          reqPerSec: spread(per[v].rps),
+          cpuUsPerRequest: cpu === undefined || sorted.length === 0 ? undefined : cpu / sorted.length,
+          p50Ms: percentile(sorted, 50),
+          p99Ms: percentile(sorted, 99),
+          statuses: per[v].statuses,
+        };
       };
-      const ratios = (base: Variant) => per.gated.rps.map((g, i) => g / per[base].rps[i]!);
+      const ratios = (base: Variant, of: Variant = "gated") => per[of].rps.map((g, i) => g / per[base].rps[i]!);
+      const noopVsGated = spread(ratios("gated", "otelNoop"));
       const vsBridge = spread(ratios("bridge"));
       const vsSdk = spread(ratios("sdk"));
       const quiet = ratios("bridge").filter((_, i) => load[i]! <= loadBound());
@@ -201,12 +271,19 @@ export async function runHttpFlood(settings: HttpSettings, log: (line: string) =
         vsBridgeQuiet: quiet.length ? spread(quiet) : undefined,
         target,
         pass: (w.traffic === "valid" ? vsBridge.median : vsSdk.median) >= target,
+        otelNoop: figures("otelNoop"),
+        otelSdk: figures("otelSdk"),
+        noopVsGated,
+        sdkVsGated: spread(ratios("gated", "otelSdk")),
+        sdkUntraced: figures("sdkUntraced"),
+        sdkVsUntraced: spread(ratios("sdkUntraced", "otelSdk")),
+        telemetryPass: noopVsGated.median >= TELEMETRY_NOOP_TARGET,
       });
     }
     return results;
   } finally {
     for (const v of VARIANTS) agents[v]?.destroy();
-    await Promise.all(VARIANTS.map((v) => servers[v]?.stop()));
+    await Promise.all(Object.values(processes).map((p) => p?.stop()));
   }
 }
 
@@ -265,4 +342,47 @@ export function floodTable(results: WorkloadFlood[]): string {
     `1-minute load average at the start of each round (* = under load: above ${bound}, the cores + 1):`,
     ...load,
   ].join("\n");
+}
+
+/** The telemetry rows: each workload's req/s without telemetry, with it and no SDK, with the SDK recording. */
+export function telemetryTable(results: WorkloadFlood[]): string {
+  const rps = (s: Spread) => s.median.toFixed(0);
+  const range = (s: Spread) => `${formatRatio(s.median)} [${formatRatio(s.min)}–${formatRatio(s.max)}]`;
+  return table(
+    [
+      "workload",
+      "gated req/s",
+      "+ telemetry, no SDK req/s",
+      "+ telemetry, SDK req/s",
+      "no SDK ÷ gated med [min–max]",
+      "SDK ÷ gated med [min–max]",
+      "SDK ÷ same process untraced",
+      "server CPU µs/req gated, no SDK, SDK",
+      "CPU/req no SDK ÷ gated, SDK ÷ gated, SDK ÷ untraced",
+      "p50 / p99 ms gated, no SDK, SDK",
+      "target",
+      "result",
+    ],
+    results.map((r) => [
+      r.label,
+      rps(r.gated.reqPerSec),
+      rps(r.otelNoop.reqPerSec),
+      rps(r.otelSdk.reqPerSec),
+      range(r.noopVsGated),
+      range(r.sdkVsGated),
+      range(r.sdkVsUntraced),
+      [r.gated, r.otelNoop, r.otelSdk].map((v) => (v.cpuUsPerRequest === undefined ? "n/a" : v.cpuUsPerRequest.toFixed(0))).join(", "),
+      [cpuRatio(r.otelNoop, r.gated), cpuRatio(r.otelSdk, r.gated), cpuRatio(r.otelSdk, r.sdkUntraced)].join(", "),
+      [r.gated, r.otelNoop, r.otelSdk].map((v) => `${v.p50Ms.toFixed(2)}/${v.p99Ms.toFixed(2)}`).join(", "),
+      `no SDK ÷ gated ≥ ${TELEMETRY_NOOP_TARGET}`,
+      r.telemetryPass ? "PASS" : "MISS",
+    ]),
+    [1, 2, 3],
+  );
+}
+
+function cpuRatio(of: VariantFlood, base: VariantFlood): string {
+  return of.cpuUsPerRequest === undefined || base.cpuUsPerRequest === undefined
+    ? "n/a"
+    : formatRatio(of.cpuUsPerRequest / base.cpuUsPerRequest);
 }

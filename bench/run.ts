@@ -23,10 +23,10 @@ import { measureSizes } from "./size.js";
 import { bytesExceedDepth } from "./depth-scan.js";
 import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../src/core/depth.js";
 import { measureBreaks, breaksTable } from "./nesting.js";
-import { floodTable, runHttpFlood, type HttpSettings } from "./http.js";
+import { floodTable, runHttpFlood, telemetryTable, type HttpSettings } from "./http.js";
 import { outboundCases, outboundMessages } from "./outbound.js";
 import { runStartup } from "./startup.js";
-import { PERFORMANCE_DOC, textSection, writeBenchSection } from "../scripts/doc-sections.js";
+import { PERFORMANCE_DOC, provenance, textSection, writeBenchSection, writeDocSection } from "../scripts/doc-sections.js";
 import { specDir as resolveSpecDir } from "../scripts/spec-dir.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
@@ -240,7 +240,7 @@ async function main(): Promise<void> {
   }
 }
 
-/** `--http`: only the flood: the example server gated, through the bare bridge, and the SDK alone (about 3.5 minutes; `--quick`: a few seconds). */
+/** `--http`: only the flood: the example server gated (without and with telemetry), through the bare bridge, and the SDK alone (about 6 minutes; `--quick`: a few seconds). */
 async function mainHttp(): Promise<void> {
   const started = performance.now();
   const settings: HttpSettings = quick
@@ -262,10 +262,28 @@ async function mainHttp(): Promise<void> {
         floodTable(results),
       ),
       "",
+      ...section(
+        "http-telemetry",
+        `## Telemetry, in the same interleaved rounds: examples/server.ts with WYMCP_OTEL=noop serves gated on /mcp-untraced ` +
+          `and gated with mcpTelemetry() and no SDK on /mcp (one process); with WYMCP_OTEL=sdk (the OpenTelemetry SDK: ` +
+          `batch span processor, periodic metric reader, in-memory exporters) it records on /mcp, and /mcp-untraced is that ` +
+          `process without telemetry; ratios per round`,
+        telemetryTable(results),
+      ),
+      "",
       `total ${seconds.toFixed(1)} s`,
     ].join("\n"),
   );
   writeSections("npm run bench -- --http");
+  // docs/observability.md carries the telemetry figures too, written by the same run.
+  const telemetry = printed.find((p) => p.name === "http-telemetry");
+  if (!quick && telemetry) {
+    writeDocSection(
+      join(root, "docs", "observability.md"),
+      "bench:http-telemetry",
+      `${provenance("npm run bench -- --http")}\n\n${textSection(telemetry.heading, ...telemetry.body)}`,
+    );
+  }
   if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, settings, http: results, seconds }, null, 2)}\n`);
 }
 

@@ -1,6 +1,8 @@
 /**
  * @module examples/server: a dual-era MCP server on Node `http`, the official SDK (`createMcpHandler`) behind wymcp's
- * `gateNode`. `npm start`; `PORT` (default 3000), endpoint `/mcp`. `WYMCP_OUTBOUND=report` checks what it sends back.
+ * `gateNode`. `npm start`; `PORT` (default 3000), endpoint `/mcp`. `WYMCP_OUTBOUND=report` checks what it sends back;
+ * `WYMCP_OTEL=noop|sdk` adds telemetry (examples/otel-from-env.ts) to `/mcp`, and serves the same gate without it on
+ * `/mcp-untraced`, so that the flood compares the two in one process.
  * For comparisons only: `WYMCP_GATE=off` serves the SDK alone (its `toNodeHandler`); `WYMCP_GATE=bridge` serves
  * through gateNode's bridge with no validation (the body read and parsed, then `serveFetch`), so the bench prices the gate alone.
  */
@@ -9,7 +11,8 @@ import type { AddressInfo } from "node:net";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from "@modelcontextprotocol/node";
 import * as z from "zod";
-import { answerClientErrors, gateNode, serveFetch } from "wymcp/node";
+import { answerClientErrors, gateNode, serveFetch, type RejectInfo } from "wymcp/node";
+import { otelFromEnv } from "./otel-from-env.js";
 import { outboundFromEnv } from "./outbound-from-env.js";
 
 /** One tool, one prompt, one resource; the SDK builds a fresh server per HTTP request, in either era. */
@@ -29,15 +32,13 @@ function buildServer({ era }: { era: "legacy" | "modern" }): McpServer {
 
 const handler = createMcpHandler(buildServer);
 const mode = process.env.WYMCP_GATE ?? "on";
+const onReject = ({ status, reason, era }: RejectInfo) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "not judged"})`);
+const outbound = await outboundFromEnv();
+const otel = await otelFromEnv();
 const mcp =
-  mode === "off"
-    ? toNodeHandler(handler)
-    : mode === "bridge"
-      ? bridgeOnly
-      : gateNode(handler, {
-          onReject: ({ status, reason, era }) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "not judged"})`),
-          ...(await outboundFromEnv()),
-        });
+  mode === "off" ? toNodeHandler(handler) : mode === "bridge" ? bridgeOnly : gateNode(handler, { onReject, ...outbound, ...otel });
+// With WYMCP_OTEL, /mcp-untraced is the same gate without telemetry, in the same process: the flood compares the two.
+const untraced = otel.telemetry && mode === "on" ? gateNode(handler, { onReject, ...outbound }) : undefined;
 
 /** `WYMCP_GATE=bridge`: what gateNode does for a valid POST, minus every check. */
 async function bridgeOnly(req: http.IncomingMessage & { body?: unknown }, res: http.ServerResponse): Promise<void> {
@@ -60,10 +61,12 @@ const originIsLocal = localhostOriginValidation();
 // answerClientErrors: requests Node's HTTP parser refuses get a JSON-RPC answer too, instead of Node's empty 400.
 const server = answerClientErrors(
   http.createServer((req, res) => {
-    if (new URL(req.url ?? "/", "http://localhost").pathname !== "/mcp") {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    const serve = path === "/mcp" ? mcp : path === "/mcp-untraced" ? untraced : undefined;
+    if (!serve) {
       return void res.writeHead(404, { "Content-Type": "application/json" }).end(JSON.stringify({ error: "not found" }));
     }
-    if (hostIsLocal(req, res) && originIsLocal(req, res)) void mcp(req, res);
+    if (hostIsLocal(req, res) && originIsLocal(req, res)) void serve(req, res);
   }),
 );
 

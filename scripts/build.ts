@@ -101,6 +101,7 @@ async function main(): Promise<void> {
     // `wymcp compile` is a chunk of its own, loaded by that command only, and its compilers (optional peer
     // dependencies) stay imports: `wymcp check` and the entries load neither. The official client, for
     // `--from` and `--from-stdio`, is a chunk further still, loaded by those flags alone.
+    // `wymcp/otel` imports `@opentelemetry/api` (an optional peer), which stays an import of that entry alone.
     external: [
       "node:*",
       "ajv",
@@ -109,6 +110,7 @@ async function main(): Promise<void> {
       "json-schema-to-typescript",
       "@modelcontextprotocol/client",
       "@modelcontextprotocol/client/*",
+      "@opentelemetry/api",
     ],
   });
   // The banner goes on the bins alone (esbuild's banner option would put it on every module of the build).

@@ -17,3 +17,4 @@ export type { Admitted, RejectInfo, RejectReason, WymcpInfo } from "./core/admis
 export type { EraOption, GateOptions, LimitOptions } from "./core/options.js";
 export type * as LegacyTypes from "../generated/legacy/types.js";
 export type * as ModernTypes from "../generated/modern/types.js";
+export type { ExchangeTrace, JudgedExchange, MessageFacts, Telemetry, TelemetryVerdict, TransportFacts } from "./core/telemetry.js";

@@ -8,3 +8,4 @@ export type { EraOption, GateOptions } from "./core/options.js";
 export type { OutboundCheck, OutboundOptions, OutboundViolationInfo, OutboundViolations } from "./outbound/tap.js";
 export type { OnError } from "./hosts/shared/handler-error.js";
 export type { McpFetchHandler, McpFetchOptions } from "./hosts/shared/sdk-handler.js";
+export type { Telemetry } from "./core/telemetry.js";

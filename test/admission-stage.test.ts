@@ -168,6 +168,28 @@ describe("what the faces share beside the stage", () => {
     assert.doesNotThrow(() => reportRefusal(undefined, refused));
   });
 
+  test("a clock (a face with telemetry) times the validation and keeps a refused body; onReject never sees either", () => {
+    let now = 10;
+    const clocked = { ...resolveLimits({}), clock: () => (now += 0.25) };
+    const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { _meta: MODERN_META, name: "x", arguments: "a string" } };
+    const refused = judgeBody(call, { era: "modern" }, clocked);
+    assert.deepEqual(refused.ok ? undefined : [refused.reason, refused.validationMs, refused.body], ["invalid-message", 0.25, call]);
+    const passed = judgeBody({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { era: "legacy" }, clocked);
+    assert.deepEqual(passed.ok ? [passed.validationMs, "body" in passed] : undefined, [0.25, true]);
+    const deep = { id: "d", a: { b: { c: {} } } };
+    const tooDeep = judgeBody(deep, { era: "legacy" }, { ...clocked, maxDepth: 3 });
+    assert.deepEqual(tooDeep.ok ? undefined : [tooDeep.reason, tooDeep.body, "validationMs" in tooDeep], [
+      "nested-too-deeply",
+      deep,
+      false,
+    ]);
+    const seen: RejectInfo[] = [];
+    if (!refused.ok) reportRefusal((info) => seen.push(info), refused);
+    assert.deepEqual(Object.keys(seen[0] ?? {}).sort(), ["era", "kind", "reason", "response", "status"]);
+    const plain = judgeBody(call, { era: "modern" }, resolveLimits({}));
+    assert.deepEqual(["validationMs" in plain, "body" in plain], [false, false], "without a clock the stage reads none and keeps nothing");
+  });
+
   test("isAcceptedNotification: a modern notification only, not a legacy response or a pass", () => {
     assert.equal(isAcceptedNotification({ outcome: "bypass", kind: "notification", reason: "modern-notification" }), true);
     assert.equal(isAcceptedNotification({ outcome: "bypass", kind: "response", reason: "legacy-response" }), false);

@@ -29,7 +29,7 @@ function staticGraph(entry: string): { files: Set<string>; bare: Set<string>; dy
   return { files, bare, dynamic };
 }
 
-for (const entry of ["index.js", "node-http.js", "fetch.js", "outbound.js"]) {
+for (const entry of ["index.js", "node-http.js", "fetch.js", "outbound.js", "otel.js"]) {
   test(`dist/${entry} never loads Ajv, ajv-formats, json-schema-to-typescript or the compiler`, () => {
     const { files, bare, dynamic } = staticGraph(join(dist, entry));
     for (const specifier of [...bare, ...dynamic]) assert.doesNotMatch(specifier, COMPILERS, specifier);

@@ -83,6 +83,21 @@ describe("each breach is named", () => {
       /one host's folder never imports another's/,
     ],
     [
+      "otel/ importing a host",
+      { "src/otel/x.ts": 'import "../hosts/node/y.js";\n', "src/hosts/node/y.ts": "" },
+      /otel\/ may not import hosts\//,
+    ],
+    [
+      "a host importing otel/",
+      { "src/hosts/node/x.ts": 'import "../../otel/y.js";\n', "src/otel/y.ts": "" },
+      /hosts\/ may not import otel\//,
+    ],
+    [
+      "an entry other than src/otel.ts importing otel/",
+      { "src/node-http.ts": 'export { y } from "./otel/y.js";\n', "src/otel/y.ts": "export const y = 1;\n" },
+      /src\/node-http\.ts imports src\/otel\/y\.ts: only src\/otel\.ts imports otel\//,
+    ],
+    [
       "a host's index.ts that does more than re-export",
       { "src/hosts/node/index.ts": 'export { a } from "./a.js";\nexport const b = 1;\n', "src/hosts/node/a.ts": "export const a = 1;\n" },
       /src\/hosts\/node\/index\.ts: a host's index\.ts only re-exports \(line 2\)/,
@@ -98,7 +113,7 @@ describe("each breach is named", () => {
     });
   }
 
-  test("what the layers allow is no breach: a host on core/ and outbound/, the CLI on everything below it", () => {
+  test("what the layers allow is no breach: a host on core/ and outbound/, the CLI on everything below it, otel/ on core/ and its package behind its entry", () => {
     const problems = layerProblems(
       tree({
         "src/core/a.ts": 'import "../../generated/x.js";\n',
@@ -108,6 +123,8 @@ describe("each breach is named", () => {
         "src/hosts/node/index.ts": 'export * from "./d.js";\n',
         "src/codegen/e.ts": 'import "../core/a.js";\nimport "ajv";\n',
         "src/cli/f.ts": 'import "../hosts/node/index.js";\nimport "../codegen/e.js";\n',
+        "src/otel/t.ts": 'import "../core/a.js";\nimport "@opentelemetry/api";\n',
+        "src/otel.ts": 'export * from "./otel/t.js";\n',
         "scripts/g.ts": 'import "../src/cli/f.js";\n',
         "test/h.ts": 'import "../scripts/g.js";\n',
       }),

@@ -39,6 +39,7 @@ const BAD: Array<[string, unknown, string]> = [
   ["era", 5, "not 5 (a number)"],
   ["onReject", "console", "onReject must be a function, not"],
   ["outbound", "loud", 'outbound must be "off" or "report", not "loud" (a string)'],
+  ["telemetry", "otel", 'telemetry must be an object with a judged method (mcpTelemetry() from "wymcp/otel"), not "otel" (a string)'],
   ["maxBodySize", 1024, 'unknown option "maxBodySize"'],
 ];
 
@@ -78,6 +79,26 @@ describe("every face refuses a bad option when it is built", () => {
         });
       });
     }
+    test(`${face}: telemetry must be an observer with a judged method (the factory itself, an empty object, null are refused)`, () => {
+      const factory = () => ({ judged: () => undefined });
+      for (const [value, words] of [
+        [factory, "not a function"],
+        [{}, "not an object"],
+        [{ judged: "yes" }, "not an object"],
+        [null, "not null"],
+        [true, "not a boolean"],
+      ] as const)
+        assert.throws(
+          () => build({ telemetry: value }),
+          (error: unknown) =>
+            error instanceof WymcpOptionError &&
+            error.option === "telemetry" &&
+            error.message.includes(`telemetry must be an object with a judged method`) &&
+            error.message.endsWith(words),
+        );
+      assert.doesNotThrow(() => build({ telemetry: factory() }));
+      assert.doesNotThrow(() => build({ telemetry: undefined }));
+    });
     test(`${face}: options that are not an object are refused; valid ones and none at all are not`, () => {
       assert.throws(() => build(5 as never), { name: "WymcpOptionError", message: /the options must be an object, not 5 \(a number\)/ });
       assert.doesNotThrow(() => build({}));
@@ -115,7 +136,7 @@ describe("every face refuses a bad option when it is built", () => {
     assert.throws(() => wymcpFetch({ maxBodySize: 1 } as never), {
       name: "WymcpOptionError",
       message:
-        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, legacyChecks, onLegacyReport, outbound, outboundCheck, onOutboundViolation',
+        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, legacyChecks, onLegacyReport, outbound, outboundCheck, onOutboundViolation, telemetry',
     });
     assert.throws(() => wymcpFetch({ discardTimeoutMs: 1 } as never), { message: /unknown option "discardTimeoutMs"/ });
     assert.throws(() => gateNode(handler, { authInfo: () => undefined } as never), { message: /unknown option "authInfo"/ });

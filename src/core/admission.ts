@@ -17,6 +17,11 @@ export interface AdmissionSettings {
   readonly maxDepth: number;
   /** Options every `validateMcpRequest` call of this face gets (the request's `MCP-Protocol-Version` is added per request). */
   readonly validate?: Omit<ValidateOptions, "protocolVersion">;
+  /**
+   * A clock in milliseconds (`performance.now`), given by a face with telemetry: the era's validation is then timed
+   * (`validationMs`) and a refused parsed body kept on its refusal (`body`), for the observer alone.
+   */
+  readonly clock?: () => number;
 }
 
 /** Why a face answered instead of handing the request on. */
@@ -48,10 +53,14 @@ export interface Refusal {
   definition?: string;
   /** The legacy revision whose definition it failed; only on a legacy params failure. */
   revision?: string;
+  /** With `clock`: the parsed body (for telemetry's facts: method, id, names), when it was parsed. Never given to `onReject`. */
+  body?: unknown;
+  /** With `clock`: milliseconds spent in the era's validation, when it ran. */
+  validationMs?: number;
 }
 
 /** What `onReject` receives: the answer that was sent and why, never the client's body. */
-export type RejectInfo = Omit<Refusal, "ok" | "definition" | "revision">;
+export type RejectInfo = Omit<Refusal, "ok" | "definition" | "revision" | "body" | "validationMs">;
 
 /** A body the stage let through: parsed, its era, and the validator's pass or bypass. */
 export interface Acceptance {
@@ -59,6 +68,8 @@ export interface Acceptance {
   body: unknown;
   era: Era;
   result: Admitted;
+  /** With `clock`: milliseconds spent in the era's validation. */
+  validationMs?: number;
 }
 
 /** The stage's verdict on one POST. */
@@ -258,16 +269,27 @@ export interface JudgeContext {
  * next handler's re-serialization), then the era, then `validateMcpRequest` in that era.
  */
 export function judgeBody(body: unknown, { era, protocolVersion }: JudgeContext, settings: AdmissionSettings): Admission {
-  if (exceedsDepth(body, settings.maxDepth)) return nestedTooDeeply(settings.maxDepth, answerId(body));
+  const { clock } = settings;
+  if (exceedsDepth(body, settings.maxDepth)) {
+    const refused = nestedTooDeeply(settings.maxDepth, answerId(body));
+    if (clock) refused.body = body;
+    return refused;
+  }
   const lane = (typeof era === "function" ? era(body) : era) ?? "legacy";
+  const began = clock?.();
   const result = validateMcpRequest(body, lane, { ...settings.validate, protocolVersion });
+  let verdict: Admission;
   if (result.outcome === "reject") {
     const { status, response, kind, definition, revision } = result;
     const refused: Refusal = { ok: false, status, reason: "invalid-message", response, era: lane, kind, definition };
     if (revision !== undefined) refused.revision = revision;
-    return refused;
+    verdict = refused;
+  } else verdict = { ok: true, body, era: lane, result };
+  if (clock) {
+    verdict.validationMs = clock() - (began as number);
+    if (!verdict.ok) verdict.body = body;
   }
-  return { ok: true, body, era: lane, result };
+  return verdict;
 }
 
 /** The parts of an HTTP POST the stage looks at, whatever the host. */
@@ -300,7 +322,7 @@ export async function admit(exchange: Exchange, settings: AdmissionSettings): Pr
 /** Reports a refusal to a face's `onReject`, once; a hook that throws does not turn an answered request into a failed one. */
 export function reportRefusal(
   onReject: ((info: RejectInfo) => void) | undefined,
-  { ok: _ok, definition: _definition, revision: _revision, ...info }: Refusal,
+  { ok: _ok, definition: _definition, revision: _revision, body: _body, validationMs: _validationMs, ...info }: Refusal,
 ): void {
   try {
     onReject?.(info);

@@ -8,6 +8,7 @@ import type { AdmissionSettings, RejectInfo } from "./admission.js";
 import { classifyEra, type Era, type HeadersLike } from "./era.js";
 import { DEFAULT_LEGACY_CHECKS, LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { WymcpOptionError } from "./option-error.js";
+import type { Telemetry } from "./telemetry.js";
 
 export { DEFAULT_MAX_DEPTH, WymcpOptionError };
 
@@ -37,6 +38,19 @@ export function positiveInteger(name: string, value: unknown, fallback: number, 
 export function optionalFunction<F>(name: string, value: unknown): F | undefined {
   if (value === undefined || typeof value === "function") return value as F | undefined;
   throw new WymcpOptionError(name, `${name} must be a function, not ${describeValue(value)}`);
+}
+
+/**
+ * The `telemetry` option of the HTTP faces: `undefined`, or an observer with a `judged` method (`mcpTelemetry()` from
+ * `wymcp/otel`). Anything else throws, as a misspelt option does: a user who asked for traces must not get none in silence.
+ */
+export function telemetryOption(value: unknown): Telemetry | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === "object" && value !== null && typeof (value as Partial<Telemetry>).judged === "function") return value as Telemetry;
+  throw new WymcpOptionError(
+    "telemetry",
+    `telemetry must be an object with a judged method (mcpTelemetry() from "wymcp/otel"), not ${describeValue(value)}`,
+  );
 }
 
 /** The `era` option of every face: a fixed lane, or a function of the request and the parsed body (`undefined`: legacy). */

@@ -55,6 +55,12 @@ export function reportSettings(
   return { outboundCheck, onOutboundViolation: hook ?? (() => undefined) };
 }
 
+/** What a tap does with each message: report mode's check, and (telemetry) a plain look at it. */
+export interface TapHooks extends Partial<Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">>> {
+  /** Every JSON-RPC message read, before the check; it must not throw (a throw is ignored). */
+  onMessage?: (message: unknown) => void;
+}
+
 /** Receives the response's bytes in order; `end()` once they are all sent. */
 export interface Tap {
   push(chunk: Uint8Array | string): void;
@@ -69,13 +75,13 @@ export function createTap(
   era: Era,
   requestBody: unknown,
   header: (name: "content-type" | "content-encoding") => string | null | undefined,
-  { outboundCheck, onOutboundViolation }: Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">>,
+  { outboundCheck, onOutboundViolation, onMessage }: TapHooks,
   maxMessageUnits = MAX_TAPPED_MESSAGE_UNITS,
   protocolVersion?: string | null,
 ): Tap {
-  const methods = requestMethods(requestBody);
+  const methods = outboundCheck ? requestMethods(requestBody) : undefined;
   // A legacy exchange is judged by the revision its request was judged by inbound (the header, an initialize's own).
-  const revision = era === "legacy" ? legacyRevisionOf(requestBody, protocolVersion).revision : undefined;
+  const revision = outboundCheck && era === "legacy" ? legacyRevisionOf(requestBody, protocolVersion).revision : undefined;
   let mode: "json" | "sse" | "ignore" | undefined;
   const decoder = new TextDecoder("utf-8");
   let text = "";
@@ -86,11 +92,19 @@ export function createTap(
   let skippingLine = false;
 
   const report = (message: unknown) => {
+    if (onMessage) {
+      try {
+        onMessage(message);
+      } catch {
+        // An observer must not break a response already on its way.
+      }
+    }
+    if (!outboundCheck) return;
     const isObject = typeof message === "object" && message !== null && !Array.isArray(message);
     const body = (isObject ? message : {}) as Record<string, unknown>;
     const own = typeof body.method === "string" ? body.method : undefined;
     const id = Object.hasOwn(body, "id") ? (body.id as JsonRpcId) : undefined;
-    const method = own ?? (id === undefined || id === null ? undefined : methods.get(id));
+    const method = own ?? (id === undefined || id === null ? undefined : methods?.get(id));
     let result;
     try {
       const context = method === undefined ? { era } : { era, method };
@@ -101,7 +115,7 @@ export function createTap(
     }
     if (result.outcome === "pass") return;
     try {
-      onOutboundViolation(
+      onOutboundViolation?.(
         revision === undefined
           ? { era, method, id, violations: result.violations }
           : { era, method, id, revision, violations: result.violations },

@@ -4,11 +4,16 @@
  */
 import { admit, type Admission, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
-import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody } from "../../core/options.js";
+import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody, telemetryOption } from "../../core/options.js";
+import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { createTap, type OutboundOptions, reportSettings } from "../../outbound/tap.js";
+import { now, traceOf } from "../shared/traced.js";
 
 /** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */
-export interface FetchOptions extends GateOptions<Request>, OutboundOptions {}
+export interface FetchOptions extends GateOptions<Request>, OutboundOptions {
+  /** Spans and metrics for every POST judged (`mcpTelemetry()` from `wymcp/otel`); none by default. */
+  telemetry?: Telemetry;
+}
 
 /** What `wymcpFetch` returns: the gate, and `report` for the next handler's `Response`. */
 export interface FetchGuard {
@@ -18,6 +23,11 @@ export interface FetchGuard {
    * read through a tap that checks every JSON-RPC message in it. Otherwise `response` itself.
    */
   report(request: Request, response: Response): Response;
+  /**
+   * Runs `fn` (the next handler) inside the telemetry context of `request`, so that the spans it makes nest under the
+   * request's span; with no telemetry, just runs it. Pass its response through `report` so that the span ends with the answer.
+   */
+  run<T>(request: Request, fn: () => T): T;
 }
 
 /** What `wymcpOf` returns for an admitted POST: era, outcome, and the body already parsed. */
@@ -27,6 +37,7 @@ export interface FetchWymcpInfo extends WymcpInfo {
 
 // Keyed by the Request itself, so the entry lives exactly as long as the request does.
 const admitted = new WeakMap<Request, FetchWymcpInfo>();
+const traces = new WeakMap<Request, ExchangeTrace>();
 
 /** The era, outcome and parsed body of a request `wymcpFetch` handed on; `undefined` for any other. */
 export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
@@ -36,14 +47,23 @@ export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
 /** The Fetch faces' options, checked once. */
 export interface FetchFace extends ResolvedOptions<Request> {
   report: ReturnType<typeof reportSettings>;
+  telemetry: Telemetry | undefined;
 }
 
-const FETCH_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation"] as const;
+const FETCH_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "telemetry"] as const;
 
 /** Checks a Fetch face's options; `extra` names the options the face itself takes beyond `FetchOptions`. */
 export function resolveFetchFace(options: unknown, extra: readonly string[] = []): FetchFace {
   const resolved = resolveOptions<Request>(options, [...FETCH_OPTIONS, ...extra], (request) => request.headers);
-  return { ...resolved, report: reportSettings((options ?? {}) as OutboundOptions) };
+  const given = (options ?? {}) as FetchOptions;
+  const telemetry = telemetryOption(given.telemetry);
+  return {
+    ...resolved,
+    // With telemetry, the stage times the validation and keeps a refused body for the trace.
+    settings: telemetry ? { ...resolved.settings, clock: now } : resolved.settings,
+    report: reportSettings(given),
+    telemetry,
+  };
 }
 
 /**
@@ -75,25 +95,68 @@ export function refusalResponse(refusal: Refusal, face: FetchFace): Response {
   return new Response(JSON.stringify(refusal.response), { status: refusal.status, headers: { "Content-Type": "application/json" } });
 }
 
+/** Tells the face's telemetry about a judged POST (`began`: `now()` before the stage); its trace, if it records one. */
+export function traceRequest(telemetry: Telemetry, request: Request, verdict: Admission, began: number): ExchangeTrace | undefined {
+  const { headers } = request;
+  // A Fetch host lets the gate know nothing of the socket: HTTP, and its headers.
+  const transport = {
+    network: undefined,
+    protocol: { name: "http" as const, version: undefined },
+    client: undefined,
+    header: headerOf(headers),
+  };
+  return traceOf(telemetry, verdict, began, transport, {
+    protocolVersion: headers.get("mcp-protocol-version"),
+    sessionId: headers.get("mcp-session-id"),
+  });
+}
+
 /**
- * Report mode: the response passes through unchanged, chunk by chunk; each chunk is tapped after it is handed on. A
- * legacy exchange is judged by the revision of the request's `MCP-Protocol-Version` (as inbound).
+ * Report mode, or a trace to end with the answer: the response passes through unchanged, chunk by chunk; each chunk is
+ * tapped after it is handed on, and the trace sees every message and ends at the last byte (or when the body is cancelled).
+ * A legacy exchange is judged by the revision of the request's `MCP-Protocol-Version` (as inbound).
  */
-export function reported(face: FetchFace, era: Era, requestBody: unknown, response: Response, request: Request): Response {
-  if (!face.report || !response.body) return response;
+export function reported(
+  face: FetchFace,
+  era: Era,
+  requestBody: unknown,
+  response: Response,
+  request: Request,
+  trace?: ExchangeTrace,
+): Response {
+  if (trace) {
+    const session = response.headers.get("mcp-session-id");
+    if (session) trace.session(session);
+    if (!response.body) trace.end();
+  }
+  if (!(face.report || trace) || !response.body) return response;
+  // Without a trace, report mode is on.
+  const hooks = trace ? { ...face.report, onMessage: (message: unknown) => trace.answered(message) } : face.report!;
   const header = (name: string) => response.headers.get(name);
-  const tap = createTap(era, requestBody, header, face.report, undefined, request.headers.get("mcp-protocol-version"));
-  const body = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        controller.enqueue(chunk);
-        quietly(() => tap.push(chunk));
-      },
-      flush() {
-        quietly(() => tap.end());
-      },
-    }),
-  );
+  const tap = createTap(era, requestBody, header, hooks, undefined, request.headers.get("mcp-protocol-version"));
+  // One pulled stream rather than a TransformStream: Node builds a TransformStream of three streams, each costly.
+  const source = response.body.getReader();
+  let done = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const read = await source.read();
+      if (read.done) {
+        if (!done) {
+          done = true;
+          quietly(() => tap.end());
+          trace?.end();
+        }
+        return controller.close();
+      }
+      controller.enqueue(read.value);
+      quietly(() => tap.push(read.value));
+    },
+    // A client gone mid-stream cancels the body: the source is cancelled, and the trace ends there.
+    cancel(reason) {
+      trace?.end();
+      return source.cancel(reason);
+    },
+  });
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
@@ -107,17 +170,33 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
   const face = resolveFetchFace(options);
   const report = (request: Request, response: Response): Response => {
     const info = admitted.get(request);
-    return reported(face, info?.era ?? eraWithoutBody(face.era, request), info?.body, response, request);
+    const trace = traces.get(request);
+    if (trace) traces.delete(request);
+    return reported(face, info?.era ?? eraWithoutBody(face.era, request), info?.body, response, request, trace);
   };
   return Object.assign(
     async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
       if (request.method !== "POST") return undefined;
+      const began = face.telemetry ? now() : 0;
       const verdict = await admitRequest(request, face, "clone");
-      if (!verdict.ok) return refusalResponse(verdict, face);
+      const trace = face.telemetry && traceRequest(face.telemetry, request, verdict, began);
+      if (!verdict.ok) {
+        const refusal = refusalResponse(verdict, face);
+        // The host writes it next: a Fetch handler sees no later moment.
+        trace?.end();
+        return refusal;
+      }
       admitted.set(request, { era: verdict.era, result: verdict.result, body: verdict.body });
+      if (trace) traces.set(request, trace);
       return undefined;
     },
-    { report },
+    {
+      report,
+      run<T>(request: Request, fn: () => T): T {
+        const trace = traces.get(request);
+        return trace ? trace.run(fn) : fn();
+      },
+    },
   );
 }
 
@@ -128,6 +207,11 @@ function quietly(tap: () => void): void {
   } catch {
     // The chunk has already been handed on.
   }
+}
+
+/** A header of the request, for the trace context (`traceparent`, `tracestate`, `baggage`). */
+function headerOf(headers: Headers): (name: string) => string | undefined {
+  return (name) => headers.get(name) ?? undefined;
 }
 
 /** Whether the request declares a body length the limit allows (the host's HTTP parser holds the client to it). */

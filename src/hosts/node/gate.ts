@@ -9,7 +9,8 @@ import { internalErrorResponse } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { McpFetchHandler } from "../shared/sdk-handler.js";
-import { admitNode, type NextFunction, type NodeOptions, refuse, resolveNodeFace } from "./guard.js";
+import { now } from "../shared/traced.js";
+import { admitNode, type NextFunction, type NodeOptions, refuse, resolveNodeFace, traceNode } from "./guard.js";
 import { tapResponse } from "./report.js";
 import { serveFetch, serveParsed } from "./serve.js";
 
@@ -48,13 +49,19 @@ export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNod
       if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
       return void serveFetch(handler, req, res).catch(fail);
     }
+    const began = face.telemetry ? now() : 0;
     admitNode(req, face).then(
       (verdict: Admission) => {
-        if (!verdict.ok) return refuse(req, res, verdict, face);
+        const trace = face.telemetry && traceNode(face.telemetry, req, verdict, began);
+        if (!verdict.ok) return refuse(req, res, verdict, face, trace);
         body = verdict.body;
-        if (isAcceptedNotification(verdict.result)) return void res.writeHead(202).end();
-        if (face.report) tapResponse(res, verdict.era, verdict.body, face.report);
-        serveParsed(handler, req, res, verdict.body).catch(fail);
+        if (isAcceptedNotification(verdict.result)) {
+          res.writeHead(202).end();
+          return trace?.end();
+        }
+        if (face.report || trace) tapResponse(res, verdict.era, verdict.body, face.report, trace);
+        if (trace) trace.run(() => serveParsed(handler, req, res, verdict.body)).catch(fail);
+        else serveParsed(handler, req, res, verdict.body).catch(fail);
       },
       (error: unknown) => {
         // A body cut off mid-read means the client has gone: no one is left to answer.

@@ -4,8 +4,17 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { admit, type Admission, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
-import { type GateOptions, positiveInteger, type ResolvedOptions, resolveOptions, eraWithoutBody } from "../../core/options.js";
+import {
+  type GateOptions,
+  positiveInteger,
+  type ResolvedOptions,
+  resolveOptions,
+  eraWithoutBody,
+  telemetryOption,
+} from "../../core/options.js";
+import type { ExchangeTrace, Telemetry, TransportFacts } from "../../core/telemetry.js";
 import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
+import { now, traceOf } from "../shared/traced.js";
 import { answer, DISCARD_TIMEOUT_MS, drainBound } from "./answer.js";
 import { type Report, tapResponse } from "./report.js";
 
@@ -23,6 +32,8 @@ export interface NodeOptions extends GateOptions<IncomingMessage>, OutboundOptio
    * connection (past it the answer closes the connection), and after an answer that closes it, before it is cut.
    */
   discardTimeoutMs?: number;
+  /** Spans and metrics for every POST judged (`mcpTelemetry()` from `wymcp/otel`); none by default. */
+  telemetry?: Telemetry;
 }
 
 /** Connect's `next`: called with no argument to hand the request on, with an error when an option callback threw. */
@@ -32,18 +43,23 @@ export type NextFunction = (error?: unknown) => void;
 export interface NodeFace extends ResolvedOptions<IncomingMessage> {
   report: Report | undefined;
   discardTimeoutMs: number;
+  telemetry: Telemetry | undefined;
 }
 
-const NODE_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "discardTimeoutMs"] as const;
+const NODE_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "discardTimeoutMs", "telemetry"] as const;
 
 /** Checks a Node face's options; `extra` names the options the face itself takes beyond `NodeOptions`. */
 export function resolveNodeFace(options: unknown, extra: readonly string[] = []): NodeFace {
   const resolved = resolveOptions<IncomingMessage>(options, [...NODE_OPTIONS, ...extra], (req) => req.headers);
   const given = (options ?? {}) as NodeOptions;
+  const telemetry = telemetryOption(given.telemetry);
   return {
     ...resolved,
+    // With telemetry, the stage times the validation and keeps a refused body for the trace.
+    settings: telemetry ? { ...resolved.settings, clock: now } : resolved.settings,
     report: reportSettings(given),
     discardTimeoutMs: positiveInteger("discardTimeoutMs", given.discardTimeoutMs, DISCARD_TIMEOUT_MS),
+    telemetry,
   };
 }
 
@@ -70,10 +86,27 @@ export async function admitNode(req: IncomingMessage, face: NodeFace): Promise<A
   return verdict;
 }
 
-/** Answers a refusal (after telling `onReject`). */
-export function refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal, face: NodeFace): void {
+/** Answers a refusal (after telling `onReject`); its trace ends once the answer is written. */
+export function refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal, face: NodeFace, trace?: ExchangeTrace): void {
   reportRefusal(face.onReject, refusal);
+  if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
   answer(req, res, refusal, face.discardTimeoutMs, drainBound(face.settings.maxBodyBytes));
+}
+
+/** Tells the face's telemetry about a judged POST (`began`: `now()` before the stage); its trace, if it records one. */
+export function traceNode(telemetry: Telemetry, req: IncomingMessage, verdict: Admission, began: number): ExchangeTrace | undefined {
+  const { headers, socket } = req;
+  const address = socket?.remoteAddress;
+  const transport: TransportFacts = {
+    network: socket?.remoteFamily ? "tcp" : undefined,
+    protocol: { name: "http", version: req.httpVersionMajor >= 2 ? String(req.httpVersionMajor) : req.httpVersion },
+    client: address ? { address, port: socket.remotePort } : undefined,
+    header: (name) => firstValue(headers[name]),
+  };
+  return traceOf(telemetry, verdict, began, transport, {
+    protocolVersion: firstValue(headers["mcp-protocol-version"]),
+    sessionId: firstValue(headers["mcp-session-id"]),
+  });
 }
 
 /**
@@ -91,6 +124,7 @@ export function wymcpNode(options: NodeOptions = {}) {
     }
     const host = req as IncomingMessage & { body?: unknown };
     const parsedBefore = host.body !== undefined;
+    const began = face.telemetry ? now() : 0;
     let verdict: Admission;
     try {
       verdict = await admitNode(req, face);
@@ -100,11 +134,13 @@ export function wymcpNode(options: NodeOptions = {}) {
       // Anything else is a bug (e.g. in the era callback): Connect's convention hands it to next(error).
       return next(error);
     }
-    if (!verdict.ok) return refuse(req, res, verdict, face);
+    const trace = face.telemetry && traceNode(face.telemetry, req, verdict, began);
+    if (!verdict.ok) return refuse(req, res, verdict, face, trace);
     if (!parsedBefore) host.body = verdict.body;
     req.wymcp = { era: verdict.era, result: verdict.result };
-    if (face.report) tapResponse(res, verdict.era, verdict.body, face.report);
-    next();
+    if (face.report || trace) tapResponse(res, verdict.era, verdict.body, face.report, trace);
+    if (trace) trace.run(next);
+    else next();
   };
 }
 

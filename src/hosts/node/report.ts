@@ -1,22 +1,28 @@
 /**
  * @module report: outbound report mode on a Node `ServerResponse`: every byte still goes out first, through the
- * original `write`/`end`; the tap reads it after.
+ * original `write`/`end`; the tap reads it after. A telemetry trace watches the same bytes, and ends with the last.
  */
 import type { ServerResponse } from "node:http";
 import type { Era } from "../../core/era.js";
+import type { ExchangeTrace } from "../../core/telemetry.js";
 import { createTap, type reportSettings } from "../../outbound/tap.js";
 
 /** The checked report settings (`reportSettings`), when report mode is on. */
 export type Report = NonNullable<ReturnType<typeof reportSettings>>;
 
 /**
- * `writeHead`'s headers are read from its arguments, because headers given there never reach `getHeader`. A legacy
- * exchange is judged by the revision of the request's `MCP-Protocol-Version` (as inbound).
+ * `writeHead`'s headers are read from its arguments, because headers given there never reach `getHeader`. With a
+ * `trace`, every message is shown to it, a session the answer assigns too, and it ends with the answer's last byte
+ * (or when the client goes before it). A legacy exchange is judged by the revision of the request's
+ * `MCP-Protocol-Version` (as inbound).
  */
-export function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report: Report): void {
+export function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report: Report | undefined, trace?: ExchangeTrace): void {
   let head: Record<string, string | undefined> | undefined;
+  // Without a trace, report mode is on (the callers tap only for one or the other).
+  const hooks = trace ? { ...report, onMessage: (message: unknown) => trace.answered(message) } : (report as Report);
   const header = (name: "content-type" | "content-encoding") => head?.[name] ?? headerText(res.getHeader(name));
-  const tap = createTap(era, requestBody, header, report, undefined, headerText(res.req?.headers["mcp-protocol-version"]));
+  const tap = createTap(era, requestBody, header, hooks, undefined, headerText(res.req?.headers["mcp-protocol-version"]));
+  if (trace) res.once("close", () => trace.end());
   const { writeHead, write, end } = res;
   const chunk = (data: unknown, encoding: unknown) => {
     try {
@@ -30,6 +36,8 @@ export function tapResponse(res: ServerResponse, era: Era, requestBody: unknown,
   res.writeHead = function tappedWriteHead(this: ServerResponse, ...args: unknown[]) {
     const given = args.find((a) => typeof a === "object" && a !== null);
     head ??= { "content-type": headerOf(given, "content-type"), "content-encoding": headerOf(given, "content-encoding") };
+    const session = trace && (headerOf(given, "mcp-session-id") ?? headerText(res.getHeader("mcp-session-id")));
+    if (session) trace.session(session);
     return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
   } as ServerResponse["writeHead"];
   res.write = function tappedWrite(this: ServerResponse, data: unknown, ...rest: unknown[]) {
@@ -45,6 +53,7 @@ export function tapResponse(res: ServerResponse, era: Era, requestBody: unknown,
     } catch {
       // As above: the tap never turns a sent response into a failed one.
     }
+    trace?.end();
     return out;
   } as ServerResponse["end"];
 }
