@@ -23,7 +23,7 @@ export interface HttpSettings {
   connections: number;
 }
 
-interface Workload {
+export interface Workload {
   key: string;
   label: string;
   headers: Record<string, string>;
@@ -111,7 +111,7 @@ const JSON_HEADERS = {
 };
 const call = { ...JSON_HEADERS, "Mcp-Method": "tools/call", "Mcp-Name": "echo" };
 
-function workloads(): Workload[] {
+export function workloads(): Workload[] {
   const rows: unknown[] = [];
   const big = { text: "hello", rows };
   for (let i = 0; Buffer.byteLength(JSON.stringify(big)) < 50 * 1024; i++) {
@@ -148,7 +148,7 @@ function workloads(): Workload[] {
 }
 
 /** One POST on a keep-alive agent; resolves to its status once the answer is read whole. */
-function post(agent: http.Agent, url: URL, w: Workload): Promise<number> {
+export function post(agent: http.Agent, url: URL, w: Workload): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       url,
@@ -166,7 +166,7 @@ function post(agent: http.Agent, url: URL, w: Workload): Promise<number> {
 }
 
 /** Keeps `connections` requests in flight for `ms`; returns completed requests per second, latencies and statuses. */
-async function flood(agent: http.Agent, url: URL, w: Workload, ms: number, connections: number) {
+export async function flood(agent: http.Agent, url: URL, w: Workload, ms: number, connections: number) {
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   const started = performance.now();
@@ -198,7 +198,7 @@ function cpuMicros(pid: number): number | undefined {
   }
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 }
 

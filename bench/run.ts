@@ -6,7 +6,9 @@
  * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit), which the whole run ends with.
  * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers). `--body-memory` runs only
  * bench/body-memory.ts (the server's peak RSS for a 4 MiB body by chunk size, gated and ungated). `--soak` runs only
- * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone).
+ * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone). `--proxy` runs
+ * only bench/proxy.ts (`wymcp proxy` and `wymcp stdio` against their pass-through mode and no wymcp, and their memory
+ * over `--memory-seconds N`, default 60).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -31,6 +33,7 @@ import { specDir as resolveSpecDir } from "../scripts/spec-dir.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
 import { runToolsBench } from "./tools.js";
+import { proxyTables, runProxyBench, type ProxyBenchSettings } from "./proxy.js";
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
 import { bodyMemoryTable, PIECES, runBodyMemory } from "./body-memory.js";
 import { runSoak, soakTable } from "./soak.js";
@@ -41,6 +44,7 @@ const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1
 const httpMode = process.argv.includes("--http");
 const withCli = process.argv.includes("--cli");
 const adversarialOnly = process.argv.includes("--adversarial");
+const proxyMode = process.argv.includes("--proxy");
 const bodyMemoryOnly = process.argv.includes("--body-memory");
 const soakOnly = process.argv.includes("--soak");
 const out =
@@ -58,7 +62,9 @@ const out =
               ? "results-body-memory.json"
               : soakOnly
                 ? "results-soak.json"
-                : "results.json",
+                : proxyMode
+                  ? "results-proxy.json"
+                  : "results.json",
       ));
 const specDir = resolveSpecDir();
 
@@ -361,6 +367,40 @@ function outboundTable(root: string) {
   return { data, lines };
 }
 
+/** `--proxy`: `wymcp proxy` and `wymcp stdio` (about 5 minutes with the 60 s memory runs; `--quick`: seconds). */
+async function mainProxy(): Promise<void> {
+  const started = performance.now();
+  buildDist();
+  const at = process.argv.indexOf("--memory-seconds");
+  const memorySeconds = at > 0 ? Number(process.argv[at + 1]) : quick ? 2 : 60;
+  if (!(memorySeconds > 0)) throw new Error("--memory-seconds must be a positive number");
+  const settings: ProxyBenchSettings = quick
+    ? { rounds: 1, roundMs: 300, warmupMs: 100, connections: 4, window: 16, memorySeconds }
+    : { rounds: 9, roundMs: 800, warmupMs: 500, connections: 8, window: 32, memorySeconds };
+  const results = await runProxyBench(root, settings, log);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    [
+      `wymcp proxy and stdio${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+      "",
+      ...section(
+        "proxy",
+        `## wymcp proxy and wymcp stdio: examples/server.ts (the SDK alone) behind the proxy, its --pass-through, and direct; ` +
+          `bench/stdio-server.mjs (the SDK's McpServer) behind wymcp stdio, its --pass-through, and direct; ${settings.connections} ` +
+          `keep-alive connections, ${settings.window} stdio requests in flight, ${settings.rounds} interleaved rounds × ${settings.roundMs} ms ` +
+          `per variant; ratios per round; memory over ${memorySeconds} s of mixed traffic`,
+        proxyTables(results),
+      ),
+      "",
+      `total ${seconds.toFixed(1)} s`,
+    ].join("\n"),
+  );
+  writeSections(memorySeconds >= 60 ? "npm run bench -- --proxy" : `npm run bench -- --proxy --memory-seconds ${memorySeconds}`);
+  if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, settings, ...results, seconds }, null, 2)}\n`);
+}
+
 /** `--body-memory`: a fresh server per case, gated and ungated back to back (about 3 minutes; `--quick`: a 64 KiB body, seconds). */
 async function mainBodyMemory(): Promise<void> {
   const started = performance.now();
@@ -424,9 +464,18 @@ async function mainSoak(): Promise<void> {
     );
 }
 
-(httpMode ? mainHttp() : adversarialOnly ? mainAdversarial() : bodyMemoryOnly ? mainBodyMemory() : soakOnly ? mainSoak() : main()).catch(
-  (error: unknown) => {
-    console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+(httpMode
+  ? mainHttp()
+  : adversarialOnly
+    ? mainAdversarial()
+    : bodyMemoryOnly
+      ? mainBodyMemory()
+      : soakOnly
+        ? mainSoak()
+        : proxyMode
+          ? mainProxy()
+          : main()
+).catch((error: unknown) => {
+  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 1;
+});

@@ -1,9 +1,9 @@
 /**
- * @module examples/launch: starts an example server (`examples/server.ts` unless told otherwise) as a child
+ * @module examples/launch: starts an example server (`examples/server.ts` unless told otherwise), or `wymcp proxy`, as a child
  * process on a free loopback port and resolves once it prints its listening line; used by the end-to-end
  * and load tests and by `npm run conformance`.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 export interface LaunchedExample {
@@ -81,5 +81,62 @@ export async function launchExample({
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+export interface LaunchedProxy {
+  /** The proxied endpoint: the upstream's path on the proxy's address. */
+  url: URL;
+  child: ChildProcess;
+  /** What the proxy wrote to stderr so far (its log). */
+  stderr: () => string;
+  /** Resolves to the exit code once the proxy has ended. */
+  exited: Promise<number | null>;
+  /** SIGTERM (the proxy drains, then exits 0), SIGKILL after 15 s; resolves to the exit code. */
+  stop: () => Promise<number | null>;
+}
+
+/**
+ * Starts `wymcp proxy --upstream <upstream> --listen 127.0.0.1:0 <args>` as a child process and resolves once it listens.
+ * `cli` is the bin to run: the built one (`dist/cli.js`, as installed) or the source through tsx.
+ */
+export async function launchProxy(
+  upstream: URL,
+  { args = [], cli = "dist", timeoutMs = 15_000 }: { args?: string[]; cli?: "dist" | "src"; timeoutMs?: number } = {},
+): Promise<LaunchedProxy> {
+  const bin = cli === "dist" ? ["dist/cli.js"] : ["--import", "tsx", "src/cli/node-cli.ts"];
+  const child = spawn(process.execPath, [...bin, "proxy", "--upstream", upstream.href, "--listen", "127.0.0.1:0", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (text: string) => {
+    stderr += text;
+  });
+  const orphanGuard = () => child.kill("SIGKILL");
+  process.once("exit", orphanGuard);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      process.off("exit", orphanGuard);
+      resolve(code);
+    }),
+  );
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
+  const started = Date.now();
+  for (;;) {
+    const match = /listening on (http:\/\/[^\s,]+)|"event":"listening","url":"(http:\/\/[^"]+)"/.exec(stderr);
+    const url = match?.[1] ?? match?.[2];
+    if (url) return { url: new URL(url), child, stderr: () => stderr, exited, stop };
+    if (child.exitCode !== null || Date.now() - started > timeoutMs) {
+      await stop();
+      throw new Error(`wymcp proxy did not listen within ${timeoutMs} ms; stderr: ${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

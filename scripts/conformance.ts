@@ -4,7 +4,9 @@
  * without it, for the 2026-07-28 requirements and every 2025-11-25 scenario. Prints one table per era
  * and fails when the gate loses a check the ungated server passes, when the gated server fails a check
  * its era's baseline does not name, when a baseline entry has gone stale (the suite's own rule), or when the
- * gated server, in outbound report mode (WYMCP_OUTBOUND=report), reports any message it sent as a violation.
+ * gated server, in outbound report mode (WYMCP_OUTBOUND=report), reports any message it sent as a violation. A third
+ * run puts `wymcp proxy` (outbound report mode) in front of the ungated server, as in front of a server in another
+ * language, and fails when it loses a check the server alone passes or reports a violation.
  * `--legacy-checks M` runs the gated server with that legacyChecks mode, `--era NAME` one era only; such a run prints its
  * tables but writes nothing into docs/conformance.md, which holds the default run of both eras.
  */
@@ -13,7 +15,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { launchExample } from "../examples/launch.js";
+import { launchExample, launchProxy } from "../examples/launch.js";
 import { provenance, writeDocSection } from "./doc-sections.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -40,7 +42,7 @@ const ERAS: EraRun[] = [
   },
 ];
 
-type Mode = "gated" | "ungated";
+type Mode = "gated" | "ungated" | "proxied";
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => {
@@ -127,10 +129,10 @@ interface EraVerdict {
   scenarioCount: number;
 }
 
-function compare(era: EraRun, gated: SuiteResult, ungated: SuiteResult): EraVerdict {
+function compare(era: EraRun, gated: SuiteResult, ungated: SuiteResult, subject: "gated" | "proxied" = "gated"): EraVerdict {
   const names = [...new Set([...gated.scenarios.keys(), ...ungated.scenarios.keys()])];
   // INFO and SKIPPED checks judge nothing, so a scenario is shown as passed and failed checks.
-  const rows: string[][] = [["scenario", "gated passed", "gated failed", "ungated passed", "ungated failed", "difference"]];
+  const rows: string[][] = [["scenario", `${subject} passed`, `${subject} failed`, "ungated passed", "ungated failed", "difference"]];
   const lost: string[] = [];
   const wireSchemaFailures: string[] = [];
   const wireSchemaAbsent: string[] = [];
@@ -161,6 +163,19 @@ function formatTable(rows: string[][]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column]!)).join(" | ")} |`;
   return [line(rows[0]!), `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
+}
+
+/** One line of the proxy's `--log json`. */
+interface ProxyLine {
+  event: string;
+  [field: string]: unknown;
+}
+
+function proxyLines(stderr: string): ProxyLine[] {
+  return stderr
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as ProxyLine);
 }
 
 /** One line of `WYMCP_OUTBOUND_FILE` (examples/outbound-from-env.ts). */
@@ -218,8 +233,9 @@ async function main(): Promise<number> {
     console.error(`conformance: --era must be one of ${ERAS.map((e) => e.name).join(", ")}`);
     return 2;
   }
+  const proxyLogs = new Map<string, { code: number | null; lines: ProxyLine[] }>();
   try {
-    for (const mode of ["gated", "ungated"] as Mode[]) {
+    for (const mode of ["gated", "ungated", "proxied"] as Mode[]) {
       // One server per run, so each era's outbound report is its own (the summary is written when the server exits).
       for (const era of eras) {
         const file = join(work, `outbound-${era.name}.jsonl`);
@@ -233,13 +249,22 @@ async function main(): Promise<number> {
               }
             : { WYMCP_GATE: "off" };
         const server = await launchExample({ script: "examples/conformance-server.ts", env });
+        // The proxy runs from the source, like the example: no build needed, and never a stale one.
+        const proxy =
+          mode === "proxied"
+            ? await launchProxy(server.url, {
+                cli: "src",
+                args: ["--outbound", "report", "--log", "json", ...(LEGACY_CHECKS ? ["--legacy-checks", LEGACY_CHECKS] : [])],
+              })
+            : undefined;
         try {
           const outDir = join(work, `${mode}-${era.name}`);
-          const result = await runSuite(server.url, era, outDir, mode === "gated");
+          const result = await runSuite(proxy?.url ?? server.url, era, outDir, mode === "gated");
           if (result.scenarios.size === 0)
             throw new Error(`the suite wrote no results (${mode}, ${era.name}):\n${result.output.slice(-4_000)}`);
           results.set(`${mode} ${era.name}`, result);
         } finally {
+          const code = await proxy?.stop();
           await server.stop();
           // What the gate refused or reported, as the server logged it (the last 64 KiB of its stderr).
           if (mode === "gated")
@@ -250,6 +275,7 @@ async function main(): Promise<number> {
                 .split("\n")
                 .filter((l) => /^wymcp (rejected|reported): /.test(l)),
             );
+          if (proxy) proxyLogs.set(era.name, { code: code ?? null, lines: proxyLines(proxy.stderr()) });
         }
         if (mode === "gated") reports.set(era.name, readOutboundReport(file));
       }
@@ -301,6 +327,27 @@ async function main(): Promise<number> {
       );
     }
     problems.push(...report.violations.map((v) => `outbound violation, gated ${era.name}: ${describeViolation(v)}`));
+    const proxied = compare(era, results.get(`proxied ${era.name}`)!, results.get(`ungated ${era.name}`)!, "proxied");
+    const log = proxyLogs.get(era.name)!;
+    const violations = log.lines.filter((line) => line.event === "outbound-violation");
+    const proxyRefusals = log.lines.filter((line) => line.event === "refused");
+    console.log(`\n## ${era.name}: checks passed through wymcp proxy (in front of the ungated server) vs the server alone\n`);
+    console.log(proxied.table);
+    const proxyLine = `wymcp proxy (outbound report mode): ${proxyRefusals.length} POSTs refused, ${violations.length} outbound violations, exit code ${log.code}`;
+    console.log(`\n${proxyLine}`);
+    problems.push(...proxied.lost.map((check) => `lost to the proxy: ${check}`));
+    problems.push(...violations.map((v) => `outbound violation through the proxy, ${era.name}: ${JSON.stringify(v)}`));
+    if (log.code !== 0) problems.push(`wymcp proxy exited ${log.code} after the ${era.name} run, not 0 (drained)`);
+    sections.set(
+      `proxy-${era.name}`,
+      [
+        `**${era.name}** through \`wymcp proxy\` in front of the ungated server, against the server alone: checks passed and failed per scenario.`,
+        "",
+        proxied.table,
+        "",
+        `- ${proxyLine}.`,
+      ].join("\n"),
+    );
     if (gated.exitCode !== 0) {
       // The suite judged the gated run against the baseline: an unexpected failure or a stale entry.
       const summary = gated.output
@@ -318,7 +365,7 @@ async function main(): Promise<number> {
     return 1;
   }
   const checked = [...reports.values()].reduce((sum, r) => sum + (r.summary?.checked ?? 0), 0);
-  const verdictLine = `no check lost to the gate; every gated failure is in the baseline; 0 outbound violations in ${checked} messages checked (${seconds} s)`;
+  const verdictLine = `no check lost to the gate or to wymcp proxy; every gated failure is in the baseline; 0 outbound violations in ${checked} messages checked (${seconds} s)`;
   console.log(`\nconformance: ${verdictLine}`);
   if (LEGACY_CHECKS !== undefined || ONLY_ERA !== undefined) {
     console.log("conformance: a run with --legacy-checks or --era writes nothing into docs/conformance.md");

@@ -109,3 +109,43 @@ test("the HTTP flood runs end to end in quick mode against the three servers and
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the proxy and stdio bench runs end to end in quick mode and each workload meets the answer it was chosen for", {
+  timeout: 150_000,
+}, () => {
+  const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-proxy-smoke-"));
+  try {
+    const out = join(dir, "results-proxy.json");
+    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--proxy", "--quick", "--memory-seconds", "1"], {
+      cwd: root,
+      env: { ...process.env, BENCH_OUT: out },
+      encoding: "utf8",
+      timeout: 140_000,
+    });
+    assert.equal(run.status, 0, `bench --proxy exited with ${run.status ?? run.signal}:\n${run.stderr}`);
+    assert.ok(run.stdout.includes("## wymcp proxy and wymcp stdio"));
+    const results = JSON.parse(readFileSync(out, "utf8")) as {
+      http: { key: string; statuses: Record<string, Record<string, number>> }[];
+      stdio: { linesPerSec: Record<string, { median: number }> };
+      memory: { face: string; rssKiB: number[]; messages: number }[];
+    };
+    const statuses = Object.fromEntries(
+      results.http.map((w) => [w.key, ["proxy", "pass-through", "direct"].map((v) => Object.keys(w.statuses[v]!).join())]),
+    );
+    assert.deepEqual(statuses, {
+      "tools-call": ["200", "200", "200"],
+      "tools-list": ["200", "200", "200"],
+      "tools-call-50k": ["200", "200", "200"],
+      "invalid-tools-call": ["400", "200", "200"],
+      "junk-notification": ["202", "400", "400"],
+    });
+    for (const v of ["gated", "pass-through", "direct"]) assert.ok(results.stdio.linesPerSec[v]!.median > 0, v);
+    assert.deepEqual(
+      results.memory.map((m) => m.face),
+      ["proxy", "stdio"],
+    );
+    for (const m of results.memory) assert.ok(m.rssKiB.length > 0 && m.messages > 0, m.face);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

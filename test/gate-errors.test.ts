@@ -131,4 +131,21 @@ describe("gateFetch: an error of the handler", () => {
     assert.equal(response.status, 500);
     assert.equal(((await response.json()) as { id: unknown }).id, null);
   });
+
+  test("a plain (request) => Response handler's error is handled the same: onError once, 500/-32603 with the id", async (t) => {
+    const logged = t.mock.method(console, "error", () => undefined);
+    const seen: Array<[unknown, unknown]> = [];
+    const request = post();
+    const plain = async (_request: Request): Promise<Response> => {
+      throw boom;
+    };
+    const response = await gateFetch(plain, { onError: (error, req) => seen.push([error, req]) })(request);
+    assert.equal(response.status, 500);
+    assert.deepEqual(await response.json(), INTERNAL);
+    assert.deepEqual(seen, [[boom, request]]);
+    assert.equal(logged.mock.callCount(), 0);
+    const unobserved = await gateFetch(plain)(post());
+    assert.equal(unobserved.status, 500);
+    assert.equal(logged.mock.callCount(), 1);
+  });
 });

@@ -63,15 +63,21 @@ Exit codes: 0 every message passed or was bypassed, 1 some message was rejected,
 /** `wymcp check --help`. */
 export const CHECK_USAGE = `${CHECK_SYNOPSIS}\n\n${CHECK_BODY}`;
 
-/** `wymcp --help`: both commands, then the options of `check`, the one most runs use. */
+/** `wymcp --help`: every command, then the options of `check`, the one most runs use. */
 export const USAGE = `${CHECK_SYNOPSIS}
    or: wymcp compile <input>... --out <dir> [--check]
    or: wymcp compile <input>... --lint
+   or: wymcp proxy --upstream URL [options]
+   or: wymcp stdio [options] -- command [args...]
 
 Commands
   check     judges captured MCP messages (a proxy log, a HAR export, a bug report); its options follow
   compile   precompiles a server's own JSON Schemas (tool input and output schemas) into a module for the SDK
             (no Ajv, no eval at run time), and lints them for what MCP clients refuse; --from URL and
             --from-stdio ask a running server for its tools. wymcp compile --help for its options and examples
+  proxy     a validating reverse proxy in front of an MCP server over HTTP, in any language: a bad POST is answered,
+            never forwarded. wymcp proxy --help for its options
+  stdio     the same checks on a stdio server's input, in its place in a client's configuration.
+            wymcp stdio --help for its options
 
 ${CHECK_BODY}`;

@@ -1,15 +1,15 @@
 /**
- * @module gate: `gateFetch`, wymcp in front of the official SDK on Fetch API hosts in one call: POSTs are validated, and
- * what passes reaches `handler.fetch` with the body wymcp parsed; the caller's identity comes from `authInfo`, an error
- * of the handler goes to `onError`.
+ * @module gate: `gateFetch`, wymcp in front of a Fetch handler in one call: POSTs are validated, and what passes reaches
+ * the official SDK's `handler.fetch` with the body wymcp parsed (the caller's identity from `authInfo`), or a plain
+ * `(request) => Response` handler with the client's own request, its body unread; an error of either goes to `onError`.
  */
 import { type Admission, isAcceptedNotification } from "../../core/admission.js";
 import { internalErrorResponse } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
-import { optionalFunction, eraWithoutBody } from "../../core/options.js";
+import { optionalFunction, eraWithoutBody, WymcpOptionError } from "../../core/options.js";
 import { type ExchangeTrace, errorTypeOf } from "../../core/telemetry.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
-import type { AuthInfoOf, McpFetchHandler } from "../shared/sdk-handler.js";
+import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
 import { now } from "../shared/traced.js";
 import { admitRequest, type FetchOptions, refusalResponse, reported, resolveFetchFace, traceRequest } from "./guard.js";
 
@@ -29,18 +29,41 @@ export interface GateFetchOptions<A = unknown> extends FetchOptions {
 }
 
 /**
- * The SDK's handler behind the gate, for Fetch hosts: POSTs are validated, and what passes reaches `handler.fetch`
- * with the body wymcp parsed (the request's own body is read once, by wymcp); other methods go straight through.
+ * A handler that reads its own request: `mcp-handler`'s, tmcp's `transport.respond`, Hono's `app.fetch`, a Workers
+ * `fetch`. Behind `gateFetch` it receives the client's own `Request`, its body unread, and whatever the host passed after it.
+ */
+export type PlainFetchHandler<A extends unknown[] = unknown[]> = (request: Request, ...host: A) => Response | Promise<Response>;
+
+/** Options of `gateFetch` for a plain handler: those of the SDK's shape but `authInfo`, which such a handler has no place for. */
+export type PlainGateFetchOptions = Omit<GateFetchOptions, "authInfo">;
+
+/**
+ * wymcp in front of a Fetch handler: POSTs are validated, and what passes reaches the handler; other methods go straight
+ * through. Two shapes: the SDK's handler (`createMcpHandler(...)`), which gets the body wymcp parsed and `authInfo`; or a
+ * plain `(request) => Response` function, which gets the client's own `Request`, its body unread (wymcp reads a clone).
  * @example export default { fetch: gateFetch(createMcpHandler(buildServer)) };
  * @example app.all("/mcp", (c) => gated(c.req.raw)); // Hono
+ * @example export const POST = gateFetch(createMcpHandler(setup)); // mcp-handler: a plain function
  */
 export function gateFetch<H extends McpFetchHandler>(
-  handler: H,
-  options: GateFetchOptions<AuthInfoOf<H>> = {},
+  handler: H & TakesParsedBody<H>,
+  options?: GateFetchOptions<AuthInfoOf<H>>,
+): (request: Request, ...host: unknown[]) => Promise<Response>;
+export function gateFetch<A extends unknown[]>(
+  handler: PlainFetchHandler<A>,
+  options?: PlainGateFetchOptions,
+): (request: Request, ...host: A) => Promise<Response>;
+export function gateFetch(
+  handler: McpFetchHandler | PlainFetchHandler,
+  options: GateFetchOptions = {},
 ): (request: Request, ...host: unknown[]) => Promise<Response> {
   const face = resolveFetchFace(options, ["authInfo", "onError"]);
-  const authInfo = optionalFunction<GateFetchOptions<AuthInfoOf<H>>["authInfo"]>("authInfo", options.authInfo);
+  const authInfo = optionalFunction<GateFetchOptions["authInfo"]>("authInfo", options.authInfo);
   const onError = onErrorOption<Request>(options.onError);
+  // A plain handler reads the body itself: wymcp judges a clone, so the request goes on with the client's bytes unread.
+  const plain = typeof handler === "function" ? handler : undefined;
+  if (plain && authInfo)
+    throw new WymcpOptionError("authInfo", "gateFetch's authInfo is handed to the SDK's handler; a plain handler does its own auth");
   return async function gateFetchHandler(request, ...host) {
     let body: unknown;
     let trace: ExchangeTrace | undefined;
@@ -50,7 +73,7 @@ export function gateFetch<H extends McpFetchHandler>(
       let era: Era;
       if (request.method === "POST") {
         const began = face.telemetry ? now() : 0;
-        const verdict: Admission = await admitRequest(request, face, "own");
+        const verdict: Admission = await admitRequest(request, face, plain ? "clone" : "own");
         trace = face.telemetry && traceRequest(face.telemetry, request, verdict, began);
         // The host writes a refusal or a 202 next: a Fetch handler sees no later moment to end the trace.
         if (!verdict.ok) {
@@ -69,10 +92,12 @@ export function gateFetch<H extends McpFetchHandler>(
         era = face.report ? eraWithoutBody(face.era, request) : "legacy";
       }
       const serve = () =>
-        handler.fetch(request, {
-          ...(caller !== undefined && { authInfo: caller }),
-          ...(body !== undefined && { parsedBody: body }),
-        });
+        plain
+          ? plain(request, ...host)
+          : (handler as McpFetchHandler).fetch(request, {
+              ...(caller !== undefined && { authInfo: caller }),
+              ...(body !== undefined && { parsedBody: body }),
+            });
       // With a trace, the handler runs in its context, so that the spans it makes nest under the request's.
       const response = await (trace ? trace.run(serve) : serve());
       return reported(face, era, body, response, request, trace);

@@ -23,3 +23,19 @@ export type AuthInfoOf<H> = H extends { fetch(request: Request, options?: infer 
     ? A
     : unknown
   : unknown;
+
+/**
+ * `H` when its `fetch` takes the SDK's `{ parsedBody }` (or takes no request at all, so reads no body); otherwise a type
+ * no handler has, whose one property names the fix. An object whose `fetch` reads the request but ignores `parsedBody`
+ * (`{ fetch: (r) => handler(r) }`, a Hono app) would find the body already read and fail every request; a plain
+ * function is the shape for it.
+ */
+export type TakesParsedBody<H> = H extends { fetch(): Promise<Response> }
+  ? H
+  : H extends { fetch(request: Request, options?: infer O): Promise<Response> }
+    ? "parsedBody" extends keyof NonNullable<O>
+      ? H
+      : {
+          "wymcp: this fetch ignores { parsedBody }, so it would find the body already read; pass a plain (request) => Response function": never;
+        }
+    : never;

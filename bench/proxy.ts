@@ -1,0 +1,494 @@
+/**
+ * @module `npm run bench -- --proxy`: `wymcp proxy` and `wymcp stdio` (the built bin, as installed) against their own
+ * pass-through mode (the same process, nothing judged) and against no wymcp at all, in interleaved rounds of one run:
+ * - HTTP: examples/server.ts with the SDK alone (WYMCP_GATE=off) as the upstream; valid traffic through the proxy ÷
+ *   the same proxy with validation off (target ≥ 0.95), invalid traffic through the proxy ÷ straight to the upstream (≥ 3);
+ * - stdio: tools/call lines per second through `wymcp stdio` ÷ `wymcp stdio --pass-through`, a bare pipe (≥ 0.9), in front
+ *   of the official SDK's McpServer over stdio (bench/stdio-server.mjs);
+ * - memory: the resident set of each, sampled under steady mixed traffic (valid, invalid, junk) for `memorySeconds`;
+ *   flat when the median of the second half is within 10 % of the first half's.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
+import { flood, loadBound, percentile, workloads, type Workload } from "./http.js";
+import { formatRatio, spread, table, type Spread } from "./measure.js";
+
+export interface ProxyBenchSettings {
+  rounds: number;
+  roundMs: number;
+  warmupMs: number;
+  connections: number;
+  /** Requests a stdio client keeps in flight. */
+  window: number;
+  memorySeconds: number;
+}
+
+const HTTP_VARIANTS = ["proxy", "pass-through", "direct"] as const;
+type HttpVariant = (typeof HTTP_VARIANTS)[number];
+
+export interface ProxyWorkload {
+  key: string;
+  label: string;
+  traffic: "valid" | "invalid";
+  reqPerSec: Record<HttpVariant, Spread>;
+  /** CPU time per request, µs: of the relay (the proxy process; none direct), and of every process on the path. */
+  relayCpuUs: Record<HttpVariant, Spread>;
+  totalCpuUs: Record<HttpVariant, Spread>;
+  p50Ms: Record<HttpVariant, number>;
+  statuses: Record<HttpVariant, Record<string, number>>;
+  /** proxy ÷ pass-through per round (valid traffic's target), proxy ÷ direct per round (invalid traffic's). */
+  vsPassThrough: Spread;
+  vsDirect: Spread;
+  target: number;
+  pass: boolean;
+  load: number[];
+}
+
+const STDIO_VARIANTS = ["gated", "pass-through", "direct"] as const;
+type StdioVariant = (typeof STDIO_VARIANTS)[number];
+
+export interface StdioBench {
+  linesPerSec: Record<StdioVariant, Spread>;
+  /** CPU time of the relay process per line, µs (none direct). */
+  relayCpuUs: Record<StdioVariant, Spread>;
+  vsPassThrough: Spread;
+  vsDirect: Spread;
+  target: number;
+  pass: boolean;
+}
+
+export interface MemoryRun {
+  face: "proxy" | "stdio";
+  seconds: number;
+  messages: number;
+  /** Resident set size samples, KiB, one per half second. */
+  rssKiB: number[];
+  firstHalfKiB: number;
+  secondHalfKiB: number;
+  growth: number;
+  pass: boolean;
+}
+
+export interface ProxyBenchResults {
+  http: ProxyWorkload[];
+  stdio: StdioBench;
+  memory: MemoryRun[];
+}
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+export async function runProxyBench(root: string, settings: ProxyBenchSettings, log: (line: string) => void): Promise<ProxyBenchResults> {
+  const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
+  const proxies: LaunchedProxy[] = [];
+  try {
+    const proxy = await launchProxy(upstream.url);
+    const passThrough = await launchProxy(upstream.url, { args: ["--pass-through"] });
+    proxies.push(proxy, passThrough);
+    const urls: Record<HttpVariant, URL> = { proxy: proxy.url, "pass-through": passThrough.url, direct: upstream.url };
+    const relays: Record<HttpVariant, number | undefined> = {
+      proxy: proxy.child.pid,
+      "pass-through": passThrough.child.pid,
+      direct: undefined,
+    };
+    const http = await httpRounds(urls, { upstream: upstream.pid, relays }, settings, log);
+    const stdio = await stdioRounds(root, settings, log);
+    const memory = [await proxyMemory(proxy, settings, log), await stdioMemory(root, settings, log)];
+    return { http, stdio, memory };
+  } finally {
+    for (const p of proxies) await p.stop();
+    await upstream.stop();
+  }
+}
+
+/** CPU time a process has used so far, in µs (from /proc: clock ticks of 10 ms). */
+function cpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+function selfCpuUs(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+async function httpRounds(
+  urls: Record<HttpVariant, URL>,
+  pids: { upstream: number; relays: Record<HttpVariant, number | undefined> },
+  settings: ProxyBenchSettings,
+  log: (line: string) => void,
+): Promise<ProxyWorkload[]> {
+  const agents = Object.fromEntries(
+    HTTP_VARIANTS.map((v) => [v, new http.Agent({ keepAlive: true, maxSockets: settings.connections })]),
+  ) as Record<HttpVariant, http.Agent>;
+  try {
+    const results: ProxyWorkload[] = [];
+    for (const w of workloads()) {
+      log(`proxy: ${w.label}`);
+      const rps = Object.fromEntries(HTTP_VARIANTS.map((v) => [v, [] as number[]])) as Record<HttpVariant, number[]>;
+      const lat = Object.fromEntries(HTTP_VARIANTS.map((v) => [v, [] as number[]])) as Record<HttpVariant, number[]>;
+      const statuses = Object.fromEntries(HTTP_VARIANTS.map((v) => [v, {} as Record<string, number>])) as Record<
+        HttpVariant,
+        Record<string, number>
+      >;
+      const relayCpu = Object.fromEntries(HTTP_VARIANTS.map((v) => [v, [] as number[]])) as Record<HttpVariant, number[]>;
+      const totalCpu = Object.fromEntries(HTTP_VARIANTS.map((v) => [v, [] as number[]])) as Record<HttpVariant, number[]>;
+      const load: number[] = [];
+      for (const v of HTTP_VARIANTS) await flood(agents[v], urls[v], w, settings.warmupMs, settings.connections);
+      for (let round = 0; round < settings.rounds; round++) {
+        load.push(loadavg()[0]!);
+        const order = HTTP_VARIANTS.map((_, i) => HTTP_VARIANTS[(i + round) % HTTP_VARIANTS.length]!);
+        for (const v of order) {
+          const relay = pids.relays[v];
+          const before = { upstream: cpuUs(pids.upstream), relay: relay ? cpuUs(relay) : 0, client: selfCpuUs() };
+          const f = await flood(agents[v], urls[v], w, settings.roundMs, settings.connections);
+          const n = f.latencies.length;
+          const relayUs = relay ? cpuUs(relay) - before.relay : 0;
+          relayCpu[v].push(relayUs / n);
+          totalCpu[v].push((cpuUs(pids.upstream) - before.upstream + relayUs + selfCpuUs() - before.client) / n);
+          rps[v].push(f.reqPerSec);
+          lat[v].push(...f.latencies);
+          for (const [s, n] of Object.entries(f.statuses)) statuses[v][s] = (statuses[v][s] ?? 0) + n;
+        }
+      }
+      const ratio = (base: HttpVariant) => spread(rps.proxy.map((p, i) => p / rps[base][i]!));
+      const vsPassThrough = ratio("pass-through");
+      const vsDirect = ratio("direct");
+      const target = w.traffic === "valid" ? 0.95 : 3;
+      results.push({
+        key: w.key,
+        label: w.label,
+        traffic: w.traffic,
+        reqPerSec: Object.fromEntries(HTTP_VARIANTS.map((v) => [v, spread(rps[v])])) as Record<HttpVariant, Spread>,
+        relayCpuUs: Object.fromEntries(HTTP_VARIANTS.map((v) => [v, spread(relayCpu[v])])) as Record<HttpVariant, Spread>,
+        totalCpuUs: Object.fromEntries(HTTP_VARIANTS.map((v) => [v, spread(totalCpu[v])])) as Record<HttpVariant, Spread>,
+        p50Ms: Object.fromEntries(
+          HTTP_VARIANTS.map((v) => [
+            v,
+            percentile(
+              lat[v].sort((a, b) => a - b),
+              50,
+            ),
+          ]),
+        ) as Record<HttpVariant, number>,
+        statuses,
+        vsPassThrough,
+        vsDirect,
+        target,
+        pass: (w.traffic === "valid" ? vsPassThrough.median : vsDirect.median) >= target,
+        load,
+      });
+    }
+    return results;
+  } finally {
+    for (const agent of Object.values(agents)) agent.destroy();
+  }
+}
+
+/** A stdio client of one server process: writes request lines, counts the answers. */
+class StdioClient {
+  readonly child: ChildProcess;
+  private buffered = "";
+  private waiting = new Map<number, () => void>();
+  private nextId = 10;
+
+  constructor(command: string[]) {
+    this.child = spawn(command[0]!, command.slice(1), { stdio: ["pipe", "pipe", "ignore"] });
+    this.child.stdout!.setEncoding("utf8").on("data", (text: string) => {
+      this.buffered += text;
+      let nl = this.buffered.indexOf("\n");
+      while (nl >= 0) {
+        const line = this.buffered.slice(0, nl);
+        this.buffered = this.buffered.slice(nl + 1);
+        nl = this.buffered.indexOf("\n");
+        const id = /"id":(\d+)/.exec(line)?.[1];
+        const done = id === undefined ? undefined : this.waiting.get(Number(id));
+        if (done) {
+          this.waiting.delete(Number(id));
+          done();
+        }
+      }
+    });
+  }
+
+  /** Sends one line and resolves when the line with its id comes back. */
+  request(line: (id: number) => string): Promise<void> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.child.stdin!.write(line(id));
+    });
+  }
+
+  async handshake(): Promise<void> {
+    await this.request(
+      (id) =>
+        `${JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } })}\n`,
+    );
+    this.child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+  }
+
+  /** Keeps `window` requests in flight for `ms`; resolves to how many were answered, and how many per second. */
+  async flood(line: (id: number) => string, ms: number, window: number): Promise<{ answered: number; perSec: number }> {
+    let answered = 0;
+    const started = performance.now();
+    const deadline = started + ms;
+    const loop = async () => {
+      while (performance.now() < deadline) {
+        await this.request(line);
+        answered++;
+      }
+    };
+    await Promise.all(Array.from({ length: window }, loop));
+    return { answered, perSec: (answered * 1000) / (performance.now() - started) };
+  }
+
+  async close(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once("close", resolve));
+    this.child.stdin!.end();
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+const toolsCall = (id: number) =>
+  `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: META, name: "echo", arguments: { text: "hello" } } })}\n`;
+
+function stdioCommand(root: string, variant: StdioVariant): string[] {
+  const server = [process.execPath, join(root, "bench", "stdio-server.mjs")];
+  const cli = join(root, "dist", "cli.js");
+  if (variant === "direct") return server;
+  return [process.execPath, cli, "stdio", ...(variant === "pass-through" ? ["--pass-through"] : []), "--", ...server];
+}
+
+async function stdioRounds(root: string, settings: ProxyBenchSettings, log: (line: string) => void): Promise<StdioBench> {
+  log("stdio: tools/call lines through wymcp stdio, its pass-through, and straight to the server");
+  const clients = Object.fromEntries(STDIO_VARIANTS.map((v) => [v, new StdioClient(stdioCommand(root, v))])) as Record<
+    StdioVariant,
+    StdioClient
+  >;
+  try {
+    for (const v of STDIO_VARIANTS) await clients[v].handshake();
+    for (const v of STDIO_VARIANTS) await clients[v].flood(toolsCall, settings.warmupMs, settings.window);
+    const lps = Object.fromEntries(STDIO_VARIANTS.map((v) => [v, [] as number[]])) as Record<StdioVariant, number[]>;
+    const relayCpu = Object.fromEntries(STDIO_VARIANTS.map((v) => [v, [] as number[]])) as Record<StdioVariant, number[]>;
+    for (let round = 0; round < settings.rounds; round++) {
+      const order = STDIO_VARIANTS.map((_, i) => STDIO_VARIANTS[(i + round) % STDIO_VARIANTS.length]!);
+      for (const v of order) {
+        // The direct variant's child is the server itself: no relay.
+        const relay = v === "direct" ? undefined : clients[v].child.pid!;
+        const before = relay ? cpuUs(relay) : 0;
+        const f = await clients[v].flood(toolsCall, settings.roundMs, settings.window);
+        lps[v].push(f.perSec);
+        relayCpu[v].push(relay ? (cpuUs(relay) - before) / f.answered : 0);
+      }
+    }
+    const vsPassThrough = spread(lps.gated.map((g, i) => g / lps["pass-through"][i]!));
+    const vsDirect = spread(lps.gated.map((g, i) => g / lps.direct[i]!));
+    return {
+      linesPerSec: Object.fromEntries(STDIO_VARIANTS.map((v) => [v, spread(lps[v])])) as Record<StdioVariant, Spread>,
+      relayCpuUs: Object.fromEntries(STDIO_VARIANTS.map((v) => [v, spread(relayCpu[v])])) as Record<StdioVariant, Spread>,
+      vsPassThrough,
+      vsDirect,
+      target: 0.9,
+      pass: vsPassThrough.median >= 0.9,
+    };
+  } finally {
+    await Promise.all(STDIO_VARIANTS.map((v) => clients[v].close()));
+  }
+}
+
+function rssKiB(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN);
+}
+
+/** Samples `pid`'s resident set every 500 ms while `traffic` runs for `seconds`; the first tenth is warm-up. */
+async function sampleWhile(
+  face: MemoryRun["face"],
+  pid: number,
+  seconds: number,
+  traffic: (deadline: number) => Promise<number>,
+): Promise<MemoryRun> {
+  const samples: number[] = [];
+  const timer = setInterval(() => samples.push(rssKiB(pid)), 500);
+  const messages = await traffic(performance.now() + seconds * 1000);
+  clearInterval(timer);
+  const steady = samples.slice(Math.ceil(samples.length / 10));
+  const half = Math.max(1, steady.length >> 1);
+  const firstHalfKiB = spread(steady.slice(0, half)).median;
+  const secondHalfKiB = spread(steady.slice(half).length ? steady.slice(half) : steady).median;
+  const growth = secondHalfKiB / firstHalfKiB;
+  return { face, seconds, messages, rssKiB: samples, firstHalfKiB, secondHalfKiB, growth, pass: growth <= 1.1 };
+}
+
+async function proxyMemory(proxy: LaunchedProxy, settings: ProxyBenchSettings, log: (line: string) => void): Promise<MemoryRun> {
+  log(`memory: wymcp proxy under mixed traffic for ${settings.memorySeconds} s`);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: settings.connections });
+  const mixed: Workload[] = workloads();
+  try {
+    return await sampleWhile("proxy", proxy.child.pid!, settings.memorySeconds, async (deadline) => {
+      let sent = 0;
+      while (performance.now() < deadline) {
+        for (const w of mixed) {
+          const f = await flood(agent, proxy.url, w, 200, settings.connections);
+          sent += f.latencies.length;
+        }
+      }
+      return sent;
+    });
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function stdioMemory(root: string, settings: ProxyBenchSettings, log: (line: string) => void): Promise<MemoryRun> {
+  log(`memory: wymcp stdio under mixed lines for ${settings.memorySeconds} s`);
+  const client = new StdioClient(stdioCommand(root, "gated"));
+  try {
+    await client.handshake();
+    const refused = (id: number) => `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: META, name: 5 } })}\n`;
+    return await sampleWhile("stdio", client.child.pid!, settings.memorySeconds, async (deadline) => {
+      let sent = 0;
+      while (performance.now() < deadline) {
+        sent += (await client.flood(toolsCall, 200, settings.window)).answered;
+        sent += (await client.flood(refused, 100, settings.window)).answered;
+        // Junk, answered at most once a second, and responses, never answered: nothing to wait for.
+        client.child.stdin!.write("not json\n".repeat(100));
+        sent += 100;
+      }
+      return sent;
+    });
+  } finally {
+    await client.close();
+  }
+}
+
+export function proxyTables(r: ProxyBenchResults): string {
+  const bound = loadBound();
+  const rps = (s: Spread) => s.median.toFixed(0);
+  const range = (s: Spread) => `${formatRatio(s.median)} [${formatRatio(s.min)}–${formatRatio(s.max)}]`;
+  const statuses = (s: Record<string, number>) => Object.keys(s).join(" ");
+  const httpTable = table(
+    [
+      "workload",
+      "direct req/s",
+      "pass-through req/s",
+      "proxy req/s",
+      "proxy ÷ pass-through",
+      "proxy ÷ direct",
+      "target",
+      "result",
+      "status direct / pass / proxy",
+    ],
+    r.http.map((w) => [
+      w.label,
+      rps(w.reqPerSec.direct),
+      rps(w.reqPerSec["pass-through"]),
+      rps(w.reqPerSec.proxy),
+      range(w.vsPassThrough),
+      range(w.vsDirect),
+      w.traffic === "valid" ? "÷ pass-through ≥ 0.95" : "÷ direct ≥ 3",
+      w.pass ? "PASS" : "MISS",
+      `${statuses(w.statuses.direct)} / ${statuses(w.statuses["pass-through"])} / ${statuses(w.statuses.proxy)}`,
+    ]),
+    [1, 2, 3],
+  );
+  const us = (x: Spread) => x.median.toFixed(0);
+  const cpuTable = table(
+    [
+      "CPU µs per request (medians)",
+      "relay: pass-through",
+      "relay: proxy",
+      "all: direct",
+      "all: pass-through",
+      "all: proxy",
+      "all: pass-through ÷ proxy",
+    ],
+    r.http.map((w) => [
+      w.label,
+      us(w.relayCpuUs["pass-through"]),
+      us(w.relayCpuUs.proxy),
+      us(w.totalCpuUs.direct),
+      us(w.totalCpuUs["pass-through"]),
+      us(w.totalCpuUs.proxy),
+      formatRatio(w.totalCpuUs["pass-through"].median / w.totalCpuUs.proxy.median),
+    ]),
+    [1, 2, 3, 4, 5, 6],
+  );
+  const s = r.stdio;
+  const stdioTable = table(
+    [
+      "stdio (modern tools/call lines)",
+      "direct lines/s",
+      "pass-through lines/s",
+      "wymcp stdio lines/s",
+      "÷ pass-through",
+      "÷ direct",
+      "target",
+      "result",
+    ],
+    [
+      [
+        "SDK McpServer over stdio",
+        rps(s.linesPerSec.direct),
+        rps(s.linesPerSec["pass-through"]),
+        rps(s.linesPerSec.gated),
+        range(s.vsPassThrough),
+        range(s.vsDirect),
+        "÷ pass-through ≥ 0.9",
+        s.pass ? "PASS" : "MISS",
+        `${us(s.relayCpuUs["pass-through"])} / ${us(s.relayCpuUs.gated)}`,
+      ],
+    ],
+    [1, 2, 3],
+  );
+  const mib = (kib: number) => (kib / 1024).toFixed(1);
+  const memoryTable = table(
+    [
+      "memory under mixed traffic",
+      "seconds",
+      "messages",
+      "RSS first half MiB",
+      "RSS second half MiB",
+      "max MiB",
+      "growth",
+      "target",
+      "result",
+    ],
+    r.memory.map((m) => [
+      m.face === "proxy" ? "wymcp proxy" : "wymcp stdio",
+      String(m.seconds),
+      String(m.messages),
+      mib(m.firstHalfKiB),
+      mib(m.secondHalfKiB),
+      mib(Math.max(...m.rssKiB)),
+      formatRatio(m.growth),
+      "≤ 1.10×",
+      m.pass ? "PASS" : "MISS",
+    ]),
+    [1, 2, 3, 4, 5],
+  );
+  const load = r.http.map((w) => `- ${w.label}: ${w.load.map((l) => `${l.toFixed(2)}${l > bound ? "*" : ""}`).join(" ")}`);
+  return [
+    httpTable,
+    "",
+    cpuTable,
+    "",
+    "CPU per request from /proc (10 ms ticks) over each round: the relay process alone, and every process on the path (client, relay, upstream). On a host whose cores are all busy, req/s follows the second: its pass-through ÷ proxy is what the proxy's own work allows.",
+    "",
+    stdioTable,
+    "",
+    memoryTable,
+    "",
+    `1-minute load average at the start of each HTTP round (* = under load: above ${bound}, the cores + 1):`,
+    ...load,
+  ].join("\n");
+}

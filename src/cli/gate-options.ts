@@ -1,0 +1,118 @@
+/**
+ * @module gate-options: the flags `wymcp proxy` and `wymcp stdio` share (the gates' options, spelled as flags) and
+ * their checks, made once when the command starts: a wrong value is a usage error, never a limit that quietly goes away.
+ */
+import type { HeadersLike } from "../core/era.js";
+import type { LegacyChecks } from "../core/legacy-checks.js";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_DEPTH,
+  positiveInteger as checkedInteger,
+  legacyChecksOption,
+  type ResolvedOptions,
+  resolveLimits,
+  resolveOptions,
+  WymcpOptionError,
+} from "../core/options.js";
+import type { LogFormat } from "./gate-log.js";
+
+/** The shared options, checked. */
+export interface GateFlags {
+  maxBodyBytes: number;
+  maxDepth: number;
+  /** Unset: the gates' own default. */
+  legacyChecks: LegacyChecks | undefined;
+  outbound: "off" | "report";
+  log: LogFormat;
+  /** Forward everything unjudged: the same process with the gate taken out, to measure or rule out the gate. */
+  passThrough: boolean;
+}
+
+/** `parseArgs` declarations of the shared flags. */
+export const GATE_FLAG_SPECS = {
+  "max-body-bytes": { type: "string" },
+  "max-depth": { type: "string" },
+  "legacy-checks": { type: "string" },
+  outbound: { type: "string" },
+  log: { type: "string" },
+  "pass-through": { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** Help text of the shared flags, for each command's usage. */
+export const GATE_FLAGS_USAGE = `  --max-body-bytes N  largest message accepted, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, as the gates)
+  --max-depth N       deepest nesting of arrays and objects accepted (default ${DEFAULT_MAX_DEPTH}); Infinity turns it off
+  --legacy-checks M   params (default), report or framing, as the gates' legacyChecks: params answers a legacy
+                      message whose params fail its revision's definition -32602, report hands it on and logs it,
+                      framing checks the JSON-RPC framing only
+  --outbound report   also check every message the server sends back; violations are logged, nothing is altered
+  --log F             text (default) or json: one line per refusal on stderr, never anything of the message
+  --pass-through      judge nothing, forward everything: the same path without the gate (to measure it)
+  -h, --help          this text`;
+
+/** A wrong flag: the command prints it with a pointer to --help and exits 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** The shared flags from `parseArgs` values. */
+export function gateFlags(values: Record<string, string | boolean | undefined>): GateFlags {
+  // The gates' own check of the mode (legacyChecksOption): an unknown name is a usage error, never a mode that goes away.
+  const legacyChecks =
+    values["legacy-checks"] === undefined ? undefined : asFlags(() => legacyChecksOption(values["legacy-checks"]), values);
+  const outbound = values.outbound ?? "off";
+  if (outbound !== "off" && outbound !== "report")
+    throw new UsageError(`--outbound must be report (or off), not ${JSON.stringify(outbound)}`);
+  const log = values.log ?? "text";
+  if (log !== "text" && log !== "json") throw new UsageError(`--log must be text or json, not ${JSON.stringify(log)}`);
+  // The limits go through the gates' own check (resolveLimits), so a flag can never switch one off where an option could not.
+  const { maxBodyBytes, maxDepth } = asFlags(
+    () => resolveLimits({ maxBodyBytes: flagNumber(values["max-body-bytes"]), maxDepth: flagNumber(values["max-depth"]) }),
+    values,
+  );
+  return { maxBodyBytes, maxDepth, legacyChecks, outbound, log, passThrough: values["pass-through"] === true };
+}
+
+/**
+ * A face's options from its flags, checked as `wymcpNode` and `wymcpFetch` check theirs (`resolveOptions`): the limits,
+ * `--legacy-checks` (unset: the gates' default) and the era by the SDK's own routing (`classifyEra` on `headersOf` and
+ * the body).
+ */
+export function resolveGate<R>(flags: GateFlags, headersOf: (request: R) => HeadersLike | undefined): ResolvedOptions<R> {
+  const { maxBodyBytes, maxDepth, legacyChecks } = flags;
+  return resolveOptions<R>({ maxBodyBytes, maxDepth, legacyChecks }, [], headersOf);
+}
+
+/** A flag's value as a positive safe integer (`Infinity` where `infinity` allows it), or its default when it is absent. */
+export function positiveInteger(
+  flag: string,
+  value: string | boolean | undefined,
+  fallback: number,
+  { infinity = false }: { infinity?: boolean } = {},
+): number {
+  return asFlags(() => checkedInteger(flag, flagNumber(value), fallback, { infinity }), { [flag]: value });
+}
+
+/** The number a flag's text spells: digits only (no `1e3`, no sign, no blank), or `Infinity`; anything else is `NaN`. */
+function flagNumber(value: string | boolean | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (value === "Infinity") return Number.POSITIVE_INFINITY;
+  return typeof value === "string" && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+}
+
+/** The flags each option of the core's checks is spelled as. */
+const FLAG_OF: Record<string, string> = { maxBodyBytes: "--max-body-bytes", maxDepth: "--max-depth", legacyChecks: "--legacy-checks" };
+
+/** Runs a core check; its `WymcpOptionError` becomes a usage error naming the flag and the text as it was typed. */
+function asFlags<T>(check: () => T, values: Record<string, string | boolean | undefined>): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof WymcpOptionError)) throw error;
+    const flag = FLAG_OF[error.option] ?? error.option;
+    const typed = values[flag.replace(/^--/, "")] ?? values[flag];
+    // The core's words ("must be a positive integer", "or Infinity") with the flag's name and the value as typed.
+    const rule = error.message.replace(/^wymcp: \S+ /, "").replace(/, not [\s\S]*$/, "");
+    throw new UsageError(`${flag} ${rule}, not ${JSON.stringify(typed)}`);
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * @module proxy/proxy-command: `wymcp proxy`, the flags and the process: listen, log to stderr, drain on SIGTERM.
+ */
+import { parseArgs } from "node:util";
+import { createLog } from "../gate-log.js";
+import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate-options.js";
+import { createProxy, listen, type ProxyOptions } from "./proxy.js";
+import { PROXY_USAGE } from "./usage.js";
+
+/** The proxy's options from its command line. */
+export function parseProxyArgs(argv: string[]): { options: ProxyOptions; listen: { host: string; port: number }; help: boolean } {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      ...GATE_FLAG_SPECS,
+      upstream: { type: "string" },
+      listen: { type: "string" },
+      timeout: { type: "string" },
+      "drain-timeout": { type: "string" },
+      "rewrite-host": { type: "boolean", default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
+  const flags = gateFlags(values);
+  const placeholder = new URL("http://127.0.0.1/");
+  if (values.help)
+    return {
+      options: { ...flags, upstream: placeholder, timeoutMs: 0, drainTimeoutMs: 0, rewriteHost: false },
+      listen: { host: "", port: 0 },
+      help: true,
+    };
+  if (values.upstream === undefined) throw new UsageError("--upstream URL is required: the MCP server to forward to");
+  let upstream: URL;
+  try {
+    upstream = new URL(values.upstream);
+  } catch {
+    throw new UsageError(`--upstream must be an http:// or https:// URL, not ${JSON.stringify(values.upstream)}`);
+  }
+  if (upstream.protocol !== "http:" && upstream.protocol !== "https:")
+    throw new UsageError(`--upstream must be an http:// or https:// URL, not ${JSON.stringify(values.upstream)}`);
+  return {
+    options: {
+      ...flags,
+      upstream,
+      timeoutMs: positiveInteger("--timeout", values.timeout, 60_000),
+      drainTimeoutMs: positiveInteger("--drain-timeout", values["drain-timeout"], 10_000),
+      rewriteHost: values["rewrite-host"] === true,
+    },
+    listen: parseListen(values.listen ?? "127.0.0.1:3000"),
+    help: false,
+  };
+}
+
+/** `host:port`, `[v6]:port` or `:port` (loopback). Never all interfaces unless asked for by name (0.0.0.0, [::]). */
+export function parseListen(value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (!match || port > 65_535) throw new UsageError(`--listen must be HOST:PORT (e.g. 127.0.0.1:3000), not ${JSON.stringify(value)}`);
+  return { host: match[1] ?? (match[2] || "127.0.0.1"), port };
+}
+
+/** Runs `wymcp proxy <argv>`; resolves to the exit code once the proxy has drained (or could not start). */
+export async function runProxyCommand(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseProxyArgs>;
+  try {
+    parsed = parseProxyArgs(argv);
+  } catch (error) {
+    process.stderr.write(
+      `wymcp proxy: ${error instanceof Error ? error.message : String(error)}\nRun "wymcp proxy --help" for the options.\n`,
+    );
+    return 2;
+  }
+  if (parsed.help) {
+    process.stdout.write(PROXY_USAGE);
+    return 0;
+  }
+  const { options } = parsed;
+  const log = createLog("proxy", options.log, (line) => void process.stderr.write(line));
+  const proxy = createProxy(options, log);
+  let started;
+  try {
+    started = await listen(proxy, parsed.listen.host, parsed.listen.port);
+  } catch (error) {
+    process.stderr.write(`wymcp proxy: cannot listen on ${parsed.listen.host}:${parsed.listen.port}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const { server, address } = started;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}${options.upstream.pathname}`;
+  log.line(
+    "listening",
+    { url, upstream: options.upstream.href, passThrough: options.passThrough },
+    `listening on ${url}, forwarding to ${options.upstream.href}${options.passThrough ? " (pass-through: nothing is judged)" : ""}`,
+  );
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
+  // A second signal while draining stops at once.
+  const now = () => process.exit(1);
+  process.once("SIGTERM", now);
+  process.once("SIGINT", now);
+  log.line("draining", { signal }, `${signal}: draining the requests in flight`);
+  const cut = await proxy.drain(server);
+  log.line(
+    "stopped",
+    { cut },
+    cut > 0 ? `stopped; ${cut} request(s) still in flight at the deadline were cut off` : "stopped; every request in flight finished",
+  );
+  return 0;
+}

@@ -1,0 +1,258 @@
+/**
+ * @module proxy: `wymcp proxy`, a validating reverse proxy for an MCP server written in anything. A POST is judged by
+ * the gates' admission stage (`core/admission.ts`), with the era read as the official SDK routes it, and a refusal is
+ * answered as `gateNode` answers it (`hosts/node/answer.ts`);
+ * what passes is forwarded byte for byte. Every other method goes straight through. The proxy keeps no state of its own.
+ */
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Admission, admit, isAcceptedNotification } from "../../core/admission.js";
+import { answerId, errorResponse, type JsonRpcId } from "../../core/envelope.js";
+import type { Era } from "../../core/era.js";
+import { eraWithoutBody } from "../../core/options.js";
+import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../../hosts/node/answer.js";
+import { answerClientErrors } from "../../hosts/node/client-errors.js";
+import { createTap, type OutboundViolationInfo } from "../../outbound/tap.js";
+import { validateMcpResponse } from "../../outbound/validate-response.js";
+import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
+import { type GateFlags, resolveGate } from "../gate-options.js";
+import { forward, INTERNAL_ERROR, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
+
+export interface ProxyOptions extends GateFlags {
+  upstream: URL;
+  /** Longest wait for the upstream's response headers, in ms (504 after it). */
+  timeoutMs: number;
+  /** Longest wait, on SIGTERM, for the requests in flight to finish, in ms. */
+  drainTimeoutMs: number;
+  /** Send the upstream's host in `Host` instead of the client's. */
+  rewriteHost: boolean;
+}
+
+export interface Proxy {
+  /** The request listener: give it to `http.createServer`. */
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Stops serving: the server takes no new connection, idle ones close, streams of server messages (GET) end at once,
+   * and the rest in flight have until `drainTimeoutMs` to finish. Resolves to how many had to be cut off.
+   */
+  drain(server: http.Server): Promise<number>;
+}
+
+/** Builds the proxy; `log` gets a line per refusal and per upstream failure, `hooks` every verdict and answer. */
+export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHooks = {}): Proxy {
+  const upstream = {
+    url: options.upstream,
+    timeoutMs: options.timeoutMs,
+    rewriteHost: options.rewriteHost,
+    agent: upstreamAgent(options.upstream),
+  };
+  // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
+  const { settings, era: eraOf } = resolveGate<IncomingMessage>(options, (req) => req.headers);
+  const drainBytes = drainBound(settings.maxBodyBytes);
+  const inFlight = new Map<ServerResponse, IncomingMessage>();
+  let draining = false;
+
+  const verdict = (event: VerdictEvent) => {
+    log.verdict(event);
+    notify(hooks.onVerdict, event);
+  };
+
+  const outboundTap = (era: Era, requestBody: unknown): Exchange["tap"] => {
+    if (options.outbound !== "report") return undefined;
+    let headers: http.IncomingHttpHeaders = {};
+    const onOutboundViolation = ({ era, method, id, violations }: OutboundViolationInfo) =>
+      log.line(
+        "outbound-violation",
+        { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
+        `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
+      );
+    const tap = createTap(era, requestBody, (name) => single(headers[name]), { outboundCheck: validateMcpResponse, onOutboundViolation });
+    return {
+      head: (h) => (headers = h),
+      push: (chunk) => quietly(() => tap.push(chunk)),
+      end: () => quietly(() => tap.end()),
+    };
+  };
+
+  const send = async (req: IncomingMessage, exchange: Exchange, answers: JsonRpcId | undefined) => {
+    const outcome = await forward(upstream, exchange);
+    report(req, outcome, exchange.id);
+    if (answers !== undefined && (outcome.kind === "answered" || outcome.kind === "timeout" || outcome.kind === "unreachable")) {
+      notify(hooks.onAnswer, { id: answers, by: outcome.kind === "answered" ? "server" : "wymcp", status: outcome.status });
+    }
+  };
+
+  const report = (req: IncomingMessage, outcome: Outcome, id: JsonRpcId) => {
+    if (outcome.kind !== "timeout" && outcome.kind !== "unreachable") return;
+    log.line(
+      `upstream-${outcome.kind}`,
+      { status: outcome.status, code: INTERNAL_ERROR, id, error: outcome.error, method: req.method, remote: req.socket.remoteAddress },
+      `upstream ${outcome.kind === "timeout" ? "timed out" : `unreachable (${outcome.error})`}: answered ${outcome.status} to ${req.method}${id !== null ? ` id=${JSON.stringify(id)}` : ""} from ${req.socket.remoteAddress}`,
+    );
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Answers written while draining close their connection, so that the client reconnects to a live instance.
+    if (draining) res.setHeader("connection", "close");
+    if (req.method !== "POST" || options.passThrough) {
+      const era = options.outbound === "report" ? eraWithoutBody(eraOf, req) : "legacy";
+      return send(req, { req, res, body: undefined, id: null, tap: outboundTap(era, undefined) }, undefined);
+    }
+    const body = { bytes: undefined as Buffer | undefined };
+    let judged: Admission;
+    try {
+      judged = await admit(
+        {
+          contentType: req.headers["content-type"],
+          contentLength: req.headers["content-length"],
+          protocolVersion: single(req.headers["mcp-protocol-version"]),
+          chunks: () => bodyOf(req, settings.maxBodyBytes, body),
+          era: (parsed) => eraOf(req, parsed),
+        },
+        settings,
+      );
+    } catch {
+      // A body cut off mid-read means the client has gone: no one is left to answer.
+      if (!req.complete) return void req.destroy();
+      return sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error: the proxy failed to judge the request"));
+    }
+    const remote = req.socket.remoteAddress;
+    if (!judged.ok) {
+      const { response, status } = judged;
+      verdict({
+        outcome: "refused",
+        era: judged.era,
+        kind: judged.kind,
+        id: response.id,
+        method: undefined,
+        reason: judged.reason,
+        status,
+        code: response.error.code,
+        message: response.error.message,
+        remote,
+      });
+      // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
+      answerRefusal(req, res, judged, DISCARD_TIMEOUT_MS, drainBytes);
+      if (response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp", status });
+      return;
+    }
+    const { body: parsed, era, result } = judged;
+    const id = answerId(parsed);
+    const reported = result.outcome === "pass" ? result.reported : undefined;
+    if (reported) {
+      // --legacy-checks report: handed on all the same, and logged with the answer "params" would have sent.
+      const { code, message } = reported.response.error;
+      verdict({
+        outcome: "reported",
+        era,
+        kind: result.kind,
+        id,
+        method: safeMethod(parsed),
+        reason: "invalid-message",
+        code,
+        message,
+        remote,
+      });
+    }
+    // The log writes nothing for a pass: the event is built only for a subscriber.
+    else if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id, method: safeMethod(parsed), remote });
+    // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
+    if (isAcceptedNotification(result)) return void res.writeHead(202).end();
+    const request = result.kind === "request" ? id : undefined;
+    return send(req, { req, res, body: body.bytes ?? Buffer.alloc(0), id, tap: outboundTap(era, parsed) }, request);
+  }
+
+  return {
+    listener(req, res) {
+      inFlight.set(res, req);
+      res.once("close", () => inFlight.delete(res));
+      handle(req, res).catch(() => {
+        // A bug of ours: the client gets an answer, the proxy keeps serving.
+        if (!res.headersSent) sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error in the proxy"));
+        else res.destroy();
+      });
+    },
+    async drain(server) {
+      draining = true;
+      server.close();
+      server.closeIdleConnections();
+      // A stream of server messages never finishes by itself; the client reconnects (and may resume) elsewhere.
+      for (const [res, req] of inFlight) if (req.method === "GET") res.destroy();
+      const deadline = Date.now() + options.drainTimeoutMs;
+      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      const cut = inFlight.size;
+      server.closeAllConnections();
+      upstream.agent.destroy();
+      return cut;
+    },
+  };
+}
+
+/** Starts listening; resolves to the server and the address it listens on. */
+export async function listen(proxy: Proxy, host: string, port: number): Promise<{ server: http.Server; address: AddressInfo }> {
+  // What Node's HTTP parser refuses (a lying Content-Length, bad chunking) is answered as the gates answer it.
+  const server = answerClientErrors(http.createServer(proxy.listener));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return { server, address: server.address() as AddressInfo };
+}
+
+/**
+ * A request's body for the admission stage, read when the stage asks for it: as one chunk once the body has ended, or
+ * as soon as it has grown past `limit` (the stage then refuses it, and reading stops there). The bytes are kept in
+ * `into`: a passing body is forwarded as these very bytes, never serialized again. One promise per body, where a
+ * stream's async iterator costs a dozen.
+ */
+function bodyOf(req: IncomingMessage, limit: number, into: { bytes: Buffer | undefined }): AsyncIterable<Uint8Array> {
+  let read = false;
+  const next = (): Promise<IteratorResult<Uint8Array>> => {
+    if (read) return Promise.resolve({ done: true, value: undefined });
+    read = true;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const stop = () => void req.off("data", onData).off("end", settle).off("error", fail).off("close", onClose);
+      const fail = (error: Error) => {
+        stop();
+        reject(error);
+      };
+      const settle = () => {
+        stop();
+        into.bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+        resolve({ done: false, value: into.bytes });
+      };
+      const onData = (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        // Past the limit nothing more is read: what is left is the refusal's to discard, bounded.
+        if (size > limit) {
+          req.pause();
+          settle();
+        }
+      };
+      const onClose = () => {
+        stop();
+        if (!req.complete) reject(new Error("the client went away before the body ended"));
+      };
+      req.on("data", onData).once("end", settle).once("error", fail).once("close", onClose);
+    });
+  };
+  return { [Symbol.asyncIterator]: () => ({ next, return: () => Promise.resolve({ done: true, value: undefined }) }) };
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function quietly(work: () => void): void {
+  try {
+    work();
+  } catch {
+    // The tap only watches: what it cannot read has already gone out as the upstream sent it.
+  }
+}

@@ -1,0 +1,410 @@
+/**
+ * @module stdio/gate: `wymcp stdio`, the gates' admission stage on a stdio server's standard input. Each line the
+ * client writes is judged, its era read from the body as `classifyEra` reads it with no headers; a passing line goes to
+ * the server unchanged. A refused request is answered on the client's side with its id and never reaches the server; a
+ * refused notification or response is dropped, never answered; a line with no usable id (not JSON, too long) is answered
+ * with `id: null` at most once a second. The server's output goes back unchanged.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { constants } from "node:os";
+import type { Readable, Writable } from "node:stream";
+import { admit, type Exchange, isAcceptedNotification, type Refusal } from "../../core/admission.js";
+import { answerId, type JsonRpcId } from "../../core/envelope.js";
+import type { Era } from "../../core/era.js";
+import { legacyRevisionOf } from "../../core/legacy-revision.js";
+import { validateMcpRequest } from "../../core/validate.js";
+import { validateMcpResponse } from "../../outbound/validate-response.js";
+import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
+import { type GateFlags, resolveGate } from "../gate-options.js";
+import { LineReader, type LineEvent } from "./lines.js";
+
+export interface StdioOptions extends GateFlags {
+  command: string;
+  args: string[];
+}
+
+/** The client's side: what it writes to wymcp, and where wymcp writes back to it. */
+export interface ClientSide {
+  input: Readable;
+  output: Writable;
+}
+
+/** Shortest time between two answers with `id: null` (lines not JSON, too long): junk must not be answered with a flood. */
+export const NULL_ID_ANSWER_INTERVAL_MS = 1_000;
+
+/** Requests remembered until the server answers them (for outbound checks and `onAnswer`); the oldest is forgotten past this. */
+const MAX_PENDING = 4_096;
+
+const NEWLINE = Buffer.from("\n");
+const JSON_TYPE = "application/json";
+
+/** Signals a client sends to stop its server: wymcp passes them on and exits when the server does. */
+const FORWARDED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/**
+ * Spawns the server and stands between it and the client until it exits; resolves to the exit code to leave with: the
+ * server's own, 128 + the signal's number when a signal ended it, 127 (126) when it could not be started.
+ */
+export async function runStdioGate(options: StdioOptions, client: ClientSide, log: GateLog, hooks: GateHooks = {}): Promise<number> {
+  let child: ChildProcess;
+  try {
+    child = spawn(options.command, options.args, { stdio: ["pipe", "pipe", "inherit"] });
+  } catch (error) {
+    log.line(
+      "spawn-failed",
+      { command: options.command, error: (error as Error).message },
+      `cannot start ${JSON.stringify(options.command)}: ${(error as Error).message}`,
+    );
+    return 127;
+  }
+  const toServer = child.stdin!;
+  const fromServer = child.stdout!;
+  const exited = new Promise<number>((resolve) => {
+    child.once("error", (error: NodeJS.ErrnoException) => {
+      log.line(
+        "spawn-failed",
+        { command: options.command, error: error.code ?? error.message },
+        `cannot start ${JSON.stringify(options.command)}: ${error.code ?? error.message}`,
+      );
+      resolve(error.code === "EACCES" ? 126 : 127);
+    });
+    // `close`: the process has exited and its output has been read to the end.
+    child.once("close", (code, signal) => resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
+  });
+  // Writing to a server that has exited fails with EPIPE: the exit code says the rest.
+  toServer.on("error", () => undefined);
+  client.output.on("error", () => undefined);
+
+  const forwardSignal = (signal: NodeJS.Signals) => void child.kill(signal);
+  for (const signal of FORWARDED_SIGNALS) process.on(signal, forwardSignal);
+
+  const writer = clientWriter(client.output);
+  const gate = createLineGate(options, log, hooks, (text) => writer.own(text));
+
+  // Server → client: unchanged, with backpressure; lines are watched (outbound report, onAnswer, and a legacy session's
+  // initialize answer when params are judged) after they are written.
+  const tracking = options.outbound === "report" || hooks.onAnswer !== undefined;
+  const watch = tracking || gate.negotiates ? new LineReader(options.maxBodyBytes) : undefined;
+  let waiting = false;
+  // A client that has closed its end reads nothing more: the server's output is then read and dropped, so that the
+  // server never blocks on a full pipe and its exit is seen.
+  let clientGone = false;
+  const gone = () => {
+    clientGone = true;
+    fromServer.resume();
+  };
+  client.output.once("error", gone).once("close", gone);
+  fromServer.on("data", (chunk: Buffer) => {
+    if (clientGone) return;
+    if (!writer.server(chunk) && !waiting) {
+      waiting = true;
+      fromServer.pause();
+      client.output.once("drain", () => {
+        waiting = false;
+        fromServer.resume();
+      });
+      if (clientGone) fromServer.resume();
+    }
+    if (watch && (tracking || gate.negotiating()))
+      for (const event of watch.push(chunk)) if (event.kind === "line") gate.serverLine(event.bytes);
+  });
+
+  // Client → server: line by line, in order; reading waits while the server's input is full.
+  const pump = (async () => {
+    const reader = new LineReader(options.maxBodyBytes);
+    const send = async (bytes: Buffer) => {
+      if (!toServer.writable) return;
+      if (!toServer.write(bytes)) await Promise.race([once(toServer, "drain"), exited]);
+    };
+    try {
+      for await (const chunk of client.input as AsyncIterable<Buffer>) {
+        if (child.exitCode !== null || child.signalCode !== null) break;
+        if (options.passThrough) {
+          await send(chunk);
+          continue;
+        }
+        // Passing lines that sit together in the chunk go as one slice of it: no copy, one write.
+        let runStart = 0;
+        let runEnd = 0;
+        for (const event of reader.push(chunk)) {
+          const pass = await gate.clientLine(event);
+          if (pass && event.inChunk) {
+            if (runEnd !== event.start) runStart = event.start;
+            runEnd = event.end;
+            continue;
+          }
+          if (runEnd > runStart) await send(chunk.subarray(runStart, runEnd));
+          runStart = runEnd = event.end;
+          if (pass && event.kind === "line") await send(Buffer.concat([event.bytes, NEWLINE]));
+        }
+        if (runEnd > runStart) await send(chunk.subarray(runStart, runEnd));
+      }
+      const last = reader.end();
+      if (last && (await gate.clientLine(last))) await send((last as { bytes: Buffer }).bytes);
+    } catch {
+      // The client's side broke: as at its end, the server's input is closed and the server decides.
+    }
+    toServer.end();
+  })();
+
+  const code = await exited;
+  for (const signal of FORWARDED_SIGNALS) process.off(signal, forwardSignal);
+  // The server is gone: nothing more of the client's is read.
+  client.input.destroy();
+  await pump;
+  writer.finish();
+  return code;
+}
+
+/** The judging half: one verdict per client line, the answers it writes, the server's lines it watches. */
+function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, answer: (text: string) => void) {
+  // The options checked as the gates check theirs; a line has no headers, so the era comes from the body alone.
+  const { settings, era: eraOf } = resolveGate<undefined>(options, () => undefined);
+  const tracking = options.outbound === "report" || hooks.onAnswer !== undefined;
+  const pending = new Map<string, { era: Era; method: string; id: JsonRpcId }>();
+  let sessionEra: Era = "legacy";
+  // A line has no MCP-Protocol-Version header: a legacy session's lines are judged by the revision the server's answer to
+  // initialize negotiated, as an HTTP client names it in the header from then on (until then, by the rule without one).
+  const negotiates = !options.passThrough;
+  let sessionRevision: string | undefined;
+  let initializeKey: string | undefined;
+  let lastNullAnswer = Number.NEGATIVE_INFINITY;
+
+  const verdict = (event: VerdictEvent) => {
+    log.verdict(event);
+    notify(hooks.onVerdict, event);
+  };
+
+  /** Writes wymcp's answer, or drops it: never to a response, and `id: null` at most once a second. */
+  const refuse = ({ response, era, kind, reason }: Refusal, responseLike: boolean, method: string | undefined) => {
+    const now = Date.now();
+    const limited = response.id === null && now - lastNullAnswer < NULL_ID_ANSWER_INTERVAL_MS;
+    const answered = !responseLike && kind !== "notification" && !limited;
+    if (answered) {
+      if (response.id === null) lastNullAnswer = now;
+      answer(`${JSON.stringify(response)}\n`);
+    }
+    verdict({
+      outcome: answered ? "refused" : "dropped",
+      era,
+      kind,
+      id: response.id,
+      method,
+      reason,
+      code: response.error.code,
+      message: response.error.message,
+    });
+    if (answered && response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp" });
+  };
+
+  // One exchange and one set of hooks for every line: lines are judged one at a time, and a line costs no allocation
+  // of wymcp's beyond what judging it takes.
+  let line: Uint8Array = new Uint8Array(0);
+  let declared: string | undefined;
+  const onLine = [line];
+  const exchange: Exchange = {
+    contentType: JSON_TYPE,
+    get contentLength() {
+      return declared;
+    },
+    get protocolVersion() {
+      return sessionRevision;
+    },
+    chunks: () => ((onLine[0] = line), onLine),
+    era: (body: unknown) => eraOf(undefined, body),
+  };
+
+  return {
+    /** Whether the server's output is to be watched for a legacy session's revision at all. */
+    negotiates,
+    /** Whether an initialize is waiting for the server's answer, whose revision judges the session's next lines. */
+    negotiating: () => initializeKey !== undefined,
+    /** Whether the line goes on to the server. */
+    async clientLine(event: LineEvent): Promise<boolean> {
+      if (event.kind === "too-long") {
+        // The line was never held: its length, as a declared Content-Length, gets the gates' own answer to a large body.
+        declared = String(event.seen);
+        line = new Uint8Array(0);
+        const judged = await admit(exchange, settings);
+        declared = undefined;
+        if (!judged.ok) refuse(judged, false, undefined);
+        return false;
+      }
+      if (isBlank(event.bytes)) return false;
+      line = event.bytes;
+      const judged = await admit(exchange, settings);
+      if (!judged.ok) {
+        const body = parsedOrUndefined(event.bytes, judged);
+        refuse(judged, isResponseLike(body), safeMethod(body));
+        return false;
+      }
+      const { body, era, result } = judged;
+      if (isAcceptedNotification(result)) {
+        // Over HTTP the gates answer it 202 and it goes no further; here it goes on to the server, so it must at least be
+        // a JSON-RPC notification (its framing, as the legacy lane judges one). One that is not is dropped, as JSON-RPC
+        // forbids answering a notification.
+        const framing = validateMcpRequest(body, "legacy");
+        if (framing.outcome === "reject") {
+          const { response } = framing;
+          verdict({
+            outcome: "dropped",
+            era: "modern",
+            kind: "notification",
+            id: undefined,
+            method: safeMethod(body),
+            reason: "invalid-message",
+            code: response.error.code,
+            message: response.error.message,
+          });
+          return false;
+        }
+      }
+      sessionEra = era;
+      if (negotiates && era === "legacy" && result.kind === "request" && (body as { method?: unknown }).method === "initialize")
+        initializeKey = keyOf(body);
+      const reported = result.outcome === "pass" ? result.reported : undefined;
+      if (reported) {
+        // --legacy-checks report: handed on all the same, and logged with the answer "params" would have sent.
+        const { code, message } = reported.response.error;
+        const event = { era, kind: result.kind, id: answerId(body), method: safeMethod(body), reason: "invalid-message" as const };
+        verdict({ outcome: "reported", ...event, code, message });
+      }
+      // The log writes nothing for a pass: the event is built only for a subscriber.
+      else if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id: answerId(body), method: safeMethod(body) });
+      if (tracking && result.kind === "request") remember(body, era);
+      return true;
+    },
+
+    /** A line the server wrote, already passed on: its answer to a pending request, and the outbound check. */
+    serverLine(bytes: Buffer): void {
+      if (isBlank(bytes)) return;
+      let message: unknown;
+      try {
+        message = JSON.parse(bytes.toString("utf8"));
+      } catch {
+        if (options.outbound === "report")
+          log.line(
+            "outbound-violation",
+            { era: sessionEra, message: "not JSON" },
+            "outbound violation: the server wrote a line that is not JSON",
+          );
+        return;
+      }
+      for (const item of Array.isArray(message) ? message : [message]) {
+        if (initializeKey !== undefined && isObject(item) && !Object.hasOwn(item, "method") && keyOf(item) === initializeKey) {
+          initializeKey = undefined;
+          const negotiated = isObject(item.result) ? item.result.protocolVersion : undefined;
+          // Read as a header would be; a modern or unknown answer leaves the rule without a header in force.
+          const named = legacyRevisionOf(undefined, typeof negotiated === "string" ? negotiated : undefined);
+          sessionRevision = named.signal === "header" ? named.revision : undefined;
+        }
+        const request = answered(item);
+        if (request) notify(hooks.onAnswer, { id: request.id, by: "server" });
+        if (options.outbound !== "report") continue;
+        const era = request?.era ?? sessionEra;
+        const result = validateMcpResponse(item, request ? { era, method: request.method } : { era });
+        if (result.outcome === "pass") continue;
+        const { violations } = result;
+        const id = isObject(item) && Object.hasOwn(item, "id") ? answerId(item) : undefined;
+        const method = request?.method ?? safeMethod(item);
+        log.line(
+          "outbound-violation",
+          { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
+          `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
+        );
+      }
+    },
+  };
+
+  function remember(body: unknown, era: Era): void {
+    for (const item of Array.isArray(body) ? body : [body]) {
+      const key = keyOf(item);
+      const method = (item as { method?: unknown }).method;
+      if (key === undefined || typeof method !== "string") continue;
+      if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
+      pending.set(key, { era, method, id: answerId(item) });
+    }
+  }
+
+  /** The pending request `item` answers, if it is a response to one; forgotten once answered. */
+  function answered(item: unknown): { era: Era; method: string; id: JsonRpcId } | undefined {
+    if (!isObject(item) || Object.hasOwn(item, "method")) return undefined;
+    const key = keyOf(item);
+    const request = key === undefined ? undefined : pending.get(key);
+    if (request) pending.delete(key!);
+    return request;
+  }
+}
+
+/** The id of a message as a map key (a string id and a number id are different ids). */
+function keyOf(item: unknown): string | undefined {
+  if (!isObject(item)) return undefined;
+  const id = item.id;
+  return typeof id === "string" ? `s${id}` : typeof id === "number" ? `n${id}` : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Whether a message is itself an answer (a result or an error, or a batch of only those): JSON-RPC forbids answering
+ * one, and two peers that answered junk with junk would never stop.
+ */
+export function isResponseLike(body: unknown): boolean {
+  if (Array.isArray(body)) return body.length > 0 && body.every(isResponseLike);
+  return isObject(body) && !Object.hasOwn(body, "method") && (Object.hasOwn(body, "result") || Object.hasOwn(body, "error"));
+}
+
+/** The refused line's message, parsed again when the verdict does not say what kind it is (the error path only). */
+function parsedOrUndefined(bytes: Buffer, { reason }: Refusal): unknown {
+  if (reason === "parse-error" || reason === "body-too-large" || reason === "unsupported-media-type") return undefined;
+  try {
+    return JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Only spaces, tabs and a `\r`: no message, so nothing to judge, forward or answer. */
+function isBlank(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (byte !== 32 && byte !== 9 && byte !== 13) return false;
+  }
+  return true;
+}
+
+/**
+ * The client's output, shared by the server's bytes and wymcp's own answers. The server's go out as they come; an
+ * answer of wymcp's waits for the end of the server's current line, so it never lands inside one of its messages.
+ */
+function clientWriter(output: Writable) {
+  let atLineEnd = true;
+  let queued: string[] = [];
+  const release = () => {
+    for (const text of queued) output.write(text);
+    queued = [];
+  };
+  return {
+    server(chunk: Buffer): boolean {
+      const ok = output.write(chunk);
+      atLineEnd = chunk[chunk.length - 1] === 10;
+      if (atLineEnd && queued.length > 0) release();
+      return ok;
+    },
+    own(text: string): void {
+      if (atLineEnd) output.write(text);
+      else queued.push(text);
+    },
+    /**
+     * Writes what still waits for a line's end. Nothing is awaited: writes still pending keep the process alive until they
+     * are done, or fail because the client has gone, and a wait for `drain` could outlive every other handle (Node then
+     * exits 13, its code for a top-level await that never settles).
+     */
+    finish(): void {
+      release();
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * @module stdio/stdio-command: `wymcp stdio -- command [args...]`, the flags and the process.
+ */
+import { parseArgs } from "node:util";
+import { createLog } from "../gate-log.js";
+import { GATE_FLAG_SPECS, gateFlags, UsageError } from "../gate-options.js";
+import { runStdioGate, type StdioOptions } from "./gate.js";
+import { STDIO_USAGE } from "./usage.js";
+
+/** The gate's options from its command line: the flags before "--", the server's command after it. */
+export function parseStdioArgs(argv: string[]): { options: StdioOptions; help: boolean } {
+  const split = argv.indexOf("--");
+  const own = split < 0 ? argv : argv.slice(0, split);
+  const { values, positionals } = parseArgs({ args: own, options: GATE_FLAG_SPECS, allowPositionals: true, strict: true });
+  const flags = gateFlags(values);
+  if (values.help) return { options: { ...flags, command: "", args: [] }, help: true };
+  if (positionals.length > 0 || split < 0) {
+    throw new UsageError(`the server's command goes after "--": wymcp stdio [options] -- ${positionals.join(" ") || "command [args...]"}`);
+  }
+  const [command, ...args] = argv.slice(split + 1);
+  if (command === undefined || command === "") throw new UsageError('no command after "--": name the server to run');
+  return { options: { ...flags, command, args }, help: false };
+}
+
+/** Runs `wymcp stdio <argv>`; resolves to the server's exit code (2 for a usage error). */
+export async function runStdioCommand(argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseStdioArgs>;
+  try {
+    parsed = parseStdioArgs(argv);
+  } catch (error) {
+    process.stderr.write(
+      `wymcp stdio: ${error instanceof Error ? error.message : String(error)}\nRun "wymcp stdio --help" for the options.\n`,
+    );
+    return 2;
+  }
+  if (parsed.help) {
+    process.stdout.write(STDIO_USAGE);
+    return 0;
+  }
+  const log = createLog("stdio", parsed.options.log, (line) => void process.stderr.write(line));
+  return runStdioGate(parsed.options, { input: process.stdin, output: process.stdout }, log);
+}

@@ -1,0 +1,791 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { once } from "node:events";
+import http from "node:http";
+import net from "node:net";
+import { after, before, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { gateNode } from "wymcp/node";
+import { originForm } from "../src/cli/proxy/forward.js";
+import { parseListen, parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
+import { parseStdioArgs } from "../src/cli/stdio/stdio-command.js";
+import { CLI } from "./support/cli.js";
+import { listening, rawPost } from "./support/gate-fixtures.js";
+import { assertFreshDist } from "./support/built.js";
+import { MODERN_META } from "./support/messages.js";
+import { echoResult, headerOf, recordingUpstream, startProxy, until, type RunningProxy, type Upstream } from "./support/proxy.js";
+
+// The bin under test is dist/cli.js: it must be built from the current sources.
+before(assertFreshDist);
+
+const MODERN = "2026-07-28";
+const JSON_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const modernCall = (id: unknown, name: unknown) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: MODERN_META, name, arguments: { text: "x" } } });
+/** `text` as a regular expression that matches it literally. */
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** A value that must never appear in a log line. */
+const SECRET = "s3cr3t-value-from-the-body";
+
+describe("wymcp proxy in front of an upstream that records what reaches it", { timeout: 60_000 }, () => {
+  let upstream: Upstream;
+  let proxy: RunningProxy;
+  before(async () => {
+    upstream = await recordingUpstream();
+    proxy = await startProxy([
+      "--upstream",
+      upstream.url.href,
+      "--max-body-bytes",
+      "4096",
+      "--max-depth",
+      "16",
+      "--legacy-checks",
+      "params",
+    ]);
+  });
+  after(async () => {
+    assert.equal(await proxy.stop(), 0);
+    await upstream.close();
+  });
+  const at = (path = "/mcp") => new URL(path, proxy.url).href;
+
+  test("a passing POST reaches the upstream byte for byte, with the client's headers but the hop-by-hop ones", async () => {
+    upstream.handle(echoResult);
+    upstream.received.length = 0;
+    // Spacing, key order and an escape that any re-serialization would change.
+    const body = `{ "id" : 41,"jsonrpc":"2.0", "method":"tools/call","params":{"name":"echo","_meta":${JSON.stringify(MODERN_META)},"arguments":{"text":"\\u00e9 \\/"}} }`;
+    const answer = await rawPost(
+      at("/mcp?x=1"),
+      {
+        ...JSON_HEADERS,
+        "mcp-protocol-version": MODERN,
+        authorization: "Bearer abc",
+        "mcp-session-id": "session-1",
+        connection: "keep-alive, x-hop",
+        "x-hop": "dropped",
+        "keep-alive": "timeout=5",
+        te: "trailers",
+        "proxy-authorization": "Basic eA==",
+        "x-kept": ["one", "two"],
+      },
+      body,
+    );
+    assert.equal(answer.status, 200);
+    assert.deepEqual(JSON.parse(answer.text), { jsonrpc: "2.0", id: 41, result: { ok: true } });
+    const [seen] = upstream.received;
+    assert.ok(seen);
+    assert.equal(seen.body.toString("utf8"), body);
+    assert.deepEqual([seen.method, seen.url], ["POST", "/mcp?x=1"]);
+    for (const [name, value] of [
+      ["authorization", "Bearer abc"],
+      ["mcp-session-id", "session-1"],
+      ["mcp-protocol-version", MODERN],
+      ["content-length", String(Buffer.byteLength(body))],
+      ["host", proxy.url.host],
+      ["x-forwarded-for", "127.0.0.1"],
+      ["x-forwarded-host", proxy.url.host],
+      ["x-forwarded-proto", "http"],
+    ] as const) {
+      assert.equal(headerOf(seen, name), value, name);
+    }
+    assert.deepEqual(
+      seen.headers.filter(([name]) => name === "x-kept").map(([, value]) => value),
+      ["one", "two"],
+    );
+    for (const name of ["x-hop", "keep-alive", "te", "proxy-authorization"]) assert.equal(headerOf(seen, name), undefined, name);
+  });
+
+  test("a chunked body is judged whole and forwarded with its exact length", async () => {
+    upstream.received.length = 0;
+    const body = modernCall(5, "echo");
+    const answer = await new Promise<number>((resolve, reject) => {
+      const req = http.request(at(), { method: "POST", headers: { ...JSON_HEADERS, "mcp-protocol-version": MODERN } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.write(body.slice(0, 20));
+      setTimeout(() => req.end(body.slice(20)), 20);
+    });
+    assert.equal(answer, 200);
+    assert.equal(upstream.received[0]?.body.toString("utf8"), body);
+    assert.equal(headerOf(upstream.received[0]!, "transfer-encoding"), undefined);
+    assert.equal(headerOf(upstream.received[0]!, "content-length"), String(Buffer.byteLength(body)));
+  });
+
+  test("a chunked body that grows past --max-body-bytes is refused 413 as it passes the limit, never held whole", async () => {
+    upstream.received.length = 0;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(at(), { method: "POST", headers: JSON_HEADERS }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      // 64 KiB against a limit of 4 KiB, in chunks, with no Content-Length to refuse it by.
+      for (let i = 0; i < 64; i++) req.write(Buffer.alloc(1024, 0x20));
+      req.end();
+    });
+    assert.equal(status, 413);
+    assert.equal(upstream.received.length, 0);
+  });
+
+  test("a client that goes away in the middle of its body: nothing is forwarded, the proxy keeps serving", async () => {
+    upstream.received.length = 0;
+    const socket = net.connect(Number(proxy.url.port), "127.0.0.1");
+    await once(socket, "connect");
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: ${proxy.url.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":"2.0",`,
+    );
+    await sleep(50);
+    socket.destroy();
+    await sleep(50);
+    const answer = await rawPost(at(), { ...JSON_HEADERS, "mcp-protocol-version": MODERN }, modernCall(6, "echo"));
+    assert.equal(answer.status, 200);
+    assert.equal(upstream.received.length, 1);
+  });
+
+  describe("refused as gateNode refuses, never forwarded, one log line each with nothing of the body", () => {
+    let gated: Awaited<ReturnType<typeof listening>>;
+    before(async () => {
+      gated = await listening(
+        http.createServer(gateNode({ fetch: async () => new Response("{}", { status: 200 }) }, { maxBodyBytes: 4096, maxDepth: 16 })),
+      );
+    });
+    after(() => gated.close());
+
+    const deep = (n: number): string => `${"[".repeat(n)}${"]".repeat(n)}`;
+    const cases: Array<[string, Record<string, string>, string, number]> = [
+      ["a modern tools/call whose name is a number", { ...JSON_HEADERS, "mcp-protocol-version": MODERN }, modernCall(7, 5), 400],
+      [
+        "a modern tools/call with no _meta",
+        { ...JSON_HEADERS, "mcp-protocol-version": MODERN },
+        JSON.stringify({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: SECRET } }),
+        400,
+      ],
+      [
+        "a legacy request with a wrong jsonrpc",
+        JSON_HEADERS,
+        JSON.stringify({ jsonrpc: "1.0", id: 3, method: "ping", params: { note: SECRET } }),
+        400,
+      ],
+      ["a body that is not JSON", JSON_HEADERS, `{"jsonrpc":"2.0","id":1,"method":"${SECRET}"`, 400],
+      [
+        "a body larger than --max-body-bytes",
+        JSON_HEADERS,
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: SECRET.repeat(200) } }),
+        413,
+      ],
+      [
+        "a body nested deeper than --max-depth",
+        JSON_HEADERS,
+        JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: { a: JSON.parse(deep(20)) } }),
+        400,
+      ],
+      ["a text/plain body", { ...JSON_HEADERS, "content-type": "text/plain" }, modernCall(1, SECRET), 415],
+      [
+        "a batch under a revision that has no batches",
+        { ...JSON_HEADERS, "mcp-protocol-version": "2025-11-25" },
+        JSON.stringify([{ jsonrpc: "2.0", id: 4, method: "ping", params: { note: SECRET } }]),
+        400,
+      ],
+    ];
+    for (const [name, headers, body, status] of cases) {
+      test(name, async () => {
+        upstream.received.length = 0;
+        const logged = proxy.stderr().length;
+        const [p, g] = await Promise.all([rawPost(at(), headers, body), rawPost(gated.url, headers, body)]);
+        assert.equal(p.status, status);
+        assert.deepEqual([p.status, p.headers["content-type"], p.text], [g.status, g.headers["content-type"], g.text]);
+        assert.equal(upstream.received.length, 0);
+        await until(() => proxy.stderr().length > logged);
+        await sleep(50);
+        const lines = proxy.stderr().slice(logged).trimEnd().split("\n");
+        assert.equal(lines.length, 1, lines.join("\n"));
+        assert.match(lines[0]!, new RegExp(`^wymcp proxy: refused ${status} -32\\d{3} `));
+        assert.ok(!lines[0]!.includes(SECRET), lines[0]);
+      });
+    }
+  });
+
+  test("a 415 keeps the client's connection, as gateNode's does: the refused body is read and thrown away, the next request on it reaches the upstream", async () => {
+    upstream.handle(echoResult);
+    upstream.received.length = 0;
+    const { port, hostname } = new URL(proxy.url);
+    const post = (type: string, body: string) =>
+      `POST /mcp HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: ${type}\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const socket = net.connect(Number(port), hostname);
+    let text = "";
+    socket.setEncoding("latin1").on("data", (data: string) => (text += data));
+    socket.write(
+      post("text/plain", `not JSON ${SECRET}`) + post("application/json", JSON.stringify({ jsonrpc: "2.0", id: 9, method: "ping" })),
+    );
+    await until(() => /\r\n0\r\n\r\n$|"result":\{"ok":true\}\}$/.test(text));
+    socket.destroy();
+    const heads = text.split(/(?=HTTP\/1\.1 )/);
+    assert.deepEqual(
+      heads.map((answer) => answer.slice(9, 12)),
+      ["415", "200"],
+    );
+    assert.doesNotMatch(heads[0]!.toLowerCase(), /\r\nconnection: close/);
+    assert.deepEqual(
+      upstream.received.map((r) => JSON.parse(r.body.toString("utf8")).id),
+      [9],
+    );
+  });
+
+  test("a modern notification is answered 202 by the proxy, whatever it holds, as gateNode answers it", async () => {
+    upstream.received.length = 0;
+    const answer = await rawPost(
+      at(),
+      { ...JSON_HEADERS, "mcp-protocol-version": MODERN },
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: 5 }),
+    );
+    assert.deepEqual([answer.status, answer.text], [202, ""]);
+    assert.equal(upstream.received.length, 0);
+  });
+
+  test("a legacy notification and a legacy client's response go on to the upstream", async () => {
+    upstream.received.length = 0;
+    upstream.handle(echoResult);
+    const notification = await rawPost(at(), JSON_HEADERS, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    const response = await rawPost(at(), { ...JSON_HEADERS, "mcp-session-id": "s" }, JSON.stringify({ jsonrpc: "2.0", id: 3, result: {} }));
+    assert.deepEqual([notification.status, response.status], [202, 200]);
+    assert.equal(upstream.received.length, 2);
+  });
+
+  test("GET (the server's stream) is streamed back event by event, and DELETE goes straight through", async () => {
+    upstream.received.length = 0;
+    let second!: () => void;
+    const secondSent = new Promise<void>((resolve) => (second = resolve));
+    upstream.handle((req, res) => {
+      if (req.method === "DELETE") return void res.writeHead(204).end();
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/a"}\n\n');
+      setTimeout(() => {
+        res.end('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/b"}\n\n');
+        second();
+      }, 300);
+    });
+    const got: Array<{ text: string; beforeSecond: boolean }> = [];
+    let secondDone = false;
+    void secondSent.then(() => (secondDone = true));
+    await new Promise<void>((resolve, reject) => {
+      http
+        .get(at(), { headers: { accept: "text/event-stream", "mcp-session-id": "s" } }, (res) => {
+          assert.equal(res.headers["content-type"], "text/event-stream");
+          res.setEncoding("utf8");
+          res.on("data", (text: string) => got.push({ text, beforeSecond: !secondDone }));
+          res.on("end", resolve);
+        })
+        .on("error", reject);
+    });
+    assert.ok(got[0]?.beforeSecond, "the first event arrived before the upstream sent the second");
+    assert.match(got.map((g) => g.text).join(""), /notifications\/a[\s\S]*notifications\/b/);
+    const deleted = await new Promise<number>((resolve) =>
+      http.request(at(), { method: "DELETE", headers: { "mcp-session-id": "s" } }, (res) => resolve(res.statusCode ?? 0)).end(),
+    );
+    assert.equal(deleted, 204);
+    assert.deepEqual(
+      upstream.received.map((r) => [r.method, headerOf(r, "mcp-session-id")]),
+      [
+        ["GET", "s"],
+        ["DELETE", "s"],
+      ],
+    );
+  });
+
+  test("a body streamed with a method not judged (DELETE) keeps its framing: nothing in it reaches the upstream as a request", async () => {
+    upstream.received.length = 0;
+    upstream.handle((_req, res) => res.writeHead(204).end());
+    const smuggled = `POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 14\r\n\r\n{"junk":"yes"}`;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(at(), { method: "DELETE", headers: { "mcp-session-id": "s", "transfer-encoding": "chunked" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.write(smuggled.slice(0, 40));
+      req.end(smuggled.slice(40));
+    });
+    assert.equal(status, 204);
+    await sleep(100);
+    assert.deepEqual(
+      upstream.received.map((r) => [r.method, r.body.toString("utf8")]),
+      [["DELETE", smuggled]],
+    );
+  });
+
+  test("backpressure: a client that does not read holds the upstream's stream back instead of the proxy buffering it", async () => {
+    let accepted = 0;
+    let stalled!: () => void;
+    const stall = new Promise<void>((resolve) => (stalled = resolve));
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    upstream.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const pump = () => {
+        while (accepted < 256 * 1024 * 1024) {
+          accepted += chunk.length;
+          if (!res.write(chunk)) {
+            // Still blocked 500 ms later: the proxy stopped reading.
+            const before = accepted;
+            setTimeout(() => (accepted === before ? stalled() : undefined), 500);
+            return void res.once("drain", pump);
+          }
+        }
+      };
+      pump();
+      res.once("close", () => stalled());
+    });
+    const socket = net.connect(Number(proxy.url.port), "127.0.0.1");
+    socket.write(`GET /mcp HTTP/1.1\r\nHost: ${proxy.url.host}\r\nAccept: text/event-stream\r\n\r\n`);
+    socket.pause();
+    await stall;
+    // Socket buffers on both hops, a few MiB at most; the 256 MiB the upstream would send never piles up in the proxy.
+    assert.ok(accepted < 32 * 1024 * 1024, `the upstream wrote ${accepted} bytes before it was held back`);
+    socket.destroy();
+  });
+
+  test("a client that goes away cancels its upstream request", async () => {
+    let closed!: () => void;
+    const upstreamClosed = new Promise<void>((resolve) => (closed = resolve));
+    upstream.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(": open\n\n");
+      res.once("close", closed);
+    });
+    const req = http.get(at(), { headers: { accept: "text/event-stream" } }, (res) => {
+      res.once("data", () => req.destroy());
+    });
+    req.on("error", () => undefined);
+    await Promise.race([upstreamClosed, sleep(5_000).then(() => assert.fail("the upstream request was not cancelled within 5 s"))]);
+  });
+
+  test("--outbound is off here: what the upstream answers goes back unchanged and unjudged", async () => {
+    upstream.handle((_req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":1,"result":{"content":5}}'),
+    );
+    const answer = await rawPost(at(), { ...JSON_HEADERS, "mcp-protocol-version": MODERN }, modernCall(1, "echo"));
+    assert.equal(answer.text, '{"jsonrpc":"2.0","id":1,"result":{"content":5}}');
+    assert.doesNotMatch(proxy.stderr(), /outbound/);
+  });
+});
+
+describe("wymcp proxy when the upstream fails", { timeout: 60_000 }, () => {
+  test("down: 502 with a JSON-RPC error and the request's id; timing out: 504; the proxy keeps serving", async () => {
+    const upstream = await recordingUpstream();
+    const port = upstream.url.port;
+    await upstream.close();
+    const proxy = await startProxy(["--upstream", `http://127.0.0.1:${port}/mcp`, "--timeout", "300"]);
+    try {
+      const down = await rawPost(
+        new URL("/mcp", proxy.url).href,
+        JSON_HEADERS,
+        JSON.stringify({ jsonrpc: "2.0", id: "d", method: "ping" }),
+      );
+      assert.equal(down.status, 502);
+      assert.equal(down.headers["content-type"], "application/json");
+      const answer = JSON.parse(down.text) as { id: unknown; error: { code: number; message: string } };
+      assert.deepEqual([answer.id, answer.error.code], ["d", -32603]);
+      await until(() => /upstream unreachable \(ECONNREFUSED\): answered 502 to POST id="d"/.test(proxy.stderr()));
+
+      // An upstream that accepts the connection and never answers.
+      const held: net.Socket[] = [];
+      const silent = net.createServer((socket) => void held.push(socket));
+      await new Promise<void>((resolve) => silent.listen(Number(port), "127.0.0.1", resolve));
+      try {
+        const started = performance.now();
+        const slow = await rawPost(
+          new URL("/mcp", proxy.url).href,
+          JSON_HEADERS,
+          JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+        );
+        assert.equal(slow.status, 504);
+        assert.ok(performance.now() - started < 3_000);
+        assert.match(JSON.parse(slow.text).error.message, /did not answer within 300 ms/);
+      } finally {
+        for (const socket of held) socket.destroy();
+        await new Promise((resolve) => silent.close(resolve));
+      }
+
+      // Back up on the same port: served again, by the same proxy process.
+      const back = http.createServer((req, res) => echoResult(req, res, Buffer.from('{"id":3}')));
+      await new Promise<void>((resolve) => back.listen(Number(port), "127.0.0.1", resolve));
+      try {
+        const ok = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }));
+        assert.equal(ok.status, 200);
+      } finally {
+        back.closeAllConnections();
+        await new Promise((resolve) => back.close(resolve));
+      }
+    } finally {
+      assert.equal(await proxy.stop(), 0);
+    }
+  });
+
+  test("a keep-alive socket the upstream closes as the next request arrives: retried once on a new socket, answered", async () => {
+    // A raw upstream: on each connection it answers the first request, then resets the connection on the second, as a
+    // server whose idle timeout fired just as the proxy reused the socket.
+    let requests = 0;
+    let connections = 0;
+    const raw = net.createServer((socket) => {
+      connections++;
+      let seen = 0;
+      socket.on("data", (data: Buffer) => {
+        if (!data.includes("\r\n\r\n")) return;
+        requests++;
+        if (++seen > 1) return void socket.resetAndDestroy();
+        const body = '{"jsonrpc":"2.0","id":1,"result":{}}';
+        socket.write(
+          `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n${body}`,
+        );
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+    const proxy = await startProxy(["--upstream", `http://127.0.0.1:${(raw.address() as net.AddressInfo).port}/mcp`]);
+    try {
+      const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+      const first = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, ping);
+      const second = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, ping);
+      assert.deepEqual([first.status, second.status], [200, 200]);
+      assert.deepEqual([requests, connections], [3, 2]);
+    } finally {
+      await proxy.stop();
+      raw.close();
+    }
+  });
+
+  test("an upstream that breaks off its answer mid-stream: the client's answer breaks off too, never looks complete", async () => {
+    const upstream = await recordingUpstream();
+    upstream.handle((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: {}\n\n");
+      setTimeout(() => res.destroy(), 50);
+    });
+    const proxy = await startProxy(["--upstream", upstream.url.href]);
+    try {
+      const outcome = await new Promise<string>((resolve) => {
+        http
+          .get(new URL("/mcp", proxy.url), (res) => {
+            res.resume();
+            res.on("end", () => resolve("ended"));
+            res.on("error", () => resolve("broke"));
+            res.on("close", () => resolve(res.complete ? "ended" : "broke"));
+          })
+          .on("error", () => resolve("broke"));
+      });
+      assert.equal(outcome, "broke");
+    } finally {
+      assert.equal(await proxy.stop(), 0);
+      await upstream.close();
+    }
+  });
+});
+
+describe("wymcp proxy on SIGTERM", { timeout: 30_000 }, () => {
+  test("drains: the request in flight is answered, a server stream ends, new connections are refused, exit 0", async () => {
+    const upstream = await recordingUpstream();
+    upstream.handle((req, res, body) => {
+      if (req.method === "GET") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        return void res.write(": open\n\n");
+      }
+      setTimeout(() => echoResult(req, res, body), 600);
+    });
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--log", "json"]);
+    try {
+      const stream = new Promise<string>((resolve) => {
+        http
+          .get(new URL("/mcp", proxy.url), (res) => {
+            res.resume();
+            res.on("close", () => resolve("closed"));
+          })
+          .on("error", () => resolve("closed"));
+      });
+      const inFlight = rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+      await sleep(200);
+      proxy.child.kill("SIGTERM");
+      await sleep(100);
+      const refused = await new Promise<string>((resolve) => {
+        const socket = net.connect(Number(proxy.url.port), "127.0.0.1");
+        socket.once("connect", () => resolve("connected"));
+        socket.once("error", () => resolve("refused"));
+      });
+      assert.equal(refused, "refused");
+      assert.equal(await stream, "closed");
+      const answer = await inFlight;
+      assert.equal(answer.status, 200);
+      assert.equal(JSON.parse(answer.text).id, 1);
+      assert.equal(await proxy.exited, 0);
+      const events = proxy
+        .stderr()
+        .trim()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as { event: string }).event);
+      assert.deepEqual(events, ["listening", "draining", "stopped"]);
+    } finally {
+      await proxy.stop();
+      await upstream.close();
+    }
+  });
+});
+
+describe("wymcp proxy on SIGTERM, when requests outlast the drain", { timeout: 30_000 }, () => {
+  test("past --drain-timeout what is still in flight is cut off, and the exit is still 0; a second signal exits at once", async () => {
+    const upstream = await recordingUpstream();
+    upstream.handle(() => undefined);
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const slow = await startProxy(["--upstream", upstream.url.href, "--drain-timeout", "300"]);
+    const impatient = await startProxy(["--upstream", upstream.url.href]);
+    try {
+      for (const proxy of [slow, impatient]) void rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, ping).catch(() => undefined);
+      await until(() => upstream.received.length === 2);
+      slow.child.kill("SIGTERM");
+      impatient.child.kill("SIGTERM");
+      await until(() => impatient.stderr().includes("draining"));
+      impatient.child.kill("SIGTERM");
+      assert.equal(await impatient.exited, 1);
+      assert.equal(await slow.exited, 0);
+      assert.match(slow.stderr(), /stopped; 1 request\(s\) still in flight at the deadline were cut off/);
+    } finally {
+      await slow.stop();
+      await impatient.stop();
+      await upstream.close();
+    }
+  });
+});
+
+describe("wymcp proxy options", { timeout: 60_000 }, () => {
+  test("--log json: one JSON object per refusal, with the verdict and wymcp's answer, nothing of the body", async () => {
+    const upstream = await recordingUpstream();
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--log", "json"]);
+    try {
+      await rawPost(
+        new URL("/mcp", proxy.url).href,
+        { ...JSON_HEADERS, "mcp-protocol-version": MODERN },
+        modernCall(9, 5).replace('"x"', JSON.stringify(SECRET)),
+      );
+      await until(() => proxy.stderr().includes('"refused"'));
+      const refused = proxy
+        .stderr()
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((record) => record.event === "refused");
+      assert.ok(refused);
+      const { time, ...rest } = refused;
+      assert.match(String(time), /^\d{4}-\d\d-\d\dT/);
+      assert.deepEqual(rest, {
+        face: "proxy",
+        event: "refused",
+        era: "modern",
+        kind: "request",
+        id: 9,
+        reason: "invalid-message",
+        status: 400,
+        code: -32602,
+        message: "Invalid tools/call request (CallToolRequest): 1 invalid location; first: /params/name must be string",
+        remote: "127.0.0.1",
+      });
+      assert.ok(!proxy.stderr().includes(SECRET));
+    } finally {
+      await proxy.stop();
+      await upstream.close();
+    }
+  });
+
+  test("--outbound report: what the upstream sends is checked and each violation logged; the answer is unchanged", async () => {
+    const upstream = await recordingUpstream();
+    upstream.handle((_req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":1,"result":{"content":5}}'),
+    );
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--outbound", "report"]);
+    try {
+      const answer = await rawPost(
+        new URL("/mcp", proxy.url).href,
+        { ...JSON_HEADERS, "mcp-protocol-version": MODERN },
+        modernCall(1, "echo"),
+      );
+      assert.equal(answer.text, '{"jsonrpc":"2.0","id":1,"result":{"content":5}}');
+      await until(() => proxy.stderr().includes("outbound violation"));
+      assert.match(proxy.stderr(), /outbound violation era=modern method="tools\/call" id=1: .*\/result\/content/);
+    } finally {
+      await proxy.stop();
+      await upstream.close();
+    }
+  });
+
+  test("--legacy-checks: a bad legacy tools/call is answered 200/-32602 under params (the default) and never reaches the upstream; report and framing forward it, report logs it", async () => {
+    const upstream = await recordingUpstream();
+    const headers = { ...JSON_HEADERS, "mcp-protocol-version": "2025-06-18" };
+    const badCall = JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: 5, arguments: {} } });
+    const summary =
+      "Invalid tools/call request (CallToolRequest, revision 2025-06-18): 1 invalid location; first: /params/name must be string";
+    for (const mode of [undefined, "params", "report", "framing"] as const) {
+      const proxy = await startProxy(["--upstream", upstream.url.href, ...(mode ? ["--legacy-checks", mode] : [])]);
+      upstream.received.length = 0;
+      try {
+        const answer = await rawPost(new URL("/mcp", proxy.url).href, headers, badCall);
+        if (mode === undefined || mode === "params") {
+          assert.equal(answer.status, 200, "a legacy params failure is answered 200, as legacy clients read it");
+          assert.match(String(answer.headers["content-type"]), /^application\/json/);
+          const { id, error } = JSON.parse(answer.text) as { id: unknown; error: { code: number; message: string } };
+          assert.deepEqual([id, error.code, error.message], [8, -32602, summary]);
+          assert.equal(upstream.received.length, 0, "refused: never forwarded");
+          await until(() => proxy.stderr().includes("refused"));
+          assert.match(
+            proxy.stderr(),
+            new RegExp(`refused 200 -32602 invalid-message era=legacy kind=request id=8 from=127\\.0\\.0\\.1: ${literally(summary)}`),
+          );
+        } else {
+          assert.deepEqual([answer.status, JSON.parse(answer.text)], [200, { jsonrpc: "2.0", id: 8, result: { ok: true } }], mode);
+          assert.equal(upstream.received.length, 1, `${mode}: forwarded`);
+          assert.equal(upstream.received[0]!.body.toString("utf8"), badCall, `${mode}: byte for byte`);
+          if (mode === "report") {
+            await until(() => proxy.stderr().includes("reported"));
+            const line = `reported (handed on) -32602 invalid-message era=legacy kind=request method="tools/call" id=8 from=127.0.0.1: ${summary}`;
+            assert.ok(proxy.stderr().includes(line), proxy.stderr());
+          } else assert.ok(!/refused|reported/.test(proxy.stderr()), proxy.stderr());
+        }
+      } finally {
+        assert.equal(await proxy.stop(), 0);
+      }
+    }
+    await upstream.close();
+  });
+
+  test("--rewrite-host sends the upstream's host; a X-Forwarded-Proto set in front is kept", async () => {
+    const upstream = await recordingUpstream();
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--rewrite-host"]);
+    try {
+      await rawPost(
+        new URL("/mcp", proxy.url).href,
+        { ...JSON_HEADERS, "x-forwarded-proto": "https" },
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      );
+      const [seen] = upstream.received;
+      assert.equal(headerOf(seen!, "host"), upstream.url.host);
+      assert.equal(headerOf(seen!, "x-forwarded-host"), proxy.url.host);
+      assert.equal(headerOf(seen!, "x-forwarded-proto"), "https");
+    } finally {
+      await proxy.stop();
+      await upstream.close();
+    }
+  });
+
+  test("--pass-through judges nothing: a malformed body reaches the upstream as sent", async () => {
+    const upstream = await recordingUpstream();
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--pass-through"]);
+    try {
+      const answer = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, "not json");
+      assert.equal(answer.status, 202);
+      assert.equal(upstream.received[0]?.body.toString("utf8"), "not json");
+    } finally {
+      await proxy.stop();
+      await upstream.close();
+    }
+  });
+
+  test("wymcp --help lists proxy and stdio; each has its own --help", () => {
+    const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
+    const top = run(["--help"]);
+    assert.equal(top.status, 0);
+    assert.match(top.stdout, /^ {2}proxy {5}.+\n.+wymcp proxy --help for its options$/m);
+    assert.match(top.stdout, /^ {2}stdio {5}.+\n.+wymcp stdio --help for its options$/m);
+    assert.match(top.stdout, /^ {3}or: wymcp proxy --upstream URL/m);
+    assert.match(top.stdout, /^ {3}or: wymcp stdio \[options\] -- command/m);
+    assert.match(run(["proxy", "--help"]).stdout, /^Usage: wymcp proxy --upstream URL/);
+    assert.match(run(["stdio", "--help"]).stdout, /^Usage: wymcp stdio \[options\] -- command/);
+    const wrong = run(["proxy"]);
+    assert.deepEqual(
+      [wrong.status, wrong.stderr],
+      [2, 'wymcp proxy: --upstream URL is required: the MCP server to forward to\nRun "wymcp proxy --help" for the options.\n'],
+    );
+  });
+
+  test("flags: checked when the proxy starts; a wrong one is a usage error", () => {
+    const base = ["--upstream", "http://127.0.0.1:8000/mcp"];
+    const { options, listen } = parseProxyArgs(base);
+    assert.deepEqual(listen, { host: "127.0.0.1", port: 3000 });
+    assert.deepEqual(
+      [options.maxBodyBytes, options.maxDepth, options.legacyChecks, options.outbound, options.log],
+      [4194304, 64, undefined, "off", "text"],
+    );
+    assert.equal(parseProxyArgs([...base, "--max-depth", "Infinity"]).options.maxDepth, Number.POSITIVE_INFINITY);
+    assert.equal(parseProxyArgs([...base, "--legacy-checks", "framing"]).options.legacyChecks, "framing");
+    assert.deepEqual(parseListen("[::1]:8080"), { host: "::1", port: 8080 });
+    // The request target goes upstream as a path: an absolute form never names another host there.
+    assert.deepEqual(["/mcp?a=1", "http://evil.example/mcp?a=1", "*", "", "::"].map(originForm), ["/mcp?a=1", "/mcp?a=1", "*", "/", "/"]);
+    assert.deepEqual(parseListen(":0"), { host: "127.0.0.1", port: 0 });
+    for (const wrong of [
+      [],
+      ["--upstream", "ftp://x/"],
+      ["--upstream", "nope"],
+      [...base, "--max-body-bytes", "0"],
+      [...base, "--max-body-bytes", "1e3"],
+      [...base, "--max-depth=-1"],
+      [...base, "--legacy-checks", "all"],
+      [...base, "--legacy-checks", "Params"],
+      [...base, "--legacy-checks", ""],
+      [...base, "--outbound", "enforce"],
+      [...base, "--log", "xml"],
+      [...base, "--listen", "3000"],
+      [...base, "--listen", "127.0.0.1:70000"],
+      [...base, "extra"],
+    ]) {
+      assert.throws(() => parseProxyArgs(wrong), /must|required|unexpected|Unknown/, wrong.join(" "));
+    }
+  });
+});
+
+test("the limits' flags go through the gates' own checks: a wrong one names the flag and the value as typed, never turns a limit off", () => {
+  const base = ["--upstream", "http://127.0.0.1:8000/mcp"];
+  const message = (extra: string[]) => {
+    try {
+      parseProxyArgs([...base, ...extra]);
+      return "accepted";
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  assert.deepEqual(
+    [
+      ["--max-body-bytes", "Infinity"],
+      ["--max-body-bytes", "99999999999999999999"],
+      ["--max-body-bytes", "NaN"],
+      ["--max-depth=-1"],
+      ["--timeout", "0"],
+      ["--legacy-checks", "strict"],
+    ].map(message),
+    [
+      '--max-body-bytes must be a positive integer, not "Infinity"',
+      '--max-body-bytes must be a positive integer, not "99999999999999999999"',
+      '--max-body-bytes must be a positive integer, not "NaN"',
+      '--max-depth must be a positive integer or Infinity, not "-1"',
+      '--timeout must be a positive integer, not "0"',
+      '--legacy-checks must be one of "params", "report", "framing", not "strict"',
+    ],
+  );
+  for (const mode of ["params", "report", "framing"])
+    assert.equal(parseProxyArgs([...base, "--legacy-checks", mode]).options.legacyChecks, mode);
+  assert.throws(() => parseStdioArgs(["--legacy-checks", "all", "--", "x"]), /^UsageError: --legacy-checks must be one of/);
+  assert.equal(parseProxyArgs([...base, "--max-body-bytes", "1024"]).options.maxBodyBytes, 1024);
+  assert.throws(
+    () => parseStdioArgs(["--max-body-bytes", "Infinity", "--", "x"]),
+    /^UsageError: --max-body-bytes must be a positive integer/,
+  );
+});
+
+test("the SIGTERM test's peer: once closed, the port refuses", async () => {
+  // Guards the drain test's "refused" check: a closed listener on loopback refuses at once, it does not hang.
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  await once(server, "close");
+  const outcome = await new Promise<string>((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    socket.once("connect", () => resolve("connected"));
+    socket.once("error", () => resolve("refused"));
+  });
+  assert.equal(outcome, "refused");
+});

@@ -1,0 +1,430 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseStdioArgs } from "../src/cli/stdio/stdio-command.js";
+import { isResponseLike } from "../src/cli/stdio/gate.js";
+import { CLI, cleanEnv } from "./support/cli.js";
+import { assertFreshDist } from "./support/built.js";
+import { MODERN_META } from "./support/messages.js";
+import { until } from "./support/proxy.js";
+
+// The bin under test is dist/cli.js: it must be built from the current sources.
+before(assertFreshDist);
+
+const ECHO = join(import.meta.dirname, "support", "stdio-echo.mjs");
+const work = mkdtempSync(join(tmpdir(), "wymcp-stdio-"));
+after(() => rmSync(work, { recursive: true, force: true }));
+let runs = 0;
+
+interface Gate {
+  child: ChildProcess;
+  /** What the server received, as the server recorded it. */
+  received: () => string;
+  stdout: () => string;
+  stderr: () => string;
+  /** The client's side lines written so far, parsed. */
+  answers: () => Array<Record<string, unknown>>;
+  write: (text: string | Buffer) => boolean;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** `wymcp stdio <flags> -- node stdio-echo.mjs RECORD <server flags>`, as a client launches it. */
+function gate(flags: string[] = [], serverFlags: string[] = []): Gate {
+  const record = join(work, `received-${++runs}`);
+  writeFileSync(record, "");
+  const child = spawn(process.execPath, [CLI, "stdio", ...flags, "--", process.execPath, ECHO, record, ...serverFlags], {
+    env: cleanEnv(),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+  child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+  child.stdin!.on("error", () => undefined);
+  const guard = () => child.kill("SIGKILL");
+  process.once("exit", guard);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("close", (code, signal) => {
+      process.off("exit", guard);
+      resolve({ code, signal });
+    }),
+  );
+  return {
+    child,
+    received: () => readFileSync(record, "utf8"),
+    stdout: () => stdout,
+    stderr: () => stderr,
+    // Whole lines only: the last piece may be a line the server has not finished.
+    answers: () =>
+      stdout
+        .split("\n")
+        .slice(0, -1)
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    write: (text) => child.stdin!.write(text),
+    exited,
+  };
+}
+
+const request = (id: unknown, method = "tools/list", params?: unknown) =>
+  `${JSON.stringify({ jsonrpc: "2.0", id, method, ...(params !== undefined && { params }) })}\n`;
+const SECRET = "s3cr3t-from-a-line";
+
+describe("wymcp stdio in front of a stdio server that records what reaches it", { timeout: 60_000 }, () => {
+  test("passing lines reach the server byte for byte and its answers come back unchanged; it exits with the server", async () => {
+    const g = gate();
+    const odd = `{ "id":1, "method":"initialize","jsonrpc":"2.0","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"\\u00e9"}} }\r\n`;
+    const lines = [
+      odd,
+      `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`,
+      request(2),
+      request("three", "tools/call", { name: "x", arguments: {} }),
+    ];
+    g.write(lines.join(""));
+    await until(() => g.answers().length === 3);
+    g.child.stdin!.end();
+    assert.deepEqual(await g.exited, { code: 0, signal: null });
+    assert.equal(g.received(), lines.join(""));
+    assert.deepEqual(
+      g.answers().map((a) => [a.id, a.result]),
+      [
+        [1, { echo: "initialize" }],
+        [2, { echo: "tools/list" }],
+        ["three", { echo: "tools/call" }],
+      ],
+    );
+    assert.match(g.stderr(), /^stdio-echo: ready$/m);
+  });
+
+  test("a refused request is answered with its id and a located error, and never reaches the server", async () => {
+    const g = gate();
+    const bad = request(7, "tools/call", { _meta: MODERN_META, name: 5, arguments: { note: SECRET } });
+    g.write(bad + request(8));
+    await until(() => g.answers().length === 2);
+    g.child.stdin!.end();
+    await g.exited;
+    const [refusal, next] = g.answers();
+    assert.equal(refusal?.id, 7);
+    const error = refusal?.error as { code: number; data: unknown } | undefined;
+    assert.equal(error?.code, -32602);
+    assert.deepEqual(error?.data, {
+      errors: [{ instancePath: "/params/name", messages: ["must be string"] }],
+    });
+    assert.equal(next?.id, 8);
+    assert.equal(g.received(), request(8));
+    assert.match(g.stderr(), /^wymcp stdio: refused -32602 invalid-message era=modern kind=request method="tools\/call" id=7: /m);
+    assert.ok(!g.stderr().includes(SECRET));
+  });
+
+  test("a refused notification is dropped and logged, never answered and never forwarded", async () => {
+    const g = gate();
+    // A method that is no string: the modern lane's notification (no legacy signal), whose framing still fails.
+    const cancelled = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { _meta: MODERN_META, requestId: 1 } })}\n`;
+    g.write(`${JSON.stringify({ jsonrpc: "2.0", method: 5, params: { note: SECRET } })}\n${cancelled}${request(1)}`);
+    await until(() => g.answers().length === 1);
+    g.child.stdin!.end();
+    await g.exited;
+    assert.deepEqual(
+      g.answers().map((a) => a.id),
+      [1],
+    );
+    // A well-framed modern notification (a cancellation) goes on: over stdio the server needs it.
+    assert.equal(g.received(), cancelled + request(1));
+    assert.match(g.stderr(), /dropped \(not answered\) -32600 invalid-message era=modern kind=notification: /);
+    assert.ok(!g.stderr().includes(SECRET));
+  });
+
+  test("nothing is ever answered to a line that is itself a response or an error, valid or not", async () => {
+    const g = gate();
+    const refusedAnswers = [
+      { jsonrpc: "2.0", error: { code: -32600, message: "no id" } },
+      { jsonrpc: "1.0", id: 1, result: {} },
+      { jsonrpc: "2.0", id: { x: 1 }, result: {} },
+      { jsonrpc: "2.0", id: 2, error: "not an object" },
+      [
+        { jsonrpc: "2.0", id: 3, result: {} },
+        { jsonrpc: "2.0", error: { code: 1 } },
+      ],
+    ];
+    g.write(refusedAnswers.map((m) => `${JSON.stringify(m)}\n`).join(""));
+    // A legacy client's answer to a server request goes on unjudged (the legacy lane's bypass).
+    const legacyAnswer = `${JSON.stringify({ jsonrpc: "2.0", id: 4, result: {} })}\n`;
+    g.write(legacyAnswer + request(5));
+    await until(() => g.answers().length >= 1);
+    await sleep(200);
+    g.child.stdin!.end();
+    await g.exited;
+    assert.deepEqual(
+      g.answers().map((a) => a.id),
+      [5],
+    );
+    assert.equal(g.received(), legacyAnswer + request(5));
+    assert.equal(g.stderr().match(/dropped \(not answered\)/g)?.length, refusedAnswers.length);
+    for (const message of refusedAnswers) assert.equal(isResponseLike(message), true, JSON.stringify(message));
+    assert.equal(isResponseLike({ jsonrpc: "2.0", id: 1, method: "x", result: {} }), false);
+    assert.equal(isResponseLike([]), false);
+  });
+
+  test("lines that are not JSON: one -32700 with id null per second at most, however many arrive", async () => {
+    const g = gate();
+    g.write("junk\n".repeat(500));
+    await until(() => g.answers().length >= 1);
+    await sleep(200);
+    assert.equal(g.answers().length, 1);
+    assert.deepEqual(g.answers()[0], {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "Parse error: the body is not valid JSON" },
+    });
+    await sleep(1_000);
+    g.write("more junk\n");
+    await until(() => g.answers().length === 2);
+    g.child.stdin!.end();
+    await g.exited;
+    assert.equal(g.received(), "");
+    // Every one is logged: answered once, the rest dropped.
+    assert.equal(g.stderr().match(/parse-error/g)?.length, 501);
+  });
+
+  test("a line longer than --max-body-bytes is refused without being held whole; the next line goes through", async () => {
+    const g = gate(["--max-body-bytes", "1024"]);
+    await until(() => g.stderr().includes("ready"));
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${g.child.pid}/status`, "utf8"))?.[1]);
+    const baseKiB = rss();
+    const chunk = Buffer.alloc(1024 * 1024, 0x61);
+    // 192 MiB in one line: held whole, it would show in the process's peak memory.
+    for (let i = 0; i < 192; i++) if (!g.write(chunk)) await new Promise((resolve) => g.child.stdin!.once("drain", resolve));
+    g.write(`\n${request(1)}`);
+    await until(() => g.answers().length === 2);
+    const status = readFileSync(`/proc/${g.child.pid}/status`, "utf8");
+    const peakKiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
+    g.child.stdin!.end();
+    await g.exited;
+    const [tooLarge, next] = g.answers();
+    assert.deepEqual(tooLarge, {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: "Payload Too Large: the body exceeds the limit of 1024 bytes" },
+    });
+    assert.equal(next?.id, 1);
+    assert.equal(g.received(), request(1));
+    // What passed through was read in pipe-sized chunks and dropped; garbage not yet collected is all that can show.
+    assert.ok(peakKiB - baseKiB < 96 * 1024, `peak RSS ${peakKiB} KiB, ${baseKiB} KiB before the line`);
+  });
+
+  test("blank lines are no messages: neither forwarded, answered nor logged", async () => {
+    const g = gate();
+    g.write(`\n  \r\n${request(1)}\n`);
+    await until(() => g.answers().length === 1);
+    g.child.stdin!.end();
+    await g.exited;
+    assert.equal(g.received(), request(1));
+    assert.doesNotMatch(g.stderr(), /wymcp stdio/);
+  });
+
+  test("wymcp's answer waits for the end of the server's line: it never lands inside one of the server's messages", async () => {
+    const g = gate([], ["--half"]);
+    g.write(request(1));
+    // The server has written the first half of its answer and holds the rest for 300 ms.
+    await until(() => g.stdout().length > 0);
+    g.write("junk\n");
+    await until(() => g.answers().length === 2);
+    g.child.stdin!.end();
+    await g.exited;
+    assert.deepEqual(
+      g.answers().map((a) => a.id),
+      [1, null],
+    );
+  });
+
+  test("the server's exit code becomes wymcp's; a command that cannot start exits 127", async () => {
+    const g = gate([], ["--exit", "3"]);
+    g.child.stdin!.end();
+    assert.deepEqual(await g.exited, { code: 3, signal: null });
+    const missing = spawn(process.execPath, [CLI, "stdio", "--", "/nonexistent/wymcp-server"], {
+      env: cleanEnv(),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stderr = "";
+    missing.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+    const code = await new Promise<number | null>((resolve) => missing.once("close", (status) => resolve(status)));
+    assert.equal(code, 127);
+    assert.match(stderr, /cannot start "\/nonexistent\/wymcp-server": ENOENT/);
+  });
+
+  test("signals are passed on: SIGTERM reaches the server, and its exit code (42) is wymcp's", async () => {
+    const g = gate();
+    await until(() => g.stderr().includes("ready"));
+    g.child.kill("SIGTERM");
+    assert.deepEqual(await g.exited, { code: 42, signal: null });
+    assert.equal(g.received(), "<SIGTERM>");
+  });
+
+  test("backpressure: a client that does not read holds the server's output back", async () => {
+    const g = gate([], ["--flood", String(512 * 1024 * 1024)]);
+    g.child.stdout!.pause();
+    // The server is up (its SIGTERM handler set) and flooding: the first bytes have come through.
+    await until(() => g.stderr().includes("ready") && g.child.stdout!.readableLength > 0, 30_000);
+    // Long enough for every buffer between the server and this test to fill.
+    await sleep(1_500);
+    const status = readFileSync(`/proc/${g.child.pid}/status`, "utf8");
+    const peakKiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
+    // Pipe buffers and one stream's high-water mark: nothing near the 512 MiB the server would write.
+    assert.ok(peakKiB < 128 * 1024, `peak RSS ${peakKiB} KiB`);
+    g.child.kill("SIGTERM");
+    // What the server wrote before it exited is still delivered: wymcp ends once the client has read it.
+    g.child.stdout!.resume();
+    assert.equal((await g.exited).code, 42);
+  });
+
+  test("backpressure: a server that does not read holds the client's input back", async () => {
+    const g = gate([], []);
+    // The echo server reads; SIGSTOP makes it a server that does not.
+    await until(() => g.stderr().includes("ready"));
+    const pids = readFileSync(`/proc/${g.child.pid}/task/${g.child.pid}/children`, "utf8").trim().split(/\s+/).map(Number);
+    const server = pids[0]!;
+    process.kill(server, "SIGSTOP");
+    try {
+      let written = 0;
+      const line = request(1, "tools/list", { pad: "x".repeat(1000) });
+      while (g.write(line) && written < 512 * 1024 * 1024) written += line.length;
+      // The client's pipe filled: wymcp stopped reading. It had taken in at most a few stream buffers' worth.
+      assert.ok(written < 64 * 1024 * 1024, `${written} bytes accepted`);
+      await sleep(500);
+      const peakKiB = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${g.child.pid}/status`, "utf8"))?.[1]);
+      assert.ok(peakKiB < 128 * 1024, `peak RSS ${peakKiB} KiB`);
+    } finally {
+      process.kill(server, "SIGCONT");
+      g.child.kill("SIGTERM");
+      await g.exited;
+    }
+  });
+
+  test("a client that closes its end while the server floods it: wymcp still sees the server exit, and exits with it", async () => {
+    const g = gate([], ["--flood", String(64 * 1024 * 1024)]);
+    await until(() => g.stderr().includes("ready") && g.stdout().length > 0, 30_000);
+    g.child.stdout!.destroy();
+    g.child.stdin!.end();
+    const outcome = await Promise.race([g.exited, sleep(15_000).then(() => "still running")]);
+    assert.deepEqual(outcome, { code: 0, signal: null });
+  });
+
+  test("--outbound report: a server message that breaks its method's result is logged; the bytes go back unchanged", async () => {
+    const g = gate(["--outbound", "report", "--log", "json"], ["--bad-result"]);
+    g.write(request(1, "tools/call", { name: "x", arguments: {} }));
+    await until(() => g.stderr().includes("outbound-violation"));
+    g.child.stdin!.end();
+    await g.exited;
+    assert.deepEqual(g.answers()[0], { jsonrpc: "2.0", id: 1, result: { content: 5 } });
+    const violation = g
+      .stderr()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((r) => r.event === "outbound-violation");
+    assert.equal(violation?.method, "tools/call");
+    assert.equal(violation?.id, 1);
+    assert.match(String(violation?.message), /content/);
+  });
+
+  test("--legacy-checks: a bad legacy tools/call is answered -32602 with its id under params (the default), never forwarded; report and framing forward it, report logs it", async () => {
+    const bad = request(8, "tools/call", { name: 5, arguments: { note: SECRET } });
+    for (const mode of [undefined, "params", "report", "framing"] as const) {
+      const g = gate(mode ? ["--legacy-checks", mode] : []);
+      g.write(bad + request(9));
+      await until(() => g.answers().length === 2);
+      g.child.stdin!.end();
+      await g.exited;
+      const [first, next] = g.answers();
+      assert.equal(next?.id, 9);
+      if (mode === undefined || mode === "params") {
+        // No header and no initialize: the revision a server assumes without one.
+        const error = first?.error as { code: number; message: string } | undefined;
+        assert.deepEqual(
+          [first?.id, error?.code, error?.message],
+          [
+            8,
+            -32602,
+            "Invalid tools/call request (CallToolRequest, revision 2025-03-26): 1 invalid location; first: /params/name must be string",
+          ],
+        );
+        assert.equal(g.received(), request(9), "refused: never reaches the server");
+        assert.match(g.stderr(), /^wymcp stdio: refused -32602 invalid-message era=legacy kind=request method="tools\/call" id=8: /m);
+      } else {
+        assert.deepEqual([first?.id, first?.result], [8, { echo: "tools/call" }], mode);
+        assert.equal(g.received(), bad + request(9), `${mode}: forwarded unchanged`);
+        if (mode === "report")
+          assert.match(
+            g.stderr(),
+            /^wymcp stdio: reported \(handed on\) -32602 invalid-message era=legacy kind=request method="tools\/call" id=8: /m,
+          );
+        else assert.ok(!/refused|reported/.test(g.stderr()), g.stderr());
+      }
+      assert.ok(!g.stderr().includes(SECRET));
+    }
+  });
+
+  test("a legacy session's lines are judged by the revision the server's initialize answer negotiated (no header on stdio)", async () => {
+    const initialize = request(1, "initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "c", version: "1" },
+    });
+    // Valid in 2025-11-25 (requestId became optional), not in 2025-03-26, the revision assumed with no signal.
+    const cancelled = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { reason: "user" } })}\n`;
+    const badCall = request(2, "tools/call", { name: 5, arguments: {} });
+    for (const negotiated of ["2025-11-25", undefined]) {
+      const g = gate([], negotiated ? ["--negotiate", negotiated] : []);
+      g.write(initialize);
+      await until(() => g.answers().length === 1);
+      g.write(cancelled + badCall + request(3));
+      await until(() => g.answers().length === 3);
+      g.child.stdin!.end();
+      await g.exited;
+      const error = g.answers()[1]?.error as { code: number; message: string } | undefined;
+      const revision = negotiated ?? "2025-03-26";
+      assert.equal(error?.code, -32602);
+      assert.match(error?.message ?? "", new RegExp(`^Invalid tools/call request \\(CallToolRequest, revision ${revision}\\)`));
+      if (negotiated) assert.equal(g.received(), initialize + cancelled + request(3), "the cancellation goes on");
+      else {
+        assert.equal(g.received(), initialize + request(3), "judged by 2025-03-26, the cancellation is dropped");
+        assert.match(
+          g.stderr(),
+          /dropped \(not answered\) -32602 invalid-message era=legacy kind=notification method="notifications\/cancelled"/,
+        );
+      }
+    }
+  });
+
+  test("--pass-through judges nothing: junk reaches the server as sent", async () => {
+    const g = gate(["--pass-through"]);
+    g.write("junk\n");
+    await until(() => g.received() === "junk\n");
+    g.child.stdin!.end();
+    await g.exited;
+    assert.equal(g.stdout(), "");
+  });
+
+  test("flags: the server's command after --, the gate's flags before it", () => {
+    const { options } = parseStdioArgs([
+      "--max-depth",
+      "8",
+      "--",
+      "npx",
+      "@modelcontextprotocol/server-filesystem",
+      "--max-depth",
+      "/data",
+    ]);
+    assert.deepEqual(
+      [options.command, options.args, options.maxDepth],
+      ["npx", ["@modelcontextprotocol/server-filesystem", "--max-depth", "/data"], 8],
+    );
+    for (const wrong of [[], ["npx", "server"], ["--"], ["--max-body-bytes", "0", "--", "x"], ["--bogus", "--", "x"]]) {
+      assert.throws(() => parseStdioArgs(wrong), /command|must|Unknown/, wrong.join(" "));
+    }
+  });
+});

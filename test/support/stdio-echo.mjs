@@ -1,0 +1,64 @@
+// A stdio peer for the tests of `wymcp stdio`: it appends every byte it receives to the file named by its first
+// argument (so a test can prove what never reached it) and answers each request line with a result naming its
+// method. `--half` writes one answer in two halves 300 ms apart; `--flood N` writes N bytes of notifications at start;
+// `--bad-result` answers every request with a result that is not what its method returns; `--negotiate REV` answers
+// `initialize` with `protocolVersion` REV (as a server that negotiated it); `--exit N` exits N on end of input. SIGTERM is recorded and answered by exiting 42. Anything on stderr goes to the client's stderr.
+import { appendFileSync } from "node:fs";
+
+const [record, ...flags] = process.argv.slice(2);
+const flag = (name) => flags.includes(name);
+const value = (name) => Number(flags[flags.indexOf(name) + 1]);
+if (!record) throw new Error("usage: stdio-echo.mjs RECORD-FILE [flags]");
+
+process.stderr.write("stdio-echo: ready\n");
+process.on("SIGTERM", () => {
+  appendFileSync(record, "<SIGTERM>");
+  process.exit(42);
+});
+
+if (flag("--flood")) {
+  const line = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x".repeat(1000) } })}\n`;
+  let left = value("--flood");
+  const more = () => {
+    while (left > 0) {
+      left -= line.length;
+      if (!process.stdout.write(line)) return void process.stdout.once("drain", more);
+    }
+  };
+  more();
+}
+
+let pending = "";
+let halves = flag("--half");
+process.stdin.on("data", (chunk) => {
+  appendFileSync(record, chunk);
+  pending += chunk.toString("utf8");
+  let nl = pending.indexOf("\n");
+  while (nl >= 0) {
+    answer(pending.slice(0, nl));
+    pending = pending.slice(nl + 1);
+    nl = pending.indexOf("\n");
+  }
+});
+process.stdin.on("end", () => process.exit(flag("--exit") ? value("--exit") : 0));
+
+function answer(line) {
+  let message;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    return;
+  }
+  if (typeof message !== "object" || message === null || typeof message.method !== "string" || !("id" in message)) return;
+  const negotiated = message.method === "initialize" && flag("--negotiate");
+  const result = flag("--bad-result")
+    ? { content: 5 }
+    : negotiated
+      ? { protocolVersion: flags[flags.indexOf("--negotiate") + 1], capabilities: {}, serverInfo: { name: "echo", version: "0" } }
+      : { echo: message.method };
+  const text = `${JSON.stringify({ jsonrpc: "2.0", id: message.id, result })}\n`;
+  if (!halves) return void process.stdout.write(text);
+  halves = false;
+  process.stdout.write(text.slice(0, 10));
+  setTimeout(() => process.stdout.write(text.slice(10)), 300);
+}
