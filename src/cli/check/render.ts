@@ -3,6 +3,7 @@ import { escapeText } from "../../core/log-safe.js";
 import type { EraSignal } from "../../core/era.js";
 // The era revisions from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
 import { outbound as eras } from "../../../generated/outbound.js";
+import { type GateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { type Answered, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
 
 /** Wraps text in an SGR colour code, or leaves it as it is when colour is off. */
@@ -135,14 +136,105 @@ export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name 
   } else {
     return `${text}\n`;
   }
-  if (!data) return text;
+  return data ? text + locationLines(data.errors, data.omitted, paint) : text;
+}
+
+/** A rejection's locations, aligned, one per line; `omitted` more not listed. */
+function locationLines(
+  errors: readonly { instancePath: string; messages: readonly string[] }[],
+  omitted: number | undefined,
+  paint: Paint,
+): string {
   // Locations come from the core's distiller, escaped and bounded there already: escaping them again would double `\`.
-  const locations = data.errors.map((e) => (e.instancePath === "" ? "(the message)" : e.instancePath));
+  const locations = errors.map((e) => (e.instancePath === "" ? "(the message)" : e.instancePath));
   const width = Math.max(...locations.map((l) => l.length));
-  data.errors.forEach((entry, i) => {
+  let text = "";
+  errors.forEach((entry, i) => {
     text += `  ${paint("36", locations[i]!.padEnd(width))}  ${entry.messages.join("; ")}\n`;
   });
-  if (data.omitted) text += `  … ${data.omitted} more problem${data.omitted === 1 ? "" : "s"} not listed\n`;
+  if (omitted) text += `  … ${omitted} more problem${omitted === 1 ? "" : "s"} not listed\n`;
+  return text;
+}
+
+/** The fields of a gate's log record that `wymcp check` shows, escaped again: the file may not be what a gate wrote. */
+export interface RecordView {
+  face: string;
+  event: string;
+  era: "legacy" | "modern" | null;
+  method?: string;
+  id?: string;
+  reason?: string;
+  status?: number;
+  code?: number;
+  message?: string;
+  /** An outbound violation's locations, when the record holds them in the answers' shape. */
+  errors?: { instancePath: string; messages: string[] }[];
+  omitted?: number;
+}
+
+/** Most locations of one record shown, as an answer lists at most its error budget. */
+const RECORD_LOCATIONS = 64;
+
+export function recordView({ face, event, fields }: GateLogRecord): RecordView {
+  const view: RecordView = {
+    face,
+    event: printable(event, 60),
+    era: fields.era === "legacy" || fields.era === "modern" ? fields.era : null,
+  };
+  if (typeof fields.method === "string") view.method = printable(fields.method, 60);
+  if (fields.id === null || typeof fields.id === "string" || (typeof fields.id === "number" && Number.isFinite(fields.id)))
+    view.id = printable(JSON.stringify(fields.id), 60);
+  if (typeof fields.reason === "string") view.reason = printable(fields.reason, 60);
+  if (Number.isInteger(fields.status)) view.status = fields.status as number;
+  if (Number.isInteger(fields.code)) view.code = fields.code as number;
+  if (typeof fields.message === "string") view.message = printable(fields.message, 2000);
+  if (Array.isArray(fields.errors)) {
+    const errors = fields.errors.filter(
+      (e): e is { instancePath: string; messages: unknown[] } =>
+        typeof e === "object" && e !== null && typeof e.instancePath === "string" && Array.isArray(e.messages),
+    );
+    view.errors = errors.slice(0, RECORD_LOCATIONS).map((e) => ({
+      instancePath: printable(e.instancePath),
+      messages: e.messages.filter((m) => typeof m === "string").map((m) => printable(m as string, 500)),
+    }));
+    const omitted = errors.length - view.errors.length + (Number.isInteger(fields.omitted) ? (fields.omitted as number) : 0);
+    if (omitted > 0) view.omitted = omitted;
+  }
+  return view;
+}
+
+/**
+ * A record of a gate's JSON log in the columns of a verdict: a refusal or a violation reads as a rejection whose era
+ * says `gate log` (the gate judged it; the log holds no body to judge again), a reported message as a pass with what
+ * was reported (as `--legacy-checks report` prints one), any other event as a `log` line.
+ */
+export function renderRecord(record: GateLogRecord, view: RecordView, paint: Paint, position: string, positionWidth: number): string {
+  const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
+  const head = `${paint("1", position)}${gap}  `;
+  const outcome = recordOutcome(record);
+  if (outcome === "event") {
+    const facts = Object.entries(record.fields)
+      .filter(([key, value]) => key !== "time" && key !== "face" && key !== "event" && (typeof value !== "object" || value === null))
+      .slice(0, 8)
+      .map(([key, value]) => `${printable(key, 40)}=${printable(JSON.stringify(value) ?? "", 200)}`);
+    return `${head}${paint("2", "log   ")}  ${"-".padEnd(ERA_WIDTH)}  wymcp ${view.face} ${view.event}${facts.length ? ` ${facts.join(" ")}` : ""}\n`;
+  }
+  const era = view.era ? `${view.era} (gate log)` : "- (gate log)";
+  const method = view.method !== undefined ? `${view.method} ` : "";
+  const id = view.id !== undefined ? `, id ${view.id}` : "";
+  if (outcome === "reported") {
+    const code = view.code !== undefined ? `  ${paint("2", `reported ${view.code}`)}` : "";
+    const reported = `${head}${paint("32", "pass  ")}  ${era.padEnd(ERA_WIDTH)}  ${method}message (handed on and reported by wymcp ${view.face}${id})${code}\n`;
+    return view.message !== undefined ? `${reported}  ${view.message}\n` : reported;
+  }
+  const what =
+    outcome === "violation"
+      ? `out: ${method}message (an outbound violation logged by wymcp ${view.face}${id})`
+      : `${method}message (${view.event === "dropped" ? "dropped, not answered," : "refused"} by wymcp ${view.face}${view.reason ? `: ${view.reason}` : ""}${id})`;
+  const answer = [view.status, view.code].filter((n) => n !== undefined).join(" ");
+  let text = `${head}${paint("31", "reject")}  ${era.padEnd(ERA_WIDTH)}  ${what}${answer ? `  ${paint("2", answer)}` : ""}\n`;
+  if (view.message !== undefined) text += `  ${view.message}\n`;
+  if (view.errors?.length) text += locationLines(view.errors, view.omitted, paint);
   return text;
 }
 

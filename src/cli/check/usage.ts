@@ -11,7 +11,9 @@ Input
   file            a .json file holds one message; a .har file is a browser's or the Inspector's network export
                   (every POST to an MCP endpoint: its body, headers and response, event streams split); a .jsonl,
                   .ndjson or any other name holds one message per line. "-" or no file with piped input reads
-                  standard input, one message per line.
+                  standard input, one message per line. A line that wymcp proxy or wymcp stdio wrote with
+                  --log json is the gate's own verdict (the log holds no bodies): shown and counted as the
+                  gate judged it, never judged again.
   --format F      auto (by extension, the default), json (each input is one message), jsonl (one per line), har
   --max-bytes N   largest message (or line) judged, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, the gates' maxBodyBytes);
                   a longer one is refused as the gates refuse it (413) and the run goes on
