@@ -94,6 +94,40 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     assert.match(quiet.stdout, /refused by wymcp proxy: invalid-message/);
   });
 
+  test("a real proxy's log under --legacy-checks report: the reported call reads as a pass with what was reported, counted so", async () => {
+    const upstream = await recordingUpstream();
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--log", "json", "--legacy-checks", "report"]);
+    try {
+      const bad = { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: 5, arguments: { secret: SECRET } } };
+      const answer = await rawPost(
+        new URL("/mcp", proxy.url).href,
+        { ...JSON_HEADERS, "mcp-protocol-version": "2025-06-18" },
+        JSON.stringify(bad),
+      );
+      assert.equal(upstream.received.length, 1, "handed on");
+      assert.equal(answer.status, 200);
+      await until(() => proxy.stderr().includes('"reported"'));
+    } finally {
+      assert.equal(await proxy.stop(), 0);
+      await upstream.close();
+    }
+    const file = join(dir, "proxy-report.log");
+    writeFileSync(file, proxy.stderr());
+    const run = wymcp([file]);
+    assert.equal(run.status, 0, "a reported message is no rejection");
+    assert.match(
+      lineFor(run.stdout, `${file}:2`),
+      /pass +legacy \(gate log\) +tools\/call message \(handed on and reported by wymcp proxy, id 8\) {2}reported -32602$/,
+    );
+    assert.deepEqual(locationsFor(run.stdout, `${file}:2`), [
+      "Invalid tools/call request (CallToolRequest, revision 2025-06-18): 1 invalid location; first: /params/name must be string",
+    ]);
+    assert.match(run.stdout, /^tools\/call +1 +0 +0$/m);
+    assert.match(run.stdout, /^1 message: 1 pass \(1 reported\), 0 rejected, 0 bypassed$/m);
+    assert.match(run.stdout, /: 0 refused or dropped, 1 reported, 0 outbound violations, \d+ other events$/m);
+    assert.ok(!run.stdout.includes(SECRET));
+  });
+
   test("an outbound violation and a dropped notification, written by the log's own writer, with their locations", () => {
     let text = "";
     const log = createLog("stdio", "json", (line) => {

@@ -14,13 +14,16 @@ const PREFIX = Buffer.from('{"time":"');
 /** One record of a gate's JSON log, as the file holds it (fields unchecked beyond `face` and `event`). */
 export interface GateLogRecord {
   face: Face;
-  /** `refused`, `dropped`, `outbound-violation`, or an event of the face's life (`listening`, `stopped`, …). */
+  /** `refused`, `dropped`, `reported`, `outbound-violation`, or an event of the face's life (`listening`, `stopped`, …). */
   event: string;
   fields: Record<string, unknown>;
 }
 
-/** What a record counts as: a message the gate refused or dropped, a server's message it found wrong, or neither. */
-export type RecordOutcome = "refused" | "violation" | "event";
+/**
+ * What a record counts as: a message the gate refused or dropped, one it handed on and reported (`--legacy-checks
+ * report`), a server's message it found wrong, or none of these.
+ */
+export type RecordOutcome = "refused" | "reported" | "violation" | "event";
 
 /**
  * The record a line holds, or undefined for anything else (a message, junk): an object that begins with `time`,
@@ -43,5 +46,6 @@ export function gateLogRecord(bytes: Uint8Array): GateLogRecord | undefined {
 
 export function recordOutcome(record: GateLogRecord): RecordOutcome {
   if (record.event === "refused" || record.event === "dropped") return "refused";
+  if (record.event === "reported") return "reported";
   return record.event === "outbound-violation" ? "violation" : "event";
 }

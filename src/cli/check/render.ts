@@ -51,8 +51,9 @@ function judgedAs(verdict: Verdict, body: unknown): string {
       // A modern request of no known method passes on framing alone; a typo in the method lands here too.
       if (verdict.era === "modern" && verdict.definition === "JSONRPCRequest")
         return `${method}request (JSONRPCRequest; not a method of ${eras.modern.revision}: framing only)`;
-      // The legacy lane judges the JSON-RPC framing, whatever the method.
-      if (verdict.era === "legacy") return `${method}${verdict.kind} (${verdict.definition}; framing only in the legacy era)`;
+      // A legacy message of a method its revision defines names the revision; any other is judged on its framing alone.
+      if (verdict.revision) return `${method}${verdict.kind} (${verdict.definition}, revision ${verdict.revision})`;
+      if (verdict.era === "legacy") return `${method}${verdict.kind} (${verdict.definition}; framing only)`;
       return `${method}${verdict.kind} (${verdict.definition})`;
     case "bypass":
       return verdict.reason === "modern-notification"
@@ -74,19 +75,20 @@ export function methodLabel(method: string): string {
   return label;
 }
 
-/** An outbound verdict in words: `out: tools/call result (CallToolResult)`, saying when only the framing was judged. */
+/** An outbound verdict in words: `out: tools/call result (CallToolResult, revision 2025-06-18)`, saying when only the framing was judged. */
 function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
-  const revision = eras[verdict.era].revision;
+  const { revision } = verdict;
   const own = verdict.kind === "request" || verdict.kind === "notification" ? methodOf(body) : verdict.method;
   const method = typeof own === "string" ? `${methodLabel(own)} ` : "";
   const kind = verdict.kind === "other" ? "message of no kind" : verdict.kind === "error" ? "error response" : verdict.kind;
-  let definition = verdict.definition;
-  if (verdict.kind === "result" && definition === "JSONRPCResultResponse") {
+  // Legacy has four revisions, each judging by its own definitions: the line names the one used.
+  let definition = verdict.era === "legacy" ? `${verdict.definition}, revision ${revision}` : verdict.definition;
+  if (verdict.kind === "result" && verdict.definition === "JSONRPCResultResponse") {
     definition +=
       verdict.method === undefined ? "; framing only: give --method to judge the result" : `; not a method of ${revision}: framing only`;
-  } else if (verdict.kind === "notification" && definition === "JSONRPCNotification") {
+  } else if (verdict.kind === "notification" && verdict.definition === "JSONRPCNotification") {
     definition += `; not a server notification of ${revision}: framing only`;
-  } else if (verdict.kind === "request" && definition === "JSONRPCRequest" && verdict.era === "legacy") {
+  } else if (verdict.kind === "request" && verdict.definition === "JSONRPCRequest" && verdict.era === "legacy") {
     definition += `; not a server request of ${revision}: framing only`;
   }
   return `out: ${method}${kind} (${definition})${answering(verdict.answers)}`;
@@ -100,7 +102,8 @@ function answering(answers: Answered | undefined): string {
 
 /** The definition a rejected message was checked against, as validateMcpRequest names it. */
 function definitionOf(verdict: Extract<InboundVerdict, { outcome: "reject" }>): string {
-  if (verdict.kind !== "response") return verdict.definition ?? "JSONRPCMessage";
+  if (verdict.kind !== "response")
+    return `${verdict.definition ?? "JSONRPCMessage"}${verdict.revision ? `, revision ${verdict.revision}` : ""}`;
   return verdict.method ? `response to ${printable(verdict.method, 60)}: modern clients send none` : "modern clients send none";
 }
 
@@ -118,6 +121,10 @@ export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name 
   if (verdict.outcome === "violation") {
     text += "\n";
     data = verdict.violations;
+  } else if (verdict.outcome === "pass" && "reported" in verdict && verdict.reported) {
+    // --legacy-checks report: the message passes; what the params check found is printed as the gates report it.
+    text += `  ${paint("2", `reported ${verdict.reported.response.error.code}`)}\n`;
+    data = verdict.reported.response.error.data;
   } else if (verdict.outcome === "reject") {
     text += `  ${paint("2", String(verdict.response.error.code))}\n`;
     data = verdict.response.error.data;
@@ -198,7 +205,8 @@ export function recordView({ face, event, fields }: GateLogRecord): RecordView {
 
 /**
  * A record of a gate's JSON log in the columns of a verdict: a refusal or a violation reads as a rejection whose era
- * says `gate log` (the gate judged it; the log holds no body to judge again), any other event as a `log` line.
+ * says `gate log` (the gate judged it; the log holds no body to judge again), a reported message as a pass with what
+ * was reported (as `--legacy-checks report` prints one), any other event as a `log` line.
  */
 export function renderRecord(record: GateLogRecord, view: RecordView, paint: Paint, position: string, positionWidth: number): string {
   const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
@@ -214,6 +222,11 @@ export function renderRecord(record: GateLogRecord, view: RecordView, paint: Pai
   const era = view.era ? `${view.era} (gate log)` : "- (gate log)";
   const method = view.method !== undefined ? `${view.method} ` : "";
   const id = view.id !== undefined ? `, id ${view.id}` : "";
+  if (outcome === "reported") {
+    const code = view.code !== undefined ? `  ${paint("2", `reported ${view.code}`)}` : "";
+    const reported = `${head}${paint("32", "pass  ")}  ${era.padEnd(ERA_WIDTH)}  ${method}message (handed on and reported by wymcp ${view.face}${id})${code}\n`;
+    return view.message !== undefined ? `${reported}  ${view.message}\n` : reported;
+  }
   const what =
     outcome === "violation"
       ? `out: ${method}message (an outbound violation logged by wymcp ${view.face}${id})`
@@ -229,12 +242,15 @@ export interface Tally {
   pass: number;
   reject: number;
   bypass: number;
+  /** Passed under --legacy-checks report with a params failure. */
+  reported: number;
 }
 
 /** The last line: how many messages, and how each came out. */
-export function summary({ pass, reject, bypass }: Tally): string {
+export function summary({ pass, reject, bypass, reported }: Tally): string {
   const total = pass + reject + bypass;
-  return `${total} message${total === 1 ? "" : "s"}: ${pass} pass, ${reject} rejected, ${bypass} bypassed`;
+  const passed = reported > 0 ? `${pass} pass (${reported} reported)` : `${pass} pass`;
+  return `${total} message${total === 1 ? "" : "s"}: ${passed}, ${reject} rejected, ${bypass} bypassed`;
 }
 
 export function methodOf(body: unknown): unknown {

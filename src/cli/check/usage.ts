@@ -41,6 +41,13 @@ Judging
   --method M      the method a response answers when the capture has no request with its id (a lone response).
                   Outbound, a result is judged against that method's result (CallToolResult, ...); without a
                   method only its JSON-RPC framing is, and the output says so. Inbound, it labels responses
+  --legacy-checks M
+                  params (the default), report or framing: what the legacy lane checks, as the gates'
+                  legacyChecks option. params: a known method's params against the revision the message names
+                  (MCP-Protocol-Version, an initialize's protocolVersion, else 2025-03-26); report: the same, but
+                  a params failure passes and is printed as reported; framing: the JSON-RPC framing alone.
+                  Outbound, a legacy message is judged by the revision of the MCP-Protocol-Version header, else
+                  2025-03-26; the output names the revision
 
 Output
   --json          one JSON object per message (the gates' answer for a refusal, validateMcpResponse's
