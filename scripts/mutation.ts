@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { explanationFor, type Survivor } from "./mutation/explained.js";
 import { SPEC_DIR_SETTING, specDir } from "./spec-dir.js";
@@ -28,7 +28,9 @@ const PAGE = join(root, "docs", "mutation.md");
  */
 const TEST_SIDE = ["test", "generated", "bench", "tsconfig.json", "stryker.config.mjs", "package-lock.json"];
 // @ts-expect-error: a plain .mjs config (checked with // @ts-check), no declaration file.
-const { default: strykerConfig } = (await import("../stryker.config.mjs")) as { default: { tap: { testFiles: string[] } } };
+const { default: strykerConfig } = (await import("../stryker.config.mjs")) as {
+  default: { tap: { testFiles: string[] }; mutate: string[] };
+};
 /** The suites Stryker runs by name, and the explanations, which change no verdict: edits to them cost no full run. */
 const DIFFED_BY_STRYKER = new Set([...strykerConfig.tap.testFiles, "scripts/mutation/explained.ts"].map((file) => join(root, file)));
 
@@ -180,9 +182,9 @@ export function renderPage(report: Report, run: RunTiming & { full?: RunTiming }
     "",
     "<!-- Written by `npm run mutation` (scripts/mutation.ts) from reports/mutation/mutation.json; do not edit. -->",
     "",
-    "`npm run mutation` runs StrykerJS (`stryker.config.mjs`) on the core (`validate`, `distill`, `era`,",
-    "`routing-shapes`, `depth`, `envelope`, `classify-message`, `likely-branch`) and the shared host admission",
-    "(`admit`): each mutant is a small change to the source, and the in-process suites the config lists must fail",
+    "`npm run mutation` runs StrykerJS (`stryker.config.mjs`) on the core modules its `mutate` lists",
+    `(${strykerConfig.mutate.map((file) => code(basename(file, ".ts"))).join(", ")}):`,
+    "each mutant is a small change to the source, and the in-process suites the config lists must fail",
     "against it. Each suite runs in a process of its own, under plain Node on a transpiled copy of Stryker's sandbox",
     "(`test/mutation/transpile.mjs`); a mutant goes only to the suites whose run executed it, its own module's first,",
     "and stops at the first that fails.",

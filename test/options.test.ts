@@ -116,8 +116,13 @@ describe("every face refuses a bad option when it is built", () => {
 
   test("resolveOptions, as every face calls it: no options object at all is every default", () => {
     const resolved = resolveOptions(undefined, [], () => undefined);
-    assert.deepEqual(resolved.settings, { maxBodyBytes: DEFAULT_MAX_BODY_BYTES, maxDepth: DEFAULT_MAX_DEPTH });
+    assert.deepEqual(resolved.settings, {
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      maxDepth: DEFAULT_MAX_DEPTH,
+      validate: { legacyChecks: "params" },
+    });
     assert.equal(resolved.onReject, undefined);
+    assert.equal(resolved.onLegacyReport, undefined);
     assert.equal(resolved.era(undefined, { jsonrpc: "2.0", id: 1, method: "tools/list" }), "legacy");
   });
 
