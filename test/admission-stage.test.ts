@@ -17,6 +17,7 @@ import {
   readBody,
   REFUSAL_MESSAGES,
   type RejectInfo,
+  reportLegacy,
   reportRefusal,
   unsupportedMediaType,
 } from "../src/core/admission.js";
@@ -93,6 +94,7 @@ describe("each step of the stage", () => {
       modern.ok ? [] : [modern.status, modern.reason, modern.era, modern.kind, modern.definition, modern.response.error.code],
       [400, "invalid-message", "modern", "request", "CallToolRequest", -32602],
     );
+    assert.equal("revision" in modern, false, "only a legacy params failure names a revision");
     // The legacy lane in framing mode passes it on its framing; in params mode (the default) its name fails 2025-03-26.
     const framingOnly = { ...resolveLimits({}), validate: { legacyChecks: "framing" as const } };
     assert.deepEqual(judgeBody(call, { era: () => undefined }, framingOnly), {
@@ -188,6 +190,40 @@ describe("what the faces share beside the stage", () => {
     assert.deepEqual(Object.keys(seen[0] ?? {}).sort(), ["era", "kind", "reason", "response", "status"]);
     const plain = judgeBody(call, { era: "modern" }, resolveLimits({}));
     assert.deepEqual(["validationMs" in plain, "body" in plain], [false, false], "without a clock the stage reads none and keeps nothing");
+  });
+
+  test("reportLegacy: in report mode a params failure is handed on, and onLegacyReport hears what onReject would have, once", () => {
+    const reportMode = { ...resolveLimits({}), validate: { legacyChecks: "report" as const } };
+    const call = { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: 5 } };
+    const admitted = judgeBody(call, { era: "legacy" }, reportMode);
+    if (!admitted.ok) assert.fail("report mode hands a params failure on");
+    const seen: RejectInfo[] = [];
+    reportLegacy((info) => seen.push(info), admitted);
+    assert.equal(seen.length, 1);
+    assert.deepEqual(
+      { ...seen[0], response: undefined },
+      {
+        status: 200,
+        reason: "invalid-message",
+        response: undefined,
+        era: "legacy",
+        kind: "request",
+      },
+    );
+    assert.equal(seen[0]!.response.error.code, -32602);
+    assert.equal(seen[0]!.response.id, 5);
+    // Nothing to report: a pass, a bypass (a legacy response); no hook, or one that throws, changes nothing.
+    for (const body of [JSON.parse(toolsList), { jsonrpc: "2.0", id: 1, result: {} }]) {
+      const other = judgeBody(body, { era: "legacy" }, reportMode);
+      if (other.ok) reportLegacy((info) => seen.push(info), other);
+    }
+    assert.equal(seen.length, 1);
+    assert.doesNotThrow(() => reportLegacy(undefined, admitted));
+    assert.doesNotThrow(() =>
+      reportLegacy(() => {
+        throw new Error("logger down");
+      }, admitted),
+    );
   });
 
   test("isAcceptedNotification: a modern notification only, not a legacy response or a pass", () => {

@@ -19,6 +19,14 @@ describe("which legacy revision judges a legacy message, first match wins", () =
       "the header with spaces and tabs around it",
       { body: TOOLS_LIST, header: " \t2025-06-18 ", want: { revision: "2025-06-18", signal: "header" } },
     ],
+    ...[" 2025-06-18", "2025-06-18 ", "2025-06-18\t"].map((header): [string, { body: unknown; header: string; want: LegacyRevision }] => [
+      `the header with a space or tab on one side only (${JSON.stringify(header)})`,
+      { body: TOOLS_LIST, header, want: { revision: "2025-06-18", signal: "header" } },
+    ]),
+    [
+      "a header that is no revision once stripped is no signal",
+      { body: TOOLS_LIST, header: " 2025-01-01 ", want: { revision: "2025-03-26", signal: "default" } },
+    ],
     [
       "the header beats an initialize's own protocolVersion",
       { body: initialize("2024-11-05"), header: "2025-06-18", want: { revision: "2025-06-18", signal: "header" } },
@@ -61,6 +69,11 @@ describe("which legacy revision judges a legacy message, first match wins", () =
     ],
     ["no header and no initialize: 2025-03-26", { body: TOOLS_LIST, header: null, want: { revision: "2025-03-26", signal: "default" } }],
     ["no body at all: 2025-03-26", { body: undefined, want: { revision: "2025-03-26", signal: "default" } }],
+    ["a null body: 2025-03-26", { body: null, want: { revision: "2025-03-26", signal: "default" } }],
+    [
+      "an initialize whose params are null: the newest legacy one",
+      { body: { jsonrpc: "2.0", id: 1, method: "initialize", params: null }, want: { revision: "2025-11-25", signal: "newest" } },
+    ],
   ];
   for (const [name, { body, header, want }] of cases) test(name, () => assert.deepEqual(legacyRevisionOf(body, header), want));
 });
@@ -93,6 +106,23 @@ describe("each revision judges by its own definition", () => {
       });
     }
     assert.deepEqual(judged(body, "2025-11-25"), { outcome: "pass", revision: "2025-11-25" });
+  });
+
+  test("a header with spaces or tabs around it picks its revision's definitions too", () => {
+    const body = { jsonrpc: "2.0", method: "notifications/cancelled", params: { reason: "gone" } };
+    assert.deepEqual(judged(body, " 2025-11-25\t"), { outcome: "pass", revision: "2025-11-25" });
+    assert.equal(judged(body, " 2025-06-18\t").outcome, "reject");
+  });
+
+  test("an initialize naming no legacy revision is judged by the newest one (params null break the framing: -32600)", () => {
+    assert.deepEqual(judged(initialize("2026-07-28")), { outcome: "pass", revision: "2025-11-25" });
+    assert.deepEqual(judged({ jsonrpc: "2.0", id: 1, method: "initialize", params: null }), {
+      outcome: "reject",
+      revision: "2025-11-25",
+      status: 400,
+      code: -32600,
+      message: "Invalid initialize request (InitializeRequest, revision 2025-11-25): 1 invalid location; first: /params must be object",
+    });
   });
 
   test("a progress message of the wrong type: 2024-11-05 had no message member, later revisions type it", () => {
@@ -154,6 +184,15 @@ describe("each revision judges by its own definition", () => {
         reason: "legacy-response",
       });
     }
+  });
+
+  test("report mode passes a conforming message as params mode does, with nothing reported", () => {
+    assert.deepEqual(validateMcpRequest(TOOLS_LIST, "legacy", { legacyChecks: "report" }), {
+      outcome: "pass",
+      kind: "request",
+      definition: "ListToolsRequest",
+      revision: "2025-03-26",
+    });
   });
 
   test("report mode still refuses a broken framing; only params failures are passed on", () => {

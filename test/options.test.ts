@@ -39,6 +39,8 @@ const BAD: Array<[string, unknown, string]> = [
   ["era", "Modern", 'era must be "legacy", "modern" or a function, not "Modern" (a string)'],
   ["era", 5, "not 5 (a number)"],
   ["onReject", "console", "onReject must be a function, not"],
+  ["onLegacyReport", "console", 'onLegacyReport must be a function, not "console" (a string)'],
+  ["legacyChecks", "strict", 'legacyChecks must be one of "params", "report", "framing", not "strict" (a string)'],
   ["outbound", "loud", 'outbound must be "off" or "report", not "loud" (a string)'],
   ["telemetry", "otel", 'telemetry must be an object with a judged method (mcpTelemetry() from "wymcp/otel"), not "otel" (a string)'],
   ["maxBodySize", 1024, 'unknown option "maxBodySize"'],
@@ -109,6 +111,7 @@ describe("every face refuses a bad option when it is built", () => {
       });
       assert.doesNotThrow(() => build({}));
       assert.doesNotThrow(() => build({ maxBodyBytes: 1, maxDepth: Number.POSITIVE_INFINITY, era: "modern", onReject: () => undefined }));
+      for (const legacyChecks of ["params", "report", "framing"]) assert.doesNotThrow(() => build({ legacyChecks }), legacyChecks);
       if (face.startsWith("wymcp"))
         assert.throws(() => build({ onError: () => undefined }), { name: "WymcpOptionError", message: /unknown option "onError"/ });
     });

@@ -129,7 +129,12 @@ function protocolVersionHeader(headers: HeadersLike | undefined): string | undef
           value = value === undefined ? trimHttpWhitespace(String(item)) : `${value}, ${trimHttpWhitespace(String(item))}`;
     }
   }
-  return value === undefined ? undefined : trim(value, SPACE_OR_TAB);
+  return value === undefined ? undefined : trimSpacesAndTabs(value);
+}
+
+/** A header value with the spaces and tabs around it stripped, as the SDK strips `MCP-Protocol-Version`. */
+export function trimSpacesAndTabs(value: string): string {
+  return trim(value, SPACE_OR_TAB);
 }
 
 const SPACE_OR_TAB = (code: number) => code === 0x20 || code === 0x09;

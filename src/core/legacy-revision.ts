@@ -5,6 +5,7 @@
  */
 import { eras } from "../../generated/index.js";
 import type { RevisionMethodValidator, RevisionValidators } from "../../generated/validator.js";
+import { trimSpacesAndTabs } from "./era.js";
 
 /**
  * Why a revision was chosen: `header` the `MCP-Protocol-Version` header named it; `initialize` an `initialize`
@@ -86,7 +87,7 @@ export function legacyMethodOf(
 function headerRevision(protocolVersion: string | null | undefined): string | undefined {
   if (typeof protocolVersion !== "string") return undefined;
   if (tables.has(protocolVersion)) return protocolVersion;
-  const stripped = trimmed(protocolVersion);
+  const stripped = trimSpacesAndTabs(protocolVersion);
   return stripped !== protocolVersion && tables.has(stripped) ? stripped : undefined;
 }
 
@@ -99,13 +100,4 @@ function askedRevision(body: unknown): string | undefined {
 
 function isInitialize(body: unknown): boolean {
   return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize" && Object.hasOwn(body, "id");
-}
-
-/** Spaces and tabs around the value, as the SDK strips them. */
-function trimmed(value: string): string {
-  let start = 0;
-  let end = value.length;
-  while (start < end && (value.charCodeAt(start) === 0x20 || value.charCodeAt(start) === 0x09)) start++;
-  while (end > start && (value.charCodeAt(end - 1) === 0x20 || value.charCodeAt(end - 1) === 0x09)) end--;
-  return start === 0 && end === value.length ? value : value.slice(start, end);
 }

@@ -50,6 +50,9 @@ export type ValidationResult =
    */
   | { outcome: "reject"; kind: JudgedKind; definition: string; revision?: string; status: 200 | 400; response: JsonRpcErrorResponse };
 
+/** A refusal, as `reject` builds every one. */
+type Rejected = Extract<ValidationResult, { outcome: "reject" }>;
+
 export interface ValidateOptions {
   /**
    * The request's `MCP-Protocol-Version` header, if it had one. It picks the legacy revision that judges a known
@@ -114,7 +117,7 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
     }
     return check(body, kind, framing, kind === "notification" ? "JSONRPCNotification" : "JSONRPCRequest");
   }
-  if (kind === "notification") return check(body, kind, framing, "JSONRPCNotification");
+  // The modern lane bypasses notifications (RULES): only requests reach its method table.
   const known = module.methods.get(method as string);
   if (!known) return check(body, kind, framing, "JSONRPCRequest");
   return check(body, kind, framing, known.definition, known.validate, method as string);
@@ -177,7 +180,7 @@ function check(
   // whose params fail its method's definition is InvalidParams (the conformance suite checks which).
   const code = framingHolds && validate ? INVALID_PARAMS : INVALID_REQUEST;
   const result = reject(body, kind, definition, message, data, code);
-  if (revision === undefined || result.outcome !== "reject") return result;
+  if (revision === undefined) return result;
   // A legacy request's params failure is answered 200, as the SDK answers it: a legacy client reads a 400 as a
   // transport failure and loses the code. A notification has no answer to carry it: it keeps the 400 refusal.
   return { ...result, revision, status: code === INVALID_PARAMS && kind === "request" ? 200 : 400 };
@@ -276,6 +279,6 @@ function reject(
   message: string,
   data: InvalidRequestData,
   code = INVALID_REQUEST,
-): ValidationResult {
+): Rejected {
   return { outcome: "reject", kind, definition, status: 400, response: errorResponse(answerId(body), code, message, data) };
 }
