@@ -169,4 +169,17 @@ describe("validateMcpRequest never throws on deep values, wherever they sit", ()
       }
     });
   }
+
+  test("a batch item holding the deep value, wherever it sits, is judged by its framing, which does not recurse: never out of stack", () => {
+    for (const [place, build] of Object.entries(places)) {
+      for (const kind of ["array", "object"] as const) {
+        for (const era of ["legacy", "modern"] as const) {
+          const result = validateMcpRequest([build(deep(kind)), { jsonrpc: "2.0", id: 2, method: "tools/list" }], era);
+          assert.equal(result.kind, "batch");
+          const message = result.outcome === "reject" ? result.response.error.message : "";
+          assert.doesNotMatch(message, /too deeply/, `${place}, ${kind}, ${era}`);
+        }
+      }
+    }
+  });
 });
