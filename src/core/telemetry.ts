@@ -80,6 +80,11 @@ export interface ExchangeTrace {
   /** The response assigned a legacy session (`Mcp-Session-Id` on an `initialize` answer). */
   session(id: string): void;
   /**
+   * Hands the exchange's trace context to the next hop (`set` once per header: W3C `traceparent`, `tracestate`,
+   * `baggage`), as a proxy does to the request it forwards. Optional: an observer without it hands nothing on.
+   */
+  inject?(set: (name: string, value: string) => void): void;
+  /**
    * The answer is written whole, or the exchange ended without one (the client went away). Idempotent. `errorType`
    * (from `errorTypeOf`) when the server threw instead of answering.
    */

@@ -1,9 +1,11 @@
 /**
- * @module proxy/proxy-command: `wymcp proxy`, the flags and the process: listen, log to stderr, drain on SIGTERM.
+ * @module proxy/proxy-command: `wymcp proxy`, the flags and the process: listen, log to stderr, drain on SIGTERM
+ * (then export the last spans, with `--otel`).
  */
 import { parseArgs } from "node:util";
 import { createLog } from "../gate-log.js";
 import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate-options.js";
+import { type CommandTelemetry, OtelSetupError, startTelemetry } from "../otel/start.js";
 import { createProxy, listen, type ProxyOptions } from "./proxy.js";
 import { PROXY_USAGE } from "./usage.js";
 
@@ -78,12 +80,23 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   }
   const { options } = parsed;
   const log = createLog("proxy", options.log, (line) => void process.stderr.write(line));
-  const proxy = createProxy(options, log);
+  let otel: CommandTelemetry | undefined;
+  if (options.otel) {
+    try {
+      otel = await startTelemetry("proxy", log);
+    } catch (error) {
+      if (!(error instanceof OtelSetupError)) throw error;
+      process.stderr.write(`wymcp proxy: ${error.message}\n`);
+      return 2;
+    }
+  }
+  const proxy = createProxy({ ...options, telemetry: otel?.telemetry }, log);
   let started;
   try {
     started = await listen(proxy, parsed.listen.host, parsed.listen.port);
   } catch (error) {
     process.stderr.write(`wymcp proxy: cannot listen on ${parsed.listen.host}:${parsed.listen.port}: ${(error as Error).message}\n`);
+    await otel?.shutdown();
     return 1;
   }
   const { server, address } = started;
@@ -104,6 +117,8 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   process.once("SIGINT", now);
   log.line("draining", { signal }, `${signal}: draining the requests in flight`);
   const cut = await proxy.drain(server);
+  // The spans of the requests just drained, and the metrics, go out before the process does.
+  await otel?.shutdown();
   log.line(
     "stopped",
     { cut },

@@ -75,6 +75,7 @@ function guarded(trace: ExchangeTrace): ExchangeTrace {
     },
     answered: (message) => quietly(() => trace.answered(message)),
     session: (id) => quietly(() => trace.session(safeText(id, MAX_NAME_UNITS))),
+    inject: (set) => quietly(() => trace.inject?.(set)),
     end: (errorType) => quietly(() => trace.end(errorType)),
   };
 }
