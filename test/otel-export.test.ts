@@ -32,7 +32,7 @@ interface Posted {
   body: Record<string, unknown>;
 }
 
-/** A loopback OTLP/HTTP receiver: accepts POST /v1/traces, /v1/metrics and /v1/logs in JSON and records each body. */
+/** A loopback OTLP/HTTP receiver: accepts POST /v1/traces, /v1/metrics and /v1/logs (and /stdio/...) in JSON and records each body. */
 async function otlpReceiver() {
   const posted: Posted[] = [];
   const server = http.createServer(async (req, res) => {
@@ -40,7 +40,7 @@ async function otlpReceiver() {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     let bytes = Buffer.concat(chunks);
     if (req.headers["content-encoding"] === "gzip") bytes = gunzipSync(bytes);
-    if (req.method !== "POST" || !/^\/v1\/(traces|metrics|logs)$/.test(req.url ?? "")) return void res.writeHead(404).end();
+    if (req.method !== "POST" || !/^\/(?:v1|stdio)\/(traces|metrics|logs)$/.test(req.url ?? "")) return void res.writeHead(404).end();
     posted.push({ path: req.url!, headers: req.headers, body: JSON.parse(bytes.toString("utf8")) as Record<string, unknown> });
     res.writeHead(200, { "content-type": "application/json" }).end("{}");
   });
@@ -71,7 +71,7 @@ function spansOf(posted: Posted[]): Array<OtlpSpan & { resource: Record<string, 
     resourceSpans: Array<{ resource: { attributes: OtlpAttributes }; scopeSpans: Array<{ scope: { name: string }; spans: OtlpSpan[] }> }>;
   };
   return posted
-    .filter((p) => p.path === "/v1/traces")
+    .filter((p) => p.path.endsWith("/traces"))
     .flatMap((p) =>
       (p.body as unknown as Body).resourceSpans.flatMap((r) =>
         r.scopeSpans.flatMap((s) => s.spans.map((span) => ({ ...span, resource: flat(r.resource.attributes), scope: s.scope.name }))),
@@ -89,7 +89,7 @@ interface OtlpMetric {
 function metricsOf(posted: Posted[]): OtlpMetric[] {
   type Body = { resourceMetrics: Array<{ scopeMetrics: Array<{ metrics: OtlpMetric[] }> }> };
   return posted
-    .filter((p) => p.path === "/v1/metrics")
+    .filter((p) => p.path.endsWith("/metrics"))
     .flatMap((p) => (p.body as unknown as Body).resourceMetrics.flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics)));
 }
 
@@ -245,7 +245,8 @@ describe("what wymcp stdio --otel exports, and what it refuses to start with", {
     const run = await stdioRun(
       ["--otel"],
       {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        // A signal's own endpoint is used as it is written, no /v1/traces appended.
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/stdio/traces`,
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
         OTEL_SERVICE_NAME: "stdio-behind-wymcp",
         OTEL_LOGS_EXPORTER: "none",
@@ -266,6 +267,10 @@ describe("what wymcp stdio --otel exports, and what it refuses to start with", {
         .map((line) => (JSON.parse(line) as { id: number }).id)
         .sort(),
       [1, 2],
+    );
+    assert.deepEqual(
+      receiver.posted.map((p) => p.path),
+      ["/stdio/traces"],
     );
     const spans = spansOf(receiver.posted);
     assert.deepEqual(
