@@ -5,12 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { context, defaultTextMapGetter, ROOT_CONTEXT } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import * as z from "zod";
 import { createLog } from "../src/cli/gate-log.js";
 import { gateFlags } from "../src/cli/gate-options.js";
@@ -22,6 +20,11 @@ import { recordingUpstream } from "./support/proxy.js";
 import {
   enableContext,
   eventually,
+  HTTP_NODE,
+  only,
+  rejects,
+  stable,
+  withClient,
   HEADER_SPAN_ID,
   HEADER_TRACE_ID,
   HEADER_TRACEPARENT,
@@ -30,12 +33,13 @@ import {
   TRACE_ID,
   TRACEPARENT,
   type Observed,
+  SERVER,
+  UNSET,
+  ERROR,
+  modernEchoCall,
 } from "./support/otel.js";
 
 const MODERN = "2026-07-28";
-const SERVER = 1; // SpanKind.SERVER
-const UNSET = 0;
-const ERROR = 2;
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const ECHO = join(import.meta.dirname, "support", "stdio-echo.mjs");
 
@@ -69,45 +73,6 @@ async function instrumentedUpstream(o: Observed) {
   });
   return { ...(await listening(server)), seen };
 }
-
-async function withClient<T>(url: URL, modern: boolean, use: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ name: "otel-cli-client", version: "0.0.0" }, modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {});
-  await client.connect(new StreamableHTTPClientTransport(url), { timeout: 5_000 });
-  try {
-    return await use(client);
-  } finally {
-    await client.close();
-  }
-}
-
-function only(spans: ReadableSpan[], name: string): ReadableSpan {
-  const found = spans.filter((s) => s.name === name);
-  assert.equal(found.length, 1, `one span named ${name}, got ${spans.map((s) => s.name).join(", ")}`);
-  return found[0]!;
-}
-
-/** The attributes worth comparing exactly: the client's port changes per connection. */
-function stable(span: ReadableSpan): Record<string, unknown> {
-  const { "client.port": port, ...rest } = span.attributes;
-  assert.equal(typeof port, "number");
-  return rest;
-}
-
-async function rejects(call: Promise<unknown>): Promise<number> {
-  try {
-    await call;
-  } catch (error) {
-    return (error as { code: number }).code;
-  }
-  assert.fail("the call should have been refused");
-}
-
-const PROXY_HTTP = {
-  "network.transport": "tcp",
-  "network.protocol.name": "http",
-  "network.protocol.version": "1.1",
-  "client.address": "127.0.0.1",
-};
 
 describe("wymcp proxy with telemetry (the real SDK), the official client v2 against the SDK's server behind it", {
   timeout: 60_000,
@@ -144,16 +109,7 @@ describe("wymcp proxy with telemetry (the real SDK), the official client v2 agai
     assert.equal(span.kind, SERVER);
     assert.deepEqual([span.spanContext().traceId, span.parentSpanContext?.spanId], [TRACE_ID, PARENT_SPAN_ID]);
     assert.equal(span.status.code, UNSET);
-    assert.deepEqual(stable(span), {
-      ...PROXY_HTTP,
-      "mcp.method.name": "tools/call",
-      "gen_ai.operation.name": "execute_tool",
-      "gen_ai.tool.name": "echo",
-      "mcp.protocol.version": MODERN,
-      "jsonrpc.request.id": String(span.attributes["jsonrpc.request.id"]),
-      "wymcp.verdict": "admitted",
-      "wymcp.era": "modern",
-    });
+    assert.deepEqual(stable(span), modernEchoCall(span));
     // The upstream received the proxy span's context, not the client's: its own work is a child of the proxy's span.
     const call = upstream.seen.find((h) => String(h.traceparent).includes(TRACE_ID));
     assert.equal(call?.traceparent, `00-${TRACE_ID}-${span.spanContext().spanId}-01`);
@@ -215,7 +171,7 @@ describe("wymcp proxy with telemetry (the real SDK), the official client v2 agai
     const span = only(o.serverSpans(), "tools/call echo");
     assert.deepEqual([span.spanContext().traceId, span.parentSpanContext?.spanId], [HEADER_TRACE_ID, HEADER_SPAN_ID]);
     assert.deepEqual(stable(span), {
-      ...PROXY_HTTP,
+      ...HTTP_NODE,
       "mcp.method.name": "tools/call",
       "gen_ai.operation.name": "execute_tool",
       "gen_ai.tool.name": "echo",

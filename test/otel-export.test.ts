@@ -12,14 +12,13 @@ import { CLI, cleanEnv } from "./support/cli.js";
 import { rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import { recordingUpstream, headerOf, startProxy, type Upstream } from "./support/proxy.js";
-import { TRACEPARENT, TRACE_ID, PARENT_SPAN_ID } from "./support/otel.js";
+import { TRACEPARENT, TRACE_ID, PARENT_SPAN_ID, OPERATION_BUCKETS } from "./support/otel.js";
 
 // The bin under test is dist/cli.js: it must be built from the current sources.
 before(assertFreshDist);
 
 const MODERN = "2026-07-28";
 const SPAN_KIND_SERVER = 2; // OTLP's enum
-const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
 /** One OTLP/JSON attribute list as a plain object (`{ key, value: { stringValue | intValue | ... } }`). */
 type OtlpAttributes = Array<{ key: string; value: Record<string, unknown> }>;

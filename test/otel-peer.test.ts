@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { before, test } from "node:test";
+import { staticGraph } from "./support/graph.js";
 import { repoRoot } from "./support/spec.js";
 
 const dist = join(repoRoot, "dist");
@@ -52,28 +53,6 @@ for (const entry of ["index.js", "node-http.js", "fetch.js", "outbound.js"]) {
     );
     for (const file of files) assert.doesNotMatch(readFileSync(file, "utf8"), /["']@opentelemetry\//, file);
   });
-}
-
-/** The modules a built file loads when imported (static imports only, through relative paths), and what they import lazily. */
-function staticGraph(entry: string): { files: Set<string>; bare: Set<string>; lazy: Set<string> } {
-  const files = new Set<string>();
-  const bare = new Set<string>();
-  const lazy = new Set<string>();
-  const visit = (file: string) => {
-    if (files.has(file)) return;
-    files.add(file);
-    const code = readFileSync(file, "utf8");
-    for (const [, specifier] of code.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s*"([^"]+)"|^\s*import\s*"([^"]+)"/gm)) {
-      if (!specifier) continue;
-      if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
-      else bare.add(specifier);
-    }
-    for (const [, specifier] of code.matchAll(/^\s*import\s*"([^"]+)"/gm))
-      if (specifier!.startsWith(".")) visit(resolve(dirname(file), specifier!));
-    for (const [, specifier] of code.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)) lazy.add(resolve(dirname(file), specifier!));
-  };
-  visit(entry);
-  return { files, bare, lazy };
 }
 
 /** An import of an OpenTelemetry package in built code: static, dynamic or `require`. */

@@ -32,3 +32,14 @@ function missingPackage(error: unknown): string | undefined {
   if ((error as NodeJS.ErrnoException | undefined)?.code !== "ERR_MODULE_NOT_FOUND") return undefined;
   return /Cannot find package '(@opentelemetry\/[^']+)'/.exec(String((error as Error).message))?.[1];
 }
+
+/** `--otel`'s SDK for a command; `undefined` once it has said on stderr why it cannot start (the command exits 2). */
+export async function commandTelemetry(face: Face, log: GateLog): Promise<CommandTelemetry | undefined> {
+  try {
+    return await startTelemetry(face, log);
+  } catch (error) {
+    if (!(error instanceof OtelSetupError)) throw error;
+    process.stderr.write(`wymcp ${face}: ${error.message}\n`);
+    return undefined;
+  }
+}

@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { createLog } from "../gate-log.js";
 import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate-options.js";
-import { type CommandTelemetry, OtelSetupError, startTelemetry } from "../otel/start.js";
+import { commandTelemetry } from "../otel/start.js";
 import { createProxy, listen, type ProxyOptions } from "./proxy.js";
 import { PROXY_USAGE } from "./usage.js";
 
@@ -80,16 +80,8 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   }
   const { options } = parsed;
   const log = createLog("proxy", options.log, (line) => void process.stderr.write(line));
-  let otel: CommandTelemetry | undefined;
-  if (options.otel) {
-    try {
-      otel = await startTelemetry("proxy", log);
-    } catch (error) {
-      if (!(error instanceof OtelSetupError)) throw error;
-      process.stderr.write(`wymcp proxy: ${error.message}\n`);
-      return 2;
-    }
-  }
+  const otel = options.otel ? await commandTelemetry("proxy", log) : undefined;
+  if (options.otel && !otel) return 2;
   const proxy = createProxy({ ...options, telemetry: otel?.telemetry }, log);
   let started;
   try {
