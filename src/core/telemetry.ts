@@ -94,6 +94,11 @@ export interface ExchangeTrace {
 /** The observer a face takes as its `telemetry` option; `mcpTelemetry()` from `wymcp/otel` is one. */
 export interface Telemetry {
   /**
+   * Whether anything of an exchange judged now would be recorded. `false` (no SDK installed) lets the face skip reading
+   * the body's facts and calling `judged` at all. Optional: without it, every judged body is shown to `judged`.
+   */
+  recording?(): boolean;
+  /**
    * Called once per judged body, before the answer is written or the server runs; it must not throw. `undefined` when
    * nothing of this exchange is recorded (no SDK installed): the face then skips watching the answer.
    */

@@ -109,6 +109,7 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
   };
   const contexts = propagator ?? propagation;
   return {
+    recording: () => meters().recording || !tracingOff(),
     judged(exchange) {
       const { duration, rejections, validation, recording } = meters();
       if (!recording && tracingOff()) return undefined;

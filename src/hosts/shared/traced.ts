@@ -36,6 +36,8 @@ export function traceOf(
   const result = verdict.ok ? verdict.result : undefined;
   let trace: ExchangeTrace | undefined;
   try {
+    // Nothing would be recorded (no SDK): the facts are not even read.
+    if (telemetry.recording?.() === false) return undefined;
     trace = telemetry.judged({
       verdict: refused ? "refused" : result?.outcome === "bypass" ? "bypassed" : "admitted",
       era,
