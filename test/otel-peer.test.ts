@@ -80,7 +80,7 @@ test("dist/cli.js loads @opentelemetry/* for --otel alone: nothing it loads impo
 
 test("@opentelemetry/sdk-node is an optional peer dependency for --otel, and a development dependency pinned exactly", () => {
   const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as Record<string, Record<string, unknown>>;
-  assert.equal(pkg.peerDependencies?.["@opentelemetry/sdk-node"], ">=0.200.0");
+  assert.equal(pkg.peerDependencies?.["@opentelemetry/sdk-node"], ">=0.209.0");
   assert.deepEqual(pkg.peerDependenciesMeta?.["@opentelemetry/sdk-node"], { optional: true });
   assert.match(String(pkg.devDependencies?.["@opentelemetry/sdk-node"]), /^\d+\.\d+\.\d+$/);
 });
