@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -203,6 +203,34 @@ describe("what wymcp proxy --otel exports, seen by a local OTLP/HTTP receiver", 
       rejections?.sum?.dataPoints.map((p) => [flat(p.attributes)["wymcp.reason"], Number(p.asInt ?? p.asDouble)]),
       [["invalid-message", 1]],
     );
+  });
+});
+
+describe("wymcp proxy --otel with a collector that never answers", { timeout: 60_000 }, () => {
+  test("SIGTERM: the drain, then at most 5 s for the export, then exit 0, though the exporter would wait 30 s", async () => {
+    // Accepts connections and reads, never answers.
+    const sockets: Socket[] = [];
+    const hole = net.createServer((socket) => void sockets.push(socket.on("data", () => undefined)));
+    await new Promise<void>((resolve) => hole.listen(0, "127.0.0.1", resolve));
+    const upstream = await recordingUpstream();
+    try {
+      const proxy = await startProxy(["--upstream", upstream.url.href, "--otel"], {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(hole.address() as AddressInfo).port}`,
+        OTEL_EXPORTER_OTLP_TIMEOUT: "30000",
+        OTEL_LOGS_EXPORTER: "none",
+      });
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } });
+      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN };
+      assert.equal((await rawPost(proxy.url.href, headers, body)).status, 200);
+      // stop() kills the process 15 s after SIGTERM (exit code null): an exit of 0 came before it.
+      assert.equal(await proxy.stop(), 0, proxy.stderr());
+      assert.match(proxy.stderr(), /opentelemetry warn: the last export did not finish within 5000 ms; what it held is lost/);
+      assert.match(proxy.stderr(), /stopped; every request in flight finished/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      hole.close();
+      await upstream.close();
+    }
   });
 });
 

@@ -70,7 +70,9 @@ export function startSdk(face: Face, log: GateLog): CommandTelemetry {
       );
       const outcome = await Promise.race([done, late]);
       clearTimeout(timer);
-      if (outcome === "late") diag.warn(`the last export did not finish within ${SHUTDOWN_TIMEOUT_MS} ms; what it held is lost`);
+      if (outcome !== "late") return "done";
+      diag.warn(`the last export did not finish within ${SHUTDOWN_TIMEOUT_MS} ms; what it held is lost`);
+      return "late";
     },
   };
 }

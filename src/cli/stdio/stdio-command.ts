@@ -42,7 +42,7 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
   const otel = parsed.options.otel ? await commandTelemetry("stdio", log) : undefined;
   if (parsed.options.otel && !otel) return 2;
   const code = await runStdioGate({ ...parsed.options, telemetry: otel?.telemetry }, { input: process.stdin, output: process.stdout }, log);
-  // The server has exited: the last spans and the metrics go out before wymcp does.
-  await otel?.shutdown();
+  // The server has exited: the last spans and the metrics go out before wymcp does, within the bound.
+  if ((await otel?.shutdown()) === "late") process.exit(code);
   return code;
 }
