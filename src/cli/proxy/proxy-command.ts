@@ -94,15 +94,17 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   const { server, address } = started;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}${options.upstream.pathname}`;
+  // Listened for before the line that says the proxy is ready: a signal sent as soon as it is read still drains.
+  const stopping = new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
   log.line(
     "listening",
     { url, upstream: options.upstream.href, passThrough: options.passThrough },
     `listening on ${url}, forwarding to ${options.upstream.href}${options.passThrough ? " (pass-through: nothing is judged)" : ""}`,
   );
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    process.once("SIGINT", () => resolve("SIGINT"));
-  });
+  const signal = await stopping;
   // A second signal while draining stops at once.
   const now = () => process.exit(1);
   process.once("SIGTERM", now);
