@@ -5,7 +5,8 @@
 import { deepStrictEqual } from "node:assert/strict";
 import { Ajv, type Options, type ValidateFunction } from "ajv";
 import { ajvOptions, engineDocument, eraDocumentId } from "../scripts/codegen/compile-validators.js";
-import { readEraConfigs, readFormats, selectEra } from "../scripts/codegen/generate.js";
+import { readEraConfigs, readFormats, selectEra, selectEraRevisions } from "../scripts/codegen/generate.js";
+import { revisionsCompileSelection } from "../scripts/codegen/select-revisions.js";
 import type { JsonSchema } from "../scripts/codegen/load-spec.js";
 import { reviveOptions, serializeOptions, type SerializedOptions } from "./ajv-options.mjs";
 
@@ -27,8 +28,11 @@ export function engine(schemasDir: string, specDir: string): Engine {
   const options = ajvOptions(readFormats(schemasDir));
   const eras = readEraConfigs(schemasDir).map((config) => {
     const selection = selectEra(config, specDir);
+    // An era judged revision by revision compiles every revision's definitions, shared where equal, as codegen does.
+    const revisions = selectEraRevisions(selection, specDir);
+    const compiled = revisions ? revisionsCompileSelection(selection, revisions) : selection;
     const id = eraDocumentId(config.era);
-    return { era: config.era, id, document: engineDocument(selection, id), entries: selection.entries };
+    return { era: config.era, id, document: engineDocument(compiled, id), entries: compiled.entries };
   });
   return { options, eras };
 }

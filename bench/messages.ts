@@ -40,6 +40,8 @@ function example(specDir: string, revision: string, path: string): Record<string
 
 export interface BenchMessages {
   toolsCall: BenchMessage;
+  /** The same call as a legacy client sends it (no _meta), under MCP-Protocol-Version 2025-11-25. */
+  legacyToolsCall: BenchMessage;
   bigToolsCall: BenchMessage;
   initialize: BenchMessage;
   notification: BenchMessage;
@@ -79,9 +81,19 @@ export function benchMessages(specDir: string): BenchMessages {
   const roots = example(specDir, "2026-07-28", "ListRootsResult/multiple-root-directories.json");
   const response = { jsonrpc: "2.0", id: 1, result: roots };
 
+  const { _meta: _modernEnvelope, ...legacyParams } = params;
+  const legacyCall = { ...call, params: legacyParams };
+
   const spec = (path: string) => `official example ${path}`;
   return {
     toolsCall: message("tools-call", "modern tools/call", "modern", call, spec(callPath)),
+    legacyToolsCall: message(
+      "legacy-tools-call",
+      "legacy tools/call, MCP-Protocol-Version 2025-11-25",
+      "legacy",
+      legacyCall,
+      `${spec(callPath)} without _meta, judged by 2025-11-25's CallToolRequest`,
+    ),
     bigToolsCall: message(
       "tools-call-50k",
       "modern tools/call, 50 KiB arguments",

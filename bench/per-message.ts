@@ -75,11 +75,14 @@ function parse(): Variant {
   return { key: "parse", label: "JSON.parse alone (floor)", expression: "JSON.parse(arg)", input: "text", deps: {}, expect: isObject };
 }
 
-/** The variants shared by every valid message: wymcp three ways, Ajv at boot, and Zod. */
+/**
+ * The variants shared by every valid message: wymcp three ways, Ajv at boot, and Zod. `protocolVersion` is the
+ * request's header, which picks the legacy revision judging a known method (none: 2025-03-26).
+ */
 function validVariants(
   s: Subjects,
   m: BenchMessage,
-  names: { framing: string; method?: string; outcome: "pass" | "bypass"; zodSchema?: string },
+  names: { framing: string; method?: string; outcome: "pass" | "bypass"; zodSchema?: string; protocolVersion?: string },
 ): Variant[] {
   const era = m.era;
   const gen = s.generated[era];
@@ -87,22 +90,23 @@ function validVariants(
   const both = names.method ? "framing(arg) && method(arg)" : "framing(arg)";
   const shown = names.method ? `${names.framing} + ${names.method}` : names.framing;
   const vmr = names.outcome === "bypass" ? "validateMcpRequest (bypass: not validated)" : "validateMcpRequest (parsed body)";
+  const options = { protocolVersion: names.protocolVersion };
   const variants: Variant[] = [
     parse(),
     {
       key: "vmr",
       label: vmr,
-      expression: `validate(arg, ${JSON.stringify(era)}).outcome`,
+      expression: `validate(arg, ${JSON.stringify(era)}, options).outcome`,
       input: "value",
-      deps: { validate: s.validateMcpRequest },
+      deps: { validate: s.validateMcpRequest, options },
       expect: is(names.outcome),
     },
     {
       key: "parse-vmr",
       label: "JSON.parse + validateMcpRequest",
-      expression: `validate(JSON.parse(arg), ${JSON.stringify(era)}).outcome`,
+      expression: `validate(JSON.parse(arg), ${JSON.stringify(era)}, options).outcome`,
       input: "text",
-      deps: { validate: s.validateMcpRequest },
+      deps: { validate: s.validateMcpRequest, options },
       expect: is(names.outcome),
     },
     {
@@ -202,15 +206,29 @@ export function messageCases(s: Subjects, m: BenchMessages): Case[] {
       zodRef: "zod-schema",
     },
     {
+      message: m.legacyToolsCall,
+      variants: validVariants(s, m.legacyToolsCall, { ...toolsCall, protocolVersion: "2025-11-25" }),
+      floor: "parse",
+      zodRef: "zod-schema",
+    },
+    {
+      // Its protocolVersion (2025-11-25) names the revision that judges it.
       message: m.initialize,
-      variants: validVariants(s, m.initialize, { framing: "JSONRPCRequest", outcome: "pass", zodSchema: "InitializeRequestSchema" }),
+      variants: validVariants(s, m.initialize, {
+        framing: "JSONRPCRequest",
+        method: "InitializeRequest",
+        outcome: "pass",
+        zodSchema: "InitializeRequestSchema",
+      }),
       floor: "parse",
       zodRef: "zod-framing",
     },
     {
+      // No header: judged by 2025-03-26, whose CancelledNotification is the one 2024-11-05 defined.
       message: m.notification,
       variants: validVariants(s, m.notification, {
         framing: "JSONRPCNotification",
+        method: "CancelledNotification_2024_11_05",
         outcome: "pass",
         zodSchema: "CancelledNotificationSchema",
       }),

@@ -73,6 +73,7 @@ export function targets(cases: CaseFigures[], errorPath: CaseFigures, startup: S
     formatRatio(spread(reject.opsPerSec.samples.map((x, i) => x / figure([errorPath], errorPath.key, key).opsPerSec.samples[i]!)).median);
   const d = derive(startup);
   const total = sizes.find((s) => s.file === "both eras")!;
+  const legacyCall = figure(cases, "legacy-tools-call", "vmr");
   return [
     judge({
       target: "validateMcpRequest, valid modern tools/call ≥ 10× JSON.parse of its bytes",
@@ -81,6 +82,14 @@ export function targets(cases: CaseFigures[], errorPath: CaseFigures, startup: S
       unit: "×",
       atLeast: true,
       context: `per-round ratio, median of ${vmr.vsParse.samples.length} [${formatRatio(vmr.vsParse.min)}–${formatRatio(vmr.vsParse.max)}]; validate only, the body already parsed`,
+    }),
+    judge({
+      target: "validateMcpRequest, valid legacy tools/call (2025-11-25) ≥ 10× JSON.parse of its bytes",
+      measured: legacyCall.vsParse.median,
+      limit: 10,
+      unit: "×",
+      atLeast: true,
+      context: `per-round ratio, median of ${legacyCall.vsParse.samples.length} [${formatRatio(legacyCall.vsParse.min)}–${formatRatio(legacyCall.vsParse.max)}]; framing + the revision's CallToolRequest`,
     }),
     judge({
       target: "validateMcpRequest, valid modern tools/call ≥ 4× SDK Zod",
@@ -140,9 +149,10 @@ export function targets(cases: CaseFigures[], errorPath: CaseFigures, startup: S
         `wall time ${formatMs(d.bootWallOverMs.median)} vs ${formatMs(d.runtimeWallOverMs.median)} ms over empty`,
     }),
     judge({
-      target: "generated validators, both eras ≤ 150 KB raw",
+      // 150 KB until the legacy era was judged revision by revision (four revisions' client methods).
+      target: "generated validators, both eras (every legacy revision) ≤ 400 KB raw",
       measured: total.raw,
-      limit: 150 * KB,
+      limit: 400 * KB,
       unit: "B",
       atLeast: false,
       context:

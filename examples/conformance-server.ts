@@ -5,7 +5,8 @@
  * server-to-client requests work; modern (2026-07-28) traffic goes to `createMcpHandler(..., { legacy: "reject" })`.
  * The two lanes form one `fetch`-shaped handler: gated, `gateNode(handler)`; ungated, the SDK's `toNodeHandler(handler)`.
  * `npm run start:conformance`; `PORT` (default 3000); `WYMCP_GATE=off` serves the same without the gate;
- * `WYMCP_OUTBOUND=report` (gated only) checks what it sends, violations to `WYMCP_OUTBOUND_FILE`.
+ * `WYMCP_OUTBOUND=report` (gated only) checks what it sends, violations to `WYMCP_OUTBOUND_FILE`;
+ * `WYMCP_LEGACY_CHECKS=params|report|framing` (gated only) sets the gate's `legacyChecks` (unset: its default).
  */
 import { randomUUID } from "node:crypto";
 import http from "node:http";
@@ -120,9 +121,12 @@ const conformance = {
   },
 };
 
+const legacyChecks = process.env.WYMCP_LEGACY_CHECKS as "params" | "report" | "framing" | undefined;
 const serve = gated
   ? gateNode(conformance, {
+      ...(legacyChecks && { legacyChecks }),
       onReject: ({ status, reason, era }) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "before parsing"})`),
+      onLegacyReport: ({ status, response }) => console.error(`wymcp reported: ${status} ${response.error.message}`),
       // WYMCP_OUTBOUND=report: every message either lane sends (POST answers and GET streams) is checked (examples/outbound-from-env.ts).
       ...(await outboundFromEnv()),
     })

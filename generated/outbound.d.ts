@@ -10,6 +10,14 @@ export interface ResultValidator {
   readonly discriminated: boolean;
 }
 
+/** One revision's server-to-client tables. */
+export interface RevisionOutbound {
+  readonly results: ReadonlyMap<string, ResultValidator>;
+  readonly notifications: ReadonlyMap<string, { readonly definition: string; readonly validate: Validator }>;
+  readonly requests: ReadonlyMap<string, { readonly definition: string; readonly validate: Validator }>;
+  readonly errors: ReadonlyMap<number, { readonly definition: string; readonly validate: Validator }>;
+}
+
 export interface Discriminator {
   readonly member: string;
   readonly value: string;

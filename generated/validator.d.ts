@@ -23,3 +23,14 @@ export interface MethodValidator {
   readonly definition: string;
   readonly validate: Validator;
 }
+
+/** A revision's definition of a method; `framed`: a value it accepts passes the era's framing too (codegen proves it). */
+export interface RevisionMethodValidator extends MethodValidator {
+  readonly framed: boolean;
+}
+
+/** One revision's client methods: requests and notifications, each by the revision's own definition. */
+export interface RevisionValidators {
+  readonly requests: ReadonlyMap<string, RevisionMethodValidator>;
+  readonly notifications: ReadonlyMap<string, RevisionMethodValidator>;
+}

@@ -7,6 +7,8 @@
  * gated server, in outbound report mode (WYMCP_OUTBOUND=report), reports any message it sent as a violation. A third
  * run puts `wymcp proxy` (outbound report mode) in front of the ungated server, as in front of a server in another
  * language, and fails when it loses a check the server alone passes or reports a violation.
+ * `--legacy-checks M` runs the gated server with that legacyChecks mode, `--era NAME` one era only; such a run prints its
+ * tables but writes nothing into docs/conformance.md, which holds the default run of both eras.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -41,6 +43,14 @@ const ERAS: EraRun[] = [
 ];
 
 type Mode = "gated" | "ungated" | "proxied";
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => {
+  const at = argv.indexOf(name);
+  return at >= 0 ? argv[at + 1] : undefined;
+};
+const LEGACY_CHECKS = flag("--legacy-checks");
+const ONLY_ERA = flag("--era");
 
 interface Check {
   id: string;
@@ -217,18 +227,36 @@ async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), "wymcp-conformance-"));
   const results = new Map<string, SuiteResult>();
   const reports = new Map<string, OutboundReport>();
+  const refusals = new Map<string, string[]>();
+  const eras = ERAS.filter((era) => ONLY_ERA === undefined || era.name === ONLY_ERA);
+  if (eras.length === 0) {
+    console.error(`conformance: --era must be one of ${ERAS.map((e) => e.name).join(", ")}`);
+    return 2;
+  }
   const proxyLogs = new Map<string, { code: number | null; lines: ProxyLine[] }>();
   try {
     for (const mode of ["gated", "ungated", "proxied"] as Mode[]) {
       // One server per run, so each era's outbound report is its own (the summary is written when the server exits).
-      for (const era of ERAS) {
+      for (const era of eras) {
         const file = join(work, `outbound-${era.name}.jsonl`);
         const env: Record<string, string> =
-          mode === "gated" ? { WYMCP_GATE: "on", WYMCP_OUTBOUND: "report", WYMCP_OUTBOUND_FILE: file } : { WYMCP_GATE: "off" };
+          mode === "gated"
+            ? {
+                WYMCP_GATE: "on",
+                WYMCP_OUTBOUND: "report",
+                WYMCP_OUTBOUND_FILE: file,
+                ...(LEGACY_CHECKS && { WYMCP_LEGACY_CHECKS: LEGACY_CHECKS }),
+              }
+            : { WYMCP_GATE: "off" };
         const server = await launchExample({ script: "examples/conformance-server.ts", env });
         // The proxy runs from the source, like the example: no build needed, and never a stale one.
         const proxy =
-          mode === "proxied" ? await launchProxy(server.url, { cli: "src", args: ["--outbound", "report", "--log", "json"] }) : undefined;
+          mode === "proxied"
+            ? await launchProxy(server.url, {
+                cli: "src",
+                args: ["--outbound", "report", "--log", "json", ...(LEGACY_CHECKS ? ["--legacy-checks", LEGACY_CHECKS] : [])],
+              })
+            : undefined;
         try {
           const outDir = join(work, `${mode}-${era.name}`);
           const result = await runSuite(proxy?.url ?? server.url, era, outDir, mode === "gated");
@@ -238,6 +266,15 @@ async function main(): Promise<number> {
         } finally {
           const code = await proxy?.stop();
           await server.stop();
+          // What the gate refused or reported, as the server logged it (the last 64 KiB of its stderr).
+          if (mode === "gated")
+            refusals.set(
+              era.name,
+              server
+                .stderr()
+                .split("\n")
+                .filter((l) => /^wymcp (rejected|reported): /.test(l)),
+            );
           if (proxy) proxyLogs.set(era.name, { code: code ?? null, lines: proxyLines(proxy.stderr()) });
         }
         if (mode === "gated") reports.set(era.name, readOutboundReport(file));
@@ -249,7 +286,7 @@ async function main(): Promise<number> {
 
   const problems: string[] = [];
   const sections = new Map<string, string>();
-  for (const era of ERAS) {
+  for (const era of eras) {
     const gated = results.get(`gated ${era.name}`)!;
     const verdict = compare(era, gated, results.get(`ungated ${era.name}`)!);
     console.log(`\n## ${era.name} (${era.args.join(" ")}): checks passed, gated vs ungated\n`);
@@ -260,6 +297,10 @@ async function main(): Promise<number> {
     );
     problems.push(...verdict.lost.map((check) => `lost to the gate: ${check}`));
     problems.push(...verdict.wireSchemaFailures.map((scenario) => `wire-schema-valid failed gated: ${scenario}`));
+    const refused = refusals.get(era.name) ?? [];
+    const refusalLine = `gated (legacyChecks ${LEGACY_CHECKS ?? "default"}): ${refused.length} requests refused or reported by the gate`;
+    console.log(`\n${refusalLine}`);
+    for (const line of new Set(refused)) console.log(`  ${line} ×${refused.filter((l) => l === line).length}`);
     const report = reports.get(era.name)!;
     console.log(`\n${outboundLine(report)}`);
     for (const v of report.violations) console.log(`  ${describeViolation(v)}`);
@@ -272,6 +313,7 @@ async function main(): Promise<number> {
         "",
         `- wire-schema-valid, gated: ${judged - verdict.wireSchemaFailures.length} of ${judged} scenarios that emit it passed; not emitted by: ${verdict.wireSchemaAbsent.join(", ") || "none"}.`,
         `- ${outboundLine(report)}.`,
+        `- ${refusalLine}${refused.length > 0 ? `: ${[...new Set(refused)].map((l) => `\`${l}\``).join(", ")}` : ""}.`,
       ].join("\n"),
     );
     if (!report.summary)
@@ -288,10 +330,10 @@ async function main(): Promise<number> {
     const proxied = compare(era, results.get(`proxied ${era.name}`)!, results.get(`ungated ${era.name}`)!, "proxied");
     const log = proxyLogs.get(era.name)!;
     const violations = log.lines.filter((line) => line.event === "outbound-violation");
-    const refusals = log.lines.filter((line) => line.event === "refused");
+    const proxyRefusals = log.lines.filter((line) => line.event === "refused");
     console.log(`\n## ${era.name}: checks passed through wymcp proxy (in front of the ungated server) vs the server alone\n`);
     console.log(proxied.table);
-    const proxyLine = `wymcp proxy (outbound report mode): ${refusals.length} POSTs refused, ${violations.length} outbound violations, exit code ${log.code}`;
+    const proxyLine = `wymcp proxy (outbound report mode): ${proxyRefusals.length} POSTs refused, ${violations.length} outbound violations, exit code ${log.code}`;
     console.log(`\n${proxyLine}`);
     problems.push(...proxied.lost.map((check) => `lost to the proxy: ${check}`));
     problems.push(...violations.map((v) => `outbound violation through the proxy, ${era.name}: ${JSON.stringify(v)}`));
@@ -325,6 +367,10 @@ async function main(): Promise<number> {
   const checked = [...reports.values()].reduce((sum, r) => sum + (r.summary?.checked ?? 0), 0);
   const verdictLine = `no check lost to the gate or to wymcp proxy; every gated failure is in the baseline; 0 outbound violations in ${checked} messages checked (${seconds} s)`;
   console.log(`\nconformance: ${verdictLine}`);
+  if (LEGACY_CHECKS !== undefined || ONLY_ERA !== undefined) {
+    console.log("conformance: a run with --legacy-checks or --era writes nothing into docs/conformance.md");
+    return 0;
+  }
   // Only a passing run is written into docs/conformance.md: the document states what holds.
   const suite = JSON.parse(
     readFileSync(join(SUITE_DIR, "node_modules", "@modelcontextprotocol", "conformance", "package.json"), "utf8"),

@@ -5,6 +5,9 @@
 export { validateMcpRequest, MAX_ANSWER_BYTES } from "./core/validate.js";
 export type { ValidationResult, BypassReason, JudgedKind, ValidateOptions } from "./core/validate.js";
 export { classifyEra } from "./core/era.js";
+export { legacyRevisionOf } from "./core/legacy-revision.js";
+export type { LegacyRevision, LegacyRevisionSignal } from "./core/legacy-revision.js";
+export type { LegacyChecks } from "./core/legacy-checks.js";
 export type { Era, EraClassification, EraSignal, HeadersLike, HeadersReader } from "./core/era.js";
 export { classifyMessage } from "./core/classify-message.js";
 export type { MessageKind } from "./core/classify-message.js";

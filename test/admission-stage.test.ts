@@ -93,12 +93,22 @@ describe("each step of the stage", () => {
       modern.ok ? [] : [modern.status, modern.reason, modern.era, modern.kind, modern.definition, modern.response.error.code],
       [400, "invalid-message", "modern", "request", "CallToolRequest", -32602],
     );
-    assert.deepEqual(judgeBody(call, { era: () => undefined }, resolveLimits({})), {
+    // The legacy lane in framing mode passes it on its framing; in params mode (the default) its name fails 2025-03-26.
+    const framingOnly = { ...resolveLimits({}), validate: { legacyChecks: "framing" as const } };
+    assert.deepEqual(judgeBody(call, { era: () => undefined }, framingOnly), {
       ok: true,
       body: call,
       era: "legacy",
       result: { outcome: "pass", kind: "request", definition: "JSONRPCRequest" },
     });
+    const params = judgeBody(call, { era: () => undefined }, resolveLimits({}));
+    assert.deepEqual(params.ok ? [] : [params.status, params.era, params.definition, params.revision, params.response.error.code], [
+      200,
+      "legacy",
+      "CallToolRequest",
+      "2025-03-26",
+      -32602,
+    ]);
     assert.equal(judgeBody(call, { era: (body) => (body === call ? "modern" : "legacy") }, resolveLimits({})).era, "modern");
   });
 
@@ -128,7 +138,7 @@ describe("admit: the whole stage", () => {
       ok: true,
       body: JSON.parse(toolsList),
       era: "legacy",
-      result: { outcome: "pass", kind: "request", definition: "JSONRPCRequest" },
+      result: { outcome: "pass", kind: "request", definition: "ListToolsRequest", revision: "2025-03-26" },
     });
   });
 

@@ -128,7 +128,7 @@ for (const [name, make] of hosts) {
       const seen = await host.post(halves(toolsList));
       assert.equal(seen.status, 200);
       assert.deepEqual(seen.body, JSON.parse(toolsList), "the body parsed here is handed on");
-      assert.deepEqual(seen.handedOn?.result, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" });
+      assert.deepEqual(seen.handedOn?.result, { outcome: "pass", kind: "request", definition: "ListToolsRequest", revision: "2025-03-26" });
     });
 
     test("a streamed body one byte over the limit is answered 413 body-too-large, though it is valid JSON", async () => {
@@ -404,7 +404,8 @@ describe("wymcpNode after a body parser (req.body already set)", { timeout: 20_0
         assert.deepEqual(((await res.json()) as { handedOn: WymcpInfo }).handedOn.result, {
           outcome: "pass",
           kind: "request",
-          definition: "JSONRPCRequest",
+          definition: "ListToolsRequest",
+          revision: "2025-03-26",
         });
         assert.equal((await post(url, { "Content-Type": "text/plain" })).status, 415);
       },

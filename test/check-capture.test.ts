@@ -22,6 +22,8 @@ type JsonVerdict = {
   kind: string | null;
   definition: string | null;
   method?: string;
+  /** The legacy revision that judged it. */
+  revision?: string;
   answers?: { line: number; part?: string };
 };
 
@@ -88,8 +90,14 @@ describe("wymcp check on recorded captures (npm run record:captures: the SDK's c
       const initializes = all.filter((v) => v.method === "initialize" && v.answers);
       assert.equal(initializes.length, 2);
       assert.notEqual(initializes[0]!.answers!.line, initializes[1]!.answers!.line);
-      // What each request was judged against: a legacy one on its framing, a modern one by its method.
-      assert.ok(all.some((v) => v.era === "legacy" && v.kind === "request" && v.definition === "JSONRPCRequest"));
+      // What each request was judged against: a legacy one by its revision's definition of its method, a modern one by
+      // its method; a legacy response by the revision its request was judged by.
+      assert.ok(
+        all.some((v) => v.era === "legacy" && v.kind === "request" && v.definition === "ListToolsRequest" && v.revision !== undefined),
+      );
+      for (const v of all.filter((v) => v.era === "legacy" && v.answers)) {
+        assert.equal(v.revision, byKey.get(key(v.answers!))!.revision, `${file} ${key(v)} takes its request's revision`);
+      }
       assert.ok(all.some((v) => v.method === "server/discover" && v.definition === "DiscoverResult"));
     });
   }
@@ -114,7 +122,11 @@ describe("wymcp check on recorded captures (npm run record:captures: the SDK's c
     assert.match(run.stdout, /\nserver\/discover result +1 +0 +0\n/);
     assert.match(run.stdout, /\n\(not JSON\) +0 +1 +0\n/);
     assert.match(run.stdout, /, answering line 3\n/);
-    assert.match(run.stdout, /initialize request \(JSONRPCRequest; framing only in the legacy era\)\n/);
+    // A legacy initialize is judged by the revision it asks for, and its result by the same one.
+    assert.match(run.stdout, /initialize request \(InitializeRequest, revision 2025-11-25\)\n/);
+    assert.match(run.stdout, /out: initialize result \(InitializeResult, revision 2025-11-25\), answering line 13\n/);
+    // With --legacy-checks framing, the legacy lane's seed rule: the framing alone.
+    assert.match(wymcp(["--legacy-checks", "framing", "session.jsonl"]).stdout, /initialize request \(JSONRPCRequest; framing only\)\n/);
   });
 });
 

@@ -209,7 +209,7 @@ describe("wymcp check on a JSONL capture", () => {
     // The client's empty result is a response: auto judges it outbound, on framing alone without --method.
     assert.match(
       lineFor(run.stdout, "mixed.jsonl:8"),
-      /pass +legacy \(no signal\) +out: result \(JSONRPCResultResponse; framing only: give --method/,
+      /pass +legacy \(no signal\) +out: result \(JSONRPCResultResponse, revision 2025-03-26; framing only: give --method/,
     );
     assert.match(run.stdout, /^11 messages: 5 pass, 5 rejected, 1 bypassed$/m);
   });
@@ -409,7 +409,10 @@ describe("wymcp check, outbound (validateMcpResponse)", () => {
 
   test("--direction auto on a captured exchange: responses and server-only methods out, the rest in, as pinned", () => {
     const run = runExample("cli/exchange.txt");
-    assert.match(lineFor(run.stdout, "exchange.jsonl:6"), /reject +legacy \(header\) +out: tools\/call result \(CallToolResult\)$/);
+    assert.match(
+      lineFor(run.stdout, "exchange.jsonl:6"),
+      /reject +legacy \(header\) +out: tools\/call result \(CallToolResult, revision 2025-11-25\)$/,
+    );
     assert.match(lineFor(run.stdout, "exchange.jsonl:10"), /reject +- +not JSON +-32700$/);
     assert.ok(locationsFor(run.stdout, "exchange.jsonl:6").includes("/result/content/0/type  is required"));
     assert.deepEqual(locationsFor(run.stdout, "exchange.jsonl:8"), ["/params/uri  is required"]);
@@ -468,7 +471,7 @@ describe("wymcp check, outbound (validateMcpResponse)", () => {
     assert.equal(good.status, 0, good.stdout);
     assert.match(
       lineFor(good.stdout, "<stdin>:1"),
-      /pass +legacy \(no signal\) +out: sampling\/createMessage result \(CreateMessageResult\)$/,
+      /pass +legacy \(no signal\) +out: sampling\/createMessage result \(CreateMessageResult, revision 2025-03-26\)$/,
     );
     const { model: _, ...withoutModel } = answer.result;
     const bad = wymcp(["--method", "sampling/createMessage", "-"], { input: `${JSON.stringify({ ...answer, result: withoutModel })}\n` });

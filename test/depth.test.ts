@@ -104,7 +104,8 @@ describe("validateMcpRequest never throws on deep values, wherever they sit", ()
     "a legacy response result": (d) => ({ jsonrpc: "2.0", id: 1, result: { d } }),
     "a notification's params": (d) => ({ jsonrpc: "2.0", method: "notifications/x", params: { d } }),
   };
-  // The verdict per place, container kind and era: "outcome kind", and for a rejection "code first-location".
+  // The verdict per place, container kind and lane: "outcome kind", and for a rejection "code first-location".
+  // The legacy lane in framing mode, then the modern lane; the legacy params mode is LEGACY_PARAMS below.
   const want: Record<string, Record<"array" | "object", [legacy: string, modern: string]>> = {
     "the whole body": {
       // Both lanes locate the batch's first item; the modern lane refuses the batch itself as well.
@@ -143,18 +144,28 @@ describe("validateMcpRequest never throws on deep values, wherever they sit", ()
       object: ["pass notification", "bypass notification"],
     },
   };
+  // Legacy params mode, judged by 2025-03-26 (no header): its definitions hold no recursive JSONValue, so only
+  // what a method's definition names is descended into; a tools/call whose params are the deep value lacks a name.
+  const LEGACY_PARAMS: Record<string, Record<"array" | "object", string>> = {
+    ...Object.fromEntries(Object.entries(want).map(([place, byKind]) => [place, { array: byKind.array[0], object: byKind.object[0] }])),
+    params: { array: "reject request -32600 /params", object: "reject request -32602 /params/name" },
+    "a notification's params": { array: "pass notification", object: "pass notification" },
+  };
+  const seenOf = (result: ReturnType<typeof validateMcpRequest>) =>
+    result.outcome === "reject"
+      ? `reject ${result.kind} ${result.response.error.code} ${result.response.error.data?.errors[0]?.instancePath}`
+      : `${result.outcome} ${result.kind}`;
   for (const [place, build] of Object.entries(places)) {
     test(place, () => {
       for (const kind of ["array", "object"] as const) {
         for (const [i, era] of (["legacy", "modern"] as const).entries()) {
-          const result = validateMcpRequest(build(deep(kind)), era);
-          const seen =
-            result.outcome === "reject"
-              ? `reject ${result.kind} ${result.response.error.code} ${result.response.error.data?.errors[0]?.instancePath}`
-              : `${result.outcome} ${result.kind}`;
-          assert.equal(seen, want[place]![kind][i], `${kind}, ${era}`);
+          const result = validateMcpRequest(build(deep(kind)), era, { legacyChecks: "framing" });
+          assert.equal(seenOf(result), want[place]![kind][i], `${kind}, ${era}`);
           if (result.outcome === "reject") assert.ok(JSON.stringify(result.response).length <= 8192);
         }
+        const params = validateMcpRequest(build(deep(kind)), "legacy");
+        assert.equal(seenOf(params), LEGACY_PARAMS[place]![kind], `${kind}, legacy params`);
+        if (params.outcome === "reject") assert.ok(JSON.stringify(params.response).length <= 8192);
       }
     });
   }

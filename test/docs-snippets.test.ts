@@ -91,3 +91,16 @@ test("the answer shown in docs/validation.md is the one validateMcpRequest gives
   assert.equal(result.outcome, "reject");
   assert.deepEqual(result.outcome === "reject" && result.response, shown);
 });
+
+test("the legacy answer shown in docs/validation.md is the one validateMcpRequest gives the legacy call it describes", () => {
+  const doc = readFileSync(join(repoRoot, "docs", "validation.md"), "utf8");
+  const blocks = [...doc.matchAll(/^```json\n([\s\S]*?)^```$/gm)].map((m) => JSON.parse(m[1]!) as { error: { message: string } });
+  const shown = blocks.find((b) => b.error.message.includes("revision 2025-06-18"));
+  assert.ok(shown, "no legacy answer in docs/validation.md");
+  // A legacy tools/call with id 8 and a numeric name, under MCP-Protocol-Version: 2025-06-18.
+  const result = validateMcpRequest({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: 5, arguments: {} } }, "legacy", {
+    protocolVersion: "2025-06-18",
+  });
+  assert.equal(result.outcome, "reject");
+  assert.deepEqual(result.outcome === "reject" && result.response, shown);
+});

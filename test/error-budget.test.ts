@@ -27,11 +27,15 @@ describe("the generated code collects errors within a bound", () => {
       assert.doesNotMatch(code, /\.concat\(/);
       assert.doesNotMatch(code, /vErrors\.push\(|vErrors = \[/);
       assert.ok(code.includes(`if (list.push(error) >= ${ERROR_BUDGET}) throw new ErrorBudgetReached(list);`));
-      // Every site that adds an error goes through pushError (one error) or collectErrors (a callee's errors).
-      const sites = code.match(/\n(?:pushError|collectErrors)\(vErrors \?\?= \[\], /g) ?? [];
-      const errorObjects = code.match(/\nconst err\d+ = \{/g) ?? [];
+      // Every site that adds an error goes through pushError (one error, directly or through pushNew, which
+      // shorten-errors.ts writes for wymcp's own modules) or collectErrors (a callee's errors).
+      const sites = code.match(/\n(?:pushError|pushNew|collectErrors)\(vErrors \?\?= \[\], /g) ?? [];
+      const errorObjects = code.match(/\nconst err\d+ = \{|\npushNew\(/g) ?? [];
       const calls = code.match(/\.errors\);\nerrors = vErrors\.length;/g) ?? [];
       assert.equal(sites.length, errorObjects.length + calls.length);
+      assert.ok(errorObjects.length > 0, "no error site found: the patterns above no longer match the generated code");
+      if (code.includes("\npushNew("))
+        assert.ok(code.includes("function pushNew(list, instancePath, keyword, params) { pushError(list, {"));
     });
     test(`${file}: every exported validator is the one that stops at the budget`, () => {
       const exported = code.match(/^export const \w+ = (?:validate|withinBudget)\S*/gm) ?? [];

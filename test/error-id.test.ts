@@ -135,6 +135,7 @@ describe("the outbound check on id null: an erratum for error responses only", (
       outcome: "pass",
       kind: "error",
       definition: "HeaderMismatchError",
+      revision: "2026-07-28",
     });
   });
 

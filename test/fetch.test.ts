@@ -33,7 +33,7 @@ describe("wymcpFetch on plain Request/Response", () => {
     assert.deepEqual(await req.json(), toolsList);
     assert.deepEqual(wymcpOf(req), {
       era: "legacy",
-      result: { outcome: "pass", kind: "request", definition: "JSONRPCRequest" },
+      result: { outcome: "pass", kind: "request", definition: "ListToolsRequest", revision: "2025-03-26" },
       body: toolsList,
     });
   });

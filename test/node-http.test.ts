@@ -98,7 +98,10 @@ describe("wymcpNode over a raw node:http request stream", { timeout: 20_000 }, (
     assert.equal(res.status, 200);
     const seen = await seenOf(res);
     assert.deepEqual(seen.body, JSON.parse(toolsList));
-    assert.deepEqual(seen.wymcp, { era: "legacy", result: { outcome: "pass", kind: "request", definition: "JSONRPCRequest" } });
+    assert.deepEqual(seen.wymcp, {
+      era: "legacy",
+      result: { outcome: "pass", kind: "request", definition: "ListToolsRequest", revision: "2025-03-26" },
+    });
   });
 
   test("the era option decides the lane: a modern body is judged against its method's definition", async () => {

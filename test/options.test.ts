@@ -142,7 +142,7 @@ describe("every face refuses a bad option when it is built", () => {
     assert.throws(() => wymcpFetch({ maxBodySize: 1 } as never), {
       name: "WymcpOptionError",
       message:
-        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, outbound, outboundCheck, onOutboundViolation, telemetry',
+        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, legacyChecks, onLegacyReport, outbound, outboundCheck, onOutboundViolation, telemetry',
     });
     assert.throws(() => wymcpFetch({ discardTimeoutMs: 1 } as never), { message: /unknown option "discardTimeoutMs"/ });
     assert.throws(() => gateNode(handler, { authInfo: () => undefined } as never), { message: /unknown option "authInfo"/ });
@@ -154,7 +154,9 @@ describe("every face refuses a bad option when it is built", () => {
   test("era takes either lane by name", async () => {
     const call = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { _meta: MODERN_META, name: 5 } });
     const post = () => new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: call });
-    assert.equal(await wymcpFetch({ era: "legacy" })(post()), undefined, "framing only");
+    assert.equal(await wymcpFetch({ era: "legacy", legacyChecks: "framing" })(post()), undefined, "framing only");
+    // The legacy lane's params checks (the default) judge it by 2025-03-26: a numeric name, answered 200/-32602.
+    assert.equal((await wymcpFetch({ era: "legacy" })(post()))?.status, 200);
     assert.equal((await wymcpFetch({ era: "modern" })(post()))?.status, 400);
   });
 
@@ -209,9 +211,14 @@ describe("every face defaults to the SDK's routing", () => {
     }
   });
 
-  test("a request with no signal is still legacy: framing only, so the same call without _meta or header passes", async () => {
+  test("a request with no signal is still legacy: with framing checks the same call without _meta or header passes", async () => {
     const legacy = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: 5 } });
-    const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: legacy });
-    assert.equal(await wymcpFetch()(request), undefined);
+    const request = () =>
+      new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: legacy });
+    assert.equal(await wymcpFetch({ legacyChecks: "framing" })(request()), undefined);
+    // With the params checks (the default), judged legacy by 2025-03-26's CallToolRequest, not as the modern call it lacks.
+    const answer = await wymcpFetch()(request());
+    assert.equal(answer?.status, 200);
+    assert.match(((await answer!.json()) as { error: { message: string } }).error.message, /CallToolRequest, revision 2025-03-26/);
   });
 });

@@ -166,16 +166,30 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", { 
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   let legacyOnly: Awaited<ReturnType<typeof listening>>;
+  let reporting: Awaited<ReturnType<typeof listening>>;
+  const reports: unknown[] = [];
   before(async () => {
     const handler = handlerFor(o);
     server = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry })));
     legacyOnly = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry, era: "legacy" })));
+    const onLegacyReport = (info: unknown) => void reports.push(info);
+    reporting = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry, legacyChecks: "report", onLegacyReport })));
   });
   after(async () => {
     await server.close();
     await legacyOnly.close();
+    await reporting.close();
   });
-  beforeEach(() => o.reset());
+  beforeEach(() => {
+    o.reset();
+    reports.length = 0;
+  });
+  const badLegacyCall = JSON.stringify({ jsonrpc: "2.0", id: "p1", method: "tools/call", params: { name: 5, arguments: {} } });
+  const legacyHeaders = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-06-18",
+  };
 
   test("initialize, the notifications/initialized notification and a passing tools/call, each a span; the tool's span nests", async () => {
     await withClient(new URL(server.url), false, (client) =>
@@ -215,6 +229,45 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", { 
         span.attributes["error.type"],
       ],
       ["-32600", "legacy", "r1", undefined],
+    );
+  });
+
+  test("a legacy params failure answered 200/-32602 by the gate (legacyChecks params, the default) is a refused span: the code, the verdict, the era, the reason", async () => {
+    const answer = await rawPost(server.url, legacyHeaders, badLegacyCall);
+    assert.equal(answer.status, 200);
+    assert.equal((JSON.parse(answer.text) as { error: { code: number } }).error.code, -32602);
+    const span = only(o.serverSpans(), "tools/call");
+    assert.equal(span.status.code, UNSET, "a caller's error is no error of the server's");
+    assert.deepEqual(stable(span), {
+      ...HTTP_NODE,
+      "mcp.method.name": "tools/call",
+      "gen_ai.operation.name": "execute_tool",
+      "mcp.protocol.version": "2025-06-18",
+      "jsonrpc.request.id": "p1",
+      "rpc.response.status_code": "-32602",
+      "wymcp.verdict": "refused",
+      "wymcp.era": "legacy",
+      "wymcp.reason": "invalid-message",
+    });
+  });
+
+  test("legacyChecks report: the same call goes on to the server; its span says reported, the reason, and the server's own answer", async () => {
+    const answer = await rawPost(reporting.url, legacyHeaders, badLegacyCall);
+    assert.equal(reports.length, 1, "onLegacyReport was called once");
+    // The SDK answers the call itself (a JSON body or an event stream): its code is the one recorded.
+    const code = /"code":(-?\d+)/.exec(answer.text)?.[1];
+    assert.ok(code !== undefined, `the server answered with an error: ${answer.text}`);
+    await eventually(() => o.serverSpans().some((s) => s.name === "tools/call"), "the tools/call span");
+    const span = only(o.serverSpans(), "tools/call");
+    assert.deepEqual(
+      [
+        span.attributes["wymcp.verdict"],
+        span.attributes["wymcp.reason"],
+        span.attributes["wymcp.era"],
+        span.attributes["rpc.response.status_code"],
+        span.attributes["mcp.protocol.version"],
+      ],
+      ["reported", "invalid-message", "legacy", code, "2025-06-18"],
     );
   });
 

@@ -97,11 +97,21 @@ describe("pathological inputs get a bounded answer and the process keeps serving
     };
     for (const era of ["legacy", "modern"] as const) {
       assert.deepEqual(
-        bodies.map((body) => validateMcpRequest(body, era)).map((r) => `${r.outcome} ${r.kind}`),
+        bodies.map((body) => validateMcpRequest(body, era, { legacyChecks: "framing" })).map((r) => `${r.outcome} ${r.kind}`),
         want[era],
         era,
       );
     }
+    // With the legacy params checks, prompts/get's arguments must be strings (2025-03-26): "__proto__": 1 is located like any key.
+    assert.deepEqual(
+      bodies.map((body) => validateMcpRequest(body, "legacy")).map((r) => `${r.outcome} ${r.kind}`),
+      ["pass request", "pass request", "pass request", "bypass response", "reject request"],
+    );
+    const legacyProto = validateMcpRequest(bodies[4], "legacy");
+    assert.ok(
+      legacyProto.outcome === "reject" &&
+        legacyProto.response.error.data!.errors.some((e) => e.instancePath === "/params/arguments/__proto__"),
+    );
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     assert.equal(Object.hasOwn(Object.prototype, "polluted"), false);
     assert.equal(validateMcpRequest(bodies[1], "modern").outcome, "pass", "a __proto__ method is an unknown method");

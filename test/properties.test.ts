@@ -2,15 +2,20 @@ import assert from "node:assert/strict";
 import "./support/built.js";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type ValidationResult } from "wymcp";
+import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type LegacyChecks, type ValidationResult } from "wymcp";
 import { CLIENT_RESPONSE, LEGACY_INITIALIZE, MODERN_META, modernToolsCall, NOTIFICATION } from "./support/messages.js";
-import { EXAMPLES_REVISION, specDefinitions } from "./support/spec.js";
+import { EXAMPLES_REVISION, readSpecSchema, specDefinitions, type JsonObject } from "./support/spec.js";
 
 // Every string value the generators put in a body carries this character; none may reach an answer.
 const MARK = "\u2063";
 const RUNS = 1500;
 const SEED = 20261202;
-const ERAS: Era[] = ["legacy", "modern"];
+// The legacy lane in two of its modes: params (the default) and framing (the seed's rule).
+const LANES: Array<{ era: Era; checks?: LegacyChecks; name: string }> = [
+  { era: "legacy", name: "legacy" },
+  { era: "legacy", checks: "framing", name: "legacy (framing)" },
+  { era: "modern", name: "modern" },
+];
 const seen: Record<string, number> = {};
 
 const markedString = fc.string({ maxLength: 40 }).map((s) => `${MARK}${s}`);
@@ -102,6 +107,32 @@ const MODERN_METHODS = (() => {
   );
 })();
 
+/** Per legacy revision: method → definition of its client requests and of its client notifications, from its unions. */
+const LEGACY_METHODS = new Map(
+  ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"].map((revision) => {
+    const schema = readSpecSchema(revision);
+    const defs = (schema.$defs ?? schema.definitions) as Record<string, JsonObject>;
+    const table = (union: string) =>
+      new Map(
+        ((defs[union]!.anyOf ?? defs[union]!.oneOf) as Array<{ $ref: string }>).map(({ $ref }) => {
+          const name = $ref.split("/").pop()!;
+          return [(defs[name]!.properties as { method: { const: string } }).method.const, name] as const;
+        }),
+      );
+    return [revision, { request: table("ClientRequest"), notification: table("ClientNotification") }] as const;
+  }),
+);
+
+/**
+ * The legacy revision that judges a body with no header, restated from the spec: an initialize asks for its own (the
+ * newest when it names none), anything else gets 2025-03-26.
+ */
+function legacyRevision(body: object): string {
+  if ((body as { method?: unknown }).method !== "initialize" || !own(body, "id")) return "2025-03-26";
+  const asked = ((body as { params?: unknown }).params as { protocolVersion?: unknown } | null | undefined)?.protocolVersion;
+  return typeof asked === "string" && LEGACY_METHODS.has(asked) ? asked : "2025-11-25";
+}
+
 const own = (body: object, key: string) => Object.hasOwn(body, key);
 
 /**
@@ -123,25 +154,33 @@ function expected(body: unknown, era: Era): { kind: string; outcome?: string; re
 }
 
 /** The verdict is the one DESIGN §3.3 gives, and a rejection is a bounded answer that reflects nothing of the body. */
-function assertVerdict(body: unknown, era: Era, result: ValidationResult): void {
+function assertVerdict(body: unknown, era: Era, result: ValidationResult, checks: LegacyChecks = "params"): void {
   const want = expected(body, era);
   assert.equal(result.kind, want.kind, JSON.stringify(result));
   if (want.outcome) assert.equal(result.outcome, want.outcome, JSON.stringify(result));
   if (result.outcome === "bypass") assert.equal(result.reason, want.reason ?? "legacy-response");
-  const method = result.kind === "request" ? (body as { method?: unknown }).method : undefined;
-  const known = era === "modern" && result.kind === "request" && typeof method === "string" ? MODERN_METHODS.get(method) : undefined;
+  const method = result.kind === "request" || result.kind === "notification" ? (body as { method?: unknown }).method : undefined;
+  let known: string | undefined;
+  if (era === "modern" && result.kind === "request" && typeof method === "string") known = MODERN_METHODS.get(method);
+  // The legacy lane's params checks: a request's or a notification's method of the judging revision, by kind.
+  const revision = era === "legacy" && checks !== "framing" && typeof method === "string" ? legacyRevision(body as object) : undefined;
+  if (revision && (result.kind === "request" || result.kind === "notification"))
+    known = LEGACY_METHODS.get(revision)![result.kind].get(method as string);
   if (result.outcome === "pass") {
-    const definition = { batch: "JSONRPCBatchRequest", notification: "JSONRPCNotification", request: known ?? "JSONRPCRequest" }[
-      result.kind
-    ];
+    const definition = {
+      batch: "JSONRPCBatchRequest",
+      notification: (era === "legacy" && known) || "JSONRPCNotification",
+      request: known ?? "JSONRPCRequest",
+    }[result.kind];
     assert.equal(result.definition, definition);
+    assert.equal(result.revision, known && revision);
   }
   if (result.outcome === "reject") {
-    // -32602 only for a request of a known method; a failed framing or any other kind is -32600.
-    assert.ok(
-      result.response.error.code === -32600 || (known && result.response.error.code === -32602),
-      JSON.stringify(result.response.error),
-    );
+    // -32602 only for a request (or a legacy notification) of a known method; a failed framing or any other kind is -32600.
+    const code = result.response.error.code;
+    assert.ok(code === -32600 || (known && code === -32602), JSON.stringify(result.response.error));
+    // A legacy request's params failure is answered 200; everything else 400.
+    assert.equal(result.status, code === -32602 && era === "legacy" && result.kind === "request" ? 200 : 400);
     assert.ok((result.response.error.data?.errors.length ?? 0) > 0, "a rejection locates something");
   }
   assertWellFormedOutcome(result);
@@ -159,18 +198,13 @@ function assertWellFormedOutcome(result: ValidationResult): void {
 }
 
 describe("validateMcpRequest properties", () => {
-  for (const era of ERAS) {
-    test(`${era}: any JSON value gets the verdict of its kind's rule, a bounded answer and no reflection`, () => {
-      fc.assert(
-        fc.property(markedJson, (body) => assertVerdict(body, era, validateMcpRequest(body, era))),
-        { numRuns: RUNS, seed: SEED },
-      );
+  for (const { era, checks, name } of LANES) {
+    const judge = (body: unknown) => assertVerdict(body, era, validateMcpRequest(body, era, checks && { legacyChecks: checks }), checks);
+    test(`${name}: any JSON value gets the verdict of its kind's rule, a bounded answer and no reflection`, () => {
+      fc.assert(fc.property(markedJson, judge), { numRuns: RUNS, seed: SEED });
     });
-    test(`${era}: mutated valid messages get the verdict of their kind's rule, a bounded answer and no reflection`, () => {
-      fc.assert(
-        fc.property(mutatedMessage, (body) => assertVerdict(body, era, validateMcpRequest(body, era))),
-        { numRuns: RUNS, seed: SEED },
-      );
+    test(`${name}: mutated valid messages get the verdict of their kind's rule, a bounded answer and no reflection`, () => {
+      fc.assert(fc.property(mutatedMessage, judge), { numRuns: RUNS, seed: SEED });
     });
   }
   test("modern: many long client-chosen keys still give an answer within the bound", () => {

@@ -22,6 +22,8 @@ const MODERN = "2026-07-28";
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const modernCall = (id: unknown, name: unknown) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: MODERN_META, name, arguments: { text: "x" } } });
+/** `text` as a regular expression that matches it literally. */
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A value that must never appear in a log line. */
 const SECRET = "s3cr3t-value-from-the-body";
 
@@ -612,6 +614,45 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     }
   });
 
+  test("--legacy-checks: a bad legacy tools/call is answered 200/-32602 under params (the default) and never reaches the upstream; report and framing forward it, report logs it", async () => {
+    const upstream = await recordingUpstream();
+    const headers = { ...JSON_HEADERS, "mcp-protocol-version": "2025-06-18" };
+    const badCall = JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: 5, arguments: {} } });
+    const summary =
+      "Invalid tools/call request (CallToolRequest, revision 2025-06-18): 1 invalid location; first: /params/name must be string";
+    for (const mode of [undefined, "params", "report", "framing"] as const) {
+      const proxy = await startProxy(["--upstream", upstream.url.href, ...(mode ? ["--legacy-checks", mode] : [])]);
+      upstream.received.length = 0;
+      try {
+        const answer = await rawPost(new URL("/mcp", proxy.url).href, headers, badCall);
+        if (mode === undefined || mode === "params") {
+          assert.equal(answer.status, 200, "a legacy params failure is answered 200, as legacy clients read it");
+          assert.match(String(answer.headers["content-type"]), /^application\/json/);
+          const { id, error } = JSON.parse(answer.text) as { id: unknown; error: { code: number; message: string } };
+          assert.deepEqual([id, error.code, error.message], [8, -32602, summary]);
+          assert.equal(upstream.received.length, 0, "refused: never forwarded");
+          await until(() => proxy.stderr().includes("refused"));
+          assert.match(
+            proxy.stderr(),
+            new RegExp(`refused 200 -32602 invalid-message era=legacy kind=request id=8 from=127\\.0\\.0\\.1: ${literally(summary)}`),
+          );
+        } else {
+          assert.deepEqual([answer.status, JSON.parse(answer.text)], [200, { jsonrpc: "2.0", id: 8, result: { ok: true } }], mode);
+          assert.equal(upstream.received.length, 1, `${mode}: forwarded`);
+          assert.equal(upstream.received[0]!.body.toString("utf8"), badCall, `${mode}: byte for byte`);
+          if (mode === "report") {
+            await until(() => proxy.stderr().includes("reported"));
+            const line = `reported (handed on) -32602 invalid-message era=legacy kind=request method="tools/call" id=8 from=127.0.0.1: ${summary}`;
+            assert.ok(proxy.stderr().includes(line), proxy.stderr());
+          } else assert.ok(!/refused|reported/.test(proxy.stderr()), proxy.stderr());
+        }
+      } finally {
+        assert.equal(await proxy.stop(), 0);
+      }
+    }
+    await upstream.close();
+  });
+
   test("--rewrite-host sends the upstream's host; a X-Forwarded-Proto set in front is kept", async () => {
     const upstream = await recordingUpstream();
     const proxy = await startProxy(["--upstream", upstream.url.href, "--rewrite-host"]);
@@ -683,6 +724,8 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
       [...base, "--max-body-bytes", "1e3"],
       [...base, "--max-depth=-1"],
       [...base, "--legacy-checks", "all"],
+      [...base, "--legacy-checks", "Params"],
+      [...base, "--legacy-checks", ""],
       [...base, "--outbound", "enforce"],
       [...base, "--log", "xml"],
       [...base, "--listen", "3000"],
@@ -711,6 +754,7 @@ test("the limits' flags go through the gates' own checks: a wrong one names the 
       ["--max-body-bytes", "NaN"],
       ["--max-depth=-1"],
       ["--timeout", "0"],
+      ["--legacy-checks", "strict"],
     ].map(message),
     [
       '--max-body-bytes must be a positive integer, not "Infinity"',
@@ -718,8 +762,12 @@ test("the limits' flags go through the gates' own checks: a wrong one names the 
       '--max-body-bytes must be a positive integer, not "NaN"',
       '--max-depth must be a positive integer or Infinity, not "-1"',
       '--timeout must be a positive integer, not "0"',
+      '--legacy-checks must be one of "params", "report", "framing", not "strict"',
     ],
   );
+  for (const mode of ["params", "report", "framing"])
+    assert.equal(parseProxyArgs([...base, "--legacy-checks", mode]).options.legacyChecks, mode);
+  assert.throws(() => parseStdioArgs(["--legacy-checks", "all", "--", "x"]), /^UsageError: --legacy-checks must be one of/);
   assert.equal(parseProxyArgs([...base, "--max-body-bytes", "1024"]).options.maxBodyBytes, 1024);
   assert.throws(
     () => parseStdioArgs(["--max-body-bytes", "Infinity", "--", "x"]),

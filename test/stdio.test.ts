@@ -331,6 +331,75 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     assert.match(String(violation?.message), /content/);
   });
 
+  test("--legacy-checks: a bad legacy tools/call is answered -32602 with its id under params (the default), never forwarded; report and framing forward it, report logs it", async () => {
+    const bad = request(8, "tools/call", { name: 5, arguments: { note: SECRET } });
+    for (const mode of [undefined, "params", "report", "framing"] as const) {
+      const g = gate(mode ? ["--legacy-checks", mode] : []);
+      g.write(bad + request(9));
+      await until(() => g.answers().length === 2);
+      g.child.stdin!.end();
+      await g.exited;
+      const [first, next] = g.answers();
+      assert.equal(next?.id, 9);
+      if (mode === undefined || mode === "params") {
+        // No header and no initialize: the revision a server assumes without one.
+        const error = first?.error as { code: number; message: string } | undefined;
+        assert.deepEqual(
+          [first?.id, error?.code, error?.message],
+          [
+            8,
+            -32602,
+            "Invalid tools/call request (CallToolRequest, revision 2025-03-26): 1 invalid location; first: /params/name must be string",
+          ],
+        );
+        assert.equal(g.received(), request(9), "refused: never reaches the server");
+        assert.match(g.stderr(), /^wymcp stdio: refused -32602 invalid-message era=legacy kind=request method="tools\/call" id=8: /m);
+      } else {
+        assert.deepEqual([first?.id, first?.result], [8, { echo: "tools/call" }], mode);
+        assert.equal(g.received(), bad + request(9), `${mode}: forwarded unchanged`);
+        if (mode === "report")
+          assert.match(
+            g.stderr(),
+            /^wymcp stdio: reported \(handed on\) -32602 invalid-message era=legacy kind=request method="tools\/call" id=8: /m,
+          );
+        else assert.ok(!/refused|reported/.test(g.stderr()), g.stderr());
+      }
+      assert.ok(!g.stderr().includes(SECRET));
+    }
+  });
+
+  test("a legacy session's lines are judged by the revision the server's initialize answer negotiated (no header on stdio)", async () => {
+    const initialize = request(1, "initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "c", version: "1" },
+    });
+    // Valid in 2025-11-25 (requestId became optional), not in 2025-03-26, the revision assumed with no signal.
+    const cancelled = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { reason: "user" } })}\n`;
+    const badCall = request(2, "tools/call", { name: 5, arguments: {} });
+    for (const negotiated of ["2025-11-25", undefined]) {
+      const g = gate([], negotiated ? ["--negotiate", negotiated] : []);
+      g.write(initialize);
+      await until(() => g.answers().length === 1);
+      g.write(cancelled + badCall + request(3));
+      await until(() => g.answers().length === 3);
+      g.child.stdin!.end();
+      await g.exited;
+      const error = g.answers()[1]?.error as { code: number; message: string } | undefined;
+      const revision = negotiated ?? "2025-03-26";
+      assert.equal(error?.code, -32602);
+      assert.match(error?.message ?? "", new RegExp(`^Invalid tools/call request \\(CallToolRequest, revision ${revision}\\)`));
+      if (negotiated) assert.equal(g.received(), initialize + cancelled + request(3), "the cancellation goes on");
+      else {
+        assert.equal(g.received(), initialize + request(3), "judged by 2025-03-26, the cancellation is dropped");
+        assert.match(
+          g.stderr(),
+          /dropped \(not answered\) -32602 invalid-message era=legacy kind=notification method="notifications\/cancelled"/,
+        );
+      }
+    }
+  });
+
   test("--pass-through judges nothing: junk reaches the server as sent", async () => {
     const g = gate(["--pass-through"]);
     g.write("junk\n");

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import "./support/built.js";
 import { describe, test } from "node:test";
 import { comparePointers } from "../src/core/distill.js";
-import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type ValidationResult } from "wymcp";
+import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type LegacyChecks, type ValidationResult } from "wymcp";
 import {
   CLIENT_ERROR_RESPONSE,
   CLIENT_RESPONSE,
@@ -21,20 +21,57 @@ interface Want {
   locations?: string[];
   /** reject: the JSON-RPC error code; -32600 unless given. */
   code?: number;
+  /** reject: the HTTP status; 400 unless given. */
+  status?: number;
+  /** pass or reject on the legacy lane's params checks: the revision whose definition judged it. */
+  revision?: string;
 }
 
 const BAD_TOOLS_CALL = modernToolsCall({ params: { name: 5 } });
 const JUNK_NOTIFICATION = { jsonrpc: "2.0", method: "notifications/x", params: 5 };
 
 // DESIGN §3.3, one row per cell and era.
-const CASES: Array<[string, { era: Era | undefined; body: unknown; want: Want }]> = [
+const CASES: Array<[string, { era: Era | undefined; body: unknown; want: Want; checks?: LegacyChecks }]> = [
   [
-    "legacy: a known request method is checked for framing only",
-    { era: "legacy", body: LEGACY_INITIALIZE, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } },
+    "legacy, framing: a known request method is checked for framing only",
+    { era: "legacy", checks: "framing", body: LEGACY_INITIALIZE, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } },
   ],
   [
-    "legacy: a modern method with bad params still passes framing",
-    { era: "legacy", body: BAD_TOOLS_CALL, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } },
+    "legacy, framing: a modern method with bad params still passes framing",
+    { era: "legacy", checks: "framing", body: BAD_TOOLS_CALL, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } },
+  ],
+  [
+    "legacy: a known request method is checked against the definition of the revision it names (initialize: its own)",
+    {
+      era: "legacy",
+      body: LEGACY_INITIALIZE,
+      want: { outcome: "pass", kind: "request", detail: "InitializeRequest", revision: "2025-11-25" },
+    },
+  ],
+  [
+    "legacy: a known method with bad params is refused -32602 with HTTP 200, judged by 2025-03-26 without a header",
+    {
+      era: "legacy",
+      body: BAD_TOOLS_CALL,
+      want: { outcome: "reject", kind: "request", locations: ["/params/name"], code: -32602, status: 200, revision: "2025-03-26" },
+    },
+  ],
+  [
+    "legacy, report: a known method with bad params passes, carrying the answer it would have had",
+    {
+      era: "legacy",
+      checks: "report",
+      body: BAD_TOOLS_CALL,
+      want: { outcome: "pass", kind: "request", detail: "CallToolRequest", revision: "2025-03-26", code: -32602, status: 200 },
+    },
+  ],
+  [
+    "legacy: a known notification with bad params is refused -32602 with HTTP 400 (a notification has no answer to carry it)",
+    {
+      era: "legacy",
+      body: { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: true } },
+      want: { outcome: "reject", kind: "notification", locations: ["/params/requestId"], code: -32602, revision: "2025-03-26" },
+    },
   ],
   [
     "legacy: a request with a bad envelope is rejected at each location",
@@ -69,8 +106,21 @@ const CASES: Array<[string, { era: Era | undefined; body: unknown; want: Want }]
     },
   ],
   [
-    "legacy: a notification is checked for framing",
-    { era: "legacy", body: NOTIFICATION, want: { outcome: "pass", kind: "notification", detail: "JSONRPCNotification" } },
+    "legacy, framing: a notification is checked for framing",
+    {
+      era: "legacy",
+      checks: "framing",
+      body: NOTIFICATION,
+      want: { outcome: "pass", kind: "notification", detail: "JSONRPCNotification" },
+    },
+  ],
+  [
+    "legacy: a known notification is checked against its revision's definition",
+    {
+      era: "legacy",
+      body: NOTIFICATION,
+      want: { outcome: "pass", kind: "notification", detail: "InitializedNotification", revision: "2025-03-26" },
+    },
   ],
   [
     "legacy: a notification with a bad envelope is rejected",
@@ -97,8 +147,16 @@ const CASES: Array<[string, { era: Era | undefined; body: unknown; want: Want }]
     },
   ],
   [
-    "an unset era reads as legacy",
-    { era: undefined, body: BAD_TOOLS_CALL, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } },
+    "an unset era reads as legacy (framing)",
+    { era: undefined, checks: "framing", body: BAD_TOOLS_CALL, want: { outcome: "pass", kind: "request", detail: "JSONRPCRequest" } },
+  ],
+  [
+    "an unset era reads as legacy (params)",
+    {
+      era: undefined,
+      body: BAD_TOOLS_CALL,
+      want: { outcome: "reject", kind: "request", locations: ["/params/name"], code: -32602, status: 200, revision: "2025-03-26" },
+    },
   ],
   [
     "an unknown era (from untyped callers) reads as legacy",
@@ -174,15 +232,21 @@ const CASES: Array<[string, { era: Era | undefined; body: unknown; want: Want }]
 ];
 
 describe("validateMcpRequest applies each era's rule to each kind of message", () => {
-  for (const [name, { era, body, want }] of CASES) {
+  for (const [name, { era, body, want, checks }] of CASES) {
     test(name, () => {
-      const result = validateMcpRequest(body, era);
+      const result = validateMcpRequest(body, era, checks && { legacyChecks: checks });
       assert.equal(result.outcome, want.outcome, JSON.stringify(result));
       assert.equal(result.kind, want.kind);
-      if (result.outcome === "pass") assert.equal(result.definition, want.detail);
+      if (result.outcome === "pass") {
+        assert.equal(result.definition, want.detail);
+        assert.equal(result.revision, want.revision);
+        assert.equal(result.reported?.status, want.status);
+        assert.equal(result.reported?.response.error.code, want.code);
+      }
       if (result.outcome === "bypass") assert.equal(result.reason, want.detail);
       if (result.outcome === "reject") {
-        assert.equal(result.status, 400);
+        assert.equal(result.revision, want.revision);
+        assert.equal(result.status, want.status ?? 400);
         assert.equal(result.response.error.code, want.code ?? -32600);
         assert.deepEqual(
           result.response.error.data?.errors.map((e) => e.instancePath),

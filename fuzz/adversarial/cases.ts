@@ -82,7 +82,11 @@ export function generate(specDir?: string): Generated {
 }
 
 function wrap(root: Root, instance: unknown): unknown {
-  return root.at === "/result" ? { jsonrpc: "2.0", id: 1, result: instance } : instance;
+  if (root.at === "/result") return { jsonrpc: "2.0", id: 1, result: instance };
+  // A legacy revision's definition before 2025-11-25 holds method and params only: the envelope goes around it.
+  if (root.envelope === "request") return { jsonrpc: "2.0", id: 1, ...(instance as object) };
+  if (root.envelope === "notification") return { jsonrpc: "2.0", ...(instance as object) };
+  return instance;
 }
 
 function rootPointer(root: Root): string {

@@ -22,6 +22,7 @@ const NAME_SOURCE: Record<string, string> = { "tools/call": "name", "prompts/get
 /** The headers a client of the target's era sends with the message. */
 export function headersFor(target: Target, message: unknown): Record<string, string> {
   const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+  if (target.root.protocolVersion) headers["MCP-Protocol-Version"] = target.root.protocolVersion;
   if (target.era !== "modern" || target.direction !== "inbound") return headers;
   headers["MCP-Protocol-Version"] = "2026-07-28";
   const body = message as { method?: unknown; params?: Record<string, unknown> };
@@ -68,7 +69,11 @@ function summary(_message: string, errors: ReadonlyArray<{ instancePath: string;
 /** The CLI's verdict on one message's bytes (it parses them itself), judged in the target's direction. */
 export function judgeCli(target: Target, bytes: Buffer): Verdict {
   const headers: Record<string, string> =
-    target.era === "modern" && target.direction === "inbound" ? { "mcp-protocol-version": "2026-07-28" } : {};
+    target.era === "modern" && target.direction === "inbound"
+      ? { "mcp-protocol-version": "2026-07-28" }
+      : target.root.protocolVersion
+        ? { "mcp-protocol-version": target.root.protocolVersion }
+        : {};
   return cliJudge("adversarial.json", 1, bytes, {
     direction: target.direction === "inbound" ? "in" : "out",
     era: target.direction === "inbound" ? "auto" : target.era,

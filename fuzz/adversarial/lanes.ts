@@ -4,7 +4,7 @@
  */
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readEraConfigs, readFormats, selectEra, selectEraOutbound } from "../../scripts/codegen/generate.js";
+import { readEraConfigs, readFormats, selectEra, selectEraOutbound, selectEraRevisions } from "../../scripts/codegen/generate.js";
 import type { JsonSchema } from "../../scripts/codegen/load-spec.js";
 
 export type Era = "legacy" | "modern";
@@ -21,6 +21,10 @@ export interface Root {
   hints: Record<string, unknown>;
   /** Outbound results: the method of the request answered. */
   method?: string;
+  /** Inbound legacy: the revision whose definition the root is, sent as the `MCP-Protocol-Version` header. */
+  protocolVersion?: string;
+  /** Inbound legacy: the JSON-RPC members a revision's definition leaves out (before 2025-11-25), added around it. */
+  envelope?: "request" | "notification";
 }
 
 export interface Lane {
@@ -54,6 +58,29 @@ export function loadLanes(specDir?: string): Lane[] {
       at: "",
       hints: { method },
     }));
+    // The legacy lane judges each revision's client methods by that revision's definitions: one root per validator
+    // (a definition shared by several revisions is one), reached under the header of the first revision that has it.
+    const revisions = selectEraRevisions(selection, specDir);
+    const seen = new Set<string>();
+    for (const { revision: own, requests, notifications } of revisions?.revisions ?? []) {
+      for (const [envelope, list] of [
+        ["request", requests],
+        ["notification", notifications],
+      ] as const) {
+        for (const { method, definition, validator } of list) {
+          if (seen.has(validator)) continue;
+          seen.add(validator);
+          roots.push({
+            label: `${method} (${definition}, revision ${own})`,
+            definition: validator,
+            at: "",
+            hints: { method },
+            protocolVersion: own,
+            envelope,
+          });
+        }
+      }
+    }
     roots.push({
       label: "request of no known method (JSONRPCRequest)",
       definition: "JSONRPCRequest",
@@ -68,7 +95,7 @@ export function loadLanes(specDir?: string): Lane[] {
         at: "",
         hints: { method: "notifications/adversarial" },
       });
-    inbound.push({ key: `inbound-${era}`, era, direction: "inbound", revision, defs: selection.defs, roots });
+    inbound.push({ key: `inbound-${era}`, era, direction: "inbound", revision, defs: revisions?.shared.defs ?? selection.defs, roots });
 
     const out = selectEraOutbound(selection, schemasDir);
     const outRoots: Root[] = [];

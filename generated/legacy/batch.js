@@ -14,6 +14,7 @@ function absorbErrors(list, thrown) {
   for (let i = 64; i < from.length; i++) list.push(from[i]);
   return list.length;
 }
+function pushNew(list, instancePath, keyword, params) { pushError(list, { instancePath, keyword, params }); }
 function withinBudget(validate) {
   const bounded = function (data, context) {
     try {
@@ -35,8 +36,7 @@ function validate23(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,keyword:"type",params:{type: schema8.type}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: schema8.type});
 errors++;
 }
 validate23.errors = vErrors;
@@ -49,8 +49,7 @@ function validate25(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,keyword:"type",params:{type: schema9.type}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: schema9.type});
 errors++;
 }
 validate25.errors = vErrors;
@@ -63,18 +62,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -86,20 +82,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -117,22 +110,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate22.errors = vErrors;
@@ -146,32 +136,27 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -183,22 +168,19 @@ let data3 = data2._meta;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params/_meta",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params/_meta", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate27.errors = vErrors;

@@ -17,6 +17,7 @@ function absorbErrors(list, thrown) {
   for (let i = 64; i < from.length; i++) list.push(from[i]);
   return list.length;
 }
+function pushNew(list, instancePath, keyword, params) { pushError(list, { instancePath, keyword, params }); }
 function withinBudget(validate) {
   const bounded = function (data, context) {
     try {
@@ -39,8 +40,7 @@ function validate24(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,keyword:"type",params:{type: schema9.type}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: schema9.type});
 errors++;
 }
 validate24.errors = vErrors;
@@ -53,18 +53,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -76,20 +73,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -98,15 +92,13 @@ let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate23.errors = vErrors;
@@ -119,32 +111,27 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -153,15 +140,13 @@ let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate27.errors = vErrors;
@@ -176,14 +161,12 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.src === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "src"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "src"});
 errors++;
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err1 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
@@ -193,15 +176,13 @@ if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data1[i0] !== "string"){
-const err2 = {instancePath:instancePath+"/sizes/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/sizes/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/sizes",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/sizes", "type", {type: "array"});
 errors++;
 }
 }
@@ -209,34 +190,29 @@ if(data.src !== undefined){
 let data3 = data.src;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err4 = {instancePath:instancePath+"/src",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/src", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/src",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/src", "type", {type: "string"});
 errors++;
 }
 }
 if(data.theme !== undefined){
 let data4 = data.theme;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/theme",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/theme", "type", {type: "string"});
 errors++;
 }
 if(!((data4 === "dark") || (data4 === "light"))){
-const err7 = {instancePath:instancePath+"/theme",keyword:"enum",params:{allowedValues: schema15.properties.theme.enum}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/theme", "enum", {allowedValues: schema15.properties.theme.enum});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate34.errors = vErrors;
@@ -249,19 +225,16 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.version === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "version"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "version"});
 errors++;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -277,29 +250,25 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err4 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err5 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.version !== undefined){
 if(typeof data.version !== "string"){
-const err6 = {instancePath:instancePath+"/version",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/version", "type", {type: "string"});
 errors++;
 }
 }
@@ -307,21 +276,18 @@ if(data.websiteUrl !== undefined){
 let data6 = data.websiteUrl;
 if(typeof data6 === "string"){
 if(!(formats0.test(data6))){
-const err7 = {instancePath:instancePath+"/websiteUrl",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/websiteUrl", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/websiteUrl",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/websiteUrl", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate33.errors = vErrors;
@@ -341,8 +307,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate32.errors = vErrors;
@@ -355,8 +320,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resultType === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -367,15 +331,13 @@ errors = vErrors.length;
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err1 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate31.errors = vErrors;
@@ -388,18 +350,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.result === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "result"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "result"});
 errors++;
 }
 if(data.id !== undefined){
@@ -411,13 +370,11 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
@@ -429,8 +386,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate29.errors = vErrors;
@@ -443,34 +399,29 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "code"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "code"});
 errors++;
 }
 if(data.message === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "message"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "message"});
 errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err2 = {instancePath:instancePath+"/code",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/code", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err3 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/message", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate41.errors = vErrors;
@@ -483,13 +434,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "error"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.error !== undefined){
@@ -524,8 +473,7 @@ const _from1 = errors;
 try{
 const _errs5 = errors;
 if(data1 !== null){
-const err2 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/id", "type", {type: "null"});
 errors++;
 }
 var _valid0 = _errs5 === errors;
@@ -540,8 +488,7 @@ func0(vErrors, _from1, errors, 4, instancePath+"/id", 1);
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err3 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 4}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/id", "anyOf", {union: 4});
 errors++;
 }
 else {
@@ -559,20 +506,17 @@ vErrors = null;
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data2){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate40.errors = vErrors;
@@ -660,8 +604,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 3}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 3});
 errors++;
 }
 else {
@@ -686,18 +629,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -709,20 +649,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -731,15 +668,13 @@ let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate45.errors = vErrors;
@@ -753,32 +688,27 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -787,15 +717,13 @@ let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate47.errors = vErrors;
@@ -809,18 +737,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.result === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "result"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "result"});
 errors++;
 }
 if(data.id !== undefined){
@@ -832,13 +757,11 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
@@ -850,8 +773,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate48.errors = vErrors;
@@ -865,13 +787,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "error"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.error !== undefined){
@@ -906,8 +826,7 @@ const _from1 = errors;
 try{
 const _errs5 = errors;
 if(data1 !== null){
-const err2 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/id", "type", {type: "null"});
 errors++;
 }
 var _valid0 = _errs5 === errors;
@@ -922,8 +841,7 @@ func0(vErrors, _from1, errors, 5, instancePath+"/id", 1);
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err3 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 5}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/id", "anyOf", {union: 5});
 errors++;
 }
 else {
@@ -941,20 +859,17 @@ vErrors = null;
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data2){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate51.errors = vErrors;
@@ -1003,8 +918,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "array"});
 errors++;
 }
 var _valid0 = _errs2 === errors;
@@ -1022,8 +936,7 @@ const _from2 = errors;
 try{
 const _errs5 = errors;
 if(((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))) && (typeof data !== "boolean")){
-const err1 = {instancePath,keyword:"type",params:{type: schema25.anyOf[2].type}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: schema25.anyOf[2].type});
 errors++;
 }
 var _valid0 = _errs5 === errors;
@@ -1039,8 +952,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err2 = {instancePath,keyword:"anyOf",params:{union: 6}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 6});
 errors++;
 }
 else {
@@ -1071,8 +983,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate57.errors = vErrors;
@@ -1101,8 +1012,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/experimental",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/experimental", "type", {type: "object"});
 errors++;
 }
 }
@@ -1117,8 +1027,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/extensions",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/extensions", "type", {type: "object"});
 errors++;
 }
 }
@@ -1133,15 +1042,13 @@ let data6 = data.prompts;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 if(data6.listChanged !== undefined){
 if(typeof data6.listChanged !== "boolean"){
-const err2 = {instancePath:instancePath+"/prompts/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/prompts/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/prompts",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/prompts", "type", {type: "object"});
 errors++;
 }
 }
@@ -1150,22 +1057,19 @@ let data8 = data.resources;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 if(data8.listChanged !== undefined){
 if(typeof data8.listChanged !== "boolean"){
-const err4 = {instancePath:instancePath+"/resources/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/resources/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data8.subscribe !== undefined){
 if(typeof data8.subscribe !== "boolean"){
-const err5 = {instancePath:instancePath+"/resources/subscribe",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/resources/subscribe", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/resources",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/resources", "type", {type: "object"});
 errors++;
 }
 }
@@ -1174,22 +1078,19 @@ let data11 = data.tools;
 if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 if(data11.listChanged !== undefined){
 if(typeof data11.listChanged !== "boolean"){
-const err7 = {instancePath:instancePath+"/tools/listChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/tools/listChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/tools",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/tools", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate56.errors = vErrors;
@@ -1202,28 +1103,23 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.cacheScope === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "cacheScope"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "cacheScope"});
 errors++;
 }
 if(data.capabilities === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "capabilities"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "capabilities"});
 errors++;
 }
 if(data.resultType === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data.supportedVersions === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "supportedVersions"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "supportedVersions"});
 errors++;
 }
 if(data.ttlMs === undefined){
-const err4 = {instancePath,keyword:"required",params:{missingProperty: "ttlMs"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "ttlMs"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1235,13 +1131,11 @@ errors = vErrors.length;
 if(data.cacheScope !== undefined){
 let data1 = data.cacheScope;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/cacheScope",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/cacheScope", "type", {type: "string"});
 errors++;
 }
 if(!((data1 === "private") || (data1 === "public"))){
-const err6 = {instancePath:instancePath+"/cacheScope",keyword:"enum",params:{allowedValues: schema22.properties.cacheScope.enum}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/cacheScope", "enum", {allowedValues: schema22.properties.cacheScope.enum});
 errors++;
 }
 }
@@ -1253,15 +1147,13 @@ errors = vErrors.length;
 }
 if(data.instructions !== undefined){
 if(typeof data.instructions !== "string"){
-const err7 = {instancePath:instancePath+"/instructions",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/instructions", "type", {type: "string"});
 errors++;
 }
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err8 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
@@ -1271,37 +1163,32 @@ if(Array.isArray(data5)){
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data5[i0] !== "string"){
-const err9 = {instancePath:instancePath+"/supportedVersions/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/supportedVersions/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/supportedVersions",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/supportedVersions", "type", {type: "array"});
 errors++;
 }
 }
 if(data.ttlMs !== undefined){
 let data7 = data.ttlMs;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err11 = {instancePath:instancePath+"/ttlMs",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/ttlMs", "type", {type: "integer"});
 errors++;
 }
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 < 0 || isNaN(data7)){
-const err12 = {instancePath:instancePath+"/ttlMs",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/ttlMs", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 }
 }
 else {
-const err13 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate54.errors = vErrors;
@@ -1315,8 +1202,7 @@ function validate68(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(!(data && typeof data == "object" && !Array.isArray(data))){
-const err0 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate68.errors = vErrors;
@@ -1329,13 +1215,11 @@ function validate71(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-const err0 = {instancePath,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "string"});
 errors++;
 }
 if(!((data === "assistant") || (data === "user"))){
-const err1 = {instancePath,keyword:"enum",params:{allowedValues: schema30.enum}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "enum", {allowedValues: schema30.enum});
 errors++;
 }
 validate71.errors = vErrors;
@@ -1359,15 +1243,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/audience",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/audience", "type", {type: "array"});
 errors++;
 }
 }
 if(data.lastModified !== undefined){
 if(typeof data.lastModified !== "string"){
-const err1 = {instancePath:instancePath+"/lastModified",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/lastModified", "type", {type: "string"});
 errors++;
 }
 }
@@ -1375,26 +1257,22 @@ if(data.priority !== undefined){
 let data3 = data.priority;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-const err2 = {instancePath:instancePath+"/priority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/priority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err3 = {instancePath:instancePath+"/priority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/priority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/priority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/priority", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate70.errors = vErrors;
@@ -1407,13 +1285,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1430,8 +1306,7 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -1447,37 +1322,32 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err4 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err5 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.size !== undefined){
 let data7 = data.size;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err6 = {instancePath:instancePath+"/size",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/size", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err7 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
@@ -1485,21 +1355,18 @@ if(data.uri !== undefined){
 let data9 = data.uri;
 if(typeof data9 === "string"){
 if(!(formats0.test(data9))){
-const err8 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate67.errors = vErrors;
@@ -1512,23 +1379,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.cacheScope === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "cacheScope"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "cacheScope"});
 errors++;
 }
 if(data.resources === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "resources"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resources"});
 errors++;
 }
 if(data.resultType === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data.ttlMs === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "ttlMs"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "ttlMs"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1540,20 +1403,17 @@ errors = vErrors.length;
 if(data.cacheScope !== undefined){
 let data1 = data.cacheScope;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/cacheScope",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/cacheScope", "type", {type: "string"});
 errors++;
 }
 if(!((data1 === "private") || (data1 === "public"))){
-const err5 = {instancePath:instancePath+"/cacheScope",keyword:"enum",params:{allowedValues: schema26.properties.cacheScope.enum}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/cacheScope", "enum", {allowedValues: schema26.properties.cacheScope.enum});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err6 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -1569,37 +1429,32 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/resources",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/resources", "type", {type: "array"});
 errors++;
 }
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err8 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.ttlMs !== undefined){
 let data6 = data.ttlMs;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err9 = {instancePath:instancePath+"/ttlMs",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/ttlMs", "type", {type: "integer"});
 errors++;
 }
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
-const err10 = {instancePath:instancePath+"/ttlMs",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/ttlMs", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate65.errors = vErrors;
@@ -1615,13 +1470,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.uriTemplate === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uriTemplate"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uriTemplate"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1638,8 +1491,7 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -1655,29 +1507,25 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err4 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err5 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err6 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
@@ -1685,21 +1533,18 @@ if(data.uriTemplate !== undefined){
 let data8 = data.uriTemplate;
 if(typeof data8 === "string"){
 if(!(formats6.test(data8))){
-const err7 = {instancePath:instancePath+"/uriTemplate",keyword:"format",params:{format: "uri-template"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/uriTemplate", "format", {format: "uri-template"});
 errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/uriTemplate",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/uriTemplate", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate78.errors = vErrors;
@@ -1712,23 +1557,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.cacheScope === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "cacheScope"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "cacheScope"});
 errors++;
 }
 if(data.resourceTemplates === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "resourceTemplates"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resourceTemplates"});
 errors++;
 }
 if(data.resultType === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data.ttlMs === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "ttlMs"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "ttlMs"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1740,20 +1581,17 @@ errors = vErrors.length;
 if(data.cacheScope !== undefined){
 let data1 = data.cacheScope;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/cacheScope",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/cacheScope", "type", {type: "string"});
 errors++;
 }
 if(!((data1 === "private") || (data1 === "public"))){
-const err5 = {instancePath:instancePath+"/cacheScope",keyword:"enum",params:{allowedValues: schema31.properties.cacheScope.enum}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/cacheScope", "enum", {allowedValues: schema31.properties.cacheScope.enum});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err6 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -1769,37 +1607,32 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/resourceTemplates",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/resourceTemplates", "type", {type: "array"});
 errors++;
 }
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err8 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.ttlMs !== undefined){
 let data6 = data.ttlMs;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err9 = {instancePath:instancePath+"/ttlMs",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/ttlMs", "type", {type: "integer"});
 errors++;
 }
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
-const err10 = {instancePath:instancePath+"/ttlMs",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/ttlMs", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate76.errors = vErrors;
@@ -1814,13 +1647,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "text"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "text"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1831,15 +1662,13 @@ errors = vErrors.length;
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err2 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.text !== undefined){
 if(typeof data.text !== "string"){
-const err3 = {instancePath:instancePath+"/text",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/text", "type", {type: "string"});
 errors++;
 }
 }
@@ -1847,21 +1676,18 @@ if(data.uri !== undefined){
 let data3 = data.uri;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err4 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate85.errors = vErrors;
@@ -1875,13 +1701,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.blob === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "blob"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "blob"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1894,21 +1718,18 @@ if(data.blob !== undefined){
 let data1 = data.blob;
 if(typeof data1 === "string"){
 if(!(formats10.test(data1))){
-const err2 = {instancePath:instancePath+"/blob",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/blob", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/blob",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/blob", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err4 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
@@ -1916,21 +1737,18 @@ if(data.uri !== undefined){
 let data3 = data.uri;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err5 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate88.errors = vErrors;
@@ -1943,23 +1761,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.cacheScope === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "cacheScope"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "cacheScope"});
 errors++;
 }
 if(data.contents === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "contents"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "contents"});
 errors++;
 }
 if(data.resultType === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data.ttlMs === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "ttlMs"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "ttlMs"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1971,13 +1785,11 @@ errors = vErrors.length;
 if(data.cacheScope !== undefined){
 let data1 = data.cacheScope;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/cacheScope",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/cacheScope", "type", {type: "string"});
 errors++;
 }
 if(!((data1 === "private") || (data1 === "public"))){
-const err5 = {instancePath:instancePath+"/cacheScope",keyword:"enum",params:{allowedValues: schema33.properties.cacheScope.enum}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/cacheScope", "enum", {allowedValues: schema33.properties.cacheScope.enum});
 errors++;
 }
 }
@@ -2026,8 +1838,7 @@ func0(vErrors, _from1, errors, 7, instancePath+"/contents/" + i0, 1);
 valid3 = valid3 || _valid0;
 }
 if(!valid3){
-const err6 = {instancePath:instancePath+"/contents/" + i0,keyword:"anyOf",params:{union: 7}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/contents/" + i0, "anyOf", {union: 7});
 errors++;
 }
 else {
@@ -2044,37 +1855,32 @@ vErrors = null;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/contents",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/contents", "type", {type: "array"});
 errors++;
 }
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err8 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.ttlMs !== undefined){
 let data5 = data.ttlMs;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err9 = {instancePath:instancePath+"/ttlMs",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/ttlMs", "type", {type: "integer"});
 errors++;
 }
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
-const err10 = {instancePath:instancePath+"/ttlMs",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/ttlMs", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate83.errors = vErrors;
@@ -2088,8 +1894,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data["io.modelcontextprotocol/subscriptionId"] === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "io.modelcontextprotocol/subscriptionId"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "io.modelcontextprotocol/subscriptionId"});
 errors++;
 }
 if(data["io.modelcontextprotocol/serverInfo"] !== undefined){
@@ -2106,8 +1911,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate92.errors = vErrors;
@@ -2120,13 +1924,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "_meta"});
 errors++;
 }
 if(data.resultType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2137,15 +1939,13 @@ errors = vErrors.length;
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err2 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate91.errors = vErrors;
@@ -2160,42 +1960,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err1 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err2 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.required !== undefined){
 if(typeof data.required !== "boolean"){
-const err3 = {instancePath:instancePath+"/required",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/required", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err4 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate100.errors = vErrors;
@@ -2208,8 +2002,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2230,15 +2023,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/arguments",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/arguments", "type", {type: "array"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -2254,29 +2045,25 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err4 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err5 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate98.errors = vErrors;
@@ -2289,23 +2076,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.cacheScope === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "cacheScope"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "cacheScope"});
 errors++;
 }
 if(data.prompts === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "prompts"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "prompts"});
 errors++;
 }
 if(data.resultType === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data.ttlMs === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "ttlMs"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "ttlMs"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2317,20 +2100,17 @@ errors = vErrors.length;
 if(data.cacheScope !== undefined){
 let data1 = data.cacheScope;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/cacheScope",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/cacheScope", "type", {type: "string"});
 errors++;
 }
 if(!((data1 === "private") || (data1 === "public"))){
-const err5 = {instancePath:instancePath+"/cacheScope",keyword:"enum",params:{allowedValues: schema38.properties.cacheScope.enum}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/cacheScope", "enum", {allowedValues: schema38.properties.cacheScope.enum});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err6 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
@@ -2346,37 +2126,32 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/prompts",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/prompts", "type", {type: "array"});
 errors++;
 }
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err8 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.ttlMs !== undefined){
 let data6 = data.ttlMs;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err9 = {instancePath:instancePath+"/ttlMs",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/ttlMs", "type", {type: "integer"});
 errors++;
 }
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
-const err10 = {instancePath:instancePath+"/ttlMs",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/ttlMs", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate96.errors = vErrors;
@@ -2390,13 +2165,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "text"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "text"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2413,28 +2186,24 @@ errors = vErrors.length;
 }
 if(data.text !== undefined){
 if(typeof data.text !== "string"){
-const err2 = {instancePath:instancePath+"/text",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/text", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data3 = data.type;
 if(typeof data3 !== "string"){
-const err3 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("text" !== data3){
-const err4 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "text"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "text"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate108.errors = vErrors;
@@ -2447,18 +2216,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "data"});
 errors++;
 }
 if(data.mimeType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "mimeType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "mimeType"});
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2477,41 +2243,35 @@ if(data.data !== undefined){
 let data2 = data.data;
 if(typeof data2 === "string"){
 if(!(formats10.test(data2))){
-const err3 = {instancePath:instancePath+"/data",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/data",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/data", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("image" !== data4){
-const err7 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "image"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "image"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate112.errors = vErrors;
@@ -2524,18 +2284,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "data"});
 errors++;
 }
 if(data.mimeType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "mimeType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "mimeType"});
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2554,41 +2311,35 @@ if(data.data !== undefined){
 let data2 = data.data;
 if(typeof data2 === "string"){
 if(!(formats10.test(data2))){
-const err3 = {instancePath:instancePath+"/data",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/data",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/data", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("audio" !== data4){
-const err7 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "audio"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "audio"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate116.errors = vErrors;
@@ -2601,18 +2352,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.uri === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2629,8 +2377,7 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -2646,50 +2393,43 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err6 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.size !== undefined){
 let data7 = data.size;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err7 = {instancePath:instancePath+"/size",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/size", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err8 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data9 = data.type;
 if(typeof data9 !== "string"){
-const err9 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("resource_link" !== data9){
-const err10 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "resource_link"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "resource_link"});
 errors++;
 }
 }
@@ -2697,21 +2437,18 @@ if(data.uri !== undefined){
 let data10 = data.uri;
 if(typeof data10 === "string"){
 if(!(formats0.test(data10))){
-const err11 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate120.errors = vErrors;
@@ -2724,13 +2461,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resource === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resource"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resource"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2786,8 +2521,7 @@ func0(vErrors, _from1, errors, 9, instancePath+"/resource", 1);
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err2 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 9}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/resource", "anyOf", {union: 9});
 errors++;
 }
 else {
@@ -2805,20 +2539,17 @@ vErrors = null;
 if(data.type !== undefined){
 let data3 = data.type;
 if(typeof data3 !== "string"){
-const err3 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("resource" !== data3){
-const err4 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "resource"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "resource"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate125.errors = vErrors;
@@ -2925,8 +2656,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 8}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 8});
 errors++;
 }
 else {
@@ -2950,13 +2680,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.role === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data.content !== undefined){
@@ -2973,8 +2701,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate106.errors = vErrors;
@@ -2987,13 +2714,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.messages === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "messages"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "messages"});
 errors++;
 }
 if(data.resultType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3004,8 +2729,7 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -3021,22 +2745,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/messages",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/messages", "type", {type: "array"});
 errors++;
 }
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err4 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate104.errors = vErrors;
@@ -3052,43 +2773,37 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.destructiveHint !== undefined){
 if(typeof data.destructiveHint !== "boolean"){
-const err0 = {instancePath:instancePath+"/destructiveHint",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/destructiveHint", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.idempotentHint !== undefined){
 if(typeof data.idempotentHint !== "boolean"){
-const err1 = {instancePath:instancePath+"/idempotentHint",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/idempotentHint", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.openWorldHint !== undefined){
 if(typeof data.openWorldHint !== "boolean"){
-const err2 = {instancePath:instancePath+"/openWorldHint",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/openWorldHint", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.readOnlyHint !== undefined){
 if(typeof data.readOnlyHint !== "boolean"){
-const err3 = {instancePath:instancePath+"/readOnlyHint",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/readOnlyHint", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err4 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate138.errors = vErrors;
@@ -3101,13 +2816,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.inputSchema === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "inputSchema"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "inputSchema"});
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3124,8 +2837,7 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -3141,8 +2853,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
@@ -3150,41 +2861,35 @@ if(data.inputSchema !== undefined){
 let data5 = data.inputSchema;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.type === undefined){
-const err4 = {instancePath:instancePath+"/inputSchema",keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/inputSchema", "required", {missingProperty: "type"});
 errors++;
 }
 if(data5.$schema !== undefined){
 if(typeof data5.$schema !== "string"){
-const err5 = {instancePath:instancePath+"/inputSchema/$schema",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/$schema", "type", {type: "string"});
 errors++;
 }
 }
 if(data5.type !== undefined){
 let data7 = data5.type;
 if(typeof data7 !== "string"){
-const err6 = {instancePath:instancePath+"/inputSchema/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/type", "type", {type: "string"});
 errors++;
 }
 if("object" !== data7){
-const err7 = {instancePath:instancePath+"/inputSchema/type",keyword:"const",params:{allowedValue: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/inputSchema/type", "const", {allowedValue: "object"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/inputSchema",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/inputSchema", "type", {type: "object"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err9 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
@@ -3193,29 +2898,25 @@ let data9 = data.outputSchema;
 if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
 if(data9.$schema !== undefined){
 if(typeof data9.$schema !== "string"){
-const err10 = {instancePath:instancePath+"/outputSchema/$schema",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/outputSchema/$schema", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/outputSchema",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/outputSchema", "type", {type: "object"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err12 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate136.errors = vErrors;
@@ -3228,23 +2929,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.cacheScope === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "cacheScope"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "cacheScope"});
 errors++;
 }
 if(data.resultType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data.tools === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "tools"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "tools"});
 errors++;
 }
 if(data.ttlMs === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "ttlMs"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "ttlMs"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3256,27 +2953,23 @@ errors = vErrors.length;
 if(data.cacheScope !== undefined){
 let data1 = data.cacheScope;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/cacheScope",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/cacheScope", "type", {type: "string"});
 errors++;
 }
 if(!((data1 === "private") || (data1 === "public"))){
-const err5 = {instancePath:instancePath+"/cacheScope",keyword:"enum",params:{allowedValues: schema49.properties.cacheScope.enum}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/cacheScope", "enum", {allowedValues: schema49.properties.cacheScope.enum});
 errors++;
 }
 }
 if(data.nextCursor !== undefined){
 if(typeof data.nextCursor !== "string"){
-const err6 = {instancePath:instancePath+"/nextCursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/nextCursor", "type", {type: "string"});
 errors++;
 }
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err7 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
@@ -3292,30 +2985,26 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/tools",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/tools", "type", {type: "array"});
 errors++;
 }
 }
 if(data.ttlMs !== undefined){
 let data6 = data.ttlMs;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err9 = {instancePath:instancePath+"/ttlMs",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/ttlMs", "type", {type: "integer"});
 errors++;
 }
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 0 || isNaN(data6)){
-const err10 = {instancePath:instancePath+"/ttlMs",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/ttlMs", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate134.errors = vErrors;
@@ -3329,13 +3018,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.resultType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3356,29 +3043,25 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "array"});
 errors++;
 }
 }
 if(data.isError !== undefined){
 if(typeof data.isError !== "boolean"){
-const err3 = {instancePath:instancePath+"/isError",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/isError", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err4 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate142.errors = vErrors;
@@ -3392,13 +3075,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.completion === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "completion"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "completion"});
 errors++;
 }
 if(data.resultType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3411,22 +3092,19 @@ if(data.completion !== undefined){
 let data1 = data.completion;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.values === undefined){
-const err2 = {instancePath:instancePath+"/completion",keyword:"required",params:{missingProperty: "values"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/completion", "required", {missingProperty: "values"});
 errors++;
 }
 if(data1.hasMore !== undefined){
 if(typeof data1.hasMore !== "boolean"){
-const err3 = {instancePath:instancePath+"/completion/hasMore",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/completion/hasMore", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data1.total !== undefined){
 let data3 = data1.total;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err4 = {instancePath:instancePath+"/completion/total",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/completion/total", "type", {type: "integer"});
 errors++;
 }
 }
@@ -3434,43 +3112,37 @@ if(data1.values !== undefined){
 let data4 = data1.values;
 if(Array.isArray(data4)){
 if(data4.length > 100){
-const err5 = {instancePath:instancePath+"/completion/values",keyword:"maxItems",params:{limit: 100}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/completion/values", "maxItems", {limit: 100});
 errors++;
 }
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data4[i0] !== "string"){
-const err6 = {instancePath:instancePath+"/completion/values/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/completion/values/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/completion/values",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/completion/values", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/completion",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/completion", "type", {type: "object"});
 errors++;
 }
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err9 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate145.errors = vErrors;
@@ -3485,23 +3157,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.input === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "input"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "input"});
 errors++;
 }
 if(data.name === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.type === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3512,8 +3180,7 @@ errors = vErrors.length;
 }
 if(data.id !== undefined){
 if(typeof data.id !== "string"){
-const err4 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/id", "type", {type: "string"});
 errors++;
 }
 }
@@ -3522,35 +3189,30 @@ let data2 = data.input;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/input",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/input", "type", {type: "object"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err6 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err7 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("tool_use" !== data4){
-const err8 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "tool_use"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "tool_use"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate158.errors = vErrors;
@@ -3563,18 +3225,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.toolUseId === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "toolUseId"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "toolUseId"});
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3595,42 +3254,36 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "array"});
 errors++;
 }
 }
 if(data.isError !== undefined){
 if(typeof data.isError !== "boolean"){
-const err4 = {instancePath:instancePath+"/isError",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/isError", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.toolUseId !== undefined){
 if(typeof data.toolUseId !== "string"){
-const err5 = {instancePath:instancePath+"/toolUseId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/toolUseId", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data5 = data.type;
 if(typeof data5 !== "string"){
-const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("tool_result" !== data5){
-const err7 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "tool_result"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "tool_result"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate161.errors = vErrors;
@@ -3737,8 +3390,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 12}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 12});
 errors++;
 }
 else {
@@ -3762,13 +3414,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.role === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3884,8 +3534,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "array"});
 errors++;
 }
 var _valid0 = _errs9 === errors;
@@ -3904,8 +3553,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err3 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 11}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/content", "anyOf", {union: 11});
 errors++;
 }
 else {
@@ -3928,8 +3576,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate153.errors = vErrors;
@@ -3943,15 +3590,13 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err0 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate176.errors = vErrors;
@@ -3967,19 +3612,16 @@ if(data.costPriority !== undefined){
 let data0 = data.costPriority;
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1 || isNaN(data0)){
-const err0 = {instancePath:instancePath+"/costPriority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/costPriority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data0 < 0 || isNaN(data0)){
-const err1 = {instancePath:instancePath+"/costPriority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/costPriority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/costPriority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/costPriority", "type", {type: "number"});
 errors++;
 }
 }
@@ -3995,8 +3637,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/hints",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/hints", "type", {type: "array"});
 errors++;
 }
 }
@@ -4004,19 +3645,16 @@ if(data.intelligencePriority !== undefined){
 let data3 = data.intelligencePriority;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-const err4 = {instancePath:instancePath+"/intelligencePriority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/intelligencePriority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err5 = {instancePath:instancePath+"/intelligencePriority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/intelligencePriority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/intelligencePriority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/intelligencePriority", "type", {type: "number"});
 errors++;
 }
 }
@@ -4024,26 +3662,22 @@ if(data.speedPriority !== undefined){
 let data4 = data.speedPriority;
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 1 || isNaN(data4)){
-const err7 = {instancePath:instancePath+"/speedPriority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/speedPriority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data4 < 0 || isNaN(data4)){
-const err8 = {instancePath:instancePath+"/speedPriority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/speedPriority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/speedPriority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/speedPriority", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate175.errors = vErrors;
@@ -4059,20 +3693,17 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.mode !== undefined){
 let data0 = data.mode;
 if(typeof data0 !== "string"){
-const err0 = {instancePath:instancePath+"/mode",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/mode", "type", {type: "string"});
 errors++;
 }
 if(!(((data0 === "auto") || (data0 === "none")) || (data0 === "required"))){
-const err1 = {instancePath:instancePath+"/mode",keyword:"enum",params:{allowedValues: schema65.properties.mode.enum}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/mode", "enum", {allowedValues: schema65.properties.mode.enum});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate179.errors = vErrors;
@@ -4085,33 +3716,28 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.maxTokens === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "maxTokens"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "maxTokens"});
 errors++;
 }
 if(data.messages === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "messages"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "messages"});
 errors++;
 }
 if(data.includeContext !== undefined){
 let data0 = data.includeContext;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/includeContext",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/includeContext", "type", {type: "string"});
 errors++;
 }
 if(!(((data0 === "allServers") || (data0 === "none")) || (data0 === "thisServer"))){
-const err3 = {instancePath:instancePath+"/includeContext",keyword:"enum",params:{allowedValues: schema58.properties.includeContext.enum}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/includeContext", "enum", {allowedValues: schema58.properties.includeContext.enum});
 errors++;
 }
 }
 if(data.maxTokens !== undefined){
 let data1 = data.maxTokens;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err4 = {instancePath:instancePath+"/maxTokens",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/maxTokens", "type", {type: "integer"});
 errors++;
 }
 }
@@ -4127,8 +3753,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/messages",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/messages", "type", {type: "array"});
 errors++;
 }
 }
@@ -4150,30 +3775,26 @@ if(Array.isArray(data6)){
 const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data6[i1] !== "string"){
-const err6 = {instancePath:instancePath+"/stopSequences/" + i1,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/stopSequences/" + i1, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/stopSequences",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/stopSequences", "type", {type: "array"});
 errors++;
 }
 }
 if(data.systemPrompt !== undefined){
 if(typeof data.systemPrompt !== "string"){
-const err8 = {instancePath:instancePath+"/systemPrompt",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/systemPrompt", "type", {type: "string"});
 errors++;
 }
 }
 if(data.temperature !== undefined){
 let data9 = data.temperature;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
-const err9 = {instancePath:instancePath+"/temperature",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/temperature", "type", {type: "number"});
 errors++;
 }
 }
@@ -4195,15 +3816,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/tools",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/tools", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate152.errors = vErrors;
@@ -4216,25 +3835,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("sampling/createMessage" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "sampling/createMessage"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "sampling/createMessage"});
 errors++;
 }
 }
@@ -4246,8 +3861,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate151.errors = vErrors;
@@ -4260,20 +3874,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("roots/list" !== data0){
-const err2 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "roots/list"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "roots/list"});
 errors++;
 }
 }
@@ -4288,15 +3899,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate184.errors = vErrors;
@@ -4310,77 +3919,66 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
 if(typeof data.default !== "string"){
-const err1 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "string"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.format !== undefined){
 let data2 = data.format;
 if(typeof data2 !== "string"){
-const err3 = {instancePath:instancePath+"/format",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/format", "type", {type: "string"});
 errors++;
 }
 if(!((((data2 === "date") || (data2 === "date-time")) || (data2 === "email")) || (data2 === "uri"))){
-const err4 = {instancePath:instancePath+"/format",keyword:"enum",params:{allowedValues: schema71.properties.format.enum}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/format", "enum", {allowedValues: schema71.properties.format.enum});
 errors++;
 }
 }
 if(data.maxLength !== undefined){
 let data3 = data.maxLength;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err5 = {instancePath:instancePath+"/maxLength",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/maxLength", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.minLength !== undefined){
 let data4 = data.minLength;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err6 = {instancePath:instancePath+"/minLength",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/minLength", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err7 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data6 = data.type;
 if(typeof data6 !== "string"){
-const err8 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("string" !== data6){
-const err9 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate191.errors = vErrors;
@@ -4394,65 +3992,56 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
 let data0 = data.default;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-const err1 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "number"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.maximum !== undefined){
 let data2 = data.maximum;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err3 = {instancePath:instancePath+"/maximum",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/maximum", "type", {type: "number"});
 errors++;
 }
 }
 if(data.minimum !== undefined){
 let data3 = data.minimum;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
-const err4 = {instancePath:instancePath+"/minimum",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/minimum", "type", {type: "number"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err5 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data5 = data.type;
 if(typeof data5 !== "string"){
-const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if(!((data5 === "integer") || (data5 === "number"))){
-const err7 = {instancePath:instancePath+"/type",keyword:"enum",params:{allowedValues: schema72.properties.type.enum}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "enum", {allowedValues: schema72.properties.type.enum});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate193.errors = vErrors;
@@ -4465,48 +4054,41 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
 if(typeof data.default !== "boolean"){
-const err1 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err3 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data3 = data.type;
 if(typeof data3 !== "string"){
-const err4 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("boolean" !== data3){
-const err5 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "boolean"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate195.errors = vErrors;
@@ -4519,26 +4101,22 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.enum === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "enum"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "enum"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
 if(typeof data.default !== "string"){
-const err2 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "string"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -4548,42 +4126,36 @@ if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data2[i0] !== "string"){
-const err4 = {instancePath:instancePath+"/enum/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/enum/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/enum",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/enum", "type", {type: "array"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err6 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data5 = data.type;
 if(typeof data5 !== "string"){
-const err7 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("string" !== data5){
-const err8 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate197.errors = vErrors;
@@ -4596,26 +4168,22 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.oneOf === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "oneOf"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "oneOf"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
 if(typeof data.default !== "string"){
-const err2 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "string"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -4627,67 +4195,57 @@ for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.const === undefined){
-const err4 = {instancePath:instancePath+"/oneOf/" + i0,keyword:"required",params:{missingProperty: "const"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/oneOf/" + i0, "required", {missingProperty: "const"});
 errors++;
 }
 if(data3.title === undefined){
-const err5 = {instancePath:instancePath+"/oneOf/" + i0,keyword:"required",params:{missingProperty: "title"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/oneOf/" + i0, "required", {missingProperty: "title"});
 errors++;
 }
 if(data3.const !== undefined){
 if(typeof data3.const !== "string"){
-const err6 = {instancePath:instancePath+"/oneOf/" + i0+"/const",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/oneOf/" + i0+"/const", "type", {type: "string"});
 errors++;
 }
 }
 if(data3.title !== undefined){
 if(typeof data3.title !== "string"){
-const err7 = {instancePath:instancePath+"/oneOf/" + i0+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/oneOf/" + i0+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/oneOf/" + i0,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/oneOf/" + i0, "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/oneOf",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/oneOf", "type", {type: "array"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err10 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data7 = data.type;
 if(typeof data7 !== "string"){
-const err11 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("string" !== data7){
-const err12 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "string"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "string"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate199.errors = vErrors;
@@ -4700,13 +4258,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.items === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "items"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "items"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
@@ -4715,22 +4271,19 @@ if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data0[i0] !== "string"){
-const err2 = {instancePath:instancePath+"/default/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/default/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "array"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err4 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -4738,13 +4291,11 @@ if(data.items !== undefined){
 let data3 = data.items;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.enum === undefined){
-const err5 = {instancePath:instancePath+"/items",keyword:"required",params:{missingProperty: "enum"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/items", "required", {missingProperty: "enum"});
 errors++;
 }
 if(data3.type === undefined){
-const err6 = {instancePath:instancePath+"/items",keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/items", "required", {missingProperty: "type"});
 errors++;
 }
 if(data3.enum !== undefined){
@@ -4753,78 +4304,67 @@ if(Array.isArray(data4)){
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data4[i1] !== "string"){
-const err7 = {instancePath:instancePath+"/items/enum/" + i1,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/items/enum/" + i1, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/items/enum",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/items/enum", "type", {type: "array"});
 errors++;
 }
 }
 if(data3.type !== undefined){
 let data6 = data3.type;
 if(typeof data6 !== "string"){
-const err9 = {instancePath:instancePath+"/items/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/items/type", "type", {type: "string"});
 errors++;
 }
 if("string" !== data6){
-const err10 = {instancePath:instancePath+"/items/type",keyword:"const",params:{allowedValue: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/items/type", "const", {allowedValue: "string"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/items",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/items", "type", {type: "object"});
 errors++;
 }
 }
 if(data.maxItems !== undefined){
 let data7 = data.maxItems;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err12 = {instancePath:instancePath+"/maxItems",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/maxItems", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.minItems !== undefined){
 let data8 = data.minItems;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err13 = {instancePath:instancePath+"/minItems",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/minItems", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err14 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data10 = data.type;
 if(typeof data10 !== "string"){
-const err15 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("array" !== data10){
-const err16 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "array"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "array"});
 errors++;
 }
 }
 }
 else {
-const err17 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err17);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate201.errors = vErrors;
@@ -4837,13 +4377,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.items === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "items"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "items"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
@@ -4852,22 +4390,19 @@ if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data0[i0] !== "string"){
-const err2 = {instancePath:instancePath+"/default/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/default/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "array"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err4 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -4875,8 +4410,7 @@ if(data.items !== undefined){
 let data3 = data.items;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 if(data3.anyOf === undefined){
-const err5 = {instancePath:instancePath+"/items",keyword:"required",params:{missingProperty: "anyOf"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/items", "required", {missingProperty: "anyOf"});
 errors++;
 }
 if(data3.anyOf !== undefined){
@@ -4887,90 +4421,77 @@ for(let i1=0; i1<len1; i1++){
 let data5 = data4[i1];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.const === undefined){
-const err6 = {instancePath:instancePath+"/items/anyOf/" + i1,keyword:"required",params:{missingProperty: "const"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/items/anyOf/" + i1, "required", {missingProperty: "const"});
 errors++;
 }
 if(data5.title === undefined){
-const err7 = {instancePath:instancePath+"/items/anyOf/" + i1,keyword:"required",params:{missingProperty: "title"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/items/anyOf/" + i1, "required", {missingProperty: "title"});
 errors++;
 }
 if(data5.const !== undefined){
 if(typeof data5.const !== "string"){
-const err8 = {instancePath:instancePath+"/items/anyOf/" + i1+"/const",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/items/anyOf/" + i1+"/const", "type", {type: "string"});
 errors++;
 }
 }
 if(data5.title !== undefined){
 if(typeof data5.title !== "string"){
-const err9 = {instancePath:instancePath+"/items/anyOf/" + i1+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/items/anyOf/" + i1+"/title", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/items/anyOf/" + i1,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/items/anyOf/" + i1, "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/items/anyOf",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/items/anyOf", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/items",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/items", "type", {type: "object"});
 errors++;
 }
 }
 if(data.maxItems !== undefined){
 let data8 = data.maxItems;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err13 = {instancePath:instancePath+"/maxItems",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/maxItems", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.minItems !== undefined){
 let data9 = data.minItems;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err14 = {instancePath:instancePath+"/minItems",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/minItems", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err15 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data11 = data.type;
 if(typeof data11 !== "string"){
-const err16 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("array" !== data11){
-const err17 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "array"}};
-pushError(vErrors ??= [], err17);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "array"});
 errors++;
 }
 }
 }
 else {
-const err18 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err18);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate203.errors = vErrors;
@@ -4983,26 +4504,22 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.enum === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "enum"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "enum"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.default !== undefined){
 if(typeof data.default !== "string"){
-const err2 = {instancePath:instancePath+"/default",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/default", "type", {type: "string"});
 errors++;
 }
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -5012,15 +4529,13 @@ if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data2[i0] !== "string"){
-const err4 = {instancePath:instancePath+"/enum/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/enum/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/enum",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/enum", "type", {type: "array"});
 errors++;
 }
 }
@@ -5030,42 +4545,36 @@ if(Array.isArray(data4)){
 const len1 = data4.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data4[i1] !== "string"){
-const err6 = {instancePath:instancePath+"/enumNames/" + i1,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/enumNames/" + i1, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/enumNames",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/enumNames", "type", {type: "array"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err8 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data7 = data.type;
 if(typeof data7 !== "string"){
-const err9 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("string" !== data7){
-const err10 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "string"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "string"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate205.errors = vErrors;
@@ -5229,8 +4738,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 14}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 14});
 errors++;
 }
 else {
@@ -5254,32 +4762,27 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.message === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "message"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "message"});
 errors++;
 }
 if(data.requestedSchema === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "requestedSchema"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "requestedSchema"});
 errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/message", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mode !== undefined){
 let data1 = data.mode;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/mode",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/mode", "type", {type: "string"});
 errors++;
 }
 if("form" !== data1){
-const err4 = {instancePath:instancePath+"/mode",keyword:"const",params:{allowedValue: "form"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/mode", "const", {allowedValue: "form"});
 errors++;
 }
 }
@@ -5287,19 +4790,16 @@ if(data.requestedSchema !== undefined){
 let data2 = data.requestedSchema;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.properties === undefined){
-const err5 = {instancePath:instancePath+"/requestedSchema",keyword:"required",params:{missingProperty: "properties"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema", "required", {missingProperty: "properties"});
 errors++;
 }
 if(data2.type === undefined){
-const err6 = {instancePath:instancePath+"/requestedSchema",keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema", "required", {missingProperty: "type"});
 errors++;
 }
 if(data2.$schema !== undefined){
 if(typeof data2.$schema !== "string"){
-const err7 = {instancePath:instancePath+"/requestedSchema/$schema",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema/$schema", "type", {type: "string"});
 errors++;
 }
 }
@@ -5314,8 +4814,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/requestedSchema/properties",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema/properties", "type", {type: "object"});
 errors++;
 }
 }
@@ -5325,42 +4824,36 @@ if(Array.isArray(data6)){
 const len0 = data6.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data6[i0] !== "string"){
-const err9 = {instancePath:instancePath+"/requestedSchema/required/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema/required/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/requestedSchema/required",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema/required", "type", {type: "array"});
 errors++;
 }
 }
 if(data2.type !== undefined){
 let data8 = data2.type;
 if(typeof data8 !== "string"){
-const err11 = {instancePath:instancePath+"/requestedSchema/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema/type", "type", {type: "string"});
 errors++;
 }
 if("object" !== data8){
-const err12 = {instancePath:instancePath+"/requestedSchema/type",keyword:"const",params:{allowedValue: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema/type", "const", {allowedValue: "object"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/requestedSchema",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/requestedSchema", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err14 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate189.errors = vErrors;
@@ -5373,37 +4866,31 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.message === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "message"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "message"});
 errors++;
 }
 if(data.mode === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "mode"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "mode"});
 errors++;
 }
 if(data.url === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "url"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "url"});
 errors++;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err3 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/message", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mode !== undefined){
 let data1 = data.mode;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/mode",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/mode", "type", {type: "string"});
 errors++;
 }
 if("url" !== data1){
-const err5 = {instancePath:instancePath+"/mode",keyword:"const",params:{allowedValue: "url"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mode", "const", {allowedValue: "url"});
 errors++;
 }
 }
@@ -5411,21 +4898,18 @@ if(data.url !== undefined){
 let data2 = data.url;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err6 = {instancePath:instancePath+"/url",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/url", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/url",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/url", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate209.errors = vErrors;
@@ -5475,8 +4959,7 @@ func0(vErrors, _from1, errors, 13, instancePath, 1);
 valid0 = valid0 || _valid0;
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 13}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 13});
 errors++;
 }
 else {
@@ -5500,25 +4983,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.method === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.method !== undefined){
 let data0 = data.method;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("elicitation/create" !== data0){
-const err3 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "elicitation/create"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "elicitation/create"});
 errors++;
 }
 }
@@ -5530,8 +5009,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate187.errors = vErrors;
@@ -5600,8 +5078,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 10}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 10});
 errors++;
 }
 else {
@@ -5632,8 +5109,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate149.errors = vErrors;
@@ -5646,8 +5122,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resultType === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5664,22 +5139,19 @@ errors = vErrors.length;
 }
 if(data.requestState !== undefined){
 if(typeof data.requestState !== "string"){
-const err1 = {instancePath:instancePath+"/requestState",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/requestState", "type", {type: "string"});
 errors++;
 }
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err2 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate147.errors = vErrors;
@@ -5700,8 +5172,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate217.errors = vErrors;
@@ -5714,8 +5185,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.requestId === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "requestId"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "requestId"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5726,8 +5196,7 @@ errors = vErrors.length;
 }
 if(data.reason !== undefined){
 if(typeof data.reason !== "string"){
-const err1 = {instancePath:instancePath+"/reason",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/reason", "type", {type: "string"});
 errors++;
 }
 }
@@ -5739,8 +5208,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate216.errors = vErrors;
@@ -5753,43 +5221,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/cancelled" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/cancelled"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/cancelled"});
 errors++;
 }
 }
@@ -5801,8 +5262,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate215.errors = vErrors;
@@ -5816,8 +5276,7 @@ function validate225(data, {instancePath="", parentData, parentDataProperty, roo
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,keyword:"type",params:{type: schema85.type}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: schema85.type});
 errors++;
 }
 validate225.errors = vErrors;
@@ -5830,13 +5289,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.progress === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "progress"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "progress"});
 errors++;
 }
 if(data.progressToken === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "progressToken"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "progressToken"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -5847,16 +5304,14 @@ errors = vErrors.length;
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err2 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/message", "type", {type: "string"});
 errors++;
 }
 }
 if(data.progress !== undefined){
 let data2 = data.progress;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-const err3 = {instancePath:instancePath+"/progress",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/progress", "type", {type: "number"});
 errors++;
 }
 }
@@ -5869,15 +5324,13 @@ errors = vErrors.length;
 if(data.total !== undefined){
 let data4 = data.total;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-const err4 = {instancePath:instancePath+"/total",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/total", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate223.errors = vErrors;
@@ -5890,43 +5343,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/progress" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/progress"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/progress"});
 errors++;
 }
 }
@@ -5938,8 +5384,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate222.errors = vErrors;
@@ -5960,8 +5405,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate229.errors = vErrors;
@@ -5974,38 +5418,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/resources/list_changed" !== data1){
-const err5 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/resources/list_changed"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/resources/list_changed"});
 errors++;
 }
 }
@@ -6017,8 +5455,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate228.errors = vErrors;
@@ -6033,8 +5470,7 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.promptsListChanged !== undefined){
 if(typeof data.promptsListChanged !== "boolean"){
-const err0 = {instancePath:instancePath+"/promptsListChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/promptsListChanged", "type", {type: "boolean"});
 errors++;
 }
 }
@@ -6044,36 +5480,31 @@ if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data1[i0] !== "string"){
-const err1 = {instancePath:instancePath+"/resourceSubscriptions/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/resourceSubscriptions/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/resourceSubscriptions",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/resourceSubscriptions", "type", {type: "array"});
 errors++;
 }
 }
 if(data.resourcesListChanged !== undefined){
 if(typeof data.resourcesListChanged !== "boolean"){
-const err3 = {instancePath:instancePath+"/resourcesListChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/resourcesListChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.toolsListChanged !== undefined){
 if(typeof data.toolsListChanged !== "boolean"){
-const err4 = {instancePath:instancePath+"/toolsListChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/toolsListChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate235.errors = vErrors;
@@ -6086,8 +5517,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.notifications === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "notifications"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "notifications"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -6104,8 +5534,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate233.errors = vErrors;
@@ -6118,43 +5547,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/subscriptions/acknowledged" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/subscriptions/acknowledged"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/subscriptions/acknowledged"});
 errors++;
 }
 }
@@ -6166,8 +5588,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate232.errors = vErrors;
@@ -6181,8 +5602,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.uri === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -6195,21 +5615,18 @@ if(data.uri !== undefined){
 let data1 = data.uri;
 if(typeof data1 === "string"){
 if(!(formats0.test(data1))){
-const err1 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate239.errors = vErrors;
@@ -6222,43 +5639,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/resources/updated" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/resources/updated"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/resources/updated"});
 errors++;
 }
 }
@@ -6270,8 +5680,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate238.errors = vErrors;
@@ -6285,38 +5694,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/prompts/list_changed" !== data1){
-const err5 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/prompts/list_changed"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/prompts/list_changed"});
 errors++;
 }
 }
@@ -6328,8 +5731,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate242.errors = vErrors;
@@ -6343,38 +5745,32 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/tools/list_changed" !== data1){
-const err5 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/tools/list_changed"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/tools/list_changed"});
 errors++;
 }
 }
@@ -6386,8 +5782,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate244.errors = vErrors;
@@ -6401,13 +5796,11 @@ function validate249(data, {instancePath="", parentData, parentDataProperty, roo
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-const err0 = {instancePath,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "string"});
 errors++;
 }
 if(!((((((((data === "alert") || (data === "critical")) || (data === "debug")) || (data === "emergency")) || (data === "error")) || (data === "info")) || (data === "notice")) || (data === "warning"))){
-const err1 = {instancePath,keyword:"enum",params:{allowedValues: schema97.enum}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "enum", {allowedValues: schema97.enum});
 errors++;
 }
 validate249.errors = vErrors;
@@ -6420,13 +5813,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "data"});
 errors++;
 }
 if(data.level === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "level"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "level"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -6443,15 +5834,13 @@ errors = vErrors.length;
 }
 if(data.logger !== undefined){
 if(typeof data.logger !== "string"){
-const err2 = {instancePath:instancePath+"/logger",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/logger", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate247.errors = vErrors;
@@ -6464,43 +5853,36 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data1 = data.method;
 if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("notifications/message" !== data1){
-const err6 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "notifications/message"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "notifications/message"});
 errors++;
 }
 }
@@ -6512,8 +5894,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate246.errors = vErrors;
@@ -6527,13 +5908,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "error"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.error !== undefined){
@@ -6544,27 +5923,23 @@ errors = vErrors.length;
 }
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.code === undefined){
-const err2 = {instancePath:instancePath+"/error",keyword:"required",params:{missingProperty: "code"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/error", "required", {missingProperty: "code"});
 errors++;
 }
 if(data0.code !== undefined){
 let data1 = data0.code;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err3 = {instancePath:instancePath+"/error/code",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/error/code", "type", {type: "integer"});
 errors++;
 }
 if(-32020 !== data1){
-const err4 = {instancePath:instancePath+"/error/code",keyword:"const",params:{allowedValue: -32020}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/error/code", "const", {allowedValue: -32020});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/error",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/error", "type", {type: "object"});
 errors++;
 }
 }
@@ -6594,8 +5969,7 @@ const _from1 = errors;
 try{
 const _errs10 = errors;
 if(data2 !== null){
-const err6 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/id", "type", {type: "null"});
 errors++;
 }
 var _valid0 = _errs10 === errors;
@@ -6610,8 +5984,7 @@ func0(vErrors, _from1, errors, 15, instancePath+"/id", 1);
 valid3 = valid3 || _valid0;
 }
 if(!valid3){
-const err7 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 15}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/id", "anyOf", {union: 15});
 errors++;
 }
 else {
@@ -6629,20 +6002,17 @@ vErrors = null;
 if(data.jsonrpc !== undefined){
 let data3 = data.jsonrpc;
 if(typeof data3 !== "string"){
-const err8 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data3){
-const err9 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate252.errors = vErrors;
@@ -6672,8 +6042,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/elicitation",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/elicitation", "type", {type: "object"});
 errors++;
 }
 }
@@ -6688,8 +6057,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/experimental",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/experimental", "type", {type: "object"});
 errors++;
 }
 }
@@ -6704,16 +6072,14 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/extensions",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/extensions", "type", {type: "object"});
 errors++;
 }
 }
 if(data.roots !== undefined){
 let data7 = data.roots;
 if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
-const err3 = {instancePath:instancePath+"/roots",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/roots", "type", {type: "object"});
 errors++;
 }
 }
@@ -6734,15 +6100,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/sampling",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/sampling", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate257.errors = vErrors;
@@ -6755,13 +6119,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "error"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.error !== undefined){
@@ -6772,25 +6134,21 @@ errors = vErrors.length;
 }
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.code === undefined){
-const err2 = {instancePath:instancePath+"/error",keyword:"required",params:{missingProperty: "code"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/error", "required", {missingProperty: "code"});
 errors++;
 }
 if(data0.data === undefined){
-const err3 = {instancePath:instancePath+"/error",keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/error", "required", {missingProperty: "data"});
 errors++;
 }
 if(data0.code !== undefined){
 let data1 = data0.code;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err4 = {instancePath:instancePath+"/error/code",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/error/code", "type", {type: "integer"});
 errors++;
 }
 if(-32021 !== data1){
-const err5 = {instancePath:instancePath+"/error/code",keyword:"const",params:{allowedValue: -32021}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/error/code", "const", {allowedValue: -32021});
 errors++;
 }
 }
@@ -6798,8 +6156,7 @@ if(data0.data !== undefined){
 let data2 = data0.data;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.requiredCapabilities === undefined){
-const err6 = {instancePath:instancePath+"/error/data",keyword:"required",params:{missingProperty: "requiredCapabilities"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/error/data", "required", {missingProperty: "requiredCapabilities"});
 errors++;
 }
 if(data2.requiredCapabilities !== undefined){
@@ -6810,15 +6167,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/error/data",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/error/data", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/error",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/error", "type", {type: "object"});
 errors++;
 }
 }
@@ -6848,8 +6203,7 @@ const _from1 = errors;
 try{
 const _errs13 = errors;
 if(data4 !== null){
-const err9 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/id", "type", {type: "null"});
 errors++;
 }
 var _valid0 = _errs13 === errors;
@@ -6864,8 +6218,7 @@ func0(vErrors, _from1, errors, 16, instancePath+"/id", 1);
 valid4 = valid4 || _valid0;
 }
 if(!valid4){
-const err10 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 16}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/id", "anyOf", {union: 16});
 errors++;
 }
 else {
@@ -6883,20 +6236,17 @@ vErrors = null;
 if(data.jsonrpc !== undefined){
 let data5 = data.jsonrpc;
 if(typeof data5 !== "string"){
-const err11 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data5){
-const err12 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate255.errors = vErrors;
@@ -6910,13 +6260,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "error"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.error !== undefined){
@@ -6927,25 +6275,21 @@ errors = vErrors.length;
 }
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 if(data0.code === undefined){
-const err2 = {instancePath:instancePath+"/error",keyword:"required",params:{missingProperty: "code"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/error", "required", {missingProperty: "code"});
 errors++;
 }
 if(data0.data === undefined){
-const err3 = {instancePath:instancePath+"/error",keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/error", "required", {missingProperty: "data"});
 errors++;
 }
 if(data0.code !== undefined){
 let data1 = data0.code;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err4 = {instancePath:instancePath+"/error/code",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/error/code", "type", {type: "integer"});
 errors++;
 }
 if(-32022 !== data1){
-const err5 = {instancePath:instancePath+"/error/code",keyword:"const",params:{allowedValue: -32022}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/error/code", "const", {allowedValue: -32022});
 errors++;
 }
 }
@@ -6953,19 +6297,16 @@ if(data0.data !== undefined){
 let data2 = data0.data;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 if(data2.requested === undefined){
-const err6 = {instancePath:instancePath+"/error/data",keyword:"required",params:{missingProperty: "requested"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/error/data", "required", {missingProperty: "requested"});
 errors++;
 }
 if(data2.supported === undefined){
-const err7 = {instancePath:instancePath+"/error/data",keyword:"required",params:{missingProperty: "supported"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/error/data", "required", {missingProperty: "supported"});
 errors++;
 }
 if(data2.requested !== undefined){
 if(typeof data2.requested !== "string"){
-const err8 = {instancePath:instancePath+"/error/data/requested",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/error/data/requested", "type", {type: "string"});
 errors++;
 }
 }
@@ -6975,29 +6316,25 @@ if(Array.isArray(data4)){
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data4[i0] !== "string"){
-const err9 = {instancePath:instancePath+"/error/data/supported/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/error/data/supported/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/error/data/supported",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/error/data/supported", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/error/data",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/error/data", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/error",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/error", "type", {type: "object"});
 errors++;
 }
 }
@@ -7027,8 +6364,7 @@ const _from1 = errors;
 try{
 const _errs18 = errors;
 if(data6 !== null){
-const err13 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "null"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath+"/id", "type", {type: "null"});
 errors++;
 }
 var _valid0 = _errs18 === errors;
@@ -7043,8 +6379,7 @@ func0(vErrors, _from1, errors, 17, instancePath+"/id", 1);
 valid6 = valid6 || _valid0;
 }
 if(!valid6){
-const err14 = {instancePath:instancePath+"/id",keyword:"anyOf",params:{union: 17}};
-pushError(vErrors ??= [], err14);
+pushNew(vErrors ??= [], instancePath+"/id", "anyOf", {union: 17});
 errors++;
 }
 else {
@@ -7062,20 +6397,17 @@ vErrors = null;
 if(data.jsonrpc !== undefined){
 let data7 = data.jsonrpc;
 if(typeof data7 !== "string"){
-const err15 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err15);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data7){
-const err16 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err16);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 }
 else {
-const err17 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err17);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate266.errors = vErrors;
@@ -7111,4 +6443,7 @@ export const errors = new Map([
   [-32020, { definition: "HeaderMismatchError", validate: HeaderMismatchError }],
   [-32021, { definition: "MissingRequiredClientCapabilityError", validate: MissingRequiredClientCapabilityError }],
   [-32022, { definition: "UnsupportedProtocolVersionError", validate: UnsupportedProtocolVersionError }],
+]);
+export const revisions = new Map([
+  ["2026-07-28", { results, notifications, requests, errors }],
 ]);

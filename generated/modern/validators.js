@@ -17,6 +17,7 @@ function absorbErrors(list, thrown) {
   for (let i = 64; i < from.length; i++) list.push(from[i]);
   return list.length;
 }
+function pushNew(list, instancePath, keyword, params) { pushError(list, { instancePath, keyword, params }); }
 function withinBudget(validate) {
   const bounded = function (data, context) {
     try {
@@ -39,8 +40,7 @@ function validate24(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,keyword:"type",params:{type: schema9.type}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: schema9.type});
 errors++;
 }
 validate24.errors = vErrors;
@@ -53,18 +53,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -76,20 +73,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -98,15 +92,13 @@ let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate23.errors = vErrors;
@@ -119,32 +111,27 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -153,15 +140,13 @@ let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate27.errors = vErrors;
@@ -176,14 +161,12 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.src === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "src"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "src"});
 errors++;
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err1 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
@@ -193,15 +176,13 @@ if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data1[i0] !== "string"){
-const err2 = {instancePath:instancePath+"/sizes/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/sizes/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/sizes",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/sizes", "type", {type: "array"});
 errors++;
 }
 }
@@ -209,34 +190,29 @@ if(data.src !== undefined){
 let data3 = data.src;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err4 = {instancePath:instancePath+"/src",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/src", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/src",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/src", "type", {type: "string"});
 errors++;
 }
 }
 if(data.theme !== undefined){
 let data4 = data.theme;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/theme",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/theme", "type", {type: "string"});
 errors++;
 }
 if(!((data4 === "dark") || (data4 === "light"))){
-const err7 = {instancePath:instancePath+"/theme",keyword:"enum",params:{allowedValues: schema15.properties.theme.enum}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/theme", "enum", {allowedValues: schema15.properties.theme.enum});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate34.errors = vErrors;
@@ -249,19 +225,16 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.version === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "version"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "version"});
 errors++;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err2 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -277,29 +250,25 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err4 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err5 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.version !== undefined){
 if(typeof data.version !== "string"){
-const err6 = {instancePath:instancePath+"/version",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/version", "type", {type: "string"});
 errors++;
 }
 }
@@ -307,21 +276,18 @@ if(data.websiteUrl !== undefined){
 let data6 = data.websiteUrl;
 if(typeof data6 === "string"){
 if(!(formats0.test(data6))){
-const err7 = {instancePath:instancePath+"/websiteUrl",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/websiteUrl", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/websiteUrl",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/websiteUrl", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate33.errors = vErrors;
@@ -341,8 +307,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate32.errors = vErrors;
@@ -355,8 +320,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resultType === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resultType"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resultType"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -367,15 +331,13 @@ errors = vErrors.length;
 }
 if(data.resultType !== undefined){
 if(typeof data.resultType !== "string"){
-const err1 = {instancePath:instancePath+"/resultType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/resultType", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate31.errors = vErrors;
@@ -388,18 +350,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.result === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "result"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "result"});
 errors++;
 }
 if(data.id !== undefined){
@@ -411,13 +370,11 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
@@ -429,8 +386,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate29.errors = vErrors;
@@ -443,34 +399,29 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.code === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "code"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "code"});
 errors++;
 }
 if(data.message === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "message"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "message"});
 errors++;
 }
 if(data.code !== undefined){
 let data0 = data.code;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-const err2 = {instancePath:instancePath+"/code",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/code", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.message !== undefined){
 if(typeof data.message !== "string"){
-const err3 = {instancePath:instancePath+"/message",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/message", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate41.errors = vErrors;
@@ -483,13 +434,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "error"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.error !== undefined){
@@ -507,20 +456,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate40.errors = vErrors;
@@ -608,8 +554,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 3}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 3});
 errors++;
 }
 else {
@@ -634,18 +579,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.id !== undefined){
@@ -657,20 +599,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err5 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -679,15 +618,13 @@ let data3 = data.params;
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 }
 else {
-const err6 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate45.errors = vErrors;
@@ -701,32 +638,27 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.jsonrpc !== undefined){
 let data0 = data.jsonrpc;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data0){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 if(typeof data.method !== "string"){
-const err4 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 }
@@ -735,15 +667,13 @@ let data2 = data.params;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/params",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/params", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate47.errors = vErrors;
@@ -757,18 +687,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.result === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "result"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "result"});
 errors++;
 }
 if(data.id !== undefined){
@@ -780,13 +707,11 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
@@ -798,8 +723,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate48.errors = vErrors;
@@ -813,13 +737,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.error === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "error"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "error"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.error !== undefined){
@@ -837,20 +759,17 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data2 = data.jsonrpc;
 if(typeof data2 !== "string"){
-const err2 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data2){
-const err3 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate51.errors = vErrors;
@@ -898,8 +817,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "array"});
 errors++;
 }
 var _valid0 = _errs2 === errors;
@@ -917,8 +835,7 @@ const _from2 = errors;
 try{
 const _errs5 = errors;
 if(((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))) && (typeof data !== "boolean")){
-const err1 = {instancePath,keyword:"type",params:{type: schema27.anyOf[2].type}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: schema27.anyOf[2].type});
 errors++;
 }
 var _valid0 = _errs5 === errors;
@@ -934,8 +851,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err2 = {instancePath,keyword:"anyOf",params:{union: 4}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 4});
 errors++;
 }
 else {
@@ -966,8 +882,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate59.errors = vErrors;
@@ -996,8 +911,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/elicitation",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/elicitation", "type", {type: "object"});
 errors++;
 }
 }
@@ -1012,8 +926,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/experimental",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/experimental", "type", {type: "object"});
 errors++;
 }
 }
@@ -1028,16 +941,14 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/extensions",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/extensions", "type", {type: "object"});
 errors++;
 }
 }
 if(data.roots !== undefined){
 let data7 = data.roots;
 if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
-const err3 = {instancePath:instancePath+"/roots",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/roots", "type", {type: "object"});
 errors++;
 }
 }
@@ -1058,15 +969,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/sampling",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/sampling", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate58.errors = vErrors;
@@ -1079,13 +988,11 @@ function validate70(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-const err0 = {instancePath,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "string"});
 errors++;
 }
 if(!((((((((data === "alert") || (data === "critical")) || (data === "debug")) || (data === "emergency")) || (data === "error")) || (data === "info")) || (data === "notice")) || (data === "warning"))){
-const err1 = {instancePath,keyword:"enum",params:{allowedValues: schema28.enum}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "enum", {allowedValues: schema28.enum});
 errors++;
 }
 validate70.errors = vErrors;
@@ -1098,8 +1005,7 @@ function validate72(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))){
-const err0 = {instancePath,keyword:"type",params:{type: schema29.type}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: schema29.type});
 errors++;
 }
 validate72.errors = vErrors;
@@ -1112,13 +1018,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data["io.modelcontextprotocol/clientCapabilities"] === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "io.modelcontextprotocol/clientCapabilities"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "io.modelcontextprotocol/clientCapabilities"});
 errors++;
 }
 if(data["io.modelcontextprotocol/protocolVersion"] === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "io.modelcontextprotocol/protocolVersion"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "io.modelcontextprotocol/protocolVersion"});
 errors++;
 }
 if(data["io.modelcontextprotocol/clientCapabilities"] !== undefined){
@@ -1141,8 +1045,7 @@ errors = vErrors.length;
 }
 if(data["io.modelcontextprotocol/protocolVersion"] !== undefined){
 if(typeof data["io.modelcontextprotocol/protocolVersion"] !== "string"){
-const err2 = {instancePath:instancePath+"/io.modelcontextprotocol~1protocolVersion",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/io.modelcontextprotocol~1protocolVersion", "type", {type: "string"});
 errors++;
 }
 }
@@ -1154,8 +1057,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate57.errors = vErrors;
@@ -1168,8 +1070,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "_meta"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1180,8 +1081,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate56.errors = vErrors;
@@ -1194,23 +1094,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -1222,26 +1118,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("server/discover" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "server/discover"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "server/discover"});
 errors++;
 }
 }
@@ -1253,8 +1145,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate54.errors = vErrors;
@@ -1268,8 +1159,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "_meta"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1280,15 +1170,13 @@ errors = vErrors.length;
 }
 if(data.cursor !== undefined){
 if(typeof data.cursor !== "string"){
-const err1 = {instancePath:instancePath+"/cursor",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/cursor", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate78.errors = vErrors;
@@ -1301,23 +1189,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -1329,26 +1213,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/list" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/list"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/list"});
 errors++;
 }
 }
@@ -1360,8 +1240,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate76.errors = vErrors;
@@ -1375,23 +1254,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -1403,26 +1278,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/templates/list" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/templates/list"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/templates/list"});
 errors++;
 }
 }
@@ -1434,8 +1305,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate81.errors = vErrors;
@@ -1448,8 +1318,7 @@ function validate91(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(!(data && typeof data == "object" && !Array.isArray(data))){
-const err0 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate91.errors = vErrors;
@@ -1462,13 +1331,11 @@ function validate96(data, {instancePath="", parentData, parentDataProperty, root
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-const err0 = {instancePath,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "string"});
 errors++;
 }
 if(!((data === "assistant") || (data === "user"))){
-const err1 = {instancePath,keyword:"enum",params:{allowedValues: schema41.enum}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "enum", {allowedValues: schema41.enum});
 errors++;
 }
 validate96.errors = vErrors;
@@ -1492,15 +1359,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath:instancePath+"/audience",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/audience", "type", {type: "array"});
 errors++;
 }
 }
 if(data.lastModified !== undefined){
 if(typeof data.lastModified !== "string"){
-const err1 = {instancePath:instancePath+"/lastModified",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/lastModified", "type", {type: "string"});
 errors++;
 }
 }
@@ -1508,26 +1373,22 @@ if(data.priority !== undefined){
 let data3 = data.priority;
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1 || isNaN(data3)){
-const err2 = {instancePath:instancePath+"/priority",keyword:"maximum",params:{comparison: "<=", limit: 1}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/priority", "maximum", {comparison: "<=", limit: 1});
 errors++;
 }
 if(data3 < 0 || isNaN(data3)){
-const err3 = {instancePath:instancePath+"/priority",keyword:"minimum",params:{comparison: ">=", limit: 0}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/priority", "minimum", {comparison: ">=", limit: 0});
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/priority",keyword:"type",params:{type: "number"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/priority", "type", {type: "number"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate95.errors = vErrors;
@@ -1540,13 +1401,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "text"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "text"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1563,28 +1422,24 @@ errors = vErrors.length;
 }
 if(data.text !== undefined){
 if(typeof data.text !== "string"){
-const err2 = {instancePath:instancePath+"/text",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/text", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data3 = data.type;
 if(typeof data3 !== "string"){
-const err3 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("text" !== data3){
-const err4 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "text"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "text"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate93.errors = vErrors;
@@ -1598,18 +1453,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "data"});
 errors++;
 }
 if(data.mimeType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "mimeType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "mimeType"});
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1628,41 +1480,35 @@ if(data.data !== undefined){
 let data2 = data.data;
 if(typeof data2 === "string"){
 if(!(formats4.test(data2))){
-const err3 = {instancePath:instancePath+"/data",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/data",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/data", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("image" !== data4){
-const err7 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "image"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "image"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate100.errors = vErrors;
@@ -1675,18 +1521,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.data === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "data"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "data"});
 errors++;
 }
 if(data.mimeType === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "mimeType"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "mimeType"});
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1705,41 +1548,35 @@ if(data.data !== undefined){
 let data2 = data.data;
 if(typeof data2 === "string"){
 if(!(formats4.test(data2))){
-const err3 = {instancePath:instancePath+"/data",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/data",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/data", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("audio" !== data4){
-const err7 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "audio"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "audio"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate104.errors = vErrors;
@@ -1752,23 +1589,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.input === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "input"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "input"});
 errors++;
 }
 if(data.name === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.type === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1779,8 +1612,7 @@ errors = vErrors.length;
 }
 if(data.id !== undefined){
 if(typeof data.id !== "string"){
-const err4 = {instancePath:instancePath+"/id",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/id", "type", {type: "string"});
 errors++;
 }
 }
@@ -1789,35 +1621,30 @@ let data2 = data.input;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 }
 else {
-const err5 = {instancePath:instancePath+"/input",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/input", "type", {type: "object"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err6 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data4 = data.type;
 if(typeof data4 !== "string"){
-const err7 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("tool_use" !== data4){
-const err8 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "tool_use"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "tool_use"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate108.errors = vErrors;
@@ -1830,18 +1657,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.uri === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1858,8 +1682,7 @@ errors = vErrors.length;
 }
 if(data.description !== undefined){
 if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/description", "type", {type: "string"});
 errors++;
 }
 }
@@ -1875,50 +1698,43 @@ errors = vErrors.length;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/icons",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/icons", "type", {type: "array"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err5 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err6 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.size !== undefined){
 let data7 = data.size;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err7 = {instancePath:instancePath+"/size",keyword:"type",params:{type: "integer"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/size", "type", {type: "integer"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err8 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data9 = data.type;
 if(typeof data9 !== "string"){
-const err9 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("resource_link" !== data9){
-const err10 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "resource_link"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "resource_link"});
 errors++;
 }
 }
@@ -1926,21 +1742,18 @@ if(data.uri !== undefined){
 let data10 = data.uri;
 if(typeof data10 === "string"){
 if(!(formats0.test(data10))){
-const err11 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err13);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate117.errors = vErrors;
@@ -1953,13 +1766,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.text === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "text"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "text"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -1970,15 +1781,13 @@ errors = vErrors.length;
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err2 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
 if(data.text !== undefined){
 if(typeof data.text !== "string"){
-const err3 = {instancePath:instancePath+"/text",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/text", "type", {type: "string"});
 errors++;
 }
 }
@@ -1986,21 +1795,18 @@ if(data.uri !== undefined){
 let data3 = data.uri;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err4 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate125.errors = vErrors;
@@ -2013,13 +1819,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.blob === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "blob"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "blob"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2032,21 +1836,18 @@ if(data.blob !== undefined){
 let data1 = data.blob;
 if(typeof data1 === "string"){
 if(!(formats4.test(data1))){
-const err2 = {instancePath:instancePath+"/blob",keyword:"format",params:{format: "byte"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/blob", "format", {format: "byte"});
 errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/blob",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/blob", "type", {type: "string"});
 errors++;
 }
 }
 if(data.mimeType !== undefined){
 if(typeof data.mimeType !== "string"){
-const err4 = {instancePath:instancePath+"/mimeType",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/mimeType", "type", {type: "string"});
 errors++;
 }
 }
@@ -2054,21 +1855,18 @@ if(data.uri !== undefined){
 let data3 = data.uri;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err5 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate128.errors = vErrors;
@@ -2081,13 +1879,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.resource === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "resource"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "resource"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2143,8 +1939,7 @@ func0(vErrors, _from1, errors, 8, instancePath+"/resource", 1);
 valid1 = valid1 || _valid0;
 }
 if(!valid1){
-const err2 = {instancePath:instancePath+"/resource",keyword:"anyOf",params:{union: 8}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/resource", "anyOf", {union: 8});
 errors++;
 }
 else {
@@ -2162,20 +1957,17 @@ vErrors = null;
 if(data.type !== undefined){
 let data3 = data.type;
 if(typeof data3 !== "string"){
-const err3 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("resource" !== data3){
-const err4 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "resource"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "resource"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate122.errors = vErrors;
@@ -2282,8 +2074,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 7}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 7});
 errors++;
 }
 else {
@@ -2307,18 +2098,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.toolUseId === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "toolUseId"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "toolUseId"});
 errors++;
 }
 if(data.type === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2339,42 +2127,36 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "array"});
 errors++;
 }
 }
 if(data.isError !== undefined){
 if(typeof data.isError !== "boolean"){
-const err4 = {instancePath:instancePath+"/isError",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/isError", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.toolUseId !== undefined){
 if(typeof data.toolUseId !== "string"){
-const err5 = {instancePath:instancePath+"/toolUseId",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/toolUseId", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data5 = data.type;
 if(typeof data5 !== "string"){
-const err6 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("tool_result" !== data5){
-const err7 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "tool_result"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "tool_result"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate111.errors = vErrors;
@@ -2481,8 +2263,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 9}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 9});
 errors++;
 }
 else {
@@ -2506,18 +2287,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.content === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "content"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "content"});
 errors++;
 }
 if(data.model === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "model"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "model"});
 errors++;
 }
 if(data.role === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "role"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "role"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2633,8 +2411,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "array"});
 errors++;
 }
 var _valid0 = _errs9 === errors;
@@ -2653,8 +2430,7 @@ valid1 = valid1 || _valid0;
 }
 }
 if(!valid1){
-const err4 = {instancePath:instancePath+"/content",keyword:"anyOf",params:{union: 6}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/content", "anyOf", {union: 6});
 errors++;
 }
 else {
@@ -2671,8 +2447,7 @@ vErrors = null;
 }
 if(data.model !== undefined){
 if(typeof data.model !== "string"){
-const err5 = {instancePath:instancePath+"/model",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/model", "type", {type: "string"});
 errors++;
 }
 }
@@ -2684,15 +2459,13 @@ errors = vErrors.length;
 }
 if(data.stopReason !== undefined){
 if(typeof data.stopReason !== "string"){
-const err6 = {instancePath:instancePath+"/stopReason",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/stopReason", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate90.errors = vErrors;
@@ -2705,8 +2478,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.uri === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -2717,8 +2489,7 @@ errors = vErrors.length;
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err1 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
@@ -2726,21 +2497,18 @@ if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
 if(!(formats0.test(data2))){
-const err2 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate144.errors = vErrors;
@@ -2753,8 +2521,7 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.roots === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "roots"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "roots"});
 errors++;
 }
 if(data.roots !== undefined){
@@ -2769,15 +2536,13 @@ errors = vErrors.length;
 }
 }
 else {
-const err1 = {instancePath:instancePath+"/roots",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/roots", "type", {type: "array"});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate143.errors = vErrors;
@@ -2791,20 +2556,17 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.action === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "action"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "action"});
 errors++;
 }
 if(data.action !== undefined){
 let data0 = data.action;
 if(typeof data0 !== "string"){
-const err1 = {instancePath:instancePath+"/action",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/action", "type", {type: "string"});
 errors++;
 }
 if(!(((data0 === "accept") || (data0 === "cancel")) || (data0 === "decline"))){
-const err2 = {instancePath:instancePath+"/action",keyword:"enum",params:{allowedValues: schema54.properties.action.enum}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/action", "enum", {allowedValues: schema54.properties.action.enum});
 errors++;
 }
 }
@@ -2822,15 +2584,13 @@ if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data2[i0] !== "string"){
-const err3 = {instancePath:instancePath+"/content/" + pointerKey(key0)+"/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/content/" + pointerKey(key0)+"/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/content/" + pointerKey(key0),keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/content/" + pointerKey(key0), "type", {type: "array"});
 errors++;
 }
 var _valid0 = _errs8 === errors;
@@ -2848,8 +2608,7 @@ const _from1 = errors;
 try{
 const _errs12 = errors;
 if(((typeof data2 !== "string") && (!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2))))) && (typeof data2 !== "boolean")){
-const err5 = {instancePath:instancePath+"/content/" + pointerKey(key0),keyword:"type",params:{type: schema54.properties.content.additionalProperties.anyOf[1].type}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/content/" + pointerKey(key0), "type", {type: schema54.properties.content.additionalProperties.anyOf[1].type});
 errors++;
 }
 var _valid0 = _errs12 === errors;
@@ -2864,8 +2623,7 @@ func0(vErrors, _from1, errors, 10, instancePath+"/content/" + pointerKey(key0), 
 valid2 = valid2 || _valid0;
 }
 if(!valid2){
-const err6 = {instancePath:instancePath+"/content/" + pointerKey(key0),keyword:"anyOf",params:{union: 10}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/content/" + pointerKey(key0), "anyOf", {union: 10});
 errors++;
 }
 else {
@@ -2882,15 +2640,13 @@ vErrors = null;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/content",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/content", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate148.errors = vErrors;
@@ -2959,8 +2715,7 @@ valid0 = valid0 || _valid0;
 }
 }
 if(!valid0){
-const err0 = {instancePath,keyword:"anyOf",params:{union: 5}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "anyOf", {union: 5});
 errors++;
 }
 else {
@@ -2991,8 +2746,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate88.errors = vErrors;
@@ -3005,13 +2759,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "_meta"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3028,8 +2780,7 @@ errors = vErrors.length;
 }
 if(data.requestState !== undefined){
 if(typeof data.requestState !== "string"){
-const err2 = {instancePath:instancePath+"/requestState",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/requestState", "type", {type: "string"});
 errors++;
 }
 }
@@ -3037,21 +2788,18 @@ if(data.uri !== undefined){
 let data3 = data.uri;
 if(typeof data3 === "string"){
 if(!(formats0.test(data3))){
-const err3 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate86.errors = vErrors;
@@ -3064,23 +2812,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3092,26 +2836,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("resources/read" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "resources/read"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "resources/read"});
 errors++;
 }
 }
@@ -3123,8 +2863,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate84.errors = vErrors;
@@ -3139,8 +2878,7 @@ let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.promptsListChanged !== undefined){
 if(typeof data.promptsListChanged !== "boolean"){
-const err0 = {instancePath:instancePath+"/promptsListChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath+"/promptsListChanged", "type", {type: "boolean"});
 errors++;
 }
 }
@@ -3150,36 +2888,31 @@ if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data1[i0] !== "string"){
-const err1 = {instancePath:instancePath+"/resourceSubscriptions/" + i0,keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath+"/resourceSubscriptions/" + i0, "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err2 = {instancePath:instancePath+"/resourceSubscriptions",keyword:"type",params:{type: "array"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/resourceSubscriptions", "type", {type: "array"});
 errors++;
 }
 }
 if(data.resourcesListChanged !== undefined){
 if(typeof data.resourcesListChanged !== "boolean"){
-const err3 = {instancePath:instancePath+"/resourcesListChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/resourcesListChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 if(data.toolsListChanged !== undefined){
 if(typeof data.toolsListChanged !== "boolean"){
-const err4 = {instancePath:instancePath+"/toolsListChanged",keyword:"type",params:{type: "boolean"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/toolsListChanged", "type", {type: "boolean"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate157.errors = vErrors;
@@ -3192,13 +2925,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "_meta"});
 errors++;
 }
 if(data.notifications === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "notifications"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "notifications"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3215,8 +2946,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err2 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate155.errors = vErrors;
@@ -3229,23 +2959,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3257,26 +2983,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("subscriptions/listen" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "subscriptions/listen"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "subscriptions/listen"});
 errors++;
 }
 }
@@ -3288,8 +3010,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate153.errors = vErrors;
@@ -3303,23 +3024,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3331,26 +3048,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("prompts/list" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "prompts/list"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "prompts/list"});
 errors++;
 }
 }
@@ -3362,8 +3075,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate160.errors = vErrors;
@@ -3377,13 +3089,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "_meta"});
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3397,15 +3107,13 @@ let data1 = data.arguments;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key0 in data1){
 if(typeof data1[key0] !== "string"){
-const err2 = {instancePath:instancePath+"/arguments/" + pointerKey(key0),keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/arguments/" + pointerKey(key0), "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/arguments",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/arguments", "type", {type: "object"});
 errors++;
 }
 }
@@ -3417,22 +3125,19 @@ errors = vErrors.length;
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err4 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.requestState !== undefined){
 if(typeof data.requestState !== "string"){
-const err5 = {instancePath:instancePath+"/requestState",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/requestState", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate165.errors = vErrors;
@@ -3445,23 +3150,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3473,26 +3174,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("prompts/get" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "prompts/get"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "prompts/get"});
 errors++;
 }
 }
@@ -3504,8 +3201,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate163.errors = vErrors;
@@ -3519,23 +3215,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3547,26 +3239,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tools/list" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tools/list"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tools/list"});
 errors++;
 }
 }
@@ -3578,8 +3266,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate169.errors = vErrors;
@@ -3593,13 +3280,11 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "_meta"});
 errors++;
 }
 if(data.name === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3613,8 +3298,7 @@ let data1 = data.arguments;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 }
 else {
-const err2 = {instancePath:instancePath+"/arguments",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/arguments", "type", {type: "object"});
 errors++;
 }
 }
@@ -3626,22 +3310,19 @@ errors = vErrors.length;
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err3 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.requestState !== undefined){
 if(typeof data.requestState !== "string"){
-const err4 = {instancePath:instancePath+"/requestState",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/requestState", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err5 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate174.errors = vErrors;
@@ -3654,23 +3335,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -3682,26 +3359,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("tools/call" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "tools/call"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "tools/call"});
 errors++;
 }
 }
@@ -3713,8 +3386,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate172.errors = vErrors;
@@ -3728,46 +3400,39 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.name === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "name"});
 errors++;
 }
 if(data.type === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.name !== undefined){
 if(typeof data.name !== "string"){
-const err2 = {instancePath:instancePath+"/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data.title !== undefined){
 if(typeof data.title !== "string"){
-const err3 = {instancePath:instancePath+"/title",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/title", "type", {type: "string"});
 errors++;
 }
 }
 if(data.type !== undefined){
 let data2 = data.type;
 if(typeof data2 !== "string"){
-const err4 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("ref/prompt" !== data2){
-const err5 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "ref/prompt"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "ref/prompt"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate182.errors = vErrors;
@@ -3781,25 +3446,21 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "type"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "type"});
 errors++;
 }
 if(data.uri === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "uri"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "uri"});
 errors++;
 }
 if(data.type !== undefined){
 let data0 = data.type;
 if(typeof data0 !== "string"){
-const err2 = {instancePath:instancePath+"/type",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath+"/type", "type", {type: "string"});
 errors++;
 }
 if("ref/resource" !== data0){
-const err3 = {instancePath:instancePath+"/type",keyword:"const",params:{allowedValue: "ref/resource"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/type", "const", {allowedValue: "ref/resource"});
 errors++;
 }
 }
@@ -3807,21 +3468,18 @@ if(data.uri !== undefined){
 let data1 = data.uri;
 if(typeof data1 === "string"){
 if(!(formats20.test(data1))){
-const err4 = {instancePath:instancePath+"/uri",keyword:"format",params:{format: "uri-template"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri-template"});
 errors++;
 }
 }
 else {
-const err5 = {instancePath:instancePath+"/uri",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/uri", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate184.errors = vErrors;
@@ -3834,18 +3492,15 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data._meta === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "_meta"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "_meta"});
 errors++;
 }
 if(data.argument === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "argument"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "argument"});
 errors++;
 }
 if(data.ref === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "ref"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "ref"});
 errors++;
 }
 if(data._meta !== undefined){
@@ -3858,33 +3513,28 @@ if(data.argument !== undefined){
 let data1 = data.argument;
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 if(data1.name === undefined){
-const err3 = {instancePath:instancePath+"/argument",keyword:"required",params:{missingProperty: "name"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath+"/argument", "required", {missingProperty: "name"});
 errors++;
 }
 if(data1.value === undefined){
-const err4 = {instancePath:instancePath+"/argument",keyword:"required",params:{missingProperty: "value"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/argument", "required", {missingProperty: "value"});
 errors++;
 }
 if(data1.name !== undefined){
 if(typeof data1.name !== "string"){
-const err5 = {instancePath:instancePath+"/argument/name",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/argument/name", "type", {type: "string"});
 errors++;
 }
 }
 if(data1.value !== undefined){
 if(typeof data1.value !== "string"){
-const err6 = {instancePath:instancePath+"/argument/value",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/argument/value", "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/argument",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/argument", "type", {type: "object"});
 errors++;
 }
 }
@@ -3896,22 +3546,19 @@ let data5 = data4.arguments;
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 for(const key0 in data5){
 if(typeof data5[key0] !== "string"){
-const err8 = {instancePath:instancePath+"/context/arguments/" + pointerKey(key0),keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath+"/context/arguments/" + pointerKey(key0), "type", {type: "string"});
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/context/arguments",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err9);
+pushNew(vErrors ??= [], instancePath+"/context/arguments", "type", {type: "object"});
 errors++;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/context",keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err10);
+pushNew(vErrors ??= [], instancePath+"/context", "type", {type: "object"});
 errors++;
 }
 }
@@ -3956,8 +3603,7 @@ func0(vErrors, _from1, errors, 11, instancePath+"/ref", 1);
 valid4 = valid4 || _valid0;
 }
 if(!valid4){
-const err11 = {instancePath:instancePath+"/ref",keyword:"anyOf",params:{union: 11}};
-pushError(vErrors ??= [], err11);
+pushNew(vErrors ??= [], instancePath+"/ref", "anyOf", {union: 11});
 errors++;
 }
 else {
@@ -3974,8 +3620,7 @@ vErrors = null;
 }
 }
 else {
-const err12 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err12);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate180.errors = vErrors;
@@ -3988,23 +3633,19 @@ let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
-const err0 = {instancePath,keyword:"required",params:{missingProperty: "id"}};
-pushError(vErrors ??= [], err0);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "id"});
 errors++;
 }
 if(data.jsonrpc === undefined){
-const err1 = {instancePath,keyword:"required",params:{missingProperty: "jsonrpc"}};
-pushError(vErrors ??= [], err1);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "jsonrpc"});
 errors++;
 }
 if(data.method === undefined){
-const err2 = {instancePath,keyword:"required",params:{missingProperty: "method"}};
-pushError(vErrors ??= [], err2);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "method"});
 errors++;
 }
 if(data.params === undefined){
-const err3 = {instancePath,keyword:"required",params:{missingProperty: "params"}};
-pushError(vErrors ??= [], err3);
+pushNew(vErrors ??= [], instancePath, "required", {missingProperty: "params"});
 errors++;
 }
 if(data.id !== undefined){
@@ -4016,26 +3657,22 @@ errors = vErrors.length;
 if(data.jsonrpc !== undefined){
 let data1 = data.jsonrpc;
 if(typeof data1 !== "string"){
-const err4 = {instancePath:instancePath+"/jsonrpc",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err4);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "type", {type: "string"});
 errors++;
 }
 if("2.0" !== data1){
-const err5 = {instancePath:instancePath+"/jsonrpc",keyword:"const",params:{allowedValue: "2.0"}};
-pushError(vErrors ??= [], err5);
+pushNew(vErrors ??= [], instancePath+"/jsonrpc", "const", {allowedValue: "2.0"});
 errors++;
 }
 }
 if(data.method !== undefined){
 let data2 = data.method;
 if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/method",keyword:"type",params:{type: "string"}};
-pushError(vErrors ??= [], err6);
+pushNew(vErrors ??= [], instancePath+"/method", "type", {type: "string"});
 errors++;
 }
 if("completion/complete" !== data2){
-const err7 = {instancePath:instancePath+"/method",keyword:"const",params:{allowedValue: "completion/complete"}};
-pushError(vErrors ??= [], err7);
+pushNew(vErrors ??= [], instancePath+"/method", "const", {allowedValue: "completion/complete"});
 errors++;
 }
 }
@@ -4047,8 +3684,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,keyword:"type",params:{type: "object"}};
-pushError(vErrors ??= [], err8);
+pushNew(vErrors ??= [], instancePath, "type", {type: "object"});
 errors++;
 }
 validate178.errors = vErrors;

@@ -20,6 +20,7 @@ import {
 } from "./assemble-outbound.js";
 import { boundKeys } from "../../src/codegen/bound-keys.js";
 import { compactCode } from "../../src/codegen/compact-code.js";
+import { shortenErrors } from "./shorten-errors.js";
 import { assembleCompileRuntime, bundleCompileRuntime } from "./bundle-runtime.js";
 import { compileValidators } from "./compile-validators.js";
 import { emitTypes } from "./emit-types.js";
@@ -27,6 +28,13 @@ import { loadSpec, specDir } from "./load-spec.js";
 import { normalizeDefinitions } from "./normalize-definitions.js";
 import { selectDefinitions, type EraConfig, type Selection } from "./select-definitions.js";
 import { selectOutbound, type Errata, type OutboundConfig, type OutboundSelection } from "./select-outbound.js";
+import {
+  revisionsCompileSelection,
+  selectRevisions,
+  selectRevisionsOutbound,
+  type RevisionsOutbound,
+  type RevisionsSelection,
+} from "./select-revisions.js";
 import { stripProse } from "./strip-prose.js";
 import type { Files } from "./write-output.js";
 
@@ -66,7 +74,36 @@ export function selectEraOutbound(selection: Selection, schemasDir: string): Out
 
 /** Ajv standalone code of the outbound entries, compiled like the inbound ones but over the errata-corrected definitions. */
 export function compileOutbound(selection: Selection, outbound: OutboundSelection, formats: Record<string, string>): string {
-  return boundKeys(compactCode(compileValidators({ ...selection, defs: outbound.defs, entries: outbound.entries }, formats)));
+  return shrink(compileValidators({ ...selection, defs: outbound.defs, entries: outbound.entries }, formats));
+}
+
+/**
+ * Ajv's standalone code made short and budgeted: compact-code.ts, bound-keys.ts, then shorten-errors.ts (wymcp's own
+ * modules only).
+ */
+export function shrink(code: string): string {
+  return shortenErrors(boundKeys(compactCode(code)));
+}
+
+/** An era's revisions judged one by one, when `schemas/<era>.json` lists them; undefined otherwise. */
+export function selectEraRevisions(selection: Selection, dir: string = specDir()): RevisionsSelection | undefined {
+  return selection.config.revisions && selectRevisions(selection, selection.config.revisions, dir);
+}
+
+/** Each revision's server-to-client tables, for an era with revisions. */
+export function selectEraRevisionsOutbound(
+  selection: Selection,
+  outbound: OutboundSelection,
+  revisions: RevisionsSelection,
+  schemasDir: string,
+): RevisionsOutbound {
+  return selectRevisionsOutbound(
+    selection,
+    outbound,
+    revisions,
+    readOutboundConfig(schemasDir, selection.config.era),
+    readErrata(schemasDir),
+  );
 }
 
 /** Loads one era's revision from the spec folder and selects its definitions, prose stripped. */
@@ -91,26 +128,41 @@ export async function generate(options: GenerateOptions): Promise<Files> {
   for (const config of configs) {
     const selection = selectEra(config, options.specDir);
     const { era } = config;
-    files.set(`${era}/validators.js`, assembleModule(selection, boundKeys(compactCode(compileValidators(selection, formats)))));
-    files.set(`${era}/validators.d.ts`, assembleDeclarations(selection));
+    const revisions = selectEraRevisions(selection, options.specDir);
+    const compiled = revisions ? revisionsCompileSelection(selection, revisions) : selection;
+    files.set(`${era}/validators.js`, assembleModule(compiled, shrink(compileValidators(compiled, formats)), revisions));
+    files.set(`${era}/validators.d.ts`, assembleDeclarations(compiled, revisions));
     files.set(`${era}/types.d.ts`, assembleTypes(selection, await emitTypes(selection)));
     const outbound = selectEraOutbound(selection, options.schemasDir);
-    files.set(`${era}/outbound.js`, assembleOutboundModule(selection, outbound, compileOutbound(selection, outbound, formats)));
-    files.set(`${era}/outbound.d.ts`, assembleOutboundDeclarations(selection));
+    const outboundRevisions = revisions && selectEraRevisionsOutbound(selection, outbound, revisions, options.schemasDir);
+    const outboundCode = outboundRevisions
+      ? shrink(compileValidators({ ...selection, defs: outboundRevisions.shared.defs, entries: outboundRevisions.entries }, formats))
+      : compileOutbound(selection, outbound, formats);
+    files.set(
+      `${era}/outbound.js`,
+      assembleOutboundModule(
+        selection,
+        outbound,
+        outboundCode,
+        revisions && outboundRevisions && { revisions, outbound: outboundRevisions },
+      ),
+    );
+    files.set(`${era}/outbound.d.ts`, assembleOutboundDeclarations(selection, revisions));
     manifestEras[era] = {
       revision: selection.spec.revision,
       input: { file: selection.spec.file, sha256: selection.spec.sha256 },
-      validators: selection.entries,
+      validators: compiled.entries,
       methods: Object.fromEntries(selection.methods.map(({ method, definition }) => [method, definition])),
-      outbound: outboundManifest(outbound),
+      ...(revisions && { revisions: revisionsManifest(revisions) }),
+      outbound: {
+        ...outboundManifest(outbound),
+        ...(outboundRevisions && { revisions: outboundRevisionsManifest(outboundRevisions) }),
+      },
     };
     const batch = selectBatch(config, options.specDir);
     if (batch && config.batch) {
       const { refusedFromRevision } = config.batch;
-      files.set(
-        `${era}/batch.js`,
-        assembleBatchModule(batch, boundKeys(compactCode(compileValidators(batch, formats))), refusedFromRevision),
-      );
+      files.set(`${era}/batch.js`, assembleBatchModule(batch, shrink(compileValidators(batch, formats)), refusedFromRevision));
       files.set(`${era}/batch.d.ts`, assembleBatchDeclarations(batch));
       (manifestEras[era] as Record<string, unknown>).batch = {
         revision: batch.spec.revision,
@@ -151,6 +203,56 @@ function manifest(schemasDir: string, eras: Record<string, unknown>) {
         .map((f) => [`schemas/${f}`, sha256(f)]),
     ),
     eras,
+  };
+}
+
+/** Each revision's input and client methods (method → definition, and the validator it shares), and what was shared. */
+function revisionsManifest(revisions: RevisionsSelection) {
+  const table = (list: Array<{ method: string; definition: string; validator: string }>) =>
+    Object.fromEntries(
+      list.map(({ method, definition, validator }) => [method, definition === validator ? definition : `${definition} as ${validator}`]),
+    );
+  const framed = revisions.revisions.flatMap((r) => [...r.requests, ...r.notifications]).filter((m) => m.framed);
+  return {
+    withoutHeader: revisions.config.withoutHeader,
+    ...sharingManifest(revisions.shared),
+    /** Validators whose pass implies the framing's: a conforming message of these is judged by one validator. */
+    impliesFraming: [...new Set(framed.map((m) => m.validator))].sort(),
+    byRevision: Object.fromEntries(
+      revisions.revisions.map(({ revision, spec, requests, notifications }) => [
+        revision,
+        { input: { file: spec.file, sha256: spec.sha256 }, requests: table(requests), notifications: table(notifications) },
+      ]),
+    ),
+  };
+}
+
+function outboundRevisionsManifest(outbound: RevisionsOutbound) {
+  return {
+    ...sharingManifest(outbound.shared),
+    byRevision: Object.fromEntries(
+      outbound.revisions.map(({ revision, outbound: o, validator }) => [
+        revision,
+        {
+          results: Object.fromEntries(o.results.map((r) => [r.method, validator(r.definition)])),
+          notifications: Object.fromEntries(o.notifications.map((n) => [n.method, validator(n.definition)])),
+          requests: Object.fromEntries(o.requests.map((r) => [r.method, validator(r.definition)])),
+          errors: Object.fromEntries(o.errors.map((e) => [String(e.code), validator(e.definition)])),
+          errata: o.errata,
+        },
+      ]),
+    ),
+  };
+}
+
+/** How many definitions the revisions hold between them, how many were compiled, and which ones several revisions share. */
+function sharingManifest(shared: RevisionsSelection["shared"]) {
+  return {
+    definitions: {
+      reachable: shared.classes.reduce((n, c) => n + c.revisions.length, 0),
+      compiled: shared.classes.length,
+      sharedByRevisions: Object.fromEntries(shared.classes.filter((c) => c.revisions.length > 1).map((c) => [c.name, c.revisions])),
+    },
   };
 }
 

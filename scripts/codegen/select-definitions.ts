@@ -1,4 +1,5 @@
 import type { JsonSchema, SpecSchema } from "./load-spec.js";
+import type { RevisionsConfig } from "./select-revisions.js";
 
 /** An era's description in `schemas/<era>.json`. */
 export interface EraConfig {
@@ -10,6 +11,8 @@ export interface EraConfig {
   requestUnion: string | null;
   /** JSON-RPC batches, where an earlier revision of the era allowed them: their items' framing comes from it. */
   batch?: BatchConfig;
+  /** The era's revisions, each client method judged by its own revision's definition (select-revisions.ts). */
+  revisions?: RevisionsConfig;
 }
 
 export interface BatchConfig {

@@ -68,8 +68,16 @@ export const OUTBOUND_FRAMING = [
   "JSONRPCErrorResponse",
 ];
 
-/** Derives the server-to-client tables of one era from its schema, the config and the errata. */
-export function selectOutbound(selection: Selection, config: OutboundConfig, errata: Errata): OutboundSelection {
+/**
+ * Derives the server-to-client tables of one era from its schema, the config and the errata. `framing` is left
+ * empty for an earlier revision of an era whose framing comes from its newest one.
+ */
+export function selectOutbound(
+  selection: Selection,
+  config: OutboundConfig,
+  errata: Errata,
+  framing = OUTBOUND_FRAMING,
+): OutboundSelection {
   const { revision } = selection.spec;
   if (config.era !== selection.config.era)
     throw new SelectionError(`outbound config of ${config.era} given for era ${selection.config.era}`);
@@ -132,7 +140,7 @@ export function selectOutbound(selection: Selection, config: OutboundConfig, err
   const requests = byMethod(config.serverRequestUnions);
   const errors = typedErrors(defs);
   const entries = unique([
-    ...OUTBOUND_FRAMING.map((name) => (need(name, "framing"), name)),
+    ...framing.map((name) => (need(name, "framing"), name)),
     ...results.map((r) => r.definition),
     ...(config.discriminator && results.some((r) => r.discriminated) ? [config.discriminator.definition] : []),
     ...notifications.map((n) => n.definition),

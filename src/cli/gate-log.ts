@@ -20,10 +20,12 @@ export type RefusalReason = "body-too-large" | "unsupported-media-type" | "parse
 /** One judged message. */
 export interface VerdictEvent {
   /**
-   * `pass` and `bypass`: handed on to the server. `refused`: answered by wymcp, never handed on. `dropped`: neither
-   * handed on nor answered (a refused notification or response, or a parse error within a second of the last answered one).
+   * `pass` and `bypass`: handed on to the server. `reported`: handed on, though its params fail its legacy revision's
+   * definition (`--legacy-checks report`; `code` and `message` are the answer `params` would have sent). `refused`:
+   * answered by wymcp, never handed on. `dropped`: neither handed on nor answered (a refused notification or response,
+   * or a parse error within a second of the last answered one).
    */
-  outcome: "pass" | "bypass" | "refused" | "dropped";
+  outcome: "pass" | "bypass" | "reported" | "refused" | "dropped";
   /** The era it was judged in; unset when it was refused before (not JSON, too large). */
   era: Era | undefined;
   kind: JudgedKind | undefined;
@@ -79,7 +81,7 @@ export function safeMethod(body: unknown): string | undefined {
 
 /** The log of one face: one line per event on `write` (stderr), as text or JSON lines. */
 export interface GateLog {
-  /** A refused or dropped message (passes are not logged). */
+  /** A refused, dropped or reported message (passes are not logged). */
   verdict(event: VerdictEvent): void;
   /** Anything else worth a line: a failing upstream, an outbound violation, start and stop. */
   line(event: string, fields: Record<string, unknown>, text: string): void;
@@ -95,7 +97,7 @@ export function createLog(face: Face, format: LogFormat, write: (line: string) =
       if (event.outcome === "pass" || event.outcome === "bypass") return;
       const { outcome, ...fields } = event;
       const parts = [
-        outcome === "refused" ? "refused" : "dropped (not answered)",
+        outcome === "refused" ? "refused" : outcome === "reported" ? "reported (handed on)" : "dropped (not answered)",
         event.status,
         event.code,
         event.reason,

@@ -2,21 +2,19 @@
  * @module gate-options: the flags `wymcp proxy` and `wymcp stdio` share (the gates' options, spelled as flags) and
  * their checks, made once when the command starts: a wrong value is a usage error, never a limit that quietly goes away.
  */
-import type { AdmissionSettings } from "../core/admission.js";
 import type { HeadersLike } from "../core/era.js";
+import type { LegacyChecks } from "../core/legacy-checks.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_DEPTH,
   positiveInteger as checkedInteger,
+  legacyChecksOption,
   type ResolvedOptions,
   resolveLimits,
   resolveOptions,
   WymcpOptionError,
 } from "../core/options.js";
 import type { LogFormat } from "./gate-log.js";
-
-/** How the legacy lane judges a known method's params (the gates' `legacyChecks` option). */
-export type LegacyChecks = "params" | "report" | "framing";
 
 /** The shared options, checked. */
 export interface GateFlags {
@@ -47,8 +45,9 @@ export const GATE_FLAG_SPECS = {
 /** Help text of the shared flags, for each command's usage. */
 export const GATE_FLAGS_USAGE = `  --max-body-bytes N  largest message accepted, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, as the gates)
   --max-depth N       deepest nesting of arrays and objects accepted (default ${DEFAULT_MAX_DEPTH}); Infinity turns it off
-  --legacy-checks M   params, report or framing: how the legacy lane judges a known method's params
-                      (default: the gates' own)
+  --legacy-checks M   params (default), report or framing, as the gates' legacyChecks: params answers a legacy
+                      message whose params fail its revision's definition -32602, report hands it on and logs it,
+                      framing checks the JSON-RPC framing only
   --outbound report   also check every message the server sends back; violations are logged, nothing is altered
   --log F             text (default) or json: one line per refusal on stderr, never anything of the message
   --pass-through      judge nothing, forward everything: the same path without the gate (to measure it)
@@ -64,10 +63,9 @@ export class UsageError extends Error {
 
 /** The shared flags from `parseArgs` values. */
 export function gateFlags(values: Record<string, string | boolean | undefined>): GateFlags {
-  const legacyChecks = values["legacy-checks"];
-  if (legacyChecks !== undefined && legacyChecks !== "params" && legacyChecks !== "report" && legacyChecks !== "framing") {
-    throw new UsageError(`--legacy-checks must be params, report or framing, not ${JSON.stringify(legacyChecks)}`);
-  }
+  // The gates' own check of the mode (legacyChecksOption): an unknown name is a usage error, never a mode that goes away.
+  const legacyChecks =
+    values["legacy-checks"] === undefined ? undefined : asFlags(() => legacyChecksOption(values["legacy-checks"]), values);
   const outbound = values.outbound ?? "off";
   if (outbound !== "off" && outbound !== "report")
     throw new UsageError(`--outbound must be report (or off), not ${JSON.stringify(outbound)}`);
@@ -86,20 +84,18 @@ export function gateFlags(values: Record<string, string | boolean | undefined>):
 
 /**
  * A face's options from its flags, checked as `wymcpNode` and `wymcpFetch` check theirs (`resolveOptions`): the limits,
- * and the era by the SDK's own routing (`classifyEra` on `headersOf` and the body). `--legacy-checks` rides in the
- * validation options, where the admission stage hands them to `validateMcpRequest`. `clock` (telemetry's) times the validation.
+ * `--legacy-checks` (unset: the gates' default) and the era by the SDK's own routing (`classifyEra` on `headersOf` and
+ * the body). `clock` (telemetry's) times the validation.
  */
 export function resolveGate<R>(
   flags: GateFlags,
   headersOf: (request: R) => HeadersLike | undefined,
   clock?: () => number,
 ): ResolvedOptions<R> {
-  const checked = resolveOptions<R>({ maxBodyBytes: flags.maxBodyBytes, maxDepth: flags.maxDepth }, [], headersOf);
+  const { maxBodyBytes, maxDepth, legacyChecks } = flags;
+  const resolved = resolveOptions<R>({ maxBodyBytes, maxDepth, legacyChecks }, [], headersOf);
   // With telemetry, the stage times the validation and keeps a refused body for the trace, as the gates' stage does.
-  const resolved = clock ? { ...checked, settings: { ...checked.settings, clock } } : checked;
-  if (flags.legacyChecks === undefined) return resolved;
-  const validate = { ...resolved.settings.validate, legacyChecks: flags.legacyChecks } as AdmissionSettings["validate"];
-  return { ...resolved, settings: { ...resolved.settings, validate } };
+  return clock ? { ...resolved, settings: { ...resolved.settings, clock } } : resolved;
 }
 
 /** A flag's value as a positive safe integer (`Infinity` where `infinity` allows it), or its default when it is absent. */
@@ -120,7 +116,7 @@ function flagNumber(value: string | boolean | undefined): number | undefined {
 }
 
 /** The flags each option of the core's checks is spelled as. */
-const FLAG_OF: Record<string, string> = { maxBodyBytes: "--max-body-bytes", maxDepth: "--max-depth" };
+const FLAG_OF: Record<string, string> = { maxBodyBytes: "--max-body-bytes", maxDepth: "--max-depth", legacyChecks: "--legacy-checks" };
 
 /** Runs a core check; its `WymcpOptionError` becomes a usage error naming the flag and the text as it was typed. */
 function asFlags<T>(check: () => T, values: Record<string, string | boolean | undefined>): T {

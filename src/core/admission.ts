@@ -51,6 +51,8 @@ export interface Refusal {
   kind: JudgedKind | undefined;
   /** The definition an invalid message failed (`CallToolRequest`, ...); only on `invalid-message` refusals. */
   definition?: string;
+  /** The legacy revision whose definition it failed; only on a legacy params failure. */
+  revision?: string;
   /** With `clock`: the parsed body (for telemetry's facts: method, id, names), when it was parsed. Never given to `onReject`. */
   body?: unknown;
   /** With `clock`: milliseconds spent in the era's validation, when it ran. */
@@ -58,7 +60,7 @@ export interface Refusal {
 }
 
 /** What `onReject` receives: the answer that was sent and why, never the client's body. */
-export type RejectInfo = Omit<Refusal, "ok" | "definition" | "body" | "validationMs">;
+export type RejectInfo = Omit<Refusal, "ok" | "definition" | "revision" | "body" | "validationMs">;
 
 /** A body the stage let through: parsed, its era, and the validator's pass or bypass. */
 export interface Acceptance {
@@ -278,8 +280,10 @@ export function judgeBody(body: unknown, { era, protocolVersion }: JudgeContext,
   const result = validateMcpRequest(body, lane, { ...settings.validate, protocolVersion });
   let verdict: Admission;
   if (result.outcome === "reject") {
-    const { status, response, kind, definition } = result;
-    verdict = { ok: false, status, reason: "invalid-message", response, era: lane, kind, definition };
+    const { status, response, kind, definition, revision } = result;
+    const refused: Refusal = { ok: false, status, reason: "invalid-message", response, era: lane, kind, definition };
+    if (revision !== undefined) refused.revision = revision;
+    verdict = refused;
   } else verdict = { ok: true, body, era: lane, result };
   if (clock) {
     verdict.validationMs = clock() - (began as number);
@@ -318,12 +322,32 @@ export async function admit(exchange: Exchange, settings: AdmissionSettings): Pr
 /** Reports a refusal to a face's `onReject`, once; a hook that throws does not turn an answered request into a failed one. */
 export function reportRefusal(
   onReject: ((info: RejectInfo) => void) | undefined,
-  { ok: _ok, definition: _definition, body: _body, validationMs: _validationMs, ...info }: Refusal,
+  { ok: _ok, definition: _definition, revision: _revision, body: _body, validationMs: _validationMs, ...info }: Refusal,
 ): void {
   try {
     onReject?.(info);
   } catch {
     // A logging hook must not break the answer.
+  }
+}
+
+/**
+ * Reports a legacy message the params check found wanting to a face's `onLegacyReport` (`legacyChecks: "report"`),
+ * with what `onReject` would have received; the message itself was admitted. A hook that throws changes nothing.
+ */
+export function reportLegacy(onLegacyReport: ((info: RejectInfo) => void) | undefined, admission: Acceptance): void {
+  const reported = admission.result.outcome === "pass" ? admission.result.reported : undefined;
+  if (!reported || !onLegacyReport) return;
+  try {
+    onLegacyReport({
+      status: reported.status,
+      reason: "invalid-message",
+      response: reported.response,
+      era: admission.era,
+      kind: admission.result.kind,
+    });
+  } catch {
+    // A logging hook must not break a request that goes on.
   }
 }
 

@@ -6,6 +6,7 @@
 import { DEFAULT_MAX_DEPTH } from "./depth.js";
 import type { AdmissionSettings, RejectInfo } from "./admission.js";
 import { classifyEra, type Era, type HeadersLike } from "./era.js";
+import { DEFAULT_LEGACY_CHECKS, LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { WymcpOptionError } from "./option-error.js";
 import type { Telemetry } from "./telemetry.js";
 
@@ -74,6 +75,14 @@ export function eraOption<R>(
   throw new WymcpOptionError("era", `era must be "legacy", "modern" or a function, not ${describeValue(value)}`);
 }
 
+/** The `legacyChecks` option: one of its three names; `undefined` gives the default, `"params"`. */
+export function legacyChecksOption(value: unknown): LegacyChecks {
+  if (value === undefined) return DEFAULT_LEGACY_CHECKS;
+  if ((LEGACY_CHECKS as readonly unknown[]).includes(value)) return value as LegacyChecks;
+  const names = LEGACY_CHECKS.map((name) => JSON.stringify(name)).join(", ");
+  throw new WymcpOptionError("legacyChecks", `legacyChecks must be one of ${names}, not ${describeValue(value)}`);
+}
+
 /** The limits every face takes, as a user writes them. */
 export interface LimitOptions {
   /** Largest body accepted, in bytes; a larger one is answered `413`. Default 4 MiB. */
@@ -102,6 +111,14 @@ export interface GateOptions<R> extends LimitOptions {
   era?: EraOption<R>;
   /** Called once per refused request, for logging or metrics, with nothing of the body; a throw is ignored. */
   onReject?: (info: RejectInfo) => void;
+  /**
+   * What the legacy lane checks: `"params"` (default) the framing and a known method's params against the revision
+   * the request names, `"report"` the same but a params failure is passed on and given to `onLegacyReport`,
+   * `"framing"` the JSON-RPC framing alone.
+   */
+  legacyChecks?: LegacyChecks;
+  /** With `legacyChecks: "report"`: called once per legacy message whose params fail, with what `onReject` would have received. */
+  onLegacyReport?: (info: RejectInfo) => void;
 }
 
 /** A face's options, checked and with their defaults. */
@@ -109,6 +126,7 @@ export interface ResolvedOptions<R> {
   settings: AdmissionSettings;
   era: (request: R, body: unknown) => Era | undefined;
   onReject: ((info: RejectInfo) => void) | undefined;
+  onLegacyReport: ((info: RejectInfo) => void) | undefined;
 }
 
 /**
@@ -132,13 +150,14 @@ export function resolveOptions<R>(
     }
   }
   return {
-    settings: resolveLimits(given),
+    settings: { ...resolveLimits(given), validate: { legacyChecks: legacyChecksOption(given.legacyChecks) } },
     era: eraOption(given.era, headersOf),
     onReject: optionalFunction("onReject", given.onReject),
+    onLegacyReport: optionalFunction("onLegacyReport", given.onLegacyReport),
   };
 }
 
-const GATE_OPTION_KEYS: readonly string[] = ["maxBodyBytes", "maxDepth", "era", "onReject"];
+const GATE_OPTION_KEYS: readonly string[] = ["maxBodyBytes", "maxDepth", "era", "onReject", "legacyChecks", "onLegacyReport"];
 
 /**
  * The era of a request with no body to judge (a GET stream in report mode): the option's for no body, legacy when it

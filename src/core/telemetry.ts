@@ -7,8 +7,11 @@
 import type { Era } from "./era.js";
 import { escapeText } from "./log-safe.js";
 
-/** What the gate did with a body: handed it on, answered it itself with an error, or handed it on unjudged. */
-export type TelemetryVerdict = "admitted" | "refused" | "bypassed";
+/**
+ * What the gate did with a body: handed it on, answered it itself with an error, handed it on unjudged, or handed on a
+ * legacy message whose params failed their revision's definition (`legacyChecks: "report"`).
+ */
+export type TelemetryVerdict = "admitted" | "refused" | "bypassed" | "reported";
 
 /** The trace context a client sent in a message's `params._meta` (W3C Trace Context and Baggage keys, unprefixed). */
 export interface MetaTraceContext {
@@ -56,7 +59,7 @@ export interface JudgedExchange {
   verdict: TelemetryVerdict;
   /** The era the body was judged in; `undefined` when it was refused before (media type, size, JSON). */
   era: Era | undefined;
-  /** Why it was refused (`RejectReason`) or bypassed (`BypassReason`); `undefined` when admitted. */
+  /** Why it was refused or reported (`RejectReason`) or bypassed (`BypassReason`); `undefined` when admitted. */
   reason: string | undefined;
   /** The JSON-RPC error code of the gate's own answer, for a refusal. */
   code: number | undefined;

@@ -12,6 +12,8 @@ import {
   type JsonRpcErrorResponse,
 } from "./envelope.js";
 import { isRevision, type Era } from "./era.js";
+import { DEFAULT_LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
+import { legacyMethodOf } from "./legacy-revision.js";
 
 /**
  * The answer to a rejected message never exceeds this many UTF-8 bytes as JSON, by construction:
@@ -27,19 +29,36 @@ export type BypassReason = "legacy-response" | "modern-notification";
 export type JudgedKind = MessageKind | "batch";
 
 export type ValidationResult =
-  /** The message conforms; `definition` names the schema definition it was judged against. */
-  | { outcome: "pass"; kind: "request" | "notification" | "batch"; definition: string }
+  /**
+   * The message conforms; `definition` names the schema definition it was judged against, `revision` the legacy
+   * revision whose definition that was. With `legacyChecks: "report"`, `reported` is the answer a params failure
+   * would have had: the message passes all the same.
+   */
+  | {
+      outcome: "pass";
+      kind: "request" | "notification" | "batch";
+      definition: string;
+      revision?: string;
+      reported?: { status: 200 | 400; response: JsonRpcErrorResponse };
+    }
   /** The message was not validated: answering it with an error is the protocol's to forbid. */
   | { outcome: "bypass"; kind: "response" | "notification" | "batch"; reason: BypassReason }
-  /** The message does not conform: send `response` with HTTP `status`; `definition` names what it failed. */
-  | { outcome: "reject"; kind: JudgedKind; definition: string; status: 400; response: JsonRpcErrorResponse };
+  /**
+   * The message does not conform: send `response` with HTTP `status`; `definition` names what it failed. `status` is
+   * `200` only for a legacy request whose framing holds and whose params fail (legacy clients read a `400` as a
+   * transport failure and lose the code).
+   */
+  | { outcome: "reject"; kind: JudgedKind; definition: string; revision?: string; status: 200 | 400; response: JsonRpcErrorResponse };
 
 export interface ValidateOptions {
   /**
-   * The request's `MCP-Protocol-Version` header, if it had one. Only batches need it: revision 2025-03-26
-   * allowed them and sent no such header, 2025-06-18 removed them and brought the header.
+   * The request's `MCP-Protocol-Version` header, if it had one. It picks the legacy revision that judges a known
+   * method's params, and decides batches: revision 2025-03-26 allowed them and sent no such header, 2025-06-18
+   * removed them and brought the header.
    */
   protocolVersion?: string | null | undefined;
+  /** What the legacy lane checks: `"params"`, `"report"` or `"framing"` (legacy-revision.ts). The modern lane ignores it. */
+  legacyChecks?: LegacyChecks | undefined;
 }
 
 type Rule = "validate" | "bypass" | "reject-response";
@@ -82,12 +101,33 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
       },
     );
   }
-  if (kind === "notification") return check(body, kind, module.JSONRPCNotification, "JSONRPCNotification");
   const method = (body as { method: unknown }).method;
+  const framing = kind === "notification" ? module.JSONRPCNotification : module.JSONRPCRequest;
+  if (lane === "legacy") {
+    const checks = options?.legacyChecks ?? DEFAULT_LEGACY_CHECKS;
+    if (checks !== "framing") {
+      const known = legacyMethodOf(body, kind as "request" | "notification", options?.protocolVersion);
+      if (known) {
+        const result = check(body, kind, framing, known.definition, known.validate, method as string, known.revision, known.framed);
+        return checks === "report" ? reported(result) : result;
+      }
+    }
+    return check(body, kind, framing, kind === "notification" ? "JSONRPCNotification" : "JSONRPCRequest");
+  }
+  if (kind === "notification") return check(body, kind, framing, "JSONRPCNotification");
   const known = module.methods.get(method as string);
-  if (!known) return check(body, kind, module.JSONRPCRequest, "JSONRPCRequest");
-  return check(body, kind, module.JSONRPCRequest, known.definition, known.validate, method as string);
+  if (!known) return check(body, kind, framing, "JSONRPCRequest");
+  return check(body, kind, framing, known.definition, known.validate, method as string);
 }
+
+/** Report mode: a params failure passes, carrying the answer it would have had; a framing failure is still refused. */
+function reported(result: ValidationResult): ValidationResult {
+  if (result.outcome !== "reject" || result.response.error.code !== INVALID_PARAMS) return result;
+  const { kind, definition, revision, status, response } = result;
+  return { outcome: "pass", kind: kind as "request" | "notification", definition, revision, reported: { status, response } };
+}
+
+const NO_ERRORS: readonly ValidationError[] = Object.freeze([]);
 
 /**
  * Framing, then the method's own definition when there is one; errors of both are distilled together.
@@ -100,19 +140,26 @@ function check(
   definition: string,
   validate?: Validator,
   method?: string,
+  revision?: string,
+  framed = false,
 ): ValidationResult {
-  let errors: ValidationError[] = [];
+  // No array is made for a message that passes: this is the per-message hot path.
+  let errors: readonly ValidationError[] = NO_ERRORS;
   let framingHolds = true;
   try {
+    // A definition that implies the framing (codegen proves it) judges a conforming message alone.
+    const definitionErrors = framed && validate && !validate(body) ? (validate.errors ?? NO_ERRORS) : undefined;
+    if (framed && definitionErrors === undefined) return passed(kind, definition, revision);
     if (!framing(body)) {
-      errors = framing.errors ?? [];
+      errors = framing.errors ?? NO_ERRORS;
       framingHolds = false;
     }
-    if (validate && !validate(body)) errors = errors.concat(validate.errors ?? []);
+    if (definitionErrors) errors = errors.concat(definitionErrors);
+    else if (validate && !validate(body)) errors = errors.concat(validate.errors ?? NO_ERRORS);
   } catch (error) {
     // The schema's recursive JSONValue follows the client's nesting; past the stack, the message cannot be judged.
     if (!(error instanceof RangeError)) throw error;
-    return reject(body, kind, definition, `Invalid ${judgedAs(kind, definition, method)}: nested too deeply to validate`, {
+    return reject(body, kind, definition, `Invalid ${judgedAs(kind, definition, method, revision)}: nested too deeply to validate`, {
       errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
     });
   }
@@ -123,12 +170,23 @@ function check(
       });
     }
   } else if (errors.length === 0) {
-    return { outcome: "pass", kind: kind as "request" | "notification", definition };
+    return passed(kind, definition, revision);
   }
-  const { message, data } = distill(errors, judgedAs(kind, definition, method));
+  const { message, data } = distill(errors, judgedAs(kind, definition, method, revision));
   // The spec's own split: a message that is not a valid JSON-RPC request is InvalidRequest; a valid one
   // whose params fail its method's definition is InvalidParams (the conformance suite checks which).
-  return reject(body, kind, definition, message, data, framingHolds && validate ? INVALID_PARAMS : INVALID_REQUEST);
+  const code = framingHolds && validate ? INVALID_PARAMS : INVALID_REQUEST;
+  const result = reject(body, kind, definition, message, data, code);
+  if (revision === undefined || result.outcome !== "reject") return result;
+  // A legacy request's params failure is answered 200, as the SDK answers it: a legacy client reads a 400 as a
+  // transport failure and loses the code. A notification has no answer to carry it: it keeps the 400 refusal.
+  return { ...result, revision, status: code === INVALID_PARAMS && kind === "request" ? 200 : 400 };
+}
+
+/** A pass, written out whole: spreading one object into another made this the hot path's slowest line. */
+function passed(kind: MessageKind, definition: string, revision: string | undefined): ValidationResult {
+  const judged = kind as "request" | "notification";
+  return revision === undefined ? { outcome: "pass", kind: judged, definition } : { outcome: "pass", kind: judged, definition, revision };
 }
 
 /**
@@ -204,10 +262,10 @@ function refuseModernBatch(body: unknown[], module: (typeof eras)[Era]): Validat
   });
 }
 
-/** What the message was judged as, for the summary: "tools/call request (CallToolRequest)". */
-function judgedAs(kind: MessageKind, definition: string, method: string | undefined): string {
+/** What the message was judged as, for the summary: "tools/call request (CallToolRequest, revision 2025-06-18)". */
+function judgedAs(kind: MessageKind, definition: string, method: string | undefined, revision?: string): string {
   // Only a method of the era's table is named: an unknown method is the client's string, not a protocol fact.
-  if (method !== undefined) return `${method} request (${definition})`;
+  if (method !== undefined) return `${method} ${kind} (${definition}${revision === undefined ? "" : `, revision ${revision}`})`;
   return `JSON-RPC ${kind === "other" ? "message" : kind} (${definition})`;
 }
 

@@ -7,6 +7,7 @@
  */
 import type { JsonRpcId } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
+import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { describeValue, optionalFunction, WymcpOptionError } from "../core/options.js";
 import type { OutboundViolations } from "./validate-response.js";
 
@@ -15,7 +16,7 @@ export type { OutboundViolations };
 /** The shape of `validateMcpResponse`, as far as the adapters need it. */
 export type OutboundCheck = (
   message: unknown,
-  context: { era: Era; method?: string },
+  context: { era: Era; method?: string; protocolVersion?: string },
 ) => { outcome: "pass" } | { outcome: "violation"; violations: OutboundViolations };
 
 /** What `onOutboundViolation` receives for one message that failed the check. */
@@ -25,6 +26,8 @@ export interface OutboundViolationInfo {
   method: string | undefined;
   /** The message's `id`, when it has one. */
   id: JsonRpcId | undefined;
+  /** Legacy: the revision whose definitions judged it (the request's `MCP-Protocol-Version`, as inbound). */
+  revision?: string;
   violations: OutboundViolations;
 }
 
@@ -74,8 +77,11 @@ export function createTap(
   header: (name: "content-type" | "content-encoding") => string | null | undefined,
   { outboundCheck, onOutboundViolation, onMessage }: TapHooks,
   maxMessageUnits = MAX_TAPPED_MESSAGE_UNITS,
+  protocolVersion?: string | null,
 ): Tap {
   const methods = outboundCheck ? requestMethods(requestBody) : undefined;
+  // A legacy exchange is judged by the revision its request was judged by inbound (the header, an initialize's own).
+  const revision = outboundCheck && era === "legacy" ? legacyRevisionOf(requestBody, protocolVersion).revision : undefined;
   let mode: "json" | "sse" | "ignore" | undefined;
   const decoder = new TextDecoder("utf-8");
   let text = "";
@@ -101,14 +107,19 @@ export function createTap(
     const method = own ?? (id === undefined || id === null ? undefined : methods?.get(id));
     let result;
     try {
-      result = outboundCheck(message, method === undefined ? { era } : { era, method });
+      const context = method === undefined ? { era } : { era, method };
+      result = outboundCheck(message, revision === undefined ? context : { ...context, protocolVersion: revision });
     } catch {
       // A failing check must not break a response already on its way.
       return;
     }
     if (result.outcome === "pass") return;
     try {
-      onOutboundViolation?.({ era, method, id, violations: result.violations });
+      onOutboundViolation?.(
+        revision === undefined
+          ? { era, method, id, violations: result.violations }
+          : { era, method, id, revision, violations: result.violations },
+      );
     } catch {
       // Same as onReject: a broken logger must not break the response.
     }

@@ -3,7 +3,7 @@
  * against the era's schema, with the result judged by the method of the request it answers.
  * A separate entry (`wymcp/outbound`): the inbound runtime never loads these validators.
  */
-import { outbound } from "../../generated/outbound.js";
+import { outbound, type RevisionOutbound } from "../../generated/outbound.js";
 import type { ValidationError, Validator } from "../../generated/validator.js";
 import { distill } from "../core/distill.js";
 import type { LocatedError } from "../core/envelope.js";
@@ -22,17 +22,24 @@ export interface OutboundViolations {
 }
 
 export type OutboundResult =
-  /** The message conforms; `definition` names the most specific definition it was judged against. */
-  | { outcome: "pass"; kind: OutboundKind; definition: string }
+  /** The message conforms; `definition` names the most specific definition it was judged against, `revision` whose it is. */
+  | { outcome: "pass"; kind: OutboundKind; definition: string; revision: string }
   /** The message does not conform: a bug of the server's (or of the client's, for a legacy client's result). */
-  | { outcome: "violation"; kind: OutboundKind; definition: string; violations: OutboundViolations };
+  | { outcome: "violation"; kind: OutboundKind; definition: string; revision: string; violations: OutboundViolations };
 
 export interface ResponseContext {
   /** The era the exchange is in; unset (or unknown) reads as legacy, as inbound. */
   era?: Era;
   /** For a response: the method of the request it answers. Notifications and requests carry their own. */
   method?: string;
+  /**
+   * The revision the exchange negotiated (its `MCP-Protocol-Version` header): a message is judged by that
+   * revision's definitions. Unset, or no revision of the era: the era's newest (legacy: 2025-11-25).
+   */
+  protocolVersion?: string | null | undefined;
 }
+
+type Module = typeof outbound.legacy | typeof outbound.modern;
 
 /** Ajv's calling convention with the location of the value inside the whole message. */
 type Located = (data: unknown, at: { instancePath: string; parentData: unknown; parentDataProperty: string; rootData: unknown }) => boolean;
@@ -45,35 +52,49 @@ type Located = (data: unknown, at: { instancePath: string; parentData: unknown; 
  * where the method's response admits one.
  * @example const result = validateMcpResponse(JSON.parse(body), { era: "modern", method: "tools/call" });
  */
-export function validateMcpResponse(message: unknown, { era, method }: ResponseContext = {}): OutboundResult {
-  const lane = era === "modern" ? outbound.modern : outbound.legacy;
+export function validateMcpResponse(message: unknown, { era, method, protocolVersion }: ResponseContext = {}): OutboundResult {
+  const lane: Module = era === "modern" ? outbound.modern : outbound.legacy;
+  // The framing is the era's own (newest) revision's; the tables are the negotiated revision's.
+  const named = protocolVersion == null ? undefined : (lane.revisions as ReadonlyMap<string, RevisionOutbound>).get(protocolVersion);
+  const tables: RevisionOutbound = named ?? lane;
+  const revision = named ? (protocolVersion as string) : lane.revision;
+  // Summaries name the revision where an era has several, as the inbound legacy ones do.
+  const which = lane === outbound.legacy ? `, revision ${revision}` : "";
+  const check = (
+    kind: OutboundKind,
+    judged: string,
+    framing: Validator,
+    definition: string,
+    validate?: Validator,
+    ofResult = false,
+  ): OutboundResult => judge(message, kind, `${judged} (${definition}${which})`, revision, framing, definition, validate, ofResult);
   if (typeof message !== "object" || message === null || Array.isArray(message)) {
-    return check(message, "other", "JSON-RPC message", lane.JSONRPCMessage, "JSONRPCMessage");
+    return check("other", "JSON-RPC message", lane.JSONRPCMessage, "JSONRPCMessage");
   }
   const body = message as Record<string, unknown>;
   if (Object.hasOwn(body, "method")) {
     const own = body.method as string;
     if (Object.hasOwn(body, "id")) {
-      if (lane === outbound.modern) return modernRequest();
-      const known = lane.requests.get(own);
+      if (lane === outbound.modern) return modernRequest(revision);
+      const known = tables.requests.get(own);
       return known
-        ? check(message, "request", `${own} request`, lane.JSONRPCRequest, known.definition, known.validate)
-        : check(message, "request", "JSON-RPC request", lane.JSONRPCRequest, "JSONRPCRequest");
+        ? check("request", `${own} request`, lane.JSONRPCRequest, known.definition, known.validate)
+        : check("request", "JSON-RPC request", lane.JSONRPCRequest, "JSONRPCRequest");
     }
-    const known = lane.notifications.get(own);
+    const known = tables.notifications.get(own);
     return known
-      ? check(message, "notification", `${own} notification`, lane.JSONRPCNotification, known.definition, known.validate)
-      : check(message, "notification", "JSON-RPC notification", lane.JSONRPCNotification, "JSONRPCNotification");
+      ? check("notification", `${own} notification`, lane.JSONRPCNotification, known.definition, known.validate)
+      : check("notification", "JSON-RPC notification", lane.JSONRPCNotification, "JSONRPCNotification");
   }
   if (Object.hasOwn(body, "error")) {
     const code = (body.error as { code?: unknown } | null)?.code;
-    const typed = typeof code === "number" ? lane.errors.get(code) : undefined;
+    const typed = typeof code === "number" ? tables.errors.get(code) : undefined;
     return typed
-      ? check(message, "error", `error ${code} response`, lane.JSONRPCErrorResponse, typed.definition, typed.validate)
-      : check(message, "error", "JSON-RPC error response", lane.JSONRPCErrorResponse, "JSONRPCErrorResponse");
+      ? check("error", `error ${code} response`, lane.JSONRPCErrorResponse, typed.definition, typed.validate)
+      : check("error", "JSON-RPC error response", lane.JSONRPCErrorResponse, "JSONRPCErrorResponse");
   }
   if (Object.hasOwn(body, "result")) {
-    const known = method === undefined ? undefined : lane.results.get(method);
+    const known = method === undefined ? undefined : tables.results.get(method);
     const d = lane.discriminator;
     const result = body.result as Record<string, unknown> | null;
     // MRTR: input_required picks its own definition where the method's response admits one, or when the method is not known.
@@ -85,28 +106,29 @@ export function validateMcpResponse(message: unknown, { era, method }: ResponseC
       result[d.member] === d.value
     ) {
       const name = known ? `${method} result` : "JSON-RPC result";
-      return check(message, "result", name, lane.JSONRPCResultResponse, d.definition, d.validate, true);
+      return check("result", name, lane.JSONRPCResultResponse, d.definition, d.validate, true);
     }
     return known
-      ? check(message, "result", `${method} result`, lane.JSONRPCResultResponse, known.definition, known.validate, true)
-      : check(message, "result", "JSON-RPC result", lane.JSONRPCResultResponse, "JSONRPCResultResponse");
+      ? check("result", `${method} result`, lane.JSONRPCResultResponse, known.definition, known.validate, true)
+      : check("result", "JSON-RPC result", lane.JSONRPCResultResponse, "JSONRPCResultResponse");
   }
-  return check(message, "other", "JSON-RPC message", lane.JSONRPCMessage, "JSONRPCMessage");
+  return check("other", "JSON-RPC message", lane.JSONRPCMessage, "JSONRPCMessage");
 }
 
 /** Modern servers send no requests: MRTR's input_required results replaced server-to-client requests. */
-function modernRequest(): OutboundResult {
-  return violation("request", "JSONRPCRequest", {
+function modernRequest(revision: string): OutboundResult {
+  return violation("request", "JSONRPCRequest", revision, {
     message: "Invalid JSON-RPC request: servers of the modern era send none (MRTR replaced server-to-client requests)",
     errors: [{ instancePath: "", messages: ["must be a response or a notification, not a request"] }],
   });
 }
 
 /** The envelope, then the definition (of the whole message, or of its `result` located under `/result`). */
-function check(
+function judge(
   message: unknown,
   kind: OutboundKind,
   judged: string,
+  revision: string,
   framing: Validator,
   definition: string,
   validate?: Validator,
@@ -129,22 +151,22 @@ function check(
   } catch (error) {
     // The schemas' recursive JSONValue follows the message's nesting; past the stack it cannot be judged.
     if (!(error instanceof RangeError)) throw error;
-    return violation(kind, definition, {
-      message: `Invalid ${judged} (${definition}): nested too deeply to validate`,
+    return violation(kind, definition, revision, {
+      message: `Invalid ${judged}: nested too deeply to validate`,
       errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
     });
   }
   if (errors.length === 0) {
-    if (kind !== "other") return { outcome: "pass", kind, definition };
-    return violation(kind, definition, {
-      message: `Invalid ${judged} (${definition}): not a request, a notification or a response`,
+    if (kind !== "other") return { outcome: "pass", kind, definition, revision };
+    return violation(kind, definition, revision, {
+      message: `Invalid ${judged}: not a request, a notification or a response`,
       errors: [{ instancePath: "", messages: ["must have a method, or a result or an error"] }],
     });
   }
-  const { message: summary, data } = distill(errors, `${judged} (${definition})`);
-  return violation(kind, definition, { message: summary, ...data });
+  const { message: summary, data } = distill(errors, judged);
+  return violation(kind, definition, revision, { message: summary, ...data });
 }
 
-function violation(kind: OutboundKind, definition: string, violations: OutboundViolations): OutboundResult {
-  return { outcome: "violation", kind, definition, violations };
+function violation(kind: OutboundKind, definition: string, revision: string, violations: OutboundViolations): OutboundResult {
+  return { outcome: "violation", kind, definition, revision, violations };
 }

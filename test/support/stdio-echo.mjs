@@ -1,8 +1,8 @@
 // A stdio peer for the tests of `wymcp stdio`: it appends every byte it receives to the file named by its first
 // argument (so a test can prove what never reached it) and answers each request line with a result naming its
 // method. `--half` writes one answer in two halves 300 ms apart; `--flood N` writes N bytes of notifications at start;
-// `--bad-result` answers every request with a result that is not what its method returns; `--exit N` exits N on end
-// of input. SIGTERM is recorded and answered by exiting 42. Anything on stderr goes to the client's stderr.
+// `--bad-result` answers every request with a result that is not what its method returns; `--negotiate REV` answers
+// `initialize` with `protocolVersion` REV (as a server that negotiated it); `--exit N` exits N on end of input. SIGTERM is recorded and answered by exiting 42. Anything on stderr goes to the client's stderr.
 import { appendFileSync } from "node:fs";
 
 const [record, ...flags] = process.argv.slice(2);
@@ -50,7 +50,12 @@ function answer(line) {
     return;
   }
   if (typeof message !== "object" || message === null || typeof message.method !== "string" || !("id" in message)) return;
-  const result = flag("--bad-result") ? { content: 5 } : { echo: message.method };
+  const negotiated = message.method === "initialize" && flag("--negotiate");
+  const result = flag("--bad-result")
+    ? { content: 5 }
+    : negotiated
+      ? { protocolVersion: flags[flags.indexOf("--negotiate") + 1], capabilities: {}, serverInfo: { name: "echo", version: "0" } }
+      : { echo: message.method };
   const text = `${JSON.stringify({ jsonrpc: "2.0", id: message.id, result })}\n`;
   if (!halves) return void process.stdout.write(text);
   halves = false;

@@ -5,7 +5,7 @@
  */
 import type { RejectReason } from "../../core/admission.js";
 import type { Verdict } from "./judge.js";
-import { methodLabel, methodOf } from "./render.js";
+import { methodLabel, methodOf, type RecordView } from "./render.js";
 export interface Counts {
   pass: number;
   reject: number;
@@ -57,6 +57,13 @@ const UNJUDGED_ROWS: Record<Exclude<RejectReason, "invalid-message">, string> = 
   "nested-too-deeply": "(too deep)",
   "unsupported-media-type": "(not application/json)",
 };
+
+/** The row a gate log's refusal or violation counts in: the method it names, or why it was refused before one. */
+export function recordRow(view: RecordView, outbound: boolean): string {
+  if (view.method !== undefined) return outbound ? `${view.method} (out)` : view.method;
+  const unjudged = view.reason !== undefined && Object.hasOwn(UNJUDGED_ROWS, view.reason);
+  return unjudged ? UNJUDGED_ROWS[view.reason as keyof typeof UNJUDGED_ROWS] : outbound ? "(out, its request unknown)" : "(no method)";
+}
 
 /** The row a message counts in: its method, or for a response the method it answers. */
 export function methodRow(verdict: Verdict, body: unknown): string {

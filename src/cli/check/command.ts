@@ -5,13 +5,14 @@
 import { extname } from "node:path";
 import { readLimited } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
-import { MethodTally, methodRow } from "./by-method.js";
+import { MethodTally, methodRow, recordRow } from "./by-method.js";
 import { Exchange, type PendingRequest, requestIdOf } from "./exchange.js";
+import { gateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { HarError, readHar } from "./har.js";
 import { describeError, fileChunks, LineSplitter, trimLine } from "./input.js";
-import { type JudgeContext, judge, type Verdict } from "./judge.js";
+import { type JudgeContext, judge, requestRevision, type Verdict } from "./judge.js";
 import { colourEnabled, parseCheckOptions } from "./options.js";
-import { type Paint, printable, renderHuman, summary, type Tally } from "./render.js";
+import { type Paint, printable, recordView, renderHuman, renderRecord, summary, type Tally } from "./render.js";
 import { CHECK_USAGE } from "./usage.js";
 
 /** Buffered stdout: one write per 64 KiB, waiting for the pipe to drain, so a huge input stays in bounded memory. */
@@ -68,8 +69,10 @@ export async function runCheck(argv: string[]): Promise<number> {
   const paint: Paint = options.colour ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
 
   const out = new Output();
-  const tally: Tally = { pass: 0, reject: 0, bypass: 0 };
+  const tally: Tally = { pass: 0, reject: 0, bypass: 0, reported: 0 };
   const methods = new MethodTally();
+  /** Lines of a gate's JSON log met in the inputs, by what they count as. */
+  const logged = { refused: 0, reported: 0, violation: 0, event: 0 };
   let unreadable = false;
   /** One message: judged, counted, printed; a request is kept for the response that will answer it. */
   const report = (
@@ -86,6 +89,30 @@ export async function runCheck(argv: string[]): Promise<number> {
       const trimmed = trimLine(bytes, line);
       if (trimmed === null) return undefined;
       bytes = trimmed;
+      const record = gateLogRecord(bytes);
+      if (record) {
+        // The gate's own verdict: counted as it judged, shown in its words; the log holds no body to judge again.
+        const view = recordView(record);
+        const outcome = recordOutcome(record);
+        logged[outcome]++;
+        if (outcome === "reported") {
+          // Handed on by the gate, as --legacy-checks report passes it here.
+          tally.pass++;
+          tally.reported++;
+          methods.add(recordRow(view, false), "pass");
+          if (options.quiet) return undefined;
+        } else if (outcome !== "event") {
+          tally.reject++;
+          methods.add(recordRow(view, outcome === "violation"), "reject");
+        } else if (options.quiet) return undefined;
+        const position = context.part === undefined ? `${name}:${line}` : `${name}:${line} ${context.part}`;
+        out.add(
+          options.json
+            ? `${JSON.stringify({ source, line, part: context.part, log: view })}\n`
+            : renderRecord(record, view, paint, position, positionWidth),
+        );
+        return undefined;
+      }
     }
     const { verdict, body } = judge(source, line, bytes, options, context);
     const id = requestIdOf(body);
@@ -98,10 +125,13 @@ export async function runCheck(argv: string[]): Promise<number> {
         line,
       };
       if (context.part !== undefined) request.part = context.part;
+      const revision = requestRevision(verdict, body, options, context);
+      if (revision !== undefined) request.revision = revision;
       exchange.sent(from, session, id, request);
     }
     const outcome = verdict.outcome === "violation" ? "reject" : verdict.outcome;
     tally[outcome]++;
+    if ("reported" in verdict && verdict.reported) tally.reported++;
     methods.add(methodRow(verdict, body), outcome);
     if (options.quiet && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return verdict;
     out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint, name, positionWidth));
@@ -179,12 +209,17 @@ export async function runCheck(argv: string[]): Promise<number> {
       process.stderr.write(`wymcp: cannot read ${name}: ${describeError(error)}\n`);
     }
   }
+  const records = logged.refused + logged.reported + logged.violation + logged.event;
+  const logLine =
+    records === 0
+      ? ""
+      : `${records} line${records === 1 ? "" : "s"} of a wymcp gate log (the gate's verdicts, counted above; the log holds no bodies to judge again): ${logged.refused} refused or dropped, ${logged.reported > 0 ? `${logged.reported} reported, ` : ""}${logged.violation} outbound violation${logged.violation === 1 ? "" : "s"}, ${logged.event} other event${logged.event === 1 ? "" : "s"}\n`;
   if (options.json) {
-    // Machines count from the objects; stderr keeps its one line.
+    // Machines count from the objects; stderr keeps its lines.
     await out.flush();
-    process.stderr.write(`${summary(tally)}\n`);
+    process.stderr.write(`${summary(tally)}\n${logLine}`);
   } else {
-    out.add(`${methods.render()}${summary(tally)}\n`);
+    out.add(`${methods.render()}${summary(tally)}\n${logLine}`);
     await out.flush();
   }
   return unreadable ? 2 : tally.reject > 0 ? 1 : 0;

@@ -15,6 +15,8 @@ export interface PendingRequest {
   /** Where it was: the line (or HAR entry) and, in a HAR file, the part. */
   line: number;
   part?: string;
+  /** Legacy: the revision it was judged by, which judges its response too (as report mode does). */
+  revision?: string;
 }
 
 /** Pending requests kept at most: a log of requests never answered cannot grow this without bound. */

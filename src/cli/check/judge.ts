@@ -13,10 +13,15 @@ import {
 } from "../../core/admission.js";
 import type { JsonRpcErrorResponse } from "../../core/envelope.js";
 import { classifyEra, type Era, type EraSignal } from "../../core/era.js";
+import { legacyRevisionOf } from "../../core/legacy-revision.js";
 import type { ValidationResult } from "../../core/validate.js";
+// The revision from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
+import { outbound } from "../../../generated/outbound.js";
 import { type OutboundKind, type OutboundViolations, validateMcpResponse } from "../../outbound/validate-response.js";
 import type { PendingRequest } from "./exchange.js";
 import type { JudgeOptions } from "./options.js";
+
+const MODERN_REVISION = outbound.modern.revision;
 
 /** What one message came to, with its place; `--json` prints these as they are. */
 export type Verdict = InboundVerdict | OutboundVerdict;
@@ -43,6 +48,8 @@ export type InboundVerdict = {
       kind: ValidationResult["kind"] | null;
       /** The definition it failed; null when it was not judged (not JSON, too large, too deep, not JSON's media type). */
       definition: string | null;
+      /** The legacy revision whose definition it failed. */
+      revision?: string;
       /** The gates' own words for why they answered (their `onReject` reason). */
       reason: RejectReason;
       status: RefusalStatus;
@@ -65,6 +72,8 @@ export type OutboundVerdict = {
    * request whose HTTP exchange carried it); otherwise classifyEra's signal from the headers alone.
    */
   eraSignal: EraSignal | "flag" | "request";
+  /** The revision whose definitions judged it: legacy, the MCP-Protocol-Version header's, else 2025-03-26. */
+  revision: string;
   /** The --method a result or error response was judged by. */
   method?: string;
   outcome: "pass" | "violation";
@@ -120,6 +129,17 @@ export function autoDirection(body: unknown): "in" | "out" {
 /** Whether a verdict came from validateMcpResponse (a line not judged under --direction out did not). */
 export function judgedOut(verdict: Verdict): verdict is OutboundVerdict {
   return verdict.direction === "out" && verdict.outcome !== "reject";
+}
+
+/**
+ * The legacy revision a request of the capture was judged by, for its response: the one its verdict names (a method
+ * of that revision), else the one its header or its own `initialize` names, as inbound.
+ */
+export function requestRevision(verdict: Verdict, body: unknown, options: JudgeOptions, context?: JudgeContext): string | undefined {
+  if (verdict.era !== "legacy") return undefined;
+  if ("revision" in verdict && verdict.revision !== undefined) return verdict.revision;
+  const headers = context?.headers ? { ...options.headers, ...context.headers } : options.headers;
+  return legacyRevisionOf(body, headers["mcp-protocol-version"]).revision;
 }
 
 /**
@@ -187,13 +207,26 @@ export function judge(
       outcome: "reject",
       kind: admission.kind ?? null,
       definition: admission.definition ?? null,
+      revision: admission.revision,
       reason: "invalid-message",
       status: admission.status,
       response: admission.response,
     };
   } else if (admission.result.outcome === "pass") {
-    const { kind, definition } = admission.result;
-    verdict = { source, line, part, direction: "in", era: admission.era, eraSignal: signal, outcome: "pass", kind, definition };
+    const { kind, definition, revision, reported } = admission.result;
+    verdict = {
+      source,
+      line,
+      part,
+      direction: "in",
+      era: admission.era,
+      eraSignal: signal,
+      outcome: "pass",
+      kind,
+      definition,
+      revision,
+      reported,
+    };
   } else {
     const { kind, reason } = admission.result;
     verdict = { source, line, part, direction: "in", era: admission.era, eraSignal: signal, outcome: "bypass", kind, reason };
@@ -273,7 +306,11 @@ function judgeOut(
           ? { era: context.exchangeEra.era, signal: context.exchangeEra.eraSignal }
           : classifyEra(headers, undefined);
   const method = answered?.method ?? options.method;
-  const result = validateMcpResponse(body, { era, method });
+  // As report mode does: the revision its request was judged by; for a lone message the header's legacy revision,
+  // else the one a server assumes without it.
+  const revision =
+    era === "legacy" ? (answered?.revision ?? legacyRevisionOf(undefined, headers["mcp-protocol-version"]).revision) : MODERN_REVISION;
+  const result = validateMcpResponse(body, { era, method, protocolVersion: revision });
   const answers = result.kind === "result" || result.kind === "error";
   const part = context?.part;
   const answering = answers && answered ? answeredAt(answered) : undefined;
@@ -287,6 +324,7 @@ function judgeOut(
           direction: "out",
           era,
           eraSignal: signal,
+          revision,
           method: answers ? method : undefined,
           outcome: "pass",
           kind: result.kind,
@@ -300,6 +338,7 @@ function judgeOut(
           direction: "out",
           era,
           eraSignal: signal,
+          revision,
           method: answers ? method : undefined,
           outcome: "violation",
           kind: result.kind,

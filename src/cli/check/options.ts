@@ -2,7 +2,8 @@
 import { parseArgs } from "node:util";
 import type { AdmissionSettings } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveLimits } from "../../core/options.js";
+import { LEGACY_CHECKS } from "../../core/legacy-checks.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, legacyChecksOption, resolveLimits } from "../../core/options.js";
 
 /** How each message is judged: what `judge` needs. */
 export interface JudgeOptions {
@@ -47,6 +48,7 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
       format: { type: "string", default: "auto" },
       "max-bytes": { type: "string" },
       "max-depth": { type: "string" },
+      "legacy-checks": { type: "string" },
       json: { type: "boolean", default: false },
       quiet: { type: "boolean", short: "q", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -77,7 +79,13 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
     headers,
     method: values.method,
     // The gates' own check of their limits, which cannot fail on what wholeNumber let through.
-    settings: resolveLimits({ maxBodyBytes: maxBytes, maxDepth }),
+    settings: {
+      ...resolveLimits({ maxBodyBytes: maxBytes, maxDepth }),
+      // The gates' own check of the mode, which cannot fail on what oneOf let through.
+      validate: {
+        legacyChecks: legacyChecksOption(values["legacy-checks"] && oneOf("legacy-checks", values["legacy-checks"], LEGACY_CHECKS)),
+      },
+    },
     format: oneOf("format", values.format!, ["auto", "json", "jsonl", "har"] as const),
     json: values.json!,
     quiet: values.quiet!,

@@ -3,6 +3,7 @@ import { escapeText } from "../../core/log-safe.js";
 import type { EraSignal } from "../../core/era.js";
 // The era revisions from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
 import { outbound as eras } from "../../../generated/outbound.js";
+import { type GateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { type Answered, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
 
 /** Wraps text in an SGR colour code, or leaves it as it is when colour is off. */
@@ -50,8 +51,9 @@ function judgedAs(verdict: Verdict, body: unknown): string {
       // A modern request of no known method passes on framing alone; a typo in the method lands here too.
       if (verdict.era === "modern" && verdict.definition === "JSONRPCRequest")
         return `${method}request (JSONRPCRequest; not a method of ${eras.modern.revision}: framing only)`;
-      // The legacy lane judges the JSON-RPC framing, whatever the method.
-      if (verdict.era === "legacy") return `${method}${verdict.kind} (${verdict.definition}; framing only in the legacy era)`;
+      // A legacy message of a method its revision defines names the revision; any other is judged on its framing alone.
+      if (verdict.revision) return `${method}${verdict.kind} (${verdict.definition}, revision ${verdict.revision})`;
+      if (verdict.era === "legacy") return `${method}${verdict.kind} (${verdict.definition}; framing only)`;
       return `${method}${verdict.kind} (${verdict.definition})`;
     case "bypass":
       return verdict.reason === "modern-notification"
@@ -73,19 +75,20 @@ export function methodLabel(method: string): string {
   return label;
 }
 
-/** An outbound verdict in words: `out: tools/call result (CallToolResult)`, saying when only the framing was judged. */
+/** An outbound verdict in words: `out: tools/call result (CallToolResult, revision 2025-06-18)`, saying when only the framing was judged. */
 function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
-  const revision = eras[verdict.era].revision;
+  const { revision } = verdict;
   const own = verdict.kind === "request" || verdict.kind === "notification" ? methodOf(body) : verdict.method;
   const method = typeof own === "string" ? `${methodLabel(own)} ` : "";
   const kind = verdict.kind === "other" ? "message of no kind" : verdict.kind === "error" ? "error response" : verdict.kind;
-  let definition = verdict.definition;
-  if (verdict.kind === "result" && definition === "JSONRPCResultResponse") {
+  // Legacy has four revisions, each judging by its own definitions: the line names the one used.
+  let definition = verdict.era === "legacy" ? `${verdict.definition}, revision ${revision}` : verdict.definition;
+  if (verdict.kind === "result" && verdict.definition === "JSONRPCResultResponse") {
     definition +=
       verdict.method === undefined ? "; framing only: give --method to judge the result" : `; not a method of ${revision}: framing only`;
-  } else if (verdict.kind === "notification" && definition === "JSONRPCNotification") {
+  } else if (verdict.kind === "notification" && verdict.definition === "JSONRPCNotification") {
     definition += `; not a server notification of ${revision}: framing only`;
-  } else if (verdict.kind === "request" && definition === "JSONRPCRequest" && verdict.era === "legacy") {
+  } else if (verdict.kind === "request" && verdict.definition === "JSONRPCRequest" && verdict.era === "legacy") {
     definition += `; not a server request of ${revision}: framing only`;
   }
   return `out: ${method}${kind} (${definition})${answering(verdict.answers)}`;
@@ -99,7 +102,8 @@ function answering(answers: Answered | undefined): string {
 
 /** The definition a rejected message was checked against, as validateMcpRequest names it. */
 function definitionOf(verdict: Extract<InboundVerdict, { outcome: "reject" }>): string {
-  if (verdict.kind !== "response") return verdict.definition ?? "JSONRPCMessage";
+  if (verdict.kind !== "response")
+    return `${verdict.definition ?? "JSONRPCMessage"}${verdict.revision ? `, revision ${verdict.revision}` : ""}`;
   return verdict.method ? `response to ${printable(verdict.method, 60)}: modern clients send none` : "modern clients send none";
 }
 
@@ -117,6 +121,10 @@ export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name 
   if (verdict.outcome === "violation") {
     text += "\n";
     data = verdict.violations;
+  } else if (verdict.outcome === "pass" && "reported" in verdict && verdict.reported) {
+    // --legacy-checks report: the message passes; what the params check found is printed as the gates report it.
+    text += `  ${paint("2", `reported ${verdict.reported.response.error.code}`)}\n`;
+    data = verdict.reported.response.error.data;
   } else if (verdict.outcome === "reject") {
     text += `  ${paint("2", String(verdict.response.error.code))}\n`;
     data = verdict.response.error.data;
@@ -128,14 +136,105 @@ export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name 
   } else {
     return `${text}\n`;
   }
-  if (!data) return text;
+  return data ? text + locationLines(data.errors, data.omitted, paint) : text;
+}
+
+/** A rejection's locations, aligned, one per line; `omitted` more not listed. */
+function locationLines(
+  errors: readonly { instancePath: string; messages: readonly string[] }[],
+  omitted: number | undefined,
+  paint: Paint,
+): string {
   // Locations come from the core's distiller, escaped and bounded there already: escaping them again would double `\`.
-  const locations = data.errors.map((e) => (e.instancePath === "" ? "(the message)" : e.instancePath));
+  const locations = errors.map((e) => (e.instancePath === "" ? "(the message)" : e.instancePath));
   const width = Math.max(...locations.map((l) => l.length));
-  data.errors.forEach((entry, i) => {
+  let text = "";
+  errors.forEach((entry, i) => {
     text += `  ${paint("36", locations[i]!.padEnd(width))}  ${entry.messages.join("; ")}\n`;
   });
-  if (data.omitted) text += `  … ${data.omitted} more problem${data.omitted === 1 ? "" : "s"} not listed\n`;
+  if (omitted) text += `  … ${omitted} more problem${omitted === 1 ? "" : "s"} not listed\n`;
+  return text;
+}
+
+/** The fields of a gate's log record that `wymcp check` shows, escaped again: the file may not be what a gate wrote. */
+export interface RecordView {
+  face: string;
+  event: string;
+  era: "legacy" | "modern" | null;
+  method?: string;
+  id?: string;
+  reason?: string;
+  status?: number;
+  code?: number;
+  message?: string;
+  /** An outbound violation's locations, when the record holds them in the answers' shape. */
+  errors?: { instancePath: string; messages: string[] }[];
+  omitted?: number;
+}
+
+/** Most locations of one record shown, as an answer lists at most its error budget. */
+const RECORD_LOCATIONS = 64;
+
+export function recordView({ face, event, fields }: GateLogRecord): RecordView {
+  const view: RecordView = {
+    face,
+    event: printable(event, 60),
+    era: fields.era === "legacy" || fields.era === "modern" ? fields.era : null,
+  };
+  if (typeof fields.method === "string") view.method = printable(fields.method, 60);
+  if (fields.id === null || typeof fields.id === "string" || (typeof fields.id === "number" && Number.isFinite(fields.id)))
+    view.id = printable(JSON.stringify(fields.id), 60);
+  if (typeof fields.reason === "string") view.reason = printable(fields.reason, 60);
+  if (Number.isInteger(fields.status)) view.status = fields.status as number;
+  if (Number.isInteger(fields.code)) view.code = fields.code as number;
+  if (typeof fields.message === "string") view.message = printable(fields.message, 2000);
+  if (Array.isArray(fields.errors)) {
+    const errors = fields.errors.filter(
+      (e): e is { instancePath: string; messages: unknown[] } =>
+        typeof e === "object" && e !== null && typeof e.instancePath === "string" && Array.isArray(e.messages),
+    );
+    view.errors = errors.slice(0, RECORD_LOCATIONS).map((e) => ({
+      instancePath: printable(e.instancePath),
+      messages: e.messages.filter((m) => typeof m === "string").map((m) => printable(m as string, 500)),
+    }));
+    const omitted = errors.length - view.errors.length + (Number.isInteger(fields.omitted) ? (fields.omitted as number) : 0);
+    if (omitted > 0) view.omitted = omitted;
+  }
+  return view;
+}
+
+/**
+ * A record of a gate's JSON log in the columns of a verdict: a refusal or a violation reads as a rejection whose era
+ * says `gate log` (the gate judged it; the log holds no body to judge again), a reported message as a pass with what
+ * was reported (as `--legacy-checks report` prints one), any other event as a `log` line.
+ */
+export function renderRecord(record: GateLogRecord, view: RecordView, paint: Paint, position: string, positionWidth: number): string {
+  const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
+  const head = `${paint("1", position)}${gap}  `;
+  const outcome = recordOutcome(record);
+  if (outcome === "event") {
+    const facts = Object.entries(record.fields)
+      .filter(([key, value]) => key !== "time" && key !== "face" && key !== "event" && (typeof value !== "object" || value === null))
+      .slice(0, 8)
+      .map(([key, value]) => `${printable(key, 40)}=${printable(JSON.stringify(value) ?? "", 200)}`);
+    return `${head}${paint("2", "log   ")}  ${"-".padEnd(ERA_WIDTH)}  wymcp ${view.face} ${view.event}${facts.length ? ` ${facts.join(" ")}` : ""}\n`;
+  }
+  const era = view.era ? `${view.era} (gate log)` : "- (gate log)";
+  const method = view.method !== undefined ? `${view.method} ` : "";
+  const id = view.id !== undefined ? `, id ${view.id}` : "";
+  if (outcome === "reported") {
+    const code = view.code !== undefined ? `  ${paint("2", `reported ${view.code}`)}` : "";
+    const reported = `${head}${paint("32", "pass  ")}  ${era.padEnd(ERA_WIDTH)}  ${method}message (handed on and reported by wymcp ${view.face}${id})${code}\n`;
+    return view.message !== undefined ? `${reported}  ${view.message}\n` : reported;
+  }
+  const what =
+    outcome === "violation"
+      ? `out: ${method}message (an outbound violation logged by wymcp ${view.face}${id})`
+      : `${method}message (${view.event === "dropped" ? "dropped, not answered," : "refused"} by wymcp ${view.face}${view.reason ? `: ${view.reason}` : ""}${id})`;
+  const answer = [view.status, view.code].filter((n) => n !== undefined).join(" ");
+  let text = `${head}${paint("31", "reject")}  ${era.padEnd(ERA_WIDTH)}  ${what}${answer ? `  ${paint("2", answer)}` : ""}\n`;
+  if (view.message !== undefined) text += `  ${view.message}\n`;
+  if (view.errors?.length) text += locationLines(view.errors, view.omitted, paint);
   return text;
 }
 
@@ -143,12 +242,15 @@ export interface Tally {
   pass: number;
   reject: number;
   bypass: number;
+  /** Passed under --legacy-checks report with a params failure. */
+  reported: number;
 }
 
 /** The last line: how many messages, and how each came out. */
-export function summary({ pass, reject, bypass }: Tally): string {
+export function summary({ pass, reject, bypass, reported }: Tally): string {
   const total = pass + reject + bypass;
-  return `${total} message${total === 1 ? "" : "s"}: ${pass} pass, ${reject} rejected, ${bypass} bypassed`;
+  const passed = reported > 0 ? `${pass} pass (${reported} reported)` : `${pass} pass`;
+  return `${total} message${total === 1 ? "" : "s"}: ${passed}, ${reject} rejected, ${bypass} bypassed`;
 }
 
 export function methodOf(body: unknown): unknown {

@@ -11,7 +11,9 @@ Input
   file            a .json file holds one message; a .har file is a browser's or the Inspector's network export
                   (every POST to an MCP endpoint: its body, headers and response, event streams split); a .jsonl,
                   .ndjson or any other name holds one message per line. "-" or no file with piped input reads
-                  standard input, one message per line.
+                  standard input, one message per line. A line that wymcp proxy or wymcp stdio wrote with
+                  --log json is the gate's own verdict (the log holds no bodies): shown and counted as the
+                  gate judged it, never judged again.
   --format F      auto (by extension, the default), json (each input is one message), jsonl (one per line), har
   --max-bytes N   largest message (or line) judged, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, the gates' maxBodyBytes);
                   a longer one is refused as the gates refuse it (413) and the run goes on
@@ -39,6 +41,13 @@ Judging
   --method M      the method a response answers when the capture has no request with its id (a lone response).
                   Outbound, a result is judged against that method's result (CallToolResult, ...); without a
                   method only its JSON-RPC framing is, and the output says so. Inbound, it labels responses
+  --legacy-checks M
+                  params (the default), report or framing: what the legacy lane checks, as the gates'
+                  legacyChecks option. params: a known method's params against the revision the message names
+                  (MCP-Protocol-Version, an initialize's protocolVersion, else 2025-03-26); report: the same, but
+                  a params failure passes and is printed as reported; framing: the JSON-RPC framing alone.
+                  Outbound, a legacy message is judged by the revision of the MCP-Protocol-Version header, else
+                  2025-03-26; the output names the revision
 
 Output
   --json          one JSON object per message (the gates' answer for a refusal, validateMcpResponse's

@@ -145,8 +145,24 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     }
     const { body: parsed, era, result } = judged;
     const id = answerId(parsed);
+    const reported = result.outcome === "pass" ? result.reported : undefined;
+    if (reported) {
+      // --legacy-checks report: handed on all the same, and logged with the answer "params" would have sent.
+      const { code, message } = reported.response.error;
+      verdict({
+        outcome: "reported",
+        era,
+        kind: result.kind,
+        id,
+        method: safeMethod(parsed),
+        reason: "invalid-message",
+        code,
+        message,
+        remote,
+      });
+    }
     // The log writes nothing for a pass: the event is built only for a subscriber.
-    if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id, method: safeMethod(parsed), remote });
+    else if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id, method: safeMethod(parsed), remote });
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
     if (isAcceptedNotification(result)) {
       res.writeHead(202).end();

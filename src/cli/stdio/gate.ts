@@ -12,6 +12,7 @@ import type { Readable, Writable } from "node:stream";
 import { admit, type Exchange, isAcceptedNotification, type Refusal } from "../../core/admission.js";
 import { answerId, type JsonRpcId } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
+import { legacyRevisionOf } from "../../core/legacy-revision.js";
 import type { ExchangeTrace, Telemetry, TransportFacts } from "../../core/telemetry.js";
 import { validateMcpRequest } from "../../core/validate.js";
 import { now, traceOf } from "../../hosts/shared/traced.js";
@@ -89,9 +90,10 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
   const writer = clientWriter(client.output);
   const gate = createLineGate(options, log, hooks, (text) => writer.own(text));
 
-  // Server → client: unchanged, with backpressure; lines are watched (outbound report, onAnswer) after they are written.
-  const watch =
-    options.outbound === "report" || hooks.onAnswer !== undefined || options.telemetry ? new LineReader(options.maxBodyBytes) : undefined;
+  // Server → client: unchanged, with backpressure; lines are watched (outbound report, onAnswer, spans, and a legacy
+  // session's initialize answer when params are judged) after they are written.
+  const tracking = options.outbound === "report" || hooks.onAnswer !== undefined || options.telemetry !== undefined;
+  const watch = tracking || gate.negotiates ? new LineReader(options.maxBodyBytes) : undefined;
   let waiting = false;
   // A client that has closed its end reads nothing more: the server's output is then read and dropped, so that the
   // server never blocks on a full pipe and its exit is seen.
@@ -112,7 +114,8 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
       });
       if (clientGone) fromServer.resume();
     }
-    if (watch) for (const event of watch.push(chunk)) if (event.kind === "line") gate.serverLine(event.bytes);
+    if (watch && (tracking || gate.negotiating()))
+      for (const event of watch.push(chunk)) if (event.kind === "line") gate.serverLine(event.bytes);
   });
 
   // Client → server: line by line, in order; reading waits while the server's input is full.
@@ -172,6 +175,11 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
   const tracking = options.outbound === "report" || hooks.onAnswer !== undefined || telemetry !== undefined;
   const pending = new Map<string, Pending>();
   let sessionEra: Era = "legacy";
+  // A line has no MCP-Protocol-Version header: a legacy session's lines are judged by the revision the server's answer to
+  // initialize negotiated, as an HTTP client names it in the header from then on (until then, by the rule without one).
+  const negotiates = !options.passThrough;
+  let sessionRevision: string | undefined;
+  let initializeKey: string | undefined;
   let lastNullAnswer = Number.NEGATIVE_INFINITY;
 
   const verdict = (event: VerdictEvent) => {
@@ -211,12 +219,18 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
     get contentLength() {
       return declared;
     },
-    protocolVersion: undefined,
+    get protocolVersion() {
+      return sessionRevision;
+    },
     chunks: () => ((onLine[0] = line), onLine),
     era: (body: unknown) => eraOf(undefined, body),
   };
 
   return {
+    /** Whether the server's output is to be watched for a legacy session's revision at all. */
+    negotiates,
+    /** Whether an initialize is waiting for the server's answer, whose revision judges the session's next lines. */
+    negotiating: () => initializeKey !== undefined,
     /** Whether the line goes on to the server. */
     async clientLine(event: LineEvent): Promise<boolean> {
       const began = telemetry ? now() : 0;
@@ -265,8 +279,17 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
         }
       }
       sessionEra = era;
+      if (negotiates && era === "legacy" && result.kind === "request" && (body as { method?: unknown }).method === "initialize")
+        initializeKey = keyOf(body);
+      const reported = result.outcome === "pass" ? result.reported : undefined;
+      if (reported) {
+        // --legacy-checks report: handed on all the same, and logged with the answer "params" would have sent.
+        const { code, message } = reported.response.error;
+        const event = { era, kind: result.kind, id: answerId(body), method: safeMethod(body), reason: "invalid-message" as const };
+        verdict({ outcome: "reported", ...event, code, message });
+      }
       // The log writes nothing for a pass: the event is built only for a subscriber.
-      if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id: answerId(body), method: safeMethod(body) });
+      else if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id: answerId(body), method: safeMethod(body) });
       const waiting = tracking && (result.kind === "request" || result.kind === "batch") ? remember(body, era, trace) : 0;
       // Nothing will answer a notification (or a response the client sends back): its span ends as it is handed on.
       if (waiting === 0) trace?.end();
@@ -297,6 +320,13 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
         return;
       }
       for (const item of Array.isArray(message) ? message : [message]) {
+        if (initializeKey !== undefined && isObject(item) && !Object.hasOwn(item, "method") && keyOf(item) === initializeKey) {
+          initializeKey = undefined;
+          const negotiated = isObject(item.result) ? item.result.protocolVersion : undefined;
+          // Read as a header would be; a modern or unknown answer leaves the rule without a header in force.
+          const named = legacyRevisionOf(undefined, typeof negotiated === "string" ? negotiated : undefined);
+          sessionRevision = named.signal === "header" ? named.revision : undefined;
+        }
         const request = answered(item);
         if (request) notify(hooks.onAnswer, { id: request.id, by: "server" });
         if (request?.traced) answerTraced(request.traced, item);

@@ -100,7 +100,7 @@ export function gateFetch(
             });
       // With a trace, the handler runs in its context, so that the spans it makes nest under the request's.
       const response = await (trace ? trace.run(serve) : serve());
-      return reported(face, era, body, response, trace);
+      return reported(face, era, body, response, request, trace);
     } catch (error) {
       // The trace ends with the type of what was thrown (the answer is the 500 below, or the host's).
       trace?.end(errorTypeOf(error));

@@ -2,7 +2,7 @@
  * @module guard: `wymcpFetch`, the admission stage for Fetch API hosts (Hono, Workers, Deno, Bun): `Request` in, the
  * refusal's `Response` out, or `undefined` to go on; and the Fetch exchange `gateFetch` shares with it.
  */
-import { admit, type Admission, type Refusal, reportRefusal, type WymcpInfo } from "../../core/admission.js";
+import { admit, type Admission, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
 import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody, telemetryOption } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
@@ -70,8 +70,8 @@ export function resolveFetchFace(options: unknown, extra: readonly string[] = []
  * The admission stage on a `Request`. `read` says whether the body is read from a clone (the original left for the
  * next handler) or from the request itself (gateFetch hands the parsed body on instead).
  */
-export function admitRequest(request: Request, face: FetchFace, read: "clone" | "own"): Promise<Admission> {
-  return admit(
+export async function admitRequest(request: Request, face: FetchFace, read: "clone" | "own"): Promise<Admission> {
+  const verdict = await admit(
     {
       contentType: request.headers.get("content-type"),
       contentLength: request.headers.get("content-length"),
@@ -84,6 +84,9 @@ export function admitRequest(request: Request, face: FetchFace, read: "clone" | 
     },
     face.settings,
   );
+  // An admitted legacy message the params check found wanting is reported (`legacyChecks: "report"`).
+  if (verdict.ok) reportLegacy(face.onLegacyReport, verdict);
+  return verdict;
 }
 
 /** A refusal as a `Response` (after telling `onReject`). */
@@ -111,8 +114,16 @@ export function traceRequest(telemetry: Telemetry, request: Request, verdict: Ad
 /**
  * Report mode, or a trace to end with the answer: the response passes through unchanged, chunk by chunk; each chunk is
  * tapped after it is handed on, and the trace sees every message and ends at the last byte (or when the body is cancelled).
+ * A legacy exchange is judged by the revision of the request's `MCP-Protocol-Version` (as inbound).
  */
-export function reported(face: FetchFace, era: Era, requestBody: unknown, response: Response, trace?: ExchangeTrace): Response {
+export function reported(
+  face: FetchFace,
+  era: Era,
+  requestBody: unknown,
+  response: Response,
+  request: Request,
+  trace?: ExchangeTrace,
+): Response {
   if (trace) {
     const session = response.headers.get("mcp-session-id");
     if (session) trace.session(session);
@@ -121,7 +132,8 @@ export function reported(face: FetchFace, era: Era, requestBody: unknown, respon
   if (!(face.report || trace) || !response.body) return response;
   // Without a trace, report mode is on.
   const hooks = trace ? { ...face.report, onMessage: (message: unknown) => trace.answered(message) } : face.report!;
-  const tap = createTap(era, requestBody, (name) => response.headers.get(name), hooks);
+  const header = (name: string) => response.headers.get(name);
+  const tap = createTap(era, requestBody, header, hooks, undefined, request.headers.get("mcp-protocol-version"));
   // One pulled stream rather than a TransformStream: Node builds a TransformStream of three streams, each costly.
   const source = response.body.getReader();
   let done = false;
@@ -160,7 +172,7 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
     const info = admitted.get(request);
     const trace = traces.get(request);
     if (trace) traces.delete(request);
-    return reported(face, info?.era ?? eraWithoutBody(face.era, request), info?.body, response, trace);
+    return reported(face, info?.era ?? eraWithoutBody(face.era, request), info?.body, response, request, trace);
   };
   return Object.assign(
     async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {

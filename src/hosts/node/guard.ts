@@ -3,7 +3,7 @@
  * earlier middleware (`express.json()`) has parsed, and the Node exchange `gateNode` shares with it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { admit, type Admission, type Refusal, reportRefusal, type WymcpInfo } from "../../core/admission.js";
+import { admit, type Admission, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
 import {
   type GateOptions,
   positiveInteger,
@@ -66,10 +66,11 @@ export function resolveNodeFace(options: unknown, extra: readonly string[] = [])
 /**
  * The admission stage on a Node request: `req.body` when a parser set it (then no size limit or parse error applies),
  * else the stream, read no further than the limit. Rejects only when an `era` callback throws or the stream fails.
+ * An admitted legacy message the params check found wanting is reported (`legacyChecks: "report"`).
  */
-export function admitNode(req: IncomingMessage, face: NodeFace): Promise<Admission> {
+export async function admitNode(req: IncomingMessage, face: NodeFace): Promise<Admission> {
   const parsed = (req as { body?: unknown }).body;
-  return admit(
+  const verdict = await admit(
     {
       contentType: req.headers["content-type"],
       contentLength: req.headers["content-length"],
@@ -81,6 +82,8 @@ export function admitNode(req: IncomingMessage, face: NodeFace): Promise<Admissi
     },
     face.settings,
   );
+  if (verdict.ok) reportLegacy(face.onLegacyReport, verdict);
+  return verdict;
 }
 
 /** Answers a refusal (after telling `onReject`); its trace ends once the answer is written. */

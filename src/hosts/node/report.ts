@@ -13,13 +13,15 @@ export type Report = NonNullable<ReturnType<typeof reportSettings>>;
 /**
  * `writeHead`'s headers are read from its arguments, because headers given there never reach `getHeader`. With a
  * `trace`, every message is shown to it, a session the answer assigns too, and it ends with the answer's last byte
- * (or when the client goes before it).
+ * (or when the client goes before it). A legacy exchange is judged by the revision of the request's
+ * `MCP-Protocol-Version` (as inbound).
  */
 export function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report: Report | undefined, trace?: ExchangeTrace): void {
   let head: Record<string, string | undefined> | undefined;
   // Without a trace, report mode is on (the callers tap only for one or the other).
   const hooks = trace ? { ...report, onMessage: (message: unknown) => trace.answered(message) } : (report as Report);
-  const tap = createTap(era, requestBody, (name) => head?.[name] ?? headerText(res.getHeader(name)), hooks);
+  const header = (name: "content-type" | "content-encoding") => head?.[name] ?? headerText(res.getHeader(name));
+  const tap = createTap(era, requestBody, header, hooks, undefined, headerText(res.req?.headers["mcp-protocol-version"]));
   if (trace) res.once("close", () => trace.end());
   const { writeHead, write, end } = res;
   const chunk = (data: unknown, encoding: unknown) => {

@@ -34,14 +34,16 @@ export function traceOf(
   const refused = !verdict.ok;
   const era = verdict.era;
   const result = verdict.ok ? verdict.result : undefined;
+  // legacyChecks "report": the params failed and the message went on all the same; the server's answer is the span's.
+  const reported = result?.outcome === "pass" && result.reported !== undefined;
   let trace: ExchangeTrace | undefined;
   try {
     // Nothing would be recorded (no SDK): the facts are not even read.
     if (telemetry.recording?.() === false) return undefined;
     trace = telemetry.judged({
-      verdict: refused ? "refused" : result?.outcome === "bypass" ? "bypassed" : "admitted",
+      verdict: refused ? "refused" : result?.outcome === "bypass" ? "bypassed" : reported ? "reported" : "admitted",
       era,
-      reason: verdict.ok ? (result?.outcome === "bypass" ? result.reason : undefined) : verdict.reason,
+      reason: verdict.ok ? (result?.outcome === "bypass" ? result.reason : reported ? "invalid-message" : undefined) : verdict.reason,
       code: verdict.ok ? undefined : verdict.response.error.code,
       messages: messageFacts(verdict.body, era, headers.protocolVersion ?? undefined, refused),
       sessionId: sessionFact(era, headers.sessionId ?? undefined),

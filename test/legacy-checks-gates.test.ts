@@ -1,0 +1,159 @@
+import assert from "node:assert/strict";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, test } from "node:test";
+import { gateFetch, wymcpFetch, type McpFetchHandler, type RejectInfo } from "wymcp/fetch";
+import { gateNode, wymcpNode } from "wymcp/node";
+
+const BAD_CALL = { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: 5, arguments: {} } };
+const BAD_NOTIFICATION = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: {} } };
+const BAD_FRAMING = { jsonrpc: "1.0", id: 9, method: "tools/call", params: { name: 5 } };
+const MODERN_BAD = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 5 } };
+const MESSAGE_2025_06_18 =
+  "Invalid tools/call request (CallToolRequest, revision 2025-06-18): 1 invalid location; first: /params/name must be string";
+
+/** A stand-in for the SDK's handler: answers every request with an empty result and counts them. */
+function fakeHandler() {
+  const calls: unknown[] = [];
+  const handler: McpFetchHandler = {
+    fetch: async (_request, options) => {
+      calls.push(options?.parsedBody);
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id: 1, result: {} }), { headers: { "content-type": "application/json" } });
+    },
+  };
+  return { handler, calls };
+}
+
+const post = (body: unknown, protocolVersion = "2025-06-18") =>
+  new Request("http://localhost/mcp", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": protocolVersion },
+    body: JSON.stringify(body),
+  });
+
+describe("legacyChecks on gateFetch", () => {
+  test('"params" (the default): a legacy call with bad params is answered 200, application/json, -32602, before the handler', async () => {
+    const { handler, calls } = fakeHandler();
+    const rejected: RejectInfo[] = [];
+    const answer = await gateFetch(handler, { onReject: (info) => rejected.push(info) })(post(BAD_CALL));
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get("content-type"), "application/json");
+    const body = (await answer.json()) as { id: unknown; error: { code: number; message: string; data: unknown } };
+    assert.deepEqual([body.id, body.error.code, body.error.message], [8, -32602, MESSAGE_2025_06_18]);
+    assert.deepEqual(body.error.data, { errors: [{ instancePath: "/params/name", messages: ["must be string"] }] });
+    assert.equal(calls.length, 0);
+    assert.deepEqual(
+      rejected.map((r) => [r.status, r.reason, r.era, r.kind]),
+      [[200, "invalid-message", "legacy", "request"]],
+    );
+  });
+
+  test('"report": the call reaches the handler, and onLegacyReport gets what onReject would have', async () => {
+    const { handler, calls } = fakeHandler();
+    const rejected: RejectInfo[] = [];
+    const reported: RejectInfo[] = [];
+    const options = {
+      legacyChecks: "report",
+      onReject: (i: RejectInfo) => rejected.push(i),
+      onLegacyReport: (i: RejectInfo) => reported.push(i),
+    } as const;
+    const answer = await gateFetch(handler, options)(post(BAD_CALL));
+    assert.equal(answer.status, 200);
+    assert.deepEqual(await answer.json(), { jsonrpc: "2.0", id: 1, result: {} });
+    assert.deepEqual(calls, [BAD_CALL]);
+    assert.deepEqual(rejected, []);
+    assert.equal(reported.length, 1);
+    assert.deepEqual(
+      [reported[0]!.status, reported[0]!.reason, reported[0]!.era, reported[0]!.kind],
+      [200, "invalid-message", "legacy", "request"],
+    );
+    assert.equal(reported[0]!.response.error.message, MESSAGE_2025_06_18);
+    // Nothing of the body: the id and the keys of locations only.
+    assert.doesNotMatch(JSON.stringify(reported[0]), /"arguments"|:5\b/);
+    // A throwing hook changes nothing.
+    const throwing = gateFetch(handler, {
+      ...options,
+      onLegacyReport: () => {
+        throw new Error("logger down");
+      },
+    });
+    assert.equal((await throwing(post(BAD_CALL))).status, 200);
+  });
+
+  test('"framing": the seed\'s rule, the call reaches the handler unjudged', async () => {
+    const { handler, calls } = fakeHandler();
+    const reported: RejectInfo[] = [];
+    const answer = await gateFetch(handler, { legacyChecks: "framing", onLegacyReport: (i) => reported.push(i) })(post(BAD_CALL));
+    assert.equal(answer.status, 200);
+    assert.deepEqual([calls.length, reported.length], [1, 0]);
+  });
+
+  test("in every mode a broken framing keeps its 400/-32600, a legacy notification's params failure is a 400, the modern lane keeps 400", async () => {
+    for (const legacyChecks of ["params", "report", "framing"] as const) {
+      const { handler, calls } = fakeHandler();
+      const gated = gateFetch(handler, { legacyChecks });
+      const framing = await gated(post(BAD_FRAMING));
+      assert.deepEqual([framing.status, ((await framing.json()) as { error: { code: number } }).error.code], [400, -32600], legacyChecks);
+      const modern = await gated(post(MODERN_BAD, "2026-07-28"));
+      assert.deepEqual([modern.status, ((await modern.json()) as { error: { code: number } }).error.code], [400, -32602], legacyChecks);
+      const notification = await gated(post(BAD_NOTIFICATION));
+      if (legacyChecks === "params") {
+        assert.equal(notification.status, 400);
+        assert.equal(((await notification.json()) as { id: unknown; error: { code: number } }).error.code, -32602);
+      } else {
+        assert.equal(notification.status, 200, legacyChecks);
+        assert.equal(calls.length, 1, legacyChecks);
+      }
+    }
+  });
+
+  test("a legacyChecks that is none of the three throws when the gate is built, on every face", () => {
+    const { handler } = fakeHandler();
+    const bad = { legacyChecks: "strict" } as unknown as { legacyChecks: "params" };
+    for (const build of [() => gateFetch(handler, bad), () => wymcpFetch(bad), () => gateNode(handler, bad), () => wymcpNode(bad)]) {
+      assert.throws(build, {
+        name: "WymcpOptionError",
+        message: 'wymcp: legacyChecks must be one of "params", "report", "framing", not "strict" (a string)',
+      });
+    }
+  });
+});
+
+describe("legacyChecks on gateNode", () => {
+  let server: http.Server;
+  let url: string;
+  const seen = { calls: 0, reported: [] as RejectInfo[] };
+  before(async () => {
+    const { handler, calls } = fakeHandler();
+    const params = gateNode(handler);
+    const report = gateNode(handler, { legacyChecks: "report", onLegacyReport: (i) => seen.reported.push(i) });
+    server = http.createServer((req, res) => {
+      seen.calls = calls.length;
+      (req.url === "/report" ? report : params)(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const send = (path: string, body: unknown) =>
+    fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+      body: JSON.stringify(body),
+    });
+
+  test("params: 200, application/json, -32602 with the revision", async () => {
+    const answer = await send("/", BAD_CALL);
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get("content-type"), "application/json");
+    assert.equal(((await answer.json()) as { error: { message: string } }).error.message, MESSAGE_2025_06_18);
+  });
+
+  test("report: handed on, reported", async () => {
+    const answer = await send("/report", BAD_CALL);
+    assert.deepEqual(await answer.json(), { jsonrpc: "2.0", id: 1, result: {} });
+    assert.equal(seen.reported.length, 1);
+    assert.equal(seen.reported[0]!.status, 200);
+  });
+});

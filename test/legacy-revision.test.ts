@@ -1,0 +1,175 @@
+import assert from "node:assert/strict";
+import "./support/built.js";
+import { describe, test } from "node:test";
+import { legacyRevisionOf, validateMcpRequest, type LegacyRevision } from "wymcp";
+import { LEGACY_INITIALIZE, NOTIFICATION } from "./support/messages.js";
+
+const TOOLS_LIST = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+const initialize = (protocolVersion: unknown) => ({ ...LEGACY_INITIALIZE, params: { ...LEGACY_INITIALIZE.params, protocolVersion } });
+
+describe("which legacy revision judges a legacy message, first match wins", () => {
+  const cases: Array<[string, { body: unknown; header?: string | null; want: LegacyRevision }]> = [
+    ...["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"].map(
+      (revision): [string, { body: unknown; header: string; want: LegacyRevision }] => [
+        `the MCP-Protocol-Version header naming ${revision}`,
+        { body: TOOLS_LIST, header: revision, want: { revision, signal: "header" } },
+      ],
+    ),
+    [
+      "the header with spaces and tabs around it",
+      { body: TOOLS_LIST, header: " \t2025-06-18 ", want: { revision: "2025-06-18", signal: "header" } },
+    ],
+    [
+      "the header beats an initialize's own protocolVersion",
+      { body: initialize("2024-11-05"), header: "2025-06-18", want: { revision: "2025-06-18", signal: "header" } },
+    ],
+    [
+      "a header naming a modern revision is no legacy signal: no signal, 2025-03-26",
+      { body: TOOLS_LIST, header: "2026-07-28", want: { revision: "2025-03-26", signal: "default" } },
+    ],
+    [
+      "a header naming a date that is no revision is no signal",
+      { body: TOOLS_LIST, header: "2025-01-01", want: { revision: "2025-03-26", signal: "default" } },
+    ],
+    [
+      "a repeated header (joined with a comma) names no revision",
+      { body: TOOLS_LIST, header: "2025-06-18, 2025-06-18", want: { revision: "2025-03-26", signal: "default" } },
+    ],
+    ["an empty header is no signal", { body: TOOLS_LIST, header: "", want: { revision: "2025-03-26", signal: "default" } }],
+    ...["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"].map((revision): [string, { body: unknown; want: LegacyRevision }] => [
+      `an initialize asking for ${revision}, without a header`,
+      { body: initialize(revision), want: { revision, signal: "initialize" } },
+    ]),
+    [
+      "an initialize asking for a modern revision: the newest legacy one (the server negotiates)",
+      { body: initialize("2026-07-28"), want: { revision: "2025-11-25", signal: "newest" } },
+    ],
+    [
+      "an initialize asking for the number 20251125: the newest legacy one",
+      { body: initialize(20251125), want: { revision: "2025-11-25", signal: "newest" } },
+    ],
+    [
+      "an initialize without params: the newest legacy one",
+      { body: { jsonrpc: "2.0", id: 1, method: "initialize" }, want: { revision: "2025-11-25", signal: "newest" } },
+    ],
+    [
+      "initialize without an id is a notification, no handshake: no signal",
+      {
+        body: { jsonrpc: "2.0", method: "initialize", params: { protocolVersion: "2024-11-05" } },
+        want: { revision: "2025-03-26", signal: "default" },
+      },
+    ],
+    ["no header and no initialize: 2025-03-26", { body: TOOLS_LIST, header: null, want: { revision: "2025-03-26", signal: "default" } }],
+    ["no body at all: 2025-03-26", { body: undefined, want: { revision: "2025-03-26", signal: "default" } }],
+  ];
+  for (const [name, { body, header, want }] of cases) test(name, () => assert.deepEqual(legacyRevisionOf(body, header), want));
+});
+
+/** The summary and locations of a legacy message judged under a header, in params mode. */
+function judged(body: unknown, protocolVersion?: string) {
+  const result = validateMcpRequest(body, "legacy", { protocolVersion });
+  if (result.outcome === "reject") {
+    return {
+      outcome: "reject",
+      revision: result.revision,
+      status: result.status,
+      code: result.response.error.code,
+      message: result.response.error.message,
+    };
+  }
+  return { outcome: result.outcome, revision: result.outcome === "pass" ? result.revision : undefined };
+}
+
+describe("each revision judges by its own definition", () => {
+  test("a cancellation without requestId: required until 2025-11-25, optional from then", () => {
+    const body = { jsonrpc: "2.0", method: "notifications/cancelled", params: { reason: "gone" } };
+    for (const revision of ["2024-11-05", "2025-03-26", "2025-06-18"]) {
+      assert.deepEqual(judged(body, revision), {
+        outcome: "reject",
+        revision,
+        status: 400,
+        code: -32602,
+        message: `Invalid notifications/cancelled notification (CancelledNotification, revision ${revision}): 1 invalid location; first: /params/requestId is required`,
+      });
+    }
+    assert.deepEqual(judged(body, "2025-11-25"), { outcome: "pass", revision: "2025-11-25" });
+  });
+
+  test("a progress message of the wrong type: 2024-11-05 had no message member, later revisions type it", () => {
+    const body = { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1, message: 5 } };
+    assert.deepEqual(judged(body, "2024-11-05"), { outcome: "pass", revision: "2024-11-05" });
+    assert.equal(judged(body, "2025-03-26").outcome, "reject");
+  });
+
+  test("a tools/call task (2025-11-25's tasks) is judged only by 2025-11-25, and the answer names the revision", () => {
+    const body = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "t", task: { ttl: "soon" } } };
+    assert.deepEqual(judged(body, "2025-06-18"), { outcome: "pass", revision: "2025-06-18" });
+    assert.deepEqual(judged(body, "2025-11-25"), {
+      outcome: "reject",
+      revision: "2025-11-25",
+      status: 200,
+      code: -32602,
+      message:
+        "Invalid tools/call request (CallToolRequest, revision 2025-11-25): 1 invalid location; first: /params/task/ttl must be integer",
+    });
+  });
+
+  test("a method a revision does not have (tasks/get before 2025-11-25) passes on framing, as an unknown method", () => {
+    const body = { jsonrpc: "2.0", id: 1, method: "tasks/get", params: {} };
+    const framed = validateMcpRequest(body, "legacy", { protocolVersion: "2025-06-18" });
+    assert.deepEqual(framed, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" });
+    assert.equal(judged(body, "2025-11-25").outcome, "reject");
+  });
+
+  test("an initialize is judged by the revision it asks for: 2025-06-18 brought clientInfo.title", () => {
+    const body = {
+      ...initialize("2024-11-05"),
+      params: { ...initialize("2024-11-05").params, clientInfo: { name: "c", version: "1", title: 5 } },
+    };
+    assert.deepEqual(judged(body), { outcome: "pass", revision: "2024-11-05" });
+    const asked = { ...body, params: { ...body.params, protocolVersion: "2025-06-18" } };
+    assert.equal(judged(asked).outcome, "reject");
+  });
+
+  test("framing mode judges no method, whatever the revision", () => {
+    const body = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: 5 } };
+    for (const protocolVersion of ["2024-11-05", "2025-11-25", undefined]) {
+      assert.deepEqual(validateMcpRequest(body, "legacy", { protocolVersion, legacyChecks: "framing" }), {
+        outcome: "pass",
+        kind: "request",
+        definition: "JSONRPCRequest",
+      });
+    }
+  });
+
+  test("in every mode: a notification's method beside an id and a request's method without one pass on framing", () => {
+    for (const legacyChecks of ["params", "report", "framing"] as const) {
+      const asRequest = validateMcpRequest({ ...NOTIFICATION, id: 1, params: { junk: true } }, "legacy", { legacyChecks });
+      assert.deepEqual(asRequest, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" }, legacyChecks);
+      const asNotification = validateMcpRequest({ jsonrpc: "2.0", method: "tools/call", params: { name: 5 } }, "legacy", { legacyChecks });
+      assert.deepEqual(asNotification, { outcome: "pass", kind: "notification", definition: "JSONRPCNotification" }, legacyChecks);
+      assert.deepEqual(validateMcpRequest({ jsonrpc: "2.0", id: 1, result: 5 }, "legacy", { legacyChecks }), {
+        outcome: "bypass",
+        kind: "response",
+        reason: "legacy-response",
+      });
+    }
+  });
+
+  test("report mode still refuses a broken framing; only params failures are passed on", () => {
+    const result = validateMcpRequest({ jsonrpc: "1.0", id: 1, method: "tools/call", params: { name: 5 } }, "legacy", {
+      legacyChecks: "report",
+    });
+    assert.equal(result.outcome, "reject");
+    assert.equal(result.status, 400);
+    assert.equal(result.response.error.code, -32600);
+  });
+
+  test("the modern lane ignores legacyChecks", () => {
+    const body = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 5 } };
+    const answers = (["params", "report", "framing"] as const).map((legacyChecks) => validateMcpRequest(body, "modern", { legacyChecks }));
+    assert.deepEqual(answers[1], answers[0]);
+    assert.deepEqual(answers[2], answers[0]);
+    assert.equal(answers[0]!.outcome, "reject");
+  });
+});
