@@ -6,11 +6,14 @@
  * - stdio: tools/call lines per second through `wymcp stdio` ÷ `wymcp stdio --pass-through`, a bare pipe (≥ 0.9), in front
  *   of the official SDK's McpServer over stdio (bench/stdio-server.mjs);
  * - memory: the resident set of each, sampled under steady mixed traffic (valid, invalid, junk) for `memorySeconds`;
- *   flat when the median of the second half is within 10 % of the first half's.
+ *   flat when the median of the second half is within 10 % of the first half's;
+ * - `--otel`: the same proxy recording a span per message and the metrics, exported over OTLP/HTTP (protobuf, the SDK's
+ *   defaults otherwise) to a loopback sink that reads and drops every export; ÷ the proxy without it, reported.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
@@ -27,7 +30,7 @@ export interface ProxyBenchSettings {
   memorySeconds: number;
 }
 
-const HTTP_VARIANTS = ["proxy", "pass-through", "direct"] as const;
+const HTTP_VARIANTS = ["proxy", "otel", "pass-through", "direct"] as const;
 type HttpVariant = (typeof HTTP_VARIANTS)[number];
 
 export interface ProxyWorkload {
@@ -43,6 +46,8 @@ export interface ProxyWorkload {
   /** proxy ÷ pass-through per round (valid traffic's target), proxy ÷ direct per round (invalid traffic's). */
   vsPassThrough: Spread;
   vsDirect: Spread;
+  /** proxy --otel ÷ proxy per round: what recording and exporting costs. */
+  otelVsProxy: Spread;
   target: number;
   pass: boolean;
   load: number[];
@@ -87,14 +92,20 @@ const META = {
 
 export async function runProxyBench(root: string, settings: ProxyBenchSettings, log: (line: string) => void): Promise<ProxyBenchResults> {
   const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
+  const sink = await otlpSink();
   const proxies: LaunchedProxy[] = [];
   try {
     const proxy = await launchProxy(upstream.url);
+    const otel = await launchProxy(upstream.url, {
+      args: ["--otel"],
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_SERVICE_NAME: "bench", OTEL_LOGS_EXPORTER: "none" },
+    });
     const passThrough = await launchProxy(upstream.url, { args: ["--pass-through"] });
-    proxies.push(proxy, passThrough);
-    const urls: Record<HttpVariant, URL> = { proxy: proxy.url, "pass-through": passThrough.url, direct: upstream.url };
+    proxies.push(proxy, otel, passThrough);
+    const urls: Record<HttpVariant, URL> = { proxy: proxy.url, otel: otel.url, "pass-through": passThrough.url, direct: upstream.url };
     const relays: Record<HttpVariant, number | undefined> = {
       proxy: proxy.child.pid,
+      otel: otel.child.pid,
       "pass-through": passThrough.child.pid,
       direct: undefined,
     };
@@ -105,7 +116,26 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
   } finally {
     for (const p of proxies) await p.stop();
     await upstream.stop();
+    await sink.close();
   }
+}
+
+/** A loopback OTLP/HTTP endpoint that reads every export whole and answers it, keeping nothing. */
+async function otlpSink(): Promise<{ endpoint: string; close: () => Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.once("end", () => res.writeHead(200, { "content-type": "application/x-protobuf" }).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** CPU time a process has used so far, in µs (from /proc: clock ticks of 10 ms). */
@@ -161,6 +191,7 @@ async function httpRounds(
       const ratio = (base: HttpVariant) => spread(rps.proxy.map((p, i) => p / rps[base][i]!));
       const vsPassThrough = ratio("pass-through");
       const vsDirect = ratio("direct");
+      const otelVsProxy = spread(rps.otel.map((o, i) => o / rps.proxy[i]!));
       const target = w.traffic === "valid" ? 0.95 : 3;
       results.push({
         key: w.key,
@@ -181,6 +212,7 @@ async function httpRounds(
         statuses,
         vsPassThrough,
         vsDirect,
+        otelVsProxy,
         target,
         pass: (w.traffic === "valid" ? vsPassThrough.median : vsDirect.median) >= target,
         load,
@@ -423,6 +455,27 @@ export function proxyTables(r: ProxyBenchResults): string {
     ]),
     [1, 2, 3, 4, 5, 6],
   );
+  const otelTable = table(
+    [
+      "proxy --otel (OTLP/HTTP to a loopback sink)",
+      "proxy req/s",
+      "proxy --otel req/s",
+      "--otel ÷ proxy",
+      "relay CPU µs/req: proxy, --otel",
+      "relay CPU --otel ÷ proxy",
+      "status --otel",
+    ],
+    r.http.map((w) => [
+      w.label,
+      rps(w.reqPerSec.proxy),
+      rps(w.reqPerSec.otel),
+      range(w.otelVsProxy),
+      `${us(w.relayCpuUs.proxy)}, ${us(w.relayCpuUs.otel)}`,
+      formatRatio(w.relayCpuUs.otel.median / w.relayCpuUs.proxy.median),
+      statuses(w.statuses.otel),
+    ]),
+    [1, 2, 4, 5],
+  );
   const s = r.stdio;
   const stdioTable = table(
     [
@@ -483,6 +536,10 @@ export function proxyTables(r: ProxyBenchResults): string {
     cpuTable,
     "",
     "CPU per request from /proc (10 ms ticks) over each round: the relay process alone, and every process on the path (client, relay, upstream). On a host whose cores are all busy, req/s follows the second: its pass-through ÷ proxy is what the proxy's own work allows.",
+    "",
+    otelTable,
+    "",
+    "proxy --otel: the same proxy with --otel and the SDK's defaults (a batch span processor, metrics every 60 s, OTLP/HTTP protobuf), exporting to a loopback endpoint in the benchmark's process that reads each export and drops it; the relay's CPU includes building and sending the exports.",
     "",
     stdioTable,
     "",

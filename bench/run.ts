@@ -387,7 +387,7 @@ async function mainProxy(): Promise<void> {
       "",
       ...section(
         "proxy",
-        `## wymcp proxy and wymcp stdio: examples/server.ts (the SDK alone) behind the proxy, its --pass-through, and direct; ` +
+        `## wymcp proxy and wymcp stdio: examples/server.ts (the SDK alone) behind the proxy, the proxy with --otel, its --pass-through, and direct; ` +
           `bench/stdio-server.mjs (the SDK's McpServer) behind wymcp stdio, its --pass-through, and direct; ${settings.connections} ` +
           `keep-alive connections, ${settings.window} stdio requests in flight, ${settings.rounds} interleaved rounds × ${settings.roundMs} ms ` +
           `per variant; ratios per round; memory over ${memorySeconds} s of mixed traffic`,

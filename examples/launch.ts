@@ -97,16 +97,23 @@ export interface LaunchedProxy {
 }
 
 /**
- * Starts `wymcp proxy --upstream <upstream> --listen 127.0.0.1:0 <args>` as a child process and resolves once it listens.
+ * Starts `wymcp proxy --upstream <upstream> --listen 127.0.0.1:0 <args>` as a child process (with `env` added to this
+ * process's environment) and resolves once it listens.
  * `cli` is the bin to run: the built one (`dist/cli.js`, as installed) or the source through tsx.
  */
 export async function launchProxy(
   upstream: URL,
-  { args = [], cli = "dist", timeoutMs = 15_000 }: { args?: string[]; cli?: "dist" | "src"; timeoutMs?: number } = {},
+  {
+    args = [],
+    cli = "dist",
+    timeoutMs = 15_000,
+    env = {},
+  }: { args?: string[]; cli?: "dist" | "src"; timeoutMs?: number; env?: Record<string, string> } = {},
 ): Promise<LaunchedProxy> {
   const bin = cli === "dist" ? ["dist/cli.js"] : ["--import", "tsx", "src/cli/node-cli.ts"];
   const child = spawn(process.execPath, [...bin, "proxy", "--upstream", upstream.href, "--listen", "127.0.0.1:0", ...args], {
     cwd: ROOT,
+    env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

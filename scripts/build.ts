@@ -101,7 +101,8 @@ async function main(): Promise<void> {
     // `wymcp compile` is a chunk of its own, loaded by that command only, and its compilers (optional peer
     // dependencies) stay imports: `wymcp check` and the entries load neither. The official client, for
     // `--from` and `--from-stdio`, is a chunk further still, loaded by those flags alone.
-    // `wymcp/otel` imports `@opentelemetry/api` (an optional peer), which stays an import of that entry alone.
+    // `wymcp/otel` imports `@opentelemetry/api` (an optional peer), which stays an import of that entry and of the
+    // bin's `--otel` chunk, loaded by that flag alone with the Node SDK (`@opentelemetry/sdk-node`, an optional peer too).
     external: [
       "node:*",
       "ajv",
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
       "@modelcontextprotocol/client",
       "@modelcontextprotocol/client/*",
       "@opentelemetry/api",
+      "@opentelemetry/sdk-node",
     ],
   });
   // The banner goes on the bins alone (esbuild's banner option would put it on every module of the build).

@@ -130,14 +130,15 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
       memory: { face: string; rssKiB: number[]; messages: number }[];
     };
     const statuses = Object.fromEntries(
-      results.http.map((w) => [w.key, ["proxy", "pass-through", "direct"].map((v) => Object.keys(w.statuses[v]!).join())]),
+      results.http.map((w) => [w.key, ["proxy", "otel", "pass-through", "direct"].map((v) => Object.keys(w.statuses[v]!).join())]),
     );
+    // The proxy with --otel answers as the proxy does.
     assert.deepEqual(statuses, {
-      "tools-call": ["200", "200", "200"],
-      "tools-list": ["200", "200", "200"],
-      "tools-call-50k": ["200", "200", "200"],
-      "invalid-tools-call": ["400", "200", "200"],
-      "junk-notification": ["202", "400", "400"],
+      "tools-call": ["200", "200", "200", "200"],
+      "tools-list": ["200", "200", "200", "200"],
+      "tools-call-50k": ["200", "200", "200", "200"],
+      "invalid-tools-call": ["400", "400", "200", "200"],
+      "junk-notification": ["202", "202", "400", "400"],
     });
     for (const v of ["gated", "pass-through", "direct"]) assert.ok(results.stdio.linesPerSec[v]!.median > 0, v);
     assert.deepEqual(

@@ -1,33 +1,12 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { test } from "node:test";
+import { staticGraph } from "./support/graph.js";
 import { repoRoot } from "./support/spec.js";
 
 const dist = join(repoRoot, "dist");
 const COMPILERS = /^(?:ajv|ajv-formats|json-schema-to-typescript)(?:\/|$)/;
-
-/** Every module a file loads when imported (static imports only, followed through relative paths), and what they import. */
-function staticGraph(entry: string): { files: Set<string>; bare: Set<string>; dynamic: Set<string> } {
-  const files = new Set<string>();
-  const bare = new Set<string>();
-  const dynamic = new Set<string>();
-  const visit = (file: string) => {
-    if (files.has(file)) return;
-    files.add(file);
-    const code = readFileSync(file, "utf8");
-    for (const [, specifier] of code.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s*"([^"]+)"|^\s*import\s*"([^"]+)"/gm)) {
-      if (!specifier) continue;
-      if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
-      else bare.add(specifier);
-    }
-    for (const [, specifier] of code.matchAll(/^\s*import\s*"([^"]+)"/gm))
-      if (specifier!.startsWith(".")) visit(resolve(dirname(file), specifier!));
-    for (const [, specifier] of code.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)) dynamic.add(specifier!);
-  };
-  visit(entry);
-  return { files, bare, dynamic };
-}
 
 for (const entry of ["index.js", "node-http.js", "fetch.js", "outbound.js", "otel.js"]) {
   test(`dist/${entry} never loads Ajv, ajv-formats, json-schema-to-typescript or the compiler`, () => {

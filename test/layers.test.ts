@@ -95,7 +95,12 @@ describe("each breach is named", () => {
     [
       "an entry other than src/otel.ts importing otel/",
       { "src/node-http.ts": 'export { y } from "./otel/y.js";\n', "src/otel/y.ts": "export const y = 1;\n" },
-      /src\/node-http\.ts imports src\/otel\/y\.ts: only src\/otel\.ts imports otel\//,
+      /src\/node-http\.ts imports src\/otel\/y\.ts: only src\/otel\.ts and src\/cli\/otel\/sdk\.ts import otel\//,
+    ],
+    [
+      "a module of the command line other than --otel's importing otel/",
+      { "src/cli/proxy/x.ts": 'import "../../otel/y.js";\n', "src/otel/y.ts": "" },
+      /src\/cli\/proxy\/x\.ts imports src\/otel\/y\.ts: only src\/otel\.ts and src\/cli\/otel\/sdk\.ts import otel\//,
     ],
     [
       "a host's index.ts that does more than re-export",
@@ -113,7 +118,7 @@ describe("each breach is named", () => {
     });
   }
 
-  test("what the layers allow is no breach: a host on core/ and outbound/, the CLI on everything below it, otel/ on core/ and its package behind its entry", () => {
+  test("what the layers allow is no breach: a host on core/ and outbound/, the CLI on everything below it, otel/ on core/ and its package behind its entry and --otel's module", () => {
     const problems = layerProblems(
       tree({
         "src/core/a.ts": 'import "../../generated/x.js";\n',
@@ -125,6 +130,7 @@ describe("each breach is named", () => {
         "src/cli/f.ts": 'import "../hosts/node/index.js";\nimport "../codegen/e.js";\n',
         "src/otel/t.ts": 'import "../core/a.js";\nimport "@opentelemetry/api";\n',
         "src/otel.ts": 'export * from "./otel/t.js";\n',
+        "src/cli/otel/sdk.ts": 'import "../../otel/t.js";\nimport "@opentelemetry/sdk-node";\n',
         "scripts/g.ts": 'import "../src/cli/f.js";\n',
         "test/h.ts": 'import "../scripts/g.js";\n',
       }),

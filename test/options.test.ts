@@ -102,6 +102,12 @@ describe("every face refuses a bad option when it is built", () => {
         );
       assert.doesNotThrow(() => build({ telemetry: factory() }));
       assert.doesNotThrow(() => build({ telemetry: undefined }));
+      // Its optional up-front check too: a value that is no method would silently turn telemetry off.
+      assert.throws(() => build({ telemetry: { ...factory(), recording: false } }), {
+        name: "WymcpOptionError",
+        message: "wymcp: telemetry's recording must be a method, not a boolean",
+      });
+      assert.doesNotThrow(() => build({ telemetry: { ...factory(), recording: () => false } }));
     });
     test(`${face}: options that are not an object are refused; valid ones and none at all are not`, () => {
       assert.throws(() => build(5 as never), {

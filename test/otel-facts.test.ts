@@ -10,7 +10,13 @@ import {
   messageFacts,
   sessionFact,
 } from "../src/core/telemetry.js";
+import type { Admission } from "../src/core/admission.js";
+import type { TransportFacts } from "../src/core/telemetry.js";
+import { traceOf } from "../src/hosts/shared/traced.js";
 import { isServerError, KNOWN_METHODS } from "../src/otel/conventions.js";
+import { mcpTelemetry } from "../src/otel/telemetry.js";
+import { MeterProvider } from "@opentelemetry/sdk-metrics";
+import { TracerProvider } from "@opentelemetry/sdk-trace";
 import { readSpecSchema, specRevisions } from "./support/spec.js";
 
 const call = (params: unknown, extra: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id: 7, method: "tools/call", params, ...extra });
@@ -229,3 +235,59 @@ interface Definition {
   anyOf?: Array<{ $ref: string }>;
   properties?: { method?: { const?: string } };
 }
+
+describe("no SDK, no facts: a telemetry that records nothing is never shown the exchange", () => {
+  /** A verdict whose body counts every read of it: the facts are read from the body alone. */
+  const counted = () => {
+    let reads = 0;
+    const body = new Proxy(call({ name: "echo", arguments: {} }), {
+      get(target, key, receiver) {
+        reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const verdict: Admission = {
+      ok: true,
+      body,
+      era: "modern",
+      result: { outcome: "pass", kind: "request", definition: "CallToolRequest" },
+    };
+    return { verdict, reads: () => reads };
+  };
+  const pipe: TransportFacts = { network: "pipe", protocol: undefined, client: undefined, header: undefined };
+  const headers = { protocolVersion: undefined, sessionId: undefined };
+
+  test("recording() false: traceOf reads nothing of the body and never calls judged", () => {
+    const { verdict, reads } = counted();
+    let judged = 0;
+    const trace = traceOf({ recording: () => false, judged: () => void judged++ }, verdict, 0, pipe, headers);
+    assert.deepEqual([trace, judged, reads()], [undefined, 0, 0]);
+  });
+
+  test("recording() true, or no recording() at all: the facts are read and judged is called once", () => {
+    for (const recording of [() => true, undefined]) {
+      const { verdict, reads } = counted();
+      let judged = 0;
+      traceOf({ recording, judged: () => void judged++ }, verdict, 0, pipe, headers);
+      assert.equal(judged, 1);
+      assert.ok(reads() > 0);
+    }
+  });
+
+  test("mcpTelemetry() says so up front: false with the API's no-op providers, true with a real tracer or meter provider", () => {
+    assert.equal(mcpTelemetry().recording?.(), false);
+    assert.equal(mcpTelemetry({ meterProvider: new MeterProvider() }).recording?.(), true);
+    assert.equal(mcpTelemetry({ tracerProvider: new TracerProvider() }).recording?.(), true);
+  });
+
+  test("a recording() that throws is a failing observer: nothing is traced, nothing breaks", () => {
+    const { verdict } = counted();
+    const failing = {
+      recording(): boolean {
+        throw new Error("observer down");
+      },
+      judged: () => assert.fail("judged after a failing recording()"),
+    };
+    assert.equal(traceOf(failing, verdict, 0, pipe, headers), undefined);
+  });
+});

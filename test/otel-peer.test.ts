@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { before, test } from "node:test";
+import { staticGraph } from "./support/graph.js";
 import { repoRoot } from "./support/spec.js";
 
 const dist = join(repoRoot, "dist");
@@ -43,7 +44,7 @@ test("@opentelemetry/api is an optional peer dependency, and a development depen
   assert.equal(pkg.dependencies, undefined);
 });
 
-for (const entry of ["index.js", "node-http.js", "fetch.js", "outbound.js", "cli.js"]) {
+for (const entry of ["index.js", "node-http.js", "fetch.js", "outbound.js"]) {
   test(`dist/${entry} never loads @opentelemetry/*, not even lazily`, () => {
     const { files, bare } = graph(join(dist, entry));
     assert.deepEqual(
@@ -53,6 +54,36 @@ for (const entry of ["index.js", "node-http.js", "fetch.js", "outbound.js", "cli
     for (const file of files) assert.doesNotMatch(readFileSync(file, "utf8"), /["']@opentelemetry\//, file);
   });
 }
+
+/** An import of an OpenTelemetry package in built code: static, dynamic or `require`. */
+const OTEL_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s*)["']@opentelemetry\//m;
+
+test("dist/cli.js loads @opentelemetry/* for --otel alone: nothing it loads imports it, but one chunk that the proxy and stdio commands import lazily", () => {
+  const cli = staticGraph(join(dist, "cli.js"));
+  assert.deepEqual(
+    [...cli.bare].filter((s) => OTEL.test(s)),
+    [],
+  );
+  for (const file of cli.files) assert.doesNotMatch(readFileSync(file, "utf8"), OTEL_IMPORT, file);
+  // Each command the bin loads lazily (check's, compile's, proxy's, stdio's), and what they load, import none either.
+  const commands = [...cli.lazy].map((file) => staticGraph(file));
+  const otelChunks = new Set<string>();
+  for (const command of commands) {
+    for (const file of command.files) assert.doesNotMatch(readFileSync(file, "utf8"), OTEL_IMPORT, file);
+    for (const file of command.lazy) if (OTEL_IMPORT.test(readFileSync(file, "utf8"))) otelChunks.add(file);
+  }
+  assert.equal(otelChunks.size, 1, `one chunk imports OpenTelemetry: ${[...otelChunks].join(", ")}`);
+  const [chunk] = [...otelChunks];
+  assert.match(chunk!, /\/sdk-\w+\.js$/);
+  assert.deepEqual([...staticGraph(chunk!).bare].filter((s) => OTEL.test(s)).sort(), ["@opentelemetry/api", "@opentelemetry/sdk-node"]);
+});
+
+test("@opentelemetry/sdk-node is an optional peer dependency for --otel, and a development dependency pinned exactly", () => {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as Record<string, Record<string, unknown>>;
+  assert.equal(pkg.peerDependencies?.["@opentelemetry/sdk-node"], ">=0.209.0");
+  assert.deepEqual(pkg.peerDependenciesMeta?.["@opentelemetry/sdk-node"], { optional: true });
+  assert.match(String(pkg.devDependencies?.["@opentelemetry/sdk-node"]), /^\d+\.\d+\.\d+$/);
+});
 
 test("dist/otel.js imports @opentelemetry/api and nothing else of a package; its declarations name only the API", () => {
   assert.deepEqual([...graph(join(dist, "otel.js")).bare], ["@opentelemetry/api"]);
@@ -65,10 +96,12 @@ test("dist/otel.js imports @opentelemetry/api and nothing else of a package; its
   }
 });
 
-test("nothing in src/ outside src/otel/ (and the otel entry) imports @opentelemetry/*", () => {
+test("nothing in src/ outside src/otel/ (and the otel entry) imports @opentelemetry/*, but the module --otel loads", () => {
   const sources = readdirSync(join(repoRoot, "src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
-  const importing = sources.filter((f) => /from\s*["']@opentelemetry\//.test(readFileSync(join(repoRoot, "src", f), "utf8")));
-  assert.deepEqual(importing.sort(), ["otel/telemetry.ts"]);
+  const importing = sources.filter((f) =>
+    /(?:from\s*|import\s*\(\s*)["']@opentelemetry\//.test(readFileSync(join(repoRoot, "src", f), "utf8")),
+  );
+  assert.deepEqual(importing.sort(), ["cli/otel/sdk.ts", "otel/telemetry.ts"]);
 });
 
 test("with @opentelemetry/api unresolvable, every other entry still loads and serves; wymcp/otel alone fails, naming the package", () => {
@@ -96,4 +129,55 @@ test("with @opentelemetry/api unresolvable, every other entry still loads and se
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /^served 200 function$/m);
   assert.match(run.stdout, /^otel: Cannot find package '@opentelemetry\/api'$/m);
+});
+
+/** Node's flags that make every `@opentelemetry/*` unresolvable, as a missing optional peer is. */
+function withoutOpenTelemetry(): string[] {
+  const hooks = `export async function resolve(s, c, next) { if (/^@opentelemetry\\//.test(s)) throw Object.assign(new Error("Cannot find package '" + s + "' imported from " + c.parentURL), { code: "ERR_MODULE_NOT_FOUND" }); return next(s, c); }`;
+  const register = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  return ["--import", `data:text/javascript,${encodeURIComponent(register)}`];
+}
+
+test("with the OpenTelemetry peers missing, --otel fails at start in one line naming them, exit 2; without --otel the commands run", async () => {
+  const cli = join(dist, "cli.js");
+  const line =
+    /^wymcp (proxy|stdio): --otel needs the optional peer dependencies @opentelemetry\/api and @opentelemetry\/sdk-node, and @opentelemetry\/(api|sdk-node) is not installed: npm install @opentelemetry\/api @opentelemetry\/sdk-node\n$/;
+  const proxy = spawnSync(process.execPath, [...withoutOpenTelemetry(), cli, "proxy", "--otel", "--upstream", "http://127.0.0.1:9/mcp"], {
+    encoding: "utf8",
+    timeout: 20_000,
+  });
+  assert.equal(proxy.status, 2, proxy.stderr);
+  assert.match(proxy.stderr, line);
+  const stdio = spawnSync(
+    process.execPath,
+    [...withoutOpenTelemetry(), cli, "stdio", "--otel", "--", process.execPath, "-e", "process.exit(7)"],
+    {
+      encoding: "utf8",
+      timeout: 20_000,
+    },
+  );
+  assert.equal(stdio.status, 2, stdio.stderr);
+  assert.match(stdio.stderr, line);
+  // Without the flag, neither command looks for the peers: the server runs, its exit code is wymcp's.
+  const plain = spawnSync(process.execPath, [...withoutOpenTelemetry(), cli, "stdio", "--", process.execPath, "-e", "process.exit(7)"], {
+    encoding: "utf8",
+    timeout: 20_000,
+  });
+  assert.equal(plain.status, 7, plain.stderr);
+  const listening = spawn(
+    process.execPath,
+    [...withoutOpenTelemetry(), cli, "proxy", "--upstream", "http://127.0.0.1:9/mcp", "--listen", "127.0.0.1:0"],
+    {
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let stderr = "";
+  listening.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+  const exited = new Promise<number | null>((done) => listening.once("exit", (code) => done(code)));
+  const deadline = Date.now() + 15_000;
+  while (!/listening on http/.test(stderr) && Date.now() < deadline && listening.exitCode === null)
+    await new Promise((r) => setTimeout(r, 20));
+  assert.match(stderr, /listening on http/);
+  listening.kill("SIGTERM");
+  assert.equal(await exited, 0, stderr);
 });

@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import express from "express";
 import * as z from "zod";
 import { classifyEra, type Telemetry } from "wymcp";
@@ -17,6 +15,11 @@ import { MODERN_META } from "./support/messages.js";
 import {
   attributesOf,
   enableContext,
+  HTTP_NODE,
+  only,
+  rejects,
+  stable,
+  withClient,
   eventually,
   HEADER_SPAN_ID,
   HEADER_TRACE_ID,
@@ -27,13 +30,14 @@ import {
   TRACE_ID,
   TRACEPARENT,
   type Observed,
+  SERVER,
+  UNSET,
+  ERROR,
+  OPERATION_BUCKETS,
+  modernEchoCall,
 } from "./support/otel.js";
 
 const MODERN = "2026-07-28";
-const SERVER = 1; // SpanKind.SERVER
-const UNSET = 0;
-const ERROR = 2;
-const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
 /** A server whose tool records a span of its own in the active context, as an instrumented tool would. */
 function handlerFor(o: Observed) {
@@ -60,45 +64,6 @@ function handlerFor(o: Observed) {
   });
 }
 
-async function withClient<T>(url: URL, modern: boolean, use: (client: Client) => Promise<T>, fetchFn?: typeof fetch): Promise<T> {
-  const client = new Client({ name: "otel-client", version: "0.0.0" }, modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {});
-  await client.connect(new StreamableHTTPClientTransport(url, fetchFn ? { fetch: fetchFn } : {}), { timeout: 5_000 });
-  try {
-    return await use(client);
-  } finally {
-    await client.close();
-  }
-}
-
-function only(spans: ReadableSpan[], name: string): ReadableSpan {
-  const found = spans.filter((s) => s.name === name);
-  assert.equal(found.length, 1, `one span named ${name}, got ${spans.map((s) => s.name).join(", ")}`);
-  return found[0]!;
-}
-
-/** The attributes worth comparing exactly: the client's port changes per connection. */
-function stable(span: ReadableSpan): Record<string, unknown> {
-  const { "client.port": port, ...rest } = span.attributes;
-  assert.equal(typeof port, "number");
-  return rest;
-}
-
-async function rejects(call: Promise<unknown>): Promise<number> {
-  try {
-    await call;
-  } catch (error) {
-    return (error as { code: number }).code;
-  }
-  assert.fail("the call should have been refused");
-}
-
-const HTTP_NODE = {
-  "network.transport": "tcp",
-  "network.protocol.name": "http",
-  "network.protocol.version": "1.1",
-  "client.address": "127.0.0.1",
-};
-
 before(() => enableContext());
 
 describe("gateNode with telemetry, the official client v2 in the modern era", { timeout: 30_000 }, () => {
@@ -122,16 +87,7 @@ describe("gateNode with telemetry, the official client v2 in the modern era", { 
     assert.equal(span.parentSpanContext?.spanId, PARENT_SPAN_ID);
     assert.deepEqual(span.links, []);
     assert.equal(span.status.code, UNSET);
-    assert.deepEqual(stable(span), {
-      ...HTTP_NODE,
-      "mcp.method.name": "tools/call",
-      "gen_ai.operation.name": "execute_tool",
-      "gen_ai.tool.name": "echo",
-      "mcp.protocol.version": MODERN,
-      "jsonrpc.request.id": String(span.attributes["jsonrpc.request.id"]),
-      "wymcp.verdict": "admitted",
-      "wymcp.era": "modern",
-    });
+    assert.deepEqual(stable(span), modernEchoCall(span));
     assert.match(String(span.attributes["jsonrpc.request.id"]), /^\d+$/);
     const work = only(o.spans(), "tool work");
     assert.equal(work.spanContext().traceId, TRACE_ID);

@@ -1,7 +1,8 @@
 /**
  * @module gate-log: what `wymcp proxy` and `wymcp stdio` report per message, and their log. Each face calls two hooks:
  * `onVerdict` once per judged message, `onAnswer` when the answer to a request id is written to the client (the
- * server's, handed back, or wymcp's own). The log is one subscriber; telemetry can be another. Log lines are built from
+ * server's, handed back, or wymcp's own). The log is one subscriber (telemetry reads the admission verdict itself,
+ * through hosts/shared/traced.ts, since these events carry nothing of the body). Log lines are built from
  * wymcp's answer and the verdict only, never from the message: the id is echoed under the answers' rules, and the
  * answers' messages escape what they take from a client's keys.
  */

@@ -26,6 +26,8 @@ export interface GateFlags {
   log: LogFormat;
   /** Forward everything unjudged: the same process with the gate taken out, to measure or rule out the gate. */
   passThrough: boolean;
+  /** OpenTelemetry spans and metrics for every judged message, the SDK set up from the `OTEL_*` environment variables. */
+  otel: boolean;
 }
 
 /** `parseArgs` declarations of the shared flags. */
@@ -36,6 +38,7 @@ export const GATE_FLAG_SPECS = {
   outbound: { type: "string" },
   log: { type: "string" },
   "pass-through": { type: "boolean", default: false },
+  otel: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -48,6 +51,9 @@ export const GATE_FLAGS_USAGE = `  --max-body-bytes N  largest message accepted,
   --outbound report   also check every message the server sends back; violations are logged, nothing is altered
   --log F             text (default) or json: one line per refusal on stderr, never anything of the message
   --pass-through      judge nothing, forward everything: the same path without the gate (to measure it)
+  --otel              OpenTelemetry traces and metrics of every judged message, exported as the OTEL_*
+                      environment variables say (OTLP to localhost:4318 by default); needs the optional
+                      peers @opentelemetry/api and @opentelemetry/sdk-node
   -h, --help          this text`;
 
 /** A wrong flag: the command prints it with a pointer to --help and exits 2. */
@@ -70,17 +76,26 @@ export function gateFlags(values: Record<string, string | boolean | undefined>):
     () => resolveLimits({ maxBodyBytes: flagNumber(values["max-body-bytes"]), maxDepth: flagNumber(values["max-depth"]) }),
     values,
   );
-  return { maxBodyBytes, maxDepth, legacyChecks, outbound, log, passThrough: values["pass-through"] === true };
+  const passThrough = values["pass-through"] === true;
+  const otel = values.otel === true;
+  if (otel && passThrough) throw new UsageError("--otel records what the gate judges, and --pass-through judges nothing: use one");
+  return { maxBodyBytes, maxDepth, legacyChecks, outbound, log, passThrough, otel };
 }
 
 /**
  * A face's options from its flags, checked as `wymcpNode` and `wymcpFetch` check theirs (`resolveOptions`): the limits,
  * `--legacy-checks` (unset: the gates' default) and the era by the SDK's own routing (`classifyEra` on `headersOf` and
- * the body).
+ * the body). `clock` (telemetry's) times the validation.
  */
-export function resolveGate<R>(flags: GateFlags, headersOf: (request: R) => HeadersLike | undefined): ResolvedOptions<R> {
+export function resolveGate<R>(
+  flags: GateFlags,
+  headersOf: (request: R) => HeadersLike | undefined,
+  clock?: () => number,
+): ResolvedOptions<R> {
   const { maxBodyBytes, maxDepth, legacyChecks } = flags;
-  return resolveOptions<R>({ maxBodyBytes, maxDepth, legacyChecks }, [], headersOf);
+  const resolved = resolveOptions<R>({ maxBodyBytes, maxDepth, legacyChecks }, [], headersOf);
+  // With telemetry, the stage times the validation and keeps a refused body for the trace, as the gates' stage does.
+  return clock ? { ...resolved, settings: { ...resolved.settings, clock } } : resolved;
 }
 
 /** A flag's value as a positive safe integer (`Infinity` where `infinity` allows it), or its default when it is absent. */

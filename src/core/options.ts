@@ -46,7 +46,12 @@ export function optionalFunction<F>(name: string, value: unknown): F | undefined
  */
 export function telemetryOption(value: unknown): Telemetry | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === "object" && value !== null && typeof (value as Partial<Telemetry>).judged === "function") return value as Telemetry;
+  if (typeof value === "object" && value !== null && typeof (value as Partial<Telemetry>).judged === "function") {
+    const { recording } = value as Partial<Telemetry>;
+    if (recording !== undefined && typeof recording !== "function")
+      throw new WymcpOptionError("telemetry", `telemetry's recording must be a method, not ${describeValue(recording)}`);
+    return value as Telemetry;
+  }
   throw new WymcpOptionError(
     "telemetry",
     `telemetry must be an object with a judged method (mcpTelemetry() from "wymcp/otel"), not ${describeValue(value)}`,

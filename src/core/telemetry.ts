@@ -83,6 +83,11 @@ export interface ExchangeTrace {
   /** The response assigned a legacy session (`Mcp-Session-Id` on an `initialize` answer). */
   session(id: string): void;
   /**
+   * Hands the exchange's trace context to the next hop (`set` once per header: W3C `traceparent`, `tracestate`,
+   * `baggage`), as a proxy does to the request it forwards. Optional: an observer without it hands nothing on.
+   */
+  inject?(set: (name: string, value: string) => void): void;
+  /**
    * The answer is written whole, or the exchange ended without one (the client went away). Idempotent. `errorType`
    * (from `errorTypeOf`) when the server threw instead of answering.
    */
@@ -91,6 +96,11 @@ export interface ExchangeTrace {
 
 /** The observer a face takes as its `telemetry` option; `mcpTelemetry()` from `wymcp/otel` is one. */
 export interface Telemetry {
+  /**
+   * Whether anything of an exchange judged now would be recorded. `false` (no SDK installed) lets the face skip reading
+   * the body's facts and calling `judged` at all. Optional: without it, every judged body is shown to `judged`.
+   */
+  recording?(): boolean;
   /**
    * Called once per judged body, before the answer is written or the server runs; it must not throw. `undefined` when
    * nothing of this exchange is recorded (no SDK installed): the face then skips watching the answer.

@@ -24,6 +24,7 @@ import {
   type SpanContext,
   type TextMapGetter,
   type TextMapPropagator,
+  type TextMapSetter,
   type Tracer,
   type TracerProvider,
 } from "@opentelemetry/api";
@@ -53,7 +54,7 @@ export interface McpTelemetryOptions {
   tracerProvider?: TracerProvider;
   /** Where metrics go; the global meter provider by default, read when the first body is judged. */
   meterProvider?: MeterProvider;
-  /** How trace context is read from `params._meta` and the HTTP headers; the global propagator by default. */
+  /** How trace context is read from `params._meta` and the HTTP headers (and written for a next hop); the global propagator by default. */
   propagator?: TextMapPropagator;
 }
 
@@ -106,8 +107,9 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
     };
     return instruments;
   };
-  const extractor = propagator ?? propagation;
+  const contexts = propagator ?? propagation;
   return {
+    recording: () => meters().recording || !tracingOff(),
     judged(exchange) {
       const { duration, rejections, validation, recording } = meters();
       if (!recording && tracingOff()) return undefined;
@@ -121,7 +123,7 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
         rejections.add(1, withEra(exchange, { [ATTR.reason]: exchange.reason ?? OTHER, [ATTR.method]: bodyMethod }));
       }
       const ambient = contextApi.active();
-      const parents = parentFinder(extractor, ambient, exchange.transport.header);
+      const parents = parentFinder(contexts, ambient, exchange.transport.header);
       const open = new Map<string | number, MessageSpan>();
       const all: MessageSpan[] = [];
       for (const facts of exchange.messages) {
@@ -165,6 +167,9 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
         end(errorType) {
           for (const message of all) finish(message, undefined, errorType);
           open.clear();
+        },
+        inject(set) {
+          contexts.inject(runIn, set, headerSetter);
         },
       } satisfies ExchangeTrace;
     },
@@ -281,6 +286,10 @@ function fail(message: MessageSpan, errorType: string, description: string | und
 const recordGetter: TextMapGetter<MetaTraceContext> = {
   get: (carrier, key) => carrier[key as keyof MetaTraceContext],
   keys: (carrier) => Object.keys(carrier),
+};
+
+const headerSetter: TextMapSetter<(name: string, value: string) => void> = {
+  set: (carrier, key, value) => carrier(key, value),
 };
 
 const headerGetter: TextMapGetter<(name: string) => string | undefined> = {

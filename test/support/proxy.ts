@@ -8,11 +8,11 @@ import { launchProxy, type LaunchedProxy } from "../../examples/launch.js";
 
 export type RunningProxy = LaunchedProxy;
 
-/** Starts the built bin's `wymcp proxy --listen 127.0.0.1:0 <args>` and resolves once it listens. */
-export function startProxy(args: string[]): Promise<RunningProxy> {
+/** Starts the built bin's `wymcp proxy --listen 127.0.0.1:0 <args>` (with `env` added) and resolves once it listens. */
+export function startProxy(args: string[], env: Record<string, string> = {}): Promise<RunningProxy> {
   const at = args.indexOf("--upstream");
   const upstream = new URL(args[at + 1]!);
-  return launchProxy(upstream, { args: args.filter((_, i) => i !== at && i !== at + 1) });
+  return launchProxy(upstream, { args: args.filter((_, i) => i !== at && i !== at + 1), env });
 }
 
 /** Waits until `condition` holds (a log line written after the answer went out), for at most `ms`. */

@@ -3,7 +3,7 @@
  * the client's headers but the hop-by-hop ones, backpressure both ways, the upstream request cancelled when the client
  * goes away, and a JSON-RPC error (502, or 504 past the timeout) when the upstream cannot answer.
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
+import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { Readable } from "node:stream";
 import { errorResponse, type JsonRpcId } from "../../core/envelope.js";
@@ -55,8 +55,8 @@ export interface Exchange {
   body: Uint8Array | undefined;
   /** The id wymcp answers a 502/504 with. */
   id: JsonRpcId;
-  /** Sees every byte of the answer after it is written (outbound report mode). */
-  tap?: { head(headers: IncomingHttpHeaders): void; push(chunk: Buffer): void; end(): void };
+  /** Trace context headers (`traceparent`, `tracestate`, `baggage`) of the proxy's span, in place of the client's. */
+  traceContext?: Record<string, string>;
 }
 
 /**
@@ -68,7 +68,8 @@ export function forward(upstream: Upstream, exchange: Exchange): Promise<Outcome
   return new Promise((resolve) => attempt(upstream, exchange, true, resolve));
 }
 
-function attempt(upstream: Upstream, { req, res, body, id, tap }: Exchange, retry: boolean, done: (outcome: Outcome) => void): void {
+function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (outcome: Outcome) => void): void {
+  const { req, res, body, id, traceContext } = exchange;
   const { url } = upstream;
   let settled = false;
   const settle = (outcome: Outcome) => {
@@ -84,7 +85,7 @@ function attempt(upstream: Upstream, { req, res, body, id, tap }: Exchange, retr
     port: url.port || undefined,
     method: req.method,
     path: originForm(req.url),
-    headers: forwardedHeaders(req, upstream, body),
+    headers: forwardedHeaders(req, upstream, body, traceContext),
     agent: upstream.agent,
   });
   let timedOut = false;
@@ -106,7 +107,7 @@ function attempt(upstream: Upstream, { req, res, body, id, tap }: Exchange, retr
       settled = true;
       clearTimeout(timer);
       res.off("close", clientGone);
-      return attempt(upstream, { req, res, body, id, tap }, false, done);
+      return attempt(upstream, exchange, false, done);
     }
     if (res.headersSent) {
       res.destroy();
@@ -125,15 +126,12 @@ function attempt(upstream: Upstream, { req, res, body, id, tap }: Exchange, retr
     res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.rawHeaders));
     // A stream's headers go out at once: a client waits for them before it reads any event, and the first may be far off.
     if (String(answer.headers["content-type"]).startsWith("text/event-stream")) res.flushHeaders();
-    tap?.head(answer.headers);
     answer.on("data", (chunk: Buffer) => {
       // Backpressure: a slow client pauses the upstream's answer, and so the upstream itself.
       if (!res.write(chunk)) answer.pause();
-      tap?.push(chunk);
     });
     res.on("drain", () => answer.resume());
     answer.once("end", () => {
-      tap?.end();
       res.end();
       settle({ kind: "answered", status: answer.statusCode ?? 502 });
     });
@@ -186,6 +184,7 @@ export function forwardedHeaders(
   req: IncomingMessage,
   upstream: Pick<Upstream, "url" | "rewriteHost">,
   body: Uint8Array | undefined,
+  traceContext?: Record<string, string>,
 ): OutgoingHttpHeaders {
   const named = new Set(
     String(req.headers.connection ?? "")
@@ -216,6 +215,8 @@ export function forwardedHeaders(
   headers["x-forwarded-proto"] ??= "http";
   if (req.headers.host !== undefined) headers["x-forwarded-host"] ??= req.headers.host;
   if (upstream.rewriteHost || req.headers.host === undefined) headers.host = upstream.url.host;
+  // The proxy's span is the upstream's parent: its context replaces the client's (whose span is the proxy span's parent).
+  if (traceContext) Object.assign(headers, traceContext);
   return headers;
 }
 

@@ -1,9 +1,11 @@
 /**
- * @module proxy/proxy-command: `wymcp proxy`, the flags and the process: listen, log to stderr, drain on SIGTERM.
+ * @module proxy/proxy-command: `wymcp proxy`, the flags and the process: listen, log to stderr, drain on SIGTERM
+ * (then export the last spans, with `--otel`).
  */
 import { parseArgs } from "node:util";
 import { createLog } from "../gate-log.js";
 import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate-options.js";
+import { commandTelemetry } from "../otel/start.js";
 import { createProxy, listen, type ProxyOptions } from "./proxy.js";
 import { PROXY_USAGE } from "./usage.js";
 
@@ -78,36 +80,45 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   }
   const { options } = parsed;
   const log = createLog("proxy", options.log, (line) => void process.stderr.write(line));
-  const proxy = createProxy(options, log);
+  const otel = options.otel ? await commandTelemetry("proxy", log) : undefined;
+  if (options.otel && !otel) return 2;
+  const proxy = createProxy({ ...options, telemetry: otel?.telemetry }, log);
   let started;
   try {
     started = await listen(proxy, parsed.listen.host, parsed.listen.port);
   } catch (error) {
     process.stderr.write(`wymcp proxy: cannot listen on ${parsed.listen.host}:${parsed.listen.port}: ${(error as Error).message}\n`);
+    await otel?.shutdown();
     return 1;
   }
   const { server, address } = started;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}${options.upstream.pathname}`;
+  // Listened for before the line that says the proxy is ready: a signal sent as soon as it is read still drains.
+  const stopping = new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
   log.line(
     "listening",
     { url, upstream: options.upstream.href, passThrough: options.passThrough },
     `listening on ${url}, forwarding to ${options.upstream.href}${options.passThrough ? " (pass-through: nothing is judged)" : ""}`,
   );
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    process.once("SIGINT", () => resolve("SIGINT"));
-  });
+  const signal = await stopping;
   // A second signal while draining stops at once.
   const now = () => process.exit(1);
   process.once("SIGTERM", now);
   process.once("SIGINT", now);
   log.line("draining", { signal }, `${signal}: draining the requests in flight`);
   const cut = await proxy.drain(server);
+  // The spans of the requests just drained, and the metrics, go out before the process does.
+  const exported = await otel?.shutdown();
   log.line(
     "stopped",
     { cut },
     cut > 0 ? `stopped; ${cut} request(s) still in flight at the deadline were cut off` : "stopped; every request in flight finished",
   );
+  // An export still hanging at the bound would hold the process until its own timeout: the bound is the bound.
+  if (exported === "late") process.exit(0);
   return 0;
 }

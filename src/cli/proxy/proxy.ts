@@ -8,11 +8,14 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Admission, admit, isAcceptedNotification } from "../../core/admission.js";
 import { answerId, errorResponse, type JsonRpcId } from "../../core/envelope.js";
-import type { Era } from "../../core/era.js";
 import { eraWithoutBody } from "../../core/options.js";
+import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../../hosts/node/answer.js";
 import { answerClientErrors } from "../../hosts/node/client-errors.js";
-import { createTap, type OutboundViolationInfo } from "../../outbound/tap.js";
+import { traceNode } from "../../hosts/node/guard.js";
+import { type Report, tapResponse } from "../../hosts/node/report.js";
+import { now } from "../../hosts/shared/traced.js";
+import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
 import { type GateFlags, resolveGate } from "../gate-options.js";
@@ -26,6 +29,8 @@ export interface ProxyOptions extends GateFlags {
   drainTimeoutMs: number;
   /** Send the upstream's host in `Host` instead of the client's. */
   rewriteHost: boolean;
+  /** Spans and metrics for every POST judged (`--otel`: `mcpTelemetry()` over the SDK the command set up). */
+  telemetry?: Telemetry;
 }
 
 export interface Proxy {
@@ -46,8 +51,9 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     rewriteHost: options.rewriteHost,
     agent: upstreamAgent(options.upstream),
   };
+  const { telemetry } = options;
   // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
-  const { settings, era: eraOf } = resolveGate<IncomingMessage>(options, (req) => req.headers);
+  const { settings, era: eraOf } = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
   const drainBytes = drainBound(settings.maxBodyBytes);
   const inFlight = new Map<ServerResponse, IncomingMessage>();
   let draining = false;
@@ -57,32 +63,29 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     notify(hooks.onVerdict, event);
   };
 
-  const outboundTap = (era: Era, requestBody: unknown): Exchange["tap"] => {
-    if (options.outbound !== "report") return undefined;
-    let headers: http.IncomingHttpHeaders = {};
-    const onOutboundViolation = ({ era, method, id, violations }: OutboundViolationInfo) =>
-      log.line(
-        "outbound-violation",
-        { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
-        `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
-      );
-    const tap = createTap(era, requestBody, (name) => single(headers[name]), { outboundCheck: validateMcpResponse, onOutboundViolation });
-    return {
-      head: (h) => (headers = h),
-      push: (chunk) => quietly(() => tap.push(chunk)),
-      end: () => quietly(() => tap.end()),
-    };
-  };
+  // Report mode reads what goes back to the client as gateNode's does: the same tap on the response, which a trace shares.
+  const report: Report | undefined =
+    options.outbound === "report"
+      ? {
+          outboundCheck: validateMcpResponse,
+          onOutboundViolation: ({ era, method, id, violations }: OutboundViolationInfo) =>
+            log.line(
+              "outbound-violation",
+              { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
+              `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
+            ),
+        }
+      : undefined;
 
   const send = async (req: IncomingMessage, exchange: Exchange, answers: JsonRpcId | undefined) => {
     const outcome = await forward(upstream, exchange);
-    report(req, outcome, exchange.id);
+    logUpstream(req, outcome, exchange.id);
     if (answers !== undefined && (outcome.kind === "answered" || outcome.kind === "timeout" || outcome.kind === "unreachable")) {
       notify(hooks.onAnswer, { id: answers, by: outcome.kind === "answered" ? "server" : "wymcp", status: outcome.status });
     }
   };
 
-  const report = (req: IncomingMessage, outcome: Outcome, id: JsonRpcId) => {
+  const logUpstream = (req: IncomingMessage, outcome: Outcome, id: JsonRpcId) => {
     if (outcome.kind !== "timeout" && outcome.kind !== "unreachable") return;
     log.line(
       `upstream-${outcome.kind}`,
@@ -95,10 +98,11 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     // Answers written while draining close their connection, so that the client reconnects to a live instance.
     if (draining) res.setHeader("connection", "close");
     if (req.method !== "POST" || options.passThrough) {
-      const era = options.outbound === "report" ? eraWithoutBody(eraOf, req) : "legacy";
-      return send(req, { req, res, body: undefined, id: null, tap: outboundTap(era, undefined) }, undefined);
+      if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
+      return send(req, { req, res, body: undefined, id: null }, undefined);
     }
     const body = { bytes: undefined as Buffer | undefined };
+    const began = telemetry ? now() : 0;
     let judged: Admission;
     try {
       judged = await admit(
@@ -117,6 +121,8 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       return sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error: the proxy failed to judge the request"));
     }
     const remote = req.socket.remoteAddress;
+    // One span per message, from the first byte read to the answer for its id, as gateNode traces it.
+    const trace = telemetry && traceNode(telemetry, req, judged, began);
     if (!judged.ok) {
       const { response, status } = judged;
       verdict({
@@ -131,6 +137,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
         message: response.error.message,
         remote,
       });
+      if (trace) tapResponse(res, judged.era ?? "legacy", undefined, undefined, trace);
       // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
       answerRefusal(req, res, judged, DISCARD_TIMEOUT_MS, drainBytes);
       if (response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp", status });
@@ -157,9 +164,13 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     // The log writes nothing for a pass: the event is built only for a subscriber.
     else if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id, method: safeMethod(parsed), remote });
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
-    if (isAcceptedNotification(result)) return void res.writeHead(202).end();
+    if (isAcceptedNotification(result)) {
+      res.writeHead(202).end();
+      return trace?.end();
+    }
+    if (report || trace) tapResponse(res, era, parsed, report, trace);
     const request = result.kind === "request" ? id : undefined;
-    return send(req, { req, res, body: body.bytes ?? Buffer.alloc(0), id, tap: outboundTap(era, parsed) }, request);
+    return send(req, { req, res, body: body.bytes ?? Buffer.alloc(0), id, traceContext: carried(trace) }, request);
   }
 
   return {
@@ -249,10 +260,11 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function quietly(work: () => void): void {
-  try {
-    work();
-  } catch {
-    // The tap only watches: what it cannot read has already gone out as the upstream sent it.
-  }
+/** The span's trace context as headers for the upstream, so that a server with OpenTelemetry continues the trace. */
+function carried(trace: ExchangeTrace | undefined): Record<string, string> | undefined {
+  let headers: Record<string, string> | undefined;
+  trace?.inject?.((name, value) => {
+    (headers ??= {})[name.toLowerCase()] = value;
+  });
+  return headers;
 }

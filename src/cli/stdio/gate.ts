@@ -13,7 +13,9 @@ import { admit, type Exchange, isAcceptedNotification, type Refusal } from "../.
 import { answerId, type JsonRpcId } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
 import { legacyRevisionOf } from "../../core/legacy-revision.js";
+import type { ExchangeTrace, Telemetry, TransportFacts } from "../../core/telemetry.js";
 import { validateMcpRequest } from "../../core/validate.js";
+import { now, traceOf } from "../../hosts/shared/traced.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
 import { type GateFlags, resolveGate } from "../gate-options.js";
@@ -22,6 +24,8 @@ import { LineReader, type LineEvent } from "./lines.js";
 export interface StdioOptions extends GateFlags {
   command: string;
   args: string[];
+  /** Spans and metrics for every line judged (`--otel`: `mcpTelemetry()` over the SDK the command set up). */
+  telemetry?: Telemetry;
 }
 
 /** The client's side: what it writes to wymcp, and where wymcp writes back to it. */
@@ -33,8 +37,12 @@ export interface ClientSide {
 /** Shortest time between two answers with `id: null` (lines not JSON, too long): junk must not be answered with a flood. */
 export const NULL_ID_ANSWER_INTERVAL_MS = 1_000;
 
-/** Requests remembered until the server answers them (for outbound checks and `onAnswer`); the oldest is forgotten past this. */
+/** Requests remembered until the server answers them (for outbound checks, `onAnswer` and spans); the oldest is forgotten past this. */
 const MAX_PENDING = 4_096;
+
+/** A line's transport, as the conventions name it: a pipe, no HTTP, no peer address, no headers. */
+const PIPE: TransportFacts = { network: "pipe", protocol: undefined, client: undefined, header: undefined };
+const NO_HEADERS = { protocolVersion: undefined, sessionId: undefined };
 
 const NEWLINE = Buffer.from("\n");
 const JSON_TYPE = "application/json";
@@ -82,9 +90,9 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
   const writer = clientWriter(client.output);
   const gate = createLineGate(options, log, hooks, (text) => writer.own(text));
 
-  // Server → client: unchanged, with backpressure; lines are watched (outbound report, onAnswer, and a legacy session's
-  // initialize answer when params are judged) after they are written.
-  const tracking = options.outbound === "report" || hooks.onAnswer !== undefined;
+  // Server → client: unchanged, with backpressure; lines are watched (outbound report, onAnswer, spans, and a legacy
+  // session's initialize answer when params are judged) after they are written.
+  const tracking = options.outbound === "report" || hooks.onAnswer !== undefined || options.telemetry !== undefined;
   const watch = tracking || gate.negotiates ? new LineReader(options.maxBodyBytes) : undefined;
   let waiting = false;
   // A client that has closed its end reads nothing more: the server's output is then read and dropped, so that the
@@ -154,15 +162,18 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
   client.input.destroy();
   await pump;
   writer.finish();
+  // Requests the server never answered: their spans end with it.
+  gate.close();
   return code;
 }
 
 /** The judging half: one verdict per client line, the answers it writes, the server's lines it watches. */
 function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, answer: (text: string) => void) {
+  const { telemetry } = options;
   // The options checked as the gates check theirs; a line has no headers, so the era comes from the body alone.
-  const { settings, era: eraOf } = resolveGate<undefined>(options, () => undefined);
-  const tracking = options.outbound === "report" || hooks.onAnswer !== undefined;
-  const pending = new Map<string, { era: Era; method: string; id: JsonRpcId }>();
+  const { settings, era: eraOf } = resolveGate<undefined>(options, () => undefined, telemetry && now);
+  const tracking = options.outbound === "report" || hooks.onAnswer !== undefined || telemetry !== undefined;
+  const pending = new Map<string, Pending>();
   let sessionEra: Era = "legacy";
   // A line has no MCP-Protocol-Version header: a legacy session's lines are judged by the revision the server's answer to
   // initialize negotiated, as an HTTP client names it in the header from then on (until then, by the rule without one).
@@ -222,21 +233,27 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
     negotiating: () => initializeKey !== undefined,
     /** Whether the line goes on to the server. */
     async clientLine(event: LineEvent): Promise<boolean> {
+      const began = telemetry ? now() : 0;
       if (event.kind === "too-long") {
         // The line was never held: its length, as a declared Content-Length, gets the gates' own answer to a large body.
         declared = String(event.seen);
         line = new Uint8Array(0);
         const judged = await admit(exchange, settings);
         declared = undefined;
+        const trace = telemetry && traceOf(telemetry, judged, began, PIPE, NO_HEADERS);
         if (!judged.ok) refuse(judged, false, undefined);
+        trace?.end();
         return false;
       }
       if (isBlank(event.bytes)) return false;
       line = event.bytes;
       const judged = await admit(exchange, settings);
+      // One span per message, from the line read to the answer for its id (wymcp's refusal, or the server's line).
+      const trace = telemetry && traceOf(telemetry, judged, began, PIPE, NO_HEADERS);
       if (!judged.ok) {
         const body = parsedOrUndefined(event.bytes, judged);
         refuse(judged, isResponseLike(body), safeMethod(body));
+        trace?.end();
         return false;
       }
       const { body, era, result } = judged;
@@ -257,6 +274,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
             code: response.error.code,
             message: response.error.message,
           });
+          trace?.end();
           return false;
         }
       }
@@ -272,8 +290,18 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
       }
       // The log writes nothing for a pass: the event is built only for a subscriber.
       else if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id: answerId(body), method: safeMethod(body) });
-      if (tracking && result.kind === "request") remember(body, era);
+      const waiting = tracking && (result.kind === "request" || result.kind === "batch") ? remember(body, era, trace) : 0;
+      // Nothing will answer a notification (or a response the client sends back): its span ends as it is handed on.
+      if (waiting === 0) trace?.end();
       return true;
+    },
+
+    /** Ends the spans of the requests the server never answered (it has exited). */
+    close(): void {
+      const open = new Set<Traced>();
+      for (const { traced } of pending.values()) if (traced) open.add(traced);
+      pending.clear();
+      for (const traced of open) traced.trace.end();
     },
 
     /** A line the server wrote, already passed on: its answer to a pending request, and the outbound check. */
@@ -301,6 +329,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
         }
         const request = answered(item);
         if (request) notify(hooks.onAnswer, { id: request.id, by: "server" });
+        if (request?.traced) answerTraced(request.traced, item);
         if (options.outbound !== "report") continue;
         const era = request?.era ?? sessionEra;
         const result = validateMcpResponse(item, request ? { era, method: request.method } : { era });
@@ -317,24 +346,58 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
     },
   };
 
-  function remember(body: unknown, era: Era): void {
+  /** Remembers the requests of a passing body until the server answers them; returns how many are waited for. */
+  function remember(body: unknown, era: Era, trace: ExchangeTrace | undefined): number {
+    const traced: Traced | undefined = trace && { trace, waiting: 0 };
+    let waiting = 0;
     for (const item of Array.isArray(body) ? body : [body]) {
       const key = keyOf(item);
       const method = (item as { method?: unknown }).method;
       if (key === undefined || typeof method !== "string") continue;
-      if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
-      pending.set(key, { era, method, id: answerId(item) });
+      // A request forgotten (its id used again, or the oldest past the bound) is never matched with an answer here.
+      const forgotten = pending.get(key) ?? (pending.size >= MAX_PENDING ? pending.values().next().value : undefined);
+      if (forgotten) {
+        pending.delete(forgotten.key);
+        if (forgotten.traced === traced) waiting--;
+        else if (forgotten.traced) answerTraced(forgotten.traced, undefined);
+      }
+      pending.set(key, { era, method, id: answerId(item), key, traced });
+      waiting++;
     }
+    if (traced) traced.waiting = waiting;
+    return waiting;
+  }
+
+  /** One request of a traced body answered (`undefined`: given up on); the trace ends with the last. */
+  function answerTraced(traced: Traced, item: unknown): void {
+    if (item !== undefined) traced.trace.answered(item);
+    if (--traced.waiting <= 0) traced.trace.end();
   }
 
   /** The pending request `item` answers, if it is a response to one; forgotten once answered. */
-  function answered(item: unknown): { era: Era; method: string; id: JsonRpcId } | undefined {
+  function answered(item: unknown): Pending | undefined {
     if (!isObject(item) || Object.hasOwn(item, "method")) return undefined;
     const key = keyOf(item);
     const request = key === undefined ? undefined : pending.get(key);
     if (request) pending.delete(key!);
     return request;
   }
+}
+
+/** A request waiting for the server's answer. */
+interface Pending {
+  era: Era;
+  method: string;
+  /** The id as wymcp would echo it. */
+  id: JsonRpcId;
+  key: string;
+  traced: Traced | undefined;
+}
+
+/** The trace of one passing body, and how many of its requests are still unanswered. */
+interface Traced {
+  trace: ExchangeTrace;
+  waiting: number;
 }
 
 /** The id of a message as a map key (a string id and a number id are different ids). */

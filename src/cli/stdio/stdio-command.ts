@@ -4,6 +4,7 @@
 import { parseArgs } from "node:util";
 import { createLog } from "../gate-log.js";
 import { GATE_FLAG_SPECS, gateFlags, UsageError } from "../gate-options.js";
+import { commandTelemetry } from "../otel/start.js";
 import { runStdioGate, type StdioOptions } from "./gate.js";
 import { STDIO_USAGE } from "./usage.js";
 
@@ -38,5 +39,10 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const log = createLog("stdio", parsed.options.log, (line) => void process.stderr.write(line));
-  return runStdioGate(parsed.options, { input: process.stdin, output: process.stdout }, log);
+  const otel = parsed.options.otel ? await commandTelemetry("stdio", log) : undefined;
+  if (parsed.options.otel && !otel) return 2;
+  const code = await runStdioGate({ ...parsed.options, telemetry: otel?.telemetry }, { input: process.stdin, output: process.stdout }, log);
+  // The server has exited: the last spans and the metrics go out before wymcp does, within the bound.
+  if ((await otel?.shutdown()) === "late") process.exit(code);
+  return code;
 }

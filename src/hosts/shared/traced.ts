@@ -38,6 +38,8 @@ export function traceOf(
   const reported = result?.outcome === "pass" && result.reported !== undefined;
   let trace: ExchangeTrace | undefined;
   try {
+    // Nothing would be recorded (no SDK): the facts are not even read.
+    if (telemetry.recording?.() === false) return undefined;
     trace = telemetry.judged({
       verdict: refused ? "refused" : result?.outcome === "bypass" ? "bypassed" : reported ? "reported" : "admitted",
       era,
@@ -77,6 +79,7 @@ function guarded(trace: ExchangeTrace): ExchangeTrace {
     },
     answered: (message) => quietly(() => trace.answered(message)),
     session: (id) => quietly(() => trace.session(safeText(id, MAX_NAME_UNITS))),
+    inject: (set) => quietly(() => trace.inject?.(set)),
     end: (errorType) => quietly(() => trace.end(errorType)),
   };
 }
