@@ -105,6 +105,7 @@ describe("every face refuses a bad option when it is built", () => {
       // Its optional up-front check too: a value that is no method would silently turn telemetry off.
       assert.throws(() => build({ telemetry: { ...factory(), recording: false } }), {
         name: "WymcpOptionError",
+        option: "telemetry",
         message: "wymcp: telemetry's recording must be a method, not a boolean",
       });
       assert.doesNotThrow(() => build({ telemetry: { ...factory(), recording: () => false } }));
