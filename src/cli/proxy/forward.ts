@@ -6,10 +6,7 @@
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
 import https from "node:https";
 import type { Readable } from "node:stream";
-import { errorResponse, type JsonRpcId } from "../../core/envelope.js";
-
-/** JSON-RPC's "Internal error": the code of the proxy's own 502 and 504 answers. */
-export const INTERNAL_ERROR = -32603;
+import { errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), plus `Expect`, which the proxy answers itself. */
 const HOP_BY_HOP = new Set([

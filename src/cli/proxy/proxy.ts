@@ -7,7 +7,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Admission, admit, isAcceptedNotification } from "../../core/admission.js";
-import { answerId, errorResponse, type JsonRpcId } from "../../core/envelope.js";
+import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../../hosts/node/answer.js";
@@ -19,7 +19,7 @@ import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
 import { type GateFlags, resolveGate } from "../gate-options.js";
-import { forward, INTERNAL_ERROR, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
+import { forward, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
 
 export interface ProxyOptions extends GateFlags {
   upstream: URL;
