@@ -19,15 +19,15 @@ export interface Validator {
   errors?: ValidationError[] | null;
 }
 
+/** A method's definition; `framed`: a value it accepts passes the era's framing too (codegen proves it). */
 export interface MethodValidator {
   readonly definition: string;
   readonly validate: Validator;
-}
-
-/** A revision's definition of a method; `framed`: a value it accepts passes the era's framing too (codegen proves it). */
-export interface RevisionMethodValidator extends MethodValidator {
   readonly framed: boolean;
 }
+
+/** A revision's definition of a method. */
+export type RevisionMethodValidator = MethodValidator;
 
 /** One revision's client methods: requests and notifications, each by the revision's own definition. */
 export interface RevisionValidators {

@@ -212,3 +212,23 @@ describe("each revision judges by its own definition", () => {
     assert.equal(answers[0]!.outcome, "reject");
   });
 });
+
+describe("the revision a header names is read afresh for every message", () => {
+  test("headers that alternate, or stop coming, each judge by their own revision (no verdict carries over)", () => {
+    const body = { jsonrpc: "2.0", method: "notifications/cancelled", params: { reason: "gone" } };
+    // 2025-11-25 made requestId optional: the verdict tells which revision judged.
+    const sequence: Array<[string | undefined, string, string]> = [
+      ["2025-11-25", "pass", "2025-11-25"],
+      ["2025-06-18", "reject", "2025-06-18"],
+      ["2025-11-25", "pass", "2025-11-25"],
+      [undefined, "reject", "2025-03-26"],
+      ["2025-11-25", "pass", "2025-11-25"],
+      ["2025-11-25 ", "pass", "2025-11-25"],
+      ["2099-01-01", "reject", "2025-03-26"],
+    ];
+    for (const [header, outcome, revision] of sequence) {
+      const got = judged(body, header);
+      assert.deepEqual([got.outcome, got.revision], [outcome, revision], `header ${JSON.stringify(header)}`);
+    }
+  });
+});

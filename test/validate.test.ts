@@ -496,3 +496,32 @@ describe("the rejection answer", () => {
     assert.deepEqual(sorted, ["", "/a", "/a/2", "/a/2/x", "/a/10", "/a~1b", "/b"]);
   });
 });
+
+describe("a passing verdict is built once per definition and frozen", () => {
+  test("two passes of one method are one frozen object; a caller cannot change the next message's verdict", () => {
+    const legacyCall = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "t", arguments: {} } };
+    for (const [body, era, options] of [
+      [modernToolsCall(), "modern", undefined],
+      [legacyCall, "legacy", { protocolVersion: "2025-11-25" }],
+      [{ ...legacyCall, id: 2 }, "legacy", { protocolVersion: "2025-06-18" }],
+    ] as const) {
+      const first = validateMcpRequest(body, era, options);
+      const second = validateMcpRequest(structuredClone(body), era, options);
+      assert.equal(first.outcome, "pass");
+      assert.equal(second, first);
+      assert.ok(Object.isFrozen(first));
+      assert.throws(() => {
+        (first as { definition: string }).definition = "changed";
+      }, TypeError);
+      assert.equal((validateMcpRequest(body, era, options) as { definition: string }).definition, "CallToolRequest");
+    }
+  });
+
+  test("report mode and a failing definition still build their own verdicts", () => {
+    const bad = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: 5 } };
+    const reported = validateMcpRequest(bad, "legacy", { protocolVersion: "2025-11-25", legacyChecks: "report" });
+    assert.equal(reported.outcome, "pass");
+    assert.ok(!Object.isFrozen(reported));
+    assert.equal(reported.outcome === "pass" && reported.reported?.response.error.code, -32602);
+  });
+});

@@ -610,7 +610,14 @@ validate38.errors = vErrors;
 return errors === 0;
 }
 
-const formats6 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/u;
+const formats6 = { test(s) {
+  const n = s.length;
+  if (n % 4 !== 0) return false;
+  const at = s.search(/[^A-Za-z0-9+/]/);
+  if (at < 0) return true;
+  if (at === n - 1) return s.charCodeAt(at) === 61;
+  return at === n - 2 && s.charCodeAt(at) === 61 && s.charCodeAt(at + 1) === 61;
+} };
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;

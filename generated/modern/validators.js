@@ -1446,7 +1446,14 @@ validate93.errors = vErrors;
 return errors === 0;
 }
 
-const formats4 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/u;
+const formats4 = { test(s) {
+  const n = s.length;
+  if (n % 4 !== 0) return false;
+  const at = s.search(/[^A-Za-z0-9+/]/);
+  if (at < 0) return true;
+  if (at === n - 1) return s.charCodeAt(at) === 61;
+  return at === n - 2 && s.charCodeAt(at) === 61 && s.charCodeAt(at + 1) === 61;
+} };
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3693,14 +3700,14 @@ return errors === 0;
 
 export const revision = "2026-07-28";
 export const methods = new Map([
-  ["server/discover", { definition: "DiscoverRequest", validate: DiscoverRequest }],
-  ["resources/list", { definition: "ListResourcesRequest", validate: ListResourcesRequest }],
-  ["resources/templates/list", { definition: "ListResourceTemplatesRequest", validate: ListResourceTemplatesRequest }],
-  ["resources/read", { definition: "ReadResourceRequest", validate: ReadResourceRequest }],
-  ["subscriptions/listen", { definition: "SubscriptionsListenRequest", validate: SubscriptionsListenRequest }],
-  ["prompts/list", { definition: "ListPromptsRequest", validate: ListPromptsRequest }],
-  ["prompts/get", { definition: "GetPromptRequest", validate: GetPromptRequest }],
-  ["tools/list", { definition: "ListToolsRequest", validate: ListToolsRequest }],
-  ["tools/call", { definition: "CallToolRequest", validate: CallToolRequest }],
-  ["completion/complete", { definition: "CompleteRequest", validate: CompleteRequest }],
+  ["server/discover", { definition: "DiscoverRequest", validate: DiscoverRequest, framed: true }],
+  ["resources/list", { definition: "ListResourcesRequest", validate: ListResourcesRequest, framed: true }],
+  ["resources/templates/list", { definition: "ListResourceTemplatesRequest", validate: ListResourceTemplatesRequest, framed: true }],
+  ["resources/read", { definition: "ReadResourceRequest", validate: ReadResourceRequest, framed: true }],
+  ["subscriptions/listen", { definition: "SubscriptionsListenRequest", validate: SubscriptionsListenRequest, framed: true }],
+  ["prompts/list", { definition: "ListPromptsRequest", validate: ListPromptsRequest, framed: true }],
+  ["prompts/get", { definition: "GetPromptRequest", validate: GetPromptRequest, framed: true }],
+  ["tools/list", { definition: "ListToolsRequest", validate: ListToolsRequest, framed: true }],
+  ["tools/call", { definition: "CallToolRequest", validate: CallToolRequest, framed: true }],
+  ["completion/complete", { definition: "CompleteRequest", validate: CompleteRequest, framed: true }],
 ]);

@@ -1,3 +1,4 @@
+import { impliesFraming } from "./implies-framing.js";
 import type { Selection } from "./select-definitions.js";
 import type { MethodEntry, RevisionsSelection } from "./select-revisions.js";
 
@@ -28,7 +29,13 @@ export function methodMap(rows: Array<{ method: string; definition: string; vali
 export function assembleModule(selection: Selection, ajvCode: string, revisions?: RevisionsSelection): string {
   const tables = [
     `export const revision = ${j(selection.spec.revision)};`,
-    `export const methods = ${methodMap(selection.methods.map((m) => ({ ...m, validator: m.definition })))};`,
+    `export const methods = ${methodMap(
+      selection.methods.map((m) => ({
+        ...m,
+        validator: m.definition,
+        framed: impliesFraming(selection.defs, m.definition, "JSONRPCRequest"),
+      })),
+    )};`,
   ];
   if (revisions) tables.push(...revisionTables(revisions));
   const sections = [[banner(selection, revisions)], [ajvCode.trim()], tables];
@@ -129,15 +136,15 @@ export interface Validator {
   errors?: ValidationError[] | null;
 }
 
+/** A method's definition; \`framed\`: a value it accepts passes the era's framing too (codegen proves it). */
 export interface MethodValidator {
   readonly definition: string;
   readonly validate: Validator;
-}
-
-/** A revision's definition of a method; \`framed\`: a value it accepts passes the era's framing too (codegen proves it). */
-export interface RevisionMethodValidator extends MethodValidator {
   readonly framed: boolean;
 }
+
+/** A revision's definition of a method. */
+export type RevisionMethodValidator = MethodValidator;
 
 /** One revision's client methods: requests and notifications, each by the revision's own definition. */
 export interface RevisionValidators {

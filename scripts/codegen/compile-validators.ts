@@ -5,6 +5,7 @@ import standalone from "ajv/dist/standalone/index.js";
 const standaloneCode = standalone.default;
 import type { JsonSchema } from "./load-spec.js";
 import type { Selection } from "./select-definitions.js";
+import { linearFormats } from "../../src/codegen/linear-formats.js";
 import { taggedAnyOf } from "../../src/codegen/tagged-any-of.js";
 
 /**
@@ -92,7 +93,7 @@ export function compileValidators(selection: Selection, formats: Record<string, 
         `avoid the keyword or option that needs it: ${code.match(/require\([^)]*\)/)?.[0]}`,
     );
   }
-  return code;
+  return linearFormats(code, formats);
 }
 
 function assertSharedKeywords(node: unknown, path: string, nameMap: boolean): void {

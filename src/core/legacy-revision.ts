@@ -22,6 +22,8 @@ export interface LegacyRevision {
 /** A revision's definition of one client method, with the revision it belongs to. */
 export interface LegacyMethod extends RevisionMethodValidator {
   readonly revision: string;
+  /** The verdict on a message that passes this definition, built once and frozen: a pass allocates nothing. */
+  readonly passed: Readonly<{ outcome: "pass"; kind: "request" | "notification"; definition: string; revision: string }>;
 }
 
 interface Tables {
@@ -29,16 +31,28 @@ interface Tables {
   readonly notifications: ReadonlyMap<string, LegacyMethod>;
 }
 
-const withRevision = (revision: string, table: ReadonlyMap<string, RevisionMethodValidator>): ReadonlyMap<string, LegacyMethod> =>
-  new Map([...table].map(([method, { definition, validate, framed }]) => [method, { definition, validate, framed, revision }]));
+const withRevision = (
+  revision: string,
+  kind: "request" | "notification",
+  table: ReadonlyMap<string, RevisionMethodValidator>,
+): ReadonlyMap<string, LegacyMethod> =>
+  new Map(
+    [...table].map(([method, { definition, validate, framed }]) => [
+      method,
+      { definition, validate, framed, revision, passed: Object.freeze({ outcome: "pass", kind, definition, revision }) },
+    ]),
+  );
 
 // Keyed by string, built once: a header or a body may name anything, and the hot path allocates nothing.
 const tables: ReadonlyMap<string, Tables> = new Map(
   [...(eras.legacy.revisions as ReadonlyMap<string, RevisionValidators>)].map(([revision, { requests, notifications }]) => [
     revision,
-    { requests: withRevision(revision, requests), notifications: withRevision(revision, notifications) },
+    { requests: withRevision(revision, "request", requests), notifications: withRevision(revision, "notification", notifications) },
   ]),
 );
+/** The last header that named a revision exactly, and its tables: most servers see one revision at a time. */
+let lastHeader: string | undefined;
+let lastHeaderTables: Tables | undefined;
 const NEWEST = eras.legacy.revision;
 const WITHOUT_HEADER = eras.legacy.revisionWithoutHeader;
 const NEWEST_TABLES = tables.get(NEWEST)!;
@@ -70,8 +84,15 @@ export function legacyMethodOf(
 ): LegacyMethod | undefined {
   const method = (body as { method?: unknown }).method;
   if (typeof method !== "string") return undefined;
-  // One look-up for the usual header, a revision exactly as the SDK's clients send it.
-  let table = typeof protocolVersion === "string" ? tables.get(protocolVersion) : undefined;
+  // The usual header, a revision exactly as the SDK's clients send it: the last one seen, else one look-up.
+  let table: Tables | undefined;
+  if (typeof protocolVersion === "string") {
+    if (protocolVersion === lastHeader) table = lastHeaderTables;
+    else if ((table = tables.get(protocolVersion)) !== undefined) {
+      lastHeader = protocolVersion;
+      lastHeaderTables = table;
+    }
+  }
   if (table === undefined) {
     const named = headerRevision(protocolVersion);
     if (named !== undefined) table = tables.get(named)!;

@@ -1,5 +1,5 @@
 import { batches, eras } from "../../generated/index.js";
-import type { Validator, ValidationError } from "../../generated/validator.js";
+import type { RevisionMethodValidator, Validator, ValidationError } from "../../generated/validator.js";
 import { classifyMessage, type MessageKind } from "./classify-message.js";
 import { distill } from "./distill.js";
 import { ERROR_BUDGET } from "./error-budget.js";
@@ -82,17 +82,19 @@ const RULES: Record<Era, Record<"request" | "notification" | "response", Rule>> 
  */
 export function validateMcpRequest(body: unknown, era: Era = "legacy", options?: ValidateOptions): ValidationResult {
   const lane: Era = era === "modern" ? "modern" : "legacy";
-  const module = eras[lane];
   if (Array.isArray(body)) {
     const batch = batches[lane];
     if (batch && judgesBatch(batch.refusedFromRevision, options?.protocolVersion))
       return checkBatch(body, lane, batch, `JSON-RPC batch (items framed by revision ${batch.revision})`);
-    if (lane === "modern") return refuseModernBatch(body, module);
+    if (lane === "modern") return refuseModernBatch(body, eras.modern);
   }
   const kind = classifyMessage(body);
-  if (kind === "other") return check(body, kind, module.JSONRPCMessage, "JSONRPCMessage");
-  const rule = RULES[lane][kind];
-  if (rule === "bypass") return { outcome: "bypass", kind, reason: `${lane}-${kind}` } as ValidationResult;
+  // Named reads, not `FRAMING[lane]`: a keyed read with a varying key was a tenth of the hot path.
+  const framing = lane === "modern" ? FRAMING.modern : FRAMING.legacy;
+  if (kind === "other") return check(body, kind, framing.message, "JSONRPCMessage");
+  const rules = lane === "modern" ? RULES.modern : RULES.legacy;
+  const rule = kind === "request" ? rules.request : kind === "notification" ? rules.notification : rules.response;
+  if (rule === "bypass") return kind === "response" ? LEGACY_RESPONSE : MODERN_NOTIFICATION;
   if (rule === "reject-response") {
     return reject(
       body,
@@ -105,22 +107,76 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
     );
   }
   const method = (body as { method: unknown }).method;
-  const framing = kind === "notification" ? module.JSONRPCNotification : module.JSONRPCRequest;
   if (lane === "legacy") {
     const checks = options?.legacyChecks ?? DEFAULT_LEGACY_CHECKS;
     if (checks !== "framing") {
       const known = legacyMethodOf(body, kind as "request" | "notification", options?.protocolVersion);
       if (known) {
-        const result = check(body, kind, framing, known.definition, known.validate, method as string, known.revision, known.framed);
+        const result = byDefinition(body, kind, framing, known, method as string);
         return checks === "report" ? reported(result) : result;
       }
     }
-    return check(body, kind, framing, kind === "notification" ? "JSONRPCNotification" : "JSONRPCRequest");
+    return kind === "notification"
+      ? check(body, kind, framing.notification, "JSONRPCNotification")
+      : check(body, kind, framing.request, "JSONRPCRequest");
   }
   // The modern lane bypasses notifications (RULES): only requests reach its method table.
-  const known = module.methods.get(method as string);
-  if (!known) return check(body, kind, framing, "JSONRPCRequest");
-  return check(body, kind, framing, known.definition, known.validate, method as string);
+  const known = MODERN_METHODS.get(method as string);
+  if (!known) return check(body, kind, framing.request, "JSONRPCRequest");
+  return byDefinition(body, kind, framing, known, method as string);
+}
+
+/**
+ * Each era's framing validators, read once from the generated modules into plain objects: a bundler makes a module
+ * namespace an object of getters, which the hot path would otherwise call on every message.
+ */
+const FRAMING: Record<Era, { message: Validator; request: Validator; notification: Validator }> = {
+  legacy: { message: eras.legacy.JSONRPCMessage, request: eras.legacy.JSONRPCRequest, notification: eras.legacy.JSONRPCNotification },
+  modern: { message: eras.modern.JSONRPCMessage, request: eras.modern.JSONRPCRequest, notification: eras.modern.JSONRPCNotification },
+};
+
+/** A method's definition, with the verdict on a message that passes it built once (a pass allocates nothing). */
+interface KnownMethod extends RevisionMethodValidator {
+  readonly revision?: string;
+  readonly passed: ValidationResult;
+}
+
+/** The modern lane's client requests: one definition each, whose pass the framing's follows from when `framed`. */
+const MODERN_METHODS: ReadonlyMap<string, KnownMethod> = new Map(
+  [...eras.modern.methods].map(([method, { definition, validate, framed }]) => [
+    method,
+    { definition, validate, framed, passed: Object.freeze({ outcome: "pass", kind: "request", definition }) },
+  ]),
+);
+
+const LEGACY_RESPONSE: ValidationResult = Object.freeze({ outcome: "bypass", kind: "response", reason: "legacy-response" });
+const MODERN_NOTIFICATION: ValidationResult = Object.freeze({ outcome: "bypass", kind: "notification", reason: "modern-notification" });
+
+/**
+ * A known method's message. The hot path: where codegen proved the definition implies the framing, a message that
+ * passes the definition is judged by that one validator and gets the method's prebuilt verdict; a failure goes on to
+ * `check` with the definition's errors, so no validator runs twice.
+ */
+function byDefinition(
+  body: unknown,
+  kind: MessageKind,
+  framings: (typeof FRAMING)[Era],
+  known: KnownMethod,
+  method: string,
+): ValidationResult {
+  const { definition, validate, revision } = known;
+  const framing = kind === "notification" ? framings.notification : framings.request;
+  if (!known.framed) {
+    const result = check(body, kind, framing, definition, validate, method, revision);
+    return result.outcome === "pass" ? known.passed : result;
+  }
+  try {
+    if (validate(body)) return known.passed;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return tooDeepToValidate(body, kind, definition, method, revision);
+  }
+  return check(body, kind, framing, definition, validate, method, revision, validate.errors ?? NO_ERRORS);
 }
 
 /** Report mode: a params failure passes, carrying the answer it would have had; a framing failure is still refused. */
@@ -144,15 +200,12 @@ function check(
   validate?: Validator,
   method?: string,
   revision?: string,
-  framed = false,
+  definitionErrors?: readonly ValidationError[],
 ): ValidationResult {
   // No array is made for a message that passes: this is the per-message hot path.
   let errors: readonly ValidationError[] = NO_ERRORS;
   let framingHolds = true;
   try {
-    // A definition that implies the framing (codegen proves it) judges a conforming message alone.
-    const definitionErrors = framed && validate && !validate(body) ? (validate.errors ?? NO_ERRORS) : undefined;
-    if (framed && definitionErrors === undefined) return passed(kind, definition, revision);
     if (!framing(body)) {
       errors = framing.errors ?? NO_ERRORS;
       framingHolds = false;
@@ -162,9 +215,7 @@ function check(
   } catch (error) {
     // The schema's recursive JSONValue follows the client's nesting; past the stack, the message cannot be judged.
     if (!(error instanceof RangeError)) throw error;
-    return reject(body, kind, definition, `Invalid ${judgedAs(kind, definition, method, revision)}: nested too deeply to validate`, {
-      errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
-    });
+    return tooDeepToValidate(body, kind, definition, method, revision);
   }
   if (kind === "other") {
     if (errors.length === 0) {
@@ -184,6 +235,12 @@ function check(
   // A legacy request's params failure is answered 200, as the SDK answers it: a legacy client reads a 400 as a
   // transport failure and loses the code. A notification has no answer to carry it: it keeps the 400 refusal.
   return { ...result, revision, status: code === INVALID_PARAMS && kind === "request" ? 200 : 400 };
+}
+
+function tooDeepToValidate(body: unknown, kind: MessageKind, definition: string, method?: string, revision?: string): Rejected {
+  return reject(body, kind, definition, `Invalid ${judgedAs(kind, definition, method, revision)}: nested too deeply to validate`, {
+    errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
+  });
 }
 
 /** A pass, written out whole: spreading one object into another made this the hot path's slowest line. */
