@@ -34,4 +34,30 @@ describe("classifyMessage judges a parsed body by its members alone", () => {
     const parsed = JSON.parse('{"__proto__":{"method":"ping"},"id":1}') as object;
     assert.equal(classifyMessage(parsed), "other");
   });
+
+  test("a body with no prototype is classified by its members", () => {
+    const body = Object.assign(Object.create(null) as object, { jsonrpc: "2.0", id: 1, method: "ping" });
+    assert.equal(classifyMessage(body), "request");
+    assert.equal(classifyMessage(Object.assign(Object.create(null) as object, { id: 1, error: {} })), "response");
+  });
+
+  for (const member of ["method", "id", "result", "error"]) {
+    test(`a polluted Object.prototype.${member} lends nothing to a parsed body`, () => {
+      const bodies: Array<[string, string]> = [
+        ['{"jsonrpc":"2.0","method":"notifications/initialized"}', "notification"],
+        ['{"jsonrpc":"2.0","id":1}', "other"],
+        ['{"jsonrpc":"2.0","id":1,"result":{}}', "response"],
+        ['{"jsonrpc":"2.0","id":1,"method":"ping"}', "request"],
+      ];
+      // Judged once before, so that the optimized path is the one met by the pollution.
+      for (let i = 0; i < 20_000; i++) for (const [text] of bodies) classifyMessage(JSON.parse(text));
+      Object.defineProperty(Object.prototype, member, { value: 1, configurable: true, writable: true });
+      try {
+        for (const [text, want] of bodies) assert.equal(classifyMessage(JSON.parse(text)), want, text);
+      } finally {
+        delete (Object.prototype as Record<string, unknown>)[member];
+      }
+      for (const [text, want] of bodies) assert.equal(classifyMessage(JSON.parse(text)), want, text);
+    });
+  }
 });
