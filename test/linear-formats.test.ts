@@ -54,57 +54,6 @@ describe("linear twins of backtracking formats", () => {
     for (const s of cases) assert.equal(check.test(s), regex.test(s), `${s.length} characters ending ${JSON.stringify(s.slice(-6))}`);
   });
 
-  it("uri-template: the twin's verdict equals the regex's on every string of 13 symbols up to 6 characters", () => {
-    const regex = new RegExp(formats["uri-template"]!, "u");
-    const check = twin("uri-template");
-    // The grammar's delimiters and operators, a hex letter and digits, a character no literal may be and a letter
-    // past the hex digits; non-ASCII letters and a lone surrogate come in the strings after the loop.
-    const alphabet = ["{", "}", "a", ".", ":", "1", "0", "%", "*", ",", "+", " ", "g"];
-    let compared = 0;
-    for (const s of strings(alphabet, 6)) {
-      assert.equal(check.test(s), regex.test(s), JSON.stringify(s));
-      compared++;
-    }
-    assert.equal(compared, (13 ** 7 - 1) / 12);
-    for (const s of [
-      "é",
-      "\ud800",
-      "😀{a}",
-      "{a\ud800}",
-      "%2",
-      "{a:12345}",
-      "{a:0}",
-      "{a:9999}",
-      "{a.b.c,d*,e:1}",
-      "{%2Fa}",
-      "x{+a}y{#b}",
-    ]) {
-      assert.equal(check.test(s), regex.test(s), JSON.stringify(s));
-    }
-  });
-
-  it("uri-template: the twin agrees on random strings of its grammar's pieces up to 40 characters", () => {
-    const regex = new RegExp(formats["uri-template"]!, "u");
-    const check = twin("uri-template");
-    const pieces = ["{", "}", "a", "Z", "_", ".", ":", "1", "9", "0", "%", "%2f", "*", ",", "+", "#", "/", "=", "|", "<", " ", "é", "😀"];
-    let seed = 7;
-    const next = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed;
-    };
-    let accepted = 0;
-    for (let k = 0; k < 200_000; k++) {
-      let s = "";
-      const length = next() % 40;
-      while (s.length < length) s += pieces[next() % pieces.length];
-      const want = regex.test(s);
-      assert.equal(check.test(s), want, JSON.stringify(s));
-      if (want) accepted++;
-    }
-    // Both verdicts occur often enough for the comparison to mean something.
-    assert.ok(accepted > 1000, `${accepted} accepted`);
-  });
-
   it("codegen replaces the regex literal by the twin and leaves no copy of the regex", () => {
     const literal = String(new RegExp(formats.byte!, "u"));
     const code = `"use strict";\nconst formats3 = ${literal};\nfunction v(d){ return formats3.test(d); }\n`;
@@ -117,7 +66,7 @@ describe("linear twins of backtracking formats", () => {
     assert.throws(() => linearFormats("", { ...formats, byte: "^[A-Za-z0-9+/]*$" }), LinearFormatError);
   });
 
-  it("the generated modules carry neither regex", () => {
+  it("the generated modules carry no regex that has a twin", () => {
     for (const name of Object.keys(LINEAR_FORMATS)) {
       const literal = String(new RegExp(formats[name]!, "u"));
       for (const file of ["legacy/validators.js", "legacy/outbound.js", "modern/validators.js", "modern/outbound.js"]) {

@@ -416,60 +416,7 @@ return errors === 0;
 }
 
 export const ListResourceTemplatesResult_2024_11_05 = withinBudget(validate33);
-const formats2 = { test(s) {
-  const n = s.length;
-  const hex = (c) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
-  const pct = (at) => at + 2 < n && s.charCodeAt(at) === 37 && hex(s.charCodeAt(at + 1)) && hex(s.charCodeAt(at + 2));
-  const varchar = (at) => {
-    if (at >= n) return -1;
-    const c = s.charCodeAt(at);
-    if ((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95) return at + 1;
-    return pct(at) ? at + 3 : -1;
-  };
-  let i = 0;
-  while (i < n) {
-    const c = s.charCodeAt(i);
-    if (c === 37) {
-      if (!pct(i)) return false;
-      i += 3;
-    } else if (c === 123) {
-      i++;
-      if (i < n && "+#./;?&=,!@|".includes(s[i])) i++;
-      for (;;) {
-        i = varchar(i);
-        if (i < 0) return false;
-        for (;;) {
-          if (i < n && s.charCodeAt(i) === 46) {
-            i = varchar(i + 1);
-            if (i < 0) return false;
-            continue;
-          }
-          const next = varchar(i);
-          if (next < 0) break;
-          i = next;
-        }
-        if (i < n && s.charCodeAt(i) === 58) {
-          const first = i + 1 < n ? s.charCodeAt(i + 1) : 0;
-          if (first < 49 || first > 57) return false;
-          i += 2;
-          for (let digits = 1; digits < 4 && i < n && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57; digits++) i++;
-        } else if (i < n && s.charCodeAt(i) === 42) i++;
-        if (i < n && s.charCodeAt(i) === 44) {
-          i++;
-          continue;
-        }
-        if (i < n && s.charCodeAt(i) === 125) {
-          i++;
-          break;
-        }
-        return false;
-      }
-    } else if (c <= 32 || c === 127 || c === 34 || c === 39 || c === 60 || c === 62 || c === 92 || c === 94 || c === 96 || c === 123 || c === 124 || c === 125) {
-      return false;
-    } else i++;
-  }
-  return true;
-} };
+const formats2 = /^(?:[^\u0000-\u0020"'%<>\\^`{|}\u007F]|%[0-9A-Fa-f]{2}|\{[+#./;?&=,!@|]?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?(?:,(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*(?::[1-9][0-9]{0,3}|\*)?)*\})*$/u;
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;

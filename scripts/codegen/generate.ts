@@ -195,7 +195,7 @@ function manifest(schemasDir: string, eras: Record<string, unknown>) {
     generatedBy: "scripts/codegen.ts (npm run codegen); do not edit",
     tools: { ajv: toolVersion("ajv"), "json-schema-to-typescript": toolVersion("json-schema-to-typescript") },
     engine:
-      "Ajv draft-07 class, allErrors, no messages, anyOf branches tagged (tagged-any-of.ts), formats from schemas/formats.json (byte and uri-template checked by linear-formats.ts), compacted by compact-code.ts",
+      "Ajv draft-07 class, allErrors, no messages, anyOf branches tagged (tagged-any-of.ts), formats from schemas/formats.json (byte checked by linear-formats.ts), compacted by compact-code.ts",
     projectInputs: Object.fromEntries(
       [...readdirSync(schemasDir), ...readdirSync(join(schemasDir, "outbound")).map((f) => `outbound/${f}`)]
         .filter((f) => f.endsWith(".json"))
