@@ -198,7 +198,11 @@ for (const [name, make] of hosts) {
       assert.equal(refused.answer?.error.code, -32600);
       assert.deepEqual(
         host.rejects.map((r) => [r.reason, r.kind]),
-        [["invalid-message", "other"]],
+        [["invalid-message", "batch"]],
+      );
+      assert.equal(
+        refused.answer?.error.message,
+        "Invalid JSON-RPC batch (revision 2025-06-18 and later take none: one message per request)",
       );
     });
   });

@@ -102,7 +102,7 @@ const CASES: Array<[string, { era: Era; body: unknown; protocolVersion?: string;
       era: "legacy",
       body: [{ jsonrpc: "2.0", id: 1, method: "ping" }],
       protocolVersion: "2025-06-18",
-      want: { kind: "other", definition: "JSONRPCMessage", code: -32600, id: null, first: "", listed: 1 },
+      want: { kind: "batch", definition: "JSONRPCBatchRequest", code: -32600, id: null, first: "", listed: 1 },
     },
   ],
   [

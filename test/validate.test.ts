@@ -383,12 +383,26 @@ const BATCH_CASES: Array<[string, { era: Era; body: unknown; protocolVersion?: s
     { era: "legacy", body: [PING], protocolVersion: "2025-03-26", want: { outcome: "pass", kind: "batch", detail: "JSONRPCBatchRequest" } },
   ],
   [
-    "legacy, header 2025-06-18: a batch is refused",
-    { era: "legacy", body: [PING], protocolVersion: "2025-06-18", want: { outcome: "reject", kind: "other", locations: [""] } },
+    "legacy, header 2025-06-18: a batch is refused as a batch, not as a message of no kind",
+    { era: "legacy", body: [PING], protocolVersion: "2025-06-18", want: { outcome: "reject", kind: "batch", locations: [""] } },
   ],
   [
-    "legacy, header 2025-11-25: a batch is refused",
-    { era: "legacy", body: [PING], protocolVersion: " 2025-11-25 ", want: { outcome: "reject", kind: "other", locations: [""] } },
+    "legacy, header 2025-11-25: a batch is refused, its items' framing located",
+    {
+      era: "legacy",
+      body: [PING, { jsonrpc: "1.0", id: 2, method: "ping" }],
+      protocolVersion: " 2025-11-25 ",
+      want: { outcome: "reject", kind: "batch", locations: ["/1/jsonrpc"] },
+    },
+  ],
+  [
+    "legacy, header 2025-06-18: a batch of responses only is refused too (no revision from 2025-06-18 takes one)",
+    {
+      era: "legacy",
+      body: [CLIENT_RESPONSE],
+      protocolVersion: "2025-06-18",
+      want: { outcome: "reject", kind: "batch", locations: [""] },
+    },
   ],
   // The modern era has none: refused as a batch (its items' framing located, none failing here), never "must be object".
   ["modern: a batch is refused", { era: "modern", body: [PING], want: { outcome: "reject", kind: "batch", locations: [""] } }],

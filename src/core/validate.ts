@@ -84,9 +84,10 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
   const lane: Era = era === "modern" ? "modern" : "legacy";
   if (Array.isArray(body)) {
     const batch = batches[lane];
-    if (batch && judgesBatch(batch.refusedFromRevision, options?.protocolVersion))
+    if (!batch) return refuseBatch(body, "modern", eras.modern, `revision ${eras.modern.revision} takes none`);
+    if (judgesBatch(batch.refusedFromRevision, options?.protocolVersion))
       return checkBatch(body, lane, batch, `JSON-RPC batch (items framed by revision ${batch.revision})`);
-    if (lane === "modern") return refuseModernBatch(body, eras.modern);
+    return refuseBatch(body, lane, eras[lane], `revision ${batch.refusedFromRevision} and later take none`);
   }
   const kind = classifyMessage(body);
   // Named reads, not `FRAMING[lane]`: a keyed read with a varying key was a tenth of the hot path.
@@ -303,13 +304,15 @@ function checkBatch(
 }
 
 /**
- * A batch on the modern lane, where the SDK's router sends every batch it will not serve as legacy (one with an item
- * that is no JSON-RPC message, or with a `_meta` protocol-version claim): refused, since the modern era has none, with
- * an answer that says so and locates each item's framing error (`/1/jsonrpc`) as a legacy batch's answer does.
+ * A batch where the revision takes none: the modern lane (where the SDK's router sends every batch it will not serve
+ * as legacy: one with an item that is no JSON-RPC message, or with a `_meta` protocol-version claim), and the legacy
+ * lane under a header naming 2025-06-18 or later, which removed batches. Refused with an answer that says so and
+ * locates each item's framing error (`/1/jsonrpc`) as a judged batch's answer does; `takesNone` is ours, never the
+ * client's header.
  */
-function refuseModernBatch(body: unknown[], module: (typeof eras)[Era]): ValidationResult {
-  const judgedAs = `JSON-RPC batch (revision ${module.revision} takes none: one message per request)`;
-  const items = checkBatch(body, "modern", module, judgedAs);
+function refuseBatch(body: unknown[], lane: Era, framing: (typeof eras)[Era], takesNone: string): ValidationResult {
+  const judgedAs = `JSON-RPC batch (${takesNone}: one message per request)`;
+  const items = checkBatch(body, lane, framing, judgedAs);
   if (items.outcome === "reject") return items;
   return reject(body, "batch", BATCH, `Invalid ${judgedAs}`, {
     errors: [{ instancePath: "", messages: ["must be a single message, not a batch"] }],
