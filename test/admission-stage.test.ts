@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
   admit,
+  admitBytes,
   bodyTooLarge,
   checkMediaType,
   isAcceptedNotification,
@@ -118,7 +119,7 @@ describe("each step of the stage", () => {
     const batch = [JSON.parse(toolsList)];
     assert.equal(judgeBody(batch, { era: "legacy" }, resolveLimits({})).ok, true);
     const refused = judgeBody(batch, { era: "legacy", protocolVersion: "2025-06-18" }, resolveLimits({}));
-    assert.deepEqual(refused.ok ? undefined : [refused.reason, refused.kind], ["invalid-message", "other"]);
+    assert.deepEqual(refused.ok ? undefined : [refused.reason, refused.kind], ["invalid-message", "batch"]);
   });
 });
 
@@ -151,6 +152,27 @@ describe("admit: the whole stage", () => {
     };
     const verdict = await admit(exchange({ parsed, chunks, contentLength: "999999" }), settings);
     assert.equal(verdict.ok, true);
+  });
+});
+
+describe("admitBytes: the stage for a body already in memory", () => {
+  test("the same verdicts as admit, in the same order, and no promise", async () => {
+    const context = { contentType: "application/json", era: "legacy" as const };
+    const cases: Array<[string, string, string?]> = [
+      ["media type", "{", "text/plain"],
+      ["size", `${toolsList}${" ".repeat(64)}`],
+      ["parse", "{nope"],
+      ["nesting", '{"id":1,"a":{"b":{"c":{}}}}'],
+      ["validation", '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":5}'],
+      ["pass", toolsList],
+    ];
+    for (const [step, text, contentType] of cases) {
+      const body = bytes(text);
+      const inMemory = admitBytes(body, { ...context, contentType: contentType ?? context.contentType }, settings);
+      assert.ok(!(inMemory instanceof Promise), step);
+      const streamed = await admit({ ...context, contentType: contentType ?? context.contentType, chunks: () => [body] }, settings);
+      assert.deepEqual(inMemory, streamed, step);
+    }
   });
 });
 

@@ -64,8 +64,7 @@ export class UsageError extends Error {
 /** The shared flags from `parseArgs` values. */
 export function gateFlags(values: Record<string, string | boolean | undefined>): GateFlags {
   // The gates' own check of the mode (legacyChecksOption): an unknown name is a usage error, never a mode that goes away.
-  const legacyChecks =
-    values["legacy-checks"] === undefined ? undefined : asFlags(() => legacyChecksOption(values["legacy-checks"]), values);
+  const legacyChecks = legacyChecksFlag(values["legacy-checks"]);
   const outbound = values.outbound ?? "off";
   if (outbound !== "off" && outbound !== "report")
     throw new UsageError(`--outbound must be report (or off), not ${JSON.stringify(outbound)}`);
@@ -80,6 +79,15 @@ export function gateFlags(values: Record<string, string | boolean | undefined>):
   const otel = values.otel === true;
   if (otel && passThrough) throw new UsageError("--otel records what the gate judges, and --pass-through judges nothing: use one");
   return { maxBodyBytes, maxDepth, legacyChecks, outbound, log, passThrough, otel };
+}
+
+/**
+ * `--legacy-checks` as typed, by the gates' own check of the mode (`legacyChecksOption`): unset stays unset (the face's
+ * default), an unknown name is a usage error in the core's words, never a mode that goes away. Every command with the
+ * flag reads it here.
+ */
+export function legacyChecksFlag(value: string | boolean | undefined): LegacyChecks | undefined {
+  return value === undefined ? undefined : asFlags(() => legacyChecksOption(value), { "legacy-checks": value });
 }
 
 /**

@@ -276,7 +276,10 @@ export function judgeBody(body: unknown, { era, protocolVersion }: JudgeContext,
   }
   const lane = (typeof era === "function" ? era(body) : era) ?? "legacy";
   const began = clock?.();
-  const result = validateMcpRequest(body, lane, { ...settings.validate, protocolVersion });
+  // Written out rather than spread, so no copy of the settings is made per message; `satisfies` fails the type check
+  // when ValidateOptions gains a member this line does not pass on.
+  const options = { legacyChecks: settings.validate?.legacyChecks, protocolVersion } satisfies Record<keyof ValidateOptions, unknown>;
+  const result = validateMcpRequest(body, lane, options);
   let verdict: Admission;
   if (result.outcome === "reject") {
     const { status, response, kind, definition, revision } = result;
@@ -305,17 +308,31 @@ export interface Exchange extends JudgeContext {
 export async function admit(exchange: Exchange, settings: AdmissionSettings): Promise<Admission> {
   const wrongType = checkMediaType(exchange.contentType);
   if (wrongType) return wrongType;
-  let body: unknown;
-  if (exchange.parsed) {
-    body = exchange.parsed.body;
-  } else {
-    const read = await readBody(exchange.chunks, settings, exchange.contentLength);
-    if (!read.ok) return read;
-    const parsed = parseBody(read.bytes, settings);
-    if (!parsed.ok) return parsed;
-    body = parsed.body;
-  }
-  return judgeBody(body, exchange, settings);
+  if (exchange.parsed) return judgeBody(exchange.parsed.body, exchange, settings);
+  const read = await readBody(exchange.chunks, settings, exchange.contentLength);
+  if (!read.ok) return read;
+  return judgeBytes(read.bytes, exchange, settings);
+}
+
+/**
+ * The stage for a body already whole in memory (a stdio line): the checks and answers of `admit`, with no read to
+ * wait for, so a caller judging many small bodies pays no promise per body.
+ */
+export function admitBytes(
+  bytes: Uint8Array,
+  exchange: Pick<Exchange, "contentType" | "era" | "protocolVersion">,
+  settings: AdmissionSettings,
+): Admission {
+  const wrongType = checkMediaType(exchange.contentType);
+  if (wrongType) return wrongType;
+  if (bytes.byteLength > settings.maxBodyBytes) return bodyTooLarge(settings.maxBodyBytes);
+  return judgeBytes(bytes, exchange, settings);
+}
+
+/** Strict UTF-8 and JSON, then the parsed body judged. */
+function judgeBytes(bytes: Uint8Array, context: JudgeContext, settings: AdmissionSettings): Admission {
+  const parsed = parseBody(bytes, settings);
+  return parsed.ok ? judgeBody(parsed.body, context, settings) : parsed;
 }
 
 /** Reports a refusal to a face's `onReject`, once; a hook that throws does not turn an answered request into a failed one. */

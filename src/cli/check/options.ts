@@ -2,8 +2,8 @@
 import { parseArgs } from "node:util";
 import type { AdmissionSettings } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
-import { LEGACY_CHECKS } from "../../core/legacy-checks.js";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, legacyChecksOption, resolveLimits } from "../../core/options.js";
+import { legacyChecksFlag } from "../gate-options.js";
 
 /** How each message is judged: what `judge` needs. */
 export interface JudgeOptions {
@@ -81,10 +81,8 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
     // The gates' own check of their limits, which cannot fail on what wholeNumber let through.
     settings: {
       ...resolveLimits({ maxBodyBytes: maxBytes, maxDepth }),
-      // The gates' own check of the mode, which cannot fail on what oneOf let through.
-      validate: {
-        legacyChecks: legacyChecksOption(values["legacy-checks"] && oneOf("legacy-checks", values["legacy-checks"], LEGACY_CHECKS)),
-      },
+      // The flag as wymcp proxy and wymcp stdio read it, then the gates' default when it is absent.
+      validate: { legacyChecks: legacyChecksOption(legacyChecksFlag(values["legacy-checks"])) },
     },
     format: oneOf("format", values.format!, ["auto", "json", "jsonl", "har"] as const),
     json: values.json!,
