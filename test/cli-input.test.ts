@@ -96,8 +96,9 @@ describe("wymcp check: --header", () => {
     const twice = judged(notification, "MCP-Protocol-Version: 2026-07-28", "mcp-protocol-version: 2025-06-18");
     assert.deepEqual([twice.era, twice.outcome], ["legacy", "pass"]);
     const batch = '[{"jsonrpc":"2.0","id":1,"method":"ping"}]\n';
-    assert.equal(judged(batch, "MCP-Protocol-Version: 2025-06-18", "MCP-Protocol-Version: 2025-03-26").kind, "batch");
-    assert.equal(judged(batch, "MCP-Protocol-Version: 2025-03-26", "MCP-Protocol-Version: 2025-06-18").kind, "other");
+    // 2025-03-26 judges a batch item by item; 2025-06-18 removed batches and refuses one.
+    assert.equal(judged(batch, "MCP-Protocol-Version: 2025-06-18", "MCP-Protocol-Version: 2025-03-26").outcome, "pass");
+    assert.equal(judged(batch, "MCP-Protocol-Version: 2025-03-26", "MCP-Protocol-Version: 2025-06-18").outcome, "reject");
   });
 });
 
