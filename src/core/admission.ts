@@ -276,10 +276,7 @@ export function judgeBody(body: unknown, { era, protocolVersion }: JudgeContext,
   }
   const lane = (typeof era === "function" ? era(body) : era) ?? "legacy";
   const began = clock?.();
-  // Written out rather than spread, so no copy of the settings is made per message; `satisfies` fails the type check
-  // when ValidateOptions gains a member this line does not pass on.
-  const options = { legacyChecks: settings.validate?.legacyChecks, protocolVersion } satisfies Record<keyof ValidateOptions, unknown>;
-  const result = validateMcpRequest(body, lane, options);
+  const result = validateMcpRequest(body, lane, { ...settings.validate, protocolVersion });
   let verdict: Admission;
   if (result.outcome === "reject") {
     const { status, response, kind, definition, revision } = result;

@@ -84,13 +84,13 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
   const lane: Era = era === "modern" ? "modern" : "legacy";
   if (Array.isArray(body)) {
     const batch = batches[lane];
-    if (!batch) return refuseBatch(body, "modern", eras.modern, `revision ${eras.modern.revision} takes none`);
+    if (!batch) return refuseBatch(body, lane, eras[lane], `revision ${eras[lane].revision} takes none`);
     if (judgesBatch(batch.refusedFromRevision, options?.protocolVersion))
       return checkBatch(body, lane, batch, `JSON-RPC batch (items framed by revision ${batch.revision})`);
     return refuseBatch(body, lane, eras[lane], `revision ${batch.refusedFromRevision} and later take none`);
   }
   const kind = classifyMessage(body);
-  // Named reads, not `FRAMING[lane]`: a keyed read with a varying key was a tenth of the hot path.
+  // Named reads, not `FRAMING[lane]`: in a profile of valid calls, a keyed read with a varying key cost a tenth.
   const framing = lane === "modern" ? FRAMING.modern : FRAMING.legacy;
   if (kind === "other") return check(body, kind, framing.message, "JSONRPCMessage");
   const rules = lane === "modern" ? RULES.modern : RULES.legacy;
