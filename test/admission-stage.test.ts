@@ -156,6 +156,14 @@ describe("admit: the whole stage", () => {
 });
 
 describe("admitBytes: the stage for a body already in memory", () => {
+  test("a body of exactly maxBodyBytes is judged; one byte more is refused 413", () => {
+    const context = { contentType: "application/json", era: "legacy" as const };
+    const atLimit = `${toolsList}${" ".repeat(64 - bytes(toolsList).byteLength)}`;
+    assert.equal(bytes(atLimit).byteLength, 64);
+    assert.equal(admitBytes(bytes(atLimit), context, settings).ok, true);
+    assert.deepEqual(admitBytes(bytes(`${atLimit} `), context, settings), bodyTooLarge(64));
+  });
+
   test("the same verdicts as admit, in the same order, and no promise", async () => {
     const context = { contentType: "application/json", era: "legacy" as const };
     const cases: Array<[string, string, string?]> = [

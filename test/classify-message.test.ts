@@ -35,6 +35,13 @@ describe("classifyMessage judges a parsed body by its members alone", () => {
     assert.equal(classifyMessage(parsed), "other");
   });
 
+  test("a body whose prototype is not Object.prototype is classified by its own members", () => {
+    const lender = { method: "ping", result: {} };
+    assert.equal(classifyMessage(Object.assign(Object.create(lender) as object, { id: 1, error: {} })), "response");
+    assert.equal(classifyMessage(Object.assign(Object.create(lender) as object, { id: 1 })), "other");
+    assert.equal(classifyMessage(Object.assign(Object.create(lender) as object, { id: 1, method: "ping" })), "request");
+  });
+
   test("a body with no prototype is classified by its members", () => {
     const body = Object.assign(Object.create(null) as object, { jsonrpc: "2.0", id: 1, method: "ping" });
     assert.equal(classifyMessage(body), "request");

@@ -221,6 +221,15 @@ const CASES: Array<[string, { era: Era | undefined; body: unknown; want: Want; c
   ],
   ["modern: a scalar is rejected", { era: "modern", body: 42, want: { outcome: "reject", kind: "other", locations: [""] } }],
   ["modern: null is rejected", { era: "modern", body: null, want: { outcome: "reject", kind: "other", locations: [""] } }],
+  // The two eras' JSONRPCMessage differ in Result (2026-07-28 requires resultType), so the answer tells which judged.
+  [
+    "modern: a result without an id is judged by the modern era's JSONRPCMessage",
+    { era: "modern", body: { jsonrpc: "2.0", result: {} }, want: { outcome: "reject", kind: "other", locations: ["", "/error", "/method"] } },
+  ],
+  [
+    "legacy: the same body is judged by the legacy era's JSONRPCMessage",
+    { era: "legacy", body: { jsonrpc: "2.0", result: {} }, want: { outcome: "reject", kind: "other", locations: ["", "/error", "/id", "/method"] } },
+  ],
   [
     "modern: an error response without an id is of no kind and rejected",
     {
@@ -394,6 +403,10 @@ const BATCH_CASES: Array<[string, { era: Era; body: unknown; protocolVersion?: s
       protocolVersion: " 2025-11-25 ",
       want: { outcome: "reject", kind: "batch", locations: ["/1/jsonrpc"] },
     },
+  ],
+  [
+    "legacy, header 2025-11-25 with spaces around it: a batch is refused",
+    { era: "legacy", body: [PING], protocolVersion: " 2025-11-25\t", want: { outcome: "reject", kind: "batch", locations: [""] } },
   ],
   [
     "legacy, header 2025-06-18: a batch of responses only is refused too (no revision from 2025-06-18 takes one)",

@@ -821,6 +821,122 @@ export const EXPLAINED: readonly Explained[] = [
     replacement: "true",
     why: "Equivalent: the tables are keyed by string, so an asked revision that is no string is not among them either way.",
   },
+  {
+    file: "src/core/classify-message.ts",
+    mutator: "BlockStatement",
+    original:
+      '{\n  const proto: unknown = Object.getPrototypeOf(body);\n  if (proto === null) return true;\n  return (\n    proto === Object.prototype &&\n    !("method" in Object.prototype) &&\n    !("id" in Object.prototype) &&\n    !("result" in Object.prototype) &&\n    !("error" in Object.prototype)\n  );\n}',
+    replacement: "{}",
+    why: "Equivalent: ownMembersOnly only chooses `in` where `in` reads what `Object.hasOwn` reads; answering false sends every body to `Object.hasOwn`, which gives the same verdicts, more slowly (a body it wrongly calls plain is what the pollution tests kill).",
+  },
+  {
+    file: "src/core/classify-message.ts",
+    mutator: "BooleanLiteral",
+    original: "true",
+    replacement: "false",
+    why: "Equivalent: ownMembersOnly only chooses `in` where `in` reads what `Object.hasOwn` reads; answering false sends every body to `Object.hasOwn`, which gives the same verdicts, more slowly (a body it wrongly calls plain is what the pollution tests kill).",
+  },
+  {
+    file: "src/core/classify-message.ts",
+    mutator: "ConditionalExpression",
+    original: "proto === null",
+    replacement: "false",
+    why: "Equivalent: ownMembersOnly only chooses `in` where `in` reads what `Object.hasOwn` reads; answering false sends every body to `Object.hasOwn`, which gives the same verdicts, more slowly (a body it wrongly calls plain is what the pollution tests kill).",
+  },
+  {
+    file: "src/core/classify-message.ts",
+    mutator: "ConditionalExpression",
+    original:
+      'proto === Object.prototype &&\n    !("method" in Object.prototype) &&\n    !("id" in Object.prototype) &&\n    !("result" in Object.prototype) &&\n    !("error" in Object.prototype)',
+    replacement: "false",
+    why: "Equivalent: ownMembersOnly only chooses `in` where `in` reads what `Object.hasOwn` reads; answering false sends every body to `Object.hasOwn`, which gives the same verdicts, more slowly (a body it wrongly calls plain is what the pollution tests kill).",
+  },
+  {
+    file: "src/core/legacy-revision.ts",
+    mutator: "BlockStatement",
+    original:
+      "{\n    if (protocolVersion === lastHeader) table = lastHeaderTables;\n    else if ((table = tables.get(protocolVersion)) !== undefined) {\n      lastHeader = protocolVersion;\n      lastHeaderTables = table;\n    }\n  }",
+    replacement: "{}",
+    why: "Equivalent: the remembered header is a fast path; whenever it is skipped, or holds nothing, the look-up after it finds the same tables (test/legacy-revision.test.ts alternates headers to kill a stale memory).",
+  },
+  {
+    file: "src/core/legacy-revision.ts",
+    mutator: "ConditionalExpression",
+    original: "protocolVersion === lastHeader",
+    replacement: "true",
+    why: "Equivalent: the remembered header is a fast path; whenever it is skipped, or holds nothing, the look-up after it finds the same tables (test/legacy-revision.test.ts alternates headers to kill a stale memory).",
+  },
+  {
+    file: "src/core/legacy-revision.ts",
+    mutator: "ConditionalExpression",
+    original: "protocolVersion === lastHeader",
+    replacement: "false",
+    why: "Equivalent: the remembered header is a fast path; whenever it is skipped, or holds nothing, the look-up after it finds the same tables (test/legacy-revision.test.ts alternates headers to kill a stale memory).",
+  },
+  {
+    file: "src/core/legacy-revision.ts",
+    mutator: "EqualityOperator",
+    original: "protocolVersion === lastHeader",
+    replacement: "protocolVersion !== lastHeader",
+    why: "Equivalent: the remembered header is a fast path; whenever it is skipped, or holds nothing, the look-up after it finds the same tables (test/legacy-revision.test.ts alternates headers to kill a stale memory).",
+  },
+  {
+    file: "src/core/legacy-revision.ts",
+    mutator: "ConditionalExpression",
+    original: "(table = tables.get(protocolVersion)) !== undefined",
+    replacement: "true",
+    why: "Equivalent: the remembered header is a fast path; whenever it is skipped, or holds nothing, the look-up after it finds the same tables (test/legacy-revision.test.ts alternates headers to kill a stale memory).",
+  },
+  {
+    file: "src/core/legacy-revision.ts",
+    mutator: "ConditionalExpression",
+    original: "(table = tables.get(protocolVersion)) !== undefined",
+    replacement: "false",
+    why: "Equivalent: the remembered header is a fast path; whenever it is skipped, or holds nothing, the look-up after it finds the same tables (test/legacy-revision.test.ts alternates headers to kill a stale memory).",
+  },
+  {
+    file: "src/core/legacy-revision.ts",
+    mutator: "EqualityOperator",
+    original: "(table = tables.get(protocolVersion)) !== undefined",
+    replacement: "(table = tables.get(protocolVersion)) === undefined",
+    why: "Equivalent: the remembered header is a fast path; whenever it is skipped, or holds nothing, the look-up after it finds the same tables (test/legacy-revision.test.ts alternates headers to kill a stale memory).",
+  },
+  {
+    file: "src/core/legacy-revision.ts",
+    mutator: "BlockStatement",
+    original: "{\n      lastHeader = protocolVersion;\n      lastHeaderTables = table;\n    }",
+    replacement: "{}",
+    why: "Equivalent: the remembered header is a fast path; whenever it is skipped, or holds nothing, the look-up after it finds the same tables (test/legacy-revision.test.ts alternates headers to kill a stale memory).",
+  },
+  {
+    file: "src/core/validate.ts",
+    mutator: "ConditionalExpression",
+    original: "!known.framed",
+    replacement: "true",
+    why: "Equivalent: a definition that implies the framing is then judged by check, framing first, with the same verdict; the pass is the prebuilt one either way (the one-validator fast path is skipped).",
+  },
+  {
+    file: "src/core/validate.ts",
+    mutator: "BlockStatement",
+    original:
+      "{\n    // The schema's recursive JSONValue follows the client's nesting; past the stack, the message cannot be judged.\n    if (!(error instanceof RangeError)) throw error;\n    return tooDeepToValidate(body, kind, definition, method, revision);\n  }",
+    replacement: "{}",
+    why: "Unreachable today: check() runs the framings, JSONRPCMessage and the definitions that do not imply the framing (legacy revisions before 2025-11-25), none of which recurses; the one recursive definition (the modern JSONValue) is judged in byDefinition, whose catch test/depth.test.ts reaches. Kept for a regenerated schema that recurses.",
+  },
+  {
+    file: "src/core/validate.ts",
+    mutator: "BooleanLiteral",
+    original: "!(error instanceof RangeError)",
+    replacement: "error instanceof RangeError",
+    why: "Unreachable today: as the catch block above.",
+  },
+  {
+    file: "src/core/validate.ts",
+    mutator: "ConditionalExpression",
+    original: "!(error instanceof RangeError)",
+    replacement: "true",
+    why: "Unreachable today: as the catch block above.",
+  },
 ];
 
 /** The reason a survivor is left alive, if it is explained. */
