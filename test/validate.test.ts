@@ -224,11 +224,19 @@ const CASES: Array<[string, { era: Era | undefined; body: unknown; want: Want; c
   // The two eras' JSONRPCMessage differ in Result (2026-07-28 requires resultType), so the answer tells which judged.
   [
     "modern: a result without an id is judged by the modern era's JSONRPCMessage",
-    { era: "modern", body: { jsonrpc: "2.0", result: {} }, want: { outcome: "reject", kind: "other", locations: ["", "/error", "/method"] } },
+    {
+      era: "modern",
+      body: { jsonrpc: "2.0", result: {} },
+      want: { outcome: "reject", kind: "other", locations: ["", "/error", "/method"] },
+    },
   ],
   [
     "legacy: the same body is judged by the legacy era's JSONRPCMessage",
-    { era: "legacy", body: { jsonrpc: "2.0", result: {} }, want: { outcome: "reject", kind: "other", locations: ["", "/error", "/id", "/method"] } },
+    {
+      era: "legacy",
+      body: { jsonrpc: "2.0", result: {} },
+      want: { outcome: "reject", kind: "other", locations: ["", "/error", "/id", "/method"] },
+    },
   ],
   [
     "modern: an error response without an id is of no kind and rejected",
