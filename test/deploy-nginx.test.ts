@@ -72,6 +72,16 @@ ${deployBlock(port, instances)}
 `;
 }
 
+/** The refusals a proxy has logged (`--log json`), in order. */
+function refusals(proxy: RunningProxy): Array<{ status?: number; code?: number; id?: unknown }> {
+  return proxy
+    .stderr()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { event: string; status?: number; code?: number; id?: unknown })
+    .filter((record) => record.event === "refused");
+}
+
 /** Resolves when `check` holds, rejects after `ms` with `what`. */
 function eventually(check: () => boolean, what: string, ms = EVENT_WAIT_MS): Promise<void> {
   return until(check, ms).catch(() => {
@@ -79,7 +89,15 @@ function eventually(check: () => boolean, what: string, ms = EVENT_WAIT_MS): Pro
   });
 }
 
-describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies", { timeout: 120_000 }, () => {
+test("without nginx, a set-up that is not root fails saying what to install", async () => {
+  await assert.rejects(
+    ensureNginx({ binaries: ["/nonexistent/sbin/nginx"], uid: 1000 }),
+    /nginx is not installed, and this process is not root so the test cannot install it: run `apt-get update && apt-get install -y nginx` as root/,
+  );
+});
+
+// The suite's own timeout leaves room for a first run that installs nginx; each test has its own.
+describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies", { timeout: 660_000 }, () => {
   let doors: DualEraDoors;
   const proxies: RunningProxy[] = [];
   let nginx: RunningNginx;
@@ -107,7 +125,9 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
   /** Which proxy forwarded each arrival, counted. */
   const perProxy = (arrivals: Arrival[]) => [0, 1].map((door) => arrivals.filter((a) => a.door === door).length);
 
-  test("legacy: each client's sessions go through one proxy, every request of a session included; clients spread", async (t) => {
+  test("legacy: each client's sessions go through one proxy, every request of a session included; clients spread", {
+    timeout: 30_000,
+  }, async (t) => {
     const from = doors.arrivals.length;
     /** The sessions each client address opened. */
     const byClient = new Map<string, string[]>();
@@ -160,7 +180,7 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
     );
   });
 
-  test("2026-07-28: one client's requests are spread over both proxies", async (t) => {
+  test("2026-07-28: one client's requests are spread over both proxies", { timeout: 30_000 }, async (t) => {
     const from = doors.arrivals.length;
     const client = new Client({ name: "wymcp-deploy-modern", version: "1.0.0" }, { versionNegotiation: { mode: { pin: MODERN } } });
     await client.connect(new StreamableHTTPClientTransport(endpoint), { timeout: 10_000 });
@@ -185,7 +205,9 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
   });
 
   for (const era of ["legacy", MODERN] as const) {
-    test(`${era}: a streamed answer crosses nginx event by event, each before the server sends the next`, async (t) => {
+    test(`${era}: a streamed answer crosses nginx event by event, each before the server sends the next`, {
+      timeout: 30_000,
+    }, async (t) => {
       const client = new Client(
         { name: "wymcp-deploy-stream", version: "1.0.0" },
         era === MODERN ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
@@ -229,15 +251,9 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
     });
   }
 
-  test("a refused message is answered by the proxy through nginx, and never reaches the server", async (t) => {
+  test("a refused message is answered by the proxy through nginx, and never reaches the server", { timeout: 30_000 }, async (t) => {
     const from = doors.arrivals.length;
-    const refusedBefore = proxies.map(
-      (proxy) =>
-        proxy
-          .stderr()
-          .split("\n")
-          .filter((l) => l.includes('"event":"refused"')).length,
-    );
+    const logged = proxies.map((proxy) => refusals(proxy).length);
     const post = (body: unknown) =>
       fetch(endpoint, {
         method: "POST",
@@ -246,33 +262,42 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
       });
     const badParams = await post({ jsonrpc: "2.0", id: 11, method: "tools/call", params: { _meta: MODERN_META, name: 5 } });
     assert.equal(badParams.status, 400);
-    const paramsAnswer = (await badParams.json()) as { id: unknown; error: { code: number; message: string } };
-    assert.equal(paramsAnswer.id, 11);
-    assert.equal(paramsAnswer.error.code, -32602);
-    assert.match(paramsAnswer.error.message, /\/params\/name must be string/);
+    assert.deepEqual(await badParams.json(), {
+      jsonrpc: "2.0",
+      id: 11,
+      error: {
+        code: -32602,
+        message: "Invalid tools/call request (CallToolRequest): 1 invalid location; first: /params/name must be string",
+        data: { errors: [{ instancePath: "/params/name", messages: ["must be string"] }] },
+      },
+    });
     const badFraming = await post({ jsonrpc: "1.0", id: 12, method: "tools/list", params: { _meta: MODERN_META } });
     assert.equal(badFraming.status, 400);
-    const framingAnswer = (await badFraming.json()) as { error: { code: number } };
-    assert.equal(framingAnswer.error.code, -32600);
+    const framing = (await badFraming.json()) as { id: unknown; error: { code: number } };
+    assert.equal(framing.error.code, -32600);
     assert.deepEqual(doors.arrivals.slice(from), [], "nothing refused reaches the server");
-    await until(
-      () =>
-        proxies.reduce(
-          (n, proxy) =>
-            n +
-            proxy
-              .stderr()
-              .split("\n")
-              .filter((l) => l.includes('"event":"refused"')).length,
-          0,
-        ) -
-          refusedBefore.reduce((a, b) => a + b, 0) ===
-        2,
+    // Each refusal is in the log of the proxy that answered it, with the answer's status and code.
+    const fresh = () =>
+      proxies.flatMap((proxy, i) =>
+        refusals(proxy)
+          .slice(logged[i])
+          .map((event) => ({ proxy: i, ...event })),
+      );
+    await until(() => fresh().length === 2);
+    assert.deepEqual(
+      fresh()
+        .map(({ status, code, id }) => [status, code, id])
+        .sort(),
+      [
+        [400, -32600, 12],
+        [400, -32602, 11],
+      ],
     );
-    t.diagnostic(`refused through nginx: 400/${paramsAnswer.error.code}, 400/${framingAnswer.error.code}; nothing reached the server`);
+    const by = fresh().map(({ proxy, code }) => `${code} by proxy ${proxy}`);
+    t.diagnostic(`refused through nginx: 400/-32602 and 400/-32600 (${by.join(", ")}); nothing reached the server`);
   });
 
-  test("SIGTERM to one proxy loses none of the requests it has in flight", async (t) => {
+  test("SIGTERM to one proxy loses none of the requests it has in flight", { timeout: 30_000 }, async (t) => {
     const inFlight = 6;
     let held = 0;
     let open!: () => void;

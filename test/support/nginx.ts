@@ -20,8 +20,8 @@ const LOCK_WAIT_MS = 600_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The nginx binary, or undefined when none is installed. */
-export function findNginx(): string | undefined {
-  return BINARIES.find((path) => existsSync(path));
+export function findNginx(binaries = BINARIES): string | undefined {
+  return binaries.find((path) => existsSync(path));
 }
 
 /** True while the process that wrote `pid` runs. */
@@ -73,23 +73,23 @@ function apt(args: string[]): void {
 /**
  * The nginx binary, installed first when missing: `apt-get update` then `apt-get install -y nginx`, as root, under a
  * lock that a parallel test process waits on (and then finds nginx installed). Not root and not installed: throws,
- * saying what to install.
+ * saying what to install. `binaries` and `uid` are the places looked at and the user, for the test of that message.
  */
-export async function ensureNginx(): Promise<string> {
-  const found = findNginx();
+export async function ensureNginx({ binaries = BINARIES, uid = process.getuid?.() } = {}): Promise<string> {
+  const found = findNginx(binaries);
   if (found) return found;
-  if (process.getuid?.() !== 0) {
+  if (uid !== 0) {
     throw new Error(`nginx is not installed, and this process is not root so the test cannot install it: run \`${INSTALL}\` as root`);
   }
   const release = await lock();
   try {
     // Another process may have installed it while this one waited for the lock.
-    const now = findNginx();
+    const now = findNginx(binaries);
     if (now) return now;
     apt(["update"]);
     apt(["install", "-y", "nginx"]);
-    const installed = findNginx();
-    if (!installed) throw new Error(`nginx: \`${INSTALL}\` succeeded but no binary is at ${BINARIES.join(", ")}`);
+    const installed = findNginx(binaries);
+    if (!installed) throw new Error(`nginx: \`${INSTALL}\` succeeded but no binary is at ${binaries.join(", ")}`);
     return installed;
   } finally {
     release();
