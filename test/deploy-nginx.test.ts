@@ -334,7 +334,17 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
         assert.deepEqual((result as PromiseFulfilledResult<{ content: unknown }>).value.content, [{ type: "text", text: "released" }]);
       }
       assert.equal(await proxy.exited, 0);
-      t.diagnostic(`SIGTERM to proxy ${door} with ${inFlight} tools/call in flight: ${inFlight} answered, exit 0`);
+      // nginx saw no POST cut short. (The session's GET stream is, as the proxy ends event streams when it drains;
+      // one whose server has sent nothing yet, not even its headers, reaches the client as nginx's 502.)
+      const log = nginx.errorLog().split("\n");
+      assert.deepEqual(
+        log.filter((line) => line.includes("[error]") && line.includes('request: "POST')),
+        [],
+      );
+      const cutStreams = log.filter((line) => line.includes("[error]") && line.includes('request: "GET')).length;
+      t.diagnostic(
+        `SIGTERM to proxy ${door} with ${inFlight} tools/call in flight: ${inFlight} answered, exit 0; GET streams cut by the drain: ${cutStreams}`,
+      );
     } finally {
       open();
       doors.hooks.release = async () => undefined;

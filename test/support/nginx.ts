@@ -171,6 +171,10 @@ export async function startNginx(
       if (/Address already in use/.test(last)) continue;
       throw new Error(`nginx did not start; its log:\n${last}`);
     }
+    if (pid !== child.pid) {
+      child.kill("SIGKILL");
+      throw new Error(`nginx's pid file names ${pid}, not the master started (${child.pid})`);
+    }
     const accessPath = join(dir, "access.log");
     return {
       origin: new URL(`http://127.0.0.1:${port}`),
