@@ -342,6 +342,12 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
         [],
       );
       const cutStreams = log.filter((line) => line.includes("[error]") && line.includes('request: "GET')).length;
+      const statuses = new Map<string, number>();
+      for (const line of nginx.accessLog()) {
+        const key = line.split(" ").slice(0, 2).join(" ");
+        statuses.set(key, (statuses.get(key) ?? 0) + 1);
+      }
+      t.diagnostic(`nginx's access log over the whole suite: ${[...statuses].map(([key, n]) => `${key} ×${n}`).join(", ")}`);
       t.diagnostic(
         `SIGTERM to proxy ${door} with ${inFlight} tools/call in flight: ${inFlight} answered, exit 0; GET streams cut by the drain: ${cutStreams}`,
       );
