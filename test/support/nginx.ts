@@ -119,7 +119,7 @@ export interface RunningNginx {
   accessLog: () => string[];
   /** The error log so far. */
   errorLog: () => string;
-  /** SIGQUIT (graceful) to the PID of the pid file, SIGKILL after 5 s; resolves once nginx has exited. */
+  /** SIGQUIT (graceful) to the PID of the pid file, SIGKILL after 5 s; resolves once nginx has exited and its prefix is removed. */
   stop: () => Promise<void>;
 }
 
@@ -187,6 +187,7 @@ export async function startNginx(
         const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
         await exited;
         clearTimeout(timer);
+        rmSync(dir, { recursive: true, force: true });
       },
     };
   }
