@@ -1,10 +1,10 @@
 /** @module render: verdicts in human words, aligned, escaped with the core's one set of unsafe characters. */
 import { escapeText } from "../../core/log-safe.js";
-import type { EraSignal } from "../../core/era.js";
 // The era revisions from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
 import { outbound as eras } from "../../../generated/outbound.js";
 import { type GateLogRecord, recordOutcome } from "./gate-log-record.js";
-import { type Answered, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
+import { type Answered, type CheckSignal, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
+import type { Negotiated } from "./negotiation.js";
 
 /** Wraps text in an SGR colour code, or leaves it as it is when colour is off. */
 export type Paint = (code: string, text: string) => string;
@@ -18,9 +18,10 @@ export function printable(text: string, max = 200): string {
   return escapeText(text, max);
 }
 
-const SIGNAL_LABELS: Record<EraSignal | "flag" | "request", string> = {
+const SIGNAL_LABELS: Record<CheckSignal, string> = {
   flag: "--era",
   request: "its request",
+  session: "its session",
   batch: "batch",
   response: "response",
   "not-json-rpc": "malformed",
@@ -52,12 +53,14 @@ function judgedAs(verdict: Verdict, body: unknown): string {
       if (verdict.era === "modern" && verdict.definition === "JSONRPCRequest")
         return `${method}request (JSONRPCRequest; not a method of ${eras.modern.revision}: framing only)`;
       // A legacy message of a method its revision defines names the revision; any other is judged on its framing alone.
-      if (verdict.revision) return `${method}${verdict.kind} (${verdict.definition}, revision ${verdict.revision})`;
+      if (verdict.revision)
+        return `${method}${verdict.kind} (${verdict.definition}, ${revisionText(verdict.revision, verdict.negotiated)})`;
       if (verdict.era === "legacy") return `${method}${verdict.kind} (${verdict.definition}; framing only)`;
       return `${method}${verdict.kind} (${verdict.definition})`;
     case "bypass":
-      return verdict.reason === "modern-notification"
-        ? `${method}notification, not validated in the modern era`
+      if (verdict.reason === "modern-notification") return `${method}notification, not validated in the modern era`;
+      return verdict.answers?.from === "server"
+        ? `client answer to ${printable(verdict.method!, 60)}, not validated in the legacy era (handed to its session)${answering(verdict.answers)}`
         : `${verdict.method ? `${printable(verdict.method, 60)} ` : ""}response, not validated in the legacy era (handed to its session)${answering(verdict.answers)}`;
     case "reject":
       return `${method}${verdict.kind === "other" ? "message of no kind" : verdict.kind} (${definitionOf(verdict)})`;
@@ -75,14 +78,17 @@ export function methodLabel(method: string): string {
   return label;
 }
 
-/** An outbound verdict in words: `out: tools/call result (CallToolResult, revision 2025-06-18)`, saying when only the framing was judged. */
+/**
+ * An outbound verdict in words: `out: tools/call result (CallToolResult, revision 2025-06-18)`, saying when only the
+ * framing was judged; a client's answer to a server's request as `client answer to elicitation/create: result (...)`.
+ */
 function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
   const { revision } = verdict;
   const own = verdict.kind === "request" || verdict.kind === "notification" ? methodOf(body) : verdict.method;
   const method = typeof own === "string" ? `${methodLabel(own)} ` : "";
   const kind = verdict.kind === "other" ? "message of no kind" : verdict.kind === "error" ? "error response" : verdict.kind;
   // Legacy has four revisions, each judging by its own definitions: the line names the one used.
-  let definition = verdict.era === "legacy" ? `${verdict.definition}, revision ${revision}` : verdict.definition;
+  let definition = verdict.era === "legacy" ? `${verdict.definition}, ${revisionText(revision, verdict.negotiated)}` : verdict.definition;
   if (verdict.kind === "result" && verdict.definition === "JSONRPCResultResponse") {
     definition +=
       verdict.method === undefined ? "; framing only: give --method to judge the result" : `; not a method of ${revision}: framing only`;
@@ -91,7 +97,20 @@ function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
   } else if (verdict.kind === "request" && verdict.definition === "JSONRPCRequest" && verdict.era === "legacy") {
     definition += `; not a server request of ${revision}: framing only`;
   }
+  // The outbound checks judge a client's answers to a server's requests too; the line says whose answer it is.
+  if (verdict.answers?.from === "server" && typeof own === "string")
+    return `client answer to ${methodLabel(own)}: ${kind} (${definition})${answering(verdict.answers)}`;
   return `out: ${method}${kind} (${definition})${answering(verdict.answers)}`;
+}
+
+/**
+ * `revision 2025-11-25`, and where a capture without headers told it: `, negotiated on line 2` (the server's answer to
+ * the session's initialize), or `, asked on line 1` (the initialize itself, its answer not in the capture before it).
+ */
+function revisionText(revision: string, negotiated: Negotiated | undefined): string {
+  if (negotiated === undefined || negotiated.revision !== revision) return `revision ${revision}`;
+  const at = negotiated.part === undefined ? `line ${negotiated.line}` : `entry ${negotiated.line} ${negotiated.part}`;
+  return `revision ${revision}, ${negotiated.by === "result" ? "negotiated" : "asked"} on ${at}`;
 }
 
 /** `, answering line 3` (or `entry 3 request` in a HAR file): which request of the capture a response answers. */
@@ -103,7 +122,7 @@ function answering(answers: Answered | undefined): string {
 /** The definition a rejected message was checked against, as validateMcpRequest names it. */
 function definitionOf(verdict: Extract<InboundVerdict, { outcome: "reject" }>): string {
   if (verdict.kind !== "response")
-    return `${verdict.definition ?? "JSONRPCMessage"}${verdict.revision ? `, revision ${verdict.revision}` : ""}`;
+    return `${verdict.definition ?? "JSONRPCMessage"}${verdict.revision ? `, ${revisionText(verdict.revision, verdict.negotiated)}` : ""}`;
   return verdict.method ? `response to ${printable(verdict.method, 60)}: modern clients send none` : "modern clients send none";
 }
 
