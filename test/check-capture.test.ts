@@ -223,7 +223,10 @@ describe("HAR files", () => {
     const [request, progress, result] = verdicts(run.stdout);
     assert.equal(request!.era, "modern");
     assert.deepEqual([progress!.direction, progress!.era, progress!.eraSignal], ["out", "modern", "request"]);
-    assert.deepEqual([result!.direction, result!.method, result!.answers], ["out", "tools/call", { line: 1, part: "request" }]);
+    assert.deepEqual(
+      [result!.direction, result!.method, result!.answers],
+      ["out", "tools/call", { line: 1, part: "request", from: "client" }],
+    );
   });
 
   test("a request body is refused for its entry's Content-Type as the gates refuse it (415); the server's answer is not", () => {

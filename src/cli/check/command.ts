@@ -77,7 +77,8 @@ export async function runCheck(argv: string[]): Promise<number> {
   let unreadable = false;
   /**
    * One message: judged, counted, printed; a request is kept for the response that will answer it, and a legacy
-   * `initialize` and its answer set the revision of the session (`negotiated`, under the key `negotiation`).
+   * `initialize` and its answer set the revision of the session (`negotiated`, under the key `negotiation`; none for a
+   * message of a HAR file that belongs to no session).
    */
   const report = (
     source: string,
@@ -89,7 +90,7 @@ export async function runCheck(argv: string[]): Promise<number> {
     context: JudgeContext,
     session: string,
     negotiated: Negotiations,
-    negotiation: string,
+    negotiation: string | undefined,
   ): Verdict | undefined => {
     if (bytes !== undefined) {
       const trimmed = trimLine(bytes, line);
@@ -120,7 +121,7 @@ export async function runCheck(argv: string[]): Promise<number> {
         return undefined;
       }
     }
-    context.negotiated = negotiated.of(negotiation);
+    context.negotiated = negotiation === undefined ? undefined : negotiated.of(negotiation);
     const { verdict, body } = judge(source, line, bytes, options, context);
     const id = requestIdOf(body);
     if (id !== undefined && verdict.era !== null) {
@@ -135,9 +136,20 @@ export async function runCheck(argv: string[]): Promise<number> {
       const revision = requestRevision(verdict, body, options, context);
       if (revision !== undefined) request.revision = revision;
       exchange.sent(session, id, request);
-      if (verdict.outcome === "pass" && verdict.era === "legacy" && request.from === "client" && request.method === "initialize")
+      if (
+        negotiation !== undefined &&
+        verdict.outcome === "pass" &&
+        verdict.era === "legacy" &&
+        request.from === "client" &&
+        request.method === "initialize"
+      )
         negotiated.asked(negotiation, body, line, context.part);
-    } else if (verdict.method === "initialize" && verdict.answers?.from === "client" && methodOf(body) === undefined) {
+    } else if (
+      negotiation !== undefined &&
+      verdict.method === "initialize" &&
+      verdict.answers?.from === "client" &&
+      methodOf(body) === undefined
+    ) {
       negotiated.answered(negotiation, body, line, context.part);
     }
     const outcome = verdict.outcome === "violation" ? "reject" : verdict.outcome;
@@ -168,8 +180,9 @@ export async function runCheck(argv: string[]): Promise<number> {
     let requestEra: { entry: number; era: Era; eraSignal: "request" } | undefined;
     for (const message of messages) {
       const session = message.headers["mcp-session-id"] ?? options.headers["mcp-session-id"] ?? "";
-      // An initialize's POST has no session id yet: the server's answer assigns the one its negotiation is for.
-      const negotiation = message.headers["mcp-session-id"] ?? message.session ?? session;
+      // An initialize's POST has no session id yet: the server's answer assigns the one its negotiation is for. A
+      // message with neither belongs to no session (a stateless server's clients name the revision in every header).
+      const negotiation = message.headers["mcp-session-id"] ?? message.session ?? options.headers["mcp-session-id"];
       const context: JudgeContext = {
         headers: message.headers,
         from: message.from,

@@ -179,6 +179,10 @@ function locationLines(
 export interface RecordView {
   face: string;
   event: string;
+  /** When the gate wrote it (`time`, as the log holds it). */
+  time?: string;
+  /** The client's address (`remote`: the proxy's refusals, reports and failed upstreams). */
+  remote?: string;
   era: "legacy" | "modern" | null;
   method?: string;
   id?: string;
@@ -191,6 +195,9 @@ export interface RecordView {
   omitted?: number;
 }
 
+/** Fields of an event record not listed as `key=value`: the line shows them in words. */
+const SHOWN_APART: ReadonlySet<string> = new Set(["time", "face", "event", "remote"]);
+
 /** Most locations of one record shown, as an answer lists at most its error budget. */
 const RECORD_LOCATIONS = 64;
 
@@ -200,6 +207,8 @@ export function recordView({ face, event, fields }: GateLogRecord): RecordView {
     event: printable(event, 60),
     era: fields.era === "legacy" || fields.era === "modern" ? fields.era : null,
   };
+  if (typeof fields.time === "string") view.time = printable(fields.time, 40);
+  if (typeof fields.remote === "string") view.remote = printable(fields.remote, 80);
   if (typeof fields.method === "string") view.method = printable(fields.method, 60);
   if (fields.id === null || typeof fields.id === "string" || (typeof fields.id === "number" && Number.isFinite(fields.id)))
     view.id = printable(JSON.stringify(fields.id), 60);
@@ -231,25 +240,28 @@ export function renderRecord(record: GateLogRecord, view: RecordView, paint: Pai
   const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
   const head = `${paint("1", position)}${gap}  `;
   const outcome = recordOutcome(record);
+  // When and from whom, as the log says: `at 2026-12-05T09:21:05.123Z from 127.0.0.1`.
+  const when = `${view.time !== undefined ? ` at ${view.time}` : ""}${view.remote !== undefined ? ` from ${view.remote}` : ""}`;
+  const whenAfter = when && `;${when}`;
   if (outcome === "event") {
     const facts = Object.entries(record.fields)
-      .filter(([key, value]) => key !== "time" && key !== "face" && key !== "event" && (typeof value !== "object" || value === null))
+      .filter(([key, value]) => !SHOWN_APART.has(key) && (typeof value !== "object" || value === null))
       .slice(0, 8)
       .map(([key, value]) => `${printable(key, 40)}=${printable(JSON.stringify(value) ?? "", 200)}`);
-    return `${head}${paint("2", "log   ")}  ${"-".padEnd(ERA_WIDTH)}  wymcp ${view.face} ${view.event}${facts.length ? ` ${facts.join(" ")}` : ""}\n`;
+    return `${head}${paint("2", "log   ")}  ${"-".padEnd(ERA_WIDTH)}  wymcp ${view.face} ${view.event}${facts.length ? ` ${facts.join(" ")}` : ""}${when && paint("2", when)}\n`;
   }
   const era = view.era ? `${view.era} (gate log)` : "- (gate log)";
   const method = view.method !== undefined ? `${view.method} ` : "";
   const id = view.id !== undefined ? `, id ${view.id}` : "";
   if (outcome === "reported") {
     const code = view.code !== undefined ? `  ${paint("2", `reported ${view.code}`)}` : "";
-    const reported = `${head}${paint("32", "pass  ")}  ${era.padEnd(ERA_WIDTH)}  ${method}message (handed on and reported by wymcp ${view.face}${id})${code}\n`;
+    const reported = `${head}${paint("32", "pass  ")}  ${era.padEnd(ERA_WIDTH)}  ${method}message (handed on and reported by wymcp ${view.face}${id}${whenAfter})${code}\n`;
     return view.message !== undefined ? `${reported}  ${view.message}\n` : reported;
   }
   const what =
     outcome === "violation"
-      ? `out: ${method}message (an outbound violation logged by wymcp ${view.face}${id})`
-      : `${method}message (${view.event === "dropped" ? "dropped, not answered," : "refused"} by wymcp ${view.face}${view.reason ? `: ${view.reason}` : ""}${id})`;
+      ? `out: ${method}message (an outbound violation logged by wymcp ${view.face}${id}${whenAfter})`
+      : `${method}message (${view.event === "dropped" ? "dropped, not answered," : "refused"} by wymcp ${view.face}${view.reason ? `: ${view.reason}` : ""}${id}${whenAfter})`;
   const answer = [view.status, view.code].filter((n) => n !== undefined).join(" ");
   let text = `${head}${paint("31", "reject")}  ${era.padEnd(ERA_WIDTH)}  ${what}${answer ? `  ${paint("2", answer)}` : ""}\n`;
   if (view.message !== undefined) text += `  ${view.message}\n`;
