@@ -62,6 +62,7 @@ function runExample(golden: string): void {
 describe("wymcp check on recorded captures (npm run record:captures: the SDK's client and server)", () => {
   test("the HAR file, as pinned", () => runExample("cli/session-har.txt"));
   test("the same session as JSON lines, --quiet, as pinned", () => runExample("cli/session-jsonl-quiet.txt"));
+  test("a headerless 2025-11-25 stdio session with elicitation and sampling, as pinned", () => runExample("cli/legacy-elicitation.txt"));
 
   for (const file of ["session.har", "session.jsonl"]) {
     test(`${file}: every response is judged against the request with its id, in its era; requests by their own method`, () => {

@@ -10,7 +10,7 @@ import { Exchange, type PendingRequest, requestIdOf } from "./exchange.js";
 import { gateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { HarError, readHar } from "./har.js";
 import { describeError, fileChunks, LineSplitter, trimLine } from "./input.js";
-import { type JudgeContext, judge, requestRevision, type Verdict } from "./judge.js";
+import { autoDirection, type JudgeContext, judge, requestRevision, type Verdict } from "./judge.js";
 import { Negotiations } from "./negotiation.js";
 import { colourEnabled, parseCheckOptions } from "./options.js";
 import { methodOf, type Paint, printable, recordView, renderHuman, renderRecord, summary, type Tally } from "./render.js";
@@ -130,7 +130,8 @@ export async function runCheck(argv: string[]): Promise<number> {
         era: verdict.era,
         eraSignal: verdict.eraSignal!,
         line,
-        from: context.from ?? (verdict.direction === "out" ? "server" : "client"),
+        // The sender: as the capture says (a HAR file), else as judged, else by a method only a server sends.
+        from: context.from ?? (verdict.direction === "out" || autoDirection(body) === "out" ? "server" : "client"),
       };
       if (context.part !== undefined) request.part = context.part;
       const revision = requestRevision(verdict, body, options, context);
