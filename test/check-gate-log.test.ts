@@ -193,9 +193,10 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     assert.match(run.stdout, /^tools\/list \(out\) +0 +1 +0$/m);
   });
 
-  test("a forged record cannot drive the terminal: its text is escaped again, its locations bounded", () => {
+  test("a forged record cannot drive the terminal: its text, time and address are escaped again, its locations bounded", () => {
     const forged = {
-      time: "2026-01-01T00:00:00.000Z",
+      time: "2026-01-01T00:00:00.000Z\u2028",
+      remote: `10.0.0.1\u001b[2J${"x".repeat(500)}`,
       face: "proxy",
       event: "refused",
       method: "tools/call\u202e\u001b[31m",
@@ -210,6 +211,12 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     assert.ok(!/[\u0007\u001b\u2028\u202e]/.test(run.stdout), "no raw control, separator or bidi unit reaches the output");
     assert.match(run.stdout, /tools\/call\\u202e\\u001b\[31m message/);
     assert.match(run.stdout, /… 36 more problems not listed/);
+    assert.match(
+      run.stdout,
+      /; at 2026-01-01T00:00:00\.000Z\\u2028 from 10\.0\.0\.1\\u001b\[2Jx+…\)/,
+      "time and address escaped and bounded",
+    );
+    assert.ok(!run.stdout.includes("x".repeat(100)), "the address is cut");
   });
 
   test("what is not a record is judged as a message: a JSON-RPC body that begins with time, an unknown face, junk", () => {
