@@ -227,6 +227,8 @@ export function judge(
   // Header names are lower-cased when --header is read; the version decides whether a legacy batch is judged.
   const admission = judgeBody(body, { era, protocolVersion: headers["mcp-protocol-version"] ?? negotiated?.revision }, options.settings);
   // Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line (~3× the validation).
+  // Only the legacy lane reads a revision; a modern message is judged by the one its _meta names.
+  const session = negotiated && admission.era === "legacy" ? negotiated : undefined;
   let verdict: InboundVerdict;
   if (!admission.ok) {
     if (admission.reason !== "invalid-message") return refused(admission);
@@ -237,6 +239,7 @@ export function judge(
       direction: "in",
       era: admission.era ?? null,
       eraSignal: signal,
+      negotiated: session,
       outcome: "reject",
       kind: admission.kind ?? null,
       definition: admission.definition ?? null,
@@ -254,6 +257,7 @@ export function judge(
       direction: "in",
       era: admission.era,
       eraSignal: signal,
+      negotiated: session,
       outcome: "pass",
       kind,
       definition,
@@ -262,10 +266,19 @@ export function judge(
     };
   } else {
     const { kind, reason } = admission.result;
-    verdict = { source, line, part, direction: "in", era: admission.era, eraSignal: signal, outcome: "bypass", kind, reason };
+    verdict = {
+      source,
+      line,
+      part,
+      direction: "in",
+      era: admission.era,
+      eraSignal: signal,
+      negotiated: session,
+      outcome: "bypass",
+      kind,
+      reason,
+    };
   }
-  // Only the legacy lane reads a revision; a modern message is judged by the one its _meta names.
-  if (negotiated && verdict.era === "legacy") verdict.negotiated = negotiated;
   return labelled(options, verdict, body, answered);
 }
 
@@ -355,6 +368,7 @@ function judgeOut(
   const answers = result.kind === "result" || result.kind === "error";
   const part = context?.part;
   const answering = answers && answered ? answeredAt(answered) : undefined;
+  const negotiated = session && era === "legacy" ? session : undefined;
   const verdict: OutboundVerdict =
     result.outcome === "pass"
       ? {
@@ -366,6 +380,7 @@ function judgeOut(
           era,
           eraSignal: signal,
           revision,
+          negotiated,
           method: answers ? method : undefined,
           outcome: "pass",
           kind: result.kind,
@@ -380,13 +395,13 @@ function judgeOut(
           era,
           eraSignal: signal,
           revision,
+          negotiated,
           method: answers ? method : undefined,
           outcome: "violation",
           kind: result.kind,
           definition: result.definition,
           violations: result.violations,
         };
-  if (session && era === "legacy" && verdict.revision === session.revision) verdict.negotiated = session;
   // An undefined method is left out of --json by JSON.stringify; deleting the key would cost a slower object shape.
   return { verdict, body };
 }
