@@ -58,7 +58,14 @@ export const CLI_EXAMPLES: readonly CliExample[] = [
     args: ["--quiet", "session.jsonl"],
     status: 1,
     caption:
-      "The same session as a proxy log holds it, one message per line and no headers (so a legacy request's era comes from its session's initialize, or is the default); `--quiet` prints the rejections, the table and the summary.",
+      "The same session as a proxy log holds it, one message per line and no headers (so a legacy message is judged by the revision its session's initialize negotiated, or by the default); `--quiet` prints the rejections and the summary.",
+  },
+  {
+    golden: "cli/legacy-elicitation.txt",
+    args: ["legacy-elicitation.jsonl"],
+    status: 0,
+    caption:
+      "A stdio session of 2025-11-25 (recorded by `scripts/record-legacy-stdio.py`: the official Python SDK's client and server), with no headers at all: after the handshake every legacy message is judged by the revision the server's answer to `initialize` negotiated (line 2). The server asks the user through `elicitation/create` and the client's model through `sampling/createMessage`; the client's answers read as such.",
   },
 ];
 

@@ -62,6 +62,7 @@ function runExample(golden: string): void {
 describe("wymcp check on recorded captures (npm run record:captures: the SDK's client and server)", () => {
   test("the HAR file, as pinned", () => runExample("cli/session-har.txt"));
   test("the same session as JSON lines, --quiet, as pinned", () => runExample("cli/session-jsonl-quiet.txt"));
+  test("a headerless 2025-11-25 stdio session with elicitation and sampling, as pinned", () => runExample("cli/legacy-elicitation.txt"));
 
   for (const file of ["session.har", "session.jsonl"]) {
     test(`${file}: every response is judged against the request with its id, in its era; requests by their own method`, () => {
@@ -223,7 +224,10 @@ describe("HAR files", () => {
     const [request, progress, result] = verdicts(run.stdout);
     assert.equal(request!.era, "modern");
     assert.deepEqual([progress!.direction, progress!.era, progress!.eraSignal], ["out", "modern", "request"]);
-    assert.deepEqual([result!.direction, result!.method, result!.answers], ["out", "tools/call", { line: 1, part: "request" }]);
+    assert.deepEqual(
+      [result!.direction, result!.method, result!.answers],
+      ["out", "tools/call", { line: 1, part: "request", from: "client" }],
+    );
   });
 
   test("a request body is refused for its entry's Content-Type as the gates refuse it (415); the server's answer is not", () => {
@@ -254,14 +258,20 @@ describe("HAR files", () => {
 });
 
 describe("Exchange: which request a response answers", () => {
-  const request = (line: number, method = "tools/call") => ({ method, era: "legacy" as const, eraSignal: "default" as const, line });
+  const request = (line: number, method = "tools/call", from: "client" | "server" = "client") => ({
+    method,
+    era: "legacy" as const,
+    eraSignal: "default" as const,
+    line,
+    from,
+  });
 
   test('ids are per sender and per session; 1 and "1" are two ids; an answered request is answered once', () => {
     const exchange = new Exchange();
-    exchange.sent("client", "a", 1, request(1));
-    exchange.sent("client", "b", 1, request(2, "tools/list"));
-    exchange.sent("server", "a", 1, request(3, "sampling/createMessage"));
-    exchange.sent("client", "a", "1", request(4, "ping"));
+    exchange.sent("a", 1, request(1));
+    exchange.sent("b", 1, request(2, "tools/list"));
+    exchange.sent("a", 1, request(3, "sampling/createMessage", "server"));
+    exchange.sent("a", "1", request(4, "ping"));
     assert.equal(exchange.answer("b", 1)?.line, 2);
     assert.equal(exchange.answer("a", 1, "server")?.line, 1, "a server's response answers a client's request");
     assert.equal(exchange.answer("a", 1, "client")?.line, 3, "a client's response answers a server's request");
@@ -271,17 +281,17 @@ describe("Exchange: which request a response answers", () => {
 
   test("without a sender, the most recent request of either side with that id", () => {
     const exchange = new Exchange();
-    exchange.sent("client", "", 7, request(1));
-    exchange.sent("server", "", 7, request(5, "roots/list"));
+    exchange.sent("", 7, request(1));
+    exchange.sent("", 7, request(5, "roots/list", "server"));
     assert.equal(exchange.answer("", 7)?.method, "roots/list");
     assert.equal(exchange.answer("", 7)?.method, "tools/call");
   });
 
   test("ids that are not JSON-RPC ids are not kept; pending requests are bounded", () => {
     const exchange = new Exchange();
-    for (const id of [null, undefined, {}, [], Number.NaN, true]) exchange.sent("client", "", id, request(1));
+    for (const id of [null, undefined, {}, [], Number.NaN, true]) exchange.sent("", id, request(1));
     assert.equal(exchange.answer("", null), undefined);
-    for (let i = 0; i <= MAX_PENDING; i++) exchange.sent("client", "", i, request(i));
+    for (let i = 0; i <= MAX_PENDING; i++) exchange.sent("", i, request(i));
     assert.equal(exchange.answer("", 0), undefined, "the oldest is dropped past the bound");
     assert.equal(exchange.answer("", MAX_PENDING)?.line, MAX_PENDING);
   });

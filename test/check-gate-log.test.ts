@@ -25,6 +25,9 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A log's record, as the gate wrote it (line 1-based). */
+const record = (text: string, line: number) => JSON.parse(text.split("\n")[line - 1]!) as Record<string, unknown>;
+
 describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
   test("a real proxy's log: each refusal shown as the gate's verdict, counted, the log's other events as log lines", async () => {
     const upstream = await recordingUpstream();
@@ -51,15 +54,24 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     assert.equal(run.status, 1, "a refusal in the log is a rejection");
     assert.equal(run.stderr, "");
     const refused = lineFor(run.stdout, `${file}:2`);
-    assert.match(refused, /reject {2}modern \(gate log\) +message \(refused by wymcp proxy: invalid-message, id 9\) {2}400 -32602$/);
+    // When and from which client, as the gate logged them.
+    const { time, remote } = record(proxy.stderr(), 2);
+    assert.match(String(time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.match(String(remote), /^(::ffff:)?127\.0\.0\.1$/);
+    assert.match(
+      refused,
+      /reject {2}modern \(gate log\) +message \(refused by wymcp proxy: invalid-message, id 9; at \S+ from \S+\) {2}400 -32602$/,
+    );
+    assert.ok(refused.includes(`; at ${time} from ${remote})`), refused);
     assert.deepEqual(locationsFor(run.stdout, `${file}:2`), [
       "Invalid tools/call request (CallToolRequest): 1 invalid location; first: /params/name must be string",
     ]);
     assert.match(
       lineFor(run.stdout, `${file}:3`),
-      /reject {2}- \(gate log\) .*message \(refused by wymcp proxy: parse-error, id null\) {2}400 -32700$/,
+      /reject {2}- \(gate log\) .*message \(refused by wymcp proxy: parse-error, id null; at \S+ from \S+\) {2}400 -32700$/,
     );
     assert.match(lineFor(run.stdout, `${file}:1`), /log {5}- +wymcp proxy listening url=/);
+    assert.ok(lineFor(run.stdout, `${file}:1`).endsWith(` at ${record(proxy.stderr(), 1).time}`), "an event says when");
     // The proxy's log names no method for a refused body (the stage keeps no refused body); its message does.
     assert.match(run.stdout, /^\(no method\) +0 +1 +0$/m);
     assert.match(run.stdout, /^\(not JSON\) +0 +1 +0$/m);
@@ -85,6 +97,8 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
         status: 400,
         code: -32602,
         message: "Invalid tools/call request (CallToolRequest): 1 invalid location; first: /params/name must be string",
+        time,
+        remote,
       },
     });
     assert.match(json.stderr, /^2 messages: 0 pass, 2 rejected, 0 bypassed\n5 lines of a wymcp gate log/);
@@ -117,8 +131,10 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     assert.equal(run.status, 0, "a reported message is no rejection");
     assert.match(
       lineFor(run.stdout, `${file}:2`),
-      /pass +legacy \(gate log\) +tools\/call message \(handed on and reported by wymcp proxy, id 8\) {2}reported -32602$/,
+      /pass +legacy \(gate log\) +tools\/call message \(handed on and reported by wymcp proxy, id 8; at \S+ from \S+\) {2}reported -32602$/,
     );
+    const { time, remote } = record(proxy.stderr(), 2);
+    assert.ok(lineFor(run.stdout, `${file}:2`).includes(`; at ${time} from ${remote})`));
     assert.deepEqual(locationsFor(run.stdout, `${file}:2`), [
       "Invalid tools/call request (CallToolRequest, revision 2025-06-18): 1 invalid location; first: /params/name must be string",
     ]);
@@ -161,11 +177,13 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     assert.equal(run.status, 1);
     assert.match(
       lineFor(run.stdout, `${file}:1`),
-      /reject {2}legacy \(gate log\) +notifications\/initialized message \(dropped, not answered, by wymcp stdio: invalid-message\) {2}-32600$/,
+      /reject {2}legacy \(gate log\) +notifications\/initialized message \(dropped, not answered, by wymcp stdio: invalid-message; at \S+\) {2}-32600$/,
     );
+    // The stdio gate's log has no client address: only the time is shown.
+    assert.ok(lineFor(run.stdout, `${file}:1`).includes(`; at ${record(text, 1).time})`));
     assert.match(
       lineFor(run.stdout, `${file}:2`),
-      /reject {2}modern \(gate log\) +out: tools\/list message \(an outbound violation logged by wymcp stdio, id 3\)$/,
+      /reject {2}modern \(gate log\) +out: tools\/list message \(an outbound violation logged by wymcp stdio, id 3; at \S+\)$/,
     );
     assert.deepEqual(locationsFor(run.stdout, `${file}:2`), [
       "Invalid result",
@@ -175,9 +193,10 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     assert.match(run.stdout, /^tools\/list \(out\) +0 +1 +0$/m);
   });
 
-  test("a forged record cannot drive the terminal: its text is escaped again, its locations bounded", () => {
+  test("a forged record cannot drive the terminal: its text, time and address are escaped again, its locations bounded", () => {
     const forged = {
-      time: "2026-01-01T00:00:00.000Z",
+      time: "2026-01-01T00:00:00.000Z\u2028",
+      remote: `10.0.0.1\u001b[2J${"x".repeat(500)}`,
       face: "proxy",
       event: "refused",
       method: "tools/call\u202e\u001b[31m",
@@ -192,6 +211,12 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     assert.ok(!/[\u0007\u001b\u2028\u202e]/.test(run.stdout), "no raw control, separator or bidi unit reaches the output");
     assert.match(run.stdout, /tools\/call\\u202e\\u001b\[31m message/);
     assert.match(run.stdout, /… 36 more problems not listed/);
+    assert.match(
+      run.stdout,
+      /; at 2026-01-01T00:00:00\.000Z\\u2028 from 10\.0\.0\.1\\u001b\[2Jx+…\)/,
+      "time and address escaped and bounded",
+    );
+    assert.ok(!run.stdout.includes("x".repeat(100)), "the address is cut");
   });
 
   test("what is not a record is judged as a message: a JSON-RPC body that begins with time, an unknown face, junk", () => {

@@ -206,10 +206,11 @@ describe("wymcp check on a JSONL capture", () => {
     assert.ok(!run.stdout.includes("mixed.jsonl:6 "), "the blank line is no message");
     assert.match(lineFor(run.stdout, "mixed.jsonl:2"), /pass +legacy \(initialize\)/);
     assert.match(lineFor(run.stdout, "mixed.jsonl:1"), /pass +modern \(_meta\)/);
-    // The client's empty result is a response: auto judges it outbound, on framing alone without --method.
+    // The client's empty result is a response: auto judges it outbound, on framing alone without --method, by the
+    // revision line 2's initialize asked for (the capture holds no answer to it).
     assert.match(
       lineFor(run.stdout, "mixed.jsonl:8"),
-      /pass +legacy \(no signal\) +out: result \(JSONRPCResultResponse, revision 2025-03-26; framing only: give --method/,
+      /pass +legacy \(its session\) +out: result \(JSONRPCResultResponse, revision 2025-11-25, asked on line 2; framing only: give --method/,
     );
     assert.match(run.stdout, /^11 messages: 5 pass, 5 rejected, 1 bypassed$/m);
   });
@@ -438,7 +439,13 @@ describe("wymcp check, outbound (validateMcpResponse)", () => {
       const paired = line === 5;
       assert.deepEqual(
         [source, direction, era, eraSignal, answers],
-        ["exchange.jsonl", "out", "legacy", paired ? "request" : "header-protocol-version", paired ? { line: 1 } : undefined],
+        [
+          "exchange.jsonl",
+          "out",
+          "legacy",
+          paired ? "request" : "header-protocol-version",
+          paired ? { line: 1, from: "client" } : undefined,
+        ],
       );
       // --method names what a response answers, so only responses carry it.
       assert.equal(

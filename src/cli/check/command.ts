@@ -10,9 +10,10 @@ import { Exchange, type PendingRequest, requestIdOf } from "./exchange.js";
 import { gateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { HarError, readHar } from "./har.js";
 import { describeError, fileChunks, LineSplitter, trimLine } from "./input.js";
-import { type JudgeContext, judge, requestRevision, type Verdict } from "./judge.js";
+import { autoDirection, type JudgeContext, judge, requestRevision, type Verdict } from "./judge.js";
+import { Negotiations } from "./negotiation.js";
 import { colourEnabled, parseCheckOptions } from "./options.js";
-import { type Paint, printable, recordView, renderHuman, renderRecord, summary, type Tally } from "./render.js";
+import { methodOf, type Paint, printable, recordView, renderHuman, renderRecord, summary, type Tally } from "./render.js";
 import { CHECK_USAGE } from "./usage.js";
 
 /** Buffered stdout: one write per 64 KiB, waiting for the pipe to drain, so a huge input stays in bounded memory. */
@@ -74,7 +75,11 @@ export async function runCheck(argv: string[]): Promise<number> {
   /** Lines of a gate's JSON log met in the inputs, by what they count as. */
   const logged = { refused: 0, reported: 0, violation: 0, event: 0 };
   let unreadable = false;
-  /** One message: judged, counted, printed; a request is kept for the response that will answer it. */
+  /**
+   * One message: judged, counted, printed; a request is kept for the response that will answer it, and a legacy
+   * `initialize` and its answer set the revision of the session (`negotiated`, under the key `negotiation`; none for a
+   * message of a HAR file that belongs to no session).
+   */
   const report = (
     source: string,
     name: string,
@@ -84,6 +89,8 @@ export async function runCheck(argv: string[]): Promise<number> {
     exchange: Exchange,
     context: JudgeContext,
     session: string,
+    negotiated: Negotiations,
+    negotiation: string | undefined,
   ): Verdict | undefined => {
     if (bytes !== undefined) {
       const trimmed = trimLine(bytes, line);
@@ -114,20 +121,37 @@ export async function runCheck(argv: string[]): Promise<number> {
         return undefined;
       }
     }
+    context.negotiated = negotiation === undefined ? undefined : negotiated.of(negotiation);
     const { verdict, body } = judge(source, line, bytes, options, context);
     const id = requestIdOf(body);
     if (id !== undefined && verdict.era !== null) {
-      const from = context.from ?? (verdict.direction === "out" ? "server" : "client");
       const request: PendingRequest = {
         method: (body as { method: string }).method,
         era: verdict.era,
         eraSignal: verdict.eraSignal!,
         line,
+        // The sender: as the capture says (a HAR file), else as judged, else by a method only a server sends.
+        from: context.from ?? (verdict.direction === "out" || autoDirection(body) === "out" ? "server" : "client"),
       };
       if (context.part !== undefined) request.part = context.part;
       const revision = requestRevision(verdict, body, options, context);
       if (revision !== undefined) request.revision = revision;
-      exchange.sent(from, session, id, request);
+      exchange.sent(session, id, request);
+      if (
+        negotiation !== undefined &&
+        verdict.outcome === "pass" &&
+        verdict.era === "legacy" &&
+        request.from === "client" &&
+        request.method === "initialize"
+      )
+        negotiated.asked(negotiation, body, line, context.part);
+    } else if (
+      negotiation !== undefined &&
+      verdict.method === "initialize" &&
+      verdict.answers?.from === "client" &&
+      methodOf(body) === undefined
+    ) {
+      negotiated.answered(negotiation, body, line, context.part);
     }
     const outcome = verdict.outcome === "violation" ? "reject" : verdict.outcome;
     tally[outcome]++;
@@ -139,7 +163,13 @@ export async function runCheck(argv: string[]): Promise<number> {
   };
 
   /** A HAR file's MCP messages (har.ts), each with its HTTP exchange's headers, sender and request's era. */
-  const reportHar = async (source: string, name: string, chunks: AsyncIterable<Buffer> | Iterable<Buffer>, exchange: Exchange) => {
+  const reportHar = async (
+    source: string,
+    name: string,
+    chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
+    exchange: Exchange,
+    negotiated: Negotiations,
+  ) => {
     const bytes = await readLimited(chunks, HAR_MAX_BYTES);
     if (!bytes) throw new HarError(`larger than ${HAR_MAX_BYTES} bytes, the most a HAR file is read`);
     const { messages, withoutBody } = readHar(
@@ -151,6 +181,9 @@ export async function runCheck(argv: string[]): Promise<number> {
     let requestEra: { entry: number; era: Era; eraSignal: "request" } | undefined;
     for (const message of messages) {
       const session = message.headers["mcp-session-id"] ?? options.headers["mcp-session-id"] ?? "";
+      // An initialize's POST has no session id yet: the server's answer assigns the one its negotiation is for. A
+      // message with neither belongs to no session (a stateless server's clients name the revision in every header).
+      const negotiation = message.headers["mcp-session-id"] ?? message.session ?? options.headers["mcp-session-id"];
       const context: JudgeContext = {
         headers: message.headers,
         from: message.from,
@@ -160,7 +193,7 @@ export async function runCheck(argv: string[]): Promise<number> {
           ? { exchangeEra: { era: requestEra.era, eraSignal: requestEra.eraSignal } }
           : {}),
       };
-      const verdict = report(source, name, message.entry, message.bytes, width, exchange, context, session);
+      const verdict = report(source, name, message.entry, message.bytes, width, exchange, context, session, negotiated, negotiation);
       if (message.part === "request")
         requestEra = verdict?.era ? { entry: message.entry, era: verdict.era, eraSignal: "request" } : undefined;
       await out.settle();
@@ -179,23 +212,25 @@ export async function runCheck(argv: string[]): Promise<number> {
     const extension = file === "-" ? "" : extname(file).toLowerCase();
     const har = options.format === "har" || (options.format === "auto" && extension === ".har");
     const whole = options.format === "json" || (options.format === "auto" && extension === ".json");
-    // Each input is one capture: its requests answer its responses, and no other input's.
+    // Each input is one capture: its requests answer its responses, and its sessions are its own.
     const exchange = new Exchange();
+    const negotiated = new Negotiations();
     const session = options.headers["mcp-session-id"] ?? "";
     const context: JudgeContext = { pair: (id) => exchange.answer(session, id) };
     try {
       const chunks = file === "-" ? (process.stdin as AsyncIterable<Buffer>) : fileChunks(file);
       if (har) {
-        await reportHar(source, name, chunks, exchange);
+        await reportHar(source, name, chunks, exchange, negotiated);
       } else if (whole) {
         // The gates' own bounded reader: it stops holding bytes as soon as the limit is passed.
         const bytes = await readLimited(chunks, options.settings.maxBodyBytes);
-        report(source, name, 1, bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 0, exchange, context, session);
+        const message = bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        report(source, name, 1, message, 0, exchange, context, session, negotiated, session);
       } else {
         // Positions of one stream line up to line 99,999.
         const width = name.length + 6;
         const splitter = new LineSplitter(options.settings.maxBodyBytes, (line, bytes) =>
-          report(source, name, line, bytes, width, exchange, context, session),
+          report(source, name, line, bytes, width, exchange, context, session, negotiated, session),
         );
         for await (const chunk of chunks) {
           splitter.push(chunk);
@@ -219,7 +254,8 @@ export async function runCheck(argv: string[]): Promise<number> {
     await out.flush();
     process.stderr.write(`${summary(tally)}\n${logLine}`);
   } else {
-    out.add(`${methods.render()}${summary(tally)}\n${logLine}`);
+    // --quiet: the rejections and the summary alone.
+    out.add(`${options.quiet ? "" : methods.render()}${summary(tally)}\n${logLine}`);
     await out.flush();
   }
   return unreadable ? 2 : tally.reject > 0 ? 1 : 0;

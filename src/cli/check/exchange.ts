@@ -10,8 +10,10 @@ import type { Era, EraSignal } from "../../core/era.js";
 export interface PendingRequest {
   method: string;
   era: Era;
-  /** How its era was told (`request`: from the request it answered or that carried it). */
-  eraSignal: EraSignal | "flag" | "request";
+  /** How its era was told (`request`: from the request it answered or that carried it; `session`: its session's). */
+  eraSignal: EraSignal | "flag" | "request" | "session";
+  /** Who sent it: a client's answer to a server's request is told apart from a server's answer. */
+  from: "client" | "server";
   /** Where it was: the line (or HAR entry) and, in a HAR file, the part. */
   line: number;
   part?: string;
@@ -26,9 +28,9 @@ export class Exchange {
   // sender, session and id → the request; in insertion order, so the oldest is dropped first.
   private readonly pending = new Map<string, PendingRequest>();
 
-  /** A request sent by `from` (the client, or the server), with an id the other side will answer. */
-  sent(from: "client" | "server", session: string, id: unknown, request: PendingRequest): void {
-    const key = keyOf(from, session, id);
+  /** A request sent by `request.from` (the client, or the server), with an id the other side will answer. */
+  sent(session: string, id: unknown, request: PendingRequest): void {
+    const key = keyOf(request.from, session, id);
     if (key === undefined) return;
     this.pending.delete(key);
     this.pending.set(key, request);

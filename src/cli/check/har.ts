@@ -18,6 +18,8 @@ export interface CapturedMessage {
   headers: Record<string, string>;
   /** Who sent it: the client (a request body) or the server (a response). */
   from: "client" | "server";
+  /** The `Mcp-Session-Id` the server's response assigned (its answer to `initialize`), when it has one. */
+  session?: string;
 }
 
 export interface HarReading {
@@ -54,11 +56,13 @@ export function readHar(text: string, maxBytes: number): HarReading {
     const url = typeof request?.url === "string" ? endpointOf(request.url) : undefined;
     if (url === undefined || !endpoints.has(url) || (method !== "POST" && method !== "GET")) return;
     const headers = headerMap(request?.headers);
+    const assigned = headerMap(entry.response?.headers)["mcp-session-id"];
+    const session = assigned === undefined ? {} : { session: assigned };
     const number = i + 1;
     if (method === "POST") {
       const body = request?.postData?.text;
       if (typeof body !== "string") withoutBody++;
-      else messages.push({ entry: number, part: "request", bytes: bounded(body, maxBytes), headers, from: "client" });
+      else messages.push({ entry: number, part: "request", bytes: bounded(body, maxBytes), headers, from: "client", ...session });
     }
     const response = entry.response;
     const content = response?.content;
@@ -68,10 +72,10 @@ export function readHar(text: string, maxBytes: number): HarReading {
     const type = mediaType(typeof content?.mimeType === "string" ? content.mimeType : headerMap(response?.headers)["content-type"]);
     if (type === "text/event-stream") {
       eventData(payload).forEach((data, k) => {
-        messages.push({ entry: number, part: `event ${k + 1}`, bytes: bounded(data, maxBytes), headers, from: "server" });
+        messages.push({ entry: number, part: `event ${k + 1}`, bytes: bounded(data, maxBytes), headers, from: "server", ...session });
       });
     } else if (method === "POST") {
-      messages.push({ entry: number, part: "response", bytes: bounded(payload, maxBytes), headers, from: "server" });
+      messages.push({ entry: number, part: "response", bytes: bounded(payload, maxBytes), headers, from: "server", ...session });
     }
   });
   return { messages, withoutBody };

@@ -19,12 +19,19 @@ import type { ValidationResult } from "../../core/validate.js";
 import { outbound } from "../../../generated/outbound.js";
 import { type OutboundKind, type OutboundViolations, validateMcpResponse } from "../../outbound/validate-response.js";
 import type { PendingRequest } from "./exchange.js";
+import type { Negotiated } from "./negotiation.js";
 import type { JudgeOptions } from "./options.js";
 
 const MODERN_REVISION = outbound.modern.revision;
 
 /** What one message came to, with its place; `--json` prints these as they are. */
 export type Verdict = InboundVerdict | OutboundVerdict;
+
+/**
+ * How a message's era was told: classifyEra's signal, `flag` for --era legacy|modern, `request` for the request it
+ * answers (or whose HTTP exchange carried it), `session` for a legacy session's `initialize` earlier in the capture.
+ */
+export type CheckSignal = EraSignal | "flag" | "request" | "session";
 
 /** A message judged as the gates judge what a client sends, or one they refuse before judging it. */
 export type InboundVerdict = {
@@ -36,7 +43,9 @@ export type InboundVerdict = {
   answers?: Answered;
   era: Era | null;
   /** How the era was chosen: `flag` for --era legacy|modern, `request` for its request's, otherwise classifyEra's signal. */
-  eraSignal: EraSignal | "flag" | "request" | null;
+  eraSignal: CheckSignal | null;
+  /** The revision its session negotiated, when that judged it (the message carried no MCP-Protocol-Version header). */
+  negotiated?: Negotiated;
   /** `out` only on a line not judged (not JSON, too large) under --direction out. */
   direction: "in" | "out";
   /** The --method label, for a response. */
@@ -71,9 +80,14 @@ export type OutboundVerdict = {
    * `flag` for --era legacy|modern; `request` for the era of the request it answers (or, in a HAR file, of the
    * request whose HTTP exchange carried it); otherwise classifyEra's signal from the headers alone.
    */
-  eraSignal: EraSignal | "flag" | "request";
-  /** The revision whose definitions judged it: legacy, the MCP-Protocol-Version header's, else 2025-03-26. */
+  eraSignal: CheckSignal;
+  /**
+   * The revision whose definitions judged it: legacy, its request's, the MCP-Protocol-Version header's, its session's
+   * (`negotiated`), else 2025-03-26.
+   */
   revision: string;
+  /** The revision its session negotiated, when that judged it (the message carried no MCP-Protocol-Version header). */
+  negotiated?: Negotiated;
   /** The --method a result or error response was judged by. */
   method?: string;
   outcome: "pass" | "violation";
@@ -82,10 +96,12 @@ export type OutboundVerdict = {
   violations?: OutboundViolations;
 };
 
-/** Where the request a response answers was in the capture. */
+/** Where the request a response answers was in the capture, and who sent it. */
 export interface Answered {
   line: number;
   part?: string;
+  /** `server`: the response is a client's answer to a server's request (sampling, elicitation, roots, ping). */
+  from: "client" | "server";
 }
 
 /** What the capture says about one message beyond its bytes (exchange.ts, har.ts). */
@@ -98,7 +114,9 @@ export interface JudgeContext {
   /** The request a response answers, looked up once the body is parsed and found to be a response. */
   pair?: (id: unknown) => PendingRequest | undefined;
   /** The era of the request whose HTTP exchange carried a server's message (a HAR file). */
-  exchangeEra?: { era: Era; eraSignal: EraSignal | "flag" | "request" };
+  exchangeEra?: { era: Era; eraSignal: CheckSignal };
+  /** The legacy revision the message's session negotiated, for a message without an MCP-Protocol-Version header. */
+  negotiated?: Negotiated;
 }
 
 /**
@@ -139,7 +157,20 @@ export function requestRevision(verdict: Verdict, body: unknown, options: JudgeO
   if (verdict.era !== "legacy") return undefined;
   if ("revision" in verdict && verdict.revision !== undefined) return verdict.revision;
   const headers = context?.headers ? { ...options.headers, ...context.headers } : options.headers;
-  return legacyRevisionOf(body, headers["mcp-protocol-version"]).revision;
+  return legacyRevisionOf(body, headers["mcp-protocol-version"] ?? sessionRevision(headers, body, context)?.revision).revision;
+}
+
+/**
+ * The revision the message's session negotiated, when that is what judges it: the message's exchange has no
+ * MCP-Protocol-Version header, and it is no `initialize` (which opens a session of its own and names its revision).
+ */
+function sessionRevision(headers: Record<string, string>, body: unknown, context: JudgeContext | undefined): Negotiated | undefined {
+  if (context?.negotiated === undefined || headers["mcp-protocol-version"] !== undefined || methodIs(body, "initialize")) return undefined;
+  return context.negotiated;
+}
+
+function methodIs(body: unknown, method: string): boolean {
+  return typeof body === "object" && body !== null && (body as { method?: unknown }).method === method;
 }
 
 /**
@@ -180,20 +211,24 @@ export function judge(
   const answered = context?.pair && isResponse(body) ? context.pair((body as { id?: unknown }).id) : undefined;
   const direction = options.direction !== "auto" ? options.direction : fromServer ? "out" : autoDirection(body);
   if (direction === "out") return judgeOut(source, line, body, options, headers, context, answered);
-  let signal: EraSignal | "flag" | "request" = "flag";
+  const negotiated = sessionRevision(headers, body, context);
+  let signal: CheckSignal = "flag";
   const era =
     options.era !== "auto"
       ? options.era
       : answered
         ? ((signal = "request"), answered.era)
         : (parsed: unknown) => {
+            // The era from the headers and body alone, as wymcp stdio reads it: a negotiated revision is legacy anyway.
             const classified = classifyEra(headers, parsed);
-            signal = classified.signal;
+            signal = negotiated && classified.signal === "default" ? "session" : classified.signal;
             return classified.era;
           };
   // Header names are lower-cased when --header is read; the version decides whether a legacy batch is judged.
-  const admission = judgeBody(body, { era, protocolVersion: headers["mcp-protocol-version"] }, options.settings);
+  const admission = judgeBody(body, { era, protocolVersion: headers["mcp-protocol-version"] ?? negotiated?.revision }, options.settings);
   // Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line (~3× the validation).
+  // Only the legacy lane reads a revision; a modern message is judged by the one its _meta names.
+  const session = negotiated && admission.era === "legacy" ? negotiated : undefined;
   let verdict: InboundVerdict;
   if (!admission.ok) {
     if (admission.reason !== "invalid-message") return refused(admission);
@@ -204,6 +239,7 @@ export function judge(
       direction: "in",
       era: admission.era ?? null,
       eraSignal: signal,
+      negotiated: session,
       outcome: "reject",
       kind: admission.kind ?? null,
       definition: admission.definition ?? null,
@@ -221,6 +257,7 @@ export function judge(
       direction: "in",
       era: admission.era,
       eraSignal: signal,
+      negotiated: session,
       outcome: "pass",
       kind,
       definition,
@@ -229,7 +266,18 @@ export function judge(
     };
   } else {
     const { kind, reason } = admission.result;
-    verdict = { source, line, part, direction: "in", era: admission.era, eraSignal: signal, outcome: "bypass", kind, reason };
+    verdict = {
+      source,
+      line,
+      part,
+      direction: "in",
+      era: admission.era,
+      eraSignal: signal,
+      negotiated: session,
+      outcome: "bypass",
+      kind,
+      reason,
+    };
   }
   return labelled(options, verdict, body, answered);
 }
@@ -270,7 +318,9 @@ function labelled(
 }
 
 function answeredAt(request: PendingRequest): Answered {
-  return request.part === undefined ? { line: request.line } : { line: request.line, part: request.part };
+  return request.part === undefined
+    ? { line: request.line, from: request.from }
+    : { line: request.line, part: request.part, from: request.from };
 }
 
 function isResponse(body: unknown): boolean {
@@ -296,24 +346,29 @@ function judgeOut(
   context: JudgeContext | undefined,
   answered: PendingRequest | undefined,
 ): { verdict: Verdict; body: unknown } {
+  // The session's revision for a server's own message: its request or notification has no answered request.
+  const session = answered ? undefined : sessionRevision(headers, body, context);
   // A server's body carries no era signal, and a body-read era would let a modern-only field pick its own lane.
-  const { era, signal } =
+  const { era, signal }: { era: Era; signal: CheckSignal } =
     options.era !== "auto"
-      ? { era: options.era, signal: "flag" as const }
+      ? { era: options.era, signal: "flag" }
       : answered
-        ? { era: answered.era, signal: "request" as const }
+        ? { era: answered.era, signal: "request" }
         : context?.exchangeEra
           ? { era: context.exchangeEra.era, signal: context.exchangeEra.eraSignal }
-          : classifyEra(headers, undefined);
+          : sessionSignal(classifyEra(headers, undefined), session);
   const method = answered?.method ?? options.method;
   // As report mode does: the revision its request was judged by; for a lone message the header's legacy revision,
-  // else the one a server assumes without it.
+  // else its session's, else the one a server assumes without either.
   const revision =
-    era === "legacy" ? (answered?.revision ?? legacyRevisionOf(undefined, headers["mcp-protocol-version"]).revision) : MODERN_REVISION;
+    era === "legacy"
+      ? (answered?.revision ?? legacyRevisionOf(undefined, headers["mcp-protocol-version"] ?? session?.revision).revision)
+      : MODERN_REVISION;
   const result = validateMcpResponse(body, { era, method, protocolVersion: revision });
   const answers = result.kind === "result" || result.kind === "error";
   const part = context?.part;
   const answering = answers && answered ? answeredAt(answered) : undefined;
+  const negotiated = session && era === "legacy" ? session : undefined;
   const verdict: OutboundVerdict =
     result.outcome === "pass"
       ? {
@@ -325,6 +380,7 @@ function judgeOut(
           era,
           eraSignal: signal,
           revision,
+          negotiated,
           method: answers ? method : undefined,
           outcome: "pass",
           kind: result.kind,
@@ -339,6 +395,7 @@ function judgeOut(
           era,
           eraSignal: signal,
           revision,
+          negotiated,
           method: answers ? method : undefined,
           outcome: "violation",
           kind: result.kind,
@@ -347,4 +404,9 @@ function judgeOut(
         };
   // An undefined method is left out of --json by JSON.stringify; deleting the key would cost a slower object shape.
   return { verdict, body };
+}
+
+/** A legacy era of no signal, told instead by the session the message belongs to. */
+function sessionSignal(classified: { era: Era; signal: EraSignal }, session: Negotiated | undefined): { era: Era; signal: CheckSignal } {
+  return session && classified.signal === "default" ? { era: classified.era, signal: "session" } : classified;
 }

@@ -1,10 +1,10 @@
 /** @module render: verdicts in human words, aligned, escaped with the core's one set of unsafe characters. */
 import { escapeText } from "../../core/log-safe.js";
-import type { EraSignal } from "../../core/era.js";
 // The era revisions from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
 import { outbound as eras } from "../../../generated/outbound.js";
 import { type GateLogRecord, recordOutcome } from "./gate-log-record.js";
-import { type Answered, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
+import { type Answered, type CheckSignal, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
+import type { Negotiated } from "./negotiation.js";
 
 /** Wraps text in an SGR colour code, or leaves it as it is when colour is off. */
 export type Paint = (code: string, text: string) => string;
@@ -18,9 +18,10 @@ export function printable(text: string, max = 200): string {
   return escapeText(text, max);
 }
 
-const SIGNAL_LABELS: Record<EraSignal | "flag" | "request", string> = {
+const SIGNAL_LABELS: Record<CheckSignal, string> = {
   flag: "--era",
   request: "its request",
+  session: "its session",
   batch: "batch",
   response: "response",
   "not-json-rpc": "malformed",
@@ -52,12 +53,14 @@ function judgedAs(verdict: Verdict, body: unknown): string {
       if (verdict.era === "modern" && verdict.definition === "JSONRPCRequest")
         return `${method}request (JSONRPCRequest; not a method of ${eras.modern.revision}: framing only)`;
       // A legacy message of a method its revision defines names the revision; any other is judged on its framing alone.
-      if (verdict.revision) return `${method}${verdict.kind} (${verdict.definition}, revision ${verdict.revision})`;
+      if (verdict.revision)
+        return `${method}${verdict.kind} (${verdict.definition}, ${revisionText(verdict.revision, verdict.negotiated)})`;
       if (verdict.era === "legacy") return `${method}${verdict.kind} (${verdict.definition}; framing only)`;
       return `${method}${verdict.kind} (${verdict.definition})`;
     case "bypass":
-      return verdict.reason === "modern-notification"
-        ? `${method}notification, not validated in the modern era`
+      if (verdict.reason === "modern-notification") return `${method}notification, not validated in the modern era`;
+      return verdict.answers?.from === "server"
+        ? `client answer to ${printable(verdict.method!, 60)}, not validated in the legacy era (handed to its session)${answering(verdict.answers)}`
         : `${verdict.method ? `${printable(verdict.method, 60)} ` : ""}response, not validated in the legacy era (handed to its session)${answering(verdict.answers)}`;
     case "reject":
       return `${method}${verdict.kind === "other" ? "message of no kind" : verdict.kind} (${definitionOf(verdict)})`;
@@ -75,14 +78,17 @@ export function methodLabel(method: string): string {
   return label;
 }
 
-/** An outbound verdict in words: `out: tools/call result (CallToolResult, revision 2025-06-18)`, saying when only the framing was judged. */
+/**
+ * An outbound verdict in words: `out: tools/call result (CallToolResult, revision 2025-06-18)`, saying when only the
+ * framing was judged; a client's answer to a server's request as `client answer to elicitation/create: result (...)`.
+ */
 function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
   const { revision } = verdict;
   const own = verdict.kind === "request" || verdict.kind === "notification" ? methodOf(body) : verdict.method;
   const method = typeof own === "string" ? `${methodLabel(own)} ` : "";
   const kind = verdict.kind === "other" ? "message of no kind" : verdict.kind === "error" ? "error response" : verdict.kind;
   // Legacy has four revisions, each judging by its own definitions: the line names the one used.
-  let definition = verdict.era === "legacy" ? `${verdict.definition}, revision ${revision}` : verdict.definition;
+  let definition = verdict.era === "legacy" ? `${verdict.definition}, ${revisionText(revision, verdict.negotiated)}` : verdict.definition;
   if (verdict.kind === "result" && verdict.definition === "JSONRPCResultResponse") {
     definition +=
       verdict.method === undefined ? "; framing only: give --method to judge the result" : `; not a method of ${revision}: framing only`;
@@ -91,7 +97,20 @@ function judgedOutAs(verdict: OutboundVerdict, body: unknown): string {
   } else if (verdict.kind === "request" && verdict.definition === "JSONRPCRequest" && verdict.era === "legacy") {
     definition += `; not a server request of ${revision}: framing only`;
   }
+  // The outbound checks judge a client's answers to a server's requests too; the line says whose answer it is.
+  if (verdict.answers?.from === "server" && typeof own === "string")
+    return `client answer to ${methodLabel(own)}: ${kind} (${definition})${answering(verdict.answers)}`;
   return `out: ${method}${kind} (${definition})${answering(verdict.answers)}`;
+}
+
+/**
+ * `revision 2025-11-25`, and where a capture without headers told it: `, negotiated on line 2` (the server's answer to
+ * the session's initialize), or `, asked on line 1` (the initialize itself, its answer not in the capture before it).
+ */
+function revisionText(revision: string, negotiated: Negotiated | undefined): string {
+  if (negotiated === undefined || negotiated.revision !== revision) return `revision ${revision}`;
+  const at = negotiated.part === undefined ? `line ${negotiated.line}` : `entry ${negotiated.line} ${negotiated.part}`;
+  return `revision ${revision}, ${negotiated.by === "result" ? "negotiated" : "asked"} on ${at}`;
 }
 
 /** `, answering line 3` (or `entry 3 request` in a HAR file): which request of the capture a response answers. */
@@ -103,7 +122,7 @@ function answering(answers: Answered | undefined): string {
 /** The definition a rejected message was checked against, as validateMcpRequest names it. */
 function definitionOf(verdict: Extract<InboundVerdict, { outcome: "reject" }>): string {
   if (verdict.kind !== "response")
-    return `${verdict.definition ?? "JSONRPCMessage"}${verdict.revision ? `, revision ${verdict.revision}` : ""}`;
+    return `${verdict.definition ?? "JSONRPCMessage"}${verdict.revision ? `, ${revisionText(verdict.revision, verdict.negotiated)}` : ""}`;
   return verdict.method ? `response to ${printable(verdict.method, 60)}: modern clients send none` : "modern clients send none";
 }
 
@@ -160,6 +179,10 @@ function locationLines(
 export interface RecordView {
   face: string;
   event: string;
+  /** When the gate wrote it (`time`, as the log holds it). */
+  time?: string;
+  /** The client's address (`remote`: the proxy's refusals, reports and failed upstreams). */
+  remote?: string;
   era: "legacy" | "modern" | null;
   method?: string;
   id?: string;
@@ -172,6 +195,9 @@ export interface RecordView {
   omitted?: number;
 }
 
+/** Fields of an event record not listed as `key=value`: the line shows them in words. */
+const SHOWN_APART: ReadonlySet<string> = new Set(["time", "face", "event", "remote"]);
+
 /** Most locations of one record shown, as an answer lists at most its error budget. */
 const RECORD_LOCATIONS = 64;
 
@@ -181,6 +207,8 @@ export function recordView({ face, event, fields }: GateLogRecord): RecordView {
     event: printable(event, 60),
     era: fields.era === "legacy" || fields.era === "modern" ? fields.era : null,
   };
+  if (typeof fields.time === "string") view.time = printable(fields.time, 40);
+  if (typeof fields.remote === "string") view.remote = printable(fields.remote, 80);
   if (typeof fields.method === "string") view.method = printable(fields.method, 60);
   if (fields.id === null || typeof fields.id === "string" || (typeof fields.id === "number" && Number.isFinite(fields.id)))
     view.id = printable(JSON.stringify(fields.id), 60);
@@ -212,25 +240,28 @@ export function renderRecord(record: GateLogRecord, view: RecordView, paint: Pai
   const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
   const head = `${paint("1", position)}${gap}  `;
   const outcome = recordOutcome(record);
+  // When and from whom, as the log says: `at 2026-12-05T09:21:05.123Z from 127.0.0.1`.
+  const when = `${view.time !== undefined ? ` at ${view.time}` : ""}${view.remote !== undefined ? ` from ${view.remote}` : ""}`;
+  const whenAfter = when && `;${when}`;
   if (outcome === "event") {
     const facts = Object.entries(record.fields)
-      .filter(([key, value]) => key !== "time" && key !== "face" && key !== "event" && (typeof value !== "object" || value === null))
+      .filter(([key, value]) => !SHOWN_APART.has(key) && (typeof value !== "object" || value === null))
       .slice(0, 8)
       .map(([key, value]) => `${printable(key, 40)}=${printable(JSON.stringify(value) ?? "", 200)}`);
-    return `${head}${paint("2", "log   ")}  ${"-".padEnd(ERA_WIDTH)}  wymcp ${view.face} ${view.event}${facts.length ? ` ${facts.join(" ")}` : ""}\n`;
+    return `${head}${paint("2", "log   ")}  ${"-".padEnd(ERA_WIDTH)}  wymcp ${view.face} ${view.event}${facts.length ? ` ${facts.join(" ")}` : ""}${when && paint("2", when)}\n`;
   }
   const era = view.era ? `${view.era} (gate log)` : "- (gate log)";
   const method = view.method !== undefined ? `${view.method} ` : "";
   const id = view.id !== undefined ? `, id ${view.id}` : "";
   if (outcome === "reported") {
     const code = view.code !== undefined ? `  ${paint("2", `reported ${view.code}`)}` : "";
-    const reported = `${head}${paint("32", "pass  ")}  ${era.padEnd(ERA_WIDTH)}  ${method}message (handed on and reported by wymcp ${view.face}${id})${code}\n`;
+    const reported = `${head}${paint("32", "pass  ")}  ${era.padEnd(ERA_WIDTH)}  ${method}message (handed on and reported by wymcp ${view.face}${id}${whenAfter})${code}\n`;
     return view.message !== undefined ? `${reported}  ${view.message}\n` : reported;
   }
   const what =
     outcome === "violation"
-      ? `out: ${method}message (an outbound violation logged by wymcp ${view.face}${id})`
-      : `${method}message (${view.event === "dropped" ? "dropped, not answered," : "refused"} by wymcp ${view.face}${view.reason ? `: ${view.reason}` : ""}${id})`;
+      ? `out: ${method}message (an outbound violation logged by wymcp ${view.face}${id}${whenAfter})`
+      : `${method}message (${view.event === "dropped" ? "dropped, not answered," : "refused"} by wymcp ${view.face}${view.reason ? `: ${view.reason}` : ""}${id}${whenAfter})`;
   const answer = [view.status, view.code].filter((n) => n !== undefined).join(" ");
   let text = `${head}${paint("31", "reject")}  ${era.padEnd(ERA_WIDTH)}  ${what}${answer ? `  ${paint("2", answer)}` : ""}\n`;
   if (view.message !== undefined) text += `  ${view.message}\n`;

@@ -13,7 +13,7 @@ Input
                   .ndjson or any other name holds one message per line. "-" or no file with piped input reads
                   standard input, one message per line. A line that wymcp proxy or wymcp stdio wrote with
                   --log json is the gate's own verdict (the log holds no bodies): shown and counted as the
-                  gate judged it, never judged again.
+                  gate judged it, never judged again, with its time and, where logged, the client's address.
   --format F      auto (by extension, the default), json (each input is one message), jsonl (one per line), har
   --max-bytes N   largest message (or line) judged, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, the gates' maxBodyBytes);
                   a longer one is refused as the gates refuse it (413) and the run goes on
@@ -22,6 +22,10 @@ Input
 
 Each input is one capture: a response is judged against the method of the request with its id earlier in it
 (per Mcp-Session-Id where the capture has headers), in that request's era; a request against its own method.
+A legacy message without an MCP-Protocol-Version header is judged by the revision its session negotiated: the
+server's answer to the session's initialize (the request's own protocolVersion until the capture shows the answer),
+per Mcp-Session-Id in a HAR file, the whole input otherwise (each initialize starts a new session). A client's answer
+to a server's request (sampling, elicitation, roots, ping) is printed as "client answer to <method>".
 
 Judging
   --direction D   in, out or auto (default). in: as the gates judge what a client sends (the same stage:
@@ -44,15 +48,16 @@ Judging
   --legacy-checks M
                   params (the default), report or framing: what the legacy lane checks, as the gates'
                   legacyChecks option. params: a known method's params against the revision the message names
-                  (MCP-Protocol-Version, an initialize's protocolVersion, else 2025-03-26); report: the same, but
-                  a params failure passes and is printed as reported; framing: the JSON-RPC framing alone.
-                  Outbound, a legacy message is judged by the revision of the MCP-Protocol-Version header, else
-                  2025-03-26; the output names the revision
+                  (MCP-Protocol-Version, an initialize's protocolVersion, its session's, else 2025-03-26);
+                  report: the same, but a params failure passes and is printed as reported; framing: the
+                  JSON-RPC framing alone.
+                  Outbound, a legacy message is judged by the revision of its request, of the MCP-Protocol-Version
+                  header, of its session, else 2025-03-26; the output names the revision
 
 Output
   --json          one JSON object per message (the gates' answer for a refusal, validateMcpResponse's
                   for a message judged out); summary on stderr
-  -q, --quiet     print only rejected messages and the summary
+  -q, --quiet     print only rejected messages and the summary (no table per method)
   -h, --help      this text
   Colour only on a terminal; NO_COLOR turns it off, FORCE_COLOR on.
 
