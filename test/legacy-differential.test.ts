@@ -170,8 +170,6 @@ const KNOWN_SERVED = [
   "notification notifications/cancelled",
   "notification notifications/progress",
   "notification notifications/tasks/status",
-  'request initialize /params/clientInfo/icons/*/src: must be a valid "uri" string',
-  'request initialize /params/clientInfo/websiteUrl: must be a valid "uri" string',
 ];
 
 function buildServer(): McpServer {
