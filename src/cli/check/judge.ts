@@ -310,7 +310,7 @@ function judgeOut(
   // else the one a server assumes without it.
   const revision =
     era === "legacy" ? (answered?.revision ?? legacyRevisionOf(undefined, headers["mcp-protocol-version"]).revision) : MODERN_REVISION;
-  const result = validateMcpResponse(body, { era, method, protocolVersion: revision });
+  const result = validateMcpResponse(body, { era, method, protocolVersion: revision, formats: options.settings.validate?.formats });
   const answers = result.kind === "result" || result.kind === "error";
   const part = context?.part;
   const answering = answers && answered ? answeredAt(answered) : undefined;
