@@ -5,8 +5,16 @@
  * it; a kind listed there that this run never met is a failure too, so the list and the test cannot drift.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, test } from "node:test";
+import { replaceSection, writeDocSection } from "../scripts/doc-sections.js";
+import { updatingGoldens } from "./support/golden.js";
 import { type Case, generateCases, pythonAccepts, readAllowList, tsAccepts, wymcpVerdict } from "./support/never-worse.js";
+import { repoRoot } from "./support/spec.js";
+
+const VALIDATION_DOC = join(repoRoot, "docs", "validation.md");
+const COUNTS = "never-worse:counts";
 
 interface Row {
   messages: number;
@@ -55,10 +63,10 @@ describe("never worse: wymcp refuses nothing both official SDKs accept, unless t
       }
     }
     const total = (key: keyof Row) => [...rows.values()].reduce((n, r) => n + r[key], 0);
-    t.diagnostic(
+    const summary =
       `${cases.length} messages: ${total("refused")} refused by wymcp, ${total("ts")} accepted by the TypeScript SDK, ` +
-        `${total("python")} by the Python SDK, ${total("worse")} refused by wymcp though both accept, in ${worse.size} kinds`,
-    );
+      `${total("python")} by the Python SDK, ${total("worse")} refused by wymcp though both accept, in ${worse.size} kind${worse.size === 1 ? "" : "s"}`;
+    t.diagnostic(summary);
     t.diagnostic(`by origin (messages / both SDKs accept): ${JSON.stringify(origins)}`);
     for (const line of table(rows)) t.diagnostic(line);
     for (const [kind, { count, example }] of [...worse].sort(([a], [b]) => a.localeCompare(b)))
@@ -81,6 +89,16 @@ describe("never worse: wymcp refuses nothing both official SDKs accept, unless t
       [...allowed.keys()].filter((kind) => !worse.has(kind)).sort(),
       [],
       "listed in docs/validation.md but no longer met: remove it from the list",
+    );
+
+    // The counts in docs/validation.md are this run's (the messages are seeded, so every run counts the same).
+    const counts = `${summary}.\n\n\`\`\`text\n${table(rows).join("\n")}\n\`\`\``;
+    if (updatingGoldens()) writeDocSection(VALIDATION_DOC, COUNTS, counts);
+    const doc = readFileSync(VALIDATION_DOC, "utf8");
+    assert.equal(
+      doc,
+      replaceSection(doc, COUNTS, counts),
+      "docs/validation.md's counts are not this run's: npm run golden:update rewrites them",
     );
   });
 

@@ -4696,7 +4696,7 @@ return errors === 0;
 }
 
 export const TaskStatusNotification = withinBudget(validate183);
-const schema89 = {"properties":{"createdAt":{"type":"string"},"lastUpdatedAt":{"type":"string"},"pollInterval":{"type":"integer"},"status":{"$ref":"#/$defs/TaskStatus"},"statusMessage":{"type":"string"},"taskId":{"type":"string"},"ttl":{"type":["integer","null"]}},"required":["createdAt","lastUpdatedAt","status","taskId","ttl"],"type":"object"};
+const schema89 = {"properties":{"createdAt":{"type":"string"},"lastUpdatedAt":{"type":"string"},"pollInterval":{"type":"number"},"status":{"$ref":"#/$defs/TaskStatus"},"statusMessage":{"type":"string"},"taskId":{"type":"string"},"ttl":{"type":["number","null"]}},"required":["createdAt","lastUpdatedAt","status","taskId","ttl"],"type":"object"};
 const schema90 = {"enum":["cancelled","completed","failed","input_required","working"],"type":"string"};
 
 function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -4753,8 +4753,8 @@ errors++;
 }
 if(data.pollInterval !== undefined){
 let data2 = data.pollInterval;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-pushNew(vErrors ??= [], instancePath+"/pollInterval", "type", {type: "integer"});
+if(!((typeof data2 == "number") && (isFinite(data2)))){
+pushNew(vErrors ??= [], instancePath+"/pollInterval", "type", {type: "number"});
 errors++;
 }
 }
@@ -4778,7 +4778,7 @@ errors++;
 }
 if(data.ttl !== undefined){
 let data6 = data.ttl;
-if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
+if((!((typeof data6 == "number") && (isFinite(data6)))) && (data6 !== null)){
 pushNew(vErrors ??= [], instancePath+"/ttl", "type", {type: schema89.properties.ttl.type});
 errors++;
 }

@@ -879,7 +879,7 @@ return errors === 0;
 
 export const DiscoverResult = withinBudget(validate54);
 const schema22 = {"properties":{"_meta":{"$ref":"#/$defs/ResultMetaObject"},"cacheScope":{"enum":["private","public"],"type":"string"},"capabilities":{"$ref":"#/$defs/ServerCapabilities"},"instructions":{"type":"string"},"resultType":{"type":"string"},"supportedVersions":{"items":{"type":"string"},"type":"array"},"ttlMs":{"minimum":0,"type":"integer"}},"required":["cacheScope","capabilities","resultType","supportedVersions","ttlMs"],"type":"object"};
-const schema25 = {"anyOf":[{"$ref":"#/$defs/JSONObject"},{"items":{"$ref":"#/$defs/JSONValue"},"type":"array"},{"type":["string","integer","boolean"]}]};
+const schema25 = {"anyOf":[{"$ref":"#/$defs/JSONObject"},{"items":{"$ref":"#/$defs/JSONValue"},"type":"array"},{"type":["string","number","boolean","null"]}]};
 const wrapper0 = {validate: validate57};
 const wrapper1 = {validate: validate58};
 
@@ -936,7 +936,7 @@ if(!valid0){
 const _from2 = errors;
 try{
 const _errs5 = errors;
-if(((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))) && (typeof data !== "boolean")){
+if((((typeof data !== "string") && (!((typeof data == "number") && (isFinite(data))))) && (typeof data !== "boolean")) && (data !== null)){
 pushNew(vErrors ??= [], instancePath, "type", {type: schema25.anyOf[2].type});
 errors++;
 }

@@ -778,7 +778,7 @@ return errors === 0;
 }
 
 export const DiscoverRequest = withinBudget(validate54);
-const schema27 = {"anyOf":[{"$ref":"#/$defs/JSONObject"},{"items":{"$ref":"#/$defs/JSONValue"},"type":"array"},{"type":["string","integer","boolean"]}]};
+const schema27 = {"anyOf":[{"$ref":"#/$defs/JSONObject"},{"items":{"$ref":"#/$defs/JSONValue"},"type":"array"},{"type":["string","number","boolean","null"]}]};
 const wrapper0 = {validate: validate59};
 const wrapper1 = {validate: validate60};
 
@@ -835,7 +835,7 @@ if(!valid0){
 const _from2 = errors;
 try{
 const _errs5 = errors;
-if(((typeof data !== "string") && (!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))))) && (typeof data !== "boolean")){
+if((((typeof data !== "string") && (!((typeof data == "number") && (isFinite(data))))) && (typeof data !== "boolean")) && (data !== null)){
 pushNew(vErrors ??= [], instancePath, "type", {type: schema27.anyOf[2].type});
 errors++;
 }

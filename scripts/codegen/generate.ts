@@ -200,7 +200,13 @@ function manifest(schemasDir: string, eras: Record<string, unknown>) {
     engine:
       "Ajv draft-07 class, allErrors, no messages, anyOf branches tagged (tagged-any-of.ts), formats from schemas/formats.json (byte checked by linear-formats.ts), each format check asserted only while format-mode.js says strict, compacted by compact-code.ts",
     projectInputs: Object.fromEntries(
-      [...readdirSync(schemasDir), ...readdirSync(join(schemasDir, "outbound")).map((f) => `outbound/${f}`)]
+      [
+        ...readdirSync(schemasDir),
+        ...readdirSync(join(schemasDir, "outbound")).map((f) => `outbound/${f}`),
+        ...readdirSync(join(schemasDir, "spec"))
+          .filter((f) => f === "corrections.json")
+          .map((f) => `spec/${f}`),
+      ]
         .filter((f) => f.endsWith(".json"))
         .sort()
         .map((f) => [`schemas/${f}`, sha256(f)]),
