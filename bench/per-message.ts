@@ -102,6 +102,15 @@ function validVariants(
       expect: is(names.outcome),
     },
     {
+      // The same call asserting every format (formats: "strict"): the flag is set and restored around it.
+      key: "vmr-strict",
+      label: `${vmr.replace(" (parsed body)", "")}, formats: "strict"`,
+      expression: `validate(arg, ${JSON.stringify(era)}, strict).outcome`,
+      input: "value",
+      deps: { validate: s.validateMcpRequest, strict: { ...options, formats: "strict" } },
+      expect: is(names.outcome),
+    },
+    {
       key: "parse-vmr",
       label: "JSON.parse + validateMcpRequest",
       expression: `validate(JSON.parse(arg), ${JSON.stringify(era)}, options).outcome`,

@@ -74,6 +74,8 @@ export function targets(cases: CaseFigures[], errorPath: CaseFigures, startup: S
   const d = derive(startup);
   const total = sizes.find((s) => s.file === "both eras")!;
   const legacyCall = figure(cases, "legacy-tools-call", "vmr");
+  const strictCall = figure(cases, "tools-call", "vmr-strict");
+  const strictLegacyCall = figure(cases, "legacy-tools-call", "vmr-strict");
   return [
     judge({
       target: "validateMcpRequest, valid modern tools/call ≥ 10× JSON.parse of its bytes",
@@ -90,6 +92,22 @@ export function targets(cases: CaseFigures[], errorPath: CaseFigures, startup: S
       unit: "×",
       atLeast: true,
       context: `per-round ratio, median of ${legacyCall.vsParse.samples.length} [${formatRatio(legacyCall.vsParse.min)}–${formatRatio(legacyCall.vsParse.max)}]; framing + the revision's CallToolRequest`,
+    }),
+    judge({
+      target: 'validateMcpRequest formats: "strict", valid modern tools/call ≥ 10× JSON.parse of its bytes',
+      measured: strictCall.vsParse.median,
+      limit: 10,
+      unit: "×",
+      atLeast: true,
+      context: `per-round ratio, median of ${strictCall.vsParse.samples.length} [${formatRatio(strictCall.vsParse.min)}–${formatRatio(strictCall.vsParse.max)}]; every format asserted`,
+    }),
+    judge({
+      target: 'validateMcpRequest formats: "strict", valid legacy tools/call (2025-11-25) ≥ 10× JSON.parse of its bytes',
+      measured: strictLegacyCall.vsParse.median,
+      limit: 10,
+      unit: "×",
+      atLeast: true,
+      context: `per-round ratio, median of ${strictLegacyCall.vsParse.samples.length} [${formatRatio(strictLegacyCall.vsParse.min)}–${formatRatio(strictLegacyCall.vsParse.max)}]; every format asserted`,
     }),
     judge({
       target: "validateMcpRequest, valid modern tools/call ≥ 4× SDK Zod",

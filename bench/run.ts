@@ -8,7 +8,8 @@
  * bench/body-memory.ts (the server's peak RSS for a 4 MiB body by chunk size, gated and ungated). `--soak` runs only
  * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone). `--proxy` runs
  * only bench/proxy.ts (`wymcp proxy` and `wymcp stdio` against their pass-through mode and no wymcp, and their memory
- * over `--memory-seconds N`, default 60).
+ * over `--memory-seconds N`, default 60). `--per-message` prints only the inbound per-message tables, both format modes,
+ * and writes nothing.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -47,6 +48,7 @@ const adversarialOnly = process.argv.includes("--adversarial");
 const proxyMode = process.argv.includes("--proxy");
 const bodyMemoryOnly = process.argv.includes("--body-memory");
 const soakOnly = process.argv.includes("--soak");
+const perMessageOnly = process.argv.includes("--per-message");
 const out =
   process.env.BENCH_OUT ||
   (quick
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
   buildDist();
   const messages = benchMessages(specDir);
   const eng = engine(join(root, "schemas"), specDir);
+  if (perMessageOnly) return runPerMessageOnly(messages, eng);
   const tmp = mkdtempSync(join(tmpdir(), "wymcp-bench-"));
   let startup;
   let cliStartup;
@@ -123,16 +126,7 @@ async function main(): Promise<void> {
     rmSync(tmp, { recursive: true, force: true });
   }
 
-  const runtime = (await import(pathToFileURL(join(root, "dist", "index.js")).href)) as typeof import("../src/index.js");
-  const generatedModule = async (era: string) =>
-    (await import(pathToFileURL(join(root, "generated", era, "validators.js")).href)) as Record<string, Validator>;
-  const subjects: Subjects = {
-    validateMcpRequest: runtime.validateMcpRequest,
-    depth: { parsed: exceedsDepth, bytes: bytesExceedDepth, max: DEFAULT_MAX_DEPTH },
-    generated: { legacy: await generatedModule("legacy"), modern: await generatedModule("modern") },
-    boot: compileAtBoot(eng),
-    zod,
-  };
+  const subjects = await perMessageSubjects(eng);
 
   const cases = messageCases(subjects, messages).map((c) => {
     log(`per message: ${c.message.label}`);
@@ -244,6 +238,50 @@ async function main(): Promise<void> {
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     log(`wrote ${out}`);
   }
+}
+
+/** The inbound per-message subjects: the built runtime, the generated modules, Ajv at boot, the SDK's Zod schemas. */
+async function perMessageSubjects(eng: ReturnType<typeof engine>): Promise<Subjects> {
+  const runtime = (await import(pathToFileURL(join(root, "dist", "index.js")).href)) as typeof import("../src/index.js");
+  const generatedModule = async (era: string) =>
+    (await import(pathToFileURL(join(root, "generated", era, "validators.js")).href)) as Record<string, Validator>;
+  return {
+    validateMcpRequest: runtime.validateMcpRequest,
+    depth: { parsed: exceedsDepth, bytes: bytesExceedDepth, max: DEFAULT_MAX_DEPTH },
+    generated: { legacy: await generatedModule("legacy"), modern: await generatedModule("modern") },
+    boot: compileAtBoot(eng),
+    zod,
+  };
+}
+
+/**
+ * `--per-message`: only the inbound per-message tables (both format modes) and the ratios against JSON.parse, printed,
+ * nothing written (about a minute; `--quick`: seconds).
+ */
+async function runPerMessageOnly(messages: ReturnType<typeof benchMessages>, eng: ReturnType<typeof engine>): Promise<void> {
+  const subjects = await perMessageSubjects(eng);
+  const cases = messageCases(subjects, messages).map((c) => {
+    log(`per message: ${c.message.label}`);
+    return runCase(c, settings.timing);
+  });
+  const ratio = (key: string, variant: string) => {
+    const v = cases.find((c) => c.key === key)!.variants.find((x) => x.key === variant)!;
+    return `${v.vsParse.median.toFixed(1)}× [${v.vsParse.min.toFixed(1)}–${v.vsParse.max.toFixed(1)}]`;
+  };
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    [
+      `wymcp benchmark, per message only${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+      "",
+      ...cases.flatMap((c) => [caseTable(c), ""]),
+      "valid tools/call, validateMcpRequest ÷ JSON.parse of its bytes (median [min–max] of the rounds):",
+      `  modern, formats annotation (default): ${ratio("tools-call", "vmr")}`,
+      `  modern, formats strict:               ${ratio("tools-call", "vmr-strict")}`,
+      `  legacy 2025-11-25, annotation:        ${ratio("legacy-tools-call", "vmr")}`,
+      `  legacy 2025-11-25, strict:            ${ratio("legacy-tools-call", "vmr-strict")}`,
+    ].join("\n"),
+  );
 }
 
 /** `--http`: only the flood: the example server gated (without and with telemetry), through the bare bridge, and the SDK alone (about 6 minutes; `--quick`: a few seconds). */

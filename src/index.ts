@@ -8,6 +8,7 @@ export { classifyEra } from "./core/era.js";
 export { legacyRevisionOf } from "./core/legacy-revision.js";
 export type { LegacyRevision, LegacyRevisionSignal } from "./core/legacy-revision.js";
 export type { LegacyChecks } from "./core/legacy-checks.js";
+export type { Formats } from "./core/formats.js";
 export type { Era, EraClassification, EraSignal, HeadersLike, HeadersReader } from "./core/era.js";
 export { classifyMessage } from "./core/classify-message.js";
 export type { MessageKind } from "./core/classify-message.js";

@@ -6,6 +6,8 @@ import fc from "fast-check";
 import { eras } from "../generated/index.js";
 import type { Validator } from "../generated/validator.js";
 import { classifyMessage } from "../src/core/classify-message.js";
+import { underFormats } from "../src/core/format-switch.js";
+import { FORMATS, type Formats } from "../src/core/formats.js";
 import type { Era } from "wymcp";
 import { loadExamples, readSpecSchema } from "./support/spec.js";
 import { mutateAt as mutate } from "./support/mutate.js";
@@ -15,14 +17,20 @@ const MESSAGES = 100_000;
 const SEED = 424242;
 const formats = JSON.parse(readFileSync(new URL("../schemas/formats.json", import.meta.url), "utf8")) as Record<string, string>;
 
-/** The official schema file as published (2020-12 dialect, prose and all), compiled now by Ajv's 2020-12 class. */
-function runtimeCompiled(era: Era): (name: string) => ValidateFunction {
+/**
+ * The official schema file as published (2020-12 dialect, prose and all), compiled now by Ajv's 2020-12 class: under
+ * `"strict"` with the formats of schemas/formats.json asserted, under `"annotation"` with formats ignored, as 2020-12
+ * reads them without the format-assertion vocabulary.
+ */
+function runtimeCompiled(era: Era, mode: Formats): (name: string) => ValidateFunction {
   const revision = eras[era].revision;
   const ajv = new Ajv2020({
     allErrors: true,
     allowUnionTypes: true,
     strict: true,
-    formats: Object.fromEntries(Object.entries(formats).map(([k, v]) => [k, new RegExp(v, "u")])),
+    ...(mode === "strict"
+      ? { formats: Object.fromEntries(Object.entries(formats).map(([k, v]) => [k, new RegExp(v, "u")])) }
+      : { validateFormats: false }),
   });
   const id = `urn:official:${revision}`;
   ajv.addSchema({ ...readSpecSchema(revision), $id: id });
@@ -61,55 +69,58 @@ const value = fc.letrec((tie) => ({
   ),
 })).v;
 
-test(`precompiled validators agree with the official schema compiled at run time on ${MESSAGES.toLocaleString("en")}+ messages`, (t) => {
-  const examples = loadExamples().map((e) => e.instance);
-  const bases = [
-    ...examples.filter((e) => typeof e === "object" && e !== null && "jsonrpc" in e),
-    modernToolsCall(),
-    LEGACY_INITIALIZE,
-    NOTIFICATION,
-    CLIENT_RESPONSE,
-  ];
-  const methods = [...eras.modern.methods.keys(), "initialize", "ping", "vendor/x", "notifications/initialized"];
-  const mutated = fc
-    .tuple(fc.constantFrom(...bases), fc.array(fc.nat(), { maxLength: 7 }), value, fc.boolean())
-    .map(([b, p, r, rm]) => mutate(b, p, r, rm));
-  const shaped = fc.record(
-    {
-      jsonrpc: fc.oneof(fc.constant("2.0"), value),
-      id: fc.oneof(fc.integer(), fc.string({ maxLength: 6 }), value),
-      method: fc.oneof(fc.constantFrom(...methods), value),
-      params: fc.oneof(
-        fc.record({ _meta: fc.oneof(fc.constant(MODERN_META), value), name: value, uri: value, arguments: value }, { requiredKeys: [] }),
-        value,
-      ),
-      result: value,
-      error: value,
-    },
-    { requiredKeys: [] },
-  );
-  const generated = fc.sample(fc.oneof(mutated, mutated, shaped), { numRuns: MESSAGES - examples.length, seed: SEED });
-  const messages = [...examples, ...generated];
+for (const mode of FORMATS)
+  test(`formats ${mode}: precompiled validators agree with the official schema compiled at run time on ${MESSAGES.toLocaleString("en")}+ messages`, (t) => {
+    const examples = loadExamples().map((e) => e.instance);
+    const bases = [
+      ...examples.filter((e) => typeof e === "object" && e !== null && "jsonrpc" in e),
+      modernToolsCall(),
+      LEGACY_INITIALIZE,
+      NOTIFICATION,
+      CLIENT_RESPONSE,
+    ];
+    const methods = [...eras.modern.methods.keys(), "initialize", "ping", "vendor/x", "notifications/initialized"];
+    const mutated = fc
+      .tuple(fc.constantFrom(...bases), fc.array(fc.nat(), { maxLength: 7 }), value, fc.boolean())
+      .map(([b, p, r, rm]) => mutate(b, p, r, rm));
+    const shaped = fc.record(
+      {
+        jsonrpc: fc.oneof(fc.constant("2.0"), value),
+        id: fc.oneof(fc.integer(), fc.string({ maxLength: 6 }), value),
+        method: fc.oneof(fc.constantFrom(...methods), value),
+        params: fc.oneof(
+          fc.record({ _meta: fc.oneof(fc.constant(MODERN_META), value), name: value, uri: value, arguments: value }, { requiredKeys: [] }),
+          value,
+        ),
+        result: value,
+        error: value,
+      },
+      { requiredKeys: [] },
+    );
+    const generated = fc.sample(fc.oneof(mutated, mutated, shaped), { numRuns: MESSAGES - examples.length, seed: SEED });
+    const messages = [...examples, ...generated];
 
-  const compiled = { legacy: runtimeCompiled("legacy"), modern: runtimeCompiled("modern") };
-  let comparisons = 0;
-  let valid = 0;
-  const disagreements: string[] = [];
-  for (const body of messages) {
-    for (const era of ["legacy", "modern"] as const) {
-      for (const name of applicable(era, body)) {
-        const pre = verdict((eras[era] as unknown as Record<string, Validator>)[name]!, body);
-        const run = verdict(compiled[era](name), body);
-        comparisons++;
-        if (pre === "valid") valid++;
-        if (pre !== run && disagreements.length < 5)
-          disagreements.push(`${era} ${name}: ${pre} vs ${run} for ${JSON.stringify(body).slice(0, 300)}`);
-        else if (pre !== run) disagreements.push("");
+    const compiled = { legacy: runtimeCompiled("legacy", mode), modern: runtimeCompiled("modern", mode) };
+    let comparisons = 0;
+    let valid = 0;
+    const disagreements: string[] = [];
+    for (const body of messages) {
+      for (const era of ["legacy", "modern"] as const) {
+        for (const name of applicable(era, body)) {
+          const pre = underFormats(mode, () => verdict((eras[era] as unknown as Record<string, Validator>)[name]!, body));
+          const run = verdict(compiled[era](name), body);
+          comparisons++;
+          if (pre === "valid") valid++;
+          if (pre !== run && disagreements.length < 5)
+            disagreements.push(`${era} ${name}: ${pre} vs ${run} for ${JSON.stringify(body).slice(0, 300)}`);
+          else if (pre !== run) disagreements.push("");
+        }
       }
     }
-  }
-  t.diagnostic(`${messages.length} messages, ${comparisons} comparisons (${valid} valid verdicts), ${disagreements.length} disagreements`);
-  assert.ok(messages.length >= MESSAGES);
-  assert.ok(valid > comparisons / 10, "too few valid messages to compare the pass path");
-  assert.deepEqual(disagreements, []);
-});
+    t.diagnostic(
+      `${messages.length} messages, ${comparisons} comparisons (${valid} valid verdicts), ${disagreements.length} disagreements`,
+    );
+    assert.ok(messages.length >= MESSAGES);
+    assert.ok(valid > comparisons / 10, "too few valid messages to compare the pass path");
+    assert.deepEqual(disagreements, []);
+  });

@@ -3,7 +3,7 @@ import "./support/built.js";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type JsonRpcId } from "wymcp";
+import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type Formats, type JsonRpcId } from "wymcp";
 import { assertGolden, updatingGoldens } from "./support/golden.js";
 import { MODERN_META, modernToolsCall } from "./support/messages.js";
 import { repoRoot } from "./support/spec.js";
@@ -24,7 +24,7 @@ interface Want {
 }
 
 // Representative rejections whose exact answer is pinned in test/golden/<name>.json.
-const CASES: Array<[string, { era: Era; body: unknown; protocolVersion?: string; want: Want }]> = [
+const CASES: Array<[string, { era: Era; body: unknown; protocolVersion?: string; formats?: Formats; want: Want }]> = [
   [
     "modern-tools-call-bad-params",
     {
@@ -60,6 +60,8 @@ const CASES: Array<[string, { era: Era; body: unknown; protocolVersion?: string;
     "modern-resources-read-relative-uri",
     {
       era: "modern",
+      // A format is an annotation by default; this answer is the one formats: "strict" gives.
+      formats: "strict",
       body: { jsonrpc: "2.0", id: 4, method: "resources/read", params: { _meta: MODERN_META, uri: "not a uri" } },
       want: { kind: "request", definition: "ReadResourceRequest", code: -32602, id: 4, first: "/params/uri", listed: 1 },
     },
@@ -145,9 +147,9 @@ const CASES: Array<[string, { era: Era; body: unknown; protocolVersion?: string;
 ];
 
 describe("golden answers for representative rejections", () => {
-  for (const [name, { era, body, protocolVersion, want }] of CASES) {
+  for (const [name, { era, body, protocolVersion, formats, want }] of CASES) {
     test(`${name}: code ${want.code}, id ${JSON.stringify(want.id)}, first location ${JSON.stringify(want.first)}, as pinned`, () => {
-      const result = validateMcpRequest(body, era, { protocolVersion });
+      const result = validateMcpRequest(body, era, { protocolVersion, formats });
       assert.equal(result.outcome, "reject", JSON.stringify(result));
       assert.equal(result.status, 400);
       assert.deepEqual([result.kind, result.definition], [want.kind, want.definition]);

@@ -36,7 +36,7 @@ function assertNothingRefused(): void {
 }
 
 /** What each door saw, as distinct method names, for the diagnostics. */
-function methodsSeen(door: Exclude<Door, "answer400">): string[] {
+function methodsSeen(door: Exclude<Door, "answer400" | "strict">): string[] {
   return [...new Set(servers.seen[door])].sort();
 }
 
@@ -231,19 +231,25 @@ describe("a legacy call whose params fail reaches each client's user as -32602 w
     });
   }
 
-  test("the Inspector CLI: exit 1 and wymcp's located message (it prints an error's message, not its code)", async (t) => {
+  test("the Inspector CLI: exit 1 and wymcp's located message under formats strict (it prints an error's message, not its code)", async (t) => {
     const home = mkdtempSync(join(tmpdir(), "wymcp-inspector-"));
     t.after(() => rmSync(home, { recursive: true, force: true }));
-    // A relative URI, as a user types it: the revision's ReadResourceRequest wants a "uri".
+    // A relative URI, as a user types it: the revision's ReadResourceRequest annotates its uri with format "uri".
     const call = ["--method", "resources/read", "--uri", "readme.txt"];
-    const [gated, alone] = await Promise.all([inspector("params", call, home), inspector("off", call, home)]);
+    const [strict, gated, alone] = await Promise.all([
+      inspector("strict", call, home),
+      inspector("params", call, home),
+      inspector("off", call, home),
+    ]);
     const shown = (answer: unknown[]) => (JSON.parse(String(answer[3])) as { error: { message: string } }).error.message;
-    assert.deepEqual(gated.slice(0, 2), ["exit", 1]);
+    assert.deepEqual(strict.slice(0, 2), ["exit", 1]);
     assert.equal(
-      shown(gated),
+      shown(strict),
       'Invalid resources/read request (ReadResourceRequest, revision 2025-11-25): 1 invalid location; first: /params/uri must be a valid "uri" string',
     );
-    // The SDK alone refuses it too, in its own words.
+    // By default a format is an annotation: the server refuses the URI itself, in its own words, gated as alone.
+    assert.deepEqual(gated.slice(0, 2), ["exit", 1]);
+    assert.equal(shown(gated), "Resource URI readme.txt is invalid");
     assert.deepEqual(alone.slice(0, 2), ["exit", 1]);
     assert.equal(shown(alone), "Resource URI readme.txt is invalid");
   });

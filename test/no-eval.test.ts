@@ -27,14 +27,22 @@ const CODE_FROM_STRINGS: Array<[string, RegExp]> = [
 describe("the generated modules load no code and make none from strings", () => {
   for (const file of modules) {
     const code = readFileSync(join(generatedDir, file), "utf8");
-    test(`generated/${file} has no import statement`, () => {
-      assert.doesNotMatch(code, /^\s*import[\s{*"']/m);
+    test(`generated/${file} imports nothing but the format switch beside it`, () => {
+      const specifiers = [...code.matchAll(/^\s*import\b[^"']*["']([^"']+)["']/gm)].map((m) => m[1]);
+      assert.deepEqual(specifiers, code.includes("formatMode.strict") ? ["../format-mode.js"] : []);
       assert.doesNotMatch(code, /^\s*export\s+(?:\*|\{[^}]*\})\s+from\b/m);
     });
     for (const [name, pattern] of CODE_FROM_STRINGS) {
       test(`generated/${file} has no ${name}`, () => assert.doesNotMatch(code, pattern));
     }
   }
+
+  test("generated/format-mode.js is one object literal: no import, no code from strings", () => {
+    const code = readFileSync(join(generatedDir, "format-mode.js"), "utf8");
+    assert.doesNotMatch(code, /^\s*import[\s{*"']/m);
+    for (const [, pattern] of CODE_FROM_STRINGS) assert.doesNotMatch(code, pattern);
+    assert.match(code, /^export const formatMode = \{ strict: false \};$/m);
+  });
 
   test("generated/index.js imports only the era modules beside it", () => {
     const code = readFileSync(join(generatedDir, "index.js"), "utf8");

@@ -41,6 +41,8 @@ const BAD: Array<[string, unknown, string]> = [
   ["onReject", "console", "onReject must be a function, not"],
   ["onLegacyReport", "console", 'onLegacyReport must be a function, not "console" (a string)'],
   ["legacyChecks", "strict", 'legacyChecks must be one of "params", "report", "framing", not "strict" (a string)'],
+  ["formats", "Strict", 'formats must be one of "annotation", "strict", not "Strict" (a string)'],
+  ["formats", true, 'formats must be one of "annotation", "strict", not a boolean'],
   ["outbound", "loud", 'outbound must be "off" or "report", not "loud" (a string)'],
   ["telemetry", "otel", 'telemetry must be an object with a judged method (mcpTelemetry() from "wymcp/otel"), not "otel" (a string)'],
   ["maxBodySize", 1024, 'unknown option "maxBodySize"'],
@@ -119,6 +121,7 @@ describe("every face refuses a bad option when it is built", () => {
       assert.doesNotThrow(() => build({}));
       assert.doesNotThrow(() => build({ maxBodyBytes: 1, maxDepth: Number.POSITIVE_INFINITY, era: "modern", onReject: () => undefined }));
       for (const legacyChecks of ["params", "report", "framing"]) assert.doesNotThrow(() => build({ legacyChecks }), legacyChecks);
+      for (const formats of ["annotation", "strict"]) assert.doesNotThrow(() => build({ formats }), formats);
       if (face.startsWith("wymcp"))
         assert.throws(() => build({ onError: () => undefined }), { name: "WymcpOptionError", message: /unknown option "onError"/ });
     });
@@ -129,7 +132,7 @@ describe("every face refuses a bad option when it is built", () => {
     assert.deepEqual(resolved.settings, {
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       maxDepth: DEFAULT_MAX_DEPTH,
-      validate: { legacyChecks: "params" },
+      validate: { legacyChecks: "params", formats: "annotation" },
     });
     assert.equal(resolved.onReject, undefined);
     assert.equal(resolved.onLegacyReport, undefined);
@@ -164,7 +167,7 @@ describe("every face refuses a bad option when it is built", () => {
     assert.throws(() => wymcpFetch({ maxBodySize: 1 } as never), {
       name: "WymcpOptionError",
       message:
-        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, legacyChecks, onLegacyReport, outbound, outboundCheck, onOutboundViolation, telemetry',
+        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, legacyChecks, onLegacyReport, formats, outbound, outboundCheck, onOutboundViolation, telemetry',
     });
     assert.throws(() => wymcpFetch({ discardTimeoutMs: 1 } as never), { message: /unknown option "discardTimeoutMs"/ });
     assert.throws(() => gateNode(handler, { authInfo: () => undefined } as never), { message: /unknown option "authInfo"/ });

@@ -131,7 +131,8 @@ function suiteVerdict(revision: string, message: unknown, method: string | undef
 }
 
 const wymcpVerdict = (era: Era, message: unknown, method: string | undefined) => {
-  const result = validateMcpResponse(message, method === undefined ? { era } : { era, method });
+  // The suite asserts uri and uri-template, as formats: "strict" does (which asserts byte too).
+  const result = validateMcpResponse(message, method === undefined ? { era, formats: "strict" } : { era, method, formats: "strict" });
   return result.outcome === "pass" ? "valid" : `invalid ${result.definition}`;
 };
 

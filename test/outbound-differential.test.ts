@@ -4,6 +4,8 @@ import fc from "fast-check";
 import { outbound } from "../generated/outbound.js";
 import type { Validator } from "../generated/validator.js";
 import type { Era } from "../src/core/era.js";
+import { underFormats } from "../src/core/format-switch.js";
+import { FORMATS } from "../src/core/formats.js";
 import { validateMcpResponse } from "../src/outbound.js";
 import { LEGACY_SERVER_MESSAGES } from "./support/outbound-messages.js";
 import { reference, referenceVerdict, steps, type Reference } from "./support/outbound-reference.js";
@@ -85,56 +87,57 @@ function precompiledVerdict(r: Reference, message: unknown, method: string | und
   return valid ? "valid" : `invalid ${[...paths].sort().join(" ")}`;
 }
 
-test(`outbound: validateMcpResponse and the precompiled validators agree with the official schema compiled at run time (errata, discriminator) on ${MESSAGES.toLocaleString("en")} messages`, (t) => {
-  const refs = { legacy: reference("legacy"), modern: reference("modern") };
-  const examples = exampleMessages(refs.modern);
-  const bases = [...examples, ...LEGACY_SERVER_MESSAGES];
-  const tableMethods = [...new Set(ERAS.flatMap((era) => [...refs[era].results.keys()]))];
-  const method = fc.oneof(
-    { weight: 6, arbitrary: fc.constant("own" as const) },
-    { weight: 2, arbitrary: fc.constantFrom(...tableMethods) },
-    { weight: 1, arbitrary: fc.constantFrom(undefined, "vendor/x", "__proto__") },
-  );
-  const mutated = fc
-    .tuple(fc.constantFrom(...bases), fc.array(fc.nat(), { maxLength: 7 }), value, fc.boolean(), fc.nat(9), method)
-    .map(([base, path, replacement, remove, keep, m]) => ({
-      // One in ten is left as it is, so the pass path is compared too.
-      message: keep === 0 ? base.message : mutate(base.message, path, replacement, remove),
-      method: m === "own" ? base.method : m,
-    }));
-  const shaped = fc.record({
-    message: fc.record(
-      { jsonrpc: fc.oneof(fc.constant("2.0"), value), id: fc.oneof(fc.integer(), value), method: value, result: value, error: value },
-      { requiredKeys: [] },
-    ),
-    method: fc.constantFrom(...tableMethods, undefined),
-  });
-  const generated = fc.sample(fc.oneof({ weight: 4, arbitrary: mutated }, { weight: 1, arbitrary: shaped }), {
-    numRuns: Math.max(0, MESSAGES - bases.length),
-    seed: SEED,
-  });
-  const cases = [...bases, ...generated];
+for (const mode of FORMATS)
+  test(`outbound, formats ${mode}: validateMcpResponse and the precompiled validators agree with the official schema compiled at run time (errata, discriminator) on ${MESSAGES.toLocaleString("en")} messages`, (t) => {
+    const refs = { legacy: reference("legacy", mode), modern: reference("modern", mode) };
+    const examples = exampleMessages(refs.modern);
+    const bases = [...examples, ...LEGACY_SERVER_MESSAGES];
+    const tableMethods = [...new Set(ERAS.flatMap((era) => [...refs[era].results.keys()]))];
+    const method = fc.oneof(
+      { weight: 6, arbitrary: fc.constant("own" as const) },
+      { weight: 2, arbitrary: fc.constantFrom(...tableMethods) },
+      { weight: 1, arbitrary: fc.constantFrom(undefined, "vendor/x", "__proto__") },
+    );
+    const mutated = fc
+      .tuple(fc.constantFrom(...bases), fc.array(fc.nat(), { maxLength: 7 }), value, fc.boolean(), fc.nat(9), method)
+      .map(([base, path, replacement, remove, keep, m]) => ({
+        // One in ten is left as it is, so the pass path is compared too.
+        message: keep === 0 ? base.message : mutate(base.message, path, replacement, remove),
+        method: m === "own" ? base.method : m,
+      }));
+    const shaped = fc.record({
+      message: fc.record(
+        { jsonrpc: fc.oneof(fc.constant("2.0"), value), id: fc.oneof(fc.integer(), value), method: value, result: value, error: value },
+        { requiredKeys: [] },
+      ),
+      method: fc.constantFrom(...tableMethods, undefined),
+    });
+    const generated = fc.sample(fc.oneof({ weight: 4, arbitrary: mutated }, { weight: 1, arbitrary: shaped }), {
+      numRuns: Math.max(0, MESSAGES - bases.length),
+      seed: SEED,
+    });
+    const cases = [...bases, ...generated];
 
-  let comparisons = 0;
-  let valid = 0;
-  const disagreements: string[] = [];
-  const disagree = (text: string) => void (disagreements.length < 5 ? disagreements.push(text) : disagreements.push(""));
-  for (const { message, method: m } of cases) {
-    for (const era of ERAS) {
-      const r = refs[era];
-      const want = referenceVerdict(r, message, m);
-      const ours = validateMcpResponse(message, { era, method: m });
-      const raw = precompiledVerdict(r, message, m);
-      comparisons++;
-      if (want.verdict === "valid") valid++;
-      const show = `${era} ${m}: ${JSON.stringify(message).slice(0, 300)}`;
-      if (ours.definition !== want.definition) disagree(`definition ${ours.definition} vs ${want.definition}: ${show}`);
-      if ((ours.outcome === "pass") !== (want.verdict === "valid")) disagree(`verdict ${ours.outcome} vs ${want.verdict}: ${show}`);
-      if (raw !== want.verdict) disagree(`locations ${raw} vs ${want.verdict}: ${show}`);
+    let comparisons = 0;
+    let valid = 0;
+    const disagreements: string[] = [];
+    const disagree = (text: string) => void (disagreements.length < 5 ? disagreements.push(text) : disagreements.push(""));
+    for (const { message, method: m } of cases) {
+      for (const era of ERAS) {
+        const r = refs[era];
+        const want = referenceVerdict(r, message, m);
+        const ours = validateMcpResponse(message, { era, method: m, formats: mode });
+        const raw = underFormats(mode, () => precompiledVerdict(r, message, m));
+        comparisons++;
+        if (want.verdict === "valid") valid++;
+        const show = `${era} ${m}: ${JSON.stringify(message).slice(0, 300)}`;
+        if (ours.definition !== want.definition) disagree(`definition ${ours.definition} vs ${want.definition}: ${show}`);
+        if ((ours.outcome === "pass") !== (want.verdict === "valid")) disagree(`verdict ${ours.outcome} vs ${want.verdict}: ${show}`);
+        if (raw !== want.verdict) disagree(`locations ${raw} vs ${want.verdict}: ${show}`);
+      }
     }
-  }
-  t.diagnostic(`${cases.length} messages, ${comparisons} comparisons (${valid} valid verdicts), ${disagreements.length} disagreements`);
-  assert.ok(cases.length >= MESSAGES);
-  assert.ok(valid > comparisons / 20, `too few valid messages (${valid}) to compare the pass path`);
-  assert.deepEqual(disagreements, []);
-});
+    t.diagnostic(`${cases.length} messages, ${comparisons} comparisons (${valid} valid verdicts), ${disagreements.length} disagreements`);
+    assert.ok(cases.length >= MESSAGES);
+    assert.ok(valid > comparisons / 20, `too few valid messages (${valid}) to compare the pass path`);
+    assert.deepEqual(disagreements, []);
+  });

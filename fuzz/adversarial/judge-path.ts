@@ -6,6 +6,7 @@
  */
 import { judgeBody } from "../../src/core/admission.js";
 import { classifyEra } from "../../src/core/era.js";
+import type { Formats } from "../../src/core/formats.js";
 import { DEFAULT_MAX_BODY_BYTES, resolveLimits } from "../../src/core/options.js";
 import { judge as cliJudge, type Verdict } from "../../src/cli/check/judge.js";
 import { validateMcpResponse } from "../../src/outbound.js";
@@ -15,6 +16,12 @@ export { DEFAULT_MAX_BODY_BYTES };
 
 /** The gates' default limits. */
 const DEFAULTS = resolveLimits({});
+
+/**
+ * The limits with the formats policy `formats`. The adversarial path defaults to `"strict"`, the costlier mode: every
+ * format's regex runs there, where by default a format costs one property read and refuses nothing.
+ */
+const settingsFor = (formats: Formats) => ({ ...DEFAULTS, validate: { formats } });
 
 /** The modern era's names for the `Mcp-Name` header: the body member it mirrors (the SDK cross-checks them). */
 const NAME_SOURCE: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
@@ -43,17 +50,17 @@ export interface Judged {
   first: string;
 }
 
-/** The judgement of a parsed message, as its lane's host makes it. */
-export function judgeParsed(target: Target, body: unknown, headers: Record<string, string>): Judged {
+/** The judgement of a parsed message, as its lane's host makes it under the formats policy `formats`. */
+export function judgeParsed(target: Target, body: unknown, headers: Record<string, string>, formats: Formats = "strict"): Judged {
   if (target.direction === "inbound") {
     const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
     const era = (parsed: unknown) => classifyEra(lower, parsed).era;
-    const admission = judgeBody(body, { era, protocolVersion: lower["mcp-protocol-version"] }, DEFAULTS);
+    const admission = judgeBody(body, { era, protocolVersion: lower["mcp-protocol-version"] }, settingsFor(formats));
     if (admission.ok) return { rejected: false, locations: [], first: "" };
     if (admission.reason === "nested-too-deeply") return { rejected: true, locations: [], first: "(too deep)" };
     return summary(admission.response.error.message, admission.response.error.data?.errors ?? []);
   }
-  const result = validateMcpResponse(body, { era: target.era, method: target.root.method });
+  const result = validateMcpResponse(body, { era: target.era, method: target.root.method, formats });
   if (result.outcome === "pass") return { rejected: false, locations: [], first: "" };
   return summary(result.violations.message, result.violations.errors);
 }
@@ -67,7 +74,7 @@ function summary(_message: string, errors: ReadonlyArray<{ instancePath: string;
 }
 
 /** The CLI's verdict on one message's bytes (it parses them itself), judged in the target's direction. */
-export function judgeCli(target: Target, bytes: Buffer): Verdict {
+export function judgeCli(target: Target, bytes: Buffer, formats: Formats = "strict"): Verdict {
   const headers: Record<string, string> =
     target.era === "modern" && target.direction === "inbound"
       ? { "mcp-protocol-version": "2026-07-28" }
@@ -79,6 +86,6 @@ export function judgeCli(target: Target, bytes: Buffer): Verdict {
     era: target.direction === "inbound" ? "auto" : target.era,
     headers,
     method: target.root.method,
-    settings: DEFAULTS,
+    settings: settingsFor(formats),
   }).verdict;
 }

@@ -2,6 +2,7 @@
 // and from MCP schema schema/2024-11-05/schema.json (sha256 61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce).
 // and from MCP schema schema/2025-03-26/schema.json (sha256 e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131).
 // and from MCP schema schema/2025-06-18/schema.json (sha256 af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01).
+import { formatMode } from "../format-mode.js";
 
 "use strict";
 function pointerKey(key) {
@@ -347,7 +348,7 @@ errors++;
 if(data.uri !== undefined){
 let data8 = data.uri;
 if(typeof data8 === "string"){
-if(!(formats0.test(data8))){
+if(formatMode.strict && !(formats0.test(data8))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -493,7 +494,7 @@ errors++;
 if(data.uriTemplate !== undefined){
 let data7 = data.uriTemplate;
 if(typeof data7 === "string"){
-if(!(formats2.test(data7))){
+if(formatMode.strict && !(formats2.test(data7))){
 pushNew(vErrors ??= [], instancePath+"/uriTemplate", "format", {format: "uri-template"});
 errors++;
 }
@@ -591,7 +592,7 @@ errors++;
 if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
-if(!(formats0.test(data2))){
+if(formatMode.strict && !(formats0.test(data2))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -634,7 +635,7 @@ errors++;
 if(data.blob !== undefined){
 let data0 = data.blob;
 if(typeof data0 === "string"){
-if(!(formats6.test(data0))){
+if(formatMode.strict && !(formats6.test(data0))){
 pushNew(vErrors ??= [], instancePath+"/blob", "format", {format: "byte"});
 errors++;
 }
@@ -653,7 +654,7 @@ errors++;
 if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
-if(!(formats0.test(data2))){
+if(formatMode.strict && !(formats0.test(data2))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -1041,7 +1042,7 @@ errors++;
 if(data.data !== undefined){
 let data4 = data.data;
 if(typeof data4 === "string"){
-if(!(formats6.test(data4))){
+if(formatMode.strict && !(formats6.test(data4))){
 pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
@@ -1820,7 +1821,7 @@ errors++;
 if(data.uri !== undefined){
 let data1 = data.uri;
 if(typeof data1 === "string"){
-if(!(formats0.test(data1))){
+if(formatMode.strict && !(formats0.test(data1))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -2121,7 +2122,7 @@ errors++;
 if(data1.uri !== undefined){
 let data2 = data1.uri;
 if(typeof data2 === "string"){
-if(!(formats0.test(data2))){
+if(formatMode.strict && !(formats0.test(data2))){
 pushNew(vErrors ??= [], instancePath+"/params/uri", "format", {format: "uri"});
 errors++;
 }
@@ -3001,7 +3002,7 @@ errors++;
 if(data.uri !== undefined){
 let data5 = data.uri;
 if(typeof data5 === "string"){
-if(!(formats0.test(data5))){
+if(formatMode.strict && !(formats0.test(data5))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -3110,7 +3111,7 @@ errors++;
 if(data.uriTemplate !== undefined){
 let data4 = data.uriTemplate;
 if(typeof data4 === "string"){
-if(!(formats2.test(data4))){
+if(formatMode.strict && !(formats2.test(data4))){
 pushNew(vErrors ??= [], instancePath+"/uriTemplate", "format", {format: "uri-template"});
 errors++;
 }
@@ -3250,7 +3251,7 @@ errors = vErrors.length;
 if(data.data !== undefined){
 let data1 = data.data;
 if(typeof data1 === "string"){
-if(!(formats6.test(data1))){
+if(formatMode.strict && !(formats6.test(data1))){
 pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
@@ -3312,7 +3313,7 @@ errors = vErrors.length;
 if(data.data !== undefined){
 let data1 = data.data;
 if(typeof data1 === "string"){
-if(!(formats6.test(data1))){
+if(formatMode.strict && !(formats6.test(data1))){
 pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
@@ -4599,7 +4600,7 @@ errors++;
 if(data.uri !== undefined){
 let data7 = data.uri;
 if(typeof data7 === "string"){
-if(!(formats0.test(data7))){
+if(formatMode.strict && !(formats0.test(data7))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -4723,7 +4724,7 @@ errors++;
 if(data.uriTemplate !== undefined){
 let data6 = data.uriTemplate;
 if(typeof data6 === "string"){
-if(!(formats2.test(data6))){
+if(formatMode.strict && !(formats2.test(data6))){
 pushNew(vErrors ??= [], instancePath+"/uriTemplate", "format", {format: "uri-template"});
 errors++;
 }
@@ -4829,7 +4830,7 @@ errors++;
 if(data.uri !== undefined){
 let data3 = data.uri;
 if(typeof data3 === "string"){
-if(!(formats0.test(data3))){
+if(formatMode.strict && !(formats0.test(data3))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -4873,7 +4874,7 @@ errors++;
 if(data.blob !== undefined){
 let data1 = data.blob;
 if(typeof data1 === "string"){
-if(!(formats6.test(data1))){
+if(formatMode.strict && !(formats6.test(data1))){
 pushNew(vErrors ??= [], instancePath+"/blob", "format", {format: "byte"});
 errors++;
 }
@@ -4892,7 +4893,7 @@ errors++;
 if(data.uri !== undefined){
 let data3 = data.uri;
 if(typeof data3 === "string"){
-if(!(formats0.test(data3))){
+if(formatMode.strict && !(formats0.test(data3))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -5247,7 +5248,7 @@ errors = vErrors.length;
 if(data.data !== undefined){
 let data2 = data.data;
 if(typeof data2 === "string"){
-if(!(formats6.test(data2))){
+if(formatMode.strict && !(formats6.test(data2))){
 pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
@@ -5318,7 +5319,7 @@ errors = vErrors.length;
 if(data.data !== undefined){
 let data2 = data.data;
 if(typeof data2 === "string"){
-if(!(formats6.test(data2))){
+if(formatMode.strict && !(formats6.test(data2))){
 pushNew(vErrors ??= [], instancePath+"/data", "format", {format: "byte"});
 errors++;
 }
@@ -5431,7 +5432,7 @@ errors++;
 if(data.uri !== undefined){
 let data8 = data.uri;
 if(typeof data8 === "string"){
-if(!(formats0.test(data8))){
+if(formatMode.strict && !(formats0.test(data8))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -6192,7 +6193,7 @@ errors++;
 if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
-if(!(formats0.test(data2))){
+if(formatMode.strict && !(formats0.test(data2))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -7966,7 +7967,7 @@ errors++;
 if(data.src !== undefined){
 let data3 = data.src;
 if(typeof data3 === "string"){
-if(!(formats0.test(data3))){
+if(formatMode.strict && !(formats0.test(data3))){
 pushNew(vErrors ??= [], instancePath+"/src", "format", {format: "uri"});
 errors++;
 }
@@ -8052,7 +8053,7 @@ errors++;
 if(data.websiteUrl !== undefined){
 let data6 = data.websiteUrl;
 if(typeof data6 === "string"){
-if(!(formats0.test(data6))){
+if(formatMode.strict && !(formats0.test(data6))){
 pushNew(vErrors ??= [], instancePath+"/websiteUrl", "format", {format: "uri"});
 errors++;
 }
@@ -8209,7 +8210,7 @@ errors++;
 if(data.uri !== undefined){
 let data9 = data.uri;
 if(typeof data9 === "string"){
-if(!(formats0.test(data9))){
+if(formatMode.strict && !(formats0.test(data9))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -8349,7 +8350,7 @@ errors++;
 if(data.uriTemplate !== undefined){
 let data8 = data.uriTemplate;
 if(typeof data8 === "string"){
-if(!(formats2.test(data8))){
+if(formatMode.strict && !(formats2.test(data8))){
 pushNew(vErrors ??= [], instancePath+"/uriTemplate", "format", {format: "uri-template"});
 errors++;
 }
@@ -8638,7 +8639,7 @@ errors++;
 if(data.uri !== undefined){
 let data10 = data.uri;
 if(typeof data10 === "string"){
-if(!(formats0.test(data10))){
+if(formatMode.strict && !(formats0.test(data10))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -9199,7 +9200,7 @@ return errors === 0;
 }
 
 export const GetTaskResult = withinBudget(validate316);
-const schema139 = {"properties":{"createdAt":{"type":"string"},"lastUpdatedAt":{"type":"string"},"pollInterval":{"type":"integer"},"status":{"$ref":"#/$defs/TaskStatus"},"statusMessage":{"type":"string"},"taskId":{"type":"string"},"ttl":{"type":["integer","null"]}},"required":["createdAt","lastUpdatedAt","status","taskId","ttl"],"type":"object"};
+const schema139 = {"properties":{"createdAt":{"type":"string"},"lastUpdatedAt":{"type":"string"},"pollInterval":{"type":"number"},"status":{"$ref":"#/$defs/TaskStatus"},"statusMessage":{"type":"string"},"taskId":{"type":"string"},"ttl":{"type":["number","null"]}},"required":["createdAt","lastUpdatedAt","status","taskId","ttl"],"type":"object"};
 const schema140 = {"enum":["cancelled","completed","failed","input_required","working"],"type":"string"};
 
 function validate319(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -9256,8 +9257,8 @@ errors++;
 }
 if(data.pollInterval !== undefined){
 let data2 = data.pollInterval;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-pushNew(vErrors ??= [], instancePath+"/pollInterval", "type", {type: "integer"});
+if(!((typeof data2 == "number") && (isFinite(data2)))){
+pushNew(vErrors ??= [], instancePath+"/pollInterval", "type", {type: "number"});
 errors++;
 }
 }
@@ -9281,7 +9282,7 @@ errors++;
 }
 if(data.ttl !== undefined){
 let data6 = data.ttl;
-if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
+if((!((typeof data6 == "number") && (isFinite(data6)))) && (data6 !== null)){
 pushNew(vErrors ??= [], instancePath+"/ttl", "type", {type: schema139.properties.ttl.type});
 errors++;
 }
@@ -10281,7 +10282,7 @@ errors++;
 if(data.uri !== undefined){
 let data1 = data.uri;
 if(typeof data1 === "string"){
-if(!(formats0.test(data1))){
+if(formatMode.strict && !(formats0.test(data1))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -11677,7 +11678,7 @@ errors = vErrors.length;
 if(data.url !== undefined){
 let data6 = data.url;
 if(typeof data6 === "string"){
-if(!(formats0.test(data6))){
+if(formatMode.strict && !(formats0.test(data6))){
 pushNew(vErrors ??= [], instancePath+"/url", "format", {format: "uri"});
 errors++;
 }

@@ -2,6 +2,7 @@
 // and from MCP schema schema/2024-11-05/schema.json (sha256 61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce).
 // and from MCP schema schema/2025-03-26/schema.json (sha256 e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131).
 // and from MCP schema schema/2025-06-18/schema.json (sha256 af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01).
+import { formatMode } from "../format-mode.js";
 
 "use strict";
 function pointerKey(key) {
@@ -967,7 +968,7 @@ errors++;
 if(data1.uri !== undefined){
 let data2 = data1.uri;
 if(typeof data2 === "string"){
-if(!(formats0.test(data2))){
+if(formatMode.strict && !(formats0.test(data2))){
 pushNew(vErrors ??= [], instancePath+"/params/uri", "format", {format: "uri"});
 errors++;
 }
@@ -1027,7 +1028,7 @@ errors++;
 if(data1.uri !== undefined){
 let data2 = data1.uri;
 if(typeof data2 === "string"){
-if(!(formats0.test(data2))){
+if(formatMode.strict && !(formats0.test(data2))){
 pushNew(vErrors ??= [], instancePath+"/params/uri", "format", {format: "uri"});
 errors++;
 }
@@ -1087,7 +1088,7 @@ errors++;
 if(data1.uri !== undefined){
 let data2 = data1.uri;
 if(typeof data2 === "string"){
-if(!(formats0.test(data2))){
+if(formatMode.strict && !(formats0.test(data2))){
 pushNew(vErrors ??= [], instancePath+"/params/uri", "format", {format: "uri"});
 errors++;
 }
@@ -1470,7 +1471,7 @@ errors++;
 if(data.uri !== undefined){
 let data1 = data.uri;
 if(typeof data1 === "string"){
-if(!(formats6.test(data1))){
+if(formatMode.strict && !(formats6.test(data1))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri-template"});
 errors++;
 }
@@ -2232,7 +2233,7 @@ errors++;
 if(data.uri !== undefined){
 let data1 = data.uri;
 if(typeof data1 === "string"){
-if(!(formats6.test(data1))){
+if(formatMode.strict && !(formats6.test(data1))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri-template"});
 errors++;
 }
@@ -2619,7 +2620,7 @@ errors++;
 if(data.src !== undefined){
 let data3 = data.src;
 if(typeof data3 === "string"){
-if(!(formats0.test(data3))){
+if(formatMode.strict && !(formats0.test(data3))){
 pushNew(vErrors ??= [], instancePath+"/src", "format", {format: "uri"});
 errors++;
 }
@@ -2705,7 +2706,7 @@ errors++;
 if(data.websiteUrl !== undefined){
 let data6 = data.websiteUrl;
 if(typeof data6 === "string"){
-if(!(formats0.test(data6))){
+if(formatMode.strict && !(formats0.test(data6))){
 pushNew(vErrors ??= [], instancePath+"/websiteUrl", "format", {format: "uri"});
 errors++;
 }
@@ -3122,7 +3123,7 @@ errors++;
 if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
-if(!(formats0.test(data2))){
+if(formatMode.strict && !(formats0.test(data2))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -3233,7 +3234,7 @@ errors++;
 if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
-if(!(formats0.test(data2))){
+if(formatMode.strict && !(formats0.test(data2))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -3344,7 +3345,7 @@ errors++;
 if(data.uri !== undefined){
 let data2 = data.uri;
 if(typeof data2 === "string"){
-if(!(formats0.test(data2))){
+if(formatMode.strict && !(formats0.test(data2))){
 pushNew(vErrors ??= [], instancePath+"/uri", "format", {format: "uri"});
 errors++;
 }
@@ -4695,7 +4696,7 @@ return errors === 0;
 }
 
 export const TaskStatusNotification = withinBudget(validate183);
-const schema89 = {"properties":{"createdAt":{"type":"string"},"lastUpdatedAt":{"type":"string"},"pollInterval":{"type":"integer"},"status":{"$ref":"#/$defs/TaskStatus"},"statusMessage":{"type":"string"},"taskId":{"type":"string"},"ttl":{"type":["integer","null"]}},"required":["createdAt","lastUpdatedAt","status","taskId","ttl"],"type":"object"};
+const schema89 = {"properties":{"createdAt":{"type":"string"},"lastUpdatedAt":{"type":"string"},"pollInterval":{"type":"number"},"status":{"$ref":"#/$defs/TaskStatus"},"statusMessage":{"type":"string"},"taskId":{"type":"string"},"ttl":{"type":["number","null"]}},"required":["createdAt","lastUpdatedAt","status","taskId","ttl"],"type":"object"};
 const schema90 = {"enum":["cancelled","completed","failed","input_required","working"],"type":"string"};
 
 function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -4752,8 +4753,8 @@ errors++;
 }
 if(data.pollInterval !== undefined){
 let data2 = data.pollInterval;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-pushNew(vErrors ??= [], instancePath+"/pollInterval", "type", {type: "integer"});
+if(!((typeof data2 == "number") && (isFinite(data2)))){
+pushNew(vErrors ??= [], instancePath+"/pollInterval", "type", {type: "number"});
 errors++;
 }
 }
@@ -4777,7 +4778,7 @@ errors++;
 }
 if(data.ttl !== undefined){
 let data6 = data.ttl;
-if((!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))) && (data6 !== null)){
+if((!((typeof data6 == "number") && (isFinite(data6)))) && (data6 !== null)){
 pushNew(vErrors ??= [], instancePath+"/ttl", "type", {type: schema89.properties.ttl.type});
 errors++;
 }

@@ -418,7 +418,7 @@ export interface JSONRPCResultResponse {
   result: Result;
 }
 
-export type JSONValue = JSONObject | JSONValue[] | (string | number | boolean);
+export type JSONValue = JSONObject | JSONValue[] | (string | number | boolean | null);
 
 export interface LegacyTitledEnumSchema {
   default?: string;

@@ -1,4 +1,5 @@
 import { impliesFraming } from "./implies-framing.js";
+import { formatModeImport } from "./switchable-formats.js";
 import type { Selection } from "./select-definitions.js";
 import type { MethodEntry, RevisionsSelection } from "./select-revisions.js";
 
@@ -38,7 +39,7 @@ export function assembleModule(selection: Selection, ajvCode: string, revisions?
     )};`,
   ];
   if (revisions) tables.push(...revisionTables(revisions));
-  const sections = [[banner(selection, revisions)], [ajvCode.trim()], tables];
+  const sections = [[banner(selection, revisions), ...formatModeImport(ajvCode)], [ajvCode.trim()], tables];
   return `${sections.map((lines) => lines.join("\n")).join("\n\n")}\n`;
 }
 

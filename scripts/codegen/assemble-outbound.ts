@@ -1,4 +1,5 @@
 import { banner } from "./assemble-module.js";
+import { formatModeImport } from "./switchable-formats.js";
 import type { Selection } from "./select-definitions.js";
 import { OUTBOUND_FRAMING, type OutboundSelection } from "./select-outbound.js";
 import type { RevisionsOutbound, RevisionsSelection } from "./select-revisions.js";
@@ -78,7 +79,8 @@ export function assembleOutboundModule(
   });
   if (rows.length === 0) rows.push(`  [${j(selection.spec.revision)}, { results, notifications, requests, errors }],`);
   tables.push(`export const revisions = new Map([\n${rows.join("\n")}\n]);`);
-  return `${[banner(selection, perRevision?.revisions), ajvCode.trim(), tables.join("\n")].join("\n\n")}\n`;
+  const head = [banner(selection, perRevision?.revisions), ...formatModeImport(ajvCode)].join("\n");
+  return `${[head, ajvCode.trim(), tables.join("\n")].join("\n\n")}\n`;
 }
 
 export function assembleOutboundDeclarations(selection: Selection, revisions?: RevisionsSelection): string {

@@ -7,6 +7,7 @@ import type { JsonSchema } from "./load-spec.js";
 import type { Selection } from "./select-definitions.js";
 import { linearFormats } from "../../src/codegen/linear-formats.js";
 import { taggedAnyOf } from "../../src/codegen/tagged-any-of.js";
+import { switchableFormats } from "./switchable-formats.js";
 
 /**
  * Keywords these revisions use that mean the same under draft-07 and 2020-12. The validators are
@@ -80,7 +81,7 @@ function createEngine(formats: Record<string, string>): Ajv {
   return ajv;
 }
 
-/** Ajv standalone ESM code exporting one validator per entry, under the entry's name. */
+/** Ajv standalone ESM code exporting one validator per entry, under the entry's name, its format checks switchable. */
 export function compileValidators(selection: Selection, formats: Record<string, string>): string {
   const id = eraDocumentId(selection.config.era);
   const ajv = createEngine(formats);
@@ -93,7 +94,7 @@ export function compileValidators(selection: Selection, formats: Record<string, 
         `avoid the keyword or option that needs it: ${code.match(/require\([^)]*\)/)?.[0]}`,
     );
   }
-  return linearFormats(code, formats);
+  return switchableFormats(linearFormats(code, formats));
 }
 
 function assertSharedKeywords(node: unknown, path: string, nameMap: boolean): void {

@@ -36,6 +36,7 @@ import {
   type RevisionsSelection,
 } from "./select-revisions.js";
 import { stripProse } from "./strip-prose.js";
+import { FORMAT_MODE_DECLARATIONS, FORMAT_MODE_MODULE } from "./switchable-formats.js";
 import type { Files } from "./write-output.js";
 
 export interface GenerateOptions {
@@ -177,6 +178,8 @@ export async function generate(options: GenerateOptions): Promise<Files> {
   files.set("index.js", assembleIndex(eras, batchEras));
   files.set("index.d.ts", assembleIndexDeclarations(eras, batchEras));
   files.set("validator.d.ts", VALIDATOR_DECLARATIONS);
+  files.set("format-mode.js", FORMAT_MODE_MODULE);
+  files.set("format-mode.d.ts", FORMAT_MODE_DECLARATIONS);
   files.set("outbound.js", assembleOutboundIndex(eras));
   files.set("outbound.d.ts", assembleOutboundIndexDeclarations(eras));
   const runtime = assembleCompileRuntime(await bundleCompileRuntime());
@@ -195,9 +198,15 @@ function manifest(schemasDir: string, eras: Record<string, unknown>) {
     generatedBy: "scripts/codegen.ts (npm run codegen); do not edit",
     tools: { ajv: toolVersion("ajv"), "json-schema-to-typescript": toolVersion("json-schema-to-typescript") },
     engine:
-      "Ajv draft-07 class, allErrors, no messages, anyOf branches tagged (tagged-any-of.ts), formats from schemas/formats.json (byte checked by linear-formats.ts), compacted by compact-code.ts",
+      "Ajv draft-07 class, allErrors, no messages, anyOf branches tagged (tagged-any-of.ts), formats from schemas/formats.json (byte checked by linear-formats.ts), each format check asserted only while format-mode.js says strict, compacted by compact-code.ts",
     projectInputs: Object.fromEntries(
-      [...readdirSync(schemasDir), ...readdirSync(join(schemasDir, "outbound")).map((f) => `outbound/${f}`)]
+      [
+        ...readdirSync(schemasDir),
+        ...readdirSync(join(schemasDir, "outbound")).map((f) => `outbound/${f}`),
+        ...readdirSync(join(schemasDir, "spec"))
+          .filter((f) => f === "corrections.json")
+          .map((f) => `spec/${f}`),
+      ]
         .filter((f) => f.endsWith(".json"))
         .sort()
         .map((f) => [`schemas/${f}`, sha256(f)]),

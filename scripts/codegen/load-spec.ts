@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_SPEC_DIR, SPEC_DIR_SETTING, specDir } from "../spec-dir.js";
+import { correctSpec } from "./correct-spec.js";
 
 export { SPEC_DIR_SETTING, specDir };
 
@@ -12,6 +13,7 @@ export interface SpecSchema {
   /** Path relative to the spec folder, so the manifest does not depend on the machine. */
   file: string;
   sha256: string;
+  /** The published schema with the corrections of `schemas/spec/corrections.json` applied (correct-spec.ts). */
   schema: JsonSchema;
 }
 
@@ -35,6 +37,6 @@ export function loadSpec(revision: string, dir: string = specDir()): SpecSchema 
     revision,
     file: file.split("\\").join("/"),
     sha256: createHash("sha256").update(bytes).digest("hex"),
-    schema: JSON.parse(bytes.toString("utf8")) as JsonSchema,
+    schema: correctSpec(revision, JSON.parse(bytes.toString("utf8")) as JsonSchema),
   };
 }

@@ -3,11 +3,13 @@
  * their checks, made once when the command starts: a wrong value is a usage error, never a limit that quietly goes away.
  */
 import type { HeadersLike } from "../core/era.js";
+import type { Formats } from "../core/formats.js";
 import type { LegacyChecks } from "../core/legacy-checks.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_DEPTH,
   positiveInteger as checkedInteger,
+  formatsOption,
   legacyChecksOption,
   type ResolvedOptions,
   resolveLimits,
@@ -22,6 +24,8 @@ export interface GateFlags {
   maxDepth: number;
   /** Unset: the gates' own default. */
   legacyChecks: LegacyChecks | undefined;
+  /** Unset: the gates' own default (formats are annotations). */
+  formats: Formats | undefined;
   outbound: "off" | "report";
   log: LogFormat;
   /** Forward everything unjudged: the same process with the gate taken out, to measure or rule out the gate. */
@@ -35,6 +39,7 @@ export const GATE_FLAG_SPECS = {
   "max-body-bytes": { type: "string" },
   "max-depth": { type: "string" },
   "legacy-checks": { type: "string" },
+  formats: { type: "string" },
   outbound: { type: "string" },
   log: { type: "string" },
   "pass-through": { type: "boolean", default: false },
@@ -48,6 +53,8 @@ export const GATE_FLAGS_USAGE = `  --max-body-bytes N  largest message accepted,
   --legacy-checks M   params (default), report or framing, as the gates' legacyChecks: params answers a legacy
                       message whose params fail its revision's definition -32602, report hands it on and logs it,
                       framing checks the JSON-RPC framing only
+  --formats strict    assert every format of the schemas (uri, uri-template, byte), inbound and outbound; by
+                      default (annotation) a format refuses nothing, as the official SDKs accept any string there
   --outbound report   also check every message the server sends back; violations are logged, nothing is altered
   --log F             text (default) or json: one line per refusal on stderr, never anything of the message
   --pass-through      judge nothing, forward everything: the same path without the gate (to measure it)
@@ -65,6 +72,7 @@ export class UsageError extends Error {
 export function gateFlags(values: Record<string, string | boolean | undefined>): GateFlags {
   // The gates' own check of the mode (legacyChecksOption): an unknown name is a usage error, never a mode that goes away.
   const legacyChecks = legacyChecksFlag(values["legacy-checks"]);
+  const formats = formatsFlag(values.formats);
   const outbound = values.outbound ?? "off";
   if (outbound !== "off" && outbound !== "report")
     throw new UsageError(`--outbound must be report (or off), not ${JSON.stringify(outbound)}`);
@@ -78,7 +86,7 @@ export function gateFlags(values: Record<string, string | boolean | undefined>):
   const passThrough = values["pass-through"] === true;
   const otel = values.otel === true;
   if (otel && passThrough) throw new UsageError("--otel records what the gate judges, and --pass-through judges nothing: use one");
-  return { maxBodyBytes, maxDepth, legacyChecks, outbound, log, passThrough, otel };
+  return { maxBodyBytes, maxDepth, legacyChecks, formats, outbound, log, passThrough, otel };
 }
 
 /**
@@ -90,9 +98,14 @@ export function legacyChecksFlag(value: string | boolean | undefined): LegacyChe
   return value === undefined ? undefined : asFlags(() => legacyChecksOption(value), { "legacy-checks": value });
 }
 
+/** `--formats` as typed, by the gates' own check (`formatsOption`): unset stays unset, an unknown name is a usage error. */
+export function formatsFlag(value: string | boolean | undefined): Formats | undefined {
+  return value === undefined ? undefined : asFlags(() => formatsOption(value), { formats: value });
+}
+
 /**
  * A face's options from its flags, checked as `wymcpNode` and `wymcpFetch` check theirs (`resolveOptions`): the limits,
- * `--legacy-checks` (unset: the gates' default) and the era by the SDK's own routing (`classifyEra` on `headersOf` and
+ * `--legacy-checks` and `--formats` (unset: the gates' defaults) and the era by the SDK's own routing (`classifyEra` on `headersOf` and
  * the body). `clock` (telemetry's) times the validation.
  */
 export function resolveGate<R>(
@@ -100,8 +113,8 @@ export function resolveGate<R>(
   headersOf: (request: R) => HeadersLike | undefined,
   clock?: () => number,
 ): ResolvedOptions<R> {
-  const { maxBodyBytes, maxDepth, legacyChecks } = flags;
-  const resolved = resolveOptions<R>({ maxBodyBytes, maxDepth, legacyChecks }, [], headersOf);
+  const { maxBodyBytes, maxDepth, legacyChecks, formats } = flags;
+  const resolved = resolveOptions<R>({ maxBodyBytes, maxDepth, legacyChecks, formats }, [], headersOf);
   // With telemetry, the stage times the validation and keeps a refused body for the trace, as the gates' stage does.
   return clock ? { ...resolved, settings: { ...resolved.settings, clock } } : resolved;
 }
@@ -124,7 +137,12 @@ function flagNumber(value: string | boolean | undefined): number | undefined {
 }
 
 /** The flags each option of the core's checks is spelled as. */
-const FLAG_OF: Record<string, string> = { maxBodyBytes: "--max-body-bytes", maxDepth: "--max-depth", legacyChecks: "--legacy-checks" };
+const FLAG_OF: Record<string, string> = {
+  maxBodyBytes: "--max-body-bytes",
+  maxDepth: "--max-depth",
+  legacyChecks: "--legacy-checks",
+  formats: "--formats",
+};
 
 /** Runs a core check; its `WymcpOptionError` becomes a usage error naming the flag and the text as it was typed. */
 function asFlags<T>(check: () => T, values: Record<string, string | boolean | undefined>): T {

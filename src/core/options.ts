@@ -6,6 +6,7 @@
 import { DEFAULT_MAX_DEPTH } from "./depth.js";
 import type { AdmissionSettings, RejectInfo } from "./admission.js";
 import { classifyEra, type Era, type HeadersLike } from "./era.js";
+import { DEFAULT_FORMATS, FORMATS, type Formats } from "./formats.js";
 import { DEFAULT_LEGACY_CHECKS, LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { WymcpOptionError } from "./option-error.js";
 import type { Telemetry } from "./telemetry.js";
@@ -83,6 +84,14 @@ export function legacyChecksOption(value: unknown): LegacyChecks {
   throw new WymcpOptionError("legacyChecks", `legacyChecks must be one of ${names}, not ${describeValue(value)}`);
 }
 
+/** The `formats` option: `"annotation"` or `"strict"`; `undefined` gives the default, `"annotation"`. */
+export function formatsOption(value: unknown): Formats {
+  if (value === undefined) return DEFAULT_FORMATS;
+  if ((FORMATS as readonly unknown[]).includes(value)) return value as Formats;
+  const names = FORMATS.map((name) => JSON.stringify(name)).join(", ");
+  throw new WymcpOptionError("formats", `formats must be one of ${names}, not ${describeValue(value)}`);
+}
+
 /** The limits every face takes, as a user writes them. */
 export interface LimitOptions {
   /** Largest body accepted, in bytes; a larger one is answered `413`. Default 4 MiB. */
@@ -119,6 +128,12 @@ export interface GateOptions<R> extends LimitOptions {
   legacyChecks?: LegacyChecks;
   /** With `legacyChecks: "report"`: called once per legacy message whose params fail, with what `onReject` would have received. */
   onLegacyReport?: (info: RejectInfo) => void;
+  /**
+   * Whether a schema's `format` is asserted: `"annotation"` (default) refuses no string for its format, as the official
+   * SDKs do not; `"strict"` asserts `uri` (RFC 3986), `uri-template` (RFC 6570) and `byte` (base64), inbound and in
+   * the outbound report.
+   */
+  formats?: Formats;
 }
 
 /** A face's options, checked and with their defaults. */
@@ -150,14 +165,17 @@ export function resolveOptions<R>(
     }
   }
   return {
-    settings: { ...resolveLimits(given), validate: { legacyChecks: legacyChecksOption(given.legacyChecks) } },
+    settings: {
+      ...resolveLimits(given),
+      validate: { legacyChecks: legacyChecksOption(given.legacyChecks), formats: formatsOption(given.formats) },
+    },
     era: eraOption(given.era, headersOf),
     onReject: optionalFunction("onReject", given.onReject),
     onLegacyReport: optionalFunction("onLegacyReport", given.onLegacyReport),
   };
 }
 
-const GATE_OPTION_KEYS: readonly string[] = ["maxBodyBytes", "maxDepth", "era", "onReject", "legacyChecks", "onLegacyReport"];
+const GATE_OPTION_KEYS: readonly string[] = ["maxBodyBytes", "maxDepth", "era", "onReject", "legacyChecks", "onLegacyReport", "formats"];
 
 /**
  * The era of a request with no body to judge (a GET stream in report mode): the option's for no body, legacy when it

@@ -12,6 +12,8 @@ import {
   type JsonRpcErrorResponse,
 } from "./envelope.js";
 import { isRevision, type Era } from "./era.js";
+import { switchesFormats, underFormats } from "./format-switch.js";
+import type { Formats } from "./formats.js";
 import { DEFAULT_LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { legacyMethodOf } from "./legacy-revision.js";
 
@@ -62,6 +64,11 @@ export interface ValidateOptions {
   protocolVersion?: string | null | undefined;
   /** What the legacy lane checks: `"params"`, `"report"` or `"framing"` (legacy-revision.ts). The modern lane ignores it. */
   legacyChecks?: LegacyChecks | undefined;
+  /**
+   * Whether a schema's `format` is asserted: `"annotation"` (default) never refuses a string for its format, as the
+   * official SDKs do not; `"strict"` asserts `uri` (RFC 3986), `uri-template` (RFC 6570) and `byte` (base64).
+   */
+  formats?: Formats | undefined;
 }
 
 type Rule = "validate" | "bypass" | "reject-response";
@@ -81,6 +88,13 @@ const RULES: Record<Era, Record<"request" | "notification" | "response", Rule>> 
  * framing holds and a known method's params fail its definition. An unset (or unknown) era reads as legacy.
  */
 export function validateMcpRequest(body: unknown, era: Era = "legacy", options?: ValidateOptions): ValidationResult {
+  const formats = options?.formats;
+  if (!switchesFormats(formats)) return judge(body, era, options);
+  return underFormats(formats, () => judge(body, era, options));
+}
+
+/** `validateMcpRequest` with the format switch already as `options.formats` says. */
+function judge(body: unknown, era: Era, options: ValidateOptions | undefined): ValidationResult {
   const lane: Era = era === "modern" ? "modern" : "legacy";
   if (Array.isArray(body)) {
     const batch = batches[lane];

@@ -7,6 +7,7 @@
  */
 import type { JsonRpcId } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
+import type { Formats } from "../core/formats.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { describeValue, optionalFunction, WymcpOptionError } from "../core/options.js";
 import type { OutboundViolations } from "./validate-response.js";
@@ -16,7 +17,7 @@ export type { OutboundViolations };
 /** The shape of `validateMcpResponse`, as far as the adapters need it. */
 export type OutboundCheck = (
   message: unknown,
-  context: { era: Era; method?: string; protocolVersion?: string },
+  context: { era: Era; method?: string; protocolVersion?: string; formats?: Formats },
 ) => { outcome: "pass" } | { outcome: "violation"; violations: OutboundViolations };
 
 /** What `onOutboundViolation` receives for one message that failed the check. */
@@ -41,10 +42,14 @@ export interface OutboundOptions {
   onOutboundViolation?: (info: OutboundViolationInfo) => void;
 }
 
-/** The validated report settings, or undefined when the mode is off; misuse throws when the face is built. */
-export function reportSettings(
-  options: OutboundOptions,
-): Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">> | undefined {
+/** The report settings: the check, the hook, and the face's `formats` option, which the check is given with each message. */
+export type ReportSettings = Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">> & { formats?: Formats | undefined };
+
+/**
+ * The validated report settings, or undefined when the mode is off; misuse throws when the face is built. `formats` is
+ * the face's own option (checked with the others), so that what a face reports follows the policy it admits by.
+ */
+export function reportSettings(options: OutboundOptions, formats?: Formats): ReportSettings | undefined {
   const { outbound = "off", outboundCheck, onOutboundViolation } = options;
   if (outbound === "off") return undefined;
   if (outbound !== "report") throw new WymcpOptionError("outbound", `outbound must be "off" or "report", not ${describeValue(outbound)}`);
@@ -52,11 +57,11 @@ export function reportSettings(
     throw new WymcpOptionError("outboundCheck", 'outbound: "report" needs outboundCheck, e.g. validateMcpResponse from "wymcp/outbound"');
   }
   const hook = optionalFunction<OutboundOptions["onOutboundViolation"]>("onOutboundViolation", onOutboundViolation);
-  return { outboundCheck, onOutboundViolation: hook ?? (() => undefined) };
+  return { outboundCheck, onOutboundViolation: hook ?? (() => undefined), formats };
 }
 
 /** What a tap does with each message: report mode's check, and (telemetry) a plain look at it. */
-export interface TapHooks extends Partial<Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">>> {
+export interface TapHooks extends Partial<ReportSettings> {
   /** Every JSON-RPC message read, before the check; it must not throw (a throw is ignored). */
   onMessage?: (message: unknown) => void;
 }
@@ -75,7 +80,7 @@ export function createTap(
   era: Era,
   requestBody: unknown,
   header: (name: "content-type" | "content-encoding") => string | null | undefined,
-  { outboundCheck, onOutboundViolation, onMessage }: TapHooks,
+  { outboundCheck, onOutboundViolation, onMessage, formats }: TapHooks,
   maxMessageUnits = MAX_TAPPED_MESSAGE_UNITS,
   protocolVersion?: string | null,
 ): Tap {
@@ -107,8 +112,10 @@ export function createTap(
     const method = own ?? (id === undefined || id === null ? undefined : methods?.get(id));
     let result;
     try {
-      const context = method === undefined ? { era } : { era, method };
-      result = outboundCheck(message, revision === undefined ? context : { ...context, protocolVersion: revision });
+      const context: Parameters<OutboundCheck>[1] = method === undefined ? { era } : { era, method };
+      if (revision !== undefined) context.protocolVersion = revision;
+      if (formats === "strict") context.formats = formats;
+      result = outboundCheck(message, context);
     } catch {
       // A failing check must not break a response already on its way.
       return;

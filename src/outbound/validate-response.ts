@@ -8,6 +8,8 @@ import type { ValidationError, Validator } from "../../generated/validator.js";
 import { distill } from "../core/distill.js";
 import type { LocatedError } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
+import { switchesFormats, underFormats } from "../core/format-switch.js";
+import type { Formats } from "../core/formats.js";
 
 /** What a server-sent message is, judged by its members alone. */
 export type OutboundKind = "result" | "error" | "notification" | "request" | "other";
@@ -37,6 +39,11 @@ export interface ResponseContext {
    * revision's definitions. Unset, or no revision of the era: the era's newest (legacy: 2025-11-25).
    */
   protocolVersion?: string | null | undefined;
+  /**
+   * Whether a schema's `format` is asserted, as inbound: `"annotation"` (default) reports no string for its format, as
+   * the official SDKs' clients accept any; `"strict"` reports a `uri`, `uri-template` or `byte` string that fails it.
+   */
+  formats?: Formats | undefined;
 }
 
 type Module = typeof outbound.legacy | typeof outbound.modern;
@@ -52,7 +59,14 @@ type Located = (data: unknown, at: { instancePath: string; parentData: unknown; 
  * where the method's response admits one.
  * @example const result = validateMcpResponse(JSON.parse(body), { era: "modern", method: "tools/call" });
  */
-export function validateMcpResponse(message: unknown, { era, method, protocolVersion }: ResponseContext = {}): OutboundResult {
+export function validateMcpResponse(message: unknown, context: ResponseContext = {}): OutboundResult {
+  const { formats } = context;
+  if (!switchesFormats(formats)) return judgeMessage(message, context);
+  return underFormats(formats, () => judgeMessage(message, context));
+}
+
+/** `validateMcpResponse` with the format switch already as `context.formats` says. */
+function judgeMessage(message: unknown, { era, method, protocolVersion }: ResponseContext): OutboundResult {
   const lane: Module = era === "modern" ? outbound.modern : outbound.legacy;
   // The framing is the era's own (newest) revision's; the tables are the negotiated revision's.
   const named = protocolVersion == null ? undefined : (lane.revisions as ReadonlyMap<string, RevisionOutbound>).get(protocolVersion);

@@ -14,20 +14,21 @@ import { gateNode, serveFetch, type McpFetchHandler, type RejectInfo } from "wym
 import { validateMcpRequest } from "wymcp";
 
 /**
- * `answer400` is no mode of wymcp's: the gate's params checks with a refusal answered `400` instead of `200`, the answer
- * wymcp gave before, kept to show what legacy clients make of it.
+ * `answer400` is no mode of wymcp's: the gate's params checks (formats asserted) with a refusal answered `400` instead
+ * of `200`, the answer wymcp gave before, kept to show what legacy clients make of it. `strict` is `gateNode` with
+ * `formats: "strict"`, for what a client shows of a format refusal.
  */
-export type Door = "params" | "report" | "framing" | "off" | "answer400";
+export type Door = "params" | "report" | "framing" | "off" | "answer400" | "strict";
 export const DOORS: readonly Door[] = ["params", "report", "framing", "off"];
 
 export interface LegacyServers {
   url(door: Door): URL;
   /** What the gate refused, by door. */
-  rejected: Record<Exclude<Door, "answer400">, RejectInfo[]>;
+  rejected: Record<Exclude<Door, "answer400" | "strict">, RejectInfo[]>;
   /** What `legacyChecks: "report"` reported. */
   reported: RejectInfo[];
   /** Every POST body the gated doors parsed, by its method (`response`, `batch`), by door, in arrival order. */
-  seen: Record<Exclude<Door, "answer400">, string[]>;
+  seen: Record<Exclude<Door, "answer400" | "strict">, string[]>;
   stop(): Promise<void>;
 }
 
@@ -79,7 +80,7 @@ export async function startLegacyServers(): Promise<LegacyServers> {
   const rejected: LegacyServers["rejected"] = { params: [], report: [], framing: [], off: [] };
   const seen: LegacyServers["seen"] = { params: [], report: [], framing: [], off: [] };
   const reported: RejectInfo[] = [];
-  const gated = (door: Exclude<Door, "off" | "answer400">) =>
+  const gated = (door: Exclude<Door, "off" | "answer400" | "strict">) =>
     gateNode(handler, {
       legacyChecks: door,
       onReject: (info) => rejected[door].push(info),
@@ -96,6 +97,7 @@ export async function startLegacyServers(): Promise<LegacyServers> {
     framing: gated("framing"),
     off: toNodeHandler(handler) as (req: http.IncomingMessage, res: http.ServerResponse) => void,
     answer400: (req, res) => void answer400(handler, req, res),
+    strict: gateNode(handler, { formats: "strict" }),
   };
   const server = http.createServer((req, res) => {
     const door = new URL(req.url ?? "/", "http://localhost").pathname.slice(1) as Door;
@@ -118,7 +120,7 @@ export async function startLegacyServers(): Promise<LegacyServers> {
   };
 }
 
-/** The `answer400` door: a legacy params failure answered `400` with wymcp's JSON-RPC error, everything else served. */
+/** The `answer400` door: a legacy params failure (formats asserted) answered `400` with wymcp's JSON-RPC error, everything else served. */
 async function answer400(
   handler: McpFetchHandler,
   req: http.IncomingMessage & { body?: unknown },
@@ -129,7 +131,8 @@ async function answer400(
     for await (const chunk of req) chunks.push(chunk as Buffer);
     req.body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     const header = req.headers["mcp-protocol-version"];
-    const result = validateMcpRequest(req.body, "legacy", { protocolVersion: Array.isArray(header) ? header[0] : header });
+    const protocolVersion = Array.isArray(header) ? header[0] : header;
+    const result = validateMcpRequest(req.body, "legacy", { protocolVersion, formats: "strict" });
     if (result.outcome === "reject") {
       return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(result.response));
     }

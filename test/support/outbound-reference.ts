@@ -59,7 +59,8 @@ export function correctedSchema(era: Era): JsonObject {
   return schema;
 }
 
-export function reference(era: Era): Reference {
+/** The era's corrected schema compiled by Ajv at run time: formats asserted under `"strict"`, ignored (annotations) by default. */
+export function reference(era: Era, mode: "annotation" | "strict" = "annotation"): Reference {
   const schema = correctedSchema(era);
   const defs = schema.$defs as Record<string, JsonObject>;
   const config = readJson(`outbound/${era}.json`) as unknown as Config;
@@ -68,7 +69,9 @@ export function reference(era: Era): Reference {
     allErrors: true,
     allowUnionTypes: true,
     strict: true,
-    formats: Object.fromEntries(Object.entries(formats).map(([k, v]) => [k, new RegExp(v, "u")])),
+    ...(mode === "strict"
+      ? { formats: Object.fromEntries(Object.entries(formats).map(([k, v]) => [k, new RegExp(v, "u")])) }
+      : { validateFormats: false }),
   });
   const id = `urn:official:${era}`;
   ajv.addSchema({ ...schema, $id: id });

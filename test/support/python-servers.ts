@@ -21,10 +21,13 @@ export interface PythonHttpServer {
   stop: () => Promise<void>;
 }
 
-/** The official SDK's `MCPServer` over Streamable HTTP on a free loopback port. */
-export async function startMcpServerHttp(): Promise<PythonHttpServer> {
+/**
+ * The official SDK's `MCPServer` over Streamable HTTP on a free loopback port: the echo tools, or with `features-http`
+ * every feature of test/support/feature-server.ts.
+ */
+export async function startMcpServerHttp(mode: "mcpserver-http" | "features-http" = "mcpserver-http"): Promise<PythonHttpServer> {
   const python = await pythonEnv();
-  const child = spawn(python, [ECHO_SERVERS, "mcpserver-http"], { env: PYTHON_ENV, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(python, [ECHO_SERVERS, mode], { env: PYTHON_ENV, stdio: ["ignore", "pipe", "pipe"] });
   const guard = () => child.kill("SIGKILL");
   process.once("exit", guard);
   const exited = new Promise<void>((resolve) =>

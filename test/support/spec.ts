@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { correctSpec } from "../../scripts/codegen/correct-spec.js";
 import { specDir as resolveSpecDir } from "../../scripts/spec-dir.js";
 
 export type JsonObject = { [key: string]: unknown };
@@ -29,9 +30,18 @@ export function specRevisions(): string[] {
     .sort();
 }
 
-/** A fresh parse of one revision's schema on each call, so callers may mutate what they get. */
-export function readSpecSchema(revision: string): JsonObject {
+/** A fresh parse of one revision's published schema on each call, so callers may mutate what they get. */
+export function readPublishedSpecSchema(revision: string): JsonObject {
   return JSON.parse(readFileSync(specSchemaPath(revision), "utf8")) as JsonObject;
+}
+
+/**
+ * One revision's schema as codegen reads it: published, with the corrections of `schemas/spec/corrections.json`
+ * (where the JSON Schema is narrower than the spec's text); a fresh copy on each call. The references the tests compare
+ * wymcp with are compiled from it.
+ */
+export function readSpecSchema(revision: string): JsonObject {
+  return correctSpec(revision, readPublishedSpecSchema(revision)) as JsonObject;
 }
 
 /** The `$defs` of one revision's schema. */

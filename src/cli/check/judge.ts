@@ -364,7 +364,7 @@ function judgeOut(
     era === "legacy"
       ? (answered?.revision ?? legacyRevisionOf(undefined, headers["mcp-protocol-version"] ?? session?.revision).revision)
       : MODERN_REVISION;
-  const result = validateMcpResponse(body, { era, method, protocolVersion: revision });
+  const result = validateMcpResponse(body, { era, method, protocolVersion: revision, formats: options.settings.validate?.formats });
   const answers = result.kind === "result" || result.kind === "error";
   const part = context?.part;
   const answering = answers && answered ? answeredAt(answered) : undefined;

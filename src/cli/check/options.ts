@@ -2,8 +2,8 @@
 import { parseArgs } from "node:util";
 import type { AdmissionSettings } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, legacyChecksOption, resolveLimits } from "../../core/options.js";
-import { legacyChecksFlag } from "../gate-options.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, formatsOption, legacyChecksOption, resolveLimits } from "../../core/options.js";
+import { formatsFlag, legacyChecksFlag } from "../gate-options.js";
 
 /** How each message is judged: what `judge` needs. */
 export interface JudgeOptions {
@@ -49,6 +49,7 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
       "max-bytes": { type: "string" },
       "max-depth": { type: "string" },
       "legacy-checks": { type: "string" },
+      formats: { type: "string" },
       json: { type: "boolean", default: false },
       quiet: { type: "boolean", short: "q", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -82,7 +83,10 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
     settings: {
       ...resolveLimits({ maxBodyBytes: maxBytes, maxDepth }),
       // The flag as wymcp proxy and wymcp stdio read it, then the gates' default when it is absent.
-      validate: { legacyChecks: legacyChecksOption(legacyChecksFlag(values["legacy-checks"])) },
+      validate: {
+        legacyChecks: legacyChecksOption(legacyChecksFlag(values["legacy-checks"])),
+        formats: formatsOption(formatsFlag(values.formats)),
+      },
     },
     format: oneOf("format", values.format!, ["auto", "json", "jsonl", "har"] as const),
     json: values.json!,

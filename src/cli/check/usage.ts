@@ -53,6 +53,9 @@ Judging
                   JSON-RPC framing alone.
                   Outbound, a legacy message is judged by the revision of its request, of the MCP-Protocol-Version
                   header, of its session, else 2025-03-26; the output names the revision
+  --formats M     annotation (the default) or strict, as the gates' formats option: annotation refuses no string
+                  for the schema's format (uri, uri-template, byte), as the official SDKs accept any string there;
+                  strict asserts each (RFC 3986, RFC 6570, base64), in both directions. Not --format (the input's)
 
 Output
   --json          one JSON object per message (the gates' answer for a refusal, validateMcpResponse's

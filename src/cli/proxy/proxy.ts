@@ -68,6 +68,8 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     options.outbound === "report"
       ? {
           outboundCheck: validateMcpResponse,
+          // What goes back is judged by the formats policy what comes in is.
+          formats: settings.validate?.formats,
           onOutboundViolation: ({ era, method, id, violations }: OutboundViolationInfo) =>
             log.line(
               "outbound-violation",

@@ -333,7 +333,8 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
         if (request?.traced) answerTraced(request.traced, item);
         if (options.outbound !== "report") continue;
         const era = request?.era ?? sessionEra;
-        const result = validateMcpResponse(item, request ? { era, method: request.method } : { era });
+        const formats = settings.validate?.formats;
+        const result = validateMcpResponse(item, request ? { era, method: request.method, formats } : { era, formats });
         if (result.outcome === "pass") continue;
         const { violations } = result;
         const id = isObject(item) && Object.hasOwn(item, "id") ? answerId(item) : undefined;

@@ -57,7 +57,7 @@ export function resolveNodeFace(options: unknown, extra: readonly string[] = [])
     ...resolved,
     // With telemetry, the stage times the validation and keeps a refused body for the trace.
     settings: telemetry ? { ...resolved.settings, clock: now } : resolved.settings,
-    report: reportSettings(given),
+    report: reportSettings(given, resolved.settings.validate?.formats),
     discardTimeoutMs: positiveInteger("discardTimeoutMs", given.discardTimeoutMs, DISCARD_TIMEOUT_MS),
     telemetry,
   };

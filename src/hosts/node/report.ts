@@ -5,10 +5,10 @@
 import type { ServerResponse } from "node:http";
 import type { Era } from "../../core/era.js";
 import type { ExchangeTrace } from "../../core/telemetry.js";
-import { createTap, type reportSettings } from "../../outbound/tap.js";
+import { createTap, type ReportSettings } from "../../outbound/tap.js";
 
 /** The checked report settings (`reportSettings`), when report mode is on. */
-export type Report = NonNullable<ReturnType<typeof reportSettings>>;
+export type Report = ReportSettings;
 
 /**
  * `writeHead`'s headers are read from its arguments, because headers given there never reach `getHeader`. With a
