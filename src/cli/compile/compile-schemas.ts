@@ -182,7 +182,8 @@ function withoutBudget(code: string): string {
   return code.replace(BUDGET_THROW, "list.push(error);");
 }
 
-function createEngine(dialect: Dialect, bounded: boolean): Ajv {
+/** An engine as the SDK configures it, with the tagged anyOf in a bounded group. */
+export function createEngine(dialect: Dialect, bounded: boolean): Ajv {
   const options: Options = { ...SDK_AJV_OPTIONS, allErrors: bounded, messages: false, code: { source: true, esm: true, lines: true } };
   const ajv = new ENGINES[dialect](options) as Ajv;
   addFormats(ajv);
