@@ -1,12 +1,15 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "node:test";
 import { SCHEMAS_PER_GROUP } from "../src/cli/compile/compile-schemas.js";
+import { LIST_LIMITS, listServerTools, ServerListError } from "../src/cli/compile/from-server.js";
 import { generate } from "../src/cli/compile/generate.js";
 import { inputOf } from "../src/cli/compile/read-inputs.js";
+import { repoRoot } from "./support/spec.js";
 
 type Result = { valid: boolean; errorMessage?: string };
 
@@ -45,6 +48,43 @@ test("10,000 tools compile (no stack overflow) into one module whose validators 
       assert.equal(check({ [`arg${i + 1}`]: i }).valid, false, `tool_${i} requires its own argument, not its neighbour's`);
     }
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("--from: one page of 200,000 tools ends in the tools limit's error, not a stack overflow", { timeout: 120_000 }, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "wymcp-compile-page-"));
+  const file = join(dir, "tools.json");
+  const count = 2 * LIST_LIMITS.tools;
+  writeFileSync(
+    file,
+    JSON.stringify({ tools: Array.from({ length: count }, (_, i) => ({ name: `t${i}`, inputSchema: { type: "object" } })) }),
+  );
+  const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "test/support/tools-server.ts"), file, "--http"], {
+    cwd: repoRoot,
+    env: { ...process.env, TOOLS_PAGE: String(count) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (chunk: Buffer) => {
+        out += chunk.toString("utf8");
+        if (out.includes("\n")) resolve(out.trim());
+      });
+      child.once("exit", (code) => reject(new Error(`the server exited (${code}) before it listened`)));
+    });
+    await assert.rejects(listServerTools({ url, headers: {} }), (error: unknown) => {
+      assert.ok(error instanceof ServerListError, String(error));
+      assert.equal(error.message, `tools/list listed more than ${LIST_LIMITS.tools} tools`);
+      return true;
+    });
+  } finally {
+    await new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
     rmSync(dir, { recursive: true, force: true });
   }
 });
