@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { type Finding, lint, renderFindings } from "../src/cli/compile/lint.js";
 import { mcpHeaders } from "../src/cli/compile/lint-rules.js";
 import { inputOf } from "../src/cli/compile/read-inputs.js";
+import { repoRoot } from "./support/spec.js";
 
 /** The x-mcp-header findings of one tool whose inputSchema has `properties`, every client profile on. */
 function headerFindings(properties: Record<string, unknown>, extra: Record<string, unknown> = {}): Finding[] {
@@ -227,4 +233,66 @@ describe("--lint checks x-mcp-header by the constraints of MCP 2026-07-28", () =
     // --json: the message is JSON text, its control characters escaped by JSON itself.
     assert.doesNotMatch(JSON.stringify(found[0]), /[\r\n\u001b]/);
   });
+});
+
+test("the tools the lint reports as refused by the sdk are exactly those the official client's listTools() drops (modern era, Streamable HTTP)", {
+  timeout: 120_000,
+}, async () => {
+  const tools = cases.flatMap(([, { fails, passes, extra }], i) => [
+    { name: `case${i}_fails`, inputSchema: { type: "object", properties: fails, ...extra } },
+    { name: `case${i}_passes`, inputSchema: { type: "object", properties: passes, ...(extra === undefined ? {} : { $defs: {} }) } },
+  ]);
+  tools.push({ name: "root_annotation", inputSchema: { type: "object", properties: {}, "x-mcp-header": "Root" } as never });
+  tools.push({
+    name: "draft07_dependencies",
+    inputSchema: {
+      type: "object",
+      properties: {},
+      dependencies: { a: { properties: { b: { type: "string", "x-mcp-header": "B" } } } },
+    } as never,
+  });
+  const report = lint([inputOf("cases.json", Buffer.alloc(0), { tools }, "cases")]);
+  const sdkRefuses = new Set(report.findings.filter((f) => f.rule === "x-mcp-header" && f.refusedBy.includes("sdk")).map((f) => f.tool));
+  assert.equal(sdkRefuses.size, cases.length + 1);
+
+  const dir = mkdtempSync(join(tmpdir(), "wymcp-mcp-header-"));
+  const file = join(dir, "tools.json");
+  writeFileSync(file, JSON.stringify({ tools }));
+  const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "test/support/tools-server.ts"), file, "--http"], {
+    cwd: repoRoot,
+    env: { ...process.env, TOOLS_PAGE: "10" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  // Pinned to 2026-07-28: the client drops tools over x-mcp-header only in the modern era.
+  const client = new Client({ name: "wymcp-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  const warned: string[] = [];
+  const warn = console.warn;
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (chunk: Buffer) => {
+        out += chunk.toString("utf8");
+        if (out.includes("\n")) resolve(out.trim());
+      });
+      child.once("exit", (code) => reject(new Error(`the server exited (${code}) before it listened`)));
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    // The client warns once per tool it drops; the warnings are kept, not printed.
+    console.warn = (...args: unknown[]) => void warned.push(args.map(String).join(" "));
+    const { tools: kept } = await client.listTools();
+    console.warn = warn;
+    const keptNames = new Set(kept.map((t) => t.name));
+    const dropped = new Set(tools.map((t) => t.name).filter((name) => !keptNames.has(name)));
+    assert.deepEqual([...dropped].sort(), [...sdkRefuses].sort());
+    assert.equal(warned.length, dropped.size);
+  } finally {
+    console.warn = warn;
+    await client.close().catch(() => {});
+    await new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
