@@ -4,7 +4,8 @@
  * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points. `--cli` adds `wymcp check` on a
  * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial` runs only the
  * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit), which the whole run ends with.
- * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers). `--body-memory` runs only
+ * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers). `--compile-scale` runs only
+ * bench/compile-scale.ts (`wymcp compile` at 1,000, 5,000 and 10,000 tools). `--body-memory` runs only
  * bench/body-memory.ts (the server's peak RSS for a 4 MiB body by chunk size, gated and ungated). `--soak` runs only
  * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone). `--proxy` runs
  * only bench/proxy.ts (`wymcp proxy` and `wymcp stdio` against their pass-through mode and no wymcp, and their memory
@@ -33,6 +34,7 @@ import { PERFORMANCE_DOC, provenance, textSection, writeBenchSection, writeDocSe
 import { specDir as resolveSpecDir } from "../scripts/spec-dir.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
+import { runCompileScaleBench } from "./compile-scale.js";
 import { runToolsBench } from "./tools.js";
 import { proxyTables, runProxyBench, type ProxyBenchSettings } from "./proxy.js";
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
@@ -106,6 +108,8 @@ function buildDist(): void {
 async function main(): Promise<void> {
   // `--tools`: a server's own tool schemas precompiled by `wymcp compile` against the SDK's providers (bench/tools.ts).
   if (process.argv.includes("--tools")) return runToolsBench(root, quick);
+  // `--compile-scale`: `wymcp compile` at 1,000, 5,000 and 10,000 tools (bench/compile-scale.ts).
+  if (process.argv.includes("--compile-scale")) return runCompileScaleBench(root, quick);
   const started = performance.now();
   buildDist();
   const messages = benchMessages(specDir);

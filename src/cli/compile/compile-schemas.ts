@@ -60,7 +60,19 @@ export interface CompiledGroup {
  */
 const UNBOUNDABLE = /"(?:oneOf|not|if|contains|unevaluatedProperties|unevaluatedItems|\$dynamicRef|\$recursiveRef)"\s*:/;
 
-/** One group per dialect and shape, in a fixed order, so the same input gives the same code. */
+/**
+ * Schemas per call of Ajv's standaloneCode. Given many schemas at once it rebuilds its whole output at each one
+ * (`code = _\`${code}...\``, a copy of every code item so far): quadratic in the number of schemas, and past about
+ * 8,000 small ones the copy's argument spread overflows the stack. One call per slice of this many keeps the work
+ * linear; each slice is a group of its own, in its own function scope, so the values Ajv declares for each call
+ * (formats, referenced validators) never meet another slice's.
+ */
+export const SCHEMAS_PER_GROUP = 256;
+
+/**
+ * One group per dialect and shape (and per {@link SCHEMAS_PER_GROUP} schemas of them), in a fixed order, so the same
+ * input gives the same code.
+ */
 export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
   const groups = new Map<string, UniqueSchema[]>();
   for (const item of schemas) {
@@ -72,28 +84,34 @@ export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
   const out: CompiledGroup[] = [];
   for (const id of [...groups.keys()].sort()) {
     const items = groups.get(id)!;
-    const dialect = items[0]!.dialect;
     const bounded = !id.endsWith("-first-error");
-    const ajv = createEngine(dialect, bounded);
-    const refs: Record<string, string> = {};
-    const exports = new Map<string, string>();
-    const objectRoots = new Set<string>();
-    items.forEach((item, i) => {
-      if (fastRejectsNonObjects(item.schema)) objectRoots.add(`s${i}`);
-      const name = `s${i}`;
-      ajv.addSchema(item.schema, `wymcp-${name}`);
-      refs[name] = `wymcp-${name}`;
-      exports.set(item.key, name);
-    });
-    // A location keeps the first units of a client's key that an answer can show (bound-keys.ts): tool arguments are client data.
-    let code = boundKeys(compactCode(standaloneCode(ajv, refs)));
-    if (!bounded) code = withoutBudget(code);
-    code = shrinkCode(code, bounded);
-    code = resultShaped(code, objectRoots);
-    const replaced = replaceRequires(code);
-    out.push({ variable: `group${out.length}`, dialect, bounded, code: replaced.code, exports, helpers: replaced.helpers });
+    for (let start = 0; start < items.length; start += SCHEMAS_PER_GROUP)
+      out.push(compileGroup(items.slice(start, start + SCHEMAS_PER_GROUP), bounded, `group${out.length}`));
   }
   return out;
+}
+
+/** Schemas of one dialect and shape, compiled by an engine of their own into one standalone group. */
+function compileGroup(items: UniqueSchema[], bounded: boolean, variable: string): CompiledGroup {
+  const dialect = items[0]!.dialect;
+  const ajv = createEngine(dialect, bounded);
+  const refs: Record<string, string> = {};
+  const exports = new Map<string, string>();
+  const objectRoots = new Set<string>();
+  items.forEach((item, i) => {
+    if (fastRejectsNonObjects(item.schema)) objectRoots.add(`s${i}`);
+    const name = `s${i}`;
+    ajv.addSchema(item.schema, `wymcp-${name}`);
+    refs[name] = `wymcp-${name}`;
+    exports.set(item.key, name);
+  });
+  // A location keeps the first units of a client's key that an answer can show (bound-keys.ts): tool arguments are client data.
+  let code = boundKeys(compactCode(standaloneCode(ajv, refs)));
+  if (!bounded) code = withoutBudget(code);
+  code = shrinkCode(code, bounded);
+  code = resultShaped(code, objectRoots);
+  const replaced = replaceRequires(code);
+  return { variable, dialect, bounded, code: replaced.code, exports, helpers: replaced.helpers };
 }
 
 /**
@@ -164,7 +182,8 @@ function withoutBudget(code: string): string {
   return code.replace(BUDGET_THROW, "list.push(error);");
 }
 
-function createEngine(dialect: Dialect, bounded: boolean): Ajv {
+/** An engine as the SDK configures it, with the tagged anyOf in a bounded group. */
+export function createEngine(dialect: Dialect, bounded: boolean): Ajv {
   const options: Options = { ...SDK_AJV_OPTIONS, allErrors: bounded, messages: false, code: { source: true, esm: true, lines: true } };
   const ajv = new ENGINES[dialect](options) as Ajv;
   addFormats(ajv);

@@ -55,8 +55,9 @@ export async function listServerTools(source: ServerSource, limits = LIST_LIMITS
       });
       pages++;
       const { tools: listed, nextCursor } = page as { tools: unknown[]; nextCursor?: unknown };
-      tools.push(...listed);
-      if (tools.length > limits.tools) throw new ServerListError(`tools/list listed more than ${limits.tools} tools`);
+      // Checked before it is added: a page of more tools than a spread takes would overflow the stack first.
+      if (tools.length + listed.length > limits.tools) throw new ServerListError(`tools/list listed more than ${limits.tools} tools`);
+      for (const tool of listed) tools.push(tool);
       if (nextCursor !== undefined && nextCursor !== null && typeof nextCursor !== "string")
         throw new ServerListError("tools/list answered a nextCursor that is not a string");
       cursor = typeof nextCursor === "string" ? nextCursor : undefined;

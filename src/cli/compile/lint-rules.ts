@@ -21,7 +21,8 @@ export type RuleId =
   | "array-items"
   | "ref"
   | "top-level-combinator"
-  | "tool-name";
+  | "tool-name"
+  | "x-mcp-header";
 
 export interface Rule {
   id: RuleId;
@@ -116,6 +117,17 @@ export const RULES: readonly Rule[] = [
       "OpenAI API reference, tools[].function.name: a-z, A-Z, 0-9, underscores and dashes, at most 64 (https://platform.openai.com/docs/api-reference/chat/create)",
       "Anthropic Messages API error `tools.N.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'` (https://github.com/modelcontextprotocol/modelcontextprotocol/issues/1345)",
       "Gemini API reference, FunctionDeclaration.name: a-z, A-Z, 0-9, underscores, colons, dots and dashes, at most 64 (https://ai.google.dev/api/caching#FunctionDeclaration)",
+    ],
+  },
+  {
+    id: "x-mcp-header",
+    summary:
+      "an `x-mcp-header` annotation in `inputSchema` that breaks one of its constraints (a client over Streamable HTTP leaves the tool out of tools/list)",
+    always: true,
+    refusedBy: ["mcp", "sdk"],
+    sources: [
+      "MCP 2026-07-28, Streamable HTTP, Custom Headers from Tool Parameters: not empty, 1*tchar (RFC 9110 5.1), unique without regard to case, on string, integer or boolean parameters only (not number), reached from the root through `properties` alone; clients MUST exclude a tool that breaks one (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#custom-headers-from-tool-parameters)",
+      "@modelcontextprotocol/client 2.4.0: listTools() drops such a tool in the modern era on any transport but stdio, with a console warning (scanXMcpHeaderDeclarations)",
     ],
   },
 ];
@@ -299,5 +311,82 @@ export function toolName(name: string, clients: readonly Client[]): RawFinding[]
     if (!rule.pattern.test(name))
       out.push({ pointer: "/name", rule: "tool-name", message: `${client} takes ${rule.words}`, refusedBy: [client] });
   }
+  return out;
+}
+
+/** RFC 9110 5.1: `token = 1*tchar`, the syntax of a field name; no space, control character or delimiter. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** The types a mirrored parameter may have: a header carries one primitive value, and `number` is excluded. */
+const HEADER_TYPES = new Set(["string", "integer", "boolean"]);
+/** Keywords under which the SDK's client looks for a misplaced annotation (besides `properties`). */
+const SDK_HEADER_WALK = new Set([
+  "properties",
+  "items",
+  "prefixItems",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "propertyNames",
+  "patternProperties",
+  "dependentSchemas",
+  "oneOf",
+  "anyOf",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "$defs",
+  "definitions",
+]);
+const DROPPED = "a client over Streamable HTTP leaves the tool out of tools/list";
+
+/** A value as JSON, at most about 60 characters of it: a finding quotes the server's text, never all of it. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+/**
+ * `x-mcp-header` annotations in an `inputSchema` that break the constraints MCP 2026-07-28 sets on them, one finding
+ * per annotation naming every constraint it breaks. A `$ref` is not followed: an annotation reached through one lives
+ * under `$defs` (or elsewhere off the `properties` chain), which is where it is reported.
+ */
+export function mcpHeaders(schema: object): RawFinding[] {
+  const out: RawFinding[] = [];
+  const names = new Map<string, string>();
+  walkSchema(schema, ({ node, pointer, keywords }) => {
+    if (!Object.hasOwn(node, "x-mcp-header")) return;
+    const value = node["x-mcp-header"];
+    const problems: string[] = [];
+    const offChain = keywords.find((k) => k !== "properties");
+    if (keywords.length === 0) problems.push("it is on the root of inputSchema, which is no parameter");
+    else if (offChain !== undefined)
+      problems.push(`it is under ${JSON.stringify(offChain)}; only a chain of "properties" from the root reaches a parameter`);
+    if (typeof value !== "string") problems.push(`its value ${shown(value)} is not a string`);
+    else if (value === "") problems.push("its value is empty");
+    else if (!TOKEN.test(value))
+      problems.push(`${shown(value)} is not an HTTP field-name token (letters, digits and !#$%&'*+-.^_\`|~ only)`);
+    const type = node.type;
+    if (typeof type !== "string" || !HEADER_TYPES.has(type))
+      problems.push(
+        `${type === undefined ? "the parameter has no type" : `the parameter's type is ${shown(type)}`}; only "string", "integer" and "boolean" may be mirrored`,
+      );
+    if (typeof value === "string" && value !== "") {
+      const earlier = names.get(value.toLowerCase());
+      if (earlier !== undefined) problems.push(`${shown(value)} names the same header as ${earlier} (names are compared without case)`);
+      else names.set(value.toLowerCase(), `${pointer}/x-mcp-header`);
+    }
+    if (problems.length === 0) return;
+    // The SDK's client looks only under the keywords it lists; the specification refuses an annotation anywhere else too.
+    const sdkSees = keywords.every((k) => SDK_HEADER_WALK.has(k));
+    out.push({
+      pointer: `${pointer}/x-mcp-header`,
+      rule: "x-mcp-header",
+      message: `${problems.join("; ")}; ${DROPPED}`,
+      refusedBy: sdkSees ? ["mcp", "sdk"] : ["mcp"],
+    });
+  });
   return out;
 }

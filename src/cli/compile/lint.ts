@@ -17,6 +17,7 @@ import {
   CLIENTS,
   danglingRefs,
   invalidPatterns,
+  mcpHeaders,
   type RawFinding,
   type Refuser,
   type Role,
@@ -223,6 +224,8 @@ function lintOne(schema: unknown, role: Role, clients: readonly Client[], engine
   }
   out.push(...metaSchemaFindings(schema, declared, role, clients, engines));
   out.push(...arrayItems(schema, clients));
+  // The annotation is defined for a tool's inputSchema alone.
+  if (role === "input") out.push(...mcpHeaders(schema));
   const refs = danglingRefs(schema);
   const patterns = invalidPatterns(schema);
   out.push(...refs, ...patterns);
