@@ -390,7 +390,7 @@ describe("a valid body in 1-byte chunks", { timeout: 120_000 }, () => {
     // A heap far below what a million buffer objects per body take, well above the bodies themselves.
     const proxy = await startProxy(["--upstream", upstream.url.href], { NODE_OPTIONS: "--max-old-space-size=48" });
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "p".repeat(512 * 1024) } });
-    const framed = Buffer.from(Array.from(body, (char) => `1\r\n${char}\r\n`).join("") + "0\r\n\r\n", "latin1");
+    const framed = Buffer.from(`${Array.from(body, (char) => `1\r\n${char}\r\n`).join("")}0\r\n\r\n`, "latin1");
     const send = () =>
       new Promise<string>((resolve, reject) => {
         const socket = net.connect(Number(proxy.url.port), "127.0.0.1");

@@ -161,7 +161,10 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
   out.once("socket", (socket) => {
     writtenBefore = socket.bytesWritten;
     if (!socket.connecting) return;
-    connectTimer = setTimeout(() => out.destroy(Object.assign(new Error("connect timeout"), { code: "ECONNECTTIMEOUT" })), upstream.connectTimeoutMs);
+    connectTimer = setTimeout(
+      () => out.destroy(Object.assign(new Error("connect timeout"), { code: "ECONNECTTIMEOUT" })),
+      upstream.connectTimeoutMs,
+    );
     socket.once(url.protocol === "https:" ? "secureConnect" : "connect", () => clearTimeout(connectTimer));
   });
   // The client went away: the upstream request (and the stream it may be answering with) is cancelled.
@@ -188,7 +191,11 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
       return settle({ kind: "upstream-broke" });
     }
     if (timedOut) {
-      sendJson(res, 504, errorResponse(id, INTERNAL_ERROR, `Gateway Timeout: the upstream server did not answer within ${upstream.timeoutMs} ms`));
+      sendJson(
+        res,
+        504,
+        errorResponse(id, INTERNAL_ERROR, `Gateway Timeout: the upstream server did not answer within ${upstream.timeoutMs} ms`),
+      );
       return settle({ kind: "timeout", status: 504, error: "timeout" });
     }
     // Node's parser refuses what is not HTTP (a bad status line, header or framing): the upstream's fault, not its absence.
