@@ -720,6 +720,9 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     );
     assert.equal(parseProxyArgs([...base, "--max-depth", "Infinity"]).options.maxDepth, Number.POSITIVE_INFINITY);
     assert.equal(parseProxyArgs([...base, "--legacy-checks", "framing"]).options.legacyChecks, "framing");
+    assert.deepEqual([options.connectTimeoutMs, options.maxAnswerBytes, options.trustProxy], [10_000, 64 * 1024 * 1024, false]);
+    assert.equal(parseProxyArgs([...base, "--max-answer-bytes", "Infinity"]).options.maxAnswerBytes, Number.POSITIVE_INFINITY);
+    assert.equal(parseProxyArgs([...base, "--trust-proxy"]).options.trustProxy, true);
     assert.deepEqual(parseListen("[::1]:8080"), { host: "::1", port: 8080 });
     // The request target goes upstream as a path: an absolute form never names another host there.
     assert.deepEqual(["/mcp?a=1", "http://evil.example/mcp?a=1", "*", "", "::"].map(originForm), ["/mcp?a=1", "/mcp?a=1", "*", "/", "/"]);
@@ -736,6 +739,10 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
       [...base, "--legacy-checks", ""],
       [...base, "--outbound", "enforce"],
       [...base, "--log", "xml"],
+      [...base, "--connect-timeout", "0"],
+      [...base, "--connect-timeout", "Infinity"],
+      [...base, "--max-answer-bytes", "0"],
+      [...base, "--max-answer-bytes", "64MB"],
       [...base, "--listen", "3000"],
       [...base, "--listen", "127.0.0.1:70000"],
       [...base, "extra"],
