@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import net from "node:net";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
@@ -66,6 +67,51 @@ describe("a client that does not read wymcp's answers", { timeout: 60_000 }, () 
     assert.equal(logged.length, lines);
     input.end();
     assert.equal(await exit, 0);
+  });
+});
+
+describe("a client on a real socket that stops reading", { timeout: 60_000 }, () => {
+  test("wymcp stops judging its lines once the socket is full, and answers every one once it reads again", async () => {
+    const record = join(work, "received-socket");
+    writeFileSync(record, "");
+    const { options } = parseStdioArgs(["--", process.execPath, ECHO, record]);
+    // The client's end reads nothing until told: the kernel's buffers fill, then wymcp's writes report it.
+    let clientEnd: net.Socket | undefined;
+    const server = net.createServer((socket) => {
+      clientEnd = socket;
+      socket.pause();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const output = net.connect((server.address() as net.AddressInfo).port, "127.0.0.1");
+    await new Promise((resolve) => output.once("connect", resolve));
+    await until(() => clientEnd !== undefined);
+    const input = new PassThrough();
+    const logged: string[] = [];
+    const exit = runStdioGate(
+      options,
+      { input, output },
+      createLog("stdio", "text", (line) => void logged.push(line)),
+    );
+    // Far more answers than a loopback socket buffers (each answer is about 150 bytes).
+    const lines = 60_000;
+    const more = () => {
+      for (let id = 0; id < lines; id++) input.write(`${JSON.stringify({ jsonrpc: "1.0", id, method: "ping" })}\n`);
+    };
+    more();
+    await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0, 30_000);
+    assert.ok(logged.length < lines, `all ${lines} lines judged into a socket nobody reads`);
+    let answers = 0;
+    clientEnd!.setEncoding("utf8").on("data", (text: string) => {
+      for (const char of text) if (char === "\n") answers++;
+    });
+    clientEnd!.resume();
+    await until(() => answers === lines, 30_000);
+    assert.equal(logged.length, lines);
+    input.end();
+    assert.equal(await exit, 0);
+    output.destroy();
+    clientEnd!.destroy();
+    await new Promise((resolve) => server.close(resolve));
   });
 });
 
