@@ -300,9 +300,11 @@ describe("forwarding headers: what the proxy forwards is what it judged, and X-F
     "x-forwarded-host": "elsewhere.example",
     "x-forwarded-for": "203.0.113.9",
     forwarded: "for=203.0.113.9;proto=https",
+    "x-forwarded-port": "443",
+    "x-real-ip": "203.0.113.9",
   };
 
-  test("without --trust-proxy the client's X-Forwarded-* and Forwarded are dropped and the proxy's own sent", async () => {
+  test("without --trust-proxy the client's X-Forwarded-*, Forwarded and X-Real-IP are dropped and the proxy's own sent", async () => {
     const upstream = await recordingUpstream();
     const proxy = await startProxy(["--upstream", upstream.url.href]);
     try {
@@ -311,7 +313,7 @@ describe("forwarding headers: what the proxy forwards is what it judged, and X-F
       assert.equal(headerOf(seen!, "x-forwarded-proto"), "http");
       assert.equal(headerOf(seen!, "x-forwarded-host"), proxy.url.host);
       assert.equal(headerOf(seen!, "x-forwarded-for"), "127.0.0.1");
-      assert.equal(headerOf(seen!, "forwarded"), undefined);
+      for (const name of ["forwarded", "x-forwarded-port", "x-real-ip"]) assert.equal(headerOf(seen!, name), undefined, name);
       assert.equal(seen!.headers.filter(([name]) => name.startsWith("x-forwarded-")).length, 3, "one of each");
     } finally {
       assert.equal(await proxy.stop(), 0);
@@ -329,6 +331,7 @@ describe("forwarding headers: what the proxy forwards is what it judged, and X-F
       assert.equal(headerOf(seen!, "x-forwarded-host"), "elsewhere.example");
       assert.equal(headerOf(seen!, "x-forwarded-for"), "203.0.113.9, 127.0.0.1");
       assert.equal(headerOf(seen!, "forwarded"), "for=203.0.113.9;proto=https");
+      assert.deepEqual([headerOf(seen!, "x-forwarded-port"), headerOf(seen!, "x-real-ip")], ["443", "203.0.113.9"]);
     } finally {
       assert.equal(await proxy.stop(), 0);
       await upstream.close();

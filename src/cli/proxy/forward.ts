@@ -303,8 +303,9 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
 }
 
-/** Headers the client set about earlier hops: taken as they are only from a proxy in front that is trusted. */
-const FORWARDING = new Set(["forwarded", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host"]);
+/** Headers about earlier hops (every `X-Forwarded-*` too): taken as they are only from a proxy in front that is trusted. */
+const FORWARDING = new Set(["forwarded", "x-real-ip"]);
+const isForwarding = (name: string) => FORWARDING.has(name) || name.startsWith("x-forwarded-");
 
 /** The header names a `Connection` header lists (RFC 9110 §7.6.1): they belong to this hop and are never forwarded. */
 export function connectionNamed(connection: string | string[] | undefined): Set<string> {
@@ -337,7 +338,7 @@ export function forwardedHeaders(
     const name = raw[i]!.toLowerCase();
     if (HOP_BY_HOP.has(name) || named.has(name)) continue;
     if (body !== undefined && name === "content-length") continue;
-    if (!trustProxy && FORWARDING.has(name)) continue;
+    if (!trustProxy && isForwarding(name)) continue;
     const value = raw[i + 1]!;
     const seen = headers[name];
     headers[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [String(seen), value];

@@ -18,8 +18,8 @@ the client's headers. GET (the server's stream) and DELETE go straight through; 
                       502, or cut off when its headers have gone out already; Infinity turns it off
   --drain-timeout MS  on SIGTERM, longest wait for requests in flight to finish (default 10000)
   --rewrite-host      send the upstream's host in Host (default: the client's, as it sent it)
-  --trust-proxy       a proxy in front of this one is trusted: its X-Forwarded-For/-Proto/-Host and Forwarded
-                      headers are kept and extended (default: the client's are dropped, the proxy sets its own)
+  --trust-proxy       a proxy in front of this one is trusted: its X-Forwarded-*, Forwarded and X-Real-IP headers
+                      are kept, X-Forwarded-For extended (default: a client's are dropped, the proxy sets its own)
 ${GATE_FLAGS_USAGE}
 
 An upstream that is down or refuses gets 502, one that does not answer in time 504, each with a JSON-RPC error; an
