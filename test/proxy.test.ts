@@ -422,7 +422,7 @@ describe("wymcp proxy when the upstream fails", { timeout: 60_000 }, () => {
     }
   });
 
-  test("a keep-alive socket the upstream closes as the next request arrives: retried once on a new socket, answered", async () => {
+  test("a keep-alive socket the upstream closes as the next request arrives: an idempotent request is retried once on a new socket, a POST is not", async () => {
     // A raw upstream: on each connection it answers the first request, then resets the connection on the second, as a
     // server whose idle timeout fired just as the proxy reused the socket.
     let requests = 0;
@@ -445,9 +445,17 @@ describe("wymcp proxy when the upstream fails", { timeout: 60_000 }, () => {
     try {
       const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
       const first = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, ping);
+      // A POST may have had its effect before the reset: it is not sent again.
       const second = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, ping);
-      assert.deepEqual([first.status, second.status], [200, 200]);
-      assert.deepEqual([requests, connections], [3, 2]);
+      assert.deepEqual([first.status, second.status], [200, 502]);
+      assert.deepEqual([requests, connections], [2, 1]);
+      const get = () =>
+        new Promise<number>((resolve, reject) =>
+          http.get(new URL("/mcp", proxy.url), { agent: false }, (res) => resolve(res.resume().statusCode ?? 0)).on("error", reject),
+        );
+      assert.equal(await get(), 200);
+      // The GET reuses that connection, is reset, and is sent again on a third.
+      assert.deepEqual([await get(), requests, connections], [200, 5, 3]);
     } finally {
       await proxy.stop();
       raw.close();
@@ -653,9 +661,9 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     await upstream.close();
   });
 
-  test("--rewrite-host sends the upstream's host; a X-Forwarded-Proto set in front is kept", async () => {
+  test("--rewrite-host sends the upstream's host; with --trust-proxy a X-Forwarded-Proto set in front is kept", async () => {
     const upstream = await recordingUpstream();
-    const proxy = await startProxy(["--upstream", upstream.url.href, "--rewrite-host"]);
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--rewrite-host", "--trust-proxy"]);
     try {
       await rawPost(
         new URL("/mcp", proxy.url).href,
@@ -712,6 +720,9 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     );
     assert.equal(parseProxyArgs([...base, "--max-depth", "Infinity"]).options.maxDepth, Number.POSITIVE_INFINITY);
     assert.equal(parseProxyArgs([...base, "--legacy-checks", "framing"]).options.legacyChecks, "framing");
+    assert.deepEqual([options.connectTimeoutMs, options.maxAnswerBytes, options.trustProxy], [10_000, 64 * 1024 * 1024, false]);
+    assert.equal(parseProxyArgs([...base, "--max-answer-bytes", "Infinity"]).options.maxAnswerBytes, Number.POSITIVE_INFINITY);
+    assert.equal(parseProxyArgs([...base, "--trust-proxy"]).options.trustProxy, true);
     assert.deepEqual(parseListen("[::1]:8080"), { host: "::1", port: 8080 });
     // The request target goes upstream as a path: an absolute form never names another host there.
     assert.deepEqual(["/mcp?a=1", "http://evil.example/mcp?a=1", "*", "", "::"].map(originForm), ["/mcp?a=1", "/mcp?a=1", "*", "/", "/"]);
@@ -728,6 +739,10 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
       [...base, "--legacy-checks", ""],
       [...base, "--outbound", "enforce"],
       [...base, "--log", "xml"],
+      [...base, "--connect-timeout", "0"],
+      [...base, "--connect-timeout", "Infinity"],
+      [...base, "--max-answer-bytes", "0"],
+      [...base, "--max-answer-bytes", "64MB"],
       [...base, "--listen", "3000"],
       [...base, "--listen", "127.0.0.1:70000"],
       [...base, "extra"],

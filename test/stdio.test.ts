@@ -423,7 +423,17 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       [options.command, options.args, options.maxDepth],
       ["npx", ["@modelcontextprotocol/server-filesystem", "--max-depth", "/data"], 8],
     );
-    for (const wrong of [[], ["npx", "server"], ["--"], ["--max-body-bytes", "0", "--", "x"], ["--bogus", "--", "x"]]) {
+    assert.equal(options.stopTimeoutMs, 5_000);
+    assert.equal(parseStdioArgs(["--stop-timeout", "250", "--", "x"]).options.stopTimeoutMs, 250);
+    for (const wrong of [
+      [],
+      ["npx", "server"],
+      ["--"],
+      ["--max-body-bytes", "0", "--", "x"],
+      ["--bogus", "--", "x"],
+      ["--stop-timeout", "0", "--", "x"],
+      ["--stop-timeout", "Infinity", "--", "x"],
+    ]) {
       assert.throws(() => parseStdioArgs(wrong), /command|must|Unknown/, wrong.join(" "));
     }
   });
