@@ -155,7 +155,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     const legacyAnswer = `${JSON.stringify({ jsonrpc: "2.0", id: 4, result: {} })}\n`;
     g.write(legacyAnswer + request(5));
     await until(() => g.answers().length >= 1);
-    await sleep(200);
+    // wymcp exits after the end of its input, every line judged: what it answered is all there is.
     g.child.stdin!.end();
     await g.exited;
     assert.deepEqual(
@@ -172,19 +172,21 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
   test("lines that are not JSON: one -32700 with id null per second at most, however many arrive", async () => {
     const g = gate();
     g.write("junk\n".repeat(500));
-    await until(() => g.answers().length >= 1);
-    await sleep(200);
+    // Every line judged (each is logged), the first answered.
+    await until(() => g.answers().length >= 1 && g.stderr().match(/parse-error/g)?.length === 500);
     assert.equal(g.answers().length, 1);
     assert.deepEqual(g.answers()[0], {
       jsonrpc: "2.0",
       id: null,
       error: { code: -32700, message: "Parse error: the body is not valid JSON" },
     });
+    // The clock under test: a second later, the next line of junk is answered again.
     await sleep(1_000);
     g.write("more junk\n");
     await until(() => g.answers().length === 2);
     g.child.stdin!.end();
     await g.exited;
+    assert.equal(g.answers().length, 2);
     assert.equal(g.received(), "");
     // Every one is logged: answered once, the rest dropped.
     assert.equal(g.stderr().match(/parse-error/g)?.length, 501);
