@@ -231,9 +231,13 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
   test("wymcp's answer waits for the end of the server's line: it never lands inside one of the server's messages", async () => {
     const g = gate([], ["--half"]);
     g.write(request(1));
-    // The server has written the first half of its answer and holds the rest for 300 ms.
+    // The server has written the first half of its answer and holds the rest until SIGUSR1.
     await until(() => g.stdout().length > 0);
     g.write("junk\n");
+    // wymcp has judged the junk (it logs each refusal) while the server's line is still open; then the line ends.
+    await until(() => g.stderr().includes("parse-error"));
+    const server = Number(readFileSync(`/proc/${g.child.pid}/task/${g.child.pid}/children`, "utf8").trim().split(/\s+/)[0]);
+    process.kill(server, "SIGUSR1");
     await until(() => g.answers().length === 2);
     g.child.stdin!.end();
     await g.exited;

@@ -1,6 +1,6 @@
 // A stdio peer for the tests of `wymcp stdio`: it appends every byte it receives to the file named by its first
 // argument (so a test can prove what never reached it) and answers each request line with a result naming its
-// method. `--half` writes one answer in two halves 300 ms apart; `--flood N` writes N bytes of notifications at start;
+// method. `--half` writes its first answer in two halves, the second on SIGUSR1 (when the test says so); `--flood N` writes N bytes of notifications at start;
 // `--bad-result` answers every request with a result that is not what its method returns; `--negotiate REV` answers
 // `initialize` with `protocolVersion` REV (as a server that negotiated it); `--exit N` exits N on end of input. SIGTERM is recorded and answered by exiting 42. Anything on stderr goes to the client's stderr.
 import { appendFileSync } from "node:fs";
@@ -60,5 +60,5 @@ function answer(line) {
   if (!halves) return void process.stdout.write(text);
   halves = false;
   process.stdout.write(text.slice(0, 10));
-  setTimeout(() => process.stdout.write(text.slice(10)), 300);
+  process.once("SIGUSR1", () => process.stdout.write(text.slice(10)));
 }
