@@ -15,8 +15,11 @@ export function startProxy(args: string[], env: Record<string, string> = {}): Pr
   return launchProxy(upstream, { args: args.filter((_, i) => i !== at && i !== at + 1), env });
 }
 
-/** Waits until `condition` holds (a log line written after the answer went out), for at most `ms`. */
-export async function until(condition: () => boolean, ms = 5_000): Promise<void> {
+/**
+ * Waits until `condition` holds (a log line written after the answer went out). `ms` only bounds a failure: a loaded
+ * machine may take seconds over what is a moment on an idle one.
+ */
+export async function until(condition: () => boolean, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${condition.toString()}`);
