@@ -12,7 +12,17 @@ import { CLI } from "./support/cli.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { assertFreshDist } from "./support/built.js";
 import { MODERN_META } from "./support/messages.js";
-import { echoResult, headerOf, recordingUpstream, startProxy, until, type RunningProxy, type Upstream } from "./support/proxy.js";
+import {
+  assertNothingListens,
+  echoResult,
+  headerOf,
+  NO_UPSTREAM,
+  recordingUpstream,
+  startProxy,
+  until,
+  type RunningProxy,
+  type Upstream,
+} from "./support/proxy.js";
 
 // The bin under test is dist/cli.js: it must be built from the current sources.
 before(assertFreshDist);
@@ -385,18 +395,8 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
 
 describe("wymcp proxy when the upstream fails", { timeout: 60_000 }, () => {
   test("down: 502 with a JSON-RPC error and the request's id; the proxy keeps serving", async () => {
-    // Port 9 (discard): below the range ports are handed out from, so no test's server can be there.
-    const refused = await new Promise<string>((resolve) =>
-      net
-        .connect(9, "127.0.0.1")
-        .once("connect", function (this: net.Socket) {
-          this.destroy();
-          resolve("connected");
-        })
-        .once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "")),
-    );
-    assert.equal(refused, "ECONNREFUSED", "this test needs nothing listening on 127.0.0.1:9");
-    const proxy = await startProxy(["--upstream", "http://127.0.0.1:9/mcp", "--timeout", "300"]);
+    await assertNothingListens();
+    const proxy = await startProxy(["--upstream", NO_UPSTREAM.href, "--timeout", "300"]);
     try {
       for (const id of ["d", "e"]) {
         const down = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }));
