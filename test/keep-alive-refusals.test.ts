@@ -84,10 +84,14 @@ function reader(socket: net.Socket) {
   return { exchange, until };
 }
 
-/** A server on port 0; it emits `"answered"` when a response of its own closes (sent, or the socket gone). */
+/**
+ * A server on port 0; it emits `"answered"` with the client's port when a response of its own closes (sent, or the
+ * socket gone).
+ */
 async function listen(listener: http.RequestListener): Promise<{ server: http.Server; port: number }> {
   const server = http.createServer((req, res) => {
-    res.on("close", () => server.emit("answered"));
+    const client = req.socket.remotePort;
+    res.on("close", () => server.emit("answered", client));
     listener(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -124,7 +128,12 @@ describe("keep-alive survives the refusals that can keep it", { timeout: 120_000
     test(`${side}: a valid request sent once the server is done with a 415 on the same connection gets its 200`, async () => {
       const socket = net.connect(servers[side].port, "127.0.0.1");
       const { exchange, until } = reader(socket);
-      const done = once(servers[side].server, "answered");
+      await once(socket, "connect");
+      // The server's end of this connection's 415, not of another test's.
+      const done = new Promise<void>((resolve) => {
+        const mine = (client: number) => client === socket.localPort && (servers[side].server.off("answered", mine), resolve());
+        servers[side].server.on("answered", mine);
+      });
       socket.write(TEXT_PLAIN);
       await until(() => exchange.statuses.length >= 1);
       await done;
