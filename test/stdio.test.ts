@@ -315,8 +315,8 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     await until(() => g.stderr().includes("ready") && g.stdout().length > 0, 30_000);
     g.child.stdout!.destroy();
     g.child.stdin!.end();
-    const outcome = await Promise.race([g.exited, sleep(15_000).then(() => "still running")]);
-    assert.deepEqual(outcome, { code: 0, signal: null });
+    // Still running: the describe's timeout fails the test.
+    assert.deepEqual(await g.exited, { code: 0, signal: null });
   });
 
   test("--outbound report: a server message that breaks its method's result is logged; the bytes go back unchanged", async () => {
