@@ -10,11 +10,12 @@ const flag = (name) => flags.includes(name);
 const value = (name) => Number(flags[flags.indexOf(name) + 1]);
 if (!record) throw new Error("usage: stdio-echo.mjs RECORD-FILE [flags]");
 
-process.stderr.write("stdio-echo: ready\n");
 process.on("SIGTERM", () => {
   appendFileSync(record, "<SIGTERM>");
   process.exit(42);
 });
+// Ready once SIGTERM is handled: a test that signals on this line must find the handler in place.
+process.stderr.write("stdio-echo: ready\n");
 
 if (flag("--flood")) {
   const line = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x".repeat(1000) } })}\n`;
