@@ -40,7 +40,12 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
     assert.equal(results.quick, true);
     // The legacy tools/call joined the cases, with its own ≥ 10× JSON.parse target.
     assert.equal(results.perMessage.length, 6);
-    assert.equal(results.targets.length, 9);
+    assert.equal(results.targets.length, 12);
+    for (const start of ["codegen of both eras", "mixed load, 200 messages", "the server's RSS growth over that load"])
+      assert.ok(
+        results.targets.some((t) => t.target.startsWith(start)),
+        start,
+      );
     assert.ok(results.perMessage.some((c) => c.key === "legacy-tools-call"));
     assert.ok(results.targets.some((t) => t.target.startsWith("validateMcpRequest, valid legacy tools/call")));
     for (const key of ["tools-call", "tools-call-50k"]) {
