@@ -88,13 +88,9 @@ const RULES: Record<Era, Record<"request" | "notification" | "response", Rule>> 
  * framing holds and a known method's params fail its definition. An unset (or unknown) era reads as legacy.
  */
 export function validateMcpRequest(body: unknown, era: Era = "legacy", options?: ValidateOptions): ValidationResult {
-  const formats = options?.formats;
-  if (!switchesFormats(formats)) return judge(body, era, options);
-  return underFormats(formats, () => judge(body, era, options));
-}
-
-/** `validateMcpRequest` with the format switch already as `options.formats` says. */
-function judge(body: unknown, era: Era, options: ValidateOptions | undefined): ValidationResult {
+  // The same call again with the format switch set, when this call's policy is not the one in force; the default path
+  // reads one flag and adds no call.
+  if (switchesFormats(options?.formats)) return underFormats(options?.formats, () => validateMcpRequest(body, era, options));
   const lane: Era = era === "modern" ? "modern" : "legacy";
   if (Array.isArray(body)) {
     const batch = batches[lane];

@@ -60,13 +60,9 @@ type Located = (data: unknown, at: { instancePath: string; parentData: unknown; 
  * @example const result = validateMcpResponse(JSON.parse(body), { era: "modern", method: "tools/call" });
  */
 export function validateMcpResponse(message: unknown, context: ResponseContext = {}): OutboundResult {
-  const { formats } = context;
-  if (!switchesFormats(formats)) return judgeMessage(message, context);
-  return underFormats(formats, () => judgeMessage(message, context));
-}
-
-/** `validateMcpResponse` with the format switch already as `context.formats` says. */
-function judgeMessage(message: unknown, { era, method, protocolVersion }: ResponseContext): OutboundResult {
+  // The same call again with the format switch set, when this call's policy is not the one in force.
+  if (switchesFormats(context.formats)) return underFormats(context.formats, () => validateMcpResponse(message, context));
+  const { era, method, protocolVersion } = context;
   const lane: Module = era === "modern" ? outbound.modern : outbound.legacy;
   // The framing is the era's own (newest) revision's; the tables are the negotiated revision's.
   const named = protocolVersion == null ? undefined : (lane.revisions as ReadonlyMap<string, RevisionOutbound>).get(protocolVersion);
