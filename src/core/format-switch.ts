@@ -11,13 +11,16 @@ export function switchesFormats(formats: Formats | undefined): boolean {
   return (formats === "strict") !== formatMode.strict;
 }
 
-/** `run()` with formats asserted as `formats` says; the flag is restored however `run` ends, so no other call sees it. */
-export function underFormats<T>(formats: Formats | undefined, run: () => T): T {
+/**
+ * Sets the switch as `formats` says and returns what it was, for `restoreFormats` in a `finally`: the flag is restored
+ * however the call ends, so no other call sees it. (A pair of calls, not a callback, so that no closure is made.)
+ */
+export function switchFormats(formats: Formats | undefined): boolean {
   const before = formatMode.strict;
   formatMode.strict = formats === "strict";
-  try {
-    return run();
-  } finally {
-    formatMode.strict = before;
-  }
+  return before;
+}
+
+export function restoreFormats(before: boolean): void {
+  formatMode.strict = before;
 }

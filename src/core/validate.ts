@@ -12,7 +12,7 @@ import {
   type JsonRpcErrorResponse,
 } from "./envelope.js";
 import { isRevision, type Era } from "./era.js";
-import { switchesFormats, underFormats } from "./format-switch.js";
+import { restoreFormats, switchesFormats, switchFormats } from "./format-switch.js";
 import type { Formats } from "./formats.js";
 import { DEFAULT_LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { legacyMethodOf } from "./legacy-revision.js";
@@ -90,7 +90,14 @@ const RULES: Record<Era, Record<"request" | "notification" | "response", Rule>> 
 export function validateMcpRequest(body: unknown, era: Era = "legacy", options?: ValidateOptions): ValidationResult {
   // The same call again with the format switch set, when this call's policy is not the one in force; the default path
   // reads one flag and adds no call.
-  if (switchesFormats(options?.formats)) return underFormats(options?.formats, () => validateMcpRequest(body, era, options));
+  if (switchesFormats(options?.formats)) {
+    const before = switchFormats(options?.formats);
+    try {
+      return validateMcpRequest(body, era, options);
+    } finally {
+      restoreFormats(before);
+    }
+  }
   const lane: Era = era === "modern" ? "modern" : "legacy";
   if (Array.isArray(body)) {
     const batch = batches[lane];

@@ -8,7 +8,7 @@ import type { ValidationError, Validator } from "../../generated/validator.js";
 import { distill } from "../core/distill.js";
 import type { LocatedError } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
-import { switchesFormats, underFormats } from "../core/format-switch.js";
+import { restoreFormats, switchesFormats, switchFormats } from "../core/format-switch.js";
 import type { Formats } from "../core/formats.js";
 
 /** What a server-sent message is, judged by its members alone. */
@@ -61,7 +61,14 @@ type Located = (data: unknown, at: { instancePath: string; parentData: unknown; 
  */
 export function validateMcpResponse(message: unknown, context: ResponseContext = {}): OutboundResult {
   // The same call again with the format switch set, when this call's policy is not the one in force.
-  if (switchesFormats(context.formats)) return underFormats(context.formats, () => validateMcpResponse(message, context));
+  if (switchesFormats(context.formats)) {
+    const before = switchFormats(context.formats);
+    try {
+      return validateMcpResponse(message, context);
+    } finally {
+      restoreFormats(before);
+    }
+  }
   const { era, method, protocolVersion } = context;
   const lane: Module = era === "modern" ? outbound.modern : outbound.legacy;
   // The framing is the era's own (newest) revision's; the tables are the negotiated revision's.
