@@ -254,13 +254,18 @@ export function startupTable(startup: StartupResult): string {
     "wall × empty",
     "1st call ms",
   ];
-  const boot = v["ajv-boot"]!.phases ?? {};
-  const phases = Object.entries(boot)
+  const bootPhases = v["ajv-boot"]!.phases ?? {};
+  const phases = Object.entries(bootPhases)
     .map(([k, s]) => `${k.replace(/Ms$/, "")} ${msCell(s)}`)
     .join(", ");
+  const boot = v["ajv-boot"]!;
+  const coldRatio = spread(boot.wallMs.samples.map((x, i) => x / runtime.wallMs.samples[i]!));
   return [
     table(header, rows),
     "",
+    `Cold start, the whole process (spawn to exit: node starts, loads the validators, judges one tools/call, exits): wymcp ${formatMs(runtime.wallMs.median)} ms, ` +
+      `Ajv compiling the same schemas at boot ${formatMs(boot.wallMs.median)} ms; Ajv's process takes ${formatRatio(coldRatio.median)} ` +
+      `[${formatRatio(coldRatio.min)}–${formatRatio(coldRatio.max)}] wymcp's (paired per round).`,
     `ready: in-process, from before the first import to ready to validate (medians of ${startup.rounds} fresh processes per variant, alternated).`,
     "ready − empty and wall − empty are paired per round; ÷ runtime's = (variant − empty) ÷ (runtime − empty).",
     "wall: spawn to exit, seen by the parent; on shared cores it varies by several ms between identical runs, so the targets use ready.",
