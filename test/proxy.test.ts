@@ -701,7 +701,12 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     assert.match(top.stdout, /^ {2}stdio {5}.+\n.+wymcp stdio --help for its options$/m);
     assert.match(top.stdout, /^ {3}or: wymcp proxy --upstream URL/m);
     assert.match(top.stdout, /^ {3}or: wymcp stdio \[options\] -- command/m);
-    assert.match(run(["proxy", "--help"]).stdout, /^Usage: wymcp proxy --upstream URL/);
+    const proxyHelp = run(["proxy", "--help"]).stdout;
+    assert.match(proxyHelp, /^Usage: wymcp proxy --upstream URL/);
+    // Balancing: an initialize carries no session id, so legacy clients are keyed by address, never by the header.
+    assert.doesNotMatch(proxyHelp, /affinity on Mcp-Session-Id/);
+    assert.match(proxyHelp, /key legacy clients by their address \(an initialize has no Mcp-Session-Id yet\)/);
+    assert.match(proxyHelp, /Modern requests may go to any instance/);
     assert.match(run(["stdio", "--help"]).stdout, /^Usage: wymcp stdio \[options\] -- command/);
     const wrong = run(["proxy"]);
     assert.deepEqual(
