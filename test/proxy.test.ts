@@ -537,6 +537,72 @@ describe("wymcp proxy on SIGTERM", { timeout: 30_000 }, () => {
   });
 });
 
+describe("wymcp proxy on SIGTERM, its server streams", { timeout: 30_000 }, () => {
+  test("each GET stream ends as a finished answer: headers out, the events so far and a clean end; none yet, 200 and an empty event stream; a call in flight is still answered", async () => {
+    const upstream = await recordingUpstream();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    upstream.handle((req, res, body) => {
+      if (req.method === "GET" && req.headers["x-case"] === "open") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        return void res.write(": open\n\n");
+      }
+      // The server has not answered this stream yet, not even its headers.
+      if (req.method === "GET") return;
+      void released.then(() => echoResult(req, res, body));
+    });
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--log", "json"]);
+    const read = (kind: string, onData?: () => void) =>
+      new Promise<{ status: number; type: string | undefined; body: string; complete: boolean }>((resolve, reject) => {
+        http
+          .get(new URL("/mcp", proxy.url), { headers: { accept: "text/event-stream", "x-case": kind } }, (res) => {
+            let body = "";
+            res.setEncoding("utf8");
+            res.on("data", (chunk: string) => {
+              body += chunk;
+              onData?.();
+            });
+            res.on("close", () =>
+              resolve({ status: res.statusCode ?? 0, type: res.headers["content-type"], body, complete: res.complete }),
+            );
+          })
+          .on("error", reject);
+      });
+    try {
+      let opened = false;
+      const open = read("open", () => {
+        opened = true;
+      });
+      const silent = read("silent");
+      const call = rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" }));
+      await until(() => opened && upstream.received.length === 3);
+      proxy.child.kill("SIGTERM");
+      assert.deepEqual(await open, { status: 200, type: "text/event-stream", body: ": open\n\n", complete: true });
+      assert.deepEqual(await silent, { status: 200, type: "text/event-stream", body: "", complete: true });
+      release();
+      const answer = await call;
+      assert.deepEqual([answer.status, JSON.parse(answer.text).id], [200, 7]);
+      assert.equal(await proxy.exited, 0);
+      const lines = proxy
+        .stderr()
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { event: string; message?: string });
+      assert.deepEqual(
+        lines.map(({ event }) => event),
+        ["listening", "draining", "stopped"],
+      );
+      assert.doesNotMatch(String(lines[2]?.message), /cut off/);
+    } finally {
+      release();
+      await proxy.stop();
+      await upstream.close();
+    }
+  });
+});
+
 describe("wymcp proxy on SIGTERM, when requests outlast the drain", { timeout: 30_000 }, () => {
   test("past --drain-timeout what is still in flight is cut off, and the exit is still 0; a second signal exits at once", async () => {
     const upstream = await recordingUpstream();

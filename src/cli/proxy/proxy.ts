@@ -49,8 +49,8 @@ export interface Proxy {
   /** The request listener: give it to `http.createServer`. */
   listener: (req: IncomingMessage, res: ServerResponse) => void;
   /**
-   * Stops serving: the server takes no new connection, idle ones close, streams of server messages (GET) end at once,
-   * and the rest in flight have until `drainTimeoutMs` to finish. Resolves to how many had to be cut off.
+   * Stops serving: the server takes no new connection, idle ones close, streams of server messages (GET) end at once
+   * as finished answers end (an empty stream when the server had not answered yet), and the rest in flight have until `drainTimeoutMs` to finish. Resolves to how many had to be cut off.
    */
   drain(server: http.Server): Promise<number>;
 }
@@ -72,6 +72,8 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
   const drainBytes = drainBound(settings.maxBodyBytes);
   const inFlight = new Map<ServerResponse, IncomingMessage>();
   let draining = false;
+  // Aborted at SIGTERM: each GET's event stream then ends cleanly (forward's `drain`).
+  const drainSignal = new AbortController();
 
   const verdict = (event: VerdictEvent) => {
     log.verdict(event);
@@ -103,7 +105,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
   };
 
   const logUpstream = (req: IncomingMessage, outcome: Outcome, id: JsonRpcId) => {
-    if (outcome.kind === "answered" || outcome.kind === "client-gone") return;
+    if (outcome.kind === "answered" || outcome.kind === "client-gone" || outcome.kind === "drained") return;
     if (outcome.kind === "upstream-broke") {
       // Only a cut of the proxy's own (an answer past --max-answer-bytes) is news; an upstream hanging up is not.
       if (outcome.error === undefined) return;
@@ -135,7 +137,8 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     for (const name of connectionNamed(req.headers.connection)) if (!HOP_BY_HOP.has(name)) delete req.headers[name];
     if (req.method !== "POST" || options.passThrough) {
       if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
-      return send(req, { req, res, body: undefined, id: null }, undefined);
+      const drain = req.method === "GET" ? drainSignal.signal : undefined;
+      return send(req, { req, res, body: undefined, id: null, drain }, undefined);
     }
     let reading: Promise<Uint8Array | undefined> | undefined;
     const began = telemetry ? now() : 0;
@@ -225,8 +228,9 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       draining = true;
       server.close();
       server.closeIdleConnections();
-      // A stream of server messages never finishes by itself; the client reconnects (and may resume) elsewhere.
-      for (const [res, req] of inFlight) if (req.method === "GET") res.destroy();
+      // A stream of server messages never finishes by itself: it ends as a finished answer does, and the client
+      // reconnects (and may resume) elsewhere.
+      drainSignal.abort();
       const deadline = Date.now() + options.drainTimeoutMs;
       while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
       const cut = inFlight.size;
