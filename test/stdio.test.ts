@@ -400,6 +400,31 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     }
   });
 
+  test("--outbound report judges the server's lines by the revision the session negotiated, as wymcp check does", async () => {
+    // A resource_link in a tool's content: defined from 2025-06-18 on, a violation of 2025-03-26's CallToolResult.
+    const result = { content: [{ type: "resource_link", uri: "file:///a.txt", name: "a" }] };
+    const logged: Record<string, string | undefined> = {};
+    for (const negotiated of ["2025-03-26", "2025-06-18"]) {
+      const g = gate(["--outbound", "report", "--log", "json"], ["--negotiate", negotiated, "--result", JSON.stringify(result)]);
+      g.write(request(1, "initialize", { protocolVersion: negotiated, capabilities: {}, clientInfo: { name: "c", version: "1" } }));
+      await until(() => g.answers().length === 1);
+      g.write(request(2, "tools/call", { name: "x", arguments: {} }));
+      await until(() => g.answers().length === 2);
+      g.child.stdin!.end();
+      await g.exited;
+      assert.deepEqual(g.answers()[1], { jsonrpc: "2.0", id: 2, result }, "the bytes go back unchanged");
+      const violation = g
+        .stderr()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((r) => r.event === "outbound-violation");
+      logged[negotiated] = violation === undefined ? undefined : `${violation.method} id=${violation.id}: ${violation.message}`;
+    }
+    assert.match(String(logged["2025-03-26"]), /^tools\/call id=2: Invalid tools\/call result \(CallToolResult, revision 2025-03-26\)/);
+    assert.equal(logged["2025-06-18"], undefined);
+  });
+
   test("--pass-through judges nothing: junk reaches the server as sent", async () => {
     const g = gate(["--pass-through"]);
     g.write("junk\n");

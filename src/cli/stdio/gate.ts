@@ -371,7 +371,12 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
         if (options.outbound !== "report") continue;
         const era = request?.era ?? sessionEra;
         const formats = settings.validate?.formats;
-        const result = validateMcpResponse(item, request ? { era, method: request.method, formats } : { era, formats });
+        // A legacy line is judged by the revision the session negotiated, as `wymcp check` and the HTTP tap judge it: an
+        // answer by its request's, the server's own message by the session's (the revision assumed without one, until then).
+        const protocolVersion =
+          era === "legacy" ? (request ? request.revision : legacyRevisionOf(undefined, sessionRevision).revision) : undefined;
+        const context = { era, protocolVersion, formats };
+        const result = validateMcpResponse(item, request ? { ...context, method: request.method } : context);
         if (result.outcome === "pass") continue;
         const { violations } = result;
         const id = isObject(item) && Object.hasOwn(item, "id") ? answerId(item) : undefined;
@@ -400,7 +405,8 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
         if (forgotten.traced === traced) waiting--;
         else if (forgotten.traced) answerTraced(forgotten.traced, undefined);
       }
-      pending.set(key, { era, method, id: answerId(item), key, traced });
+      const revision = era === "legacy" ? legacyRevisionOf(item, sessionRevision).revision : undefined;
+      pending.set(key, { era, method, id: answerId(item), key, traced, revision });
       waiting++;
     }
     if (traced) traced.waiting = waiting;
@@ -431,6 +437,8 @@ interface Pending {
   id: JsonRpcId;
   key: string;
   traced: Traced | undefined;
+  /** Legacy: the revision it was judged by (its session's, or its own initialize's), which judges its answer too. */
+  revision: string | undefined;
 }
 
 /** The trace of one passing body, and how many of its requests are still unanswered. */
