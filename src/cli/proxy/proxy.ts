@@ -18,7 +18,7 @@ import { type Report, tapResponse } from "../../hosts/node/report.js";
 import { now } from "../../hosts/shared/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
+import { namesOf, notify, parsedAgain, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
 import { type GateFlags, resolveGate } from "../gate-options.js";
 import { connectionNamed, forward, HOP_BY_HOP, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
 
@@ -164,12 +164,15 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     const trace = telemetry && traceNode(telemetry, req, judged, began);
     if (!judged.ok) {
       const { response, status } = judged;
+      // The stage keeps no refused body: the log's method and name come from the bytes, parsed again, when they parsed.
+      const { method, name } = namesOf(parsedAgain(await reading, judged.reason), response);
       verdict({
         outcome: "refused",
         era: judged.era,
         kind: judged.kind,
         id: response.id,
-        method: undefined,
+        method,
+        name,
         reason: judged.reason,
         status,
         code: response.error.code,
@@ -193,7 +196,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
         era,
         kind: result.kind,
         id,
-        method: safeMethod(parsed),
+        ...namesOf(parsed, reported.response),
         reason: "invalid-message",
         code,
         message,
