@@ -159,7 +159,7 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
       [
         "a modern tools/call with no _meta",
         { ...JSON_HEADERS, "mcp-protocol-version": MODERN },
-        JSON.stringify({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: SECRET } }),
+        JSON.stringify({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "search", arguments: { q: SECRET } } }),
         400,
       ],
       [
@@ -203,6 +203,57 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
         assert.equal(lines.length, 1, lines.join("\n"));
         assert.match(lines[0]!, new RegExp(`^wymcp proxy: refused ${status} -32\\d{3} `));
         assert.ok(!lines[0]!.includes(SECRET), lines[0]);
+      });
+    }
+  });
+
+  describe("a refused body that parsed: its line names the method, and a tool's or prompt's name, in both log formats", () => {
+    // A params failure, a framing failure (a name that would drive a terminal), a batch whose second item fails.
+    const bodies = [
+      { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "search", arguments: 5 } },
+      { jsonrpc: "1.0", id: 5, method: "prompts/get", params: { name: "greet\u001b[2J", arguments: { q: SECRET } } },
+      [
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: {}, method: "tools/call", params: { name: "search", arguments: { q: SECRET } } },
+      ],
+    ];
+    for (const format of ["text", "json"] as const) {
+      test(`--log ${format}`, async () => {
+        const logging = await startProxy(["--upstream", upstream.url.href, "--log", format]);
+        try {
+          for (const [i, body] of bodies.entries()) {
+            await rawPost(new URL("/mcp", logging.url).href, JSON_HEADERS, JSON.stringify(body));
+            await until(() => logging.stderr().split("refused").length === i + 2);
+          }
+        } finally {
+          assert.equal(await logging.stop(), 0);
+        }
+        const lines = logging
+          .stderr()
+          .split("\n")
+          .filter((line) => line.includes("refused"));
+        assert.ok(
+          lines.every((line) => !line.includes(SECRET) && !line.includes("\u001b[")),
+          lines.join("\n"),
+        );
+        if (format === "json") {
+          const named = lines.map((line) => {
+            const { code, method, name } = JSON.parse(line) as Record<string, unknown>;
+            return [code, method, name];
+          });
+          assert.deepEqual(named, [
+            [-32602, "tools/call", "search"],
+            [-32600, "prompts/get", "greet\\u001b[2J"],
+            [-32600, "tools/call", "search"],
+          ]);
+        } else {
+          assert.match(
+            lines[0]!,
+            /^wymcp proxy: refused 200 -32602 invalid-message era=legacy kind=request method="tools\/call" name="search" id=4 /,
+          );
+          assert.match(lines[1]!, / -32600 invalid-message era=\w+ kind=request method="prompts\/get" name="greet\\\\u001b\[2J" id=5 /);
+          assert.match(lines[2]!, / -32600 invalid-message era=\w+ kind=batch method="tools\/call" name="search" id=null /);
+        }
       });
     }
   });
@@ -629,7 +680,7 @@ describe("wymcp proxy on SIGTERM, when requests outlast the drain", { timeout: 3
 });
 
 describe("wymcp proxy options", { timeout: 60_000 }, () => {
-  test("--log json: one JSON object per refusal, with the verdict and wymcp's answer, nothing of the body", async () => {
+  test("--log json: one JSON object per refusal, with the verdict and wymcp's answer, of the body only its method", async () => {
     const upstream = await recordingUpstream();
     const proxy = await startProxy(["--upstream", upstream.url.href, "--log", "json"]);
     try {
@@ -654,6 +705,7 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
         era: "modern",
         kind: "request",
         id: 9,
+        method: "tools/call",
         reason: "invalid-message",
         status: 400,
         code: -32602,
@@ -708,7 +760,9 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
           await until(() => proxy.stderr().includes("refused"));
           assert.match(
             proxy.stderr(),
-            new RegExp(`refused 200 -32602 invalid-message era=legacy kind=request id=8 from=127\\.0\\.0\\.1: ${literally(summary)}`),
+            new RegExp(
+              `refused 200 -32602 invalid-message era=legacy kind=request method="tools/call" id=8 from=127\\.0\\.0\\.1: ${literally(summary)}`,
+            ),
           );
         } else {
           assert.deepEqual([answer.status, JSON.parse(answer.text)], [200, { jsonrpc: "2.0", id: 8, result: { ok: true } }], mode);

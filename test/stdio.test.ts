@@ -425,6 +425,56 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     assert.equal(logged["2025-06-18"], undefined);
   });
 
+  test("a refused line that parsed names its method, and a tool's or prompt's name, in both log formats; never an argument", async () => {
+    // A params failure, a framing failure (a name that would drive a terminal), a batch whose second item fails.
+    const lines = [
+      { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "search", arguments: 5 } },
+      { jsonrpc: "1.0", id: 5, method: "prompts/get", params: { name: "greet\u001b[2J", arguments: { q: SECRET } } },
+      [
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: {}, method: "tools/call", params: { name: "search", arguments: { q: SECRET } } },
+      ],
+    ]
+      .map((line) => `${JSON.stringify(line)}\n`)
+      .join("");
+    for (const format of ["text", "json"] as const) {
+      const g = gate(["--log", format]);
+      g.write(lines);
+      await until(() => g.stderr().split("refused").length === 4);
+      g.child.stdin!.end();
+      await g.exited;
+      assert.equal(g.received(), "", "nothing reaches the server");
+      const logged = g
+        .stderr()
+        .split("\n")
+        .filter((line) => line.includes("refused"));
+      assert.ok(
+        logged.every((line) => !line.includes(SECRET) && !line.includes("\u001b[")),
+        logged.join("\n"),
+      );
+      if (format === "json")
+        assert.deepEqual(
+          logged.map((line) => {
+            const { code, method, name } = JSON.parse(line) as Record<string, unknown>;
+            return [code, method, name];
+          }),
+          [
+            [-32602, "tools/call", "search"],
+            [-32600, "prompts/get", "greet\\u001b[2J"],
+            [-32600, "tools/call", "search"],
+          ],
+        );
+      else {
+        assert.match(
+          logged[0]!,
+          /^wymcp stdio: refused -32602 invalid-message era=legacy kind=request method="tools\/call" name="search" id=4: /,
+        );
+        assert.match(logged[1]!, / -32600 invalid-message era=\w+ kind=request method="prompts\/get" name="greet\\\\u001b\[2J" id=5: /);
+        assert.match(logged[2]!, / -32600 invalid-message era=\w+ kind=batch method="tools\/call" name="search" id=null: /);
+      }
+    }
+  });
+
   test("--pass-through judges nothing: junk reaches the server as sent", async () => {
     const g = gate(["--pass-through"]);
     g.write("junk\n");
