@@ -4,8 +4,16 @@
  * in 1-byte chunks; this suite is the fast one, run by the mutation run too.
  */
 import assert from "node:assert/strict";
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
 import { describe, test } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { BODY_BLOCK_BYTES, BodyBytes, readBody, readLimited } from "../src/core/admission.js";
+import { readNodeBody } from "../src/hosts/node/body.js";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
 
 /** `length` bytes that differ from their neighbours, so that a byte out of place shows. */
 const pattern = (length: number, seed = 0) => Uint8Array.from({ length }, (_, i) => (i * 31 + seed) & 0xff);
@@ -117,4 +125,59 @@ describe("BodyBytes and a host that reads its stream itself", () => {
     assert.equal(refused.ok, false);
     assert.equal((refused as { status: number }).status, 413);
   });
+});
+
+describe("the body reader keeps no chunk: its memory follows the body, not the chunk count", () => {
+  const size = 256 * 1024;
+  /**
+   * `size` bytes in 1-byte chunks, each its own object as Node's parser hands them over, every 256th watched weakly.
+   * Halfway through, after a turn of the event loop and a full collection, counts the watched chunks still alive but
+   * the last (which the reader may still be copying): alive means something still holds it.
+   */
+  function oneByteChunks() {
+    const sampled: WeakRef<Uint8Array>[] = [];
+    const seen = { held: -1, sampled: 0 };
+    async function* chunks() {
+      for (let i = 0; i < size; i++) {
+        const chunk = Buffer.from([i & 0xff]);
+        if (i % 256 === 0) sampled.push(new WeakRef(chunk));
+        yield chunk;
+        if (i === size / 2) {
+          // A WeakRef made in a job keeps its target until that job ends: a turn of the event loop first.
+          await new Promise((resolve) => setImmediate(resolve));
+          gc();
+          seen.held = sampled.slice(0, -1).filter((ref) => ref.deref() !== undefined).length;
+          seen.sampled = sampled.length - 1;
+        }
+      }
+    }
+    return { chunks, seen };
+  }
+  const expected = (body: Uint8Array | undefined) => {
+    assert.equal(body?.length, size);
+    for (const i of [0, 1, size / 2, size - 1]) assert.equal(body![i], i & 0xff, `byte ${i}`);
+    // One buffer of the body's size (and a block at most) behind it, not the chunks' own.
+    assert.ok(body!.buffer.byteLength <= size + BODY_BLOCK_BYTES, `${body!.buffer.byteLength} bytes behind a body of ${size}`);
+  };
+
+  for (const declared of [undefined, size]) {
+    test(`readLimited: halfway through, every chunk handed over before can be collected (Content-Length ${declared ?? "none"})`, async () => {
+      const { chunks, seen } = oneByteChunks();
+      expected(await readLimited(chunks(), 4 * size, declared));
+      assert.equal(seen.held, 0, `${seen.held} of ${seen.sampled} sampled chunks still held halfway through`);
+    });
+
+    test(`readNodeBody, as the proxy and gateNode read a request: the same from a stream's data events (Content-Length ${declared ?? "none"})`, async () => {
+      const { chunks, seen } = oneByteChunks();
+      const req = Object.assign(Readable.from(chunks(), { objectMode: false }), {
+        headers: declared === undefined ? {} : { "content-length": String(declared) },
+        complete: false,
+      });
+      req.once("end", () => {
+        req.complete = true;
+      });
+      expected(await readNodeBody(req as unknown as IncomingMessage, 4 * size));
+      assert.equal(seen.held, 0, `${seen.held} of ${seen.sampled} sampled chunks still held halfway through`);
+    });
+  }
 });

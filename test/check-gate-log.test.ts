@@ -42,7 +42,15 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
       };
       await rawPost(endpoint, { ...JSON_HEADERS, "mcp-protocol-version": "2026-07-28" }, JSON.stringify(bad));
       await rawPost(endpoint, JSON_HEADERS, "{not json");
-      await until(() => proxy.stderr().split('"refused"').length === 3);
+      // A framing failure of a prompts/get whose name would drive a terminal, and a batch whose second item fails.
+      const framing = { jsonrpc: "1.0", id: 3, method: "prompts/get", params: { name: "greet\u001b[2J" } };
+      await rawPost(endpoint, { ...JSON_HEADERS, "mcp-protocol-version": "2025-06-18" }, JSON.stringify(framing));
+      const batch = [
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: {}, method: "tools/call", params: { name: "search", arguments: { secret: SECRET } } },
+      ];
+      await rawPost(endpoint, { ...JSON_HEADERS, "mcp-protocol-version": "2025-03-26" }, JSON.stringify(batch));
+      await until(() => proxy.stderr().split('"refused"').length === 5);
     } finally {
       assert.equal(await proxy.stop(), 0);
       await upstream.close();
@@ -58,9 +66,10 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     const { time, remote } = record(proxy.stderr(), 2);
     assert.match(String(time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.match(String(remote), /^(::ffff:)?127\.0\.0\.1$/);
+    // The method of a refused body that parsed, as the gate logged it (this tool's name is no string: none shown).
     assert.match(
       refused,
-      /reject {2}modern \(gate log\) +message \(refused by wymcp proxy: invalid-message, id 9; at \S+ from \S+\) {2}400 -32602$/,
+      /reject {2}modern \(gate log\) +tools\/call message \(refused by wymcp proxy: invalid-message, id 9; at \S+ from \S+\) {2}400 -32602$/,
     );
     assert.ok(refused.includes(`; at ${time} from ${remote})`), refused);
     assert.deepEqual(locationsFor(run.stdout, `${file}:2`), [
@@ -72,11 +81,24 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     );
     assert.match(lineFor(run.stdout, `${file}:1`), /log {5}- +wymcp proxy listening url=/);
     assert.ok(lineFor(run.stdout, `${file}:1`).endsWith(` at ${record(proxy.stderr(), 1).time}`), "an event says when");
-    // The proxy's log names no method for a refused body (the stage keeps no refused body); its message does.
-    assert.match(run.stdout, /^\(no method\) +0 +1 +0$/m);
+    // The prompt's name, escaped by the gate and again by check; the batch named by the item its error locates (the
+    // second: the first is a ping). Both bodies break the legacy framing, so the SDK's router reads them as modern.
+    assert.match(
+      lineFor(run.stdout, `${file}:4`),
+      /reject {2}modern \(gate log\) +prompts\/get "greet\\\\u001b\[2J" message \(refused by wymcp proxy: invalid-message, id 3; at \S+ from \S+\) {2}400 -32600$/,
+    );
+    assert.match(
+      lineFor(run.stdout, `${file}:5`),
+      /reject {2}modern \(gate log\) +tools\/call "search" message \(refused by wymcp proxy: invalid-message, id null; at \S+ from \S+\) {2}400 -32600$/,
+    );
+    assert.deepEqual([record(proxy.stderr(), 4).method, record(proxy.stderr(), 4).name], ["prompts/get", "greet\\u001b[2J"]);
+    assert.deepEqual([record(proxy.stderr(), 5).method, record(proxy.stderr(), 5).name], ["tools/call", "search"]);
+    assert.match(run.stdout, /^tools\/call +0 +2 +0$/m);
+    assert.match(run.stdout, /^prompts\/get +0 +1 +0$/m);
     assert.match(run.stdout, /^\(not JSON\) +0 +1 +0$/m);
-    assert.match(run.stdout, /^2 messages: 0 pass, 2 rejected, 0 bypassed$/m);
-    assert.match(run.stdout, /^5 lines of a wymcp gate log .*: 2 refused or dropped, 0 outbound violations, 3 other events$/m);
+    assert.doesNotMatch(run.stdout, /^\(no method\)/m);
+    assert.match(run.stdout, /^4 messages: 0 pass, 4 rejected, 0 bypassed$/m);
+    assert.match(run.stdout, /^7 lines of a wymcp gate log .*: 4 refused or dropped, 0 outbound violations, 3 other events$/m);
     assert.ok(!run.stdout.includes(SECRET));
 
     const json = wymcp(["--json", file]);
@@ -93,6 +115,7 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
         event: "refused",
         era: "modern",
         id: "9",
+        method: "tools/call",
         reason: "invalid-message",
         status: 400,
         code: -32602,
@@ -101,7 +124,7 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
         remote,
       },
     });
-    assert.match(json.stderr, /^2 messages: 0 pass, 2 rejected, 0 bypassed\n5 lines of a wymcp gate log/);
+    assert.match(json.stderr, /^4 messages: 0 pass, 4 rejected, 0 bypassed\n7 lines of a wymcp gate log/);
 
     const quiet = wymcp(["--quiet", file]);
     assert.ok(!quiet.stdout.includes("listening"), "--quiet leaves the log's events out");

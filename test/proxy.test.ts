@@ -168,7 +168,7 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
       [
         "a modern tools/call with no _meta",
         { ...JSON_HEADERS, "mcp-protocol-version": MODERN },
-        JSON.stringify({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: SECRET } }),
+        JSON.stringify({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "search", arguments: { q: SECRET } } }),
         400,
       ],
       [
@@ -212,6 +212,57 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
         assert.equal(lines.length, 1, lines.join("\n"));
         assert.match(lines[0]!, new RegExp(`^wymcp proxy: refused ${status} -32\\d{3} `));
         assert.ok(!lines[0]!.includes(SECRET), lines[0]);
+      });
+    }
+  });
+
+  describe("a refused body that parsed: its line names the method, and a tool's or prompt's name, in both log formats", () => {
+    // A params failure, a framing failure (a name that would drive a terminal), a batch whose second item fails.
+    const bodies = [
+      { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "search", arguments: 5 } },
+      { jsonrpc: "1.0", id: 5, method: "prompts/get", params: { name: "greet\u001b[2J", arguments: { q: SECRET } } },
+      [
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: {}, method: "tools/call", params: { name: "search", arguments: { q: SECRET } } },
+      ],
+    ];
+    for (const format of ["text", "json"] as const) {
+      test(`--log ${format}`, async () => {
+        const logging = await startProxy(["--upstream", upstream.url.href, "--log", format]);
+        try {
+          for (const [i, body] of bodies.entries()) {
+            await rawPost(new URL("/mcp", logging.url).href, JSON_HEADERS, JSON.stringify(body));
+            await until(() => logging.stderr().split("refused").length === i + 2);
+          }
+        } finally {
+          assert.equal(await logging.stop(), 0);
+        }
+        const lines = logging
+          .stderr()
+          .split("\n")
+          .filter((line) => line.includes("refused"));
+        assert.ok(
+          lines.every((line) => !line.includes(SECRET) && !line.includes("\u001b[")),
+          lines.join("\n"),
+        );
+        if (format === "json") {
+          const named = lines.map((line) => {
+            const { code, method, name } = JSON.parse(line) as Record<string, unknown>;
+            return [code, method, name];
+          });
+          assert.deepEqual(named, [
+            [-32602, "tools/call", "search"],
+            [-32600, "prompts/get", "greet\\u001b[2J"],
+            [-32600, "tools/call", "search"],
+          ]);
+        } else {
+          assert.match(
+            lines[0]!,
+            /^wymcp proxy: refused 200 -32602 invalid-message era=legacy kind=request method="tools\/call" name="search" id=4 /,
+          );
+          assert.match(lines[1]!, / -32600 invalid-message era=\w+ kind=request method="prompts\/get" name="greet\\\\u001b\[2J" id=5 /);
+          assert.match(lines[2]!, / -32600 invalid-message era=\w+ kind=batch method="tools\/call" name="search" id=null /);
+        }
       });
     }
   });
@@ -557,6 +608,72 @@ describe("wymcp proxy on SIGTERM", { timeout: 30_000 }, () => {
   });
 });
 
+describe("wymcp proxy on SIGTERM, its server streams", { timeout: 30_000 }, () => {
+  test("each GET stream ends as a finished answer: headers out, the events so far and a clean end; none yet, 200 and an empty event stream; a call in flight is still answered", async () => {
+    const upstream = await recordingUpstream();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    upstream.handle((req, res, body) => {
+      if (req.method === "GET" && req.headers["x-case"] === "open") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        return void res.write(": open\n\n");
+      }
+      // The server has not answered this stream yet, not even its headers.
+      if (req.method === "GET") return;
+      void released.then(() => echoResult(req, res, body));
+    });
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--log", "json"]);
+    const read = (kind: string, onData?: () => void) =>
+      new Promise<{ status: number; type: string | undefined; body: string; complete: boolean }>((resolve, reject) => {
+        http
+          .get(new URL("/mcp", proxy.url), { headers: { accept: "text/event-stream", "x-case": kind } }, (res) => {
+            let body = "";
+            res.setEncoding("utf8");
+            res.on("data", (chunk: string) => {
+              body += chunk;
+              onData?.();
+            });
+            res.on("close", () =>
+              resolve({ status: res.statusCode ?? 0, type: res.headers["content-type"], body, complete: res.complete }),
+            );
+          })
+          .on("error", reject);
+      });
+    try {
+      let opened = false;
+      const open = read("open", () => {
+        opened = true;
+      });
+      const silent = read("silent");
+      const call = rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" }));
+      await until(() => opened && upstream.received.length === 3);
+      proxy.child.kill("SIGTERM");
+      assert.deepEqual(await open, { status: 200, type: "text/event-stream", body: ": open\n\n", complete: true });
+      assert.deepEqual(await silent, { status: 200, type: "text/event-stream", body: "", complete: true });
+      release();
+      const answer = await call;
+      assert.deepEqual([answer.status, JSON.parse(answer.text).id], [200, 7]);
+      assert.equal(await proxy.exited, 0);
+      const lines = proxy
+        .stderr()
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { event: string; message?: string });
+      assert.deepEqual(
+        lines.map(({ event }) => event),
+        ["listening", "draining", "stopped"],
+      );
+      assert.doesNotMatch(String(lines[2]?.message), /cut off/);
+    } finally {
+      release();
+      await proxy.stop();
+      await upstream.close();
+    }
+  });
+});
+
 describe("wymcp proxy on SIGTERM, when requests outlast the drain", { timeout: 30_000 }, () => {
   test("past --drain-timeout what is still in flight is cut off, and the exit is still 0; a second signal exits at once", async () => {
     const upstream = await recordingUpstream();
@@ -583,7 +700,7 @@ describe("wymcp proxy on SIGTERM, when requests outlast the drain", { timeout: 3
 });
 
 describe("wymcp proxy options", { timeout: 60_000 }, () => {
-  test("--log json: one JSON object per refusal, with the verdict and wymcp's answer, nothing of the body", async () => {
+  test("--log json: one JSON object per refusal, with the verdict and wymcp's answer, of the body only its method", async () => {
     const upstream = await recordingUpstream();
     const proxy = await startProxy(["--upstream", upstream.url.href, "--log", "json"]);
     try {
@@ -608,6 +725,7 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
         era: "modern",
         kind: "request",
         id: 9,
+        method: "tools/call",
         reason: "invalid-message",
         status: 400,
         code: -32602,
@@ -662,7 +780,9 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
           await until(() => proxy.stderr().includes("refused"));
           assert.match(
             proxy.stderr(),
-            new RegExp(`refused 200 -32602 invalid-message era=legacy kind=request id=8 from=127\\.0\\.0\\.1: ${literally(summary)}`),
+            new RegExp(
+              `refused 200 -32602 invalid-message era=legacy kind=request method="tools/call" id=8 from=127\\.0\\.0\\.1: ${literally(summary)}`,
+            ),
           );
         } else {
           assert.deepEqual([answer.status, JSON.parse(answer.text)], [200, { jsonrpc: "2.0", id: 8, result: { ok: true } }], mode);
@@ -721,7 +841,12 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     assert.match(top.stdout, /^ {2}stdio {5}.+\n.+wymcp stdio --help for its options$/m);
     assert.match(top.stdout, /^ {3}or: wymcp proxy --upstream URL/m);
     assert.match(top.stdout, /^ {3}or: wymcp stdio \[options\] -- command/m);
-    assert.match(run(["proxy", "--help"]).stdout, /^Usage: wymcp proxy --upstream URL/);
+    const proxyHelp = run(["proxy", "--help"]).stdout;
+    assert.match(proxyHelp, /^Usage: wymcp proxy --upstream URL/);
+    // Balancing: an initialize carries no session id, so legacy clients are keyed by address, never by the header.
+    assert.doesNotMatch(proxyHelp, /affinity on Mcp-Session-Id/);
+    assert.match(proxyHelp, /key legacy clients by their address \(an initialize has no Mcp-Session-Id yet\)/);
+    assert.match(proxyHelp, /Modern requests may go to any instance/);
     assert.match(run(["stdio", "--help"]).stdout, /^Usage: wymcp stdio \[options\] -- command/);
     const wrong = run(["proxy"]);
     assert.deepEqual(

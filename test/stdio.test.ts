@@ -406,6 +406,81 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     }
   });
 
+  test("--outbound report judges the server's lines by the revision the session negotiated, as wymcp check does", async () => {
+    // A resource_link in a tool's content: defined from 2025-06-18 on, a violation of 2025-03-26's CallToolResult.
+    const result = { content: [{ type: "resource_link", uri: "file:///a.txt", name: "a" }] };
+    const logged: Record<string, string | undefined> = {};
+    for (const negotiated of ["2025-03-26", "2025-06-18"]) {
+      const g = gate(["--outbound", "report", "--log", "json"], ["--negotiate", negotiated, "--result", JSON.stringify(result)]);
+      g.write(request(1, "initialize", { protocolVersion: negotiated, capabilities: {}, clientInfo: { name: "c", version: "1" } }));
+      await until(() => g.answers().length === 1);
+      g.write(request(2, "tools/call", { name: "x", arguments: {} }));
+      await until(() => g.answers().length === 2);
+      g.child.stdin!.end();
+      await g.exited;
+      assert.deepEqual(g.answers()[1], { jsonrpc: "2.0", id: 2, result }, "the bytes go back unchanged");
+      const violation = g
+        .stderr()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((r) => r.event === "outbound-violation");
+      logged[negotiated] = violation === undefined ? undefined : `${violation.method} id=${violation.id}: ${violation.message}`;
+    }
+    assert.match(String(logged["2025-03-26"]), /^tools\/call id=2: Invalid tools\/call result \(CallToolResult, revision 2025-03-26\)/);
+    assert.equal(logged["2025-06-18"], undefined);
+  });
+
+  test("a refused line that parsed names its method, and a tool's or prompt's name, in both log formats; never an argument", async () => {
+    // A params failure, a framing failure (a name that would drive a terminal), a batch whose second item fails.
+    const lines = [
+      { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "search", arguments: 5 } },
+      { jsonrpc: "1.0", id: 5, method: "prompts/get", params: { name: "greet\u001b[2J", arguments: { q: SECRET } } },
+      [
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: {}, method: "tools/call", params: { name: "search", arguments: { q: SECRET } } },
+      ],
+    ]
+      .map((line) => `${JSON.stringify(line)}\n`)
+      .join("");
+    for (const format of ["text", "json"] as const) {
+      const g = gate(["--log", format]);
+      g.write(lines);
+      await until(() => g.stderr().split("refused").length === 4);
+      g.child.stdin!.end();
+      await g.exited;
+      assert.equal(g.received(), "", "nothing reaches the server");
+      const logged = g
+        .stderr()
+        .split("\n")
+        .filter((line) => line.includes("refused"));
+      assert.ok(
+        logged.every((line) => !line.includes(SECRET) && !line.includes("\u001b[")),
+        logged.join("\n"),
+      );
+      if (format === "json")
+        assert.deepEqual(
+          logged.map((line) => {
+            const { code, method, name } = JSON.parse(line) as Record<string, unknown>;
+            return [code, method, name];
+          }),
+          [
+            [-32602, "tools/call", "search"],
+            [-32600, "prompts/get", "greet\\u001b[2J"],
+            [-32600, "tools/call", "search"],
+          ],
+        );
+      else {
+        assert.match(
+          logged[0]!,
+          /^wymcp stdio: refused -32602 invalid-message era=legacy kind=request method="tools\/call" name="search" id=4: /,
+        );
+        assert.match(logged[1]!, / -32600 invalid-message era=\w+ kind=request method="prompts\/get" name="greet\\\\u001b\[2J" id=5: /);
+        assert.match(logged[2]!, / -32600 invalid-message era=\w+ kind=batch method="tools\/call" name="search" id=null: /);
+      }
+    }
+  });
+
   test("--pass-through judges nothing: junk reaches the server as sent", async () => {
     const g = gate(["--pass-through"]);
     g.write("junk\n");

@@ -268,9 +268,18 @@ export const MAX_TAPPED_MESSAGE_UNITS = 16 * 1024 * 1024;
 /** Stands for a body or event that is not JSON: no JSON-RPC kind, so the check reports it at the message itself. */
 const NOT_JSON = Symbol("not JSON");
 
+/**
+ * UTF-16 units the SSE reader has scanned for a line break, since the process started: the work of reading a stream,
+ * which its tests hold linear in the stream's length however it is cut (a line resumed, never scanned from its start
+ * again with every piece). One addition per scan, not per unit.
+ */
+export const sseScanned = { units: 0 };
+
 function nextBreak(text: string, from: number): number {
-  for (let i = from; i < text.length; i++) if (text[i] === "\n" || text[i] === "\r") return i;
-  return -1;
+  let i = from;
+  while (i < text.length && text[i] !== "\n" && text[i] !== "\r") i++;
+  sseScanned.units += i - from + (i < text.length ? 1 : 0);
+  return i < text.length ? i : -1;
 }
 
 /** id → method of the request(s) in a POST body, so a response can be judged by what it answers. */

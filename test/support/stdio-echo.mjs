@@ -2,7 +2,8 @@
 // argument (so a test can prove what never reached it) and answers each request line with a result naming its
 // method. `--half` writes its first answer in two halves, the second on SIGUSR1 (when the test says so); `--flood N` writes N bytes of notifications at start;
 // `--bad-result` answers every request with a result that is not what its method returns; `--negotiate REV` answers
-// `initialize` with `protocolVersion` REV (as a server that negotiated it); `--exit N` exits N on end of input. SIGTERM is recorded and answered by exiting 42. Anything on stderr goes to the client's stderr.
+// `initialize` with `protocolVersion` REV (as a server that negotiated it); `--result JSON` answers every other request
+// with that result; `--exit N` exits N on end of input. SIGTERM is recorded and answered by exiting 42. Anything on stderr goes to the client's stderr.
 import { appendFileSync } from "node:fs";
 
 const [record, ...flags] = process.argv.slice(2);
@@ -56,7 +57,9 @@ function answer(line) {
     ? { content: 5 }
     : negotiated
       ? { protocolVersion: flags[flags.indexOf("--negotiate") + 1], capabilities: {}, serverInfo: { name: "echo", version: "0" } }
-      : { echo: message.method };
+      : flag("--result") && message.method !== "initialize"
+        ? JSON.parse(flags[flags.indexOf("--result") + 1])
+        : { echo: message.method };
   const text = `${JSON.stringify({ jsonrpc: "2.0", id: message.id, result })}\n`;
   if (!halves) return void process.stdout.write(text);
   halves = false;

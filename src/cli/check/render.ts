@@ -185,6 +185,8 @@ export interface RecordView {
   remote?: string;
   era: "legacy" | "modern" | null;
   method?: string;
+  /** The tool's or prompt's name of a `tools/call` or `prompts/get` (`name`). */
+  name?: string;
   id?: string;
   reason?: string;
   status?: number;
@@ -210,6 +212,7 @@ export function recordView({ face, event, fields }: GateLogRecord): RecordView {
   if (typeof fields.time === "string") view.time = printable(fields.time, 40);
   if (typeof fields.remote === "string") view.remote = printable(fields.remote, 80);
   if (typeof fields.method === "string") view.method = printable(fields.method, 60);
+  if (typeof fields.name === "string") view.name = printable(fields.name, 64);
   if (fields.id === null || typeof fields.id === "string" || (typeof fields.id === "number" && Number.isFinite(fields.id)))
     view.id = printable(JSON.stringify(fields.id), 60);
   if (typeof fields.reason === "string") view.reason = printable(fields.reason, 60);
@@ -251,7 +254,8 @@ export function renderRecord(record: GateLogRecord, view: RecordView, paint: Pai
     return `${head}${paint("2", "log   ")}  ${"-".padEnd(ERA_WIDTH)}  wymcp ${view.face} ${view.event}${facts.length ? ` ${facts.join(" ")}` : ""}${when && paint("2", when)}\n`;
   }
   const era = view.era ? `${view.era} (gate log)` : "- (gate log)";
-  const method = view.method !== undefined ? `${view.method} ` : "";
+  // `tools/call "search" message`: the tool or prompt after its method, quoted as the log quotes it.
+  const method = view.method !== undefined ? `${view.method} ${view.name !== undefined ? `"${view.name}" ` : ""}` : "";
   const id = view.id !== undefined ? `, id ${view.id}` : "";
   if (outcome === "reported") {
     const code = view.code !== undefined ? `  ${paint("2", `reported ${view.code}`)}` : "";

@@ -78,6 +78,8 @@ export type Outcome =
   | { kind: "answered"; status: number }
   | { kind: "unreachable" | "timeout" | "malformed" | "too-large"; status: 502 | 504; error: string }
   | { kind: "client-gone" }
+  /** A GET the upstream had not answered yet when the proxy drained: answered with an empty event stream. */
+  | { kind: "drained"; status: 200 }
   | { kind: "upstream-broke"; error?: string };
 
 export interface Exchange {
@@ -89,6 +91,11 @@ export interface Exchange {
   id: JsonRpcId;
   /** Trace context headers (`traceparent`, `tracestate`, `baggage`) of the proxy's span, in place of the client's. */
   traceContext?: Record<string, string>;
+  /**
+   * Aborted when the proxy drains: an event stream then ends as a finished answer does (see {@link attempt}), so that
+   * neither the client nor a reverse proxy in front reads it as a failure. Answers of other kinds still finish.
+   */
+  drain?: AbortSignal;
 }
 
 /** Methods a client may repeat with the same effect (RFC 9110 §9.2.2): only these are sent again on a new socket. */
@@ -120,6 +127,7 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
     clearTimeout(timer);
     clearTimeout(connectTimer);
     res.off("close", clientGone);
+    exchange.drain?.removeEventListener("abort", drained);
     done(outcome);
   };
   // Before any answer: the client gets a JSON-RPC error of the proxy's; after its headers, its answer breaks off.
@@ -175,6 +183,27 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
   };
   res.once("close", clientGone);
 
+  // Draining: an event stream ends cleanly. Its headers out, the response ends (a chunked answer's last chunk; an
+  // event cut mid-way is dropped by the client's parser, as the end of a stream asks). No headers yet, the client gets
+  // an empty event stream (docs/decisions.md): a stream that ends, which it reopens, through a live instance.
+  let answering: { stream: boolean; status: number } | undefined;
+  let ending = false;
+  const drained = () => {
+    if (settled || ending) return;
+    if (answering !== undefined) {
+      if (!answering.stream) return;
+      ending = true;
+      out.destroy();
+      res.end();
+      return settle({ kind: "answered", status: answering.status });
+    }
+    if (!acceptsEventStream(req.headers.accept)) return;
+    ending = true;
+    out.destroy();
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" }).end();
+    settle({ kind: "drained", status: 200 });
+  };
+
   out.once("error", (error: NodeJS.ErrnoException) => {
     if (settled) return;
     const unsent = out.socket !== null && out.socket.bytesWritten === writtenBefore;
@@ -184,6 +213,7 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
       clearTimeout(timer);
       clearTimeout(connectTimer);
       res.off("close", clientGone);
+      exchange.drain?.removeEventListener("abort", drained);
       return attempt(upstream, exchange, false, done);
     }
     if (res.headersSent) {
@@ -247,8 +277,11 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
     }
     // A stream's headers go out at once: a client waits for them before it reads any event, and the first may be far off.
     if (stream) res.flushHeaders();
+    answering = { stream, status };
+    if (stream && exchange.drain?.aborted) return drained();
     let size = 0;
     answer.on("data", (chunk: Buffer) => {
+      if (ending) return;
       size += chunk.length;
       // An event stream lives as long as the session; any other answer is one message, and bounded.
       if (!stream && size > upstream.maxAnswerBytes) {
@@ -265,7 +298,7 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
     });
     // An answer cut off mid-stream: the client's must end the same way, not as if it were complete.
     const broke = () => {
-      if (answer.complete) return;
+      if (answer.complete || ending) return;
       res.destroy();
       settle({ kind: "upstream-broke" });
     };
@@ -276,6 +309,17 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
   if (body !== undefined) out.end(body);
   else if (hasBody(req)) pipeBody(req, out);
   else out.end();
+  if (exchange.drain?.aborted) drained();
+  else exchange.drain?.addEventListener("abort", drained, { once: true });
+}
+
+/** Whether an `Accept` header admits an event stream (absent, `*\/*`, `text/*` or `text/event-stream`). */
+function acceptsEventStream(accept: string | undefined): boolean {
+  if (accept === undefined) return true;
+  return accept
+    .toLowerCase()
+    .split(",")
+    .some((range) => ["text/event-stream", "text/*", "*/*"].includes(range.split(";")[0]!.trim()));
 }
 
 /**

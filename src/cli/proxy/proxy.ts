@@ -18,7 +18,7 @@ import { type Report, tapResponse } from "../../hosts/node/report.js";
 import { now } from "../../hosts/shared/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
+import { namesOf, notify, parsedAgain, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
 import { type GateFlags, resolveGate } from "../gate-options.js";
 import { connectionNamed, forward, HOP_BY_HOP, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
 
@@ -49,8 +49,8 @@ export interface Proxy {
   /** The request listener: give it to `http.createServer`. */
   listener: (req: IncomingMessage, res: ServerResponse) => void;
   /**
-   * Stops serving: the server takes no new connection, idle ones close, streams of server messages (GET) end at once,
-   * and the rest in flight have until `drainTimeoutMs` to finish. Resolves to how many had to be cut off.
+   * Stops serving: the server takes no new connection, idle ones close, streams of server messages (GET) end at once
+   * as finished answers end (an empty stream when the server had not answered yet), and the rest in flight have until `drainTimeoutMs` to finish. Resolves to how many had to be cut off.
    */
   drain(server: http.Server): Promise<number>;
 }
@@ -72,6 +72,8 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
   const drainBytes = drainBound(settings.maxBodyBytes);
   const inFlight = new Map<ServerResponse, IncomingMessage>();
   let draining = false;
+  // Aborted at SIGTERM: each GET's event stream then ends cleanly (forward's `drain`).
+  const drainSignal = new AbortController();
 
   const verdict = (event: VerdictEvent) => {
     log.verdict(event);
@@ -103,7 +105,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
   };
 
   const logUpstream = (req: IncomingMessage, outcome: Outcome, id: JsonRpcId) => {
-    if (outcome.kind === "answered" || outcome.kind === "client-gone") return;
+    if (outcome.kind === "answered" || outcome.kind === "client-gone" || outcome.kind === "drained") return;
     if (outcome.kind === "upstream-broke") {
       // Only a cut of the proxy's own (an answer past --max-answer-bytes) is news; an upstream hanging up is not.
       if (outcome.error === undefined) return;
@@ -135,7 +137,8 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     for (const name of connectionNamed(req.headers.connection)) if (!HOP_BY_HOP.has(name)) delete req.headers[name];
     if (req.method !== "POST" || options.passThrough) {
       if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
-      return send(req, { req, res, body: undefined, id: null }, undefined);
+      const drain = req.method === "GET" ? drainSignal.signal : undefined;
+      return send(req, { req, res, body: undefined, id: null, drain }, undefined);
     }
     let reading: Promise<Uint8Array | undefined> | undefined;
     const began = telemetry ? now() : 0;
@@ -161,12 +164,15 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     const trace = telemetry && traceNode(telemetry, req, judged, began);
     if (!judged.ok) {
       const { response, status } = judged;
+      // The stage keeps no refused body: the log's method and name come from the bytes, parsed again, when they parsed.
+      const { method, name } = namesOf(parsedAgain(await reading, judged.reason), response);
       verdict({
         outcome: "refused",
         era: judged.era,
         kind: judged.kind,
         id: response.id,
-        method: undefined,
+        method,
+        name,
         reason: judged.reason,
         status,
         code: response.error.code,
@@ -190,7 +196,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
         era,
         kind: result.kind,
         id,
-        method: safeMethod(parsed),
+        ...namesOf(parsed, reported.response),
         reason: "invalid-message",
         code,
         message,
@@ -225,8 +231,9 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       draining = true;
       server.close();
       server.closeIdleConnections();
-      // A stream of server messages never finishes by itself; the client reconnects (and may resume) elsewhere.
-      for (const [res, req] of inFlight) if (req.method === "GET") res.destroy();
+      // A stream of server messages never finishes by itself: it ends as a finished answer does, and the client
+      // reconnects (and may resume) elsewhere.
+      drainSignal.abort();
       const deadline = Date.now() + options.drainTimeoutMs;
       while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
       const cut = inFlight.size;

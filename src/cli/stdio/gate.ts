@@ -17,7 +17,7 @@ import type { ExchangeTrace, Telemetry, TransportFacts } from "../../core/teleme
 import { validateMcpRequest } from "../../core/validate.js";
 import { now, traceOf } from "../../hosts/shared/traced.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
+import { namesOf, notify, parsedAgain, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
 import { type GateFlags, resolveGate } from "../gate-options.js";
 import { LineReader, type LineEvent } from "./lines.js";
 
@@ -226,7 +226,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
   };
 
   /** Writes wymcp's answer, or drops it: never to a response, and `id: null` at most once a second. */
-  const refuse = ({ response, era, kind, reason }: Refusal, responseLike: boolean, method: string | undefined) => {
+  const refuse = ({ response, era, kind, reason }: Refusal, responseLike: boolean, body: unknown) => {
     const now = Date.now();
     const limited = response.id === null && now - lastNullAnswer < NULL_ID_ANSWER_INTERVAL_MS;
     const answered = !responseLike && kind !== "notification" && !limited;
@@ -239,7 +239,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
       era,
       kind,
       id: response.id,
-      method,
+      ...namesOf(body, response),
       reason,
       code: response.error.code,
       message: response.error.message,
@@ -289,8 +289,8 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
       // One span per message, from the line read to the answer for its id (wymcp's refusal, or the server's line).
       const trace = telemetry && traceOf(telemetry, judged, began, PIPE, NO_HEADERS);
       if (!judged.ok) {
-        const body = parsedOrUndefined(event.bytes, judged);
-        refuse(judged, isResponseLike(body), safeMethod(body));
+        const body = parsedAgain(event.bytes, judged.reason);
+        refuse(judged, isResponseLike(body), body);
         trace?.end();
         return false;
       }
@@ -307,7 +307,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
             era: "modern",
             kind: "notification",
             id: undefined,
-            method: safeMethod(body),
+            ...namesOf(body, response),
             reason: "invalid-message",
             code: response.error.code,
             message: response.error.message,
@@ -323,7 +323,13 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
       if (reported) {
         // --legacy-checks report: handed on all the same, and logged with the answer "params" would have sent.
         const { code, message } = reported.response.error;
-        const event = { era, kind: result.kind, id: answerId(body), method: safeMethod(body), reason: "invalid-message" as const };
+        const event = {
+          era,
+          kind: result.kind,
+          id: answerId(body),
+          ...namesOf(body, reported.response),
+          reason: "invalid-message" as const,
+        };
         verdict({ outcome: "reported", ...event, code, message });
       }
       // The log writes nothing for a pass: the event is built only for a subscriber.
@@ -371,7 +377,12 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
         if (options.outbound !== "report") continue;
         const era = request?.era ?? sessionEra;
         const formats = settings.validate?.formats;
-        const result = validateMcpResponse(item, request ? { era, method: request.method, formats } : { era, formats });
+        // A legacy line is judged by the revision the session negotiated, as `wymcp check` and the HTTP tap judge it: an
+        // answer by its request's, the server's own message by the session's (the revision assumed without one, until then).
+        const protocolVersion =
+          era === "legacy" ? (request ? request.revision : legacyRevisionOf(undefined, sessionRevision).revision) : undefined;
+        const context = { era, protocolVersion, formats };
+        const result = validateMcpResponse(item, request ? { ...context, method: request.method } : context);
         if (result.outcome === "pass") continue;
         const { violations } = result;
         const id = isObject(item) && Object.hasOwn(item, "id") ? answerId(item) : undefined;
@@ -400,7 +411,8 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
         if (forgotten.traced === traced) waiting--;
         else if (forgotten.traced) answerTraced(forgotten.traced, undefined);
       }
-      pending.set(key, { era, method, id: answerId(item), key, traced });
+      const revision = era === "legacy" ? legacyRevisionOf(item, sessionRevision).revision : undefined;
+      pending.set(key, { era, method, id: answerId(item), key, traced, revision });
       waiting++;
     }
     if (traced) traced.waiting = waiting;
@@ -431,6 +443,8 @@ interface Pending {
   id: JsonRpcId;
   key: string;
   traced: Traced | undefined;
+  /** Legacy: the revision it was judged by (its session's, or its own initialize's), which judges its answer too. */
+  revision: string | undefined;
 }
 
 /** The trace of one passing body, and how many of its requests are still unanswered. */
@@ -457,16 +471,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function isResponseLike(body: unknown): boolean {
   if (Array.isArray(body)) return body.length > 0 && body.every(isResponseLike);
   return isObject(body) && !Object.hasOwn(body, "method") && (Object.hasOwn(body, "result") || Object.hasOwn(body, "error"));
-}
-
-/** The refused line's message, parsed again when the verdict does not say what kind it is (the error path only). */
-function parsedOrUndefined(bytes: Buffer, { reason }: Refusal): unknown {
-  if (reason === "parse-error" || reason === "body-too-large" || reason === "unsupported-media-type") return undefined;
-  try {
-    return JSON.parse(bytes.toString("utf8"));
-  } catch {
-    return undefined;
-  }
 }
 
 /** Only spaces, tabs and a `\r`: no message, so nothing to judge, forward or answer. */
