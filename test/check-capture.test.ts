@@ -45,7 +45,7 @@ function messagesOf(file: string): Map<string, Record<string, unknown> | undefin
     }
   };
   if (file.endsWith(".har")) {
-    for (const m of readHar(text, 1 << 30).messages) out.set(`${m.entry} ${m.part}`, parse(m.bytes!.toString("utf8")));
+    for (const m of readHar(text, 1 << 30).messages) out.set(`${m.entry} ${m.part}`, parse(new TextDecoder().decode(m.bytes!)));
   } else text.split("\n").forEach((l, i) => out.set(String(i + 1), parse(l)));
   return out;
 }
