@@ -3,8 +3,10 @@
  * response takes the request it answers, a request is kept for its response, and a legacy `initialize` and its answer
  * set the revision of the session. No host type: the page bundles it.
  */
+import type { Era } from "../../core/era.js";
 import { type Exchange, type PendingRequest, requestIdOf } from "./exchange.js";
 import { autoDirection, type JudgeContext, judge, requestRevision, type Verdict } from "./judge.js";
+import type { CapturedMessage } from "./har.js";
 import type { Negotiations } from "./negotiation.js";
 import type { JudgeOptions } from "./options.js";
 import { methodOf } from "./render.js";
@@ -64,4 +66,33 @@ export function judgeInCapture(
     negotiated.answered(negotiation, body, line, context.part);
   }
   return { verdict, body };
+}
+
+/** The request of a HAR entry, as judged: its server's messages in the same entry take its era. */
+export type RequestEra = { entry: number; era: Era; eraSignal: "request" } | undefined;
+
+/**
+ * What a HAR file's message is judged with: its exchange's headers and sender, the session its requests and responses
+ * pair under, the session whose negotiation it reads, and the era of its entry's request for a server's message.
+ */
+export function harMessageContext(
+  message: CapturedMessage,
+  options: JudgeOptions,
+  exchange: Exchange,
+  requestEra: RequestEra,
+): { context: JudgeContext; session: string; negotiation: string | undefined } {
+  const session = message.headers["mcp-session-id"] ?? options.headers["mcp-session-id"] ?? "";
+  // An initialize's POST has no session id yet: the server's answer assigns the one its negotiation is for. A
+  // message with neither belongs to no session (a stateless server's clients name the revision in every header).
+  const negotiation = message.headers["mcp-session-id"] ?? message.session ?? options.headers["mcp-session-id"];
+  const context: JudgeContext = {
+    headers: message.headers,
+    from: message.from,
+    part: message.part,
+    pair: (id) => exchange.answer(session, id, message.from),
+    ...(requestEra?.entry === message.entry && message.from === "server"
+      ? { exchangeEra: { era: requestEra.era, eraSignal: requestEra.eraSignal } }
+      : {}),
+  };
+  return { context, session, negotiation };
 }

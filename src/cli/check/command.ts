@@ -4,9 +4,8 @@
  */
 import { extname } from "node:path";
 import { readLimited } from "../../core/admission.js";
-import type { Era } from "../../core/era.js";
 import { MethodTally, methodRow, recordRow } from "./by-method.js";
-import { judgeInCapture } from "./capture.js";
+import { harMessageContext, judgeInCapture, type RequestEra } from "./capture.js";
 import { Exchange } from "./exchange.js";
 import { gateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { HarError, readHar } from "./har.js";
@@ -182,21 +181,9 @@ export async function checkFiles(
     );
     const last = messages.at(-1);
     const width = last ? name.length + String(last.entry).length + " event 999".length + 1 : 0;
-    let requestEra: { entry: number; era: Era; eraSignal: "request" } | undefined;
+    let requestEra: RequestEra;
     for (const message of messages) {
-      const session = message.headers["mcp-session-id"] ?? options.headers["mcp-session-id"] ?? "";
-      // An initialize's POST has no session id yet: the server's answer assigns the one its negotiation is for. A
-      // message with neither belongs to no session (a stateless server's clients name the revision in every header).
-      const negotiation = message.headers["mcp-session-id"] ?? message.session ?? options.headers["mcp-session-id"];
-      const context: JudgeContext = {
-        headers: message.headers,
-        from: message.from,
-        part: message.part,
-        pair: (id) => exchange.answer(session, id, message.from),
-        ...(requestEra?.entry === message.entry && message.from === "server"
-          ? { exchangeEra: { era: requestEra.era, eraSignal: requestEra.eraSignal } }
-          : {}),
-      };
+      const { context, session, negotiation } = harMessageContext(message, options, exchange, requestEra);
       const bytes = message.bytes && Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength);
       const verdict = report(source, name, message.entry, bytes, width, exchange, context, session, negotiated, negotiation);
       if (message.part === "request")

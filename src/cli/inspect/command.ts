@@ -53,7 +53,9 @@ export function parseInspectArgs(argv: string[]): InspectArgs {
     }
   }
   if (!isLoopback(args.host) && args.token === undefined)
-    throw new InspectUsageError(`--listen ${args.host} is not a loopback address: the page would be open to the network; give --ui-token TOKEN`);
+    throw new InspectUsageError(
+      `--listen ${args.host} is not a loopback address: the page would be open to the network; give --ui-token TOKEN`,
+    );
   if (args.token !== undefined && args.token.length < 16) throw new InspectUsageError("--ui-token takes at least 16 characters");
   return args;
 }

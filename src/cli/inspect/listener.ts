@@ -117,7 +117,8 @@ export async function listen({ ring, host, port, token, dist = defaultDist() }: 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     security(res);
     // Without a token the Host is what keeps another site's page out (DNS rebinding); with one, the token does.
-    if (!expected && !hosts.has((req.headers.host ?? "").toLowerCase())) return plain(res, 421, "this listener answers its own address only");
+    if (!expected && !hosts.has((req.headers.host ?? "").toLowerCase()))
+      return plain(res, 421, "this listener answers its own address only");
     let url: URL;
     try {
       url = new URL(req.url ?? "/", "http://inspect.invalid");
@@ -126,7 +127,8 @@ export async function listen({ ring, host, port, token, dist = defaultDist() }: 
     }
     if (expected) {
       const given = url.searchParams.get("token") ?? cookieToken(req.headers.cookie);
-      if (given === null || given === undefined || !timingSafeEqual(digest(given), expected)) return plain(res, 401, "this page needs its token");
+      if (given === null || given === undefined || !timingSafeEqual(digest(given), expected))
+        return plain(res, 401, "this page needs its token");
       if (url.searchParams.has("token"))
         res.setHeader("Set-Cookie", `${COOKIE}=${encodeURIComponent(given)}; Path=/; HttpOnly; SameSite=Strict`);
     }

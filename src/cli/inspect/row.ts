@@ -55,7 +55,8 @@ export function rowFacts({ verdict, body }: RowInput): RowFacts {
     code = verdict.response.error.code;
     locations = verdict.response.error.data?.errors ?? [];
   } else if (verdict.outcome === "violation") locations = verdict.violations?.errors ?? [];
-  const revision = "revision" in verdict && verdict.revision !== undefined ? verdict.revision : verdict.era === "modern" ? "2026-07-28" : "";
+  const revision =
+    "revision" in verdict && verdict.revision !== undefined ? verdict.revision : verdict.era === "modern" ? "2026-07-28" : "";
   return {
     direction: verdict.direction,
     era: verdict.era ?? "",
