@@ -1,0 +1,245 @@
+/**
+ * @module main: the inspector's page. Rows come from the listener (`/rows`, then `/events`) and from the paste box,
+ * judged here by the same code as `wymcp check`; a filter and a virtual list keep ten thousand rows responsive; a row
+ * opens its message with each failing location marked. Every value from traffic is set as text, never as HTML.
+ */
+import { exportJsonl } from "../export.js";
+import { DEFAULT_MAX_ROWS } from "../ring.js";
+import { type InspectRow, positionKey, type RowFacts, type RowInput, rowFacts } from "../row.js";
+import { renderJson } from "./json-view.js";
+import { type Choice, judgeText, REVISIONS } from "./judge-text.js";
+
+interface ViewRow extends InspectRow {
+  facts: RowFacts;
+  key: string;
+  /** Lower-cased text the text filter searches. */
+  haystack: string;
+}
+
+const ROW_HEIGHT = 24;
+const OVERSCAN = 10;
+
+function $(id: string): HTMLElement {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`the page has no #${id}`);
+  return el;
+}
+
+function span(className: string, text: string): HTMLSpanElement {
+  const el = document.createElement("span");
+  el.className = className;
+  el.textContent = text;
+  return el;
+}
+
+let capacity = DEFAULT_MAX_ROWS;
+let rows: ViewRow[] = [];
+let shown: ViewRow[] = [];
+let selected: ViewRow | undefined;
+let nextSeq = 1;
+let pastes = 0;
+const byPosition = new Map<string, ViewRow>();
+const answeredBy = new Map<string, ViewRow>();
+
+const list = $("list");
+const spacer = $("spacer");
+const body = $("rows");
+const detail = $("detail");
+const count = $("count");
+const verdictFilter = $("filter-verdict") as HTMLSelectElement;
+const methodFilter = $("filter-method") as HTMLInputElement;
+const textFilter = $("filter-text") as HTMLInputElement;
+
+function add(inputs: readonly (RowInput & { seq?: number; time?: number })[]): void {
+  for (const input of inputs) {
+    const seq = input.seq ?? nextSeq;
+    nextSeq = Math.max(nextSeq, seq + 1);
+    const { verdict } = input;
+    const row: ViewRow = {
+      ...input,
+      seq,
+      time: input.time ?? Date.now(),
+      facts: rowFacts(input),
+      key: positionKey(verdict.source, verdict.line, verdict.part),
+      haystack: "",
+    };
+    row.haystack = `${row.facts.method} ${verdict.source} ${input.text ?? ""}`.toLowerCase();
+    byPosition.set(row.key, row);
+    const answers = verdict.answers;
+    if (answers) answeredBy.set(positionKey(verdict.source, answers.line, answers.part), row);
+    rows.push(row);
+  }
+  // The page holds `capacity` rows, as the listener's ring does: the oldest go first.
+  if (rows.length > capacity) {
+    for (const gone of rows.slice(0, rows.length - capacity)) byPosition.delete(gone.key);
+    rows = rows.slice(rows.length - capacity);
+  }
+  applyFilter();
+}
+
+function applyFilter(): void {
+  const verdict = verdictFilter.value;
+  const method = methodFilter.value.trim().toLowerCase();
+  const text = textFilter.value.trim().toLowerCase();
+  shown = rows.filter(
+    (row) =>
+      (verdict === "" ||
+        (verdict === "fail" ? row.facts.verdict === "reject" || row.facts.verdict === "violation" : row.facts.verdict === verdict)) &&
+      (method === "" || row.facts.method.toLowerCase().includes(method)) &&
+      (text === "" || row.haystack.includes(text)),
+  );
+  count.textContent = `${shown.length} of ${rows.length} rows (at most ${capacity})`;
+  spacer.style.height = `${shown.length * ROW_HEIGHT}px`;
+  renderRows();
+}
+
+function timeOf(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 23);
+}
+
+function renderRows(): void {
+  const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(shown.length, Math.ceil((list.scrollTop + list.clientHeight) / ROW_HEIGHT) + OVERSCAN);
+  body.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
+  const fragment = document.createDocumentFragment();
+  for (let i = first; i < last; i++) {
+    const row = shown[i]!;
+    const { facts, verdict } = row;
+    const el = document.createElement("div");
+    el.className = `row ${facts.verdict}${row === selected ? " selected" : ""}`;
+    el.dataset.seq = String(row.seq);
+    el.append(
+      span("time", timeOf(row.time)),
+      span("where", `${verdict.source}:${verdict.line}${verdict.part ? ` ${verdict.part}` : ""}`),
+      span("dir", facts.direction === "in" ? "→ in" : "← out"),
+      span("era", `${facts.era} ${facts.revision}`.trim()),
+      span("method", facts.method),
+      span("verdict", facts.verdict),
+      span("code", facts.code === undefined ? "" : String(facts.code)),
+    );
+    fragment.append(el);
+  }
+  body.replaceChildren(fragment);
+}
+
+function select(row: ViewRow | undefined): void {
+  selected = row;
+  renderRows();
+  if (!row) {
+    detail.replaceChildren();
+    return;
+  }
+  const { facts, verdict } = row;
+  const head = document.createElement("div");
+  head.className = "head";
+  head.append(
+    span("method", facts.method || "(no method)"),
+    span(`verdict ${facts.verdict}`, facts.verdict),
+    span("era", `${facts.era} ${facts.revision}`.trim()),
+    span("where", `${verdict.source}:${verdict.line}${verdict.part ? ` ${verdict.part}` : ""}`),
+  );
+  if ("definition" in verdict && verdict.definition) head.append(span("definition", verdict.definition));
+  const pair = verdict.answers
+    ? byPosition.get(positionKey(verdict.source, verdict.answers.line, verdict.answers.part))
+    : answeredBy.get(row.key);
+  if (pair) {
+    const button = document.createElement("button");
+    button.id = "pair";
+    button.textContent = verdict.answers ? `request: line ${pair.verdict.line}` : `response: line ${pair.verdict.line}`;
+    button.addEventListener("click", () => select(pair));
+    head.append(button);
+  }
+  const parts: HTMLElement[] = [head];
+  if (facts.locations.length > 0) {
+    const ul = document.createElement("ul");
+    ul.className = "locations";
+    for (const { instancePath, messages } of facts.locations) {
+      const li = document.createElement("li");
+      li.append(span("pointer", instancePath || "(the message)"), span("messages", messages.join("; ")));
+      ul.append(li);
+    }
+    parts.push(ul);
+  }
+  if (verdict.outcome === "reject" && facts.locations.length === 0)
+    parts.push(span("reason", `${verdict.reason}: ${verdict.response.error.message}`));
+  if (verdict.outcome === "bypass") parts.push(span("reason", `bypass: ${verdict.reason}`));
+  if (row.body !== undefined) parts.push(renderJson(document, row.body, facts.locations));
+  else {
+    const pre = document.createElement("pre");
+    pre.className = "raw";
+    pre.textContent = row.text ?? "(over the size limit: not kept)";
+    parts.push(pre);
+  }
+  detail.replaceChildren(...parts);
+}
+
+list.addEventListener("scroll", () => requestAnimationFrame(renderRows));
+for (const input of [verdictFilter, methodFilter, textFilter]) input.addEventListener("input", applyFilter);
+body.addEventListener("click", (event) => {
+  const seq = Number((event.target as HTMLElement).closest<HTMLElement>(".row")?.dataset.seq);
+  select(rows.find((row) => row.seq === seq));
+});
+
+// Paste or drop: judged here, as one capture, under the era or revision picked.
+const paste = $("paste") as HTMLTextAreaElement;
+const eraPick = $("pick-era") as HTMLSelectElement;
+const revisionPick = $("pick-revision") as HTMLSelectElement;
+for (const revision of REVISIONS) {
+  const option = document.createElement("option");
+  option.value = revision;
+  option.textContent = revision;
+  revisionPick.append(option);
+}
+function judgePaste(): void {
+  if (paste.value.trim() === "") return;
+  const choice: Choice = { era: eraPick.value as Choice["era"], revision: revisionPick.value || undefined };
+  const source = `pasted ${++pastes}`;
+  const before = rows.length;
+  add(judgeText(paste.value, source, choice));
+  const added = rows.at(-1);
+  if (rows.length > before || added?.verdict.source === source) select(added);
+}
+$("judge").addEventListener("click", judgePaste);
+document.addEventListener("dragover", (event) => event.preventDefault());
+document.addEventListener("drop", (event) => {
+  event.preventDefault();
+  const file = event.dataTransfer?.files[0];
+  if (file)
+    void file.text().then((text) => {
+      paste.value = text;
+      judgePaste();
+    });
+});
+
+// Export: what the filter shows, redacted unless asked.
+$("export").addEventListener("click", () => {
+  const { text, left } = exportJsonl(shown, ($("reveal") as HTMLInputElement).checked);
+  $("export-note").textContent =
+    `${shown.length - left} message${shown.length - left === 1 ? "" : "s"} exported${left ? `, ${left} over the size limit left out` : ""}`;
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([text], { type: "application/jsonl" }));
+  link.download = "wymcp-inspect.jsonl";
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+});
+
+async function connect(): Promise<void> {
+  try {
+    const answer = await fetch("rows", { credentials: "same-origin" });
+    if (!answer.ok) throw new Error(`${answer.status}`);
+    const snapshot = (await answer.json()) as { capacity: number; rows: InspectRow[] };
+    capacity = snapshot.capacity;
+    add(snapshot.rows);
+    const lastSeen = () => rows.reduce((max, row) => (row.verdict.source.startsWith("pasted ") ? max : Math.max(max, row.seq)), 0);
+    const events = new EventSource("events");
+    events.onmessage = (event) => {
+      const row = JSON.parse(event.data as string) as InspectRow;
+      if (row.seq > lastSeen()) add([row]);
+    };
+    $("status").textContent = "connected";
+  } catch (error) {
+    $("status").textContent = `no listener (${error instanceof Error ? error.message : String(error)}): paste mode only`;
+  }
+  document.body.dataset.ready = "true";
+}
+void connect();
