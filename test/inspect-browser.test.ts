@@ -13,6 +13,8 @@ import { after, before, test } from "node:test";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { startInspect } from "../src/cli/inspect/command.js";
 import type { Listener } from "../src/cli/inspect/listener.js";
+import { judgeText } from "../src/cli/inspect/page/judge-text.js";
+import type { RowRing } from "../src/cli/inspect/ring.js";
 import { ensureAptBinary } from "./support/apt.js";
 import { assertFreshDist } from "./support/built.js";
 
@@ -24,6 +26,7 @@ let browser: Browser;
 let page: Page;
 let listener: Listener;
 let held: number;
+let ring: RowRing;
 const work = mkdtempSync(join(tmpdir(), "wymcp-inspect-"));
 
 before(async () => {
@@ -33,7 +36,8 @@ before(async () => {
   browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] });
   const started = await startInspect([HAR, JSONL]);
   listener = started.listener;
-  held = started.ring.rows().length;
+  ring = started.ring;
+  held = ring.rows().length;
   page = await browser.newPage({ viewport: { width: 1400, height: 800 }, acceptDownloads: true });
   page.setDefaultTimeout(5_000);
   mkdirSync(SHOTS, { recursive: true });
@@ -86,6 +90,38 @@ test("a rejected message opens with its failing location marked in the JSON and 
   assert.ok(note.length > 0 && listed.includes(note.split("; ")[0]!.replace(/^\/[^:]*: /, "")), `${note} is among ${listed}`);
   await shot("location");
   await page.selectOption("#filter-verdict", "");
+});
+
+test("a row pushed into the ring after the page loaded arrives through the event stream", async () => {
+  const before = (await page.textContent("#count"))!;
+  ring.push(judgeText('{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"pushed-live"}}', "live", { era: "auto" })[0]!);
+  await page.fill("#filter-method", "pushed-live");
+  await page.waitForSelector("#rows .row >> text=tools/call pushed-live");
+  await page.fill("#filter-method", "");
+  assert.notEqual(await page.textContent("#count"), before);
+});
+
+test("a HAR file dropped on the page is judged in the browser exactly as wymcp inspect judged it on the server", async () => {
+  const har = readFileSync(HAR, "utf8");
+  const handle = await page.evaluateHandle(
+    `(() => { const d = new DataTransfer(); d.items.add(new File([${JSON.stringify(har)}], "session.har")); return d; })()`,
+  );
+  await page.dispatchEvent("body", "drop", { dataTransfer: handle });
+  await page.waitForFunction(`document.querySelector("#detail .where")?.textContent.startsWith("pasted")`);
+  const columns = (source: string) =>
+    page.evaluate(`(() => {
+      const input = document.getElementById("filter-text");
+      input.value = ${JSON.stringify(source)};
+      input.dispatchEvent(new Event("input"));
+      document.getElementById("list").scrollTop = 0;
+      return [...document.querySelectorAll("#rows .row")].map((r) =>
+        [...r.children].slice(1).map((c) => c.textContent.replace(/^.*?:(?=\\d)/, "")).join(" | "));
+    })()`);
+  const server = (await columns(HAR)) as string[];
+  const browserSide = (await columns("pasted ")) as string[];
+  assert.ok(server.length > 10);
+  assert.deepEqual(browserSide.slice(0, server.length), server);
+  await page.fill("#filter-text", "");
 });
 
 /** A tools/call whose arguments are no object: rejected, with hostile strings in its name and arguments. */

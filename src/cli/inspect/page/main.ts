@@ -10,6 +10,8 @@ import { renderJson } from "./json-view.js";
 import { type Choice, judgeText, REVISIONS } from "./judge-text.js";
 
 interface ViewRow extends InspectRow {
+  /** The page's own number for it: the listener's `seq` and pasted rows' never collide. */
+  id: number;
   facts: RowFacts;
   key: string;
   /** Lower-cased text the text filter searches. */
@@ -36,8 +38,13 @@ let capacity = DEFAULT_MAX_ROWS;
 let rows: ViewRow[] = [];
 let shown: ViewRow[] = [];
 let selected: ViewRow | undefined;
-let nextSeq = 1;
+let nextId = 1;
+/** The last row of the listener's the page has: an event stream reopened after a snapshot skips what it already has. */
+let serverSeq = 0;
 let pastes = 0;
+/** The listener's rows the page holds, by `seq`: a snapshot read after the stream opened adds only what is missing. */
+const held = new Set<number>();
+
 const byPosition = new Map<string, ViewRow>();
 const answeredBy = new Map<string, ViewRow>();
 
@@ -52,12 +59,13 @@ const textFilter = $("filter-text") as HTMLInputElement;
 
 function add(inputs: readonly (RowInput & { seq?: number; time?: number })[]): void {
   for (const input of inputs) {
-    const seq = input.seq ?? nextSeq;
-    nextSeq = Math.max(nextSeq, seq + 1);
+    if (input.seq !== undefined) serverSeq = Math.max(serverSeq, input.seq);
     const { verdict } = input;
+    const id = nextId++;
     const row: ViewRow = {
       ...input,
-      seq,
+      id,
+      seq: input.seq ?? 0,
       time: input.time ?? Date.now(),
       facts: rowFacts(input),
       key: positionKey(verdict.source, verdict.line, verdict.part),
@@ -71,7 +79,12 @@ function add(inputs: readonly (RowInput & { seq?: number; time?: number })[]): v
   }
   // The page holds `capacity` rows, as the listener's ring does: the oldest go first.
   if (rows.length > capacity) {
-    for (const gone of rows.slice(0, rows.length - capacity)) byPosition.delete(gone.key);
+    for (const gone of rows.slice(0, rows.length - capacity)) {
+      byPosition.delete(gone.key);
+      held.delete(gone.seq);
+      const answers = gone.verdict.answers;
+      if (answers) answeredBy.delete(positionKey(gone.verdict.source, answers.line, answers.part));
+    }
     rows = rows.slice(rows.length - capacity);
   }
   applyFilter();
@@ -107,7 +120,7 @@ function renderRows(): void {
     const { facts, verdict } = row;
     const el = document.createElement("div");
     el.className = `row ${facts.verdict}${row === selected ? " selected" : ""}`;
-    el.dataset.seq = String(row.seq);
+    el.dataset.id = String(row.id);
     el.append(
       span("time", timeOf(row.time)),
       span("where", `${verdict.source}:${verdict.line}${verdict.part ? ` ${verdict.part}` : ""}`),
@@ -176,8 +189,8 @@ function select(row: ViewRow | undefined): void {
 list.addEventListener("scroll", () => requestAnimationFrame(renderRows));
 for (const input of [verdictFilter, methodFilter, textFilter]) input.addEventListener("input", applyFilter);
 body.addEventListener("click", (event) => {
-  const seq = Number((event.target as HTMLElement).closest<HTMLElement>(".row")?.dataset.seq);
-  select(rows.find((row) => row.seq === seq));
+  const id = Number((event.target as HTMLElement).closest<HTMLElement>(".row")?.dataset.id);
+  select(rows.find((row) => row.id === id));
 });
 
 // Paste or drop: judged here, as one capture, under the era or revision picked.
@@ -223,18 +236,34 @@ $("export").addEventListener("click", () => {
   setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
 });
 
+function addServerRows(incoming: readonly InspectRow[]): void {
+  const fresh = incoming.filter((row) => !held.has(row.seq) && row.seq > serverSeq - capacity);
+  for (const row of fresh) held.add(row.seq);
+  if (fresh.length > 0) add(fresh);
+}
+
+async function readRows(): Promise<void> {
+  const answer = await fetch("rows", { credentials: "same-origin" });
+  if (!answer.ok) throw new Error(`${answer.status}`);
+  const snapshot = (await answer.json()) as { capacity: number; rows: InspectRow[] };
+  capacity = snapshot.capacity;
+  addServerRows(snapshot.rows);
+}
+
 async function connect(): Promise<void> {
   try {
-    const answer = await fetch("rows", { credentials: "same-origin" });
-    if (!answer.ok) throw new Error(`${answer.status}`);
-    const snapshot = (await answer.json()) as { capacity: number; rows: InspectRow[] };
-    capacity = snapshot.capacity;
-    add(snapshot.rows);
-    const lastSeen = () => rows.reduce((max, row) => (row.verdict.source.startsWith("pasted ") ? max : Math.max(max, row.seq)), 0);
+    await readRows();
     const events = new EventSource("events");
-    events.onmessage = (event) => {
-      const row = JSON.parse(event.data as string) as InspectRow;
-      if (row.seq > lastSeen()) add([row]);
+    events.onmessage = (event) => addServerRows([JSON.parse(event.data as string) as InspectRow]);
+    // A stream the listener closed (a reader that fell behind) reopens by itself: what it missed is in /rows.
+    let opened = false;
+    events.onopen = () => {
+      if (opened) void readRows().catch(() => undefined);
+      opened = true;
+      $("status").textContent = "connected";
+    };
+    events.onerror = () => {
+      $("status").textContent = "reconnecting";
     };
     $("status").textContent = "connected";
   } catch (error) {
