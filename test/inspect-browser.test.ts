@@ -187,7 +187,11 @@ test("ten thousand rows: the page holds its capacity, filters through them and r
   );
   // Set at once: typing ten thousand lines would be the test's whole time. (Page code is run as text: this program has no DOM types.)
   await page.evaluate(`document.getElementById("paste").value = ${JSON.stringify(lines.join("\n"))}`);
-  await page.click("#judge");
+  const judged = (await page.evaluate(`(() => {
+    const start = performance.now();
+    document.getElementById("judge").click();
+    return performance.now() - start;
+  })()`)) as number;
   assert.match((await page.textContent("#count"))!, /^10000 of 10000 rows \(at most 10000\)$/);
   assert.ok((await rowsShown()) < 100, "a virtual list: only the rows in view are in the DOM");
   const ms = (await page.evaluate(`(() => {
@@ -199,6 +203,7 @@ test("ten thousand rows: the page holds its capacity, filters through them and r
   })()`)) as number;
   assert.match((await page.textContent("#count"))!, /^5000 of 10000 rows/);
   // Reported, not asserted: wall-clock figures belong in the benchmark.
+  t.diagnostic(`ten thousand pasted lines judged and listed in ${judged.toFixed(0)} ms`);
   t.diagnostic(`filter input over 10000 rows handled in ${ms.toFixed(1)} ms`);
   await shot("ten-thousand");
 });

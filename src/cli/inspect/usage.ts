@@ -19,6 +19,6 @@ Options
   --max-rows N        rows kept, the oldest dropped first (default ${DEFAULT_MAX_ROWS})
   -h, --help          this text
 
-Runs until interrupted (Ctrl-C). Exit status: 2 for bad arguments, an unreadable input or an address it cannot
-listen on.
+Runs until interrupted (Ctrl-C), then exits 0. An input that cannot be read is reported and the others are
+served. Exit status 2: bad arguments, no page built, or an address it cannot listen on.
 `;
