@@ -32,6 +32,23 @@ describe("the ring of rows", () => {
     assert.deepEqual(seen, [1, 2, 3, 4, 5]);
     assert.throws(() => new RowRing(0), RangeError);
   });
+
+  test("drops the oldest rows past its bound on text, whatever their count, keeping the newest", () => {
+    const ring = new RowRing(100, 100);
+    const [row] = judgeText(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"pad":"${"x".repeat(20)}"}}}`, "t", {
+      era: "auto",
+    });
+    const size = row!.text!.length;
+    for (let i = 0; i < 10; i++) ring.push(row!);
+    assert.equal(ring.rows().length, Math.floor(100 / size));
+    assert.equal(ring.rows().at(-1)!.seq, 10);
+    const big = { ...row!, text: "y".repeat(500) };
+    ring.push(big);
+    assert.deepEqual(
+      ring.rows().map((r) => r.seq),
+      [11],
+    );
+  });
 });
 
 describe("judging in the page's module", () => {

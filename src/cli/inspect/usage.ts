@@ -16,7 +16,8 @@ Options
   --listen HOST:PORT  where to listen (default 127.0.0.1:0, a free port; the page's address is printed)
   --ui-token TOKEN    a secret of at least 16 characters that the page and its endpoints require; needed on
                       an address that is not loopback (127.0.0.0/8, ::1, localhost), refused without it
-  --max-rows N        rows kept, the oldest dropped first (default ${DEFAULT_MAX_ROWS})
+  --max-rows N        rows kept, the oldest dropped first (default ${DEFAULT_MAX_ROWS}; at most 32 Mi characters of
+                      message text are kept whatever the count)
   -h, --help          this text
 
 Runs until interrupted (Ctrl-C), then exits 0. An input that cannot be read is reported and the others are
