@@ -4,7 +4,8 @@
  * token.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { after, before, describe, test } from "node:test";
 import { parseInspectArgs, startInspect } from "../src/cli/inspect/command.js";
 import { exportJsonl, REDACTED, redact } from "../src/cli/inspect/export.js";
@@ -195,5 +196,25 @@ describe("the listener", () => {
     const run = spawnSync(process.execPath, ["dist/cli.js", "inspect", "--listen", "0.0.0.0:0", JSONL], { encoding: "utf8" });
     assert.equal(run.status, 2);
     assert.match(run.stderr, /not a loopback address.*--ui-token/);
+  });
+
+  test("the bin prints the page's address, serves the rows there, and exits 0 when interrupted", async () => {
+    const child = spawn(process.execPath, ["dist/cli.js", "inspect", JSONL], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.setEncoding("utf8");
+    const url = await new Promise<string>((done, fail) => {
+      child.stdout.on("data", (text: string) => {
+        out += text;
+        const match = /the page is at (http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(out);
+        if (match) done(match[1]!);
+      });
+      child.once("exit", (code) => fail(new Error(`exited ${code} before listening: ${out}`)));
+    });
+    assert.match(out, /^wymcp inspect: \d+ messages judged; /);
+    const rows = (await (await fetch(`${url}rows`)).json()) as { rows: { verdict: { source: string } }[] };
+    assert.ok(rows.rows.length > 0 && rows.rows.every((r) => r.verdict.source === JSONL));
+    child.kill("SIGINT");
+    const [code] = await once(child, "exit");
+    assert.equal(code, 0);
   });
 });
