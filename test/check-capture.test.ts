@@ -188,7 +188,11 @@ describe("HAR files", () => {
         [2, "event 1", "s"],
       ],
     );
-    assert.equal(JSON.parse(new TextDecoder().decode(messages[1]!.bytes!)).method, "notifications/message", "data lines joined by newlines");
+    assert.equal(
+      JSON.parse(new TextDecoder().decode(messages[1]!.bytes!)).method,
+      "notifications/message",
+      "data lines joined by newlines",
+    );
   });
 
   test("a message over --max-bytes is marked too large; a POST whose body the capture left out is counted", () => {
