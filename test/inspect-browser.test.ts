@@ -148,6 +148,10 @@ test("paste mode judges a message in the browser, under each era picked, and sho
   await page.selectOption("#pick-revision", "2026-07-28");
   await page.click("#judge");
   assert.match((await page.textContent("#detail .head"))!, /reject.*modern 2026-07-28/);
+  // A HAR file with no MCP exchange in it: said beside the box, and the page goes on.
+  await page.fill("#paste", '{"log":{"entries":[{"request":{"method":"POST","url":"not a url"}}]}}');
+  await page.click("#judge");
+  assert.match((await page.textContent("#paste-note"))!, /^0 messages judged as pasted \d+$/);
   // A valid message passes.
   await page.fill("#paste", JSON.stringify({ jsonrpc: "2.0", id: 8, method: "ping" }));
   await page.selectOption("#pick-revision", "");

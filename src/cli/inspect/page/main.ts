@@ -207,10 +207,18 @@ function judgePaste(): void {
   if (paste.value.trim() === "") return;
   const choice: Choice = { era: eraPick.value as Choice["era"], revision: revisionPick.value || undefined };
   const source = `pasted ${++pastes}`;
-  const before = rows.length;
-  add(judgeText(paste.value, source, choice));
+  let judged: RowInput[];
+  try {
+    judged = judgeText(paste.value, source, choice);
+  } catch (error) {
+    // A HAR file whose entries are not what a HAR file holds: said, and the page goes on.
+    $("paste-note").textContent = `cannot read it: ${error instanceof Error ? error.message : String(error)}`;
+    return;
+  }
+  $("paste-note").textContent = `${judged.length} message${judged.length === 1 ? "" : "s"} judged as ${source}`;
+  add(judged);
   const added = rows.at(-1);
-  if (rows.length > before || added?.verdict.source === source) select(added);
+  if (added?.verdict.source === source) select(added);
 }
 $("judge").addEventListener("click", judgePaste);
 document.addEventListener("dragover", (event) => event.preventDefault());
