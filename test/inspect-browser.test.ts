@@ -159,7 +159,7 @@ test("paste mode judges a message in the browser, under each era picked, and sho
   assert.match((await page.textContent("#detail .head"))!, /ping.*pass/);
 });
 
-test("the export of what the page shows is read back by wymcp check with the same verdicts, values redacted", async () => {
+test("the export of what the page shows, as JSONL and as HAR, is read back by wymcp check with the same verdicts, values redacted", async () => {
   await page.fill("#filter-text", "legacy-elicitation");
   const shown = await page.locator("#count").textContent();
   const count = Number(/^(\d+) of/.exec(shown!)![1]);
@@ -181,6 +181,17 @@ test("the export of what the page shows is read back by wymcp check with the sam
         return [v.line, v.outcome, v.era, v.revision, v.method];
       });
   assert.deepEqual(verdicts(exported.stdout), verdicts(original.stdout));
+  // The same rows as a HAR file: each answer beside its request, so compared as sets.
+  const [harDownload] = await Promise.all([page.waitForEvent("download"), page.click("#export-har")]);
+  const harFile = join(work, "export.har");
+  await harDownload.saveAs(harFile);
+  const fromHar = spawnSync(process.execPath, ["dist/cli.js", "check", "--json", harFile], { encoding: "utf8" });
+  assert.equal(fromHar.status, original.status, fromHar.stderr);
+  const unordered = (out: string) =>
+    verdicts(out)
+      .map((v) => JSON.stringify(v.slice(1)))
+      .sort();
+  assert.deepEqual(unordered(fromHar.stdout), unordered(original.stdout));
   await shot("export");
   await page.fill("#filter-text", "");
 });

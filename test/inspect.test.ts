@@ -8,11 +8,13 @@ import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { after, before, describe, test } from "node:test";
 import { parseInspectArgs, startInspect } from "../src/cli/inspect/command.js";
-import { exportJsonl, REDACTED, redact } from "../src/cli/inspect/export.js";
+import { exportHar, exportJsonl, REDACTED, redact } from "../src/cli/inspect/export.js";
 import { CONTENT_SECURITY_POLICY, type Listener, listen } from "../src/cli/inspect/listener.js";
 import { RowRing } from "../src/cli/inspect/ring.js";
 import { rowFacts } from "../src/cli/inspect/row.js";
 import { judgeText } from "../src/cli/inspect/page/judge-text.js";
+import { readFileSync } from "node:fs";
+import type { RowInput } from "../src/cli/inspect/row.js";
 import { assertFreshDist } from "./support/built.js";
 
 const JSONL = "test/fixtures/cli/legacy-elicitation.jsonl";
@@ -128,6 +130,23 @@ describe("the export", () => {
     );
     assert.deepEqual(exportJsonl([{ ...rows[0]!, text: undefined }], false), { text: "", left: 1 });
   });
+});
+
+describe("the HAR export", () => {
+  const columns = (rows: RowInput[]) =>
+    rows.map((row) => {
+      const f = rowFacts(row);
+      return `${f.verdict} ${f.direction} ${f.era} ${f.revision} ${f.method} ${f.code}`;
+    });
+  for (const file of [JSONL, "test/fixtures/cli/session.har", "test/fixtures/cli/mixed.jsonl"])
+    test(`${file}: every message is judged from the export, redacted or not, with the verdict, era, revision and method it had`, () => {
+      const rows = judgeText(readFileSync(file, "utf8"), file, { era: "auto" });
+      for (const reveal of [true, false]) {
+        const back = judgeText(exportHar(rows, reveal).text, "export", { era: "auto" });
+        // A server's answer moves up beside its request in a HAR file: the same messages, in the order of the exchanges.
+        assert.deepEqual(columns(back).sort(), columns(rows).sort(), `reveal: ${reveal}`);
+      }
+    });
 });
 
 describe("the listener", () => {

@@ -91,3 +91,76 @@ export function exportJsonl(rows: readonly RowInput[], reveal: boolean): { text:
   }
   return { text: lines.length === 0 ? "" : `${lines.join("\n")}\n`, left };
 }
+
+/** Where a HAR export's exchanges are said to go: a name that resolves nowhere. */
+const HAR_ENDPOINT = "http://mcp.invalid/mcp";
+
+interface HarEntryOut {
+  startedDateTime: string;
+  time: number;
+  request: {
+    method: "POST" | "GET";
+    url: string;
+    httpVersion: string;
+    headers: { name: string; value: string }[];
+    postData?: { mimeType: string; text: string };
+  };
+  response: {
+    status: number;
+    httpVersion: string;
+    headers: { name: string; value: string }[];
+    content: { mimeType: string; text: string };
+  };
+}
+
+/**
+ * The rows as a HAR file: each client's message a POST (with the MCP-Protocol-Version header of the revision it was
+ * judged by), each server's answer an event of its request's response stream, and the server's own requests and
+ * notifications events of a GET stream, in order. Values redacted as in `exportJsonl` unless `reveal`.
+ */
+export function exportHar(rows: readonly (RowInput & { time?: number })[], reveal: boolean): { text: string; left: number } {
+  const entries: HarEntryOut[] = [];
+  const byRequest = new Map<string, HarEntryOut>();
+  let stream: HarEntryOut | undefined;
+  let left = 0;
+  const headersOf = (row: RowInput) => {
+    const revision = "revision" in row.verdict ? row.verdict.revision : row.verdict.era === "modern" ? "2026-07-28" : undefined;
+    return revision === undefined ? [] : [{ name: "MCP-Protocol-Version", value: revision }];
+  };
+  const entry = (row: RowInput & { time?: number }, method: "POST" | "GET"): HarEntryOut => ({
+    startedDateTime: new Date(row.time ?? 0).toISOString(),
+    time: 0,
+    request: { method, url: HAR_ENDPOINT, httpVersion: "HTTP/1.1", headers: headersOf(row) },
+    response: { status: 200, httpVersion: "HTTP/1.1", headers: [], content: { mimeType: "text/event-stream", text: "" } },
+  });
+  for (const row of rows) {
+    if (row.text === undefined) {
+      left++;
+      continue;
+    }
+    const line = exportJsonl([row], reveal).text.trimEnd();
+    const { verdict } = row;
+    const fromClient = verdict.direction === "in" || verdict.answers?.from === "server";
+    if (fromClient) {
+      const post = entry(row, "POST");
+      post.request.headers.push({ name: "Content-Type", value: "application/json" });
+      post.request.postData = { mimeType: "application/json", text: line };
+      entries.push(post);
+      byRequest.set(`${verdict.source}\u0000${verdict.line}\u0000${verdict.part ?? ""}`, post);
+      stream = undefined;
+      continue;
+    }
+    const answers = verdict.answers;
+    let target = answers ? byRequest.get(`${verdict.source}\u0000${answers.line}\u0000${answers.part ?? ""}`) : undefined;
+    if (!target) {
+      if (!stream) {
+        stream = entry(row, "GET");
+        entries.push(stream);
+      }
+      target = stream;
+    }
+    target.response.content.text += `event: message\ndata: ${line}\n\n`;
+  }
+  const har = { log: { version: "1.2", creator: { name: "wymcp inspect", version: "1" }, entries } };
+  return { text: `${JSON.stringify(har, null, 1)}\n`, left };
+}

@@ -9,8 +9,8 @@ a page that shows them: one row per message (time judged, direction, era and rev
 prompt name, verdict, JSON-RPC code), filters by verdict, method and text, each response beside the request it
 answers, and a message opened with each failing location marked. A box on the page judges a pasted or dropped
 message, JSONL or HAR file in the browser, by the same validators, under an era or revision of your choice; the
-page exports what it shows as JSONL (tool arguments, results and _meta values redacted unless asked for), which
-wymcp check reads back. The page loads nothing from any other origin and runs offline.
+page exports what it shows as JSONL or HAR (tool arguments, results and _meta values redacted unless asked for),
+which wymcp check reads back. The page loads nothing from any other origin and runs offline.
 
 Options
   --listen HOST:PORT  where to listen (default 127.0.0.1:0, a free port; the page's address is printed)

@@ -3,7 +3,7 @@
  * judged here by the same code as `wymcp check`; a filter and a virtual list keep ten thousand rows responsive; a row
  * opens its message with each failing location marked. Every value from traffic is set as text, never as HTML.
  */
-import { exportJsonl } from "../export.js";
+import { exportHar, exportJsonl } from "../export.js";
 import { DEFAULT_MAX_ROWS } from "../ring.js";
 import { type InspectRow, positionKey, type RowFacts, type RowInput, rowFacts } from "../row.js";
 import { renderJson } from "./json-view.js";
@@ -232,17 +232,21 @@ document.addEventListener("drop", (event) => {
     });
 });
 
-// Export: what the filter shows, redacted unless asked.
-$("export").addEventListener("click", () => {
-  const { text, left } = exportJsonl(shown, ($("reveal") as HTMLInputElement).checked);
+// Export: what the filter shows, redacted unless asked, as JSONL or as a HAR file.
+function download(kind: "jsonl" | "har"): void {
+  const reveal = ($("reveal") as HTMLInputElement).checked;
+  const { text, left } = kind === "jsonl" ? exportJsonl(shown, reveal) : exportHar(shown, reveal);
+  const count = shown.length - left;
   $("export-note").textContent =
-    `${shown.length - left} message${shown.length - left === 1 ? "" : "s"} exported${left ? `, ${left} over the size limit left out` : ""}`;
+    `${count} message${count === 1 ? "" : "s"} exported${left ? `, ${left} over the size limit left out` : ""}`;
   const link = document.createElement("a");
-  link.href = URL.createObjectURL(new Blob([text], { type: "application/jsonl" }));
-  link.download = "wymcp-inspect.jsonl";
+  link.href = URL.createObjectURL(new Blob([text], { type: kind === "jsonl" ? "application/jsonl" : "application/json" }));
+  link.download = `wymcp-inspect.${kind}`;
   link.click();
   setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
-});
+}
+$("export").addEventListener("click", () => download("jsonl"));
+$("export-har").addEventListener("click", () => download("har"));
 
 function addServerRows(incoming: readonly InspectRow[]): void {
   const fresh = incoming.filter((row) => !held.has(row.seq) && row.seq > serverSeq - capacity);
