@@ -1,6 +1,6 @@
 /**
- * @module export: what the page shows, as JSONL that `wymcp check` reads back: each message's text, one per line, in
- * the order shown. Tool arguments, results' content and `_meta` values are redacted unless asked for; the shape stays,
+ * @module export: what the page shows, as JSONL or as a HAR file, which `wymcp check` reads back: the messages in the
+ * order shown. Tool arguments, results' content and `_meta` values are redacted unless asked for; the shape stays,
  * so the export is judged as the capture was wherever the redacted values were free-form. No host type.
  */
 import type { RowInput } from "./row.js";
