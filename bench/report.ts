@@ -5,6 +5,7 @@ import { formatBytes, formatMs, formatOps, formatRatio, spread, table, type Spre
 import type { CaseFigures } from "./per-message.js";
 import type { SizeFigures } from "./size.js";
 import type { StartupResult } from "./startup.js";
+import type { LoadFigures } from "./load.js";
 
 export interface Target {
   target: string;
@@ -64,7 +65,14 @@ function judge(t: Omit<Target, "pass" | "missBy">): Target {
   return { ...t, pass, missBy: `${size} (${rel})` };
 }
 
-export function targets(cases: CaseFigures[], errorPath: CaseFigures, startup: StartupResult, sizes: SizeFigures[]): Target[] {
+export function targets(
+  cases: CaseFigures[],
+  errorPath: CaseFigures,
+  startup: StartupResult,
+  sizes: SizeFigures[],
+  codegenMs: number,
+  load: LoadFigures,
+): Target[] {
   const vmr = figure(cases, "tools-call", "vmr");
   const zodRatio = (key: string) =>
     formatRatio(spread(vmr.opsPerSec.samples.map((x, i) => x / figure(cases, "tools-call", key).opsPerSec.samples[i]!)).median);
@@ -146,6 +154,30 @@ export function targets(cases: CaseFigures[], errorPath: CaseFigures, startup: S
       });
     }),
     judge({
+      target: "codegen of both eras (npm run codegen's generate(), in process) ≤ 30 s",
+      measured: codegenMs,
+      limit: 30_000,
+      unit: "ms",
+      atLeast: false,
+      context: "one run, from the spec's schemas to every file of generated/, nothing written",
+    }),
+    judge({
+      target: `mixed load, ${load.messages} messages over ${load.concurrency} connections to examples/server.ts ≤ 30 s`,
+      measured: load.elapsedMs,
+      limit: 30_000,
+      unit: "ms",
+      atLeast: false,
+      context: `every kind of message, valid and refused, both eras, one body in a hundred over 4 MiB; p50 ${formatMs(load.p50Ms)} ms, p99 ${formatMs(load.p99Ms)} ms`,
+    }),
+    judge({
+      target: "the server's RSS growth over that load ≤ 100 MiB",
+      measured: (load.rssAfterKb - load.rssBeforeKb) * 1024,
+      limit: 100 * 1024 * 1024,
+      unit: "B",
+      atLeast: false,
+      context: `RSS ${formatBytes(load.rssBeforeKb * 1024)} before, ${formatBytes(load.rssAfterKb * 1024)} after (ps), every kind of message sent once before`,
+    }),
+    judge({
       target: "cold import of the runtime, both eras ≤ 10 ms over an empty module",
       measured: d.runtimeOverMs.median,
       limit: 10,
@@ -222,13 +254,18 @@ export function startupTable(startup: StartupResult): string {
     "wall × empty",
     "1st call ms",
   ];
-  const boot = v["ajv-boot"]!.phases ?? {};
-  const phases = Object.entries(boot)
+  const bootPhases = v["ajv-boot"]!.phases ?? {};
+  const phases = Object.entries(bootPhases)
     .map(([k, s]) => `${k.replace(/Ms$/, "")} ${msCell(s)}`)
     .join(", ");
+  const boot = v["ajv-boot"]!;
+  const coldRatio = spread(boot.wallMs.samples.map((x, i) => x / runtime.wallMs.samples[i]!));
   return [
     table(header, rows),
     "",
+    `Cold start, the whole process (spawn to exit: node starts, loads the validators, judges one tools/call, exits): wymcp ${formatMs(runtime.wallMs.median)} ms, ` +
+      `Ajv compiling the same schemas at boot ${formatMs(boot.wallMs.median)} ms; Ajv's process takes ${formatRatio(coldRatio.median)} ` +
+      `[${formatRatio(coldRatio.min)}–${formatRatio(coldRatio.max)}] wymcp's (paired per round).`,
     `ready: in-process, from before the first import to ready to validate (medians of ${startup.rounds} fresh processes per variant, alternated).`,
     "ready − empty and wall − empty are paired per round; ÷ runtime's = (variant − empty) ÷ (runtime − empty).",
     "wall: spawn to exit, seen by the parent; on shared cores it varies by several ms between identical runs, so the targets use ready.",

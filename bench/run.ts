@@ -32,6 +32,9 @@ import { outboundCases, outboundMessages } from "./outbound.js";
 import { runStartup } from "./startup.js";
 import { PERFORMANCE_DOC, provenance, textSection, writeBenchSection, writeDocSection } from "../scripts/doc-sections.js";
 import { specDir as resolveSpecDir } from "../scripts/spec-dir.js";
+import { generate } from "../scripts/codegen/generate.js";
+import { launchExample } from "../examples/launch.js";
+import { LOAD_CONCURRENCY, LOAD_MESSAGES, runLoad } from "./load.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
 import { runCompileScaleBench } from "./compile-scale.js";
@@ -165,7 +168,15 @@ async function main(): Promise<void> {
     "outbound",
   );
   const table = outboundTable(root);
-  const judged = targets(cases, errorPath, startup, sizes);
+  log("codegen");
+  const codegenStarted = performance.now();
+  await generate({ schemasDir: join(root, "schemas"), specDir });
+  const codegenMs = performance.now() - codegenStarted;
+  log("mixed load against examples/server.ts");
+  const loadServer = await launchExample();
+  const load = await runLoad(loadServer, quick ? 200 : LOAD_MESSAGES, LOAD_CONCURRENCY).finally(() => loadServer.stop());
+  if (load.failures.length > 0) throw new Error(`mixed load: ${load.failures.length} failures, first: ${load.failures[0]}`);
+  const judged = targets(cases, errorPath, startup, sizes, codegenMs, load);
   const adversarial = runAdversarial(adversarialSettings, log);
   const seconds = (performance.now() - started) / 1000;
 

@@ -40,9 +40,25 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
     assert.equal(results.quick, true);
     // The legacy tools/call joined the cases, with its own ≥ 10× JSON.parse target.
     assert.equal(results.perMessage.length, 6);
-    assert.equal(results.targets.length, 9);
+    // Each tools/call's ratio under formats: "strict" beside the default one, and the bounds moved out of the tests.
+    assert.equal(results.targets.length, 14);
+    for (const start of ["codegen of both eras", "mixed load, 200 messages", "the server's RSS growth over that load"])
+      assert.ok(
+        results.targets.some((t) => t.target.startsWith(start)),
+        start,
+      );
     assert.ok(results.perMessage.some((c) => c.key === "legacy-tools-call"));
     assert.ok(results.targets.some((t) => t.target.startsWith("validateMcpRequest, valid legacy tools/call")));
+    for (const era of ["modern", "legacy"])
+      assert.ok(
+        results.targets.some((t) => t.target.startsWith(`validateMcpRequest formats: "strict", valid ${era} tools/call`)),
+        era,
+      );
+    for (const key of ["tools-call", "legacy-tools-call"])
+      assert.ok(
+        results.perMessage.find((c) => c.key === key)!.variants.some((v) => v.key === "vmr-strict"),
+        `strict row for ${key}`,
+      );
     for (const key of ["tools-call", "tools-call-50k"]) {
       const variants = results.perMessage.find((c) => c.key === key)!.variants.map((v) => v.key);
       assert.ok(variants.includes("depth-parsed") && variants.includes("depth-bytes"), `depth rows for ${key}`);

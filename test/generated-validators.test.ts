@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import * as legacy from "../generated/legacy/validators.js";
 import * as modern from "../generated/modern/validators.js";
 import type { ValidationError, Validator } from "../generated/validator.js";
-import { underFormats } from "../src/core/format-switch.js";
+import { underFormats } from "./support/formats.js";
 import { loadExamples, specDefinitions, type JsonObject } from "./support/spec.js";
 
 const examples = loadExamples();

@@ -5,11 +5,11 @@
  * in time, closes the connection. Each test sends the same bytes to the gated server and to the SDK alone.
  */
 import assert from "node:assert/strict";
+import { once } from "node:events";
 import http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { gateNode } from "wymcp/node";
@@ -75,17 +75,25 @@ function reader(socket: net.Socket) {
     wake();
   });
   socket.on("error", () => undefined);
-  const until = async (done: () => boolean, ms = 20_000) => {
-    const deadline = Date.now() + ms;
-    while (!done() && !exchange.closed && Date.now() < deadline) {
-      await Promise.race([new Promise<void>((resolve) => waiters.push(resolve)), sleep(200)]);
-    }
-  };
+  /** Resolves when `done()` holds or the socket closed, looking again at each answer read and at the close. */
+  const until = (done: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const look = () => (done() || exchange.closed ? resolve() : void waiters.push(look));
+      look();
+    });
   return { exchange, until };
 }
 
+/**
+ * A server on port 0; it emits `"answered"` with the client's port when a response of its own closes (sent, or the
+ * socket gone).
+ */
 async function listen(listener: http.RequestListener): Promise<{ server: http.Server; port: number }> {
-  const server = http.createServer(listener);
+  const server = http.createServer((req, res) => {
+    const client = req.socket.remotePort;
+    res.on("close", () => server.emit("answered", client));
+    listener(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, port: (server.address() as AddressInfo).port };
 }
@@ -117,12 +125,18 @@ describe("keep-alive survives the refusals that can keep it", { timeout: 120_000
       assert.doesNotMatch(exchange.heads[0]!, /\r\nconnection: close/);
     });
 
-    test(`${side}: a valid request 300 ms after a 415 on the same connection gets its 200`, async () => {
+    test(`${side}: a valid request sent once the server is done with a 415 on the same connection gets its 200`, async () => {
       const socket = net.connect(servers[side].port, "127.0.0.1");
       const { exchange, until } = reader(socket);
+      await once(socket, "connect");
+      // The server's end of this connection's 415, not of another test's.
+      const done = new Promise<void>((resolve) => {
+        const mine = (client: number) => client === socket.localPort && (servers[side].server.off("answered", mine), resolve());
+        servers[side].server.on("answered", mine);
+      });
       socket.write(TEXT_PLAIN);
       await until(() => exchange.statuses.length >= 1);
-      await sleep(300);
+      await done;
       socket.write(valid());
       await until(() => exchange.statuses.length >= 2);
       socket.destroy();

@@ -20,7 +20,7 @@ import { completable, createMcpHandler, McpServer, ResourceTemplate } from "@mod
 import * as z from "zod";
 import { eras } from "../generated/index.js";
 import type { Validator } from "../generated/validator.js";
-import { underFormats } from "../src/core/format-switch.js";
+import { underFormats } from "./support/formats.js";
 import { FORMATS, type Formats } from "../src/core/formats.js";
 import { validateMcpRequest } from "../src/core/validate.js";
 import { random, Sampler } from "./support/schema-samples.js";

@@ -16,7 +16,7 @@ import { createProxy, listen } from "../src/cli/proxy/proxy.js";
 import { runStdioGate } from "../src/cli/stdio/gate.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
-import { recordingUpstream } from "./support/proxy.js";
+import { assertNothingListens, NO_UPSTREAM, recordingUpstream } from "./support/proxy.js";
 import {
   enableContext,
   eventually,
@@ -198,13 +198,11 @@ describe("wymcp proxy with telemetry (the real SDK), the official client v2 agai
 describe("wymcp proxy with telemetry, when the upstream fails", { timeout: 30_000 }, () => {
   test("an unreachable upstream: the proxy's 502 ends the span, recorded as the server error it is (-32603, ERROR)", async () => {
     const o = observed();
-    // A port that was just free: nothing listens there.
-    const gone = await listening(http.createServer());
-    await gone.close();
+    await assertNothingListens();
     const built = createProxy(
       {
         ...gateFlags({}),
-        upstream: new URL(gone.url),
+        upstream: NO_UPSTREAM,
         timeoutMs: 5_000,
         drainTimeoutMs: 1_000,
         rewriteHost: false,

@@ -651,14 +651,19 @@ describe("gateNode: a handler that throws, a client that goes away", { timeout: 
       },
     };
     const server = await listening(http.createServer(gateNode(endless, { telemetry: o.telemetry })));
+    let gone!: () => void;
     try {
-      const request = http.request(server.url, { method: "POST", headers, agent: false });
-      request.on("error", () => undefined);
-      request.end(list);
+      // The client holds the stream's first bytes: the answer has begun and goes on, so the span is open.
+      const firstBytes = new Promise<void>((resolve) => {
+        const request = http.request(server.url, { method: "POST", headers, agent: false }, (res) => res.once("data", () => resolve()));
+        request.on("error", () => undefined);
+        request.end(list);
+        gone = () => request.destroy();
+      });
       await streamOpen;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await firstBytes;
       assert.deepEqual(o.serverSpans(), [], "open while the stream is");
-      request.destroy();
+      gone();
       await eventually(() => o.serverSpans().length === 1, "the span to end when the client left");
       const span = only(o.serverSpans(), "tools/list");
       assert.deepEqual([span.attributes["rpc.response.status_code"], span.attributes["error.type"]], [undefined, undefined]);

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { outbound } from "../generated/outbound.js";
 import type { Validator } from "../generated/validator.js";
 import type { Era } from "../src/core/era.js";
-import { underFormats } from "../src/core/format-switch.js";
+import { underFormats } from "./support/formats.js";
 import { FORMATS } from "../src/core/formats.js";
 import { validateMcpResponse } from "../src/outbound.js";
 import { LEGACY_SERVER_MESSAGES } from "./support/outbound-messages.js";

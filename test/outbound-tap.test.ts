@@ -55,6 +55,30 @@ describe("the tap reads SSE events as the WHATWG parser does", () => {
     });
   }
 
+  test("every case read one character at a time gives the same events: a line is resumed where it stopped", () => {
+    for (const [name, { pieces, want }] of cases) {
+      const { checked } = run(sse, [...pieces.join("")]);
+      assert.deepEqual(
+        checked.map((c) => Number(String((c.message as { method: string }).method).slice(2))),
+        want,
+        name,
+      );
+    }
+  });
+
+  test("one long data line in small pieces is scanned once, not again with every piece: a 4 MiB line in 4-byte pieces is read", {
+    timeout: 60_000,
+  }, () => {
+    const line = `data: ${JSON.stringify({ jsonrpc: "2.0", method: "n/8", params: { pad: "q".repeat(4 * 1024 * 1024) } })}\n\n`;
+    const pieces: string[] = [];
+    for (let i = 0; i < line.length; i += 4) pieces.push(line.slice(i, i + 4));
+    const { checked } = run(sse, pieces);
+    assert.deepEqual(
+      checked.map((c) => (c.message as { method: string }).method),
+      ["n/8"],
+    );
+  });
+
   test("a data field that is not JSON is checked as a message of no kind", () => {
     const { checked } = run(sse, ["data: [DONE]\n\n"]);
     assert.equal(checked.length, 1);

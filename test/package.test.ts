@@ -129,6 +129,12 @@ describe("the built dist/", () => {
     "src/core/error-budget.ts",
     // The legacyChecks option's three names and its check, beside the adapters and the bin that check it when built.
     "src/core/legacy-checks.ts",
+    // The formats option's names, likewise.
+    "src/core/formats.ts",
+    // The format switch and its flag: the core's inbound validators read the copy the core's validateMcpRequest sets,
+    // the outbound ones the copy wymcp/outbound's validateMcpResponse sets (test/formats.test.ts runs both built).
+    "src/core/format-switch.ts",
+    "generated/format-mode.js",
   ]);
 
   test("every other source module is bundled exactly once across the entries and the bin (one WeakMap, one set of validators)", () => {

@@ -59,6 +59,18 @@ describe("pathological inputs get a bounded answer and the process keeps serving
     t.diagnostic(`100,000 failing locations: ${ms.toFixed(0)} ms, answer ${bytes} bytes`);
   });
 
+  test("100,000 roots with no RFC 3986 URI: served by default; under formats strict the error budget holds", () => {
+    const roots = Array.from({ length: 100_000 }, (_, i) => ({ uri: `file:///Users/José/My Documents/${i}` }));
+    const params = { _meta: MODERN_META, name: "t", arguments: {}, inputResponses: { roots: { roots } } };
+    const body = modernToolsCall({ params });
+    assert.equal(validateMcpRequest(body, "modern").outcome, "pass");
+    const result = validateMcpRequest(body, "modern", { formats: "strict" });
+    assert.ok(answerBytes(result) <= MAX_ANSWER_BYTES);
+    assert.ok(result.outcome === "reject" && (result.response.error.data?.omitted ?? 0) > 0);
+    assert.match(result.outcome === "reject" ? result.response.error.message : "", /\+ invalid locations/);
+    assert.equal(validateMcpRequest(body, "modern").outcome, "pass", "the strict call left the default in force");
+  });
+
   test("a key longer than a segment's bound is cut to 64 characters and an ellipsis", () => {
     const key = "k".repeat(10_000);
     const body = { jsonrpc: "2.0", id: 1, method: "prompts/get", params: { _meta: MODERN_META, name: "p", arguments: { [key]: 1 } } };

@@ -4,7 +4,6 @@ import { once } from "node:events";
 import http from "node:http";
 import net from "node:net";
 import { after, before, describe, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { gateNode } from "wymcp/node";
 import { originForm } from "../src/cli/proxy/forward.js";
 import { parseListen, parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
@@ -13,7 +12,17 @@ import { CLI } from "./support/cli.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { assertFreshDist } from "./support/built.js";
 import { MODERN_META } from "./support/messages.js";
-import { echoResult, headerOf, recordingUpstream, startProxy, until, type RunningProxy, type Upstream } from "./support/proxy.js";
+import {
+  assertNothingListens,
+  echoResult,
+  headerOf,
+  NO_UPSTREAM,
+  recordingUpstream,
+  startProxy,
+  until,
+  type RunningProxy,
+  type Upstream,
+} from "./support/proxy.js";
 
 // The bin under test is dist/cli.js: it must be built from the current sources.
 before(assertFreshDist);
@@ -104,8 +113,8 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
         resolve(res.statusCode ?? 0);
       });
       req.on("error", reject);
-      req.write(body.slice(0, 20));
-      setTimeout(() => req.end(body.slice(20)), 20);
+      // The rest once the first chunk is on the wire: two chunks.
+      req.write(body.slice(0, 20), () => req.end(body.slice(20)));
     });
     assert.equal(answer, 200);
     assert.equal(upstream.received[0]?.body.toString("utf8"), body);
@@ -133,12 +142,12 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
     upstream.received.length = 0;
     const socket = net.connect(Number(proxy.url.port), "127.0.0.1");
     await once(socket, "connect");
+    // Gone once the head and part of the body are on the wire; the proxy's exit code (after) says it did not fall over.
     socket.write(
       `POST /mcp HTTP/1.1\r\nHost: ${proxy.url.host}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc":"2.0",`,
+      () => socket.destroy(),
     );
-    await sleep(50);
-    socket.destroy();
-    await sleep(50);
+    await once(socket, "close");
     const answer = await rawPost(at(), { ...JSON_HEADERS, "mcp-protocol-version": MODERN }, modernCall(6, "echo"));
     assert.equal(answer.status, 200);
     assert.equal(upstream.received.length, 1);
@@ -197,8 +206,8 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
         assert.equal(p.status, status);
         assert.deepEqual([p.status, p.headers["content-type"], p.text], [g.status, g.headers["content-type"], g.text]);
         assert.equal(upstream.received.length, 0);
-        await until(() => proxy.stderr().length > logged);
-        await sleep(50);
+        // The whole line: written after the answer went out.
+        await until(() => proxy.stderr().slice(logged).includes("\n"));
         const lines = proxy.stderr().slice(logged).trimEnd().split("\n");
         assert.equal(lines.length, 1, lines.join("\n"));
         assert.match(lines[0]!, new RegExp(`^wymcp proxy: refused ${status} -32\\d{3} `));
@@ -257,14 +266,17 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
     upstream.received.length = 0;
     let second!: () => void;
     const secondSent = new Promise<void>((resolve) => (second = resolve));
+    let firstSeen!: () => void;
+    const firstArrived = new Promise<void>((resolve) => (firstSeen = resolve));
     upstream.handle((req, res) => {
       if (req.method === "DELETE") return void res.writeHead(204).end();
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/a"}\n\n');
-      setTimeout(() => {
+      // The second event only once the client has the first: a proxy that held the stream back would never end it.
+      void firstArrived.then(() => {
         res.end('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/b"}\n\n');
         second();
-      }, 300);
+      });
     });
     const got: Array<{ text: string; beforeSecond: boolean }> = [];
     let secondDone = false;
@@ -274,7 +286,10 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
         .get(at(), { headers: { accept: "text/event-stream", "mcp-session-id": "s" } }, (res) => {
           assert.equal(res.headers["content-type"], "text/event-stream");
           res.setEncoding("utf8");
-          res.on("data", (text: string) => got.push({ text, beforeSecond: !secondDone }));
+          res.on("data", (text: string) => {
+            got.push({ text, beforeSecond: !secondDone });
+            firstSeen();
+          });
           res.on("end", resolve);
         })
         .on("error", reject);
@@ -308,10 +323,17 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
       req.end(smuggled.slice(40));
     });
     assert.equal(status, 204);
-    await sleep(100);
+    // A request after it: anything smuggled in the body would have reached the upstream before this one.
+    const next = await new Promise<number>((resolve) =>
+      http.request(at(), { method: "DELETE", headers: { "mcp-session-id": "after" } }, (res) => resolve(res.statusCode ?? 0)).end(),
+    );
+    assert.equal(next, 204);
     assert.deepEqual(
       upstream.received.map((r) => [r.method, r.body.toString("utf8")]),
-      [["DELETE", smuggled]],
+      [
+        ["DELETE", smuggled],
+        ["DELETE", ""],
+      ],
     );
   });
 
@@ -357,7 +379,8 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
       res.once("data", () => req.destroy());
     });
     req.on("error", () => undefined);
-    await Promise.race([upstreamClosed, sleep(5_000).then(() => assert.fail("the upstream request was not cancelled within 5 s"))]);
+    // Not cancelled: the describe's timeout fails the test.
+    await upstreamClosed;
   });
 
   test("--outbound is off here: what the upstream answers goes back unchanged and unjudged", async () => {
@@ -371,58 +394,48 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
 });
 
 describe("wymcp proxy when the upstream fails", { timeout: 60_000 }, () => {
-  test("down: 502 with a JSON-RPC error and the request's id; timing out: 504; the proxy keeps serving", async () => {
-    const upstream = await recordingUpstream();
-    const port = upstream.url.port;
-    await upstream.close();
-    const proxy = await startProxy(["--upstream", `http://127.0.0.1:${port}/mcp`, "--timeout", "300"]);
+  test("down: 502 with a JSON-RPC error and the request's id; the proxy keeps serving", async () => {
+    await assertNothingListens();
+    const proxy = await startProxy(["--upstream", NO_UPSTREAM.href, "--timeout", "300"]);
     try {
-      const down = await rawPost(
-        new URL("/mcp", proxy.url).href,
-        JSON_HEADERS,
-        JSON.stringify({ jsonrpc: "2.0", id: "d", method: "ping" }),
-      );
-      assert.equal(down.status, 502);
-      assert.equal(down.headers["content-type"], "application/json");
-      const answer = JSON.parse(down.text) as { id: unknown; error: { code: number; message: string } };
-      assert.deepEqual([answer.id, answer.error.code], ["d", -32603]);
-      await until(() => /upstream unreachable \(ECONNREFUSED\): answered 502 to POST id="d"/.test(proxy.stderr()));
-
-      // An upstream that accepts the connection and never answers.
-      const held: net.Socket[] = [];
-      const silent = net.createServer((socket) => void held.push(socket));
-      await new Promise<void>((resolve) => silent.listen(Number(port), "127.0.0.1", resolve));
-      try {
-        const started = performance.now();
-        const slow = await rawPost(
-          new URL("/mcp", proxy.url).href,
-          JSON_HEADERS,
-          JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
-        );
-        assert.equal(slow.status, 504);
-        assert.ok(performance.now() - started < 3_000);
-        assert.match(JSON.parse(slow.text).error.message, /did not answer within 300 ms/);
-      } finally {
-        for (const socket of held) socket.destroy();
-        await new Promise((resolve) => silent.close(resolve));
-      }
-
-      // Back up on the same port: served again, by the same proxy process.
-      const back = http.createServer((req, res) => echoResult(req, res, Buffer.from('{"id":3}')));
-      await new Promise<void>((resolve) => back.listen(Number(port), "127.0.0.1", resolve));
-      try {
-        const ok = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }));
-        assert.equal(ok.status, 200);
-      } finally {
-        back.closeAllConnections();
-        await new Promise((resolve) => back.close(resolve));
+      for (const id of ["d", "e"]) {
+        const down = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }));
+        assert.equal(down.status, 502);
+        assert.equal(down.headers["content-type"], "application/json");
+        const answer = JSON.parse(down.text) as { id: unknown; error: { code: number; message: string } };
+        assert.deepEqual([answer.id, answer.error.code], [id, -32603]);
+        await until(() => new RegExp(`upstream unreachable \\(ECONNREFUSED\\): answered 502 to POST id="${id}"`).test(proxy.stderr()));
       }
     } finally {
       assert.equal(await proxy.stop(), 0);
     }
   });
 
-  test("a keep-alive socket the upstream closes as the next request arrives: retried once on a new socket, answered", async () => {
+  test("timing out: 504; the upstream answering again: served again, by the same proxy process", async () => {
+    // One port for the whole test (never let go, so never taken by another test file): first a server that accepts
+    // connections and never answers, then one that answers.
+    const held: net.Socket[] = [];
+    const back = http.createServer((req, res) => echoResult(req, res, Buffer.from('{"id":3}')));
+    let answering = false;
+    const door = net.createServer((socket) => (answering ? back.emit("connection", socket) : void held.push(socket)));
+    await new Promise<void>((resolve) => door.listen(0, "127.0.0.1", resolve));
+    const proxy = await startProxy(["--upstream", `http://127.0.0.1:${(door.address() as net.AddressInfo).port}/mcp`, "--timeout", "300"]);
+    try {
+      const slow = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }));
+      assert.equal(slow.status, 504);
+      assert.match(JSON.parse(slow.text).error.message, /did not answer within 300 ms/);
+      for (const socket of held) socket.destroy();
+      answering = true;
+      const ok = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" }));
+      assert.equal(ok.status, 200);
+    } finally {
+      assert.equal(await proxy.stop(), 0);
+      back.closeAllConnections();
+      door.close();
+    }
+  });
+
+  test("a keep-alive socket the upstream closes as the next request arrives: an idempotent request is retried once on a new socket, a POST is not", async () => {
     // A raw upstream: on each connection it answers the first request, then resets the connection on the second, as a
     // server whose idle timeout fired just as the proxy reused the socket.
     let requests = 0;
@@ -445,9 +458,17 @@ describe("wymcp proxy when the upstream fails", { timeout: 60_000 }, () => {
     try {
       const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
       const first = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, ping);
+      // A POST may have had its effect before the reset: it is not sent again.
       const second = await rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, ping);
-      assert.deepEqual([first.status, second.status], [200, 200]);
-      assert.deepEqual([requests, connections], [3, 2]);
+      assert.deepEqual([first.status, second.status], [200, 502]);
+      assert.deepEqual([requests, connections], [2, 1]);
+      const get = () =>
+        new Promise<number>((resolve, reject) =>
+          http.get(new URL("/mcp", proxy.url), { agent: false }, (res) => resolve(res.resume().statusCode ?? 0)).on("error", reject),
+        );
+      assert.equal(await get(), 200);
+      // The GET reuses that connection, is reset, and is sent again on a third.
+      assert.deepEqual([await get(), requests, connections], [200, 5, 3]);
     } finally {
       await proxy.stop();
       raw.close();
@@ -456,17 +477,20 @@ describe("wymcp proxy when the upstream fails", { timeout: 60_000 }, () => {
 
   test("an upstream that breaks off its answer mid-stream: the client's answer breaks off too, never looks complete", async () => {
     const upstream = await recordingUpstream();
+    let firstSeen!: () => void;
+    const firstArrived = new Promise<void>((resolve) => (firstSeen = resolve));
     upstream.handle((_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write("data: {}\n\n");
-      setTimeout(() => res.destroy(), 50);
+      // Broken off once the client has the first event.
+      void firstArrived.then(() => res.destroy());
     });
     const proxy = await startProxy(["--upstream", upstream.url.href]);
     try {
       const outcome = await new Promise<string>((resolve) => {
         http
           .get(new URL("/mcp", proxy.url), (res) => {
-            res.resume();
+            res.on("data", () => firstSeen());
             res.on("end", () => resolve("ended"));
             res.on("error", () => resolve("broke"));
             res.on("close", () => resolve(res.complete ? "ended" : "broke"));
@@ -484,12 +508,15 @@ describe("wymcp proxy when the upstream fails", { timeout: 60_000 }, () => {
 describe("wymcp proxy on SIGTERM", { timeout: 30_000 }, () => {
   test("drains: the request in flight is answered, a server stream ends, new connections are refused, exit 0", async () => {
     const upstream = await recordingUpstream();
+    // The POST is answered once the test has seen the drain begin: in flight through SIGTERM.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     upstream.handle((req, res, body) => {
       if (req.method === "GET") {
         res.writeHead(200, { "content-type": "text/event-stream" });
         return void res.write(": open\n\n");
       }
-      setTimeout(() => echoResult(req, res, body), 600);
+      void released.then(() => echoResult(req, res, body));
     });
     const proxy = await startProxy(["--upstream", upstream.url.href, "--log", "json"]);
     try {
@@ -502,16 +529,17 @@ describe("wymcp proxy on SIGTERM", { timeout: 30_000 }, () => {
           .on("error", () => resolve("closed"));
       });
       const inFlight = rawPost(new URL("/mcp", proxy.url).href, JSON_HEADERS, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
-      await sleep(200);
+      await until(() => upstream.received.some((r) => r.method === "GET") && upstream.received.some((r) => r.method === "POST"));
       proxy.child.kill("SIGTERM");
-      await sleep(100);
+      // The drain closes the listener, then the server's streams: once the stream is closed, so is the port.
+      assert.equal(await stream, "closed");
       const refused = await new Promise<string>((resolve) => {
         const socket = net.connect(Number(proxy.url.port), "127.0.0.1");
         socket.once("connect", () => resolve("connected"));
         socket.once("error", () => resolve("refused"));
       });
       assert.equal(refused, "refused");
-      assert.equal(await stream, "closed");
+      release();
       const answer = await inFlight;
       assert.equal(answer.status, 200);
       assert.equal(JSON.parse(answer.text).id, 1);
@@ -653,9 +681,9 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     await upstream.close();
   });
 
-  test("--rewrite-host sends the upstream's host; a X-Forwarded-Proto set in front is kept", async () => {
+  test("--rewrite-host sends the upstream's host; with --trust-proxy a X-Forwarded-Proto set in front is kept", async () => {
     const upstream = await recordingUpstream();
-    const proxy = await startProxy(["--upstream", upstream.url.href, "--rewrite-host"]);
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--rewrite-host", "--trust-proxy"]);
     try {
       await rawPost(
         new URL("/mcp", proxy.url).href,
@@ -712,6 +740,9 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     );
     assert.equal(parseProxyArgs([...base, "--max-depth", "Infinity"]).options.maxDepth, Number.POSITIVE_INFINITY);
     assert.equal(parseProxyArgs([...base, "--legacy-checks", "framing"]).options.legacyChecks, "framing");
+    assert.deepEqual([options.connectTimeoutMs, options.maxAnswerBytes, options.trustProxy], [10_000, 64 * 1024 * 1024, false]);
+    assert.equal(parseProxyArgs([...base, "--max-answer-bytes", "Infinity"]).options.maxAnswerBytes, Number.POSITIVE_INFINITY);
+    assert.equal(parseProxyArgs([...base, "--trust-proxy"]).options.trustProxy, true);
     assert.deepEqual(parseListen("[::1]:8080"), { host: "::1", port: 8080 });
     // The request target goes upstream as a path: an absolute form never names another host there.
     assert.deepEqual(["/mcp?a=1", "http://evil.example/mcp?a=1", "*", "", "::"].map(originForm), ["/mcp?a=1", "/mcp?a=1", "*", "/", "/"]);
@@ -728,6 +759,10 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
       [...base, "--legacy-checks", ""],
       [...base, "--outbound", "enforce"],
       [...base, "--log", "xml"],
+      [...base, "--connect-timeout", "0"],
+      [...base, "--connect-timeout", "Infinity"],
+      [...base, "--max-answer-bytes", "0"],
+      [...base, "--max-answer-bytes", "64MB"],
       [...base, "--listen", "3000"],
       [...base, "--listen", "127.0.0.1:70000"],
       [...base, "extra"],

@@ -11,17 +11,17 @@ test("the spec folder the tests use holds every file schemas/spec/source.json na
   assert.deepEqual(specProblems(specDir), []);
 });
 
-test("npm test's first step fails at once without the spec, naming the repository, the commit and MCP_SPEC_DIR", () => {
+test("npm test's first step, before the build, fails without the spec, naming the repository, the commit and MCP_SPEC_DIR", () => {
+  const { scripts } = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { scripts: Record<string, string> };
+  for (const name of ["pretest", "test:unit"]) assert.match(scripts[name] ?? "", /^tsx scripts\/check-spec\.ts && /, name);
   const empty = mkdtempSync(join(tmpdir(), "wymcp-no-spec-"));
   try {
-    const started = performance.now();
     const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/check-spec.ts"], {
       cwd: repoRoot,
       env: { ...process.env, MCP_SPEC_DIR: empty },
       encoding: "utf8",
     });
     assert.equal(run.status, 1);
-    assert.ok(performance.now() - started < 20_000, "within seconds");
     assert.match(run.stderr, /github\.com\/modelcontextprotocol\/modelcontextprotocol/);
     assert.ok(run.stderr.includes(specSource.commit), "names the commit");
     assert.match(run.stderr, /MCP_SPEC_DIR/);

@@ -155,7 +155,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     const legacyAnswer = `${JSON.stringify({ jsonrpc: "2.0", id: 4, result: {} })}\n`;
     g.write(legacyAnswer + request(5));
     await until(() => g.answers().length >= 1);
-    await sleep(200);
+    // wymcp exits after the end of its input, every line judged: what it answered is all there is.
     g.child.stdin!.end();
     await g.exited;
     assert.deepEqual(
@@ -172,19 +172,21 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
   test("lines that are not JSON: one -32700 with id null per second at most, however many arrive", async () => {
     const g = gate();
     g.write("junk\n".repeat(500));
-    await until(() => g.answers().length >= 1);
-    await sleep(200);
+    // Every line judged (each is logged), the first answered.
+    await until(() => g.answers().length >= 1 && g.stderr().match(/parse-error/g)?.length === 500);
     assert.equal(g.answers().length, 1);
     assert.deepEqual(g.answers()[0], {
       jsonrpc: "2.0",
       id: null,
       error: { code: -32700, message: "Parse error: the body is not valid JSON" },
     });
+    // The clock under test: a second later, the next line of junk is answered again.
     await sleep(1_000);
     g.write("more junk\n");
     await until(() => g.answers().length === 2);
     g.child.stdin!.end();
     await g.exited;
+    assert.equal(g.answers().length, 2);
     assert.equal(g.received(), "");
     // Every one is logged: answered once, the rest dropped.
     assert.equal(g.stderr().match(/parse-error/g)?.length, 501);
@@ -229,9 +231,13 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
   test("wymcp's answer waits for the end of the server's line: it never lands inside one of the server's messages", async () => {
     const g = gate([], ["--half"]);
     g.write(request(1));
-    // The server has written the first half of its answer and holds the rest for 300 ms.
+    // The server has written the first half of its answer and holds the rest until SIGUSR1.
     await until(() => g.stdout().length > 0);
     g.write("junk\n");
+    // wymcp has judged the junk (it logs each refusal) while the server's line is still open; then the line ends.
+    await until(() => g.stderr().includes("parse-error"));
+    const server = Number(readFileSync(`/proc/${g.child.pid}/task/${g.child.pid}/children`, "utf8").trim().split(/\s+/)[0]);
+    process.kill(server, "SIGUSR1");
     await until(() => g.answers().length === 2);
     g.child.stdin!.end();
     await g.exited;
@@ -309,8 +315,8 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     await until(() => g.stderr().includes("ready") && g.stdout().length > 0, 30_000);
     g.child.stdout!.destroy();
     g.child.stdin!.end();
-    const outcome = await Promise.race([g.exited, sleep(15_000).then(() => "still running")]);
-    assert.deepEqual(outcome, { code: 0, signal: null });
+    // Still running: the describe's timeout fails the test.
+    assert.deepEqual(await g.exited, { code: 0, signal: null });
   });
 
   test("--outbound report: a server message that breaks its method's result is logged; the bytes go back unchanged", async () => {
@@ -423,7 +429,17 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       [options.command, options.args, options.maxDepth],
       ["npx", ["@modelcontextprotocol/server-filesystem", "--max-depth", "/data"], 8],
     );
-    for (const wrong of [[], ["npx", "server"], ["--"], ["--max-body-bytes", "0", "--", "x"], ["--bogus", "--", "x"]]) {
+    assert.equal(options.stopTimeoutMs, 5_000);
+    assert.equal(parseStdioArgs(["--stop-timeout", "250", "--", "x"]).options.stopTimeoutMs, 250);
+    for (const wrong of [
+      [],
+      ["npx", "server"],
+      ["--"],
+      ["--max-body-bytes", "0", "--", "x"],
+      ["--bogus", "--", "x"],
+      ["--stop-timeout", "0", "--", "x"],
+      ["--stop-timeout", "Infinity", "--", "x"],
+    ]) {
       assert.throws(() => parseStdioArgs(wrong), /command|must|Unknown/, wrong.join(" "));
     }
   });

@@ -119,8 +119,11 @@ export function checkMediaType(contentType: string | null | undefined): Refusal 
   return isJsonMediaType(contentType) ? undefined : unsupportedMediaType();
 }
 
-/** Where a body's bytes come from: read lazily, only once the header checks have passed. */
-export type ByteSource = () => AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+/**
+ * Where a body's bytes come from: read lazily, only once the header checks have passed. A host that reads its stream
+ * itself (into a `BodyBytes`) gives the bytes, or `undefined` once the body turned out longer than the limit.
+ */
+export type ByteSource = () => AsyncIterable<Uint8Array> | Iterable<Uint8Array> | Promise<Uint8Array | undefined>;
 
 /**
  * Reads at most `limit` bytes: `undefined` as soon as the body turns out longer, so a large body is
@@ -135,21 +138,19 @@ export async function readLimited(
   limit: number,
   declared?: number,
 ): Promise<Uint8Array | undefined> {
-  const body = new BodyBytes(
-    declared !== undefined && Number.isSafeInteger(declared) && declared >= 0 && declared <= limit ? declared : undefined,
-  );
-  for await (const chunk of chunks) {
-    if (body.size + chunk.byteLength > limit) return undefined;
-    body.add(chunk);
-  }
+  const body = new BodyBytes(limit, declared);
+  for await (const chunk of chunks) if (!body.add(chunk)) return undefined;
   return body.bytes();
 }
 
 /** Bytes of one block a body of undeclared length is gathered in. */
 export const BODY_BLOCK_BYTES = 64 * 1024;
 
-/** A body's bytes as they arrive: the first chunk as it came while it is the only one, then copies. */
-class BodyBytes {
+/**
+ * A body's bytes as they arrive, up to a limit: the first chunk as it came while it is the only one, then copies.
+ * `declared` is the `Content-Length`, used only when it is within the limit.
+ */
+export class BodyBytes {
   size = 0;
   /** The only chunk so far, not copied: most bodies come in one. */
   private only: Uint8Array | undefined;
@@ -159,14 +160,23 @@ class BodyBytes {
   private blocks: Uint8Array[] = [];
   private used = 0;
 
-  constructor(private declared: number | undefined) {}
+  private declared: number | undefined;
 
-  add(chunk: Uint8Array): void {
-    if (chunk.byteLength === 0) return;
+  constructor(
+    private readonly limit: number,
+    declared?: number,
+  ) {
+    this.declared = declared !== undefined && Number.isSafeInteger(declared) && declared >= 0 && declared <= limit ? declared : undefined;
+  }
+
+  /** Keeps `chunk`; `false`, keeping nothing of it, when it would take the body past the limit. */
+  add(chunk: Uint8Array): boolean {
+    if (this.size + chunk.byteLength > this.limit) return false;
+    if (chunk.byteLength === 0) return true;
     if (this.size === 0) {
       this.only = chunk;
       this.size = chunk.byteLength;
-      return;
+      return true;
     }
     if (this.only) {
       const first = this.only;
@@ -175,6 +185,7 @@ class BodyBytes {
       this.copy(first);
     }
     this.copy(chunk);
+    return true;
   }
 
   private copy(data: Uint8Array): void {
@@ -239,7 +250,8 @@ export async function readBody(
 ): Promise<{ ok: true; bytes: Uint8Array } | Refusal> {
   const declared = Number(declaredLength ?? Number.NaN);
   if (declared > maxBodyBytes) return bodyTooLarge(maxBodyBytes);
-  const bytes = await readLimited(source(), maxBodyBytes, declared);
+  const chunks = source();
+  const bytes = chunks instanceof Promise ? await chunks : await readLimited(chunks, maxBodyBytes, declared);
   return bytes ? { ok: true, bytes } : bodyTooLarge(maxBodyBytes);
 }
 

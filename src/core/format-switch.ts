@@ -1,23 +1,20 @@
 /**
  * @module format-switch: the one flag the generated validators read before each format check (one compilation serves
- * both modes), set for the synchronous duration of a single validation call. A module that judges through the
- * generated code imports this one beside it, so that both see the same flag in every bundle.
+ * both modes). Every call that runs the generated validators (`validateMcpRequest`, `validateMcpResponse`, and the
+ * tests that call a validator directly) first sets the flag to its own policy, so no call ever judges by another's;
+ * a flag left set after a call is read by nobody before the next call sets it. Setting it per call costs one read on
+ * the default path and nothing more under `"strict"`, where a restore in a `finally` around a second entry cost a fifth
+ * of a valid tools/call (docs/decisions.md). A module that judges through the generated code imports this one beside
+ * it, so that both see the same flag in every bundle.
  */
 import { formatMode } from "../../generated/format-mode.js";
 import type { Formats } from "./formats.js";
 
-/** Whether a call under `formats` must set the switch first (false on the default path, which then costs one read). */
-export function switchesFormats(formats: Formats | undefined): boolean {
-  return (formats === "strict") !== formatMode.strict;
-}
-
-/** `run()` with formats asserted as `formats` says; the flag is restored however `run` ends, so no other call sees it. */
-export function underFormats<T>(formats: Formats | undefined, run: () => T): T {
+/** Sets the flag to `formats`'s policy: asserted under `"strict"`, an annotation otherwise; returns what it was. */
+export function switchFormats(formats: Formats | undefined): boolean {
   const before = formatMode.strict;
-  formatMode.strict = formats === "strict";
-  try {
-    return run();
-  } finally {
-    formatMode.strict = before;
-  }
+  const strict = formats === "strict";
+  // Written only when it changes: the default path, call after call, only reads it.
+  if (strict !== before) formatMode.strict = strict;
+  return before;
 }

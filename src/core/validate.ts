@@ -12,7 +12,7 @@ import {
   type JsonRpcErrorResponse,
 } from "./envelope.js";
 import { isRevision, type Era } from "./era.js";
-import { switchesFormats, underFormats } from "./format-switch.js";
+import { switchFormats } from "./format-switch.js";
 import type { Formats } from "./formats.js";
 import { DEFAULT_LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { legacyMethodOf } from "./legacy-revision.js";
@@ -88,13 +88,8 @@ const RULES: Record<Era, Record<"request" | "notification" | "response", Rule>> 
  * framing holds and a known method's params fail its definition. An unset (or unknown) era reads as legacy.
  */
 export function validateMcpRequest(body: unknown, era: Era = "legacy", options?: ValidateOptions): ValidationResult {
-  const formats = options?.formats;
-  if (!switchesFormats(formats)) return judge(body, era, options);
-  return underFormats(formats, () => judge(body, era, options));
-}
-
-/** `validateMcpRequest` with the format switch already as `options.formats` says. */
-function judge(body: unknown, era: Era, options: ValidateOptions | undefined): ValidationResult {
+  // The generated validators assert formats as this call's policy says (format-switch.ts).
+  switchFormats(options?.formats);
   const lane: Era = era === "modern" ? "modern" : "legacy";
   if (Array.isArray(body)) {
     const batch = batches[lane];

@@ -90,6 +90,10 @@ export function createTap(
   let mode: "json" | "sse" | "ignore" | undefined;
   const decoder = new TextDecoder("utf-8");
   let text = "";
+  // SSE: the start of a line still without its end, in the pieces it came in; joined once its end arrives, so a long
+  // line that comes in small pieces is scanned once, never again with every piece.
+  let partial: string[] = [];
+  let partialUnits = 0;
   let data: string[] | undefined;
   let dataUnits = 0;
   // An event past the bound is dropped whole: its lines are skipped up to the blank line that ends it.
@@ -199,14 +203,41 @@ export function createTap(
     return type === "application/json" ? "json" : type === "text/event-stream" ? "sse" : "ignore";
   };
 
+  const sse = (piece: string, final: boolean) => {
+    // A CR ending the last piece may be the first half of a CRLF: the next piece is read with it.
+    const crWaits = partialUnits > 0 && partial[partial.length - 1]!.endsWith("\r");
+    if (!final && !crWaits && nextBreak(piece, 0) < 0) {
+      if (skippingLine || piece === "") return;
+      partial.push(piece);
+      partialUnits += piece.length;
+      if (partialUnits > maxMessageUnits) {
+        partial = [];
+        partialUnits = 0;
+        data = undefined;
+        oversized = skippingLine = true;
+      }
+      return;
+    }
+    text = partialUnits > 0 ? partial.join("") + piece : piece;
+    partial = [];
+    partialUnits = 0;
+    lines(final);
+    if (text !== "") {
+      partial.push(text);
+      partialUnits = text.length;
+      text = "";
+    }
+  };
+
   return {
     push(chunk) {
       mode ??= modeOf();
       if (mode === "ignore") return;
-      text += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-      if (mode === "sse") lines(false);
+      const piece = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+      if (mode === "sse") return sse(piece, false);
+      text += piece;
       // A JSON body past the bound is not checked: holding it whole is what the bound is for.
-      else if (text.length > maxMessageUnits) {
+      if (text.length > maxMessageUnits) {
         mode = "ignore";
         text = "";
       }
@@ -214,14 +245,16 @@ export function createTap(
     end() {
       mode ??= modeOf();
       if (mode === "ignore") return;
-      text += decoder.decode();
+      const rest = decoder.decode();
+      if (mode === "sse") {
+        sse(rest, true);
+        return line("");
+      }
+      text += rest;
       if (mode === "json") {
         if (text.trim() !== "") messages(text);
         text = "";
-        return;
       }
-      lines(true);
-      line("");
     },
   };
 }

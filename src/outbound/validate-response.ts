@@ -8,7 +8,7 @@ import type { ValidationError, Validator } from "../../generated/validator.js";
 import { distill } from "../core/distill.js";
 import type { LocatedError } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
-import { switchesFormats, underFormats } from "../core/format-switch.js";
+import { switchFormats } from "../core/format-switch.js";
 import type { Formats } from "../core/formats.js";
 
 /** What a server-sent message is, judged by its members alone. */
@@ -60,13 +60,9 @@ type Located = (data: unknown, at: { instancePath: string; parentData: unknown; 
  * @example const result = validateMcpResponse(JSON.parse(body), { era: "modern", method: "tools/call" });
  */
 export function validateMcpResponse(message: unknown, context: ResponseContext = {}): OutboundResult {
-  const { formats } = context;
-  if (!switchesFormats(formats)) return judgeMessage(message, context);
-  return underFormats(formats, () => judgeMessage(message, context));
-}
-
-/** `validateMcpResponse` with the format switch already as `context.formats` says. */
-function judgeMessage(message: unknown, { era, method, protocolVersion }: ResponseContext): OutboundResult {
+  // The generated validators assert formats as this call's policy says (format-switch.ts).
+  switchFormats(context.formats);
+  const { era, method, protocolVersion } = context;
   const lane: Module = era === "modern" ? outbound.modern : outbound.legacy;
   // The framing is the era's own (newest) revision's; the tables are the negotiated revision's.
   const named = protocolVersion == null ? undefined : (lane.revisions as ReadonlyMap<string, RevisionOutbound>).get(protocolVersion);

@@ -1,53 +1,17 @@
 /**
  * A Debian package's binary for a test (nginx, chromium): found where Debian puts it, installed with apt-get when it is
- * missing and this process is root (once, under a lock per package, since test files run in parallel processes),
- * otherwise a failure that says what to install.
+ * missing and this process is root (once, under install-once.ts's lock per package, since test files run in parallel
+ * processes), otherwise a failure that says what to install.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-const LOCK_WAIT_MS = 600_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { withLock } from "./install-once.js";
 
 /** The first of `binaries` that exists, or undefined. */
 export function findBinary(binaries: readonly string[]): string | undefined {
   return binaries.find((path) => existsSync(path));
-}
-
-/** True while the process that wrote `pid` runs. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Takes the install lock (a directory, created atomically), clearing one left by a process that died holding it. */
-async function lock(path: string, what: string): Promise<() => void> {
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      mkdirSync(path);
-      writeFileSync(join(path, "pid"), String(process.pid));
-      return () => rmSync(path, { recursive: true, force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-    let owner = Number.NaN;
-    try {
-      owner = Number(readFileSync(join(path, "pid"), "utf8"));
-    } catch {
-      // The owner has made the directory but not yet written its pid: wait for it.
-    }
-    if (Number.isInteger(owner) && owner > 0 && !alive(owner)) rmSync(path, { recursive: true, force: true });
-    else if (Date.now() > deadline) throw new Error(`${what}: another process has held ${path} for ${LOCK_WAIT_MS} ms`);
-    else await sleep(200);
-  }
 }
 
 /** Runs one apt-get step; throws with the end of its output when it fails. */
@@ -84,17 +48,15 @@ export async function ensureAptBinary({ pkg, binaries, uid = process.getuid?.() 
   if (found) return found;
   if (uid !== 0)
     throw new Error(`${pkg} is not installed, and this process is not root so the test cannot install it: run \`${install}\` as root`);
-  const release = await lock(join(tmpdir(), `wymcp-${pkg}-install.lock`), pkg);
-  try {
+  let installed: string | undefined;
+  await withLock(join(tmpdir(), `wymcp-${pkg}-install.lock`), pkg, async () => {
     // Another process may have installed it while this one waited for the lock.
-    const now = findBinary(binaries);
-    if (now) return now;
+    installed = findBinary(binaries);
+    if (installed) return;
     apt(pkg, ["update"]);
     apt(pkg, ["install", "-y", pkg]);
-    const installed = findBinary(binaries);
-    if (!installed) throw new Error(`${pkg}: \`${install}\` succeeded but no binary is at ${binaries.join(", ")}`);
-    return installed;
-  } finally {
-    release();
-  }
+    installed = findBinary(binaries);
+  });
+  if (!installed) throw new Error(`${pkg}: \`${install}\` succeeded but no binary is at ${binaries.join(", ")}`);
+  return installed;
 }

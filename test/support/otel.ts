@@ -68,8 +68,11 @@ export function histogramPoints(metric: MetricData | undefined): DataPoint<Histo
   return (metric?.dataPoints ?? []) as DataPoint<Histogram>[];
 }
 
-/** Waits until `check` holds (spans end when the answer is written, a moment after the client reads it). */
-export async function eventually(check: () => boolean, what: string, ms = 2_000): Promise<void> {
+/**
+ * Waits until `check` holds (spans end when the answer is written, a moment after the client reads it). `ms` only
+ * bounds a failure: a loaded machine may take seconds over what is a moment on an idle one.
+ */
+export async function eventually(check: () => boolean, what: string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -3,7 +3,8 @@
  * what reaches it, for the tests of both faces.
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import assert from "node:assert/strict";
+import net, { type AddressInfo } from "node:net";
 import { launchProxy, type LaunchedProxy } from "../../examples/launch.js";
 
 export type RunningProxy = LaunchedProxy;
@@ -15,13 +16,35 @@ export function startProxy(args: string[], env: Record<string, string> = {}): Pr
   return launchProxy(upstream, { args: args.filter((_, i) => i !== at && i !== at + 1), env });
 }
 
-/** Waits until `condition` holds (a log line written after the answer went out), for at most `ms`. */
-export async function until(condition: () => boolean, ms = 5_000): Promise<void> {
+/**
+ * Waits until `condition` holds (a log line written after the answer went out). `ms` only bounds a failure: a loaded
+ * machine may take seconds over what is a moment on an idle one.
+ */
+export async function until(condition: () => boolean, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${condition.toString()}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * An upstream nothing listens on: the discard port, below the range the kernel hands ports out from, so that no
+ * server of a test (all on port 0) can be there, where a port just let go may be taken by another test file at once.
+ */
+export const NO_UPSTREAM = new URL("http://127.0.0.1:9/mcp");
+
+/** Fails, saying so, on a machine where something does listen on `NO_UPSTREAM`'s port. */
+export async function assertNothingListens(url = NO_UPSTREAM): Promise<void> {
+  const outcome = await new Promise<string>((resolve) => {
+    const socket = net.connect(Number(url.port), url.hostname);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve("connected");
+    });
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? String(error)));
+  });
+  assert.equal(outcome, "ECONNREFUSED", `these tests need nothing listening on ${url.host}`);
 }
 
 /** One request as the upstream received it. */

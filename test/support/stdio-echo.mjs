@@ -1,6 +1,6 @@
 // A stdio peer for the tests of `wymcp stdio`: it appends every byte it receives to the file named by its first
 // argument (so a test can prove what never reached it) and answers each request line with a result naming its
-// method. `--half` writes one answer in two halves 300 ms apart; `--flood N` writes N bytes of notifications at start;
+// method. `--half` writes its first answer in two halves, the second on SIGUSR1 (when the test says so); `--flood N` writes N bytes of notifications at start;
 // `--bad-result` answers every request with a result that is not what its method returns; `--negotiate REV` answers
 // `initialize` with `protocolVersion` REV (as a server that negotiated it); `--exit N` exits N on end of input. SIGTERM is recorded and answered by exiting 42. Anything on stderr goes to the client's stderr.
 import { appendFileSync } from "node:fs";
@@ -10,11 +10,12 @@ const flag = (name) => flags.includes(name);
 const value = (name) => Number(flags[flags.indexOf(name) + 1]);
 if (!record) throw new Error("usage: stdio-echo.mjs RECORD-FILE [flags]");
 
-process.stderr.write("stdio-echo: ready\n");
 process.on("SIGTERM", () => {
   appendFileSync(record, "<SIGTERM>");
   process.exit(42);
 });
+// Ready once SIGTERM is handled: a test that signals on this line must find the handler in place.
+process.stderr.write("stdio-echo: ready\n");
 
 if (flag("--flood")) {
   const line = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x".repeat(1000) } })}\n`;
@@ -60,5 +61,5 @@ function answer(line) {
   if (!halves) return void process.stdout.write(text);
   halves = false;
   process.stdout.write(text.slice(0, 10));
-  setTimeout(() => process.stdout.write(text.slice(10)), 300);
+  process.once("SIGUSR1", () => process.stdout.write(text.slice(10)));
 }

@@ -5,11 +5,12 @@
  */
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
 import https from "node:https";
-import type { Readable } from "node:stream";
+import { isIP, Socket } from "node:net";
+import type { Duplex, Readable } from "node:stream";
 import { errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), plus `Expect`, which the proxy answers itself. */
-const HOP_BY_HOP = new Set([
+export const HOP_BY_HOP = new Set([
   "connection",
   "keep-alive",
   "proxy-authenticate",
@@ -27,23 +28,57 @@ export interface Upstream {
   url: URL;
   /** Longest wait for the upstream's response headers (connecting included), in ms; then 504. */
   timeoutMs: number;
+  /** Longest wait for a new connection to the upstream (TCP, and TLS for https), in ms; then 502. */
+  connectTimeoutMs: number;
+  /** Largest answer (not an event stream) relayed, in bytes; past it the answer is cut. */
+  maxAnswerBytes: number;
   /** Send the upstream's own host in `Host` instead of the client's. */
   rewriteHost: boolean;
+  /** Take the client's `X-Forwarded-*` and `Forwarded` as a trusted proxy in front wrote them. */
+  trustProxy: boolean;
   agent: http.Agent;
 }
 
-/** A keep-alive agent for the upstream's scheme. Idle sockets close before a typical server's keep-alive timeout (5 s). */
+/** How long a pooled socket may stay idle when the upstream names no keep-alive timeout (most servers' is 5 s). */
+const DEFAULT_IDLE_MS = 4_000;
+/** Longest idle time taken from an upstream's `Keep-Alive: timeout=` hint. */
+const MAX_IDLE_MS = 60_000;
+
+/**
+ * A keep-alive agent for the upstream's scheme. A pooled socket is closed a second before the upstream's own idle
+ * timeout, as its `Keep-Alive: timeout=N` answer header announces it (4 s when it names none), so that a request is
+ * rarely sent on a socket the upstream is closing; a request sent on one is retried only when that is safe.
+ */
 export function upstreamAgent(url: URL): http.Agent {
-  const options = { keepAlive: true, timeout: 4_000, scheduling: "lifo" as const };
-  return url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
+  const options = { keepAlive: true, timeout: DEFAULT_IDLE_MS, scheduling: "lifo" as const };
+  const agent = url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
+  agent.keepSocketAlive = (socket: Duplex) => {
+    if (!(socket instanceof Socket)) return false;
+    // Node's own agent reads the hint from the same place (the answer of the request the socket last carried).
+    const hint = (socket as { _httpMessage?: { res?: IncomingMessage } })._httpMessage?.res?.headers["keep-alive"];
+    const idle = idleMs(Array.isArray(hint) ? hint[0] : hint);
+    if (idle <= 0) return false;
+    socket.setKeepAlive(true, 1_000);
+    socket.unref();
+    socket.setTimeout(idle);
+    return true;
+  };
+  return agent;
+}
+
+/** The idle time a `Keep-Alive` answer header allows (RFC 9112 §9.3 leaves the parameter to the server), in ms. */
+export function idleMs(hint: string | undefined): number {
+  const seconds = hint === undefined ? undefined : /(?:^|[,;\s])timeout\s*=\s*"?(\d{1,6})"?/i.exec(hint)?.[1];
+  if (seconds === undefined) return DEFAULT_IDLE_MS;
+  return Math.min(Number(seconds) * 1_000 - 1_000, MAX_IDLE_MS);
 }
 
 /** How a forwarded exchange ended, for the log and the hooks. */
 export type Outcome =
   | { kind: "answered"; status: number }
-  | { kind: "unreachable" | "timeout"; status: 502 | 504; error: string }
+  | { kind: "unreachable" | "timeout" | "malformed" | "too-large"; status: 502 | 504; error: string }
   | { kind: "client-gone" }
-  | { kind: "upstream-broke" };
+  | { kind: "upstream-broke"; error?: string };
 
 export interface Exchange {
   req: IncomingMessage;
@@ -56,10 +91,20 @@ export interface Exchange {
   traceContext?: Record<string, string>;
 }
 
+/** Methods a client may repeat with the same effect (RFC 9110 §9.2.2): only these are sent again on a new socket. */
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]);
+
+/** A reason phrase as RFC 9112 §4 allows it: tabs, spaces, visible ASCII and obs-text. */
+const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** A header name (a token, RFC 9110 §5.6.2) and a header value as Node writes them. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /**
  * Sends `exchange` upstream and streams the answer back; resolves once the exchange is over, however it ended.
  * A reused keep-alive socket that the upstream had already closed (`ECONNRESET` before any answer) is retried once on
- * a fresh one, as Node's documentation advises: the upstream never saw that request.
+ * a fresh one, as Node's documentation advises, but only when that cannot repeat an effect or lose a body: the
+ * request was not sent at all, or it is idempotent and carries no body streamed from the client (which is consumed).
  */
 export function forward(upstream: Upstream, exchange: Exchange): Promise<Outcome> {
   return new Promise((resolve) => attempt(upstream, exchange, true, resolve));
@@ -73,23 +118,55 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
     if (settled) return;
     settled = true;
     clearTimeout(timer);
+    clearTimeout(connectTimer);
     res.off("close", clientGone);
     done(outcome);
   };
+  // Before any answer: the client gets a JSON-RPC error of the proxy's; after its headers, its answer breaks off.
+  const fail = (kind: "unreachable" | "malformed" | "too-large", error: string) => {
+    if (res.headersSent) {
+      res.destroy();
+      return settle({ kind: "upstream-broke", error });
+    }
+    const message =
+      kind === "unreachable"
+        ? "Bad Gateway: the upstream server could not be reached"
+        : kind === "too-large"
+          ? `Bad Gateway: the upstream server's answer is larger than ${upstream.maxAnswerBytes} bytes`
+          : "Bad Gateway: the upstream server's answer is not valid HTTP";
+    sendJson(res, 502, errorResponse(id, INTERNAL_ERROR, message));
+    settle({ kind, status: 502, error });
+  };
+  const hostname = url.hostname.replace(/^\[|\]$/g, "");
   const out = (url.protocol === "https:" ? https : http).request({
     protocol: url.protocol,
-    hostname: url.hostname.replace(/^\[|\]$/g, ""),
+    hostname,
     port: url.port || undefined,
     method: req.method,
     path: originForm(req.url),
     headers: forwardedHeaders(req, upstream, body, traceContext),
     agent: upstream.agent,
+    // TLS names the upstream (SNI, the certificate's check, the pool's key), never the Host the client sent; an IP
+    // address is no server name (RFC 6066 §3), and its certificate is checked against the address.
+    ...(url.protocol === "https:" ? { servername: isIP(hostname) ? "" : hostname } : {}),
   });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
     out.destroy();
   }, upstream.timeoutMs);
+  let connectTimer: NodeJS.Timeout | undefined;
+  // What the socket had written when the request got it: an error before this request wrote anything means unsent.
+  let writtenBefore = -1;
+  out.once("socket", (socket) => {
+    writtenBefore = socket.bytesWritten;
+    if (!socket.connecting) return;
+    connectTimer = setTimeout(
+      () => out.destroy(Object.assign(new Error("connect timeout"), { code: "ECONNECTTIMEOUT" })),
+      upstream.connectTimeoutMs,
+    );
+    socket.once(url.protocol === "https:" ? "secureConnect" : "connect", () => clearTimeout(connectTimer));
+  });
   // The client went away: the upstream request (and the stream it may be answering with) is cancelled.
   const clientGone = () => {
     if (res.writableFinished) return;
@@ -100,9 +177,12 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
 
   out.once("error", (error: NodeJS.ErrnoException) => {
     if (settled) return;
-    if (retry && !timedOut && out.reusedSocket && error.code === "ECONNRESET" && !res.headersSent && !res.destroyed) {
+    const unsent = out.socket !== null && out.socket.bytesWritten === writtenBefore;
+    const replayable = unsent || (IDEMPOTENT.has(req.method ?? "") && !(body === undefined && hasBody(req)));
+    if (retry && replayable && !timedOut && out.reusedSocket && error.code === "ECONNRESET" && !res.headersSent && !res.destroyed) {
       settled = true;
       clearTimeout(timer);
+      clearTimeout(connectTimer);
       res.off("close", clientGone);
       return attempt(upstream, exchange, false, done);
     }
@@ -110,27 +190,78 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
       res.destroy();
       return settle({ kind: "upstream-broke" });
     }
-    const status = timedOut ? 504 : 502;
-    const message = timedOut
-      ? `Gateway Timeout: the upstream server did not answer within ${upstream.timeoutMs} ms`
-      : "Bad Gateway: the upstream server could not be reached";
-    sendJson(res, status, errorResponse(id, INTERNAL_ERROR, message));
-    settle({ kind: timedOut ? "timeout" : "unreachable", status, error: timedOut ? "timeout" : (error.code ?? error.message) });
+    if (timedOut) {
+      sendJson(
+        res,
+        504,
+        errorResponse(id, INTERNAL_ERROR, `Gateway Timeout: the upstream server did not answer within ${upstream.timeoutMs} ms`),
+      );
+      return settle({ kind: "timeout", status: 504, error: "timeout" });
+    }
+    // Node's parser refuses what is not HTTP (a bad status line, header or framing): the upstream's fault, not its absence.
+    const code = error.code ?? error.message;
+    fail(code.startsWith("HPE_") ? "malformed" : "unreachable", code);
+  });
+  // A 101 answers an upgrade the proxy never asks for (Upgrade is hop-by-hop): the socket then speaks something else.
+  out.once("upgrade", (_answer: IncomingMessage, socket: import("node:net").Socket) => {
+    socket.destroy();
+    fail("malformed", "unsolicited 101 Switching Protocols");
+  });
+  // Whatever ends the request with no answer and no error (Node is silent in a few such cases) still gets one.
+  out.once("close", () => {
+    if (!settled && !(out as { res?: IncomingMessage }).res) fail("malformed", "the upstream closed the exchange without an answer");
   });
 
   out.once("response", (answer) => {
     clearTimeout(timer);
-    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.rawHeaders));
+    const status = answer.statusCode ?? 0;
+    const headers = answerHeaders(answer.rawHeaders);
+    // RFC 9110 §15: a status outside 100..599 is invalid, and a final answer is never 1xx; a reason phrase with a
+    // control byte is no status line. Either way Node would throw writing it to the client.
+    const bad =
+      status < 200 || status > 599
+        ? `status ${status}`
+        : !REASON_PHRASE.test(answer.statusMessage ?? "")
+          ? "a control character in the reason phrase"
+          : headers === undefined
+            ? "an invalid header"
+            : undefined;
+    if (bad !== undefined) {
+      answer.destroy();
+      out.destroy();
+      return fail("malformed", bad);
+    }
+    const stream = String(answer.headers["content-type"]).toLowerCase().startsWith("text/event-stream");
+    const declared = Number(answer.headers["content-length"]);
+    if (!stream && declared > upstream.maxAnswerBytes) {
+      answer.destroy();
+      out.destroy();
+      return fail("too-large", `content-length ${declared}`);
+    }
+    try {
+      res.writeHead(status, answer.statusMessage, headers);
+    } catch (error) {
+      answer.destroy();
+      out.destroy();
+      return fail("malformed", (error as NodeJS.ErrnoException).code ?? "an answer Node cannot write");
+    }
     // A stream's headers go out at once: a client waits for them before it reads any event, and the first may be far off.
-    if (String(answer.headers["content-type"]).startsWith("text/event-stream")) res.flushHeaders();
+    if (stream) res.flushHeaders();
+    let size = 0;
     answer.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      // An event stream lives as long as the session; any other answer is one message, and bounded.
+      if (!stream && size > upstream.maxAnswerBytes) {
+        answer.destroy();
+        return fail("too-large", `more than ${upstream.maxAnswerBytes} bytes`);
+      }
       // Backpressure: a slow client pauses the upstream's answer, and so the upstream itself.
       if (!res.write(chunk)) answer.pause();
     });
     res.on("drain", () => answer.resume());
     answer.once("end", () => {
       res.end();
-      settle({ kind: "answered", status: answer.statusCode ?? 502 });
+      settle({ kind: "answered", status });
     });
     // An answer cut off mid-stream: the client's must end the same way, not as if it were complete.
     const broke = () => {
@@ -172,29 +303,42 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
 }
 
+/** Headers about earlier hops (every `X-Forwarded-*` too): taken as they are only from a proxy in front that is trusted. */
+const FORWARDING = new Set(["forwarded", "x-real-ip"]);
+const isForwarding = (name: string) => FORWARDING.has(name) || name.startsWith("x-forwarded-");
+
+/** The header names a `Connection` header lists (RFC 9110 §7.6.1): they belong to this hop and are never forwarded. */
+export function connectionNamed(connection: string | string[] | undefined): Set<string> {
+  const named = new Set<string>();
+  for (const value of Array.isArray(connection) ? connection : [connection ?? ""])
+    for (const token of value.split(",")) {
+      const name = token.trim().toLowerCase();
+      if (name) named.add(name);
+    }
+  return named;
+}
+
 /**
  * The client's headers as sent (repeated ones kept), without the hop-by-hop ones and those named in `Connection`;
- * `Content-Length` exact for a judged body; the `X-Forwarded-*` trio; `Host` the client's unless told otherwise, so
- * that the upstream's own host checks (DNS rebinding protection) and absolute URLs see what the client used.
+ * `Content-Length` exact for a judged body; the `X-Forwarded-*` trio, the proxy's own unless the client is a trusted
+ * proxy (then it extends theirs); `Host` the client's unless told otherwise, so that the upstream's own host checks
+ * (DNS rebinding protection) and absolute URLs see what the client used.
  */
 export function forwardedHeaders(
   req: IncomingMessage,
-  upstream: Pick<Upstream, "url" | "rewriteHost">,
+  upstream: Pick<Upstream, "url" | "rewriteHost" | "trustProxy">,
   body: Uint8Array | undefined,
   traceContext?: Record<string, string>,
 ): OutgoingHttpHeaders {
-  const named = new Set(
-    String(req.headers.connection ?? "")
-      .split(",")
-      .map((token) => token.trim().toLowerCase())
-      .filter(Boolean),
-  );
+  const named = connectionNamed(req.headers.connection);
+  const { trustProxy } = upstream;
   const headers: OutgoingHttpHeaders = {};
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
     if (HOP_BY_HOP.has(name) || named.has(name)) continue;
     if (body !== undefined && name === "content-length") continue;
+    if (!trustProxy && isForwarding(name)) continue;
     const value = raw[i + 1]!;
     const seen = headers[name];
     headers[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [String(seen), value];
@@ -206,9 +350,9 @@ export function forwardedHeaders(
   else if (req.headers["transfer-encoding"] !== undefined && req.headers["content-length"] === undefined)
     headers["transfer-encoding"] = "chunked";
   const client = req.socket.remoteAddress;
-  const forwardedFor = req.headers["x-forwarded-for"];
-  if (client) headers["x-forwarded-for"] = forwardedFor ? `${forwardedFor}, ${client}` : client;
-  // A TLS terminator in front has said what the client used; otherwise the client spoke plain HTTP to this proxy.
+  const forwardedFor = headers["x-forwarded-for"];
+  if (client) headers["x-forwarded-for"] = forwardedFor ? `${[forwardedFor].flat().join(", ")}, ${client}` : client;
+  // A trusted TLS terminator in front has said what the client used; otherwise the client spoke plain HTTP to this proxy.
   headers["x-forwarded-proto"] ??= "http";
   if (req.headers.host !== undefined) headers["x-forwarded-host"] ??= req.headers.host;
   if (upstream.rewriteHost || req.headers.host === undefined) headers.host = upstream.url.host;
@@ -217,8 +361,11 @@ export function forwardedHeaders(
   return headers;
 }
 
-/** The upstream's answer headers, repeated ones and their case kept, without the hop-by-hop ones. */
-function answerHeaders(raw: string[]): string[] {
+/**
+ * The upstream's answer headers, repeated ones and their case kept, without the hop-by-hop ones; `undefined` when one
+ * is not a header Node can write (a name that is no token, a control character in a value).
+ */
+function answerHeaders(raw: string[]): string[] | undefined {
   const named = new Set<string>();
   for (let i = 0; i + 1 < raw.length; i += 2) {
     if (raw[i]!.toLowerCase() === "connection") for (const token of raw[i + 1]!.split(",")) named.add(token.trim().toLowerCase());
@@ -227,6 +374,7 @@ function answerHeaders(raw: string[]): string[] {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
     if (HOP_BY_HOP.has(name) || named.has(name)) continue;
+    if (!TOKEN.test(raw[i]!) || !FIELD_VALUE.test(raw[i + 1]!)) return undefined;
     out.push(raw[i]!, raw[i + 1]!);
   }
   return out;

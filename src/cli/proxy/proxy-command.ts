@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { createLog } from "../gate-log.js";
 import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate-options.js";
 import { commandTelemetry } from "../otel/start.js";
-import { createProxy, listen, type ProxyOptions } from "./proxy.js";
+import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "./proxy.js";
 import { PROXY_USAGE } from "./usage.js";
 
 /** The proxy's options from its command line. */
@@ -18,8 +18,11 @@ export function parseProxyArgs(argv: string[]): { options: ProxyOptions; listen:
       upstream: { type: "string" },
       listen: { type: "string" },
       timeout: { type: "string" },
+      "connect-timeout": { type: "string" },
       "drain-timeout": { type: "string" },
+      "max-answer-bytes": { type: "string" },
       "rewrite-host": { type: "boolean", default: false },
+      "trust-proxy": { type: "boolean", default: false },
     },
     allowPositionals: true,
     strict: true,
@@ -29,7 +32,16 @@ export function parseProxyArgs(argv: string[]): { options: ProxyOptions; listen:
   const placeholder = new URL("http://127.0.0.1/");
   if (values.help)
     return {
-      options: { ...flags, upstream: placeholder, timeoutMs: 0, drainTimeoutMs: 0, rewriteHost: false },
+      options: {
+        ...flags,
+        upstream: placeholder,
+        timeoutMs: 0,
+        connectTimeoutMs: 0,
+        drainTimeoutMs: 0,
+        maxAnswerBytes: 0,
+        rewriteHost: false,
+        trustProxy: false,
+      },
       listen: { host: "", port: 0 },
       help: true,
     };
@@ -47,8 +59,11 @@ export function parseProxyArgs(argv: string[]): { options: ProxyOptions; listen:
       ...flags,
       upstream,
       timeoutMs: positiveInteger("--timeout", values.timeout, 60_000),
+      connectTimeoutMs: positiveInteger("--connect-timeout", values["connect-timeout"], DEFAULT_CONNECT_TIMEOUT_MS),
       drainTimeoutMs: positiveInteger("--drain-timeout", values["drain-timeout"], 10_000),
+      maxAnswerBytes: positiveInteger("--max-answer-bytes", values["max-answer-bytes"], DEFAULT_MAX_ANSWER_BYTES, { infinity: true }),
       rewriteHost: values["rewrite-host"] === true,
+      trustProxy: values["trust-proxy"] === true,
     },
     listen: parseListen(values.listen ?? "127.0.0.1:3000"),
     help: false,

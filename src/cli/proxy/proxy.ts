@@ -11,6 +11,7 @@ import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../c
 import { eraWithoutBody } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../../hosts/node/answer.js";
+import { readNodeBody } from "../../hosts/node/body.js";
 import { answerClientErrors } from "../../hosts/node/client-errors.js";
 import { traceNode } from "../../hosts/node/guard.js";
 import { type Report, tapResponse } from "../../hosts/node/report.js";
@@ -19,7 +20,12 @@ import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
 import { type GateFlags, resolveGate } from "../gate-options.js";
-import { forward, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
+import { connectionNamed, forward, HOP_BY_HOP, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
+
+/** Longest wait for a connection to the upstream, by default (ms). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** Largest answer (not an event stream) relayed, by default: 64 MiB, room for a tool result carrying a large file. */
+export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 export interface ProxyOptions extends GateFlags {
   upstream: URL;
@@ -27,8 +33,14 @@ export interface ProxyOptions extends GateFlags {
   timeoutMs: number;
   /** Longest wait, on SIGTERM, for the requests in flight to finish, in ms. */
   drainTimeoutMs: number;
+  /** Longest wait for a new connection to the upstream, in ms (502 after it); 10,000 by default. */
+  connectTimeoutMs?: number;
+  /** Largest answer relayed that is not an event stream, in bytes: past it, 502 (or the answer is cut); 64 MiB by default. */
+  maxAnswerBytes?: number;
   /** Send the upstream's host in `Host` instead of the client's. */
   rewriteHost: boolean;
+  /** Extend the client's `X-Forwarded-*` and `Forwarded` headers (a proxy in front wrote them) instead of replacing them. */
+  trustProxy?: boolean;
   /** Spans and metrics for every POST judged (`--otel`: `mcpTelemetry()` over the SDK the command set up). */
   telemetry?: Telemetry;
 }
@@ -48,7 +60,10 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
   const upstream = {
     url: options.upstream,
     timeoutMs: options.timeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
     rewriteHost: options.rewriteHost,
+    trustProxy: options.trustProxy === true,
     agent: upstreamAgent(options.upstream),
   };
   const { telemetry } = options;
@@ -82,28 +97,47 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
   const send = async (req: IncomingMessage, exchange: Exchange, answers: JsonRpcId | undefined) => {
     const outcome = await forward(upstream, exchange);
     logUpstream(req, outcome, exchange.id);
-    if (answers !== undefined && (outcome.kind === "answered" || outcome.kind === "timeout" || outcome.kind === "unreachable")) {
+    if (answers !== undefined && "status" in outcome) {
       notify(hooks.onAnswer, { id: answers, by: outcome.kind === "answered" ? "server" : "wymcp", status: outcome.status });
     }
   };
 
   const logUpstream = (req: IncomingMessage, outcome: Outcome, id: JsonRpcId) => {
-    if (outcome.kind !== "timeout" && outcome.kind !== "unreachable") return;
+    if (outcome.kind === "answered" || outcome.kind === "client-gone") return;
+    if (outcome.kind === "upstream-broke") {
+      // Only a cut of the proxy's own (an answer past --max-answer-bytes) is news; an upstream hanging up is not.
+      if (outcome.error === undefined) return;
+      return log.line(
+        "upstream-cut",
+        { id, error: outcome.error, method: req.method, remote: req.socket.remoteAddress },
+        `upstream answer cut off (${outcome.error}) to ${req.method}${id !== null ? ` id=${JSON.stringify(id)}` : ""} from ${req.socket.remoteAddress}`,
+      );
+    }
+    const what =
+      outcome.kind === "timeout"
+        ? "timed out"
+        : outcome.kind === "unreachable"
+          ? `unreachable (${outcome.error})`
+          : outcome.kind === "too-large"
+            ? `answer too large (${outcome.error})`
+            : `answer malformed (${outcome.error})`;
     log.line(
       `upstream-${outcome.kind}`,
       { status: outcome.status, code: INTERNAL_ERROR, id, error: outcome.error, method: req.method, remote: req.socket.remoteAddress },
-      `upstream ${outcome.kind === "timeout" ? "timed out" : `unreachable (${outcome.error})`}: answered ${outcome.status} to ${req.method}${id !== null ? ` id=${JSON.stringify(id)}` : ""} from ${req.socket.remoteAddress}`,
+      `upstream ${what}: answered ${outcome.status} to ${req.method}${id !== null ? ` id=${JSON.stringify(id)}` : ""} from ${req.socket.remoteAddress}`,
     );
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Answers written while draining close their connection, so that the client reconnects to a live instance.
     if (draining) res.setHeader("connection", "close");
+    // What the client names in Connection is never forwarded: it is not judged either, so the verdict is the upstream's view.
+    for (const name of connectionNamed(req.headers.connection)) if (!HOP_BY_HOP.has(name)) delete req.headers[name];
     if (req.method !== "POST" || options.passThrough) {
       if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
       return send(req, { req, res, body: undefined, id: null }, undefined);
     }
-    const body = { bytes: undefined as Buffer | undefined };
+    let reading: Promise<Uint8Array | undefined> | undefined;
     const began = telemetry ? now() : 0;
     let judged: Admission;
     try {
@@ -112,7 +146,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
           contentType: req.headers["content-type"],
           contentLength: req.headers["content-length"],
           protocolVersion: single(req.headers["mcp-protocol-version"]),
-          chunks: () => bodyOf(req, settings.maxBodyBytes, body),
+          chunks: () => (reading = readNodeBody(req, settings.maxBodyBytes)),
           era: (parsed) => eraOf(req, parsed),
         },
         settings,
@@ -172,7 +206,9 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     }
     if (report || trace) tapResponse(res, era, parsed, report, trace);
     const request = result.kind === "request" ? id : undefined;
-    return send(req, { req, res, body: body.bytes ?? Buffer.alloc(0), id, traceContext: carried(trace) }, request);
+    // The very bytes judged go on, never serialized again.
+    const bytes = (await reading) ?? new Uint8Array(0);
+    return send(req, { req, res, body: bytes, id, traceContext: carried(trace) }, request);
   }
 
   return {
@@ -213,49 +249,6 @@ export async function listen(proxy: Proxy, host: string, port: number): Promise<
     });
   });
   return { server, address: server.address() as AddressInfo };
-}
-
-/**
- * A request's body for the admission stage, read when the stage asks for it: as one chunk once the body has ended, or
- * as soon as it has grown past `limit` (the stage then refuses it, and reading stops there). The bytes are kept in
- * `into`: a passing body is forwarded as these very bytes, never serialized again. One promise per body, where a
- * stream's async iterator costs a dozen.
- */
-function bodyOf(req: IncomingMessage, limit: number, into: { bytes: Buffer | undefined }): AsyncIterable<Uint8Array> {
-  let read = false;
-  const next = (): Promise<IteratorResult<Uint8Array>> => {
-    if (read) return Promise.resolve({ done: true, value: undefined });
-    read = true;
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const stop = () => void req.off("data", onData).off("end", settle).off("error", fail).off("close", onClose);
-      const fail = (error: Error) => {
-        stop();
-        reject(error);
-      };
-      const settle = () => {
-        stop();
-        into.bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-        resolve({ done: false, value: into.bytes });
-      };
-      const onData = (chunk: Buffer) => {
-        chunks.push(chunk);
-        size += chunk.length;
-        // Past the limit nothing more is read: what is left is the refusal's to discard, bounded.
-        if (size > limit) {
-          req.pause();
-          settle();
-        }
-      };
-      const onClose = () => {
-        stop();
-        if (!req.complete) reject(new Error("the client went away before the body ended"));
-      };
-      req.on("data", onData).once("end", settle).once("error", fail).once("close", onClose);
-    });
-  };
-  return { [Symbol.asyncIterator]: () => ({ next, return: () => Promise.resolve({ done: true, value: undefined }) }) };
 }
 
 function single(value: string | string[] | undefined): string | undefined {

@@ -26,13 +26,26 @@ export interface StdioOptions extends GateFlags {
   args: string[];
   /** Spans and metrics for every line judged (`--otel`: `mcpTelemetry()` over the SDK the command set up). */
   telemetry?: Telemetry;
+  /** After passing on a stop signal, longest wait for the server to exit before it is killed (SIGKILL), in ms; 5,000 by default. */
+  stopTimeoutMs?: number;
 }
 
 /** The client's side: what it writes to wymcp, and where wymcp writes back to it. */
 export interface ClientSide {
   input: Readable;
   output: Writable;
+  /** Where the log goes (the process's stderr): reading waits while it is full, as it waits for `output`. */
+  log?: Writable;
 }
+
+/** Default wait for the server to exit after a stop signal before it is killed. */
+export const DEFAULT_STOP_TIMEOUT_MS = 5_000;
+
+/**
+ * Most bytes of wymcp's own answers held back while the server is in the middle of a line: past it, reading the client
+ * waits for the server to end its line.
+ */
+const MAX_HELD_ANSWER_BYTES = 1024 * 1024;
 
 /** Shortest time between two answers with `id: null` (lines not JSON, too long): junk must not be answered with a flood. */
 export const NULL_ID_ANSWER_INTERVAL_MS = 1_000;
@@ -84,8 +97,17 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
   toServer.on("error", () => undefined);
   client.output.on("error", () => undefined);
 
-  const forwardSignal = (signal: NodeJS.Signals) => void child.kill(signal);
+  // A stop signal is passed on; a server still running past the bound is killed.
+  let killTimer: NodeJS.Timeout | undefined;
+  const forwardSignal = (signal: NodeJS.Signals) => {
+    child.kill(signal);
+    killTimer ??= setTimeout(() => child.kill("SIGKILL"), options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS);
+  };
   for (const signal of FORWARDED_SIGNALS) process.on(signal, forwardSignal);
+  // wymcp leaving by any other way (an uncaught error, process.exit) takes the server with it. A SIGKILL of wymcp cannot
+  // be caught: the server's stdin then ends, which is the server's cue to exit.
+  const orphan = () => void child.kill("SIGKILL");
+  process.once("exit", orphan);
 
   const writer = clientWriter(client.output);
   const gate = createLineGate(options, log, hooks, (text) => writer.own(text));
@@ -103,6 +125,18 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
     fromServer.resume();
   };
   client.output.once("error", gone).once("close", gone);
+  // Backpressure on wymcp's own writes: while the client (or the log) has not taken what wymcp wrote, no more is read.
+  const full = () =>
+    !clientGone &&
+    (client.output.writableNeedDrain || writer.heldBytes() > MAX_HELD_ANSWER_BYTES || client.log?.writableNeedDrain === true);
+  const relieve = async () => {
+    while (full() && child.exitCode === null && child.signalCode === null) {
+      const waits = [writer.released(), exited.then(() => undefined)];
+      if (client.output.writableNeedDrain) waits.push(settledBy(client.output, ["drain", "close", "error"]));
+      if (client.log?.writableNeedDrain) waits.push(settledBy(client.log, ["drain", "close", "error"]));
+      await Promise.race(waits);
+    }
+  };
   fromServer.on("data", (chunk: Buffer) => {
     if (clientGone) return;
     if (!writer.server(chunk) && !waiting) {
@@ -138,6 +172,7 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
         for (const event of reader.push(chunk)) {
           const judged = gate.clientLine(event);
           const pass = typeof judged === "boolean" ? judged : await judged;
+          if (!pass && full()) await relieve();
           if (pass && event.inChunk) {
             if (runEnd !== event.start) runStart = event.start;
             runEnd = event.end;
@@ -159,6 +194,8 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
 
   const code = await exited;
   for (const signal of FORWARDED_SIGNALS) process.off(signal, forwardSignal);
+  clearTimeout(killTimer);
+  process.off("exit", orphan);
   // The server is gone: nothing more of the client's is read.
   client.input.destroy();
   await pump;
@@ -448,9 +485,15 @@ function isBlank(bytes: Buffer): boolean {
 function clientWriter(output: Writable) {
   let atLineEnd = true;
   let queued: string[] = [];
+  let held = 0;
+  let onRelease: (() => void) | undefined;
+  let whenReleased: Promise<void> | undefined;
   const release = () => {
     for (const text of queued) output.write(text);
     queued = [];
+    held = 0;
+    onRelease?.();
+    onRelease = whenReleased = undefined;
   };
   return {
     server(chunk: Buffer): boolean {
@@ -461,7 +504,17 @@ function clientWriter(output: Writable) {
     },
     own(text: string): void {
       if (atLineEnd) output.write(text);
-      else queued.push(text);
+      else {
+        queued.push(text);
+        held += text.length;
+      }
+    },
+    /** Bytes (UTF-16 units) of wymcp's answers waiting for the end of the server's line. */
+    heldBytes: () => held,
+    /** Settles once the answers held back have been written. */
+    released(): Promise<void> {
+      whenReleased ??= new Promise<void>((resolve) => (onRelease = resolve));
+      return whenReleased;
     },
     /**
      * Writes what still waits for a line's end. Nothing is awaited: writes still pending keep the process alive until they
@@ -472,4 +525,15 @@ function clientWriter(output: Writable) {
       release();
     },
   };
+}
+
+/** Settles at the first of `events` on `stream`, and leaves no listener behind. */
+function settledBy(stream: Writable, events: string[]): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const event of events) stream.off(event, done);
+      resolve();
+    };
+    for (const event of events) stream.once(event, done);
+  });
 }

@@ -3,16 +3,21 @@
  */
 import { parseArgs } from "node:util";
 import { createLog } from "../gate-log.js";
-import { GATE_FLAG_SPECS, gateFlags, UsageError } from "../gate-options.js";
+import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate-options.js";
 import { commandTelemetry } from "../otel/start.js";
-import { runStdioGate, type StdioOptions } from "./gate.js";
+import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "./gate.js";
 import { STDIO_USAGE } from "./usage.js";
 
 /** The gate's options from its command line: the flags before "--", the server's command after it. */
 export function parseStdioArgs(argv: string[]): { options: StdioOptions; help: boolean } {
   const split = argv.indexOf("--");
   const own = split < 0 ? argv : argv.slice(0, split);
-  const { values, positionals } = parseArgs({ args: own, options: GATE_FLAG_SPECS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: own,
+    options: { ...GATE_FLAG_SPECS, "stop-timeout": { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
   const flags = gateFlags(values);
   if (values.help) return { options: { ...flags, command: "", args: [] }, help: true };
   if (positionals.length > 0 || split < 0) {
@@ -20,7 +25,8 @@ export function parseStdioArgs(argv: string[]): { options: StdioOptions; help: b
   }
   const [command, ...args] = argv.slice(split + 1);
   if (command === undefined || command === "") throw new UsageError('no command after "--": name the server to run');
-  return { options: { ...flags, command, args }, help: false };
+  const stopTimeoutMs = positiveInteger("--stop-timeout", values["stop-timeout"], DEFAULT_STOP_TIMEOUT_MS);
+  return { options: { ...flags, command, args, stopTimeoutMs }, help: false };
 }
 
 /** Runs `wymcp stdio <argv>`; resolves to the server's exit code (2 for a usage error). */
@@ -41,7 +47,11 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
   const log = createLog("stdio", parsed.options.log, (line) => void process.stderr.write(line));
   const otel = parsed.options.otel ? await commandTelemetry("stdio", log) : undefined;
   if (parsed.options.otel && !otel) return 2;
-  const code = await runStdioGate({ ...parsed.options, telemetry: otel?.telemetry }, { input: process.stdin, output: process.stdout }, log);
+  const code = await runStdioGate(
+    { ...parsed.options, telemetry: otel?.telemetry },
+    { input: process.stdin, output: process.stdout, log: process.stderr },
+    log,
+  );
   // The server has exited: the last spans and the metrics go out before wymcp does, within the bound.
   if ((await otel?.shutdown()) === "late") process.exit(code);
   return code;

@@ -16,6 +16,7 @@ import type { ExchangeTrace, Telemetry, TransportFacts } from "../../core/teleme
 import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
 import { now, traceOf } from "../shared/traced.js";
 import { answer, DISCARD_TIMEOUT_MS, drainBound } from "./answer.js";
+import { readNodeBody } from "./body.js";
 import { type Report, tapResponse } from "./report.js";
 
 declare module "http" {
@@ -76,8 +77,8 @@ export async function admitNode(req: IncomingMessage, face: NodeFace): Promise<A
       contentLength: req.headers["content-length"],
       protocolVersion: firstValue(req.headers["mcp-protocol-version"]),
       parsed: parsed === undefined ? undefined : { body: parsed },
-      // Stopping at the limit must leave the socket open for the 413.
-      chunks: () => req.iterator({ destroyOnReturn: false }),
+      // Stopping at the limit leaves the socket open for the 413.
+      chunks: () => readNodeBody(req, face.settings.maxBodyBytes),
       era: (body) => face.era(req, body),
     },
     face.settings,
