@@ -209,10 +209,13 @@ describe("the listener", () => {
   });
 
   test("a non-loopback address is refused without --ui-token, by the parser and by the command (exit 2)", () => {
-    assert.throws(() => parseInspectArgs(["--listen", "0.0.0.0:0", JSONL]), /not a loopback address/);
-    assert.equal(parseInspectArgs(["--listen", "[::1]:0", JSONL]).host, "::1");
-    assert.equal(parseInspectArgs(["--listen", "0.0.0.0:0", "--ui-token", "0123456789abcdef", JSONL]).token, "0123456789abcdef");
-    const run = spawnSync(process.execPath, ["dist/cli.js", "inspect", "--listen", "0.0.0.0:0", JSONL], { encoding: "utf8" });
+    assert.throws(() => parseInspectArgs(["--listen", "0.0.0.0:0", JSONL], {}), /not a loopback address/);
+    assert.equal(parseInspectArgs(["--listen", "[::1]:0", JSONL], {}).host, "::1");
+    assert.equal(parseInspectArgs(["--listen", "0.0.0.0:0", "--ui-token", "0123456789abcdef", JSONL], {}).token, "0123456789abcdef");
+    assert.equal(parseInspectArgs(["--listen", "0.0.0.0:0", JSONL], { WYMCP_UI_TOKEN: "fedcba9876543210" }).token, "fedcba9876543210");
+    assert.throws(() => parseInspectArgs(["--listen", "0.0.0.0:0", JSONL], { WYMCP_UI_TOKEN: "" }), /not a loopback address/);
+    const env = { ...process.env, WYMCP_UI_TOKEN: "" };
+    const run = spawnSync(process.execPath, ["dist/cli.js", "inspect", "--listen", "0.0.0.0:0", JSONL], { encoding: "utf8", env });
     assert.equal(run.status, 2);
     assert.match(run.stderr, /not a loopback address.*--ui-token/);
   });

@@ -30,9 +30,13 @@ export function parseListen(text: string): { host: string; port: number } {
   return { host: (match[1] ?? match[2])!, port };
 }
 
-/** Reads the options of its own and leaves the rest for `wymcp check`'s parser. */
-export function parseInspectArgs(argv: string[]): InspectArgs {
-  const args: InspectArgs = { host: "127.0.0.1", port: 0, token: undefined, maxRows: DEFAULT_MAX_ROWS, check: [] };
+/**
+ * Reads the options of its own and leaves the rest for `wymcp check`'s parser. The token may come from
+ * `WYMCP_UI_TOKEN` instead of the command line, where other users of the machine can read it in the process list.
+ */
+export function parseInspectArgs(argv: string[], env: Record<string, string | undefined> = process.env): InspectArgs {
+  const fromEnv = env.WYMCP_UI_TOKEN === "" ? undefined : env.WYMCP_UI_TOKEN;
+  const args: InspectArgs = { host: "127.0.0.1", port: 0, token: fromEnv, maxRows: DEFAULT_MAX_ROWS, check: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf("=");

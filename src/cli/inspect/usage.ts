@@ -15,7 +15,8 @@ which wymcp check reads back. The page loads nothing from any other origin and r
 Options
   --listen HOST:PORT  where to listen (default 127.0.0.1:0, a free port; the page's address is printed)
   --ui-token TOKEN    a secret of at least 16 characters that the page and its endpoints require; needed on
-                      an address that is not loopback (127.0.0.0/8, ::1, localhost), refused without it
+                      an address that is not loopback (127.0.0.0/8, ::1, localhost), refused without it;
+                      WYMCP_UI_TOKEN gives it out of the process list
   --max-rows N        rows kept, the oldest dropped first (default ${DEFAULT_MAX_ROWS}; at most 32 Mi characters of
                       message text are kept whatever the count)
   -h, --help          this text
