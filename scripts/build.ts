@@ -6,7 +6,7 @@
  * line in `exports` (plus its mirrors, which test/package.test.ts checks).
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +31,10 @@ const importTheCore: Plugin = {
     });
   },
 };
+
+/** `wymcp inspect`'s page: its module (dist/inspect-page.js) and its HTML and style (copied to dist/inspect/). */
+const PAGE = { source: "src/cli/inspect/page/main.ts", name: "inspect-page" };
+const PAGE_ASSETS = "src/cli/inspect/page";
 
 export interface Entry {
   /** The subpath consumers import, `.` for the package itself. */
@@ -93,7 +97,9 @@ async function main(): Promise<void> {
   await build({
     ...common,
     // The bins are built with the entries so that they import the same core and chunks: no validator is shipped twice.
-    entryPoints: [...others, ...bins].map(({ source, name }) => ({ in: source, out: name })),
+    // `wymcp inspect`'s page is built with them too: in the browser it imports the core (`./index.js`) and the very
+    // chunks of `wymcp check`'s judging that the bin runs, so the page adds only its own code to the package.
+    entryPoints: [...others, ...bins, PAGE].map(({ source, name }) => ({ in: source, out: name })),
     // Code the adapters share (wymcpOf's WeakMap lives in one of them) exists once; chunks sit beside ./index.js.
     splitting: true,
     chunkNames: "[name]-[hash]",
@@ -115,6 +121,9 @@ async function main(): Promise<void> {
       "@opentelemetry/sdk-node",
     ],
   });
+  // The page's HTML and style, served beside its module by the inspector's listener.
+  mkdirSync(join(root, "dist", "inspect"), { recursive: true });
+  for (const file of ["index.html", "page.css"]) copyFileSync(join(root, PAGE_ASSETS, file), join(root, "dist", "inspect", file));
   // The banner goes on the bins alone (esbuild's banner option would put it on every module of the build).
   for (const { name } of bins) {
     const file = join(root, "dist", `${name}.js`);

@@ -45,7 +45,7 @@ function messagesOf(file: string): Map<string, Record<string, unknown> | undefin
     }
   };
   if (file.endsWith(".har")) {
-    for (const m of readHar(text, 1 << 30).messages) out.set(`${m.entry} ${m.part}`, parse(m.bytes!.toString("utf8")));
+    for (const m of readHar(text, 1 << 30).messages) out.set(`${m.entry} ${m.part}`, parse(new TextDecoder().decode(m.bytes!)));
   } else text.split("\n").forEach((l, i) => out.set(String(i + 1), parse(l)));
   return out;
 }
@@ -188,7 +188,11 @@ describe("HAR files", () => {
         [2, "event 1", "s"],
       ],
     );
-    assert.equal(JSON.parse(messages[1]!.bytes!.toString()).method, "notifications/message", "data lines joined by newlines");
+    assert.equal(
+      JSON.parse(new TextDecoder().decode(messages[1]!.bytes!)).method,
+      "notifications/message",
+      "data lines joined by newlines",
+    );
   });
 
   test("a message over --max-bytes is marked too large; a POST whose body the capture left out is counted", () => {

@@ -1,6 +1,7 @@
 /**
  * @module cli: the `wymcp` bin, a dispatcher: `wymcp check` (cli/check/), `wymcp compile` (cli/compile/, loaded only by
- * that command), `wymcp proxy` (cli/proxy/) and `wymcp stdio` (cli/stdio/), each loaded only when named. Node-only; the
+ * that command), `wymcp proxy` (cli/proxy/), `wymcp stdio` (cli/stdio/) and
+ * `wymcp inspect` (cli/inspect/), each loaded only when named. Node-only; the
  * build bundles it into `dist/cli.js`, the package's `bin`.
  */
 import { realpathSync } from "node:fs";
@@ -20,8 +21,9 @@ export async function main(argv: string[]): Promise<number> {
   if (command === "compile") return runCompileCommand(rest);
   if (command === "proxy") return (await import("./proxy/proxy-command.js")).runProxyCommand(rest);
   if (command === "stdio") return (await import("./stdio/stdio-command.js")).runStdioCommand(rest);
+  if (command === "inspect") return (await import("./inspect/command.js")).runInspectCommand(rest);
   process.stderr.write(
-    `wymcp: unknown command ${JSON.stringify(command)}; the commands are check, compile, proxy and stdio\nRun "wymcp --help" for them.\n`,
+    `wymcp: unknown command ${JSON.stringify(command)}; the commands are check, compile, inspect, proxy and stdio\nRun "wymcp --help" for them.\n`,
   );
   return 2;
 }

@@ -4,96 +4,29 @@
  * says what to install. Then nginx run in the foreground on a config of the test's own, in a temporary prefix, on a
  * loopback port, and stopped by its PID.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-/** Where Debian's package puts the binary, then the usual alternatives. */
-const BINARIES = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx", "/usr/local/bin/nginx"];
-const INSTALL = "apt-get update && apt-get install -y nginx";
-/** One lock for every test process on the machine: apt-get must not run twice at once. */
-const LOCK = join(tmpdir(), "wymcp-nginx-install.lock");
-const LOCK_WAIT_MS = 600_000;
+import { ensureAptBinary, findBinary } from "./apt.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Where Debian's package puts the binary, then the usual alternatives. */
+const BINARIES = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx", "/usr/local/bin/nginx"];
 /** The nginx binary, or undefined when none is installed. */
 export function findNginx(binaries = BINARIES): string | undefined {
-  return binaries.find((path) => existsSync(path));
-}
-
-/** True while the process that wrote `pid` runs. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Takes the install lock (a directory, created atomically), clearing one left by a process that died holding it. */
-async function lock(): Promise<() => void> {
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      mkdirSync(LOCK);
-      writeFileSync(join(LOCK, "pid"), String(process.pid));
-      return () => rmSync(LOCK, { recursive: true, force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-    let owner = Number.NaN;
-    try {
-      owner = Number(readFileSync(join(LOCK, "pid"), "utf8"));
-    } catch {
-      // The owner has made the directory but not yet written its pid: wait for it.
-    }
-    if (Number.isInteger(owner) && owner > 0 && !alive(owner)) rmSync(LOCK, { recursive: true, force: true });
-    else if (Date.now() > deadline) throw new Error(`nginx: another process has held ${LOCK} for ${LOCK_WAIT_MS} ms`);
-    else await sleep(200);
-  }
-}
-
-/** Runs one apt-get step; throws with the end of its output when it fails. */
-function apt(args: string[]): void {
-  const run = spawnSync("apt-get", args, {
-    encoding: "utf8",
-    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (run.status !== 0) {
-    const output = `${run.stdout ?? ""}${run.stderr ?? ""}${run.error ? String(run.error) : ""}`.slice(-4_000);
-    throw new Error(`nginx: \`apt-get ${args.join(" ")}\` failed (${run.status ?? run.signal}):\n${output}`);
-  }
+  return findBinary(binaries);
 }
 
 /**
- * The nginx binary, installed first when missing: `apt-get update` then `apt-get install -y nginx`, as root, under a
- * lock that a parallel test process waits on (and then finds nginx installed). Not root and not installed: throws,
- * saying what to install. `binaries` and `uid` are the places looked at and the user, for the test of that message.
+ * The nginx binary, installed first when missing (apt.ts: as root, under a lock a parallel test process waits on). Not
+ * root and not installed: throws, saying what to install. `binaries` and `uid` are the places looked at and the user,
+ * for the test of that message.
  */
 export async function ensureNginx({ binaries = BINARIES, uid = process.getuid?.() } = {}): Promise<string> {
-  const found = findNginx(binaries);
-  if (found) return found;
-  if (uid !== 0) {
-    throw new Error(`nginx is not installed, and this process is not root so the test cannot install it: run \`${INSTALL}\` as root`);
-  }
-  const release = await lock();
-  try {
-    // Another process may have installed it while this one waited for the lock.
-    const now = findNginx(binaries);
-    if (now) return now;
-    apt(["update"]);
-    apt(["install", "-y", "nginx"]);
-    const installed = findNginx(binaries);
-    if (!installed) throw new Error(`nginx: \`${INSTALL}\` succeeded but no binary is at ${binaries.join(", ")}`);
-    return installed;
-  } finally {
-    release();
-  }
+  return ensureAptBinary({ pkg: "nginx", binaries, uid });
 }
 
 /** A port that was free a moment ago: bound on loopback with port 0, then released. */

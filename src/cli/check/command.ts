@@ -4,20 +4,38 @@
  */
 import { extname } from "node:path";
 import { readLimited } from "../../core/admission.js";
-import type { Era } from "../../core/era.js";
 import { MethodTally, methodRow, recordRow } from "./by-method.js";
-import { Exchange, type PendingRequest, requestIdOf } from "./exchange.js";
+import { harMessageContext, judgeInCapture, type RequestEra } from "./capture.js";
+import { Exchange } from "./exchange.js";
 import { gateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { HarError, readHar } from "./har.js";
 import { describeError, fileChunks, LineSplitter, trimLine } from "./input.js";
-import { autoDirection, type JudgeContext, judge, requestRevision, type Verdict } from "./judge.js";
+import type { JudgeContext, Verdict } from "./judge.js";
 import { Negotiations } from "./negotiation.js";
-import { colourEnabled, parseCheckOptions } from "./options.js";
-import { methodOf, type Paint, printable, recordView, renderHuman, renderRecord, summary, type Tally } from "./render.js";
+import { type CheckOptions, colourEnabled, parseCheckOptions } from "./options.js";
+import { type Paint, printable, recordView, renderHuman, renderRecord, summary, type Tally } from "./render.js";
 import { CHECK_USAGE } from "./usage.js";
 
-/** Buffered stdout: one write per 64 KiB, waiting for the pipe to drain, so a huge input stays in bounded memory. */
+/** Where the verdicts' text goes: stdout for `wymcp check`; `false` means wait for a drain. */
+export interface CheckSink {
+  write(text: string): boolean | Promise<void>;
+}
+
+const STDOUT: CheckSink = {
+  write: (text) => process.stdout.write(text) || new Promise<void>((resolve) => process.stdout.once("drain", resolve)),
+};
+
+/** One judged message, as an observer of the judging sees it (`wymcp inspect` keeps them). */
+export interface JudgedMessage {
+  verdict: Verdict;
+  body: unknown;
+  /** The message's text as the capture held it (undefined when over --max-bytes). */
+  text: string | undefined;
+}
+
+/** Buffered output: one write per 64 KiB, waiting for the pipe to drain, so a huge input stays in bounded memory. */
 class Output {
+  constructor(private readonly sink: CheckSink) {}
   private text = "";
   add(text: string): void {
     this.text += text;
@@ -30,7 +48,8 @@ class Output {
     if (this.text === "") return;
     const text = this.text;
     this.text = "";
-    if (!process.stdout.write(text)) await new Promise<void>((resolve) => process.stdout.once("drain", resolve));
+    const written = this.sink.write(text);
+    if (written !== true && written !== false) await written;
   }
 }
 
@@ -67,9 +86,23 @@ export async function runCheck(argv: string[]): Promise<number> {
     throw error;
   });
   options.colour = !options.json && colourEnabled(process.env, process.stdout.isTTY === true);
+  const { exitCode } = await checkFiles(files, options, STDOUT);
+  return exitCode;
+}
+
+/**
+ * Judges the inputs (`-` is standard input) as `wymcp check` does, writing its report to `sink`; `observe` sees each
+ * judged message (not a gate log's lines, which hold no body). Resolves to the exit code and the counts.
+ */
+export async function checkFiles(
+  files: string[],
+  options: CheckOptions,
+  sink: CheckSink,
+  observe?: (message: JudgedMessage) => void,
+): Promise<{ exitCode: number; tally: Tally }> {
   const paint: Paint = options.colour ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
 
-  const out = new Output();
+  const out = new Output(sink);
   const tally: Tally = { pass: 0, reject: 0, bypass: 0, reported: 0 };
   const methods = new MethodTally();
   /** Lines of a gate's JSON log met in the inputs, by what they count as. */
@@ -121,42 +154,12 @@ export async function runCheck(argv: string[]): Promise<number> {
         return undefined;
       }
     }
-    context.negotiated = negotiation === undefined ? undefined : negotiated.of(negotiation);
-    const { verdict, body } = judge(source, line, bytes, options, context);
-    const id = requestIdOf(body);
-    if (id !== undefined && verdict.era !== null) {
-      const request: PendingRequest = {
-        method: (body as { method: string }).method,
-        era: verdict.era,
-        eraSignal: verdict.eraSignal!,
-        line,
-        // The sender: as the capture says (a HAR file), else as judged, else by a method only a server sends.
-        from: context.from ?? (verdict.direction === "out" || autoDirection(body) === "out" ? "server" : "client"),
-      };
-      if (context.part !== undefined) request.part = context.part;
-      const revision = requestRevision(verdict, body, options, context);
-      if (revision !== undefined) request.revision = revision;
-      exchange.sent(session, id, request);
-      if (
-        negotiation !== undefined &&
-        verdict.outcome === "pass" &&
-        verdict.era === "legacy" &&
-        request.from === "client" &&
-        request.method === "initialize"
-      )
-        negotiated.asked(negotiation, body, line, context.part);
-    } else if (
-      negotiation !== undefined &&
-      verdict.method === "initialize" &&
-      verdict.answers?.from === "client" &&
-      methodOf(body) === undefined
-    ) {
-      negotiated.answered(negotiation, body, line, context.part);
-    }
+    const { verdict, body } = judgeInCapture(source, line, bytes, options, context, { exchange, session, negotiated, negotiation });
     const outcome = verdict.outcome === "violation" ? "reject" : verdict.outcome;
     tally[outcome]++;
     if ("reported" in verdict && verdict.reported) tally.reported++;
     methods.add(methodRow(verdict, body), outcome);
+    observe?.({ verdict, body, text: bytes?.toString("utf8") });
     if (options.quiet && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return verdict;
     out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint, name, positionWidth));
     return verdict;
@@ -178,22 +181,11 @@ export async function runCheck(argv: string[]): Promise<number> {
     );
     const last = messages.at(-1);
     const width = last ? name.length + String(last.entry).length + " event 999".length + 1 : 0;
-    let requestEra: { entry: number; era: Era; eraSignal: "request" } | undefined;
+    let requestEra: RequestEra;
     for (const message of messages) {
-      const session = message.headers["mcp-session-id"] ?? options.headers["mcp-session-id"] ?? "";
-      // An initialize's POST has no session id yet: the server's answer assigns the one its negotiation is for. A
-      // message with neither belongs to no session (a stateless server's clients name the revision in every header).
-      const negotiation = message.headers["mcp-session-id"] ?? message.session ?? options.headers["mcp-session-id"];
-      const context: JudgeContext = {
-        headers: message.headers,
-        from: message.from,
-        part: message.part,
-        pair: (id) => exchange.answer(session, id, message.from),
-        ...(requestEra?.entry === message.entry && message.from === "server"
-          ? { exchangeEra: { era: requestEra.era, eraSignal: requestEra.eraSignal } }
-          : {}),
-      };
-      const verdict = report(source, name, message.entry, message.bytes, width, exchange, context, session, negotiated, negotiation);
+      const { context, session, negotiation } = harMessageContext(message, options, exchange, requestEra);
+      const bytes = message.bytes && Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength);
+      const verdict = report(source, name, message.entry, bytes, width, exchange, context, session, negotiated, negotiation);
       if (message.part === "request")
         requestEra = verdict?.era ? { entry: message.entry, era: verdict.era, eraSignal: "request" } : undefined;
       await out.settle();
@@ -258,5 +250,5 @@ export async function runCheck(argv: string[]): Promise<number> {
     out.add(`${options.quiet ? "" : methods.render()}${summary(tally)}\n${logLine}`);
     await out.flush();
   }
-  return unreadable ? 2 : tally.reject > 0 ? 1 : 0;
+  return { exitCode: unreadable ? 2 : tally.reject > 0 ? 1 : 0, tally };
 }

@@ -9,7 +9,15 @@ import type { Face } from "../gate-log.js";
 const FACES: ReadonlySet<string> = new Set<Face>(["proxy", "stdio"]);
 
 /** Every record begins so: `createLog` writes `time` first. A message of a capture almost never does. */
-const PREFIX = Buffer.from('{"time":"');
+const PREFIX = new TextEncoder().encode('{"time":"');
+// Web APIs, not Buffer: the inspector's page bundles this module with the rest of the judging.
+const DECODER = new TextDecoder();
+
+function startsWithPrefix(bytes: Uint8Array): boolean {
+  if (bytes.length < PREFIX.length) return false;
+  for (let i = 0; i < PREFIX.length; i++) if (bytes[i] !== PREFIX[i]) return false;
+  return true;
+}
 
 /** One record of a gate's JSON log, as the file holds it (fields unchecked beyond `face` and `event`). */
 export interface GateLogRecord {
@@ -30,10 +38,10 @@ export type RecordOutcome = "refused" | "reported" | "violation" | "event";
  * names a face and an event, and has no `jsonrpc` member.
  */
 export function gateLogRecord(bytes: Uint8Array): GateLogRecord | undefined {
-  if (bytes.length < PREFIX.length || !PREFIX.equals(bytes.subarray(0, PREFIX.length))) return undefined;
+  if (!startsWithPrefix(bytes)) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+    value = JSON.parse(DECODER.decode(bytes));
   } catch {
     return undefined;
   }

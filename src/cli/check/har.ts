@@ -13,7 +13,7 @@ export interface CapturedMessage {
   /** `request`, `response`, or `event N` of a response's event stream. */
   part: string;
   /** The message's bytes; undefined when it is larger than the limit. */
-  bytes: Buffer | undefined;
+  bytes: Uint8Array | undefined;
   /** The HTTP request's headers, names lower-cased (the last of a repeated name). */
   headers: Record<string, string>;
   /** Who sent it: the client (a request body) or the server (a response). */
@@ -67,7 +67,7 @@ export function readHar(text: string, maxBytes: number): HarReading {
     const response = entry.response;
     const content = response?.content;
     let payload = typeof content?.text === "string" ? content.text : undefined;
-    if (payload !== undefined && content?.encoding === "base64") payload = Buffer.from(payload, "base64").toString("utf8");
+    if (payload !== undefined && content?.encoding === "base64") payload = fromBase64(payload);
     if (payload === undefined || payload.trim() === "") return;
     const type = mediaType(typeof content?.mimeType === "string" ? content.mimeType : headerMap(response?.headers)["content-type"]);
     if (type === "text/event-stream") {
@@ -130,7 +130,16 @@ function mediaType(contentType: string | undefined): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-function bounded(text: string, maxBytes: number): Buffer | undefined {
-  const bytes = Buffer.from(text, "utf8");
+/** Base64 to UTF-8 text with Web APIs alone (the inspector's page reads HAR files too); bad base64 reads as empty. */
+function fromBase64(text: string): string {
+  try {
+    return new TextDecoder().decode(Uint8Array.from(atob(text.replace(/[\s]/g, "")), (c) => c.charCodeAt(0)));
+  } catch {
+    return "";
+  }
+}
+
+function bounded(text: string, maxBytes: number): Uint8Array | undefined {
+  const bytes = new TextEncoder().encode(text);
   return bytes.length > maxBytes ? undefined : bytes;
 }

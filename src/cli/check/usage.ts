@@ -79,6 +79,7 @@ export const USAGE = `${CHECK_SYNOPSIS}
    or: wymcp compile <input>... --lint
    or: wymcp proxy --upstream URL [options]
    or: wymcp stdio [options] -- command [args...]
+   or: wymcp inspect [options] file ...
 
 Commands
   check     judges captured MCP messages (a proxy log, a HAR export, a bug report); its options follow
@@ -89,5 +90,7 @@ Commands
             never forwarded. wymcp proxy --help for its options
   stdio     the same checks on a stdio server's input, in its place in a client's configuration.
             wymcp stdio --help for its options
+  inspect   judges captures as check does and serves a page that shows them (on loopback, offline): filters,
+            pairs, failing locations marked, paste or drop to judge in the browser. wymcp inspect --help
 
 ${CHECK_BODY}`;

@@ -1,0 +1,286 @@
+/**
+ * @module main: the inspector's page. Rows come from the listener (`/rows`, then `/events`) and from the paste box,
+ * judged here by the same code as `wymcp check`; a filter and a virtual list keep ten thousand rows responsive; a row
+ * opens its message with each failing location marked. Every value from traffic is set as text, never as HTML.
+ */
+import { exportHar, exportJsonl } from "../export.js";
+import { DEFAULT_MAX_ROWS } from "../ring.js";
+import { type InspectRow, positionKey, type RowFacts, type RowInput, rowFacts } from "../row.js";
+import { renderJson } from "./json-view.js";
+import { type Choice, judgeText, REVISIONS } from "./judge-text.js";
+
+interface ViewRow extends InspectRow {
+  /** The page's own number for it: the listener's `seq` and pasted rows' never collide. */
+  id: number;
+  facts: RowFacts;
+  key: string;
+  /** Lower-cased text the text filter searches. */
+  haystack: string;
+}
+
+const ROW_HEIGHT = 24;
+const OVERSCAN = 10;
+
+function $(id: string): HTMLElement {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`the page has no #${id}`);
+  return el;
+}
+
+function span(className: string, text: string): HTMLSpanElement {
+  const el = document.createElement("span");
+  el.className = className;
+  el.textContent = text;
+  return el;
+}
+
+let capacity = DEFAULT_MAX_ROWS;
+let rows: ViewRow[] = [];
+let shown: ViewRow[] = [];
+let selected: ViewRow | undefined;
+let nextId = 1;
+/** The last row of the listener's the page has: an event stream reopened after a snapshot skips what it already has. */
+let serverSeq = 0;
+let pastes = 0;
+/** The listener's rows the page holds, by `seq`: a snapshot read after the stream opened adds only what is missing. */
+const held = new Set<number>();
+
+const byPosition = new Map<string, ViewRow>();
+const answeredBy = new Map<string, ViewRow>();
+
+const list = $("list");
+const spacer = $("spacer");
+const body = $("rows");
+const detail = $("detail");
+const count = $("count");
+const verdictFilter = $("filter-verdict") as HTMLSelectElement;
+const methodFilter = $("filter-method") as HTMLInputElement;
+const textFilter = $("filter-text") as HTMLInputElement;
+
+function add(inputs: readonly (RowInput & { seq?: number; time?: number })[]): void {
+  for (const input of inputs) {
+    if (input.seq !== undefined) serverSeq = Math.max(serverSeq, input.seq);
+    const { verdict } = input;
+    const id = nextId++;
+    const row: ViewRow = {
+      ...input,
+      id,
+      seq: input.seq ?? 0,
+      time: input.time ?? Date.now(),
+      facts: rowFacts(input),
+      key: positionKey(verdict.source, verdict.line, verdict.part),
+      haystack: "",
+    };
+    row.haystack = `${row.facts.method} ${verdict.source} ${input.text ?? ""}`.toLowerCase();
+    byPosition.set(row.key, row);
+    const answers = verdict.answers;
+    if (answers) answeredBy.set(positionKey(verdict.source, answers.line, answers.part), row);
+    rows.push(row);
+  }
+  // The page holds `capacity` rows, as the listener's ring does: the oldest go first.
+  if (rows.length > capacity) {
+    for (const gone of rows.slice(0, rows.length - capacity)) {
+      byPosition.delete(gone.key);
+      held.delete(gone.seq);
+      const answers = gone.verdict.answers;
+      if (answers) answeredBy.delete(positionKey(gone.verdict.source, answers.line, answers.part));
+    }
+    rows = rows.slice(rows.length - capacity);
+  }
+  applyFilter();
+}
+
+function applyFilter(): void {
+  const verdict = verdictFilter.value;
+  const method = methodFilter.value.trim().toLowerCase();
+  const text = textFilter.value.trim().toLowerCase();
+  shown = rows.filter(
+    (row) =>
+      (verdict === "" ||
+        (verdict === "fail" ? row.facts.verdict === "reject" || row.facts.verdict === "violation" : row.facts.verdict === verdict)) &&
+      (method === "" || row.facts.method.toLowerCase().includes(method)) &&
+      (text === "" || row.haystack.includes(text)),
+  );
+  count.textContent = `${shown.length} of ${rows.length} rows (at most ${capacity})`;
+  spacer.style.height = `${shown.length * ROW_HEIGHT}px`;
+  renderRows();
+}
+
+function timeOf(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 23);
+}
+
+function renderRows(): void {
+  const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(shown.length, Math.ceil((list.scrollTop + list.clientHeight) / ROW_HEIGHT) + OVERSCAN);
+  body.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
+  const fragment = document.createDocumentFragment();
+  for (let i = first; i < last; i++) {
+    const row = shown[i]!;
+    const { facts, verdict } = row;
+    const el = document.createElement("div");
+    el.className = `row ${facts.verdict}${row === selected ? " selected" : ""}`;
+    el.dataset.id = String(row.id);
+    el.append(
+      span("time", timeOf(row.time)),
+      span("where", `${verdict.source}:${verdict.line}${verdict.part ? ` ${verdict.part}` : ""}`),
+      span("dir", facts.direction === "in" ? "→ in" : "← out"),
+      span("era", `${facts.era} ${facts.revision}`.trim()),
+      span("method", facts.method),
+      span("verdict", facts.verdict),
+      span("code", facts.code === undefined ? "" : String(facts.code)),
+    );
+    fragment.append(el);
+  }
+  body.replaceChildren(fragment);
+}
+
+function select(row: ViewRow | undefined): void {
+  selected = row;
+  renderRows();
+  if (!row) {
+    detail.replaceChildren();
+    return;
+  }
+  const { facts, verdict } = row;
+  const head = document.createElement("div");
+  head.className = "head";
+  head.append(
+    span("method", facts.method || "(no method)"),
+    span(`verdict ${facts.verdict}`, facts.verdict),
+    span("era", `${facts.era} ${facts.revision}`.trim()),
+    span("where", `${verdict.source}:${verdict.line}${verdict.part ? ` ${verdict.part}` : ""}`),
+  );
+  if ("definition" in verdict && verdict.definition) head.append(span("definition", verdict.definition));
+  const pair = verdict.answers
+    ? byPosition.get(positionKey(verdict.source, verdict.answers.line, verdict.answers.part))
+    : answeredBy.get(row.key);
+  if (pair) {
+    const button = document.createElement("button");
+    button.id = "pair";
+    button.textContent = verdict.answers ? `request: line ${pair.verdict.line}` : `response: line ${pair.verdict.line}`;
+    button.addEventListener("click", () => select(pair));
+    head.append(button);
+  }
+  const parts: HTMLElement[] = [head];
+  if (facts.locations.length > 0) {
+    const ul = document.createElement("ul");
+    ul.className = "locations";
+    for (const { instancePath, messages } of facts.locations) {
+      const li = document.createElement("li");
+      li.append(span("pointer", instancePath || "(the message)"), span("messages", messages.join("; ")));
+      ul.append(li);
+    }
+    parts.push(ul);
+  }
+  if (verdict.outcome === "reject" && facts.locations.length === 0)
+    parts.push(span("reason", `${verdict.reason}: ${verdict.response.error.message}`));
+  if (verdict.outcome === "bypass") parts.push(span("reason", `bypass: ${verdict.reason}`));
+  if (row.body !== undefined) parts.push(renderJson(document, row.body, facts.locations));
+  else {
+    const pre = document.createElement("pre");
+    pre.className = "raw";
+    pre.textContent = row.text ?? "(over the size limit: not kept)";
+    parts.push(pre);
+  }
+  detail.replaceChildren(...parts);
+}
+
+list.addEventListener("scroll", () => requestAnimationFrame(renderRows));
+for (const input of [verdictFilter, methodFilter, textFilter]) input.addEventListener("input", applyFilter);
+body.addEventListener("click", (event) => {
+  const id = Number((event.target as HTMLElement).closest<HTMLElement>(".row")?.dataset.id);
+  select(rows.find((row) => row.id === id));
+});
+
+// Paste or drop: judged here, as one capture, under the era or revision picked.
+const paste = $("paste") as HTMLTextAreaElement;
+const eraPick = $("pick-era") as HTMLSelectElement;
+const revisionPick = $("pick-revision") as HTMLSelectElement;
+for (const revision of REVISIONS) {
+  const option = document.createElement("option");
+  option.value = revision;
+  option.textContent = revision;
+  revisionPick.append(option);
+}
+function judgePaste(): void {
+  if (paste.value.trim() === "") return;
+  const choice: Choice = { era: eraPick.value as Choice["era"], revision: revisionPick.value || undefined };
+  const source = `pasted ${++pastes}`;
+  let judged: RowInput[];
+  try {
+    judged = judgeText(paste.value, source, choice);
+  } catch (error) {
+    // A HAR file whose entries are not what a HAR file holds: said, and the page goes on.
+    $("paste-note").textContent = `cannot read it: ${error instanceof Error ? error.message : String(error)}`;
+    return;
+  }
+  $("paste-note").textContent = `${judged.length} message${judged.length === 1 ? "" : "s"} judged as ${source}`;
+  add(judged);
+  const added = rows.at(-1);
+  if (added?.verdict.source === source) select(added);
+}
+$("judge").addEventListener("click", judgePaste);
+document.addEventListener("dragover", (event) => event.preventDefault());
+document.addEventListener("drop", (event) => {
+  event.preventDefault();
+  const file = event.dataTransfer?.files[0];
+  if (file)
+    void file.text().then((text) => {
+      paste.value = text;
+      judgePaste();
+    });
+});
+
+// Export: what the filter shows, redacted unless asked, as JSONL or as a HAR file.
+function download(kind: "jsonl" | "har"): void {
+  const reveal = ($("reveal") as HTMLInputElement).checked;
+  const { text, left } = kind === "jsonl" ? exportJsonl(shown, reveal) : exportHar(shown, reveal);
+  const count = shown.length - left;
+  $("export-note").textContent =
+    `${count} message${count === 1 ? "" : "s"} exported${left ? `, ${left} over the size limit left out` : ""}`;
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([text], { type: kind === "jsonl" ? "application/jsonl" : "application/json" }));
+  link.download = `wymcp-inspect.${kind}`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+}
+$("export").addEventListener("click", () => download("jsonl"));
+$("export-har").addEventListener("click", () => download("har"));
+
+function addServerRows(incoming: readonly InspectRow[]): void {
+  const fresh = incoming.filter((row) => !held.has(row.seq) && row.seq > serverSeq - capacity);
+  for (const row of fresh) held.add(row.seq);
+  if (fresh.length > 0) add(fresh);
+}
+
+async function readRows(): Promise<void> {
+  const answer = await fetch("rows", { credentials: "same-origin" });
+  if (!answer.ok) throw new Error(`${answer.status}`);
+  const snapshot = (await answer.json()) as { capacity: number; rows: InspectRow[] };
+  capacity = snapshot.capacity;
+  addServerRows(snapshot.rows);
+}
+
+async function connect(): Promise<void> {
+  try {
+    await readRows();
+    const events = new EventSource("events");
+    events.onmessage = (event) => addServerRows([JSON.parse(event.data as string) as InspectRow]);
+    // A stream the listener closed (a reader that fell behind) reopens by itself: what it missed is in /rows.
+    let opened = false;
+    events.onopen = () => {
+      if (opened) void readRows().catch(() => undefined);
+      opened = true;
+      $("status").textContent = "connected";
+    };
+    events.onerror = () => {
+      $("status").textContent = "reconnecting";
+    };
+    $("status").textContent = "connected";
+  } catch (error) {
+    $("status").textContent = `no listener (${error instanceof Error ? error.message : String(error)}): paste mode only`;
+  }
+  document.body.dataset.ready = "true";
+}
+void connect();
