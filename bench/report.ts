@@ -31,17 +31,23 @@ export interface Derived {
   bootWallOverMs: Spread;
   /** Cold start, whole process, per round: (runtime − empty) ÷ (compile at boot − empty) in wall time, as a %. */
   coldStartPercent: Spread;
+  /** The same share in CPU time (the processes' own user + system time, which waiting for a shared core leaves out). */
+  coldStartCpuPercent: Spread;
+  runtimeCpuOverMs: Spread;
+  bootCpuOverMs: Spread;
 }
 
 const KB = 1000;
 
 export function derive(startup: StartupResult): Derived {
   const v = startup.variants;
-  const paired = (a: string, b: string, k: "readyMs" | "wallMs") => v[a]![k].samples.map((x, i) => x - v[b]![k].samples[i]!);
+  const paired = (a: string, b: string, k: "readyMs" | "wallMs" | "cpuMs") => v[a]![k].samples.map((x, i) => x - v[b]![k].samples[i]!);
   const runtimeOver = paired("runtime", "empty", "readyMs");
   const bootOver = paired("ajv-boot", "empty", "readyMs");
   const runtimeWallOver = paired("runtime", "empty", "wallMs");
   const bootWallOver = paired("ajv-boot", "empty", "wallMs");
+  const runtimeCpuOver = paired("runtime", "empty", "cpuMs");
+  const bootCpuOver = paired("ajv-boot", "empty", "cpuMs");
   return {
     runtimeOverMs: spread(runtimeOver),
     bootOverMs: spread(bootOver),
@@ -49,6 +55,9 @@ export function derive(startup: StartupResult): Derived {
     runtimeWallOverMs: spread(runtimeWallOver),
     bootWallOverMs: spread(bootWallOver),
     coldStartPercent: spread(runtimeWallOver.map((x, i) => (100 * x) / bootWallOver[i]!)),
+    coldStartCpuPercent: spread(runtimeCpuOver.map((x, i) => (100 * x) / bootCpuOver[i]!)),
+    runtimeCpuOverMs: spread(runtimeCpuOver),
+    bootCpuOverMs: spread(bootCpuOver),
   };
 }
 
@@ -219,7 +228,9 @@ export function targets(
       context:
         `(wymcp − empty) ÷ (Ajv at boot − empty) in wall time, per-round ratio [${formatPercent(d.coldStartPercent.min)}–${formatPercent(d.coldStartPercent.max)}]; ` +
         `${formatMs(d.runtimeWallOverMs.median)} ms vs ${formatMs(d.bootWallOverMs.median)} ms over empty (medians); ` +
-        "wall time on shared cores varies by several ms between identical runs: read it with the load average",
+        `in CPU time (user + system) ${formatPercent(d.coldStartCpuPercent.median)} [${formatPercent(d.coldStartCpuPercent.min)}–${formatPercent(d.coldStartCpuPercent.max)}], ` +
+        `${formatMs(d.runtimeCpuOverMs.median)} vs ${formatMs(d.bootCpuOverMs.median)} ms over empty; ` +
+        "wall time on shared cores varies by several ms between identical runs: read it with the load average and the CPU share",
     }),
     judge({
       // 150 KB until the legacy era was judged revision by revision (four revisions' client methods).
@@ -283,14 +294,15 @@ export function startupTable(startup: StartupResult): string {
     .join(", ");
   const boot = v["ajv-boot"]!;
   const coldRatio = spread(boot.wallMs.samples.map((x, i) => x / runtime.wallMs.samples[i]!));
-  const share = derive(startup).coldStartPercent;
+  const { coldStartPercent: share, coldStartCpuPercent: cpuShare } = derive(startup);
   return [
     table(header, rows),
     "",
     `Cold start, the whole process (spawn to exit: node starts, loads the validators, judges one tools/call, exits): wymcp ${formatMs(runtime.wallMs.median)} ms, ` +
       `Ajv compiling the same schemas at boot ${formatMs(boot.wallMs.median)} ms; Ajv's process takes ${formatRatio(coldRatio.median)} ` +
       `[${formatRatio(coldRatio.min)}–${formatRatio(coldRatio.max)}] wymcp's (paired per round); over an empty process, wymcp's costs ` +
-      `${formatPercent(share.median)} [${formatPercent(share.min)}–${formatPercent(share.max)}] of Ajv's.`,
+      `${formatPercent(share.median)} [${formatPercent(share.min)}–${formatPercent(share.max)}] of Ajv's ` +
+      `(CPU time: ${formatPercent(cpuShare.median)} [${formatPercent(cpuShare.min)}–${formatPercent(cpuShare.max)}]).`,
     `ready: in-process, from before the first import to ready to validate (medians of ${startup.rounds} fresh processes per variant, alternated).`,
     "ready − empty and wall − empty are paired per round; ÷ runtime's = (variant − empty) ÷ (runtime − empty).",
     "wall: spawn to exit, seen by the parent; on shared cores it varies by several ms between identical runs, so the targets use ready.",
