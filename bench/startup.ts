@@ -44,6 +44,8 @@ export interface StartupFigures {
   firstCallMs: Spread;
   /** From the process's time origin to the end of the child script. */
   processMs: Spread;
+  /** CPU time (user + system, all threads) from the process's start to the end of the child script. */
+  cpuMs: Spread;
   /** Spawn to exit, seen by the parent. */
   wallMs: Spread;
   /** Compile-at-boot only: import of ajv, reading the documents, compiling. */
@@ -61,6 +63,7 @@ interface ChildLine {
   readyMs: number;
   firstCallMs: number;
   processMs: number;
+  cpuMs: number;
   [phase: string]: number | string;
 }
 
@@ -99,7 +102,7 @@ export function runStartup(options: { rounds: number; messageFile: string; engin
     const lines = samples.get(v.key)!;
     const pick = (name: string) => spread(lines.map((l) => Number(l[name])));
     const phaseNames = Object.keys(lines[0]!).filter(
-      (k) => k.endsWith("Ms") && !["readyMs", "firstCallMs", "processMs", "wallMs"].includes(k),
+      (k) => k.endsWith("Ms") && !["readyMs", "firstCallMs", "processMs", "cpuMs", "wallMs"].includes(k),
     );
     variants[v.key] = {
       label: v.label,
@@ -108,6 +111,7 @@ export function runStartup(options: { rounds: number; messageFile: string; engin
       readyMs: pick("readyMs"),
       firstCallMs: pick("firstCallMs"),
       processMs: pick("processMs"),
+      cpuMs: pick("cpuMs"),
       wallMs: pick("wallMs"),
       ...(phaseNames.length ? { phases: Object.fromEntries(phaseNames.map((p) => [p, pick(p)])) } : {}),
     };

@@ -8,9 +8,9 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type BuildOptions, type Plugin } from "esbuild";
+import { build, transformSync, type BuildOptions, type Plugin } from "esbuild";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 
@@ -35,6 +35,27 @@ const importTheCore: Plugin = {
 /** `wymcp inspect`'s page: its module (dist/inspect-page.js) and its HTML and style (copied to dist/inspect/). */
 const PAGE = { source: "src/cli/inspect/page/main.ts", name: "inspect-page" };
 const PAGE_ASSETS = "src/cli/inspect/page";
+
+/**
+ * The generated validators go into the bundles minified (shorter names, folded syntax, no layout): a cold start parses
+ * every byte of the core, and the generated code is nine tenths of it. Their names (validate22, schema9) say nothing
+ * in a stack trace anyway; `src/` stays as written. esbuild re-prints the result, so the bundle keeps one statement a
+ * line and its `// generated/…` markers.
+ */
+const minifyGenerated: Plugin = {
+  name: "minify-generated",
+  setup(b) {
+    const generated = join(root, "generated") + sep;
+    b.onLoad({ filter: /\.js$/ }, ({ path }) =>
+      path.startsWith(generated)
+        ? {
+            contents: transformSync(readFileSync(path, "utf8"), { minify: true, format: "esm", target: "es2022", sourcefile: path }).code,
+            loader: "js",
+          }
+        : undefined,
+    );
+  },
+};
 
 export interface Entry {
   /** The subpath consumers import, `.` for the package itself. */
@@ -83,6 +104,7 @@ async function main(): Promise<void> {
     target: "es2022",
     external: ["node:*"],
     logLevel: "warning",
+    plugins: [minifyGenerated],
   };
   const [core, ...others] = entries;
   if (core?.subpath !== ".") throw new Error('the first entry of exports must be "."');
@@ -103,7 +125,7 @@ async function main(): Promise<void> {
     // Code the adapters share (wymcpOf's WeakMap lives in one of them) exists once; chunks sit beside ./index.js.
     splitting: true,
     chunkNames: "[name]-[hash]",
-    plugins: [importTheCore],
+    plugins: [importTheCore, minifyGenerated],
     // `wymcp compile` is a chunk of its own, loaded by that command only, and its compilers (optional peer
     // dependencies) stay imports: `wymcp check` and the entries load neither. The official client, for
     // `--from` and `--from-stdio`, is a chunk further still, loaded by those flags alone.

@@ -153,6 +153,13 @@ describe("the built dist/", () => {
     assert.deepEqual([...closure(join(distDir, "index.js"))], [join(distDir, "index.js")]);
   });
 
+  test("the core carries the generated validators minified and the code from src/ as written", () => {
+    const core = readFileSync(join(distDir, "index.js"), "utf8");
+    assert.match(readFileSync(join(repoRoot, "generated/legacy/validators.js"), "utf8"), /\bfunction validate\d+\(/);
+    assert.doesNotMatch(core, /\bfunction validate\d+\(/, "a generated validator kept its name in the core");
+    assert.match(core, /\bfunction validateMcpRequest\(/);
+  });
+
   test("the adapters take the validator from the core module, not from a copy", () => {
     for (const entry of ["fetch.js", "node-http.js"]) assert.ok(closure(join(distDir, entry)).has(join(distDir, "index.js")), entry);
   });
