@@ -41,8 +41,15 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
     // The legacy tools/call joined the cases, with its own ≥ 10× JSON.parse target.
     assert.equal(results.perMessage.length, 6);
     // Each tools/call's ratio under formats: "strict" beside the default one, and the bounds moved out of the tests.
-    assert.equal(results.targets.length, 14);
-    for (const start of ["codegen of both eras", "mixed load, 200 messages", "the server's RSS growth over that load"])
+    assert.equal(results.targets.length, 17);
+    for (const start of [
+      "codegen of both eras",
+      "mixed load, 200 messages",
+      "the server's RSS growth over that load",
+      "wymcp stdio, a 16 MiB line past --max-body-bytes",
+      "wymcp stdio, a client that does not read",
+      "wymcp stdio, a server that does not read",
+    ])
       assert.ok(
         results.targets.some((t) => t.target.startsWith(start)),
         start,
