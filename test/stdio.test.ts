@@ -204,22 +204,26 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     );
     const answers = () => stdout.split("\n").length - 1;
     const judged = () => logged.filter((line) => line.includes("parse-error")).length;
-    input.write("junk\n".repeat(3));
-    await until(() => judged() === 3);
-    assert.equal(answers(), 1);
-    clock += NULL_ID_ANSWER_INTERVAL_MS - 1;
-    input.write("junk\n");
-    await until(() => judged() === 4);
-    assert.equal(answers(), 1);
-    clock += 1;
-    input.write("junk\n");
-    await until(() => judged() === 5);
-    assert.equal(answers(), 2);
-    // The window starts again at the second answer.
-    clock += NULL_ID_ANSWER_INTERVAL_MS - 1;
-    input.write("junk\n");
-    await until(() => judged() === 6);
-    input.end();
+    try {
+      input.write("junk\n".repeat(3));
+      await until(() => judged() === 3);
+      assert.equal(answers(), 1);
+      clock += NULL_ID_ANSWER_INTERVAL_MS - 1;
+      input.write("junk\n");
+      await until(() => judged() === 4);
+      assert.equal(answers(), 1);
+      clock += 1;
+      input.write("junk\n");
+      await until(() => judged() === 5);
+      assert.equal(answers(), 2);
+      // The window starts again at the second answer.
+      clock += NULL_ID_ANSWER_INTERVAL_MS - 1;
+      input.write("junk\n");
+      await until(() => judged() === 6);
+    } finally {
+      // The server exits at the end of its input, and the gate with it, whatever failed above.
+      input.end();
+    }
     assert.equal(await exit, 0);
     assert.equal(answers(), 2);
     assert.equal(NULL_ID_ANSWER_INTERVAL_MS, 1_000);
@@ -317,15 +321,23 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       },
     });
     const exit = runStdioGate(options, { input, output }, createLog("stdio", "text", () => undefined));
-    // wymcp waits for the client's drain: it has paused its reading of the server (its only wait on the client's side).
-    await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0, 30_000);
-    assert.ok(taken < flood, `the whole flood (${taken} bytes) was written into a client that reads nothing`);
-    // How much memory that leaves wymcp is a target of `npm run bench` (bench/stdio-memory.ts).
-    reading = true;
-    for (const callback of held.splice(0)) callback();
-    const line = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x".repeat(1000) } })}\n`;
-    await until(() => taken === Math.ceil(flood / line.length) * line.length, 30_000);
-    input.end();
+    const read = () => {
+      reading = true;
+      for (const callback of held.splice(0)) callback();
+    };
+    try {
+      // wymcp waits for the client's drain: it has paused its reading of the server (its only wait on the client's side).
+      await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0, 30_000);
+      assert.ok(taken < flood, `the whole flood (${taken} bytes) was written into a client that reads nothing`);
+      // How much memory that leaves wymcp is a target of `npm run bench` (bench/stdio-memory.ts).
+      read();
+      const line = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x".repeat(1000) } })}\n`;
+      await until(() => taken === Math.ceil(flood / line.length) * line.length, 30_000);
+    } finally {
+      // The server exits at the end of its input, and the gate with it, whatever failed above.
+      read();
+      input.end();
+    }
     assert.equal(await exit, 0);
   });
 
