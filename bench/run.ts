@@ -42,7 +42,7 @@ import { runCompileScaleBench } from "./compile-scale.js";
 import { runToolsBench } from "./tools.js";
 import { proxyTables, runProxyBench, type ProxyBenchSettings } from "./proxy.js";
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
-import { bodyMemoryTable, PIECES, runBodyMemory } from "./body-memory.js";
+import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body-memory.js";
 import { runSoak, soakTable } from "./soak.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
 
@@ -480,6 +480,8 @@ async function mainBodyMemory(): Promise<void> {
           `(one HTTP chunk per piece) or declared (Content-Length, written piece by piece); the server's peak RSS over the request ` +
           `less its RSS before (VmHWM)`,
         bodyMemoryTable(rows),
+        "",
+        bodyMemoryTarget(rows),
       ),
       "",
       `total ${seconds.toFixed(1)} s`,
