@@ -239,7 +239,10 @@ export function bodyMemoryTable(rows: BodyMemoryFigures[]): string {
 /** The target line under the table: the gated server's largest growth over every case, against `GATED_GROWTH_TARGET_MIB`. */
 export function bodyMemoryTarget(rows: BodyMemoryFigures[]): string {
   const gated = rows.filter((r) => r.variant === "gated");
-  const worst = gated.reduce<BodyMemoryFigures | undefined>((w, r) => (w === undefined || r.peakGrowthMb > w.peakGrowthMb ? r : w), undefined);
+  const worst = gated.reduce<BodyMemoryFigures | undefined>(
+    (w, r) => (w === undefined || r.peakGrowthMb > w.peakGrowthMb ? r : w),
+    undefined,
+  );
   if (!worst) return "";
   const answered = gated.every((r) => r.status === 200);
   const pass = answered && worst.peakGrowthMb <= GATED_GROWTH_TARGET_MIB;

@@ -343,7 +343,10 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
   test("backpressure: a client that does not read pauses the proxy's reading of the upstream's stream; every byte arrives once it reads", async () => {
     // The proxy in process, so that its own request to the upstream can be watched through Node's HTTP client channel.
     const { options } = parseProxyArgs(["--upstream", upstream.url.href]);
-    const built = createProxy(options, createLog("proxy", "text", () => undefined));
+    const built = createProxy(
+      options,
+      createLog("proxy", "text", () => undefined),
+    );
     const { server, address } = await listen(built, "127.0.0.1", 0);
     const total = 64 * 1024 * 1024;
     let accepted = 0;

@@ -320,7 +320,11 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
         else held.push(callback);
       },
     });
-    const exit = runStdioGate(options, { input, output }, createLog("stdio", "text", () => undefined));
+    const exit = runStdioGate(
+      options,
+      { input, output },
+      createLog("stdio", "text", () => undefined),
+    );
     const read = () => {
       reading = true;
       for (const callback of held.splice(0)) callback();
