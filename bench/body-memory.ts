@@ -169,6 +169,13 @@ export async function measureBodyMemory(
 
 export const PIECES = [1, 4, 64 * 1024] as const;
 
+/**
+ * The most a gated server's peak RSS may grow for the body, whatever the chunking, in MiB: the body reader's own peak
+ * (twice the body plus one block) and the server's work on the call fit far below it; keeping every chunk of a 4 MiB
+ * body sent one byte per HTTP chunk (millions of objects) does not.
+ */
+export const GATED_GROWTH_TARGET_MIB = 128;
+
 export async function runBodyMemory(
   {
     bytes,
@@ -226,5 +233,21 @@ export function bodyMemoryTable(rows: BodyMemoryFigures[]): string {
       ];
     }),
     [2, 5],
+  );
+}
+
+/** The target line under the table: the gated server's largest growth over every case, against `GATED_GROWTH_TARGET_MIB`. */
+export function bodyMemoryTarget(rows: BodyMemoryFigures[]): string {
+  const gated = rows.filter((r) => r.variant === "gated");
+  const worst = gated.reduce<BodyMemoryFigures | undefined>(
+    (w, r) => (w === undefined || r.peakGrowthMb > w.peakGrowthMb ? r : w),
+    undefined,
+  );
+  if (!worst) return "";
+  const answered = gated.every((r) => r.status === 200);
+  const pass = answered && worst.peakGrowthMb <= GATED_GROWTH_TARGET_MIB;
+  return (
+    `target: gated, every case answered 200 with peak RSS growth ≤ ${GATED_GROWTH_TARGET_MIB} MB: ${pass ? "PASS" : "MISS"} ` +
+    `(largest +${worst.peakGrowthMb.toFixed(0)} MB, ${worst.framing} ${pieceLabel(worst.piece)}${answered ? "" : "; not every case answered 200"})`
   );
 }

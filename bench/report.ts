@@ -6,6 +6,7 @@ import type { CaseFigures } from "./per-message.js";
 import type { SizeFigures } from "./size.js";
 import type { StartupResult } from "./startup.js";
 import type { LoadFigures } from "./load.js";
+import type { StdioMemoryFigures } from "./stdio-memory.js";
 
 export interface Target {
   target: string;
@@ -92,6 +93,7 @@ export function targets(
   sizes: SizeFigures[],
   codegenMs: number,
   load: LoadFigures,
+  stdio: StdioMemoryFigures,
 ): Target[] {
   const vmr = figure(cases, "tools-call", "vmr");
   const zodRatio = (key: string) =>
@@ -196,6 +198,36 @@ export function targets(
       unit: "B",
       atLeast: false,
       context: `RSS ${formatBytes(load.rssBeforeKb * 1024)} before, ${formatBytes(load.rssAfterKb * 1024)} after (ps), every kind of message sent once before`,
+    }),
+    judge({
+      target: `wymcp stdio, a ${stdio.settings.longLineMiB} MiB line past --max-body-bytes 1024: peak RSS growth ≤ 96 MiB`,
+      measured: (stdio.longLine.peakKiB - stdio.longLine.baseKiB) * 1024,
+      limit: 96 * 1024 * 1024,
+      unit: "B",
+      atLeast: false,
+      context:
+        `RSS ${formatBytes(stdio.longLine.baseKiB * 1024)} once ready, peak ${formatBytes(stdio.longLine.peakKiB * 1024)} (VmHWM) once the line after it is answered; ` +
+        "the line is read in pipe-sized chunks and dropped, so garbage not yet collected is all that can show",
+    }),
+    judge({
+      target: "wymcp stdio, a client that does not read a flooding server: peak RSS ≤ 128 MiB",
+      measured: stdio.clientNotReading.peakKiB * 1024,
+      limit: 128 * 1024 * 1024,
+      unit: "B",
+      atLeast: false,
+      context:
+        `the server would write ${formatBytes(stdio.settings.floodBytes)}; peak (VmHWM) after ${stdio.settings.holdMs} ms of a client reading nothing; ` +
+        `${formatBytes(stdio.clientNotReading.deliveredBytes)} reached the client once it read`,
+    }),
+    judge({
+      target: "wymcp stdio, a server that does not read (SIGSTOP): peak RSS ≤ 128 MiB",
+      measured: stdio.serverNotReading.peakKiB * 1024,
+      limit: 128 * 1024 * 1024,
+      unit: "B",
+      atLeast: false,
+      context:
+        `the client wrote 1 KiB requests as fast as its pipe took them for ${stdio.settings.holdMs} ms: ` +
+        `${formatBytes(stdio.serverNotReading.acceptedBytes)} taken before the pipe stayed full`,
     }),
     judge({
       target: "cold import of the runtime, both eras ≤ 10 ms over an empty module",

@@ -35,13 +35,14 @@ import { specDir as resolveSpecDir } from "../scripts/spec-dir.js";
 import { generate } from "../scripts/codegen/generate.js";
 import { launchExample } from "../examples/launch.js";
 import { LOAD_CONCURRENCY, LOAD_MESSAGES, runLoad } from "./load.js";
+import { runStdioMemory, STDIO_MEMORY_FULL, STDIO_MEMORY_QUICK } from "./stdio-memory.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
 import { runCompileScaleBench } from "./compile-scale.js";
 import { runToolsBench } from "./tools.js";
 import { proxyTables, runProxyBench, type ProxyBenchSettings } from "./proxy.js";
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
-import { bodyMemoryTable, PIECES, runBodyMemory } from "./body-memory.js";
+import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body-memory.js";
 import { runSoak, soakTable } from "./soak.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
 
@@ -176,7 +177,9 @@ async function main(): Promise<void> {
   const loadServer = await launchExample();
   const load = await runLoad(loadServer, quick ? 200 : LOAD_MESSAGES, LOAD_CONCURRENCY).finally(() => loadServer.stop());
   if (load.failures.length > 0) throw new Error(`mixed load: ${load.failures.length} failures, first: ${load.failures[0]}`);
-  const judged = targets(cases, errorPath, startup, sizes, codegenMs, load);
+  log("wymcp stdio: a long line, a client that does not read, a server that does not read");
+  const stdioMemory = await runStdioMemory(quick ? STDIO_MEMORY_QUICK : STDIO_MEMORY_FULL);
+  const judged = targets(cases, errorPath, startup, sizes, codegenMs, load, stdioMemory);
   const adversarial = runAdversarial(adversarialSettings, log);
   const seconds = (performance.now() - started) / 1000;
 
@@ -246,6 +249,7 @@ async function main(): Promise<void> {
       nestingBreaks: breaks,
       outbound: { perMessage: outbound, size: outboundSizes, table: table.data },
       targets: judged,
+      stdioMemory,
       cli: { startup: cliStartup, large: cliLarge },
       adversarial,
       seconds,
@@ -476,6 +480,8 @@ async function mainBodyMemory(): Promise<void> {
           `(one HTTP chunk per piece) or declared (Content-Length, written piece by piece); the server's peak RSS over the request ` +
           `less its RSS before (VmHWM)`,
         bodyMemoryTable(rows),
+        "",
+        bodyMemoryTarget(rows),
       ),
       "",
       `total ${seconds.toFixed(1)} s`,

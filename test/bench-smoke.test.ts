@@ -42,12 +42,15 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
     assert.equal(results.perMessage.length, 6);
     // Each tools/call's ratio under formats: "strict" beside the default one, the bounds moved out of the tests, and
     // the whole-process cold start as a share of compiling at boot.
-    assert.equal(results.targets.length, 15);
+    assert.equal(results.targets.length, 18);
     for (const start of [
       "codegen of both eras",
       "cold start, whole process",
       "mixed load, 200 messages",
       "the server's RSS growth over that load",
+      "wymcp stdio, a 16 MiB line past --max-body-bytes",
+      "wymcp stdio, a client that does not read",
+      "wymcp stdio, a server that does not read",
     ])
       assert.ok(
         results.targets.some((t) => t.target.startsWith(start)),

@@ -28,6 +28,8 @@ export interface StdioOptions extends GateFlags {
   telemetry?: Telemetry;
   /** After passing on a stop signal, longest wait for the server to exit before it is killed (SIGKILL), in ms; 5,000 by default. */
   stopTimeoutMs?: number;
+  /** The clock, in ms, that spaces the answers with `id: null` (`NULL_ID_ANSWER_INTERVAL_MS`); `Date.now` by default. */
+  clock?: () => number;
 }
 
 /** The client's side: what it writes to wymcp, and where wymcp writes back to it. */
@@ -219,6 +221,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
   let sessionRevision: string | undefined;
   let initializeKey: string | undefined;
   let lastNullAnswer = Number.NEGATIVE_INFINITY;
+  const clock = options.clock ?? Date.now;
 
   const verdict = (event: VerdictEvent) => {
     log.verdict(event);
@@ -227,7 +230,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
 
   /** Writes wymcp's answer, or drops it: never to a response, and `id: null` at most once a second. */
   const refuse = ({ response, era, kind, reason }: Refusal, responseLike: boolean, body: unknown) => {
-    const now = Date.now();
+    const now = clock();
     const limited = response.id === null && now - lastNullAnswer < NULL_ID_ANSWER_INTERVAL_MS;
     const answered = !responseLike && kind !== "notification" && !limited;
     if (answered) {
