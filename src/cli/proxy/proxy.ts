@@ -6,7 +6,8 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Admission, admit, isAcceptedNotification } from "../../core/admission.js";
+import { type Admission, admit, checkHost, isAcceptedNotification } from "../../core/admission.js";
+import { type HostPolicy, isLoopback, LOOPBACK_POLICY } from "../../core/host-origin.js";
 import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
@@ -31,11 +32,26 @@ export interface ProxyOptions extends GateFlags {
   rewriteHost: boolean;
   /** Spans and metrics for every POST judged (`--otel`: `mcpTelemetry()` over the SDK the command set up). */
   telemetry?: Telemetry;
+  /** `--allowed-host`: hosts a request's `Host` may name; given (or origins given), the loopback default is replaced. */
+  allowedHosts?: readonly string[];
+  /** `--allowed-origin`: origins a request's `Origin` may name. */
+  allowedOrigins?: readonly string[];
+  /** `--allow-any-host`: no `Host`/`Origin` check, not even the loopback default. */
+  allowAnyHost?: boolean;
+  /** `--header-checks off`: the modern lane's header rules off. */
+  headerChecks?: boolean;
+  /** `--supported-versions`: the modern versions the upstream serves (others answered -32022). */
+  supportedVersions?: readonly string[];
 }
 
 export interface Proxy {
   /** The request listener: give it to `http.createServer`. */
   listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Called once the proxy listens on `host`: on a loopback address with no `--allowed-host`, `--allowed-origin` or
+   * `--allow-any-host`, only the loopback names are allowed (DNS rebinding protection).
+   */
+  listening(host: string): void;
   /**
    * Stops serving: the server takes no new connection, idle ones close, streams of server messages (GET) end at once,
    * and the rest in flight have until `drainTimeoutMs` to finish. Resolves to how many had to be cut off.
@@ -53,7 +69,8 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
   };
   const { telemetry } = options;
   // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
-  const { settings, era: eraOf } = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
+  const { settings, era: eraOf, hosts: given } = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
+  let hosts: HostPolicy | undefined = options.allowAnyHost ? undefined : given;
   const drainBytes = drainBound(settings.maxBodyBytes);
   const inFlight = new Map<ServerResponse, IncomingMessage>();
   let draining = false;
@@ -97,6 +114,24 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Answers written while draining close their connection, so that the client reconnects to a live instance.
     if (draining) res.setHeader("connection", "close");
+    const forbidden = hosts && checkHost(hosts, req.headers.host, single(req.headers.origin));
+    if (forbidden) {
+      const { response, status, reason } = forbidden;
+      const { code, message } = response.error;
+      verdict({
+        outcome: "refused",
+        era: undefined,
+        kind: undefined,
+        id: null,
+        method: undefined,
+        reason,
+        status,
+        code,
+        message,
+        remote: req.socket.remoteAddress,
+      });
+      return answerRefusal(req, res, forbidden, DISCARD_TIMEOUT_MS, drainBytes);
+    }
     if (req.method !== "POST" || options.passThrough) {
       if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
       return send(req, { req, res, body: undefined, id: null }, undefined);
@@ -112,6 +147,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
           protocolVersion: single(req.headers["mcp-protocol-version"]),
           chunks: () => bodyOf(req, settings.maxBodyBytes, body),
           era: (parsed) => eraOf(req, parsed),
+          headers: () => req.headersDistinct,
         },
         settings,
       );
@@ -183,6 +219,9 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
         else res.destroy();
       });
     },
+    listening(host) {
+      if (!options.allowAnyHost && given === undefined && isLoopback(host)) hosts = LOOPBACK_POLICY;
+    },
     async drain(server) {
       draining = true;
       server.close();
@@ -210,7 +249,9 @@ export async function listen(proxy: Proxy, host: string, port: number): Promise<
       resolve();
     });
   });
-  return { server, address: server.address() as AddressInfo };
+  const address = server.address() as AddressInfo;
+  proxy.listening(host);
+  return { server, address };
 }
 
 /**

@@ -3,7 +3,7 @@
  * earlier middleware (`express.json()`) has parsed, and the Node exchange `gateNode` shares with it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { admit, type Admission, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
+import { admit, type Admission, checkHost, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
 import {
   type GateOptions,
   positiveInteger,
@@ -79,11 +79,18 @@ export async function admitNode(req: IncomingMessage, face: NodeFace): Promise<A
       // Stopping at the limit must leave the socket open for the 413.
       chunks: () => req.iterator({ destroyOnReturn: false }),
       era: (body) => face.era(req, body),
+      // Each header's values apart: a repeat is seen as one, where `req.headers` joins it with ", ".
+      headers: () => req.headersDistinct,
     },
     face.settings,
   );
   if (verdict.ok) reportLegacy(face.onLegacyReport, verdict);
   return verdict;
+}
+
+/** The `403` for a request whose `Host` or `Origin` the face does not allow (`allowedHosts`, `allowedOrigins`). */
+export function forbiddenNode(req: IncomingMessage, face: NodeFace): Refusal | undefined {
+  return face.hosts && checkHost(face.hosts, req.headers.host, firstValue(req.headers.origin));
 }
 
 /** Answers a refusal (after telling `onReject`); its trace ends once the answer is written. */
@@ -117,6 +124,8 @@ export function traceNode(telemetry: Telemetry, req: IncomingMessage, verdict: A
 export function wymcpNode(options: NodeOptions = {}) {
   const face = resolveNodeFace(options);
   return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
+    const forbidden = forbiddenNode(req, face);
+    if (forbidden) return refuse(req, res, forbidden, face);
     if (req.method !== "POST") {
       // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
       if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
