@@ -6,7 +6,8 @@
  */
 import { exceedsDepth } from "./depth.js";
 import { answerId, errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
-import type { Era, HeadersLike } from "./era.js";
+import type { Era } from "./era.js";
+import type { RequestHeaders } from "./header-body.js";
 import { checkHostOrigin, type HostPolicy } from "./host-origin.js";
 import { validateMcpRequest, type JudgedKind, type ValidateOptions, type ValidationResult } from "./validate.js";
 
@@ -269,11 +270,8 @@ export interface JudgeContext {
   /** A lane, or a function of the body (run only once the body is within the nesting bound); `undefined` is legacy. */
   era: Era | ((body: unknown) => Era | undefined);
   protocolVersion?: string | null | undefined;
-  /**
-   * The request's headers, for the modern lane's header rules (`validateMcpRequest`'s `headers`), or a function giving
-   * them, called only for a modern body (Node's `req.headersDistinct` is built when first read); none on stdio.
-   */
-  headers?: HeadersLike | (() => HeadersLike) | undefined;
+  /** The request's headers, for the modern lane's header rules (`validateMcpRequest`'s `headers`); none on stdio. */
+  headers?: RequestHeaders | undefined;
 }
 
 /**
@@ -289,8 +287,7 @@ export function judgeBody(body: unknown, { era, protocolVersion, headers }: Judg
   }
   const lane = (typeof era === "function" ? era(body) : era) ?? "legacy";
   const began = clock?.();
-  const given = lane === "modern" ? (typeof headers === "function" ? headers() : headers) : undefined;
-  const result = validateMcpRequest(body, lane, { ...settings.validate, protocolVersion, headers: given });
+  const result = validateMcpRequest(body, lane, { ...settings.validate, protocolVersion, headers });
   let verdict: Admission;
   if (result.outcome === "reject") {
     const { status, response, kind, definition, revision } = result;

@@ -19,6 +19,13 @@ export const MCP_NAME_SOURCE: Readonly<Record<string, "name" | "uri">> = Object.
   "resources/read": "uri",
 });
 
+/**
+ * A request's headers as the rules read them: a Fetch `Headers`, a plain object (names in any case), or a function of a
+ * lower-case name giving the header's value, or its values apart when it was repeated (a Node face reads `req.headers`
+ * and, for a value with a comma in it, `req.headersDistinct`, so that a repeat is told from a comma).
+ */
+export type RequestHeaders = HeadersLike | ((lowerName: string) => string | readonly string[] | undefined);
+
 /** One failed header rule: which header, and the location in the body it was held against. */
 export interface HeaderProblem {
   header: "MCP-Protocol-Version" | "Mcp-Method" | "Mcp-Name";
@@ -40,7 +47,7 @@ const WORDS: Record<HeaderProblem["problem"], string> = {
  * The first header rule `body` (a modern request) breaks under `headers`, or `undefined`: `MCP-Protocol-Version` and
  * `Mcp-Method` present and matching, and `Mcp-Name` where the method mirrors a string field (`MCP_NAME_SOURCE`).
  */
-export function headerProblem(body: Record<string, unknown>, headers: HeadersLike): HeaderProblem | undefined {
+export function headerProblem(body: Record<string, unknown>, headers: RequestHeaders): HeaderProblem | undefined {
   const params = body.params;
   const meta = isObject(params) ? params._meta : undefined;
   const claim = isObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
@@ -49,8 +56,9 @@ export function headerProblem(body: Record<string, unknown>, headers: HeadersLik
   const method = typeof body.method === "string" ? body.method : undefined;
   const byMethod = judge(headers, "mcp-method", method, true, false);
   if (byMethod) return { header: "Mcp-Method", instancePath: "/method", problem: byMethod };
-  if (method === undefined || !Object.hasOwn(MCP_NAME_SOURCE, method)) return undefined;
-  const field = MCP_NAME_SOURCE[method]!;
+  // Compared, not looked up: a keyed read with the client's string costs more than the three comparisons.
+  const field = method === "tools/call" || method === "prompts/get" ? "name" : method === "resources/read" ? "uri" : undefined;
+  if (field === undefined) return undefined;
   const source = isObject(params) ? params[field] : undefined;
   // A body with no string there is the validator's to refuse; the header has nothing to mirror.
   if (typeof source !== "string") return undefined;
@@ -78,13 +86,16 @@ const META_POINTER = PROTOCOL_VERSION_META_KEY.replace("/", "~1");
  * spaces and tabs; every value must be well formed and all alike; `decode` reads the Base64 sentinel.
  */
 function judge(
-  headers: HeadersLike,
+  headers: RequestHeaders,
   lowerName: string,
   expected: string | undefined,
   required: boolean,
   decode: boolean,
 ): HeaderProblem["problem"] | undefined {
-  const values = valuesOf(headers, lowerName);
+  const found = typeof headers === "function" ? headers(lowerName) : valuesOf(headers, lowerName);
+  // The usual case, and the hot path: one value, exactly the body's (no whitespace, no sentinel to read).
+  if (typeof found === "string" && found === expected && !(decode && found.startsWith(PREFIX))) return undefined;
+  const values = typeof found === "string" ? [found] : found;
   if (values === undefined) return required ? "missing" : undefined;
   let value: string | undefined;
   for (const raw of values) {
@@ -116,10 +127,9 @@ function sameRepeated(joined: string, expected: string, decode: boolean): boolea
 }
 
 /** The header's values, every key whose name matches in any case; `undefined` when there is none. */
-function valuesOf(headers: HeadersLike, lowerName: string): readonly string[] | undefined {
+function valuesOf(headers: HeadersLike, lowerName: string): string | readonly string[] | undefined {
   if (typeof (headers as HeadersReader).get === "function" && typeof (headers as HeadersReader).has === "function") {
-    const value = (headers as HeadersReader).get(lowerName);
-    return value === null ? undefined : [value];
+    return (headers as HeadersReader).get(lowerName) ?? undefined;
   }
   const record = headers as Record<string, string | string[] | undefined>;
   // Node lower-cases header names: the direct look-up is the usual hit, and the hot path.
@@ -133,7 +143,7 @@ function valuesOf(headers: HeadersLike, lowerName: string): readonly string[] | 
     if (Array.isArray(value)) found.push(...value);
     else found.push(String(value));
   }
-  if (found === undefined) return direct === undefined ? undefined : Array.isArray(direct) ? direct : [String(direct)];
+  if (found === undefined) return direct === undefined ? undefined : Array.isArray(direct) ? direct : String(direct);
   if (direct !== undefined) found.unshift(...(Array.isArray(direct) ? direct : [String(direct)]));
   return found;
 }

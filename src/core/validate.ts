@@ -11,8 +11,8 @@ import {
   type InvalidRequestData,
   type JsonRpcErrorResponse,
 } from "./envelope.js";
-import { type Era, type HeadersLike, isRevision } from "./era.js";
-import { headerMismatchResponse, headerProblem } from "./header-body.js";
+import { type Era, isRevision } from "./era.js";
+import { headerMismatchResponse, headerProblem, type RequestHeaders } from "./header-body.js";
 import { DEFAULT_LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { legacyMethodOf } from "./legacy-revision.js";
 import { claimedVersion, KNOWN_MODERN_REVISIONS, unsupportedVersionResponse } from "./protocol-versions.js";
@@ -67,9 +67,10 @@ export interface ValidateOptions {
   /**
    * The HTTP request's headers. Given, a modern request that passes is also held to the transport's header rules
    * (header-body.ts): `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` present and matching the body, else `400`/-32020.
-   * A Node face gives `req.headersDistinct`, so that a repeated header is seen as such. The legacy lane ignores them.
+   * A Node face reads `req.headersDistinct` for a value with a comma, so that a repeated header is seen as such. The
+   * legacy lane ignores them.
    */
-  headers?: HeadersLike | undefined;
+  headers?: RequestHeaders | undefined;
   /** `false` turns the header rules off even when `headers` are given. Default `true`. */
   headerChecks?: boolean | undefined;
   /**
@@ -164,7 +165,7 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
 }
 
 /** The transport's header rules on a modern request that passed: the `400`/-32020 refusal, or `undefined`. */
-function headerRule(body: unknown, headers: HeadersLike): Rejected | undefined {
+function headerRule(body: unknown, headers: RequestHeaders): Rejected | undefined {
   const problem = headerProblem(body as Record<string, unknown>, headers);
   if (!problem) return undefined;
   return {

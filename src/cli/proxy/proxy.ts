@@ -13,7 +13,7 @@ import { eraWithoutBody } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../../hosts/node/answer.js";
 import { answerClientErrors } from "../../hosts/node/client-errors.js";
-import { traceNode } from "../../hosts/node/guard.js";
+import { nodeHeader, traceNode } from "../../hosts/node/guard.js";
 import { type Report, tapResponse } from "../../hosts/node/report.js";
 import { now } from "../../hosts/shared/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
@@ -147,7 +147,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
           protocolVersion: single(req.headers["mcp-protocol-version"]),
           chunks: () => bodyOf(req, settings.maxBodyBytes, body),
           era: (parsed) => eraOf(req, parsed),
-          headers: () => req.headersDistinct,
+          headers: (name) => nodeHeader(req, name),
         },
         settings,
       );

@@ -79,8 +79,7 @@ export async function admitNode(req: IncomingMessage, face: NodeFace): Promise<A
       // Stopping at the limit must leave the socket open for the 413.
       chunks: () => req.iterator({ destroyOnReturn: false }),
       era: (body) => face.era(req, body),
-      // Each header's values apart: a repeat is seen as one, where `req.headers` joins it with ", ".
-      headers: () => req.headersDistinct,
+      headers: (name) => nodeHeader(req, name),
     },
     face.settings,
   );
@@ -151,6 +150,15 @@ export function wymcpNode(options: NodeOptions = {}) {
     if (trace) trace.run(next);
     else next();
   };
+}
+
+/**
+ * A header as the header rules read it: `req.headers`' value, or, when it holds a comma, its values apart from
+ * `req.headersDistinct` (built only then), since Node joins a repeated header with ", ".
+ */
+export function nodeHeader(req: IncomingMessage, name: string): string | readonly string[] | undefined {
+  const value = req.headers[name];
+  return typeof value === "string" && value.includes(",") ? req.headersDistinct[name] : value;
 }
 
 function firstValue(value: string | string[] | undefined): string | undefined {
