@@ -169,7 +169,8 @@ function wellFormed(value: string): boolean {
 const PREFIX = "=?base64?";
 const SUFFIX = "?=";
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// Made on the first sentinel read: the pure check loads in contexts with no TextDecoder, where no header is judged.
+let utf8: { decode(bytes: Uint8Array): string } | undefined;
 
 /**
  * A value as it reads after the transport's sentinel: `=?base64?…?=` (lower case, exactly) decoded as strict Base64
@@ -186,6 +187,7 @@ export function decodeSentinel(value: string): string | undefined {
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   try {
+    utf8 ??= new TextDecoder("utf-8", { fatal: true });
     return utf8.decode(bytes);
   } catch {
     return undefined;

@@ -9,7 +9,6 @@ import { classifyEra, type Era, type HeadersLike } from "./era.js";
 import type { HostPolicy } from "./host-origin.js";
 import { DEFAULT_LEGACY_CHECKS, LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { WymcpOptionError } from "./option-error.js";
-import { supportedVersionsValue } from "./protocol-versions.js";
 import type { Telemetry } from "./telemetry.js";
 
 export { DEFAULT_MAX_DEPTH, WymcpOptionError };
@@ -211,8 +210,9 @@ export function headerChecksOption(value: unknown): boolean {
 /** The `supportedVersions` option: unset, or a non-empty array of `YYYY-MM-DD` revisions. */
 export function supportedVersionsOption(value: unknown): readonly string[] | undefined {
   if (value === undefined) return undefined;
-  const versions = supportedVersionsValue(value);
-  if (versions) return versions;
+  // Checked here, not where the versions are used: that module loads the generated validators, which options must not.
+  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === "string" && /^\d{4}-\d{2}-\d{2}$/.test(item)))
+    return Object.freeze([...(value as string[])]);
   throw new WymcpOptionError(
     "supportedVersions",
     `supportedVersions must be a non-empty array of YYYY-MM-DD revisions, not ${describeValue(value)}`,

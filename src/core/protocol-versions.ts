@@ -41,13 +41,3 @@ export function unsupportedVersionResponse(id: JsonRpcId, supported: readonly st
     },
   );
 }
-
-/**
- * The `supportedVersions` option: unset, or a non-empty array of revision-shaped strings (`YYYY-MM-DD`); `undefined`
- * when the value is not one (the caller throws its option error).
- */
-export function supportedVersionsValue(value: unknown): readonly string[] | undefined {
-  if (!Array.isArray(value) || value.length === 0) return undefined;
-  for (const item of value) if (typeof item !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(item)) return undefined;
-  return Object.freeze([...(value as string[])]);
-}
