@@ -199,12 +199,43 @@ function depthVariants(s: Subjects, m: BenchMessage): Variant[] {
   ];
 }
 
+/**
+ * `validateMcpRequest` with the transport's header rules on: the request's headers as a Node face reads them
+ * (`req.headers` of a typical client, through the same reader), agreeing with the body. Against `vmr`, the rules' cost.
+ */
+function headerVariant(s: Subjects, m: BenchMessage): Variant {
+  const body = m.value as { method: string; params: { name: string; _meta: Record<string, string> } };
+  const raw: Record<string, string> = {
+    host: "127.0.0.1:3000",
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "content-length": String(m.bytes),
+    "mcp-protocol-version": body.params._meta["io.modelcontextprotocol/protocolVersion"]!,
+    "mcp-method": body.method,
+    "mcp-name": body.params.name,
+    "user-agent": "node",
+    connection: "keep-alive",
+  };
+  const headers = (name: string) => {
+    const value = raw[name];
+    return typeof value === "string" && value.includes(",") ? [value] : value;
+  };
+  return {
+    key: "vmr-headers",
+    label: "validateMcpRequest + header rules (MCP-Protocol-Version, Mcp-Method, Mcp-Name)",
+    expression: `validate(arg, "modern", options).outcome`,
+    input: "value",
+    deps: { validate: s.validateMcpRequest, options: { headers } },
+    expect: is("pass"),
+  };
+}
+
 export function messageCases(s: Subjects, m: BenchMessages): Case[] {
   const toolsCall = { framing: "JSONRPCRequest", method: "CallToolRequest", outcome: "pass", zodSchema: "CallToolRequestSchema" } as const;
   return [
     {
       message: m.toolsCall,
-      variants: [...validVariants(s, m.toolsCall, toolsCall), ...depthVariants(s, m.toolsCall)],
+      variants: [...validVariants(s, m.toolsCall, toolsCall), headerVariant(s, m.toolsCall), ...depthVariants(s, m.toolsCall)],
       floor: "parse",
       zodRef: "zod-schema",
     },

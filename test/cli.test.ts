@@ -21,6 +21,7 @@ import { CLI_EXAMPLES } from "../scripts/cli-examples.js";
 import { assertGoldenText } from "./support/golden.js";
 import { MODERN_META } from "./support/messages.js";
 import { loadExamples, readSpecSchema, repoRoot, specDir, EXAMPLES_REVISION, type JsonObject } from "./support/spec.js";
+import { transportHeaders } from "./support/transport-headers.js";
 
 const EXAMPLES_DIR = join(specDir, "schema", EXAMPLES_REVISION, "examples");
 
@@ -315,7 +316,8 @@ describe("wymcp check --json", () => {
     for (const verdict of verdicts) {
       const request = new Request("http://localhost/mcp", {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        // The headers a client sends with its body: the CLI judges a bare line, which has none, on its body alone.
+        headers: { "content-type": "application/json", ...transportHeaders(mixedLines[(verdict.line as number) - 1]) },
         body: mixedLines[(verdict.line as number) - 1],
       });
       const answer = await guard(request);

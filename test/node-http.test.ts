@@ -6,6 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { classifyEra, type JsonRpcErrorResponse, type RejectInfo, type WymcpInfo } from "wymcp";
 import { wymcpNode, type NodeOptions } from "wymcp/node";
 import { MODERN_META } from "./support/messages.js";
+import { transportHeaders } from "./support/transport-headers.js";
 
 interface Harness {
   url: string;
@@ -55,7 +56,7 @@ async function seenOf(res: Response): Promise<Seen> {
 function post(url: string, body: string | Uint8Array, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(url, {
     method: "POST",
-    headers: { "Content-Type": "application/json", ...headers },
+    headers: { "Content-Type": "application/json", ...transportHeaders(body), ...headers },
     body,
     signal: AbortSignal.timeout(5_000),
   });

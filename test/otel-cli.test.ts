@@ -17,6 +17,7 @@ import { runStdioGate } from "../src/cli/stdio/gate.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import { assertNothingListens, NO_UPSTREAM, recordingUpstream } from "./support/proxy.js";
+import { transportHeaders } from "./support/transport-headers.js";
 import {
   enableContext,
   eventually,
@@ -213,7 +214,11 @@ describe("wymcp proxy with telemetry, when the upstream fails", { timeout: 30_00
     const { server, address } = await listen(built, "127.0.0.1", 0);
     try {
       const body = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { _meta: MODERN_META } });
-      const answer = await rawPost(`http://127.0.0.1:${address.port}/mcp`, { ...JSON_HEADERS, "mcp-protocol-version": MODERN }, body);
+      const answer = await rawPost(
+        `http://127.0.0.1:${address.port}/mcp`,
+        { ...JSON_HEADERS, "mcp-protocol-version": MODERN, ...transportHeaders(body) },
+        body,
+      );
       assert.equal(answer.status, 502);
       await eventually(() => o.serverSpans().length === 1, "the span");
       const span = only(o.serverSpans(), "tools/list");
@@ -249,7 +254,11 @@ describe("wymcp proxy with telemetry, an answer in an event stream", { timeout: 
     const { server, address } = await listen(built, "127.0.0.1", 0);
     try {
       const body = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: MODERN_META } });
-      const answered = rawPost(`http://127.0.0.1:${address.port}/mcp`, { ...JSON_HEADERS, "mcp-protocol-version": MODERN }, body);
+      const answered = rawPost(
+        `http://127.0.0.1:${address.port}/mcp`,
+        { ...JSON_HEADERS, "mcp-protocol-version": MODERN, ...transportHeaders(body) },
+        body,
+      );
       await eventually(() => o.serverSpans().length === 1, "the span, ended by the result's event");
       assert.ok(finish, "the stream is still open");
       const span = only(o.serverSpans(), "tools/list");

@@ -14,6 +14,7 @@ import { wymcpFetch } from "wymcp/fetch";
 import { wymcpNode, type OutboundViolationInfo } from "wymcp/node";
 import { validateMcpResponse } from "wymcp/outbound";
 import { MODERN_META } from "./support/messages.js";
+import { transportHeaders } from "./support/transport-headers.js";
 
 type Seen = OutboundViolationInfo;
 const MODERN = "2026-07-28";
@@ -95,7 +96,7 @@ async function brokenServer(options: Parameters<typeof wymcpNode>[0], style: "wr
 function post(url: string, body: string, headers: Record<string, string> = {}) {
   return fetch(url, {
     method: "POST",
-    headers: { "Content-Type": "application/json", ...headers },
+    headers: { "Content-Type": "application/json", ...transportHeaders(body), ...headers },
     body,
     signal: AbortSignal.timeout(5_000),
   });
@@ -320,7 +321,11 @@ describe("wymcpFetch guard.report on plain Responses", () => {
   });
 
   async function exchange(body: string, answer: { type: string; pieces: string[] }) {
-    const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "Content-Type": "application/json" }, body });
+    const request = new Request("http://127.0.0.1/mcp", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...transportHeaders(body) },
+      body,
+    });
     assert.equal(await guard(request), undefined);
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -353,7 +358,7 @@ describe("wymcpFetch guard.report on plain Responses", () => {
     seen.length = 0;
     const request = new Request("http://127.0.0.1/mcp", {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", ...transportHeaders(call("p", "prompts/list")) },
       body: call("p", "prompts/list"),
     });
     assert.equal(await guard(request), undefined);

@@ -31,6 +31,8 @@ import {
 before(assertFreshDist);
 
 const MODERN = "2026-07-28";
+/** The transport's headers of a modern tools/call of the echo tool, as the official client sends them. */
+const ECHO_CALL = { "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "echo" };
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const modernCall = (id: unknown, name: unknown) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: MODERN_META, name, arguments: { text: "x" } } });
@@ -70,7 +72,7 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
       at("/mcp?x=1"),
       {
         ...JSON_HEADERS,
-        "mcp-protocol-version": MODERN,
+        ...ECHO_CALL,
         authorization: "Bearer abc",
         "mcp-session-id": "session-1",
         connection: "keep-alive, x-hop",
@@ -111,7 +113,7 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
     upstream.received.length = 0;
     const body = modernCall(5, "echo");
     const answer = await new Promise<number>((resolve, reject) => {
-      const req = http.request(at(), { method: "POST", headers: { ...JSON_HEADERS, "mcp-protocol-version": MODERN } }, (res) => {
+      const req = http.request(at(), { method: "POST", headers: { ...JSON_HEADERS, ...ECHO_CALL } }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       });
@@ -151,7 +153,7 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
       () => socket.destroy(),
     );
     await once(socket, "close");
-    const answer = await rawPost(at(), { ...JSON_HEADERS, "mcp-protocol-version": MODERN }, modernCall(6, "echo"));
+    const answer = await rawPost(at(), { ...JSON_HEADERS, ...ECHO_CALL }, modernCall(6, "echo"));
     assert.equal(answer.status, 200);
     assert.equal(upstream.received.length, 1);
   });
@@ -167,10 +169,10 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
 
     const deep = (n: number): string => `${"[".repeat(n)}${"]".repeat(n)}`;
     const cases: Array<[string, Record<string, string>, string, number]> = [
-      ["a modern tools/call whose name is a number", { ...JSON_HEADERS, "mcp-protocol-version": MODERN }, modernCall(7, 5), 400],
+      ["a modern tools/call whose name is a number", { ...JSON_HEADERS, ...ECHO_CALL }, modernCall(7, 5), 400],
       [
         "a modern tools/call with no _meta",
-        { ...JSON_HEADERS, "mcp-protocol-version": MODERN },
+        { ...JSON_HEADERS, ...ECHO_CALL },
         JSON.stringify({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "search", arguments: { q: SECRET } } }),
         400,
       ],
@@ -300,7 +302,7 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
     upstream.received.length = 0;
     const answer = await rawPost(
       at(),
-      { ...JSON_HEADERS, "mcp-protocol-version": MODERN },
+      { ...JSON_HEADERS, ...ECHO_CALL },
       JSON.stringify({ jsonrpc: "2.0", method: "notifications/x", params: 5 }),
     );
     assert.deepEqual([answer.status, answer.text], [202, ""]);
@@ -464,7 +466,7 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
     upstream.handle((_req, res) =>
       res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":1,"result":{"content":5}}'),
     );
-    const answer = await rawPost(at(), { ...JSON_HEADERS, "mcp-protocol-version": MODERN }, modernCall(1, "echo"));
+    const answer = await rawPost(at(), { ...JSON_HEADERS, ...ECHO_CALL }, modernCall(1, "echo"));
     assert.equal(answer.text, '{"jsonrpc":"2.0","id":1,"result":{"content":5}}');
     assert.doesNotMatch(proxy.stderr(), /outbound/);
   });
@@ -732,7 +734,7 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     try {
       await rawPost(
         new URL("/mcp", proxy.url).href,
-        { ...JSON_HEADERS, "mcp-protocol-version": MODERN },
+        { ...JSON_HEADERS, ...ECHO_CALL },
         modernCall(9, 5).replace('"x"', JSON.stringify(SECRET)),
       );
       await until(() => proxy.stderr().includes('"refused"'));
@@ -772,11 +774,7 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     );
     const proxy = await startProxy(["--upstream", upstream.url.href, "--outbound", "report"]);
     try {
-      const answer = await rawPost(
-        new URL("/mcp", proxy.url).href,
-        { ...JSON_HEADERS, "mcp-protocol-version": MODERN },
-        modernCall(1, "echo"),
-      );
+      const answer = await rawPost(new URL("/mcp", proxy.url).href, { ...JSON_HEADERS, ...ECHO_CALL }, modernCall(1, "echo"));
       assert.equal(answer.text, '{"jsonrpc":"2.0","id":1,"result":{"content":5}}');
       await until(() => proxy.stderr().includes("outbound violation"));
       assert.match(proxy.stderr(), /outbound violation era=modern method="tools\/call" id=1: .*\/result\/content/);

@@ -16,7 +16,14 @@ export type LogFormat = "text" | "json";
 export type Face = "proxy" | "stdio";
 
 /** Why a message was not handed on: the gates' reasons, and the stdio gate's for a line it cannot judge. */
-export type RefusalReason = "body-too-large" | "unsupported-media-type" | "parse-error" | "nested-too-deeply" | "invalid-message";
+export type RefusalReason =
+  | "body-too-large"
+  | "unsupported-media-type"
+  | "parse-error"
+  | "nested-too-deeply"
+  | "invalid-message"
+  | "forbidden-host"
+  | "forbidden-origin";
 
 /** One judged message. */
 export interface VerdictEvent {

@@ -34,6 +34,14 @@ export interface GateFlags {
   otel: boolean;
 }
 
+/** The flags of the HTTP face (`wymcp proxy`) beyond the shared ones, as the gates' options of the same names. */
+export interface HttpGateFlags {
+  allowedHosts?: readonly string[] | undefined;
+  allowedOrigins?: readonly string[] | undefined;
+  headerChecks?: boolean | undefined;
+  supportedVersions?: readonly string[] | undefined;
+}
+
 /** `parseArgs` declarations of the shared flags. */
 export const GATE_FLAG_SPECS = {
   "max-body-bytes": { type: "string" },
@@ -109,12 +117,16 @@ export function formatsFlag(value: string | boolean | undefined): Formats | unde
  * the body). `clock` (telemetry's) times the validation.
  */
 export function resolveGate<R>(
-  flags: GateFlags,
+  flags: GateFlags & HttpGateFlags,
   headersOf: (request: R) => HeadersLike | undefined,
   clock?: () => number,
 ): ResolvedOptions<R> {
-  const { maxBodyBytes, maxDepth, legacyChecks, formats } = flags;
-  const resolved = resolveOptions<R>({ maxBodyBytes, maxDepth, legacyChecks, formats }, [], headersOf);
+  const { maxBodyBytes, maxDepth, legacyChecks, formats, allowedHosts, allowedOrigins, headerChecks, supportedVersions } = flags;
+  const resolved = resolveOptions<R>(
+    { maxBodyBytes, maxDepth, legacyChecks, formats, allowedHosts, allowedOrigins, headerChecks, supportedVersions },
+    [],
+    headersOf,
+  );
   // With telemetry, the stage times the validation and keeps a refused body for the trace, as the gates' stage does.
   return clock ? { ...resolved, settings: { ...resolved.settings, clock } } : resolved;
 }

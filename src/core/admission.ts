@@ -7,6 +7,8 @@
 import { exceedsDepth } from "./depth.js";
 import { answerId, errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
 import type { Era } from "./era.js";
+import type { RequestHeaders } from "./header-body.js";
+import { checkHostOrigin, type HostPolicy } from "./host-origin.js";
 import { validateMcpRequest, type JudgedKind, type ValidateOptions, type ValidationResult } from "./validate.js";
 
 /** What the admission stage needs of a face's options: the limits, and what validation takes beyond the request. */
@@ -16,7 +18,7 @@ export interface AdmissionSettings {
   /** Deepest nesting of arrays and objects accepted; `Infinity` when the bound is off. */
   readonly maxDepth: number;
   /** Options every `validateMcpRequest` call of this face gets (the request's `MCP-Protocol-Version` is added per request). */
-  readonly validate?: Omit<ValidateOptions, "protocolVersion">;
+  readonly validate?: Omit<ValidateOptions, "protocolVersion" | "headers">;
   /**
    * A clock in milliseconds (`performance.now`), given by a face with telemetry: the era's validation is then timed
    * (`validationMs`) and a refused parsed body kept on its refusal (`body`), for the observer alone.
@@ -25,7 +27,14 @@ export interface AdmissionSettings {
 }
 
 /** Why a face answered instead of handing the request on. */
-export type RejectReason = "body-too-large" | "unsupported-media-type" | "parse-error" | "nested-too-deeply" | "invalid-message";
+export type RejectReason =
+  | "body-too-large"
+  | "unsupported-media-type"
+  | "parse-error"
+  | "nested-too-deeply"
+  | "invalid-message"
+  | "forbidden-host"
+  | "forbidden-origin";
 
 /** A message that passed or was bypassed, as handed to the next handler. */
 export type Admitted = Extract<ValidationResult, { outcome: "pass" | "bypass" }>;
@@ -36,8 +45,8 @@ export interface WymcpInfo {
   result: Admitted;
 }
 
-/** The HTTP status of a refusal: the validator's for an invalid message, `400`, `413` or `415` for the others. */
-export type RefusalStatus = Extract<ValidationResult, { outcome: "reject" }>["status"] | 413 | 415;
+/** The HTTP status of a refusal: the validator's for an invalid message, `400`, `403`, `413` or `415` for the others. */
+export type RefusalStatus = Extract<ValidationResult, { outcome: "reject" }>["status"] | 403 | 413 | 415;
 
 /** A refused body: the status and JSON-RPC answer to send, and why. Nothing of the body but the id is in it. */
 export interface Refusal {
@@ -273,13 +282,15 @@ export interface JudgeContext {
   /** A lane, or a function of the body (run only once the body is within the nesting bound); `undefined` is legacy. */
   era: Era | ((body: unknown) => Era | undefined);
   protocolVersion?: string | null | undefined;
+  /** The request's headers, for the modern lane's header rules (`validateMcpRequest`'s `headers`); none on stdio. */
+  headers?: RequestHeaders | undefined;
 }
 
 /**
  * A parsed body: the nesting bound first (before anything recursive sees it: the era callback, the validators, the
  * next handler's re-serialization), then the era, then `validateMcpRequest` in that era.
  */
-export function judgeBody(body: unknown, { era, protocolVersion }: JudgeContext, settings: AdmissionSettings): Admission {
+export function judgeBody(body: unknown, { era, protocolVersion, headers }: JudgeContext, settings: AdmissionSettings): Admission {
   const { clock } = settings;
   if (exceedsDepth(body, settings.maxDepth)) {
     const refused = nestedTooDeeply(settings.maxDepth, answerId(body));
@@ -288,7 +299,7 @@ export function judgeBody(body: unknown, { era, protocolVersion }: JudgeContext,
   }
   const lane = (typeof era === "function" ? era(body) : era) ?? "legacy";
   const began = clock?.();
-  const result = validateMcpRequest(body, lane, { ...settings.validate, protocolVersion });
+  const result = validateMcpRequest(body, lane, { ...settings.validate, protocolVersion, headers });
   let verdict: Admission;
   if (result.outcome === "reject") {
     const { status, response, kind, definition, revision } = result;
@@ -329,7 +340,7 @@ export async function admit(exchange: Exchange, settings: AdmissionSettings): Pr
  */
 export function admitBytes(
   bytes: Uint8Array,
-  exchange: Pick<Exchange, "contentType" | "era" | "protocolVersion">,
+  exchange: Pick<Exchange, "contentType" | "era" | "protocolVersion" | "headers">,
   settings: AdmissionSettings,
 ): Admission {
   const wrongType = checkMediaType(exchange.contentType);
@@ -342,6 +353,23 @@ export function admitBytes(
 function judgeBytes(bytes: Uint8Array, context: JudgeContext, settings: AdmissionSettings): Admission {
   const parsed = parseBody(bytes, settings);
   return parsed.ok ? judgeBody(parsed.body, context, settings) : parsed;
+}
+
+/**
+ * The `403` for a request whose `Host` or `Origin` the face's policy does not allow (host-origin.ts), or `undefined`:
+ * every method, before anything is read. Its answer has no `id`, as the transport asks of it.
+ */
+export function checkHost(
+  policy: HostPolicy | undefined,
+  host: string | null | undefined,
+  origin: string | null | undefined,
+): Refusal | undefined {
+  if (policy === undefined) return undefined;
+  const forbidden = checkHostOrigin(policy, host, origin);
+  if (forbidden === undefined) return undefined;
+  // The one answer with no id: the type keeps `id` for every other, and nothing reads it from this one.
+  const response = forbidden.response as unknown as JsonRpcErrorResponse;
+  return { ok: false, status: 403, reason: forbidden.reason, response, era: undefined, kind: undefined };
 }
 
 /** Reports a refusal to a face's `onReject`, once; a hook that throws does not turn an answered request into a failed one. */

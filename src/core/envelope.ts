@@ -20,6 +20,10 @@ export interface InvalidRequestData {
   errors: LocatedError[];
   /** Problems found but not listed, present only when some were left out to bound the answer. */
   omitted?: number;
+  /** On an `UnsupportedProtocolVersionError` (-32022) only: the versions the server serves. */
+  supported?: string[];
+  /** On an `UnsupportedProtocolVersionError` (-32022) only: the version the request named, escaped and cut. */
+  requested?: string;
 }
 
 export interface JsonRpcErrorResponse {

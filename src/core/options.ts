@@ -7,6 +7,7 @@ import { DEFAULT_MAX_DEPTH } from "./depth.js";
 import type { AdmissionSettings, RejectInfo } from "./admission.js";
 import { classifyEra, type Era, type HeadersLike } from "./era.js";
 import { DEFAULT_FORMATS, FORMATS, type Formats } from "./formats.js";
+import type { HostPolicy } from "./host-origin.js";
 import { DEFAULT_LEGACY_CHECKS, LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { WymcpOptionError } from "./option-error.js";
 import type { Telemetry } from "./telemetry.js";
@@ -126,7 +127,11 @@ export interface GateOptions<R> extends LimitOptions {
    * `"framing"` the JSON-RPC framing alone.
    */
   legacyChecks?: LegacyChecks;
-  /** With `legacyChecks: "report"`: called once per legacy message whose params fail, with what `onReject` would have received. */
+  /**
+   * With `legacyChecks: "report"`: called once per legacy message whose params fail, with what `onReject` would have
+   * received; also, whatever `legacyChecks` says, once per modern request naming a protocol version this library does
+   * not know (handed on, judged on its framing), with the -32022 answer `supportedVersions` would have sent.
+   */
   onLegacyReport?: (info: RejectInfo) => void;
   /**
    * Whether a schema's `format` is asserted: `"annotation"` (default) refuses no string for its format, as the official
@@ -134,6 +139,25 @@ export interface GateOptions<R> extends LimitOptions {
    * the outbound report.
    */
   formats?: Formats;
+  /**
+   * DNS rebinding protection: the hosts a request's `Host` may name (`"localhost:3000"` that port, `"localhost"` any
+   * port). Given (or `allowedOrigins` given), a request of any method whose `Host` is not listed, or whose `Origin` is
+   * neither listed in `allowedOrigins` nor of a listed host, is answered `403`. An absent `Origin` is allowed. Default:
+   * off (a gate cannot know where it listens).
+   */
+  allowedHosts?: readonly string[];
+  /** Origins a request's `Origin` may name exactly (`"https://app.example"`, `"null"` for an opaque one); see `allowedHosts`. */
+  allowedOrigins?: readonly string[];
+  /**
+   * The modern lane's header rules (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` present and matching the body,
+   * else `400`/-32020). Default `true`; `false` hands on a request whose headers disagree with its body.
+   */
+  headerChecks?: boolean;
+  /**
+   * The modern protocol versions the server behind serves (`["2026-07-28"]`). Given, a modern request naming another is
+   * answered `400`/-32022. Default: unset, and a version this library does not know is judged on its framing and reported.
+   */
+  supportedVersions?: readonly string[];
 }
 
 /** A face's options, checked and with their defaults. */
@@ -142,6 +166,8 @@ export interface ResolvedOptions<R> {
   era: (request: R, body: unknown) => Era | undefined;
   onReject: ((info: RejectInfo) => void) | undefined;
   onLegacyReport: ((info: RejectInfo) => void) | undefined;
+  /** The hosts and origins allowed; `undefined`: not checked. */
+  hosts: HostPolicy | undefined;
 }
 
 /**
@@ -164,18 +190,69 @@ export function resolveOptions<R>(
       throw new WymcpOptionError(key, `unknown option ${JSON.stringify(key)}; this face takes ${names}`);
     }
   }
+  const validate: NonNullable<AdmissionSettings["validate"]> = {
+    legacyChecks: legacyChecksOption(given.legacyChecks),
+    formats: formatsOption(given.formats),
+  };
+  if (headerChecksOption(given.headerChecks) === false) validate.headerChecks = false;
+  const supportedVersions = supportedVersionsOption(given.supportedVersions);
+  if (supportedVersions) validate.supportedVersions = supportedVersions;
   return {
-    settings: {
-      ...resolveLimits(given),
-      validate: { legacyChecks: legacyChecksOption(given.legacyChecks), formats: formatsOption(given.formats) },
-    },
+    settings: { ...resolveLimits(given), validate },
     era: eraOption(given.era, headersOf),
     onReject: optionalFunction("onReject", given.onReject),
     onLegacyReport: optionalFunction("onLegacyReport", given.onLegacyReport),
+    hosts: hostPolicyOption(given.allowedHosts, given.allowedOrigins),
   };
 }
 
-const GATE_OPTION_KEYS: readonly string[] = ["maxBodyBytes", "maxDepth", "era", "onReject", "legacyChecks", "onLegacyReport", "formats"];
+const GATE_OPTION_KEYS: readonly string[] = [
+  "maxBodyBytes",
+  "maxDepth",
+  "era",
+  "onReject",
+  "legacyChecks",
+  "onLegacyReport",
+  "allowedHosts",
+  "allowedOrigins",
+  "headerChecks",
+  "supportedVersions",
+  "formats",
+];
+
+/** The `headerChecks` option: a boolean or `undefined` (on). */
+export function headerChecksOption(value: unknown): boolean {
+  if (value === undefined || typeof value === "boolean") return value !== false;
+  throw new WymcpOptionError("headerChecks", `headerChecks must be true or false, not ${describeValue(value)}`);
+}
+
+/** The `supportedVersions` option: unset, or a non-empty array of `YYYY-MM-DD` revisions. */
+export function supportedVersionsOption(value: unknown): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  // Checked here, not where the versions are used: that module loads the generated validators, which options must not.
+  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === "string" && /^\d{4}-\d{2}-\d{2}$/.test(item)))
+    return Object.freeze([...(value as string[])]);
+  throw new WymcpOptionError(
+    "supportedVersions",
+    `supportedVersions must be a non-empty array of YYYY-MM-DD revisions, not ${describeValue(value)}`,
+  );
+}
+
+/**
+ * The `allowedHosts` and `allowedOrigins` options: arrays of non-empty strings, lower-cased; both unset turns the
+ * check off (`undefined`).
+ */
+export function hostPolicyOption(allowedHosts: unknown, allowedOrigins: unknown): HostPolicy | undefined {
+  if (allowedHosts === undefined && allowedOrigins === undefined) return undefined;
+  return { hosts: nonEmptyStrings("allowedHosts", allowedHosts), origins: nonEmptyStrings("allowedOrigins", allowedOrigins) };
+}
+
+function nonEmptyStrings(name: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== "string" || item.trim() === ""))
+    throw new WymcpOptionError(name, `${name} must be an array of non-empty strings, not ${describeValue(value)}`);
+  return value.map((item: string) => item.trim().toLowerCase());
+}
 
 /**
  * The era of a request with no body to judge (a GET stream in report mode): the option's for no body, legacy when it

@@ -14,8 +14,10 @@ import {
 import { isRevision, type Era } from "./era.js";
 import { switchFormats } from "./format-switch.js";
 import type { Formats } from "./formats.js";
+import { headerMismatchResponse, headerProblem, type RequestHeaders } from "./header-body.js";
 import { DEFAULT_LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { legacyMethodOf } from "./legacy-revision.js";
+import { claimedVersion, KNOWN_MODERN_REVISIONS, unsupportedVersionResponse } from "./protocol-versions.js";
 
 /**
  * The answer to a rejected message never exceeds this many UTF-8 bytes as JSON, by construction:
@@ -69,6 +71,21 @@ export interface ValidateOptions {
    * official SDKs do not; `"strict"` asserts `uri` (RFC 3986), `uri-template` (RFC 6570) and `byte` (base64).
    */
   formats?: Formats | undefined;
+  /**
+   * The HTTP request's headers. Given, a modern request that passes is also held to the transport's header rules
+   * (header-body.ts): `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` present and matching the body, else `400`/-32020.
+   * A Node face reads `req.headersDistinct` for a value with a comma, so that a repeated header is seen as such. The
+   * legacy lane ignores them.
+   */
+  headers?: RequestHeaders | undefined;
+  /** `false` turns the header rules off even when `headers` are given. Default `true`. */
+  headerChecks?: boolean | undefined;
+  /**
+   * The modern protocol versions the server behind serves. Given, a modern request claiming another is answered
+   * `400`/-32022 with `data.supported` and `data.requested`. Unset, a version this library does not know is judged on
+   * its framing alone and passes, carrying the -32022 answer it would have had as `reported`.
+   */
+  supportedVersions?: readonly string[] | undefined;
 }
 
 type Rule = "validate" | "bypass" | "reject-response";
@@ -104,6 +121,8 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
   if (kind === "other") return check(body, kind, framing.message, "JSONRPCMessage");
   const rules = lane === "modern" ? RULES.modern : RULES.legacy;
   const rule = kind === "request" ? rules.request : kind === "notification" ? rules.notification : rules.response;
+  // A modern notification is not held to the header rules either: the official client sends it none, the SDK
+  // answers it 202 whatever they say, and JSON-RPC forbids an error answer to it.
   if (rule === "bypass") return kind === "response" ? LEGACY_RESPONSE : MODERN_NOTIFICATION;
   if (rule === "reject-response") {
     return reject(
@@ -131,9 +150,51 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
       : check(body, kind, framing.request, "JSONRPCRequest");
   }
   // The modern lane bypasses notifications (RULES): only requests reach its method table.
+  const version = claimedVersion(body);
+  const supported = options?.supportedVersions;
+  if (supported !== undefined && typeof version === "string" && !supported.includes(version)) {
+    const headers = options?.headers;
+    // Headers that disagree with the body make its version no one's request: that is the answer then.
+    const broken = headers !== undefined && options?.headerChecks !== false ? headerRule(body, headers) : undefined;
+    return broken ?? unsupported(body, supported, version);
+  }
   const known = MODERN_METHODS.get(method as string);
-  if (!known) return check(body, kind, framing.request, "JSONRPCRequest");
-  return byDefinition(body, kind, framing, known, method as string);
+  let result: ValidationResult;
+  if (typeof version === "string" && !KNOWN_MODERN_REVISIONS.includes(version)) {
+    // A revision newer than this library: its definitions are not ours to apply, its framing is JSON-RPC's.
+    result = check(body, kind, framing.request, "JSONRPCRequest");
+    if (result.outcome === "pass")
+      result = {
+        ...result,
+        reported: { status: 400, response: unsupportedVersionResponse(answerId(body), KNOWN_MODERN_REVISIONS, version) },
+      };
+  } else result = known ? byDefinition(body, kind, framing, known, method as string) : check(body, kind, framing.request, "JSONRPCRequest");
+  if (result.outcome !== "pass" || options?.headers === undefined || options.headerChecks === false) return result;
+  return headerRule(body, options.headers) ?? result;
+}
+
+/** The transport's header rules on a modern request that passed: the `400`/-32020 refusal, or `undefined`. */
+function headerRule(body: unknown, headers: RequestHeaders): Rejected | undefined {
+  const problem = headerProblem(body as Record<string, unknown>, headers);
+  if (!problem) return undefined;
+  return {
+    outcome: "reject",
+    kind: "request",
+    definition: "HeaderMismatchError",
+    status: 400,
+    response: headerMismatchResponse(answerId(body), problem),
+  };
+}
+
+/** A modern request claiming a version the operator did not list: `400`/-32022. */
+function unsupported(body: unknown, supported: readonly string[], version: string): Rejected {
+  return {
+    outcome: "reject",
+    kind: "request",
+    definition: "UnsupportedProtocolVersionError",
+    status: 400,
+    response: unsupportedVersionResponse(answerId(body), supported, version),
+  };
 }
 
 /**

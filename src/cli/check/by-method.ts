@@ -56,6 +56,8 @@ const UNJUDGED_ROWS: Record<Exclude<RejectReason, "invalid-message">, string> = 
   "body-too-large": "(too large)",
   "nested-too-deeply": "(too deep)",
   "unsupported-media-type": "(not application/json)",
+  "forbidden-host": "(forbidden Host)",
+  "forbidden-origin": "(forbidden Origin)",
 };
 
 /** The row a gate log's refusal or violation counts in: the method it names, or why it was refused before one. */

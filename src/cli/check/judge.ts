@@ -225,7 +225,14 @@ export function judge(
             return classified.era;
           };
   // Header names are lower-cased when --header is read; the version decides whether a legacy batch is judged.
-  const admission = judgeBody(body, { era, protocolVersion: headers["mcp-protocol-version"] ?? negotiated?.revision }, options.settings);
+  // A HAR entry carries its HTTP request's headers: a modern request is held to them as a gate holds it. A message
+  // with none (a file, a line) has no headers to judge.
+  const exchange = context?.headers !== undefined ? headers : undefined;
+  const admission = judgeBody(
+    body,
+    { era, protocolVersion: headers["mcp-protocol-version"] ?? negotiated?.revision, headers: exchange },
+    options.settings,
+  );
   // Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line (~3× the validation).
   // Only the legacy lane reads a revision; a modern message is judged by the one its _meta names.
   const session = negotiated && admission.era === "legacy" ? negotiated : undefined;

@@ -4,7 +4,8 @@
  */
 import { parseArgs } from "node:util";
 import { createLog } from "../gate-log.js";
-import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate-options.js";
+import { hostPolicyOption, supportedVersionsOption } from "../../core/options.js";
+import { GATE_FLAG_SPECS, gateFlags, type HttpGateFlags, positiveInteger, UsageError } from "../gate-options.js";
 import { commandTelemetry } from "../otel/start.js";
 import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "./proxy.js";
 import { PROXY_USAGE } from "./usage.js";
@@ -23,12 +24,18 @@ export function parseProxyArgs(argv: string[]): { options: ProxyOptions; listen:
       "max-answer-bytes": { type: "string" },
       "rewrite-host": { type: "boolean", default: false },
       "trust-proxy": { type: "boolean", default: false },
+      "allowed-host": { type: "string", multiple: true },
+      "allowed-origin": { type: "string", multiple: true },
+      "allow-any-host": { type: "boolean", default: false },
+      "header-checks": { type: "string" },
+      "supported-versions": { type: "string" },
     },
     allowPositionals: true,
     strict: true,
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const flags = gateFlags(values);
+  const { "allowed-host": _hosts, "allowed-origin": _origins, ...shared } = values;
+  const flags = { ...gateFlags(shared), ...httpFlags(values) };
   const placeholder = new URL("http://127.0.0.1/");
   if (values.help)
     return {
@@ -67,6 +74,45 @@ export function parseProxyArgs(argv: string[]): { options: ProxyOptions; listen:
     },
     listen: parseListen(values.listen ?? "127.0.0.1:3000"),
     help: false,
+  };
+}
+
+/** The proxy's HTTP-only flags, checked as the gates check the options of the same names. */
+function httpFlags(values: {
+  "allowed-host"?: string[] | undefined;
+  "allowed-origin"?: string[] | undefined;
+  "allow-any-host"?: boolean | undefined;
+  "header-checks"?: string | undefined;
+  "supported-versions"?: string | undefined;
+}): HttpGateFlags & { allowAnyHost: boolean } {
+  const allowAnyHost = values["allow-any-host"] === true;
+  const allowedHosts = values["allowed-host"];
+  const allowedOrigins = values["allowed-origin"];
+  if (allowAnyHost && (allowedHosts || allowedOrigins))
+    throw new UsageError("--allow-any-host turns the Host and Origin check off; --allowed-host and --allowed-origin need it on: use one");
+  try {
+    hostPolicyOption(allowedHosts, allowedOrigins);
+  } catch {
+    throw new UsageError("--allowed-host and --allowed-origin take a non-empty value each");
+  }
+  const checks = values["header-checks"];
+  if (checks !== undefined && checks !== "on" && checks !== "off")
+    throw new UsageError(`--header-checks must be on or off, not ${JSON.stringify(checks)}`);
+  const listed = values["supported-versions"];
+  let supportedVersions: readonly string[] | undefined;
+  if (listed !== undefined) {
+    try {
+      supportedVersions = supportedVersionsOption(listed.split(",").map((version) => version.trim()));
+    } catch {
+      throw new UsageError(`--supported-versions must list YYYY-MM-DD revisions, comma-separated, not ${JSON.stringify(listed)}`);
+    }
+  }
+  return {
+    allowAnyHost,
+    allowedHosts,
+    allowedOrigins,
+    headerChecks: checks === undefined ? undefined : checks === "on",
+    supportedVersions,
   };
 }
 

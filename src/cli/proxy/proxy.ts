@@ -6,14 +6,15 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Admission, admit, isAcceptedNotification } from "../../core/admission.js";
+import { type Admission, admit, checkHost, isAcceptedNotification } from "../../core/admission.js";
+import { type HostPolicy, isLoopback, LOOPBACK_POLICY } from "../../core/host-origin.js";
 import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../../hosts/node/answer.js";
 import { readNodeBody } from "../../hosts/node/body.js";
 import { answerClientErrors } from "../../hosts/node/client-errors.js";
-import { traceNode } from "../../hosts/node/guard.js";
+import { nodeHeader, traceNode } from "../../hosts/node/guard.js";
 import { type Report, tapResponse } from "../../hosts/node/report.js";
 import { now } from "../../hosts/shared/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
@@ -43,11 +44,26 @@ export interface ProxyOptions extends GateFlags {
   trustProxy?: boolean;
   /** Spans and metrics for every POST judged (`--otel`: `mcpTelemetry()` over the SDK the command set up). */
   telemetry?: Telemetry;
+  /** `--allowed-host`: hosts a request's `Host` may name; given (or origins given), the loopback default is replaced. */
+  allowedHosts?: readonly string[];
+  /** `--allowed-origin`: origins a request's `Origin` may name. */
+  allowedOrigins?: readonly string[];
+  /** `--allow-any-host`: no `Host`/`Origin` check, not even the loopback default. */
+  allowAnyHost?: boolean;
+  /** `--header-checks off`: the modern lane's header rules off. */
+  headerChecks?: boolean;
+  /** `--supported-versions`: the modern versions the upstream serves (others answered -32022). */
+  supportedVersions?: readonly string[];
 }
 
 export interface Proxy {
   /** The request listener: give it to `http.createServer`. */
   listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Called once the proxy listens on `host`: on a loopback address with no `--allowed-host`, `--allowed-origin` or
+   * `--allow-any-host`, only the loopback names are allowed (DNS rebinding protection).
+   */
+  listening(host: string): void;
   /**
    * Stops serving: the server takes no new connection, idle ones close, streams of server messages (GET) end at once
    * as finished answers end (an empty stream when the server had not answered yet), and the rest in flight have until `drainTimeoutMs` to finish. Resolves to how many had to be cut off.
@@ -68,7 +84,8 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
   };
   const { telemetry } = options;
   // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
-  const { settings, era: eraOf } = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
+  const { settings, era: eraOf, hosts: given } = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
+  let hosts: HostPolicy | undefined = options.allowAnyHost ? undefined : given;
   const drainBytes = drainBound(settings.maxBodyBytes);
   const inFlight = new Map<ServerResponse, IncomingMessage>();
   let draining = false;
@@ -135,6 +152,24 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     if (draining) res.setHeader("connection", "close");
     // What the client names in Connection is never forwarded: it is not judged either, so the verdict is the upstream's view.
     for (const name of connectionNamed(req.headers.connection)) if (!HOP_BY_HOP.has(name)) delete req.headers[name];
+    const forbidden = hosts && checkHost(hosts, req.headers.host, single(req.headers.origin));
+    if (forbidden) {
+      const { response, status, reason } = forbidden;
+      const { code, message } = response.error;
+      verdict({
+        outcome: "refused",
+        era: undefined,
+        kind: undefined,
+        id: null,
+        method: undefined,
+        reason,
+        status,
+        code,
+        message,
+        remote: req.socket.remoteAddress,
+      });
+      return answerRefusal(req, res, forbidden, DISCARD_TIMEOUT_MS, drainBytes);
+    }
     if (req.method !== "POST" || options.passThrough) {
       if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
       const drain = req.method === "GET" ? drainSignal.signal : undefined;
@@ -151,6 +186,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
           protocolVersion: single(req.headers["mcp-protocol-version"]),
           chunks: () => (reading = readNodeBody(req, settings.maxBodyBytes)),
           era: (parsed) => eraOf(req, parsed),
+          headers: (name) => nodeHeader(req, name),
         },
         settings,
       );
@@ -227,6 +263,9 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
         else res.destroy();
       });
     },
+    listening(host) {
+      if (!options.allowAnyHost && given === undefined && isLoopback(host)) hosts = LOOPBACK_POLICY;
+    },
     async drain(server) {
       draining = true;
       server.close();
@@ -255,7 +294,9 @@ export async function listen(proxy: Proxy, host: string, port: number): Promise<
       resolve();
     });
   });
-  return { server, address: server.address() as AddressInfo };
+  const address = server.address() as AddressInfo;
+  proxy.listening(host);
+  return { server, address };
 }
 
 function single(value: string | string[] | undefined): string | undefined {

@@ -20,6 +20,17 @@ the client's headers. GET (the server's stream) and DELETE go straight through; 
   --rewrite-host      send the upstream's host in Host (default: the client's, as it sent it)
   --trust-proxy       a proxy in front of this one is trusted: its X-Forwarded-*, Forwarded and X-Real-IP headers
                       are kept, X-Forwarded-For extended (default: a client's are dropped, the proxy sets its own)
+  --allowed-host H    a host the client's Host may name (repeatable): host:port for that port, host for any port;
+                      a request naming another (or an Origin of another host) gets 403, whatever its method.
+                      Default on a loopback --listen: localhost, 127.0.0.1 and [::1], any port (DNS
+                      rebinding protection); on any other address, no check
+  --allowed-origin O  an origin a browser's Origin may name (repeatable), e.g. https://app.example; a request with
+                      no Origin (clients that are not browsers) is allowed
+  --allow-any-host    no Host or Origin check at all, not even the loopback default
+  --header-checks M   on (default) or off: on, a modern request whose MCP-Protocol-Version, Mcp-Method or Mcp-Name
+                      header is missing, malformed or disagrees with its body gets 400 -32020
+  --supported-versions V  the modern versions the server serves, comma-separated (e.g. 2026-07-28): a modern request
+                      naming another gets 400 -32022; unset, a version wymcp does not know is judged on framing alone
 ${GATE_FLAGS_USAGE}
 
 An upstream that is down or refuses gets 502, one that does not answer in time 504, each with a JSON-RPC error; an

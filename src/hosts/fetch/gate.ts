@@ -11,7 +11,7 @@ import { type ExchangeTrace, errorTypeOf } from "../../core/telemetry.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
 import { now } from "../shared/traced.js";
-import { admitRequest, type FetchOptions, refusalResponse, reported, resolveFetchFace, traceRequest } from "./guard.js";
+import { admitRequest, type FetchOptions, forbiddenRequest, refusalResponse, reported, resolveFetchFace, traceRequest } from "./guard.js";
 
 /** Options of `gateFetch`: those of `wymcpFetch`, the caller's identity, and what to do with an error of the handler. */
 export interface GateFetchOptions<A = unknown> extends FetchOptions {
@@ -67,6 +67,8 @@ export function gateFetch(
   return async function gateFetchHandler(request, ...host) {
     let body: unknown;
     let trace: ExchangeTrace | undefined;
+    const forbidden = forbiddenRequest(request, face);
+    if (forbidden) return refusalResponse(forbidden, face);
     try {
       const caller = await authInfo?.(request, ...host);
       if (caller instanceof Response) return caller;

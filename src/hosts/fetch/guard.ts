@@ -2,7 +2,7 @@
  * @module guard: `wymcpFetch`, the admission stage for Fetch API hosts (Hono, Workers, Deno, Bun): `Request` in, the
  * refusal's `Response` out, or `undefined` to go on; and the Fetch exchange `gateFetch` shares with it.
  */
-import { admit, type Admission, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
+import { admit, type Admission, checkHost, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
 import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody, telemetryOption } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
@@ -81,12 +81,31 @@ export async function admitRequest(request: Request, face: FetchFace, read: "clo
           ? wholeBody(request)
           : chunksOf(read === "clone" ? request.clone().body : request.body),
       era: (body) => face.era(request, body),
+      // A Fetch `Headers` joins a repeated header with ", ": header-body.ts reads a joined value as one repeated.
+      headers: request.headers,
     },
     face.settings,
   );
   // An admitted legacy message the params check found wanting is reported (`legacyChecks: "report"`).
   if (verdict.ok) reportLegacy(face.onLegacyReport, verdict);
   return verdict;
+}
+
+/**
+ * The `403` for a request whose `Host` or `Origin` the face does not allow (`allowedHosts`, `allowedOrigins`); a host
+ * that gives no `Host` header is judged by the request URL's host.
+ */
+export function forbiddenRequest(request: Request, face: FetchFace): Refusal | undefined {
+  if (!face.hosts) return undefined;
+  return checkHost(face.hosts, request.headers.get("host") ?? urlHost(request.url), request.headers.get("origin"));
+}
+
+function urlHost(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A refusal as a `Response` (after telling `onReject`). */
@@ -176,6 +195,8 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
   };
   return Object.assign(
     async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
+      const forbidden = forbiddenRequest(request, face);
+      if (forbidden) return refusalResponse(forbidden, face);
       if (request.method !== "POST") return undefined;
       const began = face.telemetry ? now() : 0;
       const verdict = await admitRequest(request, face, "clone");

@@ -10,7 +10,7 @@ import { eraWithoutBody } from "../../core/options.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { McpFetchHandler } from "../shared/sdk-handler.js";
 import { now } from "../shared/traced.js";
-import { admitNode, type NextFunction, type NodeOptions, refuse, resolveNodeFace, traceNode } from "./guard.js";
+import { admitNode, forbiddenNode, type NextFunction, type NodeOptions, refuse, resolveNodeFace, traceNode } from "./guard.js";
 import { tapResponse } from "./report.js";
 import { serveFetch, serveParsed } from "./serve.js";
 
@@ -44,6 +44,8 @@ export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNod
       if (res.headersSent) return void res.end();
       res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify(internalErrorResponse(body)));
     };
+    const forbidden = forbiddenNode(req, face);
+    if (forbidden) return refuse(req, res, forbidden, face);
     if (req.method !== "POST") {
       // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
       if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);

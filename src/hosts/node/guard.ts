@@ -3,7 +3,7 @@
  * earlier middleware (`express.json()`) has parsed, and the Node exchange `gateNode` shares with it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { admit, type Admission, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
+import { admit, type Admission, checkHost, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
 import {
   type GateOptions,
   positiveInteger,
@@ -80,11 +80,17 @@ export async function admitNode(req: IncomingMessage, face: NodeFace): Promise<A
       // Stopping at the limit leaves the socket open for the 413.
       chunks: () => readNodeBody(req, face.settings.maxBodyBytes),
       era: (body) => face.era(req, body),
+      headers: (name) => nodeHeader(req, name),
     },
     face.settings,
   );
   if (verdict.ok) reportLegacy(face.onLegacyReport, verdict);
   return verdict;
+}
+
+/** The `403` for a request whose `Host` or `Origin` the face does not allow (`allowedHosts`, `allowedOrigins`). */
+export function forbiddenNode(req: IncomingMessage, face: NodeFace): Refusal | undefined {
+  return face.hosts && checkHost(face.hosts, req.headers.host, firstValue(req.headers.origin));
 }
 
 /** Answers a refusal (after telling `onReject`); its trace ends once the answer is written. */
@@ -118,6 +124,8 @@ export function traceNode(telemetry: Telemetry, req: IncomingMessage, verdict: A
 export function wymcpNode(options: NodeOptions = {}) {
   const face = resolveNodeFace(options);
   return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
+    const forbidden = forbiddenNode(req, face);
+    if (forbidden) return refuse(req, res, forbidden, face);
     if (req.method !== "POST") {
       // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
       if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
@@ -143,6 +151,15 @@ export function wymcpNode(options: NodeOptions = {}) {
     if (trace) trace.run(next);
     else next();
   };
+}
+
+/**
+ * A header as the header rules read it: `req.headers`' value, or, when it holds a comma, its values apart from
+ * `req.headersDistinct` (built only then), since Node joins a repeated header with ", ".
+ */
+export function nodeHeader(req: IncomingMessage, name: string): string | readonly string[] | undefined {
+  const value = req.headers[name];
+  return typeof value === "string" && value.includes(",") ? req.headersDistinct[name] : value;
 }
 
 function firstValue(value: string | string[] | undefined): string | undefined {

@@ -1,0 +1,199 @@
+/**
+ * @module header-body: the HTTP headers of a modern request against its body (the Streamable HTTP transport of
+ * 2026-07-28): `MCP-Protocol-Version` against `_meta["io.modelcontextprotocol/protocolVersion"]`, `Mcp-Method` against
+ * `method`, `Mcp-Name` against `params.name` or `params.uri`. Names are matched in any case, values exactly, after the
+ * optional whitespace around them is dropped (RFC 9110 §5.5). The answer names the header and the body's field, never
+ * a value. Web APIs only (`atob`, `TextDecoder`).
+ */
+import { errorResponse, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
+import type { HeadersLike, HeadersReader } from "./era.js";
+import { PROTOCOL_VERSION_META_KEY } from "./routing-shapes.js";
+
+/** The spec's `HeaderMismatchError` code: headers missing, malformed or not matching the body. */
+export const HEADER_MISMATCH = -32020;
+
+/** Which body field `Mcp-Name` mirrors, per method (the transport's table; other methods take no `Mcp-Name`). */
+export const MCP_NAME_SOURCE: Readonly<Record<string, "name" | "uri">> = Object.freeze({
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+});
+
+/**
+ * A request's headers as the rules read them: a Fetch `Headers`, a plain object (names in any case), or a function of a
+ * lower-case name giving the header's value, or its values apart when it was repeated (a Node face reads `req.headers`
+ * and, for a value with a comma in it, `req.headersDistinct`, so that a repeat is told from a comma).
+ */
+export type RequestHeaders = HeadersLike | ((lowerName: string) => string | readonly string[] | undefined);
+
+/** One failed header rule: which header, and the location in the body it was held against. */
+export interface HeaderProblem {
+  header: "MCP-Protocol-Version" | "Mcp-Method" | "Mcp-Name";
+  /** JSON Pointer of the body field the header mirrors. */
+  instancePath: string;
+  /** What is wrong, in words of ours only. */
+  problem: "missing" | "malformed" | "repeated" | "bad-base64" | "mismatch";
+}
+
+const WORDS: Record<HeaderProblem["problem"], string> = {
+  missing: "is missing",
+  malformed: "holds characters a header value may not (visible ASCII, spaces and tabs only)",
+  repeated: "is repeated with different values",
+  "bad-base64": "carries a =?base64?…?= value that is not valid Base64 of UTF-8",
+  mismatch: "does not match the body",
+};
+
+/**
+ * The first header rule `body` (a modern request) breaks under `headers`, or `undefined`: `MCP-Protocol-Version` and
+ * `Mcp-Method` present and matching, and `Mcp-Name` where the method mirrors a string field (`MCP_NAME_SOURCE`).
+ */
+export function headerProblem(body: Record<string, unknown>, headers: RequestHeaders): HeaderProblem | undefined {
+  const params = body.params;
+  const meta = isObject(params) ? params._meta : undefined;
+  const claim = isObject(meta) ? meta[PROTOCOL_VERSION_META_KEY] : undefined;
+  const version = judge(headers, "mcp-protocol-version", typeof claim === "string" ? claim : undefined, true, false);
+  if (version) return { header: "MCP-Protocol-Version", instancePath: `/params/_meta/${META_POINTER}`, problem: version };
+  const method = typeof body.method === "string" ? body.method : undefined;
+  const byMethod = judge(headers, "mcp-method", method, true, false);
+  if (byMethod) return { header: "Mcp-Method", instancePath: "/method", problem: byMethod };
+  // Compared, not looked up: a keyed read with the client's string costs more than the three comparisons.
+  const field = method === "tools/call" || method === "prompts/get" ? "name" : method === "resources/read" ? "uri" : undefined;
+  if (field === undefined) return undefined;
+  const source = isObject(params) ? params[field] : undefined;
+  // A body with no string there is the validator's to refuse; the header has nothing to mirror.
+  if (typeof source !== "string") return undefined;
+  const byName = judge(headers, "mcp-name", source, true, true);
+  return byName ? { header: "Mcp-Name", instancePath: `/params/${field}`, problem: byName } : undefined;
+}
+
+/** The `400` answer to a broken header rule: one line naming the header and the body's field, the id as validation echoes it. */
+export function headerMismatchResponse(id: JsonRpcId, { header, instancePath, problem }: HeaderProblem): JsonRpcErrorResponse {
+  const field =
+    instancePath === "/method"
+      ? "method"
+      : instancePath.startsWith("/params/_meta")
+        ? "_meta protocol version"
+        : `params.${instancePath.slice(8)}`;
+  return errorResponse(id, HEADER_MISMATCH, `Header mismatch: the ${header} header ${WORDS[problem]} (the body's ${field})`, {
+    errors: [{ instancePath, messages: [`must match the ${header} header, which ${WORDS[problem]}`] }],
+  });
+}
+
+const META_POINTER = PROTOCOL_VERSION_META_KEY.replace("/", "~1");
+
+/**
+ * One header against the body's value: its values (a repeat in any case of the name included), each trimmed of
+ * spaces and tabs; every value must be well formed and all alike; `decode` reads the Base64 sentinel.
+ */
+function judge(
+  headers: RequestHeaders,
+  lowerName: string,
+  expected: string | undefined,
+  required: boolean,
+  decode: boolean,
+): HeaderProblem["problem"] | undefined {
+  const found = typeof headers === "function" ? headers(lowerName) : valuesOf(headers, lowerName);
+  // The usual case, and the hot path: one value, exactly the body's (no whitespace, no sentinel to read).
+  if (typeof found === "string" && found === expected && !(decode && found.startsWith(PREFIX))) return undefined;
+  const values = typeof found === "string" ? [found] : found;
+  if (values === undefined) return required ? "missing" : undefined;
+  let value: string | undefined;
+  for (const raw of values) {
+    const trimmed = trimOws(raw);
+    if (!wellFormed(trimmed)) return "malformed";
+    if (value === undefined) value = trimmed;
+    else if (trimmed !== value) return "repeated";
+  }
+  if (value === undefined) return required ? "missing" : undefined;
+  let read: string | undefined = value;
+  if (decode) {
+    read = decodeSentinel(value);
+    if (read === undefined) return "bad-base64";
+  }
+  if (expected === undefined || read === expected) return undefined;
+  // A Fetch `Headers` joins a repeated header with ", ": the same value sent twice is still that value.
+  if (value.includes(",") && sameRepeated(value, expected, decode)) return undefined;
+  return "mismatch";
+}
+
+function sameRepeated(joined: string, expected: string, decode: boolean): boolean {
+  const parts = joined.split(",");
+  if (parts.length < 2) return false;
+  for (const part of parts) {
+    const trimmed = trimOws(part);
+    if ((decode ? decodeSentinel(trimmed) : trimmed) !== expected) return false;
+  }
+  return true;
+}
+
+/** The header's values, every key whose name matches in any case; `undefined` when there is none. */
+function valuesOf(headers: HeadersLike, lowerName: string): string | readonly string[] | undefined {
+  if (typeof (headers as HeadersReader).get === "function" && typeof (headers as HeadersReader).has === "function") {
+    return (headers as HeadersReader).get(lowerName) ?? undefined;
+  }
+  const record = headers as Record<string, string | string[] | undefined>;
+  // Node lower-cases header names: the direct look-up is the usual hit, and the hot path.
+  const direct = Object.hasOwn(record, lowerName) ? record[lowerName] : undefined;
+  let found: string[] | undefined;
+  for (const key in record) {
+    if (!Object.hasOwn(record, key) || key === lowerName || key.length !== lowerName.length || key.toLowerCase() !== lowerName) continue;
+    const value = record[key];
+    if (value === undefined) continue;
+    found ??= [];
+    if (Array.isArray(value)) found.push(...value);
+    else found.push(String(value));
+  }
+  if (found === undefined) return direct === undefined ? undefined : Array.isArray(direct) ? direct : String(direct);
+  if (direct !== undefined) found.unshift(...(Array.isArray(direct) ? direct : [String(direct)]));
+  return found;
+}
+
+/** Spaces and tabs around a field value are not part of it (RFC 9110 §5.5). */
+function trimOws(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && (value.charCodeAt(start) === 0x20 || value.charCodeAt(start) === 0x09)) start++;
+  while (end > start && (value.charCodeAt(end - 1) === 0x20 || value.charCodeAt(end - 1) === 0x09)) end--;
+  return start === 0 && end === value.length ? value : value.slice(start, end);
+}
+
+/** Visible ASCII, spaces and tabs: what a header value that needs no Base64 is made of. */
+function wellFormed(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if ((code < 0x20 && code !== 0x09) || code > 0x7e) return false;
+  }
+  return true;
+}
+
+const PREFIX = "=?base64?";
+const SUFFIX = "?=";
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// Made on the first sentinel read: the pure check loads in contexts with no TextDecoder, where no header is judged.
+let utf8: { decode(bytes: Uint8Array): string } | undefined;
+
+/**
+ * A value as it reads after the transport's sentinel: `=?base64?…?=` (lower case, exactly) decoded as strict Base64
+ * (the alphabet, the padding, no stray bits) of strict UTF-8; `undefined` when it is not. Any other value, an upper-case
+ * sentinel included, is itself.
+ */
+export function decodeSentinel(value: string): string | undefined {
+  if (!(value.length >= PREFIX.length + SUFFIX.length && value.startsWith(PREFIX) && value.endsWith(SUFFIX))) return value;
+  const payload = value.slice(PREFIX.length, value.length - SUFFIX.length);
+  if (!BASE64.test(payload)) return undefined;
+  const binary = atob(payload);
+  // Bits past the last whole byte must be zero: one value, one encoding.
+  if (btoa(binary) !== payload) return undefined;
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  try {
+    utf8 ??= new TextDecoder("utf-8", { fatal: true });
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

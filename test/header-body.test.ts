@@ -1,0 +1,215 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { decodeSentinel, HEADER_MISMATCH } from "../src/core/header-body.js";
+import type { HeadersLike } from "../src/core/era.js";
+import { UNSUPPORTED_PROTOCOL_VERSION } from "../src/core/protocol-versions.js";
+import { validateMcpRequest } from "../src/core/validate.js";
+import { MODERN_META, modernToolsCall } from "./support/messages.js";
+
+const CALL = modernToolsCall();
+const RESOURCE = {
+  jsonrpc: "2.0",
+  id: 8,
+  method: "resources/read",
+  params: { _meta: MODERN_META, uri: "file:///notes.txt" },
+};
+const LIST = { jsonrpc: "2.0", id: 9, method: "tools/list", params: { _meta: MODERN_META } };
+const base64 = (text: string) => `=?base64?${Buffer.from(text, "utf8").toString("base64")}?=`;
+const good = { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "get_weather" };
+
+type Case = [string, { body: unknown; headers: HeadersLike; want: "pass" | { header: string } }];
+
+const CASES: Case[] = [
+  ["headers that match the body pass", { body: CALL, headers: good, want: "pass" }],
+  [
+    "header names match in any case",
+    { body: CALL, headers: { "MCP-PROTOCOL-VERSION": "2026-07-28", "Mcp-Method": "tools/call", "mcp-NAME": "get_weather" }, want: "pass" },
+  ],
+  [
+    "values are case-sensitive: TOOLS/CALL is not tools/call",
+    { body: CALL, headers: { ...good, "mcp-method": "TOOLS/CALL" }, want: { header: "Mcp-Method" } },
+  ],
+  ["spaces and tabs around a value are not part of it", { body: CALL, headers: { ...good, "mcp-name": " \tget_weather  " }, want: "pass" }],
+  [
+    "a missing MCP-Protocol-Version is refused",
+    { body: CALL, headers: { "mcp-method": "tools/call", "mcp-name": "get_weather" }, want: { header: "MCP-Protocol-Version" } },
+  ],
+  [
+    "an MCP-Protocol-Version other than the _meta claim is refused",
+    { body: CALL, headers: { ...good, "mcp-protocol-version": "2025-11-25" }, want: { header: "MCP-Protocol-Version" } },
+  ],
+  [
+    "a missing Mcp-Method is refused",
+    { body: CALL, headers: { "mcp-protocol-version": "2026-07-28", "mcp-name": "get_weather" }, want: { header: "Mcp-Method" } },
+  ],
+  [
+    "an Mcp-Method naming another method is refused",
+    { body: CALL, headers: { ...good, "mcp-method": "tools/list" }, want: { header: "Mcp-Method" } },
+  ],
+  [
+    "a missing Mcp-Name on tools/call is refused",
+    { body: CALL, headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call" }, want: { header: "Mcp-Name" } },
+  ],
+  ["an Mcp-Name naming another tool is refused", { body: CALL, headers: { ...good, "mcp-name": "other" }, want: { header: "Mcp-Name" } }],
+  [
+    "tools/list needs no Mcp-Name, and one it carries is not judged",
+    { body: LIST, headers: { ...good, "mcp-method": "tools/list", "mcp-name": "x" }, want: "pass" },
+  ],
+  [
+    "resources/read mirrors params.uri, and an Mcp-Name in the Base64 sentinel is decoded first",
+    { body: RESOURCE, headers: { ...good, "mcp-method": "resources/read", "mcp-name": base64("file:///notes.txt") }, want: "pass" },
+  ],
+  [
+    "resources/read with an Mcp-Name naming another URI is refused",
+    { body: RESOURCE, headers: { ...good, "mcp-method": "resources/read", "mcp-name": "file:///other.txt" }, want: { header: "Mcp-Name" } },
+  ],
+  [
+    "a sentinel with a bad alphabet is refused",
+    { body: CALL, headers: { ...good, "mcp-name": "=?base64?Z2V0X3dlYXRoZXI*?=" }, want: { header: "Mcp-Name" } },
+  ],
+  [
+    "a sentinel with bad padding is refused",
+    { body: CALL, headers: { ...good, "mcp-name": "=?base64?Z2V0X3dlYXRoZXI?=" }, want: { header: "Mcp-Name" } },
+  ],
+  ["a sentinel decoding to the body's value passes", { body: CALL, headers: { ...good, "mcp-name": base64("get_weather") }, want: "pass" }],
+  [
+    "an upper-case sentinel is a literal value, not Base64",
+    {
+      body: CALL,
+      headers: { ...good, "mcp-name": `=?BASE64?${Buffer.from("get_weather").toString("base64")}?=` },
+      want: { header: "Mcp-Name" },
+    },
+  ],
+  ["a raw non-ASCII value is malformed", { body: CALL, headers: { ...good, "mcp-name": "get_wéather" }, want: { header: "Mcp-Name" } }],
+  [
+    "a header repeated with the same value passes (Node's headersDistinct)",
+    { body: CALL, headers: { ...good, "mcp-name": ["get_weather", "get_weather"] }, want: "pass" },
+  ],
+  [
+    "a header repeated with different values is refused",
+    { body: CALL, headers: { ...good, "mcp-method": ["tools/call", "tools/list"] }, want: { header: "Mcp-Method" } },
+  ],
+  [
+    "the same name in two cases is one header repeated",
+    { body: CALL, headers: { ...good, "Mcp-Method": "tools/list" }, want: { header: "Mcp-Method" } },
+  ],
+  [
+    "a Fetch Headers' joined repeat of one value passes",
+    { body: CALL, headers: new Headers([...Object.entries(good), ["mcp-name", "get_weather"]]), want: "pass" },
+  ],
+  [
+    "a Fetch Headers' joined repeat of two values is refused",
+    { body: CALL, headers: new Headers([...Object.entries(good), ["mcp-name", "other"]]), want: { header: "Mcp-Name" } },
+  ],
+];
+
+describe("the modern lane's header rules (validateMcpRequest with headers)", () => {
+  for (const [name, { body, headers, want }] of CASES) {
+    test(name, () => {
+      const result = validateMcpRequest(body, "modern", { headers });
+      if (want === "pass") return assert.equal(result.outcome, "pass", JSON.stringify(result));
+      assert.equal(result.outcome, "reject");
+      if (result.outcome !== "reject") return;
+      assert.equal(result.status, 400);
+      assert.equal(result.response.error.code, HEADER_MISMATCH);
+      assert.equal(result.response.id, (body as { id: number }).id);
+      assert.match(result.response.error.message, new RegExp(`^Header mismatch: the ${want.header} header `));
+      assert.doesNotMatch(result.response.error.message, /\n/);
+    });
+  }
+
+  test("no value of a header or of the body is in the answer, only the header's name and the body's field", () => {
+    const secret = "s3cr3t\u001b[2J";
+    const body = modernToolsCall({ params: { _meta: MODERN_META, name: secret, arguments: {} } });
+    const result = validateMcpRequest(body, "modern", { headers: { ...good, "mcp-name": "leak-me" } });
+    assert.equal(result.outcome, "reject");
+    const text = JSON.stringify(result);
+    assert.ok(!text.includes("leak-me") && !text.includes("s3cr3t"), text);
+  });
+
+  test("without headers (a stdio message, the pure check) nothing about headers is judged", () => {
+    assert.equal(validateMcpRequest(CALL, "modern").outcome, "pass");
+  });
+
+  test("headerChecks: false hands on a request whose headers disagree", () => {
+    assert.equal(validateMcpRequest(CALL, "modern", { headers: {}, headerChecks: false }).outcome, "pass");
+  });
+
+  test("a body that fails its definition is answered by the validator, not the header rules", () => {
+    const bad = modernToolsCall({ params: { _meta: MODERN_META, name: 5, arguments: {} } });
+    const result = validateMcpRequest(bad, "modern", { headers: {} });
+    assert.equal(result.outcome === "reject" && result.response.error.code, -32602);
+  });
+
+  test("a modern notification is not held to the header rules (202 whatever they say)", () => {
+    const note = { jsonrpc: "2.0", method: "notifications/cancelled", params: { _meta: MODERN_META } };
+    assert.equal(validateMcpRequest(note, "modern", { headers: { "mcp-method": "tools/call" } }).outcome, "bypass");
+  });
+
+  test("the legacy lane ignores the header rules", () => {
+    const legacy = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "x", arguments: {} } };
+    assert.equal(validateMcpRequest(legacy, "legacy", { headers: {} }).outcome, "pass");
+  });
+});
+
+describe("decodeSentinel: strict Base64 of strict UTF-8", () => {
+  const table: Array<[string, string | undefined]> = [
+    ["plain", "plain"],
+    [base64("Hello, 世界"), "Hello, 世界"],
+    [base64(" padded "), " padded "],
+    [base64("=?base64?literal?="), "=?base64?literal?="],
+    ["=?base64??=", ""],
+    ["=?base64?SGVsbG8?=", undefined],
+    ["=?base64?SGVsbG9=?=", undefined],
+    ["=?base64?SGVsbG8-?=", undefined],
+    ["=?base64?/w==?=", undefined],
+    ["=?BASE64?SGVsbG8=?=", "=?BASE64?SGVsbG8=?="],
+  ];
+  for (const [given, want] of table) {
+    test(`${JSON.stringify(given)} reads ${want === undefined ? "as a failure" : JSON.stringify(want)}`, () => {
+      assert.equal(decodeSentinel(given), want);
+    });
+  }
+});
+
+describe("protocol versions the face does not know", () => {
+  const claiming = (version: string) =>
+    modernToolsCall({ params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": version }, name: 5 } });
+
+  test("unset supportedVersions: a newer version is judged on its framing alone and passes, carrying the -32022 it would have had", () => {
+    const result = validateMcpRequest(claiming("2027-01-01"), "modern");
+    assert.equal(result.outcome, "pass");
+    if (result.outcome !== "pass") return;
+    assert.equal(result.definition, "JSONRPCRequest");
+    assert.equal(result.reported?.response.error.code, UNSUPPORTED_PROTOCOL_VERSION);
+    assert.deepEqual(result.reported?.response.error.data?.supported, ["2026-07-28"]);
+    assert.equal(result.reported?.response.error.data?.requested, "2027-01-01");
+  });
+
+  test("the known version is still judged by its definitions", () => {
+    const result = validateMcpRequest(claiming("2026-07-28"), "modern");
+    assert.equal(result.outcome === "reject" && result.response.error.code, -32602);
+  });
+
+  test("supportedVersions given: another version is answered 400/-32022 with supported and requested", () => {
+    const result = validateMcpRequest(claiming("2027-01-01"), "modern", { supportedVersions: ["2026-07-28"] });
+    assert.equal(result.outcome, "reject");
+    if (result.outcome !== "reject") return;
+    assert.equal(result.status, 400);
+    assert.equal(result.response.id, 7);
+    assert.equal(result.response.error.code, UNSUPPORTED_PROTOCOL_VERSION);
+    assert.deepEqual(result.response.error.data?.supported, ["2026-07-28"]);
+    assert.equal(result.response.error.data?.requested, "2027-01-01");
+  });
+
+  test("a requested version is echoed escaped and cut, so it cannot forge a log line", () => {
+    const result = validateMcpRequest(claiming(`2027\n${"x".repeat(200)}`), "modern", { supportedVersions: ["2026-07-28"] });
+    const requested = result.outcome === "reject" ? result.response.error.data?.requested : undefined;
+    assert.ok(requested !== undefined && !requested.includes("\n") && requested.length <= 33, requested);
+  });
+
+  test("headers that disagree with the body win over its version: -32020, not -32022", () => {
+    const result = validateMcpRequest(claiming("2027-01-01"), "modern", { supportedVersions: ["2026-07-28"], headers: good });
+    assert.equal(result.outcome === "reject" && result.response.error.code, HEADER_MISMATCH);
+  });
+});
