@@ -61,9 +61,11 @@ export const HAR_MAX_BYTES = 256 * 1024 * 1024;
  * parsed entries stay while its messages are judged.
  */
 async function readHarInput(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, maxBodyBytes: number): Promise<HarMessages> {
-  const bytes = await readLimited(chunks, HAR_MAX_BYTES);
+  let bytes = await readLimited(chunks, HAR_MAX_BYTES);
   if (!bytes) throw new HarError(`larger than ${HAR_MAX_BYTES} bytes, the most a HAR file is read`);
-  return harMessages(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"), maxBodyBytes);
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  bytes = undefined; // the text is parsed without its bytes alongside
+  return harMessages(text, maxBodyBytes);
 }
 
 /** Runs `wymcp check <argv>`; resolves to the exit code. */
