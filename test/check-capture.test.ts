@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { MAX_ROWS, MethodTally } from "../src/cli/check/by-method.js";
 import { Exchange, MAX_PENDING } from "../src/cli/check/exchange.js";
-import { HarError, readHar } from "../src/cli/check/har.js";
+import { checkFiles } from "../src/cli/check/command.js";
+import { HarError, harMessages, readHar } from "../src/cli/check/har.js";
+import { parseCheckOptions } from "../src/cli/check/options.js";
 import { eventData } from "../src/cli/check/sse.js";
 import { CLI_EXAMPLES } from "../scripts/cli-examples.js";
 import { FIXTURES, wymcp } from "./support/cli.js";
@@ -199,6 +201,73 @@ describe("HAR files", () => {
     const reading = readHar(har(entry(post("http://h/mcp", ping)), entry({ method: "POST", url: "http://h/mcp", headers: [] })), 10);
     assert.equal(reading.messages[0]!.bytes, undefined);
     assert.equal(reading.withoutBody, 1);
+  });
+
+  test("base64 content that does not decode is counted, not read as empty, and wymcp check reports it on stderr", () => {
+    const bad = entry(post("http://h/mcp", ping), { content: { mimeType: "application/json", text: "e30=!", encoding: "base64" } });
+    const good = entry(post("http://h/mcp", ping), {
+      content: {
+        mimeType: "application/json",
+        text: Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}').toString("base64"),
+        encoding: "base64",
+      },
+    });
+    const reading = readHar(har(bad, good), 1 << 20);
+    assert.deepEqual(
+      reading.messages.map((m) => [m.entry, m.part]),
+      [
+        [1, "request"],
+        [2, "request"],
+        [2, "response"],
+      ],
+    );
+    assert.equal(reading.undecodable, 1);
+    assert.equal(reading.withoutBody, 0);
+    assertFreshDist();
+    const run = wymcp(["--format", "har", "-"], { input: har(bad, bad, good) });
+    assert.match(run.stderr, /^wymcp: <stdin>: 2 responses on the MCP endpoint held base64 content that does not decode/m);
+    assert.match(run.stdout, /^4 messages: 4 pass/m);
+  });
+
+  const tinyEvents = (count: number) =>
+    har(entry(post("http://h/mcp", ping), { content: { mimeType: "text/event-stream", text: "data: {}\n\n".repeat(count) } }));
+
+  test("an event stream of many tiny events is read one message at a time: none is made before the loop asks for it", () => {
+    let made = 0;
+    let read = 0;
+    let ahead = 0;
+    const reading = harMessages(tinyEvents(300_000), 1 << 20, () => made++);
+    assert.equal(made, 0, "nothing is made before the first message is asked for");
+    assert.equal(reading.lastEntry, 1);
+    for (const message of reading.messages) {
+      read++;
+      ahead = Math.max(ahead, made - read);
+      if (read === 2) assert.deepEqual([message.entry, message.part, message.from], [1, "event 1", "server"]);
+    }
+    assert.equal(ahead, 0, "each message is made when it is asked for, never ahead of the loop");
+    assert.equal(read, 300_001);
+    assert.equal(made, read);
+  });
+
+  test("wymcp check judges a HAR of 300,000 tiny events to the end, each event its own message, in order", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "wymcp-har-"));
+    try {
+      const file = join(dir, "tiny.har");
+      writeFileSync(file, tinyEvents(300_000));
+      const { options, files } = parseCheckOptions(["--quiet", file]);
+      let last = "";
+      let judged = 0;
+      const { exitCode, tally } = await checkFiles(files, options, { write: () => true }, ({ verdict }) => {
+        judged++;
+        last = `${verdict.line} ${verdict.part}`;
+      });
+      assert.equal(exitCode, 1);
+      assert.deepEqual(tally, { pass: 1, reject: 300_000, bypass: 0, reported: 0 });
+      assert.equal(judged, 300_001);
+      assert.equal(last, "1 event 300000");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("a file that is not a HAR file: a clear error, exit 2, the other inputs still judged", () => {

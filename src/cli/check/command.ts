@@ -8,7 +8,7 @@ import { MethodTally, methodRow, recordRow } from "./by-method.js";
 import { harMessageContext, judgeInCapture, type RequestEra } from "./capture.js";
 import { Exchange } from "./exchange.js";
 import { gateLogRecord, recordOutcome } from "./gate-log-record.js";
-import { HarError, readHar } from "./har.js";
+import { HarError, type HarMessages, harMessages } from "./har.js";
 import { describeError, fileChunks, LineSplitter, trimLine } from "./input.js";
 import type { JudgeContext, Verdict } from "./judge.js";
 import { Negotiations } from "./negotiation.js";
@@ -55,6 +55,18 @@ class Output {
 
 /** The most of a HAR file read (each message in it is bounded by --max-bytes as a line is). */
 export const HAR_MAX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A HAR input read whole (bounded by HAR_MAX_BYTES) and parsed; its bytes and text are let go on return, so only the
+ * parsed entries stay while its messages are judged.
+ */
+async function readHarInput(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, maxBodyBytes: number): Promise<HarMessages> {
+  let bytes = await readLimited(chunks, HAR_MAX_BYTES);
+  if (!bytes) throw new HarError(`larger than ${HAR_MAX_BYTES} bytes, the most a HAR file is read`);
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  bytes = undefined; // the text is parsed without its bytes alongside
+  return harMessages(text, maxBodyBytes);
+}
 
 /** Runs `wymcp check <argv>`; resolves to the exit code. */
 export async function runCheck(argv: string[]): Promise<number> {
@@ -173,16 +185,11 @@ export async function checkFiles(
     exchange: Exchange,
     negotiated: Negotiations,
   ) => {
-    const bytes = await readLimited(chunks, HAR_MAX_BYTES);
-    if (!bytes) throw new HarError(`larger than ${HAR_MAX_BYTES} bytes, the most a HAR file is read`);
-    const { messages, withoutBody } = readHar(
-      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"),
-      options.settings.maxBodyBytes,
-    );
-    const last = messages.at(-1);
-    const width = last ? name.length + String(last.entry).length + " event 999".length + 1 : 0;
+    const reading = await readHarInput(chunks, options.settings.maxBodyBytes);
+    const width = reading.lastEntry === undefined ? 0 : name.length + String(reading.lastEntry).length + " event 999".length + 1;
     let requestEra: RequestEra;
-    for (const message of messages) {
+    // One message at a time, judged before the next is made: memory is bounded by a message, not by their count.
+    for (const message of reading.messages) {
       const { context, session, negotiation } = harMessageContext(message, options, exchange, requestEra);
       const bytes = message.bytes && Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength);
       const verdict = report(source, name, message.entry, bytes, width, exchange, context, session, negotiated, negotiation);
@@ -190,10 +197,17 @@ export async function checkFiles(
         requestEra = verdict?.era ? { entry: message.entry, era: verdict.era, eraSignal: "request" } : undefined;
       await out.settle();
     }
+    const { withoutBody, undecodable } = reading;
     if (withoutBody > 0) {
       await out.flush();
       process.stderr.write(
         `wymcp: ${name}: ${withoutBody} POST${withoutBody === 1 ? "" : "s"} to the MCP endpoint kept no body in the capture\n`,
+      );
+    }
+    if (undecodable > 0) {
+      await out.flush();
+      process.stderr.write(
+        `wymcp: ${name}: ${undecodable} response${undecodable === 1 ? "" : "s"} on the MCP endpoint held base64 content that does not decode, so no message of ${undecodable === 1 ? "it" : "them"} was judged\n`,
       );
     }
   };

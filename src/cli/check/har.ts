@@ -4,7 +4,7 @@
  * then its response, as JSON or as an event stream split into its messages; and the event streams a client opened
  * with GET on the same endpoint. An endpoint is MCP when one of its POSTs carries a JSON-RPC body or an MCP header.
  */
-import { eventData } from "./sse.js";
+import { eachEventData } from "./sse.js";
 
 /** One message of the capture, with where it was and what came with it. */
 export interface CapturedMessage {
@@ -22,10 +22,27 @@ export interface CapturedMessage {
   session?: string;
 }
 
+/** A HAR file's messages, all at once: a short capture's reading (the tests'). */
 export interface HarReading {
   messages: CapturedMessage[];
   /** Entries on an MCP endpoint whose body the capture did not keep (developer tools leave out large or binary ones). */
   withoutBody: number;
+  /** Responses on an MCP endpoint whose base64 content does not decode: their messages cannot be read. */
+  undecodable: number;
+}
+
+/**
+ * A HAR file's messages one at a time: each is made when the loop asks for it, so a response of millions of tiny
+ * events is never held as millions of messages. The counts grow as the messages are read and are complete once
+ * `messages` has been read to its end.
+ */
+export interface HarMessages {
+  /** The messages in order; read once. */
+  messages: Iterable<CapturedMessage>;
+  /** The entry of the last message (a report lines its positions up by it before the first), undefined for none. */
+  lastEntry: number | undefined;
+  withoutBody: number;
+  undecodable: number;
 }
 
 export class HarError extends Error {
@@ -37,8 +54,19 @@ interface HarEntry {
   response?: { status?: unknown; headers?: unknown; content?: { text?: unknown; mimeType?: unknown; encoding?: unknown } };
 }
 
-/** Reads a HAR file's MCP messages; `maxBytes` bounds each message as `--max-bytes` does. */
+/** Reads a HAR file's MCP messages all at once; `maxBytes` bounds each message as `--max-bytes` does. */
 export function readHar(text: string, maxBytes: number): HarReading {
+  const reading = harMessages(text, maxBytes);
+  const messages = [...reading.messages];
+  return { messages, withoutBody: reading.withoutBody, undecodable: reading.undecodable };
+}
+
+/**
+ * Reads a HAR file's MCP messages one at a time; `maxBytes` bounds each message as `--max-bytes` does. `made` sees
+ * each message as it is made (a test counts how many are made ahead of the loop that reads them).
+ * @throws HarError when the text is not JSON or has no `log.entries`.
+ */
+export function harMessages(text: string, maxBytes: number, made?: (message: CapturedMessage) => void): HarMessages {
   let har: unknown;
   try {
     har = JSON.parse(text);
@@ -48,37 +76,60 @@ export function readHar(text: string, maxBytes: number): HarReading {
   const entries = (har as { log?: { entries?: unknown } } | null)?.log?.entries;
   if (!Array.isArray(entries)) throw new HarError("no log.entries: not a HAR file");
   const endpoints = mcpEndpoints(entries as HarEntry[]);
-  const messages: CapturedMessage[] = [];
-  let withoutBody = 0;
-  (entries as HarEntry[]).forEach((entry, i) => {
-    const request = entry?.request;
-    const method = typeof request?.method === "string" ? request.method.toUpperCase() : "";
-    const url = typeof request?.url === "string" ? endpointOf(request.url) : undefined;
-    if (url === undefined || !endpoints.has(url) || (method !== "POST" && method !== "GET")) return;
-    const headers = headerMap(request?.headers);
-    const assigned = headerMap(entry.response?.headers)["mcp-session-id"];
-    const session = assigned === undefined ? {} : { session: assigned };
-    const number = i + 1;
-    if (method === "POST") {
-      const body = request?.postData?.text;
-      if (typeof body !== "string") withoutBody++;
-      else messages.push({ entry: number, part: "request", bytes: bounded(body, maxBytes), headers, from: "client", ...session });
+  // The last entry that holds a message: its first message is made, and dropped, to know (its counts are not kept).
+  let lastEntry: number | undefined;
+  for (let i = entries.length - 1; i >= 0 && lastEntry === undefined; i--) {
+    const probe = { withoutBody: 0, undecodable: 0 };
+    if (!entryMessages(entries[i] as HarEntry, i + 1, endpoints, maxBytes, probe).next().done) lastEntry = i + 1;
+  }
+  const reading: HarMessages = { messages: [], lastEntry, withoutBody: 0, undecodable: 0 };
+  reading.messages = (function* () {
+    for (let i = 0; i < entries.length; i++) {
+      for (const message of entryMessages(entries[i] as HarEntry, i + 1, endpoints, maxBytes, reading)) {
+        made?.(message);
+        yield message;
+      }
     }
-    const response = entry.response;
-    const content = response?.content;
-    let payload = typeof content?.text === "string" ? content.text : undefined;
-    if (payload !== undefined && content?.encoding === "base64") payload = fromBase64(payload);
-    if (payload === undefined || payload.trim() === "") return;
-    const type = mediaType(typeof content?.mimeType === "string" ? content.mimeType : headerMap(response?.headers)["content-type"]);
-    if (type === "text/event-stream") {
-      eventData(payload).forEach((data, k) => {
-        messages.push({ entry: number, part: `event ${k + 1}`, bytes: bounded(data, maxBytes), headers, from: "server", ...session });
-      });
-    } else if (method === "POST") {
-      messages.push({ entry: number, part: "response", bytes: bounded(payload, maxBytes), headers, from: "server", ...session });
-    }
-  });
-  return { messages, withoutBody };
+  })();
+  return reading;
+}
+
+/** The messages of one entry (`number`: 1-based), made one at a time; what cannot be read is counted in `counts`. */
+function* entryMessages(
+  entry: HarEntry,
+  number: number,
+  endpoints: Set<string>,
+  maxBytes: number,
+  counts: { withoutBody: number; undecodable: number },
+): Generator<CapturedMessage, void, undefined> {
+  const request = entry?.request;
+  const method = typeof request?.method === "string" ? request.method.toUpperCase() : "";
+  const url = typeof request?.url === "string" ? endpointOf(request.url) : undefined;
+  if (url === undefined || !endpoints.has(url) || (method !== "POST" && method !== "GET")) return;
+  const headers = headerMap(request?.headers);
+  const assigned = headerMap(entry.response?.headers)["mcp-session-id"];
+  const session = assigned === undefined ? {} : { session: assigned };
+  if (method === "POST") {
+    const body = request?.postData?.text;
+    if (typeof body !== "string") counts.withoutBody++;
+    else yield { entry: number, part: "request", bytes: bounded(body, maxBytes), headers, from: "client", ...session };
+  }
+  const response = entry.response;
+  const content = response?.content;
+  let payload = typeof content?.text === "string" ? content.text : undefined;
+  if (payload !== undefined && content?.encoding === "base64") {
+    payload = fromBase64(payload);
+    if (payload === undefined) counts.undecodable++;
+  }
+  if (payload === undefined || !/\S/.test(payload)) return;
+  const type = mediaType(typeof content?.mimeType === "string" ? content.mimeType : headerMap(response?.headers)["content-type"]);
+  if (type === "text/event-stream") {
+    let k = 0;
+    for (const data of eachEventData(payload))
+      yield { entry: number, part: `event ${++k}`, bytes: bounded(data, maxBytes), headers, from: "server", ...session };
+  } else if (method === "POST") {
+    yield { entry: number, part: "response", bytes: bounded(payload, maxBytes), headers, from: "server", ...session };
+  }
 }
 
 /** The URLs (without query or fragment) some POST of which carries a JSON-RPC body or an MCP header. */
@@ -130,16 +181,20 @@ function mediaType(contentType: string | undefined): string {
   return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
-/** Base64 to UTF-8 text with Web APIs alone (the inspector's page reads HAR files too); bad base64 reads as empty. */
-function fromBase64(text: string): string {
+/** Base64 to UTF-8 text with Web APIs alone (the inspector's page reads HAR files too); undefined for bad base64. */
+function fromBase64(text: string): string | undefined {
   try {
     return new TextDecoder().decode(Uint8Array.from(atob(text.replace(/[\s]/g, "")), (c) => c.charCodeAt(0)));
   } catch {
-    return "";
+    return undefined;
   }
 }
 
+const ENCODER = new TextEncoder();
+
 function bounded(text: string, maxBytes: number): Uint8Array | undefined {
-  const bytes = new TextEncoder().encode(text);
+  // A text of more than maxBytes UTF-16 units is more than maxBytes bytes: not encoded to be thrown away.
+  if (text.length > maxBytes) return undefined;
+  const bytes = ENCODER.encode(text);
   return bytes.length > maxBytes ? undefined : bytes;
 }

@@ -4,21 +4,24 @@
  */
 
 /**
- * The data of each event, in order. A stream cut off mid-event still yields what it had, as a client would not:
- * a capture is read to judge what was sent.
- * @example eventData("event: message\ndata: {\"a\":1}\n\n") // ['{"a":1}']
+ * The data of each event, in order, each found when asked for: a stream of millions of tiny events is never held as
+ * millions of strings. A stream cut off mid-event still yields what it had, as a client would not: a capture is read
+ * to judge what was sent.
+ * @example [...eachEventData("event: message\ndata: {\"a\":1}\n\n")] // ['{"a":1}']
  */
-export function eventData(stream: string): string[] {
-  const out: string[] = [];
+export function* eachEventData(stream: string): Generator<string, void, undefined> {
   let data: string[] | undefined;
-  const dispatch = () => {
-    const text = data?.join("\n");
-    if (text) out.push(text);
-    data = undefined;
-  };
-  for (const raw of stream.split(/\r\n|\r|\n/)) {
+  const lineEnd = /\r\n|\r|\n/g;
+  let start = 0;
+  while (start <= stream.length) {
+    lineEnd.lastIndex = start;
+    const end = lineEnd.exec(stream);
+    const raw = stream.slice(start, end ? end.index : stream.length);
+    start = end ? lineEnd.lastIndex : stream.length + 1;
     if (raw === "") {
-      dispatch();
+      const text = data?.join("\n");
+      data = undefined;
+      if (text) yield text;
       continue;
     }
     if (raw.startsWith(":")) continue;
@@ -29,6 +32,14 @@ export function eventData(stream: string): string[] {
     if (value.startsWith(" ")) value = value.slice(1);
     (data ??= []).push(value);
   }
-  dispatch();
-  return out;
+  const text = data?.join("\n");
+  if (text) yield text;
+}
+
+/**
+ * The data of each event, all at once (a short stream's reading).
+ * @example eventData("event: message\ndata: {\"a\":1}\n\n") // ['{"a":1}']
+ */
+export function eventData(stream: string): string[] {
+  return [...eachEventData(stream)];
 }

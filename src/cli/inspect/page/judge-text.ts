@@ -5,7 +5,7 @@
 import { resolveLimits } from "../../../core/options.js";
 import { harMessageContext, judgeInCapture, type RequestEra } from "../../check/capture.js";
 import { Exchange } from "../../check/exchange.js";
-import { readHar } from "../../check/har.js";
+import { harMessages } from "../../check/har.js";
 import type { JudgeOptions } from "../../check/options.js";
 import { Negotiations } from "../../check/negotiation.js";
 import type { RowInput } from "../row.js";
@@ -58,7 +58,7 @@ export function judgeText(text: string, source: string, choice: Choice): RowInpu
   }
   if (parsed && isHar(whole)) {
     let requestEra: RequestEra;
-    for (const message of readHar(text, options.settings.maxBodyBytes).messages) {
+    for (const message of harMessages(text, options.settings.maxBodyBytes).messages) {
       const { context, session, negotiation } = harMessageContext(message, options, exchange, requestEra);
       const state = { exchange, session, negotiated, negotiation };
       const { verdict, body } = judgeInCapture(source, message.entry, message.bytes, options, context, state);
