@@ -107,7 +107,9 @@ test("a HAR file dropped on the page is judged in the browser exactly as wymcp i
     `(() => { const d = new DataTransfer(); d.items.add(new File([${JSON.stringify(har)}], "session.har")); return d; })()`,
   );
   await page.dispatchEvent("body", "drop", { dataTransfer: handle });
-  await page.waitForFunction(`document.querySelector("#detail .where")?.textContent.startsWith("pasted")`);
+  // A locator waits by Playwright's own selector engine; a string handed to waitForFunction is evaluated as code, which
+  // the page's Content-Security-Policy refuses once the condition is not already true on the first poll.
+  await page.locator("#detail .where", { hasText: /^pasted/ }).waitFor();
   const columns = (source: string) =>
     page.evaluate(`(() => {
       const input = document.getElementById("filter-text");
