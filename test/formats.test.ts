@@ -16,6 +16,7 @@ import { CLI, cleanEnv, wymcp } from "./support/cli.js";
 import { INBOUND_CASES, type InboundCase, OUTBOUND_CASES, type OutboundCase } from "./support/format-cases.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { recordingUpstream, startProxy, until, type RunningProxy, type Upstream } from "./support/proxy.js";
+import { transportHeaders } from "./support/transport-headers.js";
 
 interface ErrorAnswer {
   id: unknown;
@@ -32,10 +33,7 @@ function headersOf(c: { era: string; protocolVersion: string; body?: Record<stri
     accept: "application/json, text/event-stream",
     "mcp-protocol-version": c.protocolVersion,
   };
-  const method = c.body?.method;
-  if (c.era === "modern" && typeof method === "string") headers["mcp-method"] = method;
-  if (c.era === "modern" && method === "tools/call") headers["mcp-name"] = "t";
-  return headers;
+  return c.era === "modern" ? { ...headers, ...transportHeaders(c.body) } : headers;
 }
 
 const post = (c: InboundCase) =>

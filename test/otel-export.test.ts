@@ -13,6 +13,7 @@ import { rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import { recordingUpstream, headerOf, startProxy, type Upstream } from "./support/proxy.js";
 import { TRACEPARENT, TRACE_ID, PARENT_SPAN_ID, OPERATION_BUCKETS } from "./support/otel.js";
+import { transportHeaders } from "./support/transport-headers.js";
 
 // The bin under test is dist/cli.js: it must be built from the current sources.
 before(assertFreshDist);
@@ -124,8 +125,11 @@ describe("what wymcp proxy --otel exports, seen by a local OTLP/HTTP receiver", 
         method: "tools/call",
         params: { _meta: { ...MODERN_META, traceparent: TRACEPARENT }, name: "get_weather", arguments: args },
       });
-    assert.equal((await rawPost(proxy.url.href, headers, call(1, { city: "Lisbon" }))).status, 200);
-    assert.equal((await rawPost(proxy.url.href, headers, call(2, "Lisbon"))).status, 400);
+    assert.equal(
+      (await rawPost(proxy.url.href, { ...headers, ...transportHeaders(call(1, { city: "Lisbon" })) }, call(1, { city: "Lisbon" }))).status,
+      200,
+    );
+    assert.equal((await rawPost(proxy.url.href, { ...headers, ...transportHeaders(call(2, "Lisbon")) }, call(2, "Lisbon"))).status, 400);
     assert.equal(receiver.posted.length, 0, "nothing exported before the flush");
     assert.equal(await proxy.stop(), 0);
     assert.match(proxy.stderr(), /--otel: OpenTelemetry on/);
@@ -221,7 +225,7 @@ describe("wymcp proxy --otel with a collector that never answers", { timeout: 60
       });
       const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } });
       const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN };
-      assert.equal((await rawPost(proxy.url.href, headers, body)).status, 200);
+      assert.equal((await rawPost(proxy.url.href, { ...headers, ...transportHeaders(body) }, body)).status, 200);
       // stop() kills the process 15 s after SIGTERM (exit code null): an exit of 0 came before it.
       assert.equal(await proxy.stop(), 0, proxy.stderr());
       assert.match(proxy.stderr(), /opentelemetry warn: the last export did not finish within 5000 ms; what it held is lost/);

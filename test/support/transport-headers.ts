@@ -1,7 +1,9 @@
+import { encodeHeaderValue } from "../../src/core/header-body.js";
+
 /**
  * The headers the official client sends with a modern request (Streamable HTTP, 2026-07-28), derived from its body:
  * `MCP-Protocol-Version` from its `_meta` claim, `Mcp-Method`, and `Mcp-Name` for the methods that mirror a name or a
- * URI. A body with no string claim (legacy, a notification, junk) gets none, as the client sends none.
+ * URI (in the `=?base64?…?=` form where a header cannot carry it as it is). A body with no string claim (legacy, a notification, junk) gets none, as the client sends none.
  */
 export function transportHeaders(body: unknown): Record<string, string> {
   let value = body;
@@ -19,6 +21,6 @@ export function transportHeaders(body: unknown): Record<string, string> {
   const headers: Record<string, string> = { "mcp-protocol-version": claim, "mcp-method": method };
   const field = method === "tools/call" || method === "prompts/get" ? "name" : method === "resources/read" ? "uri" : undefined;
   const name = field === undefined ? undefined : params?.[field];
-  if (typeof name === "string") headers["mcp-name"] = name;
+  if (typeof name === "string") headers["mcp-name"] = encodeHeaderValue(name);
   return headers;
 }

@@ -3,6 +3,7 @@
  * order shown. Tool arguments, results' content and `_meta` values are redacted unless asked for; the shape stays,
  * so the export is judged as the capture was wherever the redacted values were free-form. No host type.
  */
+import { encodeHeaderValue } from "../../core/header-body.js";
 import type { RowInput } from "./row.js";
 
 export const REDACTED = "[redacted]";
@@ -114,8 +115,37 @@ interface HarEntryOut {
 }
 
 /**
+ * The headers a 2026-07-28 client sends with a request, derived from the exported body: `MCP-Protocol-Version` from
+ * its `_meta` claim, `Mcp-Method`, and `Mcp-Name` for the methods that mirror a name or a URI (a value a header cannot carry as it
+ * is goes in the `=?base64?…?=` form). Without them, `wymcp check` would hold the export to the transport's header
+ * rules and refuse every modern request for headers the capture never had.
+ */
+function transportHeadersOf(line: string): { name: string; value: string }[] {
+  let body: unknown;
+  try {
+    body = JSON.parse(line);
+  } catch {
+    return [];
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return [];
+  const { id, method, params } = body as { id?: unknown; method?: unknown; params?: Record<string, unknown> };
+  const meta = typeof params === "object" && params !== null ? params._meta : undefined;
+  const claim =
+    typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)["io.modelcontextprotocol/protocolVersion"] : undefined;
+  if (id === undefined || typeof method !== "string" || typeof claim !== "string") return [];
+  const out = [
+    { name: "MCP-Protocol-Version", value: encodeHeaderValue(claim) },
+    { name: "Mcp-Method", value: encodeHeaderValue(method) },
+  ];
+  const field = method === "tools/call" || method === "prompts/get" ? "name" : method === "resources/read" ? "uri" : undefined;
+  const name = field === undefined ? undefined : params?.[field];
+  if (typeof name === "string") out.push({ name: "Mcp-Name", value: encodeHeaderValue(name) });
+  return out;
+}
+
+/**
  * The rows as a HAR file: each client's message a POST (with the MCP-Protocol-Version header of the revision it was
- * judged by), each server's answer an event of its request's response stream, and the server's own requests and
+ * judged by, and a modern request's other transport headers), each server's answer an event of its request's response stream, and the server's own requests and
  * notifications events of a GET stream, in order. Values redacted as in `exportJsonl` unless `reveal`.
  */
 export function exportHar(rows: readonly (RowInput & { time?: number })[], reveal: boolean): { text: string; left: number } {
@@ -143,6 +173,9 @@ export function exportHar(rows: readonly (RowInput & { time?: number })[], revea
     const fromClient = verdict.direction === "in" || verdict.answers?.from === "server";
     if (fromClient) {
       const post = entry(row, "POST");
+      const transport = transportHeadersOf(line);
+      // A modern request's own headers, its claim's version among them; any other message the revision it was judged by.
+      if (transport.length > 0) post.request.headers = transport;
       post.request.headers.push({ name: "Content-Type", value: "application/json" });
       post.request.postData = { mimeType: "application/json", text: line };
       entries.push(post);
