@@ -111,7 +111,7 @@ describe("gateFetch with a plain handler", () => {
   test("the handler receives the client's own Request, its bytes unread and unchanged", async () => {
     // Odd spacing, key order and an escaped character: a re-serialized body would differ from these bytes.
     const bytes = `{ "params" : {"_meta":${JSON.stringify(MODERN_META)},"name":"echo","arguments":{"text":"\\u00e9"}}, "id":1,"method":"tools/call","jsonrpc":"2.0" }`;
-    const original = post(bytes, { "mcp-protocol-version": MODERN });
+    const original = post(bytes, { "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "echo" });
     let seen: { same: boolean; used: boolean; text: string } | undefined;
     const answer = await gateFetch(async (request: Request) => {
       seen = { same: request === original, used: request.bodyUsed, text: await request.text() };

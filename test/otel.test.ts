@@ -389,7 +389,12 @@ describe("metrics: mcp.server.operation.duration, wymcp.rejections, wymcp.valida
         await client.callTool({ name: "echo", arguments: { text: "hi" } });
         await rejects(client.callTool({ name: "echo", arguments: "hi" as never }));
       });
-      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN };
+      const headers = {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": "x/custom",
+      };
       await rawPost(server.url, headers, JSON.stringify({ jsonrpc: "2.0", id: 9, method: "x/custom", params: { _meta: MODERN_META } }));
       await eventually(() => o.serverSpans().some((s) => s.name === "x/custom"), "the custom method's span");
 
@@ -514,7 +519,13 @@ describe("gateFetch with telemetry", { timeout: 30_000 }, () => {
     const response = await gated(
       new Request("http://gate.test/mcp", {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": MODERN,
+          "mcp-method": "tools/call",
+          "mcp-name": "slow",
+        },
         body,
       }),
     );

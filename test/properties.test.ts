@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type LegacyChecks, type ValidationResult } from "wymcp";
 import { CLIENT_RESPONSE, LEGACY_INITIALIZE, MODERN_META, modernToolsCall, NOTIFICATION } from "./support/messages.js";
 import { EXAMPLES_REVISION, readSpecSchema, specDefinitions, type JsonObject } from "./support/spec.js";
+import { claimedVersion, KNOWN_MODERN_REVISIONS } from "../src/core/protocol-versions.js";
 
 // Every string value the generators put in a body carries this character; none may reach an answer.
 const MARK = "\u2063";
@@ -161,7 +162,9 @@ function assertVerdict(body: unknown, era: Era, result: ValidationResult, checks
   if (result.outcome === "bypass") assert.equal(result.reason, want.reason ?? "legacy-response");
   const method = result.kind === "request" || result.kind === "notification" ? (body as { method?: unknown }).method : undefined;
   let known: string | undefined;
-  if (era === "modern" && result.kind === "request" && typeof method === "string") known = MODERN_METHODS.get(method);
+  // A modern request claiming a version this library does not know is judged on its framing alone.
+  if (era === "modern" && result.kind === "request" && typeof method === "string" && !unknownVersion(body))
+    known = MODERN_METHODS.get(method);
   // The legacy lane's params checks: a request's or a notification's method of the judging revision, by kind.
   const revision = era === "legacy" && checks !== "framing" && typeof method === "string" ? legacyRevision(body as object) : undefined;
   if (revision && (result.kind === "request" || result.kind === "notification"))
@@ -184,6 +187,12 @@ function assertVerdict(body: unknown, era: Era, result: ValidationResult, checks
     assert.ok((result.response.error.data?.errors.length ?? 0) > 0, "a rejection locates something");
   }
   assertWellFormedOutcome(result);
+}
+
+/** Whether a modern body claims, as a string, a protocol version this library does not know. */
+function unknownVersion(body: unknown): boolean {
+  const claim = claimedVersion(body);
+  return typeof claim === "string" && !KNOWN_MODERN_REVISIONS.includes(claim);
 }
 
 function assertWellFormedOutcome(result: ValidationResult): void {

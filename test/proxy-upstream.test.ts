@@ -234,10 +234,13 @@ describe("an https upstream: TLS names the upstream, never the client's Host", {
     });
     await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
     const { port } = server.address() as net.AddressInfo;
-    const proxy = await startProxy(["--upstream", `https://localhost:${port}/mcp`], { NODE_EXTRA_CA_CERTS: cert });
+    // Hosts no loopback listener allows by default (DNS rebinding protection): named, so that the check lets them in.
+    const hosts = ["mcp.example.test", "a.example.test", "b.example.test", "c.example.test", "d.example.test"];
+    const proxy = await startProxy(["--upstream", `https://localhost:${port}/mcp`, ...hosts.flatMap((host) => ["--allowed-host", host])], {
+      NODE_EXTRA_CA_CERTS: cert,
+    });
     try {
       const at = new URL("/mcp", proxy.url).href;
-      const hosts = ["mcp.example.test", "a.example.test", "b.example.test", "c.example.test", "d.example.test"];
       for (const [i, host] of hosts.entries()) {
         const answer = await rawPost(at, { ...JSON_HEADERS, host }, ping(i));
         assert.equal(answer.status, 200, `${host}: ${answer.text}`);

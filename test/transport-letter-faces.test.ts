@@ -168,7 +168,14 @@ describe("wymcp proxy: loopback Host and Origin by default, and the header rules
     );
     const { server, address } = await listen(proxy, "127.0.0.1", 0);
     const running = { url: `http://127.0.0.1:${address.port}/mcp`, close: () => void server.close() };
-    proxies.push({ close: () => server.closeAllConnections(), url: running.url });
+    // Closed listening and with every connection dropped, or this file's process never exits.
+    proxies.push({
+      close: () => {
+        server.close();
+        server.closeAllConnections();
+      },
+      url: running.url,
+    });
     return running;
   };
   before(async () => {

@@ -194,19 +194,6 @@ export function decodeSentinel(value: string): string | undefined {
   }
 }
 
-/**
- * A value as a client writes it into a header: visible ASCII (inner spaces allowed) as it is, anything else (non-ASCII,
- * control characters, surrounding whitespace, or what would read as a sentinel) as `=?base64?<Base64 of its UTF-8>?=`,
- * which `decodeSentinel` reads back to the value.
- */
-export function encodeHeaderValue(value: string): string {
-  const literal = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !(value.startsWith(PREFIX) && value.endsWith(SUFFIX));
-  if (literal) return value;
-  let binary = "";
-  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
-  return `${PREFIX}${btoa(binary)}${SUFFIX}`;
-}
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

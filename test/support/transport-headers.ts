@@ -1,4 +1,4 @@
-import { encodeHeaderValue } from "../../src/core/header-body.js";
+import { encodeHeaderValue } from "../../src/core/header-value.js";
 
 /**
  * The headers the official client sends with a modern request (Streamable HTTP, 2026-07-28), derived from its body:
