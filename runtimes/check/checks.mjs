@@ -159,6 +159,29 @@ export const SCENARIOS = [
   { name: "GET goes on untouched", method: "GET", want: (s, a) => s === 200 && a.handled && a.era === undefined },
 ];
 
+/**
+ * The request headers a 2026-07-28 client sends with `body`: the media type, and for a modern request its
+ * `MCP-Protocol-Version`, `Mcp-Method` and, for a tool call, a prompt or a read, `Mcp-Name` (these bodies' values are
+ * plain ASCII). The guards hold a modern request to them.
+ */
+export function requestHeaders(contentType, body) {
+  const headers = { "content-type": contentType };
+  let message;
+  try {
+    message = body === undefined ? undefined : JSON.parse(body);
+  } catch {
+    return headers;
+  }
+  const version = message?.params?._meta?.["io.modelcontextprotocol/protocolVersion"];
+  if (typeof version !== "string" || typeof message.method !== "string" || message.id === undefined) return headers;
+  headers["mcp-protocol-version"] = version;
+  headers["mcp-method"] = message.method;
+  const field =
+    message.method === "tools/call" || message.method === "prompts/get" ? "name" : message.method === "resources/read" ? "uri" : undefined;
+  if (field && typeof message.params[field] === "string") headers["mcp-name"] = message.params[field];
+  return headers;
+}
+
 /** Sends every scenario through `send(method, contentType, body) → { status, text }` and judges the answers. */
 export async function scenarioChecks(label, send) {
   const results = [];
@@ -197,7 +220,7 @@ export function fetchApp() {
 /** `send` over a Fetch handler called in-process. */
 export function inProcess(app, url = "http://localhost/mcp") {
   return async (method, contentType, body) => {
-    const response = await app(new Request(url, { method, headers: { "content-type": contentType }, body }));
+    const response = await app(new Request(url, { method, headers: requestHeaders(contentType, body), body }));
     return { status: response.status, text: await response.text() };
   };
 }
@@ -205,7 +228,7 @@ export function inProcess(app, url = "http://localhost/mcp") {
 /** `send` over HTTP with the host's `fetch`. */
 export function overHttp(url) {
   return async (method, contentType, body) => {
-    const response = await fetch(url, { method, headers: { "content-type": contentType }, body });
+    const response = await fetch(url, { method, headers: requestHeaders(contentType, body), body });
     return { status: response.status, text: await response.text() };
   };
 }

@@ -4,13 +4,13 @@
  */
 import { readFileSync } from "node:fs";
 import { Miniflare } from "miniflare";
-import { scenarioChecks } from "./checks.mjs";
+import { requestHeaders, scenarioChecks } from "./checks.mjs";
 
 const [script, compatibilityDate] = process.argv.slice(2);
 const mf = new Miniflare({ modules: true, script: readFileSync(script, "utf8"), compatibilityDate, compatibilityFlags: [] });
 try {
   const send = (path) => async (method, contentType, body) => {
-    const response = await mf.dispatchFetch(`http://localhost${path}`, { method, headers: { "content-type": contentType }, body });
+    const response = await mf.dispatchFetch(`http://localhost${path}`, { method, headers: requestHeaders(contentType, body), body });
     return { status: response.status, text: await response.text() };
   };
   const core = await send("/core")("GET", "text/plain");
