@@ -7,6 +7,7 @@
  * answers' rules; the method, and a tool's or prompt's name, escaped and bounded as the answers escape a client's
  * keys. Never a value of its arguments.
  */
+import type { RejectReason } from "../core/admission.js";
 import type { JsonRpcErrorResponse, JsonRpcId } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
 import { escapeText } from "../core/log-safe.js";
@@ -15,15 +16,8 @@ import type { JudgedKind } from "../core/validate.js";
 export type LogFormat = "text" | "json";
 export type Face = "proxy" | "stdio";
 
-/** Why a message was not handed on: the gates' reasons, and the stdio gate's for a line it cannot judge. */
-export type RefusalReason =
-  | "body-too-large"
-  | "unsupported-media-type"
-  | "parse-error"
-  | "nested-too-deeply"
-  | "invalid-message"
-  | "forbidden-host"
-  | "forbidden-origin";
+/** Why a message was not handed on: the gates' reasons, one list in the core. */
+export type RefusalReason = RejectReason;
 
 /** One judged message. */
 export interface VerdictEvent {
