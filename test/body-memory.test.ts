@@ -81,7 +81,12 @@ describe("the body reader's memory is bounded by the body, not by its chunking",
       const body = await readLimited(bytes(), 4 * size, declared);
       assert.equal(body?.length, size);
       assert.equal(body![size - 1], (size - 1) & 0xff);
-      assert.equal(held, 0, `${held} of ${sampled.length - 1} sampled chunks still held halfway through (declared ${declared})`);
+      // A reader that keeps its chunks holds every sampled one; one or two of the latest may still be seen through the
+      // engine's own frames, which says nothing of the reader.
+      assert.ok(
+        held >= 0 && held <= 2,
+        `${held} of ${sampled.length - 1} sampled chunks still held halfway through (declared ${declared})`,
+      );
       // The bytes come back in one buffer of the body's size (and a block at most), not in the chunks' own.
       assert.ok(body!.buffer.byteLength <= size + BODY_BLOCK_BYTES, `${body!.buffer.byteLength} bytes behind a body of ${size}`);
     }

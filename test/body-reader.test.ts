@@ -160,11 +160,14 @@ describe("the body reader keeps no chunk: its memory follows the body, not the c
     assert.ok(body!.buffer.byteLength <= size + BODY_BLOCK_BYTES, `${body!.buffer.byteLength} bytes behind a body of ${size}`);
   };
 
+  // A reader that keeps its chunks holds every sampled one (511 of 511); the collector may still see one or two of the
+  // latest through the engine's own frames (a full run under load once found 1), which says nothing of the reader.
+  const STRAY = 2;
   for (const declared of [undefined, size]) {
     test(`readLimited: halfway through, every chunk handed over before can be collected (Content-Length ${declared ?? "none"})`, async () => {
       const { chunks, seen } = oneByteChunks();
       expected(await readLimited(chunks(), 4 * size, declared));
-      assert.equal(seen.held, 0, `${seen.held} of ${seen.sampled} sampled chunks still held halfway through`);
+      assert.ok(seen.held >= 0 && seen.held <= STRAY, `${seen.held} of ${seen.sampled} sampled chunks still held halfway through`);
     });
 
     test(`readNodeBody, as the proxy and gateNode read a request: the same from a stream's data events (Content-Length ${declared ?? "none"})`, async () => {
@@ -177,7 +180,7 @@ describe("the body reader keeps no chunk: its memory follows the body, not the c
         req.complete = true;
       });
       expected(await readNodeBody(req as unknown as IncomingMessage, 4 * size));
-      assert.equal(seen.held, 0, `${seen.held} of ${seen.sampled} sampled chunks still held halfway through`);
+      assert.ok(seen.held >= 0 && seen.held <= STRAY, `${seen.held} of ${seen.sampled} sampled chunks still held halfway through`);
     });
   }
 });
