@@ -3,7 +3,7 @@
  * order shown. Tool arguments, results' content and `_meta` values are redacted unless asked for; the shape stays,
  * so the export is judged as the capture was wherever the redacted values were free-form. No host type.
  */
-import { encodeHeaderValue } from "../../core/header-value.js";
+import { transportHeadersFor } from "../../core/header-value.js";
 import type { RowInput } from "./row.js";
 
 export const REDACTED = "[redacted]";
@@ -114,11 +114,17 @@ interface HarEntryOut {
   };
 }
 
+/** Their names as the official client writes them. */
+const HEADER_NAMES: Readonly<Record<string, string>> = {
+  "mcp-protocol-version": "MCP-Protocol-Version",
+  "mcp-method": "Mcp-Method",
+  "mcp-name": "Mcp-Name",
+};
+
 /**
- * The headers a 2026-07-28 client sends with a request, derived from the exported body: `MCP-Protocol-Version` from
- * its `_meta` claim, `Mcp-Method`, and `Mcp-Name` for the methods that mirror a name or a URI (a value a header cannot carry as it
- * is goes in the `=?base64?…?=` form). Without them, `wymcp check` would hold the export to the transport's header
- * rules and refuse every modern request for headers the capture never had.
+ * The transport headers of a modern request, derived from the exported body (`transportHeadersFor`). Without them,
+ * `wymcp check` would hold the export to the header rules and refuse every modern request for headers the capture
+ * never had.
  */
 function transportHeadersOf(line: string): { name: string; value: string }[] {
   let body: unknown;
@@ -127,20 +133,7 @@ function transportHeadersOf(line: string): { name: string; value: string }[] {
   } catch {
     return [];
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return [];
-  const { id, method, params } = body as { id?: unknown; method?: unknown; params?: Record<string, unknown> };
-  const meta = typeof params === "object" && params !== null ? params._meta : undefined;
-  const claim =
-    typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>)["io.modelcontextprotocol/protocolVersion"] : undefined;
-  if (id === undefined || typeof method !== "string" || typeof claim !== "string") return [];
-  const out = [
-    { name: "MCP-Protocol-Version", value: encodeHeaderValue(claim) },
-    { name: "Mcp-Method", value: encodeHeaderValue(method) },
-  ];
-  const field = method === "tools/call" || method === "prompts/get" ? "name" : method === "resources/read" ? "uri" : undefined;
-  const name = field === undefined ? undefined : params?.[field];
-  if (typeof name === "string") out.push({ name: "Mcp-Name", value: encodeHeaderValue(name) });
-  return out;
+  return Object.entries(transportHeadersFor(body)).map(([name, value]) => ({ name: HEADER_NAMES[name] ?? name, value }));
 }
 
 /**
