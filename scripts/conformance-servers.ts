@@ -63,9 +63,7 @@ const GATE_OPTIONS = JSON.parse(many("--gate-options")[0] ?? "{}") as Record<str
 const fetchFramework = (make: () => { handler: (request: Request) => Promise<Response> }): Pick<Subject, "alone" | "gated"> => ({
   alone: () => serveFetch(() => make().handler),
   gated: (options) =>
-    serveFetch((port) =>
-      gateFetch(make().handler, { allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`], ...options } as never),
-    ),
+    serveFetch((port) => gateFetch(make().handler, { allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`], ...options } as never)),
 });
 
 const SUBJECTS: Subject[] = [
@@ -142,7 +140,8 @@ function serverTable(modes: Mode[], results: Map<string, Map<Mode, Check[]>>): {
       const alone = keyedByMode.get("alone")!.get(label);
       rows.push([scenario, label, ...modes.map((mode) => MARK[keyedByMode.get(mode)!.get(label)?.status ?? ""] ?? "absent")]);
       for (const mode of modes.slice(1))
-        if (alone?.status === "SUCCESS" && keyedByMode.get(mode)!.get(label)?.status !== "SUCCESS") lost.push(`${scenario}: ${label} (${mode})`);
+        if (alone?.status === "SUCCESS" && keyedByMode.get(mode)!.get(label)?.status !== "SUCCESS")
+          lost.push(`${scenario}: ${label} (${mode})`);
     }
     const counts = modes.map((mode) => `${passed(byMode.get(mode) ?? [])}/${judged(byMode.get(mode) ?? [])}`);
     rows.push([scenario, "**passed / counted**", ...counts]);
