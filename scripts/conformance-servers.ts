@@ -8,7 +8,8 @@
  * Prints, per server, every check of every scenario, alone and behind, with the count passed; writes the tables into
  * docs/conformance.md; fails when behind wymcp loses a check the server alone passes.
  * `--server NAME` (repeatable) runs those servers only and writes nothing; `--proxy-arg ARG` (repeatable) adds an argument
- * to `wymcp proxy`; `--gate-options JSON` adds options to `gateFetch`.
+ * to `wymcp proxy`; `--gate-options JSON` adds options to `gateFetch` (which gets the `tools` option, learning the tools,
+ * in the builds whose gates take it).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -18,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { gateFetch } from "../src/fetch.js";
 import { launchExample, launchProxy } from "../examples/launch.js";
 import { serveFetch, startBareServer } from "../test/support/bare-server.js";
+import { edgeToolsOption } from "../test/support/edge-tools.js";
 import { mcpHandlerServer, tmcpServer } from "../test/support/frameworks.js";
 import { startMcpServerHttp } from "../test/support/python-servers.js";
 import { provenance, writeDocSection } from "./doc-sections.js";
@@ -160,6 +162,13 @@ async function main(): Promise<number> {
     console.error(`conformance:servers: --server must be one of ${SUBJECTS.map((s) => s.name).join(", ")}, not ${unknown.join(", ")}`);
     return 2;
   }
+  // Where the gates know the server's tools (learned from tools/list), gateFetch gets them as `wymcp proxy` has them.
+  const tools = await edgeToolsOption();
+  const toolsLine = tools
+    ? `gateFetch takes the \`tools\` option${"compile" in tools ? ", with the command line's compiler" : ""}`
+    : "this build's gateFetch takes no `tools` option";
+  console.error(`conformance:servers: ${toolsLine}`);
+  const gateOptions = { ...(tools && { tools }), ...GATE_OPTIONS };
   const started = performance.now();
   const work = mkdtempSync(join(tmpdir(), "wymcp-conformance-servers-"));
   const problems: string[] = [];
@@ -172,7 +181,7 @@ async function main(): Promise<number> {
       const results = new Map<string, Map<Mode, Check[]>>(SCENARIOS.map((scenario) => [scenario, new Map()]));
       for (const mode of modes) {
         // One server (and proxy) per mode: what one scenario leaves behind is the next one's starting point, as a client's would be.
-        const server = mode === "gateFetch" ? await subject.gated!(GATE_OPTIONS) : await subject.alone();
+        const server = mode === "gateFetch" ? await subject.gated!(gateOptions) : await subject.alone();
         const proxy = mode === "proxy" ? await launchProxy(server.url, { cli: "src", args: ["--log", "json", ...PROXY_ARGS] }) : undefined;
         try {
           for (const scenario of SCENARIOS) {
@@ -216,7 +225,7 @@ async function main(): Promise<number> {
     CONFORMANCE_DOC,
     "conformance:servers",
     [
-      `${provenance("npm run conformance:servers")} Suite \`@modelcontextprotocol/conformance\` ${suite.version}, each scenario run alone with \`--spec-version 2026-07-28\`. Verdict: ${verdict}.`,
+      `${provenance("npm run conformance:servers")} Suite \`@modelcontextprotocol/conformance\` ${suite.version}, each scenario run alone with \`--spec-version 2026-07-28\`; ${toolsLine}. Verdict: ${verdict}.`,
       "",
       "A count is the checks passed of those counted: passed, failed or warned (a warning is a SHOULD the server misses); an info or a skip is not counted. A check passed alone and not behind wymcp fails the run.",
       "",

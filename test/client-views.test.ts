@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
@@ -20,6 +20,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextproto
 import { gateFetch } from "wymcp/fetch";
 import { replaceSection } from "../scripts/doc-sections.js";
 import { type ServedFetch, serveFetch } from "./support/bare-server.js";
+import { edgeToolsOption } from "./support/edge-tools.js";
 import { tmcpServer } from "./support/frameworks.js";
 import { updatingGoldens } from "./support/golden.js";
 import { pythonEnv } from "./support/python.js";
@@ -54,22 +55,6 @@ interface Case {
    * code), pinned so that a change in the client is seen.
    */
   unnamedBy?: { client: string; class: string; code: number };
-}
-
-/** Whether this build's faces take the `tools` option (the server's tools known at the edge). */
-async function toolsOption(): Promise<Record<string, unknown> | undefined> {
-  try {
-    gateFetch(async () => new Response(null), { tools: {} } as never);
-  } catch (error) {
-    if (/unknown option "tools"/.test(String(error))) return undefined;
-    throw error;
-  }
-  // The command line's compiler for the learned schemas, when this build has one.
-  const atEdge = join(repoRoot, "src", "cli", "compile", "at-edge.ts");
-  if (!existsSync(atEdge)) return {};
-  const { edgeCompiler } = (await import(atEdge)) as { edgeCompiler: () => Promise<unknown> };
-  const compile = await edgeCompiler();
-  return typeof compile === "function" ? { compile } : {};
 }
 
 const CASES: Case[] = [
@@ -252,7 +237,7 @@ describe("what the official clients show when wymcp refuses a tools/call", { tim
     (c.era !== "modern" || client.includes(MODERN)) && ("isError" in c.expect ? tools !== undefined : true);
 
   before(async () => {
-    tools = await toolsOption();
+    tools = await edgeToolsOption();
     served = await serveFetch((port) =>
       gateFetch(tmcpServer({ lookup: true }).handler, {
         allowedHosts: [`127.0.0.1:${port}`],
