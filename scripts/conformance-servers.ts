@@ -22,6 +22,7 @@ import { serveFetch, startBareServer } from "../test/support/bare-server.js";
 import { edgeToolsOption } from "../test/support/edge-tools.js";
 import { mcpHandlerServer, tmcpServer } from "../test/support/frameworks.js";
 import { startMcpServerHttp } from "../test/support/python-servers.js";
+import { type Check, formatTable, counted, type Mode, passed, serverTable } from "./conformance-table.js";
 import { provenance, writeDocSection } from "./doc-sections.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -44,8 +45,6 @@ interface Running {
   url: URL;
   stop: () => Promise<unknown>;
 }
-
-type Mode = "alone" | "proxy" | "gateFetch";
 
 interface Subject {
   name: string;
@@ -80,12 +79,6 @@ const SUBJECTS: Subject[] = [
   },
 ];
 
-interface Check {
-  id: string;
-  name?: string;
-  status: string;
-}
-
 function runScenario(url: URL, scenario: string, outDir: string): Promise<Check[]> {
   const args = [SUITE_CLI, "server", "--url", url.href, "--scenario", scenario, "--spec-version", "2026-07-28", "-o", outDir];
   return new Promise((resolve, reject) => {
@@ -104,52 +97,6 @@ function runScenario(url: URL, scenario: string, outDir: string): Promise<Check[
       else resolve(JSON.parse(readFileSync(file, "utf8")) as Check[]);
     });
   });
-}
-
-/** The n-th occurrence of a check's id and name in a scenario, so that repeated ids are told apart. */
-function keyed(checks: Check[]): Map<string, Check> {
-  const seen = new Map<string, number>();
-  const out = new Map<string, Check>();
-  for (const check of checks) {
-    const label = check.name ? `${check.id} ${check.name}` : check.id;
-    const n = seen.get(label) ?? 0;
-    seen.set(label, n + 1);
-    out.set(n === 0 ? label : `${label} (${n + 1})`, check);
-  }
-  return out;
-}
-
-const MARK: Record<string, string> = { SUCCESS: "pass", FAILURE: "FAIL", WARNING: "warn", INFO: "info", SKIPPED: "skip" };
-const passed = (checks: Check[]) => checks.filter((check) => check.status === "SUCCESS").length;
-/** Checks counted: passed, failed or warned (an info or a skip tells nothing of the server). */
-const judged = (checks: Check[]) => checks.filter((check) => check.status !== "INFO" && check.status !== "SKIPPED").length;
-
-function formatTable(rows: string[][]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column]!)).join(" | ")} |`;
-  return [line(rows[0]!), `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
-}
-
-/** One server's table: a row per check of every scenario, a column per mode, a count row per scenario. */
-function serverTable(modes: Mode[], results: Map<string, Map<Mode, Check[]>>): { table: string; summary: string[][]; lost: string[] } {
-  const rows: string[][] = [["scenario", "check", ...modes]];
-  const summary: string[][] = [];
-  const lost: string[] = [];
-  for (const [scenario, byMode] of results) {
-    const keyedByMode = new Map(modes.map((mode) => [mode, keyed(byMode.get(mode) ?? [])]));
-    const labels = [...new Set(modes.flatMap((mode) => [...keyedByMode.get(mode)!.keys()]))];
-    for (const label of labels) {
-      const alone = keyedByMode.get("alone")!.get(label);
-      rows.push([scenario, label, ...modes.map((mode) => MARK[keyedByMode.get(mode)!.get(label)?.status ?? ""] ?? "absent")]);
-      for (const mode of modes.slice(1))
-        if (alone?.status === "SUCCESS" && keyedByMode.get(mode)!.get(label)?.status !== "SUCCESS")
-          lost.push(`${scenario}: ${label} (${mode})`);
-    }
-    const counts = modes.map((mode) => `${passed(byMode.get(mode) ?? [])}/${judged(byMode.get(mode) ?? [])}`);
-    rows.push([scenario, "**passed / counted**", ...counts]);
-    summary.push([scenario, ...counts]);
-  }
-  return { table: formatTable(rows), summary, lost };
 }
 
 async function main(): Promise<number> {
@@ -188,7 +135,7 @@ async function main(): Promise<number> {
             const outDir = join(work, String(run++));
             const checks = await runScenario(proxy?.url ?? server.url, scenario, outDir);
             results.get(scenario)!.set(mode, checks);
-            console.error(`${subject.name} ${mode} ${scenario}: ${passed(checks)}/${judged(checks)} passed`);
+            console.error(`${subject.name} ${mode} ${scenario}: ${passed(checks)}/${counted(checks)} passed`);
           }
         } finally {
           const code = await proxy?.stop();
