@@ -143,11 +143,16 @@ async function main(): Promise<number> {
           if (proxy && code !== 0) problems.push(`${subject.name}: wymcp proxy exited ${code}, not 0 (drained)`);
         }
       }
-      const { table, summary, lost } = serverTable(modes, results);
-      console.log(`\n## ${subject.name}: ${subject.what}\n\n${table}`);
+      const { table, summary, lost, gained } = serverTable(modes, results);
+      // What wymcp adds: the checks passed behind it that the server alone does not pass, by mode.
+      const gains = [...gained].map(
+        ([mode, checks]) =>
+          `- passed behind ${mode === "proxy" ? "`wymcp proxy`" : "`gateFetch`"} only: ${checks.length}${checks.length > 0 ? ` (${checks.map((c) => `\`${c}\``).join(", ")})` : ""}.`,
+      );
+      console.log(`\n## ${subject.name}: ${subject.what}\n\n${table}\n\n${gains.join("\n")}`);
       problems.push(...lost.map((check) => `${subject.name}: lost behind wymcp: ${check}`));
       for (const row of summary) overview.push([subject.name, ...row, ...(subject.gated ? [] : ["n/a"])]);
-      sections.push(`#### ${subject.name}: ${subject.what}\n\n${table}`);
+      sections.push(`#### ${subject.name}: ${subject.what}\n\n${gains.join("\n")}\n\n${table}`);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

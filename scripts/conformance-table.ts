@@ -1,7 +1,8 @@
 /**
  * @module conformance-table: how `npm run conformance:servers` reads the suite's checks: one row per check of a
  * scenario (the n-th check of one id and name told apart from the others), one column per mode, the count passed of
- * those counted, and the checks a server passes alone but not behind wymcp, which fail the run.
+ * those counted, the checks a server passes alone but not behind wymcp, which fail the run, and those it passes only
+ * behind wymcp.
  */
 
 /** One check as the suite writes it into `checks.json`. */
@@ -42,23 +43,26 @@ export function formatTable(rows: string[][]): string {
 export function serverTable(
   modes: Mode[],
   results: Map<string, Map<Mode, Check[]>>,
-): { table: string; summary: string[][]; lost: string[] } {
+): { table: string; summary: string[][]; lost: string[]; gained: Map<Mode, string[]> } {
   const rows: string[][] = [["scenario", "check", ...modes]];
   const summary: string[][] = [];
   const lost: string[] = [];
+  const gained = new Map<Mode, string[]>(modes.slice(1).map((mode) => [mode, []]));
   for (const [scenario, byMode] of results) {
     const keyedByMode = new Map(modes.map((mode) => [mode, keyed(byMode.get(mode) ?? [])]));
     const labels = [...new Set(modes.flatMap((mode) => [...keyedByMode.get(mode)!.keys()]))];
     for (const label of labels) {
       const alone = keyedByMode.get("alone")!.get(label);
       rows.push([scenario, label, ...modes.map((mode) => MARK[keyedByMode.get(mode)!.get(label)?.status ?? ""] ?? "absent")]);
-      for (const mode of modes.slice(1))
-        if (alone?.status === "SUCCESS" && keyedByMode.get(mode)!.get(label)?.status !== "SUCCESS")
-          lost.push(`${scenario}: ${label} (${mode})`);
+      for (const mode of modes.slice(1)) {
+        const behind = keyedByMode.get(mode)!.get(label)?.status;
+        if (alone?.status === "SUCCESS" && behind !== "SUCCESS") lost.push(`${scenario}: ${label} (${mode})`);
+        if (alone?.status !== "SUCCESS" && behind === "SUCCESS") gained.get(mode)!.push(`${scenario}: ${label}`);
+      }
     }
     const counts = modes.map((mode) => `${passed(byMode.get(mode) ?? [])}/${counted(byMode.get(mode) ?? [])}`);
     rows.push([scenario, "**passed / counted**", ...counts]);
     summary.push([scenario, ...counts]);
   }
-  return { table: formatTable(rows), summary, lost };
+  return { table: formatTable(rows), summary, lost, gained };
 }

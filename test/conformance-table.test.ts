@@ -36,7 +36,15 @@ test("the count is passed of passed, failed and warned: an info or a skip is not
   assert.deepEqual(summary, [["scenario-a", "1/3", "2/3"]]);
 });
 
-test("a gain behind wymcp loses nothing", () => {
-  const { lost } = run({ alone: [check("a", "FAILURE")], proxy: [check("a", "SUCCESS")] });
+test("a check passed behind wymcp only is a gain of that mode, and loses nothing", () => {
+  const { lost, gained } = run(
+    {
+      alone: [check("a", "FAILURE"), check("b", "WARNING"), check("c", "SUCCESS")],
+      proxy: [check("a", "SUCCESS"), check("b", "WARNING"), check("c", "SUCCESS")],
+      gateFetch: [check("a", "FAILURE"), check("b", "SUCCESS"), check("c", "SUCCESS")],
+    },
+    ["alone", "proxy", "gateFetch"],
+  );
   assert.deepEqual(lost, []);
+  assert.deepEqual(Object.fromEntries(gained), { proxy: ["scenario-a: a"], gateFetch: ["scenario-a: b"] });
 });
