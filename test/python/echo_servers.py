@@ -2,6 +2,8 @@
 
     python echo_servers.py mcpserver-http   the official SDK's MCPServer over Streamable HTTP on a free loopback
                                             port; prints "listening on http://127.0.0.1:PORT/mcp" once it serves
+    python echo_servers.py header-http      mcpserver-http with a tool `lookup` listed first, whose `region` argument
+                                            carries the x-mcp-header annotation (Mcp-Param-Region)
     python echo_servers.py fastmcp-stdio    FastMCP over stdio
     python echo_servers.py features-http    the official SDK's MCPServer with every feature test/support/feature-server.ts
                                             has (over Streamable HTTP, announced as mcpserver-http is)
@@ -182,6 +184,22 @@ def mcpserver_http() -> None:
     serve_http(tools(MCPServer("wymcp-python-mcpserver")))
 
 
+def header_http() -> None:
+    from typing import Annotated
+
+    from mcp.server.mcpserver import MCPServer
+    from pydantic import Field
+
+    server = MCPServer("wymcp-python-mcpserver")
+
+    @server.tool()
+    def lookup(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})] = "") -> str:
+        """Answers the region it was asked about."""
+        return f"region: {region}"
+
+    serve_http(tools(server))
+
+
 def features_http() -> None:
     from mcp.server.mcpserver import MCPServer
 
@@ -203,6 +221,7 @@ def fastmcp_stdio() -> None:
 if __name__ == "__main__":
     modes = {
         "mcpserver-http": mcpserver_http,
+        "header-http": header_http,
         "features-http": features_http,
         "features-stdio": features_stdio,
         "fastmcp-stdio": fastmcp_stdio,

@@ -11,11 +11,23 @@ import * as z from "zod";
 
 export type PlainHandler = (request: Request) => Promise<Response>;
 
+/** With `lookup`, a server also lists the tool `lookup` first, whose `region` argument is mirrored in `Mcp-Param-Region`. */
+export interface FrameworkOptions {
+  lookup?: boolean;
+}
+
+/** `lookup`'s arguments: zod's `.meta` carries the `x-mcp-header` annotation into both frameworks' JSON Schema. */
+const lookupSchema = z.object({ region: z.string().meta({ "x-mcp-header": "Region" }).optional() });
+
 /** An mcp-handler server; `calls` counts what reached it. A second tool, `whoami`, answers the caller's `clientId`. */
-export function mcpHandlerServer(): { handler: PlainHandler; calls: () => number } {
+export function mcpHandlerServer({ lookup = false }: FrameworkOptions = {}): { handler: PlainHandler; calls: () => number } {
   let calls = 0;
   const inner = createMcpHandler(
     (server) => {
+      if (lookup)
+        server.registerTool("lookup", { description: "region", inputSchema: lookupSchema }, async ({ region }) => ({
+          content: [{ type: "text", text: `region: ${region}` }],
+        }));
       server.registerTool("echo", { inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
         content: [{ type: "text", text: `echo: ${text}` }],
       }));
@@ -29,12 +41,16 @@ export function mcpHandlerServer(): { handler: PlainHandler; calls: () => number
 }
 
 /** A tmcp server on its HTTP transport, answering on every path; `calls` counts what reached it. */
-export function tmcpServer(): { handler: PlainHandler; calls: () => number } {
+export function tmcpServer({ lookup = false }: FrameworkOptions = {}): { handler: PlainHandler; calls: () => number } {
   let calls = 0;
   const server = new McpServer(
     { name: "tmcp-echo", version: "1.0.0", description: "echo" },
     { adapter: new ZodJsonSchemaAdapter(), capabilities: { tools: { listChanged: false } } },
   );
+  if (lookup)
+    server.tool({ name: "lookup", description: "region", schema: lookupSchema }, async ({ region }) => ({
+      content: [{ type: "text", text: `region: ${region}` }],
+    }));
   server.tool({ name: "echo", description: "echo", schema: z.object({ text: z.string() }) }, async ({ text }) => ({
     content: [{ type: "text", text: `echo: ${text}` }],
   }));

@@ -22,10 +22,13 @@ export interface PythonHttpServer {
 }
 
 /**
- * The official SDK's `MCPServer` over Streamable HTTP on a free loopback port: the echo tools, or with `features-http`
+ * The official SDK's `MCPServer` over Streamable HTTP on a free loopback port: the echo tools (with `header-http`, also a
+ * tool whose argument carries `x-mcp-header`), or with `features-http`
  * every feature of test/support/feature-server.ts.
  */
-export async function startMcpServerHttp(mode: "mcpserver-http" | "features-http" = "mcpserver-http"): Promise<PythonHttpServer> {
+export async function startMcpServerHttp(
+  mode: "mcpserver-http" | "features-http" | "header-http" = "mcpserver-http",
+): Promise<PythonHttpServer> {
   const python = await pythonEnv();
   const child = spawn(python, [ECHO_SERVERS, mode], { env: PYTHON_ENV, stdio: ["ignore", "pipe", "pipe"] });
   const guard = () => child.kill("SIGKILL");
