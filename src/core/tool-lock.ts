@@ -7,7 +7,7 @@
  */
 import { answerId, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
 import { escapeText } from "./log-safe.js";
-import { describeValue, WymcpOptionError } from "./options.js";
+import { WymcpOptionError } from "./option-error.js";
 import { sha256Hex } from "./sha256.js";
 
 /** The fields of a tool that are pinned, in the order drifts name them. */
@@ -100,8 +100,7 @@ export function lockTools(tools: readonly unknown[]): ToolsLockFile {
   const seen = new Set<string>();
   const locked: LockedTool[] = [];
   for (const [index, tool] of tools.entries()) {
-    if (!isObject(tool) || typeof tool.name !== "string")
-      throw new ToolsLockError(`tool ${index} has no name: a lock pins tools by name`);
+    if (!isObject(tool) || typeof tool.name !== "string") throw new ToolsLockError(`tool ${index} has no name: a lock pins tools by name`);
     if (seen.has(tool.name)) throw new ToolsLockError(`tool ${JSON.stringify(escapeText(tool.name, 128))} is listed twice`);
     seen.add(tool.name);
     const texts = pinnedTexts(tool);
@@ -149,11 +148,11 @@ export function toolsLockOption(value: unknown, mode: unknown): ToolLock | undef
   }
   const chosen = mode ?? "report";
   if (chosen !== "report" && chosen !== "enforce")
-    throw new WymcpOptionError("toolsLockMode", `toolsLockMode must be "report" or "enforce", not ${describeValue(mode)}`);
+    throw new WymcpOptionError("toolsLockMode", `toolsLockMode must be "report" or "enforce", not ${shown(mode)}`);
   if (!isObject(value) || value.wymcpToolsLock !== TOOLS_LOCK_VERSION || !Array.isArray(value.tools))
     throw new WymcpOptionError(
       "toolsLock",
-      `toolsLock must be a tools lock as wymcp compile --lock writes it ({ "wymcpToolsLock": ${TOOLS_LOCK_VERSION}, "tools": [...] }), not ${describeValue(value)}`,
+      `toolsLock must be a tools lock as wymcp compile --lock writes it ({ "wymcpToolsLock": ${TOOLS_LOCK_VERSION}, "tools": [...] }), not ${shown(value)}`,
     );
   const approved = new Map<string, Partial<Record<PinnedField, string>>>();
   for (const [index, entry] of value.tools.entries()) {
@@ -165,7 +164,8 @@ export function toolsLockOption(value: unknown, mode: unknown): ToolLock | undef
         "toolsLock",
         `toolsLock: the digest of tool ${JSON.stringify(escapeText(entry.name, 128))} does not match its pinned fields; write the lock again with wymcp compile --lock`,
       );
-    if (approved.has(entry.name)) throw new WymcpOptionError("toolsLock", `toolsLock: tool ${JSON.stringify(escapeText(entry.name, 128))} is locked twice`);
+    if (approved.has(entry.name))
+      throw new WymcpOptionError("toolsLock", `toolsLock: tool ${JSON.stringify(escapeText(entry.name, 128))} is locked twice`);
     approved.set(entry.name, texts);
   }
   return { mode: chosen, approved };
@@ -335,6 +335,12 @@ export function lockedMessage(watch: ToolLockWatch, requests: ReadonlyMap<string
   if ((typeof id !== "string" && typeof id !== "number") || !requests.has(id)) return undefined;
   const result = watch.listed(message.result, requests.get(id)!);
   return result === undefined ? undefined : { ...message, result };
+}
+
+/** A value as an option error shows it: its type, or a short string itself (never an object's content). */
+function shown(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
+  return value === null ? "null" : Array.isArray(value) ? "an array" : `a value of type ${typeof value}`;
 }
 
 function isRequest(value: unknown): value is Record<string, unknown> & { method: string } {

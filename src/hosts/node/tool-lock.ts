@@ -55,8 +55,7 @@ export function lockNodeResponse(res: ServerResponse, watch: ToolLockWatch | und
   } as ServerResponse["writeHead"];
   res.write = function lockedWrite(this: ServerResponse, data: unknown, ...rest: unknown[]) {
     start();
-    if (!rewriter || !(typeof data === "string" || data instanceof Uint8Array))
-      return write.call(this, data, ...rest);
+    if (!rewriter || !(typeof data === "string" || data instanceof Uint8Array)) return write.call(this, data, ...rest);
     const callback = rest.find((r) => typeof r === "function") as (() => void) | undefined;
     let ok = true;
     for (const piece of rewriter.push(bytesOf(data, rest[0]))) ok = write.call(this, piece);
