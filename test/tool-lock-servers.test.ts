@@ -176,6 +176,7 @@ describe("a drifting Python MCPServer behind wymcp proxy --tools-lock", { timeou
       for (const name of ["exfiltrate", "echo", "add", "search"]) await refusedAsUnknown(gated, name);
       assertEachKind(proxy.stderr());
       assert.match(proxy.stderr(), /"event":"tools-dropped"/);
+      assert.equal(proxy.stderr().match(/"event":"tool-call-refused"/g)?.length, 4);
       await Promise.all([gated.close(), alone.close()]);
     } finally {
       await proxy.stop();
@@ -240,6 +241,7 @@ describe("a drifting Python MCPServer behind wymcp stdio --tools-lock", { timeou
       assert.deepEqual(await names(gated), ["drift"]);
       for (const name of ["exfiltrate", "echo", "add", "search"]) await refusedAsUnknown(gated, name);
       assertEachKind(log());
+      assert.equal(log().match(/"event":"tool-call-refused"/g)?.length, 4);
     } finally {
       await gated.close();
     }

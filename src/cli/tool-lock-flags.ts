@@ -68,5 +68,13 @@ export function cliToolLock(flags: ToolLockFlags, log: GateLog, telemetry?: Tele
       },
     },
     telemetry,
+    (tools) => {
+      for (const tool of tools)
+        log.line(
+          "tool-call-refused",
+          { tool },
+          `refused a call of tool ${JSON.stringify(tool)}: not approved in the tools lock (answered -32602)`,
+        );
+    },
   );
 }

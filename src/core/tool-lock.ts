@@ -229,6 +229,8 @@ export class ToolLockWatch {
   constructor(
     readonly lock: ToolLock,
     private readonly onDrift: (report: ToolDriftReport) => void,
+    /** Told the tools (escaped, bounded) of each body `refusal` answers, e.g. for a log line. */
+    private readonly onRefused?: (tools: string[]) => void,
   ) {}
 
   get enforcing(): boolean {
@@ -282,12 +284,18 @@ export class ToolLockWatch {
    */
   refusal(body: unknown): JsonRpcErrorResponse | JsonRpcErrorResponse[] | undefined {
     if (!this.enforcing) return undefined;
-    if (!Array.isArray(body)) return this.calls(body) ? unknownTool(answerId(body)) : undefined;
-    if (!body.some((item) => this.calls(item))) return undefined;
+    const locked = (Array.isArray(body) ? body : [body]).filter((item) => this.calls(item));
+    if (locked.length === 0) return undefined;
+    try {
+      this.onRefused?.(locked.slice(0, MAX_DRIFTS_REPORTED).map((item) => safeName((item.params as { name: string }).name)));
+    } catch {
+      // A broken logger must not break the answer.
+    }
+    if (!Array.isArray(body)) return unknownTool(answerId(body));
     return body.filter(isRequest).map((item) => unknownTool(answerId(item)));
   }
 
-  private calls(body: unknown): boolean {
+  private calls(body: unknown): body is Record<string, unknown> {
     if (!isRequest(body) || body.method !== "tools/call" || !isObject(body.params)) return false;
     const { name } = body.params;
     return typeof name === "string" && this.lockedOut(name);

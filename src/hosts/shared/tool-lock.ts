@@ -13,7 +13,6 @@ import {
   toolsListRequests,
 } from "../../core/tool-lock.js";
 import { optionalFunction } from "../../core/options.js";
-import { escapeText } from "../../core/log-safe.js";
 import { lockRewriter } from "../../outbound/tool-lock-stream.js";
 import type { McpFetchHandler, McpFetchOptions } from "./sdk-handler.js";
 
@@ -31,24 +30,32 @@ export interface ToolLockOptions {
 export const TOOL_LOCK_OPTIONS = ["toolsLock", "toolsLockMode", "onToolDrift"] as const;
 
 /** The face's watch over its lock, checked when the face is built; `undefined` without a lock. */
-export function toolLockOption(options: ToolLockOptions, telemetry?: Telemetry): ToolLockWatch | undefined {
+export function toolLockOption(
+  options: ToolLockOptions,
+  telemetry?: Telemetry,
+  onRefused?: (tools: string[]) => void,
+): ToolLockWatch | undefined {
   const lock = toolsLockOption(options.toolsLock, options.toolsLockMode);
   if (!lock) return undefined;
   const hook = optionalFunction<ToolLockOptions["onToolDrift"]>("onToolDrift", options.onToolDrift) ?? warnDrift;
-  return new ToolLockWatch(lock, (report) => {
-    hook(report);
-    telemetry?.toolDrift?.(report);
-  });
+  return new ToolLockWatch(
+    lock,
+    (report) => {
+      hook(report);
+      telemetry?.toolDrift?.(report);
+    },
+    onRefused,
+  );
 }
 
-/** One line per drift, the tool's name escaped (a server's text never writes a line of its own). */
+/** One line per drift; the tool's name is already escaped and bounded (a server's text never writes a line of its own). */
 export function driftLines(report: ToolDriftReport): string[] {
   const lines = report.drifts.map(
     ({ tool, change, fields }) => `tool ${JSON.stringify(tool)} ${change}${fields ? ` (${fields.join(", ")})` : ""} against the tools lock`,
   );
   if (report.omitted > 0) lines.push(`${report.omitted} more tools drifted from the tools lock`);
   if (report.dropped > 0) lines.push(`${report.dropped} tools left out of the list the client sees (tools lock enforced)`);
-  return lines.map((line) => escapeText(line, 512));
+  return lines;
 }
 
 function warnDrift(report: ToolDriftReport): void {
