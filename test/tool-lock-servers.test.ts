@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -109,6 +109,43 @@ async function refusedAsUnknown(client: Client, name: string): Promise<void> {
 }
 
 describe("wymcp compile --lock against a running server", () => {
+  test("from a file: the same tools in another order, keys reversed, give the same bytes; --check fails on a changed one", () => {
+    const tools = [
+      { name: "b", description: "B.", inputSchema: { type: "object", properties: { y: { type: "string" }, x: { type: "number" } } } },
+      { name: "a", annotations: { readOnlyHint: true }, inputSchema: { type: "object" } },
+    ];
+    const reversed = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(reversed)
+        : value !== null && typeof value === "object"
+          ? Object.fromEntries(
+              Object.entries(value)
+                .reverse()
+                .map(([k, v]) => [k, reversed(v)]),
+            )
+          : value;
+    const [one, two, out1, out2] = ["one.json", "two.json", "one.lock.json", "two.lock.json"].map((f) => join(dir, f)) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    writeFileSync(one, JSON.stringify({ tools }));
+    writeFileSync(two, JSON.stringify(reversed([...tools].reverse())));
+    for (const [input, output] of [
+      [one, out1],
+      [two, out2],
+    ] as const) {
+      const run = compile([input, "--lock", output]);
+      assert.equal(run.status, 0, run.stderr);
+    }
+    assert.equal(readFileSync(out2, "utf8"), readFileSync(out1, "utf8"));
+    writeFileSync(two, JSON.stringify({ tools: [{ ...tools[0], description: "B, changed." }, tools[1]] }));
+    const check = compile([two, "--lock", out1, "--check"]);
+    assert.equal(check.status, 1);
+    assert.match(check.stderr, /one\.lock\.json is out of date/);
+  });
+
   test("the lock written from the server over HTTP is byte for byte the one written over stdio, and --check passes", async () => {
     const server = await startServer();
     try {
@@ -154,35 +191,36 @@ describe("a drifting Python MCPServer behind wymcp proxy --tools-lock", { timeou
     }
   });
 
-  test("enforce (2026-07-28): changed and new tools leave the client's list, and their calls never reach the server", async () => {
-    const server = await startServer();
-    const proxy = await startProxy([
-      "--upstream",
-      server.url.href,
-      "--tools-lock",
-      lockFile,
-      "--tools-lock-mode",
-      "enforce",
-      "--log",
-      "json",
-    ]);
-    try {
-      const gated = await connect(new StreamableHTTPClientTransport(new URL(server.url.pathname, proxy.url)), true);
-      const alone = await connect(new StreamableHTTPClientTransport(server.url), true);
-      assert.deepEqual(await listed(gated), await listed(alone));
-      await gated.callTool({ name: "drift", arguments: {} });
-      assert.deepEqual(await names(alone), ["add", "drift", "echo", "exfiltrate", "search"]);
-      assert.deepEqual(await names(gated), ["drift"]);
-      for (const name of ["exfiltrate", "echo", "add", "search"]) await refusedAsUnknown(gated, name);
-      assertEachKind(proxy.stderr());
-      assert.match(proxy.stderr(), /"event":"tools-dropped"/);
-      assert.equal(proxy.stderr().match(/"event":"tool-call-refused"/g)?.length, 4);
-      await Promise.all([gated.close(), alone.close()]);
-    } finally {
-      await proxy.stop();
-      await server.stop();
-    }
-  });
+  for (const modern of [false, true])
+    test(`enforce (${modern ? "2026-07-28, JSON answers" : "legacy, event-stream answers"}): changed and new tools leave the client's list, and their calls never reach the server`, async () => {
+      const server = await startServer();
+      const proxy = await startProxy([
+        "--upstream",
+        server.url.href,
+        "--tools-lock",
+        lockFile,
+        "--tools-lock-mode",
+        "enforce",
+        "--log",
+        "json",
+      ]);
+      try {
+        const gated = await connect(new StreamableHTTPClientTransport(new URL(server.url.pathname, proxy.url)), modern);
+        const alone = await connect(new StreamableHTTPClientTransport(server.url), modern);
+        assert.deepEqual(await listed(gated), await listed(alone));
+        await gated.callTool({ name: "drift", arguments: {} });
+        assert.deepEqual(await names(alone), ["add", "drift", "echo", "exfiltrate", "search"]);
+        assert.deepEqual(await names(gated), ["drift"]);
+        for (const name of ["exfiltrate", "echo", "add", "search"]) await refusedAsUnknown(gated, name);
+        assertEachKind(proxy.stderr());
+        assert.match(proxy.stderr(), /"event":"tools-dropped"/);
+        assert.equal(proxy.stderr().match(/"event":"tool-call-refused"/g)?.length, 4);
+        await Promise.all([gated.close(), alone.close()]);
+      } finally {
+        await proxy.stop();
+        await server.stop();
+      }
+    });
 
   test("enforce, nothing drifted: the answer to tools/list is byte for byte the server's", async () => {
     const server = await startServer();
