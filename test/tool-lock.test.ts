@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { describe, test } from "node:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import { toolLockFlags } from "../src/cli/tool-lock-flags.js";
 import { sha256Hex } from "../src/core/sha256.js";
 import {
   compareTools,
@@ -282,4 +286,25 @@ describe("LockedLines (wymcp stdio)", () => {
   function drifted() {
     return { jsonrpc: "2.0", id: 3, result: { tools: [...copy(TOOLS), { name: "new", inputSchema: {} }] } };
   }
+});
+
+describe("--tools-lock and --tools-lock-mode (wymcp proxy, wymcp stdio)", () => {
+  const fail = (message: string) => new Error(message);
+  const dir = mkdtempSync(join(tmpdir(), "wymcp-lock-flags-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("a lock file is read and checked when the command starts; each problem is a usage error naming the flag", () => {
+    const good = join(dir, "good.json");
+    writeFileSync(good, renderToolsLock(lockTools(TOOLS)));
+    assert.deepEqual(toolLockFlags({ "tools-lock": good }, fail).toolsLockMode, "report");
+    assert.equal(toolLockFlags({ "tools-lock": good, "tools-lock-mode": "enforce" }, fail).toolsLockMode, "enforce");
+    assert.deepEqual(toolLockFlags({}, fail), {});
+    assert.throws(() => toolLockFlags({ "tools-lock-mode": "enforce" }, fail), /^Error: --tools-lock-mode goes with --tools-lock FILE$/);
+    assert.throws(() => toolLockFlags({ "tools-lock": join(dir, "none.json") }, fail), /--tools-lock: cannot read .*ENOENT/);
+    assert.throws(() => toolLockFlags({ "tools-lock": good, "tools-lock-mode": "block" }, fail), /^Error: --tools-lock-mode must be/);
+    const edited = JSON.parse(readFileSync(good, "utf8"));
+    edited.tools[0].pinned.title = "Sum";
+    writeFileSync(join(dir, "edited.json"), JSON.stringify(edited));
+    assert.throws(() => toolLockFlags({ "tools-lock": join(dir, "edited.json") }, fail), /^Error: --tools-lock: the digest of tool "add"/);
+  });
 });

@@ -45,7 +45,12 @@ export function toolLockFlags(values: Record<string, string | boolean | undefine
     toolsLockOption(lock, mode);
   } catch (error) {
     if (error instanceof WymcpOptionError)
-      throw fail(error.message.replace(/^toolsLock(Mode)?/, (name) => (name === "toolsLock" ? "--tools-lock" : "--tools-lock-mode")));
+      throw fail(
+        error.message
+          .replace(/^wymcp: /, "")
+          .replace(/^toolsLockMode/, "--tools-lock-mode")
+          .replace(/^toolsLock(:?) /, "--tools-lock$1 "),
+      );
     throw error;
   }
   return { toolsLock: lock as ToolsLockFile, toolsLockMode: (mode ?? "report") as ToolsLockMode };

@@ -152,7 +152,7 @@ export function toolsLockOption(value: unknown, mode: unknown): ToolLock | undef
   if (!isObject(value) || value.wymcpToolsLock !== TOOLS_LOCK_VERSION || !Array.isArray(value.tools))
     throw new WymcpOptionError(
       "toolsLock",
-      `toolsLock must be a tools lock as wymcp compile --lock writes it ({ "wymcpToolsLock": ${TOOLS_LOCK_VERSION}, "tools": [...] }), not ${shown(value)}`,
+      `toolsLock must be a tools lock as wymcp compile --lock writes it ({ "wymcpToolsLock": ${TOOLS_LOCK_VERSION}, "tools": [...] })${isObject(value) ? "" : `, not ${shown(value)}`}`,
     );
   const approved = new Map<string, Partial<Record<PinnedField, string>>>();
   for (const [index, entry] of value.tools.entries()) {
