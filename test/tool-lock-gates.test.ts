@@ -12,6 +12,7 @@ import { listening, rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import { transportHeaders } from "./support/transport-headers.js";
 import { MODERN } from "./support/ts-sessions.js";
+import { attributesOf, observed } from "./support/otel.js";
 
 // The SDK v2's own server, built per request (2026-07-28 is stateless): `drift` changes what every later request lists,
 // one change of each kind, and tells the client with sendToolListChanged.
@@ -175,6 +176,36 @@ describe("gateNode with a tools lock, in front of the SDK v2's server", { timeou
     } finally {
       await gated.close();
       await alone.close();
+    }
+  });
+
+  test("telemetry: one wymcp.tool.drifts point per drift, by tool, change and fields", async () => {
+    const o = observed();
+    const gated = await listening(
+      http.createServer(gateNode(handler, { toolsLock: await approvedLock(), telemetry: o.telemetry, onToolDrift: () => undefined })),
+    );
+    try {
+      const c = await client(new URL(gated.url));
+      await c.callTool({ name: "drift", arguments: {} });
+      await c.listTools();
+      await c.listTools();
+      const metric = await o.metric("wymcp.tool.drifts");
+      const points = (metric?.dataPoints ?? [])
+        .map((p) => {
+          const a = attributesOf(p);
+          return `${a["gen_ai.tool.name"]} ${a["wymcp.tool.change"]} ${a["wymcp.tool.fields"] ?? "-"} ${a["wymcp.tools_lock.mode"]} ${p.value}`;
+        })
+        .sort();
+      assert.deepEqual(points, [
+        "add changed inputSchema report 1",
+        "echo changed description report 1",
+        "exfiltrate added - report 1",
+        "notes removed - report 1",
+        "search changed annotations report 1",
+      ]);
+      await c.close();
+    } finally {
+      await gated.close();
     }
   });
 
