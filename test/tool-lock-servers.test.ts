@@ -89,6 +89,8 @@ function driftsIn(log: string): { drifts: string[]; fields: Record<string, strin
   return { drifts: events.map((e) => `${e.tool} ${e.change}`).sort(), fields };
 }
 
+const refusedIn = (log: string) => log.match(/"event":"tool-call-refused"/g)?.length ?? 0;
+
 function assertEachKind(log: string): void {
   const { drifts, fields } = driftsIn(log);
   assert.deepEqual(drifts, DRIFTS);
@@ -212,9 +214,11 @@ describe("a drifting Python MCPServer behind wymcp proxy --tools-lock", { timeou
         assert.deepEqual(await names(alone), ["add", "drift", "echo", "exfiltrate", "search"]);
         assert.deepEqual(await names(gated), ["drift"]);
         for (const name of ["exfiltrate", "echo", "add", "search"]) await refusedAsUnknown(gated, name);
+        // The log comes on another pipe than the answers: wait for its lines.
+        await until(() => refusedIn(proxy.stderr()) >= 4 && driftsIn(proxy.stderr()).drifts.length >= DRIFTS.length);
         assertEachKind(proxy.stderr());
         assert.match(proxy.stderr(), /"event":"tools-dropped"/);
-        assert.equal(proxy.stderr().match(/"event":"tool-call-refused"/g)?.length, 4);
+        assert.equal(refusedIn(proxy.stderr()), 4);
         await Promise.all([gated.close(), alone.close()]);
       } finally {
         await proxy.stop();
@@ -278,8 +282,9 @@ describe("a drifting Python MCPServer behind wymcp stdio --tools-lock", { timeou
       await gated.callTool({ name: "drift", arguments: {} });
       assert.deepEqual(await names(gated), ["drift"]);
       for (const name of ["exfiltrate", "echo", "add", "search"]) await refusedAsUnknown(gated, name);
+      await until(() => refusedIn(log()) >= 4 && driftsIn(log()).drifts.length >= DRIFTS.length);
       assertEachKind(log());
-      assert.equal(log().match(/"event":"tool-call-refused"/g)?.length, 4);
+      assert.equal(refusedIn(log()), 4);
     } finally {
       await gated.close();
     }
