@@ -167,7 +167,7 @@ describe("every face refuses a bad option when it is built", () => {
     assert.throws(() => wymcpFetch({ maxBodySize: 1 } as never), {
       name: "WymcpOptionError",
       message:
-        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, legacyChecks, onLegacyReport, allowedHosts, allowedOrigins, headerChecks, supportedVersions, formats, outbound, outboundCheck, onOutboundViolation, telemetry',
+        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, legacyChecks, onLegacyReport, allowedHosts, allowedOrigins, headerChecks, supportedVersions, formats, outbound, outboundCheck, onOutboundViolation, telemetry, toolsLock, toolsLockMode, onToolDrift',
     });
     assert.throws(() => wymcpFetch({ discardTimeoutMs: 1 } as never), { message: /unknown option "discardTimeoutMs"/ });
     assert.throws(() => gateNode(handler, { authInfo: () => undefined } as never), { message: /unknown option "authInfo"/ });

@@ -17,9 +17,10 @@ import {
   WymcpOptionError,
 } from "../core/options.js";
 import type { LogFormat } from "./gate-log.js";
+import { TOOL_LOCK_FLAG_SPECS, TOOL_LOCK_FLAGS_USAGE, type ToolLockFlags, toolLockFlags } from "./tool-lock-flags.js";
 
 /** The shared options, checked. */
-export interface GateFlags {
+export interface GateFlags extends ToolLockFlags {
   maxBodyBytes: number;
   maxDepth: number;
   /** Unset: the gates' own default. */
@@ -52,6 +53,7 @@ export const GATE_FLAG_SPECS = {
   log: { type: "string" },
   "pass-through": { type: "boolean", default: false },
   otel: { type: "boolean", default: false },
+  ...TOOL_LOCK_FLAG_SPECS,
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -69,6 +71,7 @@ export const GATE_FLAGS_USAGE = `  --max-body-bytes N  largest message accepted,
   --otel              OpenTelemetry traces and metrics of every judged message, exported as the OTEL_*
                       environment variables say (OTLP to localhost:4318 by default); needs the optional
                       peers @opentelemetry/api and @opentelemetry/sdk-node
+${TOOL_LOCK_FLAGS_USAGE}
   -h, --help          this text`;
 
 /** A wrong flag: the command prints it with a pointer to --help and exits 2. */
@@ -94,7 +97,8 @@ export function gateFlags(values: Record<string, string | boolean | undefined>):
   const passThrough = values["pass-through"] === true;
   const otel = values.otel === true;
   if (otel && passThrough) throw new UsageError("--otel records what the gate judges, and --pass-through judges nothing: use one");
-  return { maxBodyBytes, maxDepth, legacyChecks, formats, outbound, log, passThrough, otel };
+  const lock = toolLockFlags(values, (message) => new UsageError(message));
+  return { maxBodyBytes, maxDepth, legacyChecks, formats, outbound, log, passThrough, otel, ...lock };
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { Era } from "./era.js";
 import { escapeText } from "./log-safe.js";
+import type { ToolDriftReport } from "./tool-lock.js";
 
 /**
  * What the gate did with a body: handed it on, answered it itself with an error, handed it on unjudged, or handed on a
@@ -106,6 +107,8 @@ export interface Telemetry {
    * nothing of this exchange is recorded (no SDK installed): the face then skips watching the answer.
    */
   judged(exchange: JudgedExchange): ExchangeTrace | undefined;
+  /** One `tools/list` result that drifted from the face's tools lock (`toolsLock`); it must not throw. Optional. */
+  toolDrift?(report: ToolDriftReport): void;
 }
 
 /** Most messages of one body traced: a legacy batch of thousands must not cost thousands of spans. */

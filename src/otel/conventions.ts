@@ -43,6 +43,7 @@ export const METRIC = {
   operationDuration: "mcp.server.operation.duration",
   rejections: "wymcp.rejections",
   validationDuration: "wymcp.validation.duration",
+  toolDrifts: "wymcp.tool.drifts",
 } as const;
 
 /** `mcp.server.operation.duration`'s `ExplicitBucketBoundaries`, in seconds, as the conventions give them. */

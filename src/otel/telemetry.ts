@@ -37,6 +37,7 @@ import {
   type MetaTraceContext,
   type Telemetry,
 } from "../core/telemetry.js";
+import type { ToolDriftReport } from "../core/tool-lock.js";
 import {
   ATTR,
   EXECUTE_TOOL,
@@ -65,6 +66,7 @@ interface Instruments {
   duration: Histogram;
   rejections: Counter;
   validation: Histogram;
+  drifts: Counter;
   /** False for the API's no-op meter (no SDK registered): then only recording spans need the answer watched. */
   recording: boolean;
 }
@@ -103,6 +105,10 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
         description: "Time the wymcp gate spent validating a body against its era's schema.",
         advice: { explicitBucketBoundaries: VALIDATION_BUCKETS },
       }),
+      drifts: meter.createCounter(METRIC.toolDrifts, {
+        unit: "{drift}",
+        description: "Tools a server listed otherwise than the wymcp tools lock approved them (added, removed, changed).",
+      }),
       recording: meter.constructor !== NOOP_METER,
     };
     return instruments;
@@ -110,6 +116,7 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
   const contexts = propagator ?? propagation;
   return {
     recording: () => meters().recording || !tracingOff(),
+    toolDrift: (report) => recordDrift(meters().drifts, report),
     judged(exchange) {
       const { duration, rejections, validation, recording } = meters();
       if (!recording && tracingOff()) return undefined;
@@ -333,4 +340,15 @@ function parentFinder(
 
 function validOrUndefined(span: SpanContext | undefined): SpanContext | undefined {
   return span !== undefined && isSpanContextValid(span) ? span : undefined;
+}
+
+/** One metric point and one event on the active span per drift from the tools lock; the tool's name is already escaped. */
+function recordDrift(counter: Counter, { mode, drifts }: ToolDriftReport): void {
+  const span = traceApi.getActiveSpan();
+  for (const { tool, change, fields } of drifts) {
+    const attributes: Attributes = { [ATTR.toolName]: tool, "wymcp.tool.change": change, "wymcp.tools_lock.mode": mode };
+    if (fields) attributes["wymcp.tool.fields"] = fields.join(",");
+    counter.add(1, attributes);
+    span?.addEvent("wymcp.tool_drift", attributes);
+  }
 }

@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import type { ServerSource } from "./from-server.js";
 import { generate, type Files } from "./generate.js";
 import { lint, lintSummary, renderFindings } from "./lint.js";
+import { writeLock } from "./lock.js";
 import { type Client, CLIENTS } from "./lint-rules.js";
 import { type InputFile, inputOf, readInput } from "./read-inputs.js";
 import { COMPILE_USAGE } from "./usage.js";
@@ -22,6 +23,7 @@ interface CompileOptions {
   json: boolean;
   from?: ServerSource;
   save?: string;
+  lock?: string;
 }
 
 class UsageError extends Error {}
@@ -44,6 +46,7 @@ function parseCompileArgs(argv: string[]): CompileOptions | "help" {
       "from-stdio": { type: "boolean", default: false },
       header: { type: "string", multiple: true, default: [] },
       save: { type: "string" },
+      lock: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -70,8 +73,9 @@ function parseCompileArgs(argv: string[]): CompileOptions | "help" {
   if (values.save !== undefined && !from) throw new UsageError("--save goes with --from or --from-stdio");
   if (from && positionals.length > 0) throw new UsageError("name input files or a server (--from, --from-stdio), not both");
   if (!from && positionals.length === 0) throw new UsageError("name at least one input, or a server with --from or --from-stdio");
-  if (!values.out && !values.lint) throw new UsageError("--out <dir> is required (or --lint, to report only)");
-  if (values.check && !values.out) throw new UsageError("--check goes with --out <dir>");
+  if (!values.out && !values.lint && values.lock === undefined)
+    throw new UsageError("--out <dir> is required (or --lint, to report only, or --lock FILE)");
+  if (values.check && !values.out && values.lock === undefined) throw new UsageError("--check goes with --out <dir> or --lock FILE");
   if (values.client !== undefined && !values.lint) throw new UsageError("--client goes with --lint");
   if (values.json && !values.lint) throw new UsageError("--json goes with --lint");
   return {
@@ -83,6 +87,7 @@ function parseCompileArgs(argv: string[]): CompileOptions | "help" {
     json: values.json!,
     ...(from === undefined ? {} : { from }),
     ...(values.save === undefined ? {} : { save: values.save }),
+    ...(values.lock === undefined ? {} : { lock: values.lock }),
   };
 }
 
@@ -134,6 +139,20 @@ export async function runCompile(argv: string[]): Promise<number> {
       process.stderr.write(lintSummary(report));
     } else process.stdout.write(renderFindings(report) + lintSummary(report));
     if (report.findings.length > 0) code = 1;
+  }
+  if (options.lock !== undefined) {
+    try {
+      const written = writeLock(
+        inputs,
+        options.lock,
+        options.check,
+        (line, failed) => void (failed ? process.stderr : process.stdout).write(line),
+      );
+      code = Math.max(code, written);
+    } catch (error) {
+      process.stderr.write(`wymcp compile: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 2;
+    }
   }
   if (options.out === undefined) return code;
   return Math.max(code, await compileTo(inputs, options.out, options.check));

@@ -21,6 +21,8 @@ import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { namesOf, notify, parsedAgain, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
 import { type GateFlags, resolveGate } from "../gate-options.js";
+import { cliToolLock } from "../tool-lock-flags.js";
+import { lockNodeResponse, refuseLockedCall } from "../../hosts/node/tool-lock.js";
 import { connectionNamed, forward, HOP_BY_HOP, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
 
 /** Longest wait for a connection to the upstream, by default (ms). */
@@ -96,6 +98,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     log.verdict(event);
     notify(hooks.onVerdict, event);
   };
+  const toolLock = cliToolLock(options, log, telemetry);
 
   // Report mode reads what goes back to the client as gateNode's does: the same tap on the response, which a trace shares.
   const report: Report | undefined =
@@ -247,6 +250,8 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       return trace?.end();
     }
     if (report || trace) tapResponse(res, era, parsed, report, trace);
+    if (refuseLockedCall(toolLock, parsed, res)) return trace?.end();
+    lockNodeResponse(res, toolLock, parsed);
     const request = result.kind === "request" ? id : undefined;
     // The very bytes judged go on, never serialized again.
     const bytes = (await reading) ?? new Uint8Array(0);

@@ -20,6 +20,9 @@ import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { namesOf, notify, parsedAgain, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
 import { type GateFlags, resolveGate } from "../gate-options.js";
 import { LineReader, type LineEvent } from "./lines.js";
+import { cliToolLock } from "../tool-lock-flags.js";
+import { toolsListRequests } from "../../core/tool-lock.js";
+import { LockedLines } from "../../outbound/tool-lock-stream.js";
 
 export interface StdioOptions extends GateFlags {
   command: string;
@@ -139,9 +142,16 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
       await Promise.race(waits);
     }
   };
+  // With a tools lock, the server's answer to a tools/list goes through it (enforce mode: without unapproved tools).
+  const locked = gate.lockedLines;
+  const toClient = (chunk: Buffer) =>
+    locked
+      ? locked.push(chunk).reduce((ok, piece) => writer.server(Buffer.from(piece.buffer, piece.byteOffset, piece.length)) && ok, true)
+      : writer.server(chunk);
+  if (locked) fromServer.once("end", () => void locked.end().forEach((piece) => writer.server(Buffer.from(piece))));
   fromServer.on("data", (chunk: Buffer) => {
     if (clientGone) return;
-    if (!writer.server(chunk) && !waiting) {
+    if (!toClient(chunk) && !waiting) {
       waiting = true;
       fromServer.pause();
       client.output.once("drain", () => {
@@ -222,6 +232,8 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
   let initializeKey: string | undefined;
   let lastNullAnswer = Number.NEGATIVE_INFINITY;
   const clock = options.clock ?? Date.now;
+  const toolLock = options.passThrough ? undefined : cliToolLock(options, log, telemetry);
+  const lockedLines = toolLock && new LockedLines(toolLock, options.maxBodyBytes);
 
   const verdict = (event: VerdictEvent) => {
     log.verdict(event);
@@ -278,6 +290,8 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
   };
 
   return {
+    /** The tools lock's reader of the server's output (`--tools-lock`), or undefined. */
+    lockedLines,
     /** Whether the server's output is to be watched for a legacy session's revision at all. */
     negotiates,
     /** Whether an initialize is waiting for the server's answer, whose revision judges the session's next lines. */
@@ -319,6 +333,14 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
           return false;
         }
       }
+      // A call to a tool the lock keeps out is answered here, as an unknown tool; a tools/list's answer is watched.
+      const lockRefusal = toolLock?.refusal(body);
+      if (lockRefusal) {
+        answer(`${JSON.stringify(lockRefusal)}\n`);
+        trace?.end();
+        return false;
+      }
+      lockedLines?.expect(toolsListRequests(body));
       sessionEra = era;
       if (negotiates && era === "legacy" && result.kind === "request" && (body as { method?: unknown }).method === "initialize")
         initializeKey = keyOf(body);

@@ -11,6 +11,7 @@ import { type ExchangeTrace, errorTypeOf } from "../../core/telemetry.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
 import { now } from "../shared/traced.js";
+import { lockedCallResponse, lockedResponse } from "../shared/tool-lock.js";
 import { admitRequest, type FetchOptions, forbiddenRequest, refusalResponse, reported, resolveFetchFace, traceRequest } from "./guard.js";
 
 /** Options of `gateFetch`: those of `wymcpFetch`, the caller's identity, and what to do with an error of the handler. */
@@ -90,6 +91,11 @@ export function gateFetch(
         }
         body = verdict.body;
         era = verdict.era;
+        const locked = lockedCallResponse(face.toolLock, body);
+        if (locked) {
+          trace?.end();
+          return locked;
+        }
       } else {
         era = face.report ? eraWithoutBody(face.era, request) : "legacy";
       }
@@ -102,7 +108,7 @@ export function gateFetch(
             });
       // With a trace, the handler runs in its context, so that the spans it makes nest under the request's.
       const response = await (trace ? trace.run(serve) : serve());
-      return reported(face, era, body, response, request, trace);
+      return reported(face, era, body, lockedResponse(face.toolLock, body, response), request, trace);
     } catch (error) {
       // The trace ends with the type of what was thrown (the answer is the 500 below, or the host's).
       trace?.end(errorTypeOf(error));

@@ -8,9 +8,11 @@ import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody,
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { createTap, type OutboundOptions, reportSettings } from "../../outbound/tap.js";
 import { now, traceOf } from "../shared/traced.js";
+import { lockedCallResponse, lockedResponse, TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../shared/tool-lock.js";
+import type { ToolLockWatch } from "../../core/tool-lock.js";
 
 /** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */
-export interface FetchOptions extends GateOptions<Request>, OutboundOptions {
+export interface FetchOptions extends GateOptions<Request>, OutboundOptions, ToolLockOptions {
   /** Spans and metrics for every POST judged (`mcpTelemetry()` from `wymcp/otel`); none by default. */
   telemetry?: Telemetry;
 }
@@ -48,9 +50,10 @@ export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
 export interface FetchFace extends ResolvedOptions<Request> {
   report: ReturnType<typeof reportSettings>;
   telemetry: Telemetry | undefined;
+  toolLock: ToolLockWatch | undefined;
 }
 
-const FETCH_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "telemetry"] as const;
+const FETCH_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "telemetry", ...TOOL_LOCK_OPTIONS] as const;
 
 /** Checks a Fetch face's options; `extra` names the options the face itself takes beyond `FetchOptions`. */
 export function resolveFetchFace(options: unknown, extra: readonly string[] = []): FetchFace {
@@ -63,6 +66,7 @@ export function resolveFetchFace(options: unknown, extra: readonly string[] = []
     settings: telemetry ? { ...resolved.settings, clock: now } : resolved.settings,
     report: reportSettings(given, resolved.settings.validate?.formats),
     telemetry,
+    toolLock: toolLockOption(given, telemetry),
   };
 }
 
@@ -191,7 +195,8 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
     const info = admitted.get(request);
     const trace = traces.get(request);
     if (trace) traces.delete(request);
-    return reported(face, info?.era ?? eraWithoutBody(face.era, request), info?.body, response, request, trace);
+    const locked = lockedResponse(face.toolLock, info?.body, response);
+    return reported(face, info?.era ?? eraWithoutBody(face.era, request), info?.body, locked, request, trace);
   };
   return Object.assign(
     async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
@@ -206,6 +211,12 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
         // The host writes it next: a Fetch handler sees no later moment.
         trace?.end();
         return refusal;
+      }
+      // A call to a tool the lock keeps out is answered here (enforce mode), as an unknown tool.
+      const locked = lockedCallResponse(face.toolLock, verdict.body);
+      if (locked) {
+        trace?.end();
+        return locked;
       }
       admitted.set(request, { era: verdict.era, result: verdict.result, body: verdict.body });
       if (trace) traces.set(request, trace);

@@ -13,6 +13,7 @@ import { now } from "../shared/traced.js";
 import { admitNode, forbiddenNode, type NextFunction, type NodeOptions, refuse, resolveNodeFace, traceNode } from "./guard.js";
 import { tapResponse } from "./report.js";
 import { serveFetch, serveParsed } from "./serve.js";
+import { lockedHandler } from "../shared/tool-lock.js";
 
 /** Options of `gateNode`: those of `wymcpNode`, and what to do with an error of the handler. */
 export interface GateNodeOptions extends NodeOptions {
@@ -35,6 +36,8 @@ export type GateNodeListener = (req: IncomingMessage, res: ServerResponse, next?
 export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNodeOptions = {}): GateNodeListener {
   const face = resolveNodeFace(options, ["onError"]);
   const onError = onErrorOption<IncomingMessage>(options.onError);
+  // With a tools lock, the SDK's Response is answered through it (a locked-out call never reaches the handler).
+  const served = lockedHandler(handler, face.toolLock);
   return function gateNodeListener(req, res, next) {
     const hasNext = typeof next === "function";
     let body: unknown;
@@ -62,8 +65,8 @@ export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNod
           return trace?.end();
         }
         if (face.report || trace) tapResponse(res, verdict.era, verdict.body, face.report, trace);
-        if (trace) trace.run(() => serveParsed(handler, req, res, verdict.body)).catch(fail);
-        else serveParsed(handler, req, res, verdict.body).catch(fail);
+        if (trace) trace.run(() => serveParsed(served, req, res, verdict.body)).catch(fail);
+        else serveParsed(served, req, res, verdict.body).catch(fail);
       },
       (error: unknown) => {
         // A body cut off mid-read means the client has gone: no one is left to answer.

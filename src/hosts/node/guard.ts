@@ -14,6 +14,9 @@ import {
 } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry, TransportFacts } from "../../core/telemetry.js";
 import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
+import { TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../shared/tool-lock.js";
+import type { ToolLockWatch } from "../../core/tool-lock.js";
+import { lockNodeResponse, refuseLockedCall } from "./tool-lock.js";
 import { now, traceOf } from "../shared/traced.js";
 import { answer, DISCARD_TIMEOUT_MS, drainBound } from "./answer.js";
 import { readNodeBody } from "./body.js";
@@ -27,7 +30,7 @@ declare module "http" {
 }
 
 /** Options of `wymcpNode`; `era` receives the Node request and the parsed body (`undefined` on a GET in report mode). */
-export interface NodeOptions extends GateOptions<IncomingMessage>, OutboundOptions {
+export interface NodeOptions extends GateOptions<IncomingMessage>, OutboundOptions, ToolLockOptions {
   /**
    * Longest time the rest of a refused body is read and thrown away (ms), default 5,000: before the answer, to keep the
    * connection (past it the answer closes the connection), and after an answer that closes it, before it is cut.
@@ -45,9 +48,10 @@ export interface NodeFace extends ResolvedOptions<IncomingMessage> {
   report: Report | undefined;
   discardTimeoutMs: number;
   telemetry: Telemetry | undefined;
+  toolLock: ToolLockWatch | undefined;
 }
 
-const NODE_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "discardTimeoutMs", "telemetry"] as const;
+const NODE_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "discardTimeoutMs", "telemetry", ...TOOL_LOCK_OPTIONS] as const;
 
 /** Checks a Node face's options; `extra` names the options the face itself takes beyond `NodeOptions`. */
 export function resolveNodeFace(options: unknown, extra: readonly string[] = []): NodeFace {
@@ -61,6 +65,7 @@ export function resolveNodeFace(options: unknown, extra: readonly string[] = [])
     report: reportSettings(given, resolved.settings.validate?.formats),
     discardTimeoutMs: positiveInteger("discardTimeoutMs", given.discardTimeoutMs, DISCARD_TIMEOUT_MS),
     telemetry,
+    toolLock: toolLockOption(given, telemetry),
   };
 }
 
@@ -148,6 +153,8 @@ export function wymcpNode(options: NodeOptions = {}) {
     if (!parsedBefore) host.body = verdict.body;
     req.wymcp = { era: verdict.era, result: verdict.result };
     if (face.report || trace) tapResponse(res, verdict.era, verdict.body, face.report, trace);
+    if (refuseLockedCall(face.toolLock, verdict.body, res)) return trace?.end();
+    lockNodeResponse(res, face.toolLock, verdict.body);
     if (trace) trace.run(next);
     else next();
   };

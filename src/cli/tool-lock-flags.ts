@@ -1,0 +1,85 @@
+/**
+ * @module tool-lock-flags: `--tools-lock FILE` and `--tools-lock-mode report|enforce` of `wymcp proxy` and `wymcp stdio`:
+ * the lock read and checked when the command starts, and its drifts written to the face's log, one line per drift.
+ */
+import { readFileSync } from "node:fs";
+import { WymcpOptionError } from "../core/options.js";
+import type { Telemetry } from "../core/telemetry.js";
+import { type ToolLockWatch, type ToolsLockFile, type ToolsLockMode, toolsLockOption } from "../core/tool-lock.js";
+import { driftLines, toolLockOption } from "../hosts/shared/tool-lock.js";
+import type { GateLog } from "./gate-log.js";
+
+/** The lock flags, checked: the parsed lock and the mode, as the gates' options of the same names take them. */
+export interface ToolLockFlags {
+  toolsLock?: ToolsLockFile | undefined;
+  toolsLockMode?: ToolsLockMode | undefined;
+}
+
+export const TOOL_LOCK_FLAG_SPECS = {
+  "tools-lock": { type: "string" },
+  "tools-lock-mode": { type: "string" },
+} as const;
+
+export const TOOL_LOCK_FLAGS_USAGE = `  --tools-lock FILE   the tools a person approved (wymcp compile --lock): each tools/list answer that adds, removes
+                      or changes a tool (schema, description, title, annotations) is logged, one line per drift
+  --tools-lock-mode M report (default) or enforce: enforce also leaves changed and new tools out of the list the
+                      client sees and answers a call to one as an unknown tool (-32602), never reaching the server`;
+
+/** Reads and checks the lock named by the flags; `fail` turns a problem into the command's usage error. */
+export function toolLockFlags(values: Record<string, string | boolean | undefined>, fail: (message: string) => Error): ToolLockFlags {
+  const file = values["tools-lock"];
+  const mode = values["tools-lock-mode"];
+  if (file === undefined) {
+    if (mode !== undefined) throw fail("--tools-lock-mode goes with --tools-lock FILE");
+    return {};
+  }
+  let lock: unknown;
+  try {
+    lock = JSON.parse(readFileSync(String(file), "utf8"));
+  } catch (error) {
+    throw fail(
+      `--tools-lock: cannot read ${JSON.stringify(String(file))}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  try {
+    toolsLockOption(lock, mode);
+  } catch (error) {
+    if (error instanceof WymcpOptionError)
+      throw fail(
+        error.message
+          .replace(/^wymcp: /, "")
+          .replace(/^toolsLockMode/, "--tools-lock-mode")
+          .replace(/^toolsLock(:?) /, "--tools-lock$1 "),
+      );
+    throw error;
+  }
+  return { toolsLock: lock as ToolsLockFile, toolsLockMode: (mode ?? "report") as ToolsLockMode };
+}
+
+/** The face's watch over the lock, its drifts logged as `tool-drift` lines (and told to the telemetry); none without a lock. */
+export function cliToolLock(flags: ToolLockFlags, log: GateLog, telemetry?: Telemetry): ToolLockWatch | undefined {
+  if (flags.toolsLock === undefined) return undefined;
+  return toolLockOption(
+    {
+      toolsLock: flags.toolsLock,
+      toolsLockMode: flags.toolsLockMode,
+      onToolDrift: (report) => {
+        const lines = driftLines(report);
+        report.drifts.forEach((drift, i) =>
+          log.line("tool-drift", { mode: report.mode, tool: drift.tool, change: drift.change, fields: drift.fields }, lines[i]!),
+        );
+        if (report.omitted > 0) log.line("tool-drift", { mode: report.mode, omitted: report.omitted }, lines[report.drifts.length]!);
+        if (report.dropped > 0) log.line("tools-dropped", { mode: report.mode, dropped: report.dropped }, lines[lines.length - 1]!);
+      },
+    },
+    telemetry,
+    (tools) => {
+      for (const tool of tools)
+        log.line(
+          "tool-call-refused",
+          { tool },
+          `refused a call of tool ${JSON.stringify(tool)}: not approved in the tools lock (answered -32602)`,
+        );
+    },
+  );
+}
