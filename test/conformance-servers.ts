@@ -18,12 +18,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gateFetch } from "../src/fetch.js";
 import { launchExample, launchProxy } from "../examples/launch.js";
-import { serveFetch, startBareServer } from "../test/support/bare-server.js";
-import { edgeToolsOption } from "../test/support/edge-tools.js";
-import { mcpHandlerServer, tmcpServer } from "../test/support/frameworks.js";
-import { startMcpServerHttp } from "../test/support/python-servers.js";
-import { type Check, formatTable, counted, type Mode, passed, serverTable } from "./conformance-table.js";
-import { provenance, writeDocSection } from "./doc-sections.js";
+import { serveFetch, startBareServer } from "./support/bare-server.js";
+import { edgeToolsOption } from "./support/edge-tools.js";
+import { mcpHandlerServer, tmcpServer } from "./support/frameworks.js";
+import { startMcpServerHttp } from "./support/python-servers.js";
+import { type Check, formatTable, counted, type Mode, passed, serverTable } from "../scripts/conformance-table.js";
+import { provenance, writeDocSection } from "../scripts/doc-sections.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SUITE_DIR = join(ROOT, "conformance");
