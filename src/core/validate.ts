@@ -14,7 +14,7 @@ import {
 import { isRevision, type Era } from "./era.js";
 import { switchFormats } from "./format-switch.js";
 import type { Formats } from "./formats.js";
-import { headerMismatchResponse, headerProblem, type RequestHeaders } from "./header-body.js";
+import { headerMismatchResponse, headerProblem, headersAgree, type RequestHeaders } from "./header-body.js";
 import { DEFAULT_LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { legacyMethodOf } from "./legacy-revision.js";
 import { claimedVersion, KNOWN_MODERN_REVISIONS, unsupportedVersionResponse } from "./protocol-versions.js";
@@ -160,8 +160,10 @@ function modernMessage(body: unknown, options: ValidateOptions | undefined): Val
     const known = MODERN_METHODS.get(method as string);
     result = known ? byDefinition(body, kind, framing, known, method as string) : check(body, kind, framing.request, "JSONRPCRequest");
   } else result = versionedRequest(body, version, options);
-  if (result.outcome !== "pass" || options?.headers === undefined || options.headerChecks === false) return result;
-  return headerRule(body, options.headers) ?? result;
+  const headers = options?.headers;
+  if (result.outcome !== "pass" || headers === undefined || options!.headerChecks === false) return result;
+  // Headers that are the body's own strings agree at a glance; anything else is judged by the rules in full.
+  return headersAgree(body as Record<string, unknown>, headers) ? result : (headerRule(body, headers) ?? result);
 }
 
 /** A modern request claiming no version, another one, or one `supportedVersions` is to judge. */
