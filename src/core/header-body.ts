@@ -83,7 +83,7 @@ export function headersAgree(body: Record<string, unknown>, headers: RequestHead
   const field = method === "tools/call" || method === "prompts/get" ? "name" : method === "resources/read" ? "uri" : undefined;
   const source = field === undefined ? undefined : (params as Record<string, unknown>)[field];
   // A value that could read as a sentinel is decoded first: the general rules' to judge.
-  const name = typeof source === "string" && !source.startsWith(PREFIX) ? source : undefined;
+  const name = typeof source === "string" && (source.charCodeAt(0) !== 0x3d || !source.startsWith(PREFIX)) ? source : undefined;
   if (name === undefined && typeof source === "string") return false;
   if (typeof headers === "function") {
     return (
