@@ -200,34 +200,44 @@ function depthVariants(s: Subjects, m: BenchMessage): Variant[] {
 }
 
 /**
- * `validateMcpRequest` with the transport's header rules on: the request's headers as a Node face reads them
- * (`req.headers` of a typical client, through the same reader), agreeing with the body. Against `vmr`, the rules' cost.
+ * `validateMcpRequest` with the transport's header rules on, three ways a face holds the request's headers, each
+ * agreeing with the body: a Node face's reader over `req.headers` (what the Node gates pass), a plain object with
+ * lower-case keys (Node's `req.headers` itself), and a Fetch `Headers` (what the Fetch gates pass). The values are
+ * strings of their own, as an HTTP parser makes them, never the body's. Against `vmr`, the rules' cost.
  */
-function headerVariant(s: Subjects, m: BenchMessage): Variant {
+function headerVariants(s: Subjects, m: BenchMessage): Variant[] {
   const body = m.value as { method: string; params: { name: string; _meta: Record<string, string> } };
+  // A copy, character by character: a header value is never the very string JSON.parse made for the body.
+  const own = (value: string) => [...value].join("");
   const raw: Record<string, string> = {
     host: "127.0.0.1:3000",
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
     "content-length": String(m.bytes),
-    "mcp-protocol-version": body.params._meta["io.modelcontextprotocol/protocolVersion"]!,
-    "mcp-method": body.method,
-    "mcp-name": body.params.name,
+    "mcp-protocol-version": own(body.params._meta["io.modelcontextprotocol/protocolVersion"]!),
+    "mcp-method": own(body.method),
+    "mcp-name": own(body.params.name),
     "user-agent": "node",
     connection: "keep-alive",
   };
-  const headers = (name: string) => {
+  // As the Node faces read a header (hosts/node/guard.ts, nodeHeader): the value, or its values apart when it has a comma.
+  const reader = (name: string) => {
     const value = raw[name];
     return typeof value === "string" && value.includes(",") ? [value] : value;
   };
-  return {
-    key: "vmr-headers",
-    label: "validateMcpRequest + header rules (MCP-Protocol-Version, Mcp-Method, Mcp-Name)",
+  const variant = (key: string, label: string, headers: unknown): Variant => ({
+    key,
+    label,
     expression: `validate(arg, "modern", options).outcome`,
     input: "value",
     deps: { validate: s.validateMcpRequest, options: { headers } },
     expect: is("pass"),
-  };
+  });
+  return [
+    variant("vmr-headers", "validateMcpRequest + header rules, a Node face's reader (MCP-Protocol-Version, Mcp-Method, Mcp-Name)", reader),
+    variant("vmr-headers-plain", "validateMcpRequest + header rules, a plain object with lower-case keys", raw),
+    variant("vmr-headers-fetch", "validateMcpRequest + header rules, a Fetch Headers", new Headers(raw)),
+  ];
 }
 
 export function messageCases(s: Subjects, m: BenchMessages): Case[] {
@@ -235,7 +245,7 @@ export function messageCases(s: Subjects, m: BenchMessages): Case[] {
   return [
     {
       message: m.toolsCall,
-      variants: [...validVariants(s, m.toolsCall, toolsCall), headerVariant(s, m.toolsCall), ...depthVariants(s, m.toolsCall)],
+      variants: [...validVariants(s, m.toolsCall, toolsCall), ...headerVariants(s, m.toolsCall), ...depthVariants(s, m.toolsCall)],
       floor: "parse",
       zodRef: "zod-schema",
     },

@@ -22,7 +22,7 @@ import type { Validator } from "../generated/validator.js";
 import { compileAtBoot, engine, enginePayload } from "./engine.js";
 import { benchMessages } from "./messages.js";
 import { errorCase, longErrorCase, messageCases, runCase, type Subjects, type Timing } from "./per-message.js";
-import { caseTable, derive, sizeTable, startupTable, targets, targetsTable } from "./report.js";
+import { caseTable, derive, headerCost, sizeTable, startupTable, targets, targetsTable } from "./report.js";
 import { measureSizes } from "./size.js";
 import { bytesExceedDepth } from "./depth-scan.js";
 import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../src/core/depth.js";
@@ -299,6 +299,17 @@ async function runPerMessageOnly(messages: ReturnType<typeof benchMessages>, eng
       `  modern, formats strict:               ${ratio("tools-call", "vmr-strict")}`,
       `  legacy 2025-11-25, annotation:        ${ratio("legacy-tools-call", "vmr")}`,
       `  legacy 2025-11-25, strict:            ${ratio("legacy-tools-call", "vmr-strict")}`,
+      "valid modern tools/call, validateMcpRequest without the transport headers ÷ with them (median [min–max] of the rounds):",
+      ...(
+        [
+          ["a Node face's reader", "vmr-headers"],
+          ["a plain object", "vmr-headers-plain"],
+          ["a Fetch Headers", "vmr-headers-fetch"],
+        ] as const
+      ).map(([label, key]) => {
+        const cost = headerCost(cases, key);
+        return `  ${`${label}:`.padEnd(37)}${cost.median.toFixed(3)}× [${cost.min.toFixed(3)}–${cost.max.toFixed(3)}]`;
+      }),
     ].join("\n"),
   );
 }

@@ -41,8 +41,8 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
     // The legacy tools/call joined the cases, with its own ≥ 10× JSON.parse target.
     assert.equal(results.perMessage.length, 6);
     // Each tools/call's ratio under formats: "strict" beside the default one, the bounds moved out of the tests, and
-    // the whole-process cold start as a share of compiling at boot.
-    assert.equal(results.targets.length, 18);
+    // the whole-process cold start as a share of compiling at boot, and the transport headers' cost on a valid call.
+    assert.equal(results.targets.length, 19);
     for (const start of [
       "codegen of both eras",
       "cold start, whole process",
@@ -62,6 +62,12 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
       assert.ok(
         results.targets.some((t) => t.target.startsWith(`validateMcpRequest formats: "strict", valid ${era} tools/call`)),
         era,
+      );
+    assert.ok(results.targets.some((t) => t.target.startsWith("validateMcpRequest with the transport headers")));
+    for (const key of ["vmr-headers", "vmr-headers-plain", "vmr-headers-fetch"])
+      assert.ok(
+        results.perMessage.find((c) => c.key === "tools-call")!.variants.some((v) => v.key === key),
+        `header row ${key}`,
       );
     for (const key of ["tools-call", "legacy-tools-call"])
       assert.ok(

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decodeSentinel, HEADER_MISMATCH } from "../src/core/header-body.js";
+import { decodeSentinel, HEADER_MISMATCH, headerProblem, headersAgree, type RequestHeaders } from "../src/core/header-body.js";
 import type { HeadersLike } from "../src/core/era.js";
 import { UNSUPPORTED_PROTOCOL_VERSION } from "../src/core/protocol-versions.js";
 import { validateMcpRequest } from "../src/core/validate.js";
@@ -212,4 +212,57 @@ describe("protocol versions the face does not know", () => {
     const result = validateMcpRequest(claiming("2027-01-01"), "modern", { supportedVersions: ["2026-07-28"], headers: good });
     assert.equal(result.outcome === "reject" && result.response.error.code, HEADER_MISMATCH);
   });
+});
+
+describe("the fast path (headersAgree) agrees with the rules in full (headerProblem)", () => {
+  const RESOURCE_HEADERS = { "mcp-protocol-version": "2026-07-28", "mcp-method": "resources/read", "mcp-name": "file:///notes.txt" };
+  const LIST_HEADERS = { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" };
+  const reader =
+    (record: Record<string, string | string[]>) =>
+    (name: string): string | readonly string[] | undefined =>
+      record[name];
+  const lent = Object.assign(Object.create({ "mcp-name": "get_weather" }) as Record<string, string>, {
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+  });
+  const SENTINEL_CALL = { ...CALL, params: { ...CALL.params, name: base64("get_weather") } };
+  // Each: the body, the headers, and whether the fast path must see them agree at a glance.
+  const cases: Array<[string, unknown, RequestHeaders, boolean]> = [
+    ["a plain object with lower-case keys", CALL, { host: "x", ...good, "user-agent": "node", connection: "keep-alive" }, true],
+    ["a Node face's reader", CALL, reader(good), true],
+    ["a Fetch Headers", CALL, new Headers(good), true],
+    ["a resources/read's uri", RESOURCE, RESOURCE_HEADERS, true],
+    ["a method that mirrors no name", LIST, LIST_HEADERS, true],
+    ["a method that mirrors no name, a stray Mcp-Name", LIST, { ...LIST_HEADERS, "mcp-name": "anything" }, true],
+    ["mixed-case keys", CALL, { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "MCP-NAME": "get_weather" }, false],
+    ["a lower-case key repeated in another case, same value", CALL, { ...good, "Mcp-Method": "tools/call" }, false],
+    ["a lower-case key repeated in another case, other value", CALL, { ...good, "MCP-METHOD": "tools/list" }, false],
+    ["an array value", CALL, { ...good, "mcp-method": ["tools/call", "tools/call"] }, false],
+    ["an array value that disagrees", CALL, { ...good, "mcp-name": ["get_weather", "other"] }, false],
+    ["a reader's repeated values", CALL, reader({ ...good, "mcp-name": ["get_weather", "get_weather"] }), false],
+    ["whitespace around a value", CALL, { ...good, "mcp-name": " get_weather\t" }, false],
+    // A Fetch Headers drops the whitespace itself: what it hands on is the body's value.
+    ["a Fetch Headers with whitespace around a value", CALL, new Headers({ ...good, "mcp-method": "tools/call " }), true],
+    ["a Fetch Headers with a repeated header", CALL, new Headers([...Object.entries(good), ["mcp-name", "get_weather"]]), false],
+    ["a sentinel for the name", CALL, { ...good, "mcp-name": base64("get_weather") }, false],
+    ["a body name that reads as a sentinel", SENTINEL_CALL, { ...good, "mcp-name": base64("get_weather") }, false],
+    ["a name a prototype lends", CALL, lent, false],
+    ["a value that disagrees", CALL, { ...good, "mcp-name": "other" }, false],
+    ["a missing header", CALL, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call" }, false],
+    ["no _meta claim", { ...CALL, params: { name: "get_weather" } }, good, false],
+  ];
+  for (const [name, body, headers, fast] of cases) {
+    test(`${name}: ${fast ? "agrees at a glance" : "left to the rules in full"}, and the verdict is the rules'`, () => {
+      const agrees = headersAgree(body as Record<string, unknown>, headers);
+      const problem = headerProblem(body as Record<string, unknown>, headers);
+      assert.equal(agrees, fast);
+      if (agrees) assert.equal(problem, undefined);
+      const verdict = validateMcpRequest(body, "modern", { headers });
+      // The header rules judge a request that passed; one that did not keeps its own verdict.
+      const alone = validateMcpRequest(body, "modern").outcome;
+      const expected = alone !== "pass" ? alone : problem ? "reject" : "pass";
+      assert.equal(verdict.outcome, expected);
+      if (alone === "pass" && problem && verdict.outcome === "reject") assert.equal(verdict.response.error.code, HEADER_MISMATCH);
+    });
+  }
 });

@@ -232,3 +232,30 @@ describe("the revision a header names is read afresh for every message", () => {
     }
   });
 });
+
+describe("the method a legacy request names is read afresh for every message", () => {
+  test("methods that alternate under one header, an unknown one among them, each get their own definition", () => {
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_weather" } };
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+    const unknown = { jsonrpc: "2.0", id: 3, method: "x/unknown" };
+    // A tools/call without a name fails 2025-11-25's CallToolRequest; the same body named tools/list passes its own.
+    const nameless = { jsonrpc: "2.0", id: 4, method: "tools/call", params: {} };
+    const sequence: Array<[object, string, string]> = [
+      [call, "pass", "CallToolRequest"],
+      [call, "pass", "CallToolRequest"],
+      [list, "pass", "ListToolsRequest"],
+      [nameless, "reject", "CallToolRequest"],
+      [unknown, "pass", "JSONRPCRequest"],
+      [unknown, "pass", "JSONRPCRequest"],
+      [call, "pass", "CallToolRequest"],
+      [{ ...nameless, method: "tools/list" }, "pass", "ListToolsRequest"],
+    ];
+    for (const [body, outcome, definition] of sequence) {
+      const got = validateMcpRequest(body, "legacy", { protocolVersion: "2025-11-25" });
+      assert.deepEqual([got.outcome, got.outcome === "bypass" ? "" : got.definition], [outcome, definition], JSON.stringify(body));
+    }
+    // Another revision's tables keep their own last method: 2024-11-05's tools/call is judged by 2024-11-05.
+    const older = validateMcpRequest(call, "legacy", { protocolVersion: "2024-11-05" });
+    assert.deepEqual([older.outcome, older.outcome === "pass" && older.revision], ["pass", "2024-11-05"]);
+  });
+});

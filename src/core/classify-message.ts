@@ -4,15 +4,17 @@ export type MessageKind = "request" | "notification" | "response" | "other";
 /** Only a body's own members count: one a prototype lends (`Object.create({ id: 1 })`) is not the client's. */
 export function classifyMessage(body: unknown): MessageKind {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return "other";
-  // Written out, without a helper taking the name: this is the per-message hot path.
-  const plain = ownMembersOnly(body);
-  const hasMethod = plain ? "method" in body : Object.hasOwn(body, "method");
-  const hasId = plain ? "id" in body : Object.hasOwn(body, "id");
-  if (hasMethod) return hasId ? "request" : "notification";
-  if (hasId && (plain ? "result" in body || "error" in body : Object.hasOwn(body, "result") || Object.hasOwn(body, "error"))) {
-    return "response";
-  }
-  return "other";
+  // Written out, without a helper taking the name: this is the per-message hot path, kept small so that it inlines.
+  if (!ownMembersOnly(body)) return classifyOwn(body);
+  if ("method" in body) return "id" in body ? "request" : "notification";
+  return "id" in body && ("result" in body || "error" in body) ? "response" : "other";
+}
+
+/** The same rules on a body some prototype may lend members to: only its own count. */
+function classifyOwn(body: object): MessageKind {
+  const hasId = Object.hasOwn(body, "id");
+  if (Object.hasOwn(body, "method")) return hasId ? "request" : "notification";
+  return hasId && (Object.hasOwn(body, "result") || Object.hasOwn(body, "error")) ? "response" : "other";
 }
 
 /**

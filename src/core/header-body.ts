@@ -66,6 +66,71 @@ export function headerProblem(body: Record<string, unknown>, headers: RequestHea
   return byName ? { header: "Mcp-Name", instancePath: `/params/${field}`, problem: byName } : undefined;
 }
 
+/**
+ * Whether `headers` agree with `body` exactly, in the usual way: each header the rules read is one value, the very
+ * string of the body's field (no whitespace around it, no sentinel to decode, no repeat in another case). `true` only
+ * where `headerProblem` finds nothing; `false` says nothing, and `headerProblem` judges. The hot path of a modern
+ * request that passed: a few reads and comparisons, no array, no scan of a Fetch `Headers`.
+ */
+export function headersAgree(body: Record<string, unknown>, headers: RequestHeaders): boolean {
+  const params = body.params;
+  if (typeof params !== "object" || params === null) return false;
+  const meta = (params as Record<string, unknown>)._meta;
+  if (typeof meta !== "object" || meta === null) return false;
+  const claim = (meta as Record<string, unknown>)[PROTOCOL_VERSION_META_KEY];
+  const method = body.method;
+  if (typeof claim !== "string" || typeof method !== "string" || Array.isArray(params) || Array.isArray(meta)) return false;
+  const field = method === "tools/call" || method === "prompts/get" ? "name" : method === "resources/read" ? "uri" : undefined;
+  const source = field === undefined ? undefined : (params as Record<string, unknown>)[field];
+  // A value that could read as a sentinel is decoded first: the general rules' to judge.
+  const name = typeof source === "string" && (source.charCodeAt(0) !== 0x3d || !source.startsWith(PREFIX)) ? source : undefined;
+  if (name === undefined && typeof source === "string") return false;
+  if (typeof headers === "function") {
+    return (
+      headers("mcp-protocol-version") === claim && headers("mcp-method") === method && (name === undefined || headers("mcp-name") === name)
+    );
+  }
+  if (typeof (headers as HeadersReader).get === "function" && typeof (headers as HeadersReader).has === "function") {
+    const reader = headers as HeadersReader;
+    return (
+      reader.get("mcp-protocol-version") === claim &&
+      reader.get("mcp-method") === method &&
+      (name === undefined || reader.get("mcp-name") === name)
+    );
+  }
+  const record = headers as Record<string, unknown>;
+  // Own members only, as the general rules read them: `in` is exact where no prototype lends these names, and cheaper.
+  if (!(ownHeadersOnly(record) || (Object.hasOwn(record, VERSION) && Object.hasOwn(record, METHOD) && Object.hasOwn(record, NAME))))
+    return false;
+  return record[VERSION] === claim && record[METHOD] === method && (name === undefined || record[NAME] === name) && !hasOtherCase(record);
+}
+
+const VERSION = "mcp-protocol-version";
+const METHOD = "mcp-method";
+const NAME = "mcp-name";
+
+/** Whether `record`'s prototype is none, or `Object.prototype` lending none of the three names. */
+function ownHeadersOnly(record: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(record);
+  return (
+    proto === null ||
+    (proto === Object.prototype && !(VERSION in Object.prototype) && !(METHOD in Object.prototype) && !(NAME in Object.prototype))
+  );
+}
+
+/** Whether a key other than the lower-case name spells `mcp-protocol-version`, `mcp-method` or `mcp-name` in another case. */
+function hasOtherCase(record: Record<string, unknown>): boolean {
+  for (const key in record) {
+    // Only a name of one of the three lengths that starts with an m, in any case, can be one.
+    const length = key.length;
+    if ((length !== 20 && length !== 10 && length !== 8) || (key.charCodeAt(0) | 0x20) !== 0x6d) continue;
+    if (key === "mcp-protocol-version" || key === "mcp-method" || key === "mcp-name") continue;
+    const lower = key.toLowerCase();
+    if ((lower === "mcp-protocol-version" || lower === "mcp-method" || lower === "mcp-name") && Object.hasOwn(record, key)) return true;
+  }
+  return false;
+}
+
 /** The `400` answer to a broken header rule: one line naming the header and the body's field, the id as validation echoes it. */
 export function headerMismatchResponse(id: JsonRpcId, { header, instancePath, problem }: HeaderProblem): JsonRpcErrorResponse {
   const field =

@@ -29,6 +29,8 @@ export interface LegacyMethod extends RevisionMethodValidator {
 interface Tables {
   readonly requests: ReadonlyMap<string, LegacyMethod>;
   readonly notifications: ReadonlyMap<string, LegacyMethod>;
+  /** The last request method looked up in `requests`, and what was found (a method of no table included). */
+  last: { readonly method: string | undefined; readonly found: LegacyMethod | undefined };
 }
 
 const withRevision = (
@@ -47,7 +49,11 @@ const withRevision = (
 const tables: ReadonlyMap<string, Tables> = new Map(
   [...(eras.legacy.revisions as ReadonlyMap<string, RevisionValidators>)].map(([revision, { requests, notifications }]) => [
     revision,
-    { requests: withRevision(revision, "request", requests), notifications: withRevision(revision, "notification", notifications) },
+    {
+      requests: withRevision(revision, "request", requests),
+      notifications: withRevision(revision, "notification", notifications),
+      last: { method: undefined, found: undefined },
+    },
   ]),
 );
 /** The last header that named a revision exactly, and its tables: most servers see one revision at a time. */
@@ -84,24 +90,35 @@ export function legacyMethodOf(
 ): LegacyMethod | undefined {
   const method = (body as { method?: unknown }).method;
   if (typeof method !== "string") return undefined;
-  // The usual header, a revision exactly as the SDK's clients send it: the last one seen, else one look-up.
-  let table: Tables | undefined;
+  // The usual header, a revision exactly as the SDK's clients send it: the last one seen; any other, the look-ups.
+  const table =
+    protocolVersion === lastHeader && lastHeader !== undefined ? lastHeaderTables! : tablesFor(body, kind, method, protocolVersion);
+  if (kind !== "request") return table.notifications.get(method);
+  // The request method the last look-up in these tables found: a comparison (JSON.parse makes a short method name the
+  // very string the table holds) instead of a Map's hashing, which cost a seventh of a valid tools/call.
+  if (method === table.last.method) return table.last.found;
+  const found = table.requests.get(method);
+  table.last = { method, found };
+  return found;
+}
+
+/** The tables of the revision that judges a message whose header is not the last one seen (legacyRevisionOf's rules). */
+function tablesFor(body: unknown, kind: "request" | "notification", method: string, protocolVersion: string | null | undefined): Tables {
   if (typeof protocolVersion === "string") {
-    if (protocolVersion === lastHeader) table = lastHeaderTables;
-    else if ((table = tables.get(protocolVersion)) !== undefined) {
+    const table = tables.get(protocolVersion);
+    if (table !== undefined) {
       lastHeader = protocolVersion;
       lastHeaderTables = table;
+      return table;
     }
   }
-  if (table === undefined) {
-    const named = headerRevision(protocolVersion);
-    if (named !== undefined) table = tables.get(named)!;
-    else if (kind === "request" && method === "initialize") {
-      const asked = askedRevision(body);
-      table = asked === undefined ? NEWEST_TABLES : tables.get(asked)!;
-    } else table = WITHOUT_HEADER_TABLES;
+  const named = headerRevision(protocolVersion);
+  if (named !== undefined) return tables.get(named)!;
+  if (kind === "request" && method === "initialize") {
+    const asked = askedRevision(body);
+    return asked === undefined ? NEWEST_TABLES : tables.get(asked)!;
   }
-  return kind === "request" ? table.requests.get(method) : table.notifications.get(method);
+  return WITHOUT_HEADER_TABLES;
 }
 
 /** The legacy revision a header names, as the SDK reads it (spaces and tabs around it stripped); undefined for any other value. */

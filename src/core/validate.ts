@@ -14,7 +14,7 @@ import {
 import { isRevision, type Era } from "./era.js";
 import { switchFormats } from "./format-switch.js";
 import type { Formats } from "./formats.js";
-import { headerMismatchResponse, headerProblem, type RequestHeaders } from "./header-body.js";
+import { headerMismatchResponse, headerProblem, headersAgree, type RequestHeaders } from "./header-body.js";
 import { DEFAULT_LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { legacyMethodOf } from "./legacy-revision.js";
 import { claimedVersion, KNOWN_MODERN_REVISIONS, unsupportedVersionResponse } from "./protocol-versions.js";
@@ -107,50 +107,68 @@ const RULES: Record<Era, Record<"request" | "notification" | "response", Rule>> 
 export function validateMcpRequest(body: unknown, era: Era = "legacy", options?: ValidateOptions): ValidationResult {
   // The generated validators assert formats as this call's policy says (format-switch.ts).
   switchFormats(options?.formats);
+  if (Array.isArray(body)) return judgeBatch(body, era, options);
+  // One function per lane: each is optimized on its own traffic, so a server busy with one era does not crowd the
+  // other's hot path out of the compiler's inlining budget (measured: a legacy tools/call lost a seventh that way).
+  return era === "modern" ? modernMessage(body, options) : legacyMessage(body, options);
+}
+
+function judgeBatch(body: unknown[], era: Era, options: ValidateOptions | undefined): ValidationResult {
   const lane: Era = era === "modern" ? "modern" : "legacy";
-  if (Array.isArray(body)) {
-    const batch = batches[lane];
-    if (!batch) return refuseBatch(body, lane, eras[lane], `revision ${eras[lane].revision} takes none`);
-    if (judgesBatch(batch.refusedFromRevision, options?.protocolVersion))
-      return checkBatch(body, lane, batch, `JSON-RPC batch (items framed by revision ${batch.revision})`);
-    return refuseBatch(body, lane, eras[lane], `revision ${batch.refusedFromRevision} and later take none`);
-  }
+  const batch = batches[lane];
+  if (!batch) return refuseBatch(body, lane, eras[lane], `revision ${eras[lane].revision} takes none`);
+  if (judgesBatch(batch.refusedFromRevision, options?.protocolVersion))
+    return checkBatch(body, lane, batch, `JSON-RPC batch (items framed by revision ${batch.revision})`);
+  return refuseBatch(body, lane, eras[lane], `revision ${batch.refusedFromRevision} and later take none`);
+}
+
+/** A single legacy message: the era's rules (RULES.legacy), then the revision's definition of a known method. */
+function legacyMessage(body: unknown, options: ValidateOptions | undefined): ValidationResult {
   const kind = classifyMessage(body);
-  // Named reads, not `FRAMING[lane]`: in a profile of valid calls, a keyed read with a varying key cost a tenth.
-  const framing = lane === "modern" ? FRAMING.modern : FRAMING.legacy;
+  const framing = FRAMING.legacy;
   if (kind === "other") return check(body, kind, framing.message, "JSONRPCMessage");
-  const rules = lane === "modern" ? RULES.modern : RULES.legacy;
-  const rule = kind === "request" ? rules.request : kind === "notification" ? rules.notification : rules.response;
-  // A modern notification is not held to the header rules either: the official client sends it none, the SDK
-  // answers it 202 whatever they say, and JSON-RPC forbids an error answer to it.
-  if (rule === "bypass") return kind === "response" ? LEGACY_RESPONSE : MODERN_NOTIFICATION;
-  if (rule === "reject-response") {
-    return reject(
-      body,
-      kind,
-      "JSONRPCMessage",
-      "Invalid JSON-RPC response: clients of the modern era send none (MRTR replaced server-to-client requests)",
-      {
-        errors: [{ instancePath: "", messages: ["must be a request or a notification, not a response"] }],
-      },
-    );
-  }
-  const method = (body as { method: unknown }).method;
-  if (lane === "legacy") {
-    const checks = options?.legacyChecks ?? DEFAULT_LEGACY_CHECKS;
-    if (checks !== "framing") {
-      const known = legacyMethodOf(body, kind as "request" | "notification", options?.protocolVersion);
-      if (known) {
-        const result = byDefinition(body, kind, framing, known, method as string);
-        return checks === "report" ? reported(result) : result;
-      }
+  // The legacy row of RULES: a response is bypassed, a request and a notification validated.
+  if (kind === "response") return LEGACY_RESPONSE;
+  const checks = options?.legacyChecks ?? DEFAULT_LEGACY_CHECKS;
+  if (checks !== "framing") {
+    const known = legacyMethodOf(body, kind, options?.protocolVersion);
+    if (known) {
+      const result = byDefinition(body, kind, framing, known, (body as { method: string }).method);
+      return checks === "report" ? reported(result) : result;
     }
-    return kind === "notification"
-      ? check(body, kind, framing.notification, "JSONRPCNotification")
-      : check(body, kind, framing.request, "JSONRPCRequest");
   }
-  // The modern lane bypasses notifications (RULES): only requests reach its method table.
+  return kind === "notification"
+    ? check(body, kind, framing.notification, "JSONRPCNotification")
+    : check(body, kind, framing.request, "JSONRPCRequest");
+}
+
+/** A single modern message: the era's rules (RULES.modern), the protocol version it claims, its method, its headers. */
+function modernMessage(body: unknown, options: ValidateOptions | undefined): ValidationResult {
+  const kind = classifyMessage(body);
+  const framing = FRAMING.modern;
+  if (kind === "other") return check(body, kind, framing.message, "JSONRPCMessage");
+  // The modern row of RULES. A notification is not held to the header rules either: the official client sends it
+  // none, the SDK answers it 202 whatever they say, and JSON-RPC forbids an error answer to it.
+  if (kind === "notification") return MODERN_NOTIFICATION;
+  if (kind === "response") return modernResponse(body);
+  // Only requests reach the method table.
   const version = claimedVersion(body);
+  let result: ValidationResult;
+  if (version === KNOWN_MODERN_REVISION && options?.supportedVersions === undefined) {
+    // The usual request: a version this library carries, no list of served versions to hold it to.
+    const method = (body as { method: unknown }).method;
+    const known = MODERN_METHODS.get(method as string);
+    result = known ? byDefinition(body, kind, framing, known, method as string) : check(body, kind, framing.request, "JSONRPCRequest");
+  } else result = versionedRequest(body, version, options);
+  const headers = options?.headers;
+  if (result.outcome !== "pass" || headers === undefined || options!.headerChecks === false) return result;
+  // Headers that are the body's own strings agree at a glance; anything else is judged by the rules in full.
+  return headersAgree(body as Record<string, unknown>, headers) ? result : (headerRule(body, headers) ?? result);
+}
+
+/** A modern request claiming no version, another one, or one `supportedVersions` is to judge. */
+function versionedRequest(body: unknown, version: unknown, options: ValidateOptions | undefined): ValidationResult {
+  const framing = FRAMING.modern;
   const supported = options?.supportedVersions;
   if (supported !== undefined && typeof version === "string" && !supported.includes(version)) {
     const headers = options?.headers;
@@ -158,19 +176,30 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
     const broken = headers !== undefined && options?.headerChecks !== false ? headerRule(body, headers) : undefined;
     return broken ?? unsupported(body, supported, version);
   }
-  const known = MODERN_METHODS.get(method as string);
-  let result: ValidationResult;
+  const method = (body as { method: unknown }).method;
   if (typeof version === "string" && !KNOWN_MODERN_REVISIONS.includes(version)) {
     // A revision newer than this library: its definitions are not ours to apply, its framing is JSON-RPC's.
-    result = check(body, kind, framing.request, "JSONRPCRequest");
-    if (result.outcome === "pass")
-      result = {
-        ...result,
-        reported: { status: 400, response: unsupportedVersionResponse(answerId(body), KNOWN_MODERN_REVISIONS, version) },
-      };
-  } else result = known ? byDefinition(body, kind, framing, known, method as string) : check(body, kind, framing.request, "JSONRPCRequest");
-  if (result.outcome !== "pass" || options?.headers === undefined || options.headerChecks === false) return result;
-  return headerRule(body, options.headers) ?? result;
+    const result = check(body, "request", framing.request, "JSONRPCRequest");
+    if (result.outcome !== "pass") return result;
+    return { ...result, reported: { status: 400, response: unsupportedVersionResponse(answerId(body), KNOWN_MODERN_REVISIONS, version) } };
+  }
+  const known = MODERN_METHODS.get(method as string);
+  return known
+    ? byDefinition(body, "request", framing, known, method as string)
+    : check(body, "request", framing.request, "JSONRPCRequest");
+}
+
+/** The modern row of RULES for a response: clients of the modern era send none. */
+function modernResponse(body: unknown): ValidationResult {
+  return reject(
+    body,
+    "response",
+    "JSONRPCMessage",
+    "Invalid JSON-RPC response: clients of the modern era send none (MRTR replaced server-to-client requests)",
+    {
+      errors: [{ instancePath: "", messages: ["must be a request or a notification, not a response"] }],
+    },
+  );
 }
 
 /** The transport's header rules on a modern request that passed: the `400`/-32020 refusal, or `undefined`. */
@@ -220,6 +249,9 @@ const MODERN_METHODS: ReadonlyMap<string, KnownMethod> = new Map(
   ]),
 );
 
+/** The modern revision whose definitions this library carries: a request claiming it takes the hot path. */
+const KNOWN_MODERN_REVISION: string = eras.modern.revision;
+
 const LEGACY_RESPONSE: ValidationResult = Object.freeze({ outcome: "bypass", kind: "response", reason: "legacy-response" });
 const MODERN_NOTIFICATION: ValidationResult = Object.freeze({ outcome: "bypass", kind: "notification", reason: "modern-notification" });
 
@@ -235,17 +267,31 @@ function byDefinition(
   known: KnownMethod,
   method: string,
 ): ValidationResult {
+  if (known.framed) {
+    // The hot path, kept small so that it inlines into its callers: one validator, the prebuilt verdict.
+    try {
+      if (known.validate(body)) return known.passed;
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      return tooDeepToValidate(body, kind, known.definition, method, known.revision);
+    }
+  }
+  return notPassed(body, kind, framings, known, method);
+}
+
+/** A known method's message that did not pass its definition alone (or whose definition does not imply the framing). */
+function notPassed(
+  body: unknown,
+  kind: MessageKind,
+  framings: (typeof FRAMING)[Era],
+  known: KnownMethod,
+  method: string,
+): ValidationResult {
   const { definition, validate, revision } = known;
   const framing = kind === "notification" ? framings.notification : framings.request;
   if (!known.framed) {
     const result = check(body, kind, framing, definition, validate, method, revision);
     return result.outcome === "pass" ? known.passed : result;
-  }
-  try {
-    if (validate(body)) return known.passed;
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    return tooDeepToValidate(body, kind, definition, method, revision);
   }
   return check(body, kind, framing, definition, validate, method, revision, validate.errors ?? NO_ERRORS);
 }
