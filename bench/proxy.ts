@@ -13,7 +13,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
@@ -28,6 +28,8 @@ export interface ProxyBenchSettings {
   /** Requests a stdio client keeps in flight. */
   window: number;
   memorySeconds: number;
+  /** Keep-alive client connections held open and idle for the idle-socket figure. */
+  idleSockets: number;
 }
 
 const HTTP_VARIANTS = ["proxy", "otel", "pass-through", "direct"] as const;
@@ -84,10 +86,24 @@ export interface MemoryRun {
   pass: boolean;
 }
 
+/** The proxy's resident set with `sockets` keep-alive client connections open and idle, each after one answered request. */
+export interface IdleSockets {
+  sockets: number;
+  /** How many were still open (not closed by either side) when the resident set was read. */
+  open: number;
+  /** Median RSS over half a second before the connections opened, and the largest of three reads once all were idle, KiB. */
+  beforeKiB: number;
+  idleKiB: number;
+  costKiB: number;
+  /** 1-minute load average when the connections opened. */
+  load: number;
+}
+
 export interface ProxyBenchResults {
   http: ProxyWorkload[];
   stdio: StdioBench;
   memory: MemoryRun[];
+  idle: IdleSockets;
 }
 
 const META = {
@@ -118,7 +134,8 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
     const http = await httpRounds(urls, { upstream: upstream.pid, relays }, settings, log);
     const stdio = await stdioRounds(root, settings, log);
     const memory = [await proxyMemory(proxy, settings, log), await stdioMemory(root, settings, log)];
-    return { http, stdio, memory };
+    const idle = await idleSockets(proxy, settings.idleSockets, log);
+    return { http, stdio, memory, idle };
   } finally {
     for (const p of proxies) await p.stop();
     await upstream.stop();
@@ -430,6 +447,63 @@ async function stdioMemory(root: string, settings: ProxyBenchSettings, log: (lin
   }
 }
 
+/**
+ * Opens `count` connections to the proxy, each sends one valid tools/call and reads its answer (twenty at a time, so
+ * that the proxy's own pool to the upstream stays small), and then they stay open and idle: the proxy's resident set
+ * then, less its resident set before. Node closes an idle keep-alive connection after 5 s, so the figure is read
+ * at once, and how many were still open is counted.
+ */
+async function idleSockets(proxy: LaunchedProxy, count: number, log: (line: string) => void): Promise<IdleSockets> {
+  log(`memory: ${count} idle keep-alive client connections to wymcp proxy`);
+  const pid = proxy.child.pid!;
+  const sample = async (n: number) => {
+    const samples: number[] = [];
+    for (let i = 0; i < n; i++) {
+      samples.push(rssKiB(pid));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return samples;
+  };
+  const beforeKiB = spread(await sample(5)).median;
+  const load = loadavg()[0]!;
+  const body = toolsCall(1).trimEnd();
+  const request =
+    `POST ${proxy.url.pathname} HTTP/1.1\r\nHost: ${proxy.url.host}\r\nContent-Type: application/json\r\n` +
+    "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n" +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const sockets: Socket[] = [];
+  let open = 0;
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(proxy.url.port), proxy.url.hostname);
+      sockets.push(socket);
+      let text = "";
+      socket.setEncoding("latin1");
+      socket.once("connect", () => {
+        open++;
+        socket.write(request);
+      });
+      socket.once("close", () => open--);
+      socket.once("error", reject);
+      socket.on("data", (data: string) => {
+        text += data;
+        const end = text.indexOf("\r\n\r\n");
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(text)?.[1] ?? Number.NaN);
+        if (end >= 0 && text.length - end - 4 >= length) {
+          if (!text.startsWith("HTTP/1.1 200")) return reject(new Error(`idle sockets: ${text.slice(0, 40)}`));
+          resolve();
+        }
+      });
+    });
+  try {
+    for (let at = 0; at < count; at += 20) await Promise.all(Array.from({ length: Math.min(20, count - at) }, one));
+    const idleKiB = Math.max(...(await sample(3)));
+    return { sockets: count, open, beforeKiB, idleKiB, costKiB: idleKiB - beforeKiB, load };
+  } finally {
+    for (const socket of sockets) socket.destroy();
+  }
+}
+
 export function proxyTables(r: ProxyBenchResults): string {
   const bound = loadBound();
   const rps = (s: Spread) => s.median.toFixed(0);
@@ -560,6 +634,22 @@ export function proxyTables(r: ProxyBenchResults): string {
     ]),
     [1, 2, 3, 4, 5],
   );
+  const i = r.idle;
+  const idleTable = table(
+    ["idle keep-alive client connections", "open when read", "RSS before MiB", "RSS idle MiB", "cost MiB", "per connection KiB", "load"],
+    [
+      [
+        `wymcp proxy, ${i.sockets} after one tools/call each`,
+        String(i.open),
+        mib(i.beforeKiB),
+        mib(i.idleKiB),
+        mib(i.costKiB),
+        (i.costKiB / i.sockets).toFixed(1),
+        i.load.toFixed(2),
+      ],
+    ],
+    [1, 2, 3, 4, 5, 6],
+  );
   const load = r.http.map((w) => `- ${w.label}: ${w.load.map((l) => `${l.toFixed(2)}${l > bound ? "*" : ""}`).join(" ")}`);
   return [
     httpTable,
@@ -575,6 +665,10 @@ export function proxyTables(r: ProxyBenchResults): string {
     stdioTable,
     "",
     memoryTable,
+    "",
+    idleTable,
+    "",
+    "Idle connections: each sends one valid tools/call through the proxy (twenty at a time) and reads its answer, then stays open; the proxy's RSS is read at once (Node closes an idle keep-alive connection after 5 s), the largest of three reads 100 ms apart, less the median before.",
     "",
     `1-minute load average at the start of each HTTP round (* = under load: above ${bound}, the cores + 1):`,
     ...load,
