@@ -485,14 +485,18 @@ async function idleSockets(proxy: LaunchedProxy, count: number, log: (line: stri
       });
       socket.once("close", () => open--);
       socket.once("error", reject);
+      const timer = setTimeout(() => reject(new Error("idle sockets: no answer within 30 s")), 30_000);
       socket.on("data", (data: string) => {
         text += data;
         const end = text.indexOf("\r\n\r\n");
-        const length = Number(/\r\ncontent-length: (\d+)/i.exec(text)?.[1] ?? Number.NaN);
-        if (end >= 0 && text.length - end - 4 >= length) {
-          if (!text.startsWith("HTTP/1.1 200")) return reject(new Error(`idle sockets: ${text.slice(0, 40)}`));
-          resolve();
-        }
+        if (end < 0) return;
+        const length = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, end))?.[1];
+        // The answer is whole: its declared length read, or (chunked, an event stream) its last chunk.
+        const whole = length === undefined ? text.endsWith("\r\n0\r\n\r\n") : text.length - end - 4 >= Number(length);
+        if (!whole) return;
+        clearTimeout(timer);
+        if (!text.startsWith("HTTP/1.1 200")) return reject(new Error(`idle sockets: ${text.slice(0, 40)}`));
+        resolve();
       });
     });
   try {
