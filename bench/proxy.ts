@@ -189,15 +189,22 @@ function parseMicros(body: string): number {
   return spread(rounds).median;
 }
 
+/**
+ * A keep-alive agent whose idle sockets close after 4 s, a second before the servers' own 5 s (Node's default): on a
+ * loaded machine a variant's sockets can sit idle for seconds while the others run, and a request sent on a socket the
+ * server is closing at that moment fails the run ("socket hang up", ECONNRESET) for no fault of the server's.
+ */
+function benchAgent(connections: number): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: connections, timeout: 4_000 });
+}
+
 async function httpRounds(
   urls: Record<HttpVariant, URL>,
   pids: { upstream: number; relays: Record<HttpVariant, number | undefined> },
   settings: ProxyBenchSettings,
   log: (line: string) => void,
 ): Promise<ProxyWorkload[]> {
-  const agents = Object.fromEntries(
-    HTTP_VARIANTS.map((v) => [v, new http.Agent({ keepAlive: true, maxSockets: settings.connections })]),
-  ) as Record<HttpVariant, http.Agent>;
+  const agents = Object.fromEntries(HTTP_VARIANTS.map((v) => [v, benchAgent(settings.connections)])) as Record<HttpVariant, http.Agent>;
   try {
     const results: ProxyWorkload[] = [];
     for (const w of workloads()) {
@@ -407,7 +414,7 @@ async function sampleWhile(
 
 async function proxyMemory(proxy: LaunchedProxy, settings: ProxyBenchSettings, log: (line: string) => void): Promise<MemoryRun> {
   log(`memory: wymcp proxy under mixed traffic for ${settings.memorySeconds} s`);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: settings.connections });
+  const agent = benchAgent(settings.connections);
   const mixed: Workload[] = workloads();
   try {
     return await sampleWhile("proxy", proxy.child.pid!, settings.memorySeconds, async (deadline) => {
