@@ -134,7 +134,11 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
     const http = await httpRounds(urls, { upstream: upstream.pid, relays }, settings, log);
     const stdio = await stdioRounds(root, settings, log);
     const memory = [await proxyMemory(proxy, settings, log), await stdioMemory(root, settings, log)];
-    const idle = await idleSockets(proxy, settings.idleSockets, log);
+    // A proxy of its own: the one above carries the heap of a minute of mixed traffic, which the collector may give
+    // back at any moment and so hide (or inflate) what the idle connections cost.
+    const fresh = await launchProxy(upstream.url);
+    proxies.push(fresh);
+    const idle = await idleSockets(fresh, settings.idleSockets, log);
     return { http, stdio, memory, idle };
   } finally {
     for (const p of proxies) await p.stop();
@@ -455,7 +459,8 @@ async function stdioMemory(root: string, settings: ProxyBenchSettings, log: (lin
 }
 
 /**
- * Opens `count` connections to the proxy, each sends one valid tools/call and reads its answer (twenty at a time, so
+ * Opens `count` connections to a fresh proxy (after a warm-up of 100 requests on connections closed again), each sends
+ * one valid tools/call and reads its answer (twenty at a time, so
  * that the proxy's own pool to the upstream stays small), and then they stay open and idle: the proxy's resident set
  * then, less its resident set before. Node closes an idle keep-alive connection after 5 s, so the figure is read
  * at once, and how many were still open is counted.
@@ -471,7 +476,6 @@ async function idleSockets(proxy: LaunchedProxy, count: number, log: (line: stri
     }
     return samples;
   };
-  const beforeKiB = spread(await sample(5)).median;
   const load = loadavg()[0]!;
   const body = toolsCall(1).trimEnd();
   const request =
@@ -507,6 +511,10 @@ async function idleSockets(proxy: LaunchedProxy, count: number, log: (line: stri
       });
     });
   try {
+    // Warm-up: twenty connections' worth, closed again, so that the code paths and the pool to the upstream exist.
+    for (let round = 0; round < 5; round++) await Promise.all(Array.from({ length: 20 }, one));
+    for (const socket of sockets.splice(0)) socket.destroy();
+    const beforeKiB = spread(await sample(5)).median;
     for (let at = 0; at < count; at += 20) await Promise.all(Array.from({ length: Math.min(20, count - at) }, one));
     const idleKiB = Math.max(...(await sample(3)));
     return { sockets: count, open, beforeKiB, idleKiB, costKiB: idleKiB - beforeKiB, load };
