@@ -127,6 +127,7 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
     clearTimeout(timer);
     clearTimeout(connectTimer);
     res.off("close", clientGone);
+    req.socket?.off("end", finished);
     exchange.drain?.removeEventListener("abort", drained);
     done(outcome);
   };
@@ -182,6 +183,13 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
     settle({ kind: "client-gone" });
   };
   res.once("close", clientGone);
+  // The client's FIN: its connection may be only half-closed (proxy.ts allows it), so a request's answer still goes
+  // out; but a GET's stream of server messages has no end to wait for, and a FIN ends it as a client gone does.
+  const finished = () => {
+    if (req.method === "GET") res.destroy();
+  };
+  if (req.socket?.readableEnded) finished();
+  else req.socket?.once("end", finished);
 
   // Draining: an event stream ends cleanly. Its headers out, the response ends (a chunked answer's last chunk; an
   // event cut mid-way is dropped by the client's parser, as the end of a stream asks). No headers yet, the client gets
@@ -213,6 +221,7 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
       clearTimeout(timer);
       clearTimeout(connectTimer);
       res.off("close", clientGone);
+      req.socket?.off("end", finished);
       exchange.drain?.removeEventListener("abort", drained);
       return attempt(upstream, exchange, false, done);
     }
