@@ -7,7 +7,8 @@
  * - `pipeline`: a refusal (a wrong media type, declared or chunked; a body that is not JSON; an invalid message) and
  *   then 1 to 20 valid requests written at once on one connection, or the next one a moment later; the gated server
  *   must answer as many of them as the ungated one.
- * Seeded: `--seed N --count N`.
+ * Seeded: `--seed N --count N`. The hostile families (peers that misbehave on the wire, with wymcp and without it)
+ * live in fuzz/hostile.ts and run after these; `--family chunks,pipeline,upstream,smuggling,client,stdio` picks.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
