@@ -160,7 +160,10 @@ export function post(agent: http.Agent, url: URL, w: Workload): Promise<number> 
       },
     );
     req.setTimeout(10_000, () => req.destroy(new Error("no answer within 10 s")));
-    req.once("error", reject);
+    // Which server broke the exchange, and on which kind of socket: a bench of several servers needs to know.
+    req.once("error", (error: Error) =>
+      reject(Object.assign(error, { message: `${url.host} (${req.reusedSocket ? "a reused" : "a new"} socket): ${error.message}` })),
+    );
     req.end(w.body);
   });
 }

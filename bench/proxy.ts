@@ -13,7 +13,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
@@ -28,6 +28,8 @@ export interface ProxyBenchSettings {
   /** Requests a stdio client keeps in flight. */
   window: number;
   memorySeconds: number;
+  /** Keep-alive client connections held open and idle for the idle-socket figure. */
+  idleSockets: number;
 }
 
 const HTTP_VARIANTS = ["proxy", "otel", "pass-through", "direct"] as const;
@@ -84,10 +86,24 @@ export interface MemoryRun {
   pass: boolean;
 }
 
+/** The proxy's resident set with `sockets` keep-alive client connections open and idle, each after one answered request. */
+export interface IdleSockets {
+  sockets: number;
+  /** How many were still open (not closed by either side) when the resident set was read. */
+  open: number;
+  /** Median RSS over half a second before the connections opened, and the largest of three reads once all were idle, KiB. */
+  beforeKiB: number;
+  idleKiB: number;
+  costKiB: number;
+  /** 1-minute load average when the connections opened. */
+  load: number;
+}
+
 export interface ProxyBenchResults {
   http: ProxyWorkload[];
   stdio: StdioBench;
   memory: MemoryRun[];
+  idle: IdleSockets;
 }
 
 const META = {
@@ -118,7 +134,12 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
     const http = await httpRounds(urls, { upstream: upstream.pid, relays }, settings, log);
     const stdio = await stdioRounds(root, settings, log);
     const memory = [await proxyMemory(proxy, settings, log), await stdioMemory(root, settings, log)];
-    return { http, stdio, memory };
+    // A proxy of its own: the one above carries the heap of a minute of mixed traffic, which the collector may give
+    // back at any moment and so hide (or inflate) what the idle connections cost.
+    const fresh = await launchProxy(upstream.url);
+    proxies.push(fresh);
+    const idle = await idleSockets(fresh, settings.idleSockets, log);
+    return { http, stdio, memory, idle };
   } finally {
     for (const p of proxies) await p.stop();
     await upstream.stop();
@@ -172,15 +193,22 @@ function parseMicros(body: string): number {
   return spread(rounds).median;
 }
 
+/**
+ * A keep-alive agent whose idle sockets close after 4 s, a second before the servers' own 5 s (Node's default): on a
+ * loaded machine a variant's sockets can sit idle for seconds while the others run, and a request sent on a socket the
+ * server is closing at that moment fails the run ("socket hang up", ECONNRESET) for no fault of the server's.
+ */
+function benchAgent(connections: number): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: connections, timeout: 4_000 });
+}
+
 async function httpRounds(
   urls: Record<HttpVariant, URL>,
   pids: { upstream: number; relays: Record<HttpVariant, number | undefined> },
   settings: ProxyBenchSettings,
   log: (line: string) => void,
 ): Promise<ProxyWorkload[]> {
-  const agents = Object.fromEntries(
-    HTTP_VARIANTS.map((v) => [v, new http.Agent({ keepAlive: true, maxSockets: settings.connections })]),
-  ) as Record<HttpVariant, http.Agent>;
+  const agents = Object.fromEntries(HTTP_VARIANTS.map((v) => [v, benchAgent(settings.connections)])) as Record<HttpVariant, http.Agent>;
   try {
     const results: ProxyWorkload[] = [];
     for (const w of workloads()) {
@@ -390,7 +418,7 @@ async function sampleWhile(
 
 async function proxyMemory(proxy: LaunchedProxy, settings: ProxyBenchSettings, log: (line: string) => void): Promise<MemoryRun> {
   log(`memory: wymcp proxy under mixed traffic for ${settings.memorySeconds} s`);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: settings.connections });
+  const agent = benchAgent(settings.connections);
   const mixed: Workload[] = workloads();
   try {
     return await sampleWhile("proxy", proxy.child.pid!, settings.memorySeconds, async (deadline) => {
@@ -427,6 +455,71 @@ async function stdioMemory(root: string, settings: ProxyBenchSettings, log: (lin
     });
   } finally {
     await client.close();
+  }
+}
+
+/**
+ * Opens `count` connections to a fresh proxy (after a warm-up of 100 requests on connections closed again), each sends
+ * one valid tools/call and reads its answer (twenty at a time, so
+ * that the proxy's own pool to the upstream stays small), and then they stay open and idle: the proxy's resident set
+ * then, less its resident set before. Node closes an idle keep-alive connection after 5 s, so the figure is read
+ * at once, and how many were still open is counted.
+ */
+async function idleSockets(proxy: LaunchedProxy, count: number, log: (line: string) => void): Promise<IdleSockets> {
+  log(`memory: ${count} idle keep-alive client connections to wymcp proxy`);
+  const pid = proxy.child.pid!;
+  const sample = async (n: number) => {
+    const samples: number[] = [];
+    for (let i = 0; i < n; i++) {
+      samples.push(rssKiB(pid));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return samples;
+  };
+  const load = loadavg()[0]!;
+  const body = toolsCall(1).trimEnd();
+  const request =
+    `POST ${proxy.url.pathname} HTTP/1.1\r\nHost: ${proxy.url.host}\r\nContent-Type: application/json\r\n` +
+    "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n" +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const sockets: Socket[] = [];
+  let open = 0;
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(proxy.url.port), proxy.url.hostname);
+      sockets.push(socket);
+      let text = "";
+      socket.setEncoding("latin1");
+      socket.once("connect", () => {
+        open++;
+        socket.write(request);
+      });
+      socket.once("close", () => open--);
+      socket.once("error", reject);
+      const timer = setTimeout(() => reject(new Error("idle sockets: no answer within 30 s")), 30_000);
+      socket.on("data", (data: string) => {
+        text += data;
+        const end = text.indexOf("\r\n\r\n");
+        if (end < 0) return;
+        const length = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, end))?.[1];
+        // The answer is whole: its declared length read, or (chunked, an event stream) its last chunk.
+        const whole = length === undefined ? text.endsWith("\r\n0\r\n\r\n") : text.length - end - 4 >= Number(length);
+        if (!whole) return;
+        clearTimeout(timer);
+        if (!text.startsWith("HTTP/1.1 200")) return reject(new Error(`idle sockets: ${text.slice(0, 40)}`));
+        resolve();
+      });
+    });
+  try {
+    // Warm-up: twenty connections' worth, closed again, so that the code paths and the pool to the upstream exist.
+    for (let round = 0; round < 5; round++) await Promise.all(Array.from({ length: 20 }, one));
+    for (const socket of sockets.splice(0)) socket.destroy();
+    const beforeKiB = spread(await sample(5)).median;
+    for (let at = 0; at < count; at += 20) await Promise.all(Array.from({ length: Math.min(20, count - at) }, one));
+    const idleKiB = Math.max(...(await sample(3)));
+    return { sockets: count, open, beforeKiB, idleKiB, costKiB: idleKiB - beforeKiB, load };
+  } finally {
+    for (const socket of sockets) socket.destroy();
   }
 }
 
@@ -560,6 +653,22 @@ export function proxyTables(r: ProxyBenchResults): string {
     ]),
     [1, 2, 3, 4, 5],
   );
+  const i = r.idle;
+  const idleTable = table(
+    ["idle keep-alive client connections", "open when read", "RSS before MiB", "RSS idle MiB", "cost MiB", "per connection KiB", "load"],
+    [
+      [
+        `wymcp proxy, ${i.sockets} after one tools/call each`,
+        String(i.open),
+        mib(i.beforeKiB),
+        mib(i.idleKiB),
+        mib(i.costKiB),
+        (i.costKiB / i.sockets).toFixed(1),
+        i.load.toFixed(2),
+      ],
+    ],
+    [1, 2, 3, 4, 5, 6],
+  );
   const load = r.http.map((w) => `- ${w.label}: ${w.load.map((l) => `${l.toFixed(2)}${l > bound ? "*" : ""}`).join(" ")}`);
   return [
     httpTable,
@@ -575,6 +684,10 @@ export function proxyTables(r: ProxyBenchResults): string {
     stdioTable,
     "",
     memoryTable,
+    "",
+    idleTable,
+    "",
+    "Idle connections: each sends one valid tools/call through the proxy (twenty at a time) and reads its answer, then stays open; the proxy's RSS is read at once (Node closes an idle keep-alive connection after 5 s), the largest of three reads 100 ms apart, less the median before.",
     "",
     `1-minute load average at the start of each HTTP round (* = under load: above ${bound}, the cores + 1):`,
     ...load,

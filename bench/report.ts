@@ -7,6 +7,7 @@ import type { SizeFigures } from "./size.js";
 import type { StartupResult } from "./startup.js";
 import type { LoadFigures } from "./load.js";
 import type { StdioMemoryFigures } from "./stdio-memory.js";
+import type { ProxyBenchResults } from "./proxy.js";
 
 export interface Target {
   target: string;
@@ -385,6 +386,63 @@ export function sizeTable(sizes: SizeFigures[]): string {
     sizes.map((s) => [s.file, b(s.raw), b(s.gzip), b(s.minified), b(s.minifiedGzip)]),
     [1, 2, 3, 4],
   );
+}
+
+/** The budgets of `npm run bench -- --proxy`, from the figures of one run (ratios per interleaved round, medians). */
+export function proxyTargets(r: ProxyBenchResults): Target[] {
+  const range = (x: Spread) => `median of ${x.samples.length} rounds, ${formatRatio(x.min)}–${formatRatio(x.max)}`;
+  const loads = (load: number[]) => `load ${Math.min(...load).toFixed(2)}–${Math.max(...load).toFixed(2)}`;
+  const http = r.http.map((w) =>
+    w.traffic === "valid"
+      ? judge({
+          target: `wymcp proxy ÷ its --pass-through, ${w.label}: req/s ≥ 0.95`,
+          measured: w.vsPassThrough.median,
+          limit: 0.95,
+          unit: "×",
+          atLeast: true,
+          context: `${w.reqPerSec.proxy.median.toFixed(0)} vs ${w.reqPerSec["pass-through"].median.toFixed(0)} req/s; ${range(w.vsPassThrough)}; ${loads(w.load)}`,
+        })
+      : judge({
+          target: `wymcp proxy ÷ the server alone, ${w.label}: req/s ≥ 3`,
+          measured: w.vsDirect.median,
+          limit: 3,
+          unit: "×",
+          atLeast: true,
+          context: `${w.reqPerSec.proxy.median.toFixed(0)} vs ${w.reqPerSec.direct.median.toFixed(0)} req/s; ${range(w.vsDirect)}; ${loads(w.load)}`,
+        }),
+  );
+  const s = r.stdio;
+  const memory = r.memory.map((m) =>
+    judge({
+      target: `wymcp ${m.face}, ${m.seconds} s of mixed traffic: RSS, second half ÷ first half ≤ 1.10`,
+      measured: m.growth,
+      limit: 1.1,
+      unit: "×",
+      atLeast: false,
+      context: `medians ${formatBytes(m.firstHalfKiB * 1024)} then ${formatBytes(m.secondHalfKiB * 1024)}, ${m.messages} messages`,
+    }),
+  );
+  const i = r.idle;
+  return [
+    ...http,
+    judge({
+      target: "wymcp stdio ÷ its --pass-through, tools/call lines/s ≥ 0.9",
+      measured: s.vsPassThrough.median,
+      limit: 0.9,
+      unit: "×",
+      atLeast: true,
+      context: `${s.linesPerSec.gated.median.toFixed(0)} vs ${s.linesPerSec["pass-through"].median.toFixed(0)} lines/s; ${range(s.vsPassThrough)}`,
+    }),
+    ...memory,
+    judge({
+      target: `wymcp proxy, ${i.sockets} idle keep-alive client connections: RSS cost ≤ 64 MiB`,
+      measured: i.costKiB * 1024,
+      limit: 64 * 1024 * 1024,
+      unit: "B",
+      atLeast: false,
+      context: `RSS ${formatBytes(i.beforeKiB * 1024)} before, ${formatBytes(i.idleKiB * 1024)} with them idle (${i.open} of ${i.sockets} open when read), ${formatBytes((i.costKiB * 1024) / i.sockets)} each; load ${i.load.toFixed(2)}`,
+    }),
+  ];
 }
 
 export function targetsTable(ts: Target[]): string {

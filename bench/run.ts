@@ -22,7 +22,7 @@ import type { Validator } from "../generated/validator.js";
 import { compileAtBoot, engine, enginePayload } from "./engine.js";
 import { benchMessages } from "./messages.js";
 import { errorCase, longErrorCase, messageCases, runCase, type Subjects, type Timing } from "./per-message.js";
-import { caseTable, derive, headerCost, sizeTable, startupTable, targets, targetsTable } from "./report.js";
+import { caseTable, derive, headerCost, proxyTargets, sizeTable, startupTable, targets, targetsTable } from "./report.js";
 import { measureSizes } from "./size.js";
 import { bytesExceedDepth } from "./depth-scan.js";
 import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../src/core/depth.js";
@@ -443,9 +443,10 @@ async function mainProxy(): Promise<void> {
   const memorySeconds = at > 0 ? Number(process.argv[at + 1]) : quick ? 2 : 60;
   if (!(memorySeconds > 0)) throw new Error("--memory-seconds must be a positive number");
   const settings: ProxyBenchSettings = quick
-    ? { rounds: 1, roundMs: 300, warmupMs: 100, connections: 4, window: 16, memorySeconds }
-    : { rounds: 9, roundMs: 800, warmupMs: 500, connections: 8, window: 32, memorySeconds };
+    ? { rounds: 1, roundMs: 300, warmupMs: 100, connections: 4, window: 16, memorySeconds, idleSockets: 100 }
+    : { rounds: 9, roundMs: 800, warmupMs: 500, connections: 8, window: 32, memorySeconds, idleSockets: 1000 };
   const results = await runProxyBench(root, settings, log);
+  const judged = proxyTargets(results);
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   console.log(
@@ -460,13 +461,21 @@ async function mainProxy(): Promise<void> {
           `keep-alive connections, ${settings.window} stdio requests in flight, ${settings.rounds} interleaved rounds × ${settings.roundMs} ms ` +
           `per variant; ratios per round; memory over ${memorySeconds} s of mixed traffic`,
         proxyTables(results),
+        "",
+        "### Targets",
+        "",
+        targetsTable(judged),
       ),
       "",
       `total ${seconds.toFixed(1)} s`,
     ].join("\n"),
   );
   writeSections(memorySeconds >= 60 ? "npm run bench -- --proxy" : `npm run bench -- --proxy --memory-seconds ${memorySeconds}`);
-  if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, settings, ...results, seconds }, null, 2)}\n`);
+  if (out)
+    writeFileSync(
+      out,
+      `${JSON.stringify({ date: new Date().toISOString(), quick, settings, ...results, targets: judged, seconds }, null, 2)}\n`,
+    );
 }
 
 /** `--body-memory`: a fresh server per case, gated and ungated back to back (about 3 minutes; `--quick`: a 64 KiB body, seconds). */

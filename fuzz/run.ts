@@ -4,7 +4,8 @@
  * judges every answer. `npm run fuzz -- --count 20000 --seed 7 [--gate on|off|both] [--concurrency 8]`.
  * Exits 1 when the gated server broke a rule or gave more 5xx than the ungated one. `--adversarial` runs the
  * schema-driven adversarial cases instead (fuzz/adversarial.ts, long member names included); `--transport` the chunk
- * sizes and pipelining after refusals (fuzz/transport.ts), gated vs ungated.
+ * sizes and pipelining after refusals (fuzz/transport.ts), gated vs ungated, then hostile upstreams, smuggling shapes,
+ * awkward clients and stdio peers, with wymcp and without (fuzz/hostile.ts; `--family` picks families).
  */
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";

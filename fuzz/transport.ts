@@ -7,13 +7,15 @@
  * - `pipeline`: a refusal (a wrong media type, declared or chunked; a body that is not JSON; an invalid message) and
  *   then 1 to 20 valid requests written at once on one connection, or the next one a moment later; the gated server
  *   must answer as many of them as the ungated one.
- * Seeded: `--seed N --count N`.
+ * Seeded: `--seed N --count N`. The hostile families (peers that misbehave on the wire, with wymcp and without it)
+ * live in fuzz/hostile.ts and run after these; `--family chunks,pipeline,upstream,smuggling,client,stdio` picks.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LaunchedExample } from "../examples/launch.js";
 import { startServers } from "./adversarial.js";
+import { HOSTILE_FAMILIES, hostileCases, hostileSummary, runHostileFuzz } from "./hostile.js";
 
 export type TransportFamily = "chunks" | "pipeline";
 
@@ -268,13 +270,32 @@ export async function mainTransport(argv: string[]): Promise<number> {
     const i = argv.indexOf(`--${name}`);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  const cases = transportCases({ seed: Number(arg("seed") ?? 1), count: Number(arg("count") ?? 40) });
+  const seed = Number(arg("seed") ?? 1);
+  const count = Number(arg("count") ?? 40);
+  // --family a,b runs only those: chunks, pipeline, and the hostile ones (fuzz/hostile.ts).
+  const only = arg("family")?.split(",");
+  const wanted = (family: string) => only === undefined || only.includes(family);
   const log = (line: string) => process.stderr.write(`fuzz transport: ${line}\n`);
-  log(`${cases.length} cases to the gated and the ungated server`);
-  const report = await runTransportFuzz(cases, log);
-  console.log(`wymcp transport fuzz: chunk sizes and pipelining after refusals, gated (wymcp + SDK) vs ungated (SDK alone)\n`);
-  console.log(transportSummary(report));
-  const failed = report.results.some((r) => r.verdict !== "ok");
-  console.log(failed ? "\nFAIL: the gated server answered fewer, otherwise, or held more memory (see above)" : "\nok");
+  let failed = false;
+  const cases = transportCases({ seed, count }).filter((c) => wanted(c.family));
+  if (cases.length > 0) {
+    log(`${cases.length} cases to the gated and the ungated server`);
+    const report = await runTransportFuzz(cases, log);
+    console.log(`wymcp transport fuzz: chunk sizes and pipelining after refusals, gated (wymcp + SDK) vs ungated (SDK alone)\n`);
+    console.log(transportSummary(report));
+    failed = report.results.some((r) => r.verdict !== "ok");
+  }
+  const families = HOSTILE_FAMILIES.filter(wanted);
+  if (families.length > 0) {
+    const hostile = hostileCases({ seed, count, families });
+    log(`${hostile.length} hostile cases (${families.join(", ")}), each without and with wymcp`);
+    const report = await runHostileFuzz(hostile, log);
+    console.log(
+      `\nwymcp transport fuzz: hostile upstreams, clients and stdio peers, with wymcp vs without (${report.seconds.toFixed(0)} s)\n`,
+    );
+    console.log(hostileSummary(report));
+    failed ||= report.results.some((r) => r.verdict !== "ok");
+  }
+  console.log(failed ? "\nFAIL: worse with wymcp than without (see above)" : "\nok");
   return failed ? 1 : 0;
 }

@@ -159,6 +159,8 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
       http: { key: string; statuses: Record<string, Record<string, number>> }[];
       stdio: { linesPerSec: Record<string, { median: number }> };
       memory: { face: string; rssKiB: number[]; messages: number }[];
+      idle: { sockets: number; open: number };
+      targets: { target: string }[];
     };
     const statuses = Object.fromEntries(
       results.http.map((w) => [w.key, ["proxy", "otel", "pass-through", "direct"].map((v) => Object.keys(w.statuses[v]!).join())]),
@@ -177,6 +179,22 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
       ["proxy", "stdio"],
     );
     for (const m of results.memory) assert.ok(m.rssKiB.length > 0 && m.messages > 0, m.face);
+    // Every idle connection was still open when the proxy's memory was read.
+    assert.deepEqual([results.idle.sockets, results.idle.open], [100, 100]);
+    // The budgets: valid workloads ÷ pass-through (3), invalid ÷ the server alone (2), stdio, memory of each face, idle connections.
+    assert.equal(results.targets.length, 9);
+    for (const start of [
+      "wymcp proxy ÷ its --pass-through, 50 KiB tools/call",
+      "wymcp proxy ÷ the server alone, invalid tools/call",
+      "wymcp stdio ÷ its --pass-through",
+      "wymcp proxy, 1 s of mixed traffic",
+      "wymcp stdio, 1 s of mixed traffic",
+      "wymcp proxy, 100 idle keep-alive client connections",
+    ])
+      assert.ok(
+        results.targets.some((t) => t.target.startsWith(start)),
+        start,
+      );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -81,10 +81,7 @@ const okAnswer = (id: unknown = 1, extra = "") => {
 const idOf = (request: RawRequest) => (JSON.parse(request.body.toString("utf8") || "{}") as { id?: unknown }).id;
 
 describe("an upstream's answer that is not valid HTTP is answered 502, and the proxy keeps serving", { timeout: 60_000 }, () => {
-  for (const [name, statusLine] of [
-    ["a status below 100", "HTTP/1.1 042 Odd"],
-    ["a control byte in the reason phrase", "HTTP/1.1 200 O\x01K"],
-  ] as const) {
+  for (const [name, statusLine] of [["a status below 100", "HTTP/1.1 042 Odd"]] as const) {
     test(`${name}: 502 with the request's id, logged; an exchange in flight on another socket is answered all the same`, async () => {
       let held: RawRequest | undefined;
       const upstream = await rawUpstream((request) => {

@@ -127,6 +127,7 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
     clearTimeout(timer);
     clearTimeout(connectTimer);
     res.off("close", clientGone);
+    req.socket?.off("end", finished);
     exchange.drain?.removeEventListener("abort", drained);
     done(outcome);
   };
@@ -182,6 +183,13 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
     settle({ kind: "client-gone" });
   };
   res.once("close", clientGone);
+  // The client's FIN: its connection may be only half-closed (proxy.ts allows it), so a request's answer still goes
+  // out; but a GET's stream of server messages has no end to wait for, and a FIN ends it as a client gone does.
+  const finished = () => {
+    if (req.method === "GET") res.destroy();
+  };
+  if (req.socket?.readableEnded) finished();
+  else req.socket?.once("end", finished);
 
   // Draining: an event stream ends cleanly. Its headers out, the response ends (a chunked answer's last chunk; an
   // event cut mid-way is dropped by the client's parser, as the end of a stream asks). No headers yet, the client gets
@@ -213,6 +221,7 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
       clearTimeout(timer);
       clearTimeout(connectTimer);
       res.off("close", clientGone);
+      req.socket?.off("end", finished);
       exchange.drain?.removeEventListener("abort", drained);
       return attempt(upstream, exchange, false, done);
     }
@@ -246,16 +255,8 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
     clearTimeout(timer);
     const status = answer.statusCode ?? 0;
     const headers = answerHeaders(answer.rawHeaders);
-    // RFC 9110 §15: a status outside 100..599 is invalid, and a final answer is never 1xx; a reason phrase with a
-    // control byte is no status line. Either way Node would throw writing it to the client.
-    const bad =
-      status < 200 || status > 599
-        ? `status ${status}`
-        : !REASON_PHRASE.test(answer.statusMessage ?? "")
-          ? "a control character in the reason phrase"
-          : headers === undefined
-            ? "an invalid header"
-            : undefined;
+    // RFC 9110 §15: a status outside 100..599 is invalid, and a final answer is never 1xx: Node would throw writing it.
+    const bad = status < 200 || status > 599 ? `status ${status}` : headers === undefined ? "an invalid header" : undefined;
     if (bad !== undefined) {
       answer.destroy();
       out.destroy();
@@ -269,7 +270,10 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
       return fail("too-large", `content-length ${declared}`);
     }
     try {
-      res.writeHead(status, answer.statusMessage, headers);
+      // A reason phrase Node cannot write (a control byte) gives way to the status's own: RFC 9112 §4 has clients
+      // ignore it, and Node's own client reads such an answer.
+      const reason = REASON_PHRASE.test(answer.statusMessage ?? "") ? answer.statusMessage : undefined;
+      res.writeHead(status, reason, headers);
     } catch (error) {
       answer.destroy();
       out.destroy();

@@ -292,6 +292,9 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
 export async function listen(proxy: Proxy, host: string, port: number): Promise<{ server: http.Server; address: AddressInfo }> {
   // What Node's HTTP parser refuses (a lying Content-Length, bad chunking) is answered as the gates answer it.
   const server = answerClientErrors(http.createServer(proxy.listener));
+  // A client that half-closes after its request (FIN) still gets the answer, as HTTP/1.1 allows: Node's default aborts
+  // the request in flight at the FIN, and the proxy's round trip upstream lost that race every time.
+  Object.assign(server, { httpAllowHalfOpen: true });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
