@@ -141,7 +141,8 @@ function equal(decoded: string | undefined, raw: unknown, text: string, type: Pa
 function primitiveText(value: unknown): string | undefined {
   if (typeof value === "string") return value;
   if (typeof value === "boolean") return value ? "true" : "false";
-  if (typeof value === "number" && Number.isFinite(value) && !(Number.isInteger(value) && !Number.isSafeInteger(value))) return String(value);
+  if (typeof value === "number" && Number.isFinite(value) && !(Number.isInteger(value) && !Number.isSafeInteger(value)))
+    return String(value);
   return undefined;
 }
 

@@ -7,7 +7,7 @@
  * `CallToolResult` with `isError: true` (an argument failure is a tool execution error); before, `-32602`. A tool the
  * face does not know, or whose schema could not be compiled, is passed on unjudged. Web APIs only.
  */
-import { errorResponse, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
+import { answerId, errorResponse, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
 import type { Era } from "./era.js";
 import type { RequestHeaders } from "./header-body.js";
 import { legacyRevisionOf } from "./legacy-revision.js";
@@ -27,7 +27,8 @@ export type ToolSchemaCompiler = (schema: object) => CompileOutcome | Promise<Co
 /** What a face reports about its tools (to its log, or `onToolsEvent`). */
 export type ToolsEvent =
   | { kind: "tools-learned"; tools: number; replaced: boolean }
-  | { kind: "schema-not-compiled"; tool: string; reason: string };
+  | { kind: "schema-not-compiled"; tool: string; reason: string }
+  | { kind: "call-refused"; tool: string; id: JsonRpcId; check: ToolsRefusal["check"]; status: number; message: string };
 
 /** The `tools` option of every face. Every check is on by default. */
 export interface ToolsOptions {
@@ -47,6 +48,9 @@ export interface ToolsOptions {
   /** Called with what the face learned and each schema it could not compile (once per schema); must not throw. */
   onToolsEvent?: (event: ToolsEvent) => void;
 }
+
+/** A face's `tools` option: the options, or what `given` takes on its own (a tools/list result, a compiled module). */
+export type ToolsOption = ToolsOptions | object;
 
 /** What the face does with a call it refused: the status and the body to answer with; the server never sees it. */
 export interface ToolsRefusal {
@@ -99,12 +103,14 @@ export class ToolsAtEdge {
   readonly #compiled = new Map<string, Compiled>();
   readonly #reported = new Set<string>();
   readonly #waiting = new Map<string, boolean>();
+  #compiling = 0;
 
   constructor(options: ToolsOptions = {}) {
     const flag = (name: "learn" | "paramHeaders" | "arguments") => {
       const value = options[name];
       if (value === undefined) return true;
-      if (typeof value !== "boolean") throw new WymcpOptionError(`tools.${name}`, `tools.${name} must be a boolean, not ${describeValue(value)}`);
+      if (typeof value !== "boolean")
+        throw new WymcpOptionError(`tools.${name}`, `tools.${name} must be a boolean, not ${describeValue(value)}`);
       return value;
     };
     this.learns = flag("learn");
@@ -125,6 +131,11 @@ export class ToolsAtEdge {
     return this.#known.size;
   }
 
+  /** Whether a schema is being compiled: `judge` may then answer with a promise. */
+  get compiling(): boolean {
+    return this.#compiling > 0;
+  }
+
   /** Settles once every compilation started so far has (tests, and a face that wants its first call judged). */
   async settled(): Promise<void> {
     await Promise.all([...this.#compiled.values()]);
@@ -134,7 +145,11 @@ export class ToolsAtEdge {
     const tools = toolsOf(source);
     if (tools) return this.learnList(tools, true);
     const table = isObject(source) && isObject(source.tools) ? source.tools : undefined;
-    if (!table) throw new WymcpOptionError("tools.given", `tools.given must be a tools/list result, a JSON-RPC response carrying one or a module wymcp compile wrote, not ${describeValue(source)}`);
+    if (!table)
+      throw new WymcpOptionError(
+        "tools.given",
+        `tools.given must be a tools/list result, a JSON-RPC response carrying one or a module wymcp compile wrote, not ${describeValue(source)}`,
+      );
     for (const [name, roles] of Object.entries(table)) {
       const input = isObject(roles) ? roles.input : undefined;
       if (typeof input === "function") this.#given.set(name, input as ArgumentsValidator);
@@ -166,7 +181,8 @@ export class ToolsAtEdge {
     if (this.#compiled.has(text) || !this.#compile) return;
     const risky = text.length > MAX_COMPILED_SCHEMA_UNITS ? `larger than ${MAX_COMPILED_SCHEMA_UNITS} characters` : riskyPattern(schema);
     if (risky !== undefined) return this.#settle(tool, text, { ok: false, reason: risky });
-    if (this.#compiled.size >= MAX_COMPILED_SCHEMAS) return this.#settle(tool, text, { ok: false, reason: `more than ${MAX_COMPILED_SCHEMAS} schemas compiled` });
+    if (this.#compiled.size >= MAX_COMPILED_SCHEMAS)
+      return this.#settle(tool, text, { ok: false, reason: `more than ${MAX_COMPILED_SCHEMAS} schemas compiled` });
     let pending: Compiled;
     try {
       pending = this.#compile(schema);
@@ -174,11 +190,14 @@ export class ToolsAtEdge {
       return this.#settle(tool, text, { ok: false, reason: reasonOf(error) });
     }
     if (!(pending instanceof Promise)) return this.#settle(tool, text, pending);
+    this.#compiling++;
+    const done = () => void this.#compiling--;
     this.#compiled.set(
       text,
       pending.then(
-        (outcome) => (this.#settle(tool, text, outcome), outcome),
+        (outcome) => (done(), this.#settle(tool, text, outcome), outcome),
         (error: unknown) => {
+          done();
           const outcome = { ok: false as const, reason: reasonOf(error) };
           this.#settle(tool, text, outcome);
           return outcome;
@@ -249,6 +268,27 @@ export class ToolsAtEdge {
     protocolVersion: string | null | undefined,
     headers: RequestHeaders | undefined,
   ): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
+    const judged = this.#judge(body, era, protocolVersion, headers);
+    if (judged === undefined) return undefined;
+    if (judged instanceof Promise) return judged.then((refusal) => this.#refused(body, refusal));
+    return this.#refused(body, judged);
+  }
+
+  #refused(body: unknown, refusal: ToolsRefusal | undefined): ToolsRefusal | undefined {
+    if (refusal && this.#onEvent) {
+      const { check, status, message } = refusal;
+      const name = escapeText(String((body as { params: { name: string } }).params.name), MAX_NAME_UNITS);
+      this.#notify({ kind: "call-refused", tool: name, id: answerId(body), check, status, message });
+    }
+    return refusal;
+  }
+
+  #judge(
+    body: unknown,
+    era: Era,
+    protocolVersion: string | null | undefined,
+    headers: RequestHeaders | undefined,
+  ): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
     if (!isObject(body) || body.method !== "tools/call" || !isObject(body.params)) return undefined;
     const params = body.params;
     const name = params.name;
@@ -257,7 +297,7 @@ export class ToolsAtEdge {
     const given = this.#given.get(name);
     if (known === undefined && given === undefined) return undefined;
     const args = params.arguments === undefined ? {} : params.arguments;
-    const id = body.id as JsonRpcId;
+    const id = answerId(body);
     if (this.#paramHeaders && era === "modern" && headers !== undefined && known?.declarations && known.declarations.length > 0) {
       const problem = paramProblem(known.declarations, args, headers);
       if (problem) {
@@ -270,7 +310,9 @@ export class ToolsAtEdge {
     const compiled = known?.text === undefined ? undefined : this.#compiled.get(known.text);
     if (compiled === undefined) return undefined;
     if (compiled instanceof Promise)
-      return compiled.then((outcome) => (outcome.ok ? this.#verdict(outcome.validate, args, name, id, era, body, protocolVersion) : undefined));
+      return compiled.then((outcome) =>
+        outcome.ok ? this.#verdict(outcome.validate, args, name, id, era, body, protocolVersion) : undefined,
+      );
     return compiled.ok ? this.#verdict(compiled.validate, args, name, id, era, body, protocolVersion) : undefined;
   }
 
@@ -304,9 +346,14 @@ export class ToolsAtEdge {
       };
       return { status: 200, response, check: "arguments", message: text };
     }
-    const response = errorResponse(id, INVALID_PARAMS, `Invalid params: the arguments of tool ${tool} do not match its inputSchema: ${brief}`, {
-      errors: [{ instancePath: "/params/arguments", messages: [brief] }],
-    });
+    const response = errorResponse(
+      id,
+      INVALID_PARAMS,
+      `Invalid params: the arguments of tool ${tool} do not match its inputSchema: ${brief}`,
+      {
+        errors: [{ instancePath: "/params/arguments", messages: [brief] }],
+      },
+    );
     return { status: 200, response, check: "arguments", message: response.error.message };
   }
 }
@@ -315,7 +362,8 @@ export class ToolsAtEdge {
 export function toolsOption(value: unknown): ToolsAtEdge | undefined {
   if (value === undefined) return undefined;
   if (value instanceof ToolsAtEdge) return value;
-  if (!isObject(value) && !Array.isArray(value)) throw new WymcpOptionError("tools", `tools must be an object, not ${describeValue(value)}`);
+  if (!isObject(value) && !Array.isArray(value))
+    throw new WymcpOptionError("tools", `tools must be an object, not ${describeValue(value)}`);
   const options = isObject(value) && Object.keys(value).every((key) => OPTION_KEYS.has(key)) ? (value as ToolsOptions) : { given: value };
   return new ToolsAtEdge(options);
 }
@@ -342,7 +390,8 @@ export function riskyPattern(schema: unknown): string | undefined {
     const record = node as Record<string, unknown>;
     if (typeof record.pattern === "string" && nested.test(record.pattern)) found = "a pattern with a nested quantifier (backtracking)";
     if (isObject(record.patternProperties))
-      for (const key of Object.keys(record.patternProperties)) if (nested.test(key)) found = "a patternProperties key with a nested quantifier (backtracking)";
+      for (const key of Object.keys(record.patternProperties))
+        if (nested.test(key)) found = "a patternProperties key with a nested quantifier (backtracking)";
     for (const key of Object.keys(record)) visit(record[key], depth + 1);
   };
   visit(schema, 0);

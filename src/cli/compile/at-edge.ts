@@ -41,5 +41,7 @@ export async function edgeCompiler(): Promise<ToolSchemaCompiler | { missing: st
 }
 
 function firstLine(error: unknown): string {
-  return String(error instanceof Error ? error.message : error).split("\n")[0]!.slice(0, 300);
+  return String(error instanceof Error ? error.message : error)
+    .split("\n")[0]!
+    .slice(0, 300);
 }

@@ -11,6 +11,8 @@ import { type ExchangeTrace, errorTypeOf } from "../../core/telemetry.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
 import { now } from "../shared/traced.js";
+import { type ToolsOption, toolsOption } from "../../core/tools-at-edge.js";
+import { learnedFrom, refusedByTools } from "./tools.js";
 import { admitRequest, type FetchOptions, forbiddenRequest, refusalResponse, reported, resolveFetchFace, traceRequest } from "./guard.js";
 
 /** Options of `gateFetch`: those of `wymcpFetch`, the caller's identity, and what to do with an error of the handler. */
@@ -26,6 +28,8 @@ export interface GateFetchOptions<A = unknown> extends FetchOptions {
    * answer. Without it, the error is logged with `console.error`.
    */
   onError?: OnError<Request>;
+  /** The server's tools: given, learned from its tools/list answers, or both; `tools/call` is judged by them (docs/security.md). */
+  tools?: ToolsOption;
 }
 
 /**
@@ -57,7 +61,8 @@ export function gateFetch(
   handler: McpFetchHandler | PlainFetchHandler,
   options: GateFetchOptions = {},
 ): (request: Request, ...host: unknown[]) => Promise<Response> {
-  const face = resolveFetchFace(options, ["authInfo", "onError"]);
+  const face = resolveFetchFace(options, ["authInfo", "onError", "tools"]);
+  const tools = toolsOption(options.tools);
   const authInfo = optionalFunction<GateFetchOptions["authInfo"]>("authInfo", options.authInfo);
   const onError = onErrorOption<Request>(options.onError);
   // A plain handler reads the body itself: wymcp judges a clone, so the request goes on with the client's bytes unread.
@@ -90,6 +95,12 @@ export function gateFetch(
         }
         body = verdict.body;
         era = verdict.era;
+        // A call the server's tools refuse is answered here; the handler never sees it.
+        const refused = tools?.active ? await refusedByTools(tools, request, era, body) : undefined;
+        if (refused) {
+          trace?.end();
+          return refused;
+        }
       } else {
         era = face.report ? eraWithoutBody(face.era, request) : "legacy";
       }
@@ -101,7 +112,8 @@ export function gateFetch(
               ...(body !== undefined && { parsedBody: body }),
             });
       // With a trace, the handler runs in its context, so that the spans it makes nest under the request's.
-      const response = await (trace ? trace.run(serve) : serve());
+      let response = await (trace ? trace.run(serve) : serve());
+      if (tools?.active && body !== undefined) response = learnedFrom(tools, body, response);
       return reported(face, era, body, response, request, trace);
     } catch (error) {
       // The trace ends with the type of what was thrown (the answer is the 500 below, or the host's).
