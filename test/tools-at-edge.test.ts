@@ -10,7 +10,10 @@ import { edgeCompiler } from "../src/cli/compile/at-edge.js";
 import { generate } from "../src/cli/compile/generate.js";
 import { MODERN_META } from "./support/messages.js";
 
-const ADD = { name: "add", inputSchema: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] } };
+const ADD = {
+  name: "add",
+  inputSchema: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] },
+};
 const WEATHER = {
   name: "weather",
   inputSchema: {
@@ -53,7 +56,10 @@ describe("x-mcp-header declarations", () => {
     ["on the root", { type: "object", "x-mcp-header": "Root" }],
     ["not a token", { type: "object", properties: { a: { type: "string", "x-mcp-header": "A B" } } }],
     ["on an object", { type: "object", properties: { a: { type: "object", "x-mcp-header": "A" } } }],
-    ["twice without regard to case", { type: "object", properties: { a: { type: "string", "x-mcp-header": "Id" }, b: { type: "string", "x-mcp-header": "ID" } } }],
+    [
+      "twice without regard to case",
+      { type: "object", properties: { a: { type: "string", "x-mcp-header": "Id" }, b: { type: "string", "x-mcp-header": "ID" } } },
+    ],
   ];
   for (const [name, schema] of broken)
     test(`an annotation ${name} makes the tool's annotations invalid: none is checked, as the SDK's server checks none`, () => {
@@ -67,7 +73,12 @@ describe("Mcp-Param-{Name} against the arguments", () => {
     ["the header equal to the argument", { region: "Paris" }, { "mcp-param-region": "Paris" }, undefined],
     ["a header name in any case", { region: "Paris" }, { "MCP-PARAM-REGION": "Paris" }, undefined],
     ["an integer compared by value (3.0 is 3)", { region: "P", days: 3 }, { "mcp-param-region": "P", "mcp-param-days": "3.0" }, undefined],
-    ["a nested boolean as true/false", { region: "P", deep: { flag: true } }, { "mcp-param-region": "P", "mcp-param-flag": "true" }, undefined],
+    [
+      "a nested boolean as true/false",
+      { region: "P", deep: { flag: true } },
+      { "mcp-param-region": "P", "mcp-param-flag": "true" },
+      undefined,
+    ],
     ["a Base64 sentinel decoded", { region: "Zürich" }, { "mcp-param-region": "=?base64?WsO8cmljaA==?=" }, undefined],
     ["an argument that is null needs no header", { region: "P", days: null }, { "mcp-param-region": "P" }, undefined],
     ["an absent argument needs no header", { region: "P" }, { "mcp-param-region": "P", "mcp-param-days": "4" }, undefined],
@@ -132,7 +143,10 @@ describe("a tools/call judged by the known tools", () => {
     const tools = new ToolsAtEdge({ given: { tools: [ADD] }, compile });
     await tools.settled();
     assert.equal(await tools.judge(call("nope", { a: "x" }), "modern", undefined, {}), undefined);
-    assert.equal(await tools.judge({ jsonrpc: "2.0", id: 1, method: "prompts/get", params: { name: "add" } }, "modern", undefined, {}), undefined);
+    assert.equal(
+      await tools.judge({ jsonrpc: "2.0", id: 1, method: "prompts/get", params: { name: "add" } }, "modern", undefined, {}),
+      undefined,
+    );
   });
 
   test("a schema that cannot be compiled is reported once, and its calls pass unjudged", async () => {
@@ -168,7 +182,12 @@ describe("a tools/call judged by the known tools", () => {
         code: -32020,
         message: "Header mismatch: the Mcp-Param-Region header does not match the argument (the argument at /params/arguments/region)",
         data: {
-          errors: [{ instancePath: "/params/arguments/region", messages: ["must match the Mcp-Param-Region header, which does not match the argument"] }],
+          errors: [
+            {
+              instancePath: "/params/arguments/region",
+              messages: ["must match the Mcp-Param-Region header, which does not match the argument"],
+            },
+          ],
         },
       },
     });
@@ -231,7 +250,10 @@ describe("a tools/call judged by the known tools", () => {
       const compiled = (await import(pathToFileURL(join(out, "index.js")).href)) as object;
       const tools = new ToolsAtEdge({ given: compiled });
       const refusal = await tools.judge(call("add", { a: 1 }), "modern", undefined, {});
-      assert.match((refusal?.response as { result: { content: Array<{ text: string }> } }).result.content[0]!.text, /\/b is required|must have required property/);
+      assert.match(
+        (refusal?.response as { result: { content: Array<{ text: string }> } }).result.content[0]!.text,
+        /\/b is required|must have required property/,
+      );
       assert.equal(await tools.judge(call("add", { a: 1, b: 2 }), "modern", undefined, {}), undefined);
     } finally {
       rmSync(dir, { recursive: true, force: true });

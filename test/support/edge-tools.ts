@@ -48,7 +48,11 @@ export function edgeRequest(
 }
 
 /** The JSON-RPC message of an answer (a JSON body or the first SSE event). */
-export function messageIn(text: string): { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } } {
+export function messageIn(text: string): {
+  id?: unknown;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+} {
   const json = text.startsWith("{") ? text : /^data: (.*)$/m.exec(text)?.[1];
   if (!json) throw new Error(`no JSON-RPC message in ${JSON.stringify(text.slice(0, 200))}`);
   return JSON.parse(json);
