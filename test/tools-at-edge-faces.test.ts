@@ -61,7 +61,7 @@ describe("gateNode: the tools learned from the SDK v2 server's own tools/list", 
     gated = await listening(http.createServer(gateNode(handler, { tools: { compile, onToolsEvent: (event) => events.push(event) } })));
     alone = await listening(http.createServer(toNodeHandler(createMcpHandler(edgeToolsServer))));
     const list = await post(gated.url, "modern", "tools/list", {});
-    assert.equal((list.message.result?.tools as unknown[]).length, 3);
+    assert.equal((list.message.result!.tools as unknown[]).length, 3);
   });
   after(async () => {
     await gated.close();

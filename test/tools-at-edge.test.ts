@@ -110,8 +110,8 @@ describe("a tools/call judged by the known tools", () => {
     });
     assert.equal(modern?.status, 200);
     const latest = await tools.judge(call("add", { a: "x", b: 2 }, "legacy"), "legacy", "2025-11-25", {});
-    assert.equal((latest?.response as { result: { isError: boolean } }).result.isError, true);
-    assert.equal("resultType" in (latest?.response as { result: object }).result, false);
+    assert.equal((latest!.response as { result: { isError: boolean } }).result.isError, true);
+    assert.equal("resultType" in (latest!.response as { result: object }).result, false);
     for (const version of ["2025-06-18", undefined]) {
       const older = await tools.judge(call("add", { a: "x", b: 2 }, "legacy"), "legacy", version, {});
       assert.deepEqual(older?.response, {
@@ -251,7 +251,7 @@ describe("a tools/call judged by the known tools", () => {
       const tools = new ToolsAtEdge({ given: compiled });
       const refusal = await tools.judge(call("add", { a: 1 }), "modern", undefined, {});
       assert.match(
-        (refusal?.response as { result: { content: Array<{ text: string }> } }).result.content[0]!.text,
+        (refusal!.response as { result: { content: Array<{ text: string }> } }).result.content[0]!.text,
         /\/b is required|must have required property/,
       );
       assert.equal(await tools.judge(call("add", { a: 1, b: 2 }), "modern", undefined, {}), undefined);

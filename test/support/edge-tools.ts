@@ -37,13 +37,13 @@ export function edgeRequest(
   id = 7,
 ): { headers: Record<string, string>; body: string } {
   if (era === "modern") {
-    const name = typeof params.name === "string" ? { "mcp-name": params.name } : {};
+    const name: Record<string, string> = typeof params.name === "string" ? { "mcp-name": params.name } : {};
     return {
       headers: { ...COMMON, "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...name, ...extra },
       body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { _meta: MODERN_META, ...params } }),
     };
   }
-  const version = era === "legacy" ? {} : { "mcp-protocol-version": era };
+  const version: Record<string, string> = era === "legacy" ? {} : { "mcp-protocol-version": era };
   return { headers: { ...COMMON, ...version, ...extra }, body: JSON.stringify({ jsonrpc: "2.0", id, method, params }) };
 }
 
