@@ -130,14 +130,14 @@ describe("gateNode: the tools learned from the SDK v2 server's own tools/list", 
     assert.equal(own.message.error?.code, -32020);
   });
 
-  test("a schema the edge does not run (a nested quantifier) is reported once, and its calls reach the server", async () => {
+  test("a schema the edge does not run (a quantified group holding a quantifier) is reported once, and its calls reach the server", async () => {
     const before = handler.calls();
     const odd = await post(gated.url, "modern", "tools/call", { name: "odd", arguments: { word: 5 } });
     assert.equal(handler.calls(), before + 1);
     assert.match(textOf(odd.message)!, /^Input validation error: Invalid arguments for tool odd/);
     await post(gated.url, "modern", "tools/list", {});
     const reports = events.filter((event) => event.kind === "schema-not-compiled");
-    assert.deepEqual(reports, [{ kind: "schema-not-compiled", tool: "odd", reason: "a pattern with a nested quantifier (backtracking)" }]);
+    assert.deepEqual(reports, [{ kind: "schema-not-compiled", tool: "odd", reason: "a pattern with a quantified group that holds a quantifier or an alternation (backtracking)" }]);
   });
 
   test("an unknown tool passes on: the server answers it", async () => {
@@ -281,7 +281,7 @@ describe("wymcp proxy --tools FILE in front of the SDK v2 server", { timeout: 12
     assert.match(textOf(odd.message)!, /^Input validation error/, "the server answered it");
     assert.match(
       listed.stderr(),
-      /the inputSchema of tool "odd" is not compiled \(a pattern with a nested quantifier \(backtracking\)\): its calls pass unjudged/,
+      /the inputSchema of tool "odd" is not compiled \(a pattern with a quantified group that holds a quantifier or an alternation \(backtracking\)\): its calls pass unjudged/,
     );
   });
 

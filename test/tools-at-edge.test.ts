@@ -164,9 +164,10 @@ describe("a tools/call judged by the known tools", () => {
     assert.match((reports.find((event) => event.tool === "broken") as { reason: string }).reason, /can't resolve reference/);
   });
 
-  test("nested quantifiers are found in pattern and patternProperties; plain ones are not", () => {
+  test("quantified groups holding a quantifier or an alternation are found in pattern and patternProperties; plain ones are not", () => {
     assert.ok(riskyPattern({ properties: { a: { pattern: "(x+)*y" } } }));
     assert.ok(riskyPattern({ patternProperties: { "^(a|b{1,})+$": {} } }));
+    assert.ok(riskyPattern({ properties: { a: { pattern: "^(a|a)*$" } } }));
     assert.equal(riskyPattern({ properties: { a: { pattern: "^[a-z]+(-[a-z]+)?$" } } }), undefined);
   });
 

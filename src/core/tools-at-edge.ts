@@ -43,7 +43,10 @@ export interface ToolsOptions {
   paramHeaders?: boolean;
   /** Judge `tools/call` arguments against the tool's `inputSchema`; default `true`. */
   arguments?: boolean;
-  /** Compiles a listed `inputSchema` without `eval`; without one, only the validators of a given compiled module judge arguments. */
+  /**
+   * Compiles a listed `inputSchema` without `eval`, one per turn of the event loop; without one, only the validators of a
+   * given compiled module judge arguments.
+   */
   compile?: ToolSchemaCompiler;
   /** Called with what the face learned and each schema it could not compile (once per schema); must not throw. */
   onToolsEvent?: (event: ToolsEvent) => void;
@@ -69,8 +72,12 @@ export interface CallToolErrorAnswer {
   result: { content: [{ type: "text"; text: string }]; isError: true; resultType?: "complete" };
 }
 
-/** Largest `inputSchema` compiled, in UTF-16 units of its JSON: past it, the tool's calls pass unjudged. */
-export const MAX_COMPILED_SCHEMA_UNITS = 256 * 1024;
+/**
+ * Largest `inputSchema` compiled, in UTF-16 units of its JSON: past it, the tool's calls pass unjudged. Compiling holds
+ * the event loop (Ajv compiles synchronously; about 0.3 s for 32 KiB of properties with patterns, measured by
+ * bench/tools-at-edge.ts), so the bound is the longest stall a server's list can cause per schema.
+ */
+export const MAX_COMPILED_SCHEMA_UNITS = 32 * 1024;
 /** Distinct schemas compiled per face: a server that keeps changing its schemas cannot grow the face without bound. */
 export const MAX_COMPILED_SCHEMAS = 1024;
 /** `tools/list` requests remembered until their answer (stream faces). */
@@ -104,6 +111,7 @@ export class ToolsAtEdge {
   readonly #reported = new Set<string>();
   readonly #waiting = new Map<string, boolean>();
   #compiling = 0;
+  #queue: Promise<void> = Promise.resolve();
 
   constructor(options: ToolsOptions = {}) {
     const flag = (name: "learn" | "paramHeaders" | "arguments") => {
@@ -183,13 +191,14 @@ export class ToolsAtEdge {
     if (risky !== undefined) return this.#settle(tool, text, { ok: false, reason: risky });
     if (this.#compiled.size >= MAX_COMPILED_SCHEMAS)
       return this.#settle(tool, text, { ok: false, reason: `more than ${MAX_COMPILED_SCHEMAS} schemas compiled` });
-    let pending: Compiled;
-    try {
-      pending = this.#compile(schema);
-    } catch (error) {
-      return this.#settle(tool, text, { ok: false, reason: reasonOf(error) });
-    }
-    if (!(pending instanceof Promise)) return this.#settle(tool, text, pending);
+    // One schema per turn of the event loop: a list of many tools never holds it for more than one compilation.
+    const compile = this.#compile;
+    const turn = this.#queue.then(() => new Promise<void>((resolve) => setTimeout(resolve, 0)));
+    const pending: Promise<CompileOutcome> = turn.then(() => compile(schema));
+    this.#queue = pending.then(
+      () => undefined,
+      () => undefined,
+    );
     this.#compiling++;
     const done = () => void this.#compiling--;
     this.#compiled.set(
@@ -377,21 +386,24 @@ export function toolsOf(source: unknown): readonly unknown[] | undefined {
 }
 
 /**
- * A `pattern` (or `patternProperties` key) whose group holds a quantifier and is itself quantified, such as `(a+)+`:
- * backtracking over the client's string can take exponential time. Such a schema is not run at the edge (the server
+ * A `pattern` (or `patternProperties` key) whose group holds a quantifier or an alternation and is itself quantified,
+ * such as `(a+)+` or `(a|a)*`: backtracking over the client's string can take exponential time (some such groups are
+ * harmless; telling which needs more than a look at the text). Such a schema is not run at the edge (the server
  * judges the call itself, as it would alone).
  */
 export function riskyPattern(schema: unknown): string | undefined {
-  const nested = /\((?:[^()\\]|\\.)*(?:[*+]|\{\d+,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;
+  const nested = /\((?:[^()\\]|\\.)*(?:[*+|]|\{\d+,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;
   let found: string | undefined;
   const visit = (node: unknown, depth: number): void => {
     if (found !== undefined || node === null || typeof node !== "object" || depth > 256) return;
     if (Array.isArray(node)) return node.forEach((item) => visit(item, depth + 1));
     const record = node as Record<string, unknown>;
-    if (typeof record.pattern === "string" && nested.test(record.pattern)) found = "a pattern with a nested quantifier (backtracking)";
+    if (typeof record.pattern === "string" && nested.test(record.pattern))
+      found = "a pattern with a quantified group that holds a quantifier or an alternation (backtracking)";
     if (isObject(record.patternProperties))
       for (const key of Object.keys(record.patternProperties))
-        if (nested.test(key)) found = "a patternProperties key with a nested quantifier (backtracking)";
+        if (nested.test(key))
+          found = "a patternProperties key with a quantified group that holds a quantifier or an alternation (backtracking)";
     for (const key of Object.keys(record)) visit(record[key], depth + 1);
   };
   visit(schema, 0);
