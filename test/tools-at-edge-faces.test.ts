@@ -137,7 +137,13 @@ describe("gateNode: the tools learned from the SDK v2 server's own tools/list", 
     assert.match(textOf(odd.message)!, /^Input validation error: Invalid arguments for tool odd/);
     await post(gated.url, "modern", "tools/list", {});
     const reports = events.filter((event) => event.kind === "schema-not-compiled");
-    assert.deepEqual(reports, [{ kind: "schema-not-compiled", tool: "odd", reason: "a pattern with a quantified group that holds a quantifier or an alternation (backtracking)" }]);
+    assert.deepEqual(reports, [
+      {
+        kind: "schema-not-compiled",
+        tool: "odd",
+        reason: "a pattern with a quantified group that holds a quantifier or an alternation (backtracking)",
+      },
+    ]);
   });
 
   test("an unknown tool passes on: the server answers it", async () => {
