@@ -199,13 +199,13 @@ async function legacySession(url: string, version: string, call: Record<string, 
   return { status: answer.status, message: messageIn(answer.text) };
 }
 
-describe("wymcp proxy: the tools learned from a Python MCPServer (mcp 2.3.0), no file", { timeout: 180_000 }, () => {
+describe("wymcp proxy --learn-tools on: the tools learned from a Python MCPServer (mcp 2.3.0), no file", { timeout: 180_000 }, () => {
   let server: PythonHttpServer;
   let proxy: RunningProxy;
   let proxied: string;
   before(async () => {
     server = await startMcpServerHttp();
-    proxy = await startProxy(["--upstream", server.url.href]);
+    proxy = await startProxy(["--upstream", server.url.href, "--learn-tools", "on"]);
     proxied = new URL(server.url.pathname, proxy.url).href;
   });
   after(async () => {
@@ -341,12 +341,12 @@ async function stdioSession(command: string[], version: string, calls: Array<Rec
   }
 }
 
-describe("wymcp stdio: the tools learned from a FastMCP server's own lines", { timeout: 180_000 }, () => {
+describe("wymcp stdio --learn-tools on: the tools learned from a FastMCP server's own lines", { timeout: 180_000 }, () => {
   let fastmcp: string[];
   before(async () => {
     fastmcp = await fastMcpStdio();
   });
-  const gated = (command: string[]) => [process.execPath, CLI, "stdio", "--", ...command];
+  const gated = (command: string[]) => [process.execPath, CLI, "stdio", "--learn-tools", "on", "--", ...command];
 
   test("-32602 under 2025-06-18 and isError under 2025-11-25 from wymcp; FastMCP alone answers isError under both", async () => {
     const good = { name: "add", arguments: { a: 2, b: 3 } };

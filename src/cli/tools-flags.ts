@@ -23,7 +23,8 @@ export const TOOLS_FLAGS_USAGE = `  --tools FILE        the server's tools, give
                       or what wymcp compile wrote (its folder, manifest.json or index.js); tools/call
                       arguments are judged against each tool's inputSchema, and answered as the revision
                       says (isError: true from 2025-11-25 on and on 2026-07-28, -32602 before)
-  --learn-tools off   do not learn the tools from the server's tools/list answers (on by default)
+  --learn-tools on    learn the tools from the server's tools/list answers, so that no file is needed (off
+                      by default: the proxy then answers only what it judged before)
   --argument-checks off
                       do not judge tools/call arguments (on by default)
   --param-header-checks off
@@ -39,15 +40,16 @@ export interface ToolsFlags {
 
 /** The tools flags from `parseArgs` values. */
 export function toolsFlags(values: Record<string, string | boolean | string[] | undefined>): ToolsFlags {
-  const onOff = (flag: string): boolean => {
+  const onOff = (flag: string, fallback = true): boolean => {
     const value = values[flag];
-    if (value === undefined || value === "on") return true;
+    if (value === undefined) return fallback;
+    if (value === "on") return true;
     if (value === "off") return false;
     throw new UsageError(`--${flag} must be on or off, not ${JSON.stringify(value)}`);
   };
   const file = values.tools;
   if (file !== undefined && (typeof file !== "string" || file === "")) throw new UsageError("--tools takes a file");
-  return { file, learn: onOff("learn-tools"), paramHeaders: onOff("param-header-checks"), arguments: onOff("argument-checks") };
+  return { file, learn: onOff("learn-tools", false), paramHeaders: onOff("param-header-checks"), arguments: onOff("argument-checks") };
 }
 
 /**

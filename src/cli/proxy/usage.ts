@@ -39,6 +39,6 @@ An upstream that is down or refuses gets 502, one that does not answer in time 5
 answer that is not valid HTTP (a bad status, header or framing, an unasked-for 101) gets 502 too. The proxy keeps
 serving. An https upstream's certificate is checked against the --upstream name, never the client's Host.
 SIGTERM or SIGINT drains: no new connection, server streams (GET) end, the rest finish; exit 0.
-It keeps no state but the upstream's tools, learned from its tools/list answers: run as many as needed behind a load balancer. Modern requests may go to any instance; a legacy
+It keeps no state (but the upstream's tools, with --learn-tools on): run as many as needed behind a load balancer. Modern requests may go to any instance; a legacy
 session must stay on one, so key legacy clients by their address (an initialize has no Mcp-Session-Id yet).
 `;
