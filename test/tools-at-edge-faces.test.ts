@@ -309,7 +309,12 @@ describe("wymcp proxy --tools FILE in front of the SDK v2 server", { timeout: 12
 });
 
 /** Lines to a stdio server (each request waits for its answer); the answers to `tools/call`, by id. */
-async function stdioSession(command: string[], version: string, calls: Array<Record<string, unknown>>): Promise<unknown[]> {
+async function stdioSession(
+  command: string[],
+  version: string,
+  calls: Array<Record<string, unknown>>,
+  listed?: (answer: unknown) => void,
+): Promise<unknown[]> {
   const child = spawn(command[0]!, command.slice(1), { env: PYTHON_ENV, stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
@@ -331,7 +336,9 @@ async function stdioSession(command: string[], version: string, calls: Array<Rec
       params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "0" } },
     });
     child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
-    await ask({ id: 2, method: "tools/list", params: {} });
+    // Asked whether or not the caller wants it (an optional call would skip evaluating its argument).
+    const list = await ask({ id: 2, method: "tools/list", params: {} });
+    listed?.(list);
     const answers: unknown[] = [];
     for (const [i, params] of calls.entries()) answers.push(await ask({ id: 10 + i, method: "tools/call", params }));
     return answers;
@@ -362,6 +369,24 @@ describe("wymcp stdio --learn-tools on: the tools learned from a FastMCP server'
     for (const alone of [aloneOlder!, aloneLatest!]) {
       assert.equal(alone[0]!.result?.isError, true);
       assert.match(textOf(alone[0]!)!, /validation error/i);
+    }
+  });
+
+  test("--tools FILE (the server's own list, saved): judged from the first line, learning off", async () => {
+    let list: unknown;
+    await stdioSession(fastmcp, "2025-11-25", [], (answer) => (list = answer));
+    const dir = mkdtempSync(join(tmpdir(), "wymcp-stdio-tools-"));
+    try {
+      writeFileSync(join(dir, "tools.json"), JSON.stringify(list));
+      const command = [process.execPath, CLI, "stdio", "--tools", join(dir, "tools.json"), "--", ...fastmcp];
+      const [answer] = (await stdioSession(command, "2025-06-18", [BAD_ADD])) as Array<{ error?: { code: number; message: string } }>;
+      assert.equal(answer!.error?.code, -32602);
+      assert.match(
+        answer!.error!.message,
+        /^Invalid params: the arguments of tool add do not match its inputSchema: 1 invalid location: \/a must be integer$/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
