@@ -8,8 +8,8 @@ import { createInterface } from "node:readline";
 import { after, before, describe, test } from "node:test";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
-import { gateNode, type McpFetchHandler } from "../src/node-http.js";
-import { gateFetch } from "../src/fetch.js";
+import { gateNode, type McpFetchHandler, serveFetch, wymcpNode } from "../src/node-http.js";
+import { gateFetch, wymcpFetch } from "../src/fetch.js";
 import type { ToolSchemaCompiler, ToolsEvent } from "../src/core/tools-at-edge.js";
 import { edgeCompiler } from "../src/cli/compile/at-edge.js";
 import { generate } from "../src/cli/compile/generate.js";
@@ -174,6 +174,32 @@ describe("gateFetch: the tools given as an option (a tools/list result)", { time
     const good = await ask({ name: "add", arguments: { a: 1, b: 2 } });
     assert.equal(textOf(good.message), 'saw {"a":1,"b":2}');
     assert.equal(handler.calls(), 1);
+  });
+});
+
+describe("the guards: wymcpNode and wymcpFetch take the same tools option", { timeout: 60_000 }, () => {
+  test("a bad call is answered by the guard and the next handler never runs; a good one goes on", async () => {
+    const alone = await listening(http.createServer(toNodeHandler(createMcpHandler(edgeToolsServer))));
+    const list = (await post(alone.url, "modern", "tools/list", {})).message;
+    await alone.close();
+    const handler = counted(createMcpHandler(edgeToolsServer));
+    const nodeGuard = wymcpNode({ tools: { given: list, compile } });
+    const guarded = await listening(http.createServer((req, res) => void nodeGuard(req, res, () => void serveFetch(handler, req, res))));
+    try {
+      const bad = await post(guarded.url, "2025-06-18", "tools/call", BAD_ADD);
+      assert.equal(bad.message.error?.code, -32602);
+      assert.equal(handler.calls(), 0);
+      const good = await post(guarded.url, "modern", "tools/call", { name: "add", arguments: { a: 1, b: 2 } });
+      assert.equal(textOf(good.message), 'saw {"a":1,"b":2}');
+    } finally {
+      await guarded.close();
+    }
+    const fetchGuard = wymcpFetch({ tools: { given: list, compile } });
+    const { headers, body } = edgeRequest("modern", "tools/call", BAD_ADD);
+    const refused = await fetchGuard(new Request("http://127.0.0.1/mcp", { method: "POST", headers, body }));
+    assert.match(textOf(messageIn(await refused!.text()))!, ours);
+    const passed = edgeRequest("modern", "tools/call", { name: "add", arguments: { a: 1, b: 2 } });
+    assert.equal(await fetchGuard(new Request("http://127.0.0.1/mcp", { method: "POST", ...passed })), undefined);
   });
 });
 

@@ -253,7 +253,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       return trace?.end();
     }
     // A call the upstream's tools refuse is answered here, and the upstream never sees it.
-    const refusal = tools?.active ? await toolsNode(tools, req, res, era, parsed) : undefined;
+    const refusal = tools?.active ? await toolsNode(tools, req, res, era, parsed, (name) => nodeHeader(req, name)) : undefined;
     if (refusal) {
       if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
       return trace?.end();

@@ -11,7 +11,7 @@ import { type ExchangeTrace, errorTypeOf } from "../../core/telemetry.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
 import { now } from "../shared/traced.js";
-import { type ToolsOption, toolsOption } from "../../core/tools-at-edge.js";
+import { toolsOption } from "../../core/tools-at-edge.js";
 import { learnedFrom, refusedByTools } from "./tools.js";
 import { admitRequest, type FetchOptions, forbiddenRequest, refusalResponse, reported, resolveFetchFace, traceRequest } from "./guard.js";
 
@@ -28,8 +28,6 @@ export interface GateFetchOptions<A = unknown> extends FetchOptions {
    * answer. Without it, the error is logged with `console.error`.
    */
   onError?: OnError<Request>;
-  /** The server's tools: given, learned from its tools/list answers, or both; `tools/call` is judged by them (docs/security.md). */
-  tools?: ToolsOption;
 }
 
 /**
@@ -61,7 +59,7 @@ export function gateFetch(
   handler: McpFetchHandler | PlainFetchHandler,
   options: GateFetchOptions = {},
 ): (request: Request, ...host: unknown[]) => Promise<Response> {
-  const face = resolveFetchFace(options, ["authInfo", "onError", "tools"]);
+  const face = resolveFetchFace(options, ["authInfo", "onError"]);
   const tools = toolsOption(options.tools);
   const authInfo = optionalFunction<GateFetchOptions["authInfo"]>("authInfo", options.authInfo);
   const onError = onErrorOption<Request>(options.onError);

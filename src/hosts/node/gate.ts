@@ -10,10 +10,10 @@ import { eraWithoutBody } from "../../core/options.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { McpFetchHandler } from "../shared/sdk-handler.js";
 import { now } from "../shared/traced.js";
-import { admitNode, forbiddenNode, type NextFunction, type NodeOptions, refuse, resolveNodeFace, traceNode } from "./guard.js";
+import { admitNode, forbiddenNode, type NextFunction, nodeHeader, type NodeOptions, refuse, resolveNodeFace, traceNode } from "./guard.js";
 import { tapResponse } from "./report.js";
 import { serveFetch, serveParsed } from "./serve.js";
-import { type ToolsOption, toolsOption } from "../../core/tools-at-edge.js";
+import { toolsOption } from "../../core/tools-at-edge.js";
 import { toolsNode } from "./tools.js";
 
 /** Options of `gateNode`: those of `wymcpNode`, and what to do with an error of the handler. */
@@ -23,8 +23,6 @@ export interface GateNodeOptions extends NodeOptions {
    * as Express middleware, before `next(error)`). Without it, a plain listener logs the error with `console.error`.
    */
   onError?: OnError<IncomingMessage>;
-  /** The server's tools: given, learned from its tools/list answers, or both; `tools/call` is judged by them (docs/security.md). */
-  tools?: ToolsOption;
 }
 
 /** A Node request listener that is also Connect/Express middleware: with `next`, a handler error goes to `next(error)`. */
@@ -37,7 +35,7 @@ export type GateNodeListener = (req: IncomingMessage, res: ServerResponse, next?
  * @example app.all("/mcp", requireBearerAuth({ verifier }), gateNode(handler));
  */
 export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNodeOptions = {}): GateNodeListener {
-  const face = resolveNodeFace(options, ["onError", "tools"]);
+  const face = resolveNodeFace(options, ["onError"]);
   const tools = toolsOption(options.tools);
   const onError = onErrorOption<IncomingMessage>(options.onError);
   return function gateNodeListener(req, res, next) {
@@ -72,7 +70,7 @@ export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNod
           else serveParsed(handler, req, res, verdict.body).catch(fail);
         };
         // A call the server's tools refuse is answered here; the server never sees it.
-        const refused = tools?.active && toolsNode(tools, req, res, verdict.era, verdict.body);
+        const refused = tools?.active && toolsNode(tools, req, res, verdict.era, verdict.body, (name) => nodeHeader(req, name));
         if (refused instanceof Promise) return void refused.then((refusal) => (refusal ? trace?.end() : serve()), fail);
         if (refused) return trace?.end();
         serve();

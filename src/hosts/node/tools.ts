@@ -5,11 +5,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Era } from "../../core/era.js";
 import type { ToolsAtEdge, ToolsRefusal } from "../../core/tools-at-edge.js";
+import type { RequestHeaders } from "../../core/header-body.js";
 import { learningTap } from "../../outbound/learn-tools.js";
-import { nodeHeader } from "./guard.js";
 
 /**
- * Judges an admitted body by the known tools: a refusal is written to `res` and returned; a pass returns `undefined`
+ * Judges an admitted body by the known tools (`headers`: the guard's `nodeHeader` reader): a refusal is written to `res` and returned; a pass returns `undefined`
  * (a promise while the tool's schema compiles), and a `tools/list` gets its answer tapped.
  */
 export function toolsNode(
@@ -18,9 +18,10 @@ export function toolsNode(
   res: ServerResponse,
   era: Era,
   body: unknown,
+  headers: RequestHeaders,
 ): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
   const version = req.headers["mcp-protocol-version"];
-  const judged = tools.judge(body, era, Array.isArray(version) ? version[0] : version, (name) => nodeHeader(req, name));
+  const judged = tools.judge(body, era, Array.isArray(version) ? version[0] : version, headers);
   if (judged instanceof Promise) return judged.then((refusal) => settle(tools, res, body, refusal));
   return settle(tools, res, body, judged);
 }
