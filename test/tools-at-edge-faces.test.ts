@@ -398,7 +398,7 @@ describe("wymcp stdio --learn-tools on: the tools learned from a FastMCP server'
     }
   });
 
-  test("--tools FILE (the server's own list, saved): judged from the first line, learning off", async () => {
+  test("--tools FILE (the server's own list, saved, or compiled): judged from the first line, even where code from strings is forbidden", async () => {
     let list: unknown;
     await stdioSession(fastmcp, "2025-11-25", [], (answer) => (list = answer));
     const dir = mkdtempSync(join(tmpdir(), "wymcp-stdio-tools-"));
@@ -411,6 +411,21 @@ describe("wymcp stdio --learn-tools on: the tools learned from a FastMCP server'
         answer!.error!.message,
         /^Invalid params: the arguments of tool add do not match its inputSchema: 1 invalid location: \/a must be integer$/,
       );
+      // What wymcp compile wrote from the same list judges in a process that forbids code from strings; learning there
+      // compiles nothing (Ajv makes code to compile) and the call goes to the server.
+      const out = join(dir, "compiled");
+      mkdirSync(out);
+      writeFileSync(join(dir, "result.json"), JSON.stringify((list as { result: unknown }).result));
+      for (const [name, text] of await generate([join(dir, "result.json")], out)) writeFileSync(join(out, name), text);
+      const strict = [process.execPath, "--disallow-code-generation-from-strings", CLI, "stdio"];
+      const [compiled] = (await stdioSession([...strict, "--tools", out, "--", ...fastmcp], "2025-11-25", [BAD_ADD])) as Array<{
+        result?: Record<string, unknown>;
+      }>;
+      assert.match(textOf(compiled!)!, ours);
+      const [learned] = (await stdioSession([...strict, "--learn-tools", "on", "--", ...fastmcp], "2025-11-25", [BAD_ADD])) as Array<{
+        result?: Record<string, unknown>;
+      }>;
+      assert.match(textOf(learned!)!, /validation error/i, "the server answered it");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

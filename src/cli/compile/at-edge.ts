@@ -2,8 +2,10 @@
  * @module at-edge: `wymcp compile`'s engine for the schemas a face learns while it runs (`wymcp proxy`, `wymcp stdio`):
  * one `inputSchema` compiled as `wymcp compile` compiles it (compile-schemas.ts: the SDK's dialect rule and options,
  * the error budget, the tagged anyOf, the module's own distiller), assembled into an ES module and loaded from a
- * `data:` URL, which is module loading, not `eval`: it runs under `--disallow-code-generation-from-strings`. Ajv is an
- * optional peer: without it, no schema is compiled and the calls pass unjudged.
+ * `data:` URL, which is module loading, not `eval`: the validator runs under `--disallow-code-generation-from-strings`.
+ * Compiling does not: Ajv makes each validator from a string once, as it does under `wymcp compile`, so a process that
+ * forbids it compiles nothing. Ajv is an optional peer: without it, or without code generation, no schema is compiled
+ * and the calls pass unjudged.
  */
 import type { CompileOutcome, ToolSchemaCompiler } from "../../core/tools-at-edge.js";
 
@@ -19,6 +21,13 @@ export async function edgeCompiler(): Promise<ToolSchemaCompiler | { missing: st
     return { missing: "argument checks compile the tools' schemas with ajv and ajv-formats (optional peers), which are not installed" };
   }
   const [{ compileSchemas }, { dialectOf }, { helperSources }] = engine;
+  // Ajv's code generation evaluates what it generates; where that is forbidden, every compilation would fail (and Ajv
+  // would print each schema's code on the way).
+  try {
+    new Function("return 1");
+  } catch {
+    return { missing: "this process forbids code generation from strings, which Ajv needs to compile a schema (not to run one)" };
+  }
   return async function compileInputSchema(schema: object): Promise<CompileOutcome> {
     let text: string;
     try {
