@@ -9,12 +9,14 @@
  *   flat when the median of the second half is within 10 % of the first half's;
  * - `--otel`: the same proxy recording a span per message and the metrics, exported over OTLP/HTTP (protobuf, the SDK's
  *   defaults otherwise) to a loopback sink that reads and drops every export; ÷ the proxy without it, reported.
+ * - `--tools FILE`: the same proxy knowing the upstream's tools (its own tools/list answer), so that every valid
+ *   tools/call is judged against the tool's inputSchema too; ÷ the proxy without them (`--learn-tools off`), ≥ 0.95.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
-import { loadavg } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
 import { flood, loadBound, percentile, workloads, type Workload } from "./http.js";
@@ -32,7 +34,7 @@ export interface ProxyBenchSettings {
   idleSockets: number;
 }
 
-const HTTP_VARIANTS = ["proxy", "otel", "pass-through", "direct"] as const;
+const HTTP_VARIANTS = ["proxy", "otel", "tools", "pass-through", "direct"] as const;
 type HttpVariant = (typeof HTTP_VARIANTS)[number];
 
 export interface ProxyWorkload {
@@ -50,6 +52,8 @@ export interface ProxyWorkload {
   vsDirect: Spread;
   /** proxy --otel ÷ proxy per round: what recording and exporting costs. */
   otelVsProxy: Spread;
+  /** proxy --tools ÷ proxy per round: what judging each call by the upstream's tools costs (valid traffic: ≥ 0.95). */
+  toolsVsProxy: Spread;
   /**
    * `JSON.parse` of the workload's body in the bench process, µs: the part of the proxy's work that judging any body
    * needs (the pass-through never parses), and the ratio the proxy could reach if that were all it did.
@@ -116,18 +120,30 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
   const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
   const sink = await otlpSink();
   const proxies: LaunchedProxy[] = [];
+  const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-tools-"));
   try {
-    const proxy = await launchProxy(upstream.url);
+    // The proxy without the upstream's tools does not learn them from the tools/list workload either.
+    const proxy = await launchProxy(upstream.url, { args: ["--learn-tools", "off"] });
+    const toolsFile = join(dir, "tools.json");
+    writeFileSync(toolsFile, await toolsListOf(upstream.url));
+    const tools = await launchProxy(upstream.url, { args: ["--tools", toolsFile, "--learn-tools", "off"] });
     const otel = await launchProxy(upstream.url, {
-      args: ["--otel"],
+      args: ["--otel", "--learn-tools", "off"],
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_SERVICE_NAME: "bench", OTEL_LOGS_EXPORTER: "none" },
     });
     const passThrough = await launchProxy(upstream.url, { args: ["--pass-through"] });
-    proxies.push(proxy, otel, passThrough);
-    const urls: Record<HttpVariant, URL> = { proxy: proxy.url, otel: otel.url, "pass-through": passThrough.url, direct: upstream.url };
+    proxies.push(proxy, otel, tools, passThrough);
+    const urls: Record<HttpVariant, URL> = {
+      proxy: proxy.url,
+      otel: otel.url,
+      tools: tools.url,
+      "pass-through": passThrough.url,
+      direct: upstream.url,
+    };
     const relays: Record<HttpVariant, number | undefined> = {
       proxy: proxy.child.pid,
       otel: otel.child.pid,
+      tools: tools.child.pid,
       "pass-through": passThrough.child.pid,
       direct: undefined,
     };
@@ -144,7 +160,27 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
     for (const p of proxies) await p.stop();
     await upstream.stop();
     await sink.close();
+    rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The upstream's own tools/list answer (2026-07-28), as `--tools` reads it. */
+async function toolsListOf(url: URL): Promise<string> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }),
+  });
+  const text = await response.text();
+  const json = text.startsWith("{") ? text : /^data: (.*)$/m.exec(text)?.[1];
+  if (!json || !(JSON.parse(json) as { result?: { tools?: unknown[] } }).result?.tools?.length)
+    throw new Error(`the upstream listed no tools: ${text.slice(0, 200)}`);
+  return json;
 }
 
 /** A loopback OTLP/HTTP endpoint that reads every export whole and answers it, keeping nothing. */
@@ -243,6 +279,7 @@ async function httpRounds(
       const vsPassThrough = ratio("pass-through");
       const vsDirect = ratio("direct");
       const otelVsProxy = spread(rps.otel.map((o, i) => o / rps.proxy[i]!));
+      const toolsVsProxy = spread(rps.tools.map((t, i) => t / rps.proxy[i]!));
       const target = w.traffic === "valid" ? 0.95 : 3;
       const parseUs = parseMicros(w.body);
       const passThroughUs = spread(totalCpu["pass-through"]).median;
@@ -268,6 +305,7 @@ async function httpRounds(
         vsPassThrough,
         vsDirect,
         otelVsProxy,
+        toolsVsProxy,
         target,
         pass: (w.traffic === "valid" ? vsPassThrough.median : vsDirect.median) >= target,
         load,
@@ -600,6 +638,27 @@ export function proxyTables(r: ProxyBenchResults): string {
     ]),
     [1, 2, 4, 5],
   );
+  const toolsTable = table(
+    [
+      "proxy --tools (the upstream's tools known)",
+      "proxy req/s",
+      "proxy --tools req/s",
+      "--tools ÷ proxy",
+      "target",
+      "result",
+      "status --tools",
+    ],
+    r.http.map((w) => [
+      w.label,
+      rps(w.reqPerSec.proxy),
+      rps(w.reqPerSec.tools),
+      range(w.toolsVsProxy),
+      w.traffic === "valid" ? "≥ 0.95" : "",
+      w.traffic === "valid" ? (w.toolsVsProxy.median >= 0.95 ? "PASS" : "MISS") : "",
+      statuses(w.statuses.tools),
+    ]),
+    [1, 2],
+  );
   const s = r.stdio;
   const stdioTable = table(
     [
@@ -680,6 +739,10 @@ export function proxyTables(r: ProxyBenchResults): string {
     otelTable,
     "",
     "proxy --otel: the same proxy with --otel and the SDK's defaults (a batch span processor, metrics every 60 s, OTLP/HTTP protobuf), exporting to a loopback endpoint in the benchmark's process that reads each export and drops it; the relay's CPU includes building and sending the exports.",
+    "",
+    toolsTable,
+    "",
+    "proxy --tools: the same proxy given the upstream's own tools/list answer, so that each valid tools/call is also judged against the tool's inputSchema (compiled by wymcp compile's engine); both proxies run with --learn-tools off.",
     "",
     stdioTable,
     "",

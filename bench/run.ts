@@ -44,6 +44,7 @@ import { proxyTables, runProxyBench, type ProxyBenchSettings } from "./proxy.js"
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
 import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body-memory.js";
 import { runSoak, soakTable } from "./soak.js";
+import { runToolsAtEdgeBench, toolsAtEdgeTable, toolsAtEdgeTarget } from "./tools-at-edge.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
@@ -180,6 +181,8 @@ async function main(): Promise<void> {
   log("wymcp stdio: a long line, a client that does not read, a server that does not read");
   const stdioMemory = await runStdioMemory(quick ? STDIO_MEMORY_QUICK : STDIO_MEMORY_FULL);
   const judged = targets(cases, errorPath, startup, sizes, codegenMs, load, stdioMemory);
+  const toolsAtEdge = await runToolsAtEdgeBench(settings.timing, log);
+  judged.push(toolsAtEdgeTarget(toolsAtEdge));
   const adversarial = runAdversarial(adversarialSettings, log);
   const seconds = (performance.now() - started) / 1000;
 
@@ -223,6 +226,12 @@ async function main(): Promise<void> {
     "",
     ...section("outbound-table", "### Method → result table (generated/manifest.json)", ...table.lines),
     "",
+    ...section(
+      "tools-at-edge",
+      "## Tools at the edge (a valid tools/call, from its bytes; the worst cases a schema or arguments can make)",
+      toolsAtEdgeTable(toolsAtEdge),
+    ),
+    "",
     ...section("targets", "## Targets", targetsTable(judged)),
     "",
     ...section("cli-startup", "## CLI start-up (wymcp check on the tools/call above)", cliStartupTable(cliStartup)),
@@ -249,6 +258,7 @@ async function main(): Promise<void> {
       nestingBreaks: breaks,
       outbound: { perMessage: outbound, size: outboundSizes, table: table.data },
       targets: judged,
+      toolsAtEdge,
       stdioMemory,
       cli: { startup: cliStartup, large: cliLarge },
       adversarial,

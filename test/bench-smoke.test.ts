@@ -26,6 +26,7 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
       "## Size",
       "## Nesting",
       "## Targets",
+      "## Tools at the edge",
       "## Adversarial bodies",
       "### Long member names",
     ]) {
@@ -41,7 +42,8 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
     // The legacy tools/call joined the cases, with its own ≥ 10× JSON.parse target.
     assert.equal(results.perMessage.length, 6);
     // Each tools/call's ratio under formats: "strict" beside the default one, the bounds moved out of the tests, and
-    // the whole-process cold start as a share of compiling at boot, and the transport headers' cost on a valid call.
+    // the whole-process cold start as a share of compiling at boot, the transport headers' cost on a valid call, and the
+    // tools at the edge's argument checks.
     assert.equal(results.targets.length, 19);
     for (const start of [
       "codegen of both eras",
@@ -51,6 +53,7 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
       "wymcp stdio, a 16 MiB line past --max-body-bytes",
       "wymcp stdio, a client that does not read",
       "wymcp stdio, a server that does not read",
+      "tools at the edge: a valid tools/call with a 1 KiB argument object",
     ])
       assert.ok(
         results.targets.some((t) => t.target.startsWith(start)),

@@ -20,7 +20,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextproto
 import { gateFetch } from "wymcp/fetch";
 import { replaceSection } from "../scripts/doc-sections.js";
 import { type ServedFetch, serveFetch } from "./support/bare-server.js";
-import { edgeToolsOption } from "./support/edge-tools.js";
+import { edgeToolsOption } from "./support/edge-tools-option.js";
 import { tmcpServer } from "./support/frameworks.js";
 import { updatingGoldens } from "./support/golden.js";
 import { pythonEnv } from "./support/python.js";

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { gateFetch } from "../src/fetch.js";
 import { launchExample, launchProxy } from "../examples/launch.js";
 import { serveFetch, startBareServer } from "./support/bare-server.js";
-import { edgeToolsOption } from "./support/edge-tools.js";
+import { edgeToolsOption } from "./support/edge-tools-option.js";
 import { mcpHandlerServer, tmcpServer } from "./support/frameworks.js";
 import { startMcpServerHttp } from "./support/python-servers.js";
 import { type Check, formatTable, counted, type Mode, passed, serverTable } from "../scripts/conformance-table.js";

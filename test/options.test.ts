@@ -167,9 +167,12 @@ describe("every face refuses a bad option when it is built", () => {
     assert.throws(() => wymcpFetch({ maxBodySize: 1 } as never), {
       name: "WymcpOptionError",
       message:
-        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, legacyChecks, onLegacyReport, allowedHosts, allowedOrigins, headerChecks, supportedVersions, formats, outbound, outboundCheck, onOutboundViolation, telemetry, toolsLock, toolsLockMode, onToolDrift',
+        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, legacyChecks, onLegacyReport, allowedHosts, allowedOrigins, headerChecks, supportedVersions, formats, outbound, outboundCheck, onOutboundViolation, telemetry, tools, toolsLock, toolsLockMode, onToolDrift',
     });
     assert.throws(() => wymcpFetch({ discardTimeoutMs: 1 } as never), { message: /unknown option "discardTimeoutMs"/ });
+    // The server's tools are checked when the face is built too.
+    assert.throws(() => gateNode(handler, { tools: 5 } as never), { message: "wymcp: tools must be an object, not 5 (a number)" });
+    assert.throws(() => wymcpFetch({ tools: { learn: "yes" } } as never), { message: /tools.learn must be a boolean/ });
     assert.throws(() => gateNode(handler, { authInfo: () => undefined } as never), { message: /unknown option "authInfo"/ });
     assert.doesNotThrow(() => gateFetch(handler, { authInfo: () => undefined, onError: () => undefined }));
     assert.throws(() => wymcpNode([] as never), { message: "wymcp: the options must be an object, not an array" });

@@ -192,7 +192,7 @@ function sameRepeated(joined: string, expected: string, decode: boolean): boolea
 }
 
 /** The header's values, every key whose name matches in any case; `undefined` when there is none. */
-function valuesOf(headers: HeadersLike, lowerName: string): string | readonly string[] | undefined {
+export function valuesOf(headers: HeadersLike, lowerName: string): string | readonly string[] | undefined {
   if (typeof (headers as HeadersReader).get === "function" && typeof (headers as HeadersReader).has === "function") {
     return (headers as HeadersReader).get(lowerName) ?? undefined;
   }
@@ -214,7 +214,7 @@ function valuesOf(headers: HeadersLike, lowerName: string): string | readonly st
 }
 
 /** Spaces and tabs around a field value are not part of it (RFC 9110 §5.5). */
-function trimOws(value: string): string {
+export function trimOws(value: string): string {
   let start = 0;
   let end = value.length;
   while (start < end && (value.charCodeAt(start) === 0x20 || value.charCodeAt(start) === 0x09)) start++;
@@ -223,7 +223,7 @@ function trimOws(value: string): string {
 }
 
 /** Visible ASCII, spaces and tabs: what a header value that needs no Base64 is made of. */
-function wellFormed(value: string): boolean {
+export function wellFormed(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
     if ((code < 0x20 && code !== 0x09) || code > 0x7e) return false;

@@ -9,9 +9,15 @@ import { GATE_FLAG_SPECS, gateFlags, type HttpGateFlags, positiveInteger, UsageE
 import { commandTelemetry } from "../otel/start.js";
 import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "./proxy.js";
 import { PROXY_USAGE } from "./usage.js";
+import { TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags } from "../tools-flags.js";
 
 /** The proxy's options from its command line. */
-export function parseProxyArgs(argv: string[]): { options: ProxyOptions; listen: { host: string; port: number }; help: boolean } {
+export function parseProxyArgs(argv: string[]): {
+  options: ProxyOptions;
+  listen: { host: string; port: number };
+  help: boolean;
+  toolFlags?: ToolsFlags;
+} {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
@@ -29,12 +35,14 @@ export function parseProxyArgs(argv: string[]): { options: ProxyOptions; listen:
       "allow-any-host": { type: "boolean", default: false },
       "header-checks": { type: "string" },
       "supported-versions": { type: "string" },
+      ...TOOLS_FLAG_SPECS,
     },
     allowPositionals: true,
     strict: true,
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const { "allowed-host": _hosts, "allowed-origin": _origins, ...shared } = values;
+  const toolFlags = toolsFlags(values);
   const flags = { ...gateFlags(shared), ...httpFlags(values) };
   const placeholder = new URL("http://127.0.0.1/");
   if (values.help)
@@ -74,6 +82,7 @@ export function parseProxyArgs(argv: string[]): { options: ProxyOptions; listen:
     },
     listen: parseListen(values.listen ?? "127.0.0.1:3000"),
     help: false,
+    toolFlags,
   };
 }
 
@@ -143,7 +152,15 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   const log = createLog("proxy", options.log, (line) => void process.stderr.write(line));
   const otel = options.otel ? await commandTelemetry("proxy", log) : undefined;
   if (options.otel && !otel) return 2;
-  const proxy = createProxy({ ...options, telemetry: otel?.telemetry }, log);
+  let tools;
+  try {
+    tools = parsed.toolFlags && !options.passThrough ? await toolsFromFlags(parsed.toolFlags, log) : undefined;
+  } catch (error) {
+    process.stderr.write(`wymcp proxy: ${(error as Error).message}\n`);
+    await otel?.shutdown();
+    return 2;
+  }
+  const proxy = createProxy({ ...options, telemetry: otel?.telemetry, tools }, log);
   let started;
   try {
     started = await listen(proxy, parsed.listen.host, parsed.listen.port);

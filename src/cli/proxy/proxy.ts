@@ -23,6 +23,8 @@ import { namesOf, notify, parsedAgain, safeMethod, type GateHooks, type GateLog,
 import { type GateFlags, resolveGate } from "../gate-options.js";
 import { cliToolLock } from "../tool-lock-flags.js";
 import { lockNodeResponse, refuseLockedCall } from "../../hosts/node/tool-lock.js";
+import { type ToolsOptions, toolsOption } from "../../core/tools-at-edge.js";
+import { toolsNode } from "../../hosts/node/tools.js";
 import { connectionNamed, forward, HOP_BY_HOP, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
 
 /** Longest wait for a connection to the upstream, by default (ms). */
@@ -56,6 +58,8 @@ export interface ProxyOptions extends GateFlags {
   headerChecks?: boolean;
   /** `--supported-versions`: the modern versions the upstream serves (others answered -32022). */
   supportedVersions?: readonly string[];
+  /** The upstream's tools (`--tools`, and learned from its tools/list answers): tools/call judged by them. */
+  tools?: ToolsOptions | undefined;
 }
 
 export interface Proxy {
@@ -85,6 +89,8 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     agent: upstreamAgent(options.upstream),
   };
   const { telemetry } = options;
+  // One upstream, one set of tools: what it lists is learned here for every client.
+  const tools = options.passThrough ? undefined : toolsOption(options.tools);
   // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
   const { settings, era: eraOf, hosts: given } = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
   let hosts: HostPolicy | undefined = options.allowAnyHost ? undefined : given;
@@ -247,6 +253,12 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
     if (isAcceptedNotification(result)) {
       res.writeHead(202).end();
+      return trace?.end();
+    }
+    // A call the upstream's tools refuse is answered here, and the upstream never sees it.
+    const refusal = tools?.active ? await toolsNode(tools, req, res, era, parsed, (name) => nodeHeader(req, name)) : undefined;
+    if (refusal) {
+      if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
       return trace?.end();
     }
     if (report || trace) tapResponse(res, era, parsed, report, trace);

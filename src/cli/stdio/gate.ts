@@ -23,6 +23,8 @@ import { LineReader, type LineEvent } from "./lines.js";
 import { cliToolLock } from "../tool-lock-flags.js";
 import { toolsListRequests } from "../../core/tool-lock.js";
 import { LockedLines } from "../../outbound/tool-lock-stream.js";
+import { type ToolsOptions, type ToolsRefusal, toolsOption } from "../../core/tools-at-edge.js";
+import type { ToolsFlags } from "../tools-flags.js";
 
 export interface StdioOptions extends GateFlags {
   command: string;
@@ -33,6 +35,10 @@ export interface StdioOptions extends GateFlags {
   stopTimeoutMs?: number;
   /** The clock, in ms, that spaces the answers with `id: null` (`NULL_ID_ANSWER_INTERVAL_MS`); `Date.now` by default. */
   clock?: () => number;
+  /** The server's tools (`--tools`, and learned from its tools/list answers): tools/call judged by them; no headers on a line. */
+  tools?: ToolsOptions | undefined;
+  /** The tools flags as typed, read into `tools` when the command starts. */
+  toolFlags?: ToolsFlags;
 }
 
 /** The client's side: what it writes to wymcp, and where wymcp writes back to it. */
@@ -160,7 +166,7 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
       });
       if (clientGone) fromServer.resume();
     }
-    if (watch && (tracking || gate.negotiating()))
+    if (watch && (tracking || gate.negotiating() || gate.learning))
       for (const event of watch.push(chunk)) if (event.kind === "line") gate.serverLine(event.bytes);
   });
 
@@ -234,6 +240,8 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
   const clock = options.clock ?? Date.now;
   const toolLock = options.passThrough ? undefined : cliToolLock(options, log, telemetry);
   const lockedLines = toolLock && new LockedLines(toolLock, options.maxBodyBytes);
+  // One server, one set of tools: what it lists is learned from its own lines.
+  const tools = options.passThrough ? undefined : toolsOption(options.tools);
 
   const verdict = (event: VerdictEvent) => {
     log.verdict(event);
@@ -296,10 +304,14 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
     negotiates,
     /** Whether an initialize is waiting for the server's answer, whose revision judges the session's next lines. */
     negotiating: () => initializeKey !== undefined,
+    /** Whether the server's lines teach the tools. */
+    learning: tools?.active === true && tools.learns,
     /** Whether the line goes on to the server. */
     clientLine(event: LineEvent): boolean | Promise<boolean> {
       const began = telemetry ? now() : 0;
       if (event.kind === "too-long") return tooLong(event.seen, began);
+      // A tool's schema still compiling: the line waits for it, in order, and is judged then.
+      if (tools?.compiling) return tools.settled().then(() => this.clientLine(event));
       if (isBlank(event.bytes)) return false;
       // The line is whole in memory: judged without a promise, the per-line cost the stdio bench measures.
       const judged = admitBytes(event.bytes, exchange, settings);
@@ -359,6 +371,17 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
       }
       // The log writes nothing for a pass: the event is built only for a subscriber.
       else if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id: answerId(body), method: safeMethod(body) });
+      // A call the server's tools refuse is answered here (as the session's revision says) and never reaches the server.
+      const byTools = tools?.active ? tools.judge(body, era, sessionRevision, undefined) : undefined;
+      // A list learned since the wait above: this call passes unjudged rather than wait twice.
+      const refusal: ToolsRefusal | undefined = byTools instanceof Promise ? undefined : byTools;
+      if (refusal) {
+        answer(`${JSON.stringify(refusal.response)}\n`);
+        if (refusal.response.id !== null) notify(hooks.onAnswer, { id: refusal.response.id, by: "wymcp" });
+        trace?.end();
+        return false;
+      }
+      tools?.sent(body);
       const waiting = tracking && (result.kind === "request" || result.kind === "batch") ? remember(body, era, trace) : 0;
       // Nothing will answer a notification (or a response the client sends back): its span ends as it is handed on.
       if (waiting === 0) trace?.end();
@@ -389,6 +412,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
         return;
       }
       for (const item of Array.isArray(message) ? message : [message]) {
+        tools?.received(item);
         if (initializeKey !== undefined && isObject(item) && !Object.hasOwn(item, "method") && keyOf(item) === initializeKey) {
           initializeKey = undefined;
           const negotiated = isObject(item.result) ? item.result.protocolVersion : undefined;

@@ -7,6 +7,7 @@ import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate
 import { commandTelemetry } from "../otel/start.js";
 import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "./gate.js";
 import { STDIO_USAGE } from "./usage.js";
+import { TOOLS_FLAG_SPECS, toolsFlags, toolsFromFlags } from "../tools-flags.js";
 
 /** The gate's options from its command line: the flags before "--", the server's command after it. */
 export function parseStdioArgs(argv: string[]): { options: StdioOptions; help: boolean } {
@@ -14,11 +15,11 @@ export function parseStdioArgs(argv: string[]): { options: StdioOptions; help: b
   const own = split < 0 ? argv : argv.slice(0, split);
   const { values, positionals } = parseArgs({
     args: own,
-    options: { ...GATE_FLAG_SPECS, "stop-timeout": { type: "string" } },
+    options: { ...GATE_FLAG_SPECS, "stop-timeout": { type: "string" }, ...TOOLS_FLAG_SPECS },
     allowPositionals: true,
     strict: true,
   });
-  const flags = gateFlags(values);
+  const flags = { ...gateFlags(values), toolFlags: toolsFlags(values) };
   if (values.help) return { options: { ...flags, command: "", args: [] }, help: true };
   if (positionals.length > 0 || split < 0) {
     throw new UsageError(`the server's command goes after "--": wymcp stdio [options] -- ${positionals.join(" ") || "command [args...]"}`);
@@ -47,8 +48,16 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
   const log = createLog("stdio", parsed.options.log, (line) => void process.stderr.write(line));
   const otel = parsed.options.otel ? await commandTelemetry("stdio", log) : undefined;
   if (parsed.options.otel && !otel) return 2;
+  let tools;
+  try {
+    tools = parsed.options.passThrough ? undefined : await toolsFromFlags(parsed.options.toolFlags!, log);
+  } catch (error) {
+    process.stderr.write(`wymcp stdio: ${(error as Error).message}\n`);
+    await otel?.shutdown();
+    return 2;
+  }
   const code = await runStdioGate(
-    { ...parsed.options, telemetry: otel?.telemetry },
+    { ...parsed.options, telemetry: otel?.telemetry, tools },
     { input: process.stdin, output: process.stdout, log: process.stderr },
     log,
   );

@@ -12,6 +12,8 @@ import { type OnError, onErrorOption, reportHandlerError } from "../shared/handl
 import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
 import { now } from "../shared/traced.js";
 import { lockedCallResponse, lockedResponse } from "../shared/tool-lock.js";
+import { toolsOption } from "../../core/tools-at-edge.js";
+import { learnedFrom, refusedByTools } from "./tools.js";
 import { admitRequest, type FetchOptions, forbiddenRequest, refusalResponse, reported, resolveFetchFace, traceRequest } from "./guard.js";
 
 /** Options of `gateFetch`: those of `wymcpFetch`, the caller's identity, and what to do with an error of the handler. */
@@ -59,6 +61,7 @@ export function gateFetch(
   options: GateFetchOptions = {},
 ): (request: Request, ...host: unknown[]) => Promise<Response> {
   const face = resolveFetchFace(options, ["authInfo", "onError"]);
+  const tools = toolsOption(options.tools);
   const authInfo = optionalFunction<GateFetchOptions["authInfo"]>("authInfo", options.authInfo);
   const onError = onErrorOption<Request>(options.onError);
   // A plain handler reads the body itself: wymcp judges a clone, so the request goes on with the client's bytes unread.
@@ -96,6 +99,12 @@ export function gateFetch(
           trace?.end();
           return locked;
         }
+        // A call the server's tools refuse is answered here; the handler never sees it.
+        const refused = tools?.active ? await refusedByTools(tools, request, era, body) : undefined;
+        if (refused) {
+          trace?.end();
+          return refused;
+        }
       } else {
         era = face.report ? eraWithoutBody(face.era, request) : "legacy";
       }
@@ -107,7 +116,8 @@ export function gateFetch(
               ...(body !== undefined && { parsedBody: body }),
             });
       // With a trace, the handler runs in its context, so that the spans it makes nest under the request's.
-      const response = await (trace ? trace.run(serve) : serve());
+      let response = await (trace ? trace.run(serve) : serve());
+      if (tools?.active && body !== undefined) response = learnedFrom(tools, body, response);
       return reported(face, era, body, lockedResponse(face.toolLock, body, response), request, trace);
     } catch (error) {
       // The trace ends with the type of what was thrown (the answer is the 500 below, or the host's).

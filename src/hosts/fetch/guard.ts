@@ -10,11 +10,18 @@ import { createTap, type OutboundOptions, reportSettings } from "../../outbound/
 import { now, traceOf } from "../shared/traced.js";
 import { lockedCallResponse, lockedResponse, TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../shared/tool-lock.js";
 import type { ToolLockWatch } from "../../core/tool-lock.js";
+import { type ToolsOption, toolsOption } from "../../core/tools-at-edge.js";
+import { learnedFrom, refusedByTools } from "./tools.js";
 
 /** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */
 export interface FetchOptions extends GateOptions<Request>, OutboundOptions, ToolLockOptions {
   /** Spans and metrics for every POST judged (`mcpTelemetry()` from `wymcp/otel`); none by default. */
   telemetry?: Telemetry;
+  /**
+   * The server's tools: given, learned from its tools/list answers (`wymcpFetch`: the ones handed to `report`), or both;
+   * `tools/call` is judged by them (docs/security.md).
+   */
+  tools?: ToolsOption;
 }
 
 /** What `wymcpFetch` returns: the gate, and `report` for the next handler's `Response`. */
@@ -53,7 +60,7 @@ export interface FetchFace extends ResolvedOptions<Request> {
   toolLock: ToolLockWatch | undefined;
 }
 
-const FETCH_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "telemetry", ...TOOL_LOCK_OPTIONS] as const;
+const FETCH_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "telemetry", "tools", ...TOOL_LOCK_OPTIONS] as const;
 
 /** Checks a Fetch face's options; `extra` names the options the face itself takes beyond `FetchOptions`. */
 export function resolveFetchFace(options: unknown, extra: readonly string[] = []): FetchFace {
@@ -191,8 +198,10 @@ export function reported(
  */
 export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
   const face = resolveFetchFace(options);
+  const tools = toolsOption(options.tools);
   const report = (request: Request, response: Response): Response => {
     const info = admitted.get(request);
+    if (tools?.active && info) response = learnedFrom(tools, info.body, response);
     const trace = traces.get(request);
     if (trace) traces.delete(request);
     const locked = lockedResponse(face.toolLock, info?.body, response);
@@ -217,6 +226,12 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
       if (locked) {
         trace?.end();
         return locked;
+      }
+      // A call the server's tools refuse is answered here; the next handler never sees it.
+      const refused = tools?.active ? await refusedByTools(tools, request, verdict.era, verdict.body) : undefined;
+      if (refused) {
+        trace?.end();
+        return refused;
       }
       admitted.set(request, { era: verdict.era, result: verdict.result, body: verdict.body });
       if (trace) traces.set(request, trace);

@@ -10,10 +10,12 @@ import { eraWithoutBody } from "../../core/options.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { McpFetchHandler } from "../shared/sdk-handler.js";
 import { now } from "../shared/traced.js";
-import { admitNode, forbiddenNode, type NextFunction, type NodeOptions, refuse, resolveNodeFace, traceNode } from "./guard.js";
+import { admitNode, forbiddenNode, type NextFunction, nodeHeader, type NodeOptions, refuse, resolveNodeFace, traceNode } from "./guard.js";
 import { tapResponse } from "./report.js";
 import { serveFetch, serveParsed } from "./serve.js";
 import { lockedHandler } from "../shared/tool-lock.js";
+import { toolsOption } from "../../core/tools-at-edge.js";
+import { toolsNode } from "./tools.js";
 
 /** Options of `gateNode`: those of `wymcpNode`, and what to do with an error of the handler. */
 export interface GateNodeOptions extends NodeOptions {
@@ -35,6 +37,7 @@ export type GateNodeListener = (req: IncomingMessage, res: ServerResponse, next?
  */
 export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNodeOptions = {}): GateNodeListener {
   const face = resolveNodeFace(options, ["onError"]);
+  const tools = toolsOption(options.tools);
   const onError = onErrorOption<IncomingMessage>(options.onError);
   // With a tools lock, the SDK's Response is answered through it (a locked-out call never reaches the handler).
   const served = lockedHandler(handler, face.toolLock);
@@ -64,9 +67,16 @@ export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNod
           res.writeHead(202).end();
           return trace?.end();
         }
-        if (face.report || trace) tapResponse(res, verdict.era, verdict.body, face.report, trace);
-        if (trace) trace.run(() => serveParsed(served, req, res, verdict.body)).catch(fail);
-        else serveParsed(served, req, res, verdict.body).catch(fail);
+        const serve = () => {
+          if (face.report || trace) tapResponse(res, verdict.era, verdict.body, face.report, trace);
+          if (trace) trace.run(() => serveParsed(served, req, res, verdict.body)).catch(fail);
+          else serveParsed(served, req, res, verdict.body).catch(fail);
+        };
+        // A call the server's tools refuse is answered here; the server never sees it.
+        const refused = tools?.active && toolsNode(tools, req, res, verdict.era, verdict.body, (name) => nodeHeader(req, name));
+        if (refused instanceof Promise) return void refused.then((refusal) => (refusal ? trace?.end() : serve()), fail);
+        if (refused) return trace?.end();
+        serve();
       },
       (error: unknown) => {
         // A body cut off mid-read means the client has gone: no one is left to answer.

@@ -21,6 +21,8 @@ import { now, traceOf } from "../shared/traced.js";
 import { answer, DISCARD_TIMEOUT_MS, drainBound } from "./answer.js";
 import { readNodeBody } from "./body.js";
 import { type Report, tapResponse } from "./report.js";
+import { type ToolsOption, toolsOption } from "../../core/tools-at-edge.js";
+import { toolsNode } from "./tools.js";
 
 declare module "http" {
   interface IncomingMessage {
@@ -38,6 +40,8 @@ export interface NodeOptions extends GateOptions<IncomingMessage>, OutboundOptio
   discardTimeoutMs?: number;
   /** Spans and metrics for every POST judged (`mcpTelemetry()` from `wymcp/otel`); none by default. */
   telemetry?: Telemetry;
+  /** The server's tools: given, learned from its tools/list answers, or both; `tools/call` is judged by them (docs/security.md). */
+  tools?: ToolsOption;
 }
 
 /** Connect's `next`: called with no argument to hand the request on, with an error when an option callback threw. */
@@ -51,7 +55,15 @@ export interface NodeFace extends ResolvedOptions<IncomingMessage> {
   toolLock: ToolLockWatch | undefined;
 }
 
-const NODE_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "discardTimeoutMs", "telemetry", ...TOOL_LOCK_OPTIONS] as const;
+const NODE_OPTIONS = [
+  "outbound",
+  "outboundCheck",
+  "onOutboundViolation",
+  "discardTimeoutMs",
+  "telemetry",
+  "tools",
+  ...TOOL_LOCK_OPTIONS,
+] as const;
 
 /** Checks a Node face's options; `extra` names the options the face itself takes beyond `NodeOptions`. */
 export function resolveNodeFace(options: unknown, extra: readonly string[] = []): NodeFace {
@@ -128,6 +140,7 @@ export function traceNode(telemetry: Telemetry, req: IncomingMessage, verdict: A
  */
 export function wymcpNode(options: NodeOptions = {}) {
   const face = resolveNodeFace(options);
+  const tools = toolsOption(options.tools);
   return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
     const forbidden = forbiddenNode(req, face);
     if (forbidden) return refuse(req, res, forbidden, face);
@@ -152,6 +165,9 @@ export function wymcpNode(options: NodeOptions = {}) {
     if (!verdict.ok) return refuse(req, res, verdict, face, trace);
     if (!parsedBefore) host.body = verdict.body;
     req.wymcp = { era: verdict.era, result: verdict.result };
+    // A call the server's tools refuse is answered here, and `next` is not called.
+    if (tools?.active && (await toolsNode(tools, req, res, verdict.era, verdict.body, (name) => nodeHeader(req, name))))
+      return trace?.end();
     if (face.report || trace) tapResponse(res, verdict.era, verdict.body, face.report, trace);
     if (refuseLockedCall(face.toolLock, verdict.body, res)) return trace?.end();
     lockNodeResponse(res, face.toolLock, verdict.body);

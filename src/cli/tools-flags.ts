@@ -1,0 +1,138 @@
+/**
+ * @module tools-flags: the flags `wymcp proxy` and `wymcp stdio` take for the server's own tools (`--tools FILE`, and
+ * one switch per check), the file read into the faces' `tools` option, and the lines the log writes about them.
+ */
+import { readFile, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type ToolsEvent, type ToolsOptions, toolsOf } from "../core/tools-at-edge.js";
+import { edgeCompiler } from "./compile/at-edge.js";
+import type { GateLog } from "./gate-log.js";
+import { UsageError } from "./gate-options.js";
+
+/** `parseArgs` declarations of the tools flags. */
+export const TOOLS_FLAG_SPECS = {
+  tools: { type: "string" },
+  "learn-tools": { type: "string" },
+  "param-header-checks": { type: "string" },
+  "argument-checks": { type: "string" },
+} as const;
+
+/** Help text of the tools flags. */
+export const TOOLS_FLAGS_USAGE = `  --tools FILE        the server's tools, given: a tools/list result (or a JSON-RPC response carrying one),
+                      or what wymcp compile wrote (its folder, manifest.json or index.js); tools/call
+                      arguments are judged against each tool's inputSchema, and answered as the revision
+                      says (isError: true from 2025-11-25 on and on 2026-07-28, -32602 before)
+  --learn-tools on    learn the tools from the server's tools/list answers, so that no file is needed (off
+                      by default: the proxy then answers only what it judged before)
+  --argument-checks off
+                      do not judge tools/call arguments (on by default)
+  --param-header-checks off
+                      do not check Mcp-Param-{Name} headers against the tools' x-mcp-header (on by default)`;
+
+/** The tools flags, checked. */
+export interface ToolsFlags {
+  file: string | undefined;
+  learn: boolean;
+  paramHeaders: boolean;
+  arguments: boolean;
+}
+
+/** The tools flags from `parseArgs` values. */
+export function toolsFlags(values: Record<string, string | boolean | string[] | undefined>): ToolsFlags {
+  const onOff = (flag: string, fallback = true): boolean => {
+    const value = values[flag];
+    if (value === undefined) return fallback;
+    if (value === "on") return true;
+    if (value === "off") return false;
+    throw new UsageError(`--${flag} must be on or off, not ${JSON.stringify(value)}`);
+  };
+  const file = values.tools;
+  if (file !== undefined && (typeof file !== "string" || file === "")) throw new UsageError("--tools takes a file");
+  return { file, learn: onOff("learn-tools", false), paramHeaders: onOff("param-header-checks"), arguments: onOff("argument-checks") };
+}
+
+/**
+ * The faces' `tools` option from the flags: the file read (a usage error when it holds no tools), `wymcp compile`'s
+ * engine for the schemas listed or learned, and the log's lines; `undefined` when every check is off.
+ */
+export async function toolsFromFlags(flags: ToolsFlags, log: GateLog): Promise<ToolsOptions | undefined> {
+  if (!flags.paramHeaders && !flags.arguments) return undefined;
+  if (!flags.file && !flags.learn) return undefined;
+  const given = flags.file === undefined ? undefined : await readToolsFile(flags.file);
+  let compile: ToolsOptions["compile"];
+  if (flags.arguments) {
+    const compiler = await edgeCompiler();
+    if (typeof compiler === "function") compile = compiler;
+    else log.line("tools-no-compiler", { reason: compiler.missing }, `tools/call arguments are not judged: ${compiler.missing}`);
+  }
+  return {
+    ...(given === undefined ? {} : { given }),
+    learn: flags.learn,
+    paramHeaders: flags.paramHeaders,
+    arguments: flags.arguments,
+    ...(compile ? { compile } : {}),
+    onToolsEvent: (event) => logToolsEvent(log, event),
+  };
+}
+
+function logToolsEvent(log: GateLog, event: ToolsEvent): void {
+  if (event.kind === "tools-learned")
+    log.line(
+      "tools-learned",
+      { tools: event.tools, replaced: event.replaced },
+      `learned ${event.tools} tool(s) from tools/list${event.replaced ? "" : " (a further page)"}`,
+    );
+  else if (event.kind === "call-refused")
+    log.line(
+      "tool-call-refused",
+      { tool: event.tool, id: event.id, check: event.check, status: event.status, message: event.message },
+      `refused tools/call of ${JSON.stringify(event.tool)} (${event.check}) id=${JSON.stringify(event.id)}: ${event.message}`,
+    );
+  else
+    log.line(
+      "schema-not-compiled",
+      { tool: event.tool, reason: event.reason },
+      `the inputSchema of tool ${JSON.stringify(event.tool)} is not compiled (${event.reason}): its calls pass unjudged`,
+    );
+}
+
+/**
+ * `--tools FILE`: a `tools/list` result or a JSON-RPC response carrying one; or what `wymcp compile` wrote (its folder,
+ * its `manifest.json`, or its `index.js`): the module's validators, and the tools of the inputs its manifest names,
+ * for their `x-mcp-header` annotations.
+ */
+async function readToolsFile(file: string): Promise<unknown[]> {
+  let path = resolve(file);
+  const info = await stat(path).catch(() => undefined);
+  if (!info) throw new UsageError(`--tools: cannot read ${JSON.stringify(file)}`);
+  if (info.isDirectory()) path = join(path, "manifest.json");
+  if (path.endsWith(".js")) path = join(dirname(path), "manifest.json");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(path, "utf8"));
+  } catch (error) {
+    throw new UsageError(`--tools: ${JSON.stringify(file)} is not a JSON file (${(error as Error).message.split("\n")[0]})`);
+  }
+  if (toolsOf(parsed)) return [parsed];
+  const manifest = parsed as { generatedBy?: unknown; inputs?: Array<{ file?: unknown }> };
+  if (typeof manifest.generatedBy !== "string" || !manifest.generatedBy.startsWith("wymcp compile"))
+    throw new UsageError(`--tools: ${JSON.stringify(file)} holds neither a tools/list result nor what wymcp compile wrote`);
+  const folder = dirname(path);
+  const module = (await import(pathToFileURL(join(folder, "index.js")).href)) as { tools?: unknown };
+  const given: unknown[] = [{ tools: module.tools ?? {} }];
+  for (const input of manifest.inputs ?? []) {
+    if (typeof input.file !== "string") continue;
+    // An input that is no longer there (or a running server's label) only leaves its tools' headers unchecked.
+    const text = await readFile(resolve(folder, input.file), "utf8").catch(() => undefined);
+    let list: unknown;
+    try {
+      list = text === undefined ? undefined : JSON.parse(text);
+    } catch {
+      continue;
+    }
+    const tools = toolsOf(list) ?? (Array.isArray(list) ? list : undefined);
+    if (tools) given.push({ tools });
+  }
+  return given;
+}

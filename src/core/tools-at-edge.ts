@@ -1,0 +1,431 @@
+/**
+ * @module tools-at-edge: the server's own tools, known at the edge. Given (a `tools/list` result, a JSON-RPC response
+ * carrying one, or the `tools` table of the module `wymcp compile` writes) or learned from the `tools/list` results a
+ * face relays, they judge a `tools/call` before the server sees it: its `Mcp-Param-{Name}` headers against the tool's
+ * `x-mcp-header` annotations (param-headers.ts), its arguments against the tool's `inputSchema`, compiled without `eval`
+ * by an injected compiler. A failure is answered as the revision says: from 2025-11-25 on, and on the modern lane, a
+ * `CallToolResult` with `isError: true` (an argument failure is a tool execution error); before, `-32602`. A tool the
+ * face does not know, or whose schema could not be compiled, is passed on unjudged. Web APIs only.
+ */
+import { answerId, errorResponse, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
+import type { Era } from "./era.js";
+import type { RequestHeaders } from "./header-body.js";
+import { legacyRevisionOf } from "./legacy-revision.js";
+import { escapeText } from "./log-safe.js";
+import { describeValue, optionalFunction, WymcpOptionError } from "./options.js";
+import { type ParamDeclaration, paramDeclarations, paramMismatchResponse, paramProblem } from "./param-headers.js";
+
+/** A tool's arguments validator, in the shape `wymcp compile` emits (the SDK's `jsonSchemaValidator` result). */
+export type ArgumentsValidator = (input: unknown) => { valid: boolean; errorMessage?: string | undefined };
+
+/** The outcome of compiling one `inputSchema`. */
+export type CompileOutcome = { ok: true; validate: ArgumentsValidator } | { ok: false; reason: string };
+
+/** Compiles one `inputSchema` without `eval` (the command line's is `wymcp compile`'s own engine). */
+export type ToolSchemaCompiler = (schema: object) => CompileOutcome | Promise<CompileOutcome>;
+
+/** What a face reports about its tools (to its log, or `onToolsEvent`). */
+export type ToolsEvent =
+  | { kind: "tools-learned"; tools: number; replaced: boolean }
+  | { kind: "schema-not-compiled"; tool: string; reason: string }
+  | { kind: "call-refused"; tool: string; id: JsonRpcId; check: ToolsRefusal["check"]; status: number; message: string };
+
+/** The `tools` option of every face. Every check is on by default. */
+export interface ToolsOptions {
+  /**
+   * The server's tools, given: a `tools/list` result (`{ tools: [...] }`), a JSON-RPC response carrying one, the module
+   * `wymcp compile` writes (its `tools` table of validators), or a list of these.
+   */
+  given?: unknown;
+  /** Learn the tools from the `tools/list` results the face relays (pages accumulate, a new first page replaces); default `true`. */
+  learn?: boolean;
+  /** Check `Mcp-Param-{Name}` headers against the tools' `x-mcp-header` annotations (modern lane, HTTP); default `true`. */
+  paramHeaders?: boolean;
+  /** Judge `tools/call` arguments against the tool's `inputSchema`; default `true`. */
+  arguments?: boolean;
+  /**
+   * Compiles a listed `inputSchema` without `eval`, one per turn of the event loop; without one, only the validators of a
+   * given compiled module judge arguments.
+   */
+  compile?: ToolSchemaCompiler;
+  /** Called with what the face learned and each schema it could not compile (once per schema); must not throw. */
+  onToolsEvent?: (event: ToolsEvent) => void;
+}
+
+/** A face's `tools` option: the options, or what `given` takes on its own (a tools/list result, a compiled module). */
+export type ToolsOption = ToolsOptions | object;
+
+/** What the face does with a call it refused: the status and the body to answer with; the server never sees it. */
+export interface ToolsRefusal {
+  status: 200 | 400;
+  response: JsonRpcErrorResponse | CallToolErrorAnswer;
+  /** Which check refused it. */
+  check: "param-header" | "arguments";
+  /** The one-line reason, as logged (the answer's message or text). */
+  message: string;
+}
+
+/** A `tools/call` answered as a tool execution error. */
+export interface CallToolErrorAnswer {
+  jsonrpc: "2.0";
+  id: JsonRpcId;
+  result: { content: [{ type: "text"; text: string }]; isError: true; resultType?: "complete" };
+}
+
+/**
+ * Largest `inputSchema` compiled, in UTF-16 units of its JSON: past it, the tool's calls pass unjudged. Compiling holds
+ * the event loop (Ajv compiles synchronously; about 0.3 s for 32 KiB of properties with patterns, measured by
+ * bench/tools-at-edge.ts), so the bound is the longest stall a server's list can cause per schema.
+ */
+export const MAX_COMPILED_SCHEMA_UNITS = 32 * 1024;
+/** Distinct schemas compiled per face: a server that keeps changing its schemas cannot grow the face without bound. */
+export const MAX_COMPILED_SCHEMAS = 1024;
+/** `tools/list` requests remembered until their answer (stream faces). */
+const MAX_WAITING_LISTS = 64;
+/** Longest tool name shown in an answer. */
+const MAX_NAME_UNITS = 128;
+/** The first revision where invalid arguments are a tool execution error, not a protocol error. */
+const IS_ERROR_FROM = "2025-11-25";
+
+interface Known {
+  declarations: readonly ParamDeclaration[] | undefined;
+  /** The schema's text, the key of its compiled validator; `undefined` when the tool lists no object schema. */
+  text: string | undefined;
+}
+
+type Compiled = CompileOutcome | Promise<CompileOutcome>;
+
+const OPTION_KEYS = new Set(["given", "learn", "paramHeaders", "arguments", "compile", "onToolsEvent"]);
+
+/** The tools a face knows, and the checks they allow. One per face (per upstream). */
+export class ToolsAtEdge {
+  readonly learns: boolean;
+  readonly #paramHeaders: boolean;
+  readonly #arguments: boolean;
+  readonly #compile: ToolSchemaCompiler | undefined;
+  readonly #onEvent: ((event: ToolsEvent) => void) | undefined;
+  /** Validators of a given compiled module, by tool name: they judge their tools whatever list is known. */
+  readonly #given = new Map<string, ArgumentsValidator>();
+  #known = new Map<string, Known>();
+  readonly #compiled = new Map<string, Compiled>();
+  readonly #reported = new Set<string>();
+  readonly #waiting = new Map<string, boolean>();
+  #compiling = 0;
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(options: ToolsOptions = {}) {
+    const flag = (name: "learn" | "paramHeaders" | "arguments") => {
+      const value = options[name];
+      if (value === undefined) return true;
+      if (typeof value !== "boolean")
+        throw new WymcpOptionError(`tools.${name}`, `tools.${name} must be a boolean, not ${describeValue(value)}`);
+      return value;
+    };
+    this.learns = flag("learn");
+    this.#paramHeaders = flag("paramHeaders");
+    this.#arguments = flag("arguments");
+    this.#compile = optionalFunction<ToolSchemaCompiler>("tools.compile", options.compile);
+    this.#onEvent = optionalFunction<(event: ToolsEvent) => void>("tools.onToolsEvent", options.onToolsEvent);
+    if (options.given !== undefined) for (const one of Array.isArray(options.given) ? options.given : [options.given]) this.#give(one);
+  }
+
+  /** Whether any check is on: a face with none keeps no hook at all. */
+  get active(): boolean {
+    return this.#paramHeaders || this.#arguments;
+  }
+
+  /** How many tools are known by a list (given or learned). */
+  get size(): number {
+    return this.#known.size;
+  }
+
+  /** Whether a schema is being compiled: `judge` may then answer with a promise. */
+  get compiling(): boolean {
+    return this.#compiling > 0;
+  }
+
+  /** Settles once every compilation started so far has (tests, and a face that wants its first call judged). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#compiled.values()]);
+  }
+
+  #give(source: unknown): void {
+    const tools = toolsOf(source);
+    if (tools) return this.learnList(tools, true);
+    const table = isObject(source) && isObject(source.tools) ? source.tools : undefined;
+    if (!table)
+      throw new WymcpOptionError(
+        "tools.given",
+        `tools.given must be a tools/list result, a JSON-RPC response carrying one or a module wymcp compile wrote, not ${describeValue(source)}`,
+      );
+    for (const [name, roles] of Object.entries(table)) {
+      const input = isObject(roles) ? roles.input : undefined;
+      if (typeof input === "function") this.#given.set(name, input as ArgumentsValidator);
+    }
+  }
+
+  /**
+   * Learns one page of tools: `continued` (its request named a cursor) adds it to the pages before; a first page replaces
+   * what was known.
+   */
+  learnList(tools: readonly unknown[], continued: boolean): void {
+    const known = continued ? this.#known : new Map<string, Known>();
+    for (const tool of tools) {
+      if (!isObject(tool) || typeof tool.name !== "string") continue;
+      const schema = tool.inputSchema;
+      if (!isObject(schema)) {
+        known.set(tool.name, { declarations: undefined, text: undefined });
+        continue;
+      }
+      const text = JSON.stringify(schema);
+      known.set(tool.name, { declarations: this.#paramHeaders ? paramDeclarations(schema) : undefined, text });
+      if (this.#arguments && !this.#given.has(tool.name)) this.#compileOnce(tool.name, schema, text);
+    }
+    this.#known = known;
+    this.#notify({ kind: "tools-learned", tools: tools.length, replaced: !continued });
+  }
+
+  #compileOnce(tool: string, schema: object, text: string): void {
+    if (this.#compiled.has(text) || !this.#compile) return;
+    const risky = text.length > MAX_COMPILED_SCHEMA_UNITS ? `larger than ${MAX_COMPILED_SCHEMA_UNITS} characters` : riskyPattern(schema);
+    if (risky !== undefined) return this.#settle(tool, text, { ok: false, reason: risky });
+    if (this.#compiled.size >= MAX_COMPILED_SCHEMAS)
+      return this.#settle(tool, text, { ok: false, reason: `more than ${MAX_COMPILED_SCHEMAS} schemas compiled` });
+    // One schema per turn of the event loop: a list of many tools never holds it for more than one compilation.
+    const compile = this.#compile;
+    const turn = this.#queue.then(() => new Promise<void>((resolve) => setTimeout(resolve, 0)));
+    const pending: Promise<CompileOutcome> = turn.then(() => compile(schema));
+    this.#queue = pending.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#compiling++;
+    const done = () => void this.#compiling--;
+    this.#compiled.set(
+      text,
+      pending.then(
+        (outcome) => (done(), this.#settle(tool, text, outcome), outcome),
+        (error: unknown) => {
+          done();
+          const outcome = { ok: false as const, reason: reasonOf(error) };
+          this.#settle(tool, text, outcome);
+          return outcome;
+        },
+      ),
+    );
+  }
+
+  #settle(tool: string, text: string, outcome: CompileOutcome): void {
+    this.#compiled.set(text, outcome);
+    if (outcome.ok || this.#reported.has(text)) return;
+    this.#reported.add(text);
+    this.#notify({ kind: "schema-not-compiled", tool, reason: outcome.reason });
+  }
+
+  #notify(event: ToolsEvent): void {
+    try {
+      this.#onEvent?.(event);
+    } catch {
+      // A hook's failure must not break the exchange it watches.
+    }
+  }
+
+  /**
+   * The hook for the messages of the answer to `requestBody` (a face that sees each exchange: the HTTP faces), or
+   * `undefined` when it asks for no list.
+   */
+  watch(requestBody: unknown): ((message: unknown) => void) | undefined {
+    if (!this.learns || !this.active || !isListRequest(requestBody)) return undefined;
+    const id = requestBody.id;
+    const continued = hasCursor(requestBody);
+    return (message) => {
+      if (isObject(message) && message.id === id) {
+        const tools = toolsOf(message);
+        if (tools) this.learnList(tools, continued);
+      }
+    };
+  }
+
+  /** A message the client sent on a stream (stdio): a `tools/list` request is remembered until its answer. */
+  sent(body: unknown): void {
+    if (!this.learns || !this.active || !isListRequest(body)) return;
+    const key = keyOf(body.id);
+    if (key === undefined) return;
+    if (this.#waiting.size >= MAX_WAITING_LISTS) this.#waiting.delete(this.#waiting.keys().next().value!);
+    this.#waiting.set(key, hasCursor(body));
+  }
+
+  /** A message the server sent on a stream: the answer to a remembered `tools/list` is learned. */
+  received(message: unknown): void {
+    if (this.#waiting.size === 0 || !isObject(message) || Object.hasOwn(message, "method")) return;
+    const key = keyOf(message.id);
+    const continued = key === undefined ? undefined : this.#waiting.get(key);
+    if (continued === undefined) return;
+    this.#waiting.delete(key!);
+    const tools = toolsOf(message);
+    if (tools) this.learnList(tools, continued);
+  }
+
+  /**
+   * The answer to a `tools/call` that fails a check, or `undefined` to pass it on (a promise while its tool's schema is
+   * still compiling). `protocolVersion`: the `MCP-Protocol-Version` header, or the revision a stdio session negotiated;
+   * `headers`: the request's, on HTTP (none on stdio, where no `Mcp-Param-*` header exists).
+   */
+  judge(
+    body: unknown,
+    era: Era,
+    protocolVersion: string | null | undefined,
+    headers: RequestHeaders | undefined,
+  ): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
+    const judged = this.#judge(body, era, protocolVersion, headers);
+    if (judged === undefined) return undefined;
+    if (judged instanceof Promise) return judged.then((refusal) => this.#refused(body, refusal));
+    return this.#refused(body, judged);
+  }
+
+  #refused(body: unknown, refusal: ToolsRefusal | undefined): ToolsRefusal | undefined {
+    if (refusal && this.#onEvent) {
+      const { check, status, message } = refusal;
+      const name = escapeText(String((body as { params: { name: string } }).params.name), MAX_NAME_UNITS);
+      this.#notify({ kind: "call-refused", tool: name, id: answerId(body), check, status, message });
+    }
+    return refusal;
+  }
+
+  #judge(
+    body: unknown,
+    era: Era,
+    protocolVersion: string | null | undefined,
+    headers: RequestHeaders | undefined,
+  ): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
+    if (!isObject(body) || body.method !== "tools/call" || !isObject(body.params)) return undefined;
+    const params = body.params;
+    const name = params.name;
+    if (typeof name !== "string") return undefined;
+    const known = this.#known.get(name);
+    const given = this.#given.get(name);
+    if (known === undefined && given === undefined) return undefined;
+    const args = params.arguments === undefined ? {} : params.arguments;
+    const id = answerId(body);
+    if (this.#paramHeaders && era === "modern" && headers !== undefined && known?.declarations && known.declarations.length > 0) {
+      const problem = paramProblem(known.declarations, args, headers);
+      if (problem) {
+        const response = paramMismatchResponse(id, problem);
+        return { status: 400, response, check: "param-header", message: response.error.message };
+      }
+    }
+    if (!this.#arguments) return undefined;
+    if (given) return this.#verdict(given, args, name, id, era, body, protocolVersion);
+    const compiled = known?.text === undefined ? undefined : this.#compiled.get(known.text);
+    if (compiled === undefined) return undefined;
+    if (compiled instanceof Promise)
+      return compiled.then((outcome) =>
+        outcome.ok ? this.#verdict(outcome.validate, args, name, id, era, body, protocolVersion) : undefined,
+      );
+    return compiled.ok ? this.#verdict(compiled.validate, args, name, id, era, body, protocolVersion) : undefined;
+  }
+
+  #verdict(
+    validate: ArgumentsValidator,
+    args: unknown,
+    name: string,
+    id: JsonRpcId,
+    era: Era,
+    body: unknown,
+    protocolVersion: string | null | undefined,
+  ): ToolsRefusal | undefined {
+    let result: ReturnType<ArgumentsValidator>;
+    try {
+      result = validate(args);
+    } catch {
+      // A validator that throws judges nothing: the server answers the call.
+      return undefined;
+    }
+    if (result.valid) return undefined;
+    const brief = result.errorMessage ?? "the arguments do not match the tool's inputSchema";
+    const tool = escapeText(name, MAX_NAME_UNITS);
+    const asError = era === "modern" || legacyRevisionOf(body, protocolVersion).revision >= IS_ERROR_FROM;
+    if (asError) {
+      const text = `Invalid arguments for tool ${tool}: ${brief}`;
+      const result = { content: [{ type: "text", text }] as [{ type: "text"; text: string }], isError: true as const };
+      const response: CallToolErrorAnswer = {
+        jsonrpc: "2.0",
+        id,
+        result: era === "modern" ? { ...result, resultType: "complete" } : result,
+      };
+      return { status: 200, response, check: "arguments", message: text };
+    }
+    const response = errorResponse(
+      id,
+      INVALID_PARAMS,
+      `Invalid params: the arguments of tool ${tool} do not match its inputSchema: ${brief}`,
+      {
+        errors: [{ instancePath: "/params/arguments", messages: [brief] }],
+      },
+    );
+    return { status: 200, response, check: "arguments", message: response.error.message };
+  }
+}
+
+/** The face's tools from its `tools` option: a `ToolsOptions`, or what `given` takes on its own; `undefined` when unset. */
+export function toolsOption(value: unknown): ToolsAtEdge | undefined {
+  if (value === undefined) return undefined;
+  if (value instanceof ToolsAtEdge) return value;
+  if (!isObject(value) && !Array.isArray(value))
+    throw new WymcpOptionError("tools", `tools must be an object, not ${describeValue(value)}`);
+  const options = isObject(value) && Object.keys(value).every((key) => OPTION_KEYS.has(key)) ? (value as ToolsOptions) : { given: value };
+  return new ToolsAtEdge(options);
+}
+
+/** The `tools` array of a `tools/list` result, or of a JSON-RPC response carrying one. */
+export function toolsOf(source: unknown): readonly unknown[] | undefined {
+  if (!isObject(source)) return undefined;
+  if (Array.isArray(source.tools) && !Object.hasOwn(source, "jsonrpc")) return source.tools;
+  const result = source.result;
+  return isObject(result) && Array.isArray(result.tools) ? result.tools : undefined;
+}
+
+/**
+ * A `pattern` (or `patternProperties` key) whose group holds a quantifier or an alternation and is itself quantified,
+ * such as `(a+)+` or `(a|a)*`: backtracking over the client's string can take exponential time (some such groups are
+ * harmless; telling which needs more than a look at the text). Such a schema is not run at the edge (the server
+ * judges the call itself, as it would alone).
+ */
+export function riskyPattern(schema: unknown): string | undefined {
+  const nested = /\((?:[^()\\]|\\.)*(?:[*+|]|\{\d+,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;
+  let found: string | undefined;
+  const visit = (node: unknown, depth: number): void => {
+    if (found !== undefined || node === null || typeof node !== "object" || depth > 256) return;
+    if (Array.isArray(node)) return node.forEach((item) => visit(item, depth + 1));
+    const record = node as Record<string, unknown>;
+    if (typeof record.pattern === "string" && nested.test(record.pattern))
+      found = "a pattern with a quantified group that holds a quantifier or an alternation (backtracking)";
+    if (isObject(record.patternProperties))
+      for (const key of Object.keys(record.patternProperties))
+        if (nested.test(key))
+          found = "a patternProperties key with a quantified group that holds a quantifier or an alternation (backtracking)";
+    for (const key of Object.keys(record)) visit(record[key], depth + 1);
+  };
+  visit(schema, 0);
+  return found;
+}
+
+function isListRequest(body: unknown): body is Record<string, unknown> & { id: string | number } {
+  return isObject(body) && body.method === "tools/list" && (typeof body.id === "string" || typeof body.id === "number");
+}
+
+function hasCursor(body: Record<string, unknown>): boolean {
+  return isObject(body.params) && typeof body.params.cursor === "string";
+}
+
+function keyOf(id: unknown): string | undefined {
+  return typeof id === "string" ? `s${id}` : typeof id === "number" ? `n${id}` : undefined;
+}
+
+function reasonOf(error: unknown): string {
+  return escapeText(error instanceof Error ? error.message : String(error), 300);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,17 @@
+/**
+ * @module learn-tools: the faces' learning hook, beside the outbound tap: the answer to a `tools/list` request, read
+ * from the bytes a server sends back (a JSON body or the events of an SSE stream) by the tap's own reader, teaches the
+ * face's tools (core/tools-at-edge.ts). It never touches the bytes; hosts pass them on first, then push them here.
+ */
+import type { ToolsAtEdge } from "../core/tools-at-edge.js";
+import { createTap, type Tap } from "./tap.js";
+
+/** A tap that learns the tools from the answer to `requestBody`, or `undefined` when that asks for no list. */
+export function learningTap(
+  tools: ToolsAtEdge,
+  requestBody: unknown,
+  header: (name: "content-type" | "content-encoding") => string | null | undefined,
+): Tap | undefined {
+  const learn = tools.watch(requestBody);
+  return learn && createTap("legacy", requestBody, header, { onMessage: learn });
+}
