@@ -129,7 +129,9 @@ async function main(): Promise<number> {
       for (const mode of modes) {
         // One server (and proxy) per mode: what one scenario leaves behind is the next one's starting point, as a client's would be.
         const server = mode === "gateFetch" ? await subject.gated!(gateOptions) : await subject.alone();
-        const proxy = mode === "proxy" ? await launchProxy(server.url, { cli: "src", args: ["--log", "json", ...PROXY_ARGS] }) : undefined;
+        // The proxy learns the server's tools from its tools/list answers, as gateFetch does with the tools option.
+        const args = ["--log", "json", "--learn-tools", "on", ...PROXY_ARGS];
+        const proxy = mode === "proxy" ? await launchProxy(server.url, { cli: "src", args }) : undefined;
         try {
           for (const scenario of SCENARIOS) {
             const outDir = join(work, String(run++));
