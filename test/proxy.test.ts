@@ -6,7 +6,7 @@ import http from "node:http";
 import net from "node:net";
 import { after, before, describe, test } from "node:test";
 import { gateNode } from "wymcp/node";
-import { createLog } from "../src/cli/gate-log.js";
+import { createLog } from "../src/core/gate-log.js";
 import { originForm } from "../src/cli/proxy/forward.js";
 import { createProxy, listen } from "../src/cli/proxy/proxy.js";
 import { parseListen, parseProxyArgs } from "../src/cli/proxy/proxy-command.js";

@@ -16,7 +16,7 @@ import {
   resolveOptions,
   WymcpOptionError,
 } from "../core/options.js";
-import type { LogFormat } from "./gate-log.js";
+import type { LogFormat } from "../core/gate-log.js";
 
 /** The shared options, checked. */
 export interface GateFlags {

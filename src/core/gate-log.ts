@@ -7,11 +7,11 @@
  * answers' rules; the method, and a tool's or prompt's name, escaped and bounded as the answers escape a client's
  * keys. Never a value of its arguments.
  */
-import type { RejectReason } from "../core/admission.js";
-import type { JsonRpcErrorResponse, JsonRpcId } from "../core/envelope.js";
-import type { Era } from "../core/era.js";
-import { escapeText } from "../core/log-safe.js";
-import type { JudgedKind } from "../core/validate.js";
+import type { RejectReason } from "./admission.js";
+import type { JsonRpcErrorResponse, JsonRpcId } from "./envelope.js";
+import type { Era } from "./era.js";
+import { escapeText } from "./log-safe.js";
+import type { JudgedKind } from "./validate.js";
 
 export type LogFormat = "text" | "json";
 export type Face = "proxy" | "stdio";

@@ -11,8 +11,8 @@ import {
   type ExchangeTrace,
   type Telemetry,
   type TransportFacts,
-} from "../../core/telemetry.js";
-import type { Admission } from "../../core/admission.js";
+} from "./telemetry.js";
+import type { Admission } from "./admission.js";
 
 /** The request headers the facts read besides the body. */
 export interface TracedHeaders {

@@ -2,18 +2,11 @@
  * @module judge: one captured message, judged as the gates judge what a client sends (the core's admission stage,
  * so the same status, code and words) or as `wymcp/outbound` judges what a server sends.
  */
-import {
-  bodyTooLarge,
-  checkMediaType,
-  judgeBody,
-  parseBody,
-  type RefusalStatus,
-  type Refusal,
-  type RejectReason,
-} from "../../core/admission.js";
+import type { RefusalStatus, Refusal, RejectReason } from "../../core/admission.js";
 import type { JsonRpcErrorResponse } from "../../core/envelope.js";
 import { classifyEra, type Era, type EraSignal } from "../../core/era.js";
 import { legacyRevisionOf } from "../../core/legacy-revision.js";
+import { judgeMessage, readMessage } from "../../core/pipeline.js";
 import type { ValidationResult } from "../../core/validate.js";
 // The revision from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
 import { outbound } from "../../../generated/outbound.js";
@@ -201,10 +194,8 @@ export function judge(
   // A HAR entry's headers are its HTTP request's: they say nothing of the media type of what the server sent.
   const headers = context?.headers ? { ...options.headers, ...context.headers } : options.headers;
   const contentType = fromServer ? options.headers["content-type"] : headers["content-type"];
-  const wrongType = contentType === undefined ? undefined : checkMediaType(contentType);
-  if (wrongType) return refused(wrongType);
-  if (bytes === undefined) return refused(bodyTooLarge(options.settings.maxBodyBytes));
-  const parsed = parseBody(bytes, options.settings);
+  // The gates' pipeline: the media type (when one was given), the size, strict UTF-8 and JSON, then the judging below.
+  const parsed = readMessage(bytes, contentType, options.settings);
   if (!parsed.ok) return refused(parsed);
   const body = parsed.body;
   // A response takes its request's method and era; the request is looked up only for a body that is one.
@@ -228,7 +219,7 @@ export function judge(
   // A HAR entry carries its HTTP request's headers: a modern request is held to them as a gate holds it. A message
   // with none (a file, a line) has no headers to judge.
   const exchange = context?.headers !== undefined ? headers : undefined;
-  const admission = judgeBody(
+  const admission = judgeMessage(
     body,
     { era, protocolVersion: headers["mcp-protocol-version"] ?? negotiated?.revision, headers: exchange },
     options.settings,

@@ -3,7 +3,7 @@
  * (then export the last spans, with `--otel`).
  */
 import { parseArgs } from "node:util";
-import { createLog } from "../gate-log.js";
+import { createLog } from "../../core/gate-log.js";
 import { hostPolicyOption, supportedVersionsOption } from "../../core/options.js";
 import { GATE_FLAG_SPECS, gateFlags, type HttpGateFlags, positiveInteger, UsageError } from "../gate-options.js";
 import { commandTelemetry } from "../otel/start.js";

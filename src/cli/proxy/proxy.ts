@@ -6,20 +6,19 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Admission, admit, checkHost, isAcceptedNotification } from "../../core/admission.js";
 import { type HostPolicy, isLoopback, LOOPBACK_POLICY } from "../../core/host-origin.js";
 import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../../hosts/node/answer.js";
-import { readNodeBody } from "../../hosts/node/body.js";
 import { answerClientErrors } from "../../hosts/node/client-errors.js";
-import { nodeHeader, traceNode } from "../../hosts/node/guard.js";
+import { judgeNode, screenNode } from "../../hosts/node/guard.js";
 import { type Report, tapResponse } from "../../hosts/node/report.js";
-import { now } from "../../hosts/shared/traced.js";
+import { admittedEvent, type GateAction, type GateFace, refusalEvent, refusedBody } from "../../core/pipeline.js";
+import { now } from "../../core/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { namesOf, notify, parsedAgain, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
+import { notify, type GateHooks, type GateLog, type VerdictEvent } from "../../core/gate-log.js";
 import { type GateFlags, resolveGate } from "../gate-options.js";
 import { connectionNamed, forward, HOP_BY_HOP, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
 
@@ -84,8 +83,13 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
   };
   const { telemetry } = options;
   // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
-  const { settings, era: eraOf, hosts: given } = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
-  let hosts: HostPolicy | undefined = options.allowAnyHost ? undefined : given;
+  const gate = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
+  const { settings, era: eraOf, hosts: given } = gate;
+  const face: GateFace & { hosts: HostPolicy | undefined; era: typeof eraOf } = {
+    ...gate,
+    telemetry,
+    hosts: options.allowAnyHost ? undefined : given,
+  };
   const drainBytes = drainBound(settings.maxBodyBytes);
   const inFlight = new Map<ServerResponse, IncomingMessage>();
   let draining = false;
@@ -152,104 +156,52 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     if (draining) res.setHeader("connection", "close");
     // What the client names in Connection is never forwarded: it is not judged either, so the verdict is the upstream's view.
     for (const name of connectionNamed(req.headers.connection)) if (!HOP_BY_HOP.has(name)) delete req.headers[name];
-    const forbidden = hosts && checkHost(hosts, req.headers.host, single(req.headers.origin));
-    if (forbidden) {
-      const { response, status, reason } = forbidden;
-      const { code, message } = response.error;
-      verdict({
-        outcome: "refused",
-        era: undefined,
-        kind: undefined,
-        id: null,
-        method: undefined,
-        reason,
-        status,
-        code,
-        message,
-        remote: req.socket.remoteAddress,
-      });
-      return answerRefusal(req, res, forbidden, DISCARD_TIMEOUT_MS, drainBytes);
+    const remote = req.socket.remoteAddress;
+    const screened = screenNode(req, face, options.passThrough);
+    if (screened?.action === "refuse") {
+      verdict(refusalEvent(screened.refusal, undefined, "refused", { status: true, remote }));
+      return answerRefusal(req, res, screened.refusal, DISCARD_TIMEOUT_MS, drainBytes);
     }
-    if (req.method !== "POST" || options.passThrough) {
+    if (screened) {
       if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
       const drain = req.method === "GET" ? drainSignal.signal : undefined;
       return send(req, { req, res, body: undefined, id: null, drain }, undefined);
     }
-    let reading: Promise<Uint8Array | undefined> | undefined;
-    const began = telemetry ? now() : 0;
-    let judged: Admission;
+    let judged: GateAction;
     try {
-      judged = await admit(
-        {
-          contentType: req.headers["content-type"],
-          contentLength: req.headers["content-length"],
-          protocolVersion: single(req.headers["mcp-protocol-version"]),
-          chunks: () => (reading = readNodeBody(req, settings.maxBodyBytes)),
-          era: (parsed) => eraOf(req, parsed),
-          headers: (name) => nodeHeader(req, name),
-        },
-        settings,
-      );
+      // One span per message, from the first byte read to the answer for its id, as gateNode traces it.
+      judged = await judgeNode(req, face);
     } catch {
       // A body cut off mid-read means the client has gone: no one is left to answer.
       if (!req.complete) return void req.destroy();
       return sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error: the proxy failed to judge the request"));
     }
-    const remote = req.socket.remoteAddress;
-    // One span per message, from the first byte read to the answer for its id, as gateNode traces it.
-    const trace = telemetry && traceNode(telemetry, req, judged, began);
-    if (!judged.ok) {
-      const { response, status } = judged;
+    const { trace } = judged;
+    if (judged.action === "refuse") {
+      const { refusal } = judged;
       // The stage keeps no refused body: the log's method and name come from the bytes, parsed again, when they parsed.
-      const { method, name } = namesOf(parsedAgain(await reading, judged.reason), response);
-      verdict({
-        outcome: "refused",
-        era: judged.era,
-        kind: judged.kind,
-        id: response.id,
-        method,
-        name,
-        reason: judged.reason,
-        status,
-        code: response.error.code,
-        message: response.error.message,
-        remote,
-      });
-      if (trace) tapResponse(res, judged.era ?? "legacy", undefined, undefined, trace);
+      verdict(refusalEvent(refusal, refusedBody(judged), "refused", { status: true, remote }));
+      if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
       // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
-      answerRefusal(req, res, judged, DISCARD_TIMEOUT_MS, drainBytes);
-      if (response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp", status });
+      answerRefusal(req, res, refusal, DISCARD_TIMEOUT_MS, drainBytes);
+      const { id } = refusal.response;
+      if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
       return;
     }
     const { body: parsed, era, result } = judged;
     const id = answerId(parsed);
-    const reported = result.outcome === "pass" ? result.reported : undefined;
-    if (reported) {
-      // --legacy-checks report: handed on all the same, and logged with the answer "params" would have sent.
-      const { code, message } = reported.response.error;
-      verdict({
-        outcome: "reported",
-        era,
-        kind: result.kind,
-        id,
-        ...namesOf(parsed, reported.response),
-        reason: "invalid-message",
-        code,
-        message,
-        remote,
-      });
-    }
-    // The log writes nothing for a pass: the event is built only for a subscriber.
-    else if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id, method: safeMethod(parsed), remote });
+    // --legacy-checks report is logged; a pass only for a subscriber.
+    const event = admittedEvent(judged, hooks.onVerdict !== undefined, { remote });
+    if (event) verdict(event);
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
-    if (isAcceptedNotification(result)) {
+    if (judged.action === "accept") {
       res.writeHead(202).end();
       return trace?.end();
     }
     if (report || trace) tapResponse(res, era, parsed, report, trace);
     const request = result.kind === "request" ? id : undefined;
     // The very bytes judged go on, never serialized again.
-    const bytes = (await reading) ?? new Uint8Array(0);
+    const bytes = judged.bytes ?? new Uint8Array(0);
     return send(req, { req, res, body: bytes, id, traceContext: carried(trace) }, request);
   }
 
@@ -264,7 +216,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       });
     },
     listening(host) {
-      if (!options.allowAnyHost && given === undefined && isLoopback(host)) hosts = LOOPBACK_POLICY;
+      if (!options.allowAnyHost && given === undefined && isLoopback(host)) face.hosts = LOOPBACK_POLICY;
     },
     async drain(server) {
       draining = true;
@@ -297,10 +249,6 @@ export async function listen(proxy: Proxy, host: string, port: number): Promise<
   const address = server.address() as AddressInfo;
   proxy.listening(host);
   return { server, address };
-}
-
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** The span's trace context as headers for the upstream, so that a server with OpenTelemetry continues the trace. */

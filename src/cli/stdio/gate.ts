@@ -9,15 +9,25 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
-import { admit, admitBytes, type Exchange, isAcceptedNotification, type Refusal } from "../../core/admission.js";
+import type { Refusal } from "../../core/admission.js";
 import { answerId, type JsonRpcId } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
 import { legacyRevisionOf } from "../../core/legacy-revision.js";
-import type { ExchangeTrace, Telemetry, TransportFacts } from "../../core/telemetry.js";
+import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { validateMcpRequest } from "../../core/validate.js";
-import { now, traceOf } from "../../hosts/shared/traced.js";
+import {
+  admittedEvent,
+  gateBody,
+  type GateFace,
+  type GateInput,
+  gateBytes,
+  refusalEvent,
+  refusedBody,
+  type TraceFacts,
+} from "../../core/pipeline.js";
+import { now } from "../../core/traced.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { namesOf, notify, parsedAgain, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../gate-log.js";
+import { namesOf, notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../../core/gate-log.js";
 import { type GateFlags, resolveGate } from "../gate-options.js";
 import { LineReader, type LineEvent } from "./lines.js";
 
@@ -56,8 +66,11 @@ export const NULL_ID_ANSWER_INTERVAL_MS = 1_000;
 const MAX_PENDING = 4_096;
 
 /** A line's transport, as the conventions name it: a pipe, no HTTP, no peer address, no headers. */
-const PIPE: TransportFacts = { network: "pipe", protocol: undefined, client: undefined, header: undefined };
-const NO_HEADERS = { protocolVersion: undefined, sessionId: undefined };
+const PIPE: TraceFacts = {
+  transport: { network: "pipe", protocol: undefined, client: undefined, header: undefined },
+  headers: { protocolVersion: undefined, sessionId: undefined },
+};
+const pipeFacts = () => PIPE;
 
 const NEWLINE = Buffer.from("\n");
 const JSON_TYPE = "application/json";
@@ -212,6 +225,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
   const { telemetry } = options;
   // The options checked as the gates check theirs; a line has no headers, so the era comes from the body alone.
   const { settings, era: eraOf } = resolveGate<undefined>(options, () => undefined, telemetry && now);
+  const face: GateFace = { settings, telemetry };
   const tracking = options.outbound === "report" || hooks.onAnswer !== undefined || telemetry !== undefined;
   const pending = new Map<string, Pending>();
   let sessionEra: Era = "legacy";
@@ -229,7 +243,8 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
   };
 
   /** Writes wymcp's answer, or drops it: never to a response, and `id: null` at most once a second. */
-  const refuse = ({ response, era, kind, reason }: Refusal, responseLike: boolean, body: unknown) => {
+  const refuse = (refusal: Refusal, responseLike: boolean, body: unknown) => {
+    const { response, kind } = refusal;
     const now = clock();
     const limited = response.id === null && now - lastNullAnswer < NULL_ID_ANSWER_INTERVAL_MS;
     const answered = !responseLike && kind !== "notification" && !limited;
@@ -237,16 +252,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
       if (response.id === null) lastNullAnswer = now;
       answer(`${JSON.stringify(response)}\n`);
     }
-    verdict({
-      outcome: answered ? "refused" : "dropped",
-      era,
-      kind,
-      id: response.id,
-      ...namesOf(body, response),
-      reason,
-      code: response.error.code,
-      message: response.error.message,
-    });
+    verdict(refusalEvent(refusal, body, answered ? "refused" : "dropped"));
     if (answered && response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp" });
   };
 
@@ -254,7 +260,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
   // of wymcp's beyond what judging it takes. Its chunks are read only for a line past the limit, which has none.
   let declared: string | undefined;
   const NO_CHUNKS: Uint8Array[] = [];
-  const exchange: Exchange = {
+  const exchange: GateInput = {
     contentType: JSON_TYPE,
     get contentLength() {
       return declared;
@@ -264,16 +270,16 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
     },
     chunks: () => NO_CHUNKS,
     era: (body: unknown) => eraOf(undefined, body),
+    facts: pipeFacts,
   };
 
   /** A line past the limit, never held: its length, as a declared Content-Length, gets the gates' own answer to a large body. */
-  const tooLong = async (seen: number, began: number): Promise<false> => {
+  const tooLong = async (seen: number): Promise<false> => {
     declared = String(seen);
-    const judged = await admit(exchange, settings);
+    const judged = await gateBody(face, exchange);
     declared = undefined;
-    const trace = telemetry && traceOf(telemetry, judged, began, PIPE, NO_HEADERS);
-    if (!judged.ok) refuse(judged, false, undefined);
-    trace?.end();
+    if (judged.action === "refuse") refuse(judged.refusal, false, undefined);
+    judged.trace?.end();
     return false;
   };
 
@@ -284,21 +290,20 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
     negotiating: () => initializeKey !== undefined,
     /** Whether the line goes on to the server. */
     clientLine(event: LineEvent): boolean | Promise<boolean> {
-      const began = telemetry ? now() : 0;
-      if (event.kind === "too-long") return tooLong(event.seen, began);
+      if (event.kind === "too-long") return tooLong(event.seen);
       if (isBlank(event.bytes)) return false;
-      // The line is whole in memory: judged without a promise, the per-line cost the stdio bench measures.
-      const judged = admitBytes(event.bytes, exchange, settings);
-      // One span per message, from the line read to the answer for its id (wymcp's refusal, or the server's line).
-      const trace = telemetry && traceOf(telemetry, judged, began, PIPE, NO_HEADERS);
-      if (!judged.ok) {
-        const body = parsedAgain(event.bytes, judged.reason);
-        refuse(judged, isResponseLike(body), body);
+      // The line is whole in memory: judged without a promise, the per-line cost the stdio bench measures. One span per
+      // message, from the line read to the answer for its id (wymcp's refusal, or the server's line).
+      const judged = gateBytes(face, event.bytes, exchange, pipeFacts);
+      const { trace } = judged;
+      if (judged.action === "refuse") {
+        const body = refusedBody(judged);
+        refuse(judged.refusal, isResponseLike(body), body);
         trace?.end();
         return false;
       }
       const { body, era, result } = judged;
-      if (isAcceptedNotification(result)) {
+      if (judged.action === "accept") {
         // Over HTTP the gates answer it 202 and it goes no further; here it goes on to the server, so it must at least be
         // a JSON-RPC notification (its framing, as the legacy lane judges one). One that is not is dropped, as JSON-RPC
         // forbids answering a notification.
@@ -322,21 +327,9 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
       sessionEra = era;
       if (negotiates && era === "legacy" && result.kind === "request" && (body as { method?: unknown }).method === "initialize")
         initializeKey = keyOf(body);
-      const reported = result.outcome === "pass" ? result.reported : undefined;
-      if (reported) {
-        // --legacy-checks report: handed on all the same, and logged with the answer "params" would have sent.
-        const { code, message } = reported.response.error;
-        const event = {
-          era,
-          kind: result.kind,
-          id: answerId(body),
-          ...namesOf(body, reported.response),
-          reason: "invalid-message" as const,
-        };
-        verdict({ outcome: "reported", ...event, code, message });
-      }
-      // The log writes nothing for a pass: the event is built only for a subscriber.
-      else if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id: answerId(body), method: safeMethod(body) });
+      // --legacy-checks report is logged; a pass only for a subscriber.
+      const admitted = admittedEvent(judged, hooks.onVerdict !== undefined);
+      if (admitted) verdict(admitted);
       const waiting = tracking && (result.kind === "request" || result.kind === "batch") ? remember(body, era, trace) : 0;
       // Nothing will answer a notification (or a response the client sends back): its span ends as it is handed on.
       if (waiting === 0) trace?.end();

@@ -2,7 +2,7 @@
  * @module stdio/stdio-command: `wymcp stdio -- command [args...]`, the flags and the process.
  */
 import { parseArgs } from "node:util";
-import { createLog } from "../gate-log.js";
+import { createLog } from "../../core/gate-log.js";
 import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate-options.js";
 import { commandTelemetry } from "../otel/start.js";
 import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "./gate.js";
