@@ -33,8 +33,8 @@ const importTheCore: Plugin = {
 };
 
 /** `wymcp inspect`'s page: its module (dist/inspect-page.js) and its HTML and style (copied to dist/inspect/). */
-const PAGE = { source: "src/cli/inspect/page/main.ts", name: "inspect-page" };
-const PAGE_ASSETS = "src/cli/inspect/page";
+const PAGE = { source: "src/inspect/page/main.ts", name: "inspect-page" };
+const PAGE_ASSETS = "src/inspect/page";
 
 /**
  * The generated validators go into the bundles minified (shorter names, folded syntax, no layout): a cold start parses

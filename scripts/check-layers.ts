@@ -1,7 +1,8 @@
 /**
  * @module `npm run check:layers` (and `npm run lint`): the import graph of `src/` and the rules its layers keep.
  * Fails, naming each edge, on an import circle in `src/`; on `src/` importing `scripts/` or `test/`; on `scripts/`
- * importing `test/`; on a layer importing one above it (`core/` < `outbound/` < `hosts/` < `cli/`, and `core/` never
+ * importing `test/`; on a layer importing one above it (`core/` < `outbound/` < `hosts/` < `cli/`; `check/`, `compile/`
+ * and `inspect/` are libraries below `cli/`, which none of them imports; and `core/` never
  * `node:*` nor any package); on one host's folder importing another's; on a `hosts/<host>/index.ts` that does more
  * than re-export; on `otel/` imported by anything but its entry, `src/otel.ts`, and the command line's `--otel` module; on
  * a file outside `core/` taking a step of the admission stage (`core/admission.ts`) rather than the gate pipeline. `--graph` prints the folder-level graph of `src/` and the lines of code per folder.
@@ -124,8 +125,14 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   core: [],
   codegen: ["core"],
   outbound: ["core"],
+  // Every face: `node/`, `fetch/`, and the command line's two gates, `proxy/` and `stdio/`, a Node host each.
   hosts: ["core", "outbound"],
-  cli: ["core", "codegen", "outbound", "hosts", "otel"],
+  // Libraries a test imports without a process: the capture checker, the schema compiler, the inspector's page and server.
+  check: ["core", "outbound"],
+  compile: ["core", "codegen"],
+  inspect: ["core", "check"],
+  // Arguments, help and I/O over everything below it.
+  cli: ["core", "codegen", "outbound", "hosts", "otel", "check", "compile", "inspect"],
   // `wymcp/otel`'s own folder: the core's telemetry interface and `@opentelemetry/api`; only its entry loads it.
   otel: ["core"],
   "core-entry": ["core"],

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { gateLogRecord } from "../src/cli/check/gate-log-record.js";
+import { gateLogRecord } from "../src/check/gate-log-record.js";
 import { createLog } from "../src/core/gate-log.js";
 import { assertFreshDist } from "./support/built.js";
 import { lineFor, locationsFor, wymcp } from "./support/cli.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { LineSplitter } from "../src/cli/check/input.js";
-import { autoDirection, SERVER_ONLY_METHODS } from "../src/cli/check/judge.js";
+import { autoDirection, SERVER_ONLY_METHODS } from "../src/check/judge.js";
 import { colourEnabled } from "../src/cli/check/options.js";
 import { printable } from "../src/cli/check/render.js";
 import { classifyEra } from "wymcp";

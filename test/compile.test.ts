@@ -7,9 +7,9 @@ import { pathToFileURL } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import ts from "typescript";
-import { structureKey } from "../src/cli/compile/canonical.js";
+import { structureKey } from "../src/compile/canonical.js";
 import { runCompile } from "../src/cli/compile/command.js";
-import { generate, WYMCP_VERSION } from "../src/cli/compile/generate.js";
+import { generate, WYMCP_VERSION } from "../src/compile/generate.js";
 import { type BriefError, briefAnswer } from "../src/core/brief-answer.js";
 import { KEPT_KEY_UNITS } from "../src/codegen/bound-keys.js";
 import { escapePointer } from "../src/core/distill.js";
@@ -238,7 +238,7 @@ test("the runtime a module carries is the core's own code, bundled: no retyped d
     "src/core/distill.ts",
     "src/core/likely-branch.ts",
     "src/core/brief-answer.ts",
-    "src/cli/compile/canonical.ts",
+    "src/compile/canonical.ts",
   ])
     assert.ok(COMPILE_RUNTIME.includes(`// ${from}\n`), `bundled from ${from}`);
 });

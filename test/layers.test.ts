@@ -137,7 +137,7 @@ describe("each breach is named", () => {
         "src/core/a.ts": 'import "../../generated/x.js";\n',
         "src/core/admission.ts": "export const admit = 1;\nexport type Refusal = 1;\nexport class BodyBytes {}\n",
         "src/core/pipeline.ts": 'import { admit } from "./admission.js";\n',
-        "src/hosts/node/body.ts": 'import { BodyBytes, type Refusal } from "../../core/admission.js";\n',
+        "src/hosts/shared/node-body.ts": 'import { BodyBytes, type Refusal } from "../../core/admission.js";\n',
         "src/outbound/b.ts": 'import "../core/a.js";\n',
         "src/hosts/shared/c.ts": 'import "../../core/a.js";\n',
         "src/hosts/node/d.ts": 'import "../shared/c.js";\nimport "../../outbound/b.js";\nimport "node:http";\n',

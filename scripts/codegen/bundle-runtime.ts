@@ -1,5 +1,5 @@
 /**
- * @module bundle-runtime: the code a module of `wymcp compile` carries, bundled from src/cli/compile/runtime/index.ts
+ * @module bundle-runtime: the code a module of `wymcp compile` carries, bundled from src/compile/runtime/index.ts
  * and the core modules it imports (esbuild, pinned, so the same sources give the same bytes), written to
  * generated/compile-runtime.js with the rest of generated/.
  */
@@ -9,7 +9,7 @@ import { build } from "esbuild";
 
 const ROOT = resolve(fileURLToPath(import.meta.url), "../../..");
 
-export const COMPILE_RUNTIME_ENTRY = "src/cli/compile/runtime/index.ts";
+export const COMPILE_RUNTIME_ENTRY = "src/compile/runtime/index.ts";
 
 /**
  * The runtime as one block of a module: its exports bound by a `const` destructuring from a function scope, so its

@@ -3,13 +3,12 @@
  * response takes the request it answers, a request is kept for its response, and a legacy `initialize` and its answer
  * set the revision of the session. No host type: the page bundles it.
  */
-import type { Era } from "../../core/era.js";
+import type { Era } from "../core/era.js";
 import { type Exchange, type PendingRequest, requestIdOf } from "./exchange.js";
 import { autoDirection, type JudgeContext, judge, requestRevision, type Verdict } from "./judge.js";
 import type { CapturedMessage } from "./har.js";
 import type { Negotiations } from "./negotiation.js";
-import type { JudgeOptions } from "./options.js";
-import { methodOf } from "./render.js";
+import type { JudgeOptions } from "./judge.js";
 
 /** The capture's state a message is judged against, and the keys of its session. */
 export interface CaptureState {
@@ -95,4 +94,9 @@ export function harMessageContext(
       : {}),
   };
   return { context, session, negotiation };
+}
+
+/** A parsed message's `method` as it is (a batch or a non-object has none). */
+export function methodOf(body: unknown): unknown {
+  return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as { method?: unknown }).method : undefined;
 }

@@ -4,7 +4,7 @@
  * `Mcp-Session-Id` they are per session. A response takes its request's method, era and signal, and the request is
  * then answered (a second response with its id finds nothing).
  */
-import type { Era, EraSignal } from "../../core/era.js";
+import type { Era, EraSignal } from "../core/era.js";
 
 /** A request of the capture that no response has answered yet. */
 export interface PendingRequest {

@@ -2,20 +2,30 @@
  * @module judge: one captured message, judged as the gates judge what a client sends (the core's admission stage,
  * so the same status, code and words) or as `wymcp/outbound` judges what a server sends.
  */
-import type { RefusalStatus, Refusal, RejectReason } from "../../core/admission.js";
-import type { JsonRpcErrorResponse } from "../../core/envelope.js";
-import { classifyEra, type Era, type EraSignal } from "../../core/era.js";
-import { legacyRevisionOf } from "../../core/legacy-revision.js";
-import { judgeMessage, readMessage } from "../../core/pipeline.js";
-import type { ValidationResult } from "../../core/validate.js";
+import type { AdmissionSettings, RefusalStatus, Refusal, RejectReason } from "../core/admission.js";
+import type { JsonRpcErrorResponse } from "../core/envelope.js";
+import { classifyEra, type Era, type EraSignal } from "../core/era.js";
+import { legacyRevisionOf } from "../core/legacy-revision.js";
+import { judgeMessage, readMessage } from "../core/pipeline.js";
+import type { ValidationResult } from "../core/validate.js";
 // The revision from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
-import { outbound } from "../../../generated/outbound.js";
-import { type OutboundKind, type OutboundViolations, validateMcpResponse } from "../../outbound/validate-response.js";
+import { outbound } from "../../generated/outbound.js";
+import { type OutboundKind, type OutboundViolations, validateMcpResponse } from "../outbound/validate-response.js";
 import type { PendingRequest } from "./exchange.js";
 import type { Negotiated } from "./negotiation.js";
-import type { JudgeOptions } from "./options.js";
 
 const MODERN_REVISION = outbound.modern.revision;
+
+/** How each message is judged: what `judge` needs. */
+export interface JudgeOptions {
+  era: Era | "auto";
+  direction: "in" | "out" | "auto";
+  /** Request headers of the exchange, names lower-cased. */
+  headers: Record<string, string>;
+  method: string | undefined;
+  /** The gates' limits, checked as the gates check theirs. */
+  settings: AdmissionSettings;
+}
 
 /** What one message came to, with its place; `--json` prints these as they are. */
 export type Verdict = InboundVerdict | OutboundVerdict;

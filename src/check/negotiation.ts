@@ -7,7 +7,7 @@
  * supports it answers with the same one. An answer that names no legacy revision, or an error, leaves the rule without
  * a header (2025-03-26) in force, as `wymcp stdio` does.
  */
-import { legacyRevisionOf } from "../../core/legacy-revision.js";
+import { legacyRevisionOf } from "../core/legacy-revision.js";
 
 /** Where a session's revision came from: the server's answer to `initialize` (`result`), or the request alone. */
 export interface Negotiated {

@@ -2,7 +2,6 @@
  * @module gate-options: the flags `wymcp proxy` and `wymcp stdio` share (the gates' options, spelled as flags) and
  * their checks, made once when the command starts: a wrong value is a usage error, never a limit that quietly goes away.
  */
-import type { HeadersLike } from "../core/era.js";
 import type { Formats } from "../core/formats.js";
 import type { LegacyChecks } from "../core/legacy-checks.js";
 import {
@@ -11,36 +10,10 @@ import {
   positiveInteger as checkedInteger,
   formatsOption,
   legacyChecksOption,
-  type ResolvedOptions,
   resolveLimits,
-  resolveOptions,
   WymcpOptionError,
 } from "../core/options.js";
-import type { LogFormat } from "../core/gate-log.js";
-
-/** The shared options, checked. */
-export interface GateFlags {
-  maxBodyBytes: number;
-  maxDepth: number;
-  /** Unset: the gates' own default. */
-  legacyChecks: LegacyChecks | undefined;
-  /** Unset: the gates' own default (formats are annotations). */
-  formats: Formats | undefined;
-  outbound: "off" | "report";
-  log: LogFormat;
-  /** Forward everything unjudged: the same process with the gate taken out, to measure or rule out the gate. */
-  passThrough: boolean;
-  /** OpenTelemetry spans and metrics for every judged message, the SDK set up from the `OTEL_*` environment variables. */
-  otel: boolean;
-}
-
-/** The flags of the HTTP face (`wymcp proxy`) beyond the shared ones, as the gates' options of the same names. */
-export interface HttpGateFlags {
-  allowedHosts?: readonly string[] | undefined;
-  allowedOrigins?: readonly string[] | undefined;
-  headerChecks?: boolean | undefined;
-  supportedVersions?: readonly string[] | undefined;
-}
+import type { GateFlags } from "../hosts/shared/gate-flags.js";
 
 /** `parseArgs` declarations of the shared flags. */
 export const GATE_FLAG_SPECS = {
@@ -109,26 +82,6 @@ export function legacyChecksFlag(value: string | boolean | undefined): LegacyChe
 /** `--formats` as typed, by the gates' own check (`formatsOption`): unset stays unset, an unknown name is a usage error. */
 export function formatsFlag(value: string | boolean | undefined): Formats | undefined {
   return value === undefined ? undefined : asFlags(() => formatsOption(value), { formats: value });
-}
-
-/**
- * A face's options from its flags, checked as `wymcpNode` and `wymcpFetch` check theirs (`resolveOptions`): the limits,
- * `--legacy-checks` and `--formats` (unset: the gates' defaults) and the era by the SDK's own routing (`classifyEra` on `headersOf` and
- * the body). `clock` (telemetry's) times the validation.
- */
-export function resolveGate<R>(
-  flags: GateFlags & HttpGateFlags,
-  headersOf: (request: R) => HeadersLike | undefined,
-  clock?: () => number,
-): ResolvedOptions<R> {
-  const { maxBodyBytes, maxDepth, legacyChecks, formats, allowedHosts, allowedOrigins, headerChecks, supportedVersions } = flags;
-  const resolved = resolveOptions<R>(
-    { maxBodyBytes, maxDepth, legacyChecks, formats, allowedHosts, allowedOrigins, headerChecks, supportedVersions },
-    [],
-    headersOf,
-  );
-  // With telemetry, the stage times the validation and keeps a refused body for the trace, as the gates' stage does.
-  return clock ? { ...resolved, settings: { ...resolved.settings, clock } } : resolved;
 }
 
 /** A flag's value as a positive safe integer (`Infinity` where `infinity` allows it), or its default when it is absent. */

@@ -12,7 +12,7 @@ import { emitType } from "./emit-types.js";
 import { entriesOf, identifierOf, InputError, readInput, typeNameOf, type InputFile, type SchemaEntry } from "./read-inputs.js";
 import { helperSources } from "./runtime-helpers.js";
 import { asciiOnly } from "./shrink-code.js";
-import { COMPILE_RUNTIME } from "../../../generated/compile-runtime.js";
+import { COMPILE_RUNTIME } from "../../generated/compile-runtime.js";
 import { WYMCP_VERSION } from "./version.js";
 
 export { WYMCP_VERSION };
@@ -106,7 +106,7 @@ export async function generate(inputs: ReadonlyArray<string | InputFile>, outDir
       options: SDK_AJV_OPTIONS,
       postProcessing:
         "src/codegen: tagged-any-of.ts, compact-code.ts with the error budget (budget-helpers.ts); a group not bounded " +
-        "(oneOf, not, if, contains, unevaluated*, dynamic refs) is compiled with allErrors: false instead; then src/cli/compile/shrink-code.ts",
+        "(oneOf, not, if, contains, unevaluated*, dynamic refs) is compiled with allErrors: false instead; then src/compile/shrink-code.ts",
     },
     inputs: files.map((f) => ({ file: shownAs(outDir, f), sha256: createHash("sha256").update(f.bytes).digest("hex") })),
     groups: groups.map((g) => ({

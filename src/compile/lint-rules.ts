@@ -4,7 +4,7 @@
  * equal) and the checks that need no JSON Schema engine. The meta-schema and compile checks, which need Ajv, are in
  * lint.ts.
  */
-import { escapePointer } from "../../core/distill.js";
+import { escapePointer } from "../core/distill.js";
 import { evaluatePointer, resolveUri, walkSchema, withoutFragment } from "./schema-walk.js";
 
 /** The client profiles `--client` picks from. */

@@ -8,7 +8,7 @@ import { Ajv, type ErrorObject, type Options } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { escapeText, safePointer } from "../../core/log-safe.js";
+import { escapeText, safePointer } from "../core/log-safe.js";
 import { SDK_AJV_OPTIONS } from "./compile-schemas.js";
 import { declaredMetaSchema, type MetaSchema } from "./dialect.js";
 import {

@@ -3,7 +3,7 @@
  * applicator keywords only (a value under `enum`, `const`, `default` or `examples` is data, not a schema). One walk
  * serves the lint rules (lint-rules.ts): arrays without `items`, `$ref`s that resolve nowhere, the client checks.
  */
-import { escapePointer } from "../../core/distill.js";
+import { escapePointer } from "../core/distill.js";
 
 /** Keywords whose value is one subschema. */
 const ONE = [

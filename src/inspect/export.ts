@@ -3,7 +3,7 @@
  * order shown. Tool arguments, results' content and `_meta` values are redacted unless asked for; the shape stays,
  * so the export is judged as the capture was wherever the redacted values were free-form. No host type.
  */
-import { transportHeadersFor } from "../../core/header-value.js";
+import { transportHeadersFor } from "../core/header-value.js";
 import type { RowInput } from "./row.js";
 
 export const REDACTED = "[redacted]";

@@ -56,7 +56,7 @@ export function isLoopback(host: string): boolean {
 /** The dist/ folder: this module's own when it runs built, the repository's when it runs from src/. */
 function defaultDist(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  return basename(here) === "dist" ? here : resolve(here, "../../../dist");
+  return basename(here) === "dist" ? here : resolve(here, "../../dist");
 }
 
 /** The page's files by path, read once: the HTML, the style, the page module and every module it imports, transitively. */

@@ -4,8 +4,9 @@
  * first met; past `MAX_ROWS` distinct ones, the rest count together, so a capture of junk methods stays a few lines.
  */
 import type { RejectReason } from "../../core/admission.js";
-import type { Verdict } from "./judge.js";
-import { methodLabel, methodOf, type RecordView } from "./render.js";
+import type { Verdict } from "../../check/judge.js";
+import { methodOf } from "../../check/capture.js";
+import { methodLabel, type RecordView } from "./render.js";
 export interface Counts {
   pass: number;
   reject: number;

@@ -1,20 +1,8 @@
 /** @module options: the arguments of `wymcp check`, read and checked. */
 import { parseArgs } from "node:util";
-import type { AdmissionSettings } from "../../core/admission.js";
-import type { Era } from "../../core/era.js";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, formatsOption, legacyChecksOption, resolveLimits } from "../../core/options.js";
+import type { JudgeOptions } from "../../check/judge.js";
 import { formatsFlag, legacyChecksFlag } from "../gate-options.js";
-
-/** How each message is judged: what `judge` needs. */
-export interface JudgeOptions {
-  era: Era | "auto";
-  direction: "in" | "out" | "auto";
-  /** Request headers of the exchange, names lower-cased. */
-  headers: Record<string, string>;
-  method: string | undefined;
-  /** The gates' limits, checked as the gates check theirs. */
-  settings: AdmissionSettings;
-}
 
 /** Everything `wymcp check` was told. */
 export interface CheckOptions extends JudgeOptions {

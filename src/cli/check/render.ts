@@ -2,9 +2,10 @@
 import { escapeText } from "../../core/log-safe.js";
 // The era revisions from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
 import { outbound as eras } from "../../../generated/outbound.js";
-import { type GateLogRecord, recordOutcome } from "./gate-log-record.js";
-import { type Answered, type CheckSignal, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
-import type { Negotiated } from "./negotiation.js";
+import { methodOf } from "../../check/capture.js";
+import { type GateLogRecord, recordOutcome } from "../../check/gate-log-record.js";
+import { type Answered, type CheckSignal, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "../../check/judge.js";
+import type { Negotiated } from "../../check/negotiation.js";
 
 /** Wraps text in an SGR colour code, or leaves it as it is when colour is off. */
 export type Paint = (code: string, text: string) => string;
@@ -286,8 +287,4 @@ export function summary({ pass, reject, bypass, reported }: Tally): string {
   const total = pass + reject + bypass;
   const passed = reported > 0 ? `${pass} pass (${reported} reported)` : `${pass} pass`;
   return `${total} message${total === 1 ? "" : "s"}: ${passed}, ${reject} rejected, ${bypass} bypassed`;
-}
-
-export function methodOf(body: unknown): unknown {
-  return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as { method?: unknown }).method : undefined;
 }

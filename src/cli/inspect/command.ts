@@ -4,8 +4,8 @@
  */
 import { checkFiles } from "../check/command.js";
 import { parseCheckOptions, UsageError } from "../check/options.js";
-import { isLoopback, type Listener, listen, PageMissingError } from "./listener.js";
-import { DEFAULT_MAX_ROWS, RowRing } from "./ring.js";
+import { isLoopback, type Listener, listen, PageMissingError } from "../../inspect/listener.js";
+import { DEFAULT_MAX_ROWS, RowRing } from "../../inspect/ring.js";
 import { INSPECT_USAGE } from "./usage.js";
 
 /** The options `wymcp inspect` adds to `wymcp check`'s. */

@@ -1,5 +1,5 @@
 /** @module usage: the help text of `wymcp inspect`. */
-import { DEFAULT_MAX_ROWS } from "./ring.js";
+import { DEFAULT_MAX_ROWS } from "../../inspect/ring.js";
 
 export const INSPECT_USAGE = `Usage: wymcp inspect [options] file ...
 

@@ -5,9 +5,10 @@
 import { parseArgs } from "node:util";
 import { createLog } from "../../core/gate-log.js";
 import { hostPolicyOption, supportedVersionsOption } from "../../core/options.js";
-import { GATE_FLAG_SPECS, gateFlags, type HttpGateFlags, positiveInteger, UsageError } from "../gate-options.js";
+import type { HttpGateFlags } from "../../hosts/shared/gate-flags.js";
+import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate-options.js";
 import { commandTelemetry } from "../otel/start.js";
-import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "./proxy.js";
+import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "../../hosts/proxy/proxy.js";
 import { PROXY_USAGE } from "./usage.js";
 
 /** The proxy's options from its command line. */

@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { createLog } from "../../core/gate-log.js";
 import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate-options.js";
 import { commandTelemetry } from "../otel/start.js";
-import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "./gate.js";
+import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "../../hosts/stdio/gate.js";
 import { STDIO_USAGE } from "./usage.js";
 
 /** The gate's options from its command line: the flags before "--", the server's command after it. */

@@ -5,9 +5,9 @@
  * answer to invalid arguments (src/core/brief-answer.ts), the escaping and the structure key a compiled module runs are
  * the core's own code, not a copy.
  */
-import type { ValidationError } from "../../../../generated/validator.js";
-import { briefAnswer } from "../../../core/brief-answer.js";
-import { ERROR_BUDGET } from "../../../core/error-budget.js";
+import type { ValidationError } from "../../../generated/validator.js";
+import { briefAnswer } from "../../core/brief-answer.js";
+import { ERROR_BUDGET } from "../../core/error-budget.js";
 import { structureKey } from "../canonical.js";
 
 /** A schema's validator as the SDK's `jsonSchemaValidator` returns it. */

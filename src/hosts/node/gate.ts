@@ -9,8 +9,9 @@ import { eraWithoutBody } from "../../core/options.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { McpFetchHandler } from "../shared/sdk-handler.js";
 import type { GateAction } from "../../core/pipeline.js";
-import { judgeNode, type NextFunction, type NodeOptions, refuse, resolveNodeFace, screenNode } from "./guard.js";
-import { tapResponse } from "./report.js";
+import { judgeNode, screenNode } from "../shared/node-gate.js";
+import { type NextFunction, type NodeOptions, refuse, resolveNodeFace } from "./guard.js";
+import { tapResponse } from "../shared/node-report.js";
 import { serveFetch, serveParsed } from "./serve.js";
 
 /** Options of `gateNode`: those of `wymcpNode`, and what to do with an error of the handler. */

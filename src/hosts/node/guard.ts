@@ -12,21 +12,13 @@ import {
   eraWithoutBody,
   telemetryOption,
 } from "../../core/options.js";
-import {
-  type GateAction,
-  gateBody,
-  type GateFace,
-  type GateBypass,
-  type GateRefuse,
-  screen,
-  type TraceFacts,
-} from "../../core/pipeline.js";
+import type { GateAction, GateRefuse } from "../../core/pipeline.js";
 import type { Telemetry } from "../../core/telemetry.js";
 import { now } from "../../core/traced.js";
 import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
-import { answer, DISCARD_TIMEOUT_MS, drainBound } from "./answer.js";
-import { readNodeBody } from "./body.js";
-import { type Report, tapResponse } from "./report.js";
+import { answer, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
+import { judgeNode, screenNode } from "../shared/node-gate.js";
+import { type Report, tapResponse } from "../shared/node-report.js";
 
 declare module "http" {
   interface IncomingMessage {
@@ -73,49 +65,10 @@ export function resolveNodeFace(options: unknown, extra: readonly string[] = [])
   };
 }
 
-/**
- * The gate pipeline on a Node request's body: `req.body` when a parser set it (then no size limit or parse error
- * applies), else the stream, read no further than the limit. Rejects only when an `era` callback throws or the stream fails.
- */
-export function judgeNode(req: IncomingMessage, face: GateFace & Pick<NodeFace, "era">): Promise<GateAction> {
-  const parsed = (req as { body?: unknown }).body;
-  return gateBody(face, {
-    contentType: req.headers["content-type"],
-    contentLength: req.headers["content-length"],
-    protocolVersion: firstValue(req.headers["mcp-protocol-version"]),
-    parsed: parsed === undefined ? undefined : { body: parsed },
-    // Stopping at the limit leaves the socket open for the 413.
-    chunks: () => readNodeBody(req, face.settings.maxBodyBytes),
-    era: (body) => face.era(req, body),
-    headers: (name) => nodeHeader(req, name),
-    facts: () => nodeFacts(req),
-  });
-}
-
-/** The `403` for a `Host` or `Origin` the face does not allow (`allowedHosts`, `allowedOrigins`), or `bypass` for a method other than POST. */
-export function screenNode(req: IncomingMessage, face: GateFace, passThrough?: boolean): GateRefuse | GateBypass | undefined {
-  return screen(face, { host: req.headers.host, origin: firstValue(req.headers.origin), method: req.method, passThrough });
-}
-
 /** Answers a refusal (`onReject` was told); its trace ends once the answer is written. */
 export function refuse(req: IncomingMessage, res: ServerResponse, { refusal, trace }: GateRefuse, face: NodeFace): void {
   if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
   answer(req, res, refusal, face.discardTimeoutMs, drainBound(face.settings.maxBodyBytes));
-}
-
-/** What a trace of a Node request records of its transport. */
-export function nodeFacts(req: IncomingMessage): TraceFacts {
-  const { headers, socket } = req;
-  const address = socket?.remoteAddress;
-  return {
-    transport: {
-      network: socket?.remoteFamily ? "tcp" : undefined,
-      protocol: { name: "http", version: req.httpVersionMajor >= 2 ? String(req.httpVersionMajor) : req.httpVersion },
-      client: address ? { address, port: socket.remotePort } : undefined,
-      header: (name) => firstValue(headers[name]),
-    },
-    headers: { protocolVersion: firstValue(headers["mcp-protocol-version"]), sessionId: firstValue(headers["mcp-session-id"]) },
-  };
 }
 
 /**
@@ -153,17 +106,4 @@ export function wymcpNode(options: NodeOptions = {}) {
     if (trace) trace.run(next);
     else next();
   };
-}
-
-/**
- * A header as the header rules read it: `req.headers`' value, or, when it holds a comma, its values apart from
- * `req.headersDistinct` (built only then), since Node joins a repeated header with ", ".
- */
-export function nodeHeader(req: IncomingMessage, name: string): string | readonly string[] | undefined {
-  const value = req.headers[name];
-  return typeof value === "string" && value.includes(",") ? req.headersDistinct[name] : value;
-}
-
-function firstValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

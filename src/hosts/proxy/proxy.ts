@@ -1,7 +1,7 @@
 /**
  * @module proxy: `wymcp proxy`, a validating reverse proxy for an MCP server written in anything. A POST is judged by
  * the gates' admission stage (`core/admission.ts`), with the era read as the official SDK routes it, and a refusal is
- * answered as `gateNode` answers it (`hosts/node/answer.ts`);
+ * answered as `gateNode` answers it (`hosts/shared/node-answer.ts`);
  * what passes is forwarded byte for byte. Every other method goes straight through. The proxy keeps no state of its own.
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
@@ -10,16 +10,16 @@ import { type HostPolicy, isLoopback, LOOPBACK_POLICY } from "../../core/host-or
 import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
-import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../../hosts/node/answer.js";
-import { answerClientErrors } from "../../hosts/node/client-errors.js";
-import { judgeNode, screenNode } from "../../hosts/node/guard.js";
-import { type Report, tapResponse } from "../../hosts/node/report.js";
+import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
+import { answerClientErrors } from "../shared/node-client-errors.js";
+import { judgeNode, screenNode } from "../shared/node-gate.js";
+import { type Report, tapResponse } from "../shared/node-report.js";
 import { admittedEvent, type GateAction, type GateFace, refusalEvent, refusedBody } from "../../core/pipeline.js";
 import { now } from "../../core/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { notify, type GateHooks, type GateLog, type VerdictEvent } from "../../core/gate-log.js";
-import { type GateFlags, resolveGate } from "../gate-options.js";
+import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
 import { connectionNamed, forward, HOP_BY_HOP, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
 
 /** Longest wait for a connection to the upstream, by default (ms). */

@@ -28,7 +28,7 @@ import {
 import { now } from "../../core/traced.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { namesOf, notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../../core/gate-log.js";
-import { type GateFlags, resolveGate } from "../gate-options.js";
+import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
 import { LineReader, type LineEvent } from "./lines.js";
 
 export interface StdioOptions extends GateFlags {

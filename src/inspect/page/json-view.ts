@@ -3,7 +3,7 @@
  * (never as HTML). A failing location (a JSON Pointer) marks the line of its value, or of the nearest enclosing value
  * the message has (a missing member marks its object), with its messages beside it.
  */
-import type { LocatedError } from "../../../core/envelope.js";
+import type { LocatedError } from "../../core/envelope.js";
 
 function pointerPart(key: string | number): string {
   return String(key).replace(/~/g, "~0").replace(/\//g, "~1");
