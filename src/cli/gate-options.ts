@@ -4,16 +4,9 @@
  */
 import type { Formats } from "../core/formats.js";
 import type { LegacyChecks } from "../core/legacy-checks.js";
-import {
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_DEPTH,
-  positiveInteger as checkedInteger,
-  formatsOption,
-  legacyChecksOption,
-  resolveLimits,
-  WymcpOptionError,
-} from "../core/options.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, formatsOption, legacyChecksOption, resolveLimits } from "../core/options.js";
 import type { GateFlags } from "../hosts/shared/gate-flags.js";
+import { asFlags, flagNumber, UsageError } from "./args.js";
 
 /** `parseArgs` declarations of the shared flags. */
 export const GATE_FLAG_SPECS = {
@@ -43,11 +36,6 @@ export const GATE_FLAGS_USAGE = `  --max-body-bytes N  largest message accepted,
                       environment variables say (OTLP to localhost:4318 by default); needs the optional
                       peers @opentelemetry/api and @opentelemetry/sdk-node
   -h, --help          this text`;
-
-/** A wrong flag: the command prints it with a pointer to --help and exits 2. */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
 
 /** The shared flags from `parseArgs` values. */
 export function gateFlags(values: Record<string, string | boolean | undefined>): GateFlags {
@@ -82,43 +70,4 @@ export function legacyChecksFlag(value: string | boolean | undefined): LegacyChe
 /** `--formats` as typed, by the gates' own check (`formatsOption`): unset stays unset, an unknown name is a usage error. */
 export function formatsFlag(value: string | boolean | undefined): Formats | undefined {
   return value === undefined ? undefined : asFlags(() => formatsOption(value), { formats: value });
-}
-
-/** A flag's value as a positive safe integer (`Infinity` where `infinity` allows it), or its default when it is absent. */
-export function positiveInteger(
-  flag: string,
-  value: string | boolean | undefined,
-  fallback: number,
-  { infinity = false }: { infinity?: boolean } = {},
-): number {
-  return asFlags(() => checkedInteger(flag, flagNumber(value), fallback, { infinity }), { [flag]: value });
-}
-
-/** The number a flag's text spells: digits only (no `1e3`, no sign, no blank), or `Infinity`; anything else is `NaN`. */
-function flagNumber(value: string | boolean | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (value === "Infinity") return Number.POSITIVE_INFINITY;
-  return typeof value === "string" && /^\d+$/.test(value) ? Number(value) : Number.NaN;
-}
-
-/** The flags each option of the core's checks is spelled as. */
-const FLAG_OF: Record<string, string> = {
-  maxBodyBytes: "--max-body-bytes",
-  maxDepth: "--max-depth",
-  legacyChecks: "--legacy-checks",
-  formats: "--formats",
-};
-
-/** Runs a core check; its `WymcpOptionError` becomes a usage error naming the flag and the text as it was typed. */
-function asFlags<T>(check: () => T, values: Record<string, string | boolean | undefined>): T {
-  try {
-    return check();
-  } catch (error) {
-    if (!(error instanceof WymcpOptionError)) throw error;
-    const flag = FLAG_OF[error.option] ?? error.option;
-    const typed = values[flag.replace(/^--/, "")] ?? values[flag];
-    // The core's words ("must be a positive integer", "or Infinity") with the flag's name and the value as typed.
-    const rule = error.message.replace(/^wymcp: \S+ /, "").replace(/, not [\s\S]*$/, "");
-    throw new UsageError(`${flag} ${rule}, not ${JSON.stringify(typed)}`);
-  }
 }

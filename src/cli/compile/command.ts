@@ -11,6 +11,7 @@ import { generate, type Files } from "../../compile/generate.js";
 import { lint, lintSummary, renderFindings } from "../../compile/lint.js";
 import { type Client, CLIENTS } from "../../compile/lint-rules.js";
 import { type InputFile, inputOf, readInput } from "../../compile/read-inputs.js";
+import { UsageError } from "../args.js";
 import { COMPILE_USAGE } from "./usage.js";
 
 interface CompileOptions {
@@ -23,8 +24,6 @@ interface CompileOptions {
   from?: ServerSource;
   save?: string;
 }
-
-class UsageError extends Error {}
 
 function parseCompileArgs(argv: string[]): CompileOptions | "help" {
   // Everything after the first "--" is the stdio server's command line, never wymcp's options.

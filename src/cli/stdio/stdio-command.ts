@@ -3,7 +3,8 @@
  */
 import { parseArgs } from "node:util";
 import { createLog } from "../../core/gate-log.js";
-import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate-options.js";
+import { positiveInteger, UsageError } from "../args.js";
+import { GATE_FLAG_SPECS, gateFlags } from "../gate-options.js";
 import { commandTelemetry } from "../otel/start.js";
 import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "../../hosts/stdio/gate.js";
 import { STDIO_USAGE } from "./usage.js";
