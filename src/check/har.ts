@@ -54,7 +54,7 @@ interface HarEntry {
   response?: { status?: unknown; headers?: unknown; content?: { text?: unknown; mimeType?: unknown; encoding?: unknown } };
 }
 
-/** Reads a HAR file's MCP messages all at once; `maxBytes` bounds each message as `--max-bytes` does. */
+/** Reads a HAR file's MCP messages all at once; `maxBytes` bounds each message as `--max-body-bytes` does. */
 export function readHar(text: string, maxBytes: number): HarReading {
   const reading = harMessages(text, maxBytes);
   const messages = [...reading.messages];
@@ -62,7 +62,7 @@ export function readHar(text: string, maxBytes: number): HarReading {
 }
 
 /**
- * Reads a HAR file's MCP messages one at a time; `maxBytes` bounds each message as `--max-bytes` does. `made` sees
+ * Reads a HAR file's MCP messages one at a time; `maxBytes` bounds each message as `--max-body-bytes` does. `made` sees
  * each message as it is made (a test counts how many are made ahead of the loop that reads them).
  * @throws HarError when the text is not JSON or has no `log.entries`.
  */

@@ -177,7 +177,7 @@ function methodIs(body: unknown, method: string): boolean {
 }
 
 /**
- * The verdict on one message's bytes (`undefined`: longer than --max-bytes) and the body parsed: the gates' stage
+ * The verdict on one message's bytes (`undefined`: longer than --max-body-bytes) and the body parsed: the gates' stage
  * after the method check, the media type when a Content-Type header was given (a HAR entry's own, for its request
  * body). A response of the capture takes the method and era of the request it answers (`context.pair`).
  */

@@ -29,7 +29,7 @@ const STDOUT: CheckSink = {
 export interface JudgedMessage {
   verdict: Verdict;
   body: unknown;
-  /** The message's text as the capture held it (undefined when over --max-bytes). */
+  /** The message's text as the capture held it (undefined when over --max-body-bytes). */
   text: string | undefined;
 }
 
@@ -53,7 +53,7 @@ class Output {
   }
 }
 
-/** The most of a HAR file read (each message in it is bounded by --max-bytes as a line is). */
+/** The most of a HAR file read (each message in it is bounded by --max-body-bytes as a line is). */
 export const HAR_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
