@@ -1,7 +1,7 @@
 /**
  * @module canonical: a schema's structure as one string and a short key, the same whatever the key order, so
  * that a schema re-read from JSON or written inline finds its precompiled validator. The generated module
- * carries these very functions, bundled into its runtime (runtime/index.ts, generated/compile-runtime.js).
+ * carries these very functions, bundled into its runtime (runtime/index.ts, runtime-text.ts).
  */
 
 /** JSON with every object's keys sorted; what `JSON.stringify` leaves out (undefined, functions) is left out. */

@@ -12,7 +12,7 @@ import { emitType } from "./emit-types.js";
 import { entriesOf, identifierOf, InputError, readInput, typeNameOf, type InputFile, type SchemaEntry } from "./read-inputs.js";
 import { helperSources } from "./runtime-helpers.js";
 import { asciiOnly } from "./shrink-code.js";
-import { COMPILE_RUNTIME } from "../../generated/compile-runtime.js";
+import { COMPILE_RUNTIME } from "./runtime-text.js";
 import { WYMCP_VERSION } from "./version.js";
 
 export { WYMCP_VERSION };

@@ -1,7 +1,7 @@
 /**
  * @module runtime: what every module `wymcp compile` writes carries beside its validators. Not imported at run time:
- * `npm run codegen` bundles this file, with the core modules it imports, into generated/compile-runtime.js, and
- * `wymcp compile` writes that text into each module (`npm run codegen -- --check` fails when it is stale). So the
+ * `npm run build` bundles this file, with the core modules it imports, into the bin (runtime-text.ts, which bundles it
+ * as it loads when run from the sources), and `wymcp compile` writes that text into each module. So the
  * answer to invalid arguments (src/core/brief-answer.ts), the escaping and the structure key a compiled module runs are
  * the core's own code, not a copy.
  */
