@@ -4,6 +4,7 @@
  * then its response, as JSON or as an event stream split into its messages; and the event streams a client opened
  * with GET on the same endpoint. An endpoint is MCP when one of its POSTs carries a JSON-RPC body or an MCP header.
  */
+import { mediaType } from "../core/header-value.js";
 import { eachEventData } from "./sse.js";
 
 /** One message of the capture, with where it was and what came with it. */
@@ -175,10 +176,6 @@ function headerMap(headers: unknown): Record<string, string> {
     if (typeof name === "string" && typeof value === "string") out[name.toLowerCase()] = value;
   }
   return out;
-}
-
-function mediaType(contentType: string | undefined): string {
-  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
 }
 
 /** Base64 to UTF-8 text with Web APIs alone (the inspector's page reads HAR files too); undefined for bad base64. */

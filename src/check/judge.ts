@@ -4,6 +4,7 @@
  */
 import type { AdmissionSettings, RefusalStatus, Refusal, RejectReason } from "../core/admission.js";
 import type { JsonRpcErrorResponse } from "../core/envelope.js";
+import { isResponse } from "../core/classify-message.js";
 import { classifyEra, type Era, type EraSignal } from "../core/era.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { judgeMessage, readMessage } from "../core/pipeline.js";
@@ -144,7 +145,7 @@ export function autoDirection(body: unknown): "in" | "out" {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return "in";
   const message = body as Record<string, unknown>;
   if (Object.hasOwn(message, "method")) return typeof message.method === "string" && SERVER_ONLY_METHODS.has(message.method) ? "out" : "in";
-  return Object.hasOwn(message, "result") || Object.hasOwn(message, "error") ? "out" : "in";
+  return isResponse(message) ? "out" : "in";
 }
 
 /** Whether a verdict came from validateMcpResponse (a line not judged under --direction out did not). */
@@ -329,16 +330,6 @@ function answeredAt(request: PendingRequest): Answered {
   return request.part === undefined
     ? { line: request.line, from: request.from }
     : { line: request.line, part: request.part, from: request.from };
-}
-
-function isResponse(body: unknown): boolean {
-  return (
-    typeof body === "object" &&
-    body !== null &&
-    !Array.isArray(body) &&
-    !Object.hasOwn(body, "method") &&
-    (Object.hasOwn(body, "result") || Object.hasOwn(body, "error"))
-  );
 }
 
 /**

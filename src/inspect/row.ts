@@ -2,6 +2,7 @@
  * @module row: one judged message as the inspector shows it, and the facts of its columns read from the verdict that
  * `wymcp check` gives (check/judge.ts). No host type: the server and the page both read it.
  */
+import { isResponse } from "../core/classify-message.js";
 import type { LocatedError } from "../core/envelope.js";
 import type { Verdict } from "../check/judge.js";
 
@@ -46,7 +47,7 @@ function record(value: unknown): Record<string, unknown> | undefined {
 export function rowFacts({ verdict, body }: RowInput): RowFacts {
   const message = record(body);
   const own = typeof message?.method === "string" ? message.method : undefined;
-  let method = own ?? verdict.method ?? (message && ("result" in message || "error" in message) ? "(response)" : "");
+  let method = own ?? verdict.method ?? (isResponse(message) ? "(response)" : "");
   const name = record(message?.params)?.name;
   if (own !== undefined && typeof name === "string" && (own === "tools/call" || own === "prompts/get")) method = `${own} ${name}`;
   let code = record(record(message)?.error)?.code as number | undefined;

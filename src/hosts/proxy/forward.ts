@@ -8,6 +8,7 @@ import https from "node:https";
 import { isIP, Socket } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import { errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
+import { mediaType } from "../../core/header-value.js";
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), plus `Expect`, which the proxy answers itself. */
 export const HOP_BY_HOP = new Set([
@@ -261,7 +262,7 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
       out.destroy();
       return fail("malformed", bad);
     }
-    const stream = String(answer.headers["content-type"]).toLowerCase().startsWith("text/event-stream");
+    const stream = mediaType(answer.headers["content-type"]) === "text/event-stream";
     const declared = Number(answer.headers["content-length"]);
     if (!stream && declared > upstream.maxAnswerBytes) {
       answer.destroy();

@@ -10,6 +10,7 @@ import { once } from "node:events";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import type { Refusal } from "../../core/admission.js";
+import { isResponse } from "../../core/classify-message.js";
 import { answerId, type JsonRpcId } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
 import { legacyRevisionOf } from "../../core/legacy-revision.js";
@@ -466,7 +467,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  */
 export function isResponseLike(body: unknown): boolean {
   if (Array.isArray(body)) return body.length > 0 && body.every(isResponseLike);
-  return isObject(body) && !Object.hasOwn(body, "method") && (Object.hasOwn(body, "result") || Object.hasOwn(body, "error"));
+  return isResponse(body);
 }
 
 /** Only spaces, tabs and a `\r`: no message, so nothing to judge, forward or answer. */
