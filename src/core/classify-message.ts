@@ -31,18 +31,3 @@ function ownMembersOnly(body: object): boolean {
     !("error" in Object.prototype)
   );
 }
-
-/**
- * Whether a parsed message is a response: an object with a `result` or an `error` of its own and no `method`, whatever
- * its id. The one test every face and the checker use to ask it (`classifyMessage`'s `response` asks for an id
- * besides, to route it; a batch is asked item by item).
- */
-export function isResponse(body: unknown): boolean {
-  return (
-    typeof body === "object" &&
-    body !== null &&
-    !Array.isArray(body) &&
-    !Object.hasOwn(body, "method") &&
-    (Object.hasOwn(body, "result") || Object.hasOwn(body, "error"))
-  );
-}

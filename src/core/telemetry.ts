@@ -4,7 +4,7 @@
  * read from the body here, once, each bounded and made safe to log (log-safe.ts): the method, the request id, a tool or
  * prompt name, a resource URI, the protocol version, the session id, and the trace context a client put in `_meta`.
  */
-import { isResponse } from "./classify-message.js";
+import { isResponse } from "./is-response.js";
 import type { Era } from "./era.js";
 import { escapeText } from "./log-safe.js";
 

@@ -10,7 +10,7 @@ import { once } from "node:events";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import type { Refusal } from "../../core/admission.js";
-import { isResponse } from "../../core/classify-message.js";
+import { isResponse } from "../../core/is-response.js";
 import { answerId, type JsonRpcId } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
 import { legacyRevisionOf } from "../../core/legacy-revision.js";
