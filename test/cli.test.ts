@@ -7,10 +7,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { LineSplitter } from "../src/cli/check/input.js";
+import { LineSplitter } from "../src/check/input.js";
 import { autoDirection, SERVER_ONLY_METHODS } from "../src/check/judge.js";
 import { colourEnabled } from "../src/cli/check/options.js";
-import { printable } from "../src/cli/check/render.js";
+import { printable } from "../src/check/render.js";
 import { classifyEra } from "wymcp";
 import { wymcpFetch, wymcpOf } from "wymcp/fetch";
 import { validateMcpResponse } from "wymcp/outbound";

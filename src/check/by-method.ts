@@ -3,9 +3,9 @@
  * bypassed. Responses count under the method they answer (`tools/call result`). Methods are counted in the order
  * first met; past `MAX_ROWS` distinct ones, the rest count together, so a capture of junk methods stays a few lines.
  */
-import type { RejectReason } from "../../core/admission.js";
-import type { Verdict } from "../../check/judge.js";
-import { methodOf } from "../../check/capture.js";
+import type { RejectReason } from "../core/admission.js";
+import type { Verdict } from "./judge.js";
+import { methodOf } from "./capture.js";
 import { methodLabel, type RecordView } from "./render.js";
 export interface Counts {
   pass: number;

@@ -1,11 +1,11 @@
 /** @module render: verdicts in human words, aligned, escaped with the core's one set of unsafe characters. */
-import { escapeText } from "../../core/log-safe.js";
+import { escapeText } from "../core/log-safe.js";
 // The era revisions from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
-import { outbound as eras } from "../../../generated/outbound.js";
-import { methodOf } from "../../check/capture.js";
-import { type GateLogRecord, recordOutcome } from "../../check/gate-log-record.js";
-import { type Answered, type CheckSignal, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "../../check/judge.js";
-import type { Negotiated } from "../../check/negotiation.js";
+import { outbound as eras } from "../../generated/outbound.js";
+import { methodOf } from "./capture.js";
+import { type GateLogRecord, recordOutcome } from "./gate-log-record.js";
+import { type Answered, type CheckSignal, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
+import type { Negotiated } from "./negotiation.js";
 
 /** Wraps text in an SGR colour code, or leaves it as it is when colour is off. */
 export type Paint = (code: string, text: string) => string;

@@ -1,17 +1,9 @@
 /** @module options: the arguments of `wymcp check`, read and checked. */
 import { parseArgs } from "node:util";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, formatsOption, legacyChecksOption, resolveLimits } from "../../core/options.js";
-import type { JudgeOptions } from "../../check/judge.js";
+import type { CheckOptions } from "../../check/check-files.js";
 import { positiveInteger, UsageError } from "../args.js";
 import { formatsFlag, legacyChecksFlag } from "../gate-options.js";
-
-/** Everything `wymcp check` was told. */
-export interface CheckOptions extends JudgeOptions {
-  format: "auto" | "json" | "jsonl" | "har";
-  json: boolean;
-  quiet: boolean;
-  colour: boolean;
-}
 
 /** Colour as Node's own tty does it: FORCE_COLOR wins ("0"/"false" turn it off), then NO_COLOR, then a terminal. */
 export function colourEnabled(env: Record<string, string | undefined>, isTTY: boolean): boolean {

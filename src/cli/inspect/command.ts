@@ -2,7 +2,7 @@
  * @module command: `wymcp inspect`: judges the inputs with `wymcp check`'s own judging (check/command.ts), keeps each
  * judged message in a ring, and serves the page that shows them until interrupted.
  */
-import { checkFiles } from "../check/command.js";
+import { checkFiles } from "../../check/check-files.js";
 import { positiveInteger, UsageError } from "../args.js";
 import { parseCheckOptions } from "../check/options.js";
 import { isLoopback, type Listener, listen, PageMissingError } from "../../inspect/listener.js";
