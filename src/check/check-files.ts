@@ -8,7 +8,7 @@ import { readLimited } from "../core/admission.js";
 import { MethodTally, methodRow, recordRow } from "./by-method.js";
 import { harMessageContext, judgeInCapture, type RequestEra } from "./capture.js";
 import { Exchange } from "./exchange.js";
-import { gateLogRecord, recordOutcome } from "./gate-log-record.js";
+import { type GateLogRecord, gateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { HarError, type HarMessages, harMessages } from "./har.js";
 import { describeError, fileChunks, LineSplitter, trimLine } from "./input.js";
 import type { JudgeContext, JudgeOptions, Verdict } from "./judge.js";
@@ -81,87 +81,142 @@ export async function checkFiles(
   sink: CheckSink,
   observe?: (message: JudgedMessage) => void,
 ): Promise<{ exitCode: number; tally: Tally }> {
-  const paint: Paint = options.colour ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
+  const run = new CheckRun(options, sink, observe);
+  for (const file of files) await run.input(file);
+  return run.finish();
+}
 
-  const out = new Output(sink);
-  const tally: Tally = { pass: 0, reject: 0, bypass: 0, reported: 0 };
-  const methods = new MethodTally();
+/** One run of the checker over its inputs: the counts, the table per method and the report so far. */
+class CheckRun {
+  private readonly paint: Paint;
+  private readonly out: Output;
+  private readonly tally: Tally = { pass: 0, reject: 0, bypass: 0, reported: 0 };
+  private readonly methods = new MethodTally();
   /** Lines of a gate's JSON log met in the inputs, by what they count as. */
-  const logged = { refused: 0, reported: 0, violation: 0, event: 0 };
-  let unreadable = false;
+  private readonly logged = { refused: 0, reported: 0, violation: 0, event: 0 };
+  private unreadable = false;
+
+  constructor(
+    private readonly options: CheckOptions,
+    sink: CheckSink,
+    private readonly observe: ((message: JudgedMessage) => void) | undefined,
+  ) {
+    this.paint = options.colour ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
+    this.out = new Output(sink);
+  }
+
+  /** One input, as one capture: its requests answer its responses, and its sessions are its own. */
+  async input(file: string): Promise<void> {
+    const { options } = this;
+    const source = file === "-" ? "<stdin>" : file;
+    const name = printable(source); // once per input, not per message
+    const extension = file === "-" ? "" : extname(file).toLowerCase();
+    const har = options.format === "har" || (options.format === "auto" && extension === ".har");
+    const whole = options.format === "json" || (options.format === "auto" && extension === ".json");
+    const exchange = new Exchange();
+    const negotiated = new Negotiations();
+    const session = options.headers["mcp-session-id"] ?? "";
+    const context: JudgeContext = { pair: (id) => exchange.answer(session, id) };
+    const at: Place = { source, name, exchange, negotiated };
+    try {
+      const chunks = file === "-" ? (process.stdin as AsyncIterable<Buffer>) : fileChunks(file);
+      if (har) {
+        await this.reportHar(at, chunks);
+      } else if (whole) {
+        // The gates' own bounded reader: it stops holding bytes as soon as the limit is passed.
+        const bytes = await readLimited(chunks, options.settings.maxBodyBytes);
+        const message = bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        this.report(at, 1, message, 0, context, session, session);
+      } else {
+        // Positions of one stream line up to line 99,999.
+        const width = name.length + 6;
+        const splitter = new LineSplitter(options.settings.maxBodyBytes, (line, bytes) =>
+          this.report(at, line, bytes, width, context, session, session),
+        );
+        for await (const chunk of chunks) {
+          splitter.push(chunk);
+          await this.out.settle();
+        }
+        splitter.end();
+      }
+    } catch (error) {
+      this.unreadable = true;
+      await this.out.flush();
+      process.stderr.write(`wymcp: cannot read ${name}: ${describeError(error)}\n`);
+    }
+  }
+
   /**
    * One message: judged, counted, printed; a request is kept for the response that will answer it, and a legacy
    * `initialize` and its answer set the revision of the session (`negotiated`, under the key `negotiation`; none for a
-   * message of a HAR file that belongs to no session).
+   * message of a HAR file that belongs to no session). A line of a gate's own log is shown as the gate judged it.
    */
-  const report = (
-    source: string,
-    name: string,
+  private report(
+    at: Place,
     line: number,
     bytes: Buffer | undefined,
     positionWidth: number,
-    exchange: Exchange,
     context: JudgeContext,
     session: string,
-    negotiated: Negotiations,
     negotiation: string | undefined,
-  ): Verdict | undefined => {
+  ): Verdict | undefined {
+    const { options } = this;
     if (bytes !== undefined) {
       const trimmed = trimLine(bytes, line);
       if (trimmed === null) return undefined;
       bytes = trimmed;
       const record = gateLogRecord(bytes);
-      if (record) {
-        // The gate's own verdict: counted as it judged, shown in its words; the log holds no body to judge again.
-        const view = recordView(record);
-        const outcome = recordOutcome(record);
-        logged[outcome]++;
-        if (outcome === "reported") {
-          // Handed on by the gate, as --legacy-checks report passes it here.
-          tally.pass++;
-          tally.reported++;
-          methods.add(recordRow(view, false), "pass");
-          if (options.quiet) return undefined;
-        } else if (outcome !== "event") {
-          tally.reject++;
-          methods.add(recordRow(view, outcome === "violation"), "reject");
-        } else if (options.quiet) return undefined;
-        const position = context.part === undefined ? `${name}:${line}` : `${name}:${line} ${context.part}`;
-        out.add(
-          options.json
-            ? `${JSON.stringify({ source, line, part: context.part, log: view })}\n`
-            : renderRecord(record, view, paint, position, positionWidth),
-        );
-        return undefined;
-      }
+      if (record) return this.reportRecord(record, at, line, positionWidth, context);
     }
-    const { verdict, body } = judgeInCapture(source, line, bytes, options, context, { exchange, session, negotiated, negotiation });
+    const { exchange, negotiated } = at;
+    const { verdict, body } = judgeInCapture(at.source, line, bytes, options, context, { exchange, session, negotiated, negotiation });
     const outcome = verdict.outcome === "violation" ? "reject" : verdict.outcome;
-    tally[outcome]++;
-    if ("reported" in verdict && verdict.reported) tally.reported++;
-    methods.add(methodRow(verdict, body), outcome);
-    observe?.({ verdict, body, text: bytes?.toString("utf8") });
+    this.tally[outcome]++;
+    if ("reported" in verdict && verdict.reported) this.tally.reported++;
+    this.methods.add(methodRow(verdict, body), outcome);
+    this.observe?.({ verdict, body, text: bytes?.toString("utf8") });
     if (options.quiet && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return verdict;
-    out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, paint, name, positionWidth));
+    this.out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, this.paint, at.name, positionWidth));
     return verdict;
-  };
+  }
+
+  /** The gate's own verdict: counted as it judged, shown in its words; the log holds no body to judge again. */
+  private reportRecord(record: GateLogRecord, at: Place, line: number, positionWidth: number, context: JudgeContext): undefined {
+    const { options, tally, methods } = this;
+    const view = recordView(record);
+    const outcome = recordOutcome(record);
+    this.logged[outcome]++;
+    if (outcome === "reported") {
+      // Handed on by the gate, as --legacy-checks report passes it here.
+      tally.pass++;
+      tally.reported++;
+      methods.add(recordRow(view, false), "pass");
+      if (options.quiet) return undefined;
+    } else if (outcome !== "event") {
+      tally.reject++;
+      methods.add(recordRow(view, outcome === "violation"), "reject");
+    } else if (options.quiet) return undefined;
+    const position = context.part === undefined ? `${at.name}:${line}` : `${at.name}:${line} ${context.part}`;
+    this.out.add(
+      options.json
+        ? `${JSON.stringify({ source: at.source, line, part: context.part, log: view })}\n`
+        : renderRecord(record, view, this.paint, position, positionWidth),
+    );
+    return undefined;
+  }
 
   /** A HAR file's MCP messages (har.ts), each with its HTTP exchange's headers, sender and request's era. */
-  const reportHar = async (
-    source: string,
-    name: string,
-    chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
-    exchange: Exchange,
-    negotiated: Negotiations,
-  ) => {
+  private async reportHar(at: Place, chunks: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<void> {
+    const { options, out } = this;
+    const { name } = at;
     const reading = await readHarInput(chunks, options.settings.maxBodyBytes);
     const width = reading.lastEntry === undefined ? 0 : name.length + String(reading.lastEntry).length + " event 999".length + 1;
     let requestEra: RequestEra;
     // One message at a time, judged before the next is made: memory is bounded by a message, not by their count.
     for (const message of reading.messages) {
-      const { context, session, negotiation } = harMessageContext(message, options, exchange, requestEra);
+      const { context, session, negotiation } = harMessageContext(message, options, at.exchange, requestEra);
       const bytes = message.bytes && Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength);
-      const verdict = report(source, name, message.entry, bytes, width, exchange, context, session, negotiated, negotiation);
+      const verdict = this.report(at, message.entry, bytes, width, context, session, negotiation);
       if (message.part === "request")
         requestEra = verdict?.era ? { entry: message.entry, era: verdict.era, eraSignal: "request" } : undefined;
       await out.settle();
@@ -179,59 +234,33 @@ export async function checkFiles(
         `wymcp: ${name}: ${undecodable} response${undecodable === 1 ? "" : "s"} on the MCP endpoint held base64 content that does not decode, so no message of ${undecodable === 1 ? "it" : "them"} was judged\n`,
       );
     }
-  };
+  }
 
-  for (const file of files) {
-    const source = file === "-" ? "<stdin>" : file;
-    const name = printable(source); // once per input, not per message
-    const extension = file === "-" ? "" : extname(file).toLowerCase();
-    const har = options.format === "har" || (options.format === "auto" && extension === ".har");
-    const whole = options.format === "json" || (options.format === "auto" && extension === ".json");
-    // Each input is one capture: its requests answer its responses, and its sessions are its own.
-    const exchange = new Exchange();
-    const negotiated = new Negotiations();
-    const session = options.headers["mcp-session-id"] ?? "";
-    const context: JudgeContext = { pair: (id) => exchange.answer(session, id) };
-    try {
-      const chunks = file === "-" ? (process.stdin as AsyncIterable<Buffer>) : fileChunks(file);
-      if (har) {
-        await reportHar(source, name, chunks, exchange, negotiated);
-      } else if (whole) {
-        // The gates' own bounded reader: it stops holding bytes as soon as the limit is passed.
-        const bytes = await readLimited(chunks, options.settings.maxBodyBytes);
-        const message = bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-        report(source, name, 1, message, 0, exchange, context, session, negotiated, session);
-      } else {
-        // Positions of one stream line up to line 99,999.
-        const width = name.length + 6;
-        const splitter = new LineSplitter(options.settings.maxBodyBytes, (line, bytes) =>
-          report(source, name, line, bytes, width, exchange, context, session, negotiated, session),
-        );
-        for await (const chunk of chunks) {
-          splitter.push(chunk);
-          await out.settle();
-        }
-        splitter.end();
-      }
-    } catch (error) {
-      unreadable = true;
+  /** The summary and the count of a gate log's lines; the exit code: 2 for an unreadable input, 1 for a rejection. */
+  async finish(): Promise<{ exitCode: number; tally: Tally }> {
+    const { logged, tally, options, out, methods } = this;
+    const records = logged.refused + logged.reported + logged.violation + logged.event;
+    const logLine =
+      records === 0
+        ? ""
+        : `${records} line${records === 1 ? "" : "s"} of a wymcp gate log (the gate's verdicts, counted above; the log holds no bodies to judge again): ${logged.refused} refused or dropped, ${logged.reported > 0 ? `${logged.reported} reported, ` : ""}${logged.violation} outbound violation${logged.violation === 1 ? "" : "s"}, ${logged.event} other event${logged.event === 1 ? "" : "s"}\n`;
+    if (options.json) {
+      // Machines count from the objects; stderr keeps its lines.
       await out.flush();
-      process.stderr.write(`wymcp: cannot read ${name}: ${describeError(error)}\n`);
+      process.stderr.write(`${summary(tally)}\n${logLine}`);
+    } else {
+      // --quiet: the rejections and the summary alone.
+      out.add(`${options.quiet ? "" : methods.render()}${summary(tally)}\n${logLine}`);
+      await out.flush();
     }
+    return { exitCode: this.unreadable ? 2 : tally.reject > 0 ? 1 : 0, tally };
   }
-  const records = logged.refused + logged.reported + logged.violation + logged.event;
-  const logLine =
-    records === 0
-      ? ""
-      : `${records} line${records === 1 ? "" : "s"} of a wymcp gate log (the gate's verdicts, counted above; the log holds no bodies to judge again): ${logged.refused} refused or dropped, ${logged.reported > 0 ? `${logged.reported} reported, ` : ""}${logged.violation} outbound violation${logged.violation === 1 ? "" : "s"}, ${logged.event} other event${logged.event === 1 ? "" : "s"}\n`;
-  if (options.json) {
-    // Machines count from the objects; stderr keeps its lines.
-    await out.flush();
-    process.stderr.write(`${summary(tally)}\n${logLine}`);
-  } else {
-    // --quiet: the rejections and the summary alone.
-    out.add(`${options.quiet ? "" : methods.render()}${summary(tally)}\n${logLine}`);
-    await out.flush();
-  }
-  return { exitCode: unreadable ? 2 : tally.reject > 0 ? 1 : 0, tally };
+}
+
+/** Where a message was read: its input, its name as printed, and the capture's requests and sessions. */
+interface Place {
+  source: string;
+  name: string;
+  exchange: Exchange;
+  negotiated: Negotiations;
 }
