@@ -6,6 +6,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { AdmissionSettings } from "../../core/admission.js";
 import { type HostPolicy, isLoopback, LOOPBACK_POLICY } from "../../core/host-origin.js";
 import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
@@ -102,53 +103,14 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
   };
 
   // Report mode reads what goes back to the client as gateNode's does: the same tap on the response, which a trace shares.
-  const report: Report | undefined =
-    options.outbound === "report"
-      ? {
-          outboundCheck: validateMcpResponse,
-          // What goes back is judged by the formats policy what comes in is.
-          formats: settings.validate?.formats,
-          onOutboundViolation: ({ era, method, id, violations }: OutboundViolationInfo) =>
-            log.line(
-              "outbound-violation",
-              { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
-              `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
-            ),
-        }
-      : undefined;
+  const report = reportOf(options, settings, log);
 
   const send = async (req: IncomingMessage, exchange: Exchange, answers: JsonRpcId | undefined) => {
     const outcome = await forward(upstream, exchange);
-    logUpstream(req, outcome, exchange.id);
+    logUpstream(log, req, outcome, exchange.id);
     if (answers !== undefined && "status" in outcome) {
       notify(hooks.onAnswer, { id: answers, by: outcome.kind === "answered" ? "server" : "wymcp", status: outcome.status });
     }
-  };
-
-  const logUpstream = (req: IncomingMessage, outcome: Outcome, id: JsonRpcId) => {
-    if (outcome.kind === "answered" || outcome.kind === "client-gone" || outcome.kind === "drained") return;
-    if (outcome.kind === "upstream-broke") {
-      // Only a cut of the proxy's own (an answer past --max-answer-bytes) is news; an upstream hanging up is not.
-      if (outcome.error === undefined) return;
-      return log.line(
-        "upstream-cut",
-        { id, error: outcome.error, method: req.method, remote: req.socket.remoteAddress },
-        `upstream answer cut off (${outcome.error}) to ${req.method}${id !== null ? ` id=${JSON.stringify(id)}` : ""} from ${req.socket.remoteAddress}`,
-      );
-    }
-    const what =
-      outcome.kind === "timeout"
-        ? "timed out"
-        : outcome.kind === "unreachable"
-          ? `unreachable (${outcome.error})`
-          : outcome.kind === "too-large"
-            ? `answer too large (${outcome.error})`
-            : `answer malformed (${outcome.error})`;
-    log.line(
-      `upstream-${outcome.kind}`,
-      { status: outcome.status, code: INTERNAL_ERROR, id, error: outcome.error, method: req.method, remote: req.socket.remoteAddress },
-      `upstream ${what}: answered ${outcome.status} to ${req.method}${id !== null ? ` id=${JSON.stringify(id)}` : ""} from ${req.socket.remoteAddress}`,
-    );
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -233,6 +195,50 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       return cut;
     },
   };
+}
+
+/** Report mode's settings (`--outbound report`): the tap gateNode uses, its violations logged; `undefined` when off. */
+function reportOf(options: ProxyOptions, settings: AdmissionSettings, log: GateLog): Report | undefined {
+  return options.outbound === "report"
+    ? {
+        outboundCheck: validateMcpResponse,
+        // What goes back is judged by the formats policy what comes in is.
+        formats: settings.validate?.formats,
+        onOutboundViolation: ({ era, method, id, violations }: OutboundViolationInfo) =>
+          log.line(
+            "outbound-violation",
+            { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
+            `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
+          ),
+      }
+    : undefined;
+}
+
+/** A line for what the upstream did to one request, when it is news: not a plain answer, a client gone or a drain. */
+function logUpstream(log: GateLog, req: IncomingMessage, outcome: Outcome, id: JsonRpcId): void {
+  if (outcome.kind === "answered" || outcome.kind === "client-gone" || outcome.kind === "drained") return;
+  if (outcome.kind === "upstream-broke") {
+    // Only a cut of the proxy's own (an answer past --max-answer-bytes) is news; an upstream hanging up is not.
+    if (outcome.error === undefined) return;
+    return log.line(
+      "upstream-cut",
+      { id, error: outcome.error, method: req.method, remote: req.socket.remoteAddress },
+      `upstream answer cut off (${outcome.error}) to ${req.method}${id !== null ? ` id=${JSON.stringify(id)}` : ""} from ${req.socket.remoteAddress}`,
+    );
+  }
+  const what =
+    outcome.kind === "timeout"
+      ? "timed out"
+      : outcome.kind === "unreachable"
+        ? `unreachable (${outcome.error})`
+        : outcome.kind === "too-large"
+          ? `answer too large (${outcome.error})`
+          : `answer malformed (${outcome.error})`;
+  log.line(
+    `upstream-${outcome.kind}`,
+    { status: outcome.status, code: INTERNAL_ERROR, id, error: outcome.error, method: req.method, remote: req.socket.remoteAddress },
+    `upstream ${what}: answered ${outcome.status} to ${req.method}${id !== null ? ` id=${JSON.stringify(id)}` : ""} from ${req.socket.remoteAddress}`,
+  );
 }
 
 /** Starts listening; resolves to the server and the address it listens on. */
