@@ -13,6 +13,7 @@ import type { Refusal } from "../../core/admission.js";
 import { isResponse } from "../../core/is-response.js";
 import { answerId, type JsonRpcId } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
+import type { Formats } from "../../core/formats.js";
 import { legacyRevisionOf } from "../../core/legacy-revision.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { validateMcpRequest } from "../../core/validate.js";
@@ -228,7 +229,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
   const { settings, era: eraOf } = resolveGate<undefined>(options, () => undefined, telemetry && now);
   const face: GateFace = { settings, telemetry };
   const tracking = options.outbound === "report" || hooks.onAnswer !== undefined || telemetry !== undefined;
-  const pending = new Map<string, Pending>();
+  const pending = new PendingRequests();
   let sessionEra: Era = "legacy";
   // A line has no MCP-Protocol-Version header: a legacy session's lines are judged by the revision the server's answer to
   // initialize negotiated, as an HTTP client names it in the header from then on (until then, by the rule without one).
@@ -331,7 +332,8 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
       // --legacy-checks report is logged; a pass only for a subscriber.
       const admitted = admittedEvent(judged, hooks.onVerdict !== undefined);
       if (admitted) verdict(admitted);
-      const waiting = tracking && (result.kind === "request" || result.kind === "batch") ? remember(body, era, trace) : 0;
+      const waiting =
+        tracking && (result.kind === "request" || result.kind === "batch") ? pending.remember(body, era, trace, sessionRevision) : 0;
       // Nothing will answer a notification (or a response the client sends back): its span ends as it is handed on.
       if (waiting === 0) trace?.end();
       return true;
@@ -339,10 +341,7 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
 
     /** Ends the spans of the requests the server never answered (it has exited). */
     close(): void {
-      const open = new Set<Traced>();
-      for (const { traced } of pending.values()) if (traced) open.add(traced);
-      pending.clear();
-      for (const traced of open) traced.trace.end();
+      pending.close();
     },
 
     /** A line the server wrote, already passed on: its answer to a pending request, and the outbound check. */
@@ -368,33 +367,25 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
           const named = legacyRevisionOf(undefined, typeof negotiated === "string" ? negotiated : undefined);
           sessionRevision = named.signal === "header" ? named.revision : undefined;
         }
-        const request = answered(item);
+        const request = pending.answered(item);
         if (request) notify(hooks.onAnswer, { id: request.id, by: "server" });
         if (request?.traced) answerTraced(request.traced, item);
-        if (options.outbound !== "report") continue;
-        const era = request?.era ?? sessionEra;
-        const formats = settings.validate?.formats;
-        // A legacy line is judged by the revision the session negotiated, as `wymcp check` and the HTTP tap judge it: an
-        // answer by its request's, the server's own message by the session's (the revision assumed without one, until then).
-        const protocolVersion =
-          era === "legacy" ? (request ? request.revision : legacyRevisionOf(undefined, sessionRevision).revision) : undefined;
-        const context = { era, protocolVersion, formats };
-        const result = validateMcpResponse(item, request ? { ...context, method: request.method } : context);
-        if (result.outcome === "pass") continue;
-        const { violations } = result;
-        const id = isObject(item) && Object.hasOwn(item, "id") ? answerId(item) : undefined;
-        const method = request?.method ?? safeMethod(item);
-        log.line(
-          "outbound-violation",
-          { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
-          `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
-        );
+        if (options.outbound === "report") checkServerItem(log, item, request, sessionEra, sessionRevision, settings.validate?.formats);
       }
     },
   };
+}
 
-  /** Remembers the requests of a passing body until the server answers them; returns how many are waited for. */
-  function remember(body: unknown, era: Era, trace: ExchangeTrace | undefined): number {
+/** The requests of passing bodies the server has not answered yet, bounded by `MAX_PENDING`. */
+class PendingRequests {
+  private readonly pending = new Map<string, Pending>();
+
+  /**
+   * Remembers the requests of a passing body until the server answers them; returns how many are waited for. A legacy
+   * request is remembered with the revision it was judged by (its own initialize's, else the session's).
+   */
+  remember(body: unknown, era: Era, trace: ExchangeTrace | undefined, sessionRevision: string | undefined): number {
+    const { pending } = this;
     const traced: Traced | undefined = trace && { trace, waiting: 0 };
     let waiting = 0;
     for (const item of Array.isArray(body) ? body : [body]) {
@@ -416,20 +407,57 @@ function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, a
     return waiting;
   }
 
-  /** One request of a traced body answered (`undefined`: given up on); the trace ends with the last. */
-  function answerTraced(traced: Traced, item: unknown): void {
-    if (item !== undefined) traced.trace.answered(item);
-    if (--traced.waiting <= 0) traced.trace.end();
-  }
-
   /** The pending request `item` answers, if it is a response to one; forgotten once answered. */
-  function answered(item: unknown): Pending | undefined {
+  answered(item: unknown): Pending | undefined {
     if (!isObject(item) || Object.hasOwn(item, "method")) return undefined;
     const key = keyOf(item);
-    const request = key === undefined ? undefined : pending.get(key);
-    if (request) pending.delete(key!);
+    const request = key === undefined ? undefined : this.pending.get(key);
+    if (request) this.pending.delete(key!);
     return request;
   }
+
+  /** Ends the spans of the requests never answered (the server has exited). */
+  close(): void {
+    const open = new Set<Traced>();
+    for (const { traced } of this.pending.values()) if (traced) open.add(traced);
+    this.pending.clear();
+    for (const traced of open) traced.trace.end();
+  }
+}
+
+/** One request of a traced body answered (`undefined`: given up on); the trace ends with the last. */
+function answerTraced(traced: Traced, item: unknown): void {
+  if (item !== undefined) traced.trace.answered(item);
+  if (--traced.waiting <= 0) traced.trace.end();
+}
+
+/**
+ * `--outbound report` on one message the server wrote: judged in its request's era, else the session's. A legacy line is
+ * judged by the revision the session negotiated, as `wymcp check` and the HTTP tap judge it: an answer by its request's,
+ * the server's own message by the session's (the revision assumed without one, until then). A violation is logged.
+ */
+function checkServerItem(
+  log: GateLog,
+  item: unknown,
+  request: Pending | undefined,
+  sessionEra: Era,
+  sessionRevision: string | undefined,
+  formats: Formats | undefined,
+): void {
+  const era = request?.era ?? sessionEra;
+  const protocolVersion =
+    era === "legacy" ? (request ? request.revision : legacyRevisionOf(undefined, sessionRevision).revision) : undefined;
+  const context = { era, protocolVersion, formats };
+  const result = validateMcpResponse(item, request ? { ...context, method: request.method } : context);
+  if (result.outcome === "pass") return;
+  const { violations } = result;
+  const id = isObject(item) && Object.hasOwn(item, "id") ? answerId(item) : undefined;
+  const method = request?.method ?? safeMethod(item);
+  log.line(
+    "outbound-violation",
+    { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
+    `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
+  );
 }
 
 /** A request waiting for the server's answer. */
