@@ -266,7 +266,7 @@ export function adversarialTable(result: AdversarialResult): string {
   }
   lines.push(summaryLines(result).join("\n"));
   if (result.cli.length) {
-    lines.push("", "### wymcp check (cli/check/judge.ts, in-process; it parses the bytes itself, so 1× is the parse alone)");
+    lines.push("", "### wymcp check (check/judge.ts, in-process; it parses the bytes itself, so 1× is the parse alone)");
     lines.push(
       table(
         ["location", "lane", "n", "body", "× JSON.parse med [min–max]"],

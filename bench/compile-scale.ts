@@ -33,12 +33,12 @@ function measure(root: string, mode: "compile" | "one-call", count: number): Out
     const value = scaleTools(${count});
     let run;
     if (${JSON.stringify(mode)} === "compile") {
-      const { generate } = await import(${JSON.stringify(pathToFileURL(join(root, "src/cli/compile/generate.ts")).href)});
-      const { inputOf } = await import(${JSON.stringify(pathToFileURL(join(root, "src/cli/compile/read-inputs.ts")).href)});
+      const { generate } = await import(${JSON.stringify(pathToFileURL(join(root, "src/compile/generate.ts")).href)});
+      const { inputOf } = await import(${JSON.stringify(pathToFileURL(join(root, "src/compile/read-inputs.ts")).href)});
       const input = inputOf("tools.json", Buffer.from(JSON.stringify(value)), value, "tools");
       run = () => generate([input], "out");
     } else {
-      const { createEngine } = await import(${JSON.stringify(pathToFileURL(join(root, "src/cli/compile/compile-schemas.ts")).href)});
+      const { createEngine } = await import(${JSON.stringify(pathToFileURL(join(root, "src/compile/compile-schemas.ts")).href)});
       const standalone = (await import("ajv/dist/standalone/index.js")).default.default;
       run = () => {
         const ajv = createEngine("2020-12", true);

@@ -9,7 +9,7 @@
 import { validateMcpRequest } from "../src/core/validate.js";
 import { DEFAULT_MAX_DEPTH } from "../src/core/depth.js";
 import { MAX_COMPILED_SCHEMA_UNITS, type ToolSchemaCompiler, ToolsAtEdge } from "../src/core/tools-at-edge.js";
-import { edgeCompiler } from "../src/cli/compile/at-edge.js";
+import { edgeCompiler } from "../src/compile/at-edge.js";
 import { formatRatio, spread, table, type Spread } from "./measure.js";
 import type { Timing } from "./per-message.js";
 import type { Target } from "./report.js";

@@ -12,7 +12,7 @@ import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
-import { generate } from "../src/cli/compile/generate.js";
+import { generate } from "../src/compile/generate.js";
 import { random, Sampler } from "../test/support/schema-samples.js";
 import { formatRatio, spread } from "./measure.js";
 

@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 import { join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, transformSync, type BuildOptions, type Plugin } from "esbuild";
+import { bundleCompileRuntime } from "../src/compile/runtime-bundle.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 
@@ -33,8 +34,8 @@ const importTheCore: Plugin = {
 };
 
 /** `wymcp inspect`'s page: its module (dist/inspect-page.js) and its HTML and style (copied to dist/inspect/). */
-const PAGE = { source: "src/cli/inspect/page/main.ts", name: "inspect-page" };
-const PAGE_ASSETS = "src/cli/inspect/page";
+const PAGE = { source: "src/inspect/page/main.ts", name: "inspect-page" };
+const PAGE_ASSETS = "src/inspect/page";
 
 /**
  * The generated validators go into the bundles minified (shorter names, folded syntax, no layout): a cold start parses
@@ -52,6 +53,22 @@ const minifyGenerated: Plugin = {
             contents: transformSync(readFileSync(path, "utf8"), { minify: true, format: "esm", target: "es2022", sourcefile: path }).code,
             loader: "js",
           }
+        : undefined,
+    );
+  },
+};
+
+/**
+ * `wymcp compile`'s runtime (src/compile/runtime-text.ts), bundled here once from the core's sources and put in that
+ * module's place as a string: the bin carries the text and never loads esbuild.
+ */
+const bundledCompileRuntime: Plugin = {
+  name: "bundled-compile-runtime",
+  setup(b) {
+    const text = join(root, "src/compile/runtime-text.ts");
+    b.onLoad({ filter: /runtime-text\.ts$/ }, async ({ path }) =>
+      path === text
+        ? { contents: `export const COMPILE_RUNTIME = ${JSON.stringify(await bundleCompileRuntime(root))};\n`, loader: "js" }
         : undefined,
     );
   },
@@ -125,7 +142,7 @@ async function main(): Promise<void> {
     // Code the adapters share (wymcpOf's WeakMap lives in one of them) exists once; chunks sit beside ./index.js.
     splitting: true,
     chunkNames: "[name]-[hash]",
-    plugins: [importTheCore, minifyGenerated],
+    plugins: [importTheCore, minifyGenerated, bundledCompileRuntime],
     // `wymcp compile` is a chunk of its own, loaded by that command only, and its compilers (optional peer
     // dependencies) stay imports: `wymcp check` and the entries load neither. The official client, for
     // `--from` and `--from-stdio`, is a chunk further still, loaded by those flags alone.

@@ -1,9 +1,11 @@
 /**
  * @module `npm run check:layers` (and `npm run lint`): the import graph of `src/` and the rules its layers keep.
  * Fails, naming each edge, on an import circle in `src/`; on `src/` importing `scripts/` or `test/`; on `scripts/`
- * importing `test/`; on a layer importing one above it (`core/` < `outbound/` < `hosts/` < `cli/`, and `core/` never
+ * importing `test/`; on a layer importing one above it (`core/` < `outbound/` < `hosts/` < `cli/`; `check/`, `compile/`
+ * and `inspect/` are libraries below `cli/`, which none of them imports; and `core/` never
  * `node:*` nor any package); on one host's folder importing another's; on a `hosts/<host>/index.ts` that does more
- * than re-export; on `otel/` imported by anything but its entry, `src/otel.ts`, and the command line's `--otel` module. `--graph` prints the folder-level graph of `src/` and the lines of code per folder.
+ * than re-export; on `otel/` imported by anything but its entry, `src/otel.ts`, and the command line's `--otel` module; on
+ * a file outside `core/` taking a step of the admission stage (`core/admission.ts`) rather than the gate pipeline. `--graph` prints the folder-level graph of `src/` and the lines of code per folder.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -16,6 +18,11 @@ export interface Edge {
   to: string;
   /** `import type` / `export type`: no run-time edge, but still an edge of the architecture. */
   typeOnly: boolean;
+  /**
+   * The values it takes by name (`*` for a namespace import, `export *` or a dynamic `import()`; `default`); unset on
+   * a bare `import "x"` and on a type-only edge.
+   */
+  names?: string[];
 }
 
 const SCANNED = ["src", "scripts", "test", "bench", "fuzz", "examples"];
@@ -53,23 +60,34 @@ export function importGraph(root: string): Edge[] {
     const visit = (node: ts.Node): void => {
       let specifier: ts.Expression | undefined;
       let typeOnly = false;
+      let names: string[] | undefined;
       if (ts.isImportDeclaration(node)) {
         specifier = node.moduleSpecifier;
         const clause = node.importClause;
         typeOnly = clause !== undefined && (clause.isTypeOnly || allTypeOnly(clause.namedBindings, clause.name));
+        if (clause && !typeOnly) names = valueNames(clause.namedBindings, clause.name);
       } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
         specifier = node.moduleSpecifier;
         typeOnly =
           node.isTypeOnly ||
           (node.exportClause !== undefined && ts.isNamedExports(node.exportClause) && everyType(node.exportClause.elements));
+        if (!typeOnly)
+          names =
+            node.exportClause && ts.isNamedExports(node.exportClause)
+              ? node.exportClause.elements.filter((e) => !e.isTypeOnly).map((e) => (e.propertyName ?? e.name).text)
+              : ["*"];
       } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
         specifier = node.arguments[0];
+        names = ["*"];
       } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
         specifier = node.argument.literal as ts.Expression;
         typeOnly = true;
       }
-      if (specifier && ts.isStringLiteralLike(specifier))
-        edges.push({ from: file, to: resolveSpecifier(root, file, specifier.text), typeOnly });
+      if (specifier && ts.isStringLiteralLike(specifier)) {
+        const edge: Edge = { from: file, to: resolveSpecifier(root, file, specifier.text), typeOnly };
+        if (names) edge.names = names;
+        edges.push(edge);
+      }
       ts.forEachChild(node, visit);
     };
     visit(source);
@@ -79,6 +97,14 @@ export function importGraph(root: string): Edge[] {
 
 function everyType(elements: ts.NodeArray<ts.ImportSpecifier | ts.ExportSpecifier>): boolean {
   return elements.length > 0 && elements.every((e) => e.isTypeOnly);
+}
+
+/** The values an import clause takes: its default, its named values (by their exported name), or `*`. */
+function valueNames(bindings: ts.NamedImportBindings | undefined, name: ts.Identifier | undefined): string[] {
+  const names = name ? ["default"] : [];
+  if (bindings && ts.isNamespaceImport(bindings)) names.push("*");
+  else if (bindings) for (const e of bindings.elements) if (!e.isTypeOnly) names.push((e.propertyName ?? e.name).text);
+  return names;
 }
 
 function allTypeOnly(bindings: ts.NamedImportBindings | undefined, name: ts.Identifier | undefined): boolean {
@@ -99,8 +125,14 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   core: [],
   codegen: ["core"],
   outbound: ["core"],
+  // Every face: `node/`, `fetch/`, and the command line's two gates, `proxy/` and `stdio/`, a Node host each.
   hosts: ["core", "outbound"],
-  cli: ["core", "codegen", "outbound", "hosts", "otel"],
+  // Libraries a test imports without a process: the capture checker, the schema compiler, the inspector's page and server.
+  check: ["core", "outbound"],
+  compile: ["core", "codegen"],
+  inspect: ["core", "check"],
+  // Arguments, help and I/O over everything below it.
+  cli: ["core", "codegen", "outbound", "hosts", "otel", "check", "compile", "inspect"],
   // `wymcp/otel`'s own folder: the core's telemetry interface and `@opentelemetry/api`; only its entry loads it.
   otel: ["core"],
   "core-entry": ["core"],
@@ -113,16 +145,28 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
  */
 const OTEL_IMPORTERS: ReadonlySet<string> = new Set(["src/otel.ts", "src/cli/otel/sdk.ts"]);
 
+/**
+ * The admission stage's sequence is the gate pipeline's (`core/pipeline.ts`): outside `core/`, a file takes of
+ * `core/admission.ts` its types and these byte readers only, never a step of the stage to sequence itself.
+ */
+const ADMISSION = "src/core/admission.ts";
+const ADMISSION_OUTSIDE_CORE: ReadonlySet<string> = new Set(["BodyBytes", "readLimited", "BODY_BLOCK_BYTES", "REFUSAL_MESSAGES"]);
+
 /** Every rule the graph breaks, one line each; `[]` when it keeps them all. */
 export function layerProblems(root: string, edges: Edge[] = importGraph(root)): string[] {
   const problems: string[] = [];
-  for (const { from, to } of edges) {
+  for (const { from, to, names } of edges) {
     const top = from.split("/")[0];
     const target = to.split("/")[0];
     if (top === "src" && (target === "scripts" || target === "test")) problems.push(`${from} imports ${to}: src/ never imports ${target}/`);
     if (top === "scripts" && target === "test") problems.push(`${from} imports ${to}: scripts/ never imports test/`);
     if (top !== "src") continue;
     const layer = layerOf(from);
+    if (to === ADMISSION && layer !== "core") {
+      const steps = (names ?? []).filter((name) => !ADMISSION_OUTSIDE_CORE.has(name));
+      if (steps.length > 0)
+        problems.push(`${from} imports ${steps.join(", ")} from ${to}: outside core/, the admission stage runs through core/pipeline.ts`);
+    }
     if (target === "src") {
       const other = layerOf(to);
       if (other !== layer && !(MAY_IMPORT[layer] ?? []).includes(other))

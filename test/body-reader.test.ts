@@ -10,7 +10,7 @@ import { describe, test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { BODY_BLOCK_BYTES, BodyBytes, readBody, readLimited } from "../src/core/admission.js";
-import { readNodeBody } from "../src/hosts/node/body.js";
+import { readNodeBody } from "../src/hosts/shared/node-body.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { validateMcpRequest } from "wymcp";
-import { MAX_SESSIONS, Negotiations } from "../src/cli/check/negotiation.js";
+import { MAX_SESSIONS, Negotiations } from "../src/check/negotiation.js";
 import { assertFreshDist } from "./support/built.js";
 import { FIXTURES, lineFor, wymcp } from "./support/cli.js";
 

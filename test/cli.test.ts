@@ -7,10 +7,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { LineSplitter } from "../src/cli/check/input.js";
-import { autoDirection, SERVER_ONLY_METHODS } from "../src/cli/check/judge.js";
+import { LineSplitter } from "../src/check/input.js";
+import { autoDirection, SERVER_ONLY_METHODS } from "../src/check/judge.js";
 import { colourEnabled } from "../src/cli/check/options.js";
-import { printable } from "../src/cli/check/render.js";
+import { printable } from "../src/check/render.js";
 import { classifyEra } from "wymcp";
 import { wymcpFetch, wymcpOf } from "wymcp/fetch";
 import { validateMcpResponse } from "wymcp/outbound";
@@ -335,9 +335,9 @@ describe("wymcp check --json", () => {
     }
   });
 
-  test("a message over --max-bytes gets the middleware's 413 answer for a body over the same limit", async () => {
+  test("a message over --max-body-bytes gets the middleware's 413 answer for a body over the same limit", async () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(200) } });
-    const run = wymcp(["--json", "--max-bytes", "100", "-"], { input: `${body}\n` });
+    const run = wymcp(["--json", "--max-body-bytes", "100", "-"], { input: `${body}\n` });
     const verdict = JSON.parse(run.stdout) as JsonObject;
     const answer = await wymcpFetch({ maxBodyBytes: 100 })(
       new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json" }, body }),
@@ -573,6 +573,8 @@ describe("wymcp check exit codes and usage", () => {
     ["a direction that does not exist", ["--direction", "sideways"]],
     ["a header without a colon", ["--header", "MCP-Protocol-Version 2026-07-28"]],
     ["a size that is not a number", ["--max-bytes", "4MB"]],
+    ["a size in exponent notation, refused as wymcp proxy and wymcp stdio refuse it", ["--max-body-bytes", "1e3"]],
+    ["both names of the size limit at once", ["--max-body-bytes", "1000", "--max-bytes", "1000"]],
   ] as const) {
     test(`2 for ${name}, with the reason on stderr and nothing judged`, () => {
       const run = wymcp([...args, "mixed.jsonl"]);
@@ -598,6 +600,7 @@ describe("wymcp check exit codes and usage", () => {
       "--method",
       "--json",
       "--format",
+      "--max-body-bytes",
       "--max-bytes",
       "--quiet",
       "NO_COLOR",

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, test } from "node:test";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
-import { generate } from "../src/cli/compile/generate.js";
+import { generate } from "../src/compile/generate.js";
 import { random, Sampler } from "./support/schema-samples.js";
 import { repoRoot } from "./support/spec.js";
 

@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { type Finding, lint, renderFindings } from "../src/cli/compile/lint.js";
-import { mcpHeaders } from "../src/cli/compile/lint-rules.js";
-import { inputOf } from "../src/cli/compile/read-inputs.js";
+import { type Finding, lint, renderFindings } from "../src/compile/lint.js";
+import { mcpHeaders } from "../src/compile/lint-rules.js";
+import { inputOf } from "../src/compile/read-inputs.js";
 import { repoRoot } from "./support/spec.js";
 
 /** The x-mcp-header findings of one tool whose inputSchema has `properties`, every client profile on. */

@@ -4,9 +4,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { type Finding, lint } from "../src/cli/compile/lint.js";
-import { type Client, CLIENTS, danglingRefs, RULES } from "../src/cli/compile/lint-rules.js";
-import { inputOf, readInput } from "../src/cli/compile/read-inputs.js";
+import { type Finding, lint } from "../src/compile/lint.js";
+import { type Client, CLIENTS, danglingRefs, RULES } from "../src/compile/lint-rules.js";
+import { inputOf, readInput } from "../src/compile/read-inputs.js";
 import { repoRoot } from "./support/spec.js";
 
 const referenceDir = join(repoRoot, "test/fixtures/tool-schemas");

@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "node:test";
-import { SCHEMAS_PER_GROUP } from "../src/cli/compile/compile-schemas.js";
-import { LIST_LIMITS, listServerTools, ServerListError } from "../src/cli/compile/from-server.js";
-import { generate } from "../src/cli/compile/generate.js";
-import { inputOf } from "../src/cli/compile/read-inputs.js";
+import { SCHEMAS_PER_GROUP } from "../src/compile/compile-schemas.js";
+import { LIST_LIMITS, listServerTools, ServerListError } from "../src/compile/from-server.js";
+import { generate } from "../src/compile/generate.js";
+import { inputOf } from "../src/compile/read-inputs.js";
 import { repoRoot } from "./support/spec.js";
 
 type Result = { valid: boolean; errorMessage?: string };

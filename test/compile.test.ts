@@ -1,21 +1,21 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import ts from "typescript";
-import { structureKey } from "../src/cli/compile/canonical.js";
+import { structureKey } from "../src/compile/canonical.js";
 import { runCompile } from "../src/cli/compile/command.js";
-import { generate, WYMCP_VERSION } from "../src/cli/compile/generate.js";
+import { generate, WYMCP_VERSION } from "../src/compile/generate.js";
 import { type BriefError, briefAnswer } from "../src/core/brief-answer.js";
 import { KEPT_KEY_UNITS } from "../src/codegen/bound-keys.js";
 import { escapePointer } from "../src/core/distill.js";
 import { ERROR_BUDGET } from "../src/core/error-budget.js";
 import { safePointer } from "../src/core/log-safe.js";
-import { COMPILE_RUNTIME } from "../generated/compile-runtime.js";
+import { COMPILE_RUNTIME } from "../src/compile/runtime-text.js";
 import { random, Sampler } from "./support/schema-samples.js";
 import { repoRoot } from "./support/spec.js";
 
@@ -232,15 +232,26 @@ test("a compiled module answers a 1 MiB argument key as the same call with the k
 
 test("the runtime a module carries is the core's own code, bundled: no retyped distiller or escaping", () => {
   const code = readFileSync(join(dir, "index.js"), "utf8");
-  assert.ok(code.includes(COMPILE_RUNTIME), "index.js carries generated/compile-runtime.js as it is");
+  assert.ok(code.includes(COMPILE_RUNTIME), "index.js carries the bundled runtime as it is");
   for (const from of [
     "src/core/log-safe.ts",
     "src/core/distill.ts",
     "src/core/likely-branch.ts",
     "src/core/brief-answer.ts",
-    "src/cli/compile/canonical.ts",
+    "src/compile/canonical.ts",
   ])
     assert.ok(COMPILE_RUNTIME.includes(`// ${from}\n`), `bundled from ${from}`);
+});
+
+test("generated/ holds nothing bundled from src/: an edit of the core never makes it stale, the runtime is bundled by the build", () => {
+  const generated = join(repoRoot, "generated");
+  const files = readdirSync(generated, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith(".js"));
+  assert.ok(files.length > 0);
+  for (const entry of files) {
+    const path = join(entry.parentPath ?? entry.path, entry.name);
+    // A bundle marks each module it took in with a `// src/...` line, as code or inside a string.
+    assert.doesNotMatch(readFileSync(path, "utf8"), /\/\/ src\//, `${relative(repoRoot, path)} carries code of src/`);
+  }
 });
 
 test("the runtime a module carries answers invalid arguments as src/core/brief-answer.ts does, and a value not an object as its validator would", async () => {

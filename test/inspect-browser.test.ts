@@ -12,9 +12,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { startInspect } from "../src/cli/inspect/command.js";
-import type { Listener } from "../src/cli/inspect/listener.js";
-import { judgeText } from "../src/cli/inspect/page/judge-text.js";
-import type { RowRing } from "../src/cli/inspect/ring.js";
+import type { Listener } from "../src/inspect/listener.js";
+import { judgeText } from "../src/inspect/page/judge-text.js";
+import type { RowRing } from "../src/inspect/ring.js";
 import { ensureAptBinary } from "./support/apt.js";
 import { assertFreshDist } from "./support/built.js";
 

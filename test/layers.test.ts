@@ -103,6 +103,19 @@ describe("each breach is named", () => {
       /src\/cli\/proxy\/x\.ts imports src\/otel\/y\.ts: only src\/otel\.ts and src\/cli\/otel\/sdk\.ts import otel\//,
     ],
     [
+      "a face outside core/ sequencing the admission stage itself instead of calling the gate pipeline",
+      {
+        "src/cli/check/x.ts": 'import { parseBody, type Refusal } from "../../core/admission.js";\n',
+        "src/core/admission.ts": "export const parseBody = 1;\n",
+      },
+      /src\/cli\/check\/x\.ts imports parseBody from src\/core\/admission\.ts: outside core\/, the admission stage runs through core\/pipeline\.ts/,
+    ],
+    [
+      "a host taking the whole admission module as a namespace",
+      { "src/hosts/node/x.ts": 'import * as stage from "../../core/admission.js";\n', "src/core/admission.ts": "export {};\n" },
+      /src\/hosts\/node\/x\.ts imports \* from src\/core\/admission\.ts/,
+    ],
+    [
       "a host's index.ts that does more than re-export",
       { "src/hosts/node/index.ts": 'export { a } from "./a.js";\nexport const b = 1;\n', "src/hosts/node/a.ts": "export const a = 1;\n" },
       /src\/hosts\/node\/index\.ts: a host's index\.ts only re-exports \(line 2\)/,
@@ -118,10 +131,13 @@ describe("each breach is named", () => {
     });
   }
 
-  test("what the layers allow is no breach: a host on core/ and outbound/, the CLI on everything below it, otel/ on core/ and its package behind its entry and --otel's module", () => {
+  test("what the layers allow is no breach: a host on core/ and outbound/ (of the admission stage, its types and byte readers), the CLI on everything below it, otel/ on core/ and its package behind its entry and --otel's module", () => {
     const problems = layerProblems(
       tree({
         "src/core/a.ts": 'import "../../generated/x.js";\n',
+        "src/core/admission.ts": "export const admit = 1;\nexport type Refusal = 1;\nexport class BodyBytes {}\n",
+        "src/core/pipeline.ts": 'import { admit } from "./admission.js";\n',
+        "src/hosts/shared/node-body.ts": 'import { BodyBytes, type Refusal } from "../../core/admission.js";\n',
         "src/outbound/b.ts": 'import "../core/a.js";\n',
         "src/hosts/shared/c.ts": 'import "../../core/a.js";\n',
         "src/hosts/node/d.ts": 'import "../shared/c.js";\nimport "../../outbound/b.js";\nimport "node:http";\n',

@@ -10,7 +10,7 @@ import type { ValidationError } from "../generated/validator.js";
 import { distill, LIMITS } from "../src/core/distill.js";
 import { answerId } from "../src/core/envelope.js";
 import { hasUnsafeUnit, SEGMENT_LENGTH } from "../src/core/log-safe.js";
-import { renderHuman } from "../src/cli/check/render.js";
+import { renderHuman } from "../src/check/render.js";
 import { MODERN_META } from "./support/messages.js";
 
 /** A key that would forge a log line: clear the screen, end the line, ring, and a Unicode line separator. */

@@ -10,7 +10,7 @@ import { generate } from "../fuzz/adversarial/cases.js";
 import { headersFor, judgeCli, judgeParsed } from "../fuzz/adversarial/judge-path.js";
 import { longName, longNameTargets, NAME_STYLES, ROUTE_ITEMS } from "../fuzz/adversarial/long-names.js";
 import { MODERN_META } from "./support/messages.js";
-import { printable } from "../src/cli/check/render.js";
+import { printable } from "../src/check/render.js";
 
 /** The red team's case: a modern tools/call answering a sampling request with 80 content items no branch admits. */
 function redTeamCall(name: string) {

@@ -12,7 +12,7 @@ import {
 } from "../src/core/telemetry.js";
 import type { Admission } from "../src/core/admission.js";
 import type { TransportFacts } from "../src/core/telemetry.js";
-import { traceOf } from "../src/hosts/shared/traced.js";
+import { traceOf } from "../src/core/traced.js";
 import { isServerError, KNOWN_METHODS } from "../src/otel/conventions.js";
 import { mcpTelemetry } from "../src/otel/telemetry.js";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";

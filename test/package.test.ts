@@ -139,9 +139,9 @@ describe("the built dist/", () => {
     // gates' chunk carries its own copy of them, as the core does.
     "src/core/header-body.ts",
     "src/core/routing-shapes.ts",
-    // Inside the compile runtime's text (generated/compile-runtime.js, a string written into each compiled module): a
-    // chunk of its own since wymcp compile and the edge's compiler both import it, so its markers are data, not code.
-    "src/cli/compile/canonical.ts",
+    // Inside the compile runtime's text (a string the build writes into runtime-text.ts, copied into each compiled
+    // module): wymcp compile and the edge's compiler both carry it, so its markers are data, not code.
+    "src/compile/canonical.ts",
   ]);
 
   test("every other source module is bundled exactly once across the entries and the bin (one WeakMap, one set of validators)", () => {

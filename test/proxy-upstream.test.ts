@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { TLSSocket } from "node:tls";
-import { idleMs } from "../src/cli/proxy/forward.js";
+import { idleMs } from "../src/hosts/proxy/forward.js";
 import { assertFreshDist } from "./support/built.js";
 import { rawPost } from "./support/gate-fixtures.js";
 import { echoResult, headerOf, recordingUpstream, startProxy, until } from "./support/proxy.js";

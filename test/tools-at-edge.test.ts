@@ -6,8 +6,8 @@ import { pathToFileURL } from "node:url";
 import { before, describe, test } from "node:test";
 import { paramDeclarations, paramProblem } from "../src/core/param-headers.js";
 import { riskyPattern, type ToolSchemaCompiler, ToolsAtEdge, type ToolsEvent, toolsOption } from "../src/core/tools-at-edge.js";
-import { edgeCompiler } from "../src/cli/compile/at-edge.js";
-import { generate } from "../src/cli/compile/generate.js";
+import { edgeCompiler } from "../src/compile/at-edge.js";
+import { generate } from "../src/compile/generate.js";
 import { MODERN_META } from "./support/messages.js";
 
 const ADD = {

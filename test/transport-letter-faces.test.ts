@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
-import { createLog } from "../src/cli/gate-log.js";
-import { createProxy, listen, type ProxyOptions } from "../src/cli/proxy/proxy.js";
+import { createLog } from "../src/core/gate-log.js";
+import { createProxy, listen, type ProxyOptions } from "../src/hosts/proxy/proxy.js";
 import { gateFetch } from "../src/hosts/fetch/gate.js";
 import { wymcpFetch } from "../src/hosts/fetch/guard.js";
 import { gateNode } from "../src/hosts/node/gate.js";

@@ -1,14 +1,14 @@
 /**
  * @module fuzz/adversarial/judge-path: the whole judgement a message gets after parsing, as each host runs it:
  * inbound the core's admission stage on a parsed body (the nesting bound, the SDK's routing, validateMcpRequest);
- * outbound validateMcpResponse; and the CLI's `judge` (cli/check/judge.ts), which parses the bytes itself. Used by the
+ * outbound validateMcpResponse; and the CLI's `judge` (check/judge.ts), which parses the bytes itself. Used by the
  * bench, the tests and the HTTP fuzzer.
  */
 import { judgeBody } from "../../src/core/admission.js";
 import { classifyEra } from "../../src/core/era.js";
 import type { Formats } from "../../src/core/formats.js";
 import { DEFAULT_MAX_BODY_BYTES, resolveLimits } from "../../src/core/options.js";
-import { judge as cliJudge, type Verdict } from "../../src/cli/check/judge.js";
+import { judge as cliJudge, type Verdict } from "../../src/check/judge.js";
 import { validateMcpResponse } from "../../src/outbound.js";
 import type { Target } from "./cases.js";
 

@@ -21,7 +21,6 @@ import {
 import { boundKeys } from "../../src/codegen/bound-keys.js";
 import { compactCode } from "../../src/codegen/compact-code.js";
 import { shortenErrors } from "./shorten-errors.js";
-import { assembleCompileRuntime, bundleCompileRuntime } from "./bundle-runtime.js";
 import { compileValidators } from "./compile-validators.js";
 import { emitTypes } from "./emit-types.js";
 import { loadSpec, specDir } from "./load-spec.js";
@@ -182,9 +181,6 @@ export async function generate(options: GenerateOptions): Promise<Files> {
   files.set("format-mode.d.ts", FORMAT_MODE_DECLARATIONS);
   files.set("outbound.js", assembleOutboundIndex(eras));
   files.set("outbound.d.ts", assembleOutboundIndexDeclarations(eras));
-  const runtime = assembleCompileRuntime(await bundleCompileRuntime());
-  files.set("compile-runtime.js", runtime.js);
-  files.set("compile-runtime.d.ts", runtime.dts);
   files.set("manifest.json", `${JSON.stringify(manifest(options.schemasDir, manifestEras), null, 2)}\n`);
   return files;
 }

@@ -2,46 +2,12 @@
  * @module gate-options: the flags `wymcp proxy` and `wymcp stdio` share (the gates' options, spelled as flags) and
  * their checks, made once when the command starts: a wrong value is a usage error, never a limit that quietly goes away.
  */
-import type { HeadersLike } from "../core/era.js";
 import type { Formats } from "../core/formats.js";
 import type { LegacyChecks } from "../core/legacy-checks.js";
-import {
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_DEPTH,
-  positiveInteger as checkedInteger,
-  formatsOption,
-  legacyChecksOption,
-  type ResolvedOptions,
-  resolveLimits,
-  resolveOptions,
-  WymcpOptionError,
-} from "../core/options.js";
-import type { LogFormat } from "./gate-log.js";
-import { TOOL_LOCK_FLAG_SPECS, TOOL_LOCK_FLAGS_USAGE, type ToolLockFlags, toolLockFlags } from "./tool-lock-flags.js";
-
-/** The shared options, checked. */
-export interface GateFlags extends ToolLockFlags {
-  maxBodyBytes: number;
-  maxDepth: number;
-  /** Unset: the gates' own default. */
-  legacyChecks: LegacyChecks | undefined;
-  /** Unset: the gates' own default (formats are annotations). */
-  formats: Formats | undefined;
-  outbound: "off" | "report";
-  log: LogFormat;
-  /** Forward everything unjudged: the same process with the gate taken out, to measure or rule out the gate. */
-  passThrough: boolean;
-  /** OpenTelemetry spans and metrics for every judged message, the SDK set up from the `OTEL_*` environment variables. */
-  otel: boolean;
-}
-
-/** The flags of the HTTP face (`wymcp proxy`) beyond the shared ones, as the gates' options of the same names. */
-export interface HttpGateFlags {
-  allowedHosts?: readonly string[] | undefined;
-  allowedOrigins?: readonly string[] | undefined;
-  headerChecks?: boolean | undefined;
-  supportedVersions?: readonly string[] | undefined;
-}
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, formatsOption, legacyChecksOption, resolveLimits } from "../core/options.js";
+import type { GateFlags } from "../hosts/shared/gate-flags.js";
+import { asFlags, flagNumber, UsageError } from "./args.js";
+import { TOOL_LOCK_FLAG_SPECS, TOOL_LOCK_FLAGS_USAGE, toolLockFlags } from "./tool-lock-flags.js";
 
 /** `parseArgs` declarations of the shared flags. */
 export const GATE_FLAG_SPECS = {
@@ -73,11 +39,6 @@ export const GATE_FLAGS_USAGE = `  --max-body-bytes N  largest message accepted,
                       peers @opentelemetry/api and @opentelemetry/sdk-node
 ${TOOL_LOCK_FLAGS_USAGE}
   -h, --help          this text`;
-
-/** A wrong flag: the command prints it with a pointer to --help and exits 2. */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
 
 /** The shared flags from `parseArgs` values. */
 export function gateFlags(values: Record<string, string | boolean | undefined>): GateFlags {
@@ -113,63 +74,4 @@ export function legacyChecksFlag(value: string | boolean | undefined): LegacyChe
 /** `--formats` as typed, by the gates' own check (`formatsOption`): unset stays unset, an unknown name is a usage error. */
 export function formatsFlag(value: string | boolean | undefined): Formats | undefined {
   return value === undefined ? undefined : asFlags(() => formatsOption(value), { formats: value });
-}
-
-/**
- * A face's options from its flags, checked as `wymcpNode` and `wymcpFetch` check theirs (`resolveOptions`): the limits,
- * `--legacy-checks` and `--formats` (unset: the gates' defaults) and the era by the SDK's own routing (`classifyEra` on `headersOf` and
- * the body). `clock` (telemetry's) times the validation.
- */
-export function resolveGate<R>(
-  flags: GateFlags & HttpGateFlags,
-  headersOf: (request: R) => HeadersLike | undefined,
-  clock?: () => number,
-): ResolvedOptions<R> {
-  const { maxBodyBytes, maxDepth, legacyChecks, formats, allowedHosts, allowedOrigins, headerChecks, supportedVersions } = flags;
-  const resolved = resolveOptions<R>(
-    { maxBodyBytes, maxDepth, legacyChecks, formats, allowedHosts, allowedOrigins, headerChecks, supportedVersions },
-    [],
-    headersOf,
-  );
-  // With telemetry, the stage times the validation and keeps a refused body for the trace, as the gates' stage does.
-  return clock ? { ...resolved, settings: { ...resolved.settings, clock } } : resolved;
-}
-
-/** A flag's value as a positive safe integer (`Infinity` where `infinity` allows it), or its default when it is absent. */
-export function positiveInteger(
-  flag: string,
-  value: string | boolean | undefined,
-  fallback: number,
-  { infinity = false }: { infinity?: boolean } = {},
-): number {
-  return asFlags(() => checkedInteger(flag, flagNumber(value), fallback, { infinity }), { [flag]: value });
-}
-
-/** The number a flag's text spells: digits only (no `1e3`, no sign, no blank), or `Infinity`; anything else is `NaN`. */
-function flagNumber(value: string | boolean | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (value === "Infinity") return Number.POSITIVE_INFINITY;
-  return typeof value === "string" && /^\d+$/.test(value) ? Number(value) : Number.NaN;
-}
-
-/** The flags each option of the core's checks is spelled as. */
-const FLAG_OF: Record<string, string> = {
-  maxBodyBytes: "--max-body-bytes",
-  maxDepth: "--max-depth",
-  legacyChecks: "--legacy-checks",
-  formats: "--formats",
-};
-
-/** Runs a core check; its `WymcpOptionError` becomes a usage error naming the flag and the text as it was typed. */
-function asFlags<T>(check: () => T, values: Record<string, string | boolean | undefined>): T {
-  try {
-    return check();
-  } catch (error) {
-    if (!(error instanceof WymcpOptionError)) throw error;
-    const flag = FLAG_OF[error.option] ?? error.option;
-    const typed = values[flag.replace(/^--/, "")] ?? values[flag];
-    // The core's words ("must be a positive integer", "or Infinity") with the flag's name and the value as typed.
-    const rule = error.message.replace(/^wymcp: \S+ /, "").replace(/, not [\s\S]*$/, "");
-    throw new UsageError(`${flag} ${rule}, not ${JSON.stringify(typed)}`);
-  }
 }

@@ -1,19 +1,11 @@
 /**
  * @module tool-lock-flags: `--tools-lock FILE` and `--tools-lock-mode report|enforce` of `wymcp proxy` and `wymcp stdio`:
- * the lock read and checked when the command starts, and its drifts written to the face's log, one line per drift.
+ * the lock read and checked when the command starts (the face writes its drifts to its log: `loggedToolLock`).
  */
 import { readFileSync } from "node:fs";
 import { WymcpOptionError } from "../core/options.js";
-import type { Telemetry } from "../core/telemetry.js";
-import { type ToolLockWatch, type ToolsLockFile, type ToolsLockMode, toolsLockOption } from "../core/tool-lock.js";
-import { driftLines, toolLockOption } from "../hosts/shared/tool-lock.js";
-import type { GateLog } from "./gate-log.js";
-
-/** The lock flags, checked: the parsed lock and the mode, as the gates' options of the same names take them. */
-export interface ToolLockFlags {
-  toolsLock?: ToolsLockFile | undefined;
-  toolsLockMode?: ToolsLockMode | undefined;
-}
+import { type ToolsLockFile, type ToolsLockMode, toolsLockOption } from "../core/tool-lock.js";
+import type { ToolLockFlags } from "../hosts/shared/gate-flags.js";
 
 export const TOOL_LOCK_FLAG_SPECS = {
   "tools-lock": { type: "string" },
@@ -54,32 +46,4 @@ export function toolLockFlags(values: Record<string, string | boolean | undefine
     throw error;
   }
   return { toolsLock: lock as ToolsLockFile, toolsLockMode: (mode ?? "report") as ToolsLockMode };
-}
-
-/** The face's watch over the lock, its drifts logged as `tool-drift` lines (and told to the telemetry); none without a lock. */
-export function cliToolLock(flags: ToolLockFlags, log: GateLog, telemetry?: Telemetry): ToolLockWatch | undefined {
-  if (flags.toolsLock === undefined) return undefined;
-  return toolLockOption(
-    {
-      toolsLock: flags.toolsLock,
-      toolsLockMode: flags.toolsLockMode,
-      onToolDrift: (report) => {
-        const lines = driftLines(report);
-        report.drifts.forEach((drift, i) =>
-          log.line("tool-drift", { mode: report.mode, tool: drift.tool, change: drift.change, fields: drift.fields }, lines[i]!),
-        );
-        if (report.omitted > 0) log.line("tool-drift", { mode: report.mode, omitted: report.omitted }, lines[report.drifts.length]!);
-        if (report.dropped > 0) log.line("tools-dropped", { mode: report.mode, dropped: report.dropped }, lines[lines.length - 1]!);
-      },
-    },
-    telemetry,
-    (tools) => {
-      for (const tool of tools)
-        log.line(
-          "tool-call-refused",
-          { tool },
-          `refused a call of tool ${JSON.stringify(tool)}: not approved in the tools lock (answered -32602)`,
-        );
-    },
-  );
 }

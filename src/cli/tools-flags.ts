@@ -6,9 +6,9 @@ import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type ToolsEvent, type ToolsOptions, toolsOf } from "../core/tools-at-edge.js";
-import { edgeCompiler } from "./compile/at-edge.js";
-import type { GateLog } from "./gate-log.js";
-import { UsageError } from "./gate-options.js";
+import { edgeCompiler } from "../compile/at-edge.js";
+import type { GateLog } from "../core/gate-log.js";
+import { UsageError } from "./args.js";
 
 /** `parseArgs` declarations of the tools flags. */
 export const TOOLS_FLAG_SPECS = {

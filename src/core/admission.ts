@@ -8,6 +8,7 @@ import { exceedsDepth } from "./depth.js";
 import { answerId, errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
 import type { Era } from "./era.js";
 import type { RequestHeaders } from "./header-body.js";
+import { mediaType } from "./header-value.js";
 import { checkHostOrigin, type HostPolicy } from "./host-origin.js";
 import { validateMcpRequest, type JudgedKind, type ValidateOptions, type ValidationResult } from "./validate.js";
 
@@ -115,9 +116,7 @@ export const nestedTooDeeply = (maxDepth: number, id: JsonRpcId): Refusal =>
  * read another way. Two media types in one value (a comma) are refused.
  */
 export function isJsonMediaType(value: string | null | undefined): boolean {
-  if (!value || value.includes(",")) return false;
-  const semicolon = value.indexOf(";");
-  return (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase() === "application/json";
+  return !!value && !value.includes(",") && mediaType(value) === "application/json";
 }
 
 /**

@@ -37,3 +37,13 @@ export function transportHeadersFor(message: unknown): Record<string, string> {
   if (typeof name === "string") headers["mcp-name"] = encodeHeaderValue(name);
   return headers;
 }
+
+/**
+ * A `Content-Type` value's media type, the one way every face reads it: what comes before any parameter, trimmed and
+ * lower-cased (RFC 9110 §8.3.1: the type and subtype are case-insensitive); `""` for none.
+ */
+export function mediaType(contentType: string | null | undefined): string {
+  if (!contentType) return "";
+  const semicolon = contentType.indexOf(";");
+  return (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+}

@@ -4,6 +4,7 @@
  * read from the body here, once, each bounded and made safe to log (log-safe.ts): the method, the request id, a tool or
  * prompt name, a resource URI, the protocol version, the session id, and the trace context a client put in `_meta`.
  */
+import { isResponse } from "./is-response.js";
 import type { Era } from "./era.js";
 import { escapeText } from "./log-safe.js";
 import type { ToolDriftReport } from "./tool-lock.js";
@@ -155,12 +156,6 @@ export function messageFacts(body: unknown, era: Era | undefined, headerVersion:
 /** The legacy session id to record: only in the legacy era (the modern one has no sessions), bounded and log-safe. */
 export function sessionFact(era: Era | undefined, header: string | undefined): string | undefined {
   return era === "legacy" && header !== undefined && header !== "" ? safeText(header, MAX_NAME_UNITS) : undefined;
-}
-
-function isResponse(message: unknown): boolean {
-  return (
-    isPlainObject(message) && !Object.hasOwn(message, "method") && (Object.hasOwn(message, "result") || Object.hasOwn(message, "error"))
-  );
 }
 
 function factsOf(message: unknown, era: Era | undefined, headerVersion: string | undefined): MessageFacts {

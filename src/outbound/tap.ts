@@ -10,6 +10,7 @@ import type { Era } from "../core/era.js";
 import type { Formats } from "../core/formats.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { describeValue, optionalFunction, WymcpOptionError } from "../core/options.js";
+import { mediaType } from "../core/header-value.js";
 import type { OutboundViolations } from "./validate-response.js";
 
 export type { OutboundViolations };
@@ -199,7 +200,7 @@ export function createTap(
     // Compressed bytes (a compression middleware outside the gate) are not JSON the tap can read.
     const encoding = (header("content-encoding") ?? "identity").trim().toLowerCase();
     if (encoding !== "identity" && encoding !== "") return "ignore";
-    const type = (header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    const type = mediaType(header("content-type"));
     return type === "application/json" ? "json" : type === "text/event-stream" ? "sse" : "ignore";
   };
 

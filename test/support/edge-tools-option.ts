@@ -1,7 +1,7 @@
 /**
  * @module edge-tools-option: the `tools` option of the gates (the server's tools known at the edge), in the builds that have
  * it. `edgeToolsOption()` is `undefined` when `gateFetch` refuses `tools` as an unknown option, and otherwise the
- * option with the command line's compiler for learned schemas (`src/cli/compile/at-edge.ts`) when that module exists
+ * option with the command line's compiler for learned schemas (`src/compile/at-edge.ts`) when that module exists
  * and can compile, so that a face judges arguments as `wymcp proxy` does.
  */
 import { existsSync } from "node:fs";
@@ -16,7 +16,7 @@ export async function edgeToolsOption(): Promise<Record<string, unknown> | undef
     if (/unknown option "tools"/.test(String(error))) return undefined;
     throw error;
   }
-  const atEdge = join(repoRoot, "src", "cli", "compile", "at-edge.ts");
+  const atEdge = join(repoRoot, "src", "compile", "at-edge.ts");
   if (!existsSync(atEdge)) return {};
   const { edgeCompiler } = (await import(atEdge)) as { edgeCompiler: () => Promise<unknown> };
   const compile = await edgeCompiler();

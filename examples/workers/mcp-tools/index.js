@@ -675,7 +675,7 @@ function problemOf(error) {
   }
 }
 
-// src/cli/compile/canonical.ts
+// src/compile/canonical.ts
 function canonicalJson(value) {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map((item) => isAbsent(item) ? "null" : canonicalJson(item)).join(",")}]`;
@@ -705,7 +705,7 @@ function hex2(n) {
   return (n >>> 0).toString(16).padStart(8, "0");
 }
 
-// src/cli/compile/runtime/index.ts
+// src/compile/runtime/index.ts
 function invalidResult(errors) {
   return { valid: false, data: void 0, errorMessage: briefAnswer(errors || [], ERROR_BUDGET) };
 }

@@ -1,30 +1,9 @@
 /** @module options: the arguments of `wymcp check`, read and checked. */
 import { parseArgs } from "node:util";
-import type { AdmissionSettings } from "../../core/admission.js";
-import type { Era } from "../../core/era.js";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, formatsOption, legacyChecksOption, resolveLimits } from "../../core/options.js";
+import type { CheckOptions } from "../../check/check-files.js";
+import { positiveInteger, UsageError } from "../args.js";
 import { formatsFlag, legacyChecksFlag } from "../gate-options.js";
-
-/** How each message is judged: what `judge` needs. */
-export interface JudgeOptions {
-  era: Era | "auto";
-  direction: "in" | "out" | "auto";
-  /** Request headers of the exchange, names lower-cased. */
-  headers: Record<string, string>;
-  method: string | undefined;
-  /** The gates' limits, checked as the gates check theirs. */
-  settings: AdmissionSettings;
-}
-
-/** Everything `wymcp check` was told. */
-export interface CheckOptions extends JudgeOptions {
-  format: "auto" | "json" | "jsonl" | "har";
-  json: boolean;
-  quiet: boolean;
-  colour: boolean;
-}
-
-export class UsageError extends Error {}
 
 /** Colour as Node's own tty does it: FORCE_COLOR wins ("0"/"false" turn it off), then NO_COLOR, then a terminal. */
 export function colourEnabled(env: Record<string, string | undefined>, isTTY: boolean): boolean {
@@ -46,6 +25,8 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
       direction: { type: "string", default: "auto" },
       method: { type: "string" },
       format: { type: "string", default: "auto" },
+      "max-body-bytes": { type: "string" },
+      // The name this limit had here before it had one name in every command: kept, so that scripts keep working.
       "max-bytes": { type: "string" },
       "max-depth": { type: "string" },
       "legacy-checks": { type: "string" },
@@ -69,17 +50,17 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
     headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
   }
   if (values.method === "") throw new UsageError("--method takes a method name, e.g. tools/call");
-  const maxBytes = wholeNumber("--max-bytes", values["max-bytes"], DEFAULT_MAX_BODY_BYTES, "a positive whole number of bytes");
-  const maxDepth =
-    values["max-depth"] === "Infinity"
-      ? Number.POSITIVE_INFINITY
-      : wholeNumber("--max-depth", values["max-depth"], DEFAULT_MAX_DEPTH, "a positive whole number of levels, or Infinity");
+  if (values["max-body-bytes"] !== undefined && values["max-bytes"] !== undefined)
+    throw new UsageError("--max-bytes is another name of --max-body-bytes: give one");
+  const sizeFlag = values["max-bytes"] !== undefined ? "--max-bytes" : "--max-body-bytes";
+  const maxBytes = positiveInteger(sizeFlag, values["max-body-bytes"] ?? values["max-bytes"], DEFAULT_MAX_BODY_BYTES);
+  const maxDepth = positiveInteger("--max-depth", values["max-depth"], DEFAULT_MAX_DEPTH, { infinity: true });
   const options: CheckOptions = {
     era,
     direction,
     headers,
     method: values.method,
-    // The gates' own check of their limits, which cannot fail on what wholeNumber let through.
+    // The gates' own check of their limits, which cannot fail on what positiveInteger let through.
     settings: {
       ...resolveLimits({ maxBodyBytes: maxBytes, maxDepth }),
       // The flag as wymcp proxy and wymcp stdio read it, then the gates' default when it is absent.
@@ -94,11 +75,4 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
     colour: false,
   };
   return { options, files: positionals, help: values.help! };
-}
-
-function wholeNumber(flag: string, text: string | undefined, fallback: number, what: string): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 1) throw new UsageError(`${flag} takes ${what}, not ${JSON.stringify(text)}`);
-  return value;
 }

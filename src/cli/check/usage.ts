@@ -15,8 +15,10 @@ Input
                   --log json is the gate's own verdict (the log holds no bodies): shown and counted as the
                   gate judged it, never judged again, with its time and, where logged, the client's address.
   --format F      auto (by extension, the default), json (each input is one message), jsonl (one per line), har
-  --max-bytes N   largest message (or line) judged, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, the gates' maxBodyBytes);
-                  a longer one is refused as the gates refuse it (413) and the run goes on
+  --max-body-bytes N
+                  largest message (or line) judged, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, the gates' maxBodyBytes,
+                  wymcp proxy's and wymcp stdio's --max-body-bytes; --max-bytes is its older name); a longer one is
+                  refused as the gates refuse it (413) and the run goes on
   --max-depth N   deepest nesting of arrays and objects judged (default ${DEFAULT_MAX_DEPTH}, the gates' maxDepth;
                   Infinity turns the bound off); a deeper message is refused as the gates refuse it
 

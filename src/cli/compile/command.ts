@@ -6,12 +6,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import type { ServerSource } from "./from-server.js";
-import { generate, type Files } from "./generate.js";
-import { lint, lintSummary, renderFindings } from "./lint.js";
-import { writeLock } from "./lock.js";
-import { type Client, CLIENTS } from "./lint-rules.js";
-import { type InputFile, inputOf, readInput } from "./read-inputs.js";
+import type { ServerSource } from "../../compile/from-server.js";
+import { generate, type Files } from "../../compile/generate.js";
+import { lint, lintSummary, renderFindings } from "../../compile/lint.js";
+import { type Client, CLIENTS } from "../../compile/lint-rules.js";
+import { type InputFile, inputOf, readInput } from "../../compile/read-inputs.js";
+import { writeLock } from "../../compile/lock.js";
+import { UsageError } from "../args.js";
 import { COMPILE_USAGE } from "./usage.js";
 
 interface CompileOptions {
@@ -25,8 +26,6 @@ interface CompileOptions {
   save?: string;
   lock?: string;
 }
-
-class UsageError extends Error {}
 
 function parseCompileArgs(argv: string[]): CompileOptions | "help" {
   // Everything after the first "--" is the stdio server's command line, never wymcp's options.
@@ -171,9 +170,9 @@ async function fromServer(source: ServerSource, save: string | undefined): Promi
 }
 
 /** The module that talks to a server, with the message a missing optional peer deserves. */
-async function loadClient(): Promise<typeof import("./from-server.js")> {
+async function loadClient(): Promise<typeof import("../../compile/from-server.js")> {
   try {
-    return await import("./from-server.js");
+    return await import("../../compile/from-server.js");
   } catch (error) {
     const missing =
       (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" &&

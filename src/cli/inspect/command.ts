@@ -2,10 +2,11 @@
  * @module command: `wymcp inspect`: judges the inputs with `wymcp check`'s own judging (check/command.ts), keeps each
  * judged message in a ring, and serves the page that shows them until interrupted.
  */
-import { checkFiles } from "../check/command.js";
-import { parseCheckOptions, UsageError } from "../check/options.js";
-import { isLoopback, type Listener, listen, PageMissingError } from "./listener.js";
-import { DEFAULT_MAX_ROWS, RowRing } from "./ring.js";
+import { checkFiles } from "../../check/check-files.js";
+import { positiveInteger, UsageError } from "../args.js";
+import { parseCheckOptions } from "../check/options.js";
+import { isLoopback, type Listener, listen, PageMissingError } from "../../inspect/listener.js";
+import { DEFAULT_MAX_ROWS, RowRing } from "../../inspect/ring.js";
 import { INSPECT_USAGE } from "./usage.js";
 
 /** The options `wymcp inspect` adds to `wymcp check`'s. */
@@ -18,15 +19,11 @@ export interface InspectArgs {
   check: string[];
 }
 
-export class InspectUsageError extends Error {
-  override name = "InspectUsageError";
-}
-
 /** Splits `HOST:PORT` (an IPv6 host in brackets). */
 export function parseListen(text: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
   const port = match ? Number(match[3]) : Number.NaN;
-  if (!match || port > 65535) throw new InspectUsageError(`--listen takes HOST:PORT (e.g. 127.0.0.1:0), not ${JSON.stringify(text)}`);
+  if (!match || port > 65535) throw new UsageError(`--listen takes HOST:PORT (e.g. 127.0.0.1:0), not ${JSON.stringify(text)}`);
   return { host: (match[1] ?? match[2])!, port };
 }
 
@@ -46,21 +43,18 @@ export function parseInspectArgs(argv: string[], env: Record<string, string | un
       continue;
     }
     const value = eq > 0 && arg.startsWith("--") ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw new InspectUsageError(`${name} takes a value`);
+    if (value === undefined) throw new UsageError(`${name} takes a value`);
     if (name === "--listen") Object.assign(args, parseListen(value));
     else if (name === "--ui-token") args.token = value;
     else {
-      const rows = Number(value);
-      if (!Number.isSafeInteger(rows) || rows < 1 || rows > 1_000_000)
-        throw new InspectUsageError(`--max-rows takes a whole number from 1 to 1000000, not ${JSON.stringify(value)}`);
+      const rows = positiveInteger("--max-rows", value, DEFAULT_MAX_ROWS);
+      if (rows > 1_000_000) throw new UsageError(`--max-rows takes a whole number from 1 to 1000000, not ${JSON.stringify(value)}`);
       args.maxRows = rows;
     }
   }
   if (!isLoopback(args.host) && args.token === undefined)
-    throw new InspectUsageError(
-      `--listen ${args.host} is not a loopback address: the page would be open to the network; give --ui-token TOKEN`,
-    );
-  if (args.token !== undefined && args.token.length < 16) throw new InspectUsageError("--ui-token takes at least 16 characters");
+    throw new UsageError(`--listen ${args.host} is not a loopback address: the page would be open to the network; give --ui-token TOKEN`);
+  if (args.token !== undefined && args.token.length < 16) throw new UsageError("--ui-token takes at least 16 characters");
   return args;
 }
 
@@ -71,8 +65,8 @@ export function parseInspectArgs(argv: string[], env: Record<string, string | un
 export async function startInspect(argv: string[]): Promise<{ listener: Listener; ring: RowRing; exitCode: number }> {
   const args = parseInspectArgs(argv);
   const { options, files } = parseCheckOptions(args.check);
-  if (files.length === 0) throw new InspectUsageError("name the capture files to inspect");
-  if (files.includes("-")) throw new InspectUsageError('wymcp inspect reads files, not standard input ("-")');
+  if (files.length === 0) throw new UsageError("name the capture files to inspect");
+  if (files.includes("-")) throw new UsageError('wymcp inspect reads files, not standard input ("-")');
   const ring = new RowRing(args.maxRows);
   const { exitCode } = await checkFiles(files, options, { write: () => true }, (message) => ring.push(message));
   const listener = await listen({ ring, host: args.host, port: args.port, token: args.token });
@@ -91,7 +85,6 @@ export async function runInspectCommand(argv: string[]): Promise<number> {
   } catch (error) {
     // Bad arguments (parseArgs throws TypeErrors), a page not built, an address it cannot listen on: exit 2, said.
     const known =
-      error instanceof InspectUsageError ||
       error instanceof UsageError ||
       error instanceof TypeError ||
       error instanceof RangeError ||

@@ -1,10 +1,10 @@
 /** @module usage: the help text of `wymcp inspect`. */
-import { DEFAULT_MAX_ROWS } from "./ring.js";
+import { DEFAULT_MAX_ROWS } from "../../inspect/ring.js";
 
 export const INSPECT_USAGE = `Usage: wymcp inspect [options] file ...
 
 Judges captured MCP messages exactly as wymcp check does (the same inputs: .jsonl, .json, .har; the same options:
---era, --direction, --header, --method, --format, --max-bytes, --max-depth, --legacy-checks, --formats), then serves
+--era, --direction, --header, --method, --format, --max-body-bytes, --max-depth, --legacy-checks, --formats), then serves
 a page that shows them: one row per message (time judged, direction, era and revision, method with the tool or
 prompt name, verdict, JSON-RPC code), filters by verdict, method and text, each response beside the request it
 answers, and a message opened with each failing location marked. A box on the page judges a pasted or dropped

@@ -3,11 +3,13 @@
  * (then export the last spans, with `--otel`).
  */
 import { parseArgs } from "node:util";
-import { createLog } from "../gate-log.js";
+import { createLog } from "../../core/gate-log.js";
 import { hostPolicyOption, supportedVersionsOption } from "../../core/options.js";
-import { GATE_FLAG_SPECS, gateFlags, type HttpGateFlags, positiveInteger, UsageError } from "../gate-options.js";
+import type { HttpGateFlags } from "../../hosts/shared/gate-flags.js";
+import { positiveInteger, UsageError } from "../args.js";
+import { GATE_FLAG_SPECS, gateFlags } from "../gate-options.js";
 import { commandTelemetry } from "../otel/start.js";
-import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "./proxy.js";
+import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "../../hosts/proxy/proxy.js";
 import { PROXY_USAGE } from "./usage.js";
 import { TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags } from "../tools-flags.js";
 

@@ -2,15 +2,16 @@
  * @module stdio/stdio-command: `wymcp stdio -- command [args...]`, the flags and the process.
  */
 import { parseArgs } from "node:util";
-import { createLog } from "../gate-log.js";
-import { GATE_FLAG_SPECS, gateFlags, positiveInteger, UsageError } from "../gate-options.js";
+import { createLog } from "../../core/gate-log.js";
+import { positiveInteger, UsageError } from "../args.js";
+import { GATE_FLAG_SPECS, gateFlags } from "../gate-options.js";
 import { commandTelemetry } from "../otel/start.js";
-import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "./gate.js";
+import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "../../hosts/stdio/gate.js";
 import { STDIO_USAGE } from "./usage.js";
-import { TOOLS_FLAG_SPECS, toolsFlags, toolsFromFlags } from "../tools-flags.js";
+import { TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags } from "../tools-flags.js";
 
 /** The gate's options from its command line: the flags before "--", the server's command after it. */
-export function parseStdioArgs(argv: string[]): { options: StdioOptions; help: boolean } {
+export function parseStdioArgs(argv: string[]): { options: StdioOptions; toolFlags: ToolsFlags; help: boolean } {
   const split = argv.indexOf("--");
   const own = split < 0 ? argv : argv.slice(0, split);
   const { values, positionals } = parseArgs({
@@ -19,15 +20,16 @@ export function parseStdioArgs(argv: string[]): { options: StdioOptions; help: b
     allowPositionals: true,
     strict: true,
   });
-  const flags = { ...gateFlags(values), toolFlags: toolsFlags(values) };
-  if (values.help) return { options: { ...flags, command: "", args: [] }, help: true };
+  const flags = gateFlags(values);
+  const toolFlags = toolsFlags(values);
+  if (values.help) return { options: { ...flags, command: "", args: [] }, toolFlags, help: true };
   if (positionals.length > 0 || split < 0) {
     throw new UsageError(`the server's command goes after "--": wymcp stdio [options] -- ${positionals.join(" ") || "command [args...]"}`);
   }
   const [command, ...args] = argv.slice(split + 1);
   if (command === undefined || command === "") throw new UsageError('no command after "--": name the server to run');
   const stopTimeoutMs = positiveInteger("--stop-timeout", values["stop-timeout"], DEFAULT_STOP_TIMEOUT_MS);
-  return { options: { ...flags, command, args, stopTimeoutMs }, help: false };
+  return { options: { ...flags, command, args, stopTimeoutMs }, toolFlags, help: false };
 }
 
 /** Runs `wymcp stdio <argv>`; resolves to the server's exit code (2 for a usage error). */
@@ -50,7 +52,7 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
   if (parsed.options.otel && !otel) return 2;
   let tools;
   try {
-    tools = parsed.options.passThrough ? undefined : await toolsFromFlags(parsed.options.toolFlags!, log);
+    tools = parsed.options.passThrough ? undefined : await toolsFromFlags(parsed.toolFlags, log);
   } catch (error) {
     process.stderr.write(`wymcp stdio: ${(error as Error).message}\n`);
     await otel?.shutdown();

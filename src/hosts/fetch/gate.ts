@@ -3,18 +3,16 @@
  * the official SDK's `handler.fetch` with the body wymcp parsed (the caller's identity from `authInfo`), or a plain
  * `(request) => Response` handler with the client's own request, its body unread; an error of either goes to `onError`.
  */
-import { type Admission, isAcceptedNotification } from "../../core/admission.js";
 import { internalErrorResponse } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
 import { optionalFunction, eraWithoutBody, WymcpOptionError } from "../../core/options.js";
 import { type ExchangeTrace, errorTypeOf } from "../../core/telemetry.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
-import { now } from "../shared/traced.js";
 import { lockedCallResponse, lockedResponse } from "../shared/tool-lock.js";
 import { toolsOption } from "../../core/tools-at-edge.js";
 import { learnedFrom, refusedByTools } from "./tools.js";
-import { admitRequest, type FetchOptions, forbiddenRequest, refusalResponse, reported, resolveFetchFace, traceRequest } from "./guard.js";
+import { type FetchOptions, judgeRequest, refusalResponse, reported, resolveFetchFace, screenRequest } from "./guard.js";
 
 /** Options of `gateFetch`: those of `wymcpFetch`, the caller's identity, and what to do with an error of the handler. */
 export interface GateFetchOptions<A = unknown> extends FetchOptions {
@@ -71,29 +69,28 @@ export function gateFetch(
   return async function gateFetchHandler(request, ...host) {
     let body: unknown;
     let trace: ExchangeTrace | undefined;
-    const forbidden = forbiddenRequest(request, face);
-    if (forbidden) return refusalResponse(forbidden, face);
+    const screened = screenRequest(request, face);
+    if (screened?.action === "refuse") return refusalResponse(screened.refusal);
     try {
       const caller = await authInfo?.(request, ...host);
       if (caller instanceof Response) return caller;
       let era: Era;
-      if (request.method === "POST") {
-        const began = face.telemetry ? now() : 0;
-        const verdict: Admission = await admitRequest(request, face, plain ? "clone" : "own");
-        trace = face.telemetry && traceRequest(face.telemetry, request, verdict, began);
+      if (!screened) {
+        const judged = await judgeRequest(request, face, plain ? "clone" : "own");
+        trace = judged.trace;
         // The host writes a refusal or a 202 next: a Fetch handler sees no later moment to end the trace.
-        if (!verdict.ok) {
-          const refusal = refusalResponse(verdict, face);
+        if (judged.action === "refuse") {
+          const refusal = refusalResponse(judged.refusal);
           trace?.end();
           return refusal;
         }
         // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as the SDK answers an accepted one.
-        if (isAcceptedNotification(verdict.result)) {
+        if (judged.action === "accept") {
           trace?.end();
           return new Response(null, { status: 202 });
         }
-        body = verdict.body;
-        era = verdict.era;
+        body = judged.body;
+        era = judged.era;
         const locked = lockedCallResponse(face.toolLock, body);
         if (locked) {
           trace?.end();

@@ -2,12 +2,13 @@
  * @module guard: `wymcpFetch`, the admission stage for Fetch API hosts (Hono, Workers, Deno, Bun): `Request` in, the
  * refusal's `Response` out, or `undefined` to go on; and the Fetch exchange `gateFetch` shares with it.
  */
-import { admit, type Admission, checkHost, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
+import type { Refusal, WymcpInfo } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
 import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody, telemetryOption } from "../../core/options.js";
+import { type GateAction, gateBody, type GateBypass, type GateRefuse, screen, type TraceFacts } from "../../core/pipeline.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
+import { now } from "../../core/traced.js";
 import { createTap, type OutboundOptions, reportSettings } from "../../outbound/tap.js";
-import { now, traceOf } from "../shared/traced.js";
 import { lockedCallResponse, lockedResponse, TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../shared/tool-lock.js";
 import type { ToolLockWatch } from "../../core/tool-lock.js";
 import { type ToolsOption, toolsOption } from "../../core/tools-at-edge.js";
@@ -78,37 +79,32 @@ export function resolveFetchFace(options: unknown, extra: readonly string[] = []
 }
 
 /**
- * The admission stage on a `Request`. `read` says whether the body is read from a clone (the original left for the
- * next handler) or from the request itself (gateFetch hands the parsed body on instead).
+ * The gate pipeline on a `Request`'s body. `read` says whether the body is read from a clone (the original left for
+ * the next handler) or from the request itself (gateFetch hands the parsed body on instead).
  */
-export async function admitRequest(request: Request, face: FetchFace, read: "clone" | "own"): Promise<Admission> {
-  const verdict = await admit(
-    {
-      contentType: request.headers.get("content-type"),
-      contentLength: request.headers.get("content-length"),
-      protocolVersion: request.headers.get("mcp-protocol-version"),
-      chunks: () =>
-        read === "own" && declaredWithin(request, face.settings.maxBodyBytes)
-          ? wholeBody(request)
-          : chunksOf(read === "clone" ? request.clone().body : request.body),
-      era: (body) => face.era(request, body),
-      // A Fetch `Headers` joins a repeated header with ", ": header-body.ts reads a joined value as one repeated.
-      headers: request.headers,
-    },
-    face.settings,
-  );
-  // An admitted legacy message the params check found wanting is reported (`legacyChecks: "report"`).
-  if (verdict.ok) reportLegacy(face.onLegacyReport, verdict);
-  return verdict;
+export function judgeRequest(request: Request, face: FetchFace, read: "clone" | "own"): Promise<GateAction> {
+  return gateBody(face, {
+    contentType: request.headers.get("content-type"),
+    contentLength: request.headers.get("content-length"),
+    protocolVersion: request.headers.get("mcp-protocol-version"),
+    chunks: () =>
+      read === "own" && declaredWithin(request, face.settings.maxBodyBytes)
+        ? wholeBody(request)
+        : chunksOf(read === "clone" ? request.clone().body : request.body),
+    era: (body) => face.era(request, body),
+    // A Fetch `Headers` joins a repeated header with ", ": header-body.ts reads a joined value as one repeated.
+    headers: request.headers,
+    facts: () => requestFacts(request),
+  });
 }
 
 /**
- * The `403` for a request whose `Host` or `Origin` the face does not allow (`allowedHosts`, `allowedOrigins`); a host
- * that gives no `Host` header is judged by the request URL's host.
+ * The `403` for a request whose `Host` or `Origin` the face does not allow (`allowedHosts`, `allowedOrigins`), or
+ * `bypass` for a method other than POST; a host that gives no `Host` header is judged by the request URL's host.
  */
-export function forbiddenRequest(request: Request, face: FetchFace): Refusal | undefined {
-  if (!face.hosts) return undefined;
-  return checkHost(face.hosts, request.headers.get("host") ?? urlHost(request.url), request.headers.get("origin"));
+export function screenRequest(request: Request, face: FetchFace): GateRefuse | GateBypass | undefined {
+  const host = face.hosts ? (request.headers.get("host") ?? urlHost(request.url)) : undefined;
+  return screen(face, { host, origin: request.headers.get("origin"), method: request.method });
 }
 
 function urlHost(url: string): string | undefined {
@@ -119,26 +115,17 @@ function urlHost(url: string): string | undefined {
   }
 }
 
-/** A refusal as a `Response` (after telling `onReject`). */
-export function refusalResponse(refusal: Refusal, face: FetchFace): Response {
-  reportRefusal(face.onReject, refusal);
+/** A refusal as a `Response` (`onReject` was told). */
+export function refusalResponse(refusal: Refusal): Response {
   return new Response(JSON.stringify(refusal.response), { status: refusal.status, headers: { "Content-Type": "application/json" } });
 }
 
-/** Tells the face's telemetry about a judged POST (`began`: `now()` before the stage); its trace, if it records one. */
-export function traceRequest(telemetry: Telemetry, request: Request, verdict: Admission, began: number): ExchangeTrace | undefined {
-  const { headers } = request;
-  // A Fetch host lets the gate know nothing of the socket: HTTP, and its headers.
-  const transport = {
-    network: undefined,
-    protocol: { name: "http" as const, version: undefined },
-    client: undefined,
-    header: headerOf(headers),
+/** What a trace of a `Request` records of its transport: a Fetch host lets the gate know nothing of the socket. */
+function requestFacts({ headers }: Request): TraceFacts {
+  return {
+    transport: { network: undefined, protocol: { name: "http", version: undefined }, client: undefined, header: headerOf(headers) },
+    headers: { protocolVersion: headers.get("mcp-protocol-version"), sessionId: headers.get("mcp-session-id") },
   };
-  return traceOf(telemetry, verdict, began, transport, {
-    protocolVersion: headers.get("mcp-protocol-version"),
-    sessionId: headers.get("mcp-session-id"),
-  });
 }
 
 /**
@@ -209,31 +196,31 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
   };
   return Object.assign(
     async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
-      const forbidden = forbiddenRequest(request, face);
-      if (forbidden) return refusalResponse(forbidden, face);
-      if (request.method !== "POST") return undefined;
-      const began = face.telemetry ? now() : 0;
-      const verdict = await admitRequest(request, face, "clone");
-      const trace = face.telemetry && traceRequest(face.telemetry, request, verdict, began);
-      if (!verdict.ok) {
-        const refusal = refusalResponse(verdict, face);
+      const screened = screenRequest(request, face);
+      if (screened?.action === "refuse") return refusalResponse(screened.refusal);
+      if (screened) return undefined;
+      const judged = await judgeRequest(request, face, "clone");
+      const { trace } = judged;
+      if (judged.action === "refuse") {
+        const refusal = refusalResponse(judged.refusal);
         // The host writes it next: a Fetch handler sees no later moment.
         trace?.end();
         return refusal;
       }
       // A call to a tool the lock keeps out is answered here (enforce mode), as an unknown tool.
-      const locked = lockedCallResponse(face.toolLock, verdict.body);
+      const locked = lockedCallResponse(face.toolLock, judged.body);
       if (locked) {
         trace?.end();
         return locked;
       }
       // A call the server's tools refuse is answered here; the next handler never sees it.
-      const refused = tools?.active ? await refusedByTools(tools, request, verdict.era, verdict.body) : undefined;
+      const refused = tools?.active ? await refusedByTools(tools, request, judged.era, judged.body) : undefined;
       if (refused) {
         trace?.end();
         return refused;
       }
-      admitted.set(request, { era: verdict.era, result: verdict.result, body: verdict.body });
+      // A guard hands a modern notification on too: the next handler answers it.
+      admitted.set(request, { era: judged.era, result: judged.result, body: judged.body });
       if (trace) traces.set(request, trace);
       return undefined;
     },

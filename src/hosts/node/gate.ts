@@ -4,18 +4,19 @@
  * streaming the answer back, the caller's identity (`req.auth`), and an error of the handler (`onError`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type Admission, isAcceptedNotification } from "../../core/admission.js";
 import { internalErrorResponse } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { McpFetchHandler } from "../shared/sdk-handler.js";
-import { now } from "../shared/traced.js";
-import { admitNode, forbiddenNode, type NextFunction, nodeHeader, type NodeOptions, refuse, resolveNodeFace, traceNode } from "./guard.js";
-import { tapResponse } from "./report.js";
+import type { GateAction } from "../../core/pipeline.js";
+import { judgeNode, screenNode } from "../shared/node-gate.js";
+import { type NextFunction, type NodeOptions, refuse, resolveNodeFace } from "./guard.js";
+import { tapResponse } from "../shared/node-report.js";
+import { nodeHeader } from "../shared/node-gate.js";
 import { serveFetch, serveParsed } from "./serve.js";
 import { lockedHandler } from "../shared/tool-lock.js";
 import { toolsOption } from "../../core/tools-at-edge.js";
-import { toolsNode } from "./tools.js";
+import { toolsNode } from "../shared/node-tools.js";
 
 /** Options of `gateNode`: those of `wymcpNode`, and what to do with an error of the handler. */
 export interface GateNodeOptions extends NodeOptions {
@@ -50,30 +51,29 @@ export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNod
       if (res.headersSent) return void res.end();
       res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify(internalErrorResponse(body)));
     };
-    const forbidden = forbiddenNode(req, face);
-    if (forbidden) return refuse(req, res, forbidden, face);
-    if (req.method !== "POST") {
+    const screened = screenNode(req, face);
+    if (screened?.action === "refuse") return refuse(req, res, screened, face);
+    if (screened) {
       // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
       if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
       return void serveFetch(handler, req, res).catch(fail);
     }
-    const began = face.telemetry ? now() : 0;
-    admitNode(req, face).then(
-      (verdict: Admission) => {
-        const trace = face.telemetry && traceNode(face.telemetry, req, verdict, began);
-        if (!verdict.ok) return refuse(req, res, verdict, face, trace);
-        body = verdict.body;
-        if (isAcceptedNotification(verdict.result)) {
+    judgeNode(req, face).then(
+      (judged: GateAction) => {
+        if (judged.action === "refuse") return refuse(req, res, judged, face);
+        const { trace } = judged;
+        body = judged.body;
+        if (judged.action === "accept") {
           res.writeHead(202).end();
           return trace?.end();
         }
         const serve = () => {
-          if (face.report || trace) tapResponse(res, verdict.era, verdict.body, face.report, trace);
-          if (trace) trace.run(() => serveParsed(served, req, res, verdict.body)).catch(fail);
-          else serveParsed(served, req, res, verdict.body).catch(fail);
+          if (face.report || trace) tapResponse(res, judged.era, body, face.report, trace);
+          if (trace) trace.run(() => serveParsed(served, req, res, body)).catch(fail);
+          else serveParsed(served, req, res, body).catch(fail);
         };
         // A call the server's tools refuse is answered here; the server never sees it.
-        const refused = tools?.active && toolsNode(tools, req, res, verdict.era, verdict.body, (name) => nodeHeader(req, name));
+        const refused = tools?.active && toolsNode(tools, req, res, judged.era, body, (name) => nodeHeader(req, name));
         if (refused instanceof Promise) return void refused.then((refusal) => (refusal ? trace?.end() : serve()), fail);
         if (refused) return trace?.end();
         serve();

@@ -3,7 +3,7 @@
  * earlier middleware (`express.json()`) has parsed, and the Node exchange `gateNode` shares with it.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { admit, type Admission, checkHost, type Refusal, reportLegacy, reportRefusal, type WymcpInfo } from "../../core/admission.js";
+import type { WymcpInfo } from "../../core/admission.js";
 import {
   type GateOptions,
   positiveInteger,
@@ -12,17 +12,19 @@ import {
   eraWithoutBody,
   telemetryOption,
 } from "../../core/options.js";
-import type { ExchangeTrace, Telemetry, TransportFacts } from "../../core/telemetry.js";
+import type { GateAction, GateRefuse } from "../../core/pipeline.js";
+import type { Telemetry } from "../../core/telemetry.js";
+import { now } from "../../core/traced.js";
 import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
+import { answer, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
+import { judgeNode, screenNode } from "../shared/node-gate.js";
+import { type Report, tapResponse } from "../shared/node-report.js";
 import { TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../shared/tool-lock.js";
 import type { ToolLockWatch } from "../../core/tool-lock.js";
-import { lockNodeResponse, refuseLockedCall } from "./tool-lock.js";
-import { now, traceOf } from "../shared/traced.js";
-import { answer, DISCARD_TIMEOUT_MS, drainBound } from "./answer.js";
-import { readNodeBody } from "./body.js";
-import { type Report, tapResponse } from "./report.js";
+import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";
 import { type ToolsOption, toolsOption } from "../../core/tools-at-edge.js";
-import { toolsNode } from "./tools.js";
+import { toolsNode } from "../shared/node-tools.js";
+import { nodeHeader } from "../shared/node-gate.js";
 
 declare module "http" {
   interface IncomingMessage {
@@ -81,56 +83,10 @@ export function resolveNodeFace(options: unknown, extra: readonly string[] = [])
   };
 }
 
-/**
- * The admission stage on a Node request: `req.body` when a parser set it (then no size limit or parse error applies),
- * else the stream, read no further than the limit. Rejects only when an `era` callback throws or the stream fails.
- * An admitted legacy message the params check found wanting is reported (`legacyChecks: "report"`).
- */
-export async function admitNode(req: IncomingMessage, face: NodeFace): Promise<Admission> {
-  const parsed = (req as { body?: unknown }).body;
-  const verdict = await admit(
-    {
-      contentType: req.headers["content-type"],
-      contentLength: req.headers["content-length"],
-      protocolVersion: firstValue(req.headers["mcp-protocol-version"]),
-      parsed: parsed === undefined ? undefined : { body: parsed },
-      // Stopping at the limit leaves the socket open for the 413.
-      chunks: () => readNodeBody(req, face.settings.maxBodyBytes),
-      era: (body) => face.era(req, body),
-      headers: (name) => nodeHeader(req, name),
-    },
-    face.settings,
-  );
-  if (verdict.ok) reportLegacy(face.onLegacyReport, verdict);
-  return verdict;
-}
-
-/** The `403` for a request whose `Host` or `Origin` the face does not allow (`allowedHosts`, `allowedOrigins`). */
-export function forbiddenNode(req: IncomingMessage, face: NodeFace): Refusal | undefined {
-  return face.hosts && checkHost(face.hosts, req.headers.host, firstValue(req.headers.origin));
-}
-
-/** Answers a refusal (after telling `onReject`); its trace ends once the answer is written. */
-export function refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal, face: NodeFace, trace?: ExchangeTrace): void {
-  reportRefusal(face.onReject, refusal);
+/** Answers a refusal (`onReject` was told); its trace ends once the answer is written. */
+export function refuse(req: IncomingMessage, res: ServerResponse, { refusal, trace }: GateRefuse, face: NodeFace): void {
   if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
   answer(req, res, refusal, face.discardTimeoutMs, drainBound(face.settings.maxBodyBytes));
-}
-
-/** Tells the face's telemetry about a judged POST (`began`: `now()` before the stage); its trace, if it records one. */
-export function traceNode(telemetry: Telemetry, req: IncomingMessage, verdict: Admission, began: number): ExchangeTrace | undefined {
-  const { headers, socket } = req;
-  const address = socket?.remoteAddress;
-  const transport: TransportFacts = {
-    network: socket?.remoteFamily ? "tcp" : undefined,
-    protocol: { name: "http", version: req.httpVersionMajor >= 2 ? String(req.httpVersionMajor) : req.httpVersion },
-    client: address ? { address, port: socket.remotePort } : undefined,
-    header: (name) => firstValue(headers[name]),
-  };
-  return traceOf(telemetry, verdict, began, transport, {
-    protocolVersion: firstValue(headers["mcp-protocol-version"]),
-    sessionId: firstValue(headers["mcp-session-id"]),
-  });
 }
 
 /**
@@ -142,49 +98,35 @@ export function wymcpNode(options: NodeOptions = {}) {
   const face = resolveNodeFace(options);
   const tools = toolsOption(options.tools);
   return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
-    const forbidden = forbiddenNode(req, face);
-    if (forbidden) return refuse(req, res, forbidden, face);
-    if (req.method !== "POST") {
+    const screened = screenNode(req, face);
+    if (screened?.action === "refuse") return refuse(req, res, screened, face);
+    if (screened) {
       // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
       if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
       return next();
     }
     const host = req as IncomingMessage & { body?: unknown };
     const parsedBefore = host.body !== undefined;
-    const began = face.telemetry ? now() : 0;
-    let verdict: Admission;
+    let judged: GateAction;
     try {
-      verdict = await admitNode(req, face);
+      judged = await judgeNode(req, face);
     } catch (error) {
       // A body cut off mid-read means the client has gone: no one is left to answer.
       if (!req.complete) return void req.destroy();
       // Anything else is a bug (e.g. in the era callback): Connect's convention hands it to next(error).
       return next(error);
     }
-    const trace = face.telemetry && traceNode(face.telemetry, req, verdict, began);
-    if (!verdict.ok) return refuse(req, res, verdict, face, trace);
-    if (!parsedBefore) host.body = verdict.body;
-    req.wymcp = { era: verdict.era, result: verdict.result };
+    if (judged.action === "refuse") return refuse(req, res, judged, face);
+    // A guard hands a modern notification on too: the next handler answers it.
+    const { body, era, result, trace } = judged;
+    if (!parsedBefore) host.body = body;
+    req.wymcp = { era, result };
     // A call the server's tools refuse is answered here, and `next` is not called.
-    if (tools?.active && (await toolsNode(tools, req, res, verdict.era, verdict.body, (name) => nodeHeader(req, name))))
-      return trace?.end();
-    if (face.report || trace) tapResponse(res, verdict.era, verdict.body, face.report, trace);
-    if (refuseLockedCall(face.toolLock, verdict.body, res)) return trace?.end();
-    lockNodeResponse(res, face.toolLock, verdict.body);
+    if (tools?.active && (await toolsNode(tools, req, res, era, body, (name) => nodeHeader(req, name)))) return trace?.end();
+    if (face.report || trace) tapResponse(res, era, body, face.report, trace);
+    if (refuseLockedCall(face.toolLock, body, res)) return trace?.end();
+    lockNodeResponse(res, face.toolLock, body);
     if (trace) trace.run(next);
     else next();
   };
-}
-
-/**
- * A header as the header rules read it: `req.headers`' value, or, when it holds a comma, its values apart from
- * `req.headersDistinct` (built only then), since Node joins a repeated header with ", ".
- */
-export function nodeHeader(req: IncomingMessage, name: string): string | readonly string[] | undefined {
-  const value = req.headers[name];
-  return typeof value === "string" && value.includes(",") ? req.headersDistinct[name] : value;
-}
-
-function firstValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

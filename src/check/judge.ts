@@ -1,0 +1,411 @@
+/**
+ * @module judge: one captured message, judged as the gates judge what a client sends (the core's admission stage,
+ * so the same status, code and words) or as `wymcp/outbound` judges what a server sends.
+ */
+import type { AdmissionSettings, RefusalStatus, Refusal, RejectReason } from "../core/admission.js";
+import type { JsonRpcErrorResponse } from "../core/envelope.js";
+import { isResponse } from "../core/is-response.js";
+import { classifyEra, type Era, type EraSignal } from "../core/era.js";
+import { legacyRevisionOf } from "../core/legacy-revision.js";
+import { judgeMessage, readMessage } from "../core/pipeline.js";
+import type { ValidationResult } from "../core/validate.js";
+// The revision from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
+import { outbound } from "../../generated/outbound.js";
+import { type OutboundKind, type OutboundViolations, validateMcpResponse } from "../outbound/validate-response.js";
+import type { PendingRequest } from "./exchange.js";
+import type { Negotiated } from "./negotiation.js";
+
+const MODERN_REVISION = outbound.modern.revision;
+
+/** How each message is judged: what `judge` needs. */
+export interface JudgeOptions {
+  era: Era | "auto";
+  direction: "in" | "out" | "auto";
+  /** Request headers of the exchange, names lower-cased. */
+  headers: Record<string, string>;
+  method: string | undefined;
+  /** The gates' limits, checked as the gates check theirs. */
+  settings: AdmissionSettings;
+}
+
+/** What one message came to, with its place; `--json` prints these as they are. */
+export type Verdict = InboundVerdict | OutboundVerdict;
+
+/**
+ * How a message's era was told: classifyEra's signal, `flag` for --era legacy|modern, `request` for the request it
+ * answers (or whose HTTP exchange carried it), `session` for a legacy session's `initialize` earlier in the capture.
+ */
+export type CheckSignal = EraSignal | "flag" | "request" | "session";
+
+/** A message judged as the gates judge what a client sends, or one they refuse before judging it. */
+export type InboundVerdict = {
+  source: string;
+  line: number;
+  /** In a HAR file: `request`, `response` or `event N` of entry `line`. */
+  part?: string;
+  /** For a response: the request of the capture it answers (its method is `method`). */
+  answers?: Answered;
+  era: Era | null;
+  /** How the era was chosen: `flag` for --era legacy|modern, `request` for its request's, otherwise classifyEra's signal. */
+  eraSignal: CheckSignal | null;
+  /** The revision its session negotiated, when that judged it (the message carried no MCP-Protocol-Version header). */
+  negotiated?: Negotiated;
+  /** `out` only on a line not judged (not JSON, too large) under --direction out. */
+  direction: "in" | "out";
+  /** The --method label, for a response. */
+  method?: string;
+} & (
+  | Extract<ValidationResult, { outcome: "pass" | "bypass" }>
+  | {
+      outcome: "reject";
+      kind: ValidationResult["kind"] | null;
+      /** The definition it failed; null when it was not judged (not JSON, too large, too deep, not JSON's media type). */
+      definition: string | null;
+      /** The legacy revision whose definition it failed. */
+      revision?: string;
+      /** The gates' own words for why they answered (their `onReject` reason). */
+      reason: RejectReason;
+      status: RefusalStatus;
+      response: JsonRpcErrorResponse;
+    }
+);
+
+/** A message judged by validateMcpResponse, the outcome and violations as it returns them. */
+export type OutboundVerdict = {
+  source: string;
+  line: number;
+  /** In a HAR file: `request`, `response` or `event N` of entry `line`. */
+  part?: string;
+  /** For a result or an error response: the request of the capture it answers. */
+  answers?: Answered;
+  direction: "out";
+  era: Era;
+  /**
+   * `flag` for --era legacy|modern; `request` for the era of the request it answers (or, in a HAR file, of the
+   * request whose HTTP exchange carried it); otherwise classifyEra's signal from the headers alone.
+   */
+  eraSignal: CheckSignal;
+  /**
+   * The revision whose definitions judged it: legacy, its request's, the MCP-Protocol-Version header's, its session's
+   * (`negotiated`), else 2025-03-26.
+   */
+  revision: string;
+  /** The revision its session negotiated, when that judged it (the message carried no MCP-Protocol-Version header). */
+  negotiated?: Negotiated;
+  /** The --method a result or error response was judged by. */
+  method?: string;
+  outcome: "pass" | "violation";
+  kind: OutboundKind;
+  definition: string;
+  violations?: OutboundViolations;
+};
+
+/** Where the request a response answers was in the capture, and who sent it. */
+export interface Answered {
+  line: number;
+  part?: string;
+  /** `server`: the response is a client's answer to a server's request (sampling, elicitation, roots, ping). */
+  from: "client" | "server";
+}
+
+/** What the capture says about one message beyond its bytes (exchange.ts, har.ts). */
+export interface JudgeContext {
+  /** The HTTP exchange's request headers (a HAR entry's, names lower-cased); the --headers fill what they lack. */
+  headers?: Record<string, string>;
+  /** Who sent it, when the capture says (a HAR file): a server's message is judged as wymcp/outbound judges. */
+  from?: "client" | "server";
+  part?: string;
+  /** The request a response answers, looked up once the body is parsed and found to be a response. */
+  pair?: (id: unknown) => PendingRequest | undefined;
+  /** The era of the request whose HTTP exchange carried a server's message (a HAR file). */
+  exchangeEra?: { era: Era; eraSignal: CheckSignal };
+  /** The legacy revision the message's session negotiated, for a message without an MCP-Protocol-Version header. */
+  negotiated?: Negotiated;
+}
+
+/**
+ * Methods only a server sends, in either era (test/cli.test.ts derives them from the schemas' Server* and
+ * Client* unions): under --direction auto, a request or notification of one of these is judged outbound.
+ */
+export const SERVER_ONLY_METHODS: ReadonlySet<string> = new Set([
+  "sampling/createMessage",
+  "roots/list",
+  "elicitation/create",
+  "notifications/message",
+  "notifications/resources/list_changed",
+  "notifications/resources/updated",
+  "notifications/prompts/list_changed",
+  "notifications/tools/list_changed",
+  "notifications/elicitation/complete",
+  "notifications/subscriptions/acknowledged",
+]);
+
+/** Which checks judge a parsed message under --direction auto (the rule in the usage text). */
+export function autoDirection(body: unknown): "in" | "out" {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return "in";
+  const message = body as Record<string, unknown>;
+  if (Object.hasOwn(message, "method")) return typeof message.method === "string" && SERVER_ONLY_METHODS.has(message.method) ? "out" : "in";
+  return isResponse(message) ? "out" : "in";
+}
+
+/** Whether a verdict came from validateMcpResponse (a line not judged under --direction out did not). */
+export function judgedOut(verdict: Verdict): verdict is OutboundVerdict {
+  return verdict.direction === "out" && verdict.outcome !== "reject";
+}
+
+/**
+ * The legacy revision a request of the capture was judged by, for its response: the one its verdict names (a method
+ * of that revision), else the one its header or its own `initialize` names, as inbound.
+ */
+export function requestRevision(verdict: Verdict, body: unknown, options: JudgeOptions, context?: JudgeContext): string | undefined {
+  if (verdict.era !== "legacy") return undefined;
+  if ("revision" in verdict && verdict.revision !== undefined) return verdict.revision;
+  const headers = context?.headers ? { ...options.headers, ...context.headers } : options.headers;
+  return legacyRevisionOf(body, headers["mcp-protocol-version"] ?? sessionRevision(headers, body, context)?.revision).revision;
+}
+
+/**
+ * The revision the message's session negotiated, when that is what judges it: the message's exchange has no
+ * MCP-Protocol-Version header, and it is no `initialize` (which opens a session of its own and names its revision).
+ */
+function sessionRevision(headers: Record<string, string>, body: unknown, context: JudgeContext | undefined): Negotiated | undefined {
+  if (context?.negotiated === undefined || headers["mcp-protocol-version"] !== undefined || methodIs(body, "initialize")) return undefined;
+  return context.negotiated;
+}
+
+function methodIs(body: unknown, method: string): boolean {
+  return typeof body === "object" && body !== null && (body as { method?: unknown }).method === method;
+}
+
+/**
+ * The verdict on one message's bytes (`undefined`: longer than --max-body-bytes) and the body parsed: the gates' stage
+ * after the method check, the media type when a Content-Type header was given (a HAR entry's own, for its request
+ * body). A response of the capture takes the method and era of the request it answers (`context.pair`).
+ */
+export function judge(
+  source: string,
+  line: number,
+  bytes: Uint8Array | undefined,
+  options: JudgeOptions,
+  context?: JudgeContext,
+): { verdict: Verdict; body: unknown } {
+  const fromServer = context?.from === "server";
+  const part = context?.part;
+  const refused = (refusal: Refusal) =>
+    labelled(
+      options,
+      refusalVerdict(
+        source,
+        line,
+        part,
+        options.direction === "out" || (options.direction === "auto" && fromServer) ? "out" : "in",
+        refusal,
+      ),
+    );
+  // A HAR entry's headers are its HTTP request's: they say nothing of the media type of what the server sent.
+  const headers = context?.headers ? { ...options.headers, ...context.headers } : options.headers;
+  const contentType = fromServer ? options.headers["content-type"] : headers["content-type"];
+  // The gates' pipeline: the media type (when one was given), the size, strict UTF-8 and JSON, then the judging below.
+  const parsed = readMessage(bytes, contentType, options.settings);
+  if (!parsed.ok) return refused(parsed);
+  const body = parsed.body;
+  // A response takes its request's method and era; the request is looked up only for a body that is one.
+  const answered = context?.pair && isResponse(body) ? context.pair((body as { id?: unknown }).id) : undefined;
+  const direction = options.direction !== "auto" ? options.direction : fromServer ? "out" : autoDirection(body);
+  if (direction === "out") return judgeOut(source, line, body, options, headers, context, answered);
+  const negotiated = sessionRevision(headers, body, context);
+  let signal: CheckSignal = "flag";
+  const era =
+    options.era !== "auto"
+      ? options.era
+      : answered
+        ? ((signal = "request"), answered.era)
+        : (parsed: unknown) => {
+            // The era from the headers and body alone, as wymcp stdio reads it: a negotiated revision is legacy anyway.
+            const classified = classifyEra(headers, parsed);
+            signal = negotiated && classified.signal === "default" ? "session" : classified.signal;
+            return classified.era;
+          };
+  // Header names are lower-cased when --header is read; the version decides whether a legacy batch is judged.
+  // A HAR entry carries its HTTP request's headers: a modern request is held to them as a gate holds it. A message
+  // with none (a file, a line) has no headers to judge.
+  const exchange = context?.headers !== undefined ? headers : undefined;
+  const admission = judgeMessage(
+    body,
+    { era, protocolVersion: headers["mcp-protocol-version"] ?? negotiated?.revision, headers: exchange },
+    options.settings,
+  );
+  // Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line (~3× the validation).
+  // Only the legacy lane reads a revision; a modern message is judged by the one its _meta names.
+  const session = negotiated && admission.era === "legacy" ? negotiated : undefined;
+  let verdict: InboundVerdict;
+  if (!admission.ok) {
+    if (admission.reason !== "invalid-message") return refused(admission);
+    verdict = {
+      source,
+      line,
+      part,
+      direction: "in",
+      era: admission.era ?? null,
+      eraSignal: signal,
+      negotiated: session,
+      outcome: "reject",
+      kind: admission.kind ?? null,
+      definition: admission.definition ?? null,
+      revision: admission.revision,
+      reason: "invalid-message",
+      status: admission.status,
+      response: admission.response,
+    };
+  } else if (admission.result.outcome === "pass") {
+    const { kind, definition, revision, reported } = admission.result;
+    verdict = {
+      source,
+      line,
+      part,
+      direction: "in",
+      era: admission.era,
+      eraSignal: signal,
+      negotiated: session,
+      outcome: "pass",
+      kind,
+      definition,
+      revision,
+      reported,
+    };
+  } else {
+    const { kind, reason } = admission.result;
+    verdict = {
+      source,
+      line,
+      part,
+      direction: "in",
+      era: admission.era,
+      eraSignal: signal,
+      negotiated: session,
+      outcome: "bypass",
+      kind,
+      reason,
+    };
+  }
+  return labelled(options, verdict, body, answered);
+}
+
+/** A body the gates refuse before judging it as a message (media type, size, not JSON, too deep). */
+function refusalVerdict(source: string, line: number, part: string | undefined, direction: "in" | "out", refusal: Refusal): InboundVerdict {
+  return {
+    source,
+    line,
+    part,
+    direction,
+    era: null,
+    eraSignal: null,
+    outcome: "reject",
+    kind: null,
+    definition: null,
+    reason: refusal.reason,
+    status: refusal.status,
+    response: refusal.response,
+  };
+}
+
+function labelled(
+  options: JudgeOptions,
+  verdict: InboundVerdict,
+  body?: unknown,
+  answered?: PendingRequest,
+): { verdict: Verdict; body: unknown } {
+  // Only a response lacks a method of its own; on anything else the label would contradict the message. The
+  // request it answers in the capture names it; --method does for a response the capture has no request for.
+  if (verdict.kind === "response") {
+    if (answered) {
+      verdict.method = answered.method;
+      verdict.answers = answeredAt(answered);
+    } else if (options.method !== undefined) verdict.method = options.method;
+  }
+  return { verdict, body };
+}
+
+function answeredAt(request: PendingRequest): Answered {
+  return request.part === undefined
+    ? { line: request.line, from: request.from }
+    : { line: request.line, part: request.part, from: request.from };
+}
+
+/**
+ * The verdict of validateMcpResponse on a parsed message, in the era of the flag, of the request it answers (or whose
+ * HTTP exchange carried it), or of the headers alone.
+ */
+function judgeOut(
+  source: string,
+  line: number,
+  body: unknown,
+  options: JudgeOptions,
+  headers: Record<string, string>,
+  context: JudgeContext | undefined,
+  answered: PendingRequest | undefined,
+): { verdict: Verdict; body: unknown } {
+  // The session's revision for a server's own message: its request or notification has no answered request.
+  const session = answered ? undefined : sessionRevision(headers, body, context);
+  // A server's body carries no era signal, and a body-read era would let a modern-only field pick its own lane.
+  const { era, signal }: { era: Era; signal: CheckSignal } =
+    options.era !== "auto"
+      ? { era: options.era, signal: "flag" }
+      : answered
+        ? { era: answered.era, signal: "request" }
+        : context?.exchangeEra
+          ? { era: context.exchangeEra.era, signal: context.exchangeEra.eraSignal }
+          : sessionSignal(classifyEra(headers, undefined), session);
+  const method = answered?.method ?? options.method;
+  // As report mode does: the revision its request was judged by; for a lone message the header's legacy revision,
+  // else its session's, else the one a server assumes without either.
+  const revision =
+    era === "legacy"
+      ? (answered?.revision ?? legacyRevisionOf(undefined, headers["mcp-protocol-version"] ?? session?.revision).revision)
+      : MODERN_REVISION;
+  const result = validateMcpResponse(body, { era, method, protocolVersion: revision, formats: options.settings.validate?.formats });
+  const answers = result.kind === "result" || result.kind === "error";
+  const part = context?.part;
+  const answering = answers && answered ? answeredAt(answered) : undefined;
+  const negotiated = session && era === "legacy" ? session : undefined;
+  const verdict: OutboundVerdict =
+    result.outcome === "pass"
+      ? {
+          source,
+          line,
+          part,
+          answers: answering,
+          direction: "out",
+          era,
+          eraSignal: signal,
+          revision,
+          negotiated,
+          method: answers ? method : undefined,
+          outcome: "pass",
+          kind: result.kind,
+          definition: result.definition,
+        }
+      : {
+          source,
+          line,
+          part,
+          answers: answering,
+          direction: "out",
+          era,
+          eraSignal: signal,
+          revision,
+          negotiated,
+          method: answers ? method : undefined,
+          outcome: "violation",
+          kind: result.kind,
+          definition: result.definition,
+          violations: result.violations,
+        };
+  // An undefined method is left out of --json by JSON.stringify; deleting the key would cost a slower object shape.
+  return { verdict, body };
+}
+
+/** A legacy era of no signal, told instead by the session the message belongs to. */
+function sessionSignal(classified: { era: Era; signal: EraSignal }, session: Negotiated | undefined): { era: Era; signal: CheckSignal } {
+  return session && classified.signal === "default" ? { era: classified.era, signal: "session" } : classified;
+}

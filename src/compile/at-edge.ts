@@ -1,0 +1,56 @@
+/**
+ * @module at-edge: `wymcp compile`'s engine for the schemas a face learns while it runs (`wymcp proxy`, `wymcp stdio`):
+ * one `inputSchema` compiled as `wymcp compile` compiles it (compile-schemas.ts: the SDK's dialect rule and options,
+ * the error budget, the tagged anyOf, the module's own distiller), assembled into an ES module and loaded from a
+ * `data:` URL, which is module loading, not `eval`: the validator runs under `--disallow-code-generation-from-strings`.
+ * Compiling does not: Ajv makes each validator from a string once, as it does under `wymcp compile`, so a process that
+ * forbids it compiles nothing. Ajv is an optional peer: without it, or without code generation, no schema is compiled
+ * and the calls pass unjudged.
+ */
+import type { CompileOutcome, ToolSchemaCompiler } from "../core/tools-at-edge.js";
+
+/** The compiler, or the reason there is none (Ajv, ajv-formats not installed). */
+export async function edgeCompiler(): Promise<ToolSchemaCompiler | { missing: string }> {
+  let engine: [typeof import("./compile-schemas.js"), typeof import("./dialect.js"), typeof import("./runtime-helpers.js")];
+  let runtime: string;
+  try {
+    engine = await Promise.all([import("./compile-schemas.js"), import("./dialect.js"), import("./runtime-helpers.js")]);
+    runtime = (await import("./runtime-text.js")).COMPILE_RUNTIME;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
+    return { missing: "argument checks compile the tools' schemas with ajv and ajv-formats (optional peers), which are not installed" };
+  }
+  const [{ compileSchemas }, { dialectOf }, { helperSources }] = engine;
+  // Ajv's code generation evaluates what it generates; where that is forbidden, every compilation would fail (and Ajv
+  // would print each schema's code on the way).
+  try {
+    new Function("return 1");
+  } catch {
+    return { missing: "this process forbids code generation from strings, which Ajv needs to compile a schema (not to run one)" };
+  }
+  return async function compileInputSchema(schema: object): Promise<CompileOutcome> {
+    let text: string;
+    try {
+      const [group] = compileSchemas([{ key: "input", schema, dialect: dialectOf(schema) }]);
+      if (!group) return { ok: false, reason: "the engine compiled nothing" };
+      text = [
+        helperSources(group.helpers).join("\n"),
+        `const ${group.variable} = (function (exports) {\n${group.code.trim()}\nreturn exports;\n})({});`,
+        runtime,
+        `export const validate = ${group.variable}.${group.exports.get("input")};`,
+      ].join("\n\n");
+    } catch (error) {
+      return { ok: false, reason: firstLine(error) };
+    }
+    const loaded = (await import(`data:text/javascript;base64,${Buffer.from(text, "utf8").toString("base64")}`)) as {
+      validate: CompileOutcome extends { validate: infer V } ? V : never;
+    };
+    return { ok: true, validate: loaded.validate };
+  };
+}
+
+function firstLine(error: unknown): string {
+  return String(error instanceof Error ? error.message : error)
+    .split("\n")[0]!
+    .slice(0, 300);
+}

@@ -1,0 +1,175 @@
+/**
+ * @module gate-log: what `wymcp proxy` and `wymcp stdio` report per message, and their log. Each face calls two hooks:
+ * `onVerdict` once per judged message, `onAnswer` when the answer to a request id is written to the client (the
+ * server's, handed back, or wymcp's own). The log is one subscriber (telemetry reads the admission verdict itself,
+ * through core/traced.ts, since these events carry nothing of the body). Log lines are built from
+ * wymcp's answer and the verdict, and take of the message only what says which it was: the id, echoed under the
+ * answers' rules; the method, and a tool's or prompt's name, escaped and bounded as the answers escape a client's
+ * keys. Never a value of its arguments.
+ */
+import type { RejectReason } from "./admission.js";
+import type { JsonRpcErrorResponse, JsonRpcId } from "./envelope.js";
+import type { Era } from "./era.js";
+import { escapeText } from "./log-safe.js";
+import type { JudgedKind } from "./validate.js";
+
+export type LogFormat = "text" | "json";
+export type Face = "proxy" | "stdio";
+
+/** Why a message was not handed on: the gates' reasons, one list in the core. */
+export type RefusalReason = RejectReason;
+
+/** One judged message. */
+export interface VerdictEvent {
+  /**
+   * `pass` and `bypass`: handed on to the server. `reported`: handed on, though its params fail its legacy revision's
+   * definition (`--legacy-checks report`; `code` and `message` are the answer `params` would have sent). `refused`:
+   * answered by wymcp, never handed on. `dropped`: neither handed on nor answered (a refused notification or response,
+   * or a parse error within a second of the last answered one).
+   */
+  outcome: "pass" | "bypass" | "reported" | "refused" | "dropped";
+  /** The era it was judged in; unset when it was refused before (not JSON, too large). */
+  era: Era | undefined;
+  kind: JudgedKind | undefined;
+  /** The id wymcp answers with (the client's only when a valid, bounded, log-safe one); unset when there is none. */
+  id: JsonRpcId | undefined;
+  /**
+   * The method, escaped and bounded (log-safe), when the message parsed and names one as a string; for a batch, that
+   * of the item a refusal's first error locates, else of its first item ({@link namesOf}).
+   */
+  method: string | undefined;
+  /** For `tools/call` and `prompts/get`: the tool's or prompt's name (`params.name`), escaped and bounded likewise. */
+  name?: string | undefined;
+  reason?: RefusalReason;
+  /** The HTTP status wymcp answered with (proxy). */
+  status?: number;
+  /** The JSON-RPC error code of wymcp's answer. */
+  code?: number;
+  /** wymcp's answer's message. */
+  message?: string;
+  /** The client's address (proxy). */
+  remote?: string;
+}
+
+/** The answer to one request, written to the client. */
+export interface AnswerEvent {
+  id: JsonRpcId;
+  /** `server`: the server's answer, handed back; `wymcp`: a refusal, or the proxy's 502/504. */
+  by: "server" | "wymcp";
+  /** The HTTP status (proxy). */
+  status?: number;
+}
+
+/** The per-message hooks of a face. They must not throw; a throw is ignored. */
+export interface GateHooks {
+  onVerdict?(event: VerdictEvent): void;
+  onAnswer?(event: AnswerEvent): void;
+}
+
+/** Calls a hook, ignoring what it throws: a broken subscriber must not break a message on its way. */
+export function notify<E>(hook: ((event: E) => void) | undefined, event: E): void {
+  if (!hook) return;
+  try {
+    hook(event);
+  } catch {
+    // As with onReject: the message has been dealt with already.
+  }
+}
+
+/** Longest method name logged; a longer one is cut and ends in `…`. */
+const METHOD_LENGTH = 64;
+
+/** A method name fit for a log line, or undefined when the message names none as a string. */
+export function safeMethod(body: unknown): string | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  const method = (body as { method?: unknown }).method;
+  return typeof method === "string" ? escapeText(method, METHOD_LENGTH) : undefined;
+}
+
+/** Longest tool or prompt name logged; a longer one is cut and ends in `…`. */
+const NAME_LENGTH = 64;
+
+/** Methods whose `params.name` is what a reader of the log asks about first: which tool, which prompt. */
+const NAMED_METHODS: ReadonlySet<string> = new Set(["tools/call", "prompts/get"]);
+
+/** What a log line names of a parsed message: its method, and for a tool call or a prompt, the name. */
+export interface LoggedNames {
+  method: string | undefined;
+  name: string | undefined;
+}
+
+const NO_NAMES: LoggedNames = Object.freeze({ method: undefined, name: undefined });
+
+/**
+ * The method and the tool's or prompt's name of a parsed body, log-safe. A batch names one item: the one the answer's
+ * first error locates (its pointer begins `/N/`), else the first; an answer whose error points nowhere in it, or no
+ * answer, names the first item's.
+ */
+export function namesOf(body: unknown, response?: JsonRpcErrorResponse): LoggedNames {
+  const item = Array.isArray(body) ? body[locatedItem(response) ?? 0] : body;
+  const method = safeMethod(item);
+  if (method === undefined) return NO_NAMES;
+  const raw = (item as { method: string }).method;
+  const params = (item as { params?: unknown }).params;
+  const name =
+    NAMED_METHODS.has(raw) && typeof params === "object" && params !== null && typeof (params as { name?: unknown }).name === "string"
+      ? escapeText((params as { name: string }).name, NAME_LENGTH)
+      : undefined;
+  return { method, name };
+}
+
+/** The batch item an answer's first error points into (`/3/params/name` → 3), if any. */
+function locatedItem(response: JsonRpcErrorResponse | undefined): number | undefined {
+  const data = response?.error.data as { errors?: Array<{ instancePath?: unknown }> } | undefined;
+  const pointer = Array.isArray(data?.errors) ? data.errors[0]?.instancePath : undefined;
+  const index = typeof pointer === "string" ? /^\/(0|[1-9]\d{0,8})(?:\/|$)/.exec(pointer)?.[1] : undefined;
+  return index === undefined ? undefined : Number(index);
+}
+
+/**
+ * A refused body parsed again for its log line, when it parsed at all (the stage keeps no refused body): `undefined`
+ * for one refused before or at parsing. Only the refusal path pays for it.
+ */
+export function parsedAgain(bytes: Uint8Array | undefined, reason: string): unknown {
+  if (bytes === undefined || (reason !== "invalid-message" && reason !== "nested-too-deeply")) return undefined;
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The log of one face: one line per event on `write` (stderr), as text or JSON lines. */
+export interface GateLog {
+  /** A refused, dropped or reported message (passes are not logged). */
+  verdict(event: VerdictEvent): void;
+  /** Anything else worth a line: a failing upstream, an outbound violation, start and stop. */
+  line(event: string, fields: Record<string, unknown>, text: string): void;
+}
+
+export function createLog(face: Face, format: LogFormat, write: (line: string) => void): GateLog {
+  const line = (event: string, fields: Record<string, unknown>, text: string) => {
+    if (format === "json") write(`${JSON.stringify({ time: new Date().toISOString(), face, event, ...fields })}\n`);
+    else write(`wymcp ${face}: ${text}\n`);
+  };
+  return {
+    verdict(event) {
+      if (event.outcome === "pass" || event.outcome === "bypass") return;
+      const { outcome, ...fields } = event;
+      const parts = [
+        outcome === "refused" ? "refused" : outcome === "reported" ? "reported (handed on)" : "dropped (not answered)",
+        event.status,
+        event.code,
+        event.reason,
+        event.era && `era=${event.era}`,
+        event.kind && `kind=${event.kind}`,
+        event.method !== undefined && `method=${JSON.stringify(event.method)}`,
+        event.name !== undefined && `name=${JSON.stringify(event.name)}`,
+        event.id !== undefined && `id=${JSON.stringify(event.id)}`,
+        event.remote && `from=${event.remote}`,
+      ].filter((part) => part !== undefined && part !== false && part !== "");
+      line(outcome, fields, `${parts.join(" ")}${event.message ? `: ${event.message}` : ""}`);
+    },
+    line,
+  };
+}

@@ -1,0 +1,245 @@
+/**
+ * @module pipeline: the one sequence every face runs on what a client sends, whatever carries it. A request is screened
+ * (the `Host`/`Origin` policy's `403`, or a method that goes straight through), its body admitted (admission.ts), the
+ * verdict traced (traced.ts) and reported (`onReject`, `onLegacyReport`), and the modern-notification `202` decided.
+ * A face gets back an action and applies it with its own I/O: nothing here writes an answer. The log's verdict events
+ * (gate-log.ts) are built here too, so the proxy and the stdio gate word them alike.
+ */
+import {
+  type Acceptance,
+  type Admission,
+  type AdmissionSettings,
+  type Admitted,
+  admit,
+  admitBytes,
+  bodyTooLarge,
+  checkHost,
+  checkMediaType,
+  type Exchange,
+  isAcceptedNotification,
+  type JudgeContext,
+  judgeBody,
+  parseBody,
+  type Refusal,
+  type RejectInfo,
+  reportLegacy,
+  reportRefusal,
+} from "./admission.js";
+import { answerId } from "./envelope.js";
+import type { Era } from "./era.js";
+import { namesOf, parsedAgain, safeMethod, type VerdictEvent } from "./gate-log.js";
+import type { HostPolicy } from "./host-origin.js";
+import type { ExchangeTrace, Telemetry, TransportFacts } from "./telemetry.js";
+import { type TracedHeaders, traceOf } from "./traced.js";
+
+/** What the pipeline needs of a face, its options checked once. */
+export interface GateFace {
+  readonly settings: AdmissionSettings;
+  /** The `Host`/`Origin` policy; unset: no check. */
+  readonly hosts?: HostPolicy | undefined;
+  /** Spans and metrics for every body judged; the settings' `clock` then starts each trace. */
+  readonly telemetry?: Telemetry | undefined;
+  readonly onReject?: ((info: RejectInfo) => void) | undefined;
+  readonly onLegacyReport?: ((info: RejectInfo) => void) | undefined;
+}
+
+/** What the trace of one body records of its transport, read only when there is telemetry. */
+export interface TraceFacts {
+  transport: TransportFacts;
+  headers: TracedHeaders;
+}
+
+/** A body and what the host knows around it: the admission stage's exchange, and the trace's facts. */
+export interface GateInput extends Exchange {
+  facts: () => TraceFacts;
+}
+
+/** Refuse: send `refusal.status` and `refusal.response` (already told to `onReject`); the trace ends with the answer. */
+export interface GateRefuse {
+  action: "refuse";
+  refusal: Refusal;
+  trace: ExchangeTrace | undefined;
+  /** The body's bytes, when the host's source gave them whole (for the log's names of a refused body). */
+  bytes?: Uint8Array | undefined;
+}
+
+/**
+ * `accept`: a modern notification, answered `202` with no body whatever it holds (JSON-RPC forbids an error answer
+ * to a notification; the SDK answers an accepted one so); a guard that hands on instead may treat it as `hand-on`.
+ * `hand-on`: the parsed body goes on to the next handler, inside the trace.
+ */
+export interface GateAdmit {
+  action: "accept" | "hand-on";
+  body: unknown;
+  era: Era;
+  result: Admitted;
+  trace: ExchangeTrace | undefined;
+  /** The very bytes judged, when the host's source gave them whole (a proxy forwards them, never serialized again). */
+  bytes?: Uint8Array | undefined;
+}
+
+/** A method the gates do not judge (anything but a POST), or a face judging nothing: straight through. */
+export interface GateBypass {
+  action: "bypass";
+}
+
+/** What a face does with one judged body. */
+export type GateAction = GateRefuse | GateAdmit;
+
+const BYPASS: GateBypass = Object.freeze({ action: "bypass" });
+
+/**
+ * Before anything is read: the `403` for a `Host` or `Origin` the face does not allow (told to `onReject`), `bypass`
+ * for a method other than POST (or with `passThrough`), else `undefined`: the body is to be judged.
+ */
+export function screen(
+  face: GateFace,
+  request: { host: string | null | undefined; origin: string | null | undefined; method: string | undefined; passThrough?: boolean },
+): GateRefuse | GateBypass | undefined {
+  const forbidden = face.hosts && checkHost(face.hosts, request.host, request.origin);
+  if (forbidden) {
+    reportRefusal(face.onReject, forbidden);
+    return { action: "refuse", refusal: forbidden, trace: undefined };
+  }
+  return request.method !== "POST" || request.passThrough ? BYPASS : undefined;
+}
+
+/**
+ * A POSTed body, read from the host's source: the admission stage, the trace, the reports and the `202` rule.
+ * Rejects only when the source fails or an `era` callback throws.
+ */
+export async function gateBody(face: GateFace, input: GateInput): Promise<GateAction> {
+  const began = startOf(face);
+  let reading: Promise<Uint8Array | undefined> | undefined;
+  const source = input.chunks;
+  const verdict = await admit(
+    {
+      ...input,
+      chunks: () => {
+        const chunks = source();
+        if (chunks instanceof Promise) reading = chunks;
+        return chunks;
+      },
+    },
+    face.settings,
+  );
+  return act(face, verdict, began, input.facts, reading && (await reading));
+}
+
+/**
+ * A body already whole in memory (a stdio line): `gateBody` with no read to wait for, so a face judging many small
+ * bodies pays no promise per body. `input` is read as it is, never copied.
+ */
+export function gateBytes(
+  face: GateFace,
+  bytes: Uint8Array,
+  input: Pick<Exchange, "contentType" | "era" | "protocolVersion" | "headers">,
+  facts: () => TraceFacts,
+): GateAction {
+  const began = startOf(face);
+  return act(face, admitBytes(bytes, input, face.settings), began, facts, bytes);
+}
+
+function startOf(face: GateFace): number {
+  return face.telemetry && face.settings.clock ? face.settings.clock() : 0;
+}
+
+function act(face: GateFace, verdict: Admission, began: number, facts: () => TraceFacts, bytes: Uint8Array | undefined): GateAction {
+  if (verdict.ok) reportLegacy(face.onLegacyReport, verdict);
+  let trace: ExchangeTrace | undefined;
+  if (face.telemetry) {
+    const { transport, headers } = facts();
+    trace = traceOf(face.telemetry, verdict, began, transport, headers);
+  }
+  if (!verdict.ok) {
+    reportRefusal(face.onReject, verdict);
+    return { action: "refuse", refusal: verdict, trace, bytes };
+  }
+  const { body, era, result } = verdict;
+  return { action: isAcceptedNotification(result) ? "accept" : "hand-on", body, era, result, trace, bytes };
+}
+
+/**
+ * One captured message's bytes (`undefined`: longer than the limit), as a gate reads a body: the media type (when one
+ * is known), the size, strict UTF-8 and JSON. The parsed body, or the refusal a gate would answer.
+ */
+export function readMessage(
+  bytes: Uint8Array | undefined,
+  contentType: string | undefined,
+  settings: AdmissionSettings,
+): { ok: true; body: unknown } | Refusal {
+  const wrongType = contentType === undefined ? undefined : checkMediaType(contentType);
+  if (wrongType) return wrongType;
+  if (bytes === undefined) return bodyTooLarge(settings.maxBodyBytes);
+  return parseBody(bytes, settings);
+}
+
+/** A parsed message judged as a gate judges a body: the nesting bound, its era, and its validation. */
+export function judgeMessage(body: unknown, context: JudgeContext, settings: AdmissionSettings): Admission {
+  return judgeBody(body, context, settings);
+}
+
+/** Where a face's verdict events say the message came from: the proxy's client address, and whether it answers with HTTP. */
+export interface EventPlace {
+  /** The HTTP status of the answer, for a face that answers with one (the proxy). */
+  status?: boolean;
+  remote?: string | undefined;
+}
+
+/**
+ * The log's event for a refusal: `refused` when wymcp answered it, `dropped` when it did not (a notification, a
+ * response, a flood of junk). `body` is the refused body, when it parsed (for its method and name).
+ */
+export function refusalEvent(refusal: Refusal, body: unknown, outcome: "refused" | "dropped", place: EventPlace = {}): VerdictEvent {
+  const { response } = refusal;
+  const event: VerdictEvent = {
+    outcome,
+    era: refusal.era,
+    kind: refusal.kind,
+    // A `403` carries no id: its event says `null`, as a refusal before any id was read.
+    id: response.id ?? null,
+    ...namesOf(body, response),
+    reason: refusal.reason,
+  };
+  if (place.status) event.status = refusal.status;
+  event.code = response.error.code;
+  event.message = response.error.message;
+  if (place.remote !== undefined) event.remote = place.remote;
+  return event;
+}
+
+/** A refused body parsed again for its log line, when it parsed at all (`GateRefuse.bytes`). */
+export function refusedBody(refused: GateRefuse): unknown {
+  return parsedAgain(refused.bytes, refused.refusal.reason);
+}
+
+/**
+ * The log's event for an admitted body: `reported` for a legacy message whose params fail (`legacyChecks: "report"`),
+ * handed on all the same, with the answer `params` would have sent; otherwise its pass or bypass, built only when
+ * `subscribed` (the log writes nothing for a pass).
+ */
+export function admittedEvent(
+  admitted: Pick<Acceptance, "body" | "era" | "result">,
+  subscribed: boolean,
+  place: EventPlace = {},
+): VerdictEvent | undefined {
+  const { body, era, result } = admitted;
+  const reported = result.outcome === "pass" ? result.reported : undefined;
+  let event: VerdictEvent;
+  if (reported) {
+    const { code, message } = reported.response.error;
+    event = {
+      outcome: "reported",
+      era,
+      kind: result.kind,
+      id: answerId(body),
+      ...namesOf(body, reported.response),
+      reason: "invalid-message",
+      code,
+      message,
+    };
+  } else if (subscribed) event = { outcome: result.outcome, era, kind: result.kind, id: answerId(body), method: safeMethod(body) };
+  else return undefined;
+  if (place.remote !== undefined) event.remote = place.remote;
+  return event;
+}

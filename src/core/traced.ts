@@ -1,0 +1,96 @@
+/**
+ * @module traced: the faces' one call into their `telemetry` option, whatever the host: a verdict becomes a
+ * `JudgedExchange` (the facts read from the body by core/telemetry.ts), and the observer's trace comes back guarded so
+ * that a failing observer never turns an answered request into a failed one.
+ */
+import {
+  MAX_NAME_UNITS,
+  messageFacts,
+  safeText,
+  sessionFact,
+  type ExchangeTrace,
+  type Telemetry,
+  type TransportFacts,
+} from "./telemetry.js";
+import type { Admission } from "./admission.js";
+
+/** The request headers the facts read besides the body. */
+export interface TracedHeaders {
+  protocolVersion: string | null | undefined;
+  sessionId: string | null | undefined;
+}
+
+/**
+ * Tells `telemetry` about one judged body and returns its trace (`undefined` when nothing is recorded). `startTime` is `performance.now()` when the face began
+ * with the POST; the verdict carries the validation time and a refused body when the face's settings had a `clock`.
+ */
+export function traceOf(
+  telemetry: Telemetry,
+  verdict: Admission,
+  startTime: number,
+  transport: TransportFacts,
+  headers: TracedHeaders,
+): ExchangeTrace | undefined {
+  const refused = !verdict.ok;
+  const era = verdict.era;
+  const result = verdict.ok ? verdict.result : undefined;
+  // legacyChecks "report": the params failed and the message went on all the same; the server's answer is the span's.
+  const reported = result?.outcome === "pass" && result.reported !== undefined;
+  let trace: ExchangeTrace | undefined;
+  try {
+    // Nothing would be recorded (no SDK): the facts are not even read.
+    if (telemetry.recording?.() === false) return undefined;
+    trace = telemetry.judged({
+      verdict: refused ? "refused" : result?.outcome === "bypass" ? "bypassed" : reported ? "reported" : "admitted",
+      era,
+      reason: verdict.ok ? (result?.outcome === "bypass" ? result.reason : reported ? "invalid-message" : undefined) : verdict.reason,
+      code: verdict.ok ? undefined : verdict.response.error.code,
+      messages: messageFacts(verdict.body, era, headers.protocolVersion ?? undefined, refused),
+      sessionId: sessionFact(era, headers.sessionId ?? undefined),
+      transport,
+      startTime,
+      validationMs: verdict.validationMs,
+    });
+  } catch {
+    return undefined;
+  }
+  return trace && guarded(trace);
+}
+
+/** The observer's trace with every call contained: only the handler's own errors, run inside it, get out. */
+function guarded(trace: ExchangeTrace): ExchangeTrace {
+  return {
+    run<T>(fn: () => T): T {
+      let done: { value: T } | { error: unknown } | undefined;
+      try {
+        trace.run(() => {
+          try {
+            done = { value: fn() };
+          } catch (error) {
+            done = { error };
+          }
+        });
+      } catch {
+        // The observer failed around the handler: the handler's own outcome still stands.
+      }
+      if (done === undefined) return fn();
+      if ("error" in done) throw done.error;
+      return done.value;
+    },
+    answered: (message) => quietly(() => trace.answered(message)),
+    session: (id) => quietly(() => trace.session(safeText(id, MAX_NAME_UNITS))),
+    inject: (set) => quietly(() => trace.inject?.(set)),
+    end: (errorType) => quietly(() => trace.end(errorType)),
+  };
+}
+
+function quietly(call: () => void): void {
+  try {
+    call();
+  } catch {
+    // Telemetry must not break the exchange it watches.
+  }
+}
+
+/** The clock a face with telemetry gives the admission stage (`AdmissionSettings.clock`) and starts each trace with. */
+export const now = (): number => performance.now();

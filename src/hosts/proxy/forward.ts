@@ -1,0 +1,437 @@
+/**
+ * @module forward: one request sent on to the upstream server and its answer streamed back, with Node's own `http`:
+ * the client's headers but the hop-by-hop ones, backpressure both ways, the upstream request cancelled when the client
+ * goes away, and a JSON-RPC error (502, or 504 past the timeout) when the upstream cannot answer.
+ */
+import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
+import https from "node:https";
+import { isIP, Socket } from "node:net";
+import type { Duplex, Readable } from "node:stream";
+import { errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
+import { mediaType } from "../../core/header-value.js";
+
+/** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), plus `Expect`, which the proxy answers itself. */
+export const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "expect",
+]);
+
+/** Where requests go and how long the upstream has to start answering. */
+export interface Upstream {
+  url: URL;
+  /** Longest wait for the upstream's response headers (connecting included), in ms; then 504. */
+  timeoutMs: number;
+  /** Longest wait for a new connection to the upstream (TCP, and TLS for https), in ms; then 502. */
+  connectTimeoutMs: number;
+  /** Largest answer (not an event stream) relayed, in bytes; past it the answer is cut. */
+  maxAnswerBytes: number;
+  /** Send the upstream's own host in `Host` instead of the client's. */
+  rewriteHost: boolean;
+  /** Take the client's `X-Forwarded-*` and `Forwarded` as a trusted proxy in front wrote them. */
+  trustProxy: boolean;
+  agent: http.Agent;
+}
+
+/** How long a pooled socket may stay idle when the upstream names no keep-alive timeout (most servers' is 5 s). */
+const DEFAULT_IDLE_MS = 4_000;
+/** Longest idle time taken from an upstream's `Keep-Alive: timeout=` hint. */
+const MAX_IDLE_MS = 60_000;
+
+/**
+ * A keep-alive agent for the upstream's scheme. A pooled socket is closed a second before the upstream's own idle
+ * timeout, as its `Keep-Alive: timeout=N` answer header announces it (4 s when it names none), so that a request is
+ * rarely sent on a socket the upstream is closing; a request sent on one is retried only when that is safe.
+ */
+export function upstreamAgent(url: URL): http.Agent {
+  const options = { keepAlive: true, timeout: DEFAULT_IDLE_MS, scheduling: "lifo" as const };
+  const agent = url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
+  agent.keepSocketAlive = (socket: Duplex) => {
+    if (!(socket instanceof Socket)) return false;
+    // Node's own agent reads the hint from the same place (the answer of the request the socket last carried).
+    const hint = (socket as { _httpMessage?: { res?: IncomingMessage } })._httpMessage?.res?.headers["keep-alive"];
+    const idle = idleMs(Array.isArray(hint) ? hint[0] : hint);
+    if (idle <= 0) return false;
+    socket.setKeepAlive(true, 1_000);
+    socket.unref();
+    socket.setTimeout(idle);
+    return true;
+  };
+  return agent;
+}
+
+/** The idle time a `Keep-Alive` answer header allows (RFC 9112 §9.3 leaves the parameter to the server), in ms. */
+export function idleMs(hint: string | undefined): number {
+  const seconds = hint === undefined ? undefined : /(?:^|[,;\s])timeout\s*=\s*"?(\d{1,6})"?/i.exec(hint)?.[1];
+  if (seconds === undefined) return DEFAULT_IDLE_MS;
+  return Math.min(Number(seconds) * 1_000 - 1_000, MAX_IDLE_MS);
+}
+
+/** How a forwarded exchange ended, for the log and the hooks. */
+export type Outcome =
+  | { kind: "answered"; status: number }
+  | { kind: "unreachable" | "timeout" | "malformed" | "too-large"; status: 502 | 504; error: string }
+  | { kind: "client-gone" }
+  /** A GET the upstream had not answered yet when the proxy drained: answered with an empty event stream. */
+  | { kind: "drained"; status: 200 }
+  | { kind: "upstream-broke"; error?: string };
+
+export interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The judged body, forwarded as it is; `undefined` streams the request's own body through. */
+  body: Uint8Array | undefined;
+  /** The id wymcp answers a 502/504 with. */
+  id: JsonRpcId;
+  /** Trace context headers (`traceparent`, `tracestate`, `baggage`) of the proxy's span, in place of the client's. */
+  traceContext?: Record<string, string>;
+  /**
+   * Aborted when the proxy drains: an event stream then ends as a finished answer does (see {@link attempt}), so that
+   * neither the client nor a reverse proxy in front reads it as a failure. Answers of other kinds still finish.
+   */
+  drain?: AbortSignal;
+}
+
+/** Methods a client may repeat with the same effect (RFC 9110 §9.2.2): only these are sent again on a new socket. */
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]);
+
+/** A reason phrase as RFC 9112 §4 allows it: tabs, spaces, visible ASCII and obs-text. */
+const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** A header name (a token, RFC 9110 §5.6.2) and a header value as Node writes them. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * Sends `exchange` upstream and streams the answer back; resolves once the exchange is over, however it ended.
+ * A reused keep-alive socket that the upstream had already closed (`ECONNRESET` before any answer) is retried once on
+ * a fresh one, as Node's documentation advises, but only when that cannot repeat an effect or lose a body: the
+ * request was not sent at all, or it is idempotent and carries no body streamed from the client (which is consumed).
+ */
+export function forward(upstream: Upstream, exchange: Exchange): Promise<Outcome> {
+  return new Promise((resolve) => attempt(upstream, exchange, true, resolve));
+}
+
+function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (outcome: Outcome) => void): void {
+  const { req, res, body, id, traceContext } = exchange;
+  const { url } = upstream;
+  let settled = false;
+  const settle = (outcome: Outcome) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    clearTimeout(connectTimer);
+    res.off("close", clientGone);
+    req.socket?.off("end", finished);
+    exchange.drain?.removeEventListener("abort", drained);
+    done(outcome);
+  };
+  // Before any answer: the client gets a JSON-RPC error of the proxy's; after its headers, its answer breaks off.
+  const fail = (kind: "unreachable" | "malformed" | "too-large", error: string) => {
+    if (res.headersSent) {
+      res.destroy();
+      return settle({ kind: "upstream-broke", error });
+    }
+    const message =
+      kind === "unreachable"
+        ? "Bad Gateway: the upstream server could not be reached"
+        : kind === "too-large"
+          ? `Bad Gateway: the upstream server's answer is larger than ${upstream.maxAnswerBytes} bytes`
+          : "Bad Gateway: the upstream server's answer is not valid HTTP";
+    sendJson(res, 502, errorResponse(id, INTERNAL_ERROR, message));
+    settle({ kind, status: 502, error });
+  };
+  const hostname = url.hostname.replace(/^\[|\]$/g, "");
+  const out = (url.protocol === "https:" ? https : http).request({
+    protocol: url.protocol,
+    hostname,
+    port: url.port || undefined,
+    method: req.method,
+    path: originForm(req.url),
+    headers: forwardedHeaders(req, upstream, body, traceContext),
+    agent: upstream.agent,
+    // TLS names the upstream (SNI, the certificate's check, the pool's key), never the Host the client sent; an IP
+    // address is no server name (RFC 6066 §3), and its certificate is checked against the address.
+    ...(url.protocol === "https:" ? { servername: isIP(hostname) ? "" : hostname } : {}),
+  });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    out.destroy();
+  }, upstream.timeoutMs);
+  let connectTimer: NodeJS.Timeout | undefined;
+  // What the socket had written when the request got it: an error before this request wrote anything means unsent.
+  let writtenBefore = -1;
+  out.once("socket", (socket) => {
+    writtenBefore = socket.bytesWritten;
+    if (!socket.connecting) return;
+    connectTimer = setTimeout(
+      () => out.destroy(Object.assign(new Error("connect timeout"), { code: "ECONNECTTIMEOUT" })),
+      upstream.connectTimeoutMs,
+    );
+    socket.once(url.protocol === "https:" ? "secureConnect" : "connect", () => clearTimeout(connectTimer));
+  });
+  // The client went away: the upstream request (and the stream it may be answering with) is cancelled.
+  const clientGone = () => {
+    if (res.writableFinished) return;
+    out.destroy();
+    settle({ kind: "client-gone" });
+  };
+  res.once("close", clientGone);
+  // The client's FIN: its connection may be only half-closed (proxy.ts allows it), so a request's answer still goes
+  // out; but a GET's stream of server messages has no end to wait for, and a FIN ends it as a client gone does.
+  const finished = () => {
+    if (req.method === "GET") res.destroy();
+  };
+  if (req.socket?.readableEnded) finished();
+  else req.socket?.once("end", finished);
+
+  // Draining: an event stream ends cleanly. Its headers out, the response ends (a chunked answer's last chunk; an
+  // event cut mid-way is dropped by the client's parser, as the end of a stream asks). No headers yet, the client gets
+  // an empty event stream (docs/decisions.md): a stream that ends, which it reopens, through a live instance.
+  let answering: { stream: boolean; status: number } | undefined;
+  let ending = false;
+  const drained = () => {
+    if (settled || ending) return;
+    if (answering !== undefined) {
+      if (!answering.stream) return;
+      ending = true;
+      out.destroy();
+      res.end();
+      return settle({ kind: "answered", status: answering.status });
+    }
+    if (!acceptsEventStream(req.headers.accept)) return;
+    ending = true;
+    out.destroy();
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" }).end();
+    settle({ kind: "drained", status: 200 });
+  };
+
+  out.once("error", (error: NodeJS.ErrnoException) => {
+    if (settled) return;
+    const unsent = out.socket !== null && out.socket.bytesWritten === writtenBefore;
+    const replayable = unsent || (IDEMPOTENT.has(req.method ?? "") && !(body === undefined && hasBody(req)));
+    if (retry && replayable && !timedOut && out.reusedSocket && error.code === "ECONNRESET" && !res.headersSent && !res.destroyed) {
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(connectTimer);
+      res.off("close", clientGone);
+      req.socket?.off("end", finished);
+      exchange.drain?.removeEventListener("abort", drained);
+      return attempt(upstream, exchange, false, done);
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return settle({ kind: "upstream-broke" });
+    }
+    if (timedOut) {
+      sendJson(
+        res,
+        504,
+        errorResponse(id, INTERNAL_ERROR, `Gateway Timeout: the upstream server did not answer within ${upstream.timeoutMs} ms`),
+      );
+      return settle({ kind: "timeout", status: 504, error: "timeout" });
+    }
+    // Node's parser refuses what is not HTTP (a bad status line, header or framing): the upstream's fault, not its absence.
+    const code = error.code ?? error.message;
+    fail(code.startsWith("HPE_") ? "malformed" : "unreachable", code);
+  });
+  // A 101 answers an upgrade the proxy never asks for (Upgrade is hop-by-hop): the socket then speaks something else.
+  out.once("upgrade", (_answer: IncomingMessage, socket: import("node:net").Socket) => {
+    socket.destroy();
+    fail("malformed", "unsolicited 101 Switching Protocols");
+  });
+  // Whatever ends the request with no answer and no error (Node is silent in a few such cases) still gets one.
+  out.once("close", () => {
+    if (!settled && !(out as { res?: IncomingMessage }).res) fail("malformed", "the upstream closed the exchange without an answer");
+  });
+
+  out.once("response", (answer) => {
+    clearTimeout(timer);
+    const status = answer.statusCode ?? 0;
+    const headers = answerHeaders(answer.rawHeaders);
+    // RFC 9110 §15: a status outside 100..599 is invalid, and a final answer is never 1xx: Node would throw writing it.
+    const bad = status < 200 || status > 599 ? `status ${status}` : headers === undefined ? "an invalid header" : undefined;
+    if (bad !== undefined) {
+      answer.destroy();
+      out.destroy();
+      return fail("malformed", bad);
+    }
+    const stream = mediaType(answer.headers["content-type"]) === "text/event-stream";
+    const declared = Number(answer.headers["content-length"]);
+    if (!stream && declared > upstream.maxAnswerBytes) {
+      answer.destroy();
+      out.destroy();
+      return fail("too-large", `content-length ${declared}`);
+    }
+    try {
+      // A reason phrase Node cannot write (a control byte) gives way to the status's own: RFC 9112 §4 has clients
+      // ignore it, and Node's own client reads such an answer.
+      const reason = REASON_PHRASE.test(answer.statusMessage ?? "") ? answer.statusMessage : undefined;
+      res.writeHead(status, reason, headers);
+    } catch (error) {
+      answer.destroy();
+      out.destroy();
+      return fail("malformed", (error as NodeJS.ErrnoException).code ?? "an answer Node cannot write");
+    }
+    // A stream's headers go out at once: a client waits for them before it reads any event, and the first may be far off.
+    if (stream) res.flushHeaders();
+    answering = { stream, status };
+    if (stream && exchange.drain?.aborted) return drained();
+    let size = 0;
+    answer.on("data", (chunk: Buffer) => {
+      if (ending) return;
+      size += chunk.length;
+      // An event stream lives as long as the session; any other answer is one message, and bounded.
+      if (!stream && size > upstream.maxAnswerBytes) {
+        answer.destroy();
+        return fail("too-large", `more than ${upstream.maxAnswerBytes} bytes`);
+      }
+      // Backpressure: a slow client pauses the upstream's answer, and so the upstream itself.
+      if (!res.write(chunk)) answer.pause();
+    });
+    res.on("drain", () => answer.resume());
+    answer.once("end", () => {
+      res.end();
+      settle({ kind: "answered", status });
+    });
+    // An answer cut off mid-stream: the client's must end the same way, not as if it were complete.
+    const broke = () => {
+      if (answer.complete || ending) return;
+      res.destroy();
+      settle({ kind: "upstream-broke" });
+    };
+    answer.once("close", broke);
+    answer.once("error", broke);
+  });
+
+  if (body !== undefined) out.end(body);
+  else if (hasBody(req)) pipeBody(req, out);
+  else out.end();
+  if (exchange.drain?.aborted) drained();
+  else exchange.drain?.addEventListener("abort", drained, { once: true });
+}
+
+/** Whether an `Accept` header admits an event stream (absent, `*\/*`, `text/*` or `text/event-stream`). */
+function acceptsEventStream(accept: string | undefined): boolean {
+  if (accept === undefined) return true;
+  return accept
+    .toLowerCase()
+    .split(",")
+    .some((range) => ["text/event-stream", "text/*", "*/*"].includes(range.split(";")[0]!.trim()));
+}
+
+/**
+ * The request target as an origin server expects it: a path and a query. A client that writes the absolute form
+ * (`POST http://elsewhere/mcp`) meant this server all the same; the upstream gets the path, never another host.
+ */
+export function originForm(target: string | undefined): string {
+  if (target === undefined || target === "") return "/";
+  if (target.startsWith("/") || target === "*") return target;
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return "/";
+  }
+}
+
+/** Streams a request body not judged (DELETE, GET with a body, pass-through) to the upstream, with backpressure. */
+function pipeBody(from: Readable, to: http.ClientRequest): void {
+  from.pipe(to);
+  from.once("error", () => to.destroy());
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+}
+
+/** Headers about earlier hops (every `X-Forwarded-*` too): taken as they are only from a proxy in front that is trusted. */
+const FORWARDING = new Set(["forwarded", "x-real-ip"]);
+const isForwarding = (name: string) => FORWARDING.has(name) || name.startsWith("x-forwarded-");
+
+/** The header names a `Connection` header lists (RFC 9110 §7.6.1): they belong to this hop and are never forwarded. */
+export function connectionNamed(connection: string | string[] | undefined): Set<string> {
+  const named = new Set<string>();
+  for (const value of Array.isArray(connection) ? connection : [connection ?? ""])
+    for (const token of value.split(",")) {
+      const name = token.trim().toLowerCase();
+      if (name) named.add(name);
+    }
+  return named;
+}
+
+/**
+ * The client's headers as sent (repeated ones kept), without the hop-by-hop ones and those named in `Connection`;
+ * `Content-Length` exact for a judged body; the `X-Forwarded-*` trio, the proxy's own unless the client is a trusted
+ * proxy (then it extends theirs); `Host` the client's unless told otherwise, so that the upstream's own host checks
+ * (DNS rebinding protection) and absolute URLs see what the client used.
+ */
+export function forwardedHeaders(
+  req: IncomingMessage,
+  upstream: Pick<Upstream, "url" | "rewriteHost" | "trustProxy">,
+  body: Uint8Array | undefined,
+  traceContext?: Record<string, string>,
+): OutgoingHttpHeaders {
+  const named = connectionNamed(req.headers.connection);
+  const { trustProxy } = upstream;
+  const headers: OutgoingHttpHeaders = {};
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (HOP_BY_HOP.has(name) || named.has(name)) continue;
+    if (body !== undefined && name === "content-length") continue;
+    if (!trustProxy && isForwarding(name)) continue;
+    const value = raw[i + 1]!;
+    const seen = headers[name];
+    headers[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [String(seen), value];
+  }
+  if (body !== undefined) headers["content-length"] = body.byteLength;
+  // A streamed body the client framed with chunks is framed with chunks upstream too. Node frames a DELETE's or a GET's
+  // body with neither length nor chunks unless told, and an upstream would then read those bytes as a request of their
+  // own, one the proxy never judged.
+  else if (req.headers["transfer-encoding"] !== undefined && req.headers["content-length"] === undefined)
+    headers["transfer-encoding"] = "chunked";
+  const client = req.socket.remoteAddress;
+  const forwardedFor = headers["x-forwarded-for"];
+  if (client) headers["x-forwarded-for"] = forwardedFor ? `${[forwardedFor].flat().join(", ")}, ${client}` : client;
+  // A trusted TLS terminator in front has said what the client used; otherwise the client spoke plain HTTP to this proxy.
+  headers["x-forwarded-proto"] ??= "http";
+  if (req.headers.host !== undefined) headers["x-forwarded-host"] ??= req.headers.host;
+  if (upstream.rewriteHost || req.headers.host === undefined) headers.host = upstream.url.host;
+  // The proxy's span is the upstream's parent: its context replaces the client's (whose span is the proxy span's parent).
+  if (traceContext) Object.assign(headers, traceContext);
+  return headers;
+}
+
+/**
+ * The upstream's answer headers, repeated ones and their case kept, without the hop-by-hop ones; `undefined` when one
+ * is not a header Node can write (a name that is no token, a control character in a value).
+ */
+function answerHeaders(raw: string[]): string[] | undefined {
+  const named = new Set<string>();
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === "connection") for (const token of raw[i + 1]!.split(",")) named.add(token.trim().toLowerCase());
+  }
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (HOP_BY_HOP.has(name) || named.has(name)) continue;
+    if (!TOKEN.test(raw[i]!) || !FIELD_VALUE.test(raw[i + 1]!)) return undefined;
+    out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
+}
+
+/** A JSON answer of the proxy's own (502, 504, a crash of ours). */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,288 @@
+/**
+ * @module proxy: `wymcp proxy`, a validating reverse proxy for an MCP server written in anything. A POST is judged by
+ * the gates' admission stage (`core/admission.ts`), with the era read as the official SDK routes it, and a refusal is
+ * answered as `gateNode` answers it (`hosts/shared/node-answer.ts`);
+ * what passes is forwarded byte for byte. Every other method goes straight through. The proxy keeps no state of its own.
+ */
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { AdmissionSettings } from "../../core/admission.js";
+import { type HostPolicy, isLoopback, LOOPBACK_POLICY } from "../../core/host-origin.js";
+import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
+import { eraWithoutBody } from "../../core/options.js";
+import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
+import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
+import { answerClientErrors } from "../shared/node-client-errors.js";
+import { judgeNode, screenNode } from "../shared/node-gate.js";
+import { type Report, tapResponse } from "../shared/node-report.js";
+import { admittedEvent, type GateAction, type GateFace, refusalEvent, refusedBody } from "../../core/pipeline.js";
+import { now } from "../../core/traced.js";
+import type { OutboundViolationInfo } from "../../outbound/tap.js";
+import { validateMcpResponse } from "../../outbound/validate-response.js";
+import { notify, type GateHooks, type GateLog, type VerdictEvent } from "../../core/gate-log.js";
+import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
+import { loggedToolLock } from "../shared/tool-lock-log.js";
+import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";
+import { type ToolsOptions, toolsOption } from "../../core/tools-at-edge.js";
+import { toolsNode } from "../shared/node-tools.js";
+import { nodeHeader } from "../shared/node-gate.js";
+import { connectionNamed, forward, HOP_BY_HOP, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
+
+/** Longest wait for a connection to the upstream, by default (ms). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** Largest answer (not an event stream) relayed, by default: 64 MiB, room for a tool result carrying a large file. */
+export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+export interface ProxyOptions extends GateFlags {
+  upstream: URL;
+  /** Longest wait for the upstream's response headers, in ms (504 after it). */
+  timeoutMs: number;
+  /** Longest wait, on SIGTERM, for the requests in flight to finish, in ms. */
+  drainTimeoutMs: number;
+  /** Longest wait for a new connection to the upstream, in ms (502 after it); 10,000 by default. */
+  connectTimeoutMs?: number;
+  /** Largest answer relayed that is not an event stream, in bytes: past it, 502 (or the answer is cut); 64 MiB by default. */
+  maxAnswerBytes?: number;
+  /** Send the upstream's host in `Host` instead of the client's. */
+  rewriteHost: boolean;
+  /** Extend the client's `X-Forwarded-*` and `Forwarded` headers (a proxy in front wrote them) instead of replacing them. */
+  trustProxy?: boolean;
+  /** Spans and metrics for every POST judged (`--otel`: `mcpTelemetry()` over the SDK the command set up). */
+  telemetry?: Telemetry;
+  /** `--allowed-host`: hosts a request's `Host` may name; given (or origins given), the loopback default is replaced. */
+  allowedHosts?: readonly string[];
+  /** `--allowed-origin`: origins a request's `Origin` may name. */
+  allowedOrigins?: readonly string[];
+  /** `--allow-any-host`: no `Host`/`Origin` check, not even the loopback default. */
+  allowAnyHost?: boolean;
+  /** `--header-checks off`: the modern lane's header rules off. */
+  headerChecks?: boolean;
+  /** `--supported-versions`: the modern versions the upstream serves (others answered -32022). */
+  supportedVersions?: readonly string[];
+  /** The upstream's tools (`--tools`, and learned from its tools/list answers): tools/call judged by them. */
+  tools?: ToolsOptions | undefined;
+}
+
+export interface Proxy {
+  /** The request listener: give it to `http.createServer`. */
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Called once the proxy listens on `host`: on a loopback address with no `--allowed-host`, `--allowed-origin` or
+   * `--allow-any-host`, only the loopback names are allowed (DNS rebinding protection).
+   */
+  listening(host: string): void;
+  /**
+   * Stops serving: the server takes no new connection, idle ones close, streams of server messages (GET) end at once
+   * as finished answers end (an empty stream when the server had not answered yet), and the rest in flight have until `drainTimeoutMs` to finish. Resolves to how many had to be cut off.
+   */
+  drain(server: http.Server): Promise<number>;
+}
+
+/** Builds the proxy; `log` gets a line per refusal and per upstream failure, `hooks` every verdict and answer. */
+export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHooks = {}): Proxy {
+  const upstream = {
+    url: options.upstream,
+    timeoutMs: options.timeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+    rewriteHost: options.rewriteHost,
+    trustProxy: options.trustProxy === true,
+    agent: upstreamAgent(options.upstream),
+  };
+  const { telemetry } = options;
+  // One upstream, one set of tools: what it lists is learned here for every client.
+  const tools = options.passThrough ? undefined : toolsOption(options.tools);
+  // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
+  const gate = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
+  const { settings, era: eraOf, hosts: given } = gate;
+  const face: GateFace & { hosts: HostPolicy | undefined; era: typeof eraOf } = {
+    ...gate,
+    telemetry,
+    hosts: options.allowAnyHost ? undefined : given,
+  };
+  const drainBytes = drainBound(settings.maxBodyBytes);
+  const inFlight = new Map<ServerResponse, IncomingMessage>();
+  let draining = false;
+  // Aborted at SIGTERM: each GET's event stream then ends cleanly (forward's `drain`).
+  const drainSignal = new AbortController();
+
+  const verdict = (event: VerdictEvent) => {
+    log.verdict(event);
+    notify(hooks.onVerdict, event);
+  };
+  const toolLock = loggedToolLock(options, log, telemetry);
+
+  // Report mode reads what goes back to the client as gateNode's does: the same tap on the response, which a trace shares.
+  const report = reportOf(options, settings, log);
+
+  const send = async (req: IncomingMessage, exchange: Exchange, answers: JsonRpcId | undefined) => {
+    const outcome = await forward(upstream, exchange);
+    logUpstream(log, req, outcome, exchange.id);
+    if (answers !== undefined && "status" in outcome) {
+      notify(hooks.onAnswer, { id: answers, by: outcome.kind === "answered" ? "server" : "wymcp", status: outcome.status });
+    }
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Answers written while draining close their connection, so that the client reconnects to a live instance.
+    if (draining) res.setHeader("connection", "close");
+    // What the client names in Connection is never forwarded: it is not judged either, so the verdict is the upstream's view.
+    for (const name of connectionNamed(req.headers.connection)) if (!HOP_BY_HOP.has(name)) delete req.headers[name];
+    const remote = req.socket.remoteAddress;
+    const screened = screenNode(req, face, options.passThrough);
+    if (screened?.action === "refuse") {
+      verdict(refusalEvent(screened.refusal, undefined, "refused", { status: true, remote }));
+      return answerRefusal(req, res, screened.refusal, DISCARD_TIMEOUT_MS, drainBytes);
+    }
+    if (screened) {
+      if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
+      const drain = req.method === "GET" ? drainSignal.signal : undefined;
+      return send(req, { req, res, body: undefined, id: null, drain }, undefined);
+    }
+    let judged: GateAction;
+    try {
+      // One span per message, from the first byte read to the answer for its id, as gateNode traces it.
+      judged = await judgeNode(req, face);
+    } catch {
+      // A body cut off mid-read means the client has gone: no one is left to answer.
+      if (!req.complete) return void req.destroy();
+      return sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error: the proxy failed to judge the request"));
+    }
+    const { trace } = judged;
+    if (judged.action === "refuse") {
+      const { refusal } = judged;
+      // The stage keeps no refused body: the log's method and name come from the bytes, parsed again, when they parsed.
+      verdict(refusalEvent(refusal, refusedBody(judged), "refused", { status: true, remote }));
+      if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
+      // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
+      answerRefusal(req, res, refusal, DISCARD_TIMEOUT_MS, drainBytes);
+      const { id } = refusal.response;
+      if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
+      return;
+    }
+    const { body: parsed, era, result } = judged;
+    const id = answerId(parsed);
+    // --legacy-checks report is logged; a pass only for a subscriber.
+    const event = admittedEvent(judged, hooks.onVerdict !== undefined, { remote });
+    if (event) verdict(event);
+    // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
+    if (judged.action === "accept") {
+      res.writeHead(202).end();
+      return trace?.end();
+    }
+    // A call the upstream's tools refuse is answered here, and the upstream never sees it.
+    const refusal = tools?.active ? await toolsNode(tools, req, res, era, parsed, (name) => nodeHeader(req, name)) : undefined;
+    if (refusal) {
+      if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
+      return trace?.end();
+    }
+    if (report || trace) tapResponse(res, era, parsed, report, trace);
+    if (refuseLockedCall(toolLock, parsed, res)) return trace?.end();
+    lockNodeResponse(res, toolLock, parsed);
+    const request = result.kind === "request" ? id : undefined;
+    // The very bytes judged go on, never serialized again.
+    const bytes = judged.bytes ?? new Uint8Array(0);
+    return send(req, { req, res, body: bytes, id, traceContext: carried(trace) }, request);
+  }
+
+  return {
+    listener(req, res) {
+      inFlight.set(res, req);
+      res.once("close", () => inFlight.delete(res));
+      handle(req, res).catch(() => {
+        // A bug of ours: the client gets an answer, the proxy keeps serving.
+        if (!res.headersSent) sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error in the proxy"));
+        else res.destroy();
+      });
+    },
+    listening(host) {
+      if (!options.allowAnyHost && given === undefined && isLoopback(host)) face.hosts = LOOPBACK_POLICY;
+    },
+    async drain(server) {
+      draining = true;
+      server.close();
+      server.closeIdleConnections();
+      // A stream of server messages never finishes by itself: it ends as a finished answer does, and the client
+      // reconnects (and may resume) elsewhere.
+      drainSignal.abort();
+      const deadline = Date.now() + options.drainTimeoutMs;
+      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      const cut = inFlight.size;
+      server.closeAllConnections();
+      upstream.agent.destroy();
+      return cut;
+    },
+  };
+}
+
+/** Report mode's settings (`--outbound report`): the tap gateNode uses, its violations logged; `undefined` when off. */
+function reportOf(options: ProxyOptions, settings: AdmissionSettings, log: GateLog): Report | undefined {
+  return options.outbound === "report"
+    ? {
+        outboundCheck: validateMcpResponse,
+        // What goes back is judged by the formats policy what comes in is.
+        formats: settings.validate?.formats,
+        onOutboundViolation: ({ era, method, id, violations }: OutboundViolationInfo) =>
+          log.line(
+            "outbound-violation",
+            { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
+            `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
+          ),
+      }
+    : undefined;
+}
+
+/** A line for what the upstream did to one request, when it is news: not a plain answer, a client gone or a drain. */
+function logUpstream(log: GateLog, req: IncomingMessage, outcome: Outcome, id: JsonRpcId): void {
+  if (outcome.kind === "answered" || outcome.kind === "client-gone" || outcome.kind === "drained") return;
+  if (outcome.kind === "upstream-broke") {
+    // Only a cut of the proxy's own (an answer past --max-answer-bytes) is news; an upstream hanging up is not.
+    if (outcome.error === undefined) return;
+    return log.line(
+      "upstream-cut",
+      { id, error: outcome.error, method: req.method, remote: req.socket.remoteAddress },
+      `upstream answer cut off (${outcome.error}) to ${req.method}${id !== null ? ` id=${JSON.stringify(id)}` : ""} from ${req.socket.remoteAddress}`,
+    );
+  }
+  const what =
+    outcome.kind === "timeout"
+      ? "timed out"
+      : outcome.kind === "unreachable"
+        ? `unreachable (${outcome.error})`
+        : outcome.kind === "too-large"
+          ? `answer too large (${outcome.error})`
+          : `answer malformed (${outcome.error})`;
+  log.line(
+    `upstream-${outcome.kind}`,
+    { status: outcome.status, code: INTERNAL_ERROR, id, error: outcome.error, method: req.method, remote: req.socket.remoteAddress },
+    `upstream ${what}: answered ${outcome.status} to ${req.method}${id !== null ? ` id=${JSON.stringify(id)}` : ""} from ${req.socket.remoteAddress}`,
+  );
+}
+
+/** Starts listening; resolves to the server and the address it listens on. */
+export async function listen(proxy: Proxy, host: string, port: number): Promise<{ server: http.Server; address: AddressInfo }> {
+  // What Node's HTTP parser refuses (a lying Content-Length, bad chunking) is answered as the gates answer it.
+  const server = answerClientErrors(http.createServer(proxy.listener));
+  // A client that half-closes after its request (FIN) still gets the answer, as HTTP/1.1 allows: Node's default aborts
+  // the request in flight at the FIN, and the proxy's round trip upstream lost that race every time.
+  Object.assign(server, { httpAllowHalfOpen: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  proxy.listening(host);
+  return { server, address };
+}
+
+/** The span's trace context as headers for the upstream, so that a server with OpenTelemetry continues the trace. */
+function carried(trace: ExchangeTrace | undefined): Record<string, string> | undefined {
+  let headers: Record<string, string> | undefined;
+  trace?.inject?.((name, value) => {
+    (headers ??= {})[name.toLowerCase()] = value;
+  });
+  return headers;
+}

@@ -1,0 +1,611 @@
+/**
+ * @module stdio/gate: `wymcp stdio`, the gates' admission stage on a stdio server's standard input. Each line the
+ * client writes is judged, its era read from the body as `classifyEra` reads it with no headers; a passing line goes to
+ * the server unchanged. A refused request is answered on the client's side with its id and never reaches the server; a
+ * refused notification or response is dropped, never answered; a line with no usable id (not JSON, too long) is answered
+ * with `id: null` at most once a second. The server's output goes back unchanged.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { constants } from "node:os";
+import type { Readable, Writable } from "node:stream";
+import type { Refusal } from "../../core/admission.js";
+import { isResponse } from "../../core/is-response.js";
+import { answerId, type JsonRpcId } from "../../core/envelope.js";
+import type { Era } from "../../core/era.js";
+import type { Formats } from "../../core/formats.js";
+import { legacyRevisionOf } from "../../core/legacy-revision.js";
+import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
+import { validateMcpRequest } from "../../core/validate.js";
+import {
+  admittedEvent,
+  gateBody,
+  type GateFace,
+  type GateInput,
+  gateBytes,
+  refusalEvent,
+  refusedBody,
+  type TraceFacts,
+} from "../../core/pipeline.js";
+import { now } from "../../core/traced.js";
+import { validateMcpResponse } from "../../outbound/validate-response.js";
+import { namesOf, notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../../core/gate-log.js";
+import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
+import { LineReader, type LineEvent } from "./lines.js";
+import { loggedToolLock } from "../shared/tool-lock-log.js";
+import { toolsListRequests } from "../../core/tool-lock.js";
+import { LockedLines } from "../../outbound/tool-lock-stream.js";
+import { type ToolsOptions, type ToolsRefusal, toolsOption } from "../../core/tools-at-edge.js";
+
+export interface StdioOptions extends GateFlags {
+  command: string;
+  args: string[];
+  /** Spans and metrics for every line judged (`--otel`: `mcpTelemetry()` over the SDK the command set up). */
+  telemetry?: Telemetry;
+  /** After passing on a stop signal, longest wait for the server to exit before it is killed (SIGKILL), in ms; 5,000 by default. */
+  stopTimeoutMs?: number;
+  /** The clock, in ms, that spaces the answers with `id: null` (`NULL_ID_ANSWER_INTERVAL_MS`); `Date.now` by default. */
+  clock?: () => number;
+  /** The server's tools (`--tools`, and learned from its tools/list answers): tools/call judged by them; no headers on a line. */
+  tools?: ToolsOptions | undefined;
+}
+
+/** The client's side: what it writes to wymcp, and where wymcp writes back to it. */
+export interface ClientSide {
+  input: Readable;
+  output: Writable;
+  /** Where the log goes (the process's stderr): reading waits while it is full, as it waits for `output`. */
+  log?: Writable;
+}
+
+/** Default wait for the server to exit after a stop signal before it is killed. */
+export const DEFAULT_STOP_TIMEOUT_MS = 5_000;
+
+/**
+ * Most bytes of wymcp's own answers held back while the server is in the middle of a line: past it, reading the client
+ * waits for the server to end its line.
+ */
+const MAX_HELD_ANSWER_BYTES = 1024 * 1024;
+
+/** Shortest time between two answers with `id: null` (lines not JSON, too long): junk must not be answered with a flood. */
+export const NULL_ID_ANSWER_INTERVAL_MS = 1_000;
+
+/** Requests remembered until the server answers them (for outbound checks, `onAnswer` and spans); the oldest is forgotten past this. */
+const MAX_PENDING = 4_096;
+
+/** A line's transport, as the conventions name it: a pipe, no HTTP, no peer address, no headers. */
+const PIPE: TraceFacts = {
+  transport: { network: "pipe", protocol: undefined, client: undefined, header: undefined },
+  headers: { protocolVersion: undefined, sessionId: undefined },
+};
+const pipeFacts = () => PIPE;
+
+const NEWLINE = Buffer.from("\n");
+const JSON_TYPE = "application/json";
+
+/** Signals a client sends to stop its server: wymcp passes them on and exits when the server does. */
+const FORWARDED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/**
+ * Spawns the server and stands between it and the client until it exits; resolves to the exit code to leave with: the
+ * server's own, 128 + the signal's number when a signal ended it, 127 (126) when it could not be started.
+ */
+export async function runStdioGate(options: StdioOptions, client: ClientSide, log: GateLog, hooks: GateHooks = {}): Promise<number> {
+  let child: ChildProcess;
+  try {
+    child = spawn(options.command, options.args, { stdio: ["pipe", "pipe", "inherit"] });
+  } catch (error) {
+    log.line(
+      "spawn-failed",
+      { command: options.command, error: (error as Error).message },
+      `cannot start ${JSON.stringify(options.command)}: ${(error as Error).message}`,
+    );
+    return 127;
+  }
+  const toServer = child.stdin!;
+  const fromServer = child.stdout!;
+  const exited = new Promise<number>((resolve) => {
+    child.once("error", (error: NodeJS.ErrnoException) => {
+      log.line(
+        "spawn-failed",
+        { command: options.command, error: error.code ?? error.message },
+        `cannot start ${JSON.stringify(options.command)}: ${error.code ?? error.message}`,
+      );
+      resolve(error.code === "EACCES" ? 126 : 127);
+    });
+    // `close`: the process has exited and its output has been read to the end.
+    child.once("close", (code, signal) => resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
+  });
+  // Writing to a server that has exited fails with EPIPE: the exit code says the rest.
+  toServer.on("error", () => undefined);
+  client.output.on("error", () => undefined);
+
+  // A stop signal is passed on; a server still running past the bound is killed.
+  let killTimer: NodeJS.Timeout | undefined;
+  const forwardSignal = (signal: NodeJS.Signals) => {
+    child.kill(signal);
+    killTimer ??= setTimeout(() => child.kill("SIGKILL"), options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS);
+  };
+  for (const signal of FORWARDED_SIGNALS) process.on(signal, forwardSignal);
+  // wymcp leaving by any other way (an uncaught error, process.exit) takes the server with it. A SIGKILL of wymcp cannot
+  // be caught: the server's stdin then ends, which is the server's cue to exit.
+  const orphan = () => void child.kill("SIGKILL");
+  process.once("exit", orphan);
+
+  const writer = clientWriter(client.output);
+  const gate = createLineGate(options, log, hooks, (text) => writer.own(text));
+
+  // Server → client: unchanged, with backpressure; lines are watched (outbound report, onAnswer, spans, and a legacy
+  // session's initialize answer when params are judged) after they are written.
+  const tracking = options.outbound === "report" || hooks.onAnswer !== undefined || options.telemetry !== undefined;
+  const watch = tracking || gate.negotiates ? new LineReader(options.maxBodyBytes) : undefined;
+  let waiting = false;
+  // A client that has closed its end reads nothing more: the server's output is then read and dropped, so that the
+  // server never blocks on a full pipe and its exit is seen.
+  let clientGone = false;
+  const gone = () => {
+    clientGone = true;
+    fromServer.resume();
+  };
+  client.output.once("error", gone).once("close", gone);
+  // Backpressure on wymcp's own writes: while the client (or the log) has not taken what wymcp wrote, no more is read.
+  const full = () =>
+    !clientGone &&
+    (client.output.writableNeedDrain || writer.heldBytes() > MAX_HELD_ANSWER_BYTES || client.log?.writableNeedDrain === true);
+  const relieve = async () => {
+    while (full() && child.exitCode === null && child.signalCode === null) {
+      const waits = [writer.released(), exited.then(() => undefined)];
+      if (client.output.writableNeedDrain) waits.push(settledBy(client.output, ["drain", "close", "error"]));
+      if (client.log?.writableNeedDrain) waits.push(settledBy(client.log, ["drain", "close", "error"]));
+      await Promise.race(waits);
+    }
+  };
+  // With a tools lock, the server's answer to a tools/list goes through it (enforce mode: without unapproved tools).
+  const locked = gate.lockedLines;
+  const toClient = (chunk: Buffer) =>
+    locked
+      ? locked.push(chunk).reduce((ok, piece) => writer.server(Buffer.from(piece.buffer, piece.byteOffset, piece.length)) && ok, true)
+      : writer.server(chunk);
+  if (locked) fromServer.once("end", () => void locked.end().forEach((piece) => writer.server(Buffer.from(piece))));
+  fromServer.on("data", (chunk: Buffer) => {
+    if (clientGone) return;
+    if (!toClient(chunk) && !waiting) {
+      waiting = true;
+      fromServer.pause();
+      client.output.once("drain", () => {
+        waiting = false;
+        fromServer.resume();
+      });
+      if (clientGone) fromServer.resume();
+    }
+    if (watch && (tracking || gate.negotiating() || gate.learning))
+      for (const event of watch.push(chunk)) if (event.kind === "line") gate.serverLine(event.bytes);
+  });
+
+  // Client → server: line by line, in order; reading waits while the server's input is full.
+  const pump = (async () => {
+    const reader = new LineReader(options.maxBodyBytes);
+    const send = async (bytes: Buffer) => {
+      if (!toServer.writable) return;
+      if (!toServer.write(bytes)) await Promise.race([once(toServer, "drain"), exited]);
+    };
+    try {
+      for await (const chunk of client.input as AsyncIterable<Buffer>) {
+        if (child.exitCode !== null || child.signalCode !== null) break;
+        if (options.passThrough) {
+          await send(chunk);
+          continue;
+        }
+        // Passing lines that sit together in the chunk go as one slice of it: no copy, one write.
+        let runStart = 0;
+        let runEnd = 0;
+        for (const event of reader.push(chunk)) {
+          const judged = gate.clientLine(event);
+          const pass = typeof judged === "boolean" ? judged : await judged;
+          if (!pass && full()) await relieve();
+          if (pass && event.inChunk) {
+            if (runEnd !== event.start) runStart = event.start;
+            runEnd = event.end;
+            continue;
+          }
+          if (runEnd > runStart) await send(chunk.subarray(runStart, runEnd));
+          runStart = runEnd = event.end;
+          if (pass && event.kind === "line") await send(Buffer.concat([event.bytes, NEWLINE]));
+        }
+        if (runEnd > runStart) await send(chunk.subarray(runStart, runEnd));
+      }
+      const last = reader.end();
+      if (last && (await gate.clientLine(last))) await send((last as { bytes: Buffer }).bytes);
+    } catch {
+      // The client's side broke: as at its end, the server's input is closed and the server decides.
+    }
+    toServer.end();
+  })();
+
+  const code = await exited;
+  for (const signal of FORWARDED_SIGNALS) process.off(signal, forwardSignal);
+  clearTimeout(killTimer);
+  process.off("exit", orphan);
+  // The server is gone: nothing more of the client's is read.
+  client.input.destroy();
+  await pump;
+  writer.finish();
+  // Requests the server never answered: their spans end with it.
+  gate.close();
+  return code;
+}
+
+/** The judging half: one verdict per client line, the answers it writes, the server's lines it watches. */
+function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, answer: (text: string) => void) {
+  const { telemetry } = options;
+  // The options checked as the gates check theirs; a line has no headers, so the era comes from the body alone.
+  const { settings, era: eraOf } = resolveGate<undefined>(options, () => undefined, telemetry && now);
+  const face: GateFace = { settings, telemetry };
+  const tracking = options.outbound === "report" || hooks.onAnswer !== undefined || telemetry !== undefined;
+  const pending = new PendingRequests();
+  let sessionEra: Era = "legacy";
+  // A line has no MCP-Protocol-Version header: a legacy session's lines are judged by the revision the server's answer to
+  // initialize negotiated, as an HTTP client names it in the header from then on (until then, by the rule without one).
+  const negotiates = !options.passThrough;
+  let sessionRevision: string | undefined;
+  let initializeKey: string | undefined;
+  let lastNullAnswer = Number.NEGATIVE_INFINITY;
+  const clock = options.clock ?? Date.now;
+  const toolLock = options.passThrough ? undefined : loggedToolLock(options, log, telemetry);
+  const lockedLines = toolLock && new LockedLines(toolLock, options.maxBodyBytes);
+  // One server, one set of tools: what it lists is learned from its own lines.
+  const tools = options.passThrough ? undefined : toolsOption(options.tools);
+
+  const verdict = (event: VerdictEvent) => {
+    log.verdict(event);
+    notify(hooks.onVerdict, event);
+  };
+
+  /** Writes wymcp's answer, or drops it: never to a response, and `id: null` at most once a second. */
+  const refuse = (refusal: Refusal, responseLike: boolean, body: unknown) => {
+    const { response, kind } = refusal;
+    const now = clock();
+    const limited = response.id === null && now - lastNullAnswer < NULL_ID_ANSWER_INTERVAL_MS;
+    const answered = !responseLike && kind !== "notification" && !limited;
+    if (answered) {
+      if (response.id === null) lastNullAnswer = now;
+      answer(`${JSON.stringify(response)}\n`);
+    }
+    verdict(refusalEvent(refusal, body, answered ? "refused" : "dropped"));
+    if (answered && response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp" });
+  };
+
+  // One exchange and one set of hooks for every line: lines are judged one at a time, and a line costs no allocation
+  // of wymcp's beyond what judging it takes. Its chunks are read only for a line past the limit, which has none.
+  let declared: string | undefined;
+  const NO_CHUNKS: Uint8Array[] = [];
+  const exchange: GateInput = {
+    contentType: JSON_TYPE,
+    get contentLength() {
+      return declared;
+    },
+    get protocolVersion() {
+      return sessionRevision;
+    },
+    chunks: () => NO_CHUNKS,
+    era: (body: unknown) => eraOf(undefined, body),
+    facts: pipeFacts,
+  };
+
+  /** A line past the limit, never held: its length, as a declared Content-Length, gets the gates' own answer to a large body. */
+  const tooLong = async (seen: number): Promise<false> => {
+    declared = String(seen);
+    const judged = await gateBody(face, exchange);
+    declared = undefined;
+    if (judged.action === "refuse") refuse(judged.refusal, false, undefined);
+    judged.trace?.end();
+    return false;
+  };
+
+  return {
+    /** The tools lock's reader of the server's output (`--tools-lock`), or undefined. */
+    lockedLines,
+    /** Whether the server's output is to be watched for a legacy session's revision at all. */
+    negotiates,
+    /** Whether an initialize is waiting for the server's answer, whose revision judges the session's next lines. */
+    negotiating: () => initializeKey !== undefined,
+    /** Whether the server's lines teach the tools. */
+    learning: tools?.active === true && tools.learns,
+    /** Whether the line goes on to the server. */
+    clientLine(event: LineEvent): boolean | Promise<boolean> {
+      if (event.kind === "too-long") return tooLong(event.seen);
+      // A tool's schema still compiling: the line waits for it, in order, and is judged then.
+      if (tools?.compiling) return tools.settled().then(() => this.clientLine(event));
+      if (isBlank(event.bytes)) return false;
+      // The line is whole in memory: judged without a promise, the per-line cost the stdio bench measures. One span per
+      // message, from the line read to the answer for its id (wymcp's refusal, or the server's line).
+      const judged = gateBytes(face, event.bytes, exchange, pipeFacts);
+      const { trace } = judged;
+      if (judged.action === "refuse") {
+        const body = refusedBody(judged);
+        refuse(judged.refusal, isResponseLike(body), body);
+        trace?.end();
+        return false;
+      }
+      const { body, era, result } = judged;
+      if (judged.action === "accept") {
+        // Over HTTP the gates answer it 202 and it goes no further; here it goes on to the server, so it must at least be
+        // a JSON-RPC notification (its framing, as the legacy lane judges one). One that is not is dropped, as JSON-RPC
+        // forbids answering a notification.
+        const framing = validateMcpRequest(body, "legacy");
+        if (framing.outcome === "reject") {
+          const { response } = framing;
+          verdict({
+            outcome: "dropped",
+            era: "modern",
+            kind: "notification",
+            id: undefined,
+            ...namesOf(body, response),
+            reason: "invalid-message",
+            code: response.error.code,
+            message: response.error.message,
+          });
+          trace?.end();
+          return false;
+        }
+      }
+      // A call to a tool the lock keeps out is answered here, as an unknown tool; a tools/list's answer is watched.
+      const lockRefusal = toolLock?.refusal(body);
+      if (lockRefusal) {
+        answer(`${JSON.stringify(lockRefusal)}\n`);
+        trace?.end();
+        return false;
+      }
+      lockedLines?.expect(toolsListRequests(body));
+      sessionEra = era;
+      if (negotiates && era === "legacy" && result.kind === "request" && (body as { method?: unknown }).method === "initialize")
+        initializeKey = keyOf(body);
+      // --legacy-checks report is logged; a pass only for a subscriber.
+      const admitted = admittedEvent(judged, hooks.onVerdict !== undefined);
+      if (admitted) verdict(admitted);
+      // A call the server's tools refuse is answered here (as the session's revision says) and never reaches the server.
+      const byTools = tools?.active ? tools.judge(body, era, sessionRevision, undefined) : undefined;
+      // A list learned since the wait above: this call passes unjudged rather than wait twice.
+      const refusal: ToolsRefusal | undefined = byTools instanceof Promise ? undefined : byTools;
+      if (refusal) {
+        answer(`${JSON.stringify(refusal.response)}\n`);
+        if (refusal.response.id !== null) notify(hooks.onAnswer, { id: refusal.response.id, by: "wymcp" });
+        trace?.end();
+        return false;
+      }
+      tools?.sent(body);
+      const waiting =
+        tracking && (result.kind === "request" || result.kind === "batch") ? pending.remember(body, era, trace, sessionRevision) : 0;
+      // Nothing will answer a notification (or a response the client sends back): its span ends as it is handed on.
+      if (waiting === 0) trace?.end();
+      return true;
+    },
+
+    /** Ends the spans of the requests the server never answered (it has exited). */
+    close(): void {
+      pending.close();
+    },
+
+    /** A line the server wrote, already passed on: its answer to a pending request, and the outbound check. */
+    serverLine(bytes: Buffer): void {
+      if (isBlank(bytes)) return;
+      let message: unknown;
+      try {
+        message = JSON.parse(bytes.toString("utf8"));
+      } catch {
+        if (options.outbound === "report")
+          log.line(
+            "outbound-violation",
+            { era: sessionEra, message: "not JSON" },
+            "outbound violation: the server wrote a line that is not JSON",
+          );
+        return;
+      }
+      for (const item of Array.isArray(message) ? message : [message]) {
+        tools?.received(item);
+        if (initializeKey !== undefined && isObject(item) && !Object.hasOwn(item, "method") && keyOf(item) === initializeKey) {
+          initializeKey = undefined;
+          const negotiated = isObject(item.result) ? item.result.protocolVersion : undefined;
+          // Read as a header would be; a modern or unknown answer leaves the rule without a header in force.
+          const named = legacyRevisionOf(undefined, typeof negotiated === "string" ? negotiated : undefined);
+          sessionRevision = named.signal === "header" ? named.revision : undefined;
+        }
+        const request = pending.answered(item);
+        if (request) notify(hooks.onAnswer, { id: request.id, by: "server" });
+        if (request?.traced) answerTraced(request.traced, item);
+        if (options.outbound === "report") checkServerItem(log, item, request, sessionEra, sessionRevision, settings.validate?.formats);
+      }
+    },
+  };
+}
+
+/** The requests of passing bodies the server has not answered yet, bounded by `MAX_PENDING`. */
+class PendingRequests {
+  private readonly pending = new Map<string, Pending>();
+
+  /**
+   * Remembers the requests of a passing body until the server answers them; returns how many are waited for. A legacy
+   * request is remembered with the revision it was judged by (its own initialize's, else the session's).
+   */
+  remember(body: unknown, era: Era, trace: ExchangeTrace | undefined, sessionRevision: string | undefined): number {
+    const { pending } = this;
+    const traced: Traced | undefined = trace && { trace, waiting: 0 };
+    let waiting = 0;
+    for (const item of Array.isArray(body) ? body : [body]) {
+      const key = keyOf(item);
+      const method = (item as { method?: unknown }).method;
+      if (key === undefined || typeof method !== "string") continue;
+      // A request forgotten (its id used again, or the oldest past the bound) is never matched with an answer here.
+      const forgotten = pending.get(key) ?? (pending.size >= MAX_PENDING ? pending.values().next().value : undefined);
+      if (forgotten) {
+        pending.delete(forgotten.key);
+        if (forgotten.traced === traced) waiting--;
+        else if (forgotten.traced) answerTraced(forgotten.traced, undefined);
+      }
+      const revision = era === "legacy" ? legacyRevisionOf(item, sessionRevision).revision : undefined;
+      pending.set(key, { era, method, id: answerId(item), key, traced, revision });
+      waiting++;
+    }
+    if (traced) traced.waiting = waiting;
+    return waiting;
+  }
+
+  /** The pending request `item` answers, if it is a response to one; forgotten once answered. */
+  answered(item: unknown): Pending | undefined {
+    if (!isObject(item) || Object.hasOwn(item, "method")) return undefined;
+    const key = keyOf(item);
+    const request = key === undefined ? undefined : this.pending.get(key);
+    if (request) this.pending.delete(key!);
+    return request;
+  }
+
+  /** Ends the spans of the requests never answered (the server has exited). */
+  close(): void {
+    const open = new Set<Traced>();
+    for (const { traced } of this.pending.values()) if (traced) open.add(traced);
+    this.pending.clear();
+    for (const traced of open) traced.trace.end();
+  }
+}
+
+/** One request of a traced body answered (`undefined`: given up on); the trace ends with the last. */
+function answerTraced(traced: Traced, item: unknown): void {
+  if (item !== undefined) traced.trace.answered(item);
+  if (--traced.waiting <= 0) traced.trace.end();
+}
+
+/**
+ * `--outbound report` on one message the server wrote: judged in its request's era, else the session's. A legacy line is
+ * judged by the revision the session negotiated, as `wymcp check` and the HTTP tap judge it: an answer by its request's,
+ * the server's own message by the session's (the revision assumed without one, until then). A violation is logged.
+ */
+function checkServerItem(
+  log: GateLog,
+  item: unknown,
+  request: Pending | undefined,
+  sessionEra: Era,
+  sessionRevision: string | undefined,
+  formats: Formats | undefined,
+): void {
+  const era = request?.era ?? sessionEra;
+  const protocolVersion =
+    era === "legacy" ? (request ? request.revision : legacyRevisionOf(undefined, sessionRevision).revision) : undefined;
+  const context = { era, protocolVersion, formats };
+  const result = validateMcpResponse(item, request ? { ...context, method: request.method } : context);
+  if (result.outcome === "pass") return;
+  const { violations } = result;
+  const id = isObject(item) && Object.hasOwn(item, "id") ? answerId(item) : undefined;
+  const method = request?.method ?? safeMethod(item);
+  log.line(
+    "outbound-violation",
+    { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
+    `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
+  );
+}
+
+/** A request waiting for the server's answer. */
+interface Pending {
+  era: Era;
+  method: string;
+  /** The id as wymcp would echo it. */
+  id: JsonRpcId;
+  key: string;
+  traced: Traced | undefined;
+  /** Legacy: the revision it was judged by (its session's, or its own initialize's), which judges its answer too. */
+  revision: string | undefined;
+}
+
+/** The trace of one passing body, and how many of its requests are still unanswered. */
+interface Traced {
+  trace: ExchangeTrace;
+  waiting: number;
+}
+
+/** The id of a message as a map key (a string id and a number id are different ids). */
+function keyOf(item: unknown): string | undefined {
+  if (!isObject(item)) return undefined;
+  const id = item.id;
+  return typeof id === "string" ? `s${id}` : typeof id === "number" ? `n${id}` : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Whether a message is itself an answer (a result or an error, or a batch of only those): JSON-RPC forbids answering
+ * one, and two peers that answered junk with junk would never stop.
+ */
+export function isResponseLike(body: unknown): boolean {
+  if (Array.isArray(body)) return body.length > 0 && body.every(isResponseLike);
+  return isResponse(body);
+}
+
+/** Only spaces, tabs and a `\r`: no message, so nothing to judge, forward or answer. */
+function isBlank(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (byte !== 32 && byte !== 9 && byte !== 13) return false;
+  }
+  return true;
+}
+
+/**
+ * The client's output, shared by the server's bytes and wymcp's own answers. The server's go out as they come; an
+ * answer of wymcp's waits for the end of the server's current line, so it never lands inside one of its messages.
+ */
+function clientWriter(output: Writable) {
+  let atLineEnd = true;
+  let queued: string[] = [];
+  let held = 0;
+  let onRelease: (() => void) | undefined;
+  let whenReleased: Promise<void> | undefined;
+  const release = () => {
+    for (const text of queued) output.write(text);
+    queued = [];
+    held = 0;
+    onRelease?.();
+    onRelease = whenReleased = undefined;
+  };
+  return {
+    server(chunk: Buffer): boolean {
+      const ok = output.write(chunk);
+      atLineEnd = chunk[chunk.length - 1] === 10;
+      if (atLineEnd && queued.length > 0) release();
+      return ok;
+    },
+    own(text: string): void {
+      if (atLineEnd) output.write(text);
+      else {
+        queued.push(text);
+        held += text.length;
+      }
+    },
+    /** Bytes (UTF-16 units) of wymcp's answers waiting for the end of the server's line. */
+    heldBytes: () => held,
+    /** Settles once the answers held back have been written. */
+    released(): Promise<void> {
+      whenReleased ??= new Promise<void>((resolve) => (onRelease = resolve));
+      return whenReleased;
+    },
+    /**
+     * Writes what still waits for a line's end. Nothing is awaited: writes still pending keep the process alive until they
+     * are done, or fail because the client has gone, and a wait for `drain` could outlive every other handle (Node then
+     * exits 13, its code for a top-level await that never settles).
+     */
+    finish(): void {
+      release();
+    },
+  };
+}
+
+/** Settles at the first of `events` on `stream`, and leaves no listener behind. */
+function settledBy(stream: Writable, events: string[]): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const event of events) stream.off(event, done);
+      resolve();
+    };
+    for (const event of events) stream.once(event, done);
+  });
+}

@@ -1,0 +1,196 @@
+/**
+ * @module listener: the inspector's HTTP listener. It answers its own paths alone (404 otherwise): the page, its style
+ * and its modules (the built page and the modules it imports, read once at start), `/rows` (the ring's rows as JSON)
+ * and `/events` (each row pushed from then on, as Server-Sent Events). Every answer carries a Content-Security-Policy
+ * that lets the page load nothing but its own origin's files and run no inline script. A request whose Host is not the
+ * listener's own is refused (a page of another site reaching it through DNS rebinding), and with a token (the Host then
+ * free: a non-loopback listener is reached by names of its own) every path needs it: `?token=` once (the page's address), then the cookie it sets.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { RowRing } from "./ring.js";
+
+/** The page's module in dist/; the modules it imports sit beside it. */
+export const PAGE_MODULE = "inspect-page.js";
+/** The page's HTML and style, in dist/inspect/. */
+const PAGE_DIR = "inspect";
+
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** The most event streams open at once; one more is answered 503. */
+const MAX_STREAMS = 16;
+const COOKIE = "wymcp-ui";
+
+export interface ListenerOptions {
+  ring: RowRing;
+  host: string;
+  port: number;
+  /** Required on every path when set (a listener on a non-loopback address must have one). */
+  token?: string;
+  /** The built package's dist/ folder (the page's files); found beside this module by default. */
+  dist?: string;
+}
+
+export interface Listener {
+  server: Server;
+  /** The page's address (with the token when there is one). */
+  url: string;
+  close(): Promise<void>;
+}
+
+export class PageMissingError extends Error {
+  override name = "PageMissingError";
+}
+
+/** Whether `host` is a loopback address (or `localhost`). */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/** The dist/ folder: this module's own when it runs built, the repository's when it runs from src/. */
+function defaultDist(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return basename(here) === "dist" ? here : resolve(here, "../../dist");
+}
+
+/** The page's files by path, read once: the HTML, the style, the page module and every module it imports, transitively. */
+export function readPage(dist: string): Map<string, { type: string; body: Buffer }> {
+  const html = join(dist, PAGE_DIR, "index.html");
+  if (!existsSync(html) || !existsSync(join(dist, PAGE_MODULE)))
+    throw new PageMissingError(`the inspector's page is not built in ${dist} (run npm run build)`);
+  const files = new Map<string, { type: string; body: Buffer }>();
+  files.set("/", { type: "text/html; charset=utf-8", body: readFileSync(html) });
+  files.set("/page.css", { type: "text/css; charset=utf-8", body: readFileSync(join(dist, PAGE_DIR, "page.css")) });
+  const pending = [PAGE_MODULE];
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    if (files.has(`/${name}`)) continue;
+    const body = readFileSync(join(dist, name));
+    files.set(`/${name}`, { type: "text/javascript; charset=utf-8", body });
+    // esbuild's output names its imports `./<name>.js`, side by side in dist/.
+    for (const match of body.toString("utf8").matchAll(/\bfrom\s*"\.\/([\w-]+\.js)"|\bimport\s*"\.\/([\w-]+\.js)"/g))
+      pending.push((match[1] ?? match[2])!);
+  }
+  return files;
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+function cookieToken(header: string | undefined): string | undefined {
+  for (const part of (header ?? "").split(";")) {
+    const [name, ...value] = part.trim().split("=");
+    if (name === COOKIE) return decodeURIComponent(value.join("="));
+  }
+  return undefined;
+}
+
+/**
+ * Starts the listener; resolves once it listens (port 0: the system's choice, in `url`).
+ * @example const { url } = await listen({ ring, host: "127.0.0.1", port: 0 })
+ */
+export async function listen({ ring, host, port, token, dist = defaultDist() }: ListenerOptions): Promise<Listener> {
+  if (!isLoopback(host) && !token) throw new RangeError(`a listener on ${host}, not a loopback address, needs --ui-token`);
+  if (token !== undefined && token.length < 16) throw new RangeError("--ui-token takes at least 16 characters");
+  const files = readPage(dist);
+  const expected = token === undefined ? undefined : digest(token);
+  const streams = new Set<ServerResponse>();
+  let hosts: Set<string> = new Set();
+
+  const security = (res: ServerResponse) => {
+    res.setHeader("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("Referrer-Policy", "no-referrer");
+    res.setHeader("Cache-Control", "no-store");
+  };
+  const plain = (res: ServerResponse, status: number, text: string) => {
+    res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8" }).end(`${text}\n`);
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    security(res);
+    // Without a token the Host is what keeps another site's page out (DNS rebinding); with one, the token does.
+    if (!expected && !hosts.has((req.headers.host ?? "").toLowerCase()))
+      return plain(res, 421, "this listener answers its own address only");
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://inspect.invalid");
+    } catch {
+      return plain(res, 400, "bad request target");
+    }
+    if (expected) {
+      const given = url.searchParams.get("token") ?? cookieToken(req.headers.cookie);
+      if (given === null || given === undefined || !timingSafeEqual(digest(given), expected))
+        return plain(res, 401, "this page needs its token");
+      if (url.searchParams.has("token"))
+        res.setHeader("Set-Cookie", `${COOKIE}=${encodeURIComponent(given)}; Path=/; HttpOnly; SameSite=Strict`);
+    }
+    const path = url.pathname;
+    const known = files.has(path) || path === "/rows" || path === "/events";
+    if (!known) return plain(res, 404, "not found");
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.setHeader("Allow", "GET, HEAD");
+      return plain(res, 405, "this listener answers GET only");
+    }
+    if (path === "/rows") {
+      res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
+      return res.end(req.method === "HEAD" ? undefined : JSON.stringify({ capacity: ring.capacity, rows: ring.rows() }));
+    }
+    if (path === "/events") {
+      if (streams.size >= MAX_STREAMS) return plain(res, 503, "too many open event streams");
+      res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive" });
+      res.write(": rows follow\n\n");
+      streams.add(res);
+      const stop = ring.subscribe((row) => {
+        // A reader that does not keep up is let go; the page reconnects and reads /rows again.
+        if (!res.write(`data: ${JSON.stringify(row)}\n\n`)) res.destroy();
+      });
+      res.on("close", () => {
+        stop();
+        streams.delete(res);
+      });
+      return;
+    }
+    const file = files.get(path)!;
+    res.writeHead(200, { "Content-Type": file.type, "Content-Length": file.body.length });
+    res.end(req.method === "HEAD" ? undefined : file.body);
+  };
+
+  const server = createServer((req, res) => {
+    try {
+      handle(req, res);
+    } catch (error) {
+      if (!res.headersSent) plain(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
+      else res.destroy();
+    }
+  });
+  await new Promise<void>((done, fail) => {
+    server.once("error", fail);
+    server.listen(port, host, () => {
+      server.off("error", fail);
+      done();
+    });
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  const shown = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  hosts = new Set([`${shown}:${bound}`.toLowerCase()]);
+  if (isLoopback(host)) for (const name of ["localhost", "127.0.0.1", "[::1]"]) hosts.add(`${name}:${bound}`);
+  const url = `http://${shown}:${bound}/${token === undefined ? "" : `?token=${encodeURIComponent(token)}`}`;
+  return {
+    server,
+    url,
+    close: () =>
+      new Promise<void>((done) => {
+        for (const stream of streams) stream.destroy();
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * @module json-view: a message as indented JSON, one element per line, every string from the traffic set as text
+ * (never as HTML). A failing location (a JSON Pointer) marks the line of its value, or of the nearest enclosing value
+ * the message has (a missing member marks its object), with its messages beside it.
+ */
+import type { LocatedError } from "../../core/envelope.js";
+
+function pointerPart(key: string | number): string {
+  return String(key).replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** The pointers of the message that exist, for finding where a failing location is shown. */
+function collect(value: unknown, pointer: string, into: Set<string>): void {
+  into.add(pointer);
+  if (Array.isArray(value)) value.forEach((item, i) => collect(item, `${pointer}/${i}`, into));
+  else if (typeof value === "object" && value !== null)
+    for (const [key, item] of Object.entries(value)) collect(item, `${pointer}/${pointerPart(key)}`, into);
+}
+
+/** The pointer a location is shown at: itself when the message has it, else its nearest ancestor. */
+export function shownAt(pointer: string, present: ReadonlySet<string>): string {
+  let at = pointer;
+  while (at !== "" && !present.has(at)) at = at.slice(0, at.lastIndexOf("/"));
+  return at;
+}
+
+/**
+ * The lines of `value` as elements, failing ones with class `fail` and a note of their messages.
+ * @example view.append(renderJson(body, verdictLocations))
+ */
+export function renderJson(doc: Document, value: unknown, locations: readonly LocatedError[]): HTMLElement {
+  const present = new Set<string>();
+  collect(value, "", present);
+  const notes = new Map<string, string[]>();
+  for (const { instancePath, messages } of locations) {
+    const at = shownAt(instancePath, present);
+    const list = notes.get(at) ?? [];
+    for (const message of messages) list.push(at === instancePath ? message : `${instancePath}: ${message}`);
+    notes.set(at, list);
+  }
+  const root = doc.createElement("div");
+  root.className = "json";
+  const line = (depth: number, pointer: string, text: string) => {
+    const el = doc.createElement("div");
+    el.className = "line";
+    el.dataset.pointer = pointer;
+    el.textContent = `${"  ".repeat(depth)}${text}`;
+    const note = notes.get(pointer);
+    if (note) {
+      el.classList.add("fail");
+      const aside = doc.createElement("span");
+      aside.className = "note";
+      aside.textContent = note.join("; ");
+      el.append(aside);
+      notes.delete(pointer);
+    }
+    root.append(el);
+  };
+  const walk = (item: unknown, pointer: string, depth: number, prefix: string, comma: string) => {
+    if (Array.isArray(item) && item.length > 0) {
+      line(depth, pointer, `${prefix}[`);
+      item.forEach((child, i) => walk(child, `${pointer}/${i}`, depth + 1, "", i < item.length - 1 ? "," : ""));
+      line(depth, `${pointer}#end`, `]${comma}`);
+    } else if (typeof item === "object" && item !== null && !Array.isArray(item) && Object.keys(item).length > 0) {
+      const entries = Object.entries(item);
+      line(depth, pointer, `${prefix}{`);
+      entries.forEach(([key, child], i) =>
+        walk(child, `${pointer}/${pointerPart(key)}`, depth + 1, `${JSON.stringify(key)}: `, i < entries.length - 1 ? "," : ""),
+      );
+      line(depth, `${pointer}#end`, `}${comma}`);
+    } else line(depth, pointer, `${prefix}${JSON.stringify(item) ?? String(item)}${comma}`);
+  };
+  walk(value, "", 0, "", "");
+  return root;
+}

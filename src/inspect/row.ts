@@ -1,0 +1,75 @@
+/**
+ * @module row: one judged message as the inspector shows it, and the facts of its columns read from the verdict that
+ * `wymcp check` gives (check/judge.ts). No host type: the server and the page both read it.
+ */
+import { isResponse } from "../core/is-response.js";
+import type { LocatedError } from "../core/envelope.js";
+import type { Verdict } from "../check/judge.js";
+
+/** A judged message, as the judging hands it over. */
+export interface RowInput {
+  verdict: Verdict;
+  body: unknown;
+  /** The message's text as captured; undefined when it was over the size limit. */
+  text: string | undefined;
+}
+
+export interface InspectRow extends RowInput {
+  /** Its number in the order rows were pushed, from 1. */
+  seq: number;
+  /** When it was judged (milliseconds since the epoch). */
+  time: number;
+}
+
+/** What the columns show. */
+export interface RowFacts {
+  /** `in`: a client's message as the gates judge it; `out`: a server's (or a client's answer), as wymcp/outbound does. */
+  direction: "in" | "out";
+  era: string;
+  revision: string;
+  /** The method, its request's for a response; with the tool or prompt name where the message names one. */
+  method: string;
+  verdict: "pass" | "reject" | "bypass" | "violation";
+  /** The JSON-RPC code: the one the gate answers with for a rejection, else an error response's own. */
+  code: number | undefined;
+  /** Each failing location of the message (a JSON Pointer) with its messages. */
+  locations: LocatedError[];
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/**
+ * The columns of a row.
+ * @example rowFacts(row).method // "tools/call echo"
+ */
+export function rowFacts({ verdict, body }: RowInput): RowFacts {
+  const message = record(body);
+  const own = typeof message?.method === "string" ? message.method : undefined;
+  let method = own ?? verdict.method ?? (isResponse(message) ? "(response)" : "");
+  const name = record(message?.params)?.name;
+  if (own !== undefined && typeof name === "string" && (own === "tools/call" || own === "prompts/get")) method = `${own} ${name}`;
+  let code = record(record(message)?.error)?.code as number | undefined;
+  let locations: LocatedError[] = [];
+  if (verdict.outcome === "reject") {
+    code = verdict.response.error.code;
+    locations = verdict.response.error.data?.errors ?? [];
+  } else if (verdict.outcome === "violation") locations = verdict.violations?.errors ?? [];
+  const revision =
+    "revision" in verdict && verdict.revision !== undefined ? verdict.revision : verdict.era === "modern" ? "2026-07-28" : "";
+  return {
+    direction: verdict.direction,
+    era: verdict.era ?? "",
+    revision,
+    method,
+    verdict: verdict.outcome,
+    code: typeof code === "number" ? code : undefined,
+    locations,
+  };
+}
+
+/** The key a request row is found by from the response that answers it (`verdict.answers`). */
+export function positionKey(source: string, line: number, part: string | undefined): string {
+  return `${source}\u0000${line}\u0000${part ?? ""}`;
+}
