@@ -7,6 +7,7 @@
  * answers' rules; the method, and a tool's or prompt's name, escaped and bounded as the answers escape a client's
  * keys. Never a value of its arguments.
  */
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RejectReason } from "../core/admission.js";
 import type { JsonRpcErrorResponse, JsonRpcId } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
@@ -64,6 +65,16 @@ export interface AnswerEvent {
 export interface GateHooks {
   onVerdict?(event: VerdictEvent): void;
   onAnswer?(event: AnswerEvent): void;
+  /** Each message's bytes as they pass, for the live page and `--record` (src/cli/live/); nothing of it is logged. */
+  observer?: MessageObserver;
+}
+
+/** The proxy calls `exchange` once per exchange it serves, before answering; the stdio gate calls `chunk` with the bytes of each side. */
+export interface MessageObserver {
+  /** A POST with its body as read (undefined when refused unread), or a GET; the observer may tap `res`. */
+  exchange?(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined): void;
+  /** Bytes from the client, the server, or wymcp's own answers to the client, as they pass. */
+  chunk?(from: "client" | "server" | "wymcp", data: Buffer | Uint8Array | string): void;
 }
 
 /** Calls a hook, ignoring what it throws: a broken subscriber must not break a message on its way. */

@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { RowRing } from "./ring.js";
+import type { RowSource } from "./ring.js";
 
 /** The page's module in dist/; the modules it imports sit beside it. */
 export const PAGE_MODULE = "inspect-page.js";
@@ -27,7 +27,9 @@ const MAX_STREAMS = 16;
 const COOKIE = "wymcp-ui";
 
 export interface ListenerOptions {
-  ring: RowRing;
+  ring: RowSource;
+  /** What the page calls itself (`wymcp inspect` by default; the live page names its face). */
+  title?: string;
   host: string;
   port: number;
   /** Required on every path when set (a listener on a non-loopback address must have one). */
@@ -96,7 +98,7 @@ function cookieToken(header: string | undefined): string | undefined {
  * Starts the listener; resolves once it listens (port 0: the system's choice, in `url`).
  * @example const { url } = await listen({ ring, host: "127.0.0.1", port: 0 })
  */
-export async function listen({ ring, host, port, token, dist = defaultDist() }: ListenerOptions): Promise<Listener> {
+export async function listen({ ring, host, port, token, title, dist = defaultDist() }: ListenerOptions): Promise<Listener> {
   if (!isLoopback(host) && !token) throw new RangeError(`a listener on ${host}, not a loopback address, needs --ui-token`);
   if (token !== undefined && token.length < 16) throw new RangeError("--ui-token takes at least 16 characters");
   const files = readPage(dist);
@@ -141,7 +143,7 @@ export async function listen({ ring, host, port, token, dist = defaultDist() }: 
     }
     if (path === "/rows") {
       res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
-      return res.end(req.method === "HEAD" ? undefined : JSON.stringify({ capacity: ring.capacity, rows: ring.rows() }));
+      return res.end(req.method === "HEAD" ? undefined : JSON.stringify({ capacity: ring.capacity, title, rows: ring.rows() }));
     }
     if (path === "/events") {
       if (streams.size >= MAX_STREAMS) return plain(res, 503, "too many open event streams");

@@ -13,7 +13,14 @@ export const DEFAULT_MAX_ROWS = 10_000;
  */
 export const DEFAULT_MAX_TEXT = 32 * 1024 * 1024;
 
-export class RowRing {
+/** What the inspector's listener reads: the rows held, their bound, and each row as it comes. */
+export interface RowSource {
+  readonly capacity: number;
+  rows(): InspectRow[];
+  subscribe(listener: (row: InspectRow) => void): () => void;
+}
+
+export class RowRing implements RowSource {
   /** Oldest first, from `start`; entries before it are dropped rows, compacted away now and then. */
   private slots: InspectRow[] = [];
   private start = 0;

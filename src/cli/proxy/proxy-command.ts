@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { createLog } from "../gate-log.js";
 import { hostPolicyOption, supportedVersionsOption } from "../../core/options.js";
 import { GATE_FLAG_SPECS, gateFlags, type HttpGateFlags, positiveInteger, UsageError } from "../gate-options.js";
+import { type Live, startLive, takeLiveArgs } from "../live/live.js";
 import { commandTelemetry } from "../otel/start.js";
 import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "./proxy.js";
 import { PROXY_USAGE } from "./usage.js";
@@ -127,8 +128,11 @@ export function parseListen(value: string): { host: string; port: number } {
 /** Runs `wymcp proxy <argv>`; resolves to the exit code once the proxy has drained (or could not start). */
 export async function runProxyCommand(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseProxyArgs>;
+  let liveArgs: ReturnType<typeof takeLiveArgs>["live"];
   try {
-    parsed = parseProxyArgs(argv);
+    const split = takeLiveArgs(argv);
+    liveArgs = split.live;
+    parsed = parseProxyArgs(split.rest);
   } catch (error) {
     process.stderr.write(
       `wymcp proxy: ${error instanceof Error ? error.message : String(error)}\nRun "wymcp proxy --help" for the options.\n`,
@@ -143,12 +147,21 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   const log = createLog("proxy", options.log, (line) => void process.stderr.write(line));
   const otel = options.otel ? await commandTelemetry("proxy", log) : undefined;
   if (options.otel && !otel) return 2;
-  const proxy = createProxy({ ...options, telemetry: otel?.telemetry }, log);
+  let live: Live | undefined;
+  try {
+    live = await startLive("proxy", liveArgs, options, log);
+  } catch (error) {
+    process.stderr.write(`wymcp proxy: --ui or --record: ${(error as Error).message}\n`);
+    await otel?.shutdown();
+    return 1;
+  }
+  const proxy = createProxy({ ...options, telemetry: otel?.telemetry }, log, live && { observer: live.observer });
   let started;
   try {
     started = await listen(proxy, parsed.listen.host, parsed.listen.port);
   } catch (error) {
     process.stderr.write(`wymcp proxy: cannot listen on ${parsed.listen.host}:${parsed.listen.port}: ${(error as Error).message}\n`);
+    await live?.close();
     await otel?.shutdown();
     return 1;
   }
@@ -172,6 +185,7 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   process.once("SIGINT", now);
   log.line("draining", { signal }, `${signal}: draining the requests in flight`);
   const cut = await proxy.drain(server);
+  await live?.close();
   // The spans of the requests just drained, and the metrics, go out before the process does.
   const exported = await otel?.shutdown();
   log.line(

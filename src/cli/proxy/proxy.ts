@@ -173,6 +173,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     if (req.method !== "POST" || options.passThrough) {
       if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
       const drain = req.method === "GET" ? drainSignal.signal : undefined;
+      if (drain) hooks.observer?.exchange?.(req, res, undefined);
       return send(req, { req, res, body: undefined, id: null, drain }, undefined);
     }
     let reading: Promise<Uint8Array | undefined> | undefined;
@@ -216,6 +217,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
         remote,
       });
       if (trace) tapResponse(res, judged.era ?? "legacy", undefined, undefined, trace);
+      hooks.observer?.exchange?.(req, res, await reading);
       // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
       answerRefusal(req, res, judged, DISCARD_TIMEOUT_MS, drainBytes);
       if (response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp", status });
@@ -241,6 +243,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     }
     // The log writes nothing for a pass: the event is built only for a subscriber.
     else if (hooks.onVerdict) verdict({ outcome: result.outcome, era, kind: result.kind, id, method: safeMethod(parsed), remote });
+    if (hooks.observer?.exchange) hooks.observer.exchange(req, res, await reading);
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
     if (isAcceptedNotification(result)) {
       res.writeHead(202).end();

@@ -1,5 +1,6 @@
 /** @module usage: the help text of `wymcp stdio`. */
 import { GATE_FLAGS_USAGE } from "../gate-options.js";
+import { LIVE_USAGE } from "../live/usage.js";
 
 /** `wymcp stdio --help`. */
 export const STDIO_USAGE = `Usage: wymcp stdio [options] -- command [args...]
@@ -18,4 +19,5 @@ exited within --stop-timeout; if wymcp itself is killed, the server's input ends
 
   --stop-timeout MS   after passing on a stop signal, longest wait for the server to exit (default 5000); then SIGKILL
 ${GATE_FLAGS_USAGE}
+${LIVE_USAGE}
 `;
