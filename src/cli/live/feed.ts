@@ -74,10 +74,7 @@ export class LiveFeed implements RowSource {
     }
     this.pending.push(capture);
     this.pendingText += capture.text?.length ?? 0;
-    while (
-      this.pending.length - this.start > this.capacity ||
-      (this.pendingText > this.maxText && this.pending.length - this.start > 1)
-    ) {
+    while (this.pending.length - this.start > this.capacity || (this.pendingText > this.maxText && this.pending.length - this.start > 1)) {
       this.pendingText -= this.pending[this.start]!.text?.length ?? 0;
       this.start++;
     }

@@ -52,7 +52,10 @@ export function httpTap(capture: (message: Capture) => void, { maxBytes }: HttpT
         entry,
         part: "request",
         from: "client",
-        text: body === undefined || body.length > maxBytes ? undefined : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"),
+        text:
+          body === undefined || body.length > maxBytes
+            ? undefined
+            : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"),
         headers,
         time: Date.now(),
       });
@@ -86,7 +89,14 @@ function tapAnswer(
     const type = (headerOf(given, "content-type") ?? text(res.getHeader("content-type")) ?? "").toLowerCase();
     const encoded = headerOf(given, "content-encoding") ?? text(res.getHeader("content-encoding"));
     session = headerOf(given, "mcp-session-id") ?? text(res.getHeader("mcp-session-id"));
-    mode = encoded && encoded !== "identity" ? "ignore" : type.startsWith("text/event-stream") ? "sse" : type.startsWith("application/json") ? "json" : "ignore";
+    mode =
+      encoded && encoded !== "identity"
+        ? "ignore"
+        : type.startsWith("text/event-stream")
+          ? "sse"
+          : type.startsWith("application/json")
+            ? "json"
+            : "ignore";
   };
   const endEvent = () => {
     if (data === undefined && !over) return;
@@ -142,7 +152,11 @@ function tapAnswer(
       decide();
       if (mode === "ignore") return;
       if (typeof data === "string")
-        push(typeof encoding === "string" && !/^utf-?8$/i.test(encoding) ? Buffer.from(data, encoding as BufferEncoding).toString("utf8") : data);
+        push(
+          typeof encoding === "string" && !/^utf-?8$/i.test(encoding)
+            ? Buffer.from(data, encoding as BufferEncoding).toString("utf8")
+            : data,
+        );
       else if (data instanceof Uint8Array) push(decoder.decode(data, { stream: true }));
     } catch {
       // What the tap cannot read has gone out as written all the same.

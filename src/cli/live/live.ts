@@ -118,7 +118,8 @@ export async function startLive(
   if (recorder) feed.onCapture = (capture) => recorder.write(capture.text);
   let listener: Listener | undefined;
   try {
-    listener = args.ui && (await listen({ ring: feed, host: args.ui.host, port: args.ui.port, token: args.token, title: `wymcp ${face} (live)` }));
+    listener =
+      args.ui && (await listen({ ring: feed, host: args.ui.host, port: args.ui.port, token: args.token, title: `wymcp ${face} (live)` }));
   } catch (error) {
     await recorder?.close();
     throw error;
@@ -130,7 +131,8 @@ export async function startLive(
       : { chunk: stdioTap(capture, { maxBytes: flags.maxBodyBytes }) };
   // The token stays out of the log: whoever gave it has it.
   const shown = listener?.url.replace(/\?token=.*$/, "");
-  if (listener) log.line("ui", { url: shown, token: args.token !== undefined }, `live page at ${shown}${args.token ? " (with its token)" : ""}`);
+  if (listener)
+    log.line("ui", { url: shown, token: args.token !== undefined }, `live page at ${shown}${args.token ? " (with its token)" : ""}`);
   return {
     observer,
     feed,

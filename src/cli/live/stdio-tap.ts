@@ -50,10 +50,15 @@ class Lines {
 /** The observer `wymcp stdio` calls with each side's bytes as they pass. */
 export function stdioTap(capture: (message: Capture) => void, { maxBytes }: { maxBytes: number }) {
   let lines = 0;
-  const side = (from: "client" | "server") =>
-    new Lines(maxBytes, (text) => capture({ entry: ++lines, from, text, time: Date.now() }));
+  const side = (from: "client" | "server") => new Lines(maxBytes, (text) => capture({ entry: ++lines, from, text, time: Date.now() }));
   const sides = { client: side("client"), server: side("server"), wymcp: side("server") };
   return function chunk(from: StdioSide, data: Buffer | Uint8Array | string): void {
-    sides[from].push(typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    sides[from].push(
+      typeof data === "string"
+        ? Buffer.from(data, "utf8")
+        : Buffer.isBuffer(data)
+          ? data
+          : Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+    );
   };
 }
