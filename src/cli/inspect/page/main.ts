@@ -62,14 +62,15 @@ function add(inputs: readonly (RowInput & { seq?: number; time?: number })[]): v
     if (input.seq !== undefined) serverSeq = Math.max(serverSeq, input.seq);
     const { verdict } = input;
     const id = nextId++;
+    // The live listener sends the text alone: the page parses it, the proxy does not hold it twice.
+    const body = input.body === undefined && input.text !== undefined ? parsed(input.text) : input.body;
     const row: ViewRow = {
       ...input,
-      // The live listener sends the text alone: the page parses it, the proxy does not hold it twice.
-      body: input.body === undefined && input.text !== undefined ? parsed(input.text) : input.body,
+      body,
       id,
       seq: input.seq ?? 0,
       time: input.time ?? Date.now(),
-      facts: rowFacts(input),
+      facts: rowFacts({ ...input, body }),
       key: positionKey(verdict.source, verdict.line, verdict.part),
       haystack: "",
     };
@@ -288,6 +289,7 @@ async function readRows(): Promise<void> {
     $("title").textContent = snapshot.title;
   }
   addServerRows(snapshot.rows);
+  applyFilter();
 }
 
 async function connect(): Promise<void> {
