@@ -18,6 +18,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
 import { flood, loadBound, percentile, workloads, type Workload } from "./http.js";
+import { type LiveBench, liveTable, runLiveBench } from "./live.js";
 import { formatRatio, spread, table, type Spread } from "./measure.js";
 
 export interface ProxyBenchSettings {
@@ -28,6 +29,9 @@ export interface ProxyBenchSettings {
   /** Requests a stdio client keeps in flight. */
   window: number;
   memorySeconds: number;
+  /** The live page's runs (bench/live.ts): messages through each proxy of its memory run, rows the page holds. */
+  liveMessages: number;
+  pageRows: number;
 }
 
 const HTTP_VARIANTS = ["proxy", "otel", "pass-through", "direct"] as const;
@@ -88,6 +92,7 @@ export interface ProxyBenchResults {
   http: ProxyWorkload[];
   stdio: StdioBench;
   memory: MemoryRun[];
+  live: LiveBench;
 }
 
 const META = {
@@ -118,7 +123,8 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
     const http = await httpRounds(urls, { upstream: upstream.pid, relays }, settings, log);
     const stdio = await stdioRounds(root, settings, log);
     const memory = [await proxyMemory(proxy, settings, log), await stdioMemory(root, settings, log)];
-    return { http, stdio, memory };
+    const live = await runLiveBench(upstream.url, { ...settings, memoryMessages: settings.liveMessages, pageRows: settings.pageRows }, log);
+    return { http, stdio, memory, live };
   } finally {
     for (const p of proxies) await p.stop();
     await upstream.stop();
@@ -578,5 +584,7 @@ export function proxyTables(r: ProxyBenchResults): string {
     "",
     `1-minute load average at the start of each HTTP round (* = under load: above ${bound}, the cores + 1):`,
     ...load,
+    "",
+    liveTable(r.live),
   ].join("\n");
 }

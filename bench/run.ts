@@ -432,8 +432,8 @@ async function mainProxy(): Promise<void> {
   const memorySeconds = at > 0 ? Number(process.argv[at + 1]) : quick ? 2 : 60;
   if (!(memorySeconds > 0)) throw new Error("--memory-seconds must be a positive number");
   const settings: ProxyBenchSettings = quick
-    ? { rounds: 1, roundMs: 300, warmupMs: 100, connections: 4, window: 16, memorySeconds }
-    : { rounds: 9, roundMs: 800, warmupMs: 500, connections: 8, window: 32, memorySeconds };
+    ? { rounds: 1, roundMs: 300, warmupMs: 100, connections: 4, window: 16, memorySeconds, liveMessages: 2_000, pageRows: 1_000 }
+    : { rounds: 9, roundMs: 800, warmupMs: 500, connections: 8, window: 32, memorySeconds, liveMessages: 100_000, pageRows: 10_000 };
   const results = await runProxyBench(root, settings, log);
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpus()[0]?.model ?? "unknown CPU";

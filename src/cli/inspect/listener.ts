@@ -25,6 +25,9 @@ export const CONTENT_SECURITY_POLICY =
 /** The most event streams open at once; one more is answered 503. */
 const MAX_STREAMS = 16;
 const COOKIE = "wymcp-ui";
+/** How long a row waits to go out with the next ones on an event stream, and the most text a batch gathers first. */
+const FLUSH_MS = 50;
+const FLUSH_CHARS = 64 * 1024;
 
 export interface ListenerOptions {
   ring: RowSource;
@@ -150,11 +153,25 @@ export async function listen({ ring, host, port, token, title, dist = defaultDis
       res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive" });
       res.write(": rows follow\n\n");
       streams.add(res);
-      const stop = ring.subscribe((row) => {
+      // Rows go out together every FLUSH_MS (or once a batch is large): one write for many rows on a busy proxy.
+      let batch = "";
+      let timer: NodeJS.Timeout | undefined;
+      const flush = () => {
+        timer = undefined;
+        const text = batch;
+        batch = "";
         // A reader that does not keep up is let go; the page reconnects and reads /rows again.
-        if (!res.write(`data: ${JSON.stringify(row)}\n\n`)) res.destroy();
+        if (text !== "" && !res.write(text)) res.destroy();
+      };
+      const stop = ring.subscribe((row) => {
+        batch += `data: ${JSON.stringify(row)}\n\n`;
+        if (batch.length >= FLUSH_CHARS) {
+          clearTimeout(timer);
+          flush();
+        } else timer ??= setTimeout(flush, FLUSH_MS);
       });
       res.on("close", () => {
+        clearTimeout(timer);
         stop();
         streams.delete(res);
       });

@@ -38,7 +38,7 @@ export class RowRing implements RowSource {
 
   /** Adds a row (numbered from 1 in the order pushed), drops the oldest past either bound, and tells every listener. */
   push(input: RowInput, time = Date.now()): InspectRow {
-    const row: InspectRow = { seq: this.next++, time, ...input };
+    const row: InspectRow = { seq: this.next++, time, verdict: input.verdict, body: input.body, text: input.text };
     this.slots.push(row);
     this.text += row.text?.length ?? 0;
     // The newest row stays even alone over the text bound: it is no larger than the size limit let through.

@@ -124,13 +124,11 @@ export class LiveFeed implements RowSource {
     const session = capture.headers?.["mcp-session-id"] ?? (capture.headers ? `#${capture.entry}` : "");
     const negotiation = capture.headers?.["mcp-session-id"] ?? capture.session;
     const requestEra = capture.from === "server" && capture.part !== undefined ? this.requestEras.get(capture.entry) : undefined;
-    const context: JudgeContext = {
-      from: capture.from,
-      pair: (id) => this.exchange.answer(session, id, capture.from),
-      ...(capture.headers ? { headers: capture.headers } : {}),
-      ...(capture.part === undefined ? {} : { part: capture.part }),
-      ...(requestEra ? { exchangeEra: { era: requestEra, eraSignal: "request" as const } } : {}),
-    };
+    // Built field by field: object spread on this path cost more than the judging itself.
+    const context: JudgeContext = { from: capture.from, pair: (id) => this.exchange.answer(session, id, capture.from) };
+    if (capture.headers) context.headers = capture.headers;
+    if (capture.part !== undefined) context.part = capture.part;
+    if (requestEra) context.exchangeEra = { era: requestEra, eraSignal: "request" };
     const bytes = capture.text === undefined ? undefined : Buffer.from(capture.text, "utf8");
     const { verdict } = judgeInCapture(this.source, capture.entry, bytes, this.options, context, {
       exchange: this.exchange,

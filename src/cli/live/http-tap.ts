@@ -4,6 +4,7 @@
  * event stream's events as they go out, or wymcp's own refusal) is read after each write, never delaying a byte.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { StringDecoder } from "node:string_decoder";
 import type { Capture } from "./feed.js";
 
 /** An event stream's event, or a JSON answer, longer than this is captured as over the limit (its text not kept). */
@@ -73,9 +74,10 @@ function tapAnswer(
   let mode: "json" | "sse" | "ignore" | undefined;
   let session: string | undefined;
   let given: unknown;
-  const decoder = new TextDecoder("utf-8");
-  // JSON: the body so far. SSE: the event so far (its lines not yet ended, and its data lines).
-  let body = "";
+  // JSON: the body's chunks, decoded once at its end. SSE: a decoder across chunks, and the event so far.
+  let chunks: Buffer[] | undefined;
+  let size = 0;
+  let decoder: StringDecoder | undefined;
   let over = false;
   let line = "";
   let data: string[] | undefined;
@@ -89,14 +91,8 @@ function tapAnswer(
     const type = (headerOf(given, "content-type") ?? text(res.getHeader("content-type")) ?? "").toLowerCase();
     const encoded = headerOf(given, "content-encoding") ?? text(res.getHeader("content-encoding"));
     session = headerOf(given, "mcp-session-id") ?? text(res.getHeader("mcp-session-id"));
-    mode =
-      encoded && encoded !== "identity"
-        ? "ignore"
-        : type.startsWith("text/event-stream")
-          ? "sse"
-          : type.startsWith("application/json")
-            ? "json"
-            : "ignore";
+    if (encoded && encoded !== "identity") mode = "ignore";
+    else mode = type.startsWith("text/event-stream") ? "sse" : type.startsWith("application/json") ? "json" : "ignore";
   };
   const endEvent = () => {
     if (data === undefined && !over) return;
@@ -121,16 +117,7 @@ function tapAnswer(
     }
     (data ??= []).push(value);
   };
-  const push = (chunk: string) => {
-    if (mode === "json") {
-      if (over) return;
-      body += chunk;
-      if (body.length > maxBytes) {
-        over = true;
-        body = "";
-      }
-      return;
-    }
+  const sse = (chunk: string) => {
     let start = 0;
     const ends = /\r\n|\r|\n/g;
     for (let found = ends.exec(chunk); found; found = ends.exec(chunk)) {
@@ -147,17 +134,30 @@ function tapAnswer(
       line = "";
     } else line += rest;
   };
-  const seen = (data: unknown, encoding: unknown) => {
+  const json = (bytes: Buffer) => {
+    if (over) return;
+    size += bytes.length;
+    if (size > maxBytes) {
+      over = true;
+      chunks = undefined;
+    } else (chunks ??= []).push(bytes);
+  };
+  const seen = (chunk: unknown, encoding: unknown) => {
     try {
       decide();
       if (mode === "ignore") return;
-      if (typeof data === "string")
-        push(
-          typeof encoding === "string" && !/^utf-?8$/i.test(encoding)
-            ? Buffer.from(data, encoding as BufferEncoding).toString("utf8")
-            : data,
+      const named = typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8";
+      if (mode === "json") {
+        // A copy: the caller's buffer is not held past this call.
+        if (typeof chunk === "string") json(Buffer.from(chunk, named));
+        else if (chunk instanceof Uint8Array) json(Buffer.from(chunk));
+      } else if (typeof chunk === "string") sse(/^utf-?8$/i.test(named) ? chunk : Buffer.from(chunk, named).toString("utf8"));
+      else if (chunk instanceof Uint8Array)
+        sse(
+          (decoder ??= new StringDecoder("utf8")).write(
+            Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+          ),
         );
-      else if (data instanceof Uint8Array) push(decoder.decode(data, { stream: true }));
     } catch {
       // What the tap cannot read has gone out as written all the same.
     }
@@ -169,8 +169,9 @@ function tapAnswer(
     try {
       decide();
       if (mode === "json") {
-        body += decoder.decode();
-        if (over || body.trim() !== "") emit("response", over ? undefined : body);
+        const body = over ? undefined : chunks === undefined ? "" : Buffer.concat(chunks, size).toString("utf8");
+        chunks = undefined;
+        if (body === undefined || body.trim() !== "") emit("response", body);
       } else if (mode === "sse") {
         if (line !== "") sseLine(line);
         endEvent();
