@@ -1,7 +1,7 @@
 /**
  * @module ring: the rows the inspector's page shows, held in a bounded ring: the oldest row goes when a new one comes
- * past the capacity. Whoever judges messages (`wymcp inspect` from files, a proxy later) pushes; listeners (the page's
- * event stream) are told of each row as it is pushed. No host type.
+ * past the capacity. Whoever judges messages pushes (`wymcp inspect` from files, the live feed of `wymcp proxy --ui` as
+ * a page follows); listeners (the page's event stream) are told of each row as it is pushed. No host type.
  */
 import type { InspectRow, RowInput } from "./row.js";
 
