@@ -8,11 +8,15 @@ import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { gzipSync } from "node:zlib";
 import { join } from "node:path";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { parseCheckOptions } from "../src/cli/check/options.js";
 import type { InspectRow } from "../src/cli/inspect/row.js";
-import { LiveFeed } from "../src/cli/live/feed.js";
+import { type Capture, LiveFeed } from "../src/cli/live/feed.js";
+import { httpTap } from "../src/cli/live/http-tap.js";
 import { takeLiveArgs } from "../src/cli/live/live.js";
 import { assertFreshDist } from "./support/built.js";
 import { until } from "./support/proxy.js";
@@ -245,5 +249,82 @@ describe("the live feed's bounds", () => {
     const [row] = feed.rows();
     assert.equal(row!.text, undefined);
     assert.equal(row!.verdict.outcome, "reject");
+  });
+});
+
+describe("the proxy's tap: what goes back, read after it is written", () => {
+  /** A server whose every exchange is tapped, then answered by `answer`; resolves to the captures once the answer ends. */
+  async function tapped(answer: (res: http.ServerResponse) => void, body = '{"jsonrpc":"2.0","id":1,"method":"ping"}') {
+    const captures: Capture[] = [];
+    const exchange = httpTap((c) => captures.push(c), { maxBytes: 64 });
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        exchange(req, res, Buffer.concat(chunks));
+        answer(res);
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const { port } = server.address() as AddressInfo;
+    const got = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "mcp-protocol-version": "2025-06-18", authorization: "Bearer secret" },
+      body,
+    });
+    const text = await got.text();
+    server.close();
+    return { captures, text };
+  }
+
+  test("an event stream written in pieces split mid-line is one capture per event, its data lines joined", async () => {
+    const { captures, text } = await tapped((res) => {
+      res.writeHead(200, { "Content-Type": "text/event-stream", "Mcp-Session-Id": "s-1" });
+      res.write(': priming\n\nevent: message\ndata: {"a"');
+      res.write(":1}\n\ndata: line one\r\ndata: line two\r\n\n");
+      res.end(`data: ${"x".repeat(100)}\n\ndata: {"b":2}\n\n`);
+    });
+    assert.match(text, /line two/, "the client got every byte");
+    assert.deepEqual(
+      captures.map((c) => [c.part, c.from, c.text]),
+      [
+        ["request", "client", '{"jsonrpc":"2.0","id":1,"method":"ping"}'],
+        ["event 1", "server", '{"a":1}'],
+        ["event 2", "server", "line one\nline two"],
+        ["event 3", "server", undefined],
+        ["event 4", "server", '{"b":2}'],
+      ],
+    );
+    assert.equal(captures[1]!.session, "s-1");
+    // The request's headers kept are the media type and MCP's own, never its credentials.
+    assert.deepEqual(captures[0]!.headers, { "content-type": "application/json", "mcp-protocol-version": "2025-06-18" });
+  });
+
+  test("a JSON answer is one capture; one past the size limit is captured without its text", async () => {
+    const small = await tapped((res) => {
+      res.setHeader("content-type", "application/json");
+      res.write('{"jsonrpc":"2.0",');
+      res.end('"id":1,"result":{}}');
+    });
+    assert.deepEqual(small.captures.at(-1)!.text, '{"jsonrpc":"2.0","id":1,"result":{}}');
+    const large = await tapped((res) => {
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { t: "y".repeat(100) } }));
+    });
+    assert.equal(large.captures.length, 2);
+    assert.equal(large.captures[1]!.text, undefined);
+    assert.match(large.text, /y{100}/);
+  });
+
+  test("a compressed or empty answer is not read", async () => {
+    const gz = await tapped((res) =>
+      res
+        .writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" })
+        .end(gzipSync('{"jsonrpc":"2.0","id":1,"result":{}}')),
+    );
+    assert.equal(gz.captures.length, 1);
+    const accepted = await tapped((res) => res.writeHead(202).end());
+    assert.equal(accepted.captures.length, 1);
   });
 });
