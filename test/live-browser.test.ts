@@ -51,7 +51,11 @@ const META = {
 };
 
 /** A modern tools/call as the official client sends it: its transport headers and its `_meta`. */
-async function callTool(id: number, name: unknown, args: unknown): Promise<{ status: number; body: { result?: unknown; error?: { code: number } } }> {
+async function callTool(
+  id: number,
+  name: unknown,
+  args: unknown,
+): Promise<{ status: number; body: { result?: unknown; error?: { code: number } } }> {
   const answer = await fetch(proxy.url, {
     method: "POST",
     headers: {
@@ -118,14 +122,14 @@ test("the filters narrow the live rows by method and by text", async () => {
 });
 
 test("a message carrying <script> and </textarea> renders as text: no script runs, no element is made of it", async () => {
-  const hostile = "</textarea><script>window.__xss = 1</script><img src=x onerror=\"window.__xss = 2\">";
+  const hostile = '</textarea><script>window.__xss = 1</script><img src=x onerror="window.__xss = 2">';
   const answer = await callTool(4, "echo", { text: hostile });
   assert.ok(answer.body.result, "the server echoed it");
   await page.fill("#filter-text", "window.__xss");
   await page.locator("#count", { hasText: /^2 of \d+ rows/ }).waitFor();
   await page.locator("#rows .row", { hasText: "← out" }).first().click();
   const json = (await page.locator("#detail .json").textContent())!;
-  assert.ok(json.includes('</textarea><script>window.__xss = 1</script>'), "the echoed text is shown as it is");
+  assert.ok(json.includes("</textarea><script>window.__xss = 1</script>"), "the echoed text is shown as it is");
   assert.equal(await page.evaluate("window.__xss"), undefined, "no script ran");
   assert.equal(await page.evaluate("document.scripts.length"), 1, "the page's own module is its only script");
   assert.equal(await page.locator("#detail img").count(), 0);
