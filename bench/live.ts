@@ -125,6 +125,9 @@ export async function runLiveBench(upstream: URL, settings: LiveBenchSettings, l
     }
     const rowsRead = reader.rows();
     const delayMs = spread(reader.delays().length > 0 ? reader.delays() : [Number.NaN]);
+    // Each run's proxies go before the next run's start: one run's processes never load another's.
+    reader.close();
+    for (const proxy of started.splice(0)) await proxy.stop();
     const noPage = spread(rps.ui.map((u, i) => u / rps.plain[i]!));
     const withPage = spread(rps.page.map((p, i) => p / rps.plain[i]!));
 
@@ -192,13 +195,20 @@ async function memoryRun(
   } finally {
     agent.destroy();
   }
+  // The page's last rows go out within the stream's batching delay: read once they have all come (or 10 s passed).
+  const sent = Math.ceil(requests / 10) * 10 * 2;
+  const deadline = Date.now() + 10_000;
+  while (reader.rows() < sent && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   const noPageKiB = rssKiB(noPage.child.pid!);
   const pageKiB = rssKiB(paged.child.pid!);
+  const plainKiB = rssKiB(plain.child.pid!);
+  reader.close();
+  for (const proxy of started.splice(0)) await proxy.stop();
   return {
-    messages: settings.memoryMessages,
+    messages: sent,
     noPageKiB,
     pageKiB,
-    plainKiB: rssKiB(plain.child.pid!),
+    plainKiB,
     ratio: pageKiB / noPageKiB,
     rowsRead: reader.rows(),
   };

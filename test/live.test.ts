@@ -10,12 +10,14 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
+import { once } from "node:events";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { parseCheckOptions } from "../src/cli/check/options.js";
 import type { InspectRow } from "../src/cli/inspect/row.js";
 import { type Capture, LiveFeed } from "../src/cli/live/feed.js";
+import { listen } from "../src/cli/inspect/listener.js";
 import { httpTap } from "../src/cli/live/http-tap.js";
 import { takeLiveArgs } from "../src/cli/live/live.js";
 import { assertFreshDist } from "./support/built.js";
@@ -241,6 +243,52 @@ describe("the live feed's bounds", () => {
     feed.capture({ entry: 2, from: "client", text: message(2), time: 2 });
     assert.equal(told.length, 1);
     assert.equal(feed.waiting, 1);
+  });
+
+  test("rows judged while a page followed and messages kept since share one bound", () => {
+    const feed = new LiveFeed("stdio", options, 100);
+    const stop = feed.subscribe(() => undefined);
+    for (let i = 1; i <= 100; i++) feed.capture({ entry: i, from: "client", text: message(i), time: i });
+    stop();
+    for (let i = 101; i <= 160; i++) feed.capture({ entry: i, from: "client", text: message(i), time: i });
+    assert.equal(feed.waiting, 60);
+    const rows = feed.rows();
+    assert.equal(rows.length, 100);
+    assert.deepEqual([JSON.parse(rows[0]!.text!).id, JSON.parse(rows.at(-1)!.text!).id], [61, 160]);
+  });
+
+  test("a page that does not read its event stream is let go past the bound, and the listener serves on", async () => {
+    const feed = new LiveFeed("stdio", options, 1_000);
+    const listener = await listen({ ring: feed, host: "127.0.0.1", port: 0 });
+    let socket: Socket | undefined;
+    try {
+      const { port } = listener.server.address() as AddressInfo;
+      const accepted = once(listener.server, "connection") as Promise<[Socket]>;
+      socket = connect(port, "127.0.0.1");
+      await once(socket, "connect");
+      const [serverSide] = await accepted;
+      socket.write(`GET /events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      // The stream is open once its first bytes come; then the reader stops reading.
+      await once(socket, "data");
+      socket.pause();
+      // The reader reads nothing, so it sees no end: the listener's side of the connection says when it was let go.
+      const closed = once(serverSide, "close");
+      const big = JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: "z".repeat(60_000) } });
+      let sent = 0;
+      let gone = false;
+      void closed.then(() => (gone = true));
+      while (!gone && sent < 2_000) {
+        feed.capture({ entry: ++sent, from: "server", text: big, time: sent });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await closed;
+      assert.ok(sent < 2_000, `let go after ${sent} rows of 60 kB`);
+      const rows = (await (await fetch(`http://127.0.0.1:${port}/rows`)).json()) as { rows: unknown[] };
+      assert.ok(rows.rows.length > 0, "the listener still answers");
+    } finally {
+      socket?.destroy();
+      await listener.close();
+    }
   });
 
   test("a message over the size limit is a row without its text", () => {

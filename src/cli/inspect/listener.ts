@@ -28,6 +28,8 @@ const COOKIE = "wymcp-ui";
 /** How long a row waits to go out with the next ones on an event stream, and the most text a batch gathers first. */
 const FLUSH_MS = 50;
 const FLUSH_CHARS = 64 * 1024;
+/** Rows gathered for a stream whose socket is full, at most (UTF-16 units): past it the reader is let go. */
+const MAX_PENDING_CHARS = 4 * 1024 * 1024;
 
 export interface ListenerOptions {
   ring: RowSource;
@@ -153,19 +155,29 @@ export async function listen({ ring, host, port, token, title, dist = defaultDis
       res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive" });
       res.write(": rows follow\n\n");
       streams.add(res);
-      // Rows go out together every FLUSH_MS (or once a batch is large): one write for many rows on a busy proxy.
+      // Rows go out together every FLUSH_MS (or once a batch is large): one write for many rows on a busy proxy. While
+      // the socket has not taken the last write, rows gather up to MAX_PENDING_CHARS; a reader still behind past that is
+      // let go (the page reconnects and reads /rows again), so a slow page never costs more than the bound.
       let batch = "";
       let timer: NodeJS.Timeout | undefined;
+      let blocked = false;
       const flush = () => {
         timer = undefined;
+        if (blocked || batch === "") return;
         const text = batch;
         batch = "";
-        // A reader that does not keep up is let go; the page reconnects and reads /rows again.
-        if (text !== "" && !res.write(text)) res.destroy();
+        if (!res.write(text)) blocked = true;
       };
+      res.on("drain", () => {
+        blocked = false;
+        flush();
+      });
       const stop = ring.subscribe((row) => {
+        if (res.destroyed) return;
         batch += `data: ${JSON.stringify(row)}\n\n`;
-        if (batch.length >= FLUSH_CHARS) {
+        if (blocked) {
+          if (batch.length > MAX_PENDING_CHARS) res.destroy();
+        } else if (batch.length >= FLUSH_CHARS) {
           clearTimeout(timer);
           flush();
         } else timer ??= setTimeout(flush, FLUSH_MS);

@@ -54,6 +54,26 @@ export class RowRing implements RowSource {
     return row;
   }
 
+  /** How many rows are held, and their text's length (UTF-16 units). */
+  get size(): number {
+    return this.slots.length - this.start;
+  }
+
+  get textUnits(): number {
+    return this.text;
+  }
+
+  /** Drops the oldest row held (a live feed making room for messages it has not judged yet). */
+  dropOldest(): void {
+    if (this.start >= this.slots.length) return;
+    this.text -= this.slots[this.start]!.text?.length ?? 0;
+    this.start++;
+    if (this.start >= this.capacity) {
+      this.slots = this.slots.slice(this.start);
+      this.start = 0;
+    }
+  }
+
   /** The rows held, oldest first. */
   rows(): InspectRow[] {
     return this.slots.slice(this.start);

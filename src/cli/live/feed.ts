@@ -74,6 +74,12 @@ export class LiveFeed implements RowSource {
     }
     this.pending.push(capture);
     this.pendingText += capture.text?.length ?? 0;
+    // One bound for both: rows judged while a page followed give way to the messages since, oldest first.
+    while (
+      this.ring.size > 0 &&
+      (this.ring.size + this.pending.length - this.start > this.capacity || this.ring.textUnits + this.pendingText > this.maxText)
+    )
+      this.ring.dropOldest();
     while (this.pending.length - this.start > this.capacity || (this.pendingText > this.maxText && this.pending.length - this.start > 1)) {
       this.pendingText -= this.pending[this.start]!.text?.length ?? 0;
       this.start++;
