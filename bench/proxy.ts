@@ -20,6 +20,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
 import { flood, loadBound, percentile, workloads, type Workload } from "./http.js";
+import { type LiveBench, liveTable, runLiveBench } from "./live.js";
 import { formatRatio, spread, table, type Spread } from "./measure.js";
 
 export interface ProxyBenchSettings {
@@ -32,6 +33,9 @@ export interface ProxyBenchSettings {
   memorySeconds: number;
   /** Keep-alive client connections held open and idle for the idle-socket figure. */
   idleSockets: number;
+  /** The live page's runs (bench/live.ts): messages through each proxy of its memory run, rows the page holds. */
+  liveMessages: number;
+  pageRows: number;
 }
 
 const HTTP_VARIANTS = ["proxy", "otel", "tools", "pass-through", "direct"] as const;
@@ -108,6 +112,7 @@ export interface ProxyBenchResults {
   stdio: StdioBench;
   memory: MemoryRun[];
   idle: IdleSockets;
+  live: LiveBench;
 }
 
 const META = {
@@ -155,7 +160,8 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
     const fresh = await launchProxy(upstream.url);
     proxies.push(fresh);
     const idle = await idleSockets(fresh, settings.idleSockets, log);
-    return { http, stdio, memory, idle };
+    const live = await runLiveBench(upstream.url, { ...settings, memoryMessages: settings.liveMessages, pageRows: settings.pageRows }, log);
+    return { http, stdio, memory, idle, live };
   } finally {
     for (const p of proxies) await p.stop();
     await upstream.stop();
@@ -754,5 +760,7 @@ export function proxyTables(r: ProxyBenchResults): string {
     "",
     `1-minute load average at the start of each HTTP round (* = under load: above ${bound}, the cores + 1):`,
     ...load,
+    "",
+    liveTable(r.live),
   ].join("\n");
 }

@@ -453,8 +453,28 @@ async function mainProxy(): Promise<void> {
   const memorySeconds = at > 0 ? Number(process.argv[at + 1]) : quick ? 2 : 60;
   if (!(memorySeconds > 0)) throw new Error("--memory-seconds must be a positive number");
   const settings: ProxyBenchSettings = quick
-    ? { rounds: 1, roundMs: 300, warmupMs: 100, connections: 4, window: 16, memorySeconds, idleSockets: 100 }
-    : { rounds: 9, roundMs: 800, warmupMs: 500, connections: 8, window: 32, memorySeconds, idleSockets: 1000 };
+    ? {
+        rounds: 1,
+        roundMs: 300,
+        warmupMs: 100,
+        connections: 4,
+        window: 16,
+        memorySeconds,
+        idleSockets: 100,
+        liveMessages: 2_000,
+        pageRows: 1_000,
+      }
+    : {
+        rounds: 9,
+        roundMs: 800,
+        warmupMs: 500,
+        connections: 8,
+        window: 32,
+        memorySeconds,
+        idleSockets: 1000,
+        liveMessages: 100_000,
+        pageRows: 10_000,
+      };
   const results = await runProxyBench(root, settings, log);
   const judged = proxyTargets(results);
   const seconds = (performance.now() - started) / 1000;

@@ -64,6 +64,19 @@ export interface AnswerEvent {
 export interface GateHooks {
   onVerdict?(event: VerdictEvent): void;
   onAnswer?(event: AnswerEvent): void;
+  /** Each message's bytes as they pass, for the live page and `--record` (src/inspect/live/); nothing of it is logged. */
+  observer?: MessageObserver;
+}
+
+/**
+ * The proxy calls `exchange` once per exchange it serves, before answering (with Node's request and response); the stdio
+ * gate calls `chunk` with the bytes of each side.
+ */
+export interface MessageObserver<Req = unknown, Res = unknown> {
+  /** A POST with its body as read (undefined when refused unread), or a GET; the observer may tap `res`. */
+  exchange?(req: Req, res: Res, body: Uint8Array | undefined): void;
+  /** Bytes from the client, the server, or wymcp's own answers to the client, as they pass. */
+  chunk?(from: "client" | "server" | "wymcp", data: Uint8Array | string): void;
 }
 
 /** Calls a hook, ignoring what it throws: a broken subscriber must not break a message on its way. */

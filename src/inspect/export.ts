@@ -75,22 +75,27 @@ export function exportJsonl(rows: readonly RowInput[], reveal: boolean): { text:
   const lines: string[] = [];
   let left = 0;
   for (const row of rows) {
-    if (row.text === undefined) {
-      left++;
-      continue;
-    }
-    let body: unknown;
-    let parsed = true;
-    try {
-      body = JSON.parse(row.text);
-    } catch {
-      parsed = false;
-    }
-    // One message per line: a captured text's own newlines (pretty-printed JSON) go with a re-serialisation.
-    if (reveal) lines.push(parsed ? JSON.stringify(body) : row.text.replace(/[\r\n]+/g, " "));
-    else lines.push(parsed ? JSON.stringify(redact(body)) : `${REDACTED} (not JSON)`);
+    if (row.text === undefined) left++;
+    else lines.push(jsonlLine(row.text, reveal));
   }
   return { text: lines.length === 0 ? "" : `${lines.join("\n")}\n`, left };
+}
+
+/**
+ * One message's line of a JSONL export (without its newline): its JSON on one line, redacted unless `reveal`.
+ * @example jsonlLine('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}', false)
+ */
+export function jsonlLine(text: string, reveal: boolean): string {
+  let body: unknown;
+  let parsed = true;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    parsed = false;
+  }
+  // One message per line: a captured text's own newlines (pretty-printed JSON) go with a re-serialisation.
+  if (reveal) return parsed ? JSON.stringify(body) : text.replace(/[\r\n]+/g, " ");
+  return parsed ? JSON.stringify(redact(body)) : `${REDACTED} (not JSON)`;
 }
 
 /** Where a HAR export's exchanges are said to go: a name that resolves nowhere. */

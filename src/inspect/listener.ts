@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { RowRing } from "./ring.js";
+import type { RowSource } from "./ring.js";
 
 /** The page's module in dist/; the modules it imports sit beside it. */
 export const PAGE_MODULE = "inspect-page.js";
@@ -25,9 +25,16 @@ export const CONTENT_SECURITY_POLICY =
 /** The most event streams open at once; one more is answered 503. */
 const MAX_STREAMS = 16;
 const COOKIE = "wymcp-ui";
+/** How long a row waits to go out with the next ones on an event stream, and the most text a batch gathers first. */
+const FLUSH_MS = 50;
+const FLUSH_CHARS = 64 * 1024;
+/** Rows gathered for a stream whose socket is full, at most (UTF-16 units): past it the reader is let go. */
+const MAX_PENDING_CHARS = 4 * 1024 * 1024;
 
 export interface ListenerOptions {
-  ring: RowRing;
+  ring: RowSource;
+  /** What the page calls itself (`wymcp inspect` by default; the live page names its face). */
+  title?: string;
   host: string;
   port: number;
   /** Required on every path when set (a listener on a non-loopback address must have one). */
@@ -96,7 +103,7 @@ function cookieToken(header: string | undefined): string | undefined {
  * Starts the listener; resolves once it listens (port 0: the system's choice, in `url`).
  * @example const { url } = await listen({ ring, host: "127.0.0.1", port: 0 })
  */
-export async function listen({ ring, host, port, token, dist = defaultDist() }: ListenerOptions): Promise<Listener> {
+export async function listen({ ring, host, port, token, title, dist = defaultDist() }: ListenerOptions): Promise<Listener> {
   if (!isLoopback(host) && !token) throw new RangeError(`a listener on ${host}, not a loopback address, needs --ui-token`);
   if (token !== undefined && token.length < 16) throw new RangeError("--ui-token takes at least 16 characters");
   const files = readPage(dist);
@@ -141,18 +148,42 @@ export async function listen({ ring, host, port, token, dist = defaultDist() }: 
     }
     if (path === "/rows") {
       res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
-      return res.end(req.method === "HEAD" ? undefined : JSON.stringify({ capacity: ring.capacity, rows: ring.rows() }));
+      return res.end(req.method === "HEAD" ? undefined : JSON.stringify({ capacity: ring.capacity, title, rows: ring.rows() }));
     }
     if (path === "/events") {
       if (streams.size >= MAX_STREAMS) return plain(res, 503, "too many open event streams");
       res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive" });
       res.write(": rows follow\n\n");
       streams.add(res);
+      // Rows go out together every FLUSH_MS (or once a batch is large): one write for many rows on a busy proxy. While
+      // the socket has not taken the last write, rows gather up to MAX_PENDING_CHARS; a reader still behind past that is
+      // let go (the page reconnects and reads /rows again), so a slow page never costs more than the bound.
+      let batch = "";
+      let timer: NodeJS.Timeout | undefined;
+      let blocked = false;
+      const flush = () => {
+        timer = undefined;
+        if (blocked || batch === "") return;
+        const text = batch;
+        batch = "";
+        if (!res.write(text)) blocked = true;
+      };
+      res.on("drain", () => {
+        blocked = false;
+        flush();
+      });
       const stop = ring.subscribe((row) => {
-        // A reader that does not keep up is let go; the page reconnects and reads /rows again.
-        if (!res.write(`data: ${JSON.stringify(row)}\n\n`)) res.destroy();
+        if (res.destroyed) return;
+        batch += `data: ${JSON.stringify(row)}\n\n`;
+        if (blocked) {
+          if (batch.length > MAX_PENDING_CHARS) res.destroy();
+        } else if (batch.length >= FLUSH_CHARS) {
+          clearTimeout(timer);
+          flush();
+        } else timer ??= setTimeout(flush, FLUSH_MS);
       });
       res.on("close", () => {
+        clearTimeout(timer);
         stop();
         streams.delete(res);
       });

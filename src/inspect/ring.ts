@@ -1,7 +1,7 @@
 /**
  * @module ring: the rows the inspector's page shows, held in a bounded ring: the oldest row goes when a new one comes
- * past the capacity. Whoever judges messages (`wymcp inspect` from files, a proxy later) pushes; listeners (the page's
- * event stream) are told of each row as it is pushed. No host type.
+ * past the capacity. Whoever judges messages pushes (`wymcp inspect` from files, the live feed of `wymcp proxy --ui` as
+ * a page follows); listeners (the page's event stream) are told of each row as it is pushed. No host type.
  */
 import type { InspectRow, RowInput } from "./row.js";
 
@@ -13,7 +13,14 @@ export const DEFAULT_MAX_ROWS = 10_000;
  */
 export const DEFAULT_MAX_TEXT = 32 * 1024 * 1024;
 
-export class RowRing {
+/** What the inspector's listener reads: the rows held, their bound, and each row as it comes. */
+export interface RowSource {
+  readonly capacity: number;
+  rows(): InspectRow[];
+  subscribe(listener: (row: InspectRow) => void): () => void;
+}
+
+export class RowRing implements RowSource {
   /** Oldest first, from `start`; entries before it are dropped rows, compacted away now and then. */
   private slots: InspectRow[] = [];
   private start = 0;
@@ -31,7 +38,7 @@ export class RowRing {
 
   /** Adds a row (numbered from 1 in the order pushed), drops the oldest past either bound, and tells every listener. */
   push(input: RowInput, time = Date.now()): InspectRow {
-    const row: InspectRow = { seq: this.next++, time, ...input };
+    const row: InspectRow = { seq: this.next++, time, verdict: input.verdict, body: input.body, text: input.text };
     this.slots.push(row);
     this.text += row.text?.length ?? 0;
     // The newest row stays even alone over the text bound: it is no larger than the size limit let through.
@@ -45,6 +52,26 @@ export class RowRing {
     }
     for (const listener of this.listeners) listener(row);
     return row;
+  }
+
+  /** How many rows are held, and their text's length (UTF-16 units). */
+  get size(): number {
+    return this.slots.length - this.start;
+  }
+
+  get textUnits(): number {
+    return this.text;
+  }
+
+  /** Drops the oldest row held (a live feed making room for messages it has not judged yet). */
+  dropOldest(): void {
+    if (this.start >= this.slots.length) return;
+    this.text -= this.slots[this.start]!.text?.length ?? 0;
+    this.start++;
+    if (this.start >= this.capacity) {
+      this.slots = this.slots.slice(this.start);
+      this.start = 0;
+    }
   }
 
   /** The rows held, oldest first. */

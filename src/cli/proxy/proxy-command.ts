@@ -8,6 +8,7 @@ import { hostPolicyOption, supportedVersionsOption } from "../../core/options.js
 import type { HttpGateFlags } from "../../hosts/shared/gate-flags.js";
 import { positiveInteger, UsageError } from "../args.js";
 import { GATE_FLAG_SPECS, gateFlags } from "../gate-options.js";
+import { type Live, startLive, takeLiveArgs } from "../live/live.js";
 import { commandTelemetry } from "../otel/start.js";
 import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "../../hosts/proxy/proxy.js";
 import { PROXY_USAGE } from "./usage.js";
@@ -138,8 +139,11 @@ export function parseListen(value: string): { host: string; port: number } {
 /** Runs `wymcp proxy <argv>`; resolves to the exit code once the proxy has drained (or could not start). */
 export async function runProxyCommand(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseProxyArgs>;
+  let liveArgs: ReturnType<typeof takeLiveArgs>["live"];
   try {
-    parsed = parseProxyArgs(argv);
+    const split = takeLiveArgs(argv);
+    liveArgs = split.live;
+    parsed = parseProxyArgs(split.rest);
   } catch (error) {
     process.stderr.write(
       `wymcp proxy: ${error instanceof Error ? error.message : String(error)}\nRun "wymcp proxy --help" for the options.\n`,
@@ -155,6 +159,7 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   const otel = options.otel ? await commandTelemetry("proxy", log) : undefined;
   if (options.otel && !otel) return 2;
   let tools;
+  let live: Live | undefined;
   try {
     tools = parsed.toolFlags && !options.passThrough ? await toolsFromFlags(parsed.toolFlags, log) : undefined;
   } catch (error) {
@@ -162,12 +167,20 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     await otel?.shutdown();
     return 2;
   }
-  const proxy = createProxy({ ...options, telemetry: otel?.telemetry, tools }, log);
+  try {
+    live = await startLive("proxy", liveArgs, options, log);
+  } catch (error) {
+    process.stderr.write(`wymcp proxy: --ui or --record: ${(error as Error).message}\n`);
+    await otel?.shutdown();
+    return 1;
+  }
+  const proxy = createProxy({ ...options, telemetry: otel?.telemetry, tools }, log, live && { observer: live.observer });
   let started;
   try {
     started = await listen(proxy, parsed.listen.host, parsed.listen.port);
   } catch (error) {
     process.stderr.write(`wymcp proxy: cannot listen on ${parsed.listen.host}:${parsed.listen.port}: ${(error as Error).message}\n`);
+    await live?.close();
     await otel?.shutdown();
     return 1;
   }
@@ -191,6 +204,7 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   process.once("SIGINT", now);
   log.line("draining", { signal }, `${signal}: draining the requests in flight`);
   const cut = await proxy.drain(server);
+  await live?.close();
   // The spans of the requests just drained, and the metrics, go out before the process does.
   const exported = await otel?.shutdown();
   log.line(

@@ -1,6 +1,7 @@
 /** @module usage: the help text of `wymcp proxy`. */
 import { GATE_FLAGS_USAGE } from "../gate-options.js";
 import { TOOLS_FLAGS_USAGE } from "../tools-flags.js";
+import { LIVE_USAGE } from "../live/usage.js";
 
 /** `wymcp proxy --help`. */
 export const PROXY_USAGE = `Usage: wymcp proxy --upstream URL [options]
@@ -34,6 +35,7 @@ the client's headers. GET (the server's stream) and DELETE go straight through; 
                       naming another gets 400 -32022; unset, a version wymcp does not know is judged on framing alone
 ${TOOLS_FLAGS_USAGE}
 ${GATE_FLAGS_USAGE}
+${LIVE_USAGE}
 
 An upstream that is down or refuses gets 502, one that does not answer in time 504, each with a JSON-RPC error; an
 answer that is not valid HTTP (a bad status, header or framing, an unasked-for 101) gets 502 too. The proxy keeps

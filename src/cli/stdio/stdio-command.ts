@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { createLog } from "../../core/gate-log.js";
 import { positiveInteger, UsageError } from "../args.js";
 import { GATE_FLAG_SPECS, gateFlags } from "../gate-options.js";
+import { type Live, startLive, takeLiveArgs } from "../live/live.js";
 import { commandTelemetry } from "../otel/start.js";
 import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "../../hosts/stdio/gate.js";
 import { STDIO_USAGE } from "./usage.js";
@@ -35,8 +36,11 @@ export function parseStdioArgs(argv: string[]): { options: StdioOptions; toolFla
 /** Runs `wymcp stdio <argv>`; resolves to the server's exit code (2 for a usage error). */
 export async function runStdioCommand(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseStdioArgs>;
+  let liveArgs: ReturnType<typeof takeLiveArgs>["live"];
   try {
-    parsed = parseStdioArgs(argv);
+    const split = takeLiveArgs(argv);
+    liveArgs = split.live;
+    parsed = parseStdioArgs(split.rest);
   } catch (error) {
     process.stderr.write(
       `wymcp stdio: ${error instanceof Error ? error.message : String(error)}\nRun "wymcp stdio --help" for the options.\n`,
@@ -51,6 +55,7 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
   const otel = parsed.options.otel ? await commandTelemetry("stdio", log) : undefined;
   if (parsed.options.otel && !otel) return 2;
   let tools;
+  let live: Live | undefined;
   try {
     tools = parsed.options.passThrough ? undefined : await toolsFromFlags(parsed.toolFlags, log);
   } catch (error) {
@@ -58,11 +63,20 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
     await otel?.shutdown();
     return 2;
   }
+  try {
+    live = await startLive("stdio", liveArgs, parsed.options, log);
+  } catch (error) {
+    process.stderr.write(`wymcp stdio: --ui or --record: ${(error as Error).message}\n`);
+    await otel?.shutdown();
+    return 2;
+  }
   const code = await runStdioGate(
     { ...parsed.options, telemetry: otel?.telemetry, tools },
     { input: process.stdin, output: process.stdout, log: process.stderr },
     log,
+    live && { observer: live.observer },
   );
+  await live?.close();
   // The server has exited: the last spans and the metrics go out before wymcp does, within the bound.
   if ((await otel?.shutdown()) === "late") process.exit(code);
   return code;

@@ -1,6 +1,7 @@
 /** @module usage: the help text of `wymcp stdio`. */
 import { GATE_FLAGS_USAGE } from "../gate-options.js";
 import { TOOLS_FLAGS_USAGE } from "../tools-flags.js";
+import { LIVE_USAGE } from "../live/usage.js";
 
 /** `wymcp stdio --help`. */
 export const STDIO_USAGE = `Usage: wymcp stdio [options] -- command [args...]
@@ -20,4 +21,5 @@ exited within --stop-timeout; if wymcp itself is killed, the server's input ends
   --stop-timeout MS   after passing on a stop signal, longest wait for the server to exit (default 5000); then SIGKILL
 ${TOOLS_FLAGS_USAGE.replace(/\n {2}--param-header-checks off\n.*$/s, "")}
 ${GATE_FLAGS_USAGE}
+${LIVE_USAGE}
 `;

@@ -137,6 +137,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     if (screened) {
       if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
       const drain = req.method === "GET" ? drainSignal.signal : undefined;
+      if (drain) hooks.observer?.exchange?.(req, res, undefined);
       return send(req, { req, res, body: undefined, id: null, drain }, undefined);
     }
     let judged: GateAction;
@@ -154,6 +155,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       // The stage keeps no refused body: the log's method and name come from the bytes, parsed again, when they parsed.
       verdict(refusalEvent(refusal, refusedBody(judged), "refused", { status: true, remote }));
       if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
+      hooks.observer?.exchange?.(req, res, judged.bytes);
       // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
       answerRefusal(req, res, refusal, DISCARD_TIMEOUT_MS, drainBytes);
       const { id } = refusal.response;
@@ -165,6 +167,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     // --legacy-checks report is logged; a pass only for a subscriber.
     const event = admittedEvent(judged, hooks.onVerdict !== undefined, { remote });
     if (event) verdict(event);
+    hooks.observer?.exchange?.(req, res, judged.bytes);
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
     if (judged.action === "accept") {
       res.writeHead(202).end();

@@ -133,7 +133,11 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
   process.once("exit", orphan);
 
   const writer = clientWriter(client.output);
-  const gate = createLineGate(options, log, hooks, (text) => writer.own(text));
+  const observe = hooks.observer?.chunk;
+  const gate = createLineGate(options, log, hooks, (text) => {
+    observe?.("wymcp", text);
+    writer.own(text);
+  });
 
   // Server → client: unchanged, with backpressure; lines are watched (outbound report, onAnswer, spans, and a legacy
   // session's initialize answer when params are judged) after they are written.
@@ -168,6 +172,7 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
       : writer.server(chunk);
   if (locked) fromServer.once("end", () => void locked.end().forEach((piece) => writer.server(Buffer.from(piece))));
   fromServer.on("data", (chunk: Buffer) => {
+    observe?.("server", chunk);
     if (clientGone) return;
     if (!toClient(chunk) && !waiting) {
       waiting = true;
@@ -192,6 +197,7 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
     try {
       for await (const chunk of client.input as AsyncIterable<Buffer>) {
         if (child.exitCode !== null || child.signalCode !== null) break;
+        observe?.("client", chunk);
         if (options.passThrough) {
           await send(chunk);
           continue;

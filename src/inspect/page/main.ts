@@ -62,12 +62,15 @@ function add(inputs: readonly (RowInput & { seq?: number; time?: number })[]): v
     if (input.seq !== undefined) serverSeq = Math.max(serverSeq, input.seq);
     const { verdict } = input;
     const id = nextId++;
+    // The live listener sends the text alone: the page parses it, the proxy does not hold it twice.
+    const body = input.body === undefined && input.text !== undefined ? parsed(input.text) : input.body;
     const row: ViewRow = {
       ...input,
+      body,
       id,
       seq: input.seq ?? 0,
       time: input.time ?? Date.now(),
-      facts: rowFacts(input),
+      facts: rowFacts({ ...input, body }),
       key: positionKey(verdict.source, verdict.line, verdict.part),
       haystack: "",
     };
@@ -88,6 +91,14 @@ function add(inputs: readonly (RowInput & { seq?: number; time?: number })[]): v
     rows = rows.slice(rows.length - capacity);
   }
   applyFilter();
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function applyFilter(): void {
@@ -254,19 +265,38 @@ function addServerRows(incoming: readonly InspectRow[]): void {
   if (fresh.length > 0) add(fresh);
 }
 
+// Rows of the event stream are added together every 50 ms: a busy proxy's messages cost one filter pass per batch,
+// and a page in a background tab (its timers slowed) holds at most `capacity` rows waiting.
+let arriving: InspectRow[] = [];
+function arrived(row: InspectRow): void {
+  if (arriving.length === 0) setTimeout(flushArrived, 50);
+  arriving.push(row);
+  if (arriving.length > capacity) arriving = arriving.slice(arriving.length - capacity);
+}
+function flushArrived(): void {
+  const batch = arriving;
+  arriving = [];
+  addServerRows(batch);
+}
+
 async function readRows(): Promise<void> {
   const answer = await fetch("rows", { credentials: "same-origin" });
   if (!answer.ok) throw new Error(`${answer.status}`);
-  const snapshot = (await answer.json()) as { capacity: number; rows: InspectRow[] };
+  const snapshot = (await answer.json()) as { capacity: number; title?: string; rows: InspectRow[] };
   capacity = snapshot.capacity;
+  if (snapshot.title) {
+    document.title = snapshot.title;
+    $("title").textContent = snapshot.title;
+  }
   addServerRows(snapshot.rows);
+  applyFilter();
 }
 
 async function connect(): Promise<void> {
   try {
     await readRows();
     const events = new EventSource("events");
-    events.onmessage = (event) => addServerRows([JSON.parse(event.data as string) as InspectRow]);
+    events.onmessage = (event) => arrived(JSON.parse(event.data as string) as InspectRow);
     // A stream the listener closed (a reader that fell behind) reopens by itself: what it missed is in /rows.
     let opened = false;
     events.onopen = () => {

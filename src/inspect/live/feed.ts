@@ -1,0 +1,151 @@
+/**
+ * @module feed: the messages passing through `wymcp proxy` or `wymcp stdio`, as the live page and `--record` see them.
+ * Each message is captured as text in a bounded ring; it is judged (as `wymcp check` judges a HAR file's messages, in
+ * order, pairing each response with its request) only when a page reads the rows or follows the stream, so a proxy
+ * with no page open keeps the ring's texts and does no more work per message. No host type.
+ */
+import type { Era } from "../../core/era.js";
+import { judgeInCapture } from "../../check/capture.js";
+import { Exchange } from "../../check/exchange.js";
+import type { JudgeContext, JudgeOptions } from "../../check/judge.js";
+import { Negotiations } from "../../check/negotiation.js";
+import { DEFAULT_MAX_ROWS, DEFAULT_MAX_TEXT, RowRing, type RowSource } from "../ring.js";
+import type { InspectRow } from "../row.js";
+
+/** One message as it passed. */
+export interface Capture {
+  /** The HTTP exchange (proxy) or the line (stdio) it belongs to, from 1. */
+  entry: number;
+  /** `request`, `response`, `event N` (proxy); undefined on stdio, where each line is its own entry. */
+  part?: string;
+  from: "client" | "server";
+  /** The message's text; undefined when it was over the size limit (not kept). */
+  text: string | undefined;
+  /** The HTTP request's headers, names lower-cased (proxy); none on stdio. */
+  headers?: Record<string, string>;
+  /** The `Mcp-Session-Id` the server's answer assigned (its answer to `initialize`). */
+  session?: string;
+  /** When it passed (milliseconds since the epoch). */
+  time: number;
+}
+
+/** The era of each exchange's request, kept for its server messages (the oldest forgotten first past this). */
+const MAX_EXCHANGE_ERAS = 10_000;
+
+export class LiveFeed implements RowSource {
+  readonly capacity: number;
+  /** Captured and not judged yet, oldest first from `start`. */
+  private pending: Capture[] = [];
+  private start = 0;
+  private pendingText = 0;
+  private readonly ring: RowRing;
+  private followers = 0;
+  private readonly exchange = new Exchange();
+  private readonly negotiated = new Negotiations();
+  private readonly requestEras = new Map<number, Era>();
+  /** Every capture, judged or not, as it passes (`--record`). */
+  onCapture: ((capture: Capture) => void) | undefined;
+
+  constructor(
+    /** The face's name: the rows' source (`proxy` or `stdio`). */
+    readonly source: string,
+    private readonly options: JudgeOptions,
+    capacity = DEFAULT_MAX_ROWS,
+    private readonly maxText = DEFAULT_MAX_TEXT,
+  ) {
+    this.capacity = capacity;
+    this.ring = new RowRing(capacity, maxText);
+  }
+
+  /** A message passed: recorded, then judged now if a page follows the stream, else kept in the bounded ring. */
+  capture(capture: Capture): void {
+    if (this.onCapture) {
+      try {
+        this.onCapture(capture);
+      } catch {
+        // The recorder's trouble is its own (it reports it); traffic goes on.
+      }
+    }
+    if (this.followers > 0) {
+      this.judgePending();
+      this.judge(capture);
+      return;
+    }
+    this.pending.push(capture);
+    this.pendingText += capture.text?.length ?? 0;
+    // One bound for both: rows judged while a page followed give way to the messages since, oldest first.
+    while (
+      this.ring.size > 0 &&
+      (this.ring.size + this.pending.length - this.start > this.capacity || this.ring.textUnits + this.pendingText > this.maxText)
+    )
+      this.ring.dropOldest();
+    while (this.pending.length - this.start > this.capacity || (this.pendingText > this.maxText && this.pending.length - this.start > 1)) {
+      this.pendingText -= this.pending[this.start]!.text?.length ?? 0;
+      this.start++;
+    }
+    if (this.start >= this.capacity) {
+      this.pending = this.pending.slice(this.start);
+      this.start = 0;
+    }
+  }
+
+  /** The rows held, oldest first; what was captured with no page open is judged first. */
+  rows(): InspectRow[] {
+    this.judgePending();
+    return this.ring.rows();
+  }
+
+  /** Each row from now on, judged as it passes; returns the function that stops it. */
+  subscribe(listener: (row: InspectRow) => void): () => void {
+    this.judgePending();
+    this.followers++;
+    const stop = this.ring.subscribe(listener);
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      this.followers--;
+      stop();
+    };
+  }
+
+  /** How many captures wait to be judged (none while a page follows). */
+  get waiting(): number {
+    return this.pending.length - this.start;
+  }
+
+  private judgePending(): void {
+    if (this.pending.length === this.start) return;
+    const pending = this.pending.slice(this.start);
+    this.pending = [];
+    this.start = 0;
+    this.pendingText = 0;
+    for (const capture of pending) this.judge(capture);
+  }
+
+  /** As `wymcp check` judges a HAR file's message: its exchange's headers and sender, its request's era for a server's. */
+  private judge(capture: Capture): void {
+    // Over HTTP with no session, a response pairs with its own exchange's request: concurrent clients reuse ids.
+    const session = capture.headers?.["mcp-session-id"] ?? (capture.headers ? `#${capture.entry}` : "");
+    const negotiation = capture.headers?.["mcp-session-id"] ?? capture.session;
+    const requestEra = capture.from === "server" && capture.part !== undefined ? this.requestEras.get(capture.entry) : undefined;
+    // Built field by field: object spread on this path cost more than the judging itself.
+    const context: JudgeContext = { from: capture.from, pair: (id) => this.exchange.answer(session, id, capture.from) };
+    if (capture.headers) context.headers = capture.headers;
+    if (capture.part !== undefined) context.part = capture.part;
+    if (requestEra) context.exchangeEra = { era: requestEra, eraSignal: "request" };
+    const bytes = capture.text === undefined ? undefined : Buffer.from(capture.text, "utf8");
+    const { verdict } = judgeInCapture(this.source, capture.entry, bytes, this.options, context, {
+      exchange: this.exchange,
+      session,
+      negotiated: this.negotiated,
+      negotiation: capture.headers || capture.session ? negotiation : "",
+    });
+    if (capture.part === "request" && verdict.era) {
+      this.requestEras.set(capture.entry, verdict.era);
+      if (this.requestEras.size > MAX_EXCHANGE_ERAS) this.requestEras.delete(this.requestEras.keys().next().value!);
+    }
+    // The page parses the text itself: the ring holds no second copy of each message as objects.
+    this.ring.push({ verdict, body: undefined, text: capture.text }, capture.time);
+  }
+}

@@ -1,0 +1,378 @@
+/**
+ * `--ui` and `--record` on `wymcp proxy` and `wymcp stdio`, in real processes (the built bin, as installed) without a
+ * browser: the stdio gate's live feed read as the page reads it (`/rows`, then the `/events` stream), in front of the
+ * official SDK's McpServer; `--record` read back by `wymcp check`; the flags' usage errors; a record that cannot be
+ * written; and the feed's own bounds (nothing judged while no page follows, the ring's bound).
+ */
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { gzipSync } from "node:zlib";
+import { join } from "node:path";
+import { once } from "node:events";
+import http from "node:http";
+import { type AddressInfo, connect, type Socket } from "node:net";
+import { after, before, describe, test } from "node:test";
+import { parseCheckOptions } from "../src/cli/check/options.js";
+import type { InspectRow } from "../src/inspect/row.js";
+import { type Capture, LiveFeed } from "../src/inspect/live/feed.js";
+import { listen } from "../src/inspect/listener.js";
+import { httpTap } from "../src/inspect/live/http-tap.js";
+import { takeLiveArgs } from "../src/cli/live/live.js";
+import { assertFreshDist } from "./support/built.js";
+import { until } from "./support/proxy.js";
+
+const CLI = "dist/cli.js";
+const SERVER = "bench/stdio-server.mjs";
+const work = mkdtempSync(join(tmpdir(), "wymcp-live-"));
+
+before(assertFreshDist);
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const initialize = (id: number) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "live-test", version: "1" } },
+  });
+const call = (id: number, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
+
+/** `wymcp stdio <flags> -- node bench/stdio-server.mjs`, with its stderr (the log, the page's address) gathered. */
+function stdioGate(flags: string[]) {
+  const child = spawn(process.execPath, [CLI, "stdio", ...flags, "--", process.execPath, SERVER], { stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+  child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+  const guard = () => child.kill("SIGKILL");
+  process.once("exit", guard);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("close", (code) => {
+      process.off("exit", guard);
+      resolve(code);
+    }),
+  );
+  const answers = () =>
+    stdout
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line) as { id?: unknown; result?: unknown; error?: { code: number } });
+  return { child, stdout: () => stdout, stderr: () => stderr, exited, answers, write: (line: string) => child.stdin!.write(`${line}\n`) };
+}
+
+/** The page's address, from the log line the face writes once it listens. */
+async function pageAddress(stderr: () => string): Promise<string> {
+  await until(() => /live page at (http:\/\/\S+)/.test(stderr()));
+  return /live page at (http:\/\/\S+)/.exec(stderr())![1]!;
+}
+
+/** Reads `/events` as an EventSource does, collecting each row. */
+async function follow(url: string) {
+  const controller = new AbortController();
+  const answer = await fetch(new URL("events", url), { signal: controller.signal });
+  assert.equal(answer.status, 200);
+  assert.match(answer.headers.get("content-type")!, /^text\/event-stream/);
+  const rows: InspectRow[] = [];
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    let text = "";
+    for await (const chunk of answer.body as unknown as AsyncIterable<Uint8Array>) {
+      text += decoder.decode(chunk, { stream: true });
+      let end = text.indexOf("\n\n");
+      while (end >= 0) {
+        const event = text.slice(0, end);
+        text = text.slice(end + 2);
+        if (event.startsWith("data: ")) rows.push(JSON.parse(event.slice(6)) as InspectRow);
+        end = text.indexOf("\n\n");
+      }
+    }
+  })().catch(() => undefined);
+  return { rows, stop: () => (controller.abort(), reading) };
+}
+
+describe("wymcp stdio --ui: the live feed without a browser", () => {
+  let gate: ReturnType<typeof stdioGate>;
+  let url: string;
+  const record = join(work, "stdio.jsonl");
+
+  before(async () => {
+    gate = stdioGate(["--ui", "127.0.0.1:0", "--record", record]);
+    url = await pageAddress(gate.stderr);
+  });
+  after(async () => {
+    gate.child.stdin!.end();
+    await gate.exited;
+  });
+
+  test("the messages passed before a page opened are judged when it reads /rows: request and answer paired", async () => {
+    gate.write(initialize(1));
+    await until(() => gate.answers().some((answer) => answer.id === 1));
+    await until(() => readFileSync(record, "utf8").split("\n").length >= 3);
+    const { rows, title } = (await (await fetch(new URL("rows", url))).json()) as { rows: InspectRow[]; title: string };
+    assert.equal(title, "wymcp stdio (live)");
+    assert.equal(rows.length, 2);
+    const [request, answer] = rows;
+    assert.deepEqual([request!.verdict.direction, request!.verdict.outcome, request!.verdict.era], ["in", "pass", "legacy"]);
+    assert.equal(answer!.verdict.direction, "out");
+    assert.equal(answer!.verdict.method, "initialize");
+    assert.deepEqual(answer!.verdict.answers, { line: request!.verdict.line, from: "client" });
+  });
+
+  test("a served call and a refused one stream live on /events once a page follows, each message in its row", async () => {
+    const feed = await follow(url);
+    gate.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    const sent = Date.now();
+    gate.write(call(2, { name: "echo", arguments: { text: "hello" } }));
+    gate.write(call(3, { name: 42 }));
+    const byId = (id: number, direction: string) =>
+      feed.rows.find((row) => row.verdict.direction === direction && (JSON.parse(row.text!) as { id?: number }).id === id);
+    await until(() => [byId(2, "in"), byId(2, "out"), byId(3, "in"), byId(3, "out")].every(Boolean), 10_000);
+    const served = byId(2, "in")!;
+    const answer = byId(2, "out")!;
+    const refused = byId(3, "in")!;
+    const refusal = byId(3, "out")!;
+    assert.equal(served.verdict.outcome, "pass");
+    assert.equal(answer.verdict.outcome, "pass");
+    assert.equal(answer.verdict.method, "tools/call");
+    assert.equal(refused.verdict.outcome, "reject");
+    // A legacy call's params judged by its session's revision: -32602, and wymcp's own answer as the client received it.
+    assert.equal(refused.verdict.outcome === "reject" && refused.verdict.response.error.code, -32602);
+    assert.equal((JSON.parse(refusal.text!) as { error: { code: number } }).error.code, -32602);
+    // Each came on the stream after it was sent (how soon is measured by npm run bench -- --proxy, not here).
+    for (const row of [served, answer, refused, refusal]) assert.ok(row.time >= sent - 1, `row ${row.seq} is of this exchange`);
+    await feed.stop();
+  });
+
+  test("--record holds every message as the page's redacted JSONL export, and wymcp check reads it back", async () => {
+    await until(() => readFileSync(record, "utf8").trim().split("\n").length >= 7);
+    const lines = readFileSync(record, "utf8").trim().split("\n");
+    const echo = lines.map((line) => JSON.parse(line) as { id?: number; method?: string; params?: { arguments?: unknown } });
+    assert.deepEqual(echo.find((m) => m.id === 2 && m.method === "tools/call")?.params?.arguments, { text: "[redacted]" });
+    assert.doesNotMatch(readFileSync(record, "utf8"), /hello/);
+    const check = spawnSync(process.execPath, [CLI, "check", "--json", record], { encoding: "utf8" });
+    const verdicts = check.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { outcome: string; direction: string });
+    assert.equal(verdicts.length, lines.length);
+    const rows = ((await (await fetch(new URL("rows", url))).json()) as { rows: InspectRow[] }).rows;
+    assert.deepEqual(
+      verdicts.map((v) => `${v.direction} ${v.outcome}`),
+      rows.map((row) => `${row.verdict.direction} ${row.verdict.outcome}`),
+    );
+    assert.equal(check.status, 1, "the refused call is a rejection for wymcp check too");
+  });
+});
+
+describe("the live flags", () => {
+  test("--ui on an address that is not loopback without a token is a usage error (exit 2), proxy and stdio alike", () => {
+    const env = { ...process.env, WYMCP_UI_TOKEN: "" };
+    const proxy = spawnSync(process.execPath, [CLI, "proxy", "--upstream", "http://127.0.0.1:9/mcp", "--ui", "0.0.0.0:0"], {
+      encoding: "utf8",
+      env,
+    });
+    assert.equal(proxy.status, 2);
+    assert.match(proxy.stderr, /--ui 0\.0\.0\.0 is not a loopback address.*--ui-token/);
+    const stdio = spawnSync(process.execPath, [CLI, "stdio", "--ui", "0.0.0.0:0", "--", process.execPath, SERVER], {
+      encoding: "utf8",
+      env,
+    });
+    assert.equal(stdio.status, 2);
+    assert.match(stdio.stderr, /not a loopback address/);
+  });
+
+  test("a token makes a non-loopback --ui acceptable; a short one, a stray --ui-token or --record-unredacted alone are refused", () => {
+    assert.deepEqual(takeLiveArgs(["--ui", "0.0.0.0:0", "--ui-token", "x".repeat(16)], {}).live.ui, { host: "0.0.0.0", port: 0 });
+    assert.throws(() => takeLiveArgs(["--ui", "127.0.0.1:0", "--ui-token", "short"], {}), /at least 16/);
+    assert.throws(() => takeLiveArgs(["--ui-token", "x".repeat(16)], {}), /goes with --ui/);
+    assert.throws(() => takeLiveArgs(["--record-unredacted"], {}), /goes with --record/);
+    assert.throws(() => takeLiveArgs(["--ui", "nowhere"], {}), /HOST:PORT/);
+  });
+
+  test("the flags after stdio's -- are the server's, left alone", () => {
+    const { live, rest } = takeLiveArgs(["--record", "a.jsonl", "--", "server", "--ui", "x"], {});
+    assert.equal(live.record, "a.jsonl");
+    assert.equal(live.ui, undefined);
+    assert.deepEqual(rest, ["--", "server", "--ui", "x"]);
+  });
+
+  test("a record that cannot be written is reported once and the traffic keeps flowing", async () => {
+    const gate = stdioGate(["--record", "/dev/full"]);
+    gate.write(initialize(1));
+    for (let id = 2; id < 40; id++) gate.write(call(id, { name: "echo", arguments: { text: "x".repeat(2000) } }));
+    await until(() => gate.answers().filter((answer) => answer.result !== undefined).length === 39, 20_000);
+    gate.child.stdin!.end();
+    assert.equal(await gate.exited, 0);
+    assert.equal(gate.stderr().match(/cannot write \/dev\/full/g)?.length, 1, gate.stderr());
+  });
+
+  test("a record in a folder that does not exist stops the command before any traffic", () => {
+    const run = spawnSync(process.execPath, [CLI, "stdio", "--record", join(work, "none", "x.jsonl"), "--", process.execPath, SERVER], {
+      encoding: "utf8",
+    });
+    assert.equal(run.status, 2);
+    assert.match(run.stderr, /--record.*ENOENT/);
+  });
+});
+
+describe("the live feed's bounds", () => {
+  const options = parseCheckOptions([]).options;
+  const message = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
+
+  test("with no page following, nothing is judged and only the ring's bound of messages is kept", () => {
+    const feed = new LiveFeed("stdio", options, 100);
+    for (let i = 1; i <= 1_000; i++) feed.capture({ entry: i, from: "client", text: message(i), time: i });
+    assert.equal(feed.waiting, 100);
+    const rows = feed.rows();
+    assert.equal(rows.length, 100);
+    assert.equal(JSON.parse(rows[0]!.text!).id, 901);
+    assert.equal(feed.waiting, 0);
+    assert.ok(rows.every((row) => row.verdict.outcome === "pass" && row.body === undefined));
+  });
+
+  test("while a page follows, each message is judged as it passes and told to the page; it stops when the page goes", () => {
+    const feed = new LiveFeed("stdio", options, 100);
+    const told: InspectRow[] = [];
+    const stop = feed.subscribe((row) => told.push(row));
+    feed.capture({ entry: 1, from: "client", text: message(1), time: 1 });
+    assert.equal(told.length, 1);
+    assert.equal(feed.waiting, 0);
+    stop();
+    feed.capture({ entry: 2, from: "client", text: message(2), time: 2 });
+    assert.equal(told.length, 1);
+    assert.equal(feed.waiting, 1);
+  });
+
+  test("rows judged while a page followed and messages kept since share one bound", () => {
+    const feed = new LiveFeed("stdio", options, 100);
+    const stop = feed.subscribe(() => undefined);
+    for (let i = 1; i <= 100; i++) feed.capture({ entry: i, from: "client", text: message(i), time: i });
+    stop();
+    for (let i = 101; i <= 160; i++) feed.capture({ entry: i, from: "client", text: message(i), time: i });
+    assert.equal(feed.waiting, 60);
+    const rows = feed.rows();
+    assert.equal(rows.length, 100);
+    assert.deepEqual([JSON.parse(rows[0]!.text!).id, JSON.parse(rows.at(-1)!.text!).id], [61, 160]);
+  });
+
+  test("a page that does not read its event stream is let go past the bound, and the listener serves on", async () => {
+    const feed = new LiveFeed("stdio", options, 1_000);
+    const listener = await listen({ ring: feed, host: "127.0.0.1", port: 0 });
+    let socket: Socket | undefined;
+    try {
+      const { port } = listener.server.address() as AddressInfo;
+      const accepted = once(listener.server, "connection") as Promise<[Socket]>;
+      socket = connect(port, "127.0.0.1");
+      await once(socket, "connect");
+      const [serverSide] = await accepted;
+      socket.write(`GET /events HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      // The stream is open once its first bytes come; then the reader stops reading.
+      await once(socket, "data");
+      socket.pause();
+      // The reader reads nothing, so it sees no end: the listener's side of the connection says when it was let go.
+      const closed = once(serverSide, "close");
+      const big = JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: "z".repeat(60_000) } });
+      let sent = 0;
+      let gone = false;
+      void closed.then(() => (gone = true));
+      while (!gone && sent < 2_000) {
+        feed.capture({ entry: ++sent, from: "server", text: big, time: sent });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await closed;
+      assert.ok(sent < 2_000, `let go after ${sent} rows of 60 kB`);
+      const rows = (await (await fetch(`http://127.0.0.1:${port}/rows`)).json()) as { rows: unknown[] };
+      assert.ok(rows.rows.length > 0, "the listener still answers");
+    } finally {
+      socket?.destroy();
+      await listener.close();
+    }
+  });
+
+  test("a message over the size limit is a row without its text", () => {
+    const feed = new LiveFeed("stdio", options, 10);
+    feed.capture({ entry: 1, from: "client", text: undefined, time: 1 });
+    const [row] = feed.rows();
+    assert.equal(row!.text, undefined);
+    assert.equal(row!.verdict.outcome, "reject");
+  });
+});
+
+describe("the proxy's tap: what goes back, read after it is written", () => {
+  /** A server whose every exchange is tapped, then answered by `answer`; resolves to the captures once the answer ends. */
+  async function tapped(answer: (res: http.ServerResponse) => void, body = '{"jsonrpc":"2.0","id":1,"method":"ping"}') {
+    const captures: Capture[] = [];
+    const exchange = httpTap((c) => captures.push(c), { maxBytes: 64 });
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        exchange(req, res, Buffer.concat(chunks));
+        answer(res);
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const { port } = server.address() as AddressInfo;
+    const got = await fetch(`http://127.0.0.1:${port}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "mcp-protocol-version": "2025-06-18", authorization: "Bearer secret" },
+      body,
+    });
+    const text = await got.text();
+    server.close();
+    return { captures, text };
+  }
+
+  test("an event stream written in pieces split mid-line is one capture per event, its data lines joined", async () => {
+    const { captures, text } = await tapped((res) => {
+      res.writeHead(200, { "Content-Type": "text/event-stream", "Mcp-Session-Id": "s-1" });
+      res.write(': priming\n\nevent: message\ndata: {"a"');
+      res.write(":1}\n\ndata: line one\r\ndata: line two\r\n\n");
+      res.end(`data: ${"x".repeat(100)}\n\ndata: {"b":2}\n\n`);
+    });
+    assert.match(text, /line two/, "the client got every byte");
+    assert.deepEqual(
+      captures.map((c) => [c.part, c.from, c.text]),
+      [
+        ["request", "client", '{"jsonrpc":"2.0","id":1,"method":"ping"}'],
+        ["event 1", "server", '{"a":1}'],
+        ["event 2", "server", "line one\nline two"],
+        ["event 3", "server", undefined],
+        ["event 4", "server", '{"b":2}'],
+      ],
+    );
+    assert.equal(captures[1]!.session, "s-1");
+    // The request's headers kept are the media type and MCP's own, never its credentials.
+    assert.deepEqual(captures[0]!.headers, { "content-type": "application/json", "mcp-protocol-version": "2025-06-18" });
+  });
+
+  test("a JSON answer is one capture; one past the size limit is captured without its text", async () => {
+    const small = await tapped((res) => {
+      res.setHeader("content-type", "application/json");
+      res.write('{"jsonrpc":"2.0",');
+      res.end('"id":1,"result":{}}');
+    });
+    assert.deepEqual(small.captures.at(-1)!.text, '{"jsonrpc":"2.0","id":1,"result":{}}');
+    const large = await tapped((res) => {
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { t: "y".repeat(100) } }));
+    });
+    assert.equal(large.captures.length, 2);
+    assert.equal(large.captures[1]!.text, undefined);
+    assert.match(large.text, /y{100}/);
+  });
+
+  test("a compressed or empty answer is not read", async () => {
+    const gz = await tapped((res) =>
+      res
+        .writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" })
+        .end(gzipSync('{"jsonrpc":"2.0","id":1,"result":{}}')),
+    );
+    assert.equal(gz.captures.length, 1);
+    const accepted = await tapped((res) => res.writeHead(202).end());
+    assert.equal(accepted.captures.length, 1);
+  });
+});
