@@ -143,7 +143,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
  * The files of `src/` outside `otel/` that may import it: the entry `wymcp/otel`, and what `--otel` loads (lazily, with
  * the SDK) for `wymcp proxy` and `wymcp stdio`.
  */
-const OTEL_IMPORTERS: ReadonlySet<string> = new Set(["src/otel.ts", "src/cli/otel/sdk.ts"]);
+const OTEL_IMPORTERS: ReadonlySet<string> = new Set(["src/otel.ts", "src/cli/otel/start.ts"]);
 
 /**
  * The admission stage's sequence is the gate pipeline's (`core/pipeline.ts`): outside `core/`, a file takes of

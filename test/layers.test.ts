@@ -146,7 +146,7 @@ describe("each breach is named", () => {
         "src/cli/f.ts": 'import "../hosts/node/index.js";\nimport "../codegen/e.js";\n',
         "src/otel/t.ts": 'import "../core/a.js";\nimport "@opentelemetry/api";\n',
         "src/otel.ts": 'export * from "./otel/t.js";\n',
-        "src/cli/otel/sdk.ts": 'import "../../otel/t.js";\nimport "@opentelemetry/sdk-node";\n',
+        "src/cli/otel/start.ts": 'import "../../otel/t.js";\n',
         "scripts/g.ts": 'import "../src/cli/f.js";\n',
         "test/h.ts": 'import "../scripts/g.js";\n',
       }),

@@ -101,7 +101,7 @@ test("nothing in src/ outside src/otel/ (and the otel entry) imports @openteleme
   const importing = sources.filter((f) =>
     /(?:from\s*|import\s*\(\s*)["']@opentelemetry\//.test(readFileSync(join(repoRoot, "src", f), "utf8")),
   );
-  assert.deepEqual(importing.sort(), ["cli/otel/sdk.ts", "otel/telemetry.ts"]);
+  assert.deepEqual(importing.sort(), ["otel/command-sdk.ts", "otel/telemetry.ts"]);
 });
 
 test("with @opentelemetry/api unresolvable, every other entry still loads and serves; wymcp/otel alone fails, naming the package", () => {

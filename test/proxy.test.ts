@@ -9,7 +9,8 @@ import { gateNode } from "wymcp/node";
 import { createLog } from "../src/core/gate-log.js";
 import { originForm } from "../src/hosts/proxy/forward.js";
 import { createProxy, listen } from "../src/hosts/proxy/proxy.js";
-import { parseListen, parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
+import { hostPort } from "../src/cli/args.js";
+import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { parseStdioArgs } from "../src/cli/stdio/stdio-command.js";
 import { CLI } from "./support/cli.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
@@ -892,10 +893,10 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     assert.deepEqual([options.connectTimeoutMs, options.maxAnswerBytes, options.trustProxy], [10_000, 64 * 1024 * 1024, false]);
     assert.equal(parseProxyArgs([...base, "--max-answer-bytes", "Infinity"]).options.maxAnswerBytes, Number.POSITIVE_INFINITY);
     assert.equal(parseProxyArgs([...base, "--trust-proxy"]).options.trustProxy, true);
-    assert.deepEqual(parseListen("[::1]:8080"), { host: "::1", port: 8080 });
+    assert.deepEqual(hostPort("--listen", "[::1]:8080"), { host: "::1", port: 8080 });
     // The request target goes upstream as a path: an absolute form never names another host there.
     assert.deepEqual(["/mcp?a=1", "http://evil.example/mcp?a=1", "*", "", "::"].map(originForm), ["/mcp?a=1", "/mcp?a=1", "*", "/", "/"]);
-    assert.deepEqual(parseListen(":0"), { host: "127.0.0.1", port: 0 });
+    assert.deepEqual(hostPort("--listen", ":0"), { host: "127.0.0.1", port: 0 });
     for (const wrong of [
       [],
       ["--upstream", "ftp://x/"],

@@ -48,3 +48,15 @@ export function asFlags<T>(check: () => T, values: Record<string, string | boole
     throw new UsageError(`${flag} ${rule}, not ${JSON.stringify(typed)}`);
   }
 }
+
+/**
+ * `HOST:PORT` as every listening flag takes it (`--listen`, `--ui`): an IPv6 host in brackets, an empty host meaning
+ * `127.0.0.1`, a port from 0 to 65535.
+ * @example hostPort("--listen", "[::1]:8080") // { host: "::1", port: 8080 }
+ */
+export function hostPort(flag: string, value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value);
+  const port = Number(match?.[3]);
+  if (!match || port > 65_535) throw new UsageError(`${flag} takes HOST:PORT (e.g. 127.0.0.1:0), not ${JSON.stringify(value)}`);
+  return { host: match[1] ?? (match[2] || "127.0.0.1"), port };
+}

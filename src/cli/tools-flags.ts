@@ -2,11 +2,10 @@
  * @module tools-flags: the flags `wymcp proxy` and `wymcp stdio` take for the server's own tools (`--tools FILE`, and
  * one switch per check), the file read into the faces' `tools` option, and the lines the log writes about them.
  */
-import { readFile, stat } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { type ToolsEvent, type ToolsOptions, toolsOf } from "../core/tools-at-edge.js";
+import type { ToolsOptions } from "../core/tools-at-edge.js";
 import { edgeCompiler } from "../compile/at-edge.js";
+import { readToolsFile, ToolsFileError } from "../compile/tools-file.js";
+import { logToolsEvent } from "../hosts/shared/tools-log.js";
 import type { GateLog } from "../core/gate-log.js";
 import { UsageError } from "./args.js";
 
@@ -59,7 +58,12 @@ export function toolsFlags(values: Record<string, string | boolean | string[] | 
 export async function toolsFromFlags(flags: ToolsFlags, log: GateLog): Promise<ToolsOptions | undefined> {
   if (!flags.paramHeaders && !flags.arguments) return undefined;
   if (!flags.file && !flags.learn) return undefined;
-  const given = flags.file === undefined ? undefined : await readToolsFile(flags.file);
+  let given: unknown[] | undefined;
+  try {
+    given = flags.file === undefined ? undefined : await readToolsFile(flags.file);
+  } catch (error) {
+    throw error instanceof ToolsFileError ? new UsageError(error.message) : error;
+  }
   let compile: ToolsOptions["compile"];
   if (flags.arguments) {
     const compiler = await edgeCompiler();
@@ -74,65 +78,4 @@ export async function toolsFromFlags(flags: ToolsFlags, log: GateLog): Promise<T
     ...(compile ? { compile } : {}),
     onToolsEvent: (event) => logToolsEvent(log, event),
   };
-}
-
-function logToolsEvent(log: GateLog, event: ToolsEvent): void {
-  if (event.kind === "tools-learned")
-    log.line(
-      "tools-learned",
-      { tools: event.tools, replaced: event.replaced },
-      `learned ${event.tools} tool(s) from tools/list${event.replaced ? "" : " (a further page)"}`,
-    );
-  else if (event.kind === "call-refused")
-    log.line(
-      "tool-call-refused",
-      { tool: event.tool, id: event.id, check: event.check, status: event.status, message: event.message },
-      `refused tools/call of ${JSON.stringify(event.tool)} (${event.check}) id=${JSON.stringify(event.id)}: ${event.message}`,
-    );
-  else
-    log.line(
-      "schema-not-compiled",
-      { tool: event.tool, reason: event.reason },
-      `the inputSchema of tool ${JSON.stringify(event.tool)} is not compiled (${event.reason}): its calls pass unjudged`,
-    );
-}
-
-/**
- * `--tools FILE`: a `tools/list` result or a JSON-RPC response carrying one; or what `wymcp compile` wrote (its folder,
- * its `manifest.json`, or its `index.js`): the module's validators, and the tools of the inputs its manifest names,
- * for their `x-mcp-header` annotations.
- */
-async function readToolsFile(file: string): Promise<unknown[]> {
-  let path = resolve(file);
-  const info = await stat(path).catch(() => undefined);
-  if (!info) throw new UsageError(`--tools: cannot read ${JSON.stringify(file)}`);
-  if (info.isDirectory()) path = join(path, "manifest.json");
-  if (path.endsWith(".js")) path = join(dirname(path), "manifest.json");
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(path, "utf8"));
-  } catch (error) {
-    throw new UsageError(`--tools: ${JSON.stringify(file)} is not a JSON file (${(error as Error).message.split("\n")[0]})`);
-  }
-  if (toolsOf(parsed)) return [parsed];
-  const manifest = parsed as { generatedBy?: unknown; inputs?: Array<{ file?: unknown }> };
-  if (typeof manifest.generatedBy !== "string" || !manifest.generatedBy.startsWith("wymcp compile"))
-    throw new UsageError(`--tools: ${JSON.stringify(file)} holds neither a tools/list result nor what wymcp compile wrote`);
-  const folder = dirname(path);
-  const module = (await import(pathToFileURL(join(folder, "index.js")).href)) as { tools?: unknown };
-  const given: unknown[] = [{ tools: module.tools ?? {} }];
-  for (const input of manifest.inputs ?? []) {
-    if (typeof input.file !== "string") continue;
-    // An input that is no longer there (or a running server's label) only leaves its tools' headers unchecked.
-    const text = await readFile(resolve(folder, input.file), "utf8").catch(() => undefined);
-    let list: unknown;
-    try {
-      list = text === undefined ? undefined : JSON.parse(text);
-    } catch {
-      continue;
-    }
-    const tools = toolsOf(list) ?? (Array.isArray(list) ? list : undefined);
-    if (tools) given.push({ tools });
-  }
-  return given;
 }

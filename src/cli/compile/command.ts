@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { ServerSource } from "../../compile/from-server.js";
 import { generate, type Files } from "../../compile/generate.js";
+import { loadClient, schemaCount, staleFiles } from "../../compile/write-out.js";
 import { lint, lintSummary, renderFindings } from "../../compile/lint.js";
 import { type Client, CLIENTS } from "../../compile/lint-rules.js";
 import { type InputFile, inputOf, readInput } from "../../compile/read-inputs.js";
@@ -169,23 +170,6 @@ async function fromServer(source: ServerSource, save: string | undefined): Promi
   return inputOf(save ?? label, bytes, { tools }, "server", save === undefined ? label : undefined);
 }
 
-/** The module that talks to a server, with the message a missing optional peer deserves. */
-async function loadClient(): Promise<typeof import("../../compile/from-server.js")> {
-  try {
-    return await import("../../compile/from-server.js");
-  } catch (error) {
-    const missing =
-      (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" &&
-      String((error as Error).message).includes("@modelcontextprotocol/client");
-    if (!missing) throw error;
-    throw new Error(
-      "--from and --from-stdio need @modelcontextprotocol/client (an optional peer dependency of wymcp), which is not installed.\n" +
-        "Install it beside wymcp: npm install --save-dev @modelcontextprotocol/client@^2.4.0",
-      { cause: error },
-    );
-  }
-}
-
 async function compileTo(inputs: InputFile[], out: string, check: boolean): Promise<number> {
   let files: Files;
   try {
@@ -210,24 +194,4 @@ async function compileTo(inputs: InputFile[], out: string, check: boolean): Prom
   for (const { file } of stale) writeFileSync(join(out, file), files.get(file)!);
   process.stdout.write(`wymcp compile: ${schemaCount(files)} schemas; wrote ${stale.length} of ${files.size} files in ${out}\n`);
   return 0;
-}
-
-/** The files whose bytes on disk differ from `files` (other files in the folder are the user's and left alone). */
-export function staleFiles(files: Files, dir: string): Array<{ file: string; problem: "missing" | "stale" }> {
-  const out: Array<{ file: string; problem: "missing" | "stale" }> = [];
-  for (const [file, text] of files) {
-    let onDisk: Buffer;
-    try {
-      onDisk = readFileSync(join(dir, file));
-    } catch {
-      out.push({ file, problem: "missing" });
-      continue;
-    }
-    if (!onDisk.equals(Buffer.from(text, "utf8"))) out.push({ file, problem: "stale" });
-  }
-  return out;
-}
-
-function schemaCount(files: Files): number {
-  return (JSON.parse(files.get("manifest.json")!) as { schemas: unknown[] }).schemas.length;
 }

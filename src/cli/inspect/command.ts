@@ -3,7 +3,7 @@
  * judged message in a ring, and serves the page that shows them until interrupted.
  */
 import { checkFiles } from "../../check/check-files.js";
-import { positiveInteger, UsageError } from "../args.js";
+import { hostPort, positiveInteger, UsageError } from "../args.js";
 import { parseCheckOptions } from "../check/options.js";
 import { isLoopback, type Listener, listen, PageMissingError } from "../../inspect/listener.js";
 import { DEFAULT_MAX_ROWS, RowRing } from "../../inspect/ring.js";
@@ -17,14 +17,6 @@ export interface InspectArgs {
   maxRows: number;
   /** Everything else, read as `wymcp check`'s arguments. */
   check: string[];
-}
-
-/** Splits `HOST:PORT` (an IPv6 host in brackets). */
-export function parseListen(text: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
-  const port = match ? Number(match[3]) : Number.NaN;
-  if (!match || port > 65535) throw new UsageError(`--listen takes HOST:PORT (e.g. 127.0.0.1:0), not ${JSON.stringify(text)}`);
-  return { host: (match[1] ?? match[2])!, port };
 }
 
 /**
@@ -44,7 +36,7 @@ export function parseInspectArgs(argv: string[], env: Record<string, string | un
     }
     const value = eq > 0 && arg.startsWith("--") ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new UsageError(`${name} takes a value`);
-    if (name === "--listen") Object.assign(args, parseListen(value));
+    if (name === "--listen") Object.assign(args, hostPort("--listen", value));
     else if (name === "--ui-token") args.token = value;
     else {
       const rows = positiveInteger("--max-rows", value, DEFAULT_MAX_ROWS);

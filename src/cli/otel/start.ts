@@ -1,9 +1,9 @@
 /**
- * @module otel/start: `--otel` of `wymcp proxy` and `wymcp stdio`. Loads the OpenTelemetry SDK (sdk.ts, a chunk of its
- * own) only when the flag is given; without the optional peers it names them in one line, and the command exits 2.
+ * @module otel/start: `--otel` of `wymcp proxy` and `wymcp stdio`. Loads the OpenTelemetry SDK (src/otel/command-sdk.ts, a
+ * chunk of its own) only when the flag is given; without the optional peers it names them in one line, and the command exits 2.
  */
 import type { Face, GateLog } from "../../core/gate-log.js";
-import { type CommandTelemetry, OtelSetupError } from "./command-telemetry.js";
+import { type CommandTelemetry, OtelSetupError } from "../../otel/command-telemetry.js";
 
 export { type CommandTelemetry, OtelSetupError };
 
@@ -12,9 +12,9 @@ export const OTEL_PEERS = ["@opentelemetry/api", "@opentelemetry/sdk-node"] as c
 
 /** Sets up the SDK from the `OTEL_*` environment variables for `face`; its diagnostics go to the face's log. */
 export async function startTelemetry(face: Face, log: GateLog): Promise<CommandTelemetry> {
-  let sdk: typeof import("./sdk.js");
+  let sdk: typeof import("../../otel/command-sdk.js");
   try {
-    sdk = await import("./sdk.js");
+    sdk = await import("../../otel/command-sdk.js");
   } catch (error) {
     const missing = missingPackage(error);
     if (missing === undefined) throw error;

@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { createLog } from "../../core/gate-log.js";
 import { hostPolicyOption, supportedVersionsOption } from "../../core/options.js";
 import type { HttpGateFlags } from "../../hosts/shared/gate-flags.js";
-import { positiveInteger, UsageError } from "../args.js";
+import { hostPort, positiveInteger, UsageError } from "../args.js";
 import { GATE_FLAG_SPECS, gateFlags } from "../gate-options.js";
 import { type Live, startLive, takeLiveArgs } from "../live/live.js";
 import { commandTelemetry } from "../otel/start.js";
@@ -83,7 +83,7 @@ export function parseProxyArgs(argv: string[]): {
       rewriteHost: values["rewrite-host"] === true,
       trustProxy: values["trust-proxy"] === true,
     },
-    listen: parseListen(values.listen ?? "127.0.0.1:3000"),
+    listen: hostPort("--listen", values.listen ?? "127.0.0.1:3000"),
     help: false,
     toolFlags,
   };
@@ -126,14 +126,6 @@ function httpFlags(values: {
     headerChecks: checks === undefined ? undefined : checks === "on",
     supportedVersions,
   };
-}
-
-/** `host:port`, `[v6]:port` or `:port` (loopback). Never all interfaces unless asked for by name (0.0.0.0, [::]). */
-export function parseListen(value: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value);
-  const port = Number(match?.[3]);
-  if (!match || port > 65_535) throw new UsageError(`--listen must be HOST:PORT (e.g. 127.0.0.1:3000), not ${JSON.stringify(value)}`);
-  return { host: match[1] ?? (match[2] || "127.0.0.1"), port };
 }
 
 /** Runs `wymcp proxy <argv>`; resolves to the exit code once the proxy has drained (or could not start). */

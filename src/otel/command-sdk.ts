@@ -8,9 +8,9 @@
  */
 import { type DiagLogFunction, type DiagLogger, DiagLogLevel, diag } from "@opentelemetry/api";
 import { NodeSDK } from "@opentelemetry/sdk-node";
-import { escapeText } from "../../core/log-safe.js";
-import { mcpTelemetry } from "../../otel/telemetry.js";
-import type { Face, GateLog } from "../../core/gate-log.js";
+import { escapeText } from "../core/log-safe.js";
+import { mcpTelemetry } from "./telemetry.js";
+import type { Face, GateLog } from "../core/gate-log.js";
 import { type CommandTelemetry, OtelSetupError, SHUTDOWN_TIMEOUT_MS } from "./command-telemetry.js";
 
 /** The resource detectors when `OTEL_NODE_RESOURCE_DETECTORS` is unset: the SDK's default set but `process`. */

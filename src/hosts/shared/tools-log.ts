@@ -1,0 +1,28 @@
+/**
+ * @module tools-log: the lines `wymcp proxy` and `wymcp stdio` write about the server's tools at the edge: tools
+ * learned, a call refused, a schema not compiled.
+ */
+import type { GateLog } from "../../core/gate-log.js";
+import type { ToolsEvent } from "../../core/tools-at-edge.js";
+
+/** One log line per event of the tools at the edge. */
+export function logToolsEvent(log: GateLog, event: ToolsEvent): void {
+  if (event.kind === "tools-learned")
+    log.line(
+      "tools-learned",
+      { tools: event.tools, replaced: event.replaced },
+      `learned ${event.tools} tool(s) from tools/list${event.replaced ? "" : " (a further page)"}`,
+    );
+  else if (event.kind === "call-refused")
+    log.line(
+      "tool-call-refused",
+      { tool: event.tool, id: event.id, check: event.check, status: event.status, message: event.message },
+      `refused tools/call of ${JSON.stringify(event.tool)} (${event.check}) id=${JSON.stringify(event.id)}: ${event.message}`,
+    );
+  else
+    log.line(
+      "schema-not-compiled",
+      { tool: event.tool, reason: event.reason },
+      `the inputSchema of tool ${JSON.stringify(event.tool)} is not compiled (${event.reason}): its calls pass unjudged`,
+    );
+}
