@@ -3,7 +3,7 @@
  * ajv-formats and json-schema-to-typescript, which `wymcp check` and the runtime entries never load; the official
  * client (for --from and --from-stdio) is loaded later still, by those flags alone (from-server.ts).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { ServerSource } from "../../compile/from-server.js";
