@@ -44,7 +44,7 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
     // Each tools/call's ratio under formats: "strict" beside the default one, the bounds moved out of the tests, and
     // the whole-process cold start as a share of compiling at boot, the transport headers' cost on a valid call, and the
     // tools at the edge's argument checks.
-    assert.equal(results.targets.length, 19);
+    assert.equal(results.targets.length, 20);
     for (const start of [
       "codegen of both eras",
       "cold start, whole process",

@@ -95,12 +95,12 @@ describe("each breach is named", () => {
     [
       "an entry other than src/otel.ts importing otel/",
       { "src/node-http.ts": 'export { y } from "./otel/y.js";\n', "src/otel/y.ts": "export const y = 1;\n" },
-      /src\/node-http\.ts imports src\/otel\/y\.ts: only src\/otel\.ts and src\/cli\/otel\/sdk\.ts import otel\//,
+      /src\/node-http\.ts imports src\/otel\/y\.ts: only src\/otel\.ts and src\/cli\/otel\/start\.ts import otel\//,
     ],
     [
       "a module of the command line other than --otel's importing otel/",
       { "src/cli/proxy/x.ts": 'import "../../otel/y.js";\n', "src/otel/y.ts": "" },
-      /src\/cli\/proxy\/x\.ts imports src\/otel\/y\.ts: only src\/otel\.ts and src\/cli\/otel\/sdk\.ts import otel\//,
+      /src\/cli\/proxy\/x\.ts imports src\/otel\/y\.ts: only src\/otel\.ts and src\/cli\/otel\/start\.ts import otel\//,
     ],
     [
       "a face outside core/ sequencing the admission stage itself instead of calling the gate pipeline",

@@ -74,7 +74,7 @@ test("dist/cli.js loads @opentelemetry/* for --otel alone: nothing it loads impo
   }
   assert.equal(otelChunks.size, 1, `one chunk imports OpenTelemetry: ${[...otelChunks].join(", ")}`);
   const [chunk] = [...otelChunks];
-  assert.match(chunk!, /\/sdk-\w+\.js$/);
+  assert.match(chunk!, /\/command-sdk-\w+\.js$/);
   assert.deepEqual([...staticGraph(chunk!).bare].filter((s) => OTEL.test(s)).sort(), ["@opentelemetry/api", "@opentelemetry/sdk-node"]);
 });
 

@@ -74,10 +74,12 @@ const NODE_ONLY: Array<[string, RegExp]> = [
 /**
  * The Node-only modules: the Node entry and the Node plumbing (node-*.ts), the Node host's folder and the command line's
  * two gates (a Node HTTP server, a child process's pipes), src/cli/ (the command line), the compiler (Ajv, files), and
- * the checker's and the inspector's file and socket sides. The rest of the checker runs in the inspector's page too.
+ * the checker's and the inspector's file and socket sides, the live page's taps of a Node server and pipes
+ * (inspect/live/), and the OpenTelemetry Node SDK's set-up for `--otel`. The rest of the checker runs in the inspector's
+ * page too.
  */
-const NODE_ONLY_FOLDERS = ["hosts/node/", "hosts/proxy/", "hosts/stdio/", "cli/", "compile/"];
-const NODE_ONLY_FILES = new Set(["check/check-files.ts", "check/input.ts", "inspect/listener.ts"]);
+const NODE_ONLY_FOLDERS = ["hosts/node/", "hosts/proxy/", "hosts/stdio/", "cli/", "compile/", "inspect/live/"];
+const NODE_ONLY_FILES = new Set(["check/check-files.ts", "check/input.ts", "inspect/listener.ts", "otel/command-sdk.ts"]);
 
 describe("nothing outside the Node-only modules (node-*.ts, the Node hosts, src/cli/, src/compile/, the checker's and inspector's I/O) uses Node-only globals or modules", () => {
   const portable = readdirSync(join(repoRoot, "src"), { recursive: true, encoding: "utf8" })

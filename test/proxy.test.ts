@@ -917,7 +917,7 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
       [...base, "--listen", "127.0.0.1:70000"],
       [...base, "extra"],
     ]) {
-      assert.throws(() => parseProxyArgs(wrong), /must|required|unexpected|Unknown/, wrong.join(" "));
+      assert.throws(() => parseProxyArgs(wrong), /must|takes|required|unexpected|Unknown/, wrong.join(" "));
     }
   });
 });

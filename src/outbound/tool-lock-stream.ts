@@ -16,7 +16,9 @@ export interface LockRewriter {
   end(): Uint8Array[];
 }
 
-const encoder = new TextEncoder();
+let textEncoder: { encode(text: string): Uint8Array } | undefined;
+/** Made on first use: a host that never rewrites a list never needs one (nothing runs when the module loads). */
+const encoder = { encode: (text: string): Uint8Array => (textEncoder ??= new TextEncoder()).encode(text) };
 
 /**
  * A rewriter for one answer to `requests` (the `tools/list` ids of its request: `toolsListRequests`), or `undefined`
