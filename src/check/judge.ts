@@ -368,39 +368,22 @@ function judgeOut(
   const part = context?.part;
   const answering = answers && answered ? answeredAt(answered) : undefined;
   const negotiated = session && era === "legacy" ? session : undefined;
+  const common = {
+    source,
+    line,
+    part,
+    answers: answering,
+    direction: "out",
+    era,
+    eraSignal: signal,
+    revision,
+    negotiated,
+    method: answers ? method : undefined,
+    kind: result.kind,
+    definition: result.definition,
+  } as const;
   const verdict: OutboundVerdict =
-    result.outcome === "pass"
-      ? {
-          source,
-          line,
-          part,
-          answers: answering,
-          direction: "out",
-          era,
-          eraSignal: signal,
-          revision,
-          negotiated,
-          method: answers ? method : undefined,
-          outcome: "pass",
-          kind: result.kind,
-          definition: result.definition,
-        }
-      : {
-          source,
-          line,
-          part,
-          answers: answering,
-          direction: "out",
-          era,
-          eraSignal: signal,
-          revision,
-          negotiated,
-          method: answers ? method : undefined,
-          outcome: "violation",
-          kind: result.kind,
-          definition: result.definition,
-          violations: result.violations,
-        };
+    result.outcome === "pass" ? { ...common, outcome: "pass" } : { ...common, outcome: "violation", violations: result.violations };
   // An undefined method is left out of --json by JSON.stringify; deleting the key would cost a slower object shape.
   return { verdict, body };
 }

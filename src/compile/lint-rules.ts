@@ -6,6 +6,7 @@
  */
 import { escapePointer } from "../core/distill.js";
 import { evaluatePointer, resolveUri, walkSchema, withoutFragment } from "./schema-walk.js";
+import { OFF_CHAIN } from "../core/param-headers.js";
 
 /** The client profiles `--client` picks from. */
 export const CLIENTS = ["vscode", "openai", "anthropic", "gemini"] as const;
@@ -319,27 +320,7 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** The types a mirrored parameter may have: a header carries one primitive value, and `number` is excluded. */
 const HEADER_TYPES = new Set(["string", "integer", "boolean"]);
 /** Keywords under which the SDK's client looks for a misplaced annotation (besides `properties`). */
-const SDK_HEADER_WALK = new Set([
-  "properties",
-  "items",
-  "prefixItems",
-  "contains",
-  "additionalProperties",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-  "propertyNames",
-  "patternProperties",
-  "dependentSchemas",
-  "oneOf",
-  "anyOf",
-  "allOf",
-  "not",
-  "if",
-  "then",
-  "else",
-  "$defs",
-  "definitions",
-]);
+const SDK_HEADER_WALK: ReadonlySet<string> = new Set(["properties", ...OFF_CHAIN]);
 const DROPPED = "a client over Streamable HTTP leaves the tool out of tools/list";
 
 /** A value as JSON, at most about 60 characters of it: a finding quotes the server's text, never all of it. */

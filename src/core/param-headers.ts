@@ -25,7 +25,7 @@ export interface ParamProblem {
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const TYPES = new Set(["string", "integer", "boolean", "number"]);
 /** Keywords whose subschemas are off the `properties` chain: an annotation under one makes the tool's annotations invalid. */
-const OFF_CHAIN = [
+export const OFF_CHAIN = [
   "items",
   "prefixItems",
   "contains",
