@@ -8,7 +8,7 @@ import { Exchange, MAX_PENDING } from "../src/check/exchange.js";
 import { checkFiles } from "../src/check/check-files.js";
 import { HarError, harMessages, readHar } from "../src/check/har.js";
 import { parseCheckOptions } from "../src/cli/check/options.js";
-import { eventData } from "../src/check/sse.js";
+import { eachEventData } from "../src/core/sse.js";
 import { CLI_EXAMPLES } from "../scripts/cli-examples.js";
 import { FIXTURES, wymcp } from "./support/cli.js";
 import { assertFreshDist } from "./support/built.js";
@@ -371,8 +371,11 @@ describe("Exchange: which request a response answers", () => {
 });
 
 describe("event streams and the by-method table", () => {
-  test("eventData: data lines joined, CRLF and CR, comments and other fields skipped, no trailing blank line needed", () => {
-    assert.deepEqual(eventData("data: a\r\ndata: b\r\n\r\n: comment\nid: 3\nevent: x\ndata:c\n\ndata\n\ndata: d"), ["a\nb", "c", "d"]);
+  test("eachEventData: data lines joined, CRLF and CR, comments and other fields skipped, no trailing blank line needed", () => {
+    assert.deepEqual(
+      [...eachEventData("data: a\r\ndata: b\r\n\r\n: comment\nid: 3\nevent: x\ndata:c\n\ndata\n\ndata: d")],
+      ["a\nb", "c", "d"],
+    );
   });
 
   test("the table keeps its first methods in order and counts the rest together", () => {

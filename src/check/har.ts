@@ -5,7 +5,7 @@
  * with GET on the same endpoint. An endpoint is MCP when one of its POSTs carries a JSON-RPC body or an MCP header.
  */
 import { mediaType } from "../core/header-value.js";
-import { eachEventData } from "./sse.js";
+import { eachEventData } from "../core/sse.js";
 
 /** One message of the capture, with where it was and what came with it. */
 export interface CapturedMessage {

@@ -11,6 +11,7 @@ import type { Formats } from "../core/formats.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { describeValue, optionalFunction, WymcpOptionError } from "../core/options.js";
 import { mediaType } from "../core/header-value.js";
+import { createSseReader, type SseReader } from "../core/sse.js";
 import type { OutboundViolations } from "./validate-response.js";
 
 export type { OutboundViolations };
@@ -91,15 +92,8 @@ export function createTap(
   let mode: "json" | "sse" | "ignore" | undefined;
   const decoder = new TextDecoder("utf-8");
   let text = "";
-  // SSE: the start of a line still without its end, in the pieces it came in; joined once its end arrives, so a long
-  // line that comes in small pieces is scanned once, never again with every piece.
-  let partial: string[] = [];
-  let partialUnits = 0;
-  let data: string[] | undefined;
-  let dataUnits = 0;
-  // An event past the bound is dropped whole: its lines are skipped up to the blank line that ends it.
-  let oversized = false;
-  let skippingLine = false;
+  // SSE: events past the bound are dropped whole, as a larger JSON body is.
+  let events: SseReader | undefined;
 
   const report = (message: unknown) => {
     if (onMessage) {
@@ -147,54 +141,9 @@ export function createTap(
     if (Array.isArray(parsed)) parsed.forEach(report);
     else report(parsed);
   };
-  const lines = (final: boolean) => {
-    let start = 0;
-    if (skippingLine) {
-      const nl = nextBreak(text, 0);
-      if (nl < 0) return void (text = "");
-      skippingLine = false;
-      start = nl + (text[nl] === "\r" && text[nl + 1] === "\n" ? 2 : 1);
-    }
-    for (;;) {
-      const nl = nextBreak(text, start);
-      if (nl < 0) break;
-      // A CR at the very end may be the first half of a CRLF that the next chunk completes.
-      if (text[nl] === "\r" && nl === text.length - 1 && !final) break;
-      line(text.slice(start, nl));
-      start = nl + (text[nl] === "\r" && text[nl + 1] === "\n" ? 2 : 1);
-    }
-    text = text.slice(start);
-    if (text.length > maxMessageUnits) {
-      text = "";
-      data = undefined;
-      oversized = skippingLine = true;
-    }
-    if (final && text.length > 0) {
-      line(text);
-      text = "";
-    }
-  };
-  // SSE (WHATWG HTML §9.2.6): `data:` lines join with "\n"; an empty line dispatches; other fields are not ours.
-  const line = (value: string) => {
-    if (value === "") {
-      if (!oversized && data && data.join("").trim() !== "") messages(data.join("\n"));
-      data = undefined;
-      dataUnits = 0;
-      oversized = false;
-      return;
-    }
-    if (value.startsWith("data") && !oversized) {
-      const colon = value.indexOf(":");
-      if (colon !== 4 && value !== "data") return;
-      const field = colon < 0 ? "" : value.slice(colon + 1);
-      dataUnits += field.length + 1;
-      if (dataUnits > maxMessageUnits) {
-        data = undefined;
-        oversized = true;
-        return;
-      }
-      (data ??= []).push(field.startsWith(" ") ? field.slice(1) : field);
-    }
+  // Data of no event, or only blank, is no message (a priming event, a keep-alive).
+  const drain = (reader: SseReader) => {
+    for (let data = reader.next(); data !== undefined; data = reader.next()) if (data.trim() !== "") messages(data);
   };
   const modeOf = () => {
     // Compressed bytes (a compression middleware outside the gate) are not JSON the tap can read.
@@ -204,38 +153,16 @@ export function createTap(
     return type === "application/json" ? "json" : type === "text/event-stream" ? "sse" : "ignore";
   };
 
-  const sse = (piece: string, final: boolean) => {
-    // A CR ending the last piece may be the first half of a CRLF: the next piece is read with it.
-    const crWaits = partialUnits > 0 && partial[partial.length - 1]!.endsWith("\r");
-    if (!final && !crWaits && nextBreak(piece, 0) < 0) {
-      if (skippingLine || piece === "") return;
-      partial.push(piece);
-      partialUnits += piece.length;
-      if (partialUnits > maxMessageUnits) {
-        partial = [];
-        partialUnits = 0;
-        data = undefined;
-        oversized = skippingLine = true;
-      }
-      return;
-    }
-    text = partialUnits > 0 ? partial.join("") + piece : piece;
-    partial = [];
-    partialUnits = 0;
-    lines(final);
-    if (text !== "") {
-      partial.push(text);
-      partialUnits = text.length;
-      text = "";
-    }
-  };
-
   return {
     push(chunk) {
       mode ??= modeOf();
       if (mode === "ignore") return;
       const piece = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-      if (mode === "sse") return sse(piece, false);
+      if (mode === "sse") {
+        events ??= createSseReader(maxMessageUnits);
+        events.push(piece);
+        return drain(events);
+      }
       text += piece;
       // A JSON body past the bound is not checked: holding it whole is what the bound is for.
       if (text.length > maxMessageUnits) {
@@ -248,8 +175,10 @@ export function createTap(
       if (mode === "ignore") return;
       const rest = decoder.decode();
       if (mode === "sse") {
-        sse(rest, true);
-        return line("");
+        events ??= createSseReader(maxMessageUnits);
+        events.push(rest);
+        events.end();
+        return drain(events);
       }
       text += rest;
       if (mode === "json") {
@@ -268,20 +197,6 @@ export const MAX_TAPPED_MESSAGE_UNITS = 16 * 1024 * 1024;
 
 /** Stands for a body or event that is not JSON: no JSON-RPC kind, so the check reports it at the message itself. */
 const NOT_JSON = Symbol("not JSON");
-
-/**
- * UTF-16 units the SSE reader has scanned for a line break, since the process started: the work of reading a stream,
- * which its tests hold linear in the stream's length however it is cut (a line resumed, never scanned from its start
- * again with every piece). One addition per scan, not per unit.
- */
-export const sseScanned = { units: 0 };
-
-function nextBreak(text: string, from: number): number {
-  let i = from;
-  while (i < text.length && text[i] !== "\n" && text[i] !== "\r") i++;
-  sseScanned.units += i - from + (i < text.length ? 1 : 0);
-  return i < text.length ? i : -1;
-}
 
 /** id → method of the request(s) in a POST body, so a response can be judged by what it answers. */
 function requestMethods(body: unknown): Map<unknown, string> {
