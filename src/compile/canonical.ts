@@ -1,25 +1,10 @@
 /**
  * @module canonical: a schema's structure as one string and a short key, the same whatever the key order, so
  * that a schema re-read from JSON or written inline finds its precompiled validator. The generated module
- * carries these very functions, bundled into its runtime (runtime/index.ts, runtime-text.ts).
+ * carries these very functions, bundled into its runtime (runtime/index.ts, runtime-text.ts). The canonical JSON is
+ * the core's, the tools lock's rule.
  */
-
-/** JSON with every object's keys sorted; what `JSON.stringify` leaves out (undefined, functions) is left out. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((item) => (isAbsent(item) ? "null" : canonicalJson(item))).join(",")}]`;
-  const keys = Object.keys(value).sort();
-  const parts: string[] = [];
-  for (const key of keys) {
-    const item = (value as Record<string, unknown>)[key];
-    if (!isAbsent(item)) parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
-  }
-  return `{${parts.join(",")}}`;
-}
-
-function isAbsent(value: unknown): boolean {
-  return value === undefined || typeof value === "function" || typeof value === "symbol";
-}
+import { canonicalJson } from "../core/canonical-json.js";
 
 /**
  * Two 32-bit FNV-1a lanes over the canonical JSON's UTF-16 units, and its length: a key, not a defence against

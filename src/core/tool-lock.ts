@@ -5,6 +5,7 @@
  * reports each drift (a tool added, removed or changed, and which fields), and in enforce mode drops the changed and new
  * tools from the list and refuses calls to them with the answer the spec gives an unknown tool.
  */
+import { canonicalJson, isAbsent } from "./canonical-json.js";
 import { answerId, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
 import { escapeText } from "./log-safe.js";
 import { WymcpOptionError } from "./option-error.js";
@@ -60,22 +61,6 @@ export const MAX_DRIFT_NAME_UNITS = 128;
 
 /** The message of the answer to a call refused by the lock: the spec's words for an unknown tool, and why. */
 export const LOCKED_TOOL_MESSAGE = "Unknown tool: not among the tools approved in the tools lock";
-
-/** JSON with every object's keys sorted (UTF-16 order); what JSON leaves out (undefined, functions) is left out. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((item) => (isAbsent(item) ? "null" : canonicalJson(item))).join(",")}]`;
-  const parts: string[] = [];
-  for (const key of Object.keys(value).sort()) {
-    const item = (value as Record<string, unknown>)[key];
-    if (!isAbsent(item)) parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
-  }
-  return `{${parts.join(",")}}`;
-}
-
-function isAbsent(value: unknown): boolean {
-  return value === undefined || typeof value === "function" || typeof value === "symbol";
-}
 
 /** The pinned fields of a listed tool, in canonical JSON (absent fields absent). */
 function pinnedTexts(tool: Record<string, unknown>): Partial<Record<PinnedField, string>> {

@@ -675,13 +675,12 @@ function problemOf(error) {
   }
 }
 
-// src/compile/canonical.ts
+// src/core/canonical-json.ts
 function canonicalJson(value) {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map((item) => isAbsent(item) ? "null" : canonicalJson(item)).join(",")}]`;
-  const keys = Object.keys(value).sort();
   const parts = [];
-  for (const key of keys) {
+  for (const key of Object.keys(value).sort()) {
     const item = value[key];
     if (!isAbsent(item)) parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
   }
@@ -690,6 +689,8 @@ function canonicalJson(value) {
 function isAbsent(value) {
   return value === void 0 || typeof value === "function" || typeof value === "symbol";
 }
+
+// src/compile/canonical.ts
 function structureKey(schema) {
   const text = canonicalJson(schema);
   let h1 = 2166136261;
