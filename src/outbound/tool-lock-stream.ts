@@ -5,6 +5,7 @@
  * new tool goes on rewritten without it. Anything else (another content type, a compressed body, a message past the
  * bound) goes on untouched: the calls to unapproved tools are refused all the same.
  */
+import { mediaType } from "../core/header-value.js";
 import { lockedMessage, type ToolLockWatch } from "../core/tool-lock.js";
 import { MAX_TAPPED_MESSAGE_UNITS } from "./tap.js";
 
@@ -34,7 +35,7 @@ export function lockRewriter(
   if (requests.size === 0) return undefined;
   const encoding = (contentEncoding ?? "identity").trim().toLowerCase();
   if (encoding !== "identity" && encoding !== "") return undefined;
-  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  const type = mediaType(contentType);
   if (type === "application/json") return jsonRewriter(watch, requests, maxUnits);
   if (type === "text/event-stream") return sseRewriter(watch, requests, maxUnits);
   return undefined;
