@@ -239,6 +239,7 @@ test("the runtime a module carries is the core's own code, bundled: no retyped d
     "src/core/likely-branch.ts",
     "src/core/brief-answer.ts",
     "src/compile/canonical.ts",
+    "src/core/canonical-json.ts",
   ])
     assert.ok(COMPILE_RUNTIME.includes(`// ${from}\n`), `bundled from ${from}`);
 });
