@@ -86,6 +86,14 @@ describe("the tap reads SSE events as the WHATWG parser does", () => {
     }
   });
 
+  test("a byte order mark opening the bytes is the decoder's: the first event is read; in a string piece it is not taken off", () => {
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+    const events = new TextEncoder().encode(`data: ${m(1)}\n\ndata: ${m(2)}\n\n`);
+    const methods = (pieces: Array<string | Uint8Array>) => run(sse, pieces).checked.map((c) => (c.message as { method: string }).method);
+    assert.deepEqual(methods([bom, events]), ["n/1", "n/2"]);
+    assert.deepEqual(methods([`\uFEFFdata: ${m(1)}\n\ndata: ${m(2)}\n\n`]), ["n/2"]);
+  });
+
   test("a data field that is not JSON is checked as a message of no kind", () => {
     const { checked } = run(sse, ["data: [DONE]\n\n"]);
     assert.equal(checked.length, 1);
