@@ -2,7 +2,7 @@
  * @module judge: one captured message, judged as the gates judge what a client sends (the core's admission stage,
  * so the same status, code and words) or as `wymcp/outbound` judges what a server sends.
  */
-import type { AdmissionSettings, RefusalStatus, Refusal, RejectReason } from "../core/admission.js";
+import type { Admission, AdmissionSettings, RefusalStatus, Refusal, RejectReason } from "../core/admission.js";
 import type { JsonRpcErrorResponse } from "../core/envelope.js";
 import { isResponse } from "../core/is-response.js";
 import { classifyEra, type Era, type EraSignal } from "../core/era.js";
@@ -235,13 +235,26 @@ export function judge(
     { era, protocolVersion: headers["mcp-protocol-version"] ?? negotiated?.revision, headers: exchange },
     options.settings,
   );
-  // Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line (~3× the validation).
+  if (!admission.ok && admission.reason !== "invalid-message") return refused(admission);
   // Only the legacy lane reads a revision; a modern message is judged by the one its _meta names.
   const session = negotiated && admission.era === "legacy" ? negotiated : undefined;
-  let verdict: InboundVerdict;
+  return labelled(options, admissionVerdict(source, line, part, signal, session, admission), body, answered);
+}
+
+/**
+ * The inbound verdict on a message the gates judged: its pass, its bypass, or its refusal as an invalid message.
+ * Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line (~3× the validation).
+ */
+function admissionVerdict(
+  source: string,
+  line: number,
+  part: string | undefined,
+  signal: CheckSignal,
+  session: Negotiated | undefined,
+  admission: Admission,
+): InboundVerdict {
   if (!admission.ok) {
-    if (admission.reason !== "invalid-message") return refused(admission);
-    verdict = {
+    return {
       source,
       line,
       part,
@@ -257,9 +270,10 @@ export function judge(
       status: admission.status,
       response: admission.response,
     };
-  } else if (admission.result.outcome === "pass") {
+  }
+  if (admission.result.outcome === "pass") {
     const { kind, definition, revision, reported } = admission.result;
-    verdict = {
+    return {
       source,
       line,
       part,
@@ -273,22 +287,20 @@ export function judge(
       revision,
       reported,
     };
-  } else {
-    const { kind, reason } = admission.result;
-    verdict = {
-      source,
-      line,
-      part,
-      direction: "in",
-      era: admission.era,
-      eraSignal: signal,
-      negotiated: session,
-      outcome: "bypass",
-      kind,
-      reason,
-    };
   }
-  return labelled(options, verdict, body, answered);
+  const { kind, reason } = admission.result;
+  return {
+    source,
+    line,
+    part,
+    direction: "in",
+    era: admission.era,
+    eraSignal: signal,
+    negotiated: session,
+    outcome: "bypass",
+    kind,
+    reason,
+  };
 }
 
 /** A body the gates refuse before judging it as a message (media type, size, not JSON, too deep). */

@@ -99,6 +99,107 @@ function cookieToken(header: string | undefined): string | undefined {
   return undefined;
 }
 
+/** Headers on every answer: the page loads only its own origin's files, and nothing is sniffed, sent on or cached. */
+function setSecurityHeaders(res: ServerResponse): void {
+  res.setHeader("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.setHeader("Referrer-Policy", "no-referrer");
+  res.setHeader("Cache-Control", "no-store");
+}
+
+function answerPlain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8" }).end(`${text}\n`);
+}
+
+/**
+ * The request's target when it may be served (without a token: its Host is the listener's own; with one: it carries
+ * it); otherwise the refusal is answered and the result is undefined. A token given as `?token=` is set as the cookie.
+ */
+function admittedTarget(req: IncomingMessage, res: ServerResponse, hosts: Set<string>, expected: Buffer | undefined): URL | undefined {
+  // Without a token the Host is what keeps another site's page out (DNS rebinding); with one, the token does.
+  if (!expected && !hosts.has((req.headers.host ?? "").toLowerCase())) {
+    answerPlain(res, 421, "this listener answers its own address only");
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(req.url ?? "/", "http://inspect.invalid");
+  } catch {
+    answerPlain(res, 400, "bad request target");
+    return undefined;
+  }
+  if (expected) {
+    const given = url.searchParams.get("token") ?? cookieToken(req.headers.cookie);
+    if (given === null || given === undefined || !timingSafeEqual(digest(given), expected)) {
+      answerPlain(res, 401, "this page needs its token");
+      return undefined;
+    }
+    if (url.searchParams.has("token"))
+      res.setHeader("Set-Cookie", `${COOKIE}=${encodeURIComponent(given)}; Path=/; HttpOnly; SameSite=Strict`);
+  }
+  return url;
+}
+
+/**
+ * Answers `/events`: every row the ring takes from now on, as Server-Sent Events, until the reader goes.
+ * Rows go out together every FLUSH_MS (or once a batch is large): one write for many rows on a busy proxy. While the
+ * socket has not taken the last write, rows gather up to MAX_PENDING_CHARS; a reader still behind past that is let go
+ * (the page reconnects and reads /rows again), so a slow page never costs more than the bound.
+ */
+function streamRows(res: ServerResponse, ring: RowSource, streams: Set<ServerResponse>): void {
+  if (streams.size >= MAX_STREAMS) return answerPlain(res, 503, "too many open event streams");
+  res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive" });
+  res.write(": rows follow\n\n");
+  streams.add(res);
+  let batch = "";
+  let timer: NodeJS.Timeout | undefined;
+  let blocked = false;
+  const flush = () => {
+    timer = undefined;
+    if (blocked || batch === "") return;
+    const text = batch;
+    batch = "";
+    if (!res.write(text)) blocked = true;
+  };
+  res.on("drain", () => {
+    blocked = false;
+    flush();
+  });
+  const stop = ring.subscribe((row) => {
+    if (res.destroyed) return;
+    batch += `data: ${JSON.stringify(row)}\n\n`;
+    if (blocked) {
+      if (batch.length > MAX_PENDING_CHARS) res.destroy();
+    } else if (batch.length >= FLUSH_CHARS) {
+      clearTimeout(timer);
+      flush();
+    } else timer ??= setTimeout(flush, FLUSH_MS);
+  });
+  res.on("close", () => {
+    clearTimeout(timer);
+    stop();
+    streams.delete(res);
+  });
+}
+
+/** Resolves once `server` listens on `host`:`port`; rejects with the error that kept it from listening. */
+function listenOn(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((done, fail) => {
+    server.once("error", fail);
+    server.listen(port, host, () => {
+      server.off("error", fail);
+      done();
+    });
+  });
+}
+
+/** The Host values that name this listener (lower case): its own address, and on loopback the usual loopback names. */
+function ownHosts(shown: string, host: string, bound: number): Set<string> {
+  const hosts = new Set([`${shown}:${bound}`.toLowerCase()]);
+  if (isLoopback(host)) for (const name of ["localhost", "127.0.0.1", "[::1]"]) hosts.add(`${name}:${bound}`);
+  return hosts;
+}
+
 /**
  * Starts the listener; resolves once it listens (port 0: the system's choice, in `url`).
  * @example const { url } = await listen({ ring, host: "127.0.0.1", port: 0 })
@@ -111,84 +212,22 @@ export async function listen({ ring, host, port, token, title, dist = defaultDis
   const streams = new Set<ServerResponse>();
   let hosts: Set<string> = new Set();
 
-  const security = (res: ServerResponse) => {
-    res.setHeader("Content-Security-Policy", CONTENT_SECURITY_POLICY);
-    res.setHeader("X-Content-Type-Options", "nosniff");
-    res.setHeader("Referrer-Policy", "no-referrer");
-    res.setHeader("Cache-Control", "no-store");
-  };
-  const plain = (res: ServerResponse, status: number, text: string) => {
-    res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8" }).end(`${text}\n`);
-  };
-
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    security(res);
-    // Without a token the Host is what keeps another site's page out (DNS rebinding); with one, the token does.
-    if (!expected && !hosts.has((req.headers.host ?? "").toLowerCase()))
-      return plain(res, 421, "this listener answers its own address only");
-    let url: URL;
-    try {
-      url = new URL(req.url ?? "/", "http://inspect.invalid");
-    } catch {
-      return plain(res, 400, "bad request target");
-    }
-    if (expected) {
-      const given = url.searchParams.get("token") ?? cookieToken(req.headers.cookie);
-      if (given === null || given === undefined || !timingSafeEqual(digest(given), expected))
-        return plain(res, 401, "this page needs its token");
-      if (url.searchParams.has("token"))
-        res.setHeader("Set-Cookie", `${COOKIE}=${encodeURIComponent(given)}; Path=/; HttpOnly; SameSite=Strict`);
-    }
+    setSecurityHeaders(res);
+    const url = admittedTarget(req, res, hosts, expected);
+    if (url === undefined) return;
     const path = url.pathname;
     const known = files.has(path) || path === "/rows" || path === "/events";
-    if (!known) return plain(res, 404, "not found");
+    if (!known) return answerPlain(res, 404, "not found");
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("Allow", "GET, HEAD");
-      return plain(res, 405, "this listener answers GET only");
+      return answerPlain(res, 405, "this listener answers GET only");
     }
     if (path === "/rows") {
       res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
       return res.end(req.method === "HEAD" ? undefined : JSON.stringify({ capacity: ring.capacity, title, rows: ring.rows() }));
     }
-    if (path === "/events") {
-      if (streams.size >= MAX_STREAMS) return plain(res, 503, "too many open event streams");
-      res.writeHead(200, { "Content-Type": "text/event-stream; charset=utf-8", Connection: "keep-alive" });
-      res.write(": rows follow\n\n");
-      streams.add(res);
-      // Rows go out together every FLUSH_MS (or once a batch is large): one write for many rows on a busy proxy. While
-      // the socket has not taken the last write, rows gather up to MAX_PENDING_CHARS; a reader still behind past that is
-      // let go (the page reconnects and reads /rows again), so a slow page never costs more than the bound.
-      let batch = "";
-      let timer: NodeJS.Timeout | undefined;
-      let blocked = false;
-      const flush = () => {
-        timer = undefined;
-        if (blocked || batch === "") return;
-        const text = batch;
-        batch = "";
-        if (!res.write(text)) blocked = true;
-      };
-      res.on("drain", () => {
-        blocked = false;
-        flush();
-      });
-      const stop = ring.subscribe((row) => {
-        if (res.destroyed) return;
-        batch += `data: ${JSON.stringify(row)}\n\n`;
-        if (blocked) {
-          if (batch.length > MAX_PENDING_CHARS) res.destroy();
-        } else if (batch.length >= FLUSH_CHARS) {
-          clearTimeout(timer);
-          flush();
-        } else timer ??= setTimeout(flush, FLUSH_MS);
-      });
-      res.on("close", () => {
-        clearTimeout(timer);
-        stop();
-        streams.delete(res);
-      });
-      return;
-    }
+    if (path === "/events") return streamRows(res, ring, streams);
     const file = files.get(path)!;
     res.writeHead(200, { "Content-Type": file.type, "Content-Length": file.body.length });
     res.end(req.method === "HEAD" ? undefined : file.body);
@@ -198,21 +237,14 @@ export async function listen({ ring, host, port, token, title, dist = defaultDis
     try {
       handle(req, res);
     } catch (error) {
-      if (!res.headersSent) plain(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) answerPlain(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
       else res.destroy();
     }
   });
-  await new Promise<void>((done, fail) => {
-    server.once("error", fail);
-    server.listen(port, host, () => {
-      server.off("error", fail);
-      done();
-    });
-  });
+  await listenOn(server, port, host);
   const { port: bound } = server.address() as AddressInfo;
   const shown = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-  hosts = new Set([`${shown}:${bound}`.toLowerCase()]);
-  if (isLoopback(host)) for (const name of ["localhost", "127.0.0.1", "[::1]"]) hosts.add(`${name}:${bound}`);
+  hosts = ownHosts(shown, host, bound);
   const url = `http://${shown}:${bound}/${token === undefined ? "" : `?token=${encodeURIComponent(token)}`}`;
   return {
     server,

@@ -19,6 +19,7 @@ import {
   type Counter,
   type Histogram,
   type Link,
+  type Meter,
   type MeterProvider,
   type Span,
   type SpanContext,
@@ -88,29 +89,7 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
   // Read at first use: an SDK started after the gate was built still receives the metrics.
   const meters = (): Instruments => {
     if (instruments) return instruments;
-    const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_SCOPE);
-    instruments = {
-      duration: meter.createHistogram(METRIC.operationDuration, {
-        unit: "s",
-        description:
-          "MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.",
-        advice: { explicitBucketBoundaries: OPERATION_BUCKETS },
-      }),
-      rejections: meter.createCounter(METRIC.rejections, {
-        unit: "{rejection}",
-        description: "Bodies the wymcp gate answered itself with an error instead of handing them on.",
-      }),
-      validation: meter.createHistogram(METRIC.validationDuration, {
-        unit: "s",
-        description: "Time the wymcp gate spent validating a body against its era's schema.",
-        advice: { explicitBucketBoundaries: VALIDATION_BUCKETS },
-      }),
-      drifts: meter.createCounter(METRIC.toolDrifts, {
-        unit: "{drift}",
-        description: "Tools a server listed otherwise than the wymcp tools lock approved them (added, removed, changed).",
-      }),
-      recording: meter.constructor !== NOOP_METER,
-    };
+    instruments = createInstruments((meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_SCOPE));
     return instruments;
   };
   const contexts = propagator ?? propagation;
@@ -118,69 +97,117 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
     recording: () => meters().recording || !tracingOff(),
     toolDrift: (report) => recordDrift(meters().drifts, report),
     judged(exchange) {
-      const { duration, rejections, validation, recording } = meters();
-      if (!recording && tracingOff()) return undefined;
-      const shared = connectionOf(exchange);
-      const single = exchange.messages.length === 1 ? exchange.messages[0] : undefined;
-      const bodyMethod = metricMethod(single?.method);
-      if (exchange.validationMs !== undefined) {
-        validation.record(exchange.validationMs / 1000, withEra(exchange, { [ATTR.verdict]: exchange.verdict, [ATTR.method]: bodyMethod }));
-      }
-      if (exchange.verdict === "refused") {
-        rejections.add(1, withEra(exchange, { [ATTR.reason]: exchange.reason ?? OTHER, [ATTR.method]: bodyMethod }));
-      }
-      const ambient = contextApi.active();
-      const parents = parentFinder(contexts, ambient, exchange.transport.header);
-      const open = new Map<string | number, MessageSpan>();
-      const all: MessageSpan[] = [];
-      for (const facts of exchange.messages) {
-        const message = startMessage(tracer, exchange, facts, shared, parents(facts.traceContext));
-        all.push(message);
-        if (facts.id !== undefined && exchange.verdict !== "refused") open.set(facts.id, message);
-      }
-      const finish = (message: MessageSpan, answer?: AnswerFacts, errorType?: string) => {
-        if (message.done) return;
-        message.done = true;
-        if (answer) recordAnswer(message, answer);
-        else if (errorType !== undefined && message.isRequest) fail(message, errorType, undefined);
-        message.span.end();
-        duration.record((performance.now() - exchange.startTime) / 1000, message.metric);
-      };
-      // No operation (a client's response), or nothing recorded (no SDK): the face need not watch the answer at all.
-      if (all.length === 0 || (!recording && !all.some((message) => message.span.isRecording()))) return undefined;
-      const runIn = all[0]?.context ?? ambient;
-      return {
-        run: (fn) => contextApi.with(runIn, fn),
-        answered(raw) {
-          if (open.size === 0) return;
-          const answer = answerFacts(raw);
-          if (!answer) return;
-          if (answer.id === null) {
-            // An error naming no request answers the whole POST (the SDK's own refusals answer id null).
-            if (answer.code === undefined) return;
-            for (const message of open.values()) finish(message, answer);
-            open.clear();
-            return;
-          }
-          const message = open.get(answer.id);
-          if (!message) return;
-          open.delete(answer.id);
-          finish(message, answer);
-        },
-        session(id) {
-          if (exchange.era !== "legacy" || exchange.sessionId !== undefined) return;
-          for (const message of all) if (!message.done) message.span.setAttribute(ATTR.sessionId, id);
-        },
-        end(errorType) {
-          for (const message of all) finish(message, undefined, errorType);
-          open.clear();
-        },
-        inject(set) {
-          contexts.inject(runIn, set, headerSetter);
-        },
-      } satisfies ExchangeTrace;
+      const recorders = meters();
+      if (!recorders.recording && tracingOff()) return undefined;
+      recordBodyMetrics(recorders, exchange);
+      return traceExchange(tracer, contexts, recorders, exchange);
     },
   };
+}
+
+/** The four instruments on `meter`, with the conventions' units, descriptions and buckets. */
+function createInstruments(meter: Meter): Instruments {
+  return {
+    duration: meter.createHistogram(METRIC.operationDuration, {
+      unit: "s",
+      description:
+        "MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.",
+      advice: { explicitBucketBoundaries: OPERATION_BUCKETS },
+    }),
+    rejections: meter.createCounter(METRIC.rejections, {
+      unit: "{rejection}",
+      description: "Bodies the wymcp gate answered itself with an error instead of handing them on.",
+    }),
+    validation: meter.createHistogram(METRIC.validationDuration, {
+      unit: "s",
+      description: "Time the wymcp gate spent validating a body against its era's schema.",
+      advice: { explicitBucketBoundaries: VALIDATION_BUCKETS },
+    }),
+    drifts: meter.createCounter(METRIC.toolDrifts, {
+      unit: "{drift}",
+      description: "Tools a server listed otherwise than the wymcp tools lock approved them (added, removed, changed).",
+    }),
+    recording: meter.constructor !== NOOP_METER,
+  };
+}
+
+/** The body's own points: its validation time, and one rejection when the gate refused it. */
+function recordBodyMetrics({ validation, rejections }: Instruments, exchange: JudgedExchange): void {
+  const single = exchange.messages.length === 1 ? exchange.messages[0] : undefined;
+  const bodyMethod = metricMethod(single?.method);
+  if (exchange.validationMs !== undefined) {
+    validation.record(exchange.validationMs / 1000, withEra(exchange, { [ATTR.verdict]: exchange.verdict, [ATTR.method]: bodyMethod }));
+  }
+  if (exchange.verdict === "refused") {
+    rejections.add(1, withEra(exchange, { [ATTR.reason]: exchange.reason ?? OTHER, [ATTR.method]: bodyMethod }));
+  }
+}
+
+/**
+ * One span per message of the exchange, and the trace the face drives until each is answered; undefined when there is
+ * nothing to watch (no operation, or nothing recorded).
+ */
+function traceExchange(
+  tracer: Tracer,
+  contexts: TextMapPropagator,
+  { duration, recording }: Instruments,
+  exchange: JudgedExchange,
+): ExchangeTrace | undefined {
+  const shared = connectionOf(exchange);
+  const ambient = contextApi.active();
+  const parents = parentFinder(contexts, ambient, exchange.transport.header);
+  const open = new Map<string | number, MessageSpan>();
+  const all: MessageSpan[] = [];
+  for (const facts of exchange.messages) {
+    const message = startMessage(tracer, exchange, facts, shared, parents(facts.traceContext));
+    all.push(message);
+    if (facts.id !== undefined && exchange.verdict !== "refused") open.set(facts.id, message);
+  }
+  const finish = (message: MessageSpan, answer?: AnswerFacts, errorType?: string) =>
+    finishMessage(message, duration, exchange.startTime, answer, errorType);
+  // No operation (a client's response), or nothing recorded (no SDK): the face need not watch the answer at all.
+  if (all.length === 0 || (!recording && !all.some((message) => message.span.isRecording()))) return undefined;
+  const runIn = all[0]?.context ?? ambient;
+  return {
+    run: (fn) => contextApi.with(runIn, fn),
+    answered(raw) {
+      if (open.size === 0) return;
+      const answer = answerFacts(raw);
+      if (!answer) return;
+      if (answer.id === null) {
+        // An error naming no request answers the whole POST (the SDK's own refusals answer id null).
+        if (answer.code === undefined) return;
+        for (const message of open.values()) finish(message, answer);
+        open.clear();
+        return;
+      }
+      const message = open.get(answer.id);
+      if (!message) return;
+      open.delete(answer.id);
+      finish(message, answer);
+    },
+    session(id) {
+      if (exchange.era !== "legacy" || exchange.sessionId !== undefined) return;
+      for (const message of all) if (!message.done) message.span.setAttribute(ATTR.sessionId, id);
+    },
+    end(errorType) {
+      for (const message of all) finish(message, undefined, errorType);
+      open.clear();
+    },
+    inject(set) {
+      contexts.inject(runIn, set, headerSetter);
+    },
+  } satisfies ExchangeTrace;
+}
+
+/** Ends a message's span once: with its answer, or failed by `errorType` (a request only); then records its duration. */
+function finishMessage(message: MessageSpan, duration: Histogram, startTime: number, answer?: AnswerFacts, errorType?: string): void {
+  if (message.done) return;
+  message.done = true;
+  if (answer) recordAnswer(message, answer);
+  else if (errorType !== undefined && message.isRequest) fail(message, errorType, undefined);
+  message.span.end();
+  duration.record((performance.now() - startTime) / 1000, message.metric);
 }
 
 interface MessageSpan {

@@ -92,96 +92,130 @@ function jsonRewriter(watch: ToolLockWatch, requests: ReadonlyMap<string | numbe
  * other lines are kept and its data becomes one line. Once every watched request is answered, the rest streams on.
  */
 function sseRewriter(watch: ToolLockWatch, requests: ReadonlyMap<string | number, boolean>, maxUnits: number): LockRewriter {
-  const hold = watch.enforcing;
-  const waiting = new Set(requests.keys());
-  const decoder = new TextDecoder("utf-8");
-  let text = "";
-  let event: string[] = [];
-  let eventUnits = 0;
-  let data: string[] | undefined;
-  // Past the bound, or every request answered: nothing more is judged.
-  let done = false;
+  return new SseRewriter(watch, requests, maxUnits);
+}
 
-  const dispatch = (blank: string): string => {
-    const raw = event.join("") + blank;
-    const lines = event;
-    const joined = data?.join("\n");
-    event = [];
-    eventUnits = 0;
-    data = undefined;
+/** The state of `sseRewriter`'s stream: the text not yet cut into lines, the event being read, the requests unanswered. */
+class SseRewriter implements LockRewriter {
+  readonly resizes = false;
+  private readonly hold: boolean;
+  private readonly waiting: Set<string | number>;
+  private readonly decoder = new TextDecoder("utf-8");
+  private text = "";
+  private event: string[] = [];
+  private eventUnits = 0;
+  private data: string[] | undefined;
+  /** Past the bound, or every request answered: nothing more is judged. */
+  private done = false;
+
+  constructor(
+    private readonly watch: ToolLockWatch,
+    private readonly requests: ReadonlyMap<string | number, boolean>,
+    private readonly maxUnits: number,
+  ) {
+    this.hold = watch.enforcing;
+    this.waiting = new Set(requests.keys());
+  }
+
+  push(chunk: Uint8Array): Uint8Array[] {
+    const piece = this.decoder.decode(chunk, { stream: true });
+    if (this.done) return this.hold ? [encoder.encode(piece)] : [chunk];
+    this.text += piece;
+    const out = this.read(false);
+    if (!this.hold) return [chunk];
+    return out === "" ? [] : [encoder.encode(out)];
+  }
+
+  end(): Uint8Array[] {
+    const rest = this.decoder.decode();
+    if (this.done) return this.hold && rest !== "" ? [encoder.encode(rest)] : [];
+    this.text += rest;
+    let out = this.read(true);
+    if (this.event.length > 0) out += this.dispatch("");
+    return this.hold && out !== "" ? [encoder.encode(out)] : [];
+  }
+
+  /** The text to send for the whole lines read so far; once done, whatever is held goes with it. */
+  private read(final: boolean): string {
+    const text = this.text;
+    let out = "";
+    let start = 0;
+    for (;;) {
+      const nl = lineBreakAt(text, start, final);
+      if (nl < 0) break;
+      const end = nl + (text[nl] === "\r" && text[nl + 1] === "\n" ? 2 : 1);
+      const line = text.slice(start, end);
+      const blank = nl === start;
+      start = end;
+      if (!blank) {
+        this.addLine(line);
+        continue;
+      }
+      out += this.dispatch(line);
+      if (this.done) break;
+    }
+    this.text = text.slice(start);
+    if (!this.done && this.eventUnits + this.text.length > this.maxUnits) this.done = true;
+    if (this.done) {
+      out += this.event.join("") + this.text;
+      this.event = [];
+      this.text = "";
+    }
+    return out;
+  }
+
+  /** A line of the event being read; a `data` line's value is kept for the event's data. */
+  private addLine(line: string): void {
+    this.event.push(line);
+    this.eventUnits += line.length;
+    if (isDataLine(line)) {
+      const value = line.slice(line.indexOf(":") < 0 ? line.length : line.indexOf(":") + 1).replace(/\r?\n$|\r$/, "");
+      (this.data ??= []).push(value.startsWith(" ") ? value.slice(1) : value);
+    }
+  }
+
+  /** The event ended by the blank line `blank` ("" at the stream's end), as it came or with its list rewritten. */
+  private dispatch(blank: string): string {
+    const raw = this.event.join("") + blank;
+    const lines = this.event;
+    const joined = this.data?.join("\n");
+    this.event = [];
+    this.eventUnits = 0;
+    this.data = undefined;
     if (joined === undefined || joined.trim() === "") return raw;
-    const replaced = replacement(watch, requests, joined);
-    forgetAnswered(joined);
+    const replaced = replacement(this.watch, this.requests, joined);
+    this.forgetAnswered(joined);
     if (replaced === undefined) return raw;
     const kept = lines.filter((line) => !isDataLine(line));
     const end = blank === "" ? "\n" : blank;
     return `${kept.join("")}data: ${replaced}${end}${end}`;
-  };
-  const forgetAnswered = (joined: string) => {
+  }
+
+  /** Drops the requests an event's message answers; with none left, the rest of the stream goes on unread. */
+  private forgetAnswered(joined: string): void {
     try {
       const parsed = JSON.parse(joined) as unknown;
       for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
         const id = (item as { id?: unknown } | null)?.id;
-        if ((typeof id === "string" || typeof id === "number") && !Object.hasOwn(item as object, "method")) waiting.delete(id);
+        if ((typeof id === "string" || typeof id === "number") && !Object.hasOwn(item as object, "method")) this.waiting.delete(id);
       }
     } catch {
       // Not JSON: nothing answered.
     }
-    if (waiting.size === 0) done = true;
-  };
-  const read = (final: boolean): string => {
-    let out = "";
-    let start = 0;
-    for (;;) {
-      let nl = start;
-      while (nl < text.length && text[nl] !== "\n" && text[nl] !== "\r") nl++;
-      if (nl >= text.length) break;
-      // A CR at the very end may be the first half of a CRLF that the next chunk completes.
-      if (text[nl] === "\r" && nl === text.length - 1 && !final) break;
-      const end = nl + (text[nl] === "\r" && text[nl + 1] === "\n" ? 2 : 1);
-      const blank = nl === start;
-      const line = text.slice(start, end);
-      start = end;
-      if (blank) {
-        out += dispatch(line);
-        if (done) break;
-        continue;
-      }
-      event.push(line);
-      eventUnits += line.length;
-      if (isDataLine(line)) {
-        const value = line.slice(line.indexOf(":") < 0 ? line.length : line.indexOf(":") + 1).replace(/\r?\n$|\r$/, "");
-        (data ??= []).push(value.startsWith(" ") ? value.slice(1) : value);
-      }
-    }
-    text = text.slice(start);
-    if (!done && eventUnits + text.length > maxUnits) done = true;
-    if (done) {
-      out += event.join("") + text;
-      event = [];
-      text = "";
-    }
-    return out;
-  };
-  return {
-    resizes: false,
-    push(chunk) {
-      const piece = decoder.decode(chunk, { stream: true });
-      if (done) return hold ? [encoder.encode(piece)] : [chunk];
-      text += piece;
-      const out = read(false);
-      if (!hold) return [chunk];
-      return out === "" ? [] : [encoder.encode(out)];
-    },
-    end() {
-      const rest = decoder.decode();
-      if (done) return hold && rest !== "" ? [encoder.encode(rest)] : [];
-      text += rest;
-      let out = read(true);
-      if (event.length > 0) out += dispatch("");
-      return hold && out !== "" ? [encoder.encode(out)] : [];
-    },
-  };
+    if (this.waiting.size === 0) this.done = true;
+  }
+}
+
+/**
+ * Where the line from `start` breaks (its CR or LF), or -1 while it is not whole: unless `final`, a CR at the very end
+ * may be the first half of a CRLF that the next chunk completes.
+ */
+function lineBreakAt(text: string, start: number, final: boolean): number {
+  let nl = start;
+  while (nl < text.length && text[nl] !== "\n" && text[nl] !== "\r") nl++;
+  if (nl >= text.length) return -1;
+  if (text[nl] === "\r" && nl === text.length - 1 && !final) return -1;
+  return nl;
 }
 
 function isDataLine(line: string): boolean {

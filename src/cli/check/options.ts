@@ -36,19 +36,9 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
       help: { type: "boolean", short: "h", default: false },
     },
   });
-  const oneOf = <T extends string>(name: string, value: string, allowed: readonly T[]): T => {
-    if (!(allowed as readonly string[]).includes(value))
-      throw new UsageError(`--${name} must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`);
-    return value as T;
-  };
   const era = oneOf("era", values.era!, ["legacy", "modern", "auto"] as const);
   const direction = oneOf("direction", values.direction!, ["in", "out", "auto"] as const);
-  const headers: Record<string, string> = {};
-  for (const header of values.header!) {
-    const colon = header.indexOf(":");
-    if (colon <= 0) throw new UsageError(`--header takes "Name: value", not ${JSON.stringify(header)}`);
-    headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
-  }
+  const headers = headersOf(values.header!);
   if (values.method === "") throw new UsageError("--method takes a method name, e.g. tools/call");
   if (values["max-body-bytes"] !== undefined && values["max-bytes"] !== undefined)
     throw new UsageError("--max-bytes is another name of --max-body-bytes: give one");
@@ -75,4 +65,22 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
     colour: false,
   };
   return { options, files: positionals, help: values.help! };
+}
+
+/** `value` when it is one of `allowed`; otherwise the flag's usage error. */
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value))
+    throw new UsageError(`--${name} must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`);
+  return value as T;
+}
+
+/** The --header lines ("Name: value") as a record, names lower-cased. */
+function headersOf(lines: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const header of lines) {
+    const colon = header.indexOf(":");
+    if (colon <= 0) throw new UsageError(`--header takes "Name: value", not ${JSON.stringify(header)}`);
+    headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
+  }
+  return headers;
 }

@@ -51,23 +51,7 @@ function parseCompileArgs(argv: string[]): CompileOptions | "help" {
     },
   });
   if (values.help) return "help";
-  let from: ServerSource | undefined;
-  if (values.from !== undefined && values["from-stdio"]) throw new UsageError("give --from or --from-stdio, not both");
-  if (values.from !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(values.from);
-    } catch {
-      throw new UsageError(`--from takes the server's URL, not ${JSON.stringify(values.from)}`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:")
-      throw new UsageError(`--from takes an http: or https: URL, not ${url.protocol}`);
-    from = { url: url.href, headers: parseHeaders(values.header!) };
-  } else if (values["from-stdio"]) {
-    if (!command || command.length === 0)
-      throw new UsageError('--from-stdio takes the server\'s command after "--": wymcp compile --from-stdio --lint -- node server.js');
-    from = { command: command[0]!, args: command.slice(1) };
-  }
+  const from = serverSourceOf(values.from, values["from-stdio"]!, values.header!, command);
   if (command && !values["from-stdio"]) throw new UsageError('"--" is only for --from-stdio\'s command');
   if (values.header!.length > 0 && values.from === undefined) throw new UsageError("--header goes with --from");
   if (values.save !== undefined && !from) throw new UsageError("--save goes with --from or --from-stdio");
@@ -89,6 +73,33 @@ function parseCompileArgs(argv: string[]): CompileOptions | "help" {
     ...(values.save === undefined ? {} : { save: values.save }),
     ...(values.lock === undefined ? {} : { lock: values.lock }),
   };
+}
+
+/** The server --from (its URL, with the --header lines) or --from-stdio (the command after "--") names, if either. */
+function serverSourceOf(
+  from: string | undefined,
+  fromStdio: boolean,
+  headers: string[],
+  command: string[] | undefined,
+): ServerSource | undefined {
+  if (from !== undefined && fromStdio) throw new UsageError("give --from or --from-stdio, not both");
+  if (from !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(from);
+    } catch {
+      throw new UsageError(`--from takes the server's URL, not ${JSON.stringify(from)}`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new UsageError(`--from takes an http: or https: URL, not ${url.protocol}`);
+    return { url: url.href, headers: parseHeaders(headers) };
+  }
+  if (fromStdio) {
+    if (!command || command.length === 0)
+      throw new UsageError('--from-stdio takes the server\'s command after "--": wymcp compile --from-stdio --lint -- node server.js');
+    return { command: command[0]!, args: command.slice(1) };
+  }
+  return undefined;
 }
 
 function parseClients(list: string): Client[] {

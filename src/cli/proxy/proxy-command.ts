@@ -3,16 +3,35 @@
  * (then export the last spans, with `--otel`).
  */
 import { parseArgs } from "node:util";
-import { createLog } from "../../core/gate-log.js";
+import { createLog, type GateLog } from "../../core/gate-log.js";
 import { hostPolicyOption, supportedVersionsOption } from "../../core/options.js";
 import type { HttpGateFlags } from "../../hosts/shared/gate-flags.js";
 import { hostPort, positiveInteger, UsageError } from "../args.js";
 import { GATE_FLAG_SPECS, gateFlags } from "../gate-options.js";
 import { type Live, startLive, takeLiveArgs } from "../live/live.js";
-import { commandTelemetry } from "../otel/start.js";
+import { type CommandTelemetry, commandTelemetry } from "../otel/start.js";
 import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "../../hosts/proxy/proxy.js";
 import { PROXY_USAGE } from "./usage.js";
 import { TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags } from "../tools-flags.js";
+
+/** `parseArgs` declarations of the proxy's flags: the gates' shared ones, its own, and the tools'. */
+const PROXY_FLAG_SPECS = {
+  ...GATE_FLAG_SPECS,
+  upstream: { type: "string" },
+  listen: { type: "string" },
+  timeout: { type: "string" },
+  "connect-timeout": { type: "string" },
+  "drain-timeout": { type: "string" },
+  "max-answer-bytes": { type: "string" },
+  "rewrite-host": { type: "boolean", default: false },
+  "trust-proxy": { type: "boolean", default: false },
+  "allowed-host": { type: "string", multiple: true },
+  "allowed-origin": { type: "string", multiple: true },
+  "allow-any-host": { type: "boolean", default: false },
+  "header-checks": { type: "string" },
+  "supported-versions": { type: "string" },
+  ...TOOLS_FLAG_SPECS,
+} as const;
 
 /** The proxy's options from its command line. */
 export function parseProxyArgs(argv: string[]): {
@@ -21,28 +40,7 @@ export function parseProxyArgs(argv: string[]): {
   help: boolean;
   toolFlags?: ToolsFlags;
 } {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      ...GATE_FLAG_SPECS,
-      upstream: { type: "string" },
-      listen: { type: "string" },
-      timeout: { type: "string" },
-      "connect-timeout": { type: "string" },
-      "drain-timeout": { type: "string" },
-      "max-answer-bytes": { type: "string" },
-      "rewrite-host": { type: "boolean", default: false },
-      "trust-proxy": { type: "boolean", default: false },
-      "allowed-host": { type: "string", multiple: true },
-      "allowed-origin": { type: "string", multiple: true },
-      "allow-any-host": { type: "boolean", default: false },
-      "header-checks": { type: "string" },
-      "supported-versions": { type: "string" },
-      ...TOOLS_FLAG_SPECS,
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+  const { values, positionals } = parseArgs({ args: argv, options: PROXY_FLAG_SPECS, allowPositionals: true, strict: true });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const { "allowed-host": _hosts, "allowed-origin": _origins, ...shared } = values;
   const toolFlags = toolsFlags(values);
@@ -63,15 +61,7 @@ export function parseProxyArgs(argv: string[]): {
       listen: { host: "", port: 0 },
       help: true,
     };
-  if (values.upstream === undefined) throw new UsageError("--upstream URL is required: the MCP server to forward to");
-  let upstream: URL;
-  try {
-    upstream = new URL(values.upstream);
-  } catch {
-    throw new UsageError(`--upstream must be an http:// or https:// URL, not ${JSON.stringify(values.upstream)}`);
-  }
-  if (upstream.protocol !== "http:" && upstream.protocol !== "https:")
-    throw new UsageError(`--upstream must be an http:// or https:// URL, not ${JSON.stringify(values.upstream)}`);
+  const upstream = upstreamUrl(values.upstream);
   return {
     options: {
       ...flags,
@@ -87,6 +77,20 @@ export function parseProxyArgs(argv: string[]): {
     help: false,
     toolFlags,
   };
+}
+
+/** The --upstream URL, required, http:// or https://. */
+function upstreamUrl(value: string | undefined): URL {
+  if (value === undefined) throw new UsageError("--upstream URL is required: the MCP server to forward to");
+  let upstream: URL;
+  try {
+    upstream = new URL(value);
+  } catch {
+    throw new UsageError(`--upstream must be an http:// or https:// URL, not ${JSON.stringify(value)}`);
+  }
+  if (upstream.protocol !== "http:" && upstream.protocol !== "https:")
+    throw new UsageError(`--upstream must be an http:// or https:// URL, not ${JSON.stringify(value)}`);
+  return upstream;
 }
 
 /** The proxy's HTTP-only flags, checked as the gates check the options of the same names. */
@@ -176,7 +180,21 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     await otel?.shutdown();
     return 1;
   }
-  const { server, address } = started;
+  return serveUntilStopped(proxy, started, options, log, live, otel);
+}
+
+/**
+ * The proxy once it listens: says so, waits for SIGTERM or SIGINT, drains the requests in flight (a second signal
+ * stops at once), then closes the live page and exports the last spans; resolves to the exit code.
+ */
+async function serveUntilStopped(
+  proxy: ReturnType<typeof createProxy>,
+  { server, address }: Awaited<ReturnType<typeof listen>>,
+  options: ProxyOptions,
+  log: GateLog,
+  live: Live | undefined,
+  otel: CommandTelemetry | undefined,
+): Promise<number> {
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}${options.upstream.pathname}`;
   // Listened for before the line that says the proxy is ready: a signal sent as soon as it is read still drains.

@@ -6,6 +6,7 @@
 import { internalErrorResponse } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
 import { optionalFunction, eraWithoutBody, WymcpOptionError } from "../../core/options.js";
+import type { GateAction } from "../../core/pipeline.js";
 import { type ExchangeTrace, errorTypeOf } from "../../core/telemetry.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
@@ -78,17 +79,7 @@ export function gateFetch(
       if (!screened) {
         const judged = await judgeRequest(request, face, plain ? "clone" : "own");
         trace = judged.trace;
-        // The host writes a refusal or a 202 next: a Fetch handler sees no later moment to end the trace.
-        if (judged.action === "refuse") {
-          const refusal = refusalResponse(judged.refusal);
-          trace?.end();
-          return refusal;
-        }
-        // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as the SDK answers an accepted one.
-        if (judged.action === "accept") {
-          trace?.end();
-          return new Response(null, { status: 202 });
-        }
+        if (judged.action !== "hand-on") return answeredByGate(judged);
         body = judged.body;
         era = judged.era;
         const locked = lockedCallResponse(face.toolLock, body);
@@ -105,13 +96,7 @@ export function gateFetch(
       } else {
         era = face.report ? eraWithoutBody(face.era, request) : "legacy";
       }
-      const serve = () =>
-        plain
-          ? plain(request, ...host)
-          : (handler as McpFetchHandler).fetch(request, {
-              ...(caller !== undefined && { authInfo: caller }),
-              ...(body !== undefined && { parsedBody: body }),
-            });
+      const serve = () => handOn(handler, plain, request, host, caller, body);
       // With a trace, the handler runs in its context, so that the spans it makes nest under the request's.
       let response = await (trace ? trace.run(serve) : serve());
       if (tools?.active && body !== undefined) response = learnedFrom(tools, body, response);
@@ -125,4 +110,36 @@ export function gateFetch(
       return Response.json(internalErrorResponse(body), { status: 500 });
     }
   };
+}
+
+/**
+ * The answer to a body the gate answers itself (`refuse`, `accept`), its trace ended: the refusal, or `202` for a
+ * notification (JSON-RPC forbids answering one with an error: 202 whatever it holds, as the SDK answers an accepted
+ * one). The host writes it next: a Fetch handler sees no later moment to end the trace.
+ */
+function answeredByGate(judged: GateAction): Response {
+  if (judged.action === "refuse") {
+    const refusal = refusalResponse(judged.refusal);
+    judged.trace?.end();
+    return refusal;
+  }
+  judged.trace?.end();
+  return new Response(null, { status: 202 });
+}
+
+/** Calls the handler: a plain one with the client's request as it came, the SDK's with the parsed body and the caller. */
+function handOn(
+  handler: McpFetchHandler | PlainFetchHandler,
+  plain: PlainFetchHandler | undefined,
+  request: Request,
+  host: unknown[],
+  caller: unknown,
+  body: unknown,
+): Response | Promise<Response> {
+  return plain
+    ? plain(request, ...host)
+    : (handler as McpFetchHandler).fetch(request, {
+        ...(caller !== undefined && { authInfo: caller }),
+        ...(body !== undefined && { parsedBody: body }),
+      });
 }
