@@ -650,6 +650,7 @@ export function proxyTables(r: ProxyBenchResults): string {
       "proxy req/s",
       "proxy --tools req/s",
       "--tools ÷ proxy",
+      "relay CPU µs/req: proxy, --tools",
       "target",
       "result",
       "status --tools",
@@ -659,6 +660,7 @@ export function proxyTables(r: ProxyBenchResults): string {
       rps(w.reqPerSec.proxy),
       rps(w.reqPerSec.tools),
       range(w.toolsVsProxy),
+      `${us(w.relayCpuUs.proxy)}, ${us(w.relayCpuUs.tools)}`,
       w.traffic === "valid" ? "≥ 0.95" : "",
       w.traffic === "valid" ? (w.toolsVsProxy.median >= 0.95 ? "PASS" : "MISS") : "",
       statuses(w.statuses.tools),
@@ -763,4 +765,106 @@ export function proxyTables(r: ProxyBenchResults): string {
     "",
     liveTable(r.live),
   ].join("\n");
+}
+
+/** `--proxy-tools`: one valid workload's proxy and proxy --tools rounds, and the relay's CPU per request in both. */
+export interface ProxyToolsWorkload {
+  label: string;
+  reqPerSec: { proxy: Spread; tools: Spread };
+  /** Relay CPU µs per request: the median of the rounds, and over every round at once (the 10 ms ticks pooled). */
+  relayCpuUs: { proxy: Spread; tools: Spread };
+  pooledCpuUs: { proxy: number; tools: number };
+  toolsVsProxy: Spread;
+  statuses: { proxy: string; tools: string };
+  load: number[];
+}
+
+/**
+ * Only the proxy --tools table's rounds: the proxy (`--learn-tools off`) and the same proxy given the upstream's own
+ * tools/list answer, interleaved, on the valid workloads; nothing else of `--proxy` runs (a minute, not five).
+ */
+export async function runProxyToolsBench(settings: ProxyBenchSettings, log: (line: string) => void): Promise<ProxyToolsWorkload[]> {
+  const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
+  const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-tools-"));
+  const launched: LaunchedProxy[] = [];
+  const agents = { proxy: benchAgent(settings.connections), tools: benchAgent(settings.connections) };
+  try {
+    const toolsFile = join(dir, "tools.json");
+    writeFileSync(toolsFile, await toolsListOf(upstream.url));
+    const proxy = await launchProxy(upstream.url, { args: ["--learn-tools", "off"] });
+    launched.push(proxy);
+    const tools = await launchProxy(upstream.url, { args: ["--tools", toolsFile, "--learn-tools", "off"] });
+    launched.push(tools);
+    const variants = { proxy, tools };
+    const results: ProxyToolsWorkload[] = [];
+    for (const w of workloads().filter((one) => one.traffic === "valid")) {
+      log(`proxy --tools: ${w.label}`);
+      const rps = { proxy: [] as number[], tools: [] as number[] };
+      const cpu = { proxy: [] as number[], tools: [] as number[] };
+      const pooled = { proxy: { us: 0, n: 0 }, tools: { us: 0, n: 0 } };
+      const statuses = { proxy: new Set<string>(), tools: new Set<string>() };
+      const load: number[] = [];
+      for (const v of ["proxy", "tools"] as const) await flood(agents[v], variants[v].url, w, settings.warmupMs, settings.connections);
+      for (let round = 0; round < settings.rounds; round++) {
+        load.push(loadavg()[0]!);
+        for (const v of round % 2 === 0 ? (["proxy", "tools"] as const) : (["tools", "proxy"] as const)) {
+          const before = cpuUs(variants[v].child.pid!);
+          const f = await flood(agents[v], variants[v].url, w, settings.roundMs, settings.connections);
+          const used = cpuUs(variants[v].child.pid!) - before;
+          cpu[v].push(used / f.latencies.length);
+          pooled[v].us += used;
+          pooled[v].n += f.latencies.length;
+          rps[v].push(f.reqPerSec);
+          for (const s of Object.keys(f.statuses)) statuses[v].add(s);
+        }
+      }
+      results.push({
+        label: w.label,
+        reqPerSec: { proxy: spread(rps.proxy), tools: spread(rps.tools) },
+        relayCpuUs: { proxy: spread(cpu.proxy), tools: spread(cpu.tools) },
+        pooledCpuUs: { proxy: pooled.proxy.us / pooled.proxy.n, tools: pooled.tools.us / pooled.tools.n },
+        toolsVsProxy: spread(rps.tools.map((t, i) => t / rps.proxy[i]!)),
+        statuses: { proxy: [...statuses.proxy].join(" "), tools: [...statuses.tools].join(" ") },
+        load,
+      });
+    }
+    return results;
+  } finally {
+    agents.proxy.destroy();
+    agents.tools.destroy();
+    for (const p of launched) await p.stop();
+    await upstream.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function proxyToolsTable(results: ProxyToolsWorkload[]): string {
+  const range = (s: Spread) => `${formatRatio(s.median)} [${formatRatio(s.min)}–${formatRatio(s.max)}]`;
+  return table(
+    [
+      "proxy --tools (the upstream's tools known)",
+      "proxy req/s",
+      "proxy --tools req/s",
+      "--tools ÷ proxy",
+      "relay CPU µs/req: proxy, --tools",
+      "pooled: proxy, --tools",
+      "load average",
+      "target",
+      "result",
+      "status --tools",
+    ],
+    results.map((w) => [
+      w.label,
+      w.reqPerSec.proxy.median.toFixed(0),
+      w.reqPerSec.tools.median.toFixed(0),
+      range(w.toolsVsProxy),
+      `${w.relayCpuUs.proxy.median.toFixed(0)}, ${w.relayCpuUs.tools.median.toFixed(0)}`,
+      `${w.pooledCpuUs.proxy.toFixed(0)}, ${w.pooledCpuUs.tools.toFixed(0)}`,
+      `${Math.min(...w.load).toFixed(1)}–${Math.max(...w.load).toFixed(1)}`,
+      "≥ 0.95",
+      w.toolsVsProxy.median >= 0.95 ? "PASS" : "MISS",
+      w.statuses.tools,
+    ]),
+    [1, 2, 4, 5],
+  );
 }

@@ -9,7 +9,8 @@
  * bench/body-memory.ts (the server's peak RSS for a 4 MiB body by chunk size, gated and ungated). `--soak` runs only
  * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone). `--proxy` runs
  * only bench/proxy.ts (`wymcp proxy` and `wymcp stdio` against their pass-through mode and no wymcp, and their memory
- * over `--memory-seconds N`, default 60). `--per-message` prints only the inbound per-message tables, both format modes,
+ * over `--memory-seconds N`, default 60; `--proxy --tools-only` runs only its proxy --tools rounds, `--rounds N` of them,
+ * and writes nothing). `--per-message` prints only the inbound per-message tables, both format modes,
  * and writes nothing.
  */
 import { spawnSync } from "node:child_process";
@@ -40,7 +41,7 @@ import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cl
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
 import { runCompileScaleBench } from "./compile-scale.js";
 import { runToolsBench } from "./tools.js";
-import { proxyTables, runProxyBench, type ProxyBenchSettings } from "./proxy.js";
+import { proxyTables, proxyToolsTable, runProxyBench, runProxyToolsBench, type ProxyBenchSettings } from "./proxy.js";
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
 import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body-memory.js";
 import { runSoak, soakTable } from "./soak.js";
@@ -445,6 +446,25 @@ function outboundTable(root: string) {
   return { data, lines };
 }
 
+/** `--proxy --tools-only`: only the proxy --tools rounds (`--rounds N`, 9 by default), printed; nothing written. */
+async function mainProxyTools(settings: ProxyBenchSettings): Promise<void> {
+  const at = process.argv.indexOf("--rounds");
+  const rounds = at > 0 ? Number(process.argv[at + 1]) : settings.rounds;
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error("--rounds must be a positive integer");
+  const started = performance.now();
+  const results = await runProxyToolsBench({ ...settings, rounds }, log);
+  console.log(
+    [
+      `wymcp proxy --tools ÷ proxy${quick ? " (quick: figures are not meaningful)" : ""}: ${settings.connections} keep-alive connections, ${rounds} interleaved rounds × ${settings.roundMs} ms per variant`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}`,
+      "",
+      proxyToolsTable(results),
+      "",
+      `total ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    ].join("\n"),
+  );
+}
+
 /** `--proxy`: `wymcp proxy` and `wymcp stdio` (about 5 minutes with the 60 s memory runs; `--quick`: seconds). */
 async function mainProxy(): Promise<void> {
   const started = performance.now();
@@ -475,6 +495,7 @@ async function mainProxy(): Promise<void> {
         liveMessages: 100_000,
         pageRows: 10_000,
       };
+  if (process.argv.includes("--tools-only")) return mainProxyTools(settings);
   const results = await runProxyBench(root, settings, log);
   const judged = proxyTargets(results);
   const seconds = (performance.now() - started) / 1000;

@@ -7,6 +7,7 @@ import net from "node:net";
 import { after, before, describe, test } from "node:test";
 import { gateNode } from "wymcp/node";
 import { createLog } from "../src/core/gate-log.js";
+import type { CompileOutcome } from "../src/core/tools-at-edge.js";
 import { originForm } from "../src/hosts/proxy/forward.js";
 import { createProxy, listen } from "../src/hosts/proxy/proxy.js";
 import { hostPort } from "../src/cli/args.js";
@@ -580,6 +581,64 @@ describe("wymcp proxy when the upstream fails", { timeout: 60_000 }, () => {
       assert.equal(outcome, "broke");
     } finally {
       assert.equal(await proxy.stop(), 0);
+      await upstream.close();
+    }
+  });
+});
+
+describe("wymcp proxy with the upstream's tools known", { timeout: 30_000 }, () => {
+  test("a call that arrives while its tool's schema compiles waits for it and is judged; once compiled, each call is judged at once", async () => {
+    const upstream = await recordingUpstream();
+    // A compiler the test releases: the schema stays compiling until the first call has been admitted.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const compile = async (): Promise<CompileOutcome> => {
+      await released;
+      return {
+        ok: true,
+        validate: (input) =>
+          typeof (input as { text?: unknown }).text === "string"
+            ? { valid: true }
+            : { valid: false, errorMessage: "text must be a string" },
+      };
+    };
+    const schema = { type: "object", properties: { text: { type: "string" } }, required: ["text"] };
+    const { options } = parseProxyArgs(["--upstream", upstream.url.href]);
+    const built = createProxy(
+      { ...options, tools: { given: { tools: [{ name: "echo", inputSchema: schema }] }, learn: false, compile } },
+      createLog("proxy", "text", () => undefined),
+      // The admitted verdict comes just before the tools' check: the compiler is released only then.
+      { onVerdict: (event) => void (event.outcome === "pass" && release()) },
+    );
+    const { server, address } = await listen(built, "127.0.0.1", 0);
+    const url = `http://127.0.0.1:${address.port}/mcp`;
+    const call = (id: number, args: unknown) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: MODERN_META, name: "echo", arguments: args } });
+    try {
+      const early = await rawPost(url, { ...JSON_HEADERS, ...ECHO_CALL }, call(1, { text: 5 }));
+      assert.equal(early.status, 200);
+      assert.deepEqual(JSON.parse(early.text), {
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          content: [{ type: "text", text: "Invalid arguments for tool echo: text must be a string" }],
+          isError: true,
+          resultType: "complete",
+        },
+      });
+      const refused = await rawPost(url, { ...JSON_HEADERS, ...ECHO_CALL }, call(2, { text: 6 }));
+      assert.equal(JSON.parse(refused.text).result.isError, true);
+      assert.equal(upstream.received.length, 0, "a refused call reached the upstream");
+      const valid = call(3, { text: "hi" });
+      const passed = await rawPost(url, { ...JSON_HEADERS, ...ECHO_CALL }, valid);
+      assert.deepEqual([passed.status, JSON.parse(passed.text)], [200, { jsonrpc: "2.0", id: 3, result: { ok: true } }]);
+      assert.deepEqual(
+        upstream.received.map((r) => r.body.toString("utf8")),
+        [valid],
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
       await upstream.close();
     }
   });

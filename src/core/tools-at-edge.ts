@@ -306,30 +306,26 @@ export class ToolsAtEdge {
     const given = this.#given.get(name);
     if (known === undefined && given === undefined) return undefined;
     const args = params.arguments === undefined ? {} : params.arguments;
-    const id = answerId(body);
     if (this.#paramHeaders && era === "modern" && headers !== undefined && known?.declarations && known.declarations.length > 0) {
       const problem = paramProblem(known.declarations, args, headers);
       if (problem) {
-        const response = paramMismatchResponse(id, problem);
+        const response = paramMismatchResponse(answerId(body), problem);
         return { status: 400, response, check: "param-header", message: response.error.message };
       }
     }
     if (!this.#arguments) return undefined;
-    if (given) return this.#verdict(given, args, name, id, era, body, protocolVersion);
+    if (given) return this.#verdict(given, args, name, era, body, protocolVersion);
     const compiled = known?.text === undefined ? undefined : this.#compiled.get(known.text);
     if (compiled === undefined) return undefined;
     if (compiled instanceof Promise)
-      return compiled.then((outcome) =>
-        outcome.ok ? this.#verdict(outcome.validate, args, name, id, era, body, protocolVersion) : undefined,
-      );
-    return compiled.ok ? this.#verdict(compiled.validate, args, name, id, era, body, protocolVersion) : undefined;
+      return compiled.then((outcome) => (outcome.ok ? this.#verdict(outcome.validate, args, name, era, body, protocolVersion) : undefined));
+    return compiled.ok ? this.#verdict(compiled.validate, args, name, era, body, protocolVersion) : undefined;
   }
 
   #verdict(
     validate: ArgumentsValidator,
     args: unknown,
     name: string,
-    id: JsonRpcId,
     era: Era,
     body: unknown,
     protocolVersion: string | null | undefined,
@@ -342,6 +338,8 @@ export class ToolsAtEdge {
       return undefined;
     }
     if (result.valid) return undefined;
+    // The id is read only for an answer: a call that passes costs no more than the validator.
+    const id = answerId(body);
     const brief = result.errorMessage ?? "the arguments do not match the tool's inputSchema";
     const tool = escapeText(name, MAX_NAME_UNITS);
     const asError = era === "modern" || legacyRevisionOf(body, protocolVersion).revision >= IS_ERROR_FROM;

@@ -255,30 +255,12 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
   out.once("response", (answer) => {
     clearTimeout(timer);
     const status = answer.statusCode ?? 0;
-    const headers = answerHeaders(answer.rawHeaders);
-    // RFC 9110 §15: a status outside 100..599 is invalid, and a final answer is never 1xx: Node would throw writing it.
-    const bad = status < 200 || status > 599 ? `status ${status}` : headers === undefined ? "an invalid header" : undefined;
-    if (bad !== undefined) {
-      answer.destroy();
-      out.destroy();
-      return fail("malformed", bad);
-    }
     const stream = mediaType(answer.headers["content-type"]) === "text/event-stream";
-    const declared = Number(answer.headers["content-length"]);
-    if (!stream && declared > upstream.maxAnswerBytes) {
+    const problem = writeAnswerHead(answer, res, status, stream, upstream.maxAnswerBytes);
+    if (problem) {
       answer.destroy();
       out.destroy();
-      return fail("too-large", `content-length ${declared}`);
-    }
-    try {
-      // A reason phrase Node cannot write (a control byte) gives way to the status's own: RFC 9112 §4 has clients
-      // ignore it, and Node's own client reads such an answer.
-      const reason = REASON_PHRASE.test(answer.statusMessage ?? "") ? answer.statusMessage : undefined;
-      res.writeHead(status, reason, headers);
-    } catch (error) {
-      answer.destroy();
-      out.destroy();
-      return fail("malformed", (error as NodeJS.ErrnoException).code ?? "an answer Node cannot write");
+      return fail(problem.kind, problem.error);
     }
     // A stream's headers go out at once: a client waits for them before it reads any event, and the first may be far off.
     if (stream) res.flushHeaders();
@@ -316,6 +298,35 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
   else out.end();
   if (exchange.drain?.aborted) drained();
   else exchange.drain?.addEventListener("abort", drained, { once: true });
+}
+
+/**
+ * Writes the upstream's status and headers to the client, or says why its answer cannot go on: a status no final
+ * answer has, a header Node cannot write, a declared length past the bound (not for an event stream, which lives as
+ * long as the session).
+ */
+function writeAnswerHead(
+  answer: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  stream: boolean,
+  maxAnswerBytes: number,
+): { kind: "malformed" | "too-large"; error: string } | undefined {
+  const headers = answerHeaders(answer.rawHeaders);
+  // RFC 9110 §15: a status outside 100..599 is invalid, and a final answer is never 1xx: Node would throw writing it.
+  const bad = status < 200 || status > 599 ? `status ${status}` : headers === undefined ? "an invalid header" : undefined;
+  if (bad !== undefined) return { kind: "malformed", error: bad };
+  const declared = Number(answer.headers["content-length"]);
+  if (!stream && declared > maxAnswerBytes) return { kind: "too-large", error: `content-length ${declared}` };
+  try {
+    // A reason phrase Node cannot write (a control byte) gives way to the status's own: RFC 9112 §4 has clients
+    // ignore it, and Node's own client reads such an answer.
+    const reason = REASON_PHRASE.test(answer.statusMessage ?? "") ? answer.statusMessage : undefined;
+    res.writeHead(status, reason, headers);
+  } catch (error) {
+    return { kind: "malformed", error: (error as NodeJS.ErrnoException).code ?? "an answer Node cannot write" };
+  }
+  return undefined;
 }
 
 /** Whether an `Accept` header admits an event stream (absent, `*\/*`, `text/*` or `text/event-stream`). */

@@ -15,7 +15,15 @@ import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../shar
 import { answerClientErrors } from "../shared/node-client-errors.js";
 import { judgeNode, screenNode } from "../shared/node-gate.js";
 import { type Report, tapResponse } from "../shared/node-report.js";
-import { admittedEvent, type GateAction, type GateFace, refusalEvent, refusedBody } from "../../core/pipeline.js";
+import {
+  admittedEvent,
+  type GateAction,
+  type GateAdmit,
+  type GateFace,
+  type GateRefuse,
+  refusalEvent,
+  refusedBody,
+} from "../../core/pipeline.js";
 import { now } from "../../core/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
@@ -134,12 +142,7 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       verdict(refusalEvent(screened.refusal, undefined, "refused", { status: true, remote }));
       return answerRefusal(req, res, screened.refusal, DISCARD_TIMEOUT_MS, drainBytes);
     }
-    if (screened) {
-      if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
-      const drain = req.method === "GET" ? drainSignal.signal : undefined;
-      if (drain) hooks.observer?.exchange?.(req, res, undefined);
-      return send(req, { req, res, body: undefined, id: null, drain }, undefined);
-    }
+    if (screened) return relayUnjudged(req, res);
     let judged: GateAction;
     try {
       // One span per message, from the first byte read to the answer for its id, as gateNode traces it.
@@ -149,20 +152,34 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       if (!req.complete) return void req.destroy();
       return sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error: the proxy failed to judge the request"));
     }
-    const { trace } = judged;
-    if (judged.action === "refuse") {
-      const { refusal } = judged;
-      // The stage keeps no refused body: the log's method and name come from the bytes, parsed again, when they parsed.
-      verdict(refusalEvent(refusal, refusedBody(judged), "refused", { status: true, remote }));
-      if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
-      hooks.observer?.exchange?.(req, res, judged.bytes);
-      // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
-      answerRefusal(req, res, refusal, DISCARD_TIMEOUT_MS, drainBytes);
-      const { id } = refusal.response;
-      if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
-      return;
-    }
-    const { body: parsed, era, result } = judged;
+    if (judged.action === "refuse") return refuse(req, res, judged, remote);
+    return relayAdmitted(req, res, judged, remote);
+  }
+
+  /** A request not judged (not a POST, or --pass-through): straight through, its body streamed. */
+  function relayUnjudged(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
+    const drain = req.method === "GET" ? drainSignal.signal : undefined;
+    if (drain) hooks.observer?.exchange?.(req, res, undefined);
+    return send(req, { req, res, body: undefined, id: null, drain }, undefined);
+  }
+
+  /** A body the gates refused: logged and answered here; the upstream never sees it. */
+  function refuse(req: IncomingMessage, res: ServerResponse, judged: GateRefuse, remote: string | undefined): void {
+    const { refusal, trace } = judged;
+    // The stage keeps no refused body: the log's method and name come from the bytes, parsed again, when they parsed.
+    verdict(refusalEvent(refusal, refusedBody(judged), "refused", { status: true, remote }));
+    if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
+    hooks.observer?.exchange?.(req, res, judged.bytes);
+    // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
+    answerRefusal(req, res, refusal, DISCARD_TIMEOUT_MS, drainBytes);
+    const { id } = refusal.response;
+    if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
+  }
+
+  /** An admitted body: a notification answered 202 here, a call the known tools refuse answered here, the rest forwarded. */
+  async function relayAdmitted(req: IncomingMessage, res: ServerResponse, judged: GateAdmit, remote: string | undefined): Promise<void> {
+    const { body: parsed, era, result, trace } = judged;
     const id = answerId(parsed);
     // --legacy-checks report is logged; a pass only for a subscriber.
     const event = admittedEvent(judged, hooks.onVerdict !== undefined, { remote });
@@ -173,11 +190,15 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
       res.writeHead(202).end();
       return trace?.end();
     }
-    // A call the upstream's tools refuse is answered here, and the upstream never sees it.
-    const refusal = tools?.active ? await toolsNode(tools, req, res, era, parsed, (name) => nodeHeader(req, name)) : undefined;
-    if (refusal) {
-      if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
-      return trace?.end();
+    if (tools?.active) {
+      // A call the upstream's tools refuse is answered here, and the upstream never sees it. Judged at once unless its
+      // tool's schema is still compiling: only then is there a promise to wait for.
+      const judging = toolsNode(tools, req, res, era, parsed, (name) => nodeHeader(req, name));
+      const refusal = judging instanceof Promise ? await judging : judging;
+      if (refusal) {
+        if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
+        return trace?.end();
+      }
     }
     if (report || trace) tapResponse(res, era, parsed, report, trace);
     if (refuseLockedCall(toolLock, parsed, res)) return trace?.end();
