@@ -38,6 +38,7 @@ import { LOAD_CONCURRENCY, LOAD_MESSAGES, runLoad } from "./load.js";
 import { runStdioMemory, STDIO_MEMORY_FULL, STDIO_MEMORY_QUICK } from "./stdio-memory.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
+import { adversarialEdgeTable, runAdversarialEdge, type EdgeSettings } from "./adversarial-edge.js";
 import { runCompileScaleBench } from "./compile-scale.js";
 import { runToolsBench } from "./tools.js";
 import { proxyTables, runProxyBench, type ProxyBenchSettings } from "./proxy.js";
@@ -52,6 +53,7 @@ const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1
 const httpMode = process.argv.includes("--http");
 const withCli = process.argv.includes("--cli");
 const adversarialOnly = process.argv.includes("--adversarial");
+const adversarialEdgeOnly = process.argv.includes("--adversarial-edge");
 const proxyMode = process.argv.includes("--proxy");
 const bodyMemoryOnly = process.argv.includes("--body-memory");
 const soakOnly = process.argv.includes("--soak");
@@ -67,6 +69,8 @@ const out =
           ? "results-http.json"
           : adversarialOnly
             ? "results-adversarial.json"
+            : adversarialEdgeOnly
+              ? "results-adversarial-edge.json"
             : bodyMemoryOnly
               ? "results-body-memory.json"
               : soakOnly
@@ -100,6 +104,8 @@ const adversarialSettings: AdversarialSettings = quick
       rounds: 5,
       longNames: { sizes: NAME_SIZES, styles: NAME_STYLES, rounds: 3, budgetMs: 1000, minMs: 8 },
     };
+
+const edgeSettings: EdgeSettings = quick ? { rounds: 1, startN: 16, budgetMs: 50 } : { rounds: 5, startN: 256, budgetMs: 1000 };
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 
@@ -184,6 +190,7 @@ async function main(): Promise<void> {
   const toolsAtEdge = await runToolsAtEdgeBench(settings.timing, log);
   judged.push(toolsAtEdgeTarget(toolsAtEdge));
   const adversarial = runAdversarial(adversarialSettings, log);
+  const adversarialEdge = await runAdversarialEdge(edgeSettings, log);
   const seconds = (performance.now() - started) / 1000;
 
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -239,6 +246,8 @@ async function main(): Promise<void> {
     ...(cliLarge ? [...section("cli-large", "## CLI on a large JSONL capture", cliLargeTable(cliLarge)), ""] : []),
     ...section("adversarial", adversarialHeading(), adversarialTable(adversarial)),
     "",
+    ...section("adversarial-edge", adversarialEdgeHeading(), adversarialEdgeTable(adversarialEdge)),
+    "",
     `total ${seconds.toFixed(1)} s`,
   ];
   console.log(lines.join("\n"));
@@ -262,6 +271,7 @@ async function main(): Promise<void> {
       stdioMemory,
       cli: { startup: cliStartup, large: cliLarge },
       adversarial,
+      adversarialEdge,
       seconds,
     };
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
@@ -380,9 +390,38 @@ function adversarialHeading(): string {
   );
 }
 
+function adversarialEdgeHeading(): string {
+  const { rounds, startN, budgetMs } = edgeSettings;
+  return (
+    "## Adversarial header values and tool schemas at the edge (fuzz/adversarial/edge.ts: the path after parsing, the face's " +
+    "header reader, validateMcpRequest with the header rules and the tool's Mcp-Param headers and arguments ÷ JSON.parse of " +
+    "the body and the header lines as one JSON text; headers at Node's default 16 KiB and a quarter of it; schemas n ×4 from " +
+    `${startN} to the body limit, a step projected over ${budgetMs} ms not taken; ${rounds} interleaved rounds, ratios per round)`
+  );
+}
+
+/** `--adversarial-edge`: only the tools at the edge's families (about a minute). */
+async function mainAdversarialEdge(): Promise<void> {
+  const result = await runAdversarialEdge(edgeSettings, log);
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    [
+      `wymcp adversarial edge benchmark${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+      "",
+      ...section("adversarial-edge", adversarialEdgeHeading(), adversarialEdgeTable(result)),
+      "",
+      `total ${result.seconds.toFixed(1)} s`,
+    ].join("\n"),
+  );
+  writeSections("npm run bench -- --adversarial-edge");
+  if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, adversarialEdge: result }, null, 2)}\n`);
+}
+
 /** `--adversarial`: only the adversarial section (a minute or two; `--quick`: seconds). */
 async function mainAdversarial(): Promise<void> {
   const result = runAdversarial(adversarialSettings, log);
+  const edge = await runAdversarialEdge(edgeSettings, log);
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   console.log(
     [
@@ -391,11 +430,13 @@ async function mainAdversarial(): Promise<void> {
       "",
       ...section("adversarial", adversarialHeading(), adversarialTable(result)),
       "",
-      `total ${result.seconds.toFixed(1)} s`,
+      ...section("adversarial-edge", adversarialEdgeHeading(), adversarialEdgeTable(edge)),
+      "",
+      `total ${(result.seconds + edge.seconds).toFixed(1)} s`,
     ].join("\n"),
   );
   writeSections("npm run bench -- --adversarial");
-  if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, adversarial: result }, null, 2)}\n`);
+  if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, adversarial: result, adversarialEdge: edge }, null, 2)}\n`);
 }
 
 /** The sections printed so far, by name: `writeSections` puts each into docs/performance.md. */
@@ -577,6 +618,8 @@ async function mainSoak(): Promise<void> {
   ? mainHttp()
   : adversarialOnly
     ? mainAdversarial()
+    : adversarialEdgeOnly
+      ? mainAdversarialEdge()
     : bodyMemoryOnly
       ? mainBodyMemory()
       : soakOnly
