@@ -101,6 +101,30 @@ const CASES: Case[] = [
     "a Fetch Headers' joined repeat of two values is refused",
     { body: CALL, headers: new Headers([...Object.entries(good), ["mcp-name", "other"]]), want: { header: "Mcp-Name" } },
   ],
+  [
+    "a Fetch Headers' joined repeat of one sentinel passes, as the same repeat does on a Node face",
+    {
+      body: CALL,
+      headers: new Headers([
+        ...Object.entries(good).filter(([name]) => name !== "mcp-name"),
+        ["mcp-name", "=?base64?Z2V0X3dlYXRoZXI=?="],
+        ["mcp-name", "=?base64?Z2V0X3dlYXRoZXI=?="],
+      ]),
+      want: "pass",
+    },
+  ],
+  [
+    "a Fetch Headers' joined repeat of a sentinel and a bad one is refused",
+    {
+      body: CALL,
+      headers: new Headers([
+        ...Object.entries(good).filter(([name]) => name !== "mcp-name"),
+        ["mcp-name", "=?base64?Z2V0X3dlYXRoZXI=?="],
+        ["mcp-name", "=?base64?Z2V0X3dlYXRoZXI!?="],
+      ]),
+      want: { header: "Mcp-Name" },
+    },
+  ],
 ];
 
 describe("the modern lane's header rules (validateMcpRequest with headers)", () => {

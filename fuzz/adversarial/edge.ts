@@ -118,14 +118,16 @@ export function headerCases(compile: ToolSchemaCompiler | undefined): EdgeCase[]
     required: ["q"],
   };
   const tools = toolsFor([{ name: "lookup", inputSchema: schema }], compile);
-  const one = (label: string, expect: EdgeCase["expect"], build: (n: number) => { args: object; extra: Array<[string, string]>; name?: string }): EdgeCase => ({
+  const one = (label: string, expect: EdgeCase["expect"], build: (n: number) => { args: object; extra: Array<[string, string]>; name?: string; nameHeader?: string }): EdgeCase => ({
     family: "headers",
     label,
     expect,
     bound: "headers",
     request(n) {
-      const { args, extra, name } = build(n);
-      return { body: call(name ?? "lookup", args), headers: baseHeaders(name ?? "lookup", extra), tools };
+      const { args, extra, name, nameHeader } = build(n);
+      const headers = baseHeaders(name ?? "lookup", extra);
+      if (nameHeader !== undefined) headers[4] = ["mcp-name", nameHeader];
+      return { body: call(name ?? "lookup", args), headers, tools };
     },
   });
   const x = (n: number) => "x".repeat(n);
@@ -136,6 +138,7 @@ export function headerCases(compile: ToolSchemaCompiler | undefined): EdgeCase[]
       args: { q: "a" },
       extra: [["mcp-param-q", "a"]],
       name: x(n),
+      nameHeader: `${x(n - 1)}y`,
     })),
     one("Mcp-Param-Q: sentinel of n characters, valid", "pass", (n) => {
       const q = `\u0000${x(Math.floor((n * 3) / 4))}`;
@@ -279,10 +282,10 @@ export function schemaCases(compile: ToolSchemaCompiler | undefined): SchemaCase
     const defs: Record<string, unknown> = {};
     for (let i = 0; i < depth; i++) defs[`d${i}`] = i === depth - 1 ? { type: "integer" } : { $ref: `#/$defs/d${i + 1}` };
     make(
-      `$ref chain ${depth} deep, n items each through it (invalid)`,
+      `$ref chain ${depth} deep, n valid items each through it`,
       { type: "object", $defs: defs, properties: { a: { type: "array", items: { $ref: "#/$defs/d0" } } } },
-      (n) => ({ a: new Array(n).fill("x") }),
-      "arguments",
+      (n) => ({ a: new Array(n).fill(1) }),
+      "pass",
     );
   }
   const recursive = {

@@ -170,15 +170,12 @@ function judge(
     else if (trimmed !== value) return "repeated";
   }
   if (value === undefined) return required ? "missing" : undefined;
-  let read: string | undefined = value;
-  if (decode) {
-    read = decodeSentinel(value);
-    if (read === undefined) return "bad-base64";
-  }
-  if (expected === undefined || read === expected) return undefined;
-  // A Fetch `Headers` joins a repeated header with ", ": the same value sent twice is still that value.
-  if (value.includes(",") && sameRepeated(value, expected, decode)) return undefined;
-  return "mismatch";
+  const read = decode ? decodeSentinel(value) : value;
+  if (read !== undefined && (expected === undefined || read === expected)) return undefined;
+  // A Fetch `Headers` joins a repeated header with ", ": the same value sent twice is still that value (a sentinel
+  // sent twice too, which read whole is no sentinel).
+  if (expected !== undefined && value.includes(",") && sameRepeated(value, expected, decode)) return undefined;
+  return read === undefined ? "bad-base64" : "mismatch";
 }
 
 function sameRepeated(joined: string, expected: string, decode: boolean): boolean {
