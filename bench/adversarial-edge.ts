@@ -71,7 +71,9 @@ function subject(request: EdgeRequest, face: Face): Subject & { verdict: string 
 function largestN(c: EdgeCase): number {
   const fits = (n: number) => {
     const r = c.request(n);
-    return c.bound === "headers" ? headerBytes(r.headers) <= NODE_MAX_HEADER_BYTES : Buffer.byteLength(JSON.stringify(r.body)) <= DEFAULT_MAX_BODY_BYTES;
+    return c.bound === "headers"
+      ? headerBytes(r.headers) <= NODE_MAX_HEADER_BYTES
+      : Buffer.byteLength(JSON.stringify(r.body)) <= DEFAULT_MAX_BODY_BYTES;
   };
   let lo = 4;
   let hi = 8;
@@ -188,7 +190,9 @@ export function adversarialEdgeTable(result: EdgeResult): string {
 }
 
 export function edgeSummary(result: EdgeResult): string[] {
-  const out = [`Worst per family (target ≤ ${EDGE_TARGET}× JSON.parse of the body and header bytes; linear growth is 4×, superlinear over ${LINEAR_GROWTH}×):`];
+  const out = [
+    `Worst per family (target ≤ ${EDGE_TARGET}× JSON.parse of the body and header bytes; linear growth is 4×, superlinear over ${LINEAR_GROWTH}×):`,
+  ];
   for (const family of ["headers", "schemas"] as const) {
     const rows = result.rows.filter((r) => r.family === family);
     if (rows.length === 0) continue;

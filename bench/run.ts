@@ -71,13 +71,13 @@ const out =
             ? "results-adversarial.json"
             : adversarialEdgeOnly
               ? "results-adversarial-edge.json"
-            : bodyMemoryOnly
-              ? "results-body-memory.json"
-              : soakOnly
-                ? "results-soak.json"
-                : proxyMode
-                  ? "results-proxy.json"
-                  : "results.json",
+              : bodyMemoryOnly
+                ? "results-body-memory.json"
+                : soakOnly
+                  ? "results-soak.json"
+                  : proxyMode
+                    ? "results-proxy.json"
+                    : "results.json",
       ));
 const specDir = resolveSpecDir();
 
@@ -436,7 +436,11 @@ async function mainAdversarial(): Promise<void> {
     ].join("\n"),
   );
   writeSections("npm run bench -- --adversarial");
-  if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, adversarial: result, adversarialEdge: edge }, null, 2)}\n`);
+  if (out)
+    writeFileSync(
+      out,
+      `${JSON.stringify({ date: new Date().toISOString(), quick, adversarial: result, adversarialEdge: edge }, null, 2)}\n`,
+    );
 }
 
 /** The sections printed so far, by name: `writeSections` puts each into docs/performance.md. */
@@ -620,13 +624,13 @@ async function mainSoak(): Promise<void> {
     ? mainAdversarial()
     : adversarialEdgeOnly
       ? mainAdversarialEdge()
-    : bodyMemoryOnly
-      ? mainBodyMemory()
-      : soakOnly
-        ? mainSoak()
-        : proxyMode
-          ? mainProxy()
-          : main()
+      : bodyMemoryOnly
+        ? mainBodyMemory()
+        : soakOnly
+          ? mainSoak()
+          : proxyMode
+            ? mainProxy()
+            : main()
 ).catch((error: unknown) => {
   console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exitCode = 1;

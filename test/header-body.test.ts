@@ -187,6 +187,14 @@ describe("decodeSentinel: strict Base64 of strict UTF-8", () => {
     ["=?base64?SGVsbG9=?=", undefined],
     ["=?base64?SGVsbG8-?=", undefined],
     ["=?base64?/w==?=", undefined],
+    ["=?base64?SGVsbG8=?=", "Hello"],
+    ["=?base64?SGVsbA==?=", "Hell"],
+    ["=?base64?SGVsbB==?=", undefined],
+    ["=?base64?SGVs=bG8?=", undefined],
+    ["=?base64?SGVsbG8==?=", undefined],
+    ["=?base64?====?=", undefined],
+    ["=?base64?SGV\u00e9bG8=?=", undefined],
+    [`=?base64?${"QUFB".repeat(4096)}QUF!?=`, undefined],
     ["=?BASE64?SGVsbG8=?=", "=?BASE64?SGVsbG8=?="],
   ];
   for (const [given, want] of table) {

@@ -118,7 +118,11 @@ export function headerCases(compile: ToolSchemaCompiler | undefined): EdgeCase[]
     required: ["q"],
   };
   const tools = toolsFor([{ name: "lookup", inputSchema: schema }], compile);
-  const one = (label: string, expect: EdgeCase["expect"], build: (n: number) => { args: object; extra: Array<[string, string]>; name?: string; nameHeader?: string }): EdgeCase => ({
+  const one = (
+    label: string,
+    expect: EdgeCase["expect"],
+    build: (n: number) => { args: object; extra: Array<[string, string]>; name?: string; nameHeader?: string },
+  ): EdgeCase => ({
     family: "headers",
     label,
     expect,
@@ -278,7 +282,7 @@ export function schemaCases(compile: ToolSchemaCompiler | undefined): SchemaCase
     (n) => ({ [`${"a".repeat(n)}!`]: "v" }),
     "arguments",
   );
-  for (const depth of [8, 60, 500]) {
+  for (const depth of [8, 31, 500]) {
     const defs: Record<string, unknown> = {};
     for (let i = 0; i < depth; i++) defs[`d${i}`] = i === depth - 1 ? { type: "integer" } : { $ref: `#/$defs/d${i + 1}` };
     make(
@@ -301,23 +305,33 @@ export function schemaCases(compile: ToolSchemaCompiler | undefined): SchemaCase
   };
   make("recursive $ref, 40 deep, n invalid kids at the bottom", recursive, (n) => tree(n, false), "arguments");
   make("recursive $ref, 40 deep, n valid kids at the bottom", recursive, (n) => tree(n, true), "pass");
-  const branches = Array.from({ length: 32 }, (_, i) => ({ type: "object", properties: { k: { const: i } }, required: ["k", `r${i}`] }));
-  make(
-    "anyOf of 32 object branches, n items matching none",
-    { type: "object", properties: { a: { type: "array", items: { anyOf: branches } } } },
-    (n) => ({ a: new Array(n).fill({ k: 99 }) }),
-    "arguments",
-  );
-  make(
-    "oneOf of 32 object branches, n items matching the last",
-    { type: "object", properties: { a: { type: "array", items: { oneOf: branches } } } },
-    (n) => ({ a: new Array(n).fill({ k: 31, r31: 1 }) }),
-    "pass",
-  );
+  // 31 branches: the most the edge runs (the union's node and its branches, 32 schemas per value); 64: not run.
+  for (const count of [31, 64]) {
+    const branches = Array.from({ length: count }, (_, i) => ({
+      type: "object",
+      properties: { k: { const: i } },
+      required: ["k", `r${i}`],
+    }));
+    make(
+      `anyOf of ${count} object branches, n items matching none`,
+      { type: "object", properties: { a: { type: "array", items: { anyOf: branches } } } },
+      (n) => ({ a: new Array(n).fill({ k: 99 }) }),
+      "arguments",
+    );
+    make(
+      `oneOf of ${count} object branches, n items matching the last`,
+      { type: "object", properties: { a: { type: "array", items: { oneOf: branches } } } },
+      (n) => ({ a: new Array(n).fill({ k: count - 1, [`r${count - 1}`]: 1 }) }),
+      "pass",
+    );
+  }
   // oneOf whose two branches both judge the next level: 2^20 judgements per item through 20 $defs.
   const levels: Record<string, unknown> = {};
   for (let i = 0; i < 20; i++)
-    levels[`l${i}`] = i === 19 ? { type: "integer" } : { oneOf: [{ $ref: `#/$defs/l${i + 1}` }, { allOf: [{ $ref: `#/$defs/l${i + 1}` }, { type: "string" }] }] };
+    levels[`l${i}`] =
+      i === 19
+        ? { type: "integer" }
+        : { oneOf: [{ $ref: `#/$defs/l${i + 1}` }, { allOf: [{ $ref: `#/$defs/l${i + 1}` }, { type: "string" }] }] };
   make(
     "oneOf doubling through 20 $defs, n items",
     { type: "object", $defs: levels, properties: { a: { type: "array", items: { $ref: "#/$defs/l0" } } } },

@@ -230,7 +230,13 @@ export function wellFormed(value: string): boolean {
 
 const PREFIX = "=?base64?";
 const SUFFIX = "?=";
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Each Base64 character's six bits by its code, -1 for any other ASCII character. */
+const SEXTETS = (() => {
+  const table = new Int8Array(128).fill(-1);
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (let i = 0; i < alphabet.length; i++) table[alphabet.charCodeAt(i)] = i;
+  return table;
+})();
 // Made on the first sentinel read: the pure check loads in contexts with no TextDecoder, where no header is judged.
 let utf8: { decode(bytes: Uint8Array): string } | undefined;
 
@@ -242,10 +248,8 @@ let utf8: { decode(bytes: Uint8Array): string } | undefined;
 export function decodeSentinel(value: string): string | undefined {
   if (!(value.length >= PREFIX.length + SUFFIX.length && value.startsWith(PREFIX) && value.endsWith(SUFFIX))) return value;
   const payload = value.slice(PREFIX.length, value.length - SUFFIX.length);
-  if (!BASE64.test(payload)) return undefined;
+  if (!strictBase64(payload)) return undefined;
   const binary = atob(payload);
-  // Bits past the last whole byte must be zero: one value, one encoding.
-  if (btoa(binary) !== payload) return undefined;
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   try {
@@ -254,6 +258,23 @@ export function decodeSentinel(value: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Strict Base64, in one pass with no backtracking: whole quads of the alphabet, `=` padding only at the end, and zero
+ * bits past the last whole byte (one value, one encoding).
+ */
+function strictBase64(payload: string): boolean {
+  const length = payload.length;
+  if (length % 4 !== 0) return false;
+  const pad = length > 0 && payload.charCodeAt(length - 1) === 0x3d ? (payload.charCodeAt(length - 2) === 0x3d ? 2 : 1) : 0;
+  let last = 0;
+  for (let i = 0; i < length - pad; i++) {
+    const code = payload.charCodeAt(i);
+    last = code < 128 ? SEXTETS[code]! : -1;
+    if (last < 0) return false;
+  }
+  return pad === 0 || (last & (pad === 2 ? 0x0f : 0x03)) === 0;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

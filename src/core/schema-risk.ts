@@ -15,7 +15,7 @@
  */
 
 /** Most schemas judged for one value of the arguments (at any one level): past it, the schema is not run at the edge. */
-export const MAX_EVALUATIONS_PER_VALUE = 64;
+export const MAX_EVALUATIONS_PER_VALUE = 32;
 /** Most ways a pattern's optional parts and alternations in a row can split a string (each a try on failure). */
 const MAX_SPLITS = 256;
 /** A bounded repeat whose range is this wide counts as unbounded (`\d{0,1000}\d{0,1000}` is quadratic up to 1000). */
@@ -128,11 +128,11 @@ function parsePattern(source: string): Item[][] {
     }
     if (c === "[") return { t: "chars", set: charClass(), min: 1, max: 1 };
     if (c === ".") return { t: "chars", set: DOT, min: 1, max: 1 };
-    if (c === "\\") return escape(false);
+    if (c === "\\") return escaped(false);
     return { t: "chars", set: charSet(c.codePointAt(0)!), min: 1, max: 1 };
   };
   /** An escape; in a class, `\b` is a backspace and no escape is zero-width. */
-  const escape = (inClass: boolean): Item => {
+  const escaped = (inClass: boolean): Item => {
     const c = source[i++];
     if (c === undefined) throw new PatternSyntax("a lone backslash");
     const chars = (set: CharSet): Item => ({ t: "chars", set, min: 1, max: 1 });
@@ -207,7 +207,8 @@ function parsePattern(source: string): Item[][] {
   const classAtom = (): { set: CharSet; code?: number } => {
     if (source[i] === "\\") {
       i++;
-      const item = escape(true) as Extract<Item, { t: "chars" }>;
+      const item = escaped(true);
+      if (item.t !== "chars") throw new PatternSyntax("an escape a class cannot hold");
       const single = singleCode(item.set);
       return single === undefined ? { set: item.set } : { set: item.set, code: single };
     }
@@ -300,12 +301,6 @@ class Backtracks extends Error {}
 
 function ways(min: number, max: number): number {
   return max - min >= WIDE_RANGE ? Infinity : max - min + 1;
-}
-
-function mandatory(item: Item): boolean {
-  if (item.t === "chars") return item.min >= 1;
-  if (item.t !== "group" || item.min < 1) return false;
-  return item.alts.every((alt) => alt.some(mandatory));
 }
 
 function sequence(items: readonly Item[], state: State, anchored: boolean): State {
@@ -442,7 +437,8 @@ export function schemaRisk(schema: unknown): string | undefined {
       }
     if (node.uniqueItems === true && !scalarItems(node.items))
       found.reason ??= "uniqueItems over items of no scalar type (every pair compared)";
-    for (const key of Object.keys(node)) if (key !== "enum" && key !== "const" && key !== "examples" && key !== "default") collect(node[key], depth + 1);
+    for (const key of Object.keys(node))
+      if (key !== "enum" && key !== "const" && key !== "examples" && key !== "default") collect(node[key], depth + 1);
   };
   collect(schema, 0);
   if (found.reason !== undefined) return found.reason;
@@ -503,7 +499,9 @@ function evaluationsPerValue(root: Node, nodes: Node[], index: Map<Node, number>
     if (isNode(node.propertyNames)) groups.push([node.propertyNames]);
     const itemShared: Node[] = [];
     for (const key of ["additionalItems", "contains", "unevaluatedItems"]) if (isNode(node[key])) itemShared.push(node[key] as Node);
-    const tuple = [...(Array.isArray(node.prefixItems) ? node.prefixItems : []), ...(Array.isArray(node.items) ? node.items : [])].filter(isNode);
+    const tuple = [...(Array.isArray(node.prefixItems) ? node.prefixItems : []), ...(Array.isArray(node.items) ? node.items : [])].filter(
+      isNode,
+    );
     if (isNode(node.items)) itemShared.push(node.items);
     if (tuple.length === 0) groups.push(itemShared);
     for (const t of tuple) groups.push([t, ...itemShared]);

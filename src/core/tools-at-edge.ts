@@ -189,7 +189,9 @@ export class ToolsAtEdge {
   #compileOnce(tool: string, schema: object, text: string): void {
     if (this.#compiled.has(text) || !this.#compile) return;
     const risky =
-      text.length > MAX_COMPILED_SCHEMA_UNITS ? `larger than ${MAX_COMPILED_SCHEMA_UNITS} characters` : (riskyPattern(schema) ?? schemaRisk(schema));
+      text.length > MAX_COMPILED_SCHEMA_UNITS
+        ? `larger than ${MAX_COMPILED_SCHEMA_UNITS} characters`
+        : (riskyPattern(schema) ?? schemaRisk(schema));
     if (risky !== undefined) return this.#settle(tool, text, { ok: false, reason: risky });
     if (this.#compiled.size >= MAX_COMPILED_SCHEMAS)
       return this.#settle(tool, text, { ok: false, reason: `more than ${MAX_COMPILED_SCHEMAS} schemas compiled` });
