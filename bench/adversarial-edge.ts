@@ -133,9 +133,11 @@ export async function runAdversarialEdge(settings: EdgeSettings, log: (line: str
 function measureSchema(c: SchemaCase, settings: EdgeSettings): EdgeRow {
   const maxN = largestN(c);
   let n = Math.min(settings.startN, maxN);
+  // A single call, twice where it is cheap: one GC pause must not stop the growth.
   const once = (k: number) => {
     const s = subject(c.request(k), "node");
-    return timeOf(s.path, 0);
+    const first = timeOf(s.path, 0);
+    return first * 8 < settings.budgetMs ? Math.min(first, timeOf(s.path, 0)) : first;
   };
   let ms = once(n);
   let previous: number | undefined;

@@ -105,7 +105,7 @@ const adversarialSettings: AdversarialSettings = quick
       longNames: { sizes: NAME_SIZES, styles: NAME_STYLES, rounds: 3, budgetMs: 1000, minMs: 8 },
     };
 
-const edgeSettings: EdgeSettings = quick ? { rounds: 1, startN: 16, budgetMs: 50 } : { rounds: 5, startN: 256, budgetMs: 1000 };
+const edgeSettings: EdgeSettings = quick ? { rounds: 1, startN: 16, budgetMs: 50 } : { rounds: 7, startN: 256, budgetMs: 1000 };
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 

@@ -230,6 +230,7 @@ export function wellFormed(value: string): boolean {
 
 const PREFIX = "=?base64?";
 const SUFFIX = "?=";
+const ASCII = /^[\x00-\x7f]*$/;
 /** Each Base64 character's six bits by its code, -1 for any other ASCII character. */
 const SEXTETS = (() => {
   const table = new Int8Array(128).fill(-1);
@@ -247,9 +248,10 @@ let utf8: { decode(bytes: Uint8Array): string } | undefined;
  */
 export function decodeSentinel(value: string): string | undefined {
   if (!(value.length >= PREFIX.length + SUFFIX.length && value.startsWith(PREFIX) && value.endsWith(SUFFIX))) return value;
-  const payload = value.slice(PREFIX.length, value.length - SUFFIX.length);
-  if (!strictBase64(payload)) return undefined;
-  const binary = atob(payload);
+  const binary = strictBase64(value.slice(PREFIX.length, value.length - SUFFIX.length));
+  if (binary === undefined) return undefined;
+  // ASCII bytes are their own UTF-8: the usual sentinel (surrounding spaces, a sentinel-like value) needs no decoder.
+  if (ASCII.test(binary)) return binary;
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   try {
@@ -261,20 +263,26 @@ export function decodeSentinel(value: string): string | undefined {
 }
 
 /**
- * Strict Base64, in one pass with no backtracking: whole quads of the alphabet, `=` padding only at the end, and zero
- * bits past the last whole byte (one value, one encoding).
+ * `payload` decoded as strict Base64 (whole quads of the alphabet, `=` padding only at the end, zero bits past the last
+ * whole byte: one value, one encoding), as a binary string; `undefined` when it is not. `atob` reads the alphabet
+ * natively, in one pass; it also takes whitespace, which shows as fewer bytes than the length promises, and ignores
+ * stray bits, which the last character shows.
  */
-function strictBase64(payload: string): boolean {
+function strictBase64(payload: string): string | undefined {
   const length = payload.length;
-  if (length % 4 !== 0) return false;
+  if (length % 4 !== 0) return undefined;
   const pad = length > 0 && payload.charCodeAt(length - 1) === 0x3d ? (payload.charCodeAt(length - 2) === 0x3d ? 2 : 1) : 0;
-  let last = 0;
-  for (let i = 0; i < length - pad; i++) {
-    const code = payload.charCodeAt(i);
-    last = code < 128 ? SEXTETS[code]! : -1;
-    if (last < 0) return false;
+  let binary: string;
+  try {
+    binary = atob(payload);
+  } catch {
+    return undefined;
   }
-  return pad === 0 || (last & (pad === 2 ? 0x0f : 0x03)) === 0;
+  if (binary.length !== (length / 4) * 3 - pad) return undefined;
+  if (pad === 0) return binary;
+  const code = payload.charCodeAt(length - pad - 1);
+  const last = code < 128 ? SEXTETS[code]! : -1;
+  return last >= 0 && (last & (pad === 2 ? 0x0f : 0x03)) === 0 ? binary : undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
