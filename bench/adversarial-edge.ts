@@ -1,7 +1,7 @@
 /**
  * @module The adversarial families of the tools at the edge (fuzz/adversarial/edge.ts), part of `npm run bench --
  * --adversarial` (alone: `npm run bench -- --adversarial-edge`): per case, the whole path after the body and the header
- * lines are parsed (validateMcpRequest with the header rules, the tool's Mcp-Param headers and arguments) ÷
+ * lines are parsed (admission: the nesting bound, validateMcpRequest with the header rules; the tool's Mcp-Param headers and arguments) ÷
  * `JSON.parse` of the same bytes, the body and the header lines as one JSON text (`[body, [[name, value], …]]`), in
  * interleaved rounds; and the growth of the path's time for 4× n. Headers: n as large as Node's default header size
  * (16 KiB for the whole header section) allows, and a quarter of it. Schemas: n ×4 from 256 up to the body limit, a

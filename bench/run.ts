@@ -394,7 +394,7 @@ function adversarialEdgeHeading(): string {
   const { rounds, startN, budgetMs } = edgeSettings;
   return (
     "## Adversarial header values and tool schemas at the edge (fuzz/adversarial/edge.ts: the path after the body and the header " +
-    "lines are parsed, validateMcpRequest with the header rules and the tool's Mcp-Param headers and arguments ÷ JSON.parse of " +
+    "lines are parsed, admission (the nesting bound, validateMcpRequest with the header rules) and the tool's Mcp-Param headers and arguments ÷ JSON.parse of " +
     "the body and the header lines as one JSON text; headers at Node's default 16 KiB and a quarter of it; schemas n ×4 from " +
     `${startN} to the body limit, a step projected over ${budgetMs} ms not taken; ${rounds} interleaved rounds, ratios per round)`
   );

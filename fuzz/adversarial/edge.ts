@@ -10,7 +10,8 @@
  *   without a nested group (the string argument built from regex.ts's pump inputs), deep `$ref` chains, recursive
  *   `$ref` with a deep argument object, `anyOf`/`oneOf` fan-out, `uniqueItems` over objects; n grows the arguments.
  */
-import { validateMcpRequest } from "../../src/core/validate.js";
+import { judgeBody } from "../../src/core/admission.js";
+import { resolveLimits } from "../../src/core/options.js";
 import { ToolsAtEdge, type ToolSchemaCompiler, type ToolsEvent } from "../../src/core/tools-at-edge.js";
 import type { RequestHeaders } from "../../src/core/header-body.js";
 import { encodeHeaderValue } from "../../src/core/header-value.js";
@@ -90,10 +91,19 @@ export function reader(face: Face, lines: ReadonlyArray<[string, string]>): () =
   };
 }
 
-/** The whole path after the body is parsed: admission's validation with the header rules, then the tools at the edge. */
+/** The gates' default limits (the nesting bound among them). */
+const LIMITS = resolveLimits({});
+
+/**
+ * The whole path after the body is parsed: admission (the nesting bound, validateMcpRequest with the header rules),
+ * then the tools at the edge.
+ */
 export function judgeAtEdge(request: EdgeRequest, headers: RequestHeaders): "pass" | "header" | "arguments" | "refused" {
-  const verdict = validateMcpRequest(request.body, "modern", { headers });
-  if (verdict.outcome !== "pass") return verdict.outcome === "reject" && verdict.status === 400 ? "header" : "refused";
+  const admission = judgeBody(request.body, { era: "modern", protocolVersion: "2026-07-28", headers }, LIMITS);
+  if (!admission.ok)
+    return admission.status === 400 && admission.reason === "invalid-message" && admission.response.error.code === -32020
+      ? "header"
+      : "refused";
   const version = typeof headers === "function" ? headers("mcp-protocol-version") : undefined;
   const refusal = request.tools.judge(request.body, "modern", typeof version === "string" ? version : "2026-07-28", headers);
   if (refusal instanceof Promise) throw new Error("the tool's schema is still compiling");
@@ -298,13 +308,13 @@ export function schemaCases(compile: ToolSchemaCompiler | undefined): SchemaCase
     properties: { root: { $ref: "#/$defs/node" } },
   };
   const tree = (n: number, valid: boolean) => {
-    // A chain 40 deep whose last node holds n kids, each invalid (or valid).
+    // A chain 28 deep (56 levels of nesting, within the bound of 64) whose last node holds n kids, each invalid (or valid).
     let node: Record<string, unknown> = { v: 1, kids: new Array(n).fill({ v: valid ? 1 : "x" }) };
-    for (let i = 0; i < 40; i++) node = { v: 1, kids: [node] };
+    for (let i = 0; i < 28; i++) node = { v: 1, kids: [node] };
     return { root: node };
   };
-  make("recursive $ref, 40 deep, n invalid kids at the bottom", recursive, (n) => tree(n, false), "arguments");
-  make("recursive $ref, 40 deep, n valid kids at the bottom", recursive, (n) => tree(n, true), "pass");
+  make("recursive $ref, 28 deep, n invalid kids at the bottom", recursive, (n) => tree(n, false), "arguments");
+  make("recursive $ref, 28 deep, n valid kids at the bottom", recursive, (n) => tree(n, true), "pass");
   // 31 branches: the most the edge runs (the union's node and its branches, 32 schemas per value); 64: not run.
   for (const count of [31, 64]) {
     const branches = Array.from({ length: count }, (_, i) => ({
