@@ -520,21 +520,24 @@ function evaluationsPerValue(root: Node, nodes: Node[], index: Map<Node, number>
     walk(n);
     return out;
   });
+  // Each node's groups as indexes, once; per level, each node's widest group once, then each closure's sum.
+  const groups = nodes.map((n) => childGroups(n).map((group) => group.map((s) => index.get(s) ?? -1)));
   for (let l = 1; l <= MAX_LEVELS && most <= MAX_EVALUATIONS_PER_VALUE; l++) {
     const previous = level;
-    level = nodes.map((_, n) => {
+    const widest = groups.map((list) => {
+      let best = 0;
+      for (const group of list) {
+        let sum = 0;
+        for (const at of group) sum += at < 0 ? 1 : previous[at]!;
+        best = Math.max(best, sum);
+      }
+      return Math.min(cap, best);
+    });
+    level = closure.map((members) => {
       let sum = 0;
-      for (const member of closure[n]!) {
-        let widest = 0;
-        for (const group of childGroups(member)) {
-          let groupSum = 0;
-          for (const s of group) {
-            const at = index.get(s);
-            groupSum += at === undefined ? 1 : previous[at]!;
-          }
-          widest = Math.max(widest, groupSum);
-        }
-        sum = Math.min(cap, sum + widest);
+      for (const member of members) {
+        const at = index.get(member);
+        if (at !== undefined) sum = Math.min(cap, sum + widest[at]!);
       }
       return sum;
     });
