@@ -15,7 +15,7 @@
  */
 
 /** Most schemas judged for one value of the arguments (at any one level): past it, the schema is not run at the edge. */
-export const MAX_EVALUATIONS_PER_VALUE = 32;
+export const MAX_EVALUATIONS_PER_VALUE = 24;
 /** Most ways a pattern's optional parts and alternations in a row can split a string (each a try on failure). */
 const MAX_SPLITS = 256;
 /** A bounded repeat whose range is this wide counts as unbounded (`\d{0,1000}\d{0,1000}` is quadratic up to 1000). */
