@@ -3,7 +3,8 @@
  * Prints the tables and writes the same figures to bench/results.json. `--quick` (or BENCH_QUICK=1) runs one short
  * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points. `--cli` adds `wymcp check` on a
  * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial` runs only the
- * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit), which the whole run ends with.
+ * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit) and the tools at the edge's
+ * families (bench/adversarial-edge.ts), which the whole run ends with; `--adversarial-edge` runs only those families.
  * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers). `--compile-scale` runs only
  * bench/compile-scale.ts (`wymcp compile` at 1,000, 5,000 and 10,000 tools). `--body-memory` runs only
  * bench/body-memory.ts (the server's peak RSS for a 4 MiB body by chunk size, gated and ungated). `--soak` runs only
