@@ -70,7 +70,7 @@ export interface AdversarialResult {
 export let sink = 0;
 
 /** Milliseconds per call of `f`, repeated until at least `minMs` have passed. */
-function timeOf(f: () => unknown, minMs = 5): number {
+export function timeOf(f: () => unknown, minMs = 5): number {
   let calls = 0;
   const start = performance.now();
   let now = start;
@@ -82,7 +82,7 @@ function timeOf(f: () => unknown, minMs = 5): number {
   return (now - start) / calls;
 }
 
-interface Subject {
+export interface Subject {
   text: string;
   bytes: number;
   path: () => unknown;
@@ -98,7 +98,7 @@ function subject(target: Target, kind: string, n: number): Subject {
 }
 
 /** Interleaved rounds of the path and the parse at n/4 and n (order reversed every other round): ratios and growth paired within each round. */
-function pair(small: Subject, large: Subject, rounds: number) {
+export function pair(small: Subject, large: Subject, rounds: number) {
   const ratios: number[] = [];
   const growth: number[] = [];
   let ms = 0;

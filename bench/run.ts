@@ -3,7 +3,8 @@
  * Prints the tables and writes the same figures to bench/results.json. `--quick` (or BENCH_QUICK=1) runs one short
  * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points. `--cli` adds `wymcp check` on a
  * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial` runs only the
- * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit), which the whole run ends with.
+ * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit) and the tools at the edge's
+ * families (bench/adversarial-edge.ts), which the whole run ends with; `--adversarial-edge` runs only those families.
  * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers). `--compile-scale` runs only
  * bench/compile-scale.ts (`wymcp compile` at 1,000, 5,000 and 10,000 tools). `--body-memory` runs only
  * bench/body-memory.ts (the server's peak RSS for a 4 MiB body by chunk size, gated and ungated). `--soak` runs only
@@ -39,6 +40,7 @@ import { LOAD_CONCURRENCY, LOAD_MESSAGES, runLoad } from "./load.js";
 import { runStdioMemory, STDIO_MEMORY_FULL, STDIO_MEMORY_QUICK } from "./stdio-memory.js";
 import { cliLargeTable, cliStartupTable, runCliLarge, runCliStartup } from "./cli.js";
 import { adversarialTable, runAdversarial, type AdversarialSettings } from "./adversarial.js";
+import { adversarialEdgeTable, runAdversarialEdge, type EdgeSettings } from "./adversarial-edge.js";
 import { runCompileScaleBench } from "./compile-scale.js";
 import { runToolsBench } from "./tools.js";
 import { proxyTables, proxyToolsTable, runProxyBench, runProxyToolsBench, type ProxyBenchSettings } from "./proxy.js";
@@ -53,6 +55,7 @@ const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1
 const httpMode = process.argv.includes("--http");
 const withCli = process.argv.includes("--cli");
 const adversarialOnly = process.argv.includes("--adversarial");
+const adversarialEdgeOnly = process.argv.includes("--adversarial-edge");
 const proxyMode = process.argv.includes("--proxy");
 const bodyMemoryOnly = process.argv.includes("--body-memory");
 const soakOnly = process.argv.includes("--soak");
@@ -68,13 +71,15 @@ const out =
           ? "results-http.json"
           : adversarialOnly
             ? "results-adversarial.json"
-            : bodyMemoryOnly
-              ? "results-body-memory.json"
-              : soakOnly
-                ? "results-soak.json"
-                : proxyMode
-                  ? "results-proxy.json"
-                  : "results.json",
+            : adversarialEdgeOnly
+              ? "results-adversarial-edge.json"
+              : bodyMemoryOnly
+                ? "results-body-memory.json"
+                : soakOnly
+                  ? "results-soak.json"
+                  : proxyMode
+                    ? "results-proxy.json"
+                    : "results.json",
       ));
 const specDir = resolveSpecDir();
 
@@ -101,6 +106,8 @@ const adversarialSettings: AdversarialSettings = quick
       rounds: 5,
       longNames: { sizes: NAME_SIZES, styles: NAME_STYLES, rounds: 3, budgetMs: 1000, minMs: 8 },
     };
+
+const edgeSettings: EdgeSettings = quick ? { rounds: 1, startN: 16, budgetMs: 50 } : { rounds: 7, startN: 256, budgetMs: 1000 };
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 
@@ -185,6 +192,7 @@ async function main(): Promise<void> {
   const toolsAtEdge = await runToolsAtEdgeBench(settings.timing, log);
   judged.push(toolsAtEdgeTarget(toolsAtEdge));
   const adversarial = runAdversarial(adversarialSettings, log);
+  const adversarialEdge = await runAdversarialEdge(edgeSettings, log);
   const seconds = (performance.now() - started) / 1000;
 
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -240,6 +248,8 @@ async function main(): Promise<void> {
     ...(cliLarge ? [...section("cli-large", "## CLI on a large JSONL capture", cliLargeTable(cliLarge)), ""] : []),
     ...section("adversarial", adversarialHeading(), adversarialTable(adversarial)),
     "",
+    ...section("adversarial-edge", adversarialEdgeHeading(), adversarialEdgeTable(adversarialEdge)),
+    "",
     `total ${seconds.toFixed(1)} s`,
   ];
   console.log(lines.join("\n"));
@@ -263,6 +273,7 @@ async function main(): Promise<void> {
       stdioMemory,
       cli: { startup: cliStartup, large: cliLarge },
       adversarial,
+      adversarialEdge,
       seconds,
     };
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
@@ -381,9 +392,38 @@ function adversarialHeading(): string {
   );
 }
 
+function adversarialEdgeHeading(): string {
+  const { rounds, startN, budgetMs } = edgeSettings;
+  return (
+    "## Adversarial header values and tool schemas at the edge (fuzz/adversarial/edge.ts: the path after the body and the header " +
+    "lines are parsed, admission (the nesting bound, validateMcpRequest with the header rules) and the tool's Mcp-Param headers and arguments ÷ JSON.parse of " +
+    "the body and the header lines as one JSON text; headers at Node's default 16 KiB and a quarter of it; schemas n ×4 from " +
+    `${startN} to the body limit, a step projected over ${budgetMs} ms not taken; ${rounds} interleaved rounds, ratios per round)`
+  );
+}
+
+/** `--adversarial-edge`: only the tools at the edge's families (about a minute). */
+async function mainAdversarialEdge(): Promise<void> {
+  const result = await runAdversarialEdge(edgeSettings, log);
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    [
+      `wymcp adversarial edge benchmark${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+      "",
+      ...section("adversarial-edge", adversarialEdgeHeading(), adversarialEdgeTable(result)),
+      "",
+      `total ${result.seconds.toFixed(1)} s`,
+    ].join("\n"),
+  );
+  writeSections("npm run bench -- --adversarial-edge");
+  if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, adversarialEdge: result }, null, 2)}\n`);
+}
+
 /** `--adversarial`: only the adversarial section (a minute or two; `--quick`: seconds). */
 async function mainAdversarial(): Promise<void> {
   const result = runAdversarial(adversarialSettings, log);
+  const edge = await runAdversarialEdge(edgeSettings, log);
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   console.log(
     [
@@ -392,11 +432,17 @@ async function mainAdversarial(): Promise<void> {
       "",
       ...section("adversarial", adversarialHeading(), adversarialTable(result)),
       "",
-      `total ${result.seconds.toFixed(1)} s`,
+      ...section("adversarial-edge", adversarialEdgeHeading(), adversarialEdgeTable(edge)),
+      "",
+      `total ${(result.seconds + edge.seconds).toFixed(1)} s`,
     ].join("\n"),
   );
   writeSections("npm run bench -- --adversarial");
-  if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, adversarial: result }, null, 2)}\n`);
+  if (out)
+    writeFileSync(
+      out,
+      `${JSON.stringify({ date: new Date().toISOString(), quick, adversarial: result, adversarialEdge: edge }, null, 2)}\n`,
+    );
 }
 
 /** The sections printed so far, by name: `writeSections` puts each into docs/performance.md. */
@@ -598,13 +644,15 @@ async function mainSoak(): Promise<void> {
   ? mainHttp()
   : adversarialOnly
     ? mainAdversarial()
-    : bodyMemoryOnly
-      ? mainBodyMemory()
-      : soakOnly
-        ? mainSoak()
-        : proxyMode
-          ? mainProxy()
-          : main()
+    : adversarialEdgeOnly
+      ? mainAdversarialEdge()
+      : bodyMemoryOnly
+        ? mainBodyMemory()
+        : soakOnly
+          ? mainSoak()
+          : proxyMode
+            ? mainProxy()
+            : main()
 ).catch((error: unknown) => {
   console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exitCode = 1;

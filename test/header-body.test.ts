@@ -101,6 +101,30 @@ const CASES: Case[] = [
     "a Fetch Headers' joined repeat of two values is refused",
     { body: CALL, headers: new Headers([...Object.entries(good), ["mcp-name", "other"]]), want: { header: "Mcp-Name" } },
   ],
+  [
+    "a Fetch Headers' joined repeat of one sentinel passes, as the same repeat does on a Node face",
+    {
+      body: CALL,
+      headers: new Headers([
+        ...Object.entries(good).filter(([name]) => name !== "mcp-name"),
+        ["mcp-name", "=?base64?Z2V0X3dlYXRoZXI=?="],
+        ["mcp-name", "=?base64?Z2V0X3dlYXRoZXI=?="],
+      ]),
+      want: "pass",
+    },
+  ],
+  [
+    "a Fetch Headers' joined repeat of a sentinel and a bad one is refused",
+    {
+      body: CALL,
+      headers: new Headers([
+        ...Object.entries(good).filter(([name]) => name !== "mcp-name"),
+        ["mcp-name", "=?base64?Z2V0X3dlYXRoZXI=?="],
+        ["mcp-name", "=?base64?Z2V0X3dlYXRoZXI!?="],
+      ]),
+      want: { header: "Mcp-Name" },
+    },
+  ],
 ];
 
 describe("the modern lane's header rules (validateMcpRequest with headers)", () => {
@@ -163,6 +187,18 @@ describe("decodeSentinel: strict Base64 of strict UTF-8", () => {
     ["=?base64?SGVsbG9=?=", undefined],
     ["=?base64?SGVsbG8-?=", undefined],
     ["=?base64?/w==?=", undefined],
+    ["=?base64?SGVsbG8=?=", "Hello"],
+    ["=?base64?SGVsbA==?=", "Hell"],
+    ["=?base64?SGVsbB==?=", undefined],
+    ["=?base64?SGVs=bG8?=", undefined],
+    ["=?base64?SGVsbG8==?=", undefined],
+    ["=?base64?====?=", undefined],
+    ["=?base64?SGVs bG8=?=", undefined],
+    ["=?base64?SGVsbG8 ?=", undefined],
+    ["=?base64?SGVsbA= ?=", undefined],
+    ["=?base64?A===?=", undefined],
+    ["=?base64?SGV\u00e9bG8=?=", undefined],
+    [`=?base64?${"QUFB".repeat(4096)}QUF!?=`, undefined],
     ["=?BASE64?SGVsbG8=?=", "=?BASE64?SGVsbG8=?="],
   ];
   for (const [given, want] of table) {

@@ -87,6 +87,18 @@ describe("Mcp-Param-{Name} against the arguments", () => {
     ["an integer that disagrees", { region: "P", days: 3 }, { "mcp-param-region": "P", "mcp-param-days": "4" }, "mismatch"],
     ["a bad sentinel", { region: "P" }, { "mcp-param-region": "=?base64?!!?=" }, "bad-base64"],
     ["a repeat with another value", { region: "P" }, { "mcp-param-region": ["P", "Q"] }, "repeated"],
+    [
+      "a sentinel repeated, as a Fetch Headers joins it",
+      { region: "Zürich" },
+      { "mcp-param-region": "=?base64?WsO8cmljaA==?=, =?base64?WsO8cmljaA==?=" },
+      undefined,
+    ],
+    [
+      "a sentinel repeated with a bad one, as a Fetch Headers joins it",
+      { region: "Zürich" },
+      { "mcp-param-region": "=?base64?WsO8cmljaA==?=, =?base64?!!?=" },
+      "bad-base64",
+    ],
   ];
   for (const [name, args, headers, want] of cases)
     test(`${name}: ${want ?? "passes"}`, () => {

@@ -121,14 +121,14 @@ export function paramProblem(declarations: readonly ParamDeclaration[], args: un
 
 function compare(value: string, raw: unknown, text: string, type: ParamDeclaration["type"]): "bad-base64" | "mismatch" | undefined {
   const decoded = decodeSentinel(value);
-  if (decoded === undefined) return "bad-base64";
-  if (equal(decoded, raw, text, type)) return undefined;
-  // A Fetch `Headers` joins a repeated header with ", ": the same value sent twice is still that value.
+  if (decoded !== undefined && equal(decoded, raw, text, type)) return undefined;
+  // A Fetch `Headers` joins a repeated header with ", ": the same value sent twice is still that value (a sentinel
+  // sent twice too, which read whole is no sentinel).
   if (value.includes(",")) {
     const parts = value.split(",");
     if (parts.length > 1 && parts.every((part) => equal(decodeSentinel(trimOws(part)), raw, text, type))) return undefined;
   }
-  return "mismatch";
+  return decoded === undefined ? "bad-base64" : "mismatch";
 }
 
 function equal(decoded: string | undefined, raw: unknown, text: string, type: ParamDeclaration["type"]): boolean {

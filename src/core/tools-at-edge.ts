@@ -14,6 +14,7 @@ import { legacyRevisionOf } from "./legacy-revision.js";
 import { escapeText } from "./log-safe.js";
 import { describeValue, optionalFunction, WymcpOptionError } from "./options.js";
 import { type ParamDeclaration, paramDeclarations, paramMismatchResponse, paramProblem } from "./param-headers.js";
+import { schemaRisk } from "./schema-risk.js";
 
 /** A tool's arguments validator, in the shape `wymcp compile` emits (the SDK's `jsonSchemaValidator` result). */
 export type ArgumentsValidator = (input: unknown) => { valid: boolean; errorMessage?: string | undefined };
@@ -187,7 +188,10 @@ export class ToolsAtEdge {
 
   #compileOnce(tool: string, schema: object, text: string): void {
     if (this.#compiled.has(text) || !this.#compile) return;
-    const risky = text.length > MAX_COMPILED_SCHEMA_UNITS ? `larger than ${MAX_COMPILED_SCHEMA_UNITS} characters` : riskyPattern(schema);
+    const risky =
+      text.length > MAX_COMPILED_SCHEMA_UNITS
+        ? `larger than ${MAX_COMPILED_SCHEMA_UNITS} characters`
+        : (riskyPattern(schema) ?? schemaRisk(schema));
     if (risky !== undefined) return this.#settle(tool, text, { ok: false, reason: risky });
     if (this.#compiled.size >= MAX_COMPILED_SCHEMAS)
       return this.#settle(tool, text, { ok: false, reason: `more than ${MAX_COMPILED_SCHEMAS} schemas compiled` });
