@@ -80,6 +80,8 @@ export interface StdioBench {
   vsDirect: Spread;
   target: number;
   pass: boolean;
+  /** 1-minute load average at the start of each round. */
+  load: number[];
 }
 
 export interface MemoryRun {
@@ -400,7 +402,8 @@ function stdioCommand(root: string, variant: StdioVariant): string[] {
   return [process.execPath, cli, "stdio", ...(variant === "pass-through" ? ["--pass-through"] : []), "--", ...server];
 }
 
-async function stdioRounds(root: string, settings: ProxyBenchSettings, log: (line: string) => void): Promise<StdioBench> {
+/** The stdio rounds alone (`npm run bench -- --proxy --only stdio` runs only these). */
+export async function stdioRounds(root: string, settings: ProxyBenchSettings, log: (line: string) => void): Promise<StdioBench> {
   log("stdio: tools/call lines through wymcp stdio, its pass-through, and straight to the server");
   const clients = Object.fromEntries(STDIO_VARIANTS.map((v) => [v, new StdioClient(stdioCommand(root, v))])) as Record<
     StdioVariant,
@@ -411,7 +414,9 @@ async function stdioRounds(root: string, settings: ProxyBenchSettings, log: (lin
     for (const v of STDIO_VARIANTS) await clients[v].flood(toolsCall, settings.warmupMs, settings.window);
     const lps = Object.fromEntries(STDIO_VARIANTS.map((v) => [v, [] as number[]])) as Record<StdioVariant, number[]>;
     const relayCpu = Object.fromEntries(STDIO_VARIANTS.map((v) => [v, [] as number[]])) as Record<StdioVariant, number[]>;
+    const load: number[] = [];
     for (let round = 0; round < settings.rounds; round++) {
+      load.push(loadavg()[0]!);
       const order = STDIO_VARIANTS.map((_, i) => STDIO_VARIANTS[(i + round) % STDIO_VARIANTS.length]!);
       for (const v of order) {
         // The direct variant's child is the server itself: no relay.
@@ -431,6 +436,7 @@ async function stdioRounds(root: string, settings: ProxyBenchSettings, log: (lin
       vsDirect,
       target: 0.9,
       pass: vsPassThrough.median >= 0.9,
+      load,
     };
   } finally {
     await Promise.all(STDIO_VARIANTS.map((v) => clients[v].close()));
@@ -667,33 +673,7 @@ export function proxyTables(r: ProxyBenchResults): string {
     ]),
     [1, 2],
   );
-  const s = r.stdio;
-  const stdioTable = table(
-    [
-      "stdio (modern tools/call lines)",
-      "direct lines/s",
-      "pass-through lines/s",
-      "wymcp stdio lines/s",
-      "÷ pass-through",
-      "÷ direct",
-      "target",
-      "result",
-    ],
-    [
-      [
-        "SDK McpServer over stdio",
-        rps(s.linesPerSec.direct),
-        rps(s.linesPerSec["pass-through"]),
-        rps(s.linesPerSec.gated),
-        range(s.vsPassThrough),
-        range(s.vsDirect),
-        "÷ pass-through ≥ 0.9",
-        s.pass ? "PASS" : "MISS",
-        `${us(s.relayCpuUs["pass-through"])} / ${us(s.relayCpuUs.gated)}`,
-      ],
-    ],
-    [1, 2, 3],
-  );
+  const stdio = stdioTable(r.stdio);
   const mib = (kib: number) => (kib / 1024).toFixed(1);
   const memoryTable = table(
     [
@@ -752,7 +732,7 @@ export function proxyTables(r: ProxyBenchResults): string {
     "",
     "proxy --tools: the same proxy given the upstream's own tools/list answer, so that each valid tools/call is also judged against the tool's inputSchema (compiled by wymcp compile's engine); both proxies run with --learn-tools off.",
     "",
-    stdioTable,
+    stdio,
     "",
     memoryTable,
     "",
@@ -866,5 +846,36 @@ export function proxyToolsTable(results: ProxyToolsWorkload[]): string {
       w.statuses.tools,
     ]),
     [1, 2, 4, 5],
+/** The stdio row: lines per second of each variant, the ratios per round, and the relay's CPU per line. */
+export function stdioTable(s: StdioBench): string {
+  const rps = (x: Spread) => x.median.toFixed(0);
+  const us = (x: Spread) => x.median.toFixed(0);
+  const range = (x: Spread) => `${formatRatio(x.median)} [${formatRatio(x.min)}–${formatRatio(x.max)}]`;
+  return table(
+    [
+      "stdio (modern tools/call lines)",
+      "direct lines/s",
+      "pass-through lines/s",
+      "wymcp stdio lines/s",
+      "÷ pass-through",
+      "÷ direct",
+      "target",
+      "result",
+      "relay CPU µs/line: pass-through / wymcp stdio",
+    ],
+    [
+      [
+        "SDK McpServer over stdio",
+        rps(s.linesPerSec.direct),
+        rps(s.linesPerSec["pass-through"]),
+        rps(s.linesPerSec.gated),
+        range(s.vsPassThrough),
+        range(s.vsDirect),
+        "÷ pass-through ≥ 0.9",
+        s.pass ? "PASS" : "MISS",
+        `${us(s.relayCpuUs["pass-through"])} / ${us(s.relayCpuUs.gated)}`,
+      ],
+    ],
+    [1, 2, 3],
   );
 }

@@ -10,8 +10,9 @@
  * bench/body-memory.ts (the server's peak RSS for a 4 MiB body by chunk size, gated and ungated). `--soak` runs only
  * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone). `--proxy` runs
  * only bench/proxy.ts (`wymcp proxy` and `wymcp stdio` against their pass-through mode and no wymcp, and their memory
- * over `--memory-seconds N`, default 60; `--proxy --tools-only` runs only its proxy --tools rounds, `--rounds N` of them,
- * and writes nothing). `--per-message` prints only the inbound per-message tables, both format modes,
+ * over `--memory-seconds N`, default 60); `--proxy --only stdio` runs only its stdio rounds, and `--proxy --only tools`
+ * only its proxy --tools rounds (`--rounds N` of them): each prints its rows and budget and writes nothing.
+ * `--per-message` prints only the inbound per-message tables, both format modes,
  * and writes nothing.
  */
 import { spawnSync } from "node:child_process";
@@ -24,7 +25,7 @@ import type { Validator } from "../generated/validator.js";
 import { compileAtBoot, engine, enginePayload } from "./engine.js";
 import { benchMessages } from "./messages.js";
 import { errorCase, longErrorCase, messageCases, runCase, type Subjects, type Timing } from "./per-message.js";
-import { caseTable, derive, headerCost, proxyTargets, sizeTable, startupTable, targets, targetsTable } from "./report.js";
+import { caseTable, derive, headerCost, proxyTargets, sizeTable, startupTable, stdioTarget, targets, targetsTable } from "./report.js";
 import { measureSizes } from "./size.js";
 import { bytesExceedDepth } from "./depth-scan.js";
 import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../src/core/depth.js";
@@ -43,7 +44,15 @@ import { adversarialTable, runAdversarial, type AdversarialSettings } from "./ad
 import { adversarialEdgeTable, runAdversarialEdge, type EdgeSettings } from "./adversarial-edge.js";
 import { runCompileScaleBench } from "./compile-scale.js";
 import { runToolsBench } from "./tools.js";
-import { proxyTables, proxyToolsTable, runProxyBench, runProxyToolsBench, type ProxyBenchSettings } from "./proxy.js";
+import {
+  proxyTables,
+  proxyToolsTable,
+  runProxyBench,
+  runProxyToolsBench,
+  stdioRounds,
+  stdioTable,
+  type ProxyBenchSettings,
+} from "./proxy.js";
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
 import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body-memory.js";
 import { runSoak, soakTable } from "./soak.js";
@@ -492,7 +501,7 @@ function outboundTable(root: string) {
   return { data, lines };
 }
 
-/** `--proxy --tools-only`: only the proxy --tools rounds (`--rounds N`, 9 by default), printed; nothing written. */
+/** `--proxy --only tools`: only the proxy --tools rounds (`--rounds N`, 9 by default), printed; nothing written. */
 async function mainProxyTools(settings: ProxyBenchSettings): Promise<void> {
   const at = process.argv.indexOf("--rounds");
   const rounds = at > 0 ? Number(process.argv[at + 1]) : settings.rounds;
@@ -511,9 +520,15 @@ async function mainProxyTools(settings: ProxyBenchSettings): Promise<void> {
   );
 }
 
-/** `--proxy`: `wymcp proxy` and `wymcp stdio` (about 5 minutes with the 60 s memory runs; `--quick`: seconds). */
+/**
+ * `--proxy`: `wymcp proxy` and `wymcp stdio` (about 5 minutes with the 60 s memory runs; `--quick`: seconds); `--only stdio`:
+ * the stdio rounds alone (about 25 s); `--only tools`: the proxy --tools rounds alone (about a minute).
+ */
 async function mainProxy(): Promise<void> {
   const started = performance.now();
+  const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
+  if (only !== undefined && only !== "stdio" && only !== "tools")
+    throw new Error(`--only takes stdio or tools, not ${JSON.stringify(only)}`);
   buildDist();
   const at = process.argv.indexOf("--memory-seconds");
   const memorySeconds = at > 0 ? Number(process.argv[at + 1]) : quick ? 2 : 60;
@@ -541,11 +556,30 @@ async function mainProxy(): Promise<void> {
         liveMessages: 100_000,
         pageRows: 10_000,
       };
-  if (process.argv.includes("--tools-only")) return mainProxyTools(settings);
+  if (only === "tools") return mainProxyTools(settings);
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  if (only === "stdio") {
+    // A part of the section: printed, never written over the whole section in docs/performance.md.
+    const stdio = await stdioRounds(root, settings, log);
+    console.log(
+      [
+        `wymcp stdio${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+        `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+        `${settings.window} requests in flight, ${settings.rounds} interleaved rounds × ${settings.roundMs} ms per variant; ratios per round`,
+        "",
+        stdioTable(stdio),
+        "",
+        targetsTable([stdioTarget(stdio)]),
+        "",
+        `total ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      ].join("\n"),
+    );
+    if (out) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), quick, settings, stdio }, null, 2)}\n`);
+    return;
+  }
   const results = await runProxyBench(root, settings, log);
   const judged = proxyTargets(results);
   const seconds = (performance.now() - started) / 1000;
-  const cpu = cpus()[0]?.model ?? "unknown CPU";
   console.log(
     [
       `wymcp proxy and stdio${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,

@@ -144,6 +144,37 @@ test("the HTTP flood runs end to end in quick mode against the three servers and
   }
 });
 
+test("the stdio bench runs alone with --proxy --only stdio: its row and budget, with the load average of its rounds", {
+  timeout: 120_000,
+}, () => {
+  const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-stdio-smoke-"));
+  try {
+    const out = join(dir, "results-stdio.json");
+    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--proxy", "--only", "stdio", "--quick"], {
+      cwd: root,
+      env: { ...process.env, BENCH_OUT: out },
+      encoding: "utf8",
+      timeout: 110_000,
+    });
+    assert.equal(run.status, 0, `bench --proxy --only stdio exited with ${run.status ?? run.signal}:\n${run.stderr}`);
+    assert.match(run.stdout, /^SDK McpServer over stdio +\d+ +\d+ +\d+ /m);
+    assert.match(run.stdout, /wymcp stdio ÷ its --pass-through, tools\/call lines\/s ≥ 0\.9: .*; load \d+\.\d\d–\d+\.\d\d$/m);
+    // Only the stdio rounds ran: no HTTP workload, no memory run.
+    assert.doesNotMatch(run.stdout, /## wymcp proxy|memory under mixed traffic/);
+    const results = JSON.parse(readFileSync(out, "utf8")) as { stdio: { linesPerSec: Record<string, { median: number }>; load: number[] } };
+    for (const variant of ["gated", "pass-through", "direct"]) assert.ok(results.stdio.linesPerSec[variant]!.median > 0, variant);
+    assert.equal(results.stdio.load.length, 1);
+    const refused = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--proxy", "--only", "http", "--quick"], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /--only takes stdio or tools, not "http"/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("the proxy and stdio bench runs end to end in quick mode and each workload meets the answer it was chosen for", {
   timeout: 300_000,
 }, () => {

@@ -7,7 +7,6 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { LineSplitter } from "../src/check/input.js";
 import { autoDirection, SERVER_ONLY_METHODS } from "../src/check/judge.js";
 import { colourEnabled } from "../src/cli/check/options.js";
 import { printable } from "../src/check/render.js";
@@ -680,21 +679,6 @@ describe("wymcp check on a terminal", { skip: hasScript ? false : "needs util-li
     const run = onTerminal(`"${process.execPath}" "${CLI}" check`);
     assert.equal(run.status, 2);
     assert.match(run.stdout, /no input: name files to check, or pipe messages/);
-  });
-});
-
-describe("LineSplitter", () => {
-  test("splits across chunk boundaries, numbers lines, and never holds more than the limit of one line", () => {
-    const seen: Array<[number, string | undefined]> = [];
-    const splitter = new LineSplitter(5, (n, bytes) => seen.push([n, bytes?.toString()]));
-    for (const chunk of ["ab", "c\nde", "fghij", "klm\n\n12", "345"]) splitter.push(Buffer.from(chunk));
-    splitter.end();
-    assert.deepEqual(seen, [
-      [1, "abc"],
-      [2, undefined],
-      [3, ""],
-      [4, "12345"],
-    ]);
   });
 });
 

@@ -101,6 +101,22 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     assert.match(g.stderr(), /^stdio-echo: ready$/m);
   });
 
+  test("a passing line longer than a pipe's read (several chunks) reaches the server whole, byte for byte, with its newline", async () => {
+    const g = gate();
+    // 300 KiB of arguments: a pipe hands wymcp at most 64 KiB per read, so the line is joined from several chunks.
+    const long = request(7, "tools/call", { name: "x", arguments: { text: "é".repeat(150_000) } });
+    const lines = [long, request(8)];
+    g.write(lines.join(""));
+    await until(() => g.answers().length === 2);
+    g.child.stdin!.end();
+    assert.deepEqual(await g.exited, { code: 0, signal: null });
+    assert.equal(g.received(), lines.join(""));
+    assert.deepEqual(
+      g.answers().map((a) => a.id),
+      [7, 8],
+    );
+  });
+
   test("a refused request is answered with its id and a located error, and never reaches the server", async () => {
     const g = gate();
     const bad = request(7, "tools/call", { _meta: MODERN_META, name: 5, arguments: { note: SECRET } });

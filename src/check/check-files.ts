@@ -10,7 +10,8 @@ import { harMessageContext, judgeInCapture, type RequestEra } from "./capture.js
 import { Exchange } from "./exchange.js";
 import { type GateLogRecord, gateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { HarError, type HarMessages, harMessages } from "./har.js";
-import { describeError, fileChunks, LineSplitter, trimLine } from "./input.js";
+import { bufferOf, describeError, fileChunks, trimLine } from "./input.js";
+import { type Line, LineSplitter } from "../core/lines.js";
 import type { JudgeContext, JudgeOptions, Verdict } from "./judge.js";
 import { Negotiations } from "./negotiation.js";
 import { type Paint, printable, recordView, renderHuman, renderRecord, summary, type Tally } from "./render.js";
@@ -130,14 +131,15 @@ class CheckRun {
       } else {
         // Positions of one stream line up to line 99,999.
         const width = name.length + 6;
-        const splitter = new LineSplitter(options.settings.maxBodyBytes, (line, bytes) =>
-          this.report(at, line, bytes, width, context, session, session),
-        );
+        const splitter = new LineSplitter(options.settings.maxBodyBytes);
+        const report = (line: Line) => this.report(at, line.number, bufferOf(line), width, context, session, session);
         for await (const chunk of chunks) {
           splitter.push(chunk);
+          for (let line = splitter.next(); line; line = splitter.next()) report(line);
           await this.out.settle();
         }
-        splitter.end();
+        const last = splitter.end();
+        if (last) report(last);
       }
     } catch (error) {
       this.unreadable = true;

@@ -1,57 +1,9 @@
 /**
- * @module input: the bytes of `wymcp check`'s inputs: files read in chunks, lines split without holding more than the
- * limit of one line, and what a line's edges may carry (CRLF, a BOM, blank lines).
+ * @module input: the bytes of `wymcp check`'s inputs: files read in chunks (split into lines by the core's
+ * `LineSplitter`, as `wymcp stdio` splits them), and what a line's edges may carry (CRLF, a BOM, blank lines).
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-
-/** Splits a byte stream into lines without ever holding more than `max` bytes of one line. */
-export class LineSplitter {
-  private parts: Buffer[] = [];
-  private size = 0;
-  private skipping = false;
-  private number = 0;
-
-  constructor(
-    private readonly max: number,
-    private readonly onLine: (line: number, bytes: Buffer | undefined) => void,
-  ) {}
-
-  /** `bytes` is undefined for a line over the limit, which is skipped to its end unread. */
-  push(chunk: Buffer): void {
-    let start = 0;
-    for (let end = chunk.indexOf(10, start); end !== -1; end = chunk.indexOf(10, start)) {
-      this.take(chunk, start, end);
-      this.emit();
-      start = end + 1;
-    }
-    if (start < chunk.length) this.take(chunk, start, chunk.length);
-  }
-
-  end(): void {
-    if (this.size > 0 || this.skipping) this.emit();
-  }
-
-  private take(chunk: Buffer, start: number, end: number): void {
-    if (this.skipping || start === end) return;
-    if (this.size + (end - start) > this.max) {
-      this.skipping = true;
-      this.parts = [];
-      this.size = 0;
-      return;
-    }
-    this.parts.push(chunk.subarray(start, end));
-    this.size += end - start;
-  }
-
-  private emit(): void {
-    this.number++;
-    if (this.skipping) this.onLine(this.number, undefined);
-    else this.onLine(this.number, this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size));
-    this.parts = [];
-    this.size = 0;
-    this.skipping = false;
-  }
-}
+import { isBlank, type Line } from "../core/lines.js";
 
 const CHUNK_BYTES = 256 * 1024;
 
@@ -89,6 +41,13 @@ export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A line's bytes as a Buffer (a view of the same memory, no copy); `undefined` for a line past the limit, never read. */
+export function bufferOf(line: Line): Buffer | undefined {
+  if (line.kind === "too-long") return undefined;
+  const { bytes } = line;
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
@@ -99,13 +58,4 @@ export function trimLine(bytes: Buffer, line: number): Buffer | null {
   if (bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, bytes.length - 1);
   if (line === 1 && bytes.subarray(0, 3).equals(BOM)) bytes = bytes.subarray(3);
   return isBlank(bytes) ? null : bytes;
-}
-
-/** Only whitespace; a message's line starts with `{`, so this looks at one byte of nearly every line. */
-function isBlank(bytes: Buffer): boolean {
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
-    if (byte !== 32 && byte !== 9 && byte !== 13) return false;
-  }
-  return true;
 }

@@ -298,7 +298,9 @@ export function judgeBody(body: unknown, { era, protocolVersion, headers }: Judg
   }
   const lane = (typeof era === "function" ? era(body) : era) ?? "legacy";
   const began = clock?.();
-  const result = validateMcpRequest(body, lane, { ...settings.validate, protocolVersion, headers });
+  // The request's own fields written first, the face's spread after: V8 (Node 20) copies `{ ...a, b, c }` on a slow path
+  // (a few µs, more than the validation of a tools/call), `{ b, c, ...a }` on its fast one. The keys never overlap.
+  const result = validateMcpRequest(body, lane, { protocolVersion, headers, ...settings.validate });
   let verdict: Admission;
   if (result.outcome === "reject") {
     const { status, response, kind, definition, revision } = result;

@@ -19,6 +19,7 @@ import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { validateMcpRequest } from "../../core/validate.js";
 import {
   admittedEvent,
+  type GateAdmit,
   gateBody,
   type GateFace,
   type GateInput,
@@ -31,11 +32,11 @@ import { now } from "../../core/traced.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { namesOf, notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../../core/gate-log.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
-import { LineReader, type LineEvent } from "./lines.js";
+import { isBlank, type Line, LineSplitter } from "../../core/lines.js";
 import { loggedToolLock } from "../shared/tool-lock-log.js";
-import { toolsListRequests } from "../../core/tool-lock.js";
+import { type ToolLockWatch, toolsListRequests } from "../../core/tool-lock.js";
 import { LockedLines } from "../../outbound/tool-lock-stream.js";
-import { type ToolsOptions, type ToolsRefusal, toolsOption } from "../../core/tools-at-edge.js";
+import { type ToolsAtEdge, type ToolsOptions, type ToolsRefusal, toolsOption } from "../../core/tools-at-edge.js";
 
 export interface StdioOptions extends GateFlags {
   command: string;
@@ -82,6 +83,10 @@ const pipeFacts = () => PIPE;
 
 const NEWLINE = Buffer.from("\n");
 const JSON_TYPE = "application/json";
+/** A line's exchange has no chunks to read: it is whole in memory (and a line past the limit is judged by its length). */
+const NO_CHUNKS: Uint8Array[] = [];
+/** The server's lines as text, as Node reads a Buffer: a byte sequence that is not UTF-8 becomes U+FFFD. */
+const TEXT = new TextDecoder();
 
 /** Signals a client sends to stop its server: wymcp passes them on and exits when the server does. */
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -134,7 +139,7 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
 
   const writer = clientWriter(client.output);
   const observe = hooks.observer?.chunk;
-  const gate = createLineGate(options, log, hooks, (text) => {
+  const gate = new LineGate(options, log, hooks, (text) => {
     observe?.("wymcp", text);
     writer.own(text);
   });
@@ -142,7 +147,7 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
   // Server → client: unchanged, with backpressure; lines are watched (outbound report, onAnswer, spans, and a legacy
   // session's initialize answer when params are judged) after they are written.
   const tracking = options.outbound === "report" || hooks.onAnswer !== undefined || options.telemetry !== undefined;
-  const watch = tracking || gate.negotiates ? new LineReader(options.maxBodyBytes) : undefined;
+  const watch = tracking || gate.negotiates ? new LineSplitter(options.maxBodyBytes) : undefined;
   let waiting = false;
   // A client that has closed its end reads nothing more: the server's output is then read and dropped, so that the
   // server never blocks on a full pipe and its exit is seen.
@@ -183,16 +188,27 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
       });
       if (clientGone) fromServer.resume();
     }
-    if (watch && (tracking || gate.negotiating() || gate.learning))
-      for (const event of watch.push(chunk)) if (event.kind === "line") gate.serverLine(event.bytes);
+    if (watch && (tracking || gate.negotiating() || gate.learning)) {
+      watch.push(chunk);
+      for (let line = watch.next(); line; line = watch.next()) if (line.kind === "line") gate.serverLine(line.bytes);
+    }
   });
 
   // Client → server: line by line, in order; reading waits while the server's input is full.
   const pump = (async () => {
-    const reader = new LineReader(options.maxBodyBytes);
-    const send = async (bytes: Buffer) => {
+    const reader = new LineSplitter(options.maxBodyBytes);
+    const send = async (bytes: Uint8Array) => {
       if (!toServer.writable) return;
       if (!toServer.write(bytes)) await Promise.race([once(toServer, "drain"), exited]);
+    };
+    // A line joined from several chunks goes on with its `\n` in one write of two buffers, neither copied.
+    const sendLine = async (bytes: Uint8Array) => {
+      if (!toServer.writable) return;
+      toServer.cork();
+      toServer.write(bytes);
+      const ok = toServer.write(NEWLINE);
+      toServer.uncork();
+      if (!ok) await Promise.race([once(toServer, "drain"), exited]);
     };
     try {
       for await (const chunk of client.input as AsyncIterable<Buffer>) {
@@ -205,23 +221,24 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
         // Passing lines that sit together in the chunk go as one slice of it: no copy, one write.
         let runStart = 0;
         let runEnd = 0;
-        for (const event of reader.push(chunk)) {
-          const judged = gate.clientLine(event);
+        reader.push(chunk);
+        for (let line = reader.next(); line; line = reader.next()) {
+          const judged = gate.clientLine(line);
           const pass = typeof judged === "boolean" ? judged : await judged;
           if (!pass && full()) await relieve();
-          if (pass && event.inChunk) {
-            if (runEnd !== event.start) runStart = event.start;
-            runEnd = event.end;
+          if (pass && line.inChunk) {
+            if (runEnd !== line.start) runStart = line.start;
+            runEnd = line.end;
             continue;
           }
           if (runEnd > runStart) await send(chunk.subarray(runStart, runEnd));
-          runStart = runEnd = event.end;
-          if (pass && event.kind === "line") await send(Buffer.concat([event.bytes, NEWLINE]));
+          runStart = runEnd = line.end;
+          if (pass && line.kind === "line") await sendLine(line.bytes);
         }
         if (runEnd > runStart) await send(chunk.subarray(runStart, runEnd));
       }
       const last = reader.end();
-      if (last && (await gate.clientLine(last))) await send((last as { bytes: Buffer }).bytes);
+      if (last && (await gate.clientLine(last)) && last.kind === "line") await send(last.bytes);
     } catch {
       // The client's side broke: as at its end, the server's input is closed and the server decides.
     }
@@ -242,187 +259,228 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
 }
 
 /** The judging half: one verdict per client line, the answers it writes, the server's lines it watches. */
-function createLineGate(options: StdioOptions, log: GateLog, hooks: GateHooks, answer: (text: string) => void) {
-  const { telemetry } = options;
-  // The options checked as the gates check theirs; a line has no headers, so the era comes from the body alone.
-  const { settings, era: eraOf } = resolveGate<undefined>(options, () => undefined, telemetry && now);
-  const face: GateFace = { settings, telemetry };
-  const tracking = options.outbound === "report" || hooks.onAnswer !== undefined || telemetry !== undefined;
-  const pending = new PendingRequests();
-  let sessionEra: Era = "legacy";
-  // A line has no MCP-Protocol-Version header: a legacy session's lines are judged by the revision the server's answer to
-  // initialize negotiated, as an HTTP client names it in the header from then on (until then, by the rule without one).
-  const negotiates = !options.passThrough;
-  let sessionRevision: string | undefined;
-  let initializeKey: string | undefined;
-  let lastNullAnswer = Number.NEGATIVE_INFINITY;
-  const clock = options.clock ?? Date.now;
-  const toolLock = options.passThrough ? undefined : loggedToolLock(options, log, telemetry);
-  const lockedLines = toolLock && new LockedLines(toolLock, options.maxBodyBytes);
-  // One server, one set of tools: what it lists is learned from its own lines.
-  const tools = options.passThrough ? undefined : toolsOption(options.tools);
+class LineGate {
+  /** The tools lock's reader of the server's output (`--tools-lock`), or undefined. */
+  readonly lockedLines: LockedLines | undefined;
+  /** Whether the server's output is to be watched for a legacy session's revision at all. */
+  readonly negotiates: boolean;
+  /** Whether the server's lines teach the tools. */
+  readonly learning: boolean;
+  private readonly face: GateFace;
+  private readonly tracking: boolean;
+  private readonly pending = new PendingRequests();
+  private readonly clock: () => number;
+  private readonly toolLock: ToolLockWatch | undefined;
+  /** One server, one set of tools: what it lists is learned from its own lines. */
+  private readonly tools: ToolsAtEdge | undefined;
+  /** One exchange for every line: lines are judged one at a time, and a line costs no allocation of wymcp's beyond what judging it takes. */
+  private readonly exchange: GateInput;
+  private sessionEra: Era = "legacy";
+  /**
+   * A line has no MCP-Protocol-Version header: a legacy session's lines are judged by the revision the server's answer
+   * to initialize negotiated, as an HTTP client names it in the header from then on (until then, by the rule without one).
+   */
+  private sessionRevision: string | undefined;
+  private initializeKey: string | undefined;
+  private lastNullAnswer = Number.NEGATIVE_INFINITY;
+  /** A line past the limit: its length, as a declared Content-Length, while it is judged. */
+  private declared: string | undefined;
 
-  const verdict = (event: VerdictEvent) => {
-    log.verdict(event);
-    notify(hooks.onVerdict, event);
-  };
+  constructor(
+    private readonly options: StdioOptions,
+    private readonly log: GateLog,
+    private readonly hooks: GateHooks,
+    private readonly answer: (text: string) => void,
+  ) {
+    const { telemetry, passThrough } = options;
+    // The options checked as the gates check theirs; a line has no headers, so the era comes from the body alone.
+    const { settings, era: eraOf } = resolveGate<undefined>(options, () => undefined, telemetry && now);
+    this.face = { settings, telemetry };
+    this.tracking = options.outbound === "report" || hooks.onAnswer !== undefined || telemetry !== undefined;
+    this.negotiates = !passThrough;
+    this.clock = options.clock ?? Date.now;
+    this.toolLock = passThrough ? undefined : loggedToolLock(options, log, telemetry);
+    this.lockedLines = this.toolLock && new LockedLines(this.toolLock, options.maxBodyBytes);
+    this.tools = passThrough ? undefined : toolsOption(options.tools);
+    this.learning = this.tools?.active === true && this.tools.learns;
+    // Its chunks are read only for a line past the limit, which has none.
+    const gate = this;
+    this.exchange = {
+      contentType: JSON_TYPE,
+      get contentLength() {
+        return gate.declared;
+      },
+      get protocolVersion() {
+        return gate.sessionRevision;
+      },
+      chunks: () => NO_CHUNKS,
+      era: (body: unknown) => eraOf(undefined, body),
+      facts: pipeFacts,
+    };
+  }
 
-  /** Writes wymcp's answer, or drops it: never to a response, and `id: null` at most once a second. */
-  const refuse = (refusal: Refusal, responseLike: boolean, body: unknown) => {
-    const { response, kind } = refusal;
-    const now = clock();
-    const limited = response.id === null && now - lastNullAnswer < NULL_ID_ANSWER_INTERVAL_MS;
-    const answered = !responseLike && kind !== "notification" && !limited;
-    if (answered) {
-      if (response.id === null) lastNullAnswer = now;
-      answer(`${JSON.stringify(response)}\n`);
+  /** Whether an initialize is waiting for the server's answer, whose revision judges the session's next lines. */
+  negotiating(): boolean {
+    return this.initializeKey !== undefined;
+  }
+
+  /** Whether the line goes on to the server. */
+  clientLine(line: Line): boolean | Promise<boolean> {
+    if (line.kind === "too-long") return this.tooLong(line.seen);
+    const { tools } = this;
+    // A tool's schema still compiling: the line waits for it, in order, and is judged then.
+    if (tools?.compiling) return tools.settled().then(() => this.clientLine(line));
+    if (isBlank(line.bytes)) return false;
+    // The line is whole in memory: judged without a promise, the per-line cost the stdio bench measures. One span per
+    // message, from the line read to the answer for its id (wymcp's refusal, or the server's line).
+    const judged = gateBytes(this.face, line.bytes, this.exchange, pipeFacts);
+    if (judged.action === "refuse") {
+      const body = refusedBody(judged);
+      this.refuse(judged.refusal, isResponseLike(body), body);
+      judged.trace?.end();
+      return false;
     }
-    verdict(refusalEvent(refusal, body, answered ? "refused" : "dropped"));
-    if (answered && response.id !== null) notify(hooks.onAnswer, { id: response.id, by: "wymcp" });
-  };
+    return this.admitted(judged);
+  }
 
-  // One exchange and one set of hooks for every line: lines are judged one at a time, and a line costs no allocation
-  // of wymcp's beyond what judging it takes. Its chunks are read only for a line past the limit, which has none.
-  let declared: string | undefined;
-  const NO_CHUNKS: Uint8Array[] = [];
-  const exchange: GateInput = {
-    contentType: JSON_TYPE,
-    get contentLength() {
-      return declared;
-    },
-    get protocolVersion() {
-      return sessionRevision;
-    },
-    chunks: () => NO_CHUNKS,
-    era: (body: unknown) => eraOf(undefined, body),
-    facts: pipeFacts,
-  };
+  /** Ends the spans of the requests the server never answered (it has exited). */
+  close(): void {
+    this.pending.close();
+  }
+
+  /** A line the server wrote, already passed on: its answer to a pending request, and the outbound check. */
+  serverLine(bytes: Uint8Array): void {
+    if (isBlank(bytes)) return;
+    let message: unknown;
+    try {
+      message = JSON.parse(TEXT.decode(bytes));
+    } catch {
+      if (this.options.outbound === "report")
+        this.log.line(
+          "outbound-violation",
+          { era: this.sessionEra, message: "not JSON" },
+          "outbound violation: the server wrote a line that is not JSON",
+        );
+      return;
+    }
+    for (const item of Array.isArray(message) ? message : [message]) this.serverItem(item);
+  }
+
+  /** A body the admission stage passed: the checks a pipe adds (framing, the tools lock, the server's tools), then on. */
+  private admitted(judged: GateAdmit): boolean {
+    const { body, era, result, trace } = judged;
+    if (judged.action === "accept" && this.droppedNotification(body)) {
+      trace?.end();
+      return false;
+    }
+    // A call to a tool the lock keeps out is answered here, as an unknown tool; a tools/list's answer is watched.
+    const lockRefusal = this.toolLock?.refusal(body);
+    if (lockRefusal) {
+      this.answer(`${JSON.stringify(lockRefusal)}\n`);
+      trace?.end();
+      return false;
+    }
+    this.lockedLines?.expect(toolsListRequests(body));
+    this.sessionEra = era;
+    if (this.negotiates && era === "legacy" && result.kind === "request" && (body as { method?: unknown }).method === "initialize")
+      this.initializeKey = keyOf(body);
+    // --legacy-checks report is logged; a pass only for a subscriber.
+    const admitted = admittedEvent(judged, this.hooks.onVerdict !== undefined);
+    if (admitted) this.verdict(admitted);
+    if (this.refusedByTools(body, era, trace)) return false;
+    const waiting =
+      this.tracking && (result.kind === "request" || result.kind === "batch")
+        ? this.pending.remember(body, era, trace, this.sessionRevision)
+        : 0;
+    // Nothing will answer a notification (or a response the client sends back): its span ends as it is handed on.
+    if (waiting === 0) trace?.end();
+    return true;
+  }
+
+  /**
+   * Over HTTP the gates answer a modern notification 202 and it goes no further; here it goes on to the server, so it
+   * must at least be a JSON-RPC notification (its framing, as the legacy lane judges one). One that is not is dropped
+   * (true), as JSON-RPC forbids answering a notification.
+   */
+  private droppedNotification(body: unknown): boolean {
+    const framing = validateMcpRequest(body, "legacy");
+    if (framing.outcome !== "reject") return false;
+    const { response } = framing;
+    this.verdict({
+      outcome: "dropped",
+      era: "modern",
+      kind: "notification",
+      id: undefined,
+      ...namesOf(body, response),
+      reason: "invalid-message",
+      code: response.error.code,
+      message: response.error.message,
+    });
+    return true;
+  }
+
+  /** A call the server's tools refuse is answered here (as the session's revision says) and never reaches the server. */
+  private refusedByTools(body: unknown, era: Era, trace: ExchangeTrace | undefined): boolean {
+    const { tools } = this;
+    if (!tools) return false;
+    const byTools = tools.active ? tools.judge(body, era, this.sessionRevision, undefined) : undefined;
+    // A list learned since the wait in `clientLine`: this call passes unjudged rather than wait twice.
+    const refusal: ToolsRefusal | undefined = byTools instanceof Promise ? undefined : byTools;
+    if (refusal) {
+      this.answer(`${JSON.stringify(refusal.response)}\n`);
+      if (refusal.response.id !== null) notify(this.hooks.onAnswer, { id: refusal.response.id, by: "wymcp" });
+      trace?.end();
+      return true;
+    }
+    tools.sent(body);
+    return false;
+  }
 
   /** A line past the limit, never held: its length, as a declared Content-Length, gets the gates' own answer to a large body. */
-  const tooLong = async (seen: number): Promise<false> => {
-    declared = String(seen);
-    const judged = await gateBody(face, exchange);
-    declared = undefined;
-    if (judged.action === "refuse") refuse(judged.refusal, false, undefined);
+  private async tooLong(seen: number): Promise<false> {
+    this.declared = String(seen);
+    const judged = await gateBody(this.face, this.exchange);
+    this.declared = undefined;
+    if (judged.action === "refuse") this.refuse(judged.refusal, false, undefined);
     judged.trace?.end();
     return false;
-  };
+  }
 
-  return {
-    /** The tools lock's reader of the server's output (`--tools-lock`), or undefined. */
-    lockedLines,
-    /** Whether the server's output is to be watched for a legacy session's revision at all. */
-    negotiates,
-    /** Whether an initialize is waiting for the server's answer, whose revision judges the session's next lines. */
-    negotiating: () => initializeKey !== undefined,
-    /** Whether the server's lines teach the tools. */
-    learning: tools?.active === true && tools.learns,
-    /** Whether the line goes on to the server. */
-    clientLine(event: LineEvent): boolean | Promise<boolean> {
-      if (event.kind === "too-long") return tooLong(event.seen);
-      // A tool's schema still compiling: the line waits for it, in order, and is judged then.
-      if (tools?.compiling) return tools.settled().then(() => this.clientLine(event));
-      if (isBlank(event.bytes)) return false;
-      // The line is whole in memory: judged without a promise, the per-line cost the stdio bench measures. One span per
-      // message, from the line read to the answer for its id (wymcp's refusal, or the server's line).
-      const judged = gateBytes(face, event.bytes, exchange, pipeFacts);
-      const { trace } = judged;
-      if (judged.action === "refuse") {
-        const body = refusedBody(judged);
-        refuse(judged.refusal, isResponseLike(body), body);
-        trace?.end();
-        return false;
-      }
-      const { body, era, result } = judged;
-      if (judged.action === "accept") {
-        // Over HTTP the gates answer it 202 and it goes no further; here it goes on to the server, so it must at least be
-        // a JSON-RPC notification (its framing, as the legacy lane judges one). One that is not is dropped, as JSON-RPC
-        // forbids answering a notification.
-        const framing = validateMcpRequest(body, "legacy");
-        if (framing.outcome === "reject") {
-          const { response } = framing;
-          verdict({
-            outcome: "dropped",
-            era: "modern",
-            kind: "notification",
-            id: undefined,
-            ...namesOf(body, response),
-            reason: "invalid-message",
-            code: response.error.code,
-            message: response.error.message,
-          });
-          trace?.end();
-          return false;
-        }
-      }
-      // A call to a tool the lock keeps out is answered here, as an unknown tool; a tools/list's answer is watched.
-      const lockRefusal = toolLock?.refusal(body);
-      if (lockRefusal) {
-        answer(`${JSON.stringify(lockRefusal)}\n`);
-        trace?.end();
-        return false;
-      }
-      lockedLines?.expect(toolsListRequests(body));
-      sessionEra = era;
-      if (negotiates && era === "legacy" && result.kind === "request" && (body as { method?: unknown }).method === "initialize")
-        initializeKey = keyOf(body);
-      // --legacy-checks report is logged; a pass only for a subscriber.
-      const admitted = admittedEvent(judged, hooks.onVerdict !== undefined);
-      if (admitted) verdict(admitted);
-      // A call the server's tools refuse is answered here (as the session's revision says) and never reaches the server.
-      const byTools = tools?.active ? tools.judge(body, era, sessionRevision, undefined) : undefined;
-      // A list learned since the wait above: this call passes unjudged rather than wait twice.
-      const refusal: ToolsRefusal | undefined = byTools instanceof Promise ? undefined : byTools;
-      if (refusal) {
-        answer(`${JSON.stringify(refusal.response)}\n`);
-        if (refusal.response.id !== null) notify(hooks.onAnswer, { id: refusal.response.id, by: "wymcp" });
-        trace?.end();
-        return false;
-      }
-      tools?.sent(body);
-      const waiting =
-        tracking && (result.kind === "request" || result.kind === "batch") ? pending.remember(body, era, trace, sessionRevision) : 0;
-      // Nothing will answer a notification (or a response the client sends back): its span ends as it is handed on.
-      if (waiting === 0) trace?.end();
-      return true;
-    },
+  /** Writes wymcp's answer, or drops it: never to a response, and `id: null` at most once a second. */
+  private refuse(refusal: Refusal, responseLike: boolean, body: unknown): void {
+    const { response, kind } = refusal;
+    const now = this.clock();
+    const limited = response.id === null && now - this.lastNullAnswer < NULL_ID_ANSWER_INTERVAL_MS;
+    const answered = !responseLike && kind !== "notification" && !limited;
+    if (answered) {
+      if (response.id === null) this.lastNullAnswer = now;
+      this.answer(`${JSON.stringify(response)}\n`);
+    }
+    this.verdict(refusalEvent(refusal, body, answered ? "refused" : "dropped"));
+    if (answered && response.id !== null) notify(this.hooks.onAnswer, { id: response.id, by: "wymcp" });
+  }
 
-    /** Ends the spans of the requests the server never answered (it has exited). */
-    close(): void {
-      pending.close();
-    },
+  private verdict(event: VerdictEvent): void {
+    this.log.verdict(event);
+    notify(this.hooks.onVerdict, event);
+  }
 
-    /** A line the server wrote, already passed on: its answer to a pending request, and the outbound check. */
-    serverLine(bytes: Buffer): void {
-      if (isBlank(bytes)) return;
-      let message: unknown;
-      try {
-        message = JSON.parse(bytes.toString("utf8"));
-      } catch {
-        if (options.outbound === "report")
-          log.line(
-            "outbound-violation",
-            { era: sessionEra, message: "not JSON" },
-            "outbound violation: the server wrote a line that is not JSON",
-          );
-        return;
-      }
-      for (const item of Array.isArray(message) ? message : [message]) {
-        tools?.received(item);
-        if (initializeKey !== undefined && isObject(item) && !Object.hasOwn(item, "method") && keyOf(item) === initializeKey) {
-          initializeKey = undefined;
-          const negotiated = isObject(item.result) ? item.result.protocolVersion : undefined;
-          // Read as a header would be; a modern or unknown answer leaves the rule without a header in force.
-          const named = legacyRevisionOf(undefined, typeof negotiated === "string" ? negotiated : undefined);
-          sessionRevision = named.signal === "header" ? named.revision : undefined;
-        }
-        const request = pending.answered(item);
-        if (request) notify(hooks.onAnswer, { id: request.id, by: "server" });
-        if (request?.traced) answerTraced(request.traced, item);
-        if (options.outbound === "report") checkServerItem(log, item, request, sessionEra, sessionRevision, settings.validate?.formats);
-      }
-    },
-  };
+  /** One message the server wrote: the tools it lists, the revision it negotiates, the request it answers, the outbound check. */
+  private serverItem(item: unknown): void {
+    this.tools?.received(item);
+    if (this.initializeKey !== undefined && isObject(item) && !Object.hasOwn(item, "method") && keyOf(item) === this.initializeKey) {
+      this.initializeKey = undefined;
+      const negotiated = isObject(item.result) ? item.result.protocolVersion : undefined;
+      // Read as a header would be; a modern or unknown answer leaves the rule without a header in force.
+      const named = legacyRevisionOf(undefined, typeof negotiated === "string" ? negotiated : undefined);
+      this.sessionRevision = named.signal === "header" ? named.revision : undefined;
+    }
+    const request = this.pending.answered(item);
+    if (request) notify(this.hooks.onAnswer, { id: request.id, by: "server" });
+    if (request?.traced) answerTraced(request.traced, item);
+    if (this.options.outbound === "report")
+      checkServerItem(this.log, item, request, this.sessionEra, this.sessionRevision, this.face.settings.validate?.formats);
+  }
 }
 
 /** The requests of passing bodies the server has not answered yet, bounded by `MAX_PENDING`. */
@@ -545,15 +603,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function isResponseLike(body: unknown): boolean {
   if (Array.isArray(body)) return body.length > 0 && body.every(isResponseLike);
   return isResponse(body);
-}
-
-/** Only spaces, tabs and a `\r`: no message, so nothing to judge, forward or answer. */
-function isBlank(bytes: Buffer): boolean {
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
-    if (byte !== 32 && byte !== 9 && byte !== 13) return false;
-  }
-  return true;
 }
 
 /**
