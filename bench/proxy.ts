@@ -846,6 +846,9 @@ export function proxyToolsTable(results: ProxyToolsWorkload[]): string {
       w.statuses.tools,
     ]),
     [1, 2, 4, 5],
+  );
+}
+
 /** The stdio row: lines per second of each variant, the ratios per round, and the relay's CPU per line. */
 export function stdioTable(s: StdioBench): string {
   const rps = (x: Spread) => x.median.toFixed(0);
