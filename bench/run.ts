@@ -46,6 +46,7 @@ import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body
 import { runSoak, soakTable } from "./soak.js";
 import { runToolsAtEdgeBench, toolsAtEdgeTable, toolsAtEdgeTarget } from "./tools-at-edge.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
+import { headerCostTable, headerCostTargets, runHeaderCostBench } from "./header-cost.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
@@ -56,6 +57,7 @@ const proxyMode = process.argv.includes("--proxy");
 const bodyMemoryOnly = process.argv.includes("--body-memory");
 const soakOnly = process.argv.includes("--soak");
 const perMessageOnly = process.argv.includes("--per-message");
+const headerCostOnly = process.argv.includes("--header-cost");
 const out =
   process.env.BENCH_OUT ||
   (quick
@@ -120,6 +122,7 @@ async function main(): Promise<void> {
   const messages = benchMessages(specDir);
   const eng = engine(join(root, "schemas"), specDir);
   if (perMessageOnly) return runPerMessageOnly(messages, eng);
+  if (headerCostOnly) return runHeaderCostOnly(messages);
   const tmp = mkdtempSync(join(tmpdir(), "wymcp-bench-"));
   let startup;
   let cliStartup;
@@ -323,6 +326,31 @@ async function runPerMessageOnly(messages: ReturnType<typeof benchMessages>, eng
     ].join("\n"),
   );
 }
+
+/**
+ * `--header-cost`: only the transport headers' cost, admission and validateMcpRequest, on and off (bench/header-cost.ts);
+ * writes its section of docs/performance.md (about a minute; `--quick`: seconds).
+ */
+function runHeaderCostOnly(messages: ReturnType<typeof benchMessages>): void {
+  const figures = runHeaderCostBench(messages.toolsCall, headerCostTiming, log);
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    [
+      `wymcp benchmark, the transport headers only${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+      "",
+      ...section("header-cost", HEADER_COST_HEADING, headerCostTable(figures), "", targetsTable(headerCostTargets(figures))),
+    ].join("\n"),
+  );
+  writeSections("npm run bench -- --header-cost");
+}
+
+/** Ratios near 1 read against a 3 % budget: more rounds than the per-message tables take. */
+const headerCostTiming: Timing = quick ? settings.timing : { ...settings.timing, rounds: 11 };
+
+const HEADER_COST_HEADING =
+  "## The transport headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name against the body): a valid modern tools/call admitted " +
+  "from its bytes with the header rules on and off, three ways of holding the headers; in-process, interleaved rounds";
 
 /** `--http`: only the flood: the example server gated (without and with telemetry), through the bare bridge, and the SDK alone (about 6 minutes; `--quick`: a few seconds). */
 async function mainHttp(): Promise<void> {
