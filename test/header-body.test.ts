@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decodeSentinel, HEADER_MISMATCH, headerProblem, headersAgree, type RequestHeaders } from "../src/core/header-body.js";
+import {
+  decodeSentinel,
+  HEADER_MISMATCH,
+  headerProblem,
+  headersAgree,
+  JoinedHeaders,
+  type RequestHeaders,
+} from "../src/core/header-body.js";
 import type { HeadersLike } from "../src/core/era.js";
 import { UNSUPPORTED_PROTOCOL_VERSION } from "../src/core/protocol-versions.js";
 import { validateMcpRequest } from "../src/core/validate.js";
@@ -226,11 +233,31 @@ describe("the fast path (headersAgree) agrees with the rules in full (headerProb
     "mcp-method": "tools/call",
   });
   const SENTINEL_CALL = { ...CALL, params: { ...CALL.params, name: base64("get_weather") } };
+  const COMMA_CALL = { ...CALL, params: { ...CALL.params, name: "a, b" } };
+  /** Headers as Node's `http` keeps them: each sent as `[name, ...values]`, names lower-cased, repeats joined with ", ". */
+  const joined = (...sent: Array<[string, ...string[]]>) => {
+    const headers: Record<string, string> = {};
+    const headersDistinct: Record<string, string[]> = {};
+    for (const [name, ...values] of sent) {
+      headers[name] = values.join(", ");
+      headersDistinct[name] = values;
+    }
+    return new JoinedHeaders({ headers, headersDistinct });
+  };
+  const nodeGood: Array<[string, ...string[]]> = Object.entries(good).map(([name, value]) => [name, value]);
   // Each: the body, the headers, and whether the fast path must see them agree at a glance.
   const cases: Array<[string, unknown, RequestHeaders, boolean]> = [
     ["a plain object with lower-case keys", CALL, { host: "x", ...good, "user-agent": "node", connection: "keep-alive" }, true],
     ["a Node face's reader", CALL, reader(good), true],
     ["a Fetch Headers", CALL, new Headers(good), true],
+    ["Node's headers (the Node faces' form)", CALL, joined(...nodeGood, ["host", "x"], ["user-agent", "node"]), true],
+    ["Node's headers, a repeat of one value", CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "get_weather", "get_weather"]), false],
+    ["Node's headers, a repeat of two values", CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "get_weather", "other"]), false],
+    ["Node's headers, a body name with a comma, sent once", COMMA_CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "a, b"]), false],
+    // Joined, "a" and "b" read "a, b": the body's very string, and still two values.
+    ["Node's headers, two values that join to the body's name", COMMA_CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "a", "b"]), false],
+    ["Node's headers, one missing", CALL, joined(...nodeGood.slice(0, 2)), false],
+    ["Node's headers, a value that disagrees", CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "other"]), false],
     ["a resources/read's uri", RESOURCE, RESOURCE_HEADERS, true],
     ["a method that mirrors no name", LIST, LIST_HEADERS, true],
     ["a method that mirrors no name, a stray Mcp-Name", LIST, { ...LIST_HEADERS, "mcp-name": "anything" }, true],

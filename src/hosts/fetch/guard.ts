@@ -5,7 +5,15 @@
 import type { Refusal, WymcpInfo } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
 import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody, telemetryOption } from "../../core/options.js";
-import { type GateAction, gateBody, type GateBypass, type GateInput, type GateRefuse, screen, type TraceFacts } from "../../core/pipeline.js";
+import {
+  type GateAction,
+  gateBody,
+  type GateBypass,
+  type GateInput,
+  type GateRefuse,
+  screen,
+  type TraceFacts,
+} from "../../core/pipeline.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { now } from "../../core/traced.js";
 import { createTap, type OutboundOptions, reportSettings } from "../../outbound/tap.js";

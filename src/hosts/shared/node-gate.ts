@@ -15,6 +15,7 @@ import {
   screen,
   type TraceFacts,
 } from "../../core/pipeline.js";
+import { JoinedHeaders } from "../../core/header-body.js";
 import { readNodeBody } from "./node-body.js";
 
 /**
@@ -39,7 +40,7 @@ export function nodeExchange(req: IncomingMessage, face: NodeGateFace): GateInpu
     // Stopping at the limit leaves the socket open for the 413.
     chunks: () => readNodeBody(req, face.settings.maxBodyBytes),
     era: (body) => face.era(req, body),
-    headers: (name) => nodeHeader(req, name),
+    headers: new JoinedHeaders(req),
     facts: () => nodeFacts(req),
   };
 }
