@@ -186,6 +186,8 @@ async function main(): Promise<void> {
   const judged = targets(cases, errorPath, startup, sizes, codegenMs, load, stdioMemory);
   const toolsAtEdge = await runToolsAtEdgeBench(settings.timing, log);
   judged.push(toolsAtEdgeTarget(toolsAtEdge));
+  const headerCost = runHeaderCostBench(messages.toolsCall, headerCostTiming, log);
+  judged.push(...headerCostTargets(headerCost));
   const adversarial = runAdversarial(adversarialSettings, log);
   const seconds = (performance.now() - started) / 1000;
 
@@ -235,6 +237,8 @@ async function main(): Promise<void> {
       toolsAtEdgeTable(toolsAtEdge),
     ),
     "",
+    ...section("header-cost", HEADER_COST_HEADING, headerCostTable(headerCost)),
+    "",
     ...section("targets", "## Targets", targetsTable(judged)),
     "",
     ...section("cli-startup", "## CLI start-up (wymcp check on the tools/call above)", cliStartupTable(cliStartup)),
@@ -262,6 +266,7 @@ async function main(): Promise<void> {
       outbound: { perMessage: outbound, size: outboundSizes, table: table.data },
       targets: judged,
       toolsAtEdge,
+      headerCost,
       stdioMemory,
       cli: { startup: cliStartup, large: cliLarge },
       adversarial,
