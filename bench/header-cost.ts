@@ -43,6 +43,8 @@ export interface HeaderCostRow {
   onPerSec: Spread;
   /** On ÷ off in CPU time (off ops/s ÷ on ops/s), per round: the budget's ratio. */
   admission: Spread;
+  /** On ÷ off of the fastest round of each: the rounds least disturbed by the rest of a shared machine. */
+  admissionBest: number;
   /** validateMcpRequest with the headers ÷ without them, on the parsed body, per round: for information. */
   validateOnly: Spread;
   /** Nanoseconds per request, the medians: the admission with the rules off, and what the rules add to it. */
@@ -266,6 +268,7 @@ export function runHeaderCostBench(bench: { text: string }, timing: Timing, log:
       offPerSec,
       onPerSec,
       admission,
+      admissionBest: Math.max(...off!) / Math.max(...on!),
       validateOnly: spread(vmrOff!.map((x, r) => x / vmrOn![r]!)),
       offNs: 1e9 / offPerSec.median,
       addedNs: 1e9 / onPerSec.median - 1e9 / offPerSec.median,
@@ -288,6 +291,7 @@ export function headerCostTable(f: HeaderCostFigures): string {
         "rules on",
         "added per request",
         "on ÷ off (target ≤ 1.03×)",
+        "fastest rounds",
         "validateMcpRequest only",
       ],
       f.rows.map((r) => [
@@ -297,13 +301,14 @@ export function headerCostTable(f: HeaderCostFigures): string {
         Math.round(r.onPerSec.median).toLocaleString("en-US"),
         `${r.addedNs.toFixed(0)} ns of ${r.offNs.toFixed(0)} ns`,
         fine(r.admission),
+        `${r.admissionBest.toFixed(3)}×`,
         cell(r.validateOnly),
       ]),
       [2, 3],
     ),
     "",
     `Admission: gateBytes on the face's own exchange (judgeNode's, judgeRequest's; the plain object in place of the Node reader), ` +
-      `the face built with and without headerChecks: false; median [min–max] of ${f.rounds} interleaved rounds of about ${f.sliceMs} ms of CPU time per variant, ratios per round; time is the process's CPU time (process.cpuUsage), as wall time on a shared machine counts other processes' slices. ` +
+      `the face built with and without headerChecks: false; median [min–max] of ${f.rounds} interleaved rounds of about ${f.sliceMs} ms of CPU time per variant, ratios per round (fastest rounds: on ÷ off of the fastest round of each); time is the process's CPU time (process.cpuUsage), as wall time on a shared machine counts other processes' slices. ` +
       `validateMcpRequest only: the parsed body, with the same headers ÷ without them, in the same rounds (information: ` +
       `it is not what a face pays). Load average (1 min) ${f.load[0].toFixed(2)} before the rounds, ${f.load[1].toFixed(2)} after.`,
   ].join("\n");
@@ -324,7 +329,7 @@ export function headerCostTargets(f: HeaderCostFigures): Target[] {
       ...(pass ? {} : { missBy: `${measured.toFixed(3)}× of 1.03× (${((measured / HEADER_BUDGET - 1) * 100).toFixed(1)}% over)` }),
       context:
         `on ÷ off in CPU time, per-round ratio, median of ${r.admission.samples.length} ${fine(r.admission)}; ${r.addedNs.toFixed(0)} ns ` +
-        `added to ${r.offNs.toFixed(0)} ns; validateMcpRequest alone with ÷ without the headers ${cell(r.validateOnly)} (information)`,
+        `added to ${r.offNs.toFixed(0)} ns; fastest rounds ${r.admissionBest.toFixed(3)}×; validateMcpRequest alone with ÷ without the headers ${cell(r.validateOnly)} (information)`,
     };
   });
 }

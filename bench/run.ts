@@ -351,7 +351,7 @@ function runHeaderCostOnly(messages: ReturnType<typeof benchMessages>): void {
 }
 
 /** Ratios near 1 read against a 3 % budget: many short rounds, so that a burst of load falls on few of them. */
-const headerCostTiming: Timing = quick ? settings.timing : { warmupMs: 100, roundMs: 25, rounds: 41 };
+const headerCostTiming: Timing = quick ? settings.timing : { warmupMs: 100, roundMs: 20, rounds: 61 };
 
 const HEADER_COST_HEADING =
   "## The transport headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name against the body): a valid modern tools/call admitted " +
