@@ -293,3 +293,23 @@ describe("the fast path (headersAgree) agrees with the rules in full (headerProb
     });
   }
 });
+
+describe("Node's headers made by another copy of the module (a bundle may carry it twice)", () => {
+  const sent = {
+    headers: { ...good },
+    headersDistinct: { "mcp-protocol-version": ["2026-07-28"], "mcp-method": ["tools/call"], "mcp-name": ["get_weather"] },
+  };
+  test("agree at a glance and pass, and a disagreeing Mcp-Name is still refused", async () => {
+    // A second instance of the module: its own JoinedHeaders class, as a second bundle chunk would have.
+    const copy = "../src/core/header-body.js?copy";
+    const other = (await import(copy)) as typeof import("../src/core/header-body.js");
+    assert.notEqual(other.JoinedHeaders, JoinedHeaders);
+    const headers = new other.JoinedHeaders(sent);
+    assert.equal(headersAgree(CALL, headers), true);
+    assert.equal(validateMcpRequest(CALL, "modern", { headers }).outcome, "pass");
+    const wrong = new other.JoinedHeaders({ ...sent, headers: { ...good, "mcp-name": "other" } });
+    const result = validateMcpRequest(CALL, "modern", { headers: wrong });
+    assert.equal(result.outcome === "reject" && result.response.error.code, HEADER_MISMATCH);
+    assert.match(result.outcome === "reject" ? result.response.error.message : "", /the Mcp-Name header does not match/);
+  });
+});

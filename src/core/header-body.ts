@@ -26,6 +26,13 @@ export const MCP_NAME_SOURCE: Readonly<Record<string, "name" | "uri">> = Object.
  */
 export type RequestHeaders = HeadersLike | JoinedHeaders | ((lowerName: string) => string | readonly string[] | undefined);
 
+const JOINED: unique symbol = Symbol.for("wymcp.JoinedHeaders");
+
+/** Whether `headers` are a `JoinedHeaders`, of whichever copy of this module made them. */
+function isJoined(headers: RequestHeaders): headers is JoinedHeaders {
+  return (headers as { [JOINED]?: unknown })[JOINED] === true;
+}
+
 /** Where `JoinedHeaders` reads: a Node `IncomingMessage` is one. */
 export interface JoinedSource {
   /** Every name in lower case, a repeated header's values joined with ", " (`req.headers`). */
@@ -42,6 +49,11 @@ export interface JoinedSource {
 export class JoinedHeaders {
   constructor(readonly source: JoinedSource) {}
 
+  /** Known by this mark, not by `instanceof`: a bundle may carry this module twice, and each copy its own class. */
+  get [JOINED](): true {
+    return true;
+  }
+
   /** One header: its value, or its values apart when it holds a comma. */
   read(lowerName: string): string | readonly string[] | undefined {
     const value = this.source.headers[lowerName];
@@ -52,7 +64,7 @@ export class JoinedHeaders {
 /** One header of `headers` as the rules read it: its value, its values apart, or `undefined`. */
 export function headerValues(headers: RequestHeaders, lowerName: string): string | readonly string[] | undefined {
   if (typeof headers === "function") return headers(lowerName);
-  return headers instanceof JoinedHeaders ? headers.read(lowerName) : valuesOf(headers, lowerName);
+  return isJoined(headers) ? headers.read(lowerName) : valuesOf(headers, lowerName);
 }
 
 /** One failed header rule: which header, and the location in the body it was held against. */
@@ -114,7 +126,7 @@ export function headersAgree(body: Record<string, unknown>, headers: RequestHead
   // A value that could read as a sentinel is decoded first: the general rules' to judge.
   const name = typeof source === "string" && (source.charCodeAt(0) !== 0x3d || !source.startsWith(PREFIX)) ? source : undefined;
   if (name === undefined && typeof source === "string") return false;
-  if (headers instanceof JoinedHeaders) {
+  if (isJoined(headers)) {
     // A comma in the body's value could be a repeat's join: the general rules read the values apart. A method that
     // names a field is one of three literals, with none.
     const joined = headers.source.headers;
