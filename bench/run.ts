@@ -10,7 +10,8 @@
  * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone). `--proxy` runs
  * only bench/proxy.ts (`wymcp proxy` and `wymcp stdio` against their pass-through mode and no wymcp, and their memory
  * over `--memory-seconds N`, default 60). `--per-message` prints only the inbound per-message tables, both format modes,
- * and writes nothing.
+ * and writes nothing. `--header-cost` runs only bench/header-cost.ts (the transport headers' cost on a face's
+ * admission, per way of holding them) and writes its section.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
