@@ -29,7 +29,7 @@ export const READERS = ["node", "plain", "fetch"] as const;
 export type Reader = (typeof READERS)[number];
 
 const READER_LABELS: Record<Reader, string> = {
-  node: "a Node face's reader",
+  node: "Node's headers (the Node faces')",
   plain: "a plain object",
   fetch: "a Fetch Headers",
 };

@@ -321,7 +321,7 @@ async function runPerMessageOnly(messages: ReturnType<typeof benchMessages>, eng
       "valid modern tools/call, validateMcpRequest without the transport headers ÷ with them (median [min–max] of the rounds):",
       ...(
         [
-          ["a Node face's reader", "vmr-headers"],
+          ["Node's headers (the Node faces')", "vmr-headers"],
           ["a plain object", "vmr-headers-plain"],
           ["a Fetch Headers", "vmr-headers-fetch"],
         ] as const

@@ -67,7 +67,7 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
         results.targets.some((t) => t.target.startsWith(`validateMcpRequest formats: "strict", valid ${era} tools/call`)),
         era,
       );
-    for (const reader of ["a Node face's reader", "a plain object", "a Fetch Headers"])
+    for (const reader of ["Node's headers (the Node faces')", "a plain object", "a Fetch Headers"])
       for (const message of ["the bench's tools/call", "smallest modern tools/call"])
         assert.ok(
           results.targets.some((t) => t.target.startsWith(`the transport headers (${reader}), ${message}: its admission`)),
