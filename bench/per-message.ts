@@ -7,6 +7,7 @@ import type * as Zod from "@modelcontextprotocol/core";
 import type { Validator } from "../generated/validator.js";
 import type { validateMcpRequest as ValidateMcpRequest } from "../src/core/validate.js";
 import { entriesLength } from "../src/core/distill.js";
+import { JoinedHeaders } from "../src/core/header-body.js";
 import { compileLoop, spread, timeBox, warm, type Spread } from "./measure.js";
 import type { BenchMessage, BenchMessages } from "./messages.js";
 
@@ -201,7 +202,7 @@ function depthVariants(s: Subjects, m: BenchMessage): Variant[] {
 
 /**
  * `validateMcpRequest` with the transport's header rules on, three ways a face holds the request's headers, each
- * agreeing with the body: a Node face's reader over `req.headers` (what the Node gates pass), a plain object with
+ * agreeing with the body: Node's headers as the Node gates pass them (`JoinedHeaders`), a plain object with
  * lower-case keys (Node's `req.headers` itself), and a Fetch `Headers` (what the Fetch gates pass). The values are
  * strings of their own, as an HTTP parser makes them, never the body's. Against `vmr`, the rules' cost.
  */
@@ -220,11 +221,9 @@ function headerVariants(s: Subjects, m: BenchMessage): Variant[] {
     "user-agent": "node",
     connection: "keep-alive",
   };
-  // As the Node faces read a header (hosts/node/guard.ts, nodeHeader): the value, or its values apart when it has a comma.
-  const reader = (name: string) => {
-    const value = raw[name];
-    return typeof value === "string" && value.includes(",") ? [value] : value;
-  };
+  // As the Node faces hand them to the rules (hosts/shared/node-gate.ts): Node's headers, and their values apart.
+  const distinct = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, [value]]));
+  const reader = new JoinedHeaders({ headers: raw, headersDistinct: distinct });
   const variant = (key: string, label: string, headers: unknown): Variant => ({
     key,
     label,
@@ -234,7 +233,11 @@ function headerVariants(s: Subjects, m: BenchMessage): Variant[] {
     expect: is("pass"),
   });
   return [
-    variant("vmr-headers", "validateMcpRequest + header rules, a Node face's reader (MCP-Protocol-Version, Mcp-Method, Mcp-Name)", reader),
+    variant(
+      "vmr-headers",
+      "validateMcpRequest + header rules, Node's headers as the Node faces pass them (MCP-Protocol-Version, Mcp-Method, Mcp-Name)",
+      reader,
+    ),
     variant("vmr-headers-plain", "validateMcpRequest + header rules, a plain object with lower-case keys", raw),
     variant("vmr-headers-fetch", "validateMcpRequest + header rules, a Fetch Headers", new Headers(raw)),
   ];

@@ -140,7 +140,6 @@ export function targets(
       atLeast: true,
       context: `per-round ratio, median of ${strictLegacyCall.vsParse.samples.length} [${formatRatio(strictLegacyCall.vsParse.min)}–${formatRatio(strictLegacyCall.vsParse.max)}]; every format asserted`,
     }),
-    headerTarget(cases),
     judge({
       target: "validateMcpRequest, valid modern tools/call ≥ 4× SDK Zod",
       measured: vmr.vsZod.median,
@@ -289,24 +288,6 @@ export function headerCost(cases: CaseFigures[], variant: string): Spread {
   const without = figure(cases, "tools-call", "vmr").opsPerSec.samples;
   const withHeaders = figure(cases, "tools-call", variant).opsPerSec.samples;
   return spread(without.map((x, i) => x / withHeaders[i]!));
-}
-
-/** The header rules' cost on a valid modern tools/call: the Node faces' reader judged, the other two forms beside it. */
-function headerTarget(cases: CaseFigures[]): Target {
-  const node = headerCost(cases, "vmr-headers");
-  const plain = headerCost(cases, "vmr-headers-plain");
-  const fetch = headerCost(cases, "vmr-headers-fetch");
-  const cell = (s: Spread) => `${formatRatio(s.median)} [${formatRatio(s.min)}–${formatRatio(s.max)}]`;
-  return judge({
-    target: "validateMcpRequest with the transport headers (a Node face's reader), valid modern tools/call ≤ 1.03× without them",
-    measured: node.median,
-    limit: 1.03,
-    unit: "×",
-    atLeast: false,
-    context:
-      `per-round ratio of ops/s without ÷ with, median of ${node.samples.length} ${cell(node)}, same message, same process; ` +
-      `a plain object with lower-case keys ${cell(plain)}; a Fetch Headers ${cell(fetch)}`,
-  });
 }
 
 const opsRow = (label: string, s: Spread) => [label, formatOps(s.median), formatOps(s.min), formatOps(s.max)];

@@ -12,8 +12,9 @@
  * only bench/proxy.ts (`wymcp proxy` and `wymcp stdio` against their pass-through mode and no wymcp, and their memory
  * over `--memory-seconds N`, default 60); `--proxy --only stdio` runs only its stdio rounds, and `--proxy --only tools`
  * only its proxy --tools rounds (`--rounds N` of them): each prints its rows and budget and writes nothing.
- * `--per-message` prints only the inbound per-message tables, both format modes,
- * and writes nothing.
+ * `--per-message` prints only the inbound per-message tables, both format modes, and writes nothing. `--header-cost`
+ * runs only bench/header-cost.ts (the transport headers' cost on a face's admission, per way of holding them) and
+ * writes its section.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -58,6 +59,7 @@ import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body
 import { runSoak, soakTable } from "./soak.js";
 import { runToolsAtEdgeBench, toolsAtEdgeTable, toolsAtEdgeTarget } from "./tools-at-edge.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
+import { headerCostTable, headerCostTargets, runHeaderCostBench } from "./header-cost.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
@@ -69,6 +71,7 @@ const proxyMode = process.argv.includes("--proxy");
 const bodyMemoryOnly = process.argv.includes("--body-memory");
 const soakOnly = process.argv.includes("--soak");
 const perMessageOnly = process.argv.includes("--per-message");
+const headerCostOnly = process.argv.includes("--header-cost");
 const out =
   process.env.BENCH_OUT ||
   (quick
@@ -137,6 +140,7 @@ async function main(): Promise<void> {
   const messages = benchMessages(specDir);
   const eng = engine(join(root, "schemas"), specDir);
   if (perMessageOnly) return runPerMessageOnly(messages, eng);
+  if (headerCostOnly) return runHeaderCostOnly(messages);
   const tmp = mkdtempSync(join(tmpdir(), "wymcp-bench-"));
   let startup;
   let cliStartup;
@@ -200,6 +204,8 @@ async function main(): Promise<void> {
   const judged = targets(cases, errorPath, startup, sizes, codegenMs, load, stdioMemory);
   const toolsAtEdge = await runToolsAtEdgeBench(settings.timing, log);
   judged.push(toolsAtEdgeTarget(toolsAtEdge));
+  const headerCost = runHeaderCostBench(messages.toolsCall, headerCostTiming, log);
+  judged.push(...headerCostTargets(headerCost));
   const adversarial = runAdversarial(adversarialSettings, log);
   const adversarialEdge = await runAdversarialEdge(edgeSettings, log);
   const seconds = (performance.now() - started) / 1000;
@@ -250,6 +256,8 @@ async function main(): Promise<void> {
       toolsAtEdgeTable(toolsAtEdge),
     ),
     "",
+    ...section("header-cost", HEADER_COST_HEADING, headerCostTable(headerCost)),
+    "",
     ...section("targets", "## Targets", targetsTable(judged)),
     "",
     ...section("cli-startup", "## CLI start-up (wymcp check on the tools/call above)", cliStartupTable(cliStartup)),
@@ -279,6 +287,7 @@ async function main(): Promise<void> {
       outbound: { perMessage: outbound, size: outboundSizes, table: table.data },
       targets: judged,
       toolsAtEdge,
+      headerCost,
       stdioMemory,
       cli: { startup: cliStartup, large: cliLarge },
       adversarial,
@@ -333,7 +342,7 @@ async function runPerMessageOnly(messages: ReturnType<typeof benchMessages>, eng
       "valid modern tools/call, validateMcpRequest without the transport headers ÷ with them (median [min–max] of the rounds):",
       ...(
         [
-          ["a Node face's reader", "vmr-headers"],
+          ["Node's headers (the Node faces')", "vmr-headers"],
           ["a plain object", "vmr-headers-plain"],
           ["a Fetch Headers", "vmr-headers-fetch"],
         ] as const
@@ -344,6 +353,31 @@ async function runPerMessageOnly(messages: ReturnType<typeof benchMessages>, eng
     ].join("\n"),
   );
 }
+
+/**
+ * `--header-cost`: only the transport headers' cost, admission and validateMcpRequest, on and off (bench/header-cost.ts);
+ * writes its section of docs/performance.md (about a minute; `--quick`: seconds).
+ */
+function runHeaderCostOnly(messages: ReturnType<typeof benchMessages>): void {
+  const figures = runHeaderCostBench(messages.toolsCall, headerCostTiming, log);
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    [
+      `wymcp benchmark, the transport headers only${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+      `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
+      "",
+      ...section("header-cost", HEADER_COST_HEADING, headerCostTable(figures), "", targetsTable(headerCostTargets(figures))),
+    ].join("\n"),
+  );
+  writeSections("npm run bench -- --header-cost");
+}
+
+/** Ratios near 1 read against a 3 % budget: many short rounds, so that a burst of load falls on few of them. */
+const headerCostTiming: Timing = quick ? settings.timing : { warmupMs: 100, roundMs: 20, rounds: 61 };
+
+const HEADER_COST_HEADING =
+  "## The transport headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name against the body): a valid modern tools/call admitted " +
+  "from its bytes with the header rules on and off, three ways of holding the headers; in-process, interleaved rounds";
 
 /** `--http`: only the flood: the example server gated (without and with telemetry), through the bare bridge, and the SDK alone (about 6 minutes; `--quick`: a few seconds). */
 async function mainHttp(): Promise<void> {

@@ -27,6 +27,7 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
       "## Nesting",
       "## Targets",
       "## Tools at the edge",
+      "## The transport headers",
       "## Adversarial bodies",
       "### Long member names",
     ]) {
@@ -42,9 +43,9 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
     // The legacy tools/call joined the cases, with its own ≥ 10× JSON.parse target.
     assert.equal(results.perMessage.length, 6);
     // Each tools/call's ratio under formats: "strict" beside the default one, the bounds moved out of the tests, and
-    // the whole-process cold start as a share of compiling at boot, the transport headers' cost on a valid call, and the
-    // tools at the edge's argument checks.
-    assert.equal(results.targets.length, 20);
+    // the whole-process cold start as a share of compiling at boot, the tools at the edge's argument checks, and the
+    // transport headers' cost on a valid call's admission, per way of holding them and per message.
+    assert.equal(results.targets.length, 25);
     for (const start of [
       "codegen of both eras",
       "cold start, whole process",
@@ -66,7 +67,12 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
         results.targets.some((t) => t.target.startsWith(`validateMcpRequest formats: "strict", valid ${era} tools/call`)),
         era,
       );
-    assert.ok(results.targets.some((t) => t.target.startsWith("validateMcpRequest with the transport headers")));
+    for (const reader of ["Node's headers (the Node faces')", "a plain object", "a Fetch Headers"])
+      for (const message of ["the bench's tools/call", "smallest modern tools/call"])
+        assert.ok(
+          results.targets.some((t) => t.target.startsWith(`the transport headers (${reader}), ${message}: its admission`)),
+          `${reader}, ${message}`,
+        );
     for (const key of ["vmr-headers", "vmr-headers-plain", "vmr-headers-fetch"])
       assert.ok(
         results.perMessage.find((c) => c.key === "tools-call")!.variants.some((v) => v.key === key),

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decodeSentinel, HEADER_MISMATCH, headerProblem, headersAgree, type RequestHeaders } from "../src/core/header-body.js";
+import {
+  decodeSentinel,
+  HEADER_MISMATCH,
+  headerProblem,
+  headersAgree,
+  JoinedHeaders,
+  type RequestHeaders,
+} from "../src/core/header-body.js";
 import type { HeadersLike } from "../src/core/era.js";
 import { UNSUPPORTED_PROTOCOL_VERSION } from "../src/core/protocol-versions.js";
 import { validateMcpRequest } from "../src/core/validate.js";
@@ -262,11 +269,31 @@ describe("the fast path (headersAgree) agrees with the rules in full (headerProb
     "mcp-method": "tools/call",
   });
   const SENTINEL_CALL = { ...CALL, params: { ...CALL.params, name: base64("get_weather") } };
+  const COMMA_CALL = { ...CALL, params: { ...CALL.params, name: "a, b" } };
+  /** Headers as Node's `http` keeps them: each sent as `[name, ...values]`, names lower-cased, repeats joined with ", ". */
+  const joined = (...sent: Array<[string, ...string[]]>) => {
+    const headers: Record<string, string> = {};
+    const headersDistinct: Record<string, string[]> = {};
+    for (const [name, ...values] of sent) {
+      headers[name] = values.join(", ");
+      headersDistinct[name] = values;
+    }
+    return new JoinedHeaders({ headers, headersDistinct });
+  };
+  const nodeGood: Array<[string, ...string[]]> = Object.entries(good).map(([name, value]) => [name, value]);
   // Each: the body, the headers, and whether the fast path must see them agree at a glance.
   const cases: Array<[string, unknown, RequestHeaders, boolean]> = [
     ["a plain object with lower-case keys", CALL, { host: "x", ...good, "user-agent": "node", connection: "keep-alive" }, true],
     ["a Node face's reader", CALL, reader(good), true],
     ["a Fetch Headers", CALL, new Headers(good), true],
+    ["Node's headers (the Node faces' form)", CALL, joined(...nodeGood, ["host", "x"], ["user-agent", "node"]), true],
+    ["Node's headers, a repeat of one value", CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "get_weather", "get_weather"]), false],
+    ["Node's headers, a repeat of two values", CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "get_weather", "other"]), false],
+    ["Node's headers, a body name with a comma, sent once", COMMA_CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "a, b"]), false],
+    // Joined, "a" and "b" read "a, b": the body's very string, and still two values.
+    ["Node's headers, two values that join to the body's name", COMMA_CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "a", "b"]), false],
+    ["Node's headers, one missing", CALL, joined(...nodeGood.slice(0, 2)), false],
+    ["Node's headers, a value that disagrees", CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "other"]), false],
     ["a resources/read's uri", RESOURCE, RESOURCE_HEADERS, true],
     ["a method that mirrors no name", LIST, LIST_HEADERS, true],
     ["a method that mirrors no name, a stray Mcp-Name", LIST, { ...LIST_HEADERS, "mcp-name": "anything" }, true],
@@ -301,4 +328,24 @@ describe("the fast path (headersAgree) agrees with the rules in full (headerProb
       if (alone === "pass" && problem && verdict.outcome === "reject") assert.equal(verdict.response.error.code, HEADER_MISMATCH);
     });
   }
+});
+
+describe("Node's headers made by another copy of the module (a bundle may carry it twice)", () => {
+  const sent = {
+    headers: { ...good },
+    headersDistinct: { "mcp-protocol-version": ["2026-07-28"], "mcp-method": ["tools/call"], "mcp-name": ["get_weather"] },
+  };
+  test("agree at a glance and pass, and a disagreeing Mcp-Name is still refused", async () => {
+    // A second instance of the module: its own JoinedHeaders class, as a second bundle chunk would have.
+    const copy = "../src/core/header-body.js?copy";
+    const other = (await import(copy)) as typeof import("../src/core/header-body.js");
+    assert.notEqual(other.JoinedHeaders, JoinedHeaders);
+    const headers = new other.JoinedHeaders(sent);
+    assert.equal(headersAgree(CALL, headers), true);
+    assert.equal(validateMcpRequest(CALL, "modern", { headers }).outcome, "pass");
+    const wrong = new other.JoinedHeaders({ ...sent, headers: { ...good, "mcp-name": "other" } });
+    const result = validateMcpRequest(CALL, "modern", { headers: wrong });
+    assert.equal(result.outcome === "reject" && result.response.error.code, HEADER_MISMATCH);
+    assert.match(result.outcome === "reject" ? result.response.error.message : "", /the Mcp-Name header does not match/);
+  });
 });

@@ -96,6 +96,19 @@ describe("gateNode: Host and Origin, and the header rules, on a real socket", { 
     const answer = await rawPost(plain.url, { ...AGREEING, "mcp-name": ["echo", "echo"] }, CALL);
     assert.equal(answer.status, 200, answer.text);
   });
+
+  // req.headers reads "a, b" for both: only req.headersDistinct tells them apart.
+  const COMMA_CALL = CALL.replace('"name":"echo"', '"name":"a, b"');
+  test("a tool name with a comma, its Mcp-Name sent once, passes", async () => {
+    const answer = await rawPost(plain.url, { ...AGREEING, "mcp-name": "a, b" }, COMMA_CALL);
+    assert.equal(answer.status, 200, answer.text);
+  });
+
+  test("two Mcp-Name values that Node joins into the body's name are refused as a repeat", async () => {
+    const answer = await rawPost(plain.url, { ...AGREEING, "mcp-name": ["a", "b"] }, COMMA_CALL);
+    assertMismatch(answer, "Mcp-Name");
+    assert.match(answer.text, /repeated/);
+  });
 });
 
 describe("gateFetch and wymcpFetch: the same rules on a Request", () => {

@@ -24,7 +24,48 @@ export const MCP_NAME_SOURCE: Readonly<Record<string, "name" | "uri">> = Object.
  * lower-case name giving the header's value, or its values apart when it was repeated (a Node face reads `req.headers`
  * and, for a value with a comma in it, `req.headersDistinct`, so that a repeat is told from a comma).
  */
-export type RequestHeaders = HeadersLike | ((lowerName: string) => string | readonly string[] | undefined);
+export type RequestHeaders = HeadersLike | JoinedHeaders | ((lowerName: string) => string | readonly string[] | undefined);
+
+const JOINED: unique symbol = Symbol.for("wymcp.JoinedHeaders");
+
+/** Whether `headers` are a `JoinedHeaders`, of whichever copy of this module made them. */
+function isJoined(headers: RequestHeaders): headers is JoinedHeaders {
+  return (headers as { [JOINED]?: unknown })[JOINED] === true;
+}
+
+/** Where `JoinedHeaders` reads: a Node `IncomingMessage` is one. */
+export interface JoinedSource {
+  /** Every name in lower case, a repeated header's values joined with ", " (`req.headers`). */
+  readonly headers: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** Each header's values apart (`req.headersDistinct`), read only for a value with a comma. */
+  readonly headersDistinct: Readonly<Record<string, readonly string[] | undefined>>;
+}
+
+/**
+ * A request's headers as Node's `http` keeps them (`JoinedSource`): the Node faces' form. Since no name is in another
+ * case and a repeat shows as a comma, a value that is the body's own comma-free string is the only value sent: the
+ * rules read three named members, with no call per header and no scan of the names.
+ */
+export class JoinedHeaders {
+  constructor(readonly source: JoinedSource) {}
+
+  /** Known by this mark, not by `instanceof`: a bundle may carry this module twice, and each copy its own class. */
+  get [JOINED](): true {
+    return true;
+  }
+
+  /** One header: its value, or its values apart when it holds a comma. */
+  read(lowerName: string): string | readonly string[] | undefined {
+    const value = this.source.headers[lowerName];
+    return typeof value === "string" && value.includes(",") ? this.source.headersDistinct[lowerName] : value;
+  }
+}
+
+/** One header of `headers` as the rules read it: its value, its values apart, or `undefined`. */
+export function headerValues(headers: RequestHeaders, lowerName: string): string | readonly string[] | undefined {
+  if (typeof headers === "function") return headers(lowerName);
+  return isJoined(headers) ? headers.read(lowerName) : valuesOf(headers, lowerName);
+}
 
 /** One failed header rule: which header, and the location in the body it was held against. */
 export interface HeaderProblem {
@@ -85,6 +126,19 @@ export function headersAgree(body: Record<string, unknown>, headers: RequestHead
   // A value that could read as a sentinel is decoded first: the general rules' to judge.
   const name = typeof source === "string" && (source.charCodeAt(0) !== 0x3d || !source.startsWith(PREFIX)) ? source : undefined;
   if (name === undefined && typeof source === "string") return false;
+  if (isJoined(headers)) {
+    // A comma in the body's value could be a repeat's join: the general rules read the values apart. A method that
+    // names a field is one of three literals, with none.
+    const joined = headers.source.headers;
+    return (
+      joined[VERSION] === claim &&
+      joined[METHOD] === method &&
+      (name === undefined || joined[NAME] === name) &&
+      !claim.includes(",") &&
+      (field !== undefined || !method.includes(",")) &&
+      (name === undefined || !name.includes(","))
+    );
+  }
   if (typeof headers === "function") {
     return (
       headers("mcp-protocol-version") === claim && headers("mcp-method") === method && (name === undefined || headers("mcp-name") === name)
@@ -157,7 +211,7 @@ function judge(
   required: boolean,
   decode: boolean,
 ): HeaderProblem["problem"] | undefined {
-  const found = typeof headers === "function" ? headers(lowerName) : valuesOf(headers, lowerName);
+  const found = headerValues(headers, lowerName);
   // The usual case, and the hot path: one value, exactly the body's (no whitespace, no sentinel to read).
   if (typeof found === "string" && found === expected && !(decode && found.startsWith(PREFIX))) return undefined;
   const values = typeof found === "string" ? [found] : found;

@@ -6,7 +6,7 @@
  */
 import { escapePointer } from "./distill.js";
 import { errorResponse, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
-import { decodeSentinel, HEADER_MISMATCH, type RequestHeaders, trimOws, valuesOf, wellFormed } from "./header-body.js";
+import { decodeSentinel, HEADER_MISMATCH, headerValues, type RequestHeaders, trimOws, wellFormed } from "./header-body.js";
 import { cutEscaped, safePointer } from "./log-safe.js";
 
 /** One mirrored parameter: where it sits in `arguments`, the header's name as the schema writes it, its type. */
@@ -103,7 +103,7 @@ export function paramProblem(declarations: readonly ParamDeclaration[], args: un
     // An argument of the wrong kind has no header form: the argument check (or the server) answers it.
     if (text === undefined) continue;
     const lower = `mcp-param-${declaration.header.toLowerCase()}`;
-    const found = typeof headers === "function" ? headers(lower) : valuesOf(headers, lower);
+    const found = headerValues(headers, lower);
     const values = typeof found === "string" ? [found] : found;
     if (values === undefined || values.length === 0) return { declaration, problem: "missing" };
     let value: string | undefined;

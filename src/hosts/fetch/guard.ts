@@ -5,7 +5,15 @@
 import type { Refusal, WymcpInfo } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
 import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody, telemetryOption } from "../../core/options.js";
-import { type GateAction, gateBody, type GateBypass, type GateRefuse, screen, type TraceFacts } from "../../core/pipeline.js";
+import {
+  type GateAction,
+  gateBody,
+  type GateBypass,
+  type GateInput,
+  type GateRefuse,
+  screen,
+  type TraceFacts,
+} from "../../core/pipeline.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { now } from "../../core/traced.js";
 import { createTap, type OutboundOptions, reportSettings } from "../../outbound/tap.js";
@@ -83,7 +91,12 @@ export function resolveFetchFace(options: unknown, extra: readonly string[] = []
  * the next handler) or from the request itself (gateFetch hands the parsed body on instead).
  */
 export function judgeRequest(request: Request, face: FetchFace, read: "clone" | "own"): Promise<GateAction> {
-  return gateBody(face, {
+  return gateBody(face, requestExchange(request, face, read));
+}
+
+/** What the gate pipeline reads of a `Request` (`judgeRequest`'s input; the bench times the same one). */
+export function requestExchange(request: Request, face: FetchFace, read: "clone" | "own"): GateInput {
+  return {
     contentType: request.headers.get("content-type"),
     contentLength: request.headers.get("content-length"),
     protocolVersion: request.headers.get("mcp-protocol-version"),
@@ -95,7 +108,7 @@ export function judgeRequest(request: Request, face: FetchFace, read: "clone" | 
     // A Fetch `Headers` joins a repeated header with ", ": header-body.ts reads a joined value as one repeated.
     headers: request.headers,
     facts: () => requestFacts(request),
-  });
+  };
 }
 
 /**

@@ -10,22 +10,29 @@ import {
   gateBody,
   type GateBypass,
   type GateFace,
+  type GateInput,
   type GateRefuse,
   screen,
   type TraceFacts,
 } from "../../core/pipeline.js";
+import { JoinedHeaders } from "../../core/header-body.js";
 import { readNodeBody } from "./node-body.js";
 
 /**
  * The gate pipeline on a Node request's body: `req.body` when a parser set it (then no size limit or parse error
  * applies), else the stream, read no further than the limit. Rejects only when an `era` callback throws or the stream fails.
  */
-export function judgeNode(
-  req: IncomingMessage,
-  face: GateFace & { era: (req: IncomingMessage, body: unknown) => Era | undefined },
-): Promise<GateAction> {
+export function judgeNode(req: IncomingMessage, face: NodeGateFace): Promise<GateAction> {
+  return gateBody(face, nodeExchange(req, face));
+}
+
+/** A face that judges Node requests: the pipeline's, and the era of a request and its body. */
+export type NodeGateFace = GateFace & { era: (req: IncomingMessage, body: unknown) => Era | undefined };
+
+/** What the gate pipeline reads of a Node request (`judgeNode`'s input; the bench times the same one). */
+export function nodeExchange(req: IncomingMessage, face: NodeGateFace): GateInput {
   const parsed = (req as { body?: unknown }).body;
-  return gateBody(face, {
+  return {
     contentType: req.headers["content-type"],
     contentLength: req.headers["content-length"],
     protocolVersion: firstValue(req.headers["mcp-protocol-version"]),
@@ -33,9 +40,9 @@ export function judgeNode(
     // Stopping at the limit leaves the socket open for the 413.
     chunks: () => readNodeBody(req, face.settings.maxBodyBytes),
     era: (body) => face.era(req, body),
-    headers: (name) => nodeHeader(req, name),
+    headers: new JoinedHeaders(req),
     facts: () => nodeFacts(req),
-  });
+  };
 }
 
 /** The `403` for a `Host` or `Origin` the face does not allow (`allowedHosts`, `allowedOrigins`), or `bypass` for a method other than POST. */
