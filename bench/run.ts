@@ -9,12 +9,13 @@
  * bench/body-memory.ts (the server's peak RSS for a 4 MiB body by chunk size, gated and ungated). `--soak` runs only
  * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone). `--proxy` runs
  * only bench/proxy.ts (`wymcp proxy` and `wymcp stdio` against their pass-through mode and no wymcp, and their memory
- * over `--memory-seconds N`, default 60). `--per-message` prints only the inbound per-message tables, both format modes,
+ * over `--memory-seconds N`, default 60); `--proxy --live` runs only its live-page table (bench/live.ts, a few minutes) and
+ * prints it with the load average before and after, writing nothing. `--per-message` prints only the inbound per-message tables, both format modes,
  * and writes nothing.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir, cpus } from "node:os";
+import { tmpdir, cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as zod from "@modelcontextprotocol/core";
@@ -41,6 +42,7 @@ import { adversarialTable, runAdversarial, type AdversarialSettings } from "./ad
 import { runCompileScaleBench } from "./compile-scale.js";
 import { runToolsBench } from "./tools.js";
 import { proxyTables, runProxyBench, type ProxyBenchSettings } from "./proxy.js";
+import { liveTable, runLiveBench } from "./live.js";
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
 import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body-memory.js";
 import { runSoak, soakTable } from "./soak.js";
@@ -56,6 +58,7 @@ const proxyMode = process.argv.includes("--proxy");
 const bodyMemoryOnly = process.argv.includes("--body-memory");
 const soakOnly = process.argv.includes("--soak");
 const perMessageOnly = process.argv.includes("--per-message");
+const liveOnly = process.argv.includes("--live");
 const out =
   process.env.BENCH_OUT ||
   (quick
@@ -445,6 +448,22 @@ function outboundTable(root: string) {
   return { data, lines };
 }
 
+/**
+ * `--proxy --live`: the live page's table alone, with the load average before and after, for a change to `--ui`; the
+ * whole `--proxy` run writes it into docs/performance.md with the rest.
+ */
+async function mainLive(settings: ProxyBenchSettings): Promise<void> {
+  const before = loadavg().map((n) => n.toFixed(2)).join(" / ");
+  const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
+  try {
+    const r = await runLiveBench(upstream.url, { ...settings, memoryMessages: settings.liveMessages, pageRows: settings.pageRows }, log);
+    const after = loadavg().map((n) => n.toFixed(2)).join(" / ");
+    console.log([liveTable(r), "", `load average (1 / 5 / 15 min) ${before} before, ${after} after`].join("\n"));
+  } finally {
+    await upstream.stop();
+  }
+}
+
 /** `--proxy`: `wymcp proxy` and `wymcp stdio` (about 5 minutes with the 60 s memory runs; `--quick`: seconds). */
 async function mainProxy(): Promise<void> {
   const started = performance.now();
@@ -475,6 +494,7 @@ async function mainProxy(): Promise<void> {
         liveMessages: 100_000,
         pageRows: 10_000,
       };
+  if (liveOnly) return mainLive(settings);
   const results = await runProxyBench(root, settings, log);
   const judged = proxyTargets(results);
   const seconds = (performance.now() - started) / 1000;

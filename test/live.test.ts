@@ -232,17 +232,38 @@ describe("the live feed's bounds", () => {
     assert.ok(rows.every((row) => row.verdict.outcome === "pass" && row.body === undefined));
   });
 
-  test("while a page follows, each message is judged as it passes and told to the page; it stops when the page goes", () => {
+  test("while a page follows, the messages are judged together off the traffic's path and told to the page; it stops when the page goes", async () => {
     const feed = new LiveFeed("stdio", options, 100);
     const told: InspectRow[] = [];
-    const stop = feed.subscribe((row) => told.push(row));
+    let heard: () => void = () => undefined;
+    const stop = feed.subscribe((row) => {
+      told.push(row);
+      heard();
+    });
+    const both = new Promise<void>((done) => (heard = () => told.length === 2 && done()));
     feed.capture({ entry: 1, from: "client", text: message(1), time: 1 });
-    assert.equal(told.length, 1);
+    feed.capture({ entry: 2, from: "client", text: message(2), bytes: Buffer.from(message(2)), time: 2 });
+    // Not judged on the capture's own call: the batch is, a moment later, in order.
+    assert.equal(told.length, 0);
+    assert.equal(feed.waiting, 2);
+    await both;
+    assert.deepEqual(
+      told.map((row) => [JSON.parse(row.text!).id, row.verdict.outcome]),
+      [
+        [1, "pass"],
+        [2, "pass"],
+      ],
+    );
     assert.equal(feed.waiting, 0);
+    // A message captured while the page followed is judged as it goes, for it.
+    feed.capture({ entry: 3, from: "client", text: message(3), time: 3 });
     stop();
-    feed.capture({ entry: 2, from: "client", text: message(2), time: 2 });
-    assert.equal(told.length, 1);
+    assert.equal(told.length, 3);
+    feed.capture({ entry: 4, from: "client", text: message(4), bytes: Buffer.from(message(4)), time: 4 });
+    assert.equal(told.length, 3);
     assert.equal(feed.waiting, 1);
+    // With no page following, the bytes are not held: the text is.
+    assert.equal(feed.rows().at(-1)!.text, message(4));
   });
 
   test("rows judged while a page followed and messages kept since share one bound", () => {

@@ -48,18 +48,18 @@ export function httpTap(capture: (message: Capture) => void, { maxBytes }: HttpT
   return function exchange(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined): void {
     const entry = ++entries;
     const headers = requestHeaders(req);
-    if (req.method === "POST")
+    if (req.method === "POST") {
+      const kept = body === undefined || body.length > maxBytes ? undefined : body;
       capture({
         entry,
         part: "request",
         from: "client",
-        text:
-          body === undefined || body.length > maxBytes
-            ? undefined
-            : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"),
+        text: kept && Buffer.from(kept.buffer, kept.byteOffset, kept.byteLength).toString("utf8"),
+        bytes: kept,
         headers,
         time: Date.now(),
       });
+    }
     tapAnswer(res, entry, headers, capture, maxBytes);
   };
 }
@@ -84,8 +84,11 @@ function tapAnswer(
   let dataUnits = 0;
   let events = 0;
 
-  const emit = (part: string, message: string | undefined) =>
-    capture({ entry, part, from: "server", text: message, headers, ...(session ? { session } : {}), time: Date.now() });
+  const emit = (part: string, message: string | undefined, bytes?: Uint8Array) => {
+    const captured: Capture = { entry, part, from: "server", text: message, bytes, headers, time: Date.now() };
+    if (session) captured.session = session;
+    capture(captured);
+  };
   const decide = () => {
     if (mode !== undefined) return;
     const type = (headerOf(given, "content-type") ?? text(res.getHeader("content-type")) ?? "").toLowerCase();
@@ -169,9 +172,10 @@ function tapAnswer(
     try {
       decide();
       if (mode === "json") {
-        const body = over ? undefined : chunks === undefined ? "" : Buffer.concat(chunks, size).toString("utf8");
+        const bytes = over || chunks === undefined ? undefined : Buffer.concat(chunks, size);
+        const body = over ? undefined : bytes === undefined ? "" : bytes.toString("utf8");
         chunks = undefined;
-        if (body === undefined || body.trim() !== "") emit("response", body);
+        if (body === undefined || body.trim() !== "") emit("response", body, bytes);
       } else if (mode === "sse") {
         if (line !== "") sseLine(line);
         endEvent();
