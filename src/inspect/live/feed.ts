@@ -35,7 +35,10 @@ export interface Capture {
   time: number;
 }
 
-/** The era of each exchange's request, kept for its server messages (the oldest forgotten first past this). */
+/**
+ * The era of each exchange's request is kept for its server messages, for this many exchanges (an older one's slot
+ * goes to a newer one's).
+ */
 const MAX_EXCHANGE_ERAS = 10_000;
 
 /**
@@ -57,7 +60,9 @@ export class LiveFeed implements RowSource {
   private batch: NodeJS.Timeout | undefined;
   private readonly exchange = new Exchange();
   private readonly negotiated = new Negotiations();
-  private readonly requestEras = new Map<number, Era>();
+  /** Slot `entry % MAX_EXCHANGE_ERAS`: whose request era it holds, and the era (a map's oldest-first eviction cost more than the judging). */
+  private readonly eraEntries = new Float64Array(MAX_EXCHANGE_ERAS);
+  private readonly eras: (Era | undefined)[] = new Array<Era | undefined>(MAX_EXCHANGE_ERAS).fill(undefined);
   /** Every capture, judged or not, as it passes (`--record`). */
   onCapture: ((capture: Capture) => void) | undefined;
 
@@ -152,7 +157,9 @@ export class LiveFeed implements RowSource {
     // Over HTTP with no session, a response pairs with its own exchange's request: concurrent clients reuse ids.
     const session = capture.headers?.["mcp-session-id"] ?? (capture.headers ? `#${capture.entry}` : "");
     const negotiation = capture.headers?.["mcp-session-id"] ?? capture.session;
-    const requestEra = capture.from === "server" && capture.part !== undefined ? this.requestEras.get(capture.entry) : undefined;
+    const slot = capture.entry % MAX_EXCHANGE_ERAS;
+    const requestEra =
+      capture.from === "server" && capture.part !== undefined && this.eraEntries[slot] === capture.entry ? this.eras[slot] : undefined;
     // Built field by field: object spread on this path cost more than the judging itself.
     const context: JudgeContext = { from: capture.from, pair: (id) => this.exchange.answer(session, id, capture.from) };
     if (capture.headers) context.headers = capture.headers;
@@ -166,8 +173,8 @@ export class LiveFeed implements RowSource {
       negotiation: capture.headers || capture.session ? negotiation : "",
     });
     if (capture.part === "request" && verdict.era) {
-      this.requestEras.set(capture.entry, verdict.era);
-      if (this.requestEras.size > MAX_EXCHANGE_ERAS) this.requestEras.delete(this.requestEras.keys().next().value!);
+      this.eraEntries[slot] = capture.entry;
+      this.eras[slot] = verdict.era;
     }
     // The page parses the text itself: the ring holds no second copy of each message as objects.
     this.ring.push({ verdict, body: undefined, text: capture.text }, capture.time);
