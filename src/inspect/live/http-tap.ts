@@ -31,9 +31,11 @@ function headerOf(headers: unknown, wanted: string): string | undefined {
 /** The request's headers as a capture keeps them: lower-cased names, the first of a repeated one, MCP's and the media type only. */
 function requestHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
+  const { headers } = req;
+  // A loop over the names: this runs for every exchange, and Object.entries built an array per header.
+  for (const name in headers) {
     if (!(name === "content-type" || name.startsWith("mcp-"))) continue;
-    const first = text(value);
+    const first = text(headers[name]);
     if (first !== undefined) out[name] = first;
   }
   return out;
@@ -151,9 +153,10 @@ function tapAnswer(
       if (mode === "ignore") return;
       const named = typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8";
       if (mode === "json") {
-        // A copy: the caller's buffer is not held past this call.
+        // The caller's buffer itself until the answer ends, as the socket's own queue holds it: copied once, at the end.
         if (typeof chunk === "string") json(Buffer.from(chunk, named));
-        else if (chunk instanceof Uint8Array) json(Buffer.from(chunk));
+        else if (chunk instanceof Uint8Array)
+          json(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       } else if (typeof chunk === "string") sse(/^utf-?8$/i.test(named) ? chunk : Buffer.from(chunk, named).toString("utf8"));
       else if (chunk instanceof Uint8Array)
         sse(
