@@ -453,11 +453,15 @@ function outboundTable(root: string) {
  * whole `--proxy` run writes it into docs/performance.md with the rest.
  */
 async function mainLive(settings: ProxyBenchSettings): Promise<void> {
-  const before = loadavg().map((n) => n.toFixed(2)).join(" / ");
+  const before = loadavg()
+    .map((n) => n.toFixed(2))
+    .join(" / ");
   const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
   try {
     const r = await runLiveBench(upstream.url, { ...settings, memoryMessages: settings.liveMessages, pageRows: settings.pageRows }, log);
-    const after = loadavg().map((n) => n.toFixed(2)).join(" / ");
+    const after = loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" / ");
     console.log([liveTable(r), "", `load average (1 / 5 / 15 min) ${before} before, ${after} after`].join("\n"));
   } finally {
     await upstream.stop();
