@@ -16,7 +16,7 @@ import { type AddressInfo, connect, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { parseCheckOptions } from "../src/cli/check/options.js";
 import type { InspectRow } from "../src/inspect/row.js";
-import { type Capture, LiveFeed } from "../src/inspect/live/feed.js";
+import { type Capture, JUDGE_BATCH_CHARS, LiveFeed } from "../src/inspect/live/feed.js";
 import { listen } from "../src/inspect/listener.js";
 import { httpTap } from "../src/inspect/live/http-tap.js";
 import { takeLiveArgs } from "../src/cli/live/live.js";
@@ -266,6 +266,20 @@ describe("the live feed's bounds", () => {
     assert.equal(feed.rows().at(-1)!.text, message(4));
   });
 
+  test("while a page follows, a batch whose text reaches its bound is judged at once, not after the batch's delay", () => {
+    const feed = new LiveFeed("stdio", options, 100);
+    const told: InspectRow[] = [];
+    const stop = feed.subscribe((row) => told.push(row));
+    const big = JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: "z".repeat(300 * 1024) } });
+    let sent = 0;
+    while (told.length === 0 && sent < 10) feed.capture({ entry: ++sent, from: "server", text: big, time: sent });
+    // About 300 K units each: the fourth passes the bound of a batch.
+    assert.equal(sent, Math.ceil(JUDGE_BATCH_CHARS / big.length));
+    assert.equal(told.length, sent);
+    assert.equal(feed.waiting, 0);
+    stop();
+  });
+
   test("rows judged while a page followed and messages kept since share one bound", () => {
     const feed = new LiveFeed("stdio", options, 100);
     const stop = feed.subscribe(() => undefined);
@@ -323,7 +337,10 @@ describe("the live feed's bounds", () => {
 
 describe("the proxy's tap: what goes back, read after it is written", () => {
   /** A server whose every exchange is tapped, then answered by `answer`; resolves to the captures once the answer ends. */
-  async function tapped(answer: (res: http.ServerResponse) => void, body = '{"jsonrpc":"2.0","id":1,"method":"ping"}') {
+  async function tapped(
+    answer: (res: http.ServerResponse) => void,
+    body: string | Uint8Array = '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  ) {
     const captures: Capture[] = [];
     const exchange = httpTap((c) => captures.push(c), { maxBytes: 64 });
     const server = http.createServer((req, res) => {
@@ -384,6 +401,31 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
     assert.equal(large.captures.length, 2);
     assert.equal(large.captures[1]!.text, undefined);
     assert.match(large.text, /y{100}/);
+  });
+
+  test("a message's bytes go with its text only when they are UTF-8, so a row reads the same whether a page followed or not", async () => {
+    const answer = (res: http.ServerResponse) =>
+      res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
+    const valid = await tapped(answer);
+    assert.equal(Buffer.from(valid.captures[0]!.bytes!).toString("utf8"), valid.captures[0]!.text);
+    assert.equal(Buffer.from(valid.captures[1]!.bytes!).toString("utf8"), valid.captures[1]!.text);
+    // A lone 0xff: the text holds U+FFFD, and the bytes, which would judge otherwise, are not handed on.
+    const broken = await tapped(
+      answer,
+      Buffer.from([...Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","x":"'), 0xff, ...Buffer.from('"}')]),
+    );
+    assert.match(broken.captures[0]!.text!, /\uFFFD/);
+    assert.equal(broken.captures[0]!.bytes, undefined);
+    const options = parseCheckOptions([]).options;
+    const judged = (follow: boolean) => {
+      const feed = new LiveFeed("proxy", options, 10);
+      const stop = follow ? feed.subscribe(() => undefined) : undefined;
+      for (const capture of broken.captures) feed.capture({ ...capture });
+      // A page that stops has what was captured while it followed judged at once.
+      stop?.();
+      return feed.rows().map((row) => [row.verdict.outcome, row.text]);
+    };
+    assert.deepEqual(judged(true), judged(false));
   });
 
   test("a compressed or empty answer is not read", async () => {

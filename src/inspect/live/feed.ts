@@ -47,6 +47,8 @@ const MAX_EXCHANGE_ERAS = 10_000;
  * batching adds its delay to this one).
  */
 export const JUDGE_BATCH_MS = 20;
+/** A batch whose text reaches this many UTF-16 units is judged at once: no one batch holds the proxy's thread for long. */
+export const JUDGE_BATCH_CHARS = 1024 * 1024;
 
 export class LiveFeed implements RowSource {
   readonly capacity: number;
@@ -79,7 +81,7 @@ export class LiveFeed implements RowSource {
 
   /**
    * A message passed: recorded, then kept in the bounded ring; while a page follows, judged with the others of its
-   * batch within `JUDGE_BATCH_MS`.
+   * batch within `JUDGE_BATCH_MS`, or at once when the batch's text reaches `JUDGE_BATCH_CHARS`.
    */
   capture(capture: Capture): void {
     if (this.onCapture) {
@@ -108,6 +110,7 @@ export class LiveFeed implements RowSource {
       this.pending = this.pending.slice(this.start);
       this.start = 0;
     }
+    if (this.batch !== undefined && this.pendingText >= JUDGE_BATCH_CHARS) this.judgeBatch();
   }
 
   /** The rows held, oldest first; what was captured with no page open is judged first. */

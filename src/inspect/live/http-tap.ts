@@ -42,6 +42,14 @@ function requestHeaders(req: IncomingMessage): Record<string, string> {
 }
 
 /**
+ * The bytes a text was decoded from, to judge instead of the text encoded again, when they say the same: bytes that are
+ * not UTF-8 decode to U+FFFD, and the row is judged from that text whether a page followed as it passed or not.
+ */
+function sameAs(text: string | undefined, bytes: Uint8Array | undefined): Uint8Array | undefined {
+  return text === undefined || bytes === undefined || text.includes("\uFFFD") ? undefined : bytes;
+}
+
+/**
  * The observer the proxy calls once per exchange it serves (a POST judged or refused, a GET's stream): it captures
  * the request's body and taps the response.
  */
@@ -52,12 +60,13 @@ export function httpTap(capture: (message: Capture) => void, { maxBytes }: HttpT
     const headers = requestHeaders(req);
     if (req.method === "POST") {
       const kept = body === undefined || body.length > maxBytes ? undefined : body;
+      const message = kept && Buffer.from(kept.buffer, kept.byteOffset, kept.byteLength).toString("utf8");
       capture({
         entry,
         part: "request",
         from: "client",
-        text: kept && Buffer.from(kept.buffer, kept.byteOffset, kept.byteLength).toString("utf8"),
-        bytes: kept,
+        text: message,
+        bytes: sameAs(message, kept),
         headers,
         time: Date.now(),
       });
@@ -178,7 +187,7 @@ function tapAnswer(
         const bytes = over || chunks === undefined ? undefined : Buffer.concat(chunks, size);
         const body = over ? undefined : bytes === undefined ? "" : bytes.toString("utf8");
         chunks = undefined;
-        if (body === undefined || body.trim() !== "") emit("response", body, bytes);
+        if (body === undefined || body.trim() !== "") emit("response", body, sameAs(body, bytes));
       } else if (mode === "sse") {
         if (line !== "") sseLine(line);
         endEvent();
