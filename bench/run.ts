@@ -11,14 +11,15 @@
  * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone). `--proxy` runs
  * only bench/proxy.ts (`wymcp proxy` and `wymcp stdio` against their pass-through mode and no wymcp, and their memory
  * over `--memory-seconds N`, default 60); `--proxy --only stdio` runs only its stdio rounds, and `--proxy --only tools`
- * only its proxy --tools rounds (`--rounds N` of them): each prints its rows and budget and writes nothing.
+ * only its proxy --tools rounds (`--rounds N` of them), `--proxy --only live` only its live-page table
+ * (bench/live.ts, a few minutes): each prints its rows and budget, with the load average, and writes nothing.
  * `--per-message` prints only the inbound per-message tables, both format modes, and writes nothing. `--header-cost`
  * runs only bench/header-cost.ts (the transport headers' cost on a face's admission, per way of holding them) and
  * writes its section.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir, cpus } from "node:os";
+import { tmpdir, cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as zod from "@modelcontextprotocol/core";
@@ -54,6 +55,7 @@ import {
   stdioTable,
   type ProxyBenchSettings,
 } from "./proxy.js";
+import { liveTable, runLiveBench } from "./live.js";
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
 import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body-memory.js";
 import { runSoak, soakTable } from "./soak.js";
@@ -558,11 +560,33 @@ async function mainProxyTools(settings: ProxyBenchSettings): Promise<void> {
  * `--proxy`: `wymcp proxy` and `wymcp stdio` (about 5 minutes with the 60 s memory runs; `--quick`: seconds); `--only stdio`:
  * the stdio rounds alone (about 25 s); `--only tools`: the proxy --tools rounds alone (about a minute).
  */
+
+/**
+ * `--proxy --only live`: the live page's table alone, with the load average before and after, for a change to `--ui`; the
+ * whole `--proxy` run writes it into docs/performance.md with the rest.
+ */
+async function mainLive(settings: ProxyBenchSettings): Promise<void> {
+  const before = loadavg()
+    .map((n) => n.toFixed(2))
+    .join(" / ");
+  const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
+  try {
+    const r = await runLiveBench(upstream.url, { ...settings, memoryMessages: settings.liveMessages, pageRows: settings.pageRows }, log);
+    const after = loadavg()
+      .map((n) => n.toFixed(2))
+      .join(" / ");
+    console.log([liveTable(r), "", `load average (1 / 5 / 15 min) ${before} before, ${after} after`].join("\n"));
+  } finally {
+    await upstream.stop();
+  }
+}
+
+/** `--proxy`: `wymcp proxy` and `wymcp stdio` (about 5 minutes with the 60 s memory runs; `--quick`: seconds). */
 async function mainProxy(): Promise<void> {
   const started = performance.now();
   const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
-  if (only !== undefined && only !== "stdio" && only !== "tools")
-    throw new Error(`--only takes stdio or tools, not ${JSON.stringify(only)}`);
+  if (only !== undefined && only !== "stdio" && only !== "tools" && only !== "live")
+    throw new Error(`--only takes stdio, tools or live, not ${JSON.stringify(only)}`);
   buildDist();
   const at = process.argv.indexOf("--memory-seconds");
   const memorySeconds = at > 0 ? Number(process.argv[at + 1]) : quick ? 2 : 60;
@@ -591,6 +615,7 @@ async function mainProxy(): Promise<void> {
         pageRows: 10_000,
       };
   if (only === "tools") return mainProxyTools(settings);
+  if (only === "live") return mainLive(settings);
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   if (only === "stdio") {
     // A part of the section: printed, never written over the whole section in docs/performance.md.

@@ -175,7 +175,7 @@ test("the stdio bench runs alone with --proxy --only stdio: its row and budget, 
       encoding: "utf8",
     });
     assert.equal(refused.status, 1);
-    assert.match(refused.stderr, /--only takes stdio or tools, not "http"/);
+    assert.match(refused.stderr, /--only takes stdio, tools or live, not "http"/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -16,7 +16,7 @@ import { type AddressInfo, connect, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { parseCheckOptions } from "../src/cli/check/options.js";
 import type { InspectRow } from "../src/inspect/row.js";
-import { type Capture, LiveFeed } from "../src/inspect/live/feed.js";
+import { type Capture, JUDGE_BATCH_CHARS, LiveFeed } from "../src/inspect/live/feed.js";
 import { listen } from "../src/inspect/listener.js";
 import { httpTap } from "../src/inspect/live/http-tap.js";
 import { takeLiveArgs } from "../src/cli/live/live.js";
@@ -232,17 +232,52 @@ describe("the live feed's bounds", () => {
     assert.ok(rows.every((row) => row.verdict.outcome === "pass" && row.body === undefined));
   });
 
-  test("while a page follows, each message is judged as it passes and told to the page; it stops when the page goes", () => {
+  test("while a page follows, the messages are judged together off the traffic's path and told to the page; it stops when the page goes", async () => {
+    const feed = new LiveFeed("stdio", options, 100);
+    const told: InspectRow[] = [];
+    let heard: () => void = () => undefined;
+    const stop = feed.subscribe((row) => {
+      told.push(row);
+      heard();
+    });
+    const both = new Promise<void>((done) => (heard = () => told.length === 2 && done()));
+    feed.capture({ entry: 1, from: "client", text: message(1), time: 1 });
+    feed.capture({ entry: 2, from: "client", text: message(2), bytes: Buffer.from(message(2)), time: 2 });
+    // Not judged on the capture's own call: the batch is, a moment later, in order.
+    assert.equal(told.length, 0);
+    assert.equal(feed.waiting, 2);
+    await both;
+    assert.deepEqual(
+      told.map((row) => [JSON.parse(row.text!).id, row.verdict.outcome]),
+      [
+        [1, "pass"],
+        [2, "pass"],
+      ],
+    );
+    assert.equal(feed.waiting, 0);
+    // A message captured while the page followed is judged as it goes, for it.
+    feed.capture({ entry: 3, from: "client", text: message(3), time: 3 });
+    stop();
+    assert.equal(told.length, 3);
+    feed.capture({ entry: 4, from: "client", text: message(4), bytes: Buffer.from(message(4)), time: 4 });
+    assert.equal(told.length, 3);
+    assert.equal(feed.waiting, 1);
+    // With no page following, the bytes are not held: the text is.
+    assert.equal(feed.rows().at(-1)!.text, message(4));
+  });
+
+  test("while a page follows, a batch whose text reaches its bound is judged at once, not after the batch's delay", () => {
     const feed = new LiveFeed("stdio", options, 100);
     const told: InspectRow[] = [];
     const stop = feed.subscribe((row) => told.push(row));
-    feed.capture({ entry: 1, from: "client", text: message(1), time: 1 });
-    assert.equal(told.length, 1);
+    const big = JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: "z".repeat(300 * 1024) } });
+    let sent = 0;
+    while (told.length === 0 && sent < 10) feed.capture({ entry: ++sent, from: "server", text: big, time: sent });
+    // About 300 K units each: the fourth passes the bound of a batch.
+    assert.equal(sent, Math.ceil(JUDGE_BATCH_CHARS / big.length));
+    assert.equal(told.length, sent);
     assert.equal(feed.waiting, 0);
     stop();
-    feed.capture({ entry: 2, from: "client", text: message(2), time: 2 });
-    assert.equal(told.length, 1);
-    assert.equal(feed.waiting, 1);
   });
 
   test("rows judged while a page followed and messages kept since share one bound", () => {
@@ -302,7 +337,10 @@ describe("the live feed's bounds", () => {
 
 describe("the proxy's tap: what goes back, read after it is written", () => {
   /** A server whose every exchange is tapped, then answered by `answer`; resolves to the captures once the answer ends. */
-  async function tapped(answer: (res: http.ServerResponse) => void, body = '{"jsonrpc":"2.0","id":1,"method":"ping"}') {
+  async function tapped(
+    answer: (res: http.ServerResponse) => void,
+    body: string | Uint8Array = '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  ) {
     const captures: Capture[] = [];
     const exchange = httpTap((c) => captures.push(c), { maxBytes: 64 });
     const server = http.createServer((req, res) => {
@@ -363,6 +401,31 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
     assert.equal(large.captures.length, 2);
     assert.equal(large.captures[1]!.text, undefined);
     assert.match(large.text, /y{100}/);
+  });
+
+  test("a message's bytes go with its text only when they are UTF-8, so a row reads the same whether a page followed or not", async () => {
+    const answer = (res: http.ServerResponse) =>
+      res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
+    const valid = await tapped(answer);
+    assert.equal(Buffer.from(valid.captures[0]!.bytes!).toString("utf8"), valid.captures[0]!.text);
+    assert.equal(Buffer.from(valid.captures[1]!.bytes!).toString("utf8"), valid.captures[1]!.text);
+    // A lone 0xff: the text holds U+FFFD, and the bytes, which would judge otherwise, are not handed on.
+    const broken = await tapped(
+      answer,
+      Buffer.from([...Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","x":"'), 0xff, ...Buffer.from('"}')]),
+    );
+    assert.match(broken.captures[0]!.text!, /\uFFFD/);
+    assert.equal(broken.captures[0]!.bytes, undefined);
+    const options = parseCheckOptions([]).options;
+    const judged = (follow: boolean) => {
+      const feed = new LiveFeed("proxy", options, 10);
+      const stop = follow ? feed.subscribe(() => undefined) : undefined;
+      for (const capture of broken.captures) feed.capture({ ...capture });
+      // A page that stops has what was captured while it followed judged at once.
+      stop?.();
+      return feed.rows().map((row) => [row.verdict.outcome, row.text]);
+    };
+    assert.deepEqual(judged(true), judged(false));
   });
 
   test("a compressed or empty answer is not read", async () => {

@@ -2,7 +2,8 @@
  * @module feed: the messages passing through `wymcp proxy` or `wymcp stdio`, as the live page and `--record` see them.
  * Each message is captured as text in a bounded ring; it is judged (as `wymcp check` judges a HAR file's messages, in
  * order, pairing each response with its request) only when a page reads the rows or follows the stream, so a proxy
- * with no page open keeps the ring's texts and does no more work per message. No host type.
+ * with no page open keeps the ring's texts and does no more work per message. While a page follows, the messages
+ * captured are judged together a few milliseconds later, off the path of the traffic that carried them. No host type.
  */
 import type { Era } from "../../core/era.js";
 import { judgeInCapture } from "../../check/capture.js";
@@ -21,6 +22,11 @@ export interface Capture {
   from: "client" | "server";
   /** The message's text; undefined when it was over the size limit (not kept). */
   text: string | undefined;
+  /**
+   * The same message's bytes, when the face has them at hand: judged from them rather than from the text encoded
+   * again. Kept only while a page follows (until its batch is judged); never written to `--record`.
+   */
+  bytes?: Uint8Array | undefined;
   /** The HTTP request's headers, names lower-cased (proxy); none on stdio. */
   headers?: Record<string, string>;
   /** The `Mcp-Session-Id` the server's answer assigned (its answer to `initialize`). */
@@ -29,8 +35,20 @@ export interface Capture {
   time: number;
 }
 
-/** The era of each exchange's request, kept for its server messages (the oldest forgotten first past this). */
+/**
+ * The era of each exchange's request is kept for its server messages, for this many exchanges (an older one's slot
+ * goes to a newer one's).
+ */
 const MAX_EXCHANGE_ERAS = 10_000;
+
+/**
+ * While a page follows, how long a captured message waits to be judged with the ones after it: one batch of rows for
+ * many messages on a busy proxy, each message's row still on the page well within a second (the listener's own
+ * batching adds its delay to this one).
+ */
+export const JUDGE_BATCH_MS = 20;
+/** A batch whose text reaches this many UTF-16 units is judged at once: no one batch holds the proxy's thread for long. */
+export const JUDGE_BATCH_CHARS = 1024 * 1024;
 
 export class LiveFeed implements RowSource {
   readonly capacity: number;
@@ -40,9 +58,13 @@ export class LiveFeed implements RowSource {
   private pendingText = 0;
   private readonly ring: RowRing;
   private followers = 0;
+  /** The timer that judges what a following page has not been told yet. */
+  private batch: NodeJS.Timeout | undefined;
   private readonly exchange = new Exchange();
   private readonly negotiated = new Negotiations();
-  private readonly requestEras = new Map<number, Era>();
+  /** Slot `entry % MAX_EXCHANGE_ERAS`: whose request era it holds, and the era (a map's oldest-first eviction cost more than the judging). */
+  private readonly eraEntries = new Float64Array(MAX_EXCHANGE_ERAS);
+  private readonly eras: (Era | undefined)[] = new Array<Era | undefined>(MAX_EXCHANGE_ERAS).fill(undefined);
   /** Every capture, judged or not, as it passes (`--record`). */
   onCapture: ((capture: Capture) => void) | undefined;
 
@@ -57,7 +79,10 @@ export class LiveFeed implements RowSource {
     this.ring = new RowRing(capacity, maxText);
   }
 
-  /** A message passed: recorded, then judged now if a page follows the stream, else kept in the bounded ring. */
+  /**
+   * A message passed: recorded, then kept in the bounded ring; while a page follows, judged with the others of its
+   * batch within `JUDGE_BATCH_MS`, or at once when the batch's text reaches `JUDGE_BATCH_CHARS`.
+   */
   capture(capture: Capture): void {
     if (this.onCapture) {
       try {
@@ -67,10 +92,8 @@ export class LiveFeed implements RowSource {
       }
     }
     if (this.followers > 0) {
-      this.judgePending();
-      this.judge(capture);
-      return;
-    }
+      this.batch ??= setTimeout(() => this.judgeBatch(), JUDGE_BATCH_MS);
+    } else if (capture.bytes !== undefined) capture.bytes = undefined;
     this.pending.push(capture);
     this.pendingText += capture.text?.length ?? 0;
     // One bound for both: rows judged while a page followed give way to the messages since, oldest first.
@@ -87,6 +110,7 @@ export class LiveFeed implements RowSource {
       this.pending = this.pending.slice(this.start);
       this.start = 0;
     }
+    if (this.batch !== undefined && this.pendingText >= JUDGE_BATCH_CHARS) this.judgeBatch();
   }
 
   /** The rows held, oldest first; what was captured with no page open is judged first. */
@@ -95,7 +119,7 @@ export class LiveFeed implements RowSource {
     return this.ring.rows();
   }
 
-  /** Each row from now on, judged as it passes; returns the function that stops it. */
+  /** Each row from now on, judged in batches as messages pass; returns the function that stops it. */
   subscribe(listener: (row: InspectRow) => void): () => void {
     this.judgePending();
     this.followers++;
@@ -104,14 +128,22 @@ export class LiveFeed implements RowSource {
     return () => {
       if (stopped) return;
       stopped = true;
+      // What was captured while this page followed is judged now, for the pages still following.
+      if (this.batch !== undefined) this.judgeBatch();
       this.followers--;
       stop();
     };
   }
 
-  /** How many captures wait to be judged (none while a page follows). */
+  /** How many captures wait to be judged (while a page follows, those of the batch not judged yet). */
   get waiting(): number {
     return this.pending.length - this.start;
+  }
+
+  private judgeBatch(): void {
+    clearTimeout(this.batch);
+    this.batch = undefined;
+    this.judgePending();
   }
 
   private judgePending(): void {
@@ -128,13 +160,15 @@ export class LiveFeed implements RowSource {
     // Over HTTP with no session, a response pairs with its own exchange's request: concurrent clients reuse ids.
     const session = capture.headers?.["mcp-session-id"] ?? (capture.headers ? `#${capture.entry}` : "");
     const negotiation = capture.headers?.["mcp-session-id"] ?? capture.session;
-    const requestEra = capture.from === "server" && capture.part !== undefined ? this.requestEras.get(capture.entry) : undefined;
+    const slot = capture.entry % MAX_EXCHANGE_ERAS;
+    const requestEra =
+      capture.from === "server" && capture.part !== undefined && this.eraEntries[slot] === capture.entry ? this.eras[slot] : undefined;
     // Built field by field: object spread on this path cost more than the judging itself.
     const context: JudgeContext = { from: capture.from, pair: (id) => this.exchange.answer(session, id, capture.from) };
     if (capture.headers) context.headers = capture.headers;
     if (capture.part !== undefined) context.part = capture.part;
     if (requestEra) context.exchangeEra = { era: requestEra, eraSignal: "request" };
-    const bytes = capture.text === undefined ? undefined : Buffer.from(capture.text, "utf8");
+    const bytes = capture.text === undefined ? undefined : (capture.bytes ?? Buffer.from(capture.text, "utf8"));
     const { verdict } = judgeInCapture(this.source, capture.entry, bytes, this.options, context, {
       exchange: this.exchange,
       session,
@@ -142,8 +176,8 @@ export class LiveFeed implements RowSource {
       negotiation: capture.headers || capture.session ? negotiation : "",
     });
     if (capture.part === "request" && verdict.era) {
-      this.requestEras.set(capture.entry, verdict.era);
-      if (this.requestEras.size > MAX_EXCHANGE_ERAS) this.requestEras.delete(this.requestEras.keys().next().value!);
+      this.eraEntries[slot] = capture.entry;
+      this.eras[slot] = verdict.era;
     }
     // The page parses the text itself: the ring holds no second copy of each message as objects.
     this.ring.push({ verdict, body: undefined, text: capture.text }, capture.time);

@@ -31,12 +31,22 @@ function headerOf(headers: unknown, wanted: string): string | undefined {
 /** The request's headers as a capture keeps them: lower-cased names, the first of a repeated one, MCP's and the media type only. */
 function requestHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
+  const { headers } = req;
+  // A loop over the names: this runs for every exchange, and Object.entries built an array per header.
+  for (const name in headers) {
     if (!(name === "content-type" || name.startsWith("mcp-"))) continue;
-    const first = text(value);
+    const first = text(headers[name]);
     if (first !== undefined) out[name] = first;
   }
   return out;
+}
+
+/**
+ * The bytes a text was decoded from, to judge instead of the text encoded again, when they say the same: bytes that are
+ * not UTF-8 decode to U+FFFD, and the row is judged from that text whether a page followed as it passed or not.
+ */
+function sameAs(text: string | undefined, bytes: Uint8Array | undefined): Uint8Array | undefined {
+  return text === undefined || bytes === undefined || text.includes("\uFFFD") ? undefined : bytes;
 }
 
 /**
@@ -48,18 +58,19 @@ export function httpTap(capture: (message: Capture) => void, { maxBytes }: HttpT
   return function exchange(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined): void {
     const entry = ++entries;
     const headers = requestHeaders(req);
-    if (req.method === "POST")
+    if (req.method === "POST") {
+      const kept = body === undefined || body.length > maxBytes ? undefined : body;
+      const message = kept && Buffer.from(kept.buffer, kept.byteOffset, kept.byteLength).toString("utf8");
       capture({
         entry,
         part: "request",
         from: "client",
-        text:
-          body === undefined || body.length > maxBytes
-            ? undefined
-            : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"),
+        text: message,
+        bytes: sameAs(message, kept),
         headers,
         time: Date.now(),
       });
+    }
     tapAnswer(res, entry, headers, capture, maxBytes);
   };
 }
@@ -84,8 +95,11 @@ function tapAnswer(
   let dataUnits = 0;
   let events = 0;
 
-  const emit = (part: string, message: string | undefined) =>
-    capture({ entry, part, from: "server", text: message, headers, ...(session ? { session } : {}), time: Date.now() });
+  const emit = (part: string, message: string | undefined, bytes?: Uint8Array) => {
+    const captured: Capture = { entry, part, from: "server", text: message, bytes, headers, time: Date.now() };
+    if (session) captured.session = session;
+    capture(captured);
+  };
   const decide = () => {
     if (mode !== undefined) return;
     const type = (headerOf(given, "content-type") ?? text(res.getHeader("content-type")) ?? "").toLowerCase();
@@ -148,9 +162,10 @@ function tapAnswer(
       if (mode === "ignore") return;
       const named = typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8";
       if (mode === "json") {
-        // A copy: the caller's buffer is not held past this call.
+        // The caller's buffer itself until the answer ends, as the socket's own queue holds it: copied once, at the end.
         if (typeof chunk === "string") json(Buffer.from(chunk, named));
-        else if (chunk instanceof Uint8Array) json(Buffer.from(chunk));
+        else if (chunk instanceof Uint8Array)
+          json(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       } else if (typeof chunk === "string") sse(/^utf-?8$/i.test(named) ? chunk : Buffer.from(chunk, named).toString("utf8"));
       else if (chunk instanceof Uint8Array)
         sse(
@@ -169,9 +184,10 @@ function tapAnswer(
     try {
       decide();
       if (mode === "json") {
-        const body = over ? undefined : chunks === undefined ? "" : Buffer.concat(chunks, size).toString("utf8");
+        const bytes = over || chunks === undefined ? undefined : Buffer.concat(chunks, size);
+        const body = over ? undefined : bytes === undefined ? "" : bytes.toString("utf8");
         chunks = undefined;
-        if (body === undefined || body.trim() !== "") emit("response", body);
+        if (body === undefined || body.trim() !== "") emit("response", body, sameAs(body, bytes));
       } else if (mode === "sse") {
         if (line !== "") sseLine(line);
         endEvent();
