@@ -386,6 +386,20 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
     assert.deepEqual(captures[0]!.headers, { "content-type": "application/json", "mcp-protocol-version": "2025-06-18" });
   });
 
+  test("a CRLF split across two writes ends one line, not a line and a blank one that would end the event early", async () => {
+    const { captures } = await tapped((res) => {
+      res.writeHead(200, { "Content-Type": "text/event-stream" });
+      res.write("data: a\r");
+      res.write("\ndata: b\r");
+      res.write("\n");
+      res.end("\r\n");
+    });
+    assert.deepEqual(
+      captures.slice(1).map((c) => [c.part, c.text]),
+      [["event 1", "a\nb"]],
+    );
+  });
+
   test("a JSON answer is one capture; one past the size limit is captured without its text", async () => {
     const small = await tapped((res) => {
       res.setHeader("content-type", "application/json");

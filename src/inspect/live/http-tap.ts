@@ -131,15 +131,21 @@ function tapAnswer(
     }
     (data ??= []).push(value);
   };
+  // A CR that ended the last chunk ended its line; an LF opening this one is the rest of that CRLF, not a blank line.
+  let crEnded = false;
   const sse = (chunk: string) => {
-    let start = 0;
+    let start = crEnded && chunk.startsWith("\n") ? 1 : 0;
+    crEnded = false;
+    if (start === 1 && chunk.length === 1) return;
     const ends = /\r\n|\r|\n/g;
+    ends.lastIndex = start;
     for (let found = ends.exec(chunk); found; found = ends.exec(chunk)) {
       const piece = chunk.slice(start, found.index);
       start = ends.lastIndex;
       const whole = line === "" ? piece : line + piece;
       line = "";
       sseLine(whole);
+      crEnded = start === chunk.length && found[0] === "\r";
     }
     const rest = chunk.slice(start);
     // A line past the bound marks its event as over and is not kept.
