@@ -254,6 +254,7 @@ function relayServer(
       });
       if (output.gone) fromServer.resume();
     }
+    // Learning splits every chunk, so that a line is whole when a tools/list answer is awaited; only then is one parsed.
     if (watch && (gate.tracking || gate.negotiating() || gate.learning)) {
       watch.push(chunk);
       for (let line = watch.next(); line; line = watch.next()) if (line.kind === "line") gate.serverLine(line.bytes);
@@ -438,6 +439,8 @@ class LineGate {
   /** A line the server wrote, already passed on: its answer to a pending request, and the outbound check. */
   serverLine(bytes: Uint8Array): void {
     if (isBlank(bytes)) return;
+    // Learning alone reads a line only while a tools/list answer is awaited: no other line is parsed for it.
+    if (!this.tracking && this.initializeKey === undefined && this.tools?.awaitingList !== true) return;
     let message: unknown;
     try {
       message = JSON.parse(TEXT.decode(bytes));
