@@ -188,10 +188,10 @@ class AnswerTap {
   }
 
   private emit(part: string, message: string | undefined, bytes?: Uint8Array): void {
-    const { entry, headers, session } = this;
+    const { entry, headers, session, capture } = this;
     const captured: Capture = { entry, part, from: "server", text: message, bytes, headers, time: Date.now() };
     if (session) captured.session = session;
-    this.capture(captured);
+    capture(captured);
   }
 
   private json(bytes: Buffer): void {
