@@ -19,6 +19,7 @@ import type { InspectRow } from "../src/inspect/row.js";
 import { type Capture, JUDGE_BATCH_CHARS, LiveFeed } from "../src/inspect/live/feed.js";
 import { listen } from "../src/inspect/listener.js";
 import { httpTap } from "../src/inspect/live/http-tap.js";
+import { stdioTap } from "../src/inspect/live/stdio-tap.js";
 import { takeLiveArgs } from "../src/cli/live/live.js";
 import { assertFreshDist } from "./support/built.js";
 import { until } from "./support/proxy.js";
@@ -451,5 +452,49 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
     assert.equal(gz.captures.length, 1);
     const accepted = await tapped((res) => res.writeHead(202).end());
     assert.equal(accepted.captures.length, 1);
+  });
+});
+
+describe("the stdio gate's tap: each side's bytes, one capture a line", () => {
+  const tap = (maxBytes = 16) => {
+    const captures: Capture[] = [];
+    return { captures, chunk: stdioTap((message) => captures.push(message), { maxBytes }) };
+  };
+  const seen = (captures: Capture[]) => captures.map((c) => [c.entry, c.from, c.text]);
+
+  test("a line cut across writes is one capture; its CR (even in the next write) is not text; blank lines are none", () => {
+    const { captures, chunk } = tap();
+    const first = Buffer.from("ab");
+    chunk("client", first);
+    // The caller may reuse a chunk's memory once it has been handed over.
+    first.fill(0x7a);
+    chunk("client", Buffer.from("c\r"));
+    chunk("client", new Uint8Array(Buffer.from("\n \t\r\n\nd\n")));
+    chunk("server", "e\r\n");
+    chunk("wymcp", "f\n");
+    assert.deepEqual(seen(captures), [
+      [1, "client", "abc"],
+      [2, "client", "d"],
+      [3, "server", "e"],
+      [4, "server", "f"],
+    ]);
+  });
+
+  test("a character cut between two writes is read whole; a line past the limit is captured without its text, and the next is read", () => {
+    const { captures, chunk } = tap();
+    const e = Buffer.from("é");
+    chunk("server", e.subarray(0, 1));
+    chunk("server", Buffer.concat([e.subarray(1), Buffer.from("\n")]));
+    chunk("server", `${"x".repeat(17)}\n${"y".repeat(16)}\n`);
+    chunk("client", "z".repeat(10));
+    chunk("client", "z".repeat(10));
+    chunk("client", "\nok\n");
+    assert.deepEqual(seen(captures), [
+      [1, "server", "é"],
+      [2, "server", undefined],
+      [3, "server", "y".repeat(16)],
+      [4, "client", undefined],
+      [5, "client", "ok"],
+    ]);
   });
 });

@@ -571,6 +571,26 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     }
   });
 
+  test("--learn-tools on: a tools/list answer after many lines nobody awaited is learned, and a call that breaks it is answered here", async () => {
+    const tools = { tools: [{ name: "add", inputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] } }] };
+    // 200 KB of notifications first (lines of 1 KB, some across two reads): none is a tools/list answer.
+    const g = gate(["--learn-tools", "on"], ["--flood", "200000", "--result", JSON.stringify(tools)]);
+    await until(() => g.stdout().length >= 200_000);
+    g.write(request(1, "tools/list"));
+    await until(() => g.answers().some((answer) => answer.id === 1));
+    const bad = request(2, "tools/call", { name: "add", arguments: { a: "one" } });
+    const good = request(3, "tools/call", { name: "add", arguments: { a: 1 } });
+    g.write(bad + good);
+    await until(() => g.answers().some((answer) => answer.id === 3));
+    g.child.stdin!.end();
+    await g.exited;
+    const refused = g.answers().find((answer) => answer.id === 2) as { error?: { code: number; message: string } } | undefined;
+    assert.equal(refused?.error?.code, -32602);
+    assert.match(refused?.error?.message ?? "", /^Invalid params: the arguments of tool add do not match its inputSchema/);
+    assert.equal(g.received(), request(1, "tools/list") + good, "the refused call never reached the server");
+    assert.match(g.stderr(), /learned 1 tool\(s\) from tools\/list/);
+  });
+
   test("--pass-through judges nothing: junk reaches the server as sent", async () => {
     const g = gate(["--pass-through"]);
     g.write("junk\n");

@@ -30,119 +30,132 @@ export interface SseReader {
  * @example const r = createSseReader(); r.push("data: a\n\nda"); r.next() // "a"; r.next() // undefined (more to come)
  */
 export function createSseReader(maxUnits = Number.POSITIVE_INFINITY): SseReader {
-  // The start of a line still without its end, in the pieces it came in; joined once its end arrives.
-  let partial: string[] = [];
-  let partialUnits = 0;
-  // Text whose lines are being read, from `at`.
-  let text = "";
-  let at = 0;
-  let data: string[] | undefined;
-  let dataUnits = 0;
-  let ended = false;
-  // An event past the bound is dropped whole: its lines are skipped up to the blank line that ends it.
-  let oversized = false;
-  let skippingLine = false;
+  return new EventStreamReader(maxUnits);
+}
 
-  const keep = (start: string) => {
-    partial = [start];
-    partialUnits = start.length;
-  };
-  const overflow = () => {
-    partial = [];
-    partialUnits = 0;
-    data = undefined;
-    oversized = skippingLine = true;
-  };
+/** The state of one stream's reading: the line still without its end, the text being read, the event so far. */
+class EventStreamReader implements SseReader {
+  // The start of a line still without its end, in the pieces it came in; joined once its end arrives.
+  private partial: string[] = [];
+  private partialUnits = 0;
+  // Text whose lines are being read, from `at`.
+  private text = "";
+  private at = 0;
+  private data: string[] | undefined;
+  private dataUnits = 0;
+  private ended = false;
+  // An event past the bound is dropped whole: its lines are skipped up to the blank line that ends it.
+  private oversized = false;
+  private skippingLine = false;
+
+  constructor(private readonly maxUnits: number) {}
+
+  push(piece: string): void {
+    if (this.at < this.text.length) {
+      this.text = this.text.slice(this.at) + piece;
+      this.at = 0;
+      return;
+    }
+    const { partial } = this;
+    // A CR ending the last piece may be the first half of a CRLF: the next piece is read with it.
+    const crWaits = this.partialUnits > 0 && partial[partial.length - 1]!.endsWith("\r");
+    if (!crWaits && nextBreak(piece, 0) < 0) {
+      if (this.skippingLine || piece === "") return;
+      partial.push(piece);
+      this.partialUnits += piece.length;
+      if (this.partialUnits > this.maxUnits) this.overflow();
+      return;
+    }
+    this.text = this.partialUnits > 0 ? partial.join("") + piece : piece;
+    this.at = 0;
+    this.partial = [];
+    this.partialUnits = 0;
+  }
+
+  end(): void {
+    this.ended = true;
+    if (this.partialUnits > 0 && this.at >= this.text.length) {
+      this.text = this.partial.join("");
+      this.at = 0;
+      this.partial = [];
+      this.partialUnits = 0;
+    }
+  }
+
+  next(): string | undefined {
+    for (;;) {
+      const { text, at } = this;
+      const nl = at < text.length ? nextBreak(text, at) : -1;
+      const crAtEnd = nl >= 0 && nl === text.length - 1 && text[nl] === "\r" && !this.ended;
+      if (nl < 0 || crAtEnd) return this.noWholeLine(crAtEnd);
+      const value = text.slice(at, nl);
+      this.at = nl + (text[nl] === "\r" && text[nl + 1] === "\n" ? 2 : 1);
+      if (this.skippingLine) {
+        this.skippingLine = false;
+        continue;
+      }
+      const event = this.line(value);
+      if (event !== undefined) return event;
+    }
+  }
+
+  /** No whole line left: its start is kept for the next piece, or read as the last line at the end (with the last event). */
+  private noWholeLine(crAtEnd: boolean): string | undefined {
+    const rest = this.at === 0 ? this.text : this.text.slice(this.at);
+    this.text = "";
+    this.at = 0;
+    if (this.ended) {
+      if (rest !== "" && !this.skippingLine) this.line(rest);
+      this.skippingLine = false;
+      return this.line("");
+    }
+    if (this.skippingLine) {
+      // A skipped line's CR at the end still waits to see whether an LF follows it.
+      if (crAtEnd) this.keep("\r");
+    } else if (rest !== "") {
+      this.keep(rest);
+      if (this.partialUnits > this.maxUnits) {
+        this.overflow();
+        if (crAtEnd) this.keep("\r");
+      }
+    }
+    return undefined;
+  }
+
   /** The data of the event a line ends, if it is one; else undefined. */
-  const line = (value: string): string | undefined => {
+  private line(value: string): string | undefined {
     if (value === "") {
-      const joined = oversized ? undefined : data?.join("\n");
-      data = undefined;
-      dataUnits = 0;
-      oversized = false;
+      const joined = this.oversized ? undefined : this.data?.join("\n");
+      this.data = undefined;
+      this.dataUnits = 0;
+      this.oversized = false;
       return joined === "" ? undefined : joined;
     }
-    if (oversized || !value.startsWith("data")) return undefined;
+    if (this.oversized || !value.startsWith("data")) return undefined;
     const colon = value.indexOf(":");
     if (colon !== 4 && value !== "data") return undefined;
     const field = colon < 0 ? "" : value.slice(colon + 1);
-    dataUnits += field.length + 1;
-    if (dataUnits > maxUnits) {
-      data = undefined;
-      oversized = true;
+    this.dataUnits += field.length + 1;
+    if (this.dataUnits > this.maxUnits) {
+      this.data = undefined;
+      this.oversized = true;
       return undefined;
     }
-    (data ??= []).push(field.startsWith(" ") ? field.slice(1) : field);
+    (this.data ??= []).push(field.startsWith(" ") ? field.slice(1) : field);
     return undefined;
-  };
+  }
 
-  return {
-    push(piece) {
-      if (at < text.length) {
-        text = text.slice(at) + piece;
-        at = 0;
-        return;
-      }
-      // A CR ending the last piece may be the first half of a CRLF: the next piece is read with it.
-      const crWaits = partialUnits > 0 && partial[partial.length - 1]!.endsWith("\r");
-      if (!crWaits && nextBreak(piece, 0) < 0) {
-        if (skippingLine || piece === "") return;
-        partial.push(piece);
-        partialUnits += piece.length;
-        if (partialUnits > maxUnits) overflow();
-        return;
-      }
-      text = partialUnits > 0 ? partial.join("") + piece : piece;
-      at = 0;
-      partial = [];
-      partialUnits = 0;
-    },
-    end() {
-      ended = true;
-      if (partialUnits > 0 && at >= text.length) {
-        text = partial.join("");
-        at = 0;
-        partial = [];
-        partialUnits = 0;
-      }
-    },
-    next() {
-      for (;;) {
-        const nl = at < text.length ? nextBreak(text, at) : -1;
-        const crAtEnd = nl >= 0 && nl === text.length - 1 && text[nl] === "\r" && !ended;
-        if (nl < 0 || crAtEnd) {
-          // No whole line left: keep its start for the next piece, or read it as the last line at the end.
-          const rest = at === 0 ? text : text.slice(at);
-          text = "";
-          at = 0;
-          if (ended) {
-            if (rest !== "" && !skippingLine) line(rest);
-            skippingLine = false;
-            return line("");
-          }
-          if (skippingLine) {
-            // A skipped line's CR at the end still waits to see whether an LF follows it.
-            if (crAtEnd) keep("\r");
-          } else if (rest !== "") {
-            keep(rest);
-            if (partialUnits > maxUnits) {
-              overflow();
-              if (crAtEnd) keep("\r");
-            }
-          }
-          return undefined;
-        }
-        const value = text.slice(at, nl);
-        at = nl + (text[nl] === "\r" && text[nl + 1] === "\n" ? 2 : 1);
-        if (skippingLine) {
-          skippingLine = false;
-          continue;
-        }
-        const event = line(value);
-        if (event !== undefined) return event;
-      }
-    },
-  };
+  private keep(start: string): void {
+    this.partial = [start];
+    this.partialUnits = start.length;
+  }
+
+  private overflow(): void {
+    this.partial = [];
+    this.partialUnits = 0;
+    this.data = undefined;
+    this.oversized = this.skippingLine = true;
+  }
 }
 
 /**

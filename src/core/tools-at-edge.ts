@@ -145,6 +145,11 @@ export class ToolsAtEdge {
     return this.#compiling > 0;
   }
 
+  /** Whether a `tools/list` sent on a stream (`sent`) still waits for its answer: until one does, `received` learns nothing. */
+  get awaitingList(): boolean {
+    return this.#waiting.size > 0;
+  }
+
   /** Settles once every compilation started so far has (tests, and a face that wants its first call judged). */
   async settled(): Promise<void> {
     await Promise.all([...this.#compiled.values()]);

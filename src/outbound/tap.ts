@@ -82,20 +82,107 @@ export function createTap(
   era: Era,
   requestBody: unknown,
   header: (name: "content-type" | "content-encoding") => string | null | undefined,
-  { outboundCheck, onOutboundViolation, onMessage, formats }: TapHooks,
+  hooks: TapHooks,
   maxMessageUnits = MAX_TAPPED_MESSAGE_UNITS,
   protocolVersion?: string | null,
 ): Tap {
-  const methods = outboundCheck ? requestMethods(requestBody) : undefined;
-  // A legacy exchange is judged by the revision its request was judged by inbound (the header, an initialize's own).
-  const revision = outboundCheck && era === "legacy" ? legacyRevisionOf(requestBody, protocolVersion).revision : undefined;
-  let mode: "json" | "sse" | "ignore" | undefined;
-  const decoder = new TextDecoder("utf-8");
-  let text = "";
-  // SSE: events past the bound are dropped whole, as a larger JSON body is.
-  let events: SseReader | undefined;
+  return new ResponseTap(era, requestBody, header, hooks, maxMessageUnits, protocolVersion);
+}
 
-  const report = (message: unknown) => {
+/** One response's tap: what its body is (read at the first byte), the text or events read so far, and each message's check. */
+class ResponseTap implements Tap {
+  private readonly outboundCheck: OutboundCheck | undefined;
+  private readonly onOutboundViolation: ReportSettings["onOutboundViolation"] | undefined;
+  private readonly onMessage: ((message: unknown) => void) | undefined;
+  private readonly formats: Formats | undefined;
+  private readonly methods: Map<unknown, string> | undefined;
+  private readonly revision: string | undefined;
+  private mode: "json" | "sse" | "ignore" | undefined;
+  private readonly decoder = new TextDecoder("utf-8");
+  private text = "";
+  // SSE: events past the bound are dropped whole, as a larger JSON body is.
+  private events: SseReader | undefined;
+
+  constructor(
+    private readonly era: Era,
+    requestBody: unknown,
+    private readonly header: (name: "content-type" | "content-encoding") => string | null | undefined,
+    { outboundCheck, onOutboundViolation, onMessage, formats }: TapHooks,
+    private readonly maxMessageUnits: number,
+    protocolVersion: string | null | undefined,
+  ) {
+    this.outboundCheck = outboundCheck;
+    this.onOutboundViolation = onOutboundViolation;
+    this.onMessage = onMessage;
+    this.formats = formats;
+    this.methods = outboundCheck ? requestMethods(requestBody) : undefined;
+    // A legacy exchange is judged by the revision its request was judged by inbound (the header, an initialize's own).
+    this.revision = outboundCheck && era === "legacy" ? legacyRevisionOf(requestBody, protocolVersion).revision : undefined;
+  }
+
+  push(chunk: Uint8Array | string): void {
+    this.mode ??= this.modeOf();
+    if (this.mode === "ignore") return;
+    const piece = typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true });
+    if (this.mode === "sse") {
+      this.events ??= createSseReader(this.maxMessageUnits);
+      this.events.push(piece);
+      return this.drain(this.events);
+    }
+    this.text += piece;
+    // A JSON body past the bound is not checked: holding it whole is what the bound is for.
+    if (this.text.length > this.maxMessageUnits) {
+      this.mode = "ignore";
+      this.text = "";
+    }
+  }
+
+  end(): void {
+    this.mode ??= this.modeOf();
+    if (this.mode === "ignore") return;
+    const rest = this.decoder.decode();
+    if (this.mode === "sse") {
+      this.events ??= createSseReader(this.maxMessageUnits);
+      this.events.push(rest);
+      this.events.end();
+      return this.drain(this.events);
+    }
+    this.text += rest;
+    if (this.mode === "json") {
+      if (this.text.trim() !== "") this.messages(this.text);
+      this.text = "";
+    }
+  }
+
+  private modeOf(): "json" | "sse" | "ignore" {
+    const { header } = this;
+    // Compressed bytes (a compression middleware outside the gate) are not JSON the tap can read.
+    const encoding = (header("content-encoding") ?? "identity").trim().toLowerCase();
+    if (encoding !== "identity" && encoding !== "") return "ignore";
+    const type = mediaType(header("content-type"));
+    return type === "application/json" ? "json" : type === "text/event-stream" ? "sse" : "ignore";
+  }
+
+  // Data of no event, or only blank, is no message (a priming event, a keep-alive).
+  private drain(reader: SseReader): void {
+    for (let data = reader.next(); data !== undefined; data = reader.next()) if (data.trim() !== "") this.messages(data);
+  }
+
+  private messages(json: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      return this.report(NOT_JSON);
+    }
+    // A batch (2025-03-26) holds one message per element.
+    if (Array.isArray(parsed)) for (let i = 0; i < parsed.length; i++) this.report(parsed[i]);
+    else this.report(parsed);
+  }
+
+  /** One message: shown to `onMessage`, then (report mode) checked. */
+  private report(message: unknown): void {
+    const { onMessage, outboundCheck } = this;
     if (onMessage) {
       try {
         onMessage(message);
@@ -103,17 +190,22 @@ export function createTap(
         // An observer must not break a response already on its way.
       }
     }
-    if (!outboundCheck) return;
+    if (outboundCheck) this.check(message, outboundCheck);
+  }
+
+  /** Report mode: the message judged as the answer to its request (by its id) in the exchange's era; a violation goes to the hook. */
+  private check(message: unknown, outboundCheck: OutboundCheck): void {
+    const { era, revision, onOutboundViolation } = this;
     const isObject = typeof message === "object" && message !== null && !Array.isArray(message);
     const body = (isObject ? message : {}) as Record<string, unknown>;
     const own = typeof body.method === "string" ? body.method : undefined;
     const id = Object.hasOwn(body, "id") ? (body.id as JsonRpcId) : undefined;
-    const method = own ?? (id === undefined || id === null ? undefined : methods?.get(id));
+    const method = own ?? (id === undefined || id === null ? undefined : this.methods?.get(id));
     let result;
     try {
       const context: Parameters<OutboundCheck>[1] = method === undefined ? { era } : { era, method };
       if (revision !== undefined) context.protocolVersion = revision;
-      if (formats === "strict") context.formats = formats;
+      if (this.formats === "strict") context.formats = this.formats;
       result = outboundCheck(message, context);
     } catch {
       // A failing check must not break a response already on its way.
@@ -129,64 +221,7 @@ export function createTap(
     } catch {
       // Same as onReject: a broken logger must not break the response.
     }
-  };
-  const messages = (json: string) => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch {
-      return report(NOT_JSON);
-    }
-    // A batch (2025-03-26) holds one message per element.
-    if (Array.isArray(parsed)) parsed.forEach(report);
-    else report(parsed);
-  };
-  // Data of no event, or only blank, is no message (a priming event, a keep-alive).
-  const drain = (reader: SseReader) => {
-    for (let data = reader.next(); data !== undefined; data = reader.next()) if (data.trim() !== "") messages(data);
-  };
-  const modeOf = () => {
-    // Compressed bytes (a compression middleware outside the gate) are not JSON the tap can read.
-    const encoding = (header("content-encoding") ?? "identity").trim().toLowerCase();
-    if (encoding !== "identity" && encoding !== "") return "ignore";
-    const type = mediaType(header("content-type"));
-    return type === "application/json" ? "json" : type === "text/event-stream" ? "sse" : "ignore";
-  };
-
-  return {
-    push(chunk) {
-      mode ??= modeOf();
-      if (mode === "ignore") return;
-      const piece = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-      if (mode === "sse") {
-        events ??= createSseReader(maxMessageUnits);
-        events.push(piece);
-        return drain(events);
-      }
-      text += piece;
-      // A JSON body past the bound is not checked: holding it whole is what the bound is for.
-      if (text.length > maxMessageUnits) {
-        mode = "ignore";
-        text = "";
-      }
-    },
-    end() {
-      mode ??= modeOf();
-      if (mode === "ignore") return;
-      const rest = decoder.decode();
-      if (mode === "sse") {
-        events ??= createSseReader(maxMessageUnits);
-        events.push(rest);
-        events.end();
-        return drain(events);
-      }
-      text += rest;
-      if (mode === "json") {
-        if (text.trim() !== "") messages(text);
-        text = "";
-      }
-    },
-  };
+  }
 }
 
 /**

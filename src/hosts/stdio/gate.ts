@@ -30,7 +30,7 @@ import {
 } from "../../core/pipeline.js";
 import { now } from "../../core/traced.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { namesOf, notify, safeMethod, type GateHooks, type GateLog, type VerdictEvent } from "../../core/gate-log.js";
+import { namesOf, notify, safeMethod, type GateHooks, type GateLog, type MessageObserver, type VerdictEvent } from "../../core/gate-log.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
 import { isBlank, type Line, LineSplitter } from "../../core/lines.js";
 import { loggedToolLock } from "../shared/tool-lock-log.js";
@@ -96,6 +96,37 @@ const FORWARDED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
  * server's own, 128 + the signal's number when a signal ended it, 127 (126) when it could not be started.
  */
 export async function runStdioGate(options: StdioOptions, client: ClientSide, log: GateLog, hooks: GateHooks = {}): Promise<number> {
+  const server = spawnServer(options, log);
+  if (typeof server === "number") return server;
+  const { child, exited } = server;
+  // Writing to a server that has exited fails with EPIPE: the exit code says the rest.
+  child.stdin!.on("error", () => undefined);
+  client.output.on("error", () => undefined);
+  const stopPassingSignals = passStopSignals(child, options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS);
+
+  const writer = clientWriter(client.output);
+  const observe = hooks.observer?.chunk;
+  const gate = new LineGate(options, log, hooks, (text) => {
+    observe?.("wymcp", text);
+    writer.own(text);
+  });
+  const output = new ClientOutput(client, writer, child, exited);
+  relayServer(child.stdout!, output, gate, options.maxBodyBytes, observe);
+  const pump = pumpClient(client.input, new ServerInput(child, exited), output, gate, options, observe);
+
+  const code = await exited;
+  stopPassingSignals();
+  // The server is gone: nothing more of the client's is read.
+  client.input.destroy();
+  await pump;
+  writer.finish();
+  // Requests the server never answered: their spans end with it.
+  gate.close();
+  return code;
+}
+
+/** The server, started, and the exit code it will leave with; or the code to leave with when it cannot be started. */
+function spawnServer(options: StdioOptions, log: GateLog): { child: ChildProcess; exited: Promise<number> } | number {
   let child: ChildProcess;
   try {
     child = spawn(options.command, options.args, { stdio: ["pipe", "pipe", "inherit"] });
@@ -107,8 +138,6 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
     );
     return 127;
   }
-  const toServer = child.stdin!;
-  const fromServer = child.stdout!;
   const exited = new Promise<number>((resolve) => {
     child.once("error", (error: NodeJS.ErrnoException) => {
       log.line(
@@ -121,54 +150,91 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
     // `close`: the process has exited and its output has been read to the end.
     child.once("close", (code, signal) => resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
   });
-  // Writing to a server that has exited fails with EPIPE: the exit code says the rest.
-  toServer.on("error", () => undefined);
-  client.output.on("error", () => undefined);
+  return { child, exited };
+}
 
-  // A stop signal is passed on; a server still running past the bound is killed.
+/**
+ * A stop signal is passed on; a server still running past the bound is killed. wymcp leaving by any other way (an
+ * uncaught error, process.exit) takes the server with it. A SIGKILL of wymcp cannot be caught: the server's stdin then
+ * ends, which is the server's cue to exit. Returns the undoing, for once the server has exited.
+ */
+function passStopSignals(child: ChildProcess, stopTimeoutMs: number): () => void {
   let killTimer: NodeJS.Timeout | undefined;
   const forwardSignal = (signal: NodeJS.Signals) => {
     child.kill(signal);
-    killTimer ??= setTimeout(() => child.kill("SIGKILL"), options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS);
+    killTimer ??= setTimeout(() => child.kill("SIGKILL"), stopTimeoutMs);
   };
   for (const signal of FORWARDED_SIGNALS) process.on(signal, forwardSignal);
-  // wymcp leaving by any other way (an uncaught error, process.exit) takes the server with it. A SIGKILL of wymcp cannot
-  // be caught: the server's stdin then ends, which is the server's cue to exit.
   const orphan = () => void child.kill("SIGKILL");
   process.once("exit", orphan);
-
-  const writer = clientWriter(client.output);
-  const observe = hooks.observer?.chunk;
-  const gate = new LineGate(options, log, hooks, (text) => {
-    observe?.("wymcp", text);
-    writer.own(text);
-  });
-
-  // Server → client: unchanged, with backpressure; lines are watched (outbound report, onAnswer, spans, and a legacy
-  // session's initialize answer when params are judged) after they are written.
-  const tracking = options.outbound === "report" || hooks.onAnswer !== undefined || options.telemetry !== undefined;
-  const watch = tracking || gate.negotiates ? new LineSplitter(options.maxBodyBytes) : undefined;
-  let waiting = false;
-  // A client that has closed its end reads nothing more: the server's output is then read and dropped, so that the
-  // server never blocks on a full pipe and its exit is seen.
-  let clientGone = false;
-  const gone = () => {
-    clientGone = true;
-    fromServer.resume();
+  return () => {
+    for (const signal of FORWARDED_SIGNALS) process.off(signal, forwardSignal);
+    clearTimeout(killTimer);
+    process.off("exit", orphan);
   };
-  client.output.once("error", gone).once("close", gone);
-  // Backpressure on wymcp's own writes: while the client (or the log) has not taken what wymcp wrote, no more is read.
-  const full = () =>
-    !clientGone &&
-    (client.output.writableNeedDrain || writer.heldBytes() > MAX_HELD_ANSWER_BYTES || client.log?.writableNeedDrain === true);
-  const relieve = async () => {
-    while (full() && child.exitCode === null && child.signalCode === null) {
-      const waits = [writer.released(), exited.then(() => undefined)];
-      if (client.output.writableNeedDrain) waits.push(settledBy(client.output, ["drain", "close", "error"]));
-      if (client.log?.writableNeedDrain) waits.push(settledBy(client.log, ["drain", "close", "error"]));
+}
+
+/** Whether the server is still running. */
+function running(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+/**
+ * The client's output as both directions see it: shared by the server's bytes and wymcp's answers, and waited on by
+ * both. A client that has closed its end reads nothing more: the server's output is then read and dropped, so that the
+ * server never blocks on a full pipe and its exit is seen.
+ */
+class ClientOutput {
+  /** The client has closed its end. */
+  gone = false;
+  readonly stream: Writable;
+
+  constructor(
+    private readonly client: ClientSide,
+    readonly writer: ClientWriter,
+    private readonly child: ChildProcess,
+    private readonly exited: Promise<number>,
+  ) {
+    this.stream = client.output;
+    const gone = () => {
+      this.gone = true;
+      child.stdout!.resume();
+    };
+    client.output.once("error", gone).once("close", gone);
+  }
+
+  /** Backpressure on wymcp's own writes: while the client (or the log) has not taken what wymcp wrote, no more is read. */
+  full(): boolean {
+    const { output, log } = this.client;
+    return !this.gone && (output.writableNeedDrain || this.writer.heldBytes() > MAX_HELD_ANSWER_BYTES || log?.writableNeedDrain === true);
+  }
+
+  /** Settles once the output is no longer full, or the server has exited. */
+  async relieve(): Promise<void> {
+    const { output, log } = this.client;
+    while (this.full() && running(this.child)) {
+      const waits = [this.writer.released(), this.exited.then(() => undefined)];
+      if (output.writableNeedDrain) waits.push(settledBy(output, ["drain", "close", "error"]));
+      if (log?.writableNeedDrain) waits.push(settledBy(log, ["drain", "close", "error"]));
       await Promise.race(waits);
     }
-  };
+  }
+}
+
+/**
+ * Server → client: unchanged, with backpressure; lines are watched (outbound report, onAnswer, spans, a legacy session's
+ * initialize answer when params are judged, the tools learned) after they are written.
+ */
+function relayServer(
+  fromServer: Readable,
+  output: ClientOutput,
+  gate: LineGate,
+  maxBodyBytes: number,
+  observe: MessageObserver["chunk"],
+): void {
+  const { writer } = output;
+  const watch = gate.tracking || gate.negotiates ? new LineSplitter(maxBodyBytes) : undefined;
+  let waiting = false;
   // With a tools lock, the server's answer to a tools/list goes through it (enforce mode: without unapproved tools).
   const locked = gate.lockedLines;
   const toClient = (chunk: Buffer) =>
@@ -178,84 +244,105 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
   if (locked) fromServer.once("end", () => void locked.end().forEach((piece) => writer.server(Buffer.from(piece))));
   fromServer.on("data", (chunk: Buffer) => {
     observe?.("server", chunk);
-    if (clientGone) return;
+    if (output.gone) return;
     if (!toClient(chunk) && !waiting) {
       waiting = true;
       fromServer.pause();
-      client.output.once("drain", () => {
+      output.stream.once("drain", () => {
         waiting = false;
         fromServer.resume();
       });
-      if (clientGone) fromServer.resume();
+      if (output.gone) fromServer.resume();
     }
-    if (watch && (tracking || gate.negotiating() || gate.learning)) {
+    // Learning splits every chunk, so that a line is whole when a tools/list answer is awaited; only then is one parsed.
+    if (watch && (gate.tracking || gate.negotiating() || gate.learning)) {
       watch.push(chunk);
       for (let line = watch.next(); line; line = watch.next()) if (line.kind === "line") gate.serverLine(line.bytes);
     }
   });
+}
 
-  // Client → server: line by line, in order; reading waits while the server's input is full.
-  const pump = (async () => {
-    const reader = new LineSplitter(options.maxBodyBytes);
-    const send = async (bytes: Uint8Array) => {
-      if (!toServer.writable) return;
-      if (!toServer.write(bytes)) await Promise.race([once(toServer, "drain"), exited]);
-    };
-    // A line joined from several chunks goes on with its `\n` in one write of two buffers, neither copied.
-    const sendLine = async (bytes: Uint8Array) => {
-      if (!toServer.writable) return;
-      toServer.cork();
-      toServer.write(bytes);
-      const ok = toServer.write(NEWLINE);
-      toServer.uncork();
-      if (!ok) await Promise.race([once(toServer, "drain"), exited]);
-    };
-    try {
-      for await (const chunk of client.input as AsyncIterable<Buffer>) {
-        if (child.exitCode !== null || child.signalCode !== null) break;
-        observe?.("client", chunk);
-        if (options.passThrough) {
-          await send(chunk);
+/** The server's input: a write waits while it is full, until it drains or the server exits. */
+class ServerInput {
+  private readonly stream: Writable;
+
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly exited: Promise<number>,
+  ) {
+    this.stream = child.stdin!;
+  }
+
+  /** Whether the server has exited. */
+  get gone(): boolean {
+    return !running(this.child);
+  }
+
+  async send(bytes: Uint8Array): Promise<void> {
+    const { stream } = this;
+    if (!stream.writable) return;
+    if (!stream.write(bytes)) await Promise.race([once(stream, "drain"), this.exited]);
+  }
+
+  /** A line joined from several chunks goes on with its `\n` in one write of two buffers, neither copied. */
+  async sendLine(bytes: Uint8Array): Promise<void> {
+    const { stream } = this;
+    if (!stream.writable) return;
+    stream.cork();
+    stream.write(bytes);
+    const ok = stream.write(NEWLINE);
+    stream.uncork();
+    if (!ok) await Promise.race([once(stream, "drain"), this.exited]);
+  }
+
+  end(): void {
+    this.stream.end();
+  }
+}
+
+/** Client → server: line by line, in order; reading waits while the server's input is full. Settles once that input is closed. */
+async function pumpClient(
+  input: Readable,
+  server: ServerInput,
+  output: ClientOutput,
+  gate: LineGate,
+  options: StdioOptions,
+  observe: MessageObserver["chunk"],
+): Promise<void> {
+  const reader = new LineSplitter(options.maxBodyBytes);
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      if (server.gone) break;
+      observe?.("client", chunk);
+      if (options.passThrough) {
+        await server.send(chunk);
+        continue;
+      }
+      // Passing lines that sit together in the chunk go as one slice of it: no copy, one write.
+      let runStart = 0;
+      let runEnd = 0;
+      reader.push(chunk);
+      for (let line = reader.next(); line; line = reader.next()) {
+        const judged = gate.clientLine(line);
+        const pass = typeof judged === "boolean" ? judged : await judged;
+        if (!pass && output.full()) await output.relieve();
+        if (pass && line.inChunk) {
+          if (runEnd !== line.start) runStart = line.start;
+          runEnd = line.end;
           continue;
         }
-        // Passing lines that sit together in the chunk go as one slice of it: no copy, one write.
-        let runStart = 0;
-        let runEnd = 0;
-        reader.push(chunk);
-        for (let line = reader.next(); line; line = reader.next()) {
-          const judged = gate.clientLine(line);
-          const pass = typeof judged === "boolean" ? judged : await judged;
-          if (!pass && full()) await relieve();
-          if (pass && line.inChunk) {
-            if (runEnd !== line.start) runStart = line.start;
-            runEnd = line.end;
-            continue;
-          }
-          if (runEnd > runStart) await send(chunk.subarray(runStart, runEnd));
-          runStart = runEnd = line.end;
-          if (pass && line.kind === "line") await sendLine(line.bytes);
-        }
-        if (runEnd > runStart) await send(chunk.subarray(runStart, runEnd));
+        if (runEnd > runStart) await server.send(chunk.subarray(runStart, runEnd));
+        runStart = runEnd = line.end;
+        if (pass && line.kind === "line") await server.sendLine(line.bytes);
       }
-      const last = reader.end();
-      if (last && (await gate.clientLine(last)) && last.kind === "line") await send(last.bytes);
-    } catch {
-      // The client's side broke: as at its end, the server's input is closed and the server decides.
+      if (runEnd > runStart) await server.send(chunk.subarray(runStart, runEnd));
     }
-    toServer.end();
-  })();
-
-  const code = await exited;
-  for (const signal of FORWARDED_SIGNALS) process.off(signal, forwardSignal);
-  clearTimeout(killTimer);
-  process.off("exit", orphan);
-  // The server is gone: nothing more of the client's is read.
-  client.input.destroy();
-  await pump;
-  writer.finish();
-  // Requests the server never answered: their spans end with it.
-  gate.close();
-  return code;
+    const last = reader.end();
+    if (last && (await gate.clientLine(last)) && last.kind === "line") await server.send(last.bytes);
+  } catch {
+    // The client's side broke: as at its end, the server's input is closed and the server decides.
+  }
+  server.end();
 }
 
 /** The judging half: one verdict per client line, the answers it writes, the server's lines it watches. */
@@ -266,8 +353,9 @@ class LineGate {
   readonly negotiates: boolean;
   /** Whether the server's lines teach the tools. */
   readonly learning: boolean;
+  /** Whether the server's answers are matched to their requests (outbound report, onAnswer, spans): every line is read. */
+  readonly tracking: boolean;
   private readonly face: GateFace;
-  private readonly tracking: boolean;
   private readonly pending = new PendingRequests();
   private readonly clock: () => number;
   private readonly toolLock: ToolLockWatch | undefined;
@@ -351,6 +439,8 @@ class LineGate {
   /** A line the server wrote, already passed on: its answer to a pending request, and the outbound check. */
   serverLine(bytes: Uint8Array): void {
     if (isBlank(bytes)) return;
+    // Learning alone reads a line only while a tools/list answer is awaited: no other line is parsed for it.
+    if (!this.tracking && this.initializeKey === undefined && this.tools?.awaitingList !== true) return;
     let message: unknown;
     try {
       message = JSON.parse(TEXT.decode(bytes));
@@ -604,6 +694,8 @@ export function isResponseLike(body: unknown): boolean {
   if (Array.isArray(body)) return body.length > 0 && body.every(isResponseLike);
   return isResponse(body);
 }
+
+type ClientWriter = ReturnType<typeof clientWriter>;
 
 /**
  * The client's output, shared by the server's bytes and wymcp's own answers. The server's go out as they come; an

@@ -82,141 +82,172 @@ function tapAnswer(
   capture: (message: Capture) => void,
   maxBytes: number,
 ): void {
-  let mode: "json" | "sse" | "ignore" | undefined;
-  let session: string | undefined;
-  let given: unknown;
-  // JSON: the body's chunks, decoded once at its end. SSE: a decoder across chunks, and the event so far.
-  let chunks: Buffer[] | undefined;
-  let size = 0;
-  let decoder: StringDecoder | undefined;
-  let over = false;
-  let line = "";
-  let data: string[] | undefined;
-  let dataUnits = 0;
-  let events = 0;
+  const answer = new AnswerTap(res, entry, headers, capture, maxBytes);
+  const { writeHead, write, end } = res;
+  res.writeHead = function liveWriteHead(this: ServerResponse, ...args: unknown[]) {
+    answer.given = args.find((a) => typeof a === "object" && a !== null);
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse["writeHead"];
+  res.write = function liveWrite(this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    const ok = (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    answer.seen(chunk, rest[0]);
+    return ok;
+  } as ServerResponse["write"];
+  res.end = function liveEnd(this: ServerResponse, ...args: unknown[]) {
+    const out = (end as (...a: unknown[]) => ServerResponse).apply(this, args);
+    if (typeof args[0] !== "function" && args[0] !== undefined && args[0] !== null) answer.seen(args[0], args[1]);
+    answer.finish();
+    return out;
+  } as ServerResponse["end"];
+}
 
-  const emit = (part: string, message: string | undefined, bytes?: Uint8Array) => {
-    const captured: Capture = { entry, part, from: "server", text: message, bytes, headers, time: Date.now() };
-    if (session) captured.session = session;
-    capture(captured);
-  };
-  const decide = () => {
-    if (mode !== undefined) return;
-    const type = (headerOf(given, "content-type") ?? text(res.getHeader("content-type")) ?? "").toLowerCase();
-    const encoded = headerOf(given, "content-encoding") ?? text(res.getHeader("content-encoding"));
-    session = headerOf(given, "mcp-session-id") ?? text(res.getHeader("mcp-session-id"));
-    if (encoded && encoded !== "identity") mode = "ignore";
-    else mode = type.startsWith("text/event-stream") ? "sse" : type.startsWith("application/json") ? "json" : "ignore";
-  };
-  const endEvent = () => {
-    if (data === undefined && !over) return;
-    events++;
-    emit(`event ${events}`, over ? undefined : data!.join("\n"));
-    data = undefined;
-    dataUnits = 0;
-    over = false;
-  };
-  const sseLine = (raw: string) => {
-    if (raw === "") return endEvent();
-    if (raw.startsWith(":") || over) return;
-    const colon = raw.indexOf(":");
-    if ((colon < 0 ? raw : raw.slice(0, colon)) !== "data") return;
-    let value = colon < 0 ? "" : raw.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    dataUnits += value.length;
-    if (dataUnits > maxBytes) {
-      over = true;
-      data = undefined;
-      return;
-    }
-    (data ??= []).push(value);
-  };
+/**
+ * One answer, read after each write: a JSON body held up to the bound and captured at its end, or an event stream's
+ * events captured as each ends. Not the reader of core/sse.ts, on purpose: the feed shows every event, so one past the
+ * bound is captured without its text, and one whose data is empty is captured as "".
+ */
+class AnswerTap {
+  /** The headers object `writeHead` was given, if any: read before those set on the response. */
+  given: unknown;
+  private mode: "json" | "sse" | "ignore" | undefined;
+  private session: string | undefined;
+  // JSON: the body's chunks, decoded once at its end. SSE: a decoder across chunks, and the event so far.
+  private chunks: Buffer[] | undefined;
+  private size = 0;
+  private decoder: StringDecoder | undefined;
+  private over = false;
+  private line = "";
+  private data: string[] | undefined;
+  private dataUnits = 0;
+  private events = 0;
   // A CR that ended the last chunk ended its line; an LF opening this one is the rest of that CRLF, not a blank line.
-  let crEnded = false;
-  const sse = (chunk: string) => {
-    let start = crEnded && chunk.startsWith("\n") ? 1 : 0;
-    crEnded = false;
-    if (start === 1 && chunk.length === 1) return;
-    const ends = /\r\n|\r|\n/g;
-    ends.lastIndex = start;
-    for (let found = ends.exec(chunk); found; found = ends.exec(chunk)) {
-      const piece = chunk.slice(start, found.index);
-      start = ends.lastIndex;
-      const whole = line === "" ? piece : line + piece;
-      line = "";
-      sseLine(whole);
-      crEnded = start === chunk.length && found[0] === "\r";
-    }
-    const rest = chunk.slice(start);
-    // A line past the bound marks its event as over and is not kept.
-    if (line.length + rest.length > maxBytes) {
-      over = true;
-      line = "";
-    } else line += rest;
-  };
-  const json = (bytes: Buffer) => {
-    if (over) return;
-    size += bytes.length;
-    if (size > maxBytes) {
-      over = true;
-      chunks = undefined;
-    } else (chunks ??= []).push(bytes);
-  };
-  const seen = (chunk: unknown, encoding: unknown) => {
+  private crEnded = false;
+  private finished = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly entry: number,
+    private readonly headers: Record<string, string>,
+    private readonly capture: (message: Capture) => void,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** A chunk the response has just written. */
+  seen(chunk: unknown, encoding: unknown): void {
     try {
-      decide();
-      if (mode === "ignore") return;
+      this.decide();
+      if (this.mode === "ignore") return;
       const named = typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8";
-      if (mode === "json") {
+      if (this.mode === "json") {
         // The caller's buffer itself until the answer ends, as the socket's own queue holds it: copied once, at the end.
-        if (typeof chunk === "string") json(Buffer.from(chunk, named));
+        if (typeof chunk === "string") this.json(Buffer.from(chunk, named));
         else if (chunk instanceof Uint8Array)
-          json(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      } else if (typeof chunk === "string") sse(/^utf-?8$/i.test(named) ? chunk : Buffer.from(chunk, named).toString("utf8"));
+          this.json(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      } else if (typeof chunk === "string") this.sse(/^utf-?8$/i.test(named) ? chunk : Buffer.from(chunk, named).toString("utf8"));
       else if (chunk instanceof Uint8Array)
-        sse(
-          (decoder ??= new StringDecoder("utf8")).write(
+        this.sse(
+          (this.decoder ??= new StringDecoder("utf8")).write(
             Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
           ),
         );
     } catch {
       // What the tap cannot read has gone out as written all the same.
     }
-  };
-  let finished = false;
-  const finish = () => {
-    if (finished) return;
-    finished = true;
+  }
+
+  /** The response has ended: the JSON body, or the stream's last event, is captured (once). */
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
     try {
-      decide();
-      if (mode === "json") {
+      this.decide();
+      if (this.mode === "json") {
+        const { over, chunks, size } = this;
         const bytes = over || chunks === undefined ? undefined : Buffer.concat(chunks, size);
         const body = over ? undefined : bytes === undefined ? "" : bytes.toString("utf8");
-        chunks = undefined;
-        if (body === undefined || body.trim() !== "") emit("response", body, sameAs(body, bytes));
-      } else if (mode === "sse") {
-        if (line !== "") sseLine(line);
-        endEvent();
+        this.chunks = undefined;
+        if (body === undefined || body.trim() !== "") this.emit("response", body, sameAs(body, bytes));
+      } else if (this.mode === "sse") {
+        if (this.line !== "") this.sseLine(this.line);
+        this.endEvent();
       }
     } catch {
       // As above.
     }
-  };
+  }
 
-  const { writeHead, write, end } = res;
-  res.writeHead = function liveWriteHead(this: ServerResponse, ...args: unknown[]) {
-    given = args.find((a) => typeof a === "object" && a !== null);
-    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
-  } as ServerResponse["writeHead"];
-  res.write = function liveWrite(this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
-    const ok = (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
-    seen(chunk, rest[0]);
-    return ok;
-  } as ServerResponse["write"];
-  res.end = function liveEnd(this: ServerResponse, ...args: unknown[]) {
-    const out = (end as (...a: unknown[]) => ServerResponse).apply(this, args);
-    if (typeof args[0] !== "function" && args[0] !== undefined && args[0] !== null) seen(args[0], args[1]);
-    finish();
-    return out;
-  } as ServerResponse["end"];
+  /** At the first write (or the end): what the answer is, from its headers. */
+  private decide(): void {
+    if (this.mode !== undefined) return;
+    const { given, res } = this;
+    const type = (headerOf(given, "content-type") ?? text(res.getHeader("content-type")) ?? "").toLowerCase();
+    const encoded = headerOf(given, "content-encoding") ?? text(res.getHeader("content-encoding"));
+    this.session = headerOf(given, "mcp-session-id") ?? text(res.getHeader("mcp-session-id"));
+    if (encoded && encoded !== "identity") this.mode = "ignore";
+    else this.mode = type.startsWith("text/event-stream") ? "sse" : type.startsWith("application/json") ? "json" : "ignore";
+  }
+
+  private emit(part: string, message: string | undefined, bytes?: Uint8Array): void {
+    const { entry, headers, session, capture } = this;
+    const captured: Capture = { entry, part, from: "server", text: message, bytes, headers, time: Date.now() };
+    if (session) captured.session = session;
+    capture(captured);
+  }
+
+  private json(bytes: Buffer): void {
+    if (this.over) return;
+    this.size += bytes.length;
+    if (this.size > this.maxBytes) {
+      this.over = true;
+      this.chunks = undefined;
+    } else (this.chunks ??= []).push(bytes);
+  }
+
+  /** An event stream's text, decoded: each line it ends is read, and the start of the next kept. */
+  private sse(chunk: string): void {
+    let start = this.crEnded && chunk.startsWith("\n") ? 1 : 0;
+    this.crEnded = false;
+    if (start === 1 && chunk.length === 1) return;
+    const ends = /\r\n|\r|\n/g;
+    ends.lastIndex = start;
+    for (let found = ends.exec(chunk); found; found = ends.exec(chunk)) {
+      const piece = chunk.slice(start, found.index);
+      start = ends.lastIndex;
+      const whole = this.line === "" ? piece : this.line + piece;
+      this.line = "";
+      this.sseLine(whole);
+      this.crEnded = start === chunk.length && found[0] === "\r";
+    }
+    const rest = chunk.slice(start);
+    // A line past the bound marks its event as over and is not kept.
+    if (this.line.length + rest.length > this.maxBytes) {
+      this.over = true;
+      this.line = "";
+    } else this.line += rest;
+  }
+
+  private sseLine(raw: string): void {
+    if (raw === "") return this.endEvent();
+    if (raw.startsWith(":") || this.over) return;
+    const colon = raw.indexOf(":");
+    if ((colon < 0 ? raw : raw.slice(0, colon)) !== "data") return;
+    let value = colon < 0 ? "" : raw.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    this.dataUnits += value.length;
+    if (this.dataUnits > this.maxBytes) {
+      this.over = true;
+      this.data = undefined;
+      return;
+    }
+    (this.data ??= []).push(value);
+  }
+
+  private endEvent(): void {
+    if (this.data === undefined && !this.over) return;
+    this.events++;
+    this.emit(`event ${this.events}`, this.over ? undefined : this.data!.join("\n"));
+    this.data = undefined;
+    this.dataUnits = 0;
+    this.over = false;
+  }
 }

@@ -2,48 +2,38 @@
  * @module stdio-tap: `wymcp stdio`'s messages for the live feed. The gate hands over what it reads and writes as it
  * goes (the client's bytes, the server's, wymcp's own answers); each side is split into lines here, one message a line.
  */
+import { LineSplitter } from "../../core/lines.js";
 import type { Capture } from "./feed.js";
 
 /** Who wrote the bytes: wymcp's own answers go to the client as the server's do. */
 export type StdioSide = "client" | "server" | "wymcp";
 
-/** Splits one side's bytes into lines; a line longer than `maxBytes` is captured as over the limit. */
+/**
+ * One side's lines as the feed shows them: a line longer than `maxBytes` is captured as over the limit (no text); a
+ * line that is only whitespace is no message and is not captured; a `\r` ending a line is not part of its text.
+ */
 class Lines {
-  private parts: Buffer[] = [];
-  private size = 0;
-  private over = false;
+  private readonly splitter: LineSplitter;
 
   constructor(
-    private readonly maxBytes: number,
+    maxBytes: number,
     private readonly line: (text: string | undefined) => void,
-  ) {}
-
-  push(chunk: Buffer): void {
-    let start = 0;
-    for (let nl = chunk.indexOf(10, start); nl >= 0; nl = chunk.indexOf(10, start)) {
-      this.add(chunk.subarray(start, nl));
-      start = nl + 1;
-      const text = this.over ? undefined : Buffer.concat(this.parts, this.size).toString("utf8").replace(/\r$/, "");
-      const blank = !this.over && text!.trim() === "";
-      this.parts = [];
-      this.size = 0;
-      this.over = false;
-      if (!blank) this.line(text);
-    }
-    this.add(chunk.subarray(start));
+  ) {
+    this.splitter = new LineSplitter(maxBytes);
   }
 
-  private add(piece: Buffer): void {
-    if (this.over || piece.length === 0) return;
-    if (this.size + piece.length > this.maxBytes) {
-      this.over = true;
-      this.parts = [];
-      this.size = 0;
-      return;
+  push(chunk: Buffer): void {
+    const { splitter } = this;
+    splitter.push(chunk);
+    for (let line = splitter.next(); line; line = splitter.next()) {
+      if (line.kind === "too-long") {
+        this.line(undefined);
+        continue;
+      }
+      const { bytes } = line;
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8").replace(/\r$/, "");
+      if (text.trim() !== "") this.line(text);
     }
-    // A copy: the stream's chunk is not held past this call.
-    this.parts.push(Buffer.from(piece));
-    this.size += piece.length;
   }
 }
 
