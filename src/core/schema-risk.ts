@@ -24,6 +24,8 @@ const WIDE_RANGE = 32;
 const MAX_LEVELS = 64;
 /** Enum values compared per schema judgement: Ajv compares a value with each in turn. */
 const ENUM_VALUES_PER_JUDGEMENT = 16;
+/** Deepest nesting of groups read in a pattern: past it the pattern is unread (risky), never a stack overflow. */
+const MAX_GROUP_DEPTH = 64;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Patterns
@@ -121,6 +123,7 @@ function once(set: CharSet): Item {
 /** A recursive-descent reader of one pattern, a method per construct; `at` is the next unread UTF-16 unit. */
 class PatternParser {
   private at = 0;
+  private depth = 0;
 
   constructor(private readonly source: string) {}
 
@@ -162,6 +165,7 @@ class PatternParser {
   /** A group after its `(`: capturing, non-capturing, named or a lookaround. */
   private group(): Item {
     const { source } = this;
+    if (++this.depth > MAX_GROUP_DEPTH) throw new PatternSyntax(`groups nested deeper than ${MAX_GROUP_DEPTH}`);
     let look = false;
     if (source.startsWith("?:", this.at)) this.at += 2;
     else if (source.startsWith("?=", this.at) || source.startsWith("?!", this.at)) [this.at, look] = [this.at + 2, true];
@@ -173,6 +177,7 @@ class PatternParser {
     } else if (source[this.at] === "?") throw new PatternSyntax("unknown group");
     const alts = this.alternatives();
     if (source[this.at++] !== ")") throw new PatternSyntax("unclosed group");
+    this.depth--;
     return look ? { t: "look", alts } : { t: "group", alts, min: 1, max: 1 };
   }
 
@@ -622,7 +627,13 @@ function pointerIn(root: Node, ref: string): Node | undefined {
   if (!ref.startsWith("#")) return undefined;
   let node: unknown = root;
   for (const raw of ref.slice(1).split("/").slice(1)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    } catch {
+      // A malformed percent escape names no schema: unresolved, as Ajv leaves it.
+      return undefined;
+    }
     if (!isNode(node) && !Array.isArray(node)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
