@@ -53,6 +53,13 @@ describe("patterns that backtrack without a nested group", () => {
     test(`${pattern} is run`, () => {
       assert.equal(patternRisk(pattern), undefined);
     });
+
+  test("groups nested past 64 are a pattern this check cannot read, however deep, never a thrown stack overflow", () => {
+    const nested = (depth: number, open = "(") => `${open.repeat(depth)}a${")".repeat(depth)}`;
+    assert.equal(patternRisk(nested(64)), undefined);
+    for (const depth of [65, 3000, 6000])
+      for (const open of ["(", "(?:", "(?="]) assert.match(patternRisk(nested(depth, open)) ?? "", /cannot read/, `${open} x ${depth}`);
+  });
 });
 
 describe("schemas judged too many times per value", () => {
@@ -98,6 +105,14 @@ describe("schemas judged too many times per value", () => {
       $ref: "#/$defs/n",
     };
     assert.match(schemaRisk(doubling) ?? "", /more than 24/);
+  });
+
+  test("a $ref with a malformed percent escape resolves to nothing: counted as unresolved, not thrown", () => {
+    assert.equal(schemaRisk({ type: "object", properties: { a: { $ref: "#/%zz" } } }), undefined);
+    assert.match(
+      schemaRisk({ $defs: { a: { $ref: "#/$defs/a" } }, $ref: "#/$defs/a", properties: { b: { $ref: "#/%E0%A4%A" } } }) ?? "",
+      /more than 24/,
+    );
   });
 
   test("uniqueItems is run over items of a scalar type only", () => {

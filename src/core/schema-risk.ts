@@ -24,6 +24,8 @@ const WIDE_RANGE = 32;
 const MAX_LEVELS = 64;
 /** Enum values compared per schema judgement: Ajv compares a value with each in turn. */
 const ENUM_VALUES_PER_JUDGEMENT = 16;
+/** Deepest nesting of groups read in a pattern: past it the pattern is unread (risky), never a stack overflow. */
+const MAX_GROUP_DEPTH = 64;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Patterns
@@ -94,165 +96,203 @@ function rangeSet(from: number, to: number): CharSet {
 
 /** A pattern's alternatives, as Ajv's `new RegExp(pattern, "u")` reads it (classes, groups, lookarounds, quantifiers). */
 function parsePattern(source: string): Item[][] {
-  let i = 0;
-  const alternatives = (): Item[][] => {
+  return new PatternParser(source).pattern();
+}
+
+/** Escapes that stand for a fixed set; a one-character set is built afresh, since a class widens a range's start in place. */
+const CHAR_ESCAPES = new Map<string, () => CharSet>([
+  ["d", () => DIGIT],
+  ["D", () => complement(DIGIT)],
+  ["w", () => WORD],
+  ["W", () => complement(WORD)],
+  ["s", () => SPACE],
+  ["S", () => complement(setOf(isSpace, false))],
+  ["n", () => charSet(0x0a)],
+  ["r", () => charSet(0x0d)],
+  ["t", () => charSet(0x09)],
+  ["f", () => charSet(0x0c)],
+  ["v", () => charSet(0x0b)],
+  ["0", () => charSet(0)],
+]);
+
+/** One character of `set`, exactly once. */
+function once(set: CharSet): Item {
+  return { t: "chars", set, min: 1, max: 1 };
+}
+
+/** A recursive-descent reader of one pattern, a method per construct; `at` is the next unread UTF-16 unit. */
+class PatternParser {
+  private at = 0;
+  private depth = 0;
+
+  constructor(private readonly source: string) {}
+
+  /** The whole pattern: its alternatives, with nothing left over. */
+  pattern(): Item[][] {
+    const alts = this.alternatives();
+    if (this.at < this.source.length) throw new PatternSyntax('an unbalanced ")"');
+    return alts;
+  }
+
+  /** Alternatives up to the end or to the `)` that closes the group being read. */
+  private alternatives(): Item[][] {
+    const { source } = this;
     const alts: Item[][] = [[]];
-    while (i < source.length && source[i] !== ")") {
-      if (source[i] === "|") {
-        i++;
+    while (this.at < source.length && source[this.at] !== ")") {
+      if (source[this.at] === "|") {
+        this.at++;
         alts.push([]);
         continue;
       }
-      const item = quantified(atom());
+      const item = this.quantified(this.atom());
       if (item) alts[alts.length - 1]!.push(item);
     }
     return alts;
-  };
-  const atom = (): Item => {
-    const c = source[i++]!;
+  }
+
+  /** One atom: an anchor, a group, a class, a dot, an escape or a character. */
+  private atom(): Item {
+    const c = this.source[this.at++]!;
     if (c === "^") return { t: "start" };
     if (c === "$") return { t: "zero" };
-    if (c === "(") {
-      let look = false;
-      if (source.startsWith("?:", i)) i += 2;
-      else if (source.startsWith("?=", i) || source.startsWith("?!", i)) [i, look] = [i + 2, true];
-      else if (source.startsWith("?<=", i) || source.startsWith("?<!", i)) [i, look] = [i + 3, true];
-      else if (source.startsWith("?<", i)) {
-        const close = source.indexOf(">", i);
-        if (close < 0) throw new PatternSyntax("unclosed group name");
-        i = close + 1;
-      } else if (source[i] === "?") throw new PatternSyntax("unknown group");
-      const alts = alternatives();
-      if (source[i++] !== ")") throw new PatternSyntax("unclosed group");
-      return look ? { t: "look", alts } : { t: "group", alts, min: 1, max: 1 };
-    }
-    if (c === "[") return { t: "chars", set: charClass(), min: 1, max: 1 };
-    if (c === ".") return { t: "chars", set: DOT, min: 1, max: 1 };
-    if (c === "\\") return escaped(false);
-    return { t: "chars", set: charSet(c.codePointAt(0)!), min: 1, max: 1 };
-  };
-  /** An escape; in a class, `\b` is a backspace and no escape is zero-width. */
-  const escaped = (inClass: boolean): Item => {
-    const c = source[i++];
+    if (c === "(") return this.group();
+    if (c === "[") return once(this.charClass());
+    if (c === ".") return once(DOT);
+    if (c === "\\") return this.escaped(false);
+    return once(charSet(c.codePointAt(0)!));
+  }
+
+  /** A group after its `(`: capturing, non-capturing, named or a lookaround. */
+  private group(): Item {
+    const { source } = this;
+    if (++this.depth > MAX_GROUP_DEPTH) throw new PatternSyntax(`groups nested deeper than ${MAX_GROUP_DEPTH}`);
+    let look = false;
+    if (source.startsWith("?:", this.at)) this.at += 2;
+    else if (source.startsWith("?=", this.at) || source.startsWith("?!", this.at)) [this.at, look] = [this.at + 2, true];
+    else if (source.startsWith("?<=", this.at) || source.startsWith("?<!", this.at)) [this.at, look] = [this.at + 3, true];
+    else if (source.startsWith("?<", this.at)) {
+      const close = source.indexOf(">", this.at);
+      if (close < 0) throw new PatternSyntax("unclosed group name");
+      this.at = close + 1;
+    } else if (source[this.at] === "?") throw new PatternSyntax("unknown group");
+    const alts = this.alternatives();
+    if (source[this.at++] !== ")") throw new PatternSyntax("unclosed group");
+    this.depth--;
+    return look ? { t: "look", alts } : { t: "group", alts, min: 1, max: 1 };
+  }
+
+  /** An escape after its backslash; in a class, `\b` is a backspace and no escape is zero-width. */
+  private escaped(inClass: boolean): Item {
+    const c = this.source[this.at++];
     if (c === undefined) throw new PatternSyntax("a lone backslash");
-    const chars = (set: CharSet): Item => ({ t: "chars", set, min: 1, max: 1 });
+    const fixed = CHAR_ESCAPES.get(c);
+    if (fixed) return once(fixed());
     switch (c) {
-      case "d":
-        return chars(DIGIT);
-      case "D":
-        return chars(complement(DIGIT));
-      case "w":
-        return chars(WORD);
-      case "W":
-        return chars(complement(WORD));
-      case "s":
-        return chars(SPACE);
-      case "S":
-        return chars(complement(setOf(isSpace, false)));
       case "b":
-        return inClass ? chars(charSet(8)) : { t: "zero" };
+        return inClass ? once(charSet(8)) : { t: "zero" };
       case "B":
         return { t: "zero" };
       case "p":
-      case "P": {
-        const close = source.indexOf("}", i);
-        if (source[i] !== "{" || close < 0) throw new PatternSyntax("a property escape without braces");
-        i = close + 1;
-        return chars(ANY);
-      }
-      case "u": {
-        if (source[i] === "{") {
-          const close = source.indexOf("}", i);
-          if (close < 0) throw new PatternSyntax("an unclosed code point");
-          const code = Number.parseInt(source.slice(i + 1, close), 16);
-          i = close + 1;
-          return chars(charSet(code));
-        }
-        const code = Number.parseInt(source.slice(i, i + 4), 16);
-        i += 4;
-        return chars(charSet(code));
-      }
-      case "x": {
-        const code = Number.parseInt(source.slice(i, i + 2), 16);
-        i += 2;
-        return chars(charSet(code));
-      }
+      case "P":
+        return once(this.property());
+      case "u":
+        return once(charSet(this.source[this.at] === "{" ? this.codePoint() : this.hex(4)));
+      case "x":
+        return once(charSet(this.hex(2)));
       case "c":
-        i++;
-        return chars(setOf((code) => code < 0x20, false));
+        this.at++;
+        return once(setOf((code) => code < 0x20, false));
       case "k":
-        if (inClass) return chars(charSet(0x6b));
-        return { t: "backref" };
-      case "n":
-        return chars(charSet(0x0a));
-      case "r":
-        return chars(charSet(0x0d));
-      case "t":
-        return chars(charSet(0x09));
-      case "f":
-        return chars(charSet(0x0c));
-      case "v":
-        return chars(charSet(0x0b));
-      case "0":
-        return chars(charSet(0));
-      default:
-        if (c >= "1" && c <= "9") {
-          if (inClass) return chars(charSet(c.charCodeAt(0)));
-          while (i < source.length && source[i]! >= "0" && source[i]! <= "9") i++;
-          return { t: "backref" };
-        }
-        return chars(charSet(c.codePointAt(0)!));
+        return inClass ? once(charSet(0x6b)) : { t: "backref" };
     }
-  };
-  const classAtom = (): { set: CharSet; code?: number } => {
-    if (source[i] === "\\") {
-      i++;
-      const item = escaped(true);
+    if (c >= "1" && c <= "9") return inClass ? once(charSet(c.charCodeAt(0))) : this.backreference();
+    return once(charSet(c.codePointAt(0)!));
+  }
+
+  /** A `\p{…}` or `\P{…}` after its letter: any character may be in it. */
+  private property(): CharSet {
+    const close = this.source.indexOf("}", this.at);
+    if (this.source[this.at] !== "{" || close < 0) throw new PatternSyntax("a property escape without braces");
+    this.at = close + 1;
+    return ANY;
+  }
+
+  /** A `\u{…}` code point after its `u`. */
+  private codePoint(): number {
+    const close = this.source.indexOf("}", this.at);
+    if (close < 0) throw new PatternSyntax("an unclosed code point");
+    const code = Number.parseInt(this.source.slice(this.at + 1, close), 16);
+    this.at = close + 1;
+    return code;
+  }
+
+  /** The next `digits` units read as hexadecimal (NaN when they are not). */
+  private hex(digits: number): number {
+    const code = Number.parseInt(this.source.slice(this.at, this.at + digits), 16);
+    this.at += digits;
+    return code;
+  }
+
+  /** A numbered backreference after its first digit: the rest of its digits. */
+  private backreference(): Item {
+    const { source } = this;
+    while (this.at < source.length && source[this.at]! >= "0" && source[this.at]! <= "9") this.at++;
+    return { t: "backref" };
+  }
+
+  /** A class after its `[`: its members and ranges, negated by a leading `^`. */
+  private charClass(): CharSet {
+    const { source } = this;
+    const negated = source[this.at] === "^";
+    if (negated) this.at++;
+    const set = emptySet();
+    while (this.at < source.length && source[this.at] !== "]") {
+      const from = this.classAtom();
+      if (source[this.at] === "-" && source[this.at + 1] !== "]" && this.at + 1 < source.length && from.code !== undefined) {
+        this.at++;
+        const to = this.classAtom();
+        union(set, to.code === undefined ? union(from.set, to.set) : rangeSet(from.code, to.code));
+      } else union(set, from.set);
+    }
+    if (source[this.at++] !== "]") throw new PatternSyntax("unclosed class");
+    return negated ? complement(set) : set;
+  }
+
+  /** One member of a class, with its code point when it is a single ASCII character (a range may start there). */
+  private classAtom(): { set: CharSet; code?: number } {
+    if (this.source[this.at] === "\\") {
+      this.at++;
+      const item = this.escaped(true);
       if (item.t !== "chars") throw new PatternSyntax("an escape a class cannot hold");
       const single = singleCode(item.set);
       return single === undefined ? { set: item.set } : { set: item.set, code: single };
     }
-    const code = source.codePointAt(i)!;
-    i += code > 0xffff ? 2 : 1;
+    const code = this.source.codePointAt(this.at)!;
+    this.at += code > 0xffff ? 2 : 1;
     return { set: charSet(code), code };
-  };
-  const charClass = (): CharSet => {
-    const negated = source[i] === "^";
-    if (negated) i++;
-    const set = emptySet();
-    while (i < source.length && source[i] !== "]") {
-      const from = classAtom();
-      if (source[i] === "-" && source[i + 1] !== "]" && i + 1 < source.length && from.code !== undefined) {
-        i++;
-        const to = classAtom();
-        union(set, to.code === undefined ? union(from.set, to.set) : rangeSet(from.code, to.code));
-      } else union(set, from.set);
-    }
-    if (source[i++] !== "]") throw new PatternSyntax("unclosed class");
-    return negated ? complement(set) : set;
-  };
-  const quantified = (item: Item): Item | undefined => {
+  }
+
+  /** `item` with the quantifier that follows it, if any (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each maybe lazy). */
+  private quantified(item: Item): Item | undefined {
+    const { source } = this;
     let min = 1;
     let max = 1;
-    const c = source[i];
+    const c = source[this.at];
     if (c === "*") [min, max] = [0, Infinity];
     else if (c === "+") [min, max] = [1, Infinity];
     else if (c === "?") [min, max] = [0, 1];
-    else if (c === "{" && /^\{\d+(?:,\d*)?\}/.test(source.slice(i, i + 24))) {
-      const [whole, lo, comma, hi] = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i, i + 24))!;
+    else if (c === "{" && /^\{\d+(?:,\d*)?\}/.test(source.slice(this.at, this.at + 24))) {
+      const [whole, lo, comma, hi] = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(this.at, this.at + 24))!;
       min = Number(lo);
       max = comma === undefined ? min : hi ? Number(hi) : Infinity;
-      i += whole.length - 1;
+      this.at += whole.length - 1;
     } else return item;
-    i++;
-    if (source[i] === "?") i++;
+    this.at++;
+    if (source[this.at] === "?") this.at++;
     if (item.t === "chars" || item.t === "group") return { ...item, min: item.min * min, max: item.max * max };
     // A quantified anchor or lookaround matches the empty string: as if unquantified.
     return item;
-  };
-  const alts = alternatives();
-  if (i < source.length) throw new PatternSyntax('an unbalanced ")"');
-  return alts;
+  }
 }
 
 function singleCode(set: CharSet): number | undefined {
@@ -457,9 +497,40 @@ function scalarItems(items: unknown): boolean {
 
 /** The most schemas judged for one value at any level of the arguments, capped just past the bound. */
 function evaluationsPerValue(root: Node, nodes: Node[], index: Map<Node, number>): number {
-  const cap = MAX_EVALUATIONS_PER_VALUE + 1;
-  const resolve = (ref: unknown): Node | undefined => (typeof ref === "string" ? pointerIn(root, ref) : undefined);
-  const inPlace = (node: Node): Node[] => {
+  const counter = new EvaluationCounter(root, nodes.length, index);
+  // Level by level: level[n] = schemas judged for one value l levels below a value `nodes[n]` judges.
+  let level = nodes.map((n) => counter.weight(n));
+  let most = level[0]!;
+  const closures = nodes.map((n) => counter.closure(n));
+  // Each node's groups as indexes, once; per level, each node's widest group once, then each closure's sum.
+  const groups = nodes.map((n) => childGroups(n).map((group) => group.map((s) => index.get(s) ?? -1)));
+  for (let l = 1; l <= MAX_LEVELS && most <= MAX_EVALUATIONS_PER_VALUE; l++) {
+    const previous = level;
+    level = counter.nextLevel(previous, groups, closures);
+    most = Math.max(most, level[0]!);
+    if (level.every((v, n) => v === previous[n])) break;
+  }
+  return most;
+}
+
+/** The counts behind `evaluationsPerValue` over the nodes `schemaRisk` collected, each capped just past the bound. */
+class EvaluationCounter {
+  private readonly cap = MAX_EVALUATIONS_PER_VALUE + 1;
+  /** Each node's `weight` once known (-1 until then). */
+  private readonly own: number[];
+  /** The nodes whose `weight` is being computed: meeting one again is a cycle. */
+  private readonly visiting = new Set<number>();
+
+  constructor(
+    private readonly root: Node,
+    count: number,
+    private readonly index: Map<Node, number>,
+  ) {
+    this.own = new Array<number>(count).fill(-1);
+  }
+
+  /** The subschemas that judge the same value as `node`: in-place keywords and the targets of its references. */
+  inPlace(node: Node): Node[] {
     const out: Node[] = [];
     for (const key of IN_PLACE_ONE) if (isNode(node[key])) out.push(node[key] as Node);
     for (const key of IN_PLACE_MANY) if (Array.isArray(node[key])) for (const s of node[key] as unknown[]) if (isNode(s)) out.push(s);
@@ -467,91 +538,102 @@ function evaluationsPerValue(root: Node, nodes: Node[], index: Map<Node, number>
     for (const key of ["$ref", "$dynamicRef", "$recursiveRef"]) {
       if (node[key] === undefined) continue;
       // A dynamic reference may land anywhere: the root stands for it. An unresolved one does not compile.
-      const target = key === "$ref" ? resolve(node[key]) : root;
+      const target = key === "$ref" ? this.resolve(node[key]) : this.root;
       if (target) out.push(target);
     }
     return out;
-  };
-  // The schemas judged for the same value as `node`, counted with multiplicity: a cycle among them is unbounded.
-  const own = new Array<number>(nodes.length).fill(-1);
-  const visiting = new Set<number>();
-  const weight = (node: Node): number => {
-    const at = index.get(node);
+  }
+
+  /** The schema a `$ref` names inside the root, if any. */
+  private resolve(ref: unknown): Node | undefined {
+    return typeof ref === "string" ? pointerIn(this.root, ref) : undefined;
+  }
+
+  /** The schemas judged for the same value as `node`, counted with multiplicity: a cycle among them is unbounded. */
+  weight(node: Node): number {
+    const at = this.index.get(node);
     if (at === undefined) return 1;
-    if (own[at]! >= 0) return own[at]!;
-    if (visiting.has(at)) return cap;
-    visiting.add(at);
+    if (this.own[at]! >= 0) return this.own[at]!;
+    if (this.visiting.has(at)) return this.cap;
+    this.visiting.add(at);
     let sum = 1 + (Array.isArray(node.enum) ? Math.floor(node.enum.length / ENUM_VALUES_PER_JUDGEMENT) : 0);
-    for (const child of inPlace(node)) sum = Math.min(cap, sum + weight(child));
-    visiting.delete(at);
-    own[at] = sum;
+    for (const child of this.inPlace(node)) sum = Math.min(this.cap, sum + this.weight(child));
+    this.visiting.delete(at);
+    this.own[at] = sum;
     return sum;
-  };
-  // The groups of subschemas that judge one member or item of the value: the sum within a group, the most of the groups.
-  const childGroups = (node: Node): Node[][] => {
-    const groups: Node[][] = [];
-    const shared: Node[] = [];
-    if (isNode(node.patternProperties)) for (const s of Object.values(node.patternProperties)) if (isNode(s)) shared.push(s);
-    for (const key of ["additionalProperties", "unevaluatedProperties"]) if (isNode(node[key])) shared.push(node[key] as Node);
-    const properties = isNode(node.properties) ? Object.values(node.properties).filter(isNode) : [];
-    if (properties.length === 0) groups.push(shared);
-    for (const p of properties) groups.push([p, ...shared]);
-    if (isNode(node.propertyNames)) groups.push([node.propertyNames]);
-    const itemShared: Node[] = [];
-    for (const key of ["additionalItems", "contains", "unevaluatedItems"]) if (isNode(node[key])) itemShared.push(node[key] as Node);
-    const tuple = [...(Array.isArray(node.prefixItems) ? node.prefixItems : []), ...(Array.isArray(node.items) ? node.items : [])].filter(
-      isNode,
-    );
-    if (isNode(node.items)) itemShared.push(node.items);
-    if (tuple.length === 0) groups.push(itemShared);
-    for (const t of tuple) groups.push([t, ...itemShared]);
-    return groups;
-  };
-  // Level by level: at[l][n] = schemas judged for one value l levels below a value `nodes[n]` judges.
-  let level = nodes.map((n) => weight(n));
-  let most = level[0]!;
-  const closure = nodes.map((n) => {
+  }
+
+  /** `node` and the schemas judged in place through it, with repeats, cut once past the cap. */
+  closure(node: Node): Node[] {
     const out: Node[] = [];
-    const walk = (m: Node): void => {
-      if (out.length > cap) return;
-      out.push(m);
-      for (const child of inPlace(m)) walk(child);
-    };
-    walk(n);
+    this.walk(node, out);
     return out;
-  });
-  // Each node's groups as indexes, once; per level, each node's widest group once, then each closure's sum.
-  const groups = nodes.map((n) => childGroups(n).map((group) => group.map((s) => index.get(s) ?? -1)));
-  for (let l = 1; l <= MAX_LEVELS && most <= MAX_EVALUATIONS_PER_VALUE; l++) {
-    const previous = level;
-    const widest = groups.map((list) => {
-      let best = 0;
-      for (const group of list) {
-        let sum = 0;
-        for (const at of group) sum += at < 0 ? 1 : previous[at]!;
-        best = Math.max(best, sum);
-      }
-      return Math.min(cap, best);
-    });
-    level = closure.map((members) => {
+  }
+
+  /** Depth first, in the order `inPlace` gives. */
+  private walk(node: Node, out: Node[]): void {
+    if (out.length > this.cap) return;
+    out.push(node);
+    for (const child of this.inPlace(node)) this.walk(child, out);
+  }
+
+  /** One level further down: per node, the sum over its closure of each member's widest group at the `previous` level. */
+  nextLevel(previous: readonly number[], groups: readonly number[][][], closures: readonly Node[][]): number[] {
+    const widest = groups.map((list) => this.widest(list, previous));
+    return closures.map((members) => {
       let sum = 0;
       for (const member of members) {
-        const at = index.get(member);
-        if (at !== undefined) sum = Math.min(cap, sum + widest[at]!);
+        const at = this.index.get(member);
+        if (at !== undefined) sum = Math.min(this.cap, sum + widest[at]!);
       }
       return sum;
     });
-    most = Math.max(most, level[0]!);
-    if (level.every((v, n) => v === previous[n])) break;
   }
-  return most;
+
+  /** The largest sum of `previous` over one of a node's groups (a schema outside the nodes counts one). */
+  private widest(list: readonly number[][], previous: readonly number[]): number {
+    let best = 0;
+    for (const group of list) {
+      let sum = 0;
+      for (const at of group) sum += at < 0 ? 1 : previous[at]!;
+      best = Math.max(best, sum);
+    }
+    return Math.min(this.cap, best);
+  }
+}
+
+/** The groups of subschemas that judge one member or item of the value: the sum within a group, the most of the groups. */
+function childGroups(node: Node): Node[][] {
+  const groups: Node[][] = [];
+  const shared: Node[] = [];
+  if (isNode(node.patternProperties)) for (const s of Object.values(node.patternProperties)) if (isNode(s)) shared.push(s);
+  for (const key of ["additionalProperties", "unevaluatedProperties"]) if (isNode(node[key])) shared.push(node[key] as Node);
+  const properties = isNode(node.properties) ? Object.values(node.properties).filter(isNode) : [];
+  if (properties.length === 0) groups.push(shared);
+  for (const p of properties) groups.push([p, ...shared]);
+  if (isNode(node.propertyNames)) groups.push([node.propertyNames]);
+  const itemShared: Node[] = [];
+  for (const key of ["additionalItems", "contains", "unevaluatedItems"]) if (isNode(node[key])) itemShared.push(node[key] as Node);
+  const tuple = [...(Array.isArray(node.prefixItems) ? node.prefixItems : []), ...(Array.isArray(node.items) ? node.items : [])].filter(
+    isNode,
+  );
+  if (isNode(node.items)) itemShared.push(node.items);
+  if (tuple.length === 0) groups.push(itemShared);
+  for (const t of tuple) groups.push([t, ...itemShared]);
+  return groups;
 }
 
 function pointerIn(root: Node, ref: string): Node | undefined {
   if (!ref.startsWith("#")) return undefined;
   let node: unknown = root;
   for (const raw of ref.slice(1).split("/").slice(1)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    } catch {
+      // A malformed percent escape names no schema: unresolved, as Ajv leaves it.
+      return undefined;
+    }
     if (!isNode(node) && !Array.isArray(node)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
