@@ -193,10 +193,7 @@ export class ToolsAtEdge {
 
   #compileOnce(tool: string, schema: object, text: string): void {
     if (this.#compiled.has(text) || !this.#compile) return;
-    const risky =
-      text.length > MAX_COMPILED_SCHEMA_UNITS
-        ? `larger than ${MAX_COMPILED_SCHEMA_UNITS} characters`
-        : (riskyPattern(schema) ?? schemaRisk(schema));
+    const risky = text.length > MAX_COMPILED_SCHEMA_UNITS ? `larger than ${MAX_COMPILED_SCHEMA_UNITS} characters` : riskOf(schema);
     if (risky !== undefined) return this.#settle(tool, text, { ok: false, reason: risky });
     if (this.#compiled.size >= MAX_COMPILED_SCHEMAS)
       return this.#settle(tool, text, { ok: false, reason: `more than ${MAX_COMPILED_SCHEMAS} schemas compiled` });
@@ -415,6 +412,18 @@ export function riskyPattern(schema: unknown): string | undefined {
   };
   visit(schema, 0);
   return found;
+}
+
+/**
+ * Why `schema` is not run at the edge, or `undefined`. The readers are bounded and tested, but the schema is the
+ * server's: one they fail on is not run, and learning the rest of its list goes on.
+ */
+function riskOf(schema: object): string | undefined {
+  try {
+    return riskyPattern(schema) ?? schemaRisk(schema);
+  } catch {
+    return "a schema the edge could not read";
+  }
 }
 
 function isListRequest(body: unknown): body is Record<string, unknown> & { id: string | number } {
