@@ -174,7 +174,8 @@ class Attempt {
     });
     // Whatever ends the request with no answer and no error (Node is silent in a few such cases) still gets one.
     out.once("close", () => {
-      if (!this.settled && !(out as { res?: IncomingMessage }).res) this.fail("malformed", "the upstream closed the exchange without an answer");
+      if (!this.settled && !(out as { res?: IncomingMessage }).res)
+        this.fail("malformed", "the upstream closed the exchange without an answer");
     });
     out.once("response", (answer) => this.onResponse(answer));
     if (body !== undefined) out.end(body);
@@ -270,11 +271,9 @@ class Attempt {
   /** The upstream request failed: a second try when that is safe, else a 504, a 502 or a broken-off answer. */
   private onError(error: NodeJS.ErrnoException): void {
     if (this.settled) return;
-    const { out, exchange, upstream } = this;
-    const { req, res, body, id } = exchange;
-    const unsent = out.socket !== null && out.socket.bytesWritten === this.writtenBefore;
-    const replayable = unsent || (IDEMPOTENT.has(req.method ?? "") && !(body === undefined && hasBody(req)));
-    if (this.retry && replayable && !this.timedOut && out.reusedSocket && error.code === "ECONNRESET" && !res.headersSent && !res.destroyed) {
+    const { exchange, upstream } = this;
+    const { res, id } = exchange;
+    if (this.retries(error)) {
       this.settled = true;
       this.release();
       return attempt(upstream, exchange, false, this.done);
@@ -294,6 +293,17 @@ class Attempt {
     // Node's parser refuses what is not HTTP (a bad status line, header or framing): the upstream's fault, not its absence.
     const code = error.code ?? error.message;
     this.fail(code.startsWith("HPE_") ? "malformed" : "unreachable", code);
+  }
+
+  /** Whether this failure gets a second try: a reused socket reset before any answer, when a replay repeats no effect and loses no body. */
+  private retries(error: NodeJS.ErrnoException): boolean {
+    const { out } = this;
+    const { req, res, body } = this.exchange;
+    const unsent = out.socket !== null && out.socket.bytesWritten === this.writtenBefore;
+    const replayable = unsent || (IDEMPOTENT.has(req.method ?? "") && !(body === undefined && hasBody(req)));
+    return (
+      this.retry && replayable && !this.timedOut && out.reusedSocket && error.code === "ECONNRESET" && !res.headersSent && !res.destroyed
+    );
   }
 
   /** The upstream's answer: its head written to the client (or refused), its body relayed, its end or cut passed on. */

@@ -15,15 +15,7 @@ import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../shar
 import { answerClientErrors } from "../shared/node-client-errors.js";
 import { judgeNode, type NodeGateFace, screenNode } from "../shared/node-gate.js";
 import { type Report, tapResponse } from "../shared/node-report.js";
-import {
-  admittedEvent,
-  type GateAction,
-  type GateAdmit,
-  type GateFace,
-  type GateRefuse,
-  refusalEvent,
-  refusedBody,
-} from "../../core/pipeline.js";
+import { admittedEvent, type GateAction, type GateAdmit, type GateRefuse, refusalEvent, refusedBody } from "../../core/pipeline.js";
 import { now } from "../../core/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
