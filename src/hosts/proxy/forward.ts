@@ -118,37 +118,250 @@ export function forward(upstream: Upstream, exchange: Exchange): Promise<Outcome
   return new Promise((resolve) => attempt(upstream, exchange, true, resolve));
 }
 
+/** One try at `exchange`: `retry` says whether a reset reused socket may still be given a second one. */
 function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (outcome: Outcome) => void): void {
-  const { req, res, body, id, traceContext } = exchange;
-  const { url } = upstream;
-  let settled = false;
-  const settle = (outcome: Outcome) => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timer);
-    clearTimeout(connectTimer);
-    res.off("close", clientGone);
-    req.socket?.off("end", finished);
-    exchange.drain?.removeEventListener("abort", drained);
-    done(outcome);
-  };
-  // Before any answer: the client gets a JSON-RPC error of the proxy's; after its headers, its answer breaks off.
-  const fail = (kind: "unreachable" | "malformed" | "too-large", error: string) => {
+  new Attempt(upstream, exchange, retry, done).start();
+}
+
+/**
+ * One try's state and its steps, one method each: the upstream request's listeners call them, and the try ends once,
+ * with an outcome for `done` or with a second try. One instance per try holds what the listeners share.
+ */
+class Attempt {
+  private readonly out: http.ClientRequest;
+  /** The bound on the upstream's answer headers (`timeoutMs`), connecting included. */
+  private readonly timer: NodeJS.Timeout;
+  private connectTimer: NodeJS.Timeout | undefined = undefined;
+  private settled = false;
+  private timedOut = false;
+  /** What the socket had written when the request got it: an error before this request wrote anything means unsent. */
+  private writtenBefore = -1;
+  /** Whether the answer's head went out to the client; then whether it is an event stream, and its status. */
+  private answering = false;
+  private stream = false;
+  private status = 0;
+  /** Set once a drain ends the exchange: what the upstream still sends is dropped. */
+  private ending = false;
+  /** The bytes of the answer relayed so far. */
+  private size = 0;
+
+  constructor(
+    private readonly upstream: Upstream,
+    private readonly exchange: Exchange,
+    private readonly retry: boolean,
+    private readonly done: (outcome: Outcome) => void,
+  ) {
+    this.out = upstreamRequest(upstream, exchange);
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.out.destroy();
+    }, upstream.timeoutMs);
+  }
+
+  /** Listens to the client and to the upstream request, then sends the body. */
+  start(): void {
+    const { out, exchange } = this;
+    const { req, res, body, drain } = exchange;
+    out.once("socket", (socket) => this.onSocket(socket));
+    res.once("close", this.clientGone);
+    if (req.socket?.readableEnded) this.finished();
+    else req.socket?.once("end", this.finished);
+    out.once("error", (error: NodeJS.ErrnoException) => this.onError(error));
+    // A 101 answers an upgrade the proxy never asks for (Upgrade is hop-by-hop): the socket then speaks something else.
+    out.once("upgrade", (_answer: IncomingMessage, socket: Socket) => {
+      socket.destroy();
+      this.fail("malformed", "unsolicited 101 Switching Protocols");
+    });
+    // Whatever ends the request with no answer and no error (Node is silent in a few such cases) still gets one.
+    out.once("close", () => {
+      if (!this.settled && !(out as { res?: IncomingMessage }).res)
+        this.fail("malformed", "the upstream closed the exchange without an answer");
+    });
+    out.once("response", (answer) => this.onResponse(answer));
+    if (body !== undefined) out.end(body);
+    else if (hasBody(req)) pipeBody(req, out);
+    else out.end();
+    if (drain?.aborted) this.drained();
+    else drain?.addEventListener("abort", this.drained, { once: true });
+  }
+
+  /** Ends the try with `outcome`, once: the timers and the listeners on the client go. */
+  private settle(outcome: Outcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.release();
+    this.done(outcome);
+  }
+
+  /** Clears the timers and takes the listeners off the client's response, socket and the drain signal. */
+  private release(): void {
+    const { req, res, drain } = this.exchange;
+    clearTimeout(this.timer);
+    clearTimeout(this.connectTimer);
+    res.off("close", this.clientGone);
+    req.socket?.off("end", this.finished);
+    drain?.removeEventListener("abort", this.drained);
+  }
+
+  /** Before any answer: the client gets a JSON-RPC error of the proxy's; after its headers, its answer breaks off. */
+  private fail(kind: "unreachable" | "malformed" | "too-large", error: string): void {
+    const { res, id } = this.exchange;
     if (res.headersSent) {
       res.destroy();
-      return settle({ kind: "upstream-broke", error });
+      return this.settle({ kind: "upstream-broke", error });
     }
     const message =
       kind === "unreachable"
         ? "Bad Gateway: the upstream server could not be reached"
         : kind === "too-large"
-          ? `Bad Gateway: the upstream server's answer is larger than ${upstream.maxAnswerBytes} bytes`
+          ? `Bad Gateway: the upstream server's answer is larger than ${this.upstream.maxAnswerBytes} bytes`
           : "Bad Gateway: the upstream server's answer is not valid HTTP";
     sendJson(res, 502, errorResponse(id, INTERNAL_ERROR, message));
-    settle({ kind, status: 502, error });
+    this.settle({ kind, status: 502, error });
+  }
+
+  /** The socket the request got: what it had written so far, and a bound on connecting when it is a new one. */
+  private onSocket(socket: Socket): void {
+    this.writtenBefore = socket.bytesWritten;
+    if (!socket.connecting) return;
+    this.connectTimer = setTimeout(
+      () => this.out.destroy(Object.assign(new Error("connect timeout"), { code: "ECONNECTTIMEOUT" })),
+      this.upstream.connectTimeoutMs,
+    );
+    socket.once(this.upstream.url.protocol === "https:" ? "secureConnect" : "connect", () => clearTimeout(this.connectTimer));
+  }
+
+  /** The client went away: the upstream request (and the stream it may be answering with) is cancelled. */
+  private readonly clientGone = (): void => {
+    if (this.exchange.res.writableFinished) return;
+    this.out.destroy();
+    this.settle({ kind: "client-gone" });
   };
+
+  /**
+   * The client's FIN: its connection may be only half-closed (proxy.ts allows it), so a request's answer still goes
+   * out; but a GET's stream of server messages has no end to wait for, and a FIN ends it as a client gone does.
+   */
+  private readonly finished = (): void => {
+    if (this.exchange.req.method === "GET") this.exchange.res.destroy();
+  };
+
+  /**
+   * Draining: an event stream ends cleanly. Its headers out, the response ends (a chunked answer's last chunk; an
+   * event cut mid-way is dropped by the client's parser, as the end of a stream asks). No headers yet, the client gets
+   * an empty event stream (docs/decisions.md): a stream that ends, which it reopens, through a live instance.
+   */
+  private readonly drained = (): void => {
+    if (this.settled || this.ending) return;
+    const { req, res } = this.exchange;
+    if (this.answering) {
+      if (!this.stream) return;
+      this.ending = true;
+      this.out.destroy();
+      res.end();
+      return this.settle({ kind: "answered", status: this.status });
+    }
+    if (!acceptsEventStream(req.headers.accept)) return;
+    this.ending = true;
+    this.out.destroy();
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" }).end();
+    this.settle({ kind: "drained", status: 200 });
+  };
+
+  /** The upstream request failed: a second try when that is safe, else a 504, a 502 or a broken-off answer. */
+  private onError(error: NodeJS.ErrnoException): void {
+    if (this.settled) return;
+    const { exchange, upstream } = this;
+    const { res, id } = exchange;
+    if (this.retries(error)) {
+      this.settled = true;
+      this.release();
+      return attempt(upstream, exchange, false, this.done);
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return this.settle({ kind: "upstream-broke" });
+    }
+    if (this.timedOut) {
+      sendJson(
+        res,
+        504,
+        errorResponse(id, INTERNAL_ERROR, `Gateway Timeout: the upstream server did not answer within ${upstream.timeoutMs} ms`),
+      );
+      return this.settle({ kind: "timeout", status: 504, error: "timeout" });
+    }
+    // Node's parser refuses what is not HTTP (a bad status line, header or framing): the upstream's fault, not its absence.
+    const code = error.code ?? error.message;
+    this.fail(code.startsWith("HPE_") ? "malformed" : "unreachable", code);
+  }
+
+  /** Whether this failure gets a second try: a reused socket reset before any answer, when a replay repeats no effect and loses no body. */
+  private retries(error: NodeJS.ErrnoException): boolean {
+    const { out } = this;
+    const { req, res, body } = this.exchange;
+    const unsent = out.socket !== null && out.socket.bytesWritten === this.writtenBefore;
+    const replayable = unsent || (IDEMPOTENT.has(req.method ?? "") && !(body === undefined && hasBody(req)));
+    return (
+      this.retry && replayable && !this.timedOut && out.reusedSocket && error.code === "ECONNRESET" && !res.headersSent && !res.destroyed
+    );
+  }
+
+  /** The upstream's answer: its head written to the client (or refused), its body relayed, its end or cut passed on. */
+  private onResponse(answer: IncomingMessage): void {
+    clearTimeout(this.timer);
+    const { res, drain } = this.exchange;
+    const status = answer.statusCode ?? 0;
+    const stream = mediaType(answer.headers["content-type"]) === "text/event-stream";
+    const problem = writeAnswerHead(answer, res, status, stream, this.upstream.maxAnswerBytes);
+    if (problem) {
+      answer.destroy();
+      this.out.destroy();
+      return this.fail(problem.kind, problem.error);
+    }
+    // A stream's headers go out at once: a client waits for them before it reads any event, and the first may be far off.
+    if (stream) res.flushHeaders();
+    this.answering = true;
+    this.stream = stream;
+    this.status = status;
+    if (stream && drain?.aborted) return this.drained();
+    answer.on("data", (chunk: Buffer) => this.relay(answer, chunk));
+    res.on("drain", () => answer.resume());
+    answer.once("end", () => {
+      res.end();
+      this.settle({ kind: "answered", status });
+    });
+    // An answer cut off mid-stream: the client's must end the same way, not as if it were complete.
+    const broke = () => this.broke(answer);
+    answer.once("close", broke);
+    answer.once("error", broke);
+  }
+
+  /** One chunk of the answer on to the client, counted against the bound unless the answer is an event stream. */
+  private relay(answer: IncomingMessage, chunk: Buffer): void {
+    if (this.ending) return;
+    this.size += chunk.length;
+    // An event stream lives as long as the session; any other answer is one message, and bounded.
+    if (!this.stream && this.size > this.upstream.maxAnswerBytes) {
+      answer.destroy();
+      return this.fail("too-large", `more than ${this.upstream.maxAnswerBytes} bytes`);
+    }
+    // Backpressure: a slow client pauses the upstream's answer, and so the upstream itself.
+    if (!this.exchange.res.write(chunk)) answer.pause();
+  }
+
+  /** The answer closed or failed: when it was not complete (and no drain ended it), the client's breaks off too. */
+  private broke(answer: IncomingMessage): void {
+    if (answer.complete || this.ending) return;
+    this.exchange.res.destroy();
+    this.settle({ kind: "upstream-broke" });
+  }
+}
+
+/** The request to the upstream for one exchange: the origin-form target, the forwarded headers, the pool, TLS's name. */
+function upstreamRequest(upstream: Upstream, { req, body, traceContext }: Exchange): http.ClientRequest {
+  const { url } = upstream;
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
-  const out = (url.protocol === "https:" ? https : http).request({
+  return (url.protocol === "https:" ? https : http).request({
     protocol: url.protocol,
     hostname,
     port: url.port || undefined,
@@ -160,144 +373,6 @@ function attempt(upstream: Upstream, exchange: Exchange, retry: boolean, done: (
     // address is no server name (RFC 6066 §3), and its certificate is checked against the address.
     ...(url.protocol === "https:" ? { servername: isIP(hostname) ? "" : hostname } : {}),
   });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    out.destroy();
-  }, upstream.timeoutMs);
-  let connectTimer: NodeJS.Timeout | undefined;
-  // What the socket had written when the request got it: an error before this request wrote anything means unsent.
-  let writtenBefore = -1;
-  out.once("socket", (socket) => {
-    writtenBefore = socket.bytesWritten;
-    if (!socket.connecting) return;
-    connectTimer = setTimeout(
-      () => out.destroy(Object.assign(new Error("connect timeout"), { code: "ECONNECTTIMEOUT" })),
-      upstream.connectTimeoutMs,
-    );
-    socket.once(url.protocol === "https:" ? "secureConnect" : "connect", () => clearTimeout(connectTimer));
-  });
-  // The client went away: the upstream request (and the stream it may be answering with) is cancelled.
-  const clientGone = () => {
-    if (res.writableFinished) return;
-    out.destroy();
-    settle({ kind: "client-gone" });
-  };
-  res.once("close", clientGone);
-  // The client's FIN: its connection may be only half-closed (proxy.ts allows it), so a request's answer still goes
-  // out; but a GET's stream of server messages has no end to wait for, and a FIN ends it as a client gone does.
-  const finished = () => {
-    if (req.method === "GET") res.destroy();
-  };
-  if (req.socket?.readableEnded) finished();
-  else req.socket?.once("end", finished);
-
-  // Draining: an event stream ends cleanly. Its headers out, the response ends (a chunked answer's last chunk; an
-  // event cut mid-way is dropped by the client's parser, as the end of a stream asks). No headers yet, the client gets
-  // an empty event stream (docs/decisions.md): a stream that ends, which it reopens, through a live instance.
-  let answering: { stream: boolean; status: number } | undefined;
-  let ending = false;
-  const drained = () => {
-    if (settled || ending) return;
-    if (answering !== undefined) {
-      if (!answering.stream) return;
-      ending = true;
-      out.destroy();
-      res.end();
-      return settle({ kind: "answered", status: answering.status });
-    }
-    if (!acceptsEventStream(req.headers.accept)) return;
-    ending = true;
-    out.destroy();
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" }).end();
-    settle({ kind: "drained", status: 200 });
-  };
-
-  out.once("error", (error: NodeJS.ErrnoException) => {
-    if (settled) return;
-    const unsent = out.socket !== null && out.socket.bytesWritten === writtenBefore;
-    const replayable = unsent || (IDEMPOTENT.has(req.method ?? "") && !(body === undefined && hasBody(req)));
-    if (retry && replayable && !timedOut && out.reusedSocket && error.code === "ECONNRESET" && !res.headersSent && !res.destroyed) {
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(connectTimer);
-      res.off("close", clientGone);
-      req.socket?.off("end", finished);
-      exchange.drain?.removeEventListener("abort", drained);
-      return attempt(upstream, exchange, false, done);
-    }
-    if (res.headersSent) {
-      res.destroy();
-      return settle({ kind: "upstream-broke" });
-    }
-    if (timedOut) {
-      sendJson(
-        res,
-        504,
-        errorResponse(id, INTERNAL_ERROR, `Gateway Timeout: the upstream server did not answer within ${upstream.timeoutMs} ms`),
-      );
-      return settle({ kind: "timeout", status: 504, error: "timeout" });
-    }
-    // Node's parser refuses what is not HTTP (a bad status line, header or framing): the upstream's fault, not its absence.
-    const code = error.code ?? error.message;
-    fail(code.startsWith("HPE_") ? "malformed" : "unreachable", code);
-  });
-  // A 101 answers an upgrade the proxy never asks for (Upgrade is hop-by-hop): the socket then speaks something else.
-  out.once("upgrade", (_answer: IncomingMessage, socket: import("node:net").Socket) => {
-    socket.destroy();
-    fail("malformed", "unsolicited 101 Switching Protocols");
-  });
-  // Whatever ends the request with no answer and no error (Node is silent in a few such cases) still gets one.
-  out.once("close", () => {
-    if (!settled && !(out as { res?: IncomingMessage }).res) fail("malformed", "the upstream closed the exchange without an answer");
-  });
-
-  out.once("response", (answer) => {
-    clearTimeout(timer);
-    const status = answer.statusCode ?? 0;
-    const stream = mediaType(answer.headers["content-type"]) === "text/event-stream";
-    const problem = writeAnswerHead(answer, res, status, stream, upstream.maxAnswerBytes);
-    if (problem) {
-      answer.destroy();
-      out.destroy();
-      return fail(problem.kind, problem.error);
-    }
-    // A stream's headers go out at once: a client waits for them before it reads any event, and the first may be far off.
-    if (stream) res.flushHeaders();
-    answering = { stream, status };
-    if (stream && exchange.drain?.aborted) return drained();
-    let size = 0;
-    answer.on("data", (chunk: Buffer) => {
-      if (ending) return;
-      size += chunk.length;
-      // An event stream lives as long as the session; any other answer is one message, and bounded.
-      if (!stream && size > upstream.maxAnswerBytes) {
-        answer.destroy();
-        return fail("too-large", `more than ${upstream.maxAnswerBytes} bytes`);
-      }
-      // Backpressure: a slow client pauses the upstream's answer, and so the upstream itself.
-      if (!res.write(chunk)) answer.pause();
-    });
-    res.on("drain", () => answer.resume());
-    answer.once("end", () => {
-      res.end();
-      settle({ kind: "answered", status });
-    });
-    // An answer cut off mid-stream: the client's must end the same way, not as if it were complete.
-    const broke = () => {
-      if (answer.complete || ending) return;
-      res.destroy();
-      settle({ kind: "upstream-broke" });
-    };
-    answer.once("close", broke);
-    answer.once("error", broke);
-  });
-
-  if (body !== undefined) out.end(body);
-  else if (hasBody(req)) pipeBody(req, out);
-  else out.end();
-  if (exchange.drain?.aborted) drained();
-  else exchange.drain?.addEventListener("abort", drained, { once: true });
 }
 
 /**

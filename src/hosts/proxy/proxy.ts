@@ -13,17 +13,9 @@ import { eraWithoutBody } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
 import { answerClientErrors } from "../shared/node-client-errors.js";
-import { judgeNode, screenNode } from "../shared/node-gate.js";
+import { judgeNode, type NodeGateFace, screenNode } from "../shared/node-gate.js";
 import { type Report, tapResponse } from "../shared/node-report.js";
-import {
-  admittedEvent,
-  type GateAction,
-  type GateAdmit,
-  type GateFace,
-  type GateRefuse,
-  refusalEvent,
-  refusedBody,
-} from "../../core/pipeline.js";
+import { admittedEvent, type GateAction, type GateAdmit, type GateRefuse, refusalEvent, refusedBody } from "../../core/pipeline.js";
 import { now } from "../../core/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
@@ -31,10 +23,11 @@ import { notify, type GateHooks, type GateLog, type VerdictEvent } from "../../c
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
 import { loggedToolLock } from "../shared/tool-lock-log.js";
 import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";
-import { type ToolsOptions, toolsOption } from "../../core/tools-at-edge.js";
+import { type ToolsAtEdge, type ToolsOptions, toolsOption } from "../../core/tools-at-edge.js";
+import type { ToolLockWatch } from "../../core/tool-lock.js";
 import { toolsNode } from "../shared/node-tools.js";
 import { nodeHeader } from "../shared/node-gate.js";
-import { connectionNamed, forward, HOP_BY_HOP, sendJson, upstreamAgent, type Exchange, type Outcome } from "./forward.js";
+import { connectionNamed, forward, HOP_BY_HOP, sendJson, upstreamAgent, type Exchange, type Outcome, type Upstream } from "./forward.js";
 
 /** Longest wait for a connection to the upstream, by default (ms). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -88,7 +81,17 @@ export interface Proxy {
 
 /** Builds the proxy; `log` gets a line per refusal and per upstream failure, `hooks` every verdict and answer. */
 export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHooks = {}): Proxy {
-  const upstream = {
+  const relay = new Relay(options, log, hooks);
+  return {
+    listener: (req, res) => relay.accept(req, res),
+    listening: (host) => relay.listening(host),
+    drain: (server) => relay.drain(server),
+  };
+}
+
+/** The upstream side's settings: the options' bounds, their defaults, and one keep-alive pool for the upstream. */
+function upstreamOf(options: ProxyOptions): Upstream {
+  return {
     url: options.upstream,
     timeoutMs: options.timeoutMs,
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
@@ -97,93 +100,152 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     trustProxy: options.trustProxy === true,
     agent: upstreamAgent(options.upstream),
   };
-  const { telemetry } = options;
-  // One upstream, one set of tools: what it lists is learned here for every client.
-  const tools = options.passThrough ? undefined : toolsOption(options.tools);
-  // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
-  const gate = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
-  const { settings, era: eraOf, hosts: given } = gate;
-  const face: GateFace & { hosts: HostPolicy | undefined; era: typeof eraOf } = {
-    ...gate,
-    telemetry,
-    hosts: options.allowAnyHost ? undefined : given,
-  };
-  const drainBytes = drainBound(settings.maxBodyBytes);
-  const inFlight = new Map<ServerResponse, IncomingMessage>();
-  let draining = false;
-  // Aborted at SIGTERM: each GET's event stream then ends cleanly (forward's `drain`).
-  const drainSignal = new AbortController();
+}
 
-  const verdict = (event: VerdictEvent) => {
-    log.verdict(event);
-    notify(hooks.onVerdict, event);
-  };
-  const toolLock = loggedToolLock(options, log, telemetry);
+/** The proxy's face: the gates' options as resolved, and a `Host`/`Origin` policy that `listening` may still set. */
+type ProxyFace = NodeGateFace & { hosts: HostPolicy | undefined };
 
-  // Report mode reads what goes back to the client as gateNode's does: the same tap on the response, which a trace shares.
-  const report = reportOf(options, settings, log);
+/**
+ * The proxy's state and its steps, one method each: a request screened, judged, then refused, answered here or sent
+ * upstream; the requests in flight, and the drain.
+ */
+class Relay {
+  private readonly upstream: Upstream;
+  /** One upstream, one set of tools: what it lists is learned here for every client. */
+  private readonly tools: ToolsAtEdge | undefined;
+  private readonly face: ProxyFace;
+  /** The hosts the options name (`undefined`: none named, or no check). */
+  private readonly given: HostPolicy | undefined;
+  private readonly drainBytes: number;
+  private readonly inFlight = new Map<ServerResponse, IncomingMessage>();
+  private draining = false;
+  /** Aborted at SIGTERM: each GET's event stream then ends cleanly (forward's `drain`). */
+  private readonly drainSignal = new AbortController();
+  private readonly toolLock: ToolLockWatch | undefined;
+  /** Report mode reads what goes back to the client as gateNode's does: the same tap on the response, which a trace shares. */
+  private readonly report: Report | undefined;
 
-  const send = async (req: IncomingMessage, exchange: Exchange, answers: JsonRpcId | undefined) => {
-    const outcome = await forward(upstream, exchange);
-    logUpstream(log, req, outcome, exchange.id);
+  constructor(
+    private readonly options: ProxyOptions,
+    private readonly log: GateLog,
+    private readonly hooks: GateHooks,
+  ) {
+    this.upstream = upstreamOf(options);
+    const { telemetry } = options;
+    this.tools = options.passThrough ? undefined : toolsOption(options.tools);
+    // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
+    const gate = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
+    const { settings, hosts: given } = gate;
+    this.given = given;
+    this.face = { ...gate, telemetry, hosts: options.allowAnyHost ? undefined : given };
+    this.drainBytes = drainBound(settings.maxBodyBytes);
+    this.toolLock = loggedToolLock(options, log, telemetry);
+    this.report = reportOf(options, settings, log);
+  }
+
+  /** The request listener: the request counted in flight until its response closes; a bug of ours still answered. */
+  accept(req: IncomingMessage, res: ServerResponse): void {
+    this.inFlight.set(res, req);
+    res.once("close", () => this.inFlight.delete(res));
+    this.handle(req, res).catch(() => {
+      // A bug of ours: the client gets an answer, the proxy keeps serving.
+      if (!res.headersSent) sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error in the proxy"));
+      else res.destroy();
+    });
+  }
+
+  /** Once listening on `host`: a loopback address with no host option allows only the loopback names. */
+  listening(host: string): void {
+    if (!this.options.allowAnyHost && this.given === undefined && isLoopback(host)) this.face.hosts = LOOPBACK_POLICY;
+  }
+
+  /** Stops serving (see {@link Proxy.drain}); resolves to how many requests had to be cut off. */
+  async drain(server: http.Server): Promise<number> {
+    this.draining = true;
+    server.close();
+    server.closeIdleConnections();
+    // A stream of server messages never finishes by itself: it ends as a finished answer does, and the client
+    // reconnects (and may resume) elsewhere.
+    this.drainSignal.abort();
+    const deadline = Date.now() + this.options.drainTimeoutMs;
+    while (this.inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    const cut = this.inFlight.size;
+    server.closeAllConnections();
+    this.upstream.agent.destroy();
+    return cut;
+  }
+
+  /** A verdict to the log and to the hook. */
+  private verdict(event: VerdictEvent): void {
+    this.log.verdict(event);
+    notify(this.hooks.onVerdict, event);
+  }
+
+  /** Forwards one exchange; then its log line, and the answer's hook for a request. */
+  private async send(req: IncomingMessage, exchange: Exchange, answers: JsonRpcId | undefined): Promise<void> {
+    const outcome = await forward(this.upstream, exchange);
+    logUpstream(this.log, req, outcome, exchange.id);
     if (answers !== undefined && "status" in outcome) {
-      notify(hooks.onAnswer, { id: answers, by: outcome.kind === "answered" ? "server" : "wymcp", status: outcome.status });
+      notify(this.hooks.onAnswer, { id: answers, by: outcome.kind === "answered" ? "server" : "wymcp", status: outcome.status });
     }
-  };
+  }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** One request: screened, then judged, then refused or relayed. */
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Answers written while draining close their connection, so that the client reconnects to a live instance.
-    if (draining) res.setHeader("connection", "close");
+    if (this.draining) res.setHeader("connection", "close");
     // What the client names in Connection is never forwarded: it is not judged either, so the verdict is the upstream's view.
     for (const name of connectionNamed(req.headers.connection)) if (!HOP_BY_HOP.has(name)) delete req.headers[name];
     const remote = req.socket.remoteAddress;
-    const screened = screenNode(req, face, options.passThrough);
+    const screened = screenNode(req, this.face, this.options.passThrough);
     if (screened?.action === "refuse") {
-      verdict(refusalEvent(screened.refusal, undefined, "refused", { status: true, remote }));
-      return answerRefusal(req, res, screened.refusal, DISCARD_TIMEOUT_MS, drainBytes);
+      this.verdict(refusalEvent(screened.refusal, undefined, "refused", { status: true, remote }));
+      return answerRefusal(req, res, screened.refusal, DISCARD_TIMEOUT_MS, this.drainBytes);
     }
-    if (screened) return relayUnjudged(req, res);
+    if (screened) return this.relayUnjudged(req, res);
     let judged: GateAction;
     try {
       // One span per message, from the first byte read to the answer for its id, as gateNode traces it.
-      judged = await judgeNode(req, face);
+      judged = await judgeNode(req, this.face);
     } catch {
       // A body cut off mid-read means the client has gone: no one is left to answer.
       if (!req.complete) return void req.destroy();
       return sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error: the proxy failed to judge the request"));
     }
-    if (judged.action === "refuse") return refuse(req, res, judged, remote);
-    return relayAdmitted(req, res, judged, remote);
+    if (judged.action === "refuse") return this.refuse(req, res, judged, remote);
+    return this.relayAdmitted(req, res, judged, remote);
   }
 
   /** A request not judged (not a POST, or --pass-through): straight through, its body streamed. */
-  function relayUnjudged(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (report) tapResponse(res, eraWithoutBody(eraOf, req), undefined, report);
-    const drain = req.method === "GET" ? drainSignal.signal : undefined;
-    if (drain) hooks.observer?.exchange?.(req, res, undefined);
-    return send(req, { req, res, body: undefined, id: null, drain }, undefined);
+  private relayUnjudged(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.report) tapResponse(res, eraWithoutBody(this.face.era, req), undefined, this.report);
+    const drain = req.method === "GET" ? this.drainSignal.signal : undefined;
+    if (drain) this.hooks.observer?.exchange?.(req, res, undefined);
+    return this.send(req, { req, res, body: undefined, id: null, drain }, undefined);
   }
 
   /** A body the gates refused: logged and answered here; the upstream never sees it. */
-  function refuse(req: IncomingMessage, res: ServerResponse, judged: GateRefuse, remote: string | undefined): void {
+  private refuse(req: IncomingMessage, res: ServerResponse, judged: GateRefuse, remote: string | undefined): void {
     const { refusal, trace } = judged;
+    const { hooks } = this;
     // The stage keeps no refused body: the log's method and name come from the bytes, parsed again, when they parsed.
-    verdict(refusalEvent(refusal, refusedBody(judged), "refused", { status: true, remote }));
+    this.verdict(refusalEvent(refusal, refusedBody(judged), "refused", { status: true, remote }));
     if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
     hooks.observer?.exchange?.(req, res, judged.bytes);
     // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
-    answerRefusal(req, res, refusal, DISCARD_TIMEOUT_MS, drainBytes);
+    answerRefusal(req, res, refusal, DISCARD_TIMEOUT_MS, this.drainBytes);
     const { id } = refusal.response;
     if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
   }
 
   /** An admitted body: a notification answered 202 here, a call the known tools refuse answered here, the rest forwarded. */
-  async function relayAdmitted(req: IncomingMessage, res: ServerResponse, judged: GateAdmit, remote: string | undefined): Promise<void> {
+  private async relayAdmitted(req: IncomingMessage, res: ServerResponse, judged: GateAdmit, remote: string | undefined): Promise<void> {
     const { body: parsed, era, result, trace } = judged;
+    const { hooks, tools, report, toolLock } = this;
     const id = answerId(parsed);
     // --legacy-checks report is logged; a pass only for a subscriber.
     const event = admittedEvent(judged, hooks.onVerdict !== undefined, { remote });
-    if (event) verdict(event);
+    if (event) this.verdict(event);
     hooks.observer?.exchange?.(req, res, judged.bytes);
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
     if (judged.action === "accept") {
@@ -206,37 +268,8 @@ export function createProxy(options: ProxyOptions, log: GateLog, hooks: GateHook
     const request = result.kind === "request" ? id : undefined;
     // The very bytes judged go on, never serialized again.
     const bytes = judged.bytes ?? new Uint8Array(0);
-    return send(req, { req, res, body: bytes, id, traceContext: carried(trace) }, request);
+    return this.send(req, { req, res, body: bytes, id, traceContext: carried(trace) }, request);
   }
-
-  return {
-    listener(req, res) {
-      inFlight.set(res, req);
-      res.once("close", () => inFlight.delete(res));
-      handle(req, res).catch(() => {
-        // A bug of ours: the client gets an answer, the proxy keeps serving.
-        if (!res.headersSent) sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error in the proxy"));
-        else res.destroy();
-      });
-    },
-    listening(host) {
-      if (!options.allowAnyHost && given === undefined && isLoopback(host)) face.hosts = LOOPBACK_POLICY;
-    },
-    async drain(server) {
-      draining = true;
-      server.close();
-      server.closeIdleConnections();
-      // A stream of server messages never finishes by itself: it ends as a finished answer does, and the client
-      // reconnects (and may resume) elsewhere.
-      drainSignal.abort();
-      const deadline = Date.now() + options.drainTimeoutMs;
-      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-      const cut = inFlight.size;
-      server.closeAllConnections();
-      upstream.agent.destroy();
-      return cut;
-    },
-  };
 }
 
 /** Report mode's settings (`--outbound report`): the tap gateNode uses, its violations logged; `undefined` when off. */
