@@ -307,7 +307,7 @@ export function headerCostTable(f: HeaderCostFigures): string {
       [2, 3],
     ),
     "",
-    `Admission: gateBytes on the face's own exchange (judgeNode's, judgeRequest's; the plain object in place of the Node reader), ` +
+    `Admission: gateBytes on the face's own exchange (judgeNode's, judgeRequest's; the plain object in place of the Node reader), bundled as dist/ is built (bench/bundled.ts), ` +
       `the face built with and without headerChecks: false; median [min–max] of ${f.rounds} interleaved rounds of about ${f.sliceMs} ms of CPU time per variant, ratios per round (fastest rounds: on ÷ off of the fastest round of each); time is the process's CPU time (process.cpuUsage), as wall time on a shared machine counts other processes' slices. ` +
       `validateMcpRequest only: the parsed body, with the same headers ÷ without them, in the same rounds (information: ` +
       `it is not what a face pays). Load average (1 min) ${f.load[0].toFixed(2)} before the rounds, ${f.load[1].toFixed(2)} after.`,

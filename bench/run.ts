@@ -15,7 +15,9 @@
  * (bench/live.ts, a few minutes): each prints its rows and budget, with the load average, and writes nothing.
  * `--per-message` prints only the inbound per-message tables, both format modes, and writes nothing. `--header-cost`
  * runs only bench/header-cost.ts (the transport headers' cost on a face's admission, per way of holding them) and
- * writes its section.
+ * writes its section. `--admission` prints where the time of admitting a request from its bytes goes
+ * (bench/admission-parts.ts) and writes nothing. Both run bundled as the package ships (bench/bundled.ts), not as tsx
+ * runs them.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -61,7 +63,8 @@ import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body
 import { runSoak, soakTable } from "./soak.js";
 import { runToolsAtEdgeBench, toolsAtEdgeTable, toolsAtEdgeTarget } from "./tools-at-edge.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
-import { headerCostTable, headerCostTargets, runHeaderCostBench } from "./header-cost.js";
+import { headerCostTable, headerCostTargets } from "./header-cost.js";
+import { importBundled } from "./bundled.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
@@ -74,6 +77,7 @@ const bodyMemoryOnly = process.argv.includes("--body-memory");
 const soakOnly = process.argv.includes("--soak");
 const perMessageOnly = process.argv.includes("--per-message");
 const headerCostOnly = process.argv.includes("--header-cost");
+const admissionOnly = process.argv.includes("--admission");
 const out =
   process.env.BENCH_OUT ||
   (quick
@@ -137,6 +141,8 @@ async function main(): Promise<void> {
   if (process.argv.includes("--tools")) return runToolsBench(root, quick);
   // `--compile-scale`: `wymcp compile` at 1,000, 5,000 and 10,000 tools (bench/compile-scale.ts).
   if (process.argv.includes("--compile-scale")) return runCompileScaleBench(root, quick);
+  // `--admission`: bench/admission-parts.ts, bundled; it runs on import and prints its table (flags --face, --rounds, --only).
+  if (admissionOnly) return void (await importBundled(root, "bench/admission-parts.ts"));
   const started = performance.now();
   buildDist();
   const messages = benchMessages(specDir);
@@ -206,7 +212,7 @@ async function main(): Promise<void> {
   const judged = targets(cases, errorPath, startup, sizes, codegenMs, load, stdioMemory);
   const toolsAtEdge = await runToolsAtEdgeBench(settings.timing, log);
   judged.push(toolsAtEdgeTarget(toolsAtEdge));
-  const headerCost = runHeaderCostBench(messages.toolsCall, headerCostTiming, log);
+  const headerCost = (await headerCostBundle()).runHeaderCostBench(messages.toolsCall, headerCostTiming, log);
   judged.push(...headerCostTargets(headerCost));
   const adversarial = runAdversarial(adversarialSettings, log);
   const adversarialEdge = await runAdversarialEdge(edgeSettings, log);
@@ -360,8 +366,8 @@ async function runPerMessageOnly(messages: ReturnType<typeof benchMessages>, eng
  * `--header-cost`: only the transport headers' cost, admission and validateMcpRequest, on and off (bench/header-cost.ts);
  * writes its section of docs/performance.md (about a minute; `--quick`: seconds).
  */
-function runHeaderCostOnly(messages: ReturnType<typeof benchMessages>): void {
-  const figures = runHeaderCostBench(messages.toolsCall, headerCostTiming, log);
+async function runHeaderCostOnly(messages: ReturnType<typeof benchMessages>): Promise<void> {
+  const figures = (await headerCostBundle()).runHeaderCostBench(messages.toolsCall, headerCostTiming, log);
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   console.log(
     [
@@ -373,6 +379,9 @@ function runHeaderCostOnly(messages: ReturnType<typeof benchMessages>): void {
   );
   writeSections("npm run bench -- --header-cost");
 }
+
+/** The header-cost bench as the package ships (bench/bundled.ts): its Node faces make closures per request. */
+const headerCostBundle = () => importBundled<typeof import("./header-cost.js")>(root, "bench/header-cost.ts");
 
 /** Ratios near 1 read against a 3 % budget: many short rounds, so that a burst of load falls on few of them. */
 const headerCostTiming: Timing = quick ? settings.timing : { warmupMs: 100, roundMs: 20, rounds: 61 };

@@ -59,6 +59,8 @@ export function isJsonRpcNotification(body: Json): boolean {
 /** A result or an error response; the SDK reads neither further. */
 export function isJsonRpcResponse(body: Json): boolean {
   if (body.jsonrpc !== "2.0") return false;
+  // Neither branch lets a `method` member through: a request (every request's era is decided) is told at once.
+  if (Object.hasOwn(body, "method")) return false;
   if (onlyKeys(body, ["jsonrpc", "id", "result"]) && isId(body.id) && isPlainObject(body.result)) {
     const meta = body.result._meta;
     return meta === undefined || isPlainObject(meta);
