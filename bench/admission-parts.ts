@@ -9,8 +9,7 @@
  * `--face node` times the Node faces' exchange (headers, the header rules) and their promised read (`gateBody`) instead;
  * `--only` runs one variant in a loop for `--seconds N` (for `node --cpu-prof`).
  */
-import { IncomingMessage } from "node:http";
-import { Socket } from "node:net";
+import type { IncomingMessage } from "node:http";
 import { loadavg } from "node:os";
 import { type AdmissionSettings, admitBytes, judgeBody } from "../src/core/admission.js";
 import { exceedsDepth } from "../src/core/depth.js";
@@ -22,6 +21,7 @@ import { nodeExchange } from "../src/hosts/shared/node-gate.js";
 import { resolveNodeFace } from "../src/hosts/node/guard.js";
 import { JoinedHeaders } from "../src/core/header-body.js";
 import { specDir } from "../scripts/spec-dir.js";
+import { nodeRequest } from "./header-cost.js";
 import { benchMessages } from "./messages.js";
 import { spread } from "./measure.js";
 
@@ -129,8 +129,8 @@ function variants(text: string, revision: string | undefined, prefix: string): V
   return out.map((x) => ({ key: `${prefix} ${x.key}`, run: x.run }));
 }
 
-/** A Node request as `http` makes one (bench/header-cost.ts does the same): the headers a client sends with the body. */
-function nodeRequest(text: string, revision: string | undefined): IncomingMessage {
+/** A Node request as `http` makes one (bench/header-cost.ts's `nodeRequest`): the headers a client sends with the body. */
+function clientRequest(text: string, revision: string | undefined): IncomingMessage {
   const body = JSON.parse(text) as { method: string; params: { name: string } };
   const own = (value: string) => [...value].join("");
   const raw = ["Host", "127.0.0.1:3000", "Content-Type", "application/json", "Accept", "application/json, text/event-stream"];
@@ -139,12 +139,7 @@ function nodeRequest(text: string, revision: string | undefined): IncomingMessag
     raw.push("MCP-Protocol-Version", own("2026-07-28"), "Mcp-Method", own(body.method), "Mcp-Name", own(body.params.name));
   else raw.push("MCP-Protocol-Version", own(revision));
   raw.push("User-Agent", "node", "Connection", "keep-alive");
-  const req = new IncomingMessage(new Socket());
-  req.method = "POST";
-  req.url = "/mcp";
-  (req as unknown as { _addHeaderLines(headers: string[], n: number): void })._addHeaderLines(raw, raw.length);
-  void req.headers;
-  return req;
+  return nodeRequest(raw);
 }
 
 const nodeFace = resolveNodeFace({});
@@ -152,7 +147,7 @@ const nodeFace = resolveNodeFace({});
 /** The Node faces' admission (judgeNode's exchange, built per request) beside its parts with the same headers. */
 function nodeVariants(text: string, revision: string | undefined, prefix: string): Variant[] {
   const bytes = new TextEncoder().encode(text);
-  const req = nodeRequest(text, revision);
+  const req = clientRequest(text, revision);
   const built = nodeExchange(req, nodeFace);
   const value: unknown = JSON.parse(text);
   const v = nodeFace.settings.validate!;
@@ -271,7 +266,7 @@ if (only !== undefined) {
  */
 async function asyncRounds(): Promise<void> {
   const bytes = new TextEncoder().encode(messages.toolsCall.text);
-  const req = nodeRequest(messages.toolsCall.text, undefined);
+  const req = clientRequest(messages.toolsCall.text, undefined);
   const source = () => Promise.resolve(bytes);
   const runs: { key: string; run: () => Promise<unknown> | unknown }[] = [
     {

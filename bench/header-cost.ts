@@ -96,7 +96,7 @@ function rawHeaders(body: { method: string; params: { name: string; _meta: Recor
 }
 
 /** A Node request as `http` makes one: raw headers in the client's case, `req.headers` built by Node (lower-case). */
-function nodeRequest(raw: string[]): IncomingMessage {
+export function nodeRequest(raw: string[]): IncomingMessage {
   const req = new IncomingMessage(new Socket());
   req.method = "POST";
   req.url = "/mcp";
