@@ -124,6 +124,31 @@ describe("LineSplitter", () => {
 });
 
 describe("isBlank", () => {
+  test("a chunk let by unread drops what was held, and the line it ends inside is skipped to its end when reading resumes", () => {
+    const splitter = new LineSplitter(100);
+    const read = () => {
+      const out: string[] = [];
+      for (let line = splitter.next(); line; line = splitter.next()) if (line.kind === "line") out.push(text(line.bytes));
+      return out;
+    };
+    splitter.push(bytes('{"a":1}\n{"half'));
+    assert.deepEqual(read(), ['{"a":1}']);
+    // Let by: the held half and this chunk's lines; it ends inside a line.
+    splitter.pass(bytes('":2}\n{"b":3}\n{"c'));
+    assert.equal(splitter.heldBytes, 0);
+    splitter.push(bytes('":4}\n{"d":5}\n'));
+    assert.deepEqual(read(), ['{"d":5}'], "the rest of the line let by is no line");
+    // Let by at a line's end: the next chunk starts a line.
+    splitter.pass(bytes('{"e":6}\n'));
+    splitter.push(bytes('{"f":7}\n'));
+    assert.deepEqual(read(), ['{"f":7}']);
+    // A rest with no newline yet is dropped across chunks, and the stream's end is no line.
+    splitter.pass(bytes('{"g'));
+    splitter.push(bytes("xx"));
+    assert.deepEqual(read(), []);
+    assert.equal(splitter.end(), undefined);
+  });
+
   test("only spaces, tabs and carriage returns are blank; an empty line is blank", () => {
     assert.equal(isBlank(bytes("")), true);
     assert.equal(isBlank(bytes(" \t\r")), true);

@@ -496,6 +496,33 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     }
   });
 
+  test("a line the server had started when lines stopped being read is not glued to a later initialize answer", async () => {
+    // The first answer comes in one write with the start of a notification; its rest is written while the gate reads
+    // no server line (nothing awaited). The second initialize negotiates 2025-11-25, where a cancellation needs no
+    // requestId: judged by it, the cancellation goes on; by the first answer's 2025-03-26, it would be dropped.
+    const init = (id: number) =>
+      request(id, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } });
+    const initialized = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`;
+    const cancelled = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { reason: "user" } })}\n`;
+    const g = gate([], ["--negotiate", "2025-03-26,2025-11-25", "--trail"]);
+    g.write(init(1));
+    await until(() => g.answers().length === 1);
+    g.write(initialized);
+    await until(() => g.answers().length === 2);
+    g.write(init(2));
+    await until(() => g.answers().length === 3);
+    g.write(cancelled + request(3));
+    await until(() => g.answers().length === 4);
+    g.child.stdin!.end();
+    await g.exited;
+    assert.deepEqual(
+      g.answers().map((a) => a.id ?? a.method),
+      [1, "notifications/message", 2, 3],
+    );
+    assert.equal(g.received(), init(1) + initialized + init(2) + cancelled + request(3), "the cancellation goes on");
+    assert.ok(!/dropped|refused/.test(g.stderr()), g.stderr());
+  });
+
   test("--outbound report judges the server's lines by the revision the session negotiated, as wymcp check does", async () => {
     // A resource_link in a tool's content: defined from 2025-06-18 on, a violation of 2025-03-26's CallToolResult.
     const result = { content: [{ type: "resource_link", uri: "file:///a.txt", name: "a" }] };

@@ -24,6 +24,8 @@ export class LineSplitter {
   private parts: Uint8Array[] = [];
   private size = 0;
   private skipping = false;
+  /** A chunk was let by (`pass`) inside a line: its rest, up to its `\n`, is not a line of its own. */
+  private discarding = false;
   private number = 0;
   private chunk: Uint8Array = EMPTY;
   private start = 0;
@@ -35,6 +37,19 @@ export class LineSplitter {
     return this.skipping ? 0 : this.size;
   }
 
+  /**
+   * Lets a chunk by unread, for a caller that reads the stream's lines only now and then: what was held goes, and when
+   * the chunk ends inside a line, that line's rest is dropped from the next chunk pushed, up to its `\n`, so that the
+   * next line read starts where a line starts. Lines let by are not numbered.
+   */
+  pass(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    this.reset();
+    this.chunk = EMPTY;
+    this.start = 0;
+    this.discarding = chunk[chunk.length - 1] !== 10;
+  }
+
   /** Makes `chunk` the current one; what the previous one ended with waits for this one's first `\n`. */
   push(chunk: Uint8Array): void {
     this.chunk = chunk;
@@ -43,6 +58,16 @@ export class LineSplitter {
 
   /** The next whole line of the current chunk, or `undefined` once none is left (its rest is then kept for the next). */
   next(): Line | undefined {
+    if (this.discarding) {
+      const rest = this.chunk.indexOf(10, this.start);
+      if (rest === -1) {
+        this.chunk = EMPTY;
+        this.start = 0;
+        return undefined;
+      }
+      this.discarding = false;
+      this.start = rest + 1;
+    }
     const { chunk, start } = this;
     const nl = chunk.indexOf(10, start);
     if (nl === -1) {
@@ -75,6 +100,10 @@ export class LineSplitter {
 
   /** The last line when the stream ends without a `\n`, if any (its `start` and `end` are 0: it is in no chunk). */
   end(): Line | undefined {
+    if (this.discarding) {
+      this.discarding = false;
+      return undefined;
+    }
     if (!this.skipping && this.size === 0) return undefined;
     const number = ++this.number;
     const line: Line = this.skipping

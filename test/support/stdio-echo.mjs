@@ -2,7 +2,9 @@
 // argument (so a test can prove what never reached it) and answers each request line with a result naming its
 // method. `--half` writes its first answer in two halves, the second on SIGUSR1 (when the test says so); `--flood N` writes N bytes of notifications at start;
 // `--bad-result` answers every request with a result that is not what its method returns; `--negotiate REV` answers
-// `initialize` with `protocolVersion` REV (as a server that negotiated it); `--result JSON` answers every other request
+// `initialize` with `protocolVersion` REV (as a server that negotiated it; `REV1,REV2,...`: the nth initialize gets the
+// nth); `--trail` writes the start of a notification line with its first answer, in one write, and the line's rest when
+// `notifications/initialized` comes; `--result JSON` answers every other request
 // with that result; `--exit N` exits N on end of input. SIGTERM is recorded and answered by exiting 42. Anything on stderr goes to the client's stderr.
 import { appendFileSync } from "node:fs";
 
@@ -32,6 +34,9 @@ if (flag("--flood")) {
 
 let pending = "";
 let halves = flag("--half");
+const trail = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "trailing" } })}\n`;
+let trailing = flag("--trail") ? "start" : "";
+let initializes = 0;
 process.stdin.on("data", (chunk) => {
   appendFileSync(record, chunk);
   pending += chunk.toString("utf8");
@@ -51,16 +56,26 @@ function answer(line) {
   } catch {
     return;
   }
+  if (trailing === "rest" && message?.method === "notifications/initialized") {
+    trailing = "";
+    return void process.stdout.write(trail.slice(20));
+  }
   if (typeof message !== "object" || message === null || typeof message.method !== "string" || !("id" in message)) return;
   const negotiated = message.method === "initialize" && flag("--negotiate");
+  const revisions = negotiated ? flags[flags.indexOf("--negotiate") + 1].split(",") : [];
+  const revision = negotiated ? revisions[Math.min(initializes++, revisions.length - 1)] : undefined;
   const result = flag("--bad-result")
     ? { content: 5 }
     : negotiated
-      ? { protocolVersion: flags[flags.indexOf("--negotiate") + 1], capabilities: {}, serverInfo: { name: "echo", version: "0" } }
+      ? { protocolVersion: revision, capabilities: {}, serverInfo: { name: "echo", version: "0" } }
       : flag("--result") && message.method !== "initialize"
         ? JSON.parse(flags[flags.indexOf("--result") + 1])
         : { echo: message.method };
   const text = `${JSON.stringify({ jsonrpc: "2.0", id: message.id, result })}\n`;
+  if (trailing === "start") {
+    trailing = "rest";
+    return void process.stdout.write(text + trail.slice(0, 20));
+  }
   if (!halves) return void process.stdout.write(text);
   halves = false;
   process.stdout.write(text.slice(0, 10));

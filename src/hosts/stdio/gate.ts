@@ -255,10 +255,13 @@ function relayServer(
       if (output.gone) fromServer.resume();
     }
     // Learning splits every chunk, so that a line is whole when a tools/list answer is awaited; only then is one parsed.
-    if (watch && (gate.tracking || gate.negotiating() || gate.learning)) {
+    // Otherwise lines are read only while an initialize answer is awaited, and a chunk let by in between is passed over
+    // so that a line it ends inside is not glued to the next answer.
+    if (!watch) return;
+    if (gate.tracking || gate.negotiating() || gate.learning) {
       watch.push(chunk);
       for (let line = watch.next(); line; line = watch.next()) if (line.kind === "line") gate.serverLine(line.bytes);
-    }
+    } else watch.pass(chunk);
   });
 }
 
