@@ -25,6 +25,8 @@ export interface LiveBenchSettings {
   memoryMessages: number;
   /** Rows the page holds when its input events are timed. */
   pageRows: number;
+  /** The longest wait after the memory run's traffic for V8 to collect in each proxy (see `settle`). */
+  settleMs: number;
 }
 
 const VARIANTS = ["plain", "ui", "page"] as const;
@@ -215,7 +217,7 @@ async function memoryRun(
   const deadline = Date.now() + 10_000;
   while (reader.rows() < sent && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   const end = { noPage: rssKiB(noPage.child.pid!), page: rssKiB(paged.child.pid!), plain: rssKiB(plain.child.pid!) };
-  const settled = await settle({ noPage: noPage.child.pid!, page: paged.child.pid!, plain: plain.child.pid! }, end);
+  const settled = await settle({ noPage: noPage.child.pid!, page: paged.child.pid!, plain: plain.child.pid! }, end, settings.settleMs);
   const peak = { noPage: peakKiB(noPage.child.pid!), page: peakKiB(paged.child.pid!) };
   reader.close();
   for (const proxy of started.splice(0)) await proxy.stop();
@@ -243,17 +245,18 @@ function peakKiB(pid: number): number {
  * falls anywhere in the old generation's sawtooth (one proxy read 114 and 173 MiB seconds apart, its live heap 24 and
  * 82 MiB); once a process goes idle, V8's memory reducer runs full collections and gives the freed pages back, 15 to
  * 25 s later on this machine. Read every half second until every process has fallen by a tenth from its reading at
- * the end of the traffic and held for two seconds, or 60 s have passed (a process with nothing to give back).
+ * the end of the traffic and held for two seconds, or `maxMs` have passed (a process with nothing to give back).
  */
 async function settle<K extends string>(
   pids: Record<K, number>,
   end: Record<K, number>,
+  maxMs: number,
 ): Promise<{ kib: Record<K, number>; afterMs: number }> {
   const keys = Object.keys(pids) as K[];
   const began = Date.now();
   const fellAt = new Map<K, number>();
   const kib = { ...end };
-  while (Date.now() - began < 60_000) {
+  while (Date.now() - began < maxMs) {
     await new Promise((resolve) => setTimeout(resolve, 500));
     for (const k of keys) {
       kib[k] = rssKiB(pids[k]);

@@ -36,6 +36,8 @@ export interface ProxyBenchSettings {
   idleSockets: number;
   /** The live page's runs (bench/live.ts): messages through each proxy of its memory run, rows the page holds. */
   liveMessages: number;
+  /** The longest wait, after the live memory run's traffic, for V8 to collect in each proxy. */
+  liveSettleMs: number;
   pageRows: number;
 }
 
@@ -166,7 +168,11 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
     const fresh = await launchProxy(upstream.url);
     proxies.push(fresh);
     const idle = await idleSockets(fresh, settings.idleSockets, log);
-    const live = await runLiveBench(upstream.url, { ...settings, memoryMessages: settings.liveMessages, pageRows: settings.pageRows }, log);
+    const live = await runLiveBench(
+      upstream.url,
+      { ...settings, memoryMessages: settings.liveMessages, pageRows: settings.pageRows, settleMs: settings.liveSettleMs },
+      log,
+    );
     return { http, stdio, memory, idle, live };
   } finally {
     for (const p of proxies) await p.stop();

@@ -580,7 +580,11 @@ async function mainLive(settings: ProxyBenchSettings): Promise<void> {
     .join(" / ");
   const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
   try {
-    const r = await runLiveBench(upstream.url, { ...settings, memoryMessages: settings.liveMessages, pageRows: settings.pageRows }, log);
+    const r = await runLiveBench(
+      upstream.url,
+      { ...settings, memoryMessages: settings.liveMessages, pageRows: settings.pageRows, settleMs: settings.liveSettleMs },
+      log,
+    );
     const after = loadavg()
       .map((n) => n.toFixed(2))
       .join(" / ");
@@ -610,6 +614,7 @@ async function mainProxy(): Promise<void> {
         memorySeconds,
         idleSockets: 100,
         liveMessages: 2_000,
+        liveSettleMs: 3_000,
         pageRows: 1_000,
       }
     : {
@@ -621,6 +626,7 @@ async function mainProxy(): Promise<void> {
         memorySeconds,
         idleSockets: 1000,
         liveMessages: 100_000,
+        liveSettleMs: 60_000,
         pageRows: 10_000,
       };
   if (only === "tools") return mainProxyTools(settings);
