@@ -425,6 +425,15 @@ describe("a Fetch face hands the rules the MCP-Protocol-Version it read (FetchHe
     assert.equal(off.reads["mcp-name"], undefined);
   });
 
+  test("the face reads Content-Length once, for the size check and for reading the body whole alike", async () => {
+    const { request, reads } = counted(CALL, { ...good, "content-length": String(Buffer.byteLength(JSON.stringify(CALL))) });
+    assert.notEqual(request.headers.get("content-length"), null);
+    reads["content-length"] = 0;
+    const judged = await judgeRequest(request, resolveFetchFace({ maxBodyBytes: 4096 }), "own");
+    assert.equal(judged.action, "hand-on");
+    assert.equal(reads["content-length"], 1);
+  });
+
   const refused = async (headers: Record<string, string>, header: string) => {
     const judged = await judgeRequest(counted(CALL, headers).request, resolveFetchFace({}), "own");
     assert.equal(judged.action, "refuse");

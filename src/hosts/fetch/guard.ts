@@ -99,12 +99,13 @@ export function judgeRequest(request: Request, face: FetchFace, read: "clone" | 
 export function requestExchange(request: Request, face: FetchFace, read: "clone" | "own"): GateInput {
   const { headers } = request;
   const protocolVersion = headers.get("mcp-protocol-version");
+  const contentLength = headers.get("content-length");
   return {
     contentType: headers.get("content-type"),
-    contentLength: headers.get("content-length"),
+    contentLength,
     protocolVersion,
     chunks: () =>
-      read === "own" && declaredWithin(request, face.settings.maxBodyBytes)
+      read === "own" && declaredWithin(contentLength, face.settings.maxBodyBytes)
         ? wholeBody(request)
         : chunksOf(read === "clone" ? request.clone().body : request.body),
     era: (body) => face.era(request, body),
@@ -265,9 +266,8 @@ function headerOf(headers: Headers): (name: string) => string | undefined {
   return (name) => headers.get(name) ?? undefined;
 }
 
-/** Whether the request declares a body length the limit allows (the host's HTTP parser holds the client to it). */
-function declaredWithin(request: Request, limit: number): boolean {
-  const declared = request.headers.get("content-length");
+/** Whether the request's `Content-Length` is a body length the limit allows (the host's HTTP parser holds the client to it). */
+function declaredWithin(declared: string | null, limit: number): boolean {
   if (declared === null || !/^\d+$/.test(declared.trim())) return false;
   return Number(declared) <= limit;
 }
