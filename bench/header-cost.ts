@@ -9,6 +9,12 @@
  * information, the narrow ratio: `validateMcpRequest` on the parsed body with the same headers ÷ without them. Every
  * pair is timed in the same interleaved rounds, on the bench's `tools/call` (the spec's example) and on the smallest
  * realistic one (a tool without arguments, only the `_meta` the revision requires).
+ *
+ * Beside those rows, for the Fetch face, the admission as `gateFetch` runs it from a `Request` carrying its body
+ * (`screenRequest`, then `judgeRequest` reading the body itself: `arrayBuffer()`, `gateBody` and its promises), rules on
+ * ÷ off, in its own interleaved rounds after the others. The `Request`s are made between the timed parts, a batch at a
+ * time: a whole slice's worth made at once (thousands, megabytes) would stay live through the slice, and every young
+ * collection in it would copy them, a cost no server pays that would dilute the ratio.
  */
 import { IncomingMessage } from "node:http";
 import { Socket } from "node:net";
@@ -17,7 +23,7 @@ import { validateMcpRequest } from "../src/core/validate.js";
 import { type GateAction, type GateInput, gateBytes } from "../src/core/pipeline.js";
 import { nodeExchange } from "../src/hosts/shared/node-gate.js";
 import { resolveNodeFace } from "../src/hosts/node/guard.js";
-import { requestExchange, resolveFetchFace } from "../src/hosts/fetch/guard.js";
+import { judgeRequest, requestExchange, resolveFetchFace, screenRequest } from "../src/hosts/fetch/guard.js";
 import { formatRatio, spread, table, type Spread } from "./measure.js";
 import type { Timing } from "./per-message.js";
 import type { Target } from "./report.js";
@@ -52,12 +58,36 @@ export interface HeaderCostRow {
   addedNs: number;
 }
 
+/** The Fetch face's admission of a `Request` with its body, as `gateFetch` runs it: rules on ÷ off. */
+export interface RequestCostRow {
+  message: string;
+  bytes: number;
+  /** Admissions per second of CPU time with the header rules off and on, per round. */
+  offPerSec: Spread;
+  onPerSec: Spread;
+  /** On ÷ off in CPU time, per round. */
+  admission: Spread;
+  /** On ÷ off of the fastest round of each. */
+  admissionBest: number;
+  /** On ÷ off of the CPU time over every round at once: each collection counted where it fell. */
+  pooled: number;
+  /** Nanoseconds per request, the medians: the admission with the rules off, and what the rules add to it. */
+  offNs: number;
+  addedNs: number;
+}
+
 export interface HeaderCostFigures {
   rows: HeaderCostRow[];
   rounds: number;
   sliceMs: number;
   /** The 1-minute load average before and after the rounds. */
   load: [number, number];
+  /** The Fetch face from a `Request` with its body (`gateFetch`'s admission), in rounds of its own after the others. */
+  requests: RequestCostRow[];
+  requestRounds: number;
+  requestSliceMs: number;
+  /** The 1-minute load average before and after those rounds. */
+  requestLoad: [number, number];
 }
 
 const META = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}';
@@ -107,10 +137,10 @@ export function nodeRequest(raw: string[]): IncomingMessage {
   return req;
 }
 
-function fetchRequest(raw: string[]): Request {
+function fetchRequest(raw: string[], body?: Uint8Array): Request {
   const headers = new Headers();
   for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  return new Request("http://127.0.0.1:3000/mcp", { method: "POST", headers });
+  return new Request("http://127.0.0.1:3000/mcp", { method: "POST", headers, ...(body && { body }) });
 }
 
 /** The process's CPU time in ms (user + system): on a shared machine, wall time counts other processes' slices too. */
@@ -232,7 +262,128 @@ function check(all: Pair[]): void {
     throw new Error("headerChecks: false does not turn the header rules off");
 }
 
-export function runHeaderCostBench(bench: { text: string }, timing: Timing, log: (line: string) => void): HeaderCostFigures {
+/** `Request`s made per timed part: few enough that the live ones cost a young collection next to nothing. */
+const REQUEST_BATCH = 32;
+
+interface RequestPair {
+  message: Message;
+  bytes: number;
+  /** A new `Request` carrying the body, its headers as the bytes rows' (an HTTP parser's, in the client's case). */
+  make: () => Request;
+  off: (request: Request) => Promise<GateAction>;
+  on: (request: Request) => Promise<GateAction>;
+}
+
+function requestPairs(messages: Message[]): RequestPair[] {
+  const on = resolveFetchFace({});
+  const off = resolveFetchFace({ headerChecks: false });
+  // gateFetch's steps before the handler, for the SDK's handler (the body read from the request itself); no host check
+  // and no authInfo, as by default.
+  const admit = (face: typeof on) => (request: Request) => {
+    if (screenRequest(request, face) !== undefined) throw new Error("the bench's POST was screened out");
+    return judgeRequest(request, face, "own");
+  };
+  return messages.map((message) => {
+    const bytes = new TextEncoder().encode(message.text);
+    const raw = rawHeaders(JSON.parse(message.text), bytes.byteLength);
+    return { message, bytes: bytes.byteLength, make: () => fetchRequest(raw, bytes), off: admit(off), on: admit(on) };
+  });
+}
+
+/** CPU ms spent admitting `n` new `Request`s, made `REQUEST_BATCH` at a time outside the timed parts. */
+async function requestCpuMs(admit: (request: Request) => Promise<GateAction>, make: () => Request, n: number): Promise<number> {
+  let spent = 0;
+  const batch: Request[] = new Array(REQUEST_BATCH);
+  for (let done = 0; done < n; done += REQUEST_BATCH) {
+    const size = Math.min(REQUEST_BATCH, n - done);
+    for (let i = 0; i < size; i++) batch[i] = make();
+    const began = cpuMs();
+    for (let i = 0; i < size; i++) await admit(batch[i]!);
+    spent += cpuMs() - began;
+  }
+  return spent;
+}
+
+/**
+ * The Fetch face's admission from a `Request` with its body, rules on and off, in interleaved rounds of CPU time. Reading
+ * the body makes several times the garbage of the bytes rows: a young collection falls on some slices and not others, so
+ * the slices are five times as long (and the rounds half as many) as theirs.
+ */
+async function runRequestRounds(
+  messages: Message[],
+  bytesTiming: Timing,
+): Promise<Pick<HeaderCostFigures, "requests" | "requestRounds" | "requestSliceMs" | "requestLoad">> {
+  const timing = { warmupMs: bytesTiming.warmupMs, roundMs: bytesTiming.roundMs * 5, rounds: Math.ceil(bytesTiming.rounds / 2) };
+  const all = requestPairs(messages);
+  for (const p of all) {
+    for (const run of [p.off, p.on]) {
+      const action = await run(p.make());
+      if (!handedOn(action))
+        throw new Error(`${p.message.label}, a Fetch Request: the valid call was not handed on: ${JSON.stringify(action).slice(0, 300)}`);
+    }
+    const wrong = new Request("http://127.0.0.1:3000/mcp", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "other",
+      },
+      body: p.message.text,
+    });
+    if ((await p.on(wrong)).action !== "refuse") throw new Error("the header rules are not on for a Fetch Request");
+  }
+  const runs = all.flatMap((p) => [p.off, p.on].map((admit) => ({ admit, make: p.make })));
+  // Each run's slice: about `roundMs` of CPU time, by its warm-up's rate.
+  const counts: number[] = [];
+  for (const { admit, make } of runs) {
+    let n = 0;
+    let spent = 0;
+    while (spent < timing.warmupMs) {
+      spent += await requestCpuMs(admit, make, 4 * REQUEST_BATCH);
+      n += 4 * REQUEST_BATCH;
+    }
+    counts.push(Math.max(REQUEST_BATCH, Math.round((n * timing.roundMs) / spent)));
+  }
+  const samples = runs.map(() => [] as number[]);
+  const pooled = runs.map(() => ({ ms: 0, n: 0 }));
+  const loadBefore = loadavg()[0]!;
+  for (let round = 0; round < timing.rounds; round++) {
+    const shift = round % all.length;
+    for (let k = 0; k < all.length; k++) {
+      const base = ((k + shift) % all.length) * 2;
+      for (const j of round % 2 === 0 ? [0, 1] : [1, 0]) {
+        const { admit, make } = runs[base + j]!;
+        const n = counts[base + j]!;
+        const ms = await requestCpuMs(admit, make, n);
+        samples[base + j]!.push(n / (ms / 1000));
+        pooled[base + j]!.ms += ms;
+        pooled[base + j]!.n += n;
+      }
+    }
+  }
+  const loadAfter = loadavg()[0]!;
+  const requests = all.map((p, i): RequestCostRow => {
+    const off = samples[i * 2]!;
+    const on = samples[i * 2 + 1]!;
+    const offPerSec = spread(off);
+    const onPerSec = spread(on);
+    return {
+      message: p.message.label,
+      bytes: p.bytes,
+      offPerSec,
+      onPerSec,
+      admission: spread(off.map((x, r) => x / on[r]!)),
+      admissionBest: Math.max(...off) / Math.max(...on),
+      pooled: pooled[i * 2 + 1]!.ms / pooled[i * 2 + 1]!.n / (pooled[i * 2]!.ms / pooled[i * 2]!.n),
+      offNs: 1e9 / offPerSec.median,
+      addedNs: 1e9 / onPerSec.median - 1e9 / offPerSec.median,
+    };
+  });
+  return { requests, requestRounds: timing.rounds, requestSliceMs: timing.roundMs, requestLoad: [loadBefore, loadAfter] };
+}
+
+export async function runHeaderCostBench(bench: { text: string }, timing: Timing, log: (line: string) => void): Promise<HeaderCostFigures> {
   const messages: Message[] = [
     { label: "the bench's tools/call", text: bench.text },
     { label: "smallest modern tools/call", text: SMALL_TOOLS_CALL },
@@ -274,7 +425,9 @@ export function runHeaderCostBench(bench: { text: string }, timing: Timing, log:
       addedNs: 1e9 / onPerSec.median - 1e9 / offPerSec.median,
     };
   });
-  return { rows, rounds: timing.rounds, sliceMs: timing.roundMs, load: [loadBefore, loadAfter] };
+  log(`header rules: the Fetch face from a Request with its body (gateFetch's admission), on and off, ${timing.rounds} interleaved rounds`);
+  const fromRequests = await runRequestRounds(messages, timing);
+  return { rows, rounds: timing.rounds, sliceMs: timing.roundMs, load: [loadBefore, loadAfter], ...fromRequests };
 }
 
 const cell = (s: Spread) => `${formatRatio(s.median)} [${formatRatio(s.min)}–${formatRatio(s.max)}]`;
@@ -311,6 +464,33 @@ export function headerCostTable(f: HeaderCostFigures): string {
       `the face built with and without headerChecks: false; median [min–max] of ${f.rounds} interleaved rounds of about ${f.sliceMs} ms of CPU time per variant, ratios per round (fastest rounds: on ÷ off of the fastest round of each); time is the process's CPU time (process.cpuUsage), as wall time on a shared machine counts other processes' slices. ` +
       `validateMcpRequest only: the parsed body, with the same headers ÷ without them, in the same rounds (information: ` +
       `it is not what a face pays). Load average (1 min) ${f.load[0].toFixed(2)} before the rounds, ${f.load[1].toFixed(2)} after.`,
+    "",
+    table(
+      [
+        "valid modern tools/call, a Fetch Request",
+        "admitted per CPU s, rules off",
+        "rules on",
+        "added per request",
+        "on ÷ off",
+        "fastest rounds",
+        "every round pooled",
+      ],
+      f.requests.map((r) => [
+        `${r.message} (${r.bytes} B)`,
+        Math.round(r.offPerSec.median).toLocaleString("en-US"),
+        Math.round(r.onPerSec.median).toLocaleString("en-US"),
+        `${r.addedNs.toFixed(0)} ns of ${r.offNs.toFixed(0)} ns`,
+        fine(r.admission),
+        `${r.admissionBest.toFixed(3)}×`,
+        `${r.pooled.toFixed(3)}×`,
+      ]),
+      [1, 2],
+    ),
+    "",
+    `A Fetch Request with its body, as gateFetch admits it for the SDK's handler: screenRequest, then judgeRequest reading the body from the request itself ` +
+      `(arrayBuffer(), gateBody and its promises), the same headers as above; the Requests made ${REQUEST_BATCH} at a time between the timed parts (not timed). ` +
+      `For information beside the Fetch rows above (the budget is counted from the bytes): median [min–max] of ${f.requestRounds} interleaved rounds of about ${f.requestSliceMs} ms of CPU time per variant, after those rounds; every round pooled: the CPU time per request over all the rounds, on ÷ off (a young or full collection costs the slice it falls in, and reading bodies collects often). ` +
+      `Load average (1 min) ${f.requestLoad[0].toFixed(2)} before these rounds, ${f.requestLoad[1].toFixed(2)} after.`,
   ].join("\n");
 }
 

@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   const judged = targets(cases, errorPath, startup, sizes, codegenMs, load, stdioMemory);
   const toolsAtEdge = await runToolsAtEdgeBench(settings.timing, log);
   judged.push(toolsAtEdgeTarget(toolsAtEdge));
-  const headerCost = (await headerCostBundle()).runHeaderCostBench(messages.toolsCall, headerCostTiming, log);
+  const headerCost = await (await headerCostBundle()).runHeaderCostBench(messages.toolsCall, headerCostTiming, log);
   judged.push(...headerCostTargets(headerCost));
   const adversarial = runAdversarial(adversarialSettings, log);
   const adversarialEdge = await runAdversarialEdge(edgeSettings, log);
@@ -367,7 +367,7 @@ async function runPerMessageOnly(messages: ReturnType<typeof benchMessages>, eng
  * writes its section of docs/performance.md (about a minute; `--quick`: seconds).
  */
 async function runHeaderCostOnly(messages: ReturnType<typeof benchMessages>): Promise<void> {
-  const figures = (await headerCostBundle()).runHeaderCostBench(messages.toolsCall, headerCostTiming, log);
+  const figures = await (await headerCostBundle()).runHeaderCostBench(messages.toolsCall, headerCostTiming, log);
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   console.log(
     [

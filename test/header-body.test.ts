@@ -5,9 +5,11 @@ import {
   HEADER_MISMATCH,
   headerProblem,
   headersAgree,
+  FetchHeaders,
   JoinedHeaders,
   type RequestHeaders,
 } from "../src/core/header-body.js";
+import { judgeRequest, resolveFetchFace } from "../src/hosts/fetch/guard.js";
 import type { HeadersLike } from "../src/core/era.js";
 import { UNSUPPORTED_PROTOCOL_VERSION } from "../src/core/protocol-versions.js";
 import { validateMcpRequest } from "../src/core/validate.js";
@@ -281,12 +283,37 @@ describe("the fast path (headersAgree) agrees with the rules in full (headerProb
     return new JoinedHeaders({ headers, headersDistinct });
   };
   const nodeGood: Array<[string, ...string[]]> = Object.entries(good).map(([name, value]) => [name, value]);
+  /** A Fetch face's form: the `Headers`, and the version read from it once. */
+  const fetchRead = (init: ConstructorParameters<typeof Headers>[0]) => {
+    const headers = new Headers(init);
+    return new FetchHeaders(headers, headers.get("mcp-protocol-version"));
+  };
+  const goodBut = (name: string) => Object.entries(good).filter(([key]) => key !== name);
   // Each: the body, the headers, and whether the fast path must see them agree at a glance.
   const cases: Array<[string, unknown, RequestHeaders, boolean]> = [
     ["a plain object with lower-case keys", CALL, { host: "x", ...good, "user-agent": "node", connection: "keep-alive" }, true],
     ["a Node face's reader", CALL, reader(good), true],
     ["a Fetch Headers", CALL, new Headers(good), true],
     ["Node's headers (the Node faces' form)", CALL, joined(...nodeGood, ["host", "x"], ["user-agent", "node"]), true],
+    ["a Fetch face's headers (the version read once)", CALL, fetchRead({ host: "x", ...good, "user-agent": "node" }), true],
+    ["a Fetch face's headers, a resources/read's uri", RESOURCE, fetchRead(RESOURCE_HEADERS), true],
+    [
+      "a Fetch face's headers, a repeated Mcp-Name of one value",
+      CALL,
+      fetchRead([...Object.entries(good), ["mcp-name", "get_weather"]]),
+      false,
+    ],
+    ["a Fetch face's headers, a repeated Mcp-Name of two values", CALL, fetchRead([...Object.entries(good), ["mcp-name", "other"]]), false],
+    [
+      "a Fetch face's headers, a repeated MCP-Protocol-Version of one value",
+      CALL,
+      fetchRead([...Object.entries(good), ["mcp-protocol-version", "2026-07-28"]]),
+      false,
+    ],
+    ["a Fetch face's headers, no MCP-Protocol-Version", CALL, fetchRead(goodBut("mcp-protocol-version")), false],
+    ["a Fetch face's headers, no Mcp-Name", CALL, fetchRead(goodBut("mcp-name")), false],
+    ["a Fetch face's headers, another version", CALL, fetchRead({ ...good, "mcp-protocol-version": "2025-11-25" }), false],
+    ["a Fetch face's headers, a sentinel for the name", CALL, fetchRead({ ...good, "mcp-name": base64("get_weather") }), false],
     ["Node's headers, a repeat of one value", CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "get_weather", "get_weather"]), false],
     ["Node's headers, a repeat of two values", CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "get_weather", "other"]), false],
     ["Node's headers, a body name with a comma, sent once", COMMA_CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "a, b"]), false],
@@ -347,5 +374,81 @@ describe("Node's headers made by another copy of the module (a bundle may carry 
     const result = validateMcpRequest(CALL, "modern", { headers: wrong });
     assert.equal(result.outcome === "reject" && result.response.error.code, HEADER_MISMATCH);
     assert.match(result.outcome === "reject" ? result.response.error.message : "", /the Mcp-Name header does not match/);
+  });
+});
+
+describe("a Fetch face hands the rules the MCP-Protocol-Version it read (FetchHeaders)", () => {
+  /** The case's headers as a Fetch `Headers` holds them: each value appended, a repeat joined, the whitespace dropped. */
+  const asHeaders = (headers: HeadersLike): Headers => {
+    if (headers instanceof Headers) return headers;
+    const made = new Headers();
+    for (const [name, value] of Object.entries(headers as Record<string, string | string[]>))
+      for (const one of Array.isArray(value) ? value : [value]) made.append(name, one);
+    return made;
+  };
+  for (const [name, { body, headers }] of CASES) {
+    test(`${name}: the same verdict from a Fetch face's headers as from the Headers itself`, () => {
+      const raw = asHeaders(headers);
+      const read = new FetchHeaders(raw, raw.get("mcp-protocol-version"));
+      assert.deepEqual(validateMcpRequest(body, "modern", { headers: read }), validateMcpRequest(body, "modern", { headers: raw }));
+    });
+  }
+
+  /** A POST of `body` whose `Headers` counts its `get`s by name. */
+  const counted = (body: unknown, headers: Record<string, string>) => {
+    const request = new Request("http://127.0.0.1/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+    const reads: Record<string, number> = {};
+    const get = request.headers.get;
+    Object.defineProperty(request.headers, "get", {
+      value: function countedGet(this: Headers, name: string) {
+        reads[name] = (reads[name] ?? 0) + 1;
+        return get.call(this, name);
+      },
+    });
+    return { request, reads };
+  };
+
+  test("with the rules on, the face reads MCP-Protocol-Version no more often than with them off, and Mcp-Method and Mcp-Name once", async () => {
+    const on = counted(CALL, good);
+    const off = counted(CALL, good);
+    assert.equal((await judgeRequest(on.request, resolveFetchFace({}), "own")).action, "hand-on");
+    assert.equal((await judgeRequest(off.request, resolveFetchFace({ headerChecks: false }), "own")).action, "hand-on");
+    assert.ok((off.reads["mcp-protocol-version"] ?? 0) > 0, "the face reads the version for the era");
+    assert.equal(on.reads["mcp-protocol-version"], off.reads["mcp-protocol-version"]);
+    assert.equal(on.reads["mcp-method"], 1);
+    assert.equal(on.reads["mcp-name"], 1);
+    assert.equal(off.reads["mcp-method"], undefined);
+    assert.equal(off.reads["mcp-name"], undefined);
+  });
+
+  test("the face reads Content-Length once, for the size check and for reading the body whole alike", async () => {
+    const { request, reads } = counted(CALL, { ...good, "content-length": String(Buffer.byteLength(JSON.stringify(CALL))) });
+    assert.notEqual(request.headers.get("content-length"), null);
+    reads["content-length"] = 0;
+    const judged = await judgeRequest(request, resolveFetchFace({ maxBodyBytes: 4096 }), "own");
+    assert.equal(judged.action, "hand-on");
+    assert.equal(reads["content-length"], 1);
+  });
+
+  const refused = async (headers: Record<string, string>, header: string) => {
+    const judged = await judgeRequest(counted(CALL, headers).request, resolveFetchFace({}), "own");
+    assert.equal(judged.action, "refuse");
+    if (judged.action !== "refuse") return;
+    assert.equal(judged.refusal.response.error.code, HEADER_MISMATCH);
+    assert.match(judged.refusal.response.error.message, new RegExp(`the ${header} header`));
+  };
+
+  test("the face still refuses an MCP-Protocol-Version other than the body's, and a missing one", async () => {
+    await refused({ ...good, "mcp-protocol-version": "2025-11-25" }, "MCP-Protocol-Version");
+    await refused(Object.fromEntries(Object.entries(good).filter(([name]) => name !== "mcp-protocol-version")), "MCP-Protocol-Version");
+  });
+
+  test("the face still refuses an Mcp-Method or an Mcp-Name other than the body's", async () => {
+    await refused({ ...good, "mcp-method": "tools/list" }, "Mcp-Method");
+    await refused({ ...good, "mcp-name": "other" }, "Mcp-Name");
   });
 });

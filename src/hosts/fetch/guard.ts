@@ -14,6 +14,7 @@ import {
   screen,
   type TraceFacts,
 } from "../../core/pipeline.js";
+import { FetchHeaders } from "../../core/header-body.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { now } from "../../core/traced.js";
 import { createTap, type OutboundOptions, reportSettings } from "../../outbound/tap.js";
@@ -96,17 +97,21 @@ export function judgeRequest(request: Request, face: FetchFace, read: "clone" | 
 
 /** What the gate pipeline reads of a `Request` (`judgeRequest`'s input; the bench times the same one). */
 export function requestExchange(request: Request, face: FetchFace, read: "clone" | "own"): GateInput {
+  const { headers } = request;
+  const protocolVersion = headers.get("mcp-protocol-version");
+  const contentLength = headers.get("content-length");
   return {
-    contentType: request.headers.get("content-type"),
-    contentLength: request.headers.get("content-length"),
-    protocolVersion: request.headers.get("mcp-protocol-version"),
+    contentType: headers.get("content-type"),
+    contentLength,
+    protocolVersion,
     chunks: () =>
-      read === "own" && declaredWithin(request, face.settings.maxBodyBytes)
+      read === "own" && declaredWithin(contentLength, face.settings.maxBodyBytes)
         ? wholeBody(request)
         : chunksOf(read === "clone" ? request.clone().body : request.body),
     era: (body) => face.era(request, body),
-    // A Fetch `Headers` joins a repeated header with ", ": header-body.ts reads a joined value as one repeated.
-    headers: request.headers,
+    // The header rules take the version read here, not a `get` of their own. A Fetch `Headers` joins a repeated header
+    // with ", ": header-body.ts reads a joined value as one repeated.
+    headers: new FetchHeaders(headers, protocolVersion),
     facts: () => requestFacts(request),
   };
 }
@@ -261,9 +266,8 @@ function headerOf(headers: Headers): (name: string) => string | undefined {
   return (name) => headers.get(name) ?? undefined;
 }
 
-/** Whether the request declares a body length the limit allows (the host's HTTP parser holds the client to it). */
-function declaredWithin(request: Request, limit: number): boolean {
-  const declared = request.headers.get("content-length");
+/** Whether the request's `Content-Length` is a body length the limit allows (the host's HTTP parser holds the client to it). */
+function declaredWithin(declared: string | null, limit: number): boolean {
   if (declared === null || !/^\d+$/.test(declared.trim())) return false;
   return Number(declared) <= limit;
 }
