@@ -17,6 +17,7 @@ import { after, before, describe, test } from "node:test";
 import { parseCheckOptions } from "../src/cli/check/options.js";
 import type { InspectRow } from "../src/inspect/row.js";
 import { type Capture, JUDGE_BATCH_CHARS, LiveFeed } from "../src/inspect/live/feed.js";
+import { BLOCK_BYTES, HeldCaptures } from "../src/inspect/live/held.js";
 import { listen } from "../src/inspect/listener.js";
 import { httpTap } from "../src/inspect/live/http-tap.js";
 import { stdioTap } from "../src/inspect/live/stdio-tap.js";
@@ -325,6 +326,56 @@ describe("the live feed's bounds", () => {
       socket?.destroy();
       await listener.close();
     }
+  });
+
+  test("messages kept with no page following come back as they were captured, each field and each character", () => {
+    const headers = { "content-type": "application/json", "mcp-session-id": "s-1", "mcp-method": "tools/call" };
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 9, result: { t: "é😀".repeat(BLOCK_BYTES / 2) } });
+    const given: Capture[] = [
+      { entry: 1, from: "client", text: message(1), time: 1 },
+      { entry: 2, part: "request", from: "client", text: message(2), bytes: Buffer.from(message(2)), headers, time: 2 },
+      { entry: 2, part: "event 1", from: "server", text: '{"x":"ünï €"}', headers, session: "s-2", time: 3 },
+      { entry: 3, part: "response", from: "server", text: undefined, headers: {}, time: 4 },
+      { entry: 4, part: "response", from: "server", text: "", session: "", time: 5 },
+      // Larger than one buffer, then small ones after it.
+      { entry: 5, part: "response", from: "server", text: big, headers, time: 6 },
+      { entry: 6, from: "server", text: '{"lone":"\\ud800 \uFFFD"}', time: 7 },
+      // What UTF-8 or the compact form cannot carry as it is: a lone surrogate, NUL in a header.
+      { entry: 7, from: "client", text: '{"x":"\ud800"}', time: 8 },
+      { entry: 8, part: "request", from: "client", text: message(8), headers: { "mcp-name": "a\0b" }, time: 9 },
+    ];
+    const held = new HeldCaptures(100);
+    for (const capture of given) held.add({ ...capture });
+    assert.equal(held.size, given.length);
+    assert.equal(
+      held.textUnits,
+      given.reduce((sum, c) => sum + (c.text?.length ?? 0), 0),
+    );
+    const taken = held.take();
+    assert.equal(held.size, 0);
+    assert.equal(held.blockBytes, 0);
+    assert.deepEqual(
+      taken.map(({ bytes: _, ...rest }) => rest),
+      given.map(({ bytes: _, ...rest }) => rest),
+    );
+    // Bytes come back only as the text's own UTF-8, which the row is judged from whether they came back or not.
+    for (const capture of taken)
+      if (capture.bytes !== undefined) assert.deepEqual(Buffer.from(capture.bytes), Buffer.from(capture.text!, "utf8"));
+  });
+
+  test("messages kept with no page following let their buffers go as the oldest give way to the newest", () => {
+    const held = new HeldCaptures(10);
+    const text = (i: number) => JSON.stringify({ jsonrpc: "2.0", id: i, result: { t: "y".repeat(1000) } });
+    for (let i = 1; i <= 5_000; i++) {
+      held.add({ entry: i, part: "response", from: "server", text: text(i), headers: { "mcp-method": "ping" }, time: i });
+      while (held.size > 10) held.dropOldest();
+    }
+    // Ten messages of a kilobyte lie in two buffers at most.
+    assert.ok(held.blockBytes <= 2 * BLOCK_BYTES, `${held.blockBytes} bytes held`);
+    assert.deepEqual(
+      held.take().map((c) => [c.entry, c.text]),
+      Array.from({ length: 10 }, (_, k) => [4_991 + k, text(4_991 + k)]),
+    );
   });
 
   test("a message over the size limit is a row without its text", () => {
