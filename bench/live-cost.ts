@@ -6,6 +6,7 @@
  * and times so far. Run it after `npm run build` (the proxies run dist/cli.js):
  *   npx tsx bench/live-cost.ts [--rounds 6] [--round-ms 2000] [--variants plain,ui,page] [--node-arg=--cpu-prof ...]
  *     [--gc-trace DIR]   (each proxy's --trace-gc-nvp lines into DIR/<variant>.gc)
+ *     [--base DIR]       (adds ui0 and page0: the same two from DIR's build, another checkout, in the same rounds)
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
@@ -18,7 +19,7 @@ import { flood, type Workload, workloads } from "./http.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const STATS = fileURLToPath(new URL("live-cost-stats.mjs", import.meta.url));
-const VARIANTS = ["plain", "ui", "page"] as const;
+const VARIANTS = ["plain", "ui", "page", "ui0", "page0"] as const;
 type Variant = (typeof VARIANTS)[number];
 
 interface Stats {
@@ -36,7 +37,8 @@ function option(name: string, fallback: string): string {
 const rounds = Number(option("rounds", "6"));
 const roundMs = Number(option("round-ms", "2000"));
 const connections = Number(option("connections", "8"));
-const variants = option("variants", VARIANTS.join(",")).split(",") as Variant[];
+const base = option("base", "");
+const variants = option("variants", (base ? VARIANTS : VARIANTS.slice(0, 3)).join(",")).split(",") as Variant[];
 const nodeArgs = process.argv.filter((a) => a.startsWith("--node-arg=")).map((a) => a.slice("--node-arg=".length));
 const gcTrace = process.argv.includes("--gc-trace") ? option("gc-trace", "") : undefined;
 const statsDir = join(tmpdir(), `live-cost-${process.pid}`);
@@ -52,12 +54,13 @@ interface Proxy {
 
 async function startProxy(upstream: URL, variant: Variant): Promise<Proxy> {
   const ui = variant === "plain" ? [] : ["--ui", "127.0.0.1:0"];
+  const cli = variant.endsWith("0") ? join(base, "dist/cli.js") : "dist/cli.js";
   const trace = gcTrace === undefined ? [] : ["--trace-gc", "--trace-gc-nvp"];
   if (gcTrace !== undefined) mkdirSync(gcTrace, { recursive: true });
   const out = gcTrace === undefined ? "ignore" : openSync(join(gcTrace, `${variant}.gc`), "w");
   const child = spawn(
     process.execPath,
-    [...nodeArgs, ...trace, "--import", STATS, "dist/cli.js", "proxy", "--upstream", upstream.href, "--listen", "127.0.0.1:0", ...ui],
+    [...nodeArgs, ...trace, "--import", STATS, cli, "proxy", "--upstream", upstream.href, "--listen", "127.0.0.1:0", ...ui],
     { cwd: ROOT, env: { ...process.env, GCSTATS_DIR: statsDir }, stdio: ["ignore", out, "pipe"] },
   );
   let stderr = "";
@@ -129,11 +132,16 @@ const median = (xs: number[]) => {
 async function main(): Promise<void> {
   const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
   const proxies: Proxy[] = [];
-  let reader: { rows: () => number; close: () => void } | undefined;
+  let reader: { rows: () => string; close: () => void } | undefined;
   try {
     for (const v of variants) proxies.push(await startProxy(upstream.url, v));
-    const paged = proxies.find((p) => p.variant === "page");
-    if (paged) reader = follow(paged.page!);
+    const readers = proxies.filter((p) => p.variant.startsWith("page")).map((p) => follow(p.page!));
+    reader = {
+      rows: () => readers.map((r) => r.rows()).join(" + "),
+      close: () => {
+        for (const r of readers) r.close();
+      },
+    };
     const valid: Workload = workloads().find((w) => w.key === "tools-call")!;
     const agents = new Map(proxies.map((p) => [p.variant, new http.Agent({ keepAlive: true, maxSockets: connections })]));
     for (const p of proxies) await flood(agents.get(p.variant)!, p.url, valid, 2000, connections);

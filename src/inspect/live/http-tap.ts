@@ -116,11 +116,10 @@ function tapAnswer(
   capture: (message: Capture) => void,
   maxBytes: number,
 ): void {
-  const tapped = res as Tapped;
-  tapped[ANSWER] = new AnswerTap(res, entry, headers, capture, maxBytes);
-  tapped.writeHead = liveWriteHead as ServerResponse["writeHead"];
-  tapped.write = liveWrite as ServerResponse["write"];
-  tapped.end = liveEnd as ServerResponse["end"];
+  (res as Tapped)[ANSWER] = new AnswerTap(res, entry, headers, capture, maxBytes);
+  res.writeHead = liveWriteHead as unknown as ServerResponse["writeHead"];
+  res.write = liveWrite as unknown as ServerResponse["write"];
+  res.end = liveEnd as unknown as ServerResponse["end"];
 }
 
 /**
