@@ -16,7 +16,7 @@ import { type AddressInfo, connect, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { parseCheckOptions } from "../src/cli/check/options.js";
 import type { InspectRow } from "../src/inspect/row.js";
-import { type Capture, JUDGE_BATCH_CHARS, LiveFeed } from "../src/inspect/live/feed.js";
+import { type Capture, JUDGE_BATCH_CHARS, LiveFeed, textOf } from "../src/inspect/live/feed.js";
 import { BLOCK_BYTES, HeldCaptures } from "../src/inspect/live/held.js";
 import { listen } from "../src/inspect/listener.js";
 import { httpTap } from "../src/inspect/live/http-tap.js";
@@ -424,7 +424,7 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
     });
     assert.match(text, /line two/, "the client got every byte");
     assert.deepEqual(
-      captures.map((c) => [c.part, c.from, c.text]),
+      captures.map((c) => [c.part, c.from, textOf(c)]),
       [
         ["request", "client", '{"jsonrpc":"2.0","id":1,"method":"ping"}'],
         ["event 1", "server", '{"a":1}'],
@@ -458,40 +458,79 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
       res.write('{"jsonrpc":"2.0",');
       res.end('"id":1,"result":{}}');
     });
-    assert.deepEqual(small.captures.at(-1)!.text, '{"jsonrpc":"2.0","id":1,"result":{}}');
+    assert.deepEqual(textOf(small.captures.at(-1)!), '{"jsonrpc":"2.0","id":1,"result":{}}');
     const large = await tapped((res) => {
       res
         .writeHead(200, { "content-type": "application/json" })
         .end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { t: "y".repeat(100) } }));
     });
     assert.equal(large.captures.length, 2);
-    assert.equal(large.captures[1]!.text, undefined);
+    assert.equal(textOf(large.captures[1]!), undefined);
     assert.match(large.text, /y{100}/);
   });
 
-  test("a message's bytes go with its text only when they are UTF-8, so a row reads the same whether a page followed or not", async () => {
+  test("a request and a JSON answer are captured as their bytes, decoded only when read; bytes that are not UTF-8 read as U+FFFD and are judged as that text, page or not", async () => {
     const answer = (res: http.ServerResponse) =>
       res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
     const valid = await tapped(answer);
-    assert.equal(Buffer.from(valid.captures[0]!.bytes!).toString("utf8"), valid.captures[0]!.text);
-    assert.equal(Buffer.from(valid.captures[1]!.bytes!).toString("utf8"), valid.captures[1]!.text);
-    // A lone 0xff: the text holds U+FFFD, and the bytes, which would judge otherwise, are not handed on.
+    // Nothing decoded on the traffic's path: the text is read from the bytes when a page or --record asks.
+    assert.deepEqual(
+      valid.captures.map((c) => [c.text, Buffer.from(c.bytes!).toString("utf8")]),
+      [
+        [undefined, '{"jsonrpc":"2.0","id":1,"method":"ping"}'],
+        [undefined, '{"jsonrpc":"2.0","id":1,"result":{}}'],
+      ],
+    );
+    // A lone 0xff: the text holds U+FFFD, and the row is judged from that text, not from the bytes (which would refuse).
     const broken = await tapped(
       answer,
       Buffer.from([...Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","x":"'), 0xff, ...Buffer.from('"}')]),
     );
-    assert.match(broken.captures[0]!.text!, /\uFFFD/);
-    assert.equal(broken.captures[0]!.bytes, undefined);
+    assert.match(textOf(broken.captures[0]!)!, /\uFFFD/);
     const options = parseCheckOptions([]).options;
-    const judged = (follow: boolean) => {
+    const judged = (follow: boolean, asText = false) => {
       const feed = new LiveFeed("proxy", options, 10);
       const stop = follow ? feed.subscribe(() => undefined) : undefined;
-      for (const capture of broken.captures) feed.capture({ ...capture });
+      for (const capture of broken.captures)
+        feed.capture(asText ? { ...capture, text: textOf(capture), bytes: undefined } : { ...capture });
       // A page that stops has what was captured while it followed judged at once.
       stop?.();
-      return feed.rows().map((row) => [row.verdict.outcome, row.text]);
+      return feed.rows().map((row) => [row.verdict.outcome, "reason" in row.verdict ? row.verdict.reason : undefined, row.text]);
     };
+    // The row of the bytes is the row of their text captured as text, whether a page followed or not.
+    assert.deepEqual(judged(false), judged(false, true));
+    assert.notEqual(judged(false)[0]![1], "parse-error");
     assert.deepEqual(judged(true), judged(false));
+  });
+
+  test("like requests hand on one headers object; a request whose headers differ gets its own", async () => {
+    const captures: Capture[] = [];
+    const exchange = httpTap((c) => captures.push(c), { maxBytes: 64 });
+    const server = http.createServer((req, res) => {
+      exchange(req, res, Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'));
+      res.writeHead(202).end();
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const { port } = server.address() as AddressInfo;
+    const send = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST", headers, body: "{}" });
+    const json = { "content-type": "application/json", "mcp-protocol-version": "2025-06-18" };
+    for (const headers of [
+      json,
+      { ...json, authorization: "Bearer x" },
+      { ...json, "mcp-session-id": "s-1" },
+      json,
+      { "content-type": "text/plain" },
+    ])
+      await (await send(headers)).text();
+    server.close();
+    const kept = captures.map((c) => c.headers!);
+    // The credentials are never kept, so the second request's kept headers are the first's.
+    assert.equal(kept[1], kept[0]);
+    assert.notEqual(kept[2], kept[1]);
+    assert.deepEqual(kept[2], { ...json, "mcp-session-id": "s-1" });
+    assert.notEqual(kept[3], kept[2]);
+    assert.deepEqual(kept[3], json);
+    assert.deepEqual(kept[4], { "content-type": "text/plain" });
   });
 
   test("a compressed or empty answer is not read", async () => {

@@ -11,11 +11,11 @@ import { judgeInCapture } from "../../check/capture.js";
 import { Exchange } from "../../check/exchange.js";
 import type { JudgeContext, JudgeOptions } from "../../check/judge.js";
 import { Negotiations } from "../../check/negotiation.js";
-import { type Capture, HeldCaptures } from "./held.js";
+import { type Capture, HeldCaptures, textOf, unitsOf } from "./held.js";
 import { DEFAULT_MAX_ROWS, DEFAULT_MAX_TEXT, RowRing, type RowSource } from "../ring.js";
 import type { InspectRow } from "../row.js";
 
-export type { Capture };
+export { type Capture, textOf };
 
 /**
  * The era of each exchange's request is kept for its server messages, for this many exchanges (an older one's slot
@@ -79,7 +79,7 @@ export class LiveFeed implements RowSource {
     if (this.followers > 0) {
       this.batch ??= setTimeout(() => this.judgeBatch(), JUDGE_BATCH_MS);
       this.pending.push(capture);
-      this.pendingText += capture.text?.length ?? 0;
+      this.pendingText += unitsOf(capture);
     } else this.held.add(capture);
     // One bound for all: rows judged while a page followed give way to the messages since, oldest first.
     while (
@@ -92,7 +92,7 @@ export class LiveFeed implements RowSource {
         this.held.dropOldest();
         continue;
       }
-      this.pendingText -= this.pending[this.start]!.text?.length ?? 0;
+      this.pendingText -= unitsOf(this.pending[this.start]!);
       this.start++;
     }
     if (this.start >= this.capacity) {
@@ -158,7 +158,11 @@ export class LiveFeed implements RowSource {
     if (capture.headers) context.headers = capture.headers;
     if (capture.part !== undefined) context.part = capture.part;
     if (requestEra) context.exchangeEra = { era: requestEra, eraSignal: "request" };
-    const bytes = capture.text === undefined ? undefined : (capture.bytes ?? Buffer.from(capture.text, "utf8"));
+    // Decoded here, off the traffic's path; bytes that are not UTF-8 are judged from their text (U+FFFD) encoded again,
+    // as they are when kept with no page following.
+    const text = textOf(capture);
+    const bytes =
+      text === undefined ? undefined : capture.bytes !== undefined && !text.includes("\uFFFD") ? capture.bytes : Buffer.from(text, "utf8");
     const { verdict } = judgeInCapture(this.source, capture.entry, bytes, this.options, context, {
       exchange: this.exchange,
       session,
@@ -170,6 +174,6 @@ export class LiveFeed implements RowSource {
       this.eras[slot] = verdict.era;
     }
     // The page parses the text itself: the ring holds no second copy of each message as objects.
-    this.ring.push({ verdict, body: undefined, text: capture.text }, capture.time);
+    this.ring.push({ verdict, body: undefined, text }, capture.time);
   }
 }

@@ -13,11 +13,14 @@ export interface Capture {
   /** `request`, `response`, `event N` (proxy); undefined on stdio, where each line is its own entry. */
   part?: string;
   from: "client" | "server";
-  /** The message's text; undefined when it was over the size limit (not kept). */
+  /**
+   * The message's text, when the face has it as text (stdio's lines, an event stream's events); undefined when it comes
+   * as `bytes`, or when neither does: the message was over the size limit (not kept). Read it with `textOf`.
+   */
   text: string | undefined;
   /**
-   * The same message's bytes, when the face has them at hand: judged from them rather than from the text encoded
-   * again, and copied as they are while no page follows; never written to `--record`.
+   * The message's bytes as the face read them (the proxy's request bodies and JSON answers): decoded only when a page
+   * or `--record` reads the text, judged as they are when they are UTF-8, and copied as they are while no page follows.
    */
   bytes?: Uint8Array | undefined;
   /** The HTTP request's headers, names lower-cased (proxy); none on stdio. */
@@ -26,6 +29,18 @@ export interface Capture {
   session?: string;
   /** When it passed (milliseconds since the epoch). */
   time: number;
+}
+
+/** A capture's text: its own, or its bytes decoded (what is not UTF-8 becomes U+FFFD); undefined when over the size limit. */
+export function textOf(capture: Capture): string | undefined {
+  const { text, bytes } = capture;
+  if (text !== undefined || bytes === undefined) return text;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+}
+
+/** The text's length in UTF-16 units as the bounds count it; for bytes not decoded yet, their length (never less). */
+export function unitsOf(capture: Capture): number {
+  return capture.text?.length ?? capture.bytes?.byteLength ?? 0;
 }
 
 /** The buffers messages are copied into, one after another; a larger message gets a buffer of its own. */
@@ -66,6 +81,9 @@ export class HeldCaptures {
   private readonly odd = new Map<number, Capture>();
   /** The held messages' text, UTF-16 units. */
   textUnits = 0;
+  /** The last fields made per part, and the UTF-8 length of the ones `metaOf` returned last. */
+  private readonly metas = new Map<string | undefined, { headers: unknown; session: string | undefined; meta: string; size: number }>();
+  private metaSize = 0;
 
   constructor(readonly capacity: number) {
     const slots = Math.min(FIRST_SLOTS, 2 * (capacity + 1));
@@ -95,24 +113,25 @@ export class HeldCaptures {
     const { text, bytes } = capture;
     this.entry[i] = capture.entry;
     this.time[i] = capture.time;
-    this.units[i] = text?.length ?? 0;
-    this.textUnits += text?.length ?? 0;
-    const meta = metaOf(capture);
+    const units = unitsOf(capture);
+    this.units[i] = units;
+    this.textUnits += units;
+    const meta = this.metaOf(capture);
     if (meta === undefined || (text !== undefined && bytes === undefined && !wellFormed(text))) {
-      this.odd.set(this.base + i, { ...capture, bytes: undefined });
+      this.odd.set(this.base + i, { ...capture, text: textOf(capture), bytes: undefined });
       this.flags[i] = 0;
       this.textBytes[i] = this.metaBytes[i] = 0;
       this.block[i] = this.firstBlock + this.blocks.length - 1;
       return;
     }
-    // The bytes the text was decoded from are the same as the text encoded: copied as they are.
-    const size = text === undefined ? 0 : bytes !== undefined ? bytes.byteLength : Buffer.byteLength(text, "utf8");
-    const metaSize = meta === "" ? 0 : Buffer.byteLength(meta, "utf8");
+    // The bytes as the face read them, copied as they are; a text, as UTF-8.
+    const size = bytes !== undefined ? bytes.byteLength : text === undefined ? 0 : Buffer.byteLength(text, "utf8");
+    const metaSize = meta === "" ? 0 : this.metaSize;
     const into = this.room(size + metaSize);
     const at = this.used;
-    if (text !== undefined && size > 0) {
+    if (size > 0) {
       if (bytes !== undefined) into.set(bytes, at);
-      else into.write(text, at, size, "utf8");
+      else into.write(text!, at, size, "utf8");
     }
     if (metaSize > 0) into.write(meta, at + size, metaSize, "utf8");
     this.used += size + metaSize;
@@ -122,7 +141,7 @@ export class HeldCaptures {
     this.metaBytes[i] = metaSize;
     this.flags[i] =
       (capture.from === "server" ? FROM_SERVER : 0) |
-      (text !== undefined ? HAS_TEXT : 0) |
+      (text !== undefined || bytes !== undefined ? HAS_TEXT : 0) |
       (capture.part !== undefined ? HAS_PART : 0) |
       (capture.session !== undefined ? HAS_SESSION : 0) |
       (capture.headers !== undefined ? HAS_HEADERS : 0);
@@ -166,10 +185,10 @@ export class HeldCaptures {
     const block = size + metaSize > 0 ? this.blocks[this.block[i]! - this.firstBlock]! : undefined;
     const at = this.offset[i]!;
     if (flags & HAS_TEXT) {
-      // A view, judged before the buffer can go: the text's own UTF-8, as the row would be judged from it anyway.
+      // A view, judged before the buffer can go. Bytes that are not UTF-8 are judged from their text, encoded again.
       const bytes = block === undefined ? Buffer.alloc(0) : block.subarray(at, at + size);
       capture.text = bytes.toString("utf8");
-      capture.bytes = bytes;
+      if (!capture.text.includes("\uFFFD")) capture.bytes = bytes;
     }
     if (metaSize > 0) {
       const fields = block!.toString("utf8", at + size, at + size + metaSize).split("\0");
@@ -192,6 +211,26 @@ export class HeldCaptures {
     this.firstBlock += this.blocks.length;
     this.blocks = [];
     this.used = 0;
+  }
+
+  /**
+   * The capture's fields as `metaString` writes them, and their UTF-8 length in `metaSize`. The last one per part is
+   * kept with the headers object and session it was made of: an exchange's request and answer share their headers
+   * object, and the proxy's tap hands on one object for as long as the requests' headers stay the same.
+   */
+  private metaOf(capture: Capture): string | undefined {
+    const { part, session, headers } = capture;
+    const known = this.metas.get(part);
+    if (known !== undefined && known.headers === headers && known.session === session) {
+      this.metaSize = known.size;
+      return known.meta;
+    }
+    const meta = metaString(capture);
+    this.metaSize = meta === undefined || meta === "" ? 0 : Buffer.byteLength(meta, "utf8");
+    // A few parts only (`request`, `response`, the first events): a stream's later events are not remembered.
+    if (meta !== undefined && (known !== undefined || this.metas.size < 8))
+      this.metas.set(part, { headers, session, meta, size: this.metaSize });
+    return meta;
   }
 
   /** The buffer a message of `size` bytes goes into, at `used`. */
@@ -248,7 +287,7 @@ function wider(array: Float64Array, slots: number): Float64Array {
  * A capture's part, session and headers as one string, NUL between fields (none: ""); undefined when a field holds NUL
  * itself or is not well-formed, so that the capture is kept as it came.
  */
-function metaOf(capture: Capture): string | undefined {
+function metaString(capture: Capture): string | undefined {
   const { part, session, headers } = capture;
   if (part === undefined && session === undefined && headers === undefined) return "";
   let meta = part ?? "";

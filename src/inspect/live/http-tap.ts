@@ -28,25 +28,38 @@ function headerOf(headers: unknown, wanted: string): string | undefined {
   return undefined;
 }
 
-/** The request's headers as a capture keeps them: lower-cased names, the first of a repeated one, MCP's and the media type only. */
-function requestHeaders(req: IncomingMessage): Record<string, string> {
+/**
+ * The request's headers as a capture keeps them: lower-cased names, the first of a repeated one, MCP's and the media type
+ * only. The same as the last request's, the last request's object is handed on (captures never change it): one object
+ * for a client's run of like requests, which the feed keeps once.
+ */
+function requestHeaders(req: IncomingMessage, last: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   const { headers } = req;
+  let count = 0;
+  let same = last !== undefined;
   // A loop over the names: this runs for every exchange, and Object.entries built an array per header.
   for (const name in headers) {
     if (!(name === "content-type" || name.startsWith("mcp-"))) continue;
     const first = text(headers[name]);
-    if (first !== undefined) out[name] = first;
+    if (first === undefined) continue;
+    out[name] = first;
+    count++;
+    if (same && last![name] !== first) same = false;
   }
-  return out;
+  if (!same) return out;
+  for (const _ in last) count--;
+  return count === 0 ? last! : out;
 }
 
-/**
- * The bytes a text was decoded from, to judge instead of the text encoded again, when they say the same: bytes that are
- * not UTF-8 decode to U+FFFD, and the row is judged from that text whether a page followed as it passed or not.
- */
-function sameAs(text: string | undefined, bytes: Uint8Array | undefined): Uint8Array | undefined {
-  return text === undefined || bytes === undefined || text.includes("\uFFFD") ? undefined : bytes;
+/** Whether a JSON answer's bytes are blank (nothing but whitespace), as its text trimmed would be. */
+function blank(bytes: Uint8Array): boolean {
+  for (const byte of bytes) {
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
+    // Other whitespace is not ASCII: decoded and trimmed, as the text was read before (rare).
+    return byte < 0x80 ? false : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8").trim() === "";
+  }
+  return true;
 }
 
 /**
@@ -55,21 +68,15 @@ function sameAs(text: string | undefined, bytes: Uint8Array | undefined): Uint8A
  */
 export function httpTap(capture: (message: Capture) => void, { maxBytes }: HttpTapOptions) {
   let entries = 0;
+  let last: Record<string, string> | undefined;
   return function exchange(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined): void {
     const entry = ++entries;
-    const headers = requestHeaders(req);
+    const headers = requestHeaders(req, last);
+    last = headers;
     if (req.method === "POST") {
-      const kept = body === undefined || body.length > maxBytes ? undefined : body;
-      const message = kept && Buffer.from(kept.buffer, kept.byteOffset, kept.byteLength).toString("utf8");
-      capture({
-        entry,
-        part: "request",
-        from: "client",
-        text: message,
-        bytes: sameAs(message, kept),
-        headers,
-        time: Date.now(),
-      });
+      // The bytes as read: decoded only if a page or --record reads them (undefined: over the limit, or not read).
+      const bytes = body === undefined || body.length > maxBytes ? undefined : body;
+      capture({ entry, part: "request", from: "client", text: undefined, bytes, headers, time: Date.now() });
     }
     tapAnswer(res, entry, headers, capture, maxBytes);
   };
@@ -132,7 +139,7 @@ class AnswerTap {
   given: unknown;
   private mode: "json" | "sse" | "ignore" | undefined;
   private session: string | undefined;
-  // JSON: the body's chunks, decoded once at its end. SSE: a decoder across chunks, and the event so far.
+  // JSON: the chunks as written, whole at its end (not decoded here). SSE: a decoder across chunks, and the event so far.
   private chunks: Buffer[] | undefined;
   private size = 0;
   private decoder: StringDecoder | undefined;
@@ -192,10 +199,13 @@ class AnswerTap {
       this.decide();
       if (this.mode === "json") {
         const { over, chunks, size } = this;
-        const bytes = over || chunks === undefined ? undefined : Buffer.concat(chunks, size);
-        const body = over ? undefined : bytes === undefined ? "" : bytes.toString("utf8");
         this.chunks = undefined;
-        if (body === undefined || body.trim() !== "") this.emit("response", body, sameAs(body, bytes));
+        // An empty or blank body is no message; the bytes are not decoded here (a page or --record does).
+        if (over) this.emit("response", undefined);
+        else if (chunks !== undefined) {
+          const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+          if (!blank(bytes)) this.emit("response", undefined, bytes);
+        }
       } else if (this.mode === "sse") {
         if (this.line !== "") this.sseLine(this.line);
         this.endEvent();
