@@ -23,7 +23,7 @@ import { httpTap } from "../src/inspect/live/http-tap.js";
 import { stdioTap } from "../src/inspect/live/stdio-tap.js";
 import { takeLiveArgs } from "../src/cli/live/live.js";
 import { assertFreshDist } from "./support/built.js";
-import { until } from "./support/proxy.js";
+import { startProxy, until } from "./support/proxy.js";
 
 const CLI = "dist/cli.js";
 const SERVER = "bench/stdio-server.mjs";
@@ -208,6 +208,45 @@ describe("the live flags", () => {
     gate.child.stdin!.end();
     assert.equal(await gate.exited, 0);
     assert.equal(gate.stderr().match(/cannot write \/dev\/full/g)?.length, 1, gate.stderr());
+  });
+
+  test("wymcp proxy --record writes each request and answer as their text, read from the bytes the proxy passed on", async () => {
+    const answer = '{"jsonrpc":"2.0","id":7,"result":{"note":"é ✓"}}';
+    const upstream = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(answer));
+    });
+    await new Promise<void>((done) => upstream.listen(0, "127.0.0.1", done));
+    const record = join(work, "proxy.jsonl");
+    const proxy = await startProxy([
+      "--upstream",
+      `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`,
+      "--record",
+      record,
+      "--record-unredacted",
+    ]);
+    try {
+      const request = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping", params: { _meta: { note: "ü" } } });
+      const got = await fetch(proxy.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+        },
+        body: request,
+      });
+      assert.equal(await got.text(), answer);
+      await until(() => readFileSync(record, "utf8").split("\n").length >= 3);
+      const lines = readFileSync(record, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as unknown);
+      assert.deepEqual(lines, [JSON.parse(request), JSON.parse(answer)]);
+    } finally {
+      await proxy.stop();
+      upstream.close();
+    }
   });
 
   test("a record in a folder that does not exist stops the command before any traffic", () => {
