@@ -9,7 +9,7 @@
  *     [--base DIR]       (adds ui0 and page0: the same two from DIR's build, another checkout, in the same rounds)
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -188,6 +188,7 @@ async function main(): Promise<void> {
     reader?.close();
     for (const p of proxies) await stop(p.child);
     await upstream.stop();
+    rmSync(statsDir, { recursive: true, force: true });
   }
 }
 
