@@ -16,13 +16,14 @@ import { type AddressInfo, connect, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { parseCheckOptions } from "../src/cli/check/options.js";
 import type { InspectRow } from "../src/inspect/row.js";
-import { type Capture, JUDGE_BATCH_CHARS, LiveFeed } from "../src/inspect/live/feed.js";
+import { type Capture, JUDGE_BATCH_CHARS, LiveFeed, textOf } from "../src/inspect/live/feed.js";
+import { BLOCK_BYTES, HeldCaptures } from "../src/inspect/live/held.js";
 import { listen } from "../src/inspect/listener.js";
 import { httpTap } from "../src/inspect/live/http-tap.js";
 import { stdioTap } from "../src/inspect/live/stdio-tap.js";
 import { takeLiveArgs } from "../src/cli/live/live.js";
 import { assertFreshDist } from "./support/built.js";
-import { until } from "./support/proxy.js";
+import { startProxy, until } from "./support/proxy.js";
 
 const CLI = "dist/cli.js";
 const SERVER = "bench/stdio-server.mjs";
@@ -209,6 +210,45 @@ describe("the live flags", () => {
     assert.equal(gate.stderr().match(/cannot write \/dev\/full/g)?.length, 1, gate.stderr());
   });
 
+  test("wymcp proxy --record writes each request and answer as their text, read from the bytes the proxy passed on", async () => {
+    const answer = '{"jsonrpc":"2.0","id":7,"result":{"note":"é ✓"}}';
+    const upstream = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(answer));
+    });
+    await new Promise<void>((done) => upstream.listen(0, "127.0.0.1", done));
+    const record = join(work, "proxy.jsonl");
+    const proxy = await startProxy([
+      "--upstream",
+      `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`,
+      "--record",
+      record,
+      "--record-unredacted",
+    ]);
+    try {
+      const request = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping", params: { _meta: { note: "ü" } } });
+      const got = await fetch(proxy.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+        },
+        body: request,
+      });
+      assert.equal(await got.text(), answer);
+      await until(() => readFileSync(record, "utf8").split("\n").length >= 3);
+      const lines = readFileSync(record, "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as unknown);
+      assert.deepEqual(lines, [JSON.parse(request), JSON.parse(answer)]);
+    } finally {
+      await proxy.stop();
+      upstream.close();
+    }
+  });
+
   test("a record in a folder that does not exist stops the command before any traffic", () => {
     const run = spawnSync(process.execPath, [CLI, "stdio", "--record", join(work, "none", "x.jsonl"), "--", process.execPath, SERVER], {
       encoding: "utf8",
@@ -327,6 +367,56 @@ describe("the live feed's bounds", () => {
     }
   });
 
+  test("messages kept with no page following come back as they were captured, each field and each character", () => {
+    const headers = { "content-type": "application/json", "mcp-session-id": "s-1", "mcp-method": "tools/call" };
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 9, result: { t: "é😀".repeat(BLOCK_BYTES / 2) } });
+    const given: Capture[] = [
+      { entry: 1, from: "client", text: message(1), time: 1 },
+      { entry: 2, part: "request", from: "client", text: message(2), bytes: Buffer.from(message(2)), headers, time: 2 },
+      { entry: 2, part: "event 1", from: "server", text: '{"x":"ünï €"}', headers, session: "s-2", time: 3 },
+      { entry: 3, part: "response", from: "server", text: undefined, headers: {}, time: 4 },
+      { entry: 4, part: "response", from: "server", text: "", session: "", time: 5 },
+      // Larger than one buffer, then small ones after it.
+      { entry: 5, part: "response", from: "server", text: big, headers, time: 6 },
+      { entry: 6, from: "server", text: '{"lone":"\\ud800 \uFFFD"}', time: 7 },
+      // What UTF-8 or the compact form cannot carry as it is: a lone surrogate, NUL in a header.
+      { entry: 7, from: "client", text: '{"x":"\ud800"}', time: 8 },
+      { entry: 8, part: "request", from: "client", text: message(8), headers: { "mcp-name": "a\0b" }, time: 9 },
+    ];
+    const held = new HeldCaptures(100);
+    for (const capture of given) held.add({ ...capture });
+    assert.equal(held.size, given.length);
+    assert.equal(
+      held.textUnits,
+      given.reduce((sum, c) => sum + (c.text?.length ?? 0), 0),
+    );
+    const taken = held.take();
+    assert.equal(held.size, 0);
+    assert.equal(held.blockBytes, 0);
+    assert.deepEqual(
+      taken.map(({ bytes: _, ...rest }) => rest),
+      given.map(({ bytes: _, ...rest }) => rest),
+    );
+    // Bytes come back only as the text's own UTF-8, which the row is judged from whether they came back or not.
+    for (const capture of taken)
+      if (capture.bytes !== undefined) assert.deepEqual(Buffer.from(capture.bytes), Buffer.from(capture.text!, "utf8"));
+  });
+
+  test("messages kept with no page following let their buffers go as the oldest give way to the newest", () => {
+    const held = new HeldCaptures(10);
+    const text = (i: number) => JSON.stringify({ jsonrpc: "2.0", id: i, result: { t: "y".repeat(1000) } });
+    for (let i = 1; i <= 5_000; i++) {
+      held.add({ entry: i, part: "response", from: "server", text: text(i), headers: { "mcp-method": "ping" }, time: i });
+      while (held.size > 10) held.dropOldest();
+    }
+    // Ten messages of a kilobyte lie in two buffers at most.
+    assert.ok(held.blockBytes <= 2 * BLOCK_BYTES, `${held.blockBytes} bytes held`);
+    assert.deepEqual(
+      held.take().map((c) => [c.entry, c.text]),
+      Array.from({ length: 10 }, (_, k) => [4_991 + k, text(4_991 + k)]),
+    );
+  });
+
   test("a message over the size limit is a row without its text", () => {
     const feed = new LiveFeed("stdio", options, 10);
     feed.capture({ entry: 1, from: "client", text: undefined, time: 1 });
@@ -373,7 +463,7 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
     });
     assert.match(text, /line two/, "the client got every byte");
     assert.deepEqual(
-      captures.map((c) => [c.part, c.from, c.text]),
+      captures.map((c) => [c.part, c.from, textOf(c)]),
       [
         ["request", "client", '{"jsonrpc":"2.0","id":1,"method":"ping"}'],
         ["event 1", "server", '{"a":1}'],
@@ -407,40 +497,79 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
       res.write('{"jsonrpc":"2.0",');
       res.end('"id":1,"result":{}}');
     });
-    assert.deepEqual(small.captures.at(-1)!.text, '{"jsonrpc":"2.0","id":1,"result":{}}');
+    assert.deepEqual(textOf(small.captures.at(-1)!), '{"jsonrpc":"2.0","id":1,"result":{}}');
     const large = await tapped((res) => {
       res
         .writeHead(200, { "content-type": "application/json" })
         .end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { t: "y".repeat(100) } }));
     });
     assert.equal(large.captures.length, 2);
-    assert.equal(large.captures[1]!.text, undefined);
+    assert.equal(textOf(large.captures[1]!), undefined);
     assert.match(large.text, /y{100}/);
   });
 
-  test("a message's bytes go with its text only when they are UTF-8, so a row reads the same whether a page followed or not", async () => {
+  test("a request and a JSON answer are captured as their bytes, decoded only when read; bytes that are not UTF-8 read as U+FFFD and are judged as that text, page or not", async () => {
     const answer = (res: http.ServerResponse) =>
       res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
     const valid = await tapped(answer);
-    assert.equal(Buffer.from(valid.captures[0]!.bytes!).toString("utf8"), valid.captures[0]!.text);
-    assert.equal(Buffer.from(valid.captures[1]!.bytes!).toString("utf8"), valid.captures[1]!.text);
-    // A lone 0xff: the text holds U+FFFD, and the bytes, which would judge otherwise, are not handed on.
+    // Nothing decoded on the traffic's path: the text is read from the bytes when a page or --record asks.
+    assert.deepEqual(
+      valid.captures.map((c) => [c.text, Buffer.from(c.bytes!).toString("utf8")]),
+      [
+        [undefined, '{"jsonrpc":"2.0","id":1,"method":"ping"}'],
+        [undefined, '{"jsonrpc":"2.0","id":1,"result":{}}'],
+      ],
+    );
+    // A lone 0xff: the text holds U+FFFD, and the row is judged from that text, not from the bytes (which would refuse).
     const broken = await tapped(
       answer,
       Buffer.from([...Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","x":"'), 0xff, ...Buffer.from('"}')]),
     );
-    assert.match(broken.captures[0]!.text!, /\uFFFD/);
-    assert.equal(broken.captures[0]!.bytes, undefined);
+    assert.match(textOf(broken.captures[0]!)!, /\uFFFD/);
     const options = parseCheckOptions([]).options;
-    const judged = (follow: boolean) => {
+    const judged = (follow: boolean, asText = false) => {
       const feed = new LiveFeed("proxy", options, 10);
       const stop = follow ? feed.subscribe(() => undefined) : undefined;
-      for (const capture of broken.captures) feed.capture({ ...capture });
+      for (const capture of broken.captures)
+        feed.capture(asText ? { ...capture, text: textOf(capture), bytes: undefined } : { ...capture });
       // A page that stops has what was captured while it followed judged at once.
       stop?.();
-      return feed.rows().map((row) => [row.verdict.outcome, row.text]);
+      return feed.rows().map((row) => [row.verdict.outcome, "reason" in row.verdict ? row.verdict.reason : undefined, row.text]);
     };
+    // The row of the bytes is the row of their text captured as text, whether a page followed or not.
+    assert.deepEqual(judged(false), judged(false, true));
+    assert.notEqual(judged(false)[0]![1], "parse-error");
     assert.deepEqual(judged(true), judged(false));
+  });
+
+  test("like requests hand on one headers object; a request whose headers differ gets its own", async () => {
+    const captures: Capture[] = [];
+    const exchange = httpTap((c) => captures.push(c), { maxBytes: 64 });
+    const server = http.createServer((req, res) => {
+      exchange(req, res, Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'));
+      res.writeHead(202).end();
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const { port } = server.address() as AddressInfo;
+    const send = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST", headers, body: "{}" });
+    const json = { "content-type": "application/json", "mcp-protocol-version": "2025-06-18" };
+    for (const headers of [
+      json,
+      { ...json, authorization: "Bearer x" },
+      { ...json, "mcp-session-id": "s-1" },
+      json,
+      { "content-type": "text/plain" },
+    ])
+      await (await send(headers)).text();
+    server.close();
+    const kept = captures.map((c) => c.headers!);
+    // The credentials are never kept, so the second request's kept headers are the first's.
+    assert.equal(kept[1], kept[0]);
+    assert.notEqual(kept[2], kept[1]);
+    assert.deepEqual(kept[2], { ...json, "mcp-session-id": "s-1" });
+    assert.notEqual(kept[3], kept[2]);
+    assert.deepEqual(kept[3], json);
+    assert.deepEqual(kept[4], { "content-type": "text/plain" });
   });
 
   test("a compressed or empty answer is not read", async () => {

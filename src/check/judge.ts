@@ -160,8 +160,16 @@ export function judgedOut(verdict: Verdict): verdict is OutboundVerdict {
 export function requestRevision(verdict: Verdict, body: unknown, options: JudgeOptions, context?: JudgeContext): string | undefined {
   if (verdict.era !== "legacy") return undefined;
   if ("revision" in verdict && verdict.revision !== undefined) return verdict.revision;
-  const headers = context?.headers ? { ...options.headers, ...context.headers } : options.headers;
+  const headers = exchangeHeaders(options, context);
   return legacyRevisionOf(body, headers["mcp-protocol-version"] ?? sessionRevision(headers, body, context)?.revision).revision;
+}
+
+/** The exchange's request headers over the --headers (only read, never written). */
+function exchangeHeaders(options: JudgeOptions, context: JudgeContext | undefined): Record<string, string> {
+  if (!context?.headers) return options.headers;
+  // No --headers (the live feed's case, and most of check's): the exchange's own, not a copy made per message.
+  for (const _ in options.headers) return { ...options.headers, ...context.headers };
+  return context.headers;
 }
 
 /**
@@ -203,7 +211,7 @@ export function judge(
       ),
     );
   // A HAR entry's headers are its HTTP request's: they say nothing of the media type of what the server sent.
-  const headers = context?.headers ? { ...options.headers, ...context.headers } : options.headers;
+  const headers = exchangeHeaders(options, context);
   const contentType = fromServer ? options.headers["content-type"] : headers["content-type"];
   // The gates' pipeline: the media type (when one was given), the size, strict UTF-8 and JSON, then the judging below.
   const parsed = readMessage(bytes, contentType, options.settings);
@@ -380,22 +388,40 @@ function judgeOut(
   const part = context?.part;
   const answering = answers && answered ? answeredAt(answered) : undefined;
   const negotiated = session && era === "legacy" ? session : undefined;
-  const common = {
-    source,
-    line,
-    part,
-    answers: answering,
-    direction: "out",
-    era,
-    eraSignal: signal,
-    revision,
-    negotiated,
-    method: answers ? method : undefined,
-    kind: result.kind,
-    definition: result.definition,
-  } as const;
+  // Written out whole, as admissionVerdict writes its verdicts, in the key order a spread of the common part gave.
   const verdict: OutboundVerdict =
-    result.outcome === "pass" ? { ...common, outcome: "pass" } : { ...common, outcome: "violation", violations: result.violations };
+    result.outcome === "pass"
+      ? {
+          source,
+          line,
+          part,
+          answers: answering,
+          direction: "out",
+          era,
+          eraSignal: signal,
+          revision,
+          negotiated,
+          method: answers ? method : undefined,
+          kind: result.kind,
+          definition: result.definition,
+          outcome: "pass",
+        }
+      : {
+          source,
+          line,
+          part,
+          answers: answering,
+          direction: "out",
+          era,
+          eraSignal: signal,
+          revision,
+          negotiated,
+          method: answers ? method : undefined,
+          kind: result.kind,
+          definition: result.definition,
+          outcome: "violation",
+          violations: result.violations,
+        };
   // An undefined method is left out of --json by JSON.stringify; deleting the key would cost a slower object shape.
   return { verdict, body };
 }

@@ -1,39 +1,21 @@
 /**
  * @module feed: the messages passing through `wymcp proxy` or `wymcp stdio`, as the live page and `--record` see them.
- * Each message is captured as text in a bounded ring; it is judged (as `wymcp check` judges a HAR file's messages, in
- * order, pairing each response with its request) only when a page reads the rows or follows the stream, so a proxy
- * with no page open keeps the ring's texts and does no more work per message. While a page follows, the messages
- * captured are judged together a few milliseconds later, off the path of the traffic that carried them. No host type.
+ * Each message is captured in a bounded ring; it is judged (as `wymcp check` judges a HAR file's messages, in order,
+ * pairing each response with its request) only when a page reads the rows or follows the stream, so a proxy with no
+ * page open copies each message's bytes into the ring (`held.ts`) and does no more work per message. While a page
+ * follows, the messages captured are judged together a few milliseconds later, off the path of the traffic that
+ * carried them. No host type.
  */
 import type { Era } from "../../core/era.js";
 import { judgeInCapture } from "../../check/capture.js";
 import { Exchange } from "../../check/exchange.js";
 import type { JudgeContext, JudgeOptions } from "../../check/judge.js";
 import { Negotiations } from "../../check/negotiation.js";
+import { type Capture, HeldCaptures, textOf, unitsOf } from "./held.js";
 import { DEFAULT_MAX_ROWS, DEFAULT_MAX_TEXT, RowRing, type RowSource } from "../ring.js";
 import type { InspectRow } from "../row.js";
 
-/** One message as it passed. */
-export interface Capture {
-  /** The HTTP exchange (proxy) or the line (stdio) it belongs to, from 1. */
-  entry: number;
-  /** `request`, `response`, `event N` (proxy); undefined on stdio, where each line is its own entry. */
-  part?: string;
-  from: "client" | "server";
-  /** The message's text; undefined when it was over the size limit (not kept). */
-  text: string | undefined;
-  /**
-   * The same message's bytes, when the face has them at hand: judged from them rather than from the text encoded
-   * again. Kept only while a page follows (until its batch is judged); never written to `--record`.
-   */
-  bytes?: Uint8Array | undefined;
-  /** The HTTP request's headers, names lower-cased (proxy); none on stdio. */
-  headers?: Record<string, string>;
-  /** The `Mcp-Session-Id` the server's answer assigned (its answer to `initialize`). */
-  session?: string;
-  /** When it passed (milliseconds since the epoch). */
-  time: number;
-}
+export { type Capture, textOf };
 
 /**
  * The era of each exchange's request is kept for its server messages, for this many exchanges (an older one's slot
@@ -52,7 +34,9 @@ export const JUDGE_BATCH_CHARS = 1024 * 1024;
 
 export class LiveFeed implements RowSource {
   readonly capacity: number;
-  /** Captured and not judged yet, oldest first from `start`. */
+  /** Captured while no page followed, not judged yet: all older than `pending`'s. */
+  private readonly held: HeldCaptures;
+  /** Captured while a page follows, not judged yet (its batch), oldest first from `start`. */
   private pending: Capture[] = [];
   private start = 0;
   private pendingText = 0;
@@ -77,6 +61,7 @@ export class LiveFeed implements RowSource {
   ) {
     this.capacity = capacity;
     this.ring = new RowRing(capacity, maxText);
+    this.held = new HeldCaptures(capacity);
   }
 
   /**
@@ -93,17 +78,21 @@ export class LiveFeed implements RowSource {
     }
     if (this.followers > 0) {
       this.batch ??= setTimeout(() => this.judgeBatch(), JUDGE_BATCH_MS);
-    } else if (capture.bytes !== undefined) capture.bytes = undefined;
-    this.pending.push(capture);
-    this.pendingText += capture.text?.length ?? 0;
-    // One bound for both: rows judged while a page followed give way to the messages since, oldest first.
+      this.pending.push(capture);
+      this.pendingText += unitsOf(capture);
+    } else this.held.add(capture);
+    // One bound for all: rows judged while a page followed give way to the messages since, oldest first.
     while (
       this.ring.size > 0 &&
-      (this.ring.size + this.pending.length - this.start > this.capacity || this.ring.textUnits + this.pendingText > this.maxText)
+      (this.ring.size + this.waiting > this.capacity || this.ring.textUnits + this.held.textUnits + this.pendingText > this.maxText)
     )
       this.ring.dropOldest();
-    while (this.pending.length - this.start > this.capacity || (this.pendingText > this.maxText && this.pending.length - this.start > 1)) {
-      this.pendingText -= this.pending[this.start]!.text?.length ?? 0;
+    while (this.waiting > this.capacity || (this.held.textUnits + this.pendingText > this.maxText && this.waiting > 1)) {
+      if (this.held.size > 0) {
+        this.held.dropOldest();
+        continue;
+      }
+      this.pendingText -= unitsOf(this.pending[this.start]!);
       this.start++;
     }
     if (this.start >= this.capacity) {
@@ -137,7 +126,7 @@ export class LiveFeed implements RowSource {
 
   /** How many captures wait to be judged (while a page follows, those of the batch not judged yet). */
   get waiting(): number {
-    return this.pending.length - this.start;
+    return this.held.size + this.pending.length - this.start;
   }
 
   private judgeBatch(): void {
@@ -147,8 +136,9 @@ export class LiveFeed implements RowSource {
   }
 
   private judgePending(): void {
-    if (this.pending.length === this.start) return;
-    const pending = this.pending.slice(this.start);
+    if (this.waiting === 0) return;
+    const pending = this.held.size > 0 ? this.held.take() : [];
+    for (let i = this.start; i < this.pending.length; i++) pending.push(this.pending[i]!);
     this.pending = [];
     this.start = 0;
     this.pendingText = 0;
@@ -168,7 +158,11 @@ export class LiveFeed implements RowSource {
     if (capture.headers) context.headers = capture.headers;
     if (capture.part !== undefined) context.part = capture.part;
     if (requestEra) context.exchangeEra = { era: requestEra, eraSignal: "request" };
-    const bytes = capture.text === undefined ? undefined : (capture.bytes ?? Buffer.from(capture.text, "utf8"));
+    // Decoded here, off the traffic's path; bytes that are not UTF-8 are judged from their text (U+FFFD) encoded again,
+    // as they are when kept with no page following.
+    const text = textOf(capture);
+    const bytes =
+      text === undefined ? undefined : capture.bytes !== undefined && !text.includes("\uFFFD") ? capture.bytes : Buffer.from(text, "utf8");
     const { verdict } = judgeInCapture(this.source, capture.entry, bytes, this.options, context, {
       exchange: this.exchange,
       session,
@@ -180,6 +174,6 @@ export class LiveFeed implements RowSource {
       this.eras[slot] = verdict.era;
     }
     // The page parses the text itself: the ring holds no second copy of each message as objects.
-    this.ring.push({ verdict, body: undefined, text: capture.text }, capture.time);
+    this.ring.push({ verdict, body: undefined, text }, capture.time);
   }
 }

@@ -28,25 +28,38 @@ function headerOf(headers: unknown, wanted: string): string | undefined {
   return undefined;
 }
 
-/** The request's headers as a capture keeps them: lower-cased names, the first of a repeated one, MCP's and the media type only. */
-function requestHeaders(req: IncomingMessage): Record<string, string> {
+/**
+ * The request's headers as a capture keeps them: lower-cased names, the first of a repeated one, MCP's and the media type
+ * only. The same as the last request's, the last request's object is handed on (captures never change it): one object
+ * for a client's run of like requests, which the feed keeps once.
+ */
+function requestHeaders(req: IncomingMessage, last: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   const { headers } = req;
+  let count = 0;
+  let same = last !== undefined;
   // A loop over the names: this runs for every exchange, and Object.entries built an array per header.
   for (const name in headers) {
     if (!(name === "content-type" || name.startsWith("mcp-"))) continue;
     const first = text(headers[name]);
-    if (first !== undefined) out[name] = first;
+    if (first === undefined) continue;
+    out[name] = first;
+    count++;
+    if (same && last![name] !== first) same = false;
   }
-  return out;
+  if (!same) return out;
+  for (const _ in last) count--;
+  return count === 0 ? last! : out;
 }
 
-/**
- * The bytes a text was decoded from, to judge instead of the text encoded again, when they say the same: bytes that are
- * not UTF-8 decode to U+FFFD, and the row is judged from that text whether a page followed as it passed or not.
- */
-function sameAs(text: string | undefined, bytes: Uint8Array | undefined): Uint8Array | undefined {
-  return text === undefined || bytes === undefined || text.includes("\uFFFD") ? undefined : bytes;
+/** Whether a JSON answer's bytes are blank (nothing but whitespace), as its text trimmed would be. */
+function blank(bytes: Uint8Array): boolean {
+  for (const byte of bytes) {
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
+    // Other whitespace is not ASCII: decoded and trimmed, as the text was read before (rare).
+    return byte < 0x80 ? false : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8").trim() === "";
+  }
+  return true;
 }
 
 /**
@@ -55,24 +68,52 @@ function sameAs(text: string | undefined, bytes: Uint8Array | undefined): Uint8A
  */
 export function httpTap(capture: (message: Capture) => void, { maxBytes }: HttpTapOptions) {
   let entries = 0;
+  let last: Record<string, string> | undefined;
   return function exchange(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined): void {
     const entry = ++entries;
-    const headers = requestHeaders(req);
+    const headers = requestHeaders(req, last);
+    last = headers;
     if (req.method === "POST") {
-      const kept = body === undefined || body.length > maxBytes ? undefined : body;
-      const message = kept && Buffer.from(kept.buffer, kept.byteOffset, kept.byteLength).toString("utf8");
-      capture({
-        entry,
-        part: "request",
-        from: "client",
-        text: message,
-        bytes: sameAs(message, kept),
-        headers,
-        time: Date.now(),
-      });
+      // The bytes as read: decoded only if a page or --record reads them (undefined: over the limit, or not read).
+      const bytes = body === undefined || body.length > maxBytes ? undefined : body;
+      capture({ entry, part: "request", from: "client", text: undefined, bytes, headers, time: Date.now() });
     }
     tapAnswer(res, entry, headers, capture, maxBytes);
   };
+}
+
+/** A tapped response's reader: the answer its writes are read by. */
+const ANSWER = Symbol("wymcp.liveAnswer");
+type Tapped = ServerResponse & { [ANSWER]: AnswerTap };
+
+/*
+ * The tapped response's writeHead, write and end: one function each for every response, each finding its response's
+ * tap on it. Three closures made per response instead kept a busy proxy's exchanges alive through scavenges: the young
+ * generation's survivors per request doubled, and they died in the old one (GC time per request nearly doubled).
+ */
+function liveWriteHead(this: Tapped, ...args: unknown[]): ServerResponse {
+  const answer = this[ANSWER];
+  for (const arg of args)
+    if (typeof arg === "object" && arg !== null) {
+      answer.given = arg;
+      break;
+    }
+  return answer.writeHead.apply(this, args);
+}
+
+function liveWrite(this: Tapped, chunk: unknown, ...rest: unknown[]): boolean {
+  const answer = this[ANSWER];
+  const ok = answer.write.call(this, chunk, ...rest);
+  answer.seen(chunk, rest[0]);
+  return ok;
+}
+
+function liveEnd(this: Tapped, ...args: unknown[]): ServerResponse {
+  const answer = this[ANSWER];
+  const out = answer.end.apply(this, args);
+  if (typeof args[0] !== "function" && args[0] !== undefined && args[0] !== null) answer.seen(args[0], args[1]);
+  answer.finish();
+  return out;
 }
 
 function tapAnswer(
@@ -82,23 +123,10 @@ function tapAnswer(
   capture: (message: Capture) => void,
   maxBytes: number,
 ): void {
-  const answer = new AnswerTap(res, entry, headers, capture, maxBytes);
-  const { writeHead, write, end } = res;
-  res.writeHead = function liveWriteHead(this: ServerResponse, ...args: unknown[]) {
-    answer.given = args.find((a) => typeof a === "object" && a !== null);
-    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
-  } as ServerResponse["writeHead"];
-  res.write = function liveWrite(this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
-    const ok = (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
-    answer.seen(chunk, rest[0]);
-    return ok;
-  } as ServerResponse["write"];
-  res.end = function liveEnd(this: ServerResponse, ...args: unknown[]) {
-    const out = (end as (...a: unknown[]) => ServerResponse).apply(this, args);
-    if (typeof args[0] !== "function" && args[0] !== undefined && args[0] !== null) answer.seen(args[0], args[1]);
-    answer.finish();
-    return out;
-  } as ServerResponse["end"];
+  (res as Tapped)[ANSWER] = new AnswerTap(res, entry, headers, capture, maxBytes);
+  res.writeHead = liveWriteHead as unknown as ServerResponse["writeHead"];
+  res.write = liveWrite as unknown as ServerResponse["write"];
+  res.end = liveEnd as unknown as ServerResponse["end"];
 }
 
 /**
@@ -111,7 +139,7 @@ class AnswerTap {
   given: unknown;
   private mode: "json" | "sse" | "ignore" | undefined;
   private session: string | undefined;
-  // JSON: the body's chunks, decoded once at its end. SSE: a decoder across chunks, and the event so far.
+  // JSON: the chunks as written, whole at its end (not decoded here). SSE: a decoder across chunks, and the event so far.
   private chunks: Buffer[] | undefined;
   private size = 0;
   private decoder: StringDecoder | undefined;
@@ -123,6 +151,10 @@ class AnswerTap {
   // A CR that ended the last chunk ended its line; an LF opening this one is the rest of that CRLF, not a blank line.
   private crEnded = false;
   private finished = false;
+  /** The response's own writeHead, write and end, as they were before the tap: what the tapped ones call. */
+  readonly writeHead: (...args: unknown[]) => ServerResponse;
+  readonly write: (...args: unknown[]) => boolean;
+  readonly end: (...args: unknown[]) => ServerResponse;
 
   constructor(
     private readonly res: ServerResponse,
@@ -130,7 +162,11 @@ class AnswerTap {
     private readonly headers: Record<string, string>,
     private readonly capture: (message: Capture) => void,
     private readonly maxBytes: number,
-  ) {}
+  ) {
+    this.writeHead = res.writeHead as AnswerTap["writeHead"];
+    this.write = res.write as AnswerTap["write"];
+    this.end = res.end as AnswerTap["end"];
+  }
 
   /** A chunk the response has just written. */
   seen(chunk: unknown, encoding: unknown): void {
@@ -163,10 +199,13 @@ class AnswerTap {
       this.decide();
       if (this.mode === "json") {
         const { over, chunks, size } = this;
-        const bytes = over || chunks === undefined ? undefined : Buffer.concat(chunks, size);
-        const body = over ? undefined : bytes === undefined ? "" : bytes.toString("utf8");
         this.chunks = undefined;
-        if (body === undefined || body.trim() !== "") this.emit("response", body, sameAs(body, bytes));
+        // An empty or blank body is no message; the bytes are not decoded here (a page or --record does).
+        if (over) this.emit("response", undefined);
+        else if (chunks !== undefined) {
+          const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+          if (!blank(bytes)) this.emit("response", undefined, bytes);
+        }
       } else if (this.mode === "sse") {
         if (this.line !== "") this.sseLine(this.line);
         this.endEvent();

@@ -7,7 +7,7 @@ import type { JudgeOptions } from "../../check/judge.js";
 import type { GateLog, MessageObserver } from "../../core/gate-log.js";
 import type { AdmissionSettings } from "../../core/admission.js";
 import { type Listener, listen } from "../listener.js";
-import { LiveFeed } from "./feed.js";
+import { LiveFeed, textOf } from "./feed.js";
 import { httpTap } from "./http-tap.js";
 import { Recorder } from "./record.js";
 import { stdioTap } from "./stdio-tap.js";
@@ -59,7 +59,7 @@ export async function startLive(
           reveal: args.reveal,
           report: (message) => log.line("record", { file: args.record, message }, `--record: ${message}`),
         });
-  if (recorder) feed.onCapture = (capture) => recorder.write(capture.text);
+  if (recorder) feed.onCapture = (capture) => recorder.write(textOf(capture));
   let listener: Listener | undefined;
   try {
     listener =
