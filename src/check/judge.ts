@@ -367,22 +367,9 @@ function judgeOut(
 ): { verdict: Verdict; body: unknown } {
   // The session's revision for a server's own message: its request or notification has no answered request.
   const session = answered ? undefined : sessionRevision(headers, body, context);
-  // A server's body carries no era signal, and a body-read era would let a modern-only field pick its own lane.
-  const { era, signal }: { era: Era; signal: CheckSignal } =
-    options.era !== "auto"
-      ? { era: options.era, signal: "flag" }
-      : answered
-        ? { era: answered.era, signal: "request" }
-        : context?.exchangeEra
-          ? { era: context.exchangeEra.era, signal: context.exchangeEra.eraSignal }
-          : sessionSignal(classifyEra(headers, undefined), session);
+  const { era, signal } = outboundEra(options, headers, context, answered, session);
   const method = answered?.method ?? options.method;
-  // As report mode does: the revision its request was judged by; for a lone message the header's legacy revision,
-  // else its session's, else the one a server assumes without either.
-  const revision =
-    era === "legacy"
-      ? (answered?.revision ?? legacyRevisionOf(undefined, headers["mcp-protocol-version"] ?? session?.revision).revision)
-      : MODERN_REVISION;
+  const revision = outboundRevision(era, headers, answered, session);
   const result = validateMcpResponse(body, { era, method, protocolVersion: revision, formats: options.settings.validate?.formats });
   const answers = result.kind === "result" || result.kind === "error";
   const part = context?.part;
@@ -424,6 +411,35 @@ function judgeOut(
         };
   // An undefined method is left out of --json by JSON.stringify; deleting the key would cost a slower object shape.
   return { verdict, body };
+}
+
+/** A server's message's era: the flag's, its request's, its exchange's, or its headers' (a body carries no era signal). */
+function outboundEra(
+  options: JudgeOptions,
+  headers: Record<string, string>,
+  context: JudgeContext | undefined,
+  answered: PendingRequest | undefined,
+  session: Negotiated | undefined,
+): { era: Era; signal: CheckSignal } {
+  // A body-read era would let a modern-only field pick its own lane.
+  if (options.era !== "auto") return { era: options.era, signal: "flag" };
+  if (answered) return { era: answered.era, signal: "request" };
+  if (context?.exchangeEra) return { era: context.exchangeEra.era, signal: context.exchangeEra.eraSignal };
+  return sessionSignal(classifyEra(headers, undefined), session);
+}
+
+/**
+ * As report mode does: the revision its request was judged by; for a lone message the header's legacy revision, else
+ * its session's, else the one a server assumes without either.
+ */
+function outboundRevision(
+  era: Era,
+  headers: Record<string, string>,
+  answered: PendingRequest | undefined,
+  session: Negotiated | undefined,
+): string {
+  if (era !== "legacy") return MODERN_REVISION;
+  return answered?.revision ?? legacyRevisionOf(undefined, headers["mcp-protocol-version"] ?? session?.revision).revision;
 }
 
 /** A legacy era of no signal, told instead by the session the message belongs to. */
