@@ -244,7 +244,7 @@ function peakKiB(pid: number): number {
  * What the traffic left: each process's resident set once V8 has collected after it. With traffic on, a reading
  * falls anywhere in the old generation's sawtooth (one proxy read 114 and 173 MiB seconds apart, its live heap 24 and
  * 82 MiB); once a process goes idle, V8's memory reducer runs full collections and gives the freed pages back, 15 to
- * 25 s later on this machine. Read every half second until every process has fallen by a tenth from its reading at
+ * 46 s later in the runs on this machine. Read every half second until every process has fallen by a tenth from its reading at
  * the end of the traffic and held for two seconds, or `maxMs` have passed (a process with nothing to give back).
  */
 async function settle<K extends string>(
@@ -354,6 +354,6 @@ export function liveTable(r: LiveBench): string {
   return [
     table(["live page (--ui)", "measured", "ratio", "target", "result"], rows),
     "",
-    "The live rounds interleave the three proxies (the same flags but --ui) on valid modern tools/call; the page is an SSE client in the benchmark's process reading /events to its end. The memory run sends the same messages to three fresh proxies in turn and reads each one's RSS once V8 has collected after the traffic (its memory reducer, 15–25 s after the last request), with the readings at the traffic's end and the peaks beside it. The page's input events are timed in headless Chromium from dispatch to the frame after the filter ran.",
+    "The live rounds interleave the three proxies (the same flags but --ui) on valid modern tools/call; the page is an SSE client in the benchmark's process reading /events to its end. The memory run sends the same messages to three fresh proxies in turn and reads each one's RSS once V8 has collected after the traffic (its memory reducer: 15–46 s after the last request in the runs here, a minute at most), with the readings at the traffic's end and the peaks beside it. The page's input events are timed in headless Chromium from dispatch to the frame after the filter ran.",
   ].join("\n");
 }
