@@ -609,6 +609,15 @@ describe("the stdio gate's tap: each side's bytes, one capture a line", () => {
     ]);
   });
 
+  test("a line of other whitespace (a form feed, a no-break space), which the gate judges and answers, is captured", () => {
+    const { captures, chunk } = tap();
+    chunk("client", "\f\n\u00a0\r\n \t\n");
+    assert.deepEqual(seen(captures), [
+      [1, "client", "\f"],
+      [2, "client", "\u00a0"],
+    ]);
+  });
+
   test("a character cut between two writes is read whole; a line past the limit is captured without its text, and the next is read", () => {
     const { captures, chunk } = tap();
     const e = Buffer.from("é");

@@ -2,7 +2,7 @@
  * @module stdio-tap: `wymcp stdio`'s messages for the live feed. The gate hands over what it reads and writes as it
  * goes (the client's bytes, the server's, wymcp's own answers); each side is split into lines here, one message a line.
  */
-import { LineSplitter } from "../../core/lines.js";
+import { isBlank, LineSplitter } from "../../core/lines.js";
 import type { Capture } from "./feed.js";
 
 /** Who wrote the bytes: wymcp's own answers go to the client as the server's do. */
@@ -10,7 +10,9 @@ export type StdioSide = "client" | "server" | "wymcp";
 
 /**
  * One side's lines as the feed shows them: a line longer than `maxBytes` is captured as over the limit (no text); a
- * line that is only whitespace is no message and is not captured; a `\r` ending a line is not part of its text.
+ * line of only spaces, tabs and `\r` is no message and is not captured, as the gate neither forwards nor answers it
+ * (any other whitespace, a form feed or a no-break space, is a line the gate judges, so it is shown); a `\r` ending a
+ * line is not part of its text.
  */
 class Lines {
   private readonly splitter: LineSplitter;
@@ -31,8 +33,8 @@ class Lines {
         continue;
       }
       const { bytes } = line;
-      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8").replace(/\r$/, "");
-      if (text.trim() !== "") this.line(text);
+      if (isBlank(bytes)) continue;
+      this.line(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8").replace(/\r$/, ""));
     }
   }
 }
