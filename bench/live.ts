@@ -1,20 +1,24 @@
 /**
  * @module the live page's budgets, part of `npm run bench -- --proxy`:
  * - throughput: valid tools/call through `wymcp proxy --ui` with no page open ÷ the same proxy without `--ui` (target
- *   ≥ 0.98), and with one page open (an SSE client in this process reading the feed to its end) ÷ without (≥ 0.95),
+ *   ≥ 0.98), and with one page open (an SSE client in a process of its own reading the feed to its end) ÷ without (≥ 0.95),
  *   in interleaved rounds of one run;
  * - memory: `messages` messages (requests and their answers) through a fresh `--ui` proxy with a page open, the RSS they
  *   leave (read once V8 has collected after them) ÷ the same through a fresh `--ui` proxy with none (≤ 1.2×);
  * - the page: ten thousand rows held in real headless Chromium, each input event on the text filter timed from its
  *   dispatch to the next frame (target: the median < 100 ms; the worst is shown beside it).
  */
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
+import { fileURLToPath } from "node:url";
 import { type Browser, chromium } from "playwright-core";
 import { type LaunchedProxy, launchProxy } from "../examples/launch.js";
 import { ensureAptBinary } from "../test/support/apt.js";
 import { flood, post, type Workload, workloads } from "./http.js";
 import { formatRatio, type Spread, spread, table } from "./measure.js";
+
+const READER = fileURLToPath(new URL("page-reader.mjs", import.meta.url));
 
 export interface LiveBenchSettings {
   rounds: number;
@@ -33,6 +37,8 @@ const VARIANTS = ["plain", "ui", "page"] as const;
 type LiveVariant = (typeof VARIANTS)[number];
 
 export interface LiveBench {
+  /** Interleaved throughput rounds per variant. */
+  rounds: number;
   reqPerSec: Record<LiveVariant, Spread>;
   /** The proxy process's CPU time per request, µs (from /proc: 10 ms ticks): steadier than req/s on a busy host. */
   relayCpuUs: Record<LiveVariant, Spread>;
@@ -74,27 +80,26 @@ async function pageOf(proxy: LaunchedProxy): Promise<string> {
   }
 }
 
-/** An SSE client that reads the feed to its end and counts the rows: a page, minus its rendering. */
+/**
+ * A page following the feed: bench/page-reader.mjs in a process of its own, as a browser's page is (read in this
+ * process, its rows would take the flood's client thread). Its lines say the rows read so far and the delays sampled.
+ */
 function follow(page: string): { rows: () => number; delays: () => number[]; close: () => void } {
   let rows = 0;
-  // From each row's capture (its `time`, the proxy's clock, this machine's) to its arrival here, ms, every 16th row.
   const delays: number[] = [];
-  const req = http.get(new URL("events", page), (res) => {
-    res.setEncoding("utf8");
-    let tail = "";
-    res.on("data", (text: string) => {
-      const now = Date.now();
-      const chunk = tail + text;
-      // Only whole events are read; the rest waits for the next chunk.
-      const end = chunk.lastIndexOf("\n\n");
-      tail = end < 0 ? chunk : chunk.slice(end + 2);
-      const whole = end < 0 ? "" : chunk.slice(0, end + 2);
-      const rowTime = /^data: \{"seq":\d+,"time":(\d+)/gm;
-      for (let found = rowTime.exec(whole); found; found = rowTime.exec(whole)) if (rows++ % 16 === 0) delays.push(now - Number(found[1]));
-    });
+  const child = spawn(process.execPath, [READER, page], { stdio: ["ignore", "pipe", "inherit"] });
+  let tail = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (text: string) => {
+    const lines = (tail + text).split("\n");
+    tail = lines.pop()!;
+    for (const line of lines) {
+      const [count, sampled] = line.split(" ");
+      rows = Number(count);
+      if (sampled) for (const ms of sampled.split(",")) delays.push(Number(ms));
+    }
   });
-  req.on("error", () => undefined);
-  return { rows: () => rows, delays: () => delays, close: () => req.destroy() };
+  return { rows: () => rows, delays: () => delays, close: () => child.kill() };
 }
 
 function cpuUs(pid: number): number {
@@ -152,6 +157,7 @@ export async function runLiveBench(upstream: URL, settings: LiveBenchSettings, l
     const page = await pageRun(upstream, valid, settings, log, started);
     const targets = { noPage: 0.98, withPage: 0.95, memory: 1.2, inputMs: 100 };
     return {
+      rounds: settings.rounds,
       reqPerSec: Object.fromEntries(VARIANTS.map((v) => [v, spread(rps[v])])) as Record<LiveVariant, Spread>,
       relayCpuUs: Object.fromEntries(VARIANTS.map((v) => [v, spread(cpu[v])])) as Record<LiveVariant, Spread>,
       noPage,
@@ -354,6 +360,6 @@ export function liveTable(r: LiveBench): string {
   return [
     table(["live page (--ui)", "measured", "ratio", "target", "result"], rows),
     "",
-    "The live rounds interleave the three proxies (the same flags but --ui) on valid modern tools/call; the page is an SSE client in the benchmark's process reading /events to its end. The memory run sends the same messages to three fresh proxies in turn and reads each one's RSS once V8 has collected after the traffic (its memory reducer: 15–46 s after the last request in the runs here, a minute at most), with the readings at the traffic's end and the peaks beside it. The page's input events are timed in headless Chromium from dispatch to the frame after the filter ran.",
+    `The live rounds (${r.rounds} per variant; the ratio is the median of the rounds' ratios) interleave the three proxies (the same flags but --ui) on valid modern tools/call; the page is an SSE client in a process of its own (as a browser's page is) reading /events to its end. The memory run sends the same messages to three fresh proxies in turn and reads each one's RSS once V8 has collected after the traffic (its memory reducer: 15–46 s after the last request in the runs here, a minute at most), with the readings at the traffic's end and the peaks beside it. The page's input events are timed in headless Chromium from dispatch to the frame after the filter ran.`,
   ].join("\n");
 }

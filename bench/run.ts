@@ -582,7 +582,13 @@ async function mainLive(settings: ProxyBenchSettings): Promise<void> {
   try {
     const r = await runLiveBench(
       upstream.url,
-      { ...settings, memoryMessages: settings.liveMessages, pageRows: settings.pageRows, settleMs: settings.liveSettleMs },
+      {
+        ...settings,
+        rounds: settings.liveRounds,
+        memoryMessages: settings.liveMessages,
+        pageRows: settings.pageRows,
+        settleMs: settings.liveSettleMs,
+      },
       log,
     );
     const after = loadavg()
@@ -616,6 +622,7 @@ async function mainProxy(): Promise<void> {
         liveMessages: 2_000,
         liveSettleMs: 3_000,
         pageRows: 1_000,
+        liveRounds: 1,
       }
     : {
         rounds: 9,
@@ -628,6 +635,7 @@ async function mainProxy(): Promise<void> {
         liveMessages: 100_000,
         liveSettleMs: 60_000,
         pageRows: 10_000,
+        liveRounds: 25,
       };
   if (only === "tools") return mainProxyTools(settings);
   if (only === "live") return mainLive(settings);
