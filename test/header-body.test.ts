@@ -272,6 +272,11 @@ describe("the fast path (headersAgree) agrees with the rules in full (headerProb
   });
   const SENTINEL_CALL = { ...CALL, params: { ...CALL.params, name: base64("get_weather") } };
   const COMMA_CALL = { ...CALL, params: { ...CALL.params, name: "a, b" } };
+  const COMMA_CLAIM = "2026-07-28, 2026-07-28";
+  const COMMA_CLAIM_CALL = {
+    ...CALL,
+    params: { ...CALL.params, _meta: { ...CALL.params._meta, "io.modelcontextprotocol/protocolVersion": COMMA_CLAIM } },
+  };
   /** Headers as Node's `http` keeps them: each sent as `[name, ...values]`, names lower-cased, repeats joined with ", ". */
   const joined = (...sent: Array<[string, ...string[]]>) => {
     const headers: Record<string, string> = {};
@@ -319,6 +324,19 @@ describe("the fast path (headersAgree) agrees with the rules in full (headerProb
     ["Node's headers, a body name with a comma, sent once", COMMA_CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "a, b"]), false],
     // Joined, "a" and "b" read "a, b": the body's very string, and still two values.
     ["Node's headers, two values that join to the body's name", COMMA_CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "a", "b"]), false],
+    [
+      "Node's headers, a version claim with a comma, sent once",
+      COMMA_CLAIM_CALL,
+      joined(["mcp-protocol-version", COMMA_CLAIM], ...nodeGood.slice(1)),
+      false,
+    ],
+    // Joined, the version sent twice reads as the body's claim: still two values, neither of them the claim.
+    [
+      "Node's headers, two versions that join to the body's claim",
+      COMMA_CLAIM_CALL,
+      joined(["mcp-protocol-version", "2026-07-28", "2026-07-28"], ...nodeGood.slice(1)),
+      false,
+    ],
     ["Node's headers, one missing", CALL, joined(...nodeGood.slice(0, 2)), false],
     ["Node's headers, a value that disagrees", CALL, joined(...nodeGood.slice(0, 2), ["mcp-name", "other"]), false],
     ["a resources/read's uri", RESOURCE, RESOURCE_HEADERS, true],
@@ -344,6 +362,8 @@ describe("the fast path (headersAgree) agrees with the rules in full (headerProb
   for (const [name, body, headers, fast] of cases) {
     test(`${name}: ${fast ? "agrees at a glance" : "left to the rules in full"}, and the verdict is the rules'`, () => {
       const agrees = headersAgree(body as Record<string, unknown>, headers);
+      // Validation names its own revision as a claim with no comma: that skips a search, never changes the answer.
+      assert.equal(headersAgree(body as Record<string, unknown>, headers, "2026-07-28"), agrees);
       const problem = headerProblem(body as Record<string, unknown>, headers);
       assert.equal(agrees, fast);
       if (agrees) assert.equal(problem, undefined);

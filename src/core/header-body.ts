@@ -142,9 +142,11 @@ export function headerProblem(body: Record<string, unknown>, headers: RequestHea
  * Whether `headers` agree with `body` exactly, in the usual way: each header the rules read is one value, the very
  * string of the body's field (no whitespace around it, no sentinel to decode, no repeat in another case). `true` only
  * where `headerProblem` finds nothing; `false` says nothing, and `headerProblem` judges. The hot path of a modern
- * request that passed: a few reads and comparisons, no array, no scan of a Fetch `Headers`.
+ * request that passed: a few reads and comparisons, no array, no scan of a Fetch `Headers`. `commaFree` is a version the
+ * caller knows to hold no comma (validation gives the revision its validators are of): a body claiming it skips the
+ * search for a comma in its claim, which Node's headers need (a repeat shows as one), about a tenth of the rules' cost.
  */
-export function headersAgree(body: Record<string, unknown>, headers: RequestHeaders): boolean {
+export function headersAgree(body: Record<string, unknown>, headers: RequestHeaders, commaFree?: string): boolean {
   const params = body.params;
   if (typeof params !== "object" || params === null) return false;
   const meta = (params as Record<string, unknown>)._meta;
@@ -165,7 +167,7 @@ export function headersAgree(body: Record<string, unknown>, headers: RequestHead
       joined[VERSION] === claim &&
       joined[METHOD] === method &&
       (name === undefined || joined[NAME] === name) &&
-      !claim.includes(",") &&
+      (claim === commaFree || !claim.includes(",")) &&
       (field !== undefined || !method.includes(",")) &&
       (name === undefined || !name.includes(","))
     );

@@ -163,7 +163,7 @@ function modernMessage(body: unknown, options: ValidateOptions | undefined): Val
   const headers = options?.headers;
   if (result.outcome !== "pass" || headers === undefined || options!.headerChecks === false) return result;
   // Headers that are the body's own strings agree at a glance; anything else is judged by the rules in full.
-  return headersAgree(body as Record<string, unknown>, headers) ? result : (headerRule(body, headers) ?? result);
+  return headersAgree(body as Record<string, unknown>, headers, KNOWN_MODERN_REVISION) ? result : (headerRule(body, headers) ?? result);
 }
 
 /** A modern request claiming no version, another one, or one `supportedVersions` is to judge. */
