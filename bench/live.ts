@@ -16,7 +16,7 @@ import { type Browser, chromium } from "playwright-core";
 import { type LaunchedProxy, launchProxy } from "../examples/launch.js";
 import { ensureAptBinary } from "../test/support/apt.js";
 import { flood, post, type Workload, workloads } from "./http.js";
-import { formatRatio, type Spread, spread, table } from "./measure.js";
+import { balancedOrder, balancedRounds, formatRatio, type Spread, spread, table } from "./measure.js";
 
 const READER = fileURLToPath(new URL("page-reader.mjs", import.meta.url));
 
@@ -113,6 +113,8 @@ function rssKiB(pid: number): number {
 
 export async function runLiveBench(upstream: URL, settings: LiveBenchSettings, log: (line: string) => void): Promise<LiveBench> {
   const valid: Workload = workloads().find((w) => w.key === "tools-call")!;
+  // Whole cycles of the balanced order (one round stays one, for --quick).
+  const rounds = settings.rounds <= 1 ? settings.rounds : balancedRounds(VARIANTS.length, settings.rounds);
   const started: LaunchedProxy[] = [];
   const readers: { close: () => void }[] = [];
   try {
@@ -133,8 +135,8 @@ export async function runLiveBench(upstream: URL, settings: LiveBenchSettings, l
     const pids: Record<LiveVariant, number> = { plain: plain.child.pid!, ui: ui.child.pid!, page: paged.child.pid! };
     try {
       for (const v of VARIANTS) await flood(agents[v], urls[v], valid, settings.warmupMs, settings.connections);
-      for (let round = 0; round < settings.rounds; round++) {
-        const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]!);
+      for (let round = 0; round < rounds; round++) {
+        const order = balancedOrder(VARIANTS, round);
         for (const v of order) {
           const before = cpuUs(pids[v]);
           const f = await flood(agents[v], urls[v], valid, settings.roundMs, settings.connections);
@@ -157,7 +159,7 @@ export async function runLiveBench(upstream: URL, settings: LiveBenchSettings, l
     const page = await pageRun(upstream, valid, settings, log, started);
     const targets = { noPage: 0.98, withPage: 0.95, memory: 1.2, inputMs: 100 };
     return {
-      rounds: settings.rounds,
+      rounds,
       reqPerSec: Object.fromEntries(VARIANTS.map((v) => [v, spread(rps[v])])) as Record<LiveVariant, Spread>,
       relayCpuUs: Object.fromEntries(VARIANTS.map((v) => [v, spread(cpu[v])])) as Record<LiveVariant, Spread>,
       noPage,

@@ -89,3 +89,26 @@ export function table(header: string[], rows: string[][], rightAligned: number[]
       .trimEnd();
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
+
+/**
+ * The order of `variants` in `round`: a Williams design, in which over a whole cycle (as many rounds as variants when
+ * their number is even, twice that when odd) each variant runs in each place equally often and follows each other
+ * variant equally often. A plain rotation has each variant follow the same one every round, so whatever a variant
+ * leaves behind (a process still collecting, compiling or exporting after its round) always falls on the same next one.
+ */
+export function balancedOrder<T>(variants: readonly T[], round: number): T[] {
+  const n = variants.length;
+  // The first sequence: 0, 1, n-1, 2, n-2, ...; each later one shifts it by one; for odd n, their mirrors follow.
+  const first: number[] = [];
+  for (let k = 0; k < n; k++) first.push(k === 0 ? 0 : k % 2 === 1 ? (k + 1) / 2 : n - k / 2);
+  const cycle = n % 2 === 0 ? n : 2 * n;
+  const r = round % cycle;
+  const shifted = first.map((i) => variants[(i + (r % n)) % n]!);
+  return r < n ? shifted : shifted.reverse();
+}
+
+/** The fewest rounds, at least `atLeast`, that make whole cycles of `balancedOrder` for `count` variants. */
+export function balancedRounds(count: number, atLeast: number): number {
+  const cycle = count % 2 === 0 ? count : 2 * count;
+  return Math.max(1, Math.ceil(atLeast / cycle)) * cycle;
+}

@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
 import { flood, loadBound, percentile, workloads, type Workload } from "./http.js";
 import { type LiveBench, liveTable, runLiveBench } from "./live.js";
-import { formatRatio, spread, table, type Spread } from "./measure.js";
+import { balancedOrder, balancedRounds, formatRatio, spread, table, type Spread } from "./measure.js";
 
 export interface ProxyBenchSettings {
   rounds: number;
@@ -78,6 +78,15 @@ export interface ProxyWorkload {
 }
 
 const STDIO_VARIANTS = ["gated", "pass-through", "direct"] as const;
+
+/**
+ * The interleaved rounds the proxy's and stdio's variants run: `settings.rounds` made whole cycles of their balanced
+ * order (one round stays one, for `--quick`).
+ */
+export function roundsOf(settings: { rounds: number }): { http: number; stdio: number } {
+  if (settings.rounds <= 1) return { http: settings.rounds, stdio: settings.rounds };
+  return { http: balancedRounds(HTTP_VARIANTS.length, settings.rounds), stdio: balancedRounds(STDIO_VARIANTS.length, settings.rounds) };
+}
 type StdioVariant = (typeof STDIO_VARIANTS)[number];
 
 export interface StdioBench {
@@ -274,6 +283,7 @@ async function httpRounds(
   log: (line: string) => void,
 ): Promise<ProxyWorkload[]> {
   const agents = Object.fromEntries(HTTP_VARIANTS.map((v) => [v, benchAgent(settings.connections)])) as Record<HttpVariant, http.Agent>;
+  const rounds = roundsOf(settings).http;
   try {
     const results: ProxyWorkload[] = [];
     for (const w of workloads()) {
@@ -288,9 +298,9 @@ async function httpRounds(
       const totalCpu = Object.fromEntries(HTTP_VARIANTS.map((v) => [v, [] as number[]])) as Record<HttpVariant, number[]>;
       const load: number[] = [];
       for (const v of HTTP_VARIANTS) await flood(agents[v], urls[v], w, settings.warmupMs, settings.connections);
-      for (let round = 0; round < settings.rounds; round++) {
+      for (let round = 0; round < rounds; round++) {
         load.push(loadavg()[0]!);
-        const order = HTTP_VARIANTS.map((_, i) => HTTP_VARIANTS[(i + round) % HTTP_VARIANTS.length]!);
+        const order = balancedOrder(HTTP_VARIANTS, round);
         for (const v of order) {
           const relay = pids.relays[v];
           const before = { upstream: cpuUs(pids.upstream), relay: relay ? cpuUs(relay) : 0, client: selfCpuUs() };
@@ -436,9 +446,10 @@ export async function stdioRounds(root: string, settings: ProxyBenchSettings, lo
     const lps = Object.fromEntries(STDIO_VARIANTS.map((v) => [v, [] as number[]])) as Record<StdioVariant, number[]>;
     const relayCpu = Object.fromEntries(STDIO_VARIANTS.map((v) => [v, [] as number[]])) as Record<StdioVariant, number[]>;
     const load: number[] = [];
-    for (let round = 0; round < settings.rounds; round++) {
+    const rounds = roundsOf(settings).stdio;
+    for (let round = 0; round < rounds; round++) {
       load.push(loadavg()[0]!);
-      const order = STDIO_VARIANTS.map((_, i) => STDIO_VARIANTS[(i + round) % STDIO_VARIANTS.length]!);
+      const order = balancedOrder(STDIO_VARIANTS, round);
       for (const v of order) {
         // The direct variant's child is the server itself: no relay.
         const relay = v === "direct" ? undefined : clients[v].child.pid!;

@@ -51,6 +51,7 @@ import { runToolsBench } from "./tools.js";
 import {
   proxyTables,
   proxyToolsTable,
+  roundsOf,
   runProxyBench,
   runProxyToolsBench,
   stdioRounds,
@@ -635,7 +636,7 @@ async function mainProxy(): Promise<void> {
         liveMessages: 100_000,
         liveSettleMs: 60_000,
         pageRows: 10_000,
-        liveRounds: 25,
+        liveRounds: 24,
       };
   if (only === "tools") return mainProxyTools(settings);
   if (only === "live") return mainLive(settings);
@@ -647,7 +648,7 @@ async function mainProxy(): Promise<void> {
       [
         `wymcp stdio${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
         `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
-        `${settings.window} requests in flight, ${settings.rounds} interleaved rounds × ${settings.roundMs} ms per variant; ratios per round`,
+        `${settings.window} requests in flight, ${roundsOf(settings).stdio} interleaved rounds (balanced order) × ${settings.roundMs} ms per variant; ratios per round`,
         "",
         stdioTable(stdio),
         "",
@@ -671,8 +672,9 @@ async function mainProxy(): Promise<void> {
         "proxy",
         `## wymcp proxy and wymcp stdio: examples/server.ts (the SDK alone) behind the proxy, the proxy with --otel, its --pass-through, and direct; ` +
           `bench/stdio-server.mjs (the SDK's McpServer) behind wymcp stdio, its --pass-through, and direct; ${settings.connections} ` +
-          `keep-alive connections, ${settings.window} stdio requests in flight, ${settings.rounds} interleaved rounds × ${settings.roundMs} ms ` +
-          `per variant; ratios per round; memory over ${memorySeconds} s of mixed traffic`,
+          `keep-alive connections, ${settings.window} stdio requests in flight, ${roundsOf(settings).http} (proxy) and ${roundsOf(settings).stdio} (stdio) ` +
+          `interleaved rounds × ${settings.roundMs} ms per variant, in a balanced order (each variant follows each other equally often); ` +
+          `ratios per round; memory over ${memorySeconds} s of mixed traffic`,
         proxyTables(results),
         "",
         "### Targets",
