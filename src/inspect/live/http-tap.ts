@@ -166,7 +166,13 @@ function wantedHeader(name: string): number {
   const { length } = name;
   if (length !== 12 && length !== 14 && length !== 16) return 0;
   const lower = name.toLowerCase();
-  return lower === "content-type" ? CONTENT_TYPE : lower === "content-encoding" ? CONTENT_ENCODING : lower === "mcp-session-id" ? SESSION_ID : 0;
+  return lower === "content-type"
+    ? CONTENT_TYPE
+    : lower === "content-encoding"
+      ? CONTENT_ENCODING
+      : lower === "mcp-session-id"
+        ? SESSION_ID
+        : 0;
 }
 
 /** An event stream's reading so far: a decoder across chunks, the line and the event begun. */
