@@ -19,11 +19,14 @@ import type { InspectRow } from "../src/inspect/row.js";
 import { type Capture, JUDGE_BATCH_CHARS, LiveFeed, textOf } from "../src/inspect/live/feed.js";
 import { BLOCK_BYTES, HeldCaptures } from "../src/inspect/live/held.js";
 import { listen } from "../src/inspect/listener.js";
-import { httpTap } from "../src/inspect/live/http-tap.js";
+import { httpObserver, httpTap } from "../src/inspect/live/http-tap.js";
+import { createLog, type MessageObserver } from "../src/core/gate-log.js";
+import { createProxy, listen as listenProxy } from "../src/hosts/proxy/proxy.js";
+import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { stdioTap } from "../src/inspect/live/stdio-tap.js";
 import { takeLiveArgs } from "../src/cli/live/live.js";
 import { assertFreshDist } from "./support/built.js";
-import { startProxy, until } from "./support/proxy.js";
+import { assertNothingListens, NO_UPSTREAM, startProxy, until } from "./support/proxy.js";
 
 const CLI = "dist/cli.js";
 const SERVER = "bench/stdio-server.mjs";
@@ -417,6 +420,36 @@ describe("the live feed's bounds", () => {
     );
   });
 
+  test("messages of the same fields kept across many buffers, the oldest giving way, each come back with their own fields", () => {
+    const held = new HeldCaptures(300);
+    const first = { "content-type": "application/json", "mcp-protocol-version": "2025-06-18" };
+    const second = { ...first, "mcp-session-id": "s-9" };
+    const given: Capture[] = [];
+    const text = (i: number) => JSON.stringify({ jsonrpc: "2.0", id: i, result: { t: "w".repeat(i % 700) } });
+    // Runs of one headers object then another, requests and answers, over some forty buffers that turn over.
+    for (let i = 1; i <= 4_000; i++) {
+      const headers = Math.floor(i / 150) % 2 === 0 ? first : second;
+      const capture: Capture = {
+        entry: i,
+        part: i % 2 === 0 ? "request" : "response",
+        from: i % 2 === 0 ? "client" : "server",
+        text: undefined,
+        bytes: Buffer.from(text(i)),
+        headers,
+        time: i,
+      };
+      if (i % 7 === 0) capture.session = `s-${i}`;
+      given.push(capture);
+      held.add(capture);
+      while (held.size > 300) held.dropOldest();
+    }
+    assert.ok(held.blockBytes <= 4 * BLOCK_BYTES, `${held.blockBytes} bytes held`);
+    assert.deepEqual(
+      held.take().map((c) => [c.entry, c.part, c.from, c.text, c.headers, c.session, c.time]),
+      given.slice(-300).map((c) => [c.entry, c.part, c.from, text(c.entry), c.headers, c.session, c.time]),
+    );
+  });
+
   test("a message over the size limit is a row without its text", () => {
     const feed = new LiveFeed("stdio", options, 10);
     feed.capture({ entry: 1, from: "client", text: undefined, time: 1 });
@@ -581,6 +614,110 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
     assert.equal(gz.captures.length, 1);
     const accepted = await tapped((res) => res.writeHead(202).end());
     assert.equal(accepted.captures.length, 1);
+  });
+});
+
+describe("the proxy's reader: what it relays, told write by write", () => {
+  /**
+   * A proxy in this process in front of `upstream`, its live observer `observer` (all of it, or `exchange` alone, so
+   * that every response is tapped); each response the observer saw, and whether the observer tapped it.
+   */
+  async function proxied(upstream: URL, relayed: boolean) {
+    const captures: Capture[] = [];
+    const live = httpObserver((c) => captures.push(c), { maxBytes: 1024 });
+    const tapped: boolean[] = [];
+    const observer: MessageObserver<http.IncomingMessage, http.ServerResponse> = {
+      exchange: (req, res, body) => {
+        live.exchange(req, res, body);
+        tapped.push(Object.hasOwn(res, "write"));
+      },
+    };
+    if (relayed)
+      observer.relayed = (req, res, body) => {
+        const reader = live.relayed(req, res, body);
+        res.once("finish", () => tapped.push(Object.hasOwn(res, "write")));
+        return reader;
+      };
+    const { options } = parseProxyArgs(["--upstream", upstream.href]);
+    const built = createProxy(
+      options,
+      createLog("proxy", "text", () => undefined),
+      { observer: observer as MessageObserver },
+    );
+    const { server, address } = await listenProxy(built, "127.0.0.1", 0);
+    return { captures, tapped, url: `http://127.0.0.1:${address.port}/mcp`, close: () => built.drain(server) };
+  }
+
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-06-18",
+  };
+  const post = (url: string, body: string) => fetch(url, { method: "POST", headers, body }).then((got) => got.text());
+  const seen = (captures: Capture[]) => captures.map((c) => [c.entry, c.part, c.from, textOf(c), c.session, c.headers]);
+
+  test("a JSON answer, an event stream and a GET's stream relayed, a refusal and an upstream's failure: captured as a tap captures them, no response tapped but the refusal's", async () => {
+    const upstream = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        if (req.method === "GET") return void res.writeHead(200, { "content-type": "text/event-stream" }).end('data: {"c":3}\n\n');
+        const { id, method } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: number; method: string };
+        if (method === "tools/list") {
+          res.writeHead(200, { "content-type": "text/event-stream", "mcp-session-id": "s-1" });
+          res.write('data: {"a"');
+          return void res.end(`:${id}}\n\ndata: {"b":2}\n\n`);
+        }
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"jsonrpc":"2.0",');
+        res.end(`"id":${id},"result":{}}`);
+      });
+    });
+    await new Promise<void>((done) => upstream.listen(0, "127.0.0.1", done));
+    await assertNothingListens();
+    const target = new URL(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`);
+    const run = async (relayed: boolean) => {
+      const proxy = await proxied(target, relayed);
+      const gone = await proxied(NO_UPSTREAM, relayed);
+      try {
+        assert.equal(await post(proxy.url, '{"jsonrpc":"2.0","id":1,"method":"ping"}'), '{"jsonrpc":"2.0","id":1,"result":{}}');
+        assert.match(await post(proxy.url, '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'), /data: \{"b":2\}/);
+        assert.match(await post(proxy.url, "{"), /-32700/);
+        const stream = await fetch(proxy.url, { headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-06-18" } });
+        assert.match(await stream.text(), /"c":3/);
+        assert.match(await post(gone.url, '{"jsonrpc":"2.0","id":4,"method":"ping"}'), /Bad Gateway/);
+        await until(() => proxy.tapped.length === 4 && gone.tapped.length === 1);
+        return { captures: [...seen(proxy.captures), ...seen(gone.captures)], tapped: [...proxy.tapped, ...gone.tapped] };
+      } finally {
+        await proxy.close();
+        await gone.close();
+      }
+    };
+    try {
+      const told = await run(true);
+      const tapped = await run(false);
+      assert.deepEqual(told.captures, tapped.captures);
+      const json = { "content-type": "application/json", "mcp-protocol-version": "2025-06-18" };
+      assert.deepEqual(told.captures, [
+        [1, "request", "client", '{"jsonrpc":"2.0","id":1,"method":"ping"}', undefined, json],
+        [1, "response", "server", '{"jsonrpc":"2.0","id":1,"result":{}}', undefined, json],
+        [2, "request", "client", '{"jsonrpc":"2.0","id":2,"method":"tools/list"}', undefined, json],
+        [2, "event 1", "server", '{"a":2}', "s-1", json],
+        [2, "event 2", "server", '{"b":2}', "s-1", json],
+        [3, "request", "client", "{", undefined, json],
+        [3, "response", "server", told.captures[6]![3], undefined, json],
+        [4, "event 1", "server", '{"c":3}', undefined, { "mcp-protocol-version": "2025-06-18" }],
+        [1, "request", "client", '{"jsonrpc":"2.0","id":4,"method":"ping"}', undefined, json],
+        [1, "response", "server", told.captures[9]![3], undefined, json],
+      ]);
+      assert.match(String(told.captures[6]![3]), /"code":-32700/);
+      assert.match(String(told.captures[9]![3]), /Bad Gateway/);
+      // Only the refusal, which the proxy's relay does not write, was read by a tap on its response.
+      assert.deepEqual(told.tapped, [false, false, true, false, false]);
+      assert.deepEqual(tapped.tapped, [true, true, true, true, true]);
+    } finally {
+      upstream.close();
+    }
   });
 });
 

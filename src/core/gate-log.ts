@@ -69,14 +69,29 @@ export interface GateHooks {
 }
 
 /**
- * The proxy calls `exchange` once per exchange it serves, before answering (with Node's request and response); the stdio
- * gate calls `chunk` with the bytes of each side.
+ * The proxy calls `exchange` (or `relayed`) once per exchange it serves, before answering (with Node's request and
+ * response); the stdio gate calls `chunk` with the bytes of each side.
  */
 export interface MessageObserver<Req = unknown, Res = unknown> {
   /** A POST with its body as read (undefined when refused unread), or a GET; the observer may tap `res`. */
   exchange?(req: Req, res: Res, body: Uint8Array | undefined): void;
+  /**
+   * As `exchange`, for an answer the face writes itself and tells of as it goes: the observer leaves `res` as it is and
+   * returns the reader the face calls after each write (undefined: the observer reads nothing of it).
+   */
+  relayed?(req: Req, res: Res, body: Uint8Array | undefined): AnswerReader | undefined;
   /** Bytes from the client, the server, or wymcp's own answers to the client, as they pass. */
   chunk?(from: "client" | "server" | "wymcp", data: Uint8Array | string): void;
+}
+
+/** One answer as its writer tells of it, each call after the write it names: what `res.writeHead`, `write`, `end` were given. */
+export interface AnswerReader {
+  /** The headers given with the status: an object, or a flat `[name, value, ...]` array. */
+  head(headers: unknown): void;
+  /** A chunk of the body; a string is UTF-8. */
+  chunk(data: Uint8Array | string): void;
+  /** The answer has ended (not called when it breaks off). */
+  end(): void;
 }
 
 /** Calls a hook, ignoring what it throws: a broken subscriber must not break a message on its way. */

@@ -8,6 +8,7 @@ import https from "node:https";
 import { isIP, Socket } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import { errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
+import type { AnswerReader } from "../../core/gate-log.js";
 import { mediaType } from "../../core/header-value.js";
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), plus `Expect`, which the proxy answers itself. */
@@ -97,6 +98,8 @@ export interface Exchange {
    * neither the client nor a reverse proxy in front reads it as a failure. Answers of other kinds still finish.
    */
   drain?: AbortSignal;
+  /** Told of each write of the answer after it is made (the live feed's reader), when the exchange has one. */
+  reader?: AnswerReader;
 }
 
 /** Methods a client may repeat with the same effect (RFC 9110 §9.2.2): only these are sent again on a new socket. */
@@ -216,7 +219,7 @@ class Attempt {
         : kind === "too-large"
           ? `Bad Gateway: the upstream server's answer is larger than ${this.upstream.maxAnswerBytes} bytes`
           : "Bad Gateway: the upstream server's answer is not valid HTTP";
-    sendJson(res, 502, errorResponse(id, INTERNAL_ERROR, message));
+    sendJson(res, 502, errorResponse(id, INTERNAL_ERROR, message), this.exchange.reader);
     this.settle({ kind, status: 502, error });
   }
 
@@ -259,12 +262,16 @@ class Attempt {
       this.ending = true;
       this.out.destroy();
       res.end();
+      this.exchange.reader?.end();
       return this.settle({ kind: "answered", status: this.status });
     }
     if (!acceptsEventStream(req.headers.accept)) return;
     this.ending = true;
     this.out.destroy();
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" }).end();
+    const headers = { "content-type": "text/event-stream", "cache-control": "no-cache" };
+    res.writeHead(200, headers).end();
+    this.exchange.reader?.head(headers);
+    this.exchange.reader?.end();
     this.settle({ kind: "drained", status: 200 });
   };
 
@@ -287,6 +294,7 @@ class Attempt {
         res,
         504,
         errorResponse(id, INTERNAL_ERROR, `Gateway Timeout: the upstream server did not answer within ${upstream.timeoutMs} ms`),
+        exchange.reader,
       );
       return this.settle({ kind: "timeout", status: 504, error: "timeout" });
     }
@@ -309,10 +317,10 @@ class Attempt {
   /** The upstream's answer: its head written to the client (or refused), its body relayed, its end or cut passed on. */
   private onResponse(answer: IncomingMessage): void {
     clearTimeout(this.timer);
-    const { res, drain } = this.exchange;
+    const { res, drain, reader } = this.exchange;
     const status = answer.statusCode ?? 0;
     const stream = mediaType(answer.headers["content-type"]) === "text/event-stream";
-    const problem = writeAnswerHead(answer, res, status, stream, this.upstream.maxAnswerBytes);
+    const problem = writeAnswerHead(answer, res, status, stream, this.upstream.maxAnswerBytes, reader);
     if (problem) {
       answer.destroy();
       this.out.destroy();
@@ -328,6 +336,7 @@ class Attempt {
     res.on("drain", () => answer.resume());
     answer.once("end", () => {
       res.end();
+      reader?.end();
       this.settle({ kind: "answered", status });
     });
     // An answer cut off mid-stream: the client's must end the same way, not as if it were complete.
@@ -345,8 +354,11 @@ class Attempt {
       answer.destroy();
       return this.fail("too-large", `more than ${this.upstream.maxAnswerBytes} bytes`);
     }
+    const { res, reader } = this.exchange;
+    const written = res.write(chunk);
+    reader?.chunk(chunk);
     // Backpressure: a slow client pauses the upstream's answer, and so the upstream itself.
-    if (!this.exchange.res.write(chunk)) answer.pause();
+    if (!written) answer.pause();
   }
 
   /** The answer closed or failed: when it was not complete (and no drain ended it), the client's breaks off too. */
@@ -386,6 +398,7 @@ function writeAnswerHead(
   status: number,
   stream: boolean,
   maxAnswerBytes: number,
+  reader: AnswerReader | undefined,
 ): { kind: "malformed" | "too-large"; error: string } | undefined {
   const headers = answerHeaders(answer.rawHeaders);
   // RFC 9110 §15: a status outside 100..599 is invalid, and a final answer is never 1xx: Node would throw writing it.
@@ -401,6 +414,7 @@ function writeAnswerHead(
   } catch (error) {
     return { kind: "malformed", error: (error as NodeJS.ErrnoException).code ?? "an answer Node cannot write" };
   }
+  reader?.head(headers);
   return undefined;
 }
 
@@ -515,9 +529,13 @@ function answerHeaders(raw: string[]): string[] | undefined {
   return out;
 }
 
-/** A JSON answer of the proxy's own (502, 504, a crash of ours). */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+/** A JSON answer of the proxy's own (502, 504, a crash of ours), told to the exchange's reader when it has one. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, reader?: AnswerReader): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(text) };
+  res.writeHead(status, headers);
   res.end(text);
+  reader?.head(headers);
+  reader?.chunk(text);
+  reader?.end();
 }

@@ -19,7 +19,7 @@ import { admittedEvent, type GateAction, type GateAdmit, type GateRefuse, refusa
 import { now } from "../../core/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { notify, type GateHooks, type GateLog, type VerdictEvent } from "../../core/gate-log.js";
+import { type AnswerReader, notify, type GateHooks, type GateLog, type VerdictEvent } from "../../core/gate-log.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
 import { loggedToolLock } from "../shared/tool-lock-log.js";
 import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";
@@ -175,6 +175,18 @@ class Relay {
     return cut;
   }
 
+  /**
+   * The exchange to the live observer, if any. An answer only forward.ts writes (`relayed`) is told to the observer's
+   * reader write by write; any other is read by the observer's tap on the response.
+   */
+  private observe(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, relayed: boolean): AnswerReader | undefined {
+    const { observer } = this.hooks;
+    if (observer === undefined) return undefined;
+    if (relayed && observer.relayed) return observer.relayed(req, res, body);
+    observer.exchange?.(req, res, body);
+    return undefined;
+  }
+
   /** A verdict to the log and to the hook. */
   private verdict(event: VerdictEvent): void {
     this.log.verdict(event);
@@ -220,8 +232,8 @@ class Relay {
   private relayUnjudged(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.report) tapResponse(res, eraWithoutBody(this.face.era, req), undefined, this.report);
     const drain = req.method === "GET" ? this.drainSignal.signal : undefined;
-    if (drain) this.hooks.observer?.exchange?.(req, res, undefined);
-    return this.send(req, { req, res, body: undefined, id: null, drain }, undefined);
+    const reader = drain ? this.observe(req, res, undefined, true) : undefined;
+    return this.send(req, { req, res, body: undefined, id: null, drain, reader }, undefined);
   }
 
   /** A body the gates refused: logged and answered here; the upstream never sees it. */
@@ -231,7 +243,7 @@ class Relay {
     // The stage keeps no refused body: the log's method and name come from the bytes, parsed again, when they parsed.
     this.verdict(refusalEvent(refusal, refusedBody(judged), "refused", { status: true, remote }));
     if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
-    hooks.observer?.exchange?.(req, res, judged.bytes);
+    this.observe(req, res, judged.bytes, false);
     // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
     answerRefusal(req, res, refusal, DISCARD_TIMEOUT_MS, this.drainBytes);
     const { id } = refusal.response;
@@ -246,7 +258,9 @@ class Relay {
     // --legacy-checks report is logged; a pass only for a subscriber.
     const event = admittedEvent(judged, hooks.onVerdict !== undefined, { remote });
     if (event) this.verdict(event);
-    hooks.observer?.exchange?.(req, res, judged.bytes);
+    // Only forward.ts writes the answer (or the 202 below, which has nothing to read) unless the tools or the lock may
+    // answer or rewrite it: then the observer taps the response, before any of them wraps it.
+    const reader = this.observe(req, res, judged.bytes, !tools?.active && toolLock === undefined);
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
     if (judged.action === "accept") {
       res.writeHead(202).end();
@@ -268,7 +282,7 @@ class Relay {
     const request = result.kind === "request" ? id : undefined;
     // The very bytes judged go on, never serialized again.
     const bytes = judged.bytes ?? new Uint8Array(0);
-    return this.send(req, { req, res, body: bytes, id, traceContext: carried(trace) }, request);
+    return this.send(req, { req, res, body: bytes, id, traceContext: carried(trace), reader }, request);
   }
 }
 

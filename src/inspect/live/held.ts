@@ -45,6 +45,18 @@ export function unitsOf(capture: Capture): number {
 
 /** The buffers messages are copied into, one after another; a larger message gets a buffer of its own. */
 export const BLOCK_BYTES = 64 * 1024;
+/** Buffers let go by the oldest messages kept for the next ones: no allocation and release of one as the ring turns. */
+const SPARE_BLOCKS = 2;
+
+/** A capture's fields as one string (`metaString`), and the buffer and offset it was last written at (block -1: none yet). */
+interface Meta {
+  headers: unknown;
+  session: string | undefined;
+  meta: string;
+  size: number;
+  block: number;
+  at: number;
+}
 
 const FROM_SERVER = 1;
 const HAS_TEXT = 2;
@@ -66,24 +78,29 @@ export class HeldCaptures {
   private base = 0;
   private entry: Float64Array;
   private time: Float64Array;
-  /** The text's length in UTF-16 units (what the feed's bound counts), its bytes and its fields' bytes after it. */
+  /**
+   * The text's length in UTF-16 units (what the feed's bound counts), its bytes, and its fields' bytes: where they lie
+   * in its own buffer (written after its text, or by an earlier message of the same fields in that buffer).
+   */
   private units: Float64Array;
   private block: Float64Array;
   private offset: Float64Array;
   private textBytes: Float64Array;
+  private metaAt: Float64Array;
   private metaBytes: Float64Array;
   private flags: Uint8Array;
   /** The buffers still holding a message; `blocks[0]` is block number `firstBlock`. */
   private blocks: Buffer[] = [];
   private firstBlock = 0;
   private used = 0;
+  /** Buffers no message lies in any more, for the next ones (never those `take` handed views of). */
+  private readonly spare: Buffer[] = [];
   /** Messages the compact form cannot carry, kept as they came, by message number (rare: see `wellFormed`). */
   private readonly odd = new Map<number, Capture>();
   /** The held messages' text, UTF-16 units. */
   textUnits = 0;
-  /** The last fields made per part, and the UTF-8 length of the ones `metaOf` returned last. */
-  private readonly metas = new Map<string | undefined, { headers: unknown; session: string | undefined; meta: string; size: number }>();
-  private metaSize = 0;
+  /** The last fields made per part: of which headers object and session, their UTF-8 length, where they were written last. */
+  private readonly metas = new Map<string | undefined, Meta>();
 
   constructor(readonly capacity: number) {
     const slots = Math.min(FIRST_SLOTS, 2 * (capacity + 1));
@@ -93,6 +110,7 @@ export class HeldCaptures {
     this.block = new Float64Array(slots);
     this.offset = new Float64Array(slots);
     this.textBytes = new Float64Array(slots);
+    this.metaAt = new Float64Array(slots);
     this.metaBytes = new Float64Array(slots);
     this.flags = new Uint8Array(slots);
   }
@@ -126,18 +144,29 @@ export class HeldCaptures {
     }
     // The bytes as the face read them, copied as they are; a text, as UTF-8.
     const size = bytes !== undefined ? bytes.byteLength : text === undefined ? 0 : Buffer.byteLength(text, "utf8");
-    const metaSize = meta === "" ? 0 : this.metaSize;
-    const into = this.room(size + metaSize);
+    const metaSize = meta.size;
+    const current = this.firstBlock + this.blocks.length - 1;
+    // Fields already written in the buffer this message goes into are not written again: a buffer lives as long as any
+    // message in it, so the message reads them there.
+    const shared =
+      metaSize > 0 && this.blocks.length > 0 && meta.block === current && this.blocks[this.blocks.length - 1]!.length - this.used >= size;
+    const into = this.room(shared ? size : size + metaSize);
     const at = this.used;
     if (size > 0) {
       if (bytes !== undefined) into.set(bytes, at);
       else into.write(text!, at, size, "utf8");
     }
-    if (metaSize > 0) into.write(meta, at + size, metaSize, "utf8");
-    this.used += size + metaSize;
+    this.used += size;
+    if (metaSize > 0 && !shared) {
+      into.write(meta.meta, this.used, metaSize, "utf8");
+      meta.block = this.firstBlock + this.blocks.length - 1;
+      meta.at = this.used;
+      this.used += metaSize;
+    }
     this.block[i] = this.firstBlock + this.blocks.length - 1;
     this.offset[i] = at;
     this.textBytes[i] = size;
+    this.metaAt[i] = meta.at;
     this.metaBytes[i] = metaSize;
     this.flags[i] =
       (capture.from === "server" ? FROM_SERVER : 0) |
@@ -157,7 +186,8 @@ export class HeldCaptures {
     let drop = 0;
     while (drop < this.blocks.length - 1 && this.firstBlock + drop < this.block[this.first]!) drop++;
     if (drop > 0) {
-      this.blocks.splice(0, drop);
+      for (const gone of this.blocks.splice(0, drop))
+        if (gone.length === BLOCK_BYTES && this.spare.length < SPARE_BLOCKS) this.spare.push(gone);
       this.firstBlock += drop;
     }
   }
@@ -191,7 +221,8 @@ export class HeldCaptures {
       if (!capture.text.includes("\uFFFD")) capture.bytes = bytes;
     }
     if (metaSize > 0) {
-      const fields = block!.toString("utf8", at + size, at + size + metaSize).split("\0");
+      const metaAt = this.metaAt[i]!;
+      const fields = block!.toString("utf8", metaAt, metaAt + metaSize).split("\0");
       if (flags & HAS_PART) capture.part = fields[0];
       if (flags & HAS_SESSION) capture.session = fields[1];
       if (flags & HAS_HEADERS) {
@@ -214,23 +245,20 @@ export class HeldCaptures {
   }
 
   /**
-   * The capture's fields as `metaString` writes them, and their UTF-8 length in `metaSize`. The last one per part is
-   * kept with the headers object and session it was made of: an exchange's request and answer share their headers
+   * The capture's fields as `metaString` writes them (undefined: the capture is kept as it came). The last one per part
+   * is kept with the headers object and session it was made of: an exchange's request and answer share their headers
    * object, and the proxy's tap hands on one object for as long as the requests' headers stay the same.
    */
-  private metaOf(capture: Capture): string | undefined {
+  private metaOf(capture: Capture): Meta | undefined {
     const { part, session, headers } = capture;
     const known = this.metas.get(part);
-    if (known !== undefined && known.headers === headers && known.session === session) {
-      this.metaSize = known.size;
-      return known.meta;
-    }
+    if (known !== undefined && known.headers === headers && known.session === session) return known;
     const meta = metaString(capture);
-    this.metaSize = meta === undefined || meta === "" ? 0 : Buffer.byteLength(meta, "utf8");
+    if (meta === undefined) return undefined;
+    const made: Meta = { headers, session, meta, size: meta === "" ? 0 : Buffer.byteLength(meta, "utf8"), block: -1, at: 0 };
     // A few parts only (`request`, `response`, the first events): a stream's later events are not remembered.
-    if (meta !== undefined && (known !== undefined || this.metas.size < 8))
-      this.metas.set(part, { headers, session, meta, size: this.metaSize });
-    return meta;
+    if (known !== undefined || this.metas.size < 8) this.metas.set(part, made);
+    return made;
   }
 
   /** The buffer a message of `size` bytes goes into, at `used`. */
@@ -238,7 +266,7 @@ export class HeldCaptures {
     const last = this.blocks.at(-1);
     if (last !== undefined && last.length - this.used >= size) return last;
     if (size === 0 && last === undefined) return Buffer.alloc(0);
-    const block = Buffer.allocUnsafeSlow(Math.max(size, BLOCK_BYTES));
+    const block = size <= BLOCK_BYTES && this.spare.length > 0 ? this.spare.pop()! : Buffer.allocUnsafeSlow(Math.max(size, BLOCK_BYTES));
     this.blocks.push(block);
     this.used = 0;
     return block;
@@ -252,7 +280,17 @@ export class HeldCaptures {
     const length = this.entry.length;
     if (this.end === length) {
       if (this.end - this.first <= length / 2) {
-        const arrays = [this.entry, this.time, this.units, this.block, this.offset, this.textBytes, this.metaBytes, this.flags];
+        const arrays = [
+          this.entry,
+          this.time,
+          this.units,
+          this.block,
+          this.offset,
+          this.textBytes,
+          this.metaAt,
+          this.metaBytes,
+          this.flags,
+        ];
         for (const array of arrays) array.copyWithin(0, this.first, this.end);
         // Message numbers stay: the odd ones' keys hold.
         this.base += this.first;
@@ -270,6 +308,7 @@ export class HeldCaptures {
     this.block = wider(this.block, slots);
     this.offset = wider(this.offset, slots);
     this.textBytes = wider(this.textBytes, slots);
+    this.metaAt = wider(this.metaAt, slots);
     this.metaBytes = wider(this.metaBytes, slots);
     const flags = new Uint8Array(slots);
     flags.set(this.flags);

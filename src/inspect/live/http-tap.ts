@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StringDecoder } from "node:string_decoder";
+import type { AnswerReader } from "../../core/gate-log.js";
 import type { Capture } from "./feed.js";
 
 /** An event stream's event, or a JSON answer, longer than this is captured as over the limit (its text not kept). */
@@ -17,23 +18,12 @@ function text(value: unknown): string | undefined {
   return value === undefined || value === null ? undefined : String(value);
 }
 
-/** One header among `writeHead`'s: an object, or a flat `[name, value, ...]` array. */
-function headerOf(headers: unknown, wanted: string): string | undefined {
-  if (Array.isArray(headers)) {
-    for (let i = 0; i + 1 < headers.length; i += 2) if (String(headers[i]).toLowerCase() === wanted) return text(headers[i + 1]);
-    return undefined;
-  }
-  if (headers && typeof headers === "object")
-    for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === wanted) return text(value);
-  return undefined;
-}
-
 /**
  * The request's headers as a capture keeps them: lower-cased names, the first of a repeated one, MCP's and the media type
- * only. The same as the last request's, the last request's object is handed on (captures never change it): one object
- * for a client's run of like requests, which the feed keeps once.
+ * only. The same as the last request's (`lastCount` names), the last request's object is handed on (captures never
+ * change it): one object for a client's run of like requests, which the feed keeps once.
  */
-function requestHeaders(req: IncomingMessage, last: Record<string, string> | undefined): Record<string, string> {
+function requestHeaders(req: IncomingMessage, last: Record<string, string> | undefined, lastCount: number): Record<string, string> {
   const out: Record<string, string> = {};
   const { headers } = req;
   let count = 0;
@@ -41,20 +31,20 @@ function requestHeaders(req: IncomingMessage, last: Record<string, string> | und
   // A loop over the names: this runs for every exchange, and Object.entries built an array per header.
   for (const name in headers) {
     if (!(name === "content-type" || name.startsWith("mcp-"))) continue;
-    const first = text(headers[name]);
+    const value = headers[name];
+    const first = typeof value === "string" ? value : text(value);
     if (first === undefined) continue;
     out[name] = first;
     count++;
     if (same && last![name] !== first) same = false;
   }
-  if (!same) return out;
-  for (const _ in last) count--;
-  return count === 0 ? last! : out;
+  return same && count === lastCount ? last! : out;
 }
 
 /** Whether a JSON answer's bytes are blank (nothing but whitespace), as its text trimmed would be. */
 function blank(bytes: Uint8Array): boolean {
-  for (const byte of bytes) {
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
     if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
     // Other whitespace is not ASCII: decoded and trimmed, as the text was read before (rare).
     return byte < 0x80 ? false : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8").trim() === "";
@@ -62,29 +52,68 @@ function blank(bytes: Uint8Array): boolean {
   return true;
 }
 
+/** The live observer of `wymcp proxy`'s exchanges: `exchange` taps the response, `relayed` is told of each write instead. */
+export interface HttpObserver {
+  exchange(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined): void;
+  relayed(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined): AnswerReader;
+}
+
 /**
  * The observer the proxy calls once per exchange it serves (a POST judged or refused, a GET's stream): it captures
- * the request's body and taps the response.
+ * the request's body, and reads the response as it is written (tapped, or told by its writer).
  */
-export function httpTap(capture: (message: Capture) => void, { maxBytes }: HttpTapOptions) {
-  let entries = 0;
-  let last: Record<string, string> | undefined;
-  return function exchange(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined): void {
-    const entry = ++entries;
-    const headers = requestHeaders(req, last);
-    last = headers;
-    if (req.method === "POST") {
-      // The bytes as read: decoded only if a page or --record reads them (undefined: over the limit, or not read).
-      const bytes = body === undefined || body.length > maxBytes ? undefined : body;
-      capture({ entry, part: "request", from: "client", text: undefined, bytes, headers, time: Date.now() });
-    }
-    tapAnswer(res, entry, headers, capture, maxBytes);
+export function httpObserver(capture: (message: Capture) => void, { maxBytes }: HttpTapOptions): HttpObserver {
+  const exchanges = new Exchanges(capture, maxBytes);
+  return {
+    exchange: (req, res, body) => tapAnswer(res, exchanges.request(req, res, body)),
+    relayed: (req, res, body) => exchanges.request(req, res, body),
   };
 }
 
-/** A tapped response's reader: the answer its writes are read by. */
+/** `httpObserver`'s `exchange` alone: each exchange's response tapped. */
+export function httpTap(capture: (message: Capture) => void, options: HttpTapOptions) {
+  return httpObserver(capture, options).exchange;
+}
+
+/** What the exchanges share: the capture, the bound, their count, and the last request's headers as kept. */
+class Exchanges {
+  private entries = 0;
+  private last: Record<string, string> | undefined;
+  private lastCount = 0;
+
+  constructor(
+    readonly capture: (message: Capture) => void,
+    readonly maxBytes: number,
+  ) {}
+
+  /** The request captured (a POST's body); the reader of its answer. */
+  request(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined): AnswerTap {
+    const entry = ++this.entries;
+    const headers = requestHeaders(req, this.last, this.lastCount);
+    if (headers !== this.last) {
+      this.last = headers;
+      let count = 0;
+      for (const _ in headers) count++;
+      this.lastCount = count;
+    }
+    if (req.method === "POST") {
+      // The bytes as read: decoded only if a page or --record reads them (undefined: over the limit, or not read).
+      const bytes = body === undefined || body.length > this.maxBytes ? undefined : body;
+      this.capture({ entry, part: "request", from: "client", text: undefined, bytes, headers, time: Date.now() });
+    }
+    return new AnswerTap(this, res, entry, headers);
+  }
+}
+
+/** A tapped response's reader: the answer its writes are read by, and the response's own methods it stands in for. */
 const ANSWER = Symbol("wymcp.liveAnswer");
-type Tapped = ServerResponse & { [ANSWER]: AnswerTap };
+type Tapped = ServerResponse & { [ANSWER]: TappedAnswer };
+interface TappedAnswer {
+  answer: AnswerTap;
+  writeHead: (...args: unknown[]) => ServerResponse;
+  write: (...args: unknown[]) => boolean;
+  end: (...args: unknown[]) => ServerResponse;
+}
 
 /*
  * The tapped response's writeHead, write and end: one function each for every response, each finding its response's
@@ -92,41 +121,69 @@ type Tapped = ServerResponse & { [ANSWER]: AnswerTap };
  * generation's survivors per request doubled, and they died in the old one (GC time per request nearly doubled).
  */
 function liveWriteHead(this: Tapped, ...args: unknown[]): ServerResponse {
-  const answer = this[ANSWER];
+  const tapped = this[ANSWER];
   for (const arg of args)
     if (typeof arg === "object" && arg !== null) {
-      answer.given = arg;
+      tapped.answer.given = arg;
       break;
     }
-  return answer.writeHead.apply(this, args);
+  return tapped.writeHead.apply(this, args);
 }
 
 function liveWrite(this: Tapped, chunk: unknown, ...rest: unknown[]): boolean {
-  const answer = this[ANSWER];
-  const ok = answer.write.call(this, chunk, ...rest);
-  answer.seen(chunk, rest[0]);
+  const tapped = this[ANSWER];
+  const ok = tapped.write.call(this, chunk, ...rest);
+  tapped.answer.seen(chunk, rest[0]);
   return ok;
 }
 
 function liveEnd(this: Tapped, ...args: unknown[]): ServerResponse {
-  const answer = this[ANSWER];
-  const out = answer.end.apply(this, args);
-  if (typeof args[0] !== "function" && args[0] !== undefined && args[0] !== null) answer.seen(args[0], args[1]);
-  answer.finish();
+  const tapped = this[ANSWER];
+  const out = tapped.end.apply(this, args);
+  if (typeof args[0] !== "function" && args[0] !== undefined && args[0] !== null) tapped.answer.seen(args[0], args[1]);
+  tapped.answer.finish();
   return out;
 }
 
-function tapAnswer(
-  res: ServerResponse,
-  entry: number,
-  headers: Record<string, string>,
-  capture: (message: Capture) => void,
-  maxBytes: number,
-): void {
-  (res as Tapped)[ANSWER] = new AnswerTap(res, entry, headers, capture, maxBytes);
+function tapAnswer(res: ServerResponse, answer: AnswerTap): void {
+  (res as Tapped)[ANSWER] = {
+    answer,
+    writeHead: res.writeHead as TappedAnswer["writeHead"],
+    write: res.write as TappedAnswer["write"],
+    end: res.end as TappedAnswer["end"],
+  };
   res.writeHead = liveWriteHead as unknown as ServerResponse["writeHead"];
   res.write = liveWrite as unknown as ServerResponse["write"];
   res.end = liveEnd as unknown as ServerResponse["end"];
+}
+
+/** The answer's headers the tap reads (`decide`), by name. */
+const CONTENT_TYPE = 1;
+const CONTENT_ENCODING = 2;
+const SESSION_ID = 4;
+function wantedHeader(name: string): number {
+  // Only a name of one of their lengths is lower-cased: most of an answer's headers are none of them.
+  const { length } = name;
+  if (length !== 12 && length !== 14 && length !== 16) return 0;
+  const lower = name.toLowerCase();
+  return lower === "content-type"
+    ? CONTENT_TYPE
+    : lower === "content-encoding"
+      ? CONTENT_ENCODING
+      : lower === "mcp-session-id"
+        ? SESSION_ID
+        : 0;
+}
+
+/** An event stream's reading so far: a decoder across chunks, the line and the event begun. */
+class EventStream {
+  decoder: StringDecoder | undefined = undefined;
+  line = "";
+  data: string[] | undefined = undefined;
+  dataUnits = 0;
+  events = 0;
+  // A CR that ended the last chunk ended its line; an LF opening this one is the rest of that CRLF, not a blank line.
+  crEnded = false;
 }
 
 /**
@@ -134,38 +191,37 @@ function tapAnswer(
  * events captured as each ends. Not the reader of core/sse.ts, on purpose: the feed shows every event, so one past the
  * bound is captured without its text, and one whose data is empty is captured as "".
  */
-class AnswerTap {
+class AnswerTap implements AnswerReader {
   /** The headers object `writeHead` was given, if any: read before those set on the response. */
-  given: unknown;
-  private mode: "json" | "sse" | "ignore" | undefined;
-  private session: string | undefined;
-  // JSON: the chunks as written, whole at its end (not decoded here). SSE: a decoder across chunks, and the event so far.
-  private chunks: Buffer[] | undefined;
+  given: unknown = undefined;
+  private mode: "json" | "sse" | "ignore" | undefined = undefined;
+  private session: string | undefined = undefined;
+  // JSON: the chunks as written, whole at its end (not decoded here): the first, and any after it.
+  private first: Buffer | undefined = undefined;
+  private more: Buffer[] | undefined = undefined;
   private size = 0;
-  private decoder: StringDecoder | undefined;
+  // JSON: over the bound; SSE: the event begun is.
   private over = false;
-  private line = "";
-  private data: string[] | undefined;
-  private dataUnits = 0;
-  private events = 0;
-  // A CR that ended the last chunk ended its line; an LF opening this one is the rest of that CRLF, not a blank line.
-  private crEnded = false;
+  private stream: EventStream | undefined = undefined;
   private finished = false;
-  /** The response's own writeHead, write and end, as they were before the tap: what the tapped ones call. */
-  readonly writeHead: (...args: unknown[]) => ServerResponse;
-  readonly write: (...args: unknown[]) => boolean;
-  readonly end: (...args: unknown[]) => ServerResponse;
 
   constructor(
+    private readonly exchanges: Exchanges,
     private readonly res: ServerResponse,
     private readonly entry: number,
     private readonly headers: Record<string, string>,
-    private readonly capture: (message: Capture) => void,
-    private readonly maxBytes: number,
-  ) {
-    this.writeHead = res.writeHead as AnswerTap["writeHead"];
-    this.write = res.write as AnswerTap["write"];
-    this.end = res.end as AnswerTap["end"];
+  ) {}
+
+  head(headers: unknown): void {
+    this.given = headers;
+  }
+
+  chunk(data: Uint8Array | string): void {
+    this.seen(data, undefined);
+  }
+
+  end(): void {
+    this.finish();
   }
 
   /** A chunk the response has just written. */
@@ -180,12 +236,14 @@ class AnswerTap {
         else if (chunk instanceof Uint8Array)
           this.json(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       } else if (typeof chunk === "string") this.sse(/^utf-?8$/i.test(named) ? chunk : Buffer.from(chunk, named).toString("utf8"));
-      else if (chunk instanceof Uint8Array)
+      else if (chunk instanceof Uint8Array) {
+        const stream = this.events();
         this.sse(
-          (this.decoder ??= new StringDecoder("utf8")).write(
+          (stream.decoder ??= new StringDecoder("utf8")).write(
             Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
           ),
         );
+      }
     } catch {
       // What the tap cannot read has gone out as written all the same.
     }
@@ -198,16 +256,17 @@ class AnswerTap {
     try {
       this.decide();
       if (this.mode === "json") {
-        const { over, chunks, size } = this;
-        this.chunks = undefined;
+        const { over, first, more, size } = this;
+        this.first = this.more = undefined;
         // An empty or blank body is no message; the bytes are not decoded here (a page or --record does).
         if (over) this.emit("response", undefined);
-        else if (chunks !== undefined) {
-          const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+        else if (first !== undefined) {
+          const bytes = more === undefined ? first : Buffer.concat([first, ...more], size);
           if (!blank(bytes)) this.emit("response", undefined, bytes);
         }
       } else if (this.mode === "sse") {
-        if (this.line !== "") this.sseLine(this.line);
+        const stream = this.events();
+        if (stream.line !== "") this.sseLine(stream.line);
         this.endEvent();
       }
     } catch {
@@ -215,54 +274,86 @@ class AnswerTap {
     }
   }
 
-  /** At the first write (or the end): what the answer is, from its headers. */
+  /** At the first write (or the end): what the answer is, from its headers (those given first, then those set). */
   private decide(): void {
     if (this.mode !== undefined) return;
     const { given, res } = this;
-    const type = (headerOf(given, "content-type") ?? text(res.getHeader("content-type")) ?? "").toLowerCase();
-    const encoded = headerOf(given, "content-encoding") ?? text(res.getHeader("content-encoding"));
-    this.session = headerOf(given, "mcp-session-id") ?? text(res.getHeader("mcp-session-id"));
+    let type: string | undefined;
+    let encoded: string | undefined;
+    let session: string | undefined;
+    // The first of each name, as `headerOf` read it, in one pass.
+    let found = 0;
+    if (Array.isArray(given)) {
+      for (let i = 0; i + 1 < given.length; i += 2) {
+        const which = wantedHeader(String(given[i])) & ~found;
+        if (which === 0) continue;
+        found |= which;
+        const value = text(given[i + 1]);
+        if (which === CONTENT_TYPE) type = value;
+        else if (which === CONTENT_ENCODING) encoded = value;
+        else session = value;
+      }
+    } else if (given && typeof given === "object") {
+      for (const [name, raw] of Object.entries(given)) {
+        const which = wantedHeader(name) & ~found;
+        if (which === 0) continue;
+        found |= which;
+        const value = text(raw);
+        if (which === CONTENT_TYPE) type = value;
+        else if (which === CONTENT_ENCODING) encoded = value;
+        else session = value;
+      }
+    }
+    type = (type ?? text(res.getHeader("content-type")) ?? "").toLowerCase();
+    encoded ??= text(res.getHeader("content-encoding"));
+    this.session = session ?? text(res.getHeader("mcp-session-id"));
     if (encoded && encoded !== "identity") this.mode = "ignore";
     else this.mode = type.startsWith("text/event-stream") ? "sse" : type.startsWith("application/json") ? "json" : "ignore";
   }
 
   private emit(part: string, message: string | undefined, bytes?: Uint8Array): void {
-    const { entry, headers, session, capture } = this;
+    const { entry, headers, session } = this;
     const captured: Capture = { entry, part, from: "server", text: message, bytes, headers, time: Date.now() };
     if (session) captured.session = session;
-    capture(captured);
+    this.exchanges.capture(captured);
   }
 
   private json(bytes: Buffer): void {
     if (this.over) return;
     this.size += bytes.length;
-    if (this.size > this.maxBytes) {
+    if (this.size > this.exchanges.maxBytes) {
       this.over = true;
-      this.chunks = undefined;
-    } else (this.chunks ??= []).push(bytes);
+      this.first = this.more = undefined;
+    } else if (this.first === undefined) this.first = bytes;
+    else (this.more ??= []).push(bytes);
+  }
+
+  private events(): EventStream {
+    return (this.stream ??= new EventStream());
   }
 
   /** An event stream's text, decoded: each line it ends is read, and the start of the next kept. */
   private sse(chunk: string): void {
-    let start = this.crEnded && chunk.startsWith("\n") ? 1 : 0;
-    this.crEnded = false;
+    const stream = this.events();
+    let start = stream.crEnded && chunk.startsWith("\n") ? 1 : 0;
+    stream.crEnded = false;
     if (start === 1 && chunk.length === 1) return;
     const ends = /\r\n|\r|\n/g;
     ends.lastIndex = start;
     for (let found = ends.exec(chunk); found; found = ends.exec(chunk)) {
       const piece = chunk.slice(start, found.index);
       start = ends.lastIndex;
-      const whole = this.line === "" ? piece : this.line + piece;
-      this.line = "";
+      const whole = stream.line === "" ? piece : stream.line + piece;
+      stream.line = "";
       this.sseLine(whole);
-      this.crEnded = start === chunk.length && found[0] === "\r";
+      stream.crEnded = start === chunk.length && found[0] === "\r";
     }
     const rest = chunk.slice(start);
     // A line past the bound marks its event as over and is not kept.
-    if (this.line.length + rest.length > this.maxBytes) {
+    if (stream.line.length + rest.length > this.exchanges.maxBytes) {
       this.over = true;
-      this.line = "";
-    } else this.line += rest;
+      stream.line = "";
+    } else stream.line += rest;
   }
 
   private sseLine(raw: string): void {
@@ -272,21 +363,23 @@ class AnswerTap {
     if ((colon < 0 ? raw : raw.slice(0, colon)) !== "data") return;
     let value = colon < 0 ? "" : raw.slice(colon + 1);
     if (value.startsWith(" ")) value = value.slice(1);
-    this.dataUnits += value.length;
-    if (this.dataUnits > this.maxBytes) {
+    const stream = this.events();
+    stream.dataUnits += value.length;
+    if (stream.dataUnits > this.exchanges.maxBytes) {
       this.over = true;
-      this.data = undefined;
+      stream.data = undefined;
       return;
     }
-    (this.data ??= []).push(value);
+    (stream.data ??= []).push(value);
   }
 
   private endEvent(): void {
-    if (this.data === undefined && !this.over) return;
-    this.events++;
-    this.emit(`event ${this.events}`, this.over ? undefined : this.data!.join("\n"));
-    this.data = undefined;
-    this.dataUnits = 0;
+    const stream = this.events();
+    if (stream.data === undefined && !this.over) return;
+    stream.events++;
+    this.emit(`event ${stream.events}`, this.over ? undefined : stream.data!.join("\n"));
+    stream.data = undefined;
+    stream.dataUnits = 0;
     this.over = false;
   }
 }
