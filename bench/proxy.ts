@@ -21,7 +21,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
 import { flood, loadBound, percentile, workloads, type Workload } from "./http.js";
-import { type LiveBench, liveTable, runLiveBench } from "./live.js";
+import { type LiveBench, type LiveBenchSettings, liveTable, runLiveBench } from "./live.js";
 import { balancedOrder, balancedRounds, formatRatio, spread, table, type Spread } from "./measure.js";
 
 export interface ProxyBenchSettings {
@@ -182,17 +182,7 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
     const fresh = await launchProxy(upstream.url);
     proxies.push(fresh);
     const idle = await idleSockets(fresh, settings.idleSockets, log);
-    const live = await runLiveBench(
-      upstream.url,
-      {
-        ...settings,
-        rounds: settings.liveRounds,
-        memoryMessages: settings.liveMessages,
-        pageRows: settings.pageRows,
-        settleMs: settings.liveSettleMs,
-      },
-      log,
-    );
+    const live = await runLiveBench(upstream.url, liveSettings(settings), log);
     return { http, stdio, memory, idle, live };
   } finally {
     for (const p of proxies) await p.stop();
@@ -431,6 +421,17 @@ function stdioCommand(root: string, variant: StdioVariant): string[] {
   const cli = join(root, "dist", "cli.js");
   if (variant === "direct") return server;
   return [process.execPath, cli, "stdio", ...(variant === "pass-through" ? ["--pass-through"] : []), "--", ...server];
+}
+
+/** The live page's settings (bench/live.ts) out of the proxy bench's: its own rounds, messages, rows and settle time. */
+export function liveSettings(settings: ProxyBenchSettings): LiveBenchSettings {
+  return {
+    ...settings,
+    rounds: settings.liveRounds,
+    memoryMessages: settings.liveMessages,
+    pageRows: settings.pageRows,
+    settleMs: settings.liveSettleMs,
+  };
 }
 
 /** The stdio rounds alone (`npm run bench -- --proxy --only stdio` runs only these). */

@@ -51,6 +51,7 @@ import { runToolsBench } from "./tools.js";
 import {
   proxyTables,
   proxyToolsTable,
+  liveSettings,
   roundsOf,
   runProxyBench,
   runProxyToolsBench,
@@ -581,17 +582,7 @@ async function mainLive(settings: ProxyBenchSettings): Promise<void> {
     .join(" / ");
   const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
   try {
-    const r = await runLiveBench(
-      upstream.url,
-      {
-        ...settings,
-        rounds: settings.liveRounds,
-        memoryMessages: settings.liveMessages,
-        pageRows: settings.pageRows,
-        settleMs: settings.liveSettleMs,
-      },
-      log,
-    );
+    const r = await runLiveBench(upstream.url, liveSettings(settings), log);
     const after = loadavg()
       .map((n) => n.toFixed(2))
       .join(" / ");
