@@ -49,7 +49,7 @@ export interface JoinedSource {
 export class JoinedHeaders {
   constructor(readonly source: JoinedSource) {}
 
-  /** Known by this mark, not by `instanceof`: a bundle may carry this module twice, and each copy its own class. */
+  /** Known by `instanceof`, and by this mark where that fails: a bundle may carry this module twice, each copy its own class. */
   get [JOINED](): true {
     return true;
   }
@@ -80,7 +80,7 @@ export class FetchHeaders {
     readonly version: string | null | undefined,
   ) {}
 
-  /** Known by this mark, not by `instanceof`, as `JoinedHeaders` is. */
+  /** Known by `instanceof`, and by this mark, as `JoinedHeaders` is. */
   get [FETCH](): true {
     return true;
   }
@@ -93,9 +93,17 @@ export class FetchHeaders {
 
 /** One header of `headers` as the rules read it: its value, its values apart, or `undefined`. */
 export function headerValues(headers: RequestHeaders, lowerName: string): string | readonly string[] | undefined {
+  // Told apart as `headersAgree` tells them (see there).
+  if (headers instanceof JoinedHeaders || headers instanceof FetchHeaders) return headers.read(lowerName);
   if (typeof headers === "function") return headers(lowerName);
-  if (isJoined(headers)) return headers.read(lowerName);
-  return isFetch(headers) ? headers.read(lowerName) : valuesOf(headers, lowerName);
+  if (!plainRecord(headers) && (isJoined(headers) || isFetch(headers))) return headers.read(lowerName);
+  return valuesOf(headers, lowerName);
+}
+
+/** Whether `headers` is an object literal's kind: its prototype `Object.prototype` or none (a record, never a class's instance). */
+function plainRecord(headers: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(headers);
+  return proto === Object.prototype || proto === null;
 }
 
 /** One failed header rule: which header, and the location in the body it was held against. */
@@ -159,10 +167,27 @@ export function headersAgree(body: Record<string, unknown>, headers: RequestHead
   // A value that could read as a sentinel is decoded first: the general rules' to judge.
   const name = typeof source === "string" && (source.charCodeAt(0) !== 0x3d || !source.startsWith(PREFIX)) ? source : undefined;
   if (name === undefined && typeof source === "string") return false;
-  if (isJoined(headers)) {
+  // The form, told first by class and then by prototype: a load of a member caches what it found by the receiver's shape
+  // at that place in the code, and past four shapes in one place V8 keeps one cache for all such places in the process,
+  // where two shapes can evict each other on every request; records and `req.headers` take as many shapes as clients
+  // send sets of headers. `instanceof` reads the prototype chain, whatever the shape; the marks (a second copy of this
+  // module's forms) are read only on a class's instance, never on a record.
+  let joined: JoinedSource["headers"] | undefined;
+  let fetch: FetchHeaders | undefined;
+  let plain = false;
+  if (headers instanceof JoinedHeaders) joined = headers.source.headers;
+  else if (headers instanceof FetchHeaders) fetch = headers;
+  else if (typeof headers === "function") {
+    return (
+      headers("mcp-protocol-version") === claim && headers("mcp-method") === method && (name === undefined || headers("mcp-name") === name)
+    );
+  } else if ((plain = plainRecord(headers))) {
+    // A record: no mark to read.
+  } else if (isJoined(headers)) joined = headers.source.headers;
+  else if (isFetch(headers)) fetch = headers;
+  if (joined !== undefined) {
     // A comma in the body's value could be a repeat's join: the general rules read the values apart. A method that
     // names a field is one of three literals, with none.
-    const joined = headers.source.headers;
     return (
       joined[VERSION] === claim &&
       joined[METHOD] === method &&
@@ -172,15 +197,10 @@ export function headersAgree(body: Record<string, unknown>, headers: RequestHead
       (name === undefined || !name.includes(","))
     );
   }
-  if (isFetch(headers)) {
+  if (fetch !== undefined) {
     // The version as the face read it; the two others from the `Headers`, which has dropped the whitespace around them.
-    const reader = headers.headers;
-    return headers.version === claim && reader.get(METHOD) === method && (name === undefined || reader.get(NAME) === name);
-  }
-  if (typeof headers === "function") {
-    return (
-      headers("mcp-protocol-version") === claim && headers("mcp-method") === method && (name === undefined || headers("mcp-name") === name)
-    );
+    const reader = fetch.headers;
+    return fetch.version === claim && reader.get(METHOD) === method && (name === undefined || reader.get(NAME) === name);
   }
   if (typeof (headers as HeadersReader).get === "function" && typeof (headers as HeadersReader).has === "function") {
     const reader = headers as HeadersReader;
@@ -190,37 +210,43 @@ export function headersAgree(body: Record<string, unknown>, headers: RequestHead
       (name === undefined || reader.get("mcp-name") === name)
     );
   }
-  const record = headers as Record<string, unknown>;
-  // Own members only, as the general rules read them: `in` is exact where no prototype lends these names, and cheaper.
-  if (!(ownHeadersOnly(record) || (Object.hasOwn(record, VERSION) && Object.hasOwn(record, METHOD) && Object.hasOwn(record, NAME))))
-    return false;
-  return record[VERSION] === claim && record[METHOD] === method && (name === undefined || record[NAME] === name) && !hasOtherCase(record);
+  return recordAgrees(headers as Record<string, unknown>, plain && !lentByObjectPrototype(), claim, method, name);
 }
 
 const VERSION = "mcp-protocol-version";
 const METHOD = "mcp-method";
 const NAME = "mcp-name";
 
-/** Whether `record`'s prototype is none, or `Object.prototype` lending none of the three names. */
-function ownHeadersOnly(record: object): boolean {
-  const proto: unknown = Object.getPrototypeOf(record);
-  return (
-    proto === null ||
-    (proto === Object.prototype && !(VERSION in Object.prototype) && !(METHOD in Object.prototype) && !(NAME in Object.prototype))
-  );
+/** Whether `Object.prototype` lends one of the three names (to every record that has it for prototype). */
+function lentByObjectPrototype(): boolean {
+  return VERSION in Object.prototype || METHOD in Object.prototype || NAME in Object.prototype;
 }
 
-/** Whether a key other than the lower-case name spells `mcp-protocol-version`, `mcp-method` or `mcp-name` in another case. */
-function hasOtherCase(record: Record<string, unknown>): boolean {
+/**
+ * Whether a record's three headers are the body's values, read in the one pass over its names that must be made anyway
+ * (a name in another case, `Mcp-Method` beside `mcp-method`, is a second value the general rules judge): a member read
+ * with the name the pass is at takes the value by its place in the record, where a read by a fixed name caches by the
+ * record's shape. Own members only, as the general rules read them; `ownOnly` says no prototype can lend these names.
+ */
+function recordAgrees(record: Record<string, unknown>, ownOnly: boolean, claim: string, method: string, name: string | undefined): boolean {
+  let version: unknown;
+  let byMethod: unknown;
+  let byName: unknown;
   for (const key in record) {
     // Only a name of one of the three lengths that starts with an m, in any case, can be one.
     const length = key.length;
     if ((length !== 20 && length !== 10 && length !== 8) || (key.charCodeAt(0) | 0x20) !== 0x6d) continue;
-    if (key === "mcp-protocol-version" || key === "mcp-method" || key === "mcp-name") continue;
+    if (key === VERSION || key === METHOD || key === NAME) {
+      if (!ownOnly && !Object.hasOwn(record, key)) return false;
+      if (key === VERSION) version = record[key];
+      else if (key === METHOD) byMethod = record[key];
+      else byName = record[key];
+      continue;
+    }
     const lower = key.toLowerCase();
-    if ((lower === "mcp-protocol-version" || lower === "mcp-method" || lower === "mcp-name") && Object.hasOwn(record, key)) return true;
+    if ((lower === VERSION || lower === METHOD || lower === NAME) && Object.hasOwn(record, key)) return false;
   }
-  return false;
+  return version === claim && byMethod === method && (name === undefined || byName === name);
 }
 
 /** The `400` answer to a broken header rule: one line naming the header and the body's field, the id as validation echoes it. */
