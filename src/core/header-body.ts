@@ -233,16 +233,28 @@ function recordAgrees(record: Record<string, unknown>, ownOnly: boolean, claim: 
   let byMethod: unknown;
   let byName: unknown;
   for (const key in record) {
-    // Only a name of one of the three lengths that starts with an m, in any case, can be one.
+    // Only a name of one of the three lengths can be one; by its length, the one name it can be, then any case of it.
     const length = key.length;
-    if ((length !== 20 && length !== 10 && length !== 8) || (key.charCodeAt(0) | 0x20) !== 0x6d) continue;
-    if (key === VERSION || key === METHOD || key === NAME) {
-      if (!ownOnly && !Object.hasOwn(record, key)) return false;
-      if (key === VERSION) version = record[key];
-      else if (key === METHOD) byMethod = record[key];
-      else byName = record[key];
-      continue;
-    }
+    if (length === 20) {
+      if (key === VERSION) {
+        if (!ownOnly && !Object.hasOwn(record, key)) return false;
+        version = record[key];
+        continue;
+      }
+    } else if (length === 10) {
+      if (key === METHOD) {
+        if (!ownOnly && !Object.hasOwn(record, key)) return false;
+        byMethod = record[key];
+        continue;
+      }
+    } else if (length === 8) {
+      if (key === NAME) {
+        if (!ownOnly && !Object.hasOwn(record, key)) return false;
+        byName = record[key];
+        continue;
+      }
+    } else continue;
+    if ((key.charCodeAt(0) | 0x20) !== 0x6d) continue;
     const lower = key.toLowerCase();
     if ((lower === VERSION || lower === METHOD || lower === NAME) && Object.hasOwn(record, key)) return false;
   }
