@@ -355,6 +355,26 @@ describe("the fast path (headersAgree) agrees with the rules in full (headerProb
     ["a sentinel for the name", CALL, { ...good, "mcp-name": base64("get_weather") }, false],
     ["a body name that reads as a sentinel", SENTINEL_CALL, { ...good, "mcp-name": base64("get_weather") }, false],
     ["a name a prototype lends", CALL, lent, false],
+    ["a record with no prototype", CALL, Object.assign(Object.create(null) as Record<string, string>, { host: "x", ...good }), true],
+    [
+      "a record with no prototype, a key repeated in another case",
+      CALL,
+      Object.assign(Object.create(null) as Record<string, string>, { ...good, "Mcp-Name": "other" }),
+      false,
+    ],
+    [
+      "a class's instance holding the headers as its own members",
+      CALL,
+      new (class Held {
+        "mcp-protocol-version" = "2026-07-28";
+        "mcp-method" = "tools/call";
+        "mcp-name" = "get_weather";
+      })(),
+      true,
+    ],
+    ["an object literal carrying the Node form's mark is a record", CALL, { [Symbol.for("wymcp.JoinedHeaders")]: true, ...good }, true],
+    ["a record whose own get and has make it a reader", CALL, { ...good, get: () => "other", has: () => true } as never, false],
+    ["a key of one of the three lengths, not one of the names", CALL, { ...good, "mcp-other": "x", "x-mcp-name": "y" }, true],
     ["a value that disagrees", CALL, { ...good, "mcp-name": "other" }, false],
     ["a missing header", CALL, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call" }, false],
     ["no _meta claim", { ...CALL, params: { name: "get_weather" } }, good, false],
@@ -394,6 +414,49 @@ describe("Node's headers made by another copy of the module (a bundle may carry 
     const result = validateMcpRequest(CALL, "modern", { headers: wrong });
     assert.equal(result.outcome === "reject" && result.response.error.code, HEADER_MISMATCH);
     assert.match(result.outcome === "reject" ? result.response.error.message : "", /the Mcp-Name header does not match/);
+  });
+});
+
+describe("a Fetch face's headers made by another copy of the module", () => {
+  test("agree at a glance and pass, and a disagreeing Mcp-Name is still refused", async () => {
+    const copy = "../src/core/header-body.js?fetch-copy";
+    const other = (await import(copy)) as typeof import("../src/core/header-body.js");
+    assert.notEqual(other.FetchHeaders, FetchHeaders);
+    const sent = new Headers(good);
+    const headers = new other.FetchHeaders(sent, sent.get("mcp-protocol-version"));
+    assert.equal(headersAgree(CALL, headers), true);
+    assert.equal(validateMcpRequest(CALL, "modern", { headers }).outcome, "pass");
+    const wrongSent = new Headers({ ...good, "mcp-name": "other" });
+    const wrong = new other.FetchHeaders(wrongSent, wrongSent.get("mcp-protocol-version"));
+    assert.equal(headersAgree(CALL, wrong), false);
+    const result = validateMcpRequest(CALL, "modern", { headers: wrong });
+    assert.equal(result.outcome === "reject" && result.response.error.code, HEADER_MISMATCH);
+  });
+});
+
+describe("the forms told apart the same way after records of many shapes", () => {
+  test("each form's answer is what it was before a hundred records of other shapes went through the rules", () => {
+    const forms: Array<[string, RequestHeaders]> = [
+      ["Node's headers", new JoinedHeaders({ headers: { host: "x", ...good }, headersDistinct: {} })],
+      ["a Fetch face's headers", new FetchHeaders(new Headers(good), "2026-07-28")],
+      ["a plain record", { host: "x", ...good }],
+      ["a plain record repeating a name in another case", { ...good, "MCP-NAME": "other" }],
+    ];
+    const before = forms.map(([, headers]) => [headersAgree(CALL, headers), validateMcpRequest(CALL, "modern", { headers }).outcome]);
+    for (let k = 0; k < 100; k++) {
+      const record: Record<string, string> = {};
+      for (let j = 0; j < k % 13; j++) record[`x-h${(k * 7 + j) % 31}`] = "v";
+      Object.assign(record, k % 2 === 0 ? good : { ...good, "mcp-name": "other" });
+      assert.equal(headersAgree(CALL, record), k % 2 === 0);
+    }
+    const after = forms.map(([, headers]) => [headersAgree(CALL, headers), validateMcpRequest(CALL, "modern", { headers }).outcome]);
+    assert.deepEqual(after, before);
+    assert.deepEqual(before, [
+      [true, "pass"],
+      [true, "pass"],
+      [true, "pass"],
+      [false, "reject"],
+    ]);
   });
 });
 
