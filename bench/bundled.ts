@@ -14,6 +14,11 @@ import { build } from "esbuild";
  * what finds the repository from its own file, two levels up, still does), and imported.
  */
 export async function importBundled<M>(root: string, entry: string): Promise<M> {
+  return (await import(pathToFileURL(await bundle(root, entry)).href)) as M;
+}
+
+/** `entry` bundled as `importBundled` bundles it, for a child process to import: the bundle's path. */
+export async function bundle(root: string, entry: string): Promise<string> {
   const outfile = join(root, ".bench-build", basename(entry).replace(/\.ts$/, ".mjs"));
   await build({
     absWorkingDir: root,
@@ -26,5 +31,5 @@ export async function importBundled<M>(root: string, entry: string): Promise<M> 
     packages: "external",
     logLevel: "warning",
   });
-  return (await import(pathToFileURL(outfile).href)) as M;
+  return outfile;
 }
