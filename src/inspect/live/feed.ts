@@ -158,6 +158,8 @@ export class LiveFeed implements RowSource {
     if (capture.headers) context.headers = capture.headers;
     if (capture.part !== undefined) context.part = capture.part;
     if (requestEra) context.exchangeEra = { era: requestEra, eraSignal: "request" };
+    // The proxy's gate judged this request already: its verdict is taken when it is the one judging gives (judge.ts).
+    if (capture.admitted !== undefined) context.admitted = capture.admitted;
     // Decoded here, off the traffic's path; bytes that are not UTF-8 are judged from their text (U+FFFD) encoded again,
     // as they are when kept with no page following.
     const text = textOf(capture);
