@@ -165,9 +165,9 @@ function streamRows(res: ServerResponse, ring: RowSource, streams: Set<ServerRes
     blocked = false;
     flush();
   });
-  const stop = ring.subscribe((row) => {
+  const stop = ring.subscribe((row, json) => {
     if (res.destroyed) return;
-    batch += `data: ${JSON.stringify(row)}\n\n`;
+    batch += `data: ${json ?? JSON.stringify(row)}\n\n`;
     if (blocked) {
       if (batch.length > MAX_PENDING_CHARS) res.destroy();
     } else if (batch.length >= FLUSH_CHARS) {
@@ -225,7 +225,11 @@ export async function listen({ ring, host, port, token, title, dist = defaultDis
     }
     if (path === "/rows") {
       res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
-      return res.end(req.method === "HEAD" ? undefined : JSON.stringify({ capacity: ring.capacity, title, rows: ring.rows() }));
+      if (req.method === "HEAD") return res.end();
+      if (ring.rowsJson === undefined) return res.end(JSON.stringify({ capacity: ring.capacity, title, rows: ring.rows() }));
+      // The rows' JSON as the source keeps it, in the object as it reads otherwise (`{"capacity":…,"title":…,"rows":[…]}`).
+      const head = JSON.stringify({ capacity: ring.capacity, title });
+      return res.end(Buffer.concat([Buffer.from(`${head.slice(0, -1)},"rows":`), ring.rowsJson(), Buffer.from("}")]));
     }
     if (path === "/events") return streamRows(res, ring, streams);
     const file = files.get(path)!;

@@ -17,7 +17,10 @@ export const DEFAULT_MAX_TEXT = 32 * 1024 * 1024;
 export interface RowSource {
   readonly capacity: number;
   rows(): InspectRow[];
-  subscribe(listener: (row: InspectRow) => void): () => void;
+  /** The rows held as JSON (an array), when the source keeps them so: what `JSON.stringify(rows())` would give. */
+  rowsJson?(): Buffer;
+  /** Each row from now on; a source that makes its JSON hands that too (the event stream sends it as it is). */
+  subscribe(listener: (row: InspectRow, json?: string) => void): () => void;
 }
 
 export class RowRing implements RowSource {
