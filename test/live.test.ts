@@ -18,6 +18,8 @@ import { parseCheckOptions } from "../src/cli/check/options.js";
 import type { InspectRow } from "../src/inspect/row.js";
 import { type Capture, JUDGE_BATCH_CHARS, LiveFeed, textOf } from "../src/inspect/live/feed.js";
 import { BLOCK_BYTES, HeldCaptures } from "../src/inspect/live/held.js";
+import { JsonRows, ROW_BLOCK_BYTES } from "../src/inspect/live/json-rows.js";
+import { RowRing } from "../src/inspect/ring.js";
 import { listen } from "../src/inspect/listener.js";
 import { httpObserver, httpTap } from "../src/inspect/live/http-tap.js";
 import { createLog, type MessageObserver } from "../src/core/gate-log.js";
@@ -784,8 +786,16 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     "io.modelcontextprotocol/clientInfo": { name: "live-test", version: "1" },
     "io.modelcontextprotocol/clientCapabilities": {},
   };
-  const modern = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28" };
-  const legacy = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-03-26" };
+  const modern = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+  };
+  const legacy = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-03-26",
+  };
   const modernCall = (id: number, args: unknown) =>
     JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: MODERN_META, name: "echo", arguments: args } });
   const callHeaders = { ...modern, "mcp-method": "tools/call", "mcp-name": "echo" };
@@ -797,7 +807,13 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     { headers: { ...modern, "mcp-method": "tools/list", "mcp-name": "echo" }, body: modernCall(4, { text: "hi" }) },
     { headers: legacy, body: call(5, { name: "echo", arguments: { text: "hi" } }) },
     { headers: legacy, body: call(6, { name: 7 }) },
-    { headers: legacy, body: JSON.stringify([{ jsonrpc: "2.0", id: 7, method: "ping" }, { jsonrpc: "2.0", method: "notifications/initialized" }]) },
+    {
+      headers: legacy,
+      body: JSON.stringify([
+        { jsonrpc: "2.0", id: 7, method: "ping" },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+      ]),
+    },
     { headers: callHeaders, body: modernCall(8, { text: 42 }) },
     // A header holding a comma: the gate reads its values apart, the capture keeps it whole.
     { headers: { ...callHeaders, "mcp-name": "echo, echo" }, body: modernCall(9, { text: "hi" }) },
@@ -816,7 +832,8 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: number; method?: string } | unknown[];
-        if (Array.isArray(body)) return void res.writeHead(200, { "content-type": "application/json" }).end('[{"jsonrpc":"2.0","id":7,"result":{}}]');
+        if (Array.isArray(body))
+          return void res.writeHead(200, { "content-type": "application/json" }).end('[{"jsonrpc":"2.0","id":7,"result":{}}]');
         if (body.id === undefined) return void res.writeHead(202).end();
         const result =
           body.method === "initialize"
@@ -879,7 +896,19 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
         // The valid, legacy, batch, refused-tool, comma and session requests came with the gate's admission.
         assert.equal(admitted, flags.length ? 8 : 7);
         const outcomes = a.filter((row) => row.verdict.part === "request").map((row) => row.verdict.outcome);
-        assert.deepEqual(outcomes, ["pass", "reject", "reject", "reject", "pass", flags.length ? "pass" : "reject", "pass", "pass", "pass", "pass", "pass"]);
+        assert.deepEqual(outcomes, [
+          "pass",
+          "reject",
+          "reject",
+          "reject",
+          "pass",
+          flags.length ? "pass" : "reject",
+          "pass",
+          "pass",
+          "pass",
+          "pass",
+          "pass",
+        ]);
       } finally {
         stopGiven();
         stopAgain();
@@ -894,11 +923,15 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     const bytes = Buffer.from(modernCall(1, { text: "hi" }));
     // A result no validation gives: seen in the verdict only when the gate's admission is taken.
     const marked = { body, era: "modern" as const, result: { outcome: "pass" as const, kind: "request" as const, definition: "marked" } };
-    const definition = (context: JudgeContext) => (judge("proxy", 1, bytes, options, context).verdict as { definition?: unknown }).definition;
+    const definition = (context: JudgeContext) =>
+      (judge("proxy", 1, bytes, options, context).verdict as { definition?: unknown }).definition;
     assert.equal(definition({ from: "client", headers: callHeaders, admitted: marked as never }), "marked");
     assert.equal(definition({ from: "client", headers: callHeaders }), "CallToolRequest");
     assert.notEqual(definition({ from: "client", headers: callHeaders, admitted: { ...marked, era: "legacy" } as never }), "marked");
-    assert.notEqual(definition({ from: "client", headers: { ...callHeaders, "mcp-name": "echo, x" }, admitted: marked as never }), "marked");
+    assert.notEqual(
+      definition({ from: "client", headers: { ...callHeaders, "mcp-name": "echo, x" }, admitted: marked as never }),
+      "marked",
+    );
     assert.notEqual(
       definition({
         from: "client",
@@ -911,6 +944,91 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     // Judged as a server's message, or under --era: the gate's admission is not the verdict.
     assert.notEqual(definition({ from: "server", headers: callHeaders, admitted: marked as never }), "marked");
     const flagged = parseCheckOptions(["--era", "modern"]).options;
-    assert.notEqual((judge("proxy", 1, bytes, flagged, { from: "client", headers: callHeaders, admitted: marked as never }).verdict as { definition?: unknown }).definition, "marked");
+    assert.notEqual(
+      (
+        judge("proxy", 1, bytes, flagged, { from: "client", headers: callHeaders, admitted: marked as never }).verdict as {
+          definition?: unknown;
+        }
+      ).definition,
+      "marked",
+    );
+  });
+});
+
+describe("the rows a page follows, kept as their JSON", () => {
+  const { options } = parseCheckOptions([]);
+  /** A row input as the feed makes it: a verdict and the message's text (or none, over the limit). */
+  const input = (id: number, text: string | undefined) => {
+    const { verdict } = judge("proxy", id, text === undefined ? undefined : Buffer.from(text), options, { from: "client" });
+    return { verdict, body: undefined, text };
+  };
+  const texts = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      i % 7 === 3 ? undefined : JSON.stringify({ jsonrpc: "2.0", id: i, method: "ping", params: { s: 'é😀\ud800\n"'.repeat(i % 50) } }),
+    );
+
+  test("the rows read back, /rows's JSON and each row told are those a ring of row objects holds, under both bounds", () => {
+    for (const [capacity, maxText] of [
+      [10, 1 << 30],
+      [1_000, 20_000],
+      [1, 1 << 30],
+    ] as const) {
+      const kept = new JsonRows(capacity, maxText);
+      const objects = new RowRing(capacity, maxText);
+      const told: string[] = [];
+      kept.subscribe((row, json) => {
+        assert.equal(json, JSON.stringify(row));
+        told.push(json);
+      });
+      const all = texts(3_000);
+      all.forEach((text, i) => {
+        const row = input(i, text);
+        kept.push(row, i);
+        objects.push(row, i);
+        assert.equal(kept.size, objects.size);
+        assert.equal(kept.textUnits, objects.textUnits);
+      });
+      const expected = JSON.stringify(objects.rows());
+      assert.equal(kept.json().toString("utf8"), expected);
+      assert.deepEqual(kept.rows(), JSON.parse(expected));
+      assert.equal(told.length, all.length);
+      // Only the buffers the rows held lie in are kept (64 KiB each, a larger row's own).
+      assert.ok(kept.blockBytes <= Buffer.byteLength(expected) + 2 * ROW_BLOCK_BYTES, `${kept.blockBytes}`);
+      while (kept.size > 0) {
+        kept.dropOldest();
+        objects.dropOldest();
+        assert.equal(kept.textUnits, objects.textUnits);
+      }
+      assert.equal(kept.json().toString("utf8"), "[]");
+      kept.push(input(1, "{}"), 1);
+      assert.deepEqual(
+        kept.rows().map((row) => [row.seq, row.text]),
+        [[all.length + 1, "{}"]],
+      );
+    }
+  });
+
+  test("/rows on a live feed answers the rows as a ring of row objects would, capacity and title first", async () => {
+    const feed = new LiveFeed("stdio", options, 5);
+    for (let i = 1; i <= 8; i++)
+      feed.capture({ entry: i, from: "client", text: JSON.stringify({ jsonrpc: "2.0", id: i, method: "ping" }), time: i });
+    const listener = await listen({ ring: feed, host: "127.0.0.1", port: 0, title: "live" });
+    try {
+      const answer = await fetch(new URL("rows", listener.url));
+      const text = await answer.text();
+      assert.equal(text, JSON.stringify({ capacity: 5, title: "live", rows: feed.rows() }));
+      assert.deepEqual(
+        (JSON.parse(text) as { rows: InspectRow[] }).rows.map((row) => [row.seq, (JSON.parse(row.text!) as { id: number }).id]),
+        [
+          [1, 4],
+          [2, 5],
+          [3, 6],
+          [4, 7],
+          [5, 8],
+        ],
+      );
+    } finally {
+      await listener.close();
+    }
   });
 });

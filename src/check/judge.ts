@@ -221,7 +221,8 @@ export function judge(
   const headers = exchangeHeaders(options, context);
   const contentType = fromServer ? options.headers["content-type"] : headers["content-type"];
   // A gate that admitted these bytes read them as below (its media type, size, UTF-8 and JSON passed): its body is theirs.
-  const given = context?.admitted !== undefined && !fromServer && bytes !== undefined && noHeadersGiven(options) ? context.admitted : undefined;
+  const given =
+    context?.admitted !== undefined && !fromServer && bytes !== undefined && noHeadersGiven(options) ? context.admitted : undefined;
   let body: unknown;
   if (given !== undefined) body = given.body;
   else {
@@ -253,7 +254,11 @@ export function judge(
   const exchange = context?.headers !== undefined ? headers : undefined;
   const admission =
     (given !== undefined && typeof era === "function" && negotiated === undefined && gateAdmission(given, era(body), exchange)) ||
-    judgeMessage(body, { era, protocolVersion: headers["mcp-protocol-version"] ?? negotiated?.revision, headers: exchange }, options.settings);
+    judgeMessage(
+      body,
+      { era, protocolVersion: headers["mcp-protocol-version"] ?? negotiated?.revision, headers: exchange },
+      options.settings,
+    );
   if (!admission.ok && admission.reason !== "invalid-message") return refused(admission);
   // Only the legacy lane reads a revision; a modern message is judged by the one its _meta names.
   const session = negotiated && admission.era === "legacy" ? negotiated : undefined;

@@ -144,7 +144,8 @@ export class JsonRows {
   private room(size: number): Buffer {
     const last = this.blocks.at(-1);
     if (last !== undefined && last.length - this.used >= size) return last;
-    const block = size <= ROW_BLOCK_BYTES && this.spare.length > 0 ? this.spare.pop()! : Buffer.allocUnsafeSlow(Math.max(size, ROW_BLOCK_BYTES));
+    const block =
+      size <= ROW_BLOCK_BYTES && this.spare.length > 0 ? this.spare.pop()! : Buffer.allocUnsafeSlow(Math.max(size, ROW_BLOCK_BYTES));
     this.blocks.push(block);
     this.used = 0;
     return block;
