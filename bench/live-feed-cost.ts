@@ -33,7 +33,8 @@ const headers = {
 };
 const request = (id: number) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: META, name: "echo", arguments: { text: "hello" } } });
-const answer = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "hello" }] } });
+const answer = (id: number) =>
+  JSON.stringify({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "hello" }], resultType: "complete" } });
 
 let gcMs = 0;
 let scavenges = 0;

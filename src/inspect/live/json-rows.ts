@@ -68,12 +68,14 @@ export class JsonRows {
   push(input: RowInput, time: number): void {
     const row: InspectRow = { seq: this.next++, time, verdict: input.verdict, body: input.body, text: input.text };
     const json = JSON.stringify(row);
-    // JSON.stringify escapes a lone surrogate: the JSON is well-formed, and UTF-8 carries it as it is.
-    const size = Buffer.byteLength(json, "utf8");
-    const units = input.text?.length ?? 0;
-    const into = this.room(size);
+    // JSON.stringify escapes a lone surrogate: the JSON is well-formed, and UTF-8 carries it as it is. A UTF-16 unit
+    // takes 3 bytes at most: a row sure to fit where the buffer's room is is written without counting its bytes first.
+    const last = this.blocks.at(-1);
+    const sure = last !== undefined && last.length - this.used >= json.length * 3;
+    const into = sure ? last : this.room(Buffer.byteLength(json, "utf8"));
     const at = this.used;
-    into.write(json, at, size, "utf8");
+    const size = into.write(json, at, "utf8");
+    const units = input.text?.length ?? 0;
     this.used += size;
     const i = this.slot();
     this.units[i] = units;
