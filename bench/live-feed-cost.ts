@@ -66,8 +66,8 @@ async function feedOf(root: string) {
   const judgeBatch = () => (feed as unknown as { judgeBatch(): void }).judgeBatch();
   let batch = "";
   let sent = 0;
-  feed.subscribe((row: unknown, json?: string) => {
-    batch += `data: ${json ?? JSON.stringify(row)}\n\n`;
+  feed.subscribe((row: unknown, event?: string) => {
+    batch += event ?? `data: ${JSON.stringify(row)}\n\n`;
     if (batch.length >= 64 * 1024) {
       sent += Buffer.byteLength(batch);
       batch = "";

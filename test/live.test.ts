@@ -79,6 +79,17 @@ async function pageAddress(stderr: () => string): Promise<string> {
   return /live page at (http:\/\/\S+)/.exec(stderr())![1]!;
 }
 
+/** A row from its event as the page reads it: its data lines joined, the row's JSON first and its text, if sent apart, after. */
+function eventRow(event: string): InspectRow {
+  const data = event
+    .split("\n")
+    .map((line) => line.replace(/^data: ?/, ""))
+    .join("\n");
+  const end = data.indexOf("\n");
+  if (end < 0) return JSON.parse(data) as InspectRow;
+  return { ...(JSON.parse(data.slice(0, end)) as InspectRow), text: data.slice(end + 1) };
+}
+
 /** Reads `/events` as an EventSource does, collecting each row. */
 async function follow(url: string) {
   const controller = new AbortController();
@@ -95,7 +106,7 @@ async function follow(url: string) {
       while (end >= 0) {
         const event = text.slice(0, end);
         text = text.slice(end + 2);
-        if (event.startsWith("data: ")) rows.push(JSON.parse(event.slice(6)) as InspectRow);
+        if (event.startsWith("data: ")) rows.push(eventRow(event));
         end = text.indexOf("\n\n");
       }
     }
@@ -964,7 +975,10 @@ describe("the rows a page follows, kept as their JSON", () => {
   };
   const texts = (n: number) =>
     Array.from({ length: n }, (_, i) =>
-      i % 7 === 3 ? undefined : JSON.stringify({ jsonrpc: "2.0", id: i, method: "ping", params: { s: 'é😀\ud800\n"'.repeat(i % 50) } }),
+      i % 7 === 3
+        ? undefined
+        : // Sent as it is, over several data lines, or in the row's JSON: a lone surrogate, a CR.
+          `${JSON.stringify({ jsonrpc: "2.0", id: i, method: "ping", params: { s: 'é😀"'.repeat(i % 50) } })}${["", "\n ", "\ud800", "\r\n", "\n\ndata: x\n"][i % 5]}`,
     );
 
   test("the rows read back, /rows's JSON and each row told are those a ring of row objects holds, under both bounds", () => {
@@ -976,9 +990,11 @@ describe("the rows a page follows, kept as their JSON", () => {
       const kept = new JsonRows(capacity, maxText);
       const objects = new RowRing(capacity, maxText);
       const told: string[] = [];
-      kept.subscribe((row, json) => {
-        assert.equal(json, JSON.stringify(row));
-        told.push(json);
+      kept.subscribe((row, event) => {
+        // The event, read as the page reads it, is the row.
+        assert.match(event, /\n\n$/);
+        assert.deepEqual(eventRow(event.slice(0, -2)), JSON.parse(JSON.stringify(row)));
+        told.push(event);
       });
       const all = texts(3_000);
       all.forEach((text, i) => {

@@ -165,9 +165,9 @@ function streamRows(res: ServerResponse, ring: RowSource, streams: Set<ServerRes
     blocked = false;
     flush();
   });
-  const stop = ring.subscribe((row, json) => {
+  const stop = ring.subscribe((row, event) => {
     if (res.destroyed) return;
-    batch += `data: ${json ?? JSON.stringify(row)}\n\n`;
+    batch += event ?? `data: ${JSON.stringify(row)}\n\n`;
     if (blocked) {
       if (batch.length > MAX_PENDING_CHARS) res.destroy();
     } else if (batch.length >= FLUSH_CHARS) {

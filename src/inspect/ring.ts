@@ -19,8 +19,11 @@ export interface RowSource {
   rows(): InspectRow[];
   /** The rows held as JSON (an array), when the source keeps them so: what `JSON.stringify(rows())` would give. */
   rowsJson?(): Buffer;
-  /** Each row from now on; a source that makes its JSON hands that too (the event stream sends it as it is). */
-  subscribe(listener: (row: InspectRow, json?: string) => void): () => void;
+  /**
+   * Each row from now on; a source that makes its event hands that too (the event stream sends it as it is), else the
+   * event is the row's JSON on one `data:` line.
+   */
+  subscribe(listener: (row: InspectRow, event?: string) => void): () => void;
 }
 
 export class RowRing implements RowSource {

@@ -116,8 +116,8 @@ export class LiveFeed implements RowSource {
     return this.ring.json();
   }
 
-  /** Each row from now on (and its JSON), judged in batches as messages pass; returns the function that stops it. */
-  subscribe(listener: (row: InspectRow, json: string) => void): () => void {
+  /** Each row from now on (and its event), judged in batches as messages pass; returns the function that stops it. */
+  subscribe(listener: (row: InspectRow, event: string) => void): () => void {
     this.judgePending();
     this.followers++;
     const stop = this.ring.subscribe(listener);

@@ -14,8 +14,24 @@ const SPARE_BLOCKS = 2;
 /** The slots the arrays start with; they double as rows come, up to twice the capacity. */
 const FIRST_SLOTS = 256;
 
-/** A row and its JSON, as pushed. */
-export type JsonRowListener = (row: InspectRow, json: string) => void;
+/** A row, and its event on the page's event stream (`eventOf`), as pushed. */
+export type JsonRowListener = (row: InspectRow, event: string) => void;
+
+/** Whether UTF-8 carries the string as it is: a lone surrogate does not. */
+function wellFormed(text: string): boolean {
+  return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
+/**
+ * A row's Server-Sent Event: the JSON of the row without its text on the first `data:` line, the text as it is on the
+ * lines after (a line of its own for each of its lines: the page's EventSource joins them with LF again). A text
+ * holding CR, which an event stream reads as a line end too, goes escaped in the row's JSON instead, as a row without
+ * text does: the page reads a first line that is the whole event as the whole row.
+ */
+export function eventOf(head: string, text: string, row: InspectRow): string {
+  if (text.includes("\r")) return `data: ${JSON.stringify(row)}\n\n`;
+  return `data: ${head}\ndata: ${text.includes("\n") ? text.replaceAll("\n", "\ndata: ") : text}\n\n`;
+}
 
 export class JsonRows {
   /** Held: slots `[first, end)`, oldest first. */
@@ -26,6 +42,8 @@ export class JsonRows {
   private block: Float64Array;
   private offset: Float64Array;
   private bytes: Float64Array;
+  /** The text's bytes, written after the JSON of the rest of the row; -1: the text is in the JSON (or there is none). */
+  private textBytes: Float64Array;
   /** The buffers still holding a row; `blocks[0]` is buffer number `firstBlock`. */
   private blocks: Buffer[] = [];
   private firstBlock = 0;
@@ -46,6 +64,7 @@ export class JsonRows {
     this.block = new Float64Array(slots);
     this.offset = new Float64Array(slots);
     this.bytes = new Float64Array(slots);
+    this.textBytes = new Float64Array(slots);
   }
 
   get size(): number {
@@ -64,28 +83,41 @@ export class JsonRows {
     return total;
   }
 
-  /** Adds a row (numbered from 1 in the order pushed), drops the oldest past either bound, and tells every listener. */
+  /**
+   * Adds a row (numbered from 1 in the order pushed), drops the oldest past either bound, and tells every listener the
+   * row and its event (`eventOf`). A row's text that UTF-8 carries as it is (no lone surrogate) is kept as its bytes
+   * beside the JSON of the rest, and escaped into JSON only when `/rows` reads it.
+   */
   push(input: RowInput, time: number): void {
     const row: InspectRow = { seq: this.next++, time, verdict: input.verdict, body: input.body, text: input.text };
-    const json = JSON.stringify(row);
-    // JSON.stringify escapes a lone surrogate: the JSON is well-formed, and UTF-8 carries it as it is. A UTF-16 unit
-    // takes 3 bytes at most: a row sure to fit where the buffer's room is is written without counting its bytes first.
+    const { text } = input;
+    const raw = text !== undefined && wellFormed(text);
+    // JSON.stringify escapes a lone surrogate: the JSON is well-formed, and UTF-8 carries it as it is.
+    const head = raw ? JSON.stringify({ seq: row.seq, time, verdict: row.verdict, body: row.body }) : JSON.stringify(row);
+    const units = text?.length ?? 0;
+    // A UTF-16 unit takes 3 bytes at most: a row sure to fit where the buffer's room is is written without counting first.
     const last = this.blocks.at(-1);
-    const sure = last !== undefined && last.length - this.used >= json.length * 3;
-    const into = sure ? last : this.room(Buffer.byteLength(json, "utf8"));
+    const most = (head.length + (raw ? units : 0)) * 3;
+    const into =
+      last !== undefined && last.length - this.used >= most
+        ? last
+        : this.room(Buffer.byteLength(head, "utf8") + (raw ? Buffer.byteLength(text, "utf8") : 0));
     const at = this.used;
-    const size = into.write(json, at, "utf8");
-    const units = input.text?.length ?? 0;
-    this.used += size;
+    const headSize = into.write(head, at, "utf8");
+    const textSize = raw ? into.write(text, at + headSize, "utf8") : -1;
+    this.used += headSize + Math.max(textSize, 0);
     const i = this.slot();
     this.units[i] = units;
     this.block[i] = this.firstBlock + this.blocks.length - 1;
     this.offset[i] = at;
-    this.bytes[i] = size;
+    this.bytes[i] = headSize;
+    this.textBytes[i] = textSize;
     this.text += units;
     // The newest row stays even alone over the text bound: it is no larger than the size limit let through.
     while (this.size > this.capacity || (this.text > this.maxText && this.size > 1)) this.dropOldest();
-    for (const listener of this.listeners) listener(row, json);
+    if (this.listeners.size === 0) return;
+    const event = raw ? eventOf(head, text, row) : `data: ${head}\n\n`;
+    for (const listener of this.listeners) listener(row, event);
   }
 
   /** Drops the oldest row held, and the buffers no row held lies in any more. */
@@ -123,15 +155,21 @@ export class JsonRows {
     return Buffer.concat(parts);
   }
 
-  /** Calls `listener` with each row pushed from now on, and its JSON; returns the function that stops it. */
+  /** Calls `listener` with each row pushed from now on, and its event; returns the function that stops it. */
   subscribe(listener: JsonRowListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
+  /** Row `i`'s JSON, as `JSON.stringify` gives it: a text kept as bytes is escaped into it now, as its last member. */
   private read(i: number): Buffer {
     const at = this.offset[i]!;
-    return this.blocks[this.block[i]! - this.firstBlock]!.subarray(at, at + this.bytes[i]!);
+    const block = this.blocks[this.block[i]! - this.firstBlock]!;
+    const head = block.subarray(at, at + this.bytes[i]!);
+    const textSize = this.textBytes[i]!;
+    if (textSize < 0) return head;
+    const text = block.toString("utf8", at + head.length, at + head.length + textSize);
+    return Buffer.concat([head.subarray(0, head.length - 1), Buffer.from(`,"text":${JSON.stringify(text)}}`)]);
   }
 
   /** Lets the oldest `count` buffers go, keeping a few for the rows to come. */
@@ -158,7 +196,7 @@ export class JsonRows {
     const length = this.units.length;
     if (this.end === length) {
       if (this.end - this.first <= length / 2) {
-        for (const array of [this.units, this.block, this.offset, this.bytes]) array.copyWithin(0, this.first, this.end);
+        for (const array of [this.units, this.block, this.offset, this.bytes, this.textBytes]) array.copyWithin(0, this.first, this.end);
         this.end -= this.first;
         this.first = 0;
       } else {
@@ -167,6 +205,7 @@ export class JsonRows {
         this.block = wider(this.block, slots);
         this.offset = wider(this.offset, slots);
         this.bytes = wider(this.bytes, slots);
+        this.textBytes = wider(this.textBytes, slots);
       }
     }
     return this.end++;
