@@ -1,7 +1,8 @@
 /**
  * @module listener: the inspector's HTTP listener. It answers its own paths alone (404 otherwise): the page, its style
  * and its modules (the built page and the modules it imports, read once at start), `/rows` (the ring's rows as JSON)
- * and `/events` (each row pushed from then on, as Server-Sent Events). Every answer carries a Content-Security-Policy
+ * and `/events` (each row pushed from then on, as Server-Sent Events: the row's JSON, or for the live feed's rows the
+ * JSON of all but the text on the first `data:` line and the text as it is on the lines after). Every answer carries a Content-Security-Policy
  * that lets the page load nothing but its own origin's files and run no inline script. A request whose Host is not the
  * listener's own is refused (a page of another site reaching it through DNS rebinding), and with a token (the Host then
  * free: a non-loopback listener is reached by names of its own) every path needs it: `?token=` once (the page's address), then the cookie it sets.
