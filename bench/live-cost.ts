@@ -93,7 +93,8 @@ function follow(page: string): { rows: () => number; close: () => void } {
   const req = http.get(new URL("events", page), (res) => {
     res.setEncoding("utf8");
     res.on("data", (text: string) => {
-      for (let at = text.indexOf("data: "); at >= 0; at = text.indexOf("data: ", at + 6)) rows++;
+      // A row's event opens with its JSON; a text sent apart follows on data lines of its own.
+      for (let at = text.indexOf('data: {"seq":'); at >= 0; at = text.indexOf('data: {"seq":', at + 6)) rows++;
     });
   });
   req.on("error", () => undefined);

@@ -2,7 +2,8 @@
  * `wymcp proxy --ui` in real headless Chromium (Debian's package, driven by playwright-core): the built bin in front
  * of the example server with the official SDK alone (its own gate off), the page open before the traffic; a served and
  * a refused call appear live, each in its row with its verdict and code, the refused one opens with its failing
- * location marked, request beside response, and a message carrying `<script>` and `</textarea>` renders as text. Each
+ * location marked, request beside response, a message carrying `<script>` and `</textarea>` renders as text, and a
+ * message written over several lines (LF or CRLF) reaches the page as it was sent. Each
  * state's screenshot is written under reports/ui/.
  */
 import assert from "node:assert/strict";
@@ -134,5 +135,63 @@ test("a message carrying <script> and </textarea> renders as text: no script run
   assert.equal(await page.evaluate("document.scripts.length"), 1, "the page's own module is its only script");
   assert.equal(await page.locator("#detail img").count(), 0);
   await shot("live-hostile");
+  await page.fill("#filter-text", "");
+});
+
+test("a message written over several lines, with LF or CRLF line ends, reaches the page whole and reads back as sent", async () => {
+  // The browser's own EventSource, beside the page's: each request row's event data as the browser hands it over.
+  // A string, not a function: the test's compiler would add helpers of its own to a function's text.
+  const heard = page.evaluate(`new Promise((done) => {
+    const events = new EventSource("events");
+    const found = [];
+    // What was heard by then, rather than a wait for ever: the comparison below says what is missing.
+    setTimeout(() => done(found), 5000);
+    events.onmessage = (event) => {
+      if (/ lines \\d/.test(event.data) && event.data.includes('"part":"request","direction"')) found.push(event.data);
+      if (found.length === 2) {
+        events.close();
+        done(found);
+      }
+    };
+  })`) as Promise<string[]>;
+  await page.waitForFunction("true");
+  const sent: string[] = [];
+  for (const [id, end] of [
+    [5, "\n"],
+    [6, "\r\n"],
+  ] as const) {
+    const body = JSON.stringify(
+      { jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { text: ` lines ${id}` }, _meta: META } },
+      null,
+      2,
+    ).replaceAll("\n", end);
+    sent.push(body);
+    const answer = await fetch(proxy.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "echo",
+      },
+      body,
+    });
+    assert.equal(answer.status, 200);
+    await answer.text();
+  }
+  // As the page reads an event: the row's JSON on the first line, a text sent apart on the lines after it.
+  const texts = (await heard).map((data) => {
+    const end = data.indexOf("\n");
+    return end < 0 ? (JSON.parse(data) as { text?: string }).text : data.slice(end + 1);
+  });
+  assert.deepEqual(texts, sent);
+  for (const id of [5, 6]) {
+    await page.fill("#filter-text", ` lines ${id}`);
+    await page.locator("#count", { hasText: /^2 of \d+ rows/ }).waitFor();
+    await page.locator("#rows .row", { hasText: "→ in" }).first().click();
+    assert.match((await page.textContent("#detail .head"))!, /tools\/call.*pass/);
+    assert.ok((await page.locator("#detail .json").textContent())!.includes(` lines ${id}`), `request ${id} opens as JSON`);
+  }
   await page.fill("#filter-text", "");
 });

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
@@ -18,6 +18,8 @@ import { parseCheckOptions } from "../src/cli/check/options.js";
 import type { InspectRow } from "../src/inspect/row.js";
 import { type Capture, JUDGE_BATCH_CHARS, LiveFeed, textOf } from "../src/inspect/live/feed.js";
 import { BLOCK_BYTES, HeldCaptures } from "../src/inspect/live/held.js";
+import { JsonRows, ROW_BLOCK_BYTES } from "../src/inspect/live/json-rows.js";
+import { RowRing } from "../src/inspect/ring.js";
 import { listen } from "../src/inspect/listener.js";
 import { httpObserver, httpTap } from "../src/inspect/live/http-tap.js";
 import { createLog, type MessageObserver } from "../src/core/gate-log.js";
@@ -25,6 +27,10 @@ import { createProxy, listen as listenProxy } from "../src/hosts/proxy/proxy.js"
 import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { stdioTap } from "../src/inspect/live/stdio-tap.js";
 import { takeLiveArgs } from "../src/cli/live/live.js";
+import { liveJudgeOptions } from "../src/inspect/live/start.js";
+import { resolveGate } from "../src/hosts/shared/gate-flags.js";
+import { toolsFromFlags } from "../src/cli/tools-flags.js";
+import { type JudgeContext, judge } from "../src/check/judge.js";
 import { assertFreshDist } from "./support/built.js";
 import { assertNothingListens, NO_UPSTREAM, startProxy, until } from "./support/proxy.js";
 
@@ -73,6 +79,17 @@ async function pageAddress(stderr: () => string): Promise<string> {
   return /live page at (http:\/\/\S+)/.exec(stderr())![1]!;
 }
 
+/** A row from its event as the page reads it: its data lines joined, the row's JSON first and its text, if sent apart, after. */
+function eventRow(event: string): InspectRow {
+  const data = event
+    .split("\n")
+    .map((line) => line.replace(/^data: ?/, ""))
+    .join("\n");
+  const end = data.indexOf("\n");
+  if (end < 0) return JSON.parse(data) as InspectRow;
+  return { ...(JSON.parse(data.slice(0, end)) as InspectRow), text: data.slice(end + 1) };
+}
+
 /** Reads `/events` as an EventSource does, collecting each row. */
 async function follow(url: string) {
   const controller = new AbortController();
@@ -89,7 +106,7 @@ async function follow(url: string) {
       while (end >= 0) {
         const event = text.slice(0, end);
         text = text.slice(end + 2);
-        if (event.startsWith("data: ")) rows.push(JSON.parse(event.slice(6)) as InspectRow);
+        if (event.startsWith("data: ")) rows.push(eventRow(event));
         end = text.indexOf("\n\n");
       }
     }
@@ -771,5 +788,263 @@ describe("the stdio gate's tap: each side's bytes, one capture a line", () => {
       [4, "client", undefined],
       [5, "client", "ok"],
     ]);
+  });
+});
+
+describe("the live feed takes the proxy's own verdict on a request it admitted", () => {
+  const MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "live-test", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const modern = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+  };
+  const legacy = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-03-26",
+  };
+  const modernCall = (id: number, args: unknown) =>
+    JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { _meta: MODERN_META, name: "echo", arguments: args } });
+  const callHeaders = { ...modern, "mcp-method": "tools/call", "mcp-name": "echo" };
+  /** The requests sent: a valid call, invalid params, a framing failure, a header mismatch, legacy ones, a batch, a tool's arguments refused. */
+  const requests: Array<{ headers: Record<string, string>; body: string }> = [
+    { headers: callHeaders, body: modernCall(1, { text: "hi" }) },
+    { headers: callHeaders, body: modernCall(2, "not an object") },
+    { headers: callHeaders, body: '{"jsonrpc":"2.0","id":3,' },
+    { headers: { ...modern, "mcp-method": "tools/list", "mcp-name": "echo" }, body: modernCall(4, { text: "hi" }) },
+    { headers: legacy, body: call(5, { name: "echo", arguments: { text: "hi" } }) },
+    { headers: legacy, body: call(6, { name: 7 }) },
+    {
+      headers: legacy,
+      body: JSON.stringify([
+        { jsonrpc: "2.0", id: 7, method: "ping" },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+      ]),
+    },
+    { headers: callHeaders, body: modernCall(8, { text: 42 }) },
+    // A header holding a comma: the gate reads its values apart, the capture keeps it whole.
+    { headers: { ...callHeaders, "mcp-name": "echo, echo" }, body: modernCall(9, { text: "hi" }) },
+    // A legacy session's initialize, then a request of that session with no version header: its revision is the session's.
+    { headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: initialize(10) },
+    {
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": "s-1" },
+      body: call(11, { name: "echo", arguments: { text: "hi" } }),
+    },
+  ];
+
+  /** An upstream answering every request with a result (initialize with a session), for the proxy to relay. */
+  async function upstream(): Promise<{ url: URL; close: () => void }> {
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: number; method?: string } | unknown[];
+        if (Array.isArray(body))
+          return void res.writeHead(200, { "content-type": "application/json" }).end('[{"jsonrpc":"2.0","id":7,"result":{}}]');
+        if (body.id === undefined) return void res.writeHead(202).end();
+        const result =
+          body.method === "initialize"
+            ? { protocolVersion: "2025-03-26", capabilities: {}, serverInfo: { name: "up", version: "1" } }
+            : { content: [{ type: "text", text: "hi" }] };
+        const headers: Record<string, string> = { "content-type": "application/json" };
+        if (body.method === "initialize") headers["mcp-session-id"] = "s-1";
+        res.writeHead(200, headers).end(JSON.stringify({ jsonrpc: "2.0", id: body.id, result }));
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    return { url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`), close: () => server.close() };
+  }
+
+  for (const flags of [[], ["--legacy-checks", "report"]])
+    test(`each row is the verdict judging the capture again gives, the gate's own taken for what it admitted${flags.length ? ` (${flags.join(" ")})` : ""}`, async () => {
+      const tools = join(work, "tools.json");
+      writeFileSync(
+        tools,
+        JSON.stringify({ tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] }),
+      );
+      const up = await upstream();
+      const parsed = parseProxyArgs(["--upstream", up.url.href, "--tools", tools, ...flags]);
+      const log = createLog("proxy", "text", () => undefined);
+      const judging = liveJudgeOptions(resolveGate(parsed.options, () => undefined).settings);
+      // The same captures twice: as the proxy hands them on, and without the gate's admission (judged from the bytes).
+      const given = new LiveFeed("proxy", judging);
+      const again = new LiveFeed("proxy", judging);
+      const rows: InspectRow[] = [];
+      const stopGiven = given.subscribe((row) => rows.push(row));
+      const stopAgain = again.subscribe(() => undefined);
+      let admitted = 0;
+      const observer = httpObserver(
+        (capture) => {
+          if (capture.admitted !== undefined) admitted++;
+          given.capture(capture);
+          again.capture({ ...capture, admitted: undefined });
+        },
+        { maxBytes: 1024 * 1024 },
+      );
+      const built = createProxy({ ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags!, log) }, log, {
+        observer: observer as MessageObserver,
+      });
+      const { server, address } = await listenProxy(built, "127.0.0.1", 0);
+      const url = `http://127.0.0.1:${address.port}/mcp`;
+      try {
+        const answers: string[] = [];
+        for (const { headers, body } of requests) answers.push(await (await fetch(url, { method: "POST", headers, body })).text());
+        // The tool's arguments (text a number) refused by the proxy itself: admitted by the gate all the same.
+        assert.match(answers[7]!, /Invalid arguments for tool echo/);
+        // Each request and its answer, told to the page following.
+        await until(() => rows.length === 2 * requests.length);
+        const a = given.rows();
+        const b = again.rows();
+        assert.equal(a.length, b.length);
+        assert.deepEqual(
+          a.map((row) => [row.verdict, row.text]),
+          b.map((row) => [row.verdict, row.text]),
+        );
+        // The valid, legacy, batch, refused-tool, comma and session requests came with the gate's admission.
+        assert.equal(admitted, flags.length ? 8 : 7);
+        const outcomes = a.filter((row) => row.verdict.part === "request").map((row) => row.verdict.outcome);
+        assert.deepEqual(outcomes, [
+          "pass",
+          "reject",
+          "reject",
+          "reject",
+          "pass",
+          flags.length ? "pass" : "reject",
+          "pass",
+          "pass",
+          "pass",
+          "pass",
+          "pass",
+        ]);
+      } finally {
+        stopGiven();
+        stopAgain();
+        await built.drain(server);
+        up.close();
+      }
+    });
+
+  test("the gate's admission is the row's verdict unless the capture judges the message otherwise: another era, a session's revision, a header holding a comma", () => {
+    const { options } = parseCheckOptions([]);
+    const body = JSON.parse(modernCall(1, { text: "hi" })) as unknown;
+    const bytes = Buffer.from(modernCall(1, { text: "hi" }));
+    // A result no validation gives: seen in the verdict only when the gate's admission is taken.
+    const marked = { body, era: "modern" as const, result: { outcome: "pass" as const, kind: "request" as const, definition: "marked" } };
+    const definition = (context: JudgeContext) =>
+      (judge("proxy", 1, bytes, options, context).verdict as { definition?: unknown }).definition;
+    assert.equal(definition({ from: "client", headers: callHeaders, admitted: marked as never }), "marked");
+    assert.equal(definition({ from: "client", headers: callHeaders }), "CallToolRequest");
+    assert.notEqual(definition({ from: "client", headers: callHeaders, admitted: { ...marked, era: "legacy" } as never }), "marked");
+    assert.notEqual(
+      definition({ from: "client", headers: { ...callHeaders, "mcp-name": "echo, x" }, admitted: marked as never }),
+      "marked",
+    );
+    assert.notEqual(
+      definition({
+        from: "client",
+        headers: { "content-type": "application/json" },
+        admitted: marked as never,
+        negotiated: { revision: "2025-03-26", line: 1 } as never,
+      }),
+      "marked",
+    );
+    // Judged as a server's message, or under --era: the gate's admission is not the verdict.
+    assert.notEqual(definition({ from: "server", headers: callHeaders, admitted: marked as never }), "marked");
+    const flagged = parseCheckOptions(["--era", "modern"]).options;
+    assert.notEqual(
+      (
+        judge("proxy", 1, bytes, flagged, { from: "client", headers: callHeaders, admitted: marked as never }).verdict as {
+          definition?: unknown;
+        }
+      ).definition,
+      "marked",
+    );
+  });
+});
+
+describe("the rows a page follows, kept as their JSON", () => {
+  const { options } = parseCheckOptions([]);
+  /** A row input as the feed makes it: a verdict and the message's text (or none, over the limit). */
+  const input = (id: number, text: string | undefined) => {
+    const { verdict } = judge("proxy", id, text === undefined ? undefined : Buffer.from(text), options, { from: "client" });
+    return { verdict, body: undefined, text };
+  };
+  const texts = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      i % 7 === 3
+        ? undefined
+        : // Sent as it is, over several data lines, or in the row's JSON: a lone surrogate, a CR.
+          `${JSON.stringify({ jsonrpc: "2.0", id: i, method: "ping", params: { s: 'é😀"'.repeat(i % 50) } })}${["", "\n ", "\ud800", "\r\n", "\n\ndata: x\n"][i % 5]}`,
+    );
+
+  test("the rows read back, /rows's JSON and each row told are those a ring of row objects holds, under both bounds", () => {
+    for (const [capacity, maxText] of [
+      [10, 1 << 30],
+      [1_000, 20_000],
+      [1, 1 << 30],
+    ] as const) {
+      const kept = new JsonRows(capacity, maxText);
+      const objects = new RowRing(capacity, maxText);
+      const told: string[] = [];
+      kept.subscribe((row, event) => {
+        // The event, read as the page reads it, is the row.
+        assert.match(event, /\n\n$/);
+        assert.deepEqual(eventRow(event.slice(0, -2)), JSON.parse(JSON.stringify(row)));
+        told.push(event);
+      });
+      const all = texts(3_000);
+      all.forEach((text, i) => {
+        const row = input(i, text);
+        kept.push(row, i);
+        objects.push(row, i);
+        assert.equal(kept.size, objects.size);
+        assert.equal(kept.textUnits, objects.textUnits);
+      });
+      const expected = JSON.stringify(objects.rows());
+      assert.equal(kept.json().toString("utf8"), expected);
+      assert.deepEqual(kept.rows(), JSON.parse(expected));
+      assert.equal(told.length, all.length);
+      // Only the buffers the rows held lie in are kept (64 KiB each, a larger row's own).
+      assert.ok(kept.blockBytes <= Buffer.byteLength(expected) + 2 * ROW_BLOCK_BYTES, `${kept.blockBytes}`);
+      while (kept.size > 0) {
+        kept.dropOldest();
+        objects.dropOldest();
+        assert.equal(kept.textUnits, objects.textUnits);
+      }
+      assert.equal(kept.json().toString("utf8"), "[]");
+      kept.push(input(1, "{}"), 1);
+      assert.deepEqual(
+        kept.rows().map((row) => [row.seq, row.text]),
+        [[all.length + 1, "{}"]],
+      );
+    }
+  });
+
+  test("/rows on a live feed answers the rows as a ring of row objects would, capacity and title first", async () => {
+    const feed = new LiveFeed("stdio", options, 5);
+    for (let i = 1; i <= 8; i++)
+      feed.capture({ entry: i, from: "client", text: JSON.stringify({ jsonrpc: "2.0", id: i, method: "ping" }), time: i });
+    const listener = await listen({ ring: feed, host: "127.0.0.1", port: 0, title: "live" });
+    try {
+      const answer = await fetch(new URL("rows", listener.url));
+      const text = await answer.text();
+      assert.equal(text, JSON.stringify({ capacity: 5, title: "live", rows: feed.rows() }));
+      assert.deepEqual(
+        (JSON.parse(text) as { rows: InspectRow[] }).rows.map((row) => [row.seq, (JSON.parse(row.text!) as { id: number }).id]),
+        [
+          [1, 4],
+          [2, 5],
+          [3, 6],
+          [4, 7],
+          [5, 8],
+        ],
+      );
+    } finally {
+      await listener.close();
+    }
   });
 });

@@ -9,6 +9,7 @@ import { classifyEra, type Era, type EraSignal } from "../core/era.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { judgeMessage, readMessage } from "../core/pipeline.js";
 import type { ValidationResult } from "../core/validate.js";
+import type { GateAdmitted } from "../core/gate-log.js";
 // The revision from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
 import { outbound } from "../../generated/outbound.js";
 import { type OutboundKind, type OutboundViolations, validateMcpResponse } from "../outbound/validate-response.js";
@@ -121,6 +122,12 @@ export interface JudgeContext {
   exchangeEra?: { era: Era; eraSignal: CheckSignal };
   /** The legacy revision the message's session negotiated, for a message without an MCP-Protocol-Version header. */
   negotiated?: Negotiated;
+  /**
+   * A gate's admission of these very bytes, with the same settings, from a request with these headers (the live feed's
+   * proxy requests): taken as the verdict's own when nothing here judges the message otherwise than that gate did (see
+   * `gateAdmission`); the bytes are then neither parsed nor validated again.
+   */
+  admitted?: GateAdmitted;
 }
 
 /**
@@ -213,10 +220,17 @@ export function judge(
   // A HAR entry's headers are its HTTP request's: they say nothing of the media type of what the server sent.
   const headers = exchangeHeaders(options, context);
   const contentType = fromServer ? options.headers["content-type"] : headers["content-type"];
-  // The gates' pipeline: the media type (when one was given), the size, strict UTF-8 and JSON, then the judging below.
-  const parsed = readMessage(bytes, contentType, options.settings);
-  if (!parsed.ok) return refused(parsed);
-  const body = parsed.body;
+  // A gate that admitted these bytes read them as below (its media type, size, UTF-8 and JSON passed): its body is theirs.
+  const given =
+    context?.admitted !== undefined && !fromServer && bytes !== undefined && noHeadersGiven(options) ? context.admitted : undefined;
+  let body: unknown;
+  if (given !== undefined) body = given.body;
+  else {
+    // The gates' pipeline: the media type (when one was given), the size, strict UTF-8 and JSON, then the judging below.
+    const parsed = readMessage(bytes, contentType, options.settings);
+    if (!parsed.ok) return refused(parsed);
+    body = parsed.body;
+  }
   // A response takes its request's method and era; the request is looked up only for a body that is one.
   const answered = context?.pair && isResponse(body) ? context.pair((body as { id?: unknown }).id) : undefined;
   const direction = options.direction !== "auto" ? options.direction : fromServer ? "out" : autoDirection(body);
@@ -238,15 +252,36 @@ export function judge(
   // A HAR entry carries its HTTP request's headers: a modern request is held to them as a gate holds it. A message
   // with none (a file, a line) has no headers to judge.
   const exchange = context?.headers !== undefined ? headers : undefined;
-  const admission = judgeMessage(
-    body,
-    { era, protocolVersion: headers["mcp-protocol-version"] ?? negotiated?.revision, headers: exchange },
-    options.settings,
-  );
+  const admission =
+    (given !== undefined && typeof era === "function" && negotiated === undefined && gateAdmission(given, era(body), exchange)) ||
+    judgeMessage(
+      body,
+      { era, protocolVersion: headers["mcp-protocol-version"] ?? negotiated?.revision, headers: exchange },
+      options.settings,
+    );
   if (!admission.ok && admission.reason !== "invalid-message") return refused(admission);
   // Only the legacy lane reads a revision; a modern message is judged by the one its _meta names.
   const session = negotiated && admission.era === "legacy" ? negotiated : undefined;
   return labelled(options, admissionVerdict(source, line, part, signal, session, admission), body, answered);
+}
+
+/** No --headers, no --era, no --direction: what a gate judging the same request knows, nothing more. */
+function noHeadersGiven(options: JudgeOptions): boolean {
+  if (options.era !== "auto" || options.direction !== "auto") return false;
+  for (const _ in options.headers) return false;
+  return true;
+}
+
+/**
+ * The gate's admission as the one `judgeMessage` would make here, or undefined when they may differ. They are the same
+ * function of the same body, settings, era, protocol version and headers: the caller has seen to the protocol version
+ * (the header's alone, no session's revision); here the era must be the one read here, and the headers the same values
+ * (the gate reads an MCP header holding a comma as its values apart, the capture keeps it whole; the rules read no other).
+ */
+function gateAdmission(given: GateAdmitted, era: Era, headers: Record<string, string> | undefined): Admission | undefined {
+  if (given.era !== era || headers === undefined) return undefined;
+  for (const name in headers) if (name.startsWith("mcp-") && headers[name]!.includes(",")) return undefined;
+  return { ok: true, body: given.body, era: given.era, result: given.result };
 }
 
 /**

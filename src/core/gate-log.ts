@@ -7,7 +7,7 @@
  * answers' rules; the method, and a tool's or prompt's name, escaped and bounded as the answers escape a client's
  * keys. Never a value of its arguments.
  */
-import type { RejectReason } from "./admission.js";
+import type { Acceptance, RejectReason } from "./admission.js";
 import type { JsonRpcErrorResponse, JsonRpcId } from "./envelope.js";
 import type { Era } from "./era.js";
 import { escapeText } from "./log-safe.js";
@@ -73,16 +73,22 @@ export interface GateHooks {
  * response); the stdio gate calls `chunk` with the bytes of each side.
  */
 export interface MessageObserver<Req = unknown, Res = unknown> {
-  /** A POST with its body as read (undefined when refused unread), or a GET; the observer may tap `res`. */
-  exchange?(req: Req, res: Res, body: Uint8Array | undefined): void;
+  /**
+   * A POST with its body as read (undefined when refused unread), or a GET; the observer may tap `res`. `admitted` is
+   * the gate's own admission of that body, when it admitted it: the live feed takes it rather than judge the body again.
+   */
+  exchange?(req: Req, res: Res, body: Uint8Array | undefined, admitted?: GateAdmitted): void;
   /**
    * As `exchange`, for an answer the face writes itself and tells of as it goes: the observer leaves `res` as it is and
    * returns the reader the face calls after each write (undefined: the observer reads nothing of it).
    */
-  relayed?(req: Req, res: Res, body: Uint8Array | undefined): AnswerReader | undefined;
+  relayed?(req: Req, res: Res, body: Uint8Array | undefined, admitted?: GateAdmitted): AnswerReader | undefined;
   /** Bytes from the client, the server, or wymcp's own answers to the client, as they pass. */
   chunk?(from: "client" | "server" | "wymcp", data: Uint8Array | string): void;
 }
+
+/** A body the gate admitted: the body it parsed, the era it judged it in, and what the validation returned. */
+export type GateAdmitted = Pick<Acceptance, "body" | "era" | "result">;
 
 /** One answer as its writer tells of it, each call after the write it names: what `res.writeHead`, `write`, `end` were given. */
 export interface AnswerReader {

@@ -1,7 +1,8 @@
 /**
  * @module listener: the inspector's HTTP listener. It answers its own paths alone (404 otherwise): the page, its style
  * and its modules (the built page and the modules it imports, read once at start), `/rows` (the ring's rows as JSON)
- * and `/events` (each row pushed from then on, as Server-Sent Events). Every answer carries a Content-Security-Policy
+ * and `/events` (each row pushed from then on, as Server-Sent Events: the row's JSON, or for the live feed's rows the
+ * JSON of all but the text on the first `data:` line and the text as it is on the lines after). Every answer carries a Content-Security-Policy
  * that lets the page load nothing but its own origin's files and run no inline script. A request whose Host is not the
  * listener's own is refused (a page of another site reaching it through DNS rebinding), and with a token (the Host then
  * free: a non-loopback listener is reached by names of its own) every path needs it: `?token=` once (the page's address), then the cookie it sets.
@@ -165,9 +166,9 @@ function streamRows(res: ServerResponse, ring: RowSource, streams: Set<ServerRes
     blocked = false;
     flush();
   });
-  const stop = ring.subscribe((row) => {
+  const stop = ring.subscribe((row, event) => {
     if (res.destroyed) return;
-    batch += `data: ${JSON.stringify(row)}\n\n`;
+    batch += event ?? `data: ${JSON.stringify(row)}\n\n`;
     if (blocked) {
       if (batch.length > MAX_PENDING_CHARS) res.destroy();
     } else if (batch.length >= FLUSH_CHARS) {
@@ -225,7 +226,11 @@ export async function listen({ ring, host, port, token, title, dist = defaultDis
     }
     if (path === "/rows") {
       res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
-      return res.end(req.method === "HEAD" ? undefined : JSON.stringify({ capacity: ring.capacity, title, rows: ring.rows() }));
+      if (req.method === "HEAD") return res.end();
+      if (ring.rowsJson === undefined) return res.end(JSON.stringify({ capacity: ring.capacity, title, rows: ring.rows() }));
+      // The rows' JSON as the source keeps it, in the object as it reads otherwise (`{"capacity":…,"title":…,"rows":[…]}`).
+      const head = JSON.stringify({ capacity: ring.capacity, title });
+      return res.end(Buffer.concat([Buffer.from(`${head.slice(0, -1)},"rows":`), ring.rowsJson(), Buffer.from("}")]));
     }
     if (path === "/events") return streamRows(res, ring, streams);
     const file = files.get(path)!;

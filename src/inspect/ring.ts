@@ -17,7 +17,13 @@ export const DEFAULT_MAX_TEXT = 32 * 1024 * 1024;
 export interface RowSource {
   readonly capacity: number;
   rows(): InspectRow[];
-  subscribe(listener: (row: InspectRow) => void): () => void;
+  /** The rows held as JSON (an array), when the source keeps them so: what `JSON.stringify(rows())` would give. */
+  rowsJson?(): Buffer;
+  /**
+   * Each row from now on; a source that makes its event hands that too (the event stream sends it as it is), else the
+   * event is the row's JSON on one `data:` line.
+   */
+  subscribe(listener: (row: InspectRow, event?: string) => void): () => void;
 }
 
 export class RowRing implements RowSource {

@@ -179,11 +179,17 @@ class Relay {
    * The exchange to the live observer, if any. An answer only forward.ts writes (`relayed`) is told to the observer's
    * reader write by write; any other is read by the observer's tap on the response.
    */
-  private observe(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, relayed: boolean): AnswerReader | undefined {
+  private observe(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Uint8Array | undefined,
+    relayed: boolean,
+    admitted?: GateAdmit,
+  ): AnswerReader | undefined {
     const { observer } = this.hooks;
     if (observer === undefined) return undefined;
-    if (relayed && observer.relayed) return observer.relayed(req, res, body);
-    observer.exchange?.(req, res, body);
+    if (relayed && observer.relayed) return observer.relayed(req, res, body, admitted);
+    observer.exchange?.(req, res, body, admitted);
     return undefined;
   }
 
@@ -260,7 +266,7 @@ class Relay {
     if (event) this.verdict(event);
     // Only forward.ts writes the answer (or the 202 below, which has nothing to read) unless the tools or the lock may
     // answer or rewrite it: then the observer taps the response, before any of them wraps it.
-    const reader = this.observe(req, res, judged.bytes, !tools?.active && toolLock === undefined);
+    const reader = this.observe(req, res, judged.bytes, !tools?.active && toolLock === undefined, judged);
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
     if (judged.action === "accept") {
       res.writeHead(202).end();

@@ -12,7 +12,8 @@ import { Exchange } from "../../check/exchange.js";
 import type { JudgeContext, JudgeOptions } from "../../check/judge.js";
 import { Negotiations } from "../../check/negotiation.js";
 import { type Capture, HeldCaptures, textOf, unitsOf } from "./held.js";
-import { DEFAULT_MAX_ROWS, DEFAULT_MAX_TEXT, RowRing, type RowSource } from "../ring.js";
+import { DEFAULT_MAX_ROWS, DEFAULT_MAX_TEXT, type RowSource } from "../ring.js";
+import { JsonRows } from "./json-rows.js";
 import type { InspectRow } from "../row.js";
 
 export { type Capture, textOf };
@@ -40,7 +41,8 @@ export class LiveFeed implements RowSource {
   private pending: Capture[] = [];
   private start = 0;
   private pendingText = 0;
-  private readonly ring: RowRing;
+  /** The rows judged, kept as their JSON (json-rows.ts). */
+  private readonly ring: JsonRows;
   private followers = 0;
   /** The timer that judges what a following page has not been told yet. */
   private batch: NodeJS.Timeout | undefined;
@@ -60,7 +62,7 @@ export class LiveFeed implements RowSource {
     private readonly maxText = DEFAULT_MAX_TEXT,
   ) {
     this.capacity = capacity;
-    this.ring = new RowRing(capacity, maxText);
+    this.ring = new JsonRows(capacity, maxText);
     this.held = new HeldCaptures(capacity);
   }
 
@@ -108,8 +110,14 @@ export class LiveFeed implements RowSource {
     return this.ring.rows();
   }
 
-  /** Each row from now on, judged in batches as messages pass; returns the function that stops it. */
-  subscribe(listener: (row: InspectRow) => void): () => void {
+  /** The rows held as `rows()` gives them, as one JSON array: what `/rows` sends. */
+  rowsJson(): Buffer {
+    this.judgePending();
+    return this.ring.json();
+  }
+
+  /** Each row from now on (and its event), judged in batches as messages pass; returns the function that stops it. */
+  subscribe(listener: (row: InspectRow, event: string) => void): () => void {
     this.judgePending();
     this.followers++;
     const stop = this.ring.subscribe(listener);
@@ -158,6 +166,8 @@ export class LiveFeed implements RowSource {
     if (capture.headers) context.headers = capture.headers;
     if (capture.part !== undefined) context.part = capture.part;
     if (requestEra) context.exchangeEra = { era: requestEra, eraSignal: "request" };
+    // The proxy's gate judged this request already: its verdict is taken when it is the one judging gives (judge.ts).
+    if (capture.admitted !== undefined) context.admitted = capture.admitted;
     // Decoded here, off the traffic's path; bytes that are not UTF-8 are judged from their text (U+FFFD) encoded again,
     // as they are when kept with no page following.
     const text = textOf(capture);

@@ -5,6 +5,7 @@
  * (kept as objects, they left a busy proxy's heap some 6 MB larger after each one). A page reads them back as
  * captures, in order. No host type.
  */
+import type { GateAdmitted } from "../../core/gate-log.js";
 
 /** One message as it passed. */
 export interface Capture {
@@ -29,6 +30,11 @@ export interface Capture {
   session?: string;
   /** When it passed (milliseconds since the epoch). */
   time: number;
+  /**
+   * The gate's admission of these very bytes (a client's request the proxy admitted): judged from it, not again. Not
+   * kept while no page follows: the message is judged from its bytes when a page opens.
+   */
+  admitted?: GateAdmitted | undefined;
 }
 
 /** A capture's text: its own, or its bytes decoded (what is not UTF-8 becomes U+FFFD); undefined when over the size limit. */
@@ -136,7 +142,10 @@ export class HeldCaptures {
     this.textUnits += units;
     const meta = this.metaOf(capture);
     if (meta === undefined || (text !== undefined && bytes === undefined && !wellFormed(text))) {
-      this.odd.set(this.base + i, { ...capture, text: textOf(capture), bytes: undefined });
+      const kept: Capture = { ...capture, text: textOf(capture), bytes: undefined };
+      // Not the gate's admission: held messages are judged from their bytes (a rare message, the slower shape no matter).
+      delete kept.admitted;
+      this.odd.set(this.base + i, kept);
       this.flags[i] = 0;
       this.textBytes[i] = this.metaBytes[i] = 0;
       this.block[i] = this.firstBlock + this.blocks.length - 1;

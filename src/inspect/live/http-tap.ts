@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StringDecoder } from "node:string_decoder";
-import type { AnswerReader } from "../../core/gate-log.js";
+import type { AnswerReader, GateAdmitted } from "../../core/gate-log.js";
 import type { Capture } from "./feed.js";
 
 /** An event stream's event, or a JSON answer, longer than this is captured as over the limit (its text not kept). */
@@ -54,8 +54,8 @@ function blank(bytes: Uint8Array): boolean {
 
 /** The live observer of `wymcp proxy`'s exchanges: `exchange` taps the response, `relayed` is told of each write instead. */
 export interface HttpObserver {
-  exchange(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined): void;
-  relayed(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined): AnswerReader;
+  exchange(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, admitted?: GateAdmitted): void;
+  relayed(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, admitted?: GateAdmitted): AnswerReader;
 }
 
 /**
@@ -65,8 +65,8 @@ export interface HttpObserver {
 export function httpObserver(capture: (message: Capture) => void, { maxBytes }: HttpTapOptions): HttpObserver {
   const exchanges = new Exchanges(capture, maxBytes);
   return {
-    exchange: (req, res, body) => tapAnswer(res, exchanges.request(req, res, body)),
-    relayed: (req, res, body) => exchanges.request(req, res, body),
+    exchange: (req, res, body, admitted) => tapAnswer(res, exchanges.request(req, res, body, admitted)),
+    relayed: (req, res, body, admitted) => exchanges.request(req, res, body, admitted),
   };
 }
 
@@ -86,8 +86,8 @@ class Exchanges {
     readonly maxBytes: number,
   ) {}
 
-  /** The request captured (a POST's body); the reader of its answer. */
-  request(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined): AnswerTap {
+  /** The request captured (a POST's body, with the gate's admission of it if any); the reader of its answer. */
+  request(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, admitted: GateAdmitted | undefined): AnswerTap {
     const entry = ++this.entries;
     const headers = requestHeaders(req, this.last, this.lastCount);
     if (headers !== this.last) {
@@ -99,7 +99,9 @@ class Exchanges {
     if (req.method === "POST") {
       // The bytes as read: decoded only if a page or --record reads them (undefined: over the limit, or not read).
       const bytes = body === undefined || body.length > this.maxBytes ? undefined : body;
-      this.capture({ entry, part: "request", from: "client", text: undefined, bytes, headers, time: Date.now() });
+      // The gate's admission goes with the bytes it judged; none with bytes not kept.
+      const gate = bytes === undefined ? undefined : admitted;
+      this.capture({ entry, part: "request", from: "client", text: undefined, bytes, headers, time: Date.now(), admitted: gate });
     }
     return new AnswerTap(this, res, entry, headers);
   }

@@ -292,11 +292,23 @@ async function readRows(): Promise<void> {
   applyFilter();
 }
 
+/**
+ * A row from its event: the row's JSON on the first line; a text sent as it is on the lines after it (the live feed's
+ * rows), or none (the text, if any, is in the JSON).
+ */
+function eventRow(data: string): InspectRow {
+  const end = data.indexOf("\n");
+  if (end < 0) return JSON.parse(data) as InspectRow;
+  const row = JSON.parse(data.slice(0, end)) as InspectRow;
+  row.text = data.slice(end + 1);
+  return row;
+}
+
 async function connect(): Promise<void> {
   try {
     await readRows();
     const events = new EventSource("events");
-    events.onmessage = (event) => arrived(JSON.parse(event.data as string) as InspectRow);
+    events.onmessage = (event) => arrived(eventRow(event.data as string));
     // A stream the listener closed (a reader that fell behind) reopens by itself: what it missed is in /rows.
     let opened = false;
     events.onopen = () => {
