@@ -51,23 +51,31 @@ const META = {
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
-/** A modern tools/call as the official client sends it: its transport headers and its `_meta`. */
-async function callTool(
-  id: number,
-  name: unknown,
-  args: unknown,
-): Promise<{ status: number; body: { result?: unknown; error?: { code: number } } }> {
-  const answer = await fetch(proxy.url, {
+/** A tools/call's bytes posted to the proxy with the transport headers the official client sends (`Mcp-Name`: `name`). */
+function postCall(name: string, body: string): Promise<Response> {
+  return fetch(proxy.url, {
     method: "POST",
     headers: {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": "2026-07-28",
       "mcp-method": "tools/call",
-      "mcp-name": String(name),
+      "mcp-name": name,
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta: META } }),
+    body,
   });
+}
+
+/** A modern tools/call as the official client sends it: its transport headers and its `_meta`. */
+async function callTool(
+  id: number,
+  name: unknown,
+  args: unknown,
+): Promise<{ status: number; body: { result?: unknown; error?: { code: number } } }> {
+  const answer = await postCall(
+    String(name),
+    JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta: META } }),
+  );
   const text = await answer.text();
   const data = answer.headers.get("content-type")?.startsWith("text/event-stream") ? /^data: (.*)$/m.exec(text)![1]! : text;
   return { status: answer.status, body: JSON.parse(data) };
@@ -166,17 +174,7 @@ test("a message written over several lines, with LF or CRLF line ends, reaches t
       2,
     ).replaceAll("\n", end);
     sent.push(body);
-    const answer = await fetch(proxy.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "echo",
-      },
-      body,
-    });
+    const answer = await postCall("echo", body);
     assert.equal(answer.status, 200);
     await answer.text();
   }

@@ -206,31 +206,18 @@ export function judge(
 ): { verdict: Verdict; body: unknown } {
   const fromServer = context?.from === "server";
   const part = context?.part;
-  const refused = (refusal: Refusal) =>
-    labelled(
-      options,
-      refusalVerdict(
-        source,
-        line,
-        part,
-        options.direction === "out" || (options.direction === "auto" && fromServer) ? "out" : "in",
-        refusal,
-      ),
-    );
+  const refusedAs = options.direction === "out" || (options.direction === "auto" && fromServer) ? "out" : "in";
+  const refused = (refusal: Refusal) => labelled(options, refusalVerdict(source, line, part, refusedAs, refusal));
   // A HAR entry's headers are its HTTP request's: they say nothing of the media type of what the server sent.
   const headers = exchangeHeaders(options, context);
   const contentType = fromServer ? options.headers["content-type"] : headers["content-type"];
   // A gate that admitted these bytes read them as below (its media type, size, UTF-8 and JSON passed): its body is theirs.
   const given =
     context?.admitted !== undefined && !fromServer && bytes !== undefined && noHeadersGiven(options) ? context.admitted : undefined;
-  let body: unknown;
-  if (given !== undefined) body = given.body;
-  else {
-    // The gates' pipeline: the media type (when one was given), the size, strict UTF-8 and JSON, then the judging below.
-    const parsed = readMessage(bytes, contentType, options.settings);
-    if (!parsed.ok) return refused(parsed);
-    body = parsed.body;
-  }
+  // Else the gates' pipeline: the media type (when one was given), the size, strict UTF-8 and JSON, then the judging below.
+  const read = given !== undefined ? { ok: true as const, body: given.body } : readMessage(bytes, contentType, options.settings);
+  if (!read.ok) return refused(read);
+  const body = read.body;
   // A response takes its request's method and era; the request is looked up only for a body that is one.
   const answered = context?.pair && isResponse(body) ? context.pair((body as { id?: unknown }).id) : undefined;
   const direction = options.direction !== "auto" ? options.direction : fromServer ? "out" : autoDirection(body);
