@@ -69,7 +69,7 @@ export class RowRing implements RowSource {
     return this.text;
   }
 
-  /** Drops the oldest row held (a live feed making room for messages it has not judged yet). */
+  /** Drops the oldest row held (as the live feed's JSON rows do: the tests hold the two to the same answers). */
   dropOldest(): void {
     if (this.start >= this.slots.length) return;
     this.text -= this.slots[this.start]!.text?.length ?? 0;

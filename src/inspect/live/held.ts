@@ -142,10 +142,9 @@ export class HeldCaptures {
     this.textUnits += units;
     const meta = this.metaOf(capture);
     if (meta === undefined || (text !== undefined && bytes === undefined && !wellFormed(text))) {
-      const kept: Capture = { ...capture, text: textOf(capture), bytes: undefined };
-      // Not the gate's admission: held messages are judged from their bytes (a rare message, the slower shape no matter).
-      delete kept.admitted;
-      this.odd.set(this.base + i, kept);
+      // Without the gate's admission: held messages are judged from their bytes.
+      const { admitted: _admitted, ...kept } = capture;
+      this.odd.set(this.base + i, { ...kept, text: textOf(capture), bytes: undefined });
       this.flags[i] = 0;
       this.textBytes[i] = this.metaBytes[i] = 0;
       this.block[i] = this.firstBlock + this.blocks.length - 1;
