@@ -26,6 +26,7 @@ import { requestExchange, resolveFetchFace } from "../src/hosts/fetch/guard.js";
 import { resolveNodeFace } from "../src/hosts/node/guard.js";
 import { nodeExchange } from "../src/hosts/shared/node-gate.js";
 import { bundle } from "./bundled.js";
+import { spread } from "./measure.js";
 import { nodeRequest, SMALL_TOOLS_CALL } from "./header-cost.js";
 
 const FORMS = ["node", "plain", "fetch"] as const;
@@ -42,7 +43,7 @@ function cpuNs(): number {
 /** A copy, character by character: a header value is never the very string JSON.parse makes of the body. */
 const own = (value: string) => [...value].join("");
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const median = (xs: number[]) => spread(xs).median;
 
 /** The child's work: prime the forms named, then time each form primed (the Node form always). */
 export function runStates(prime: readonly string[], measureMs: number): StateFigures {
@@ -161,14 +162,15 @@ async function main(): Promise<void> {
   }
   console.log(`\n${processes} processes, primed with ${prime.join(", ") || "nothing"}; the smallest modern tools/call, CPU time:`);
   for (const form of FORMS) {
-    const added = all.map((f) => f[`${form}.added`]).filter((x) => x !== undefined);
-    if (added.length === 0) continue;
+    const samples = all.map((f) => f[`${form}.added`]).filter((x) => x !== undefined);
+    if (samples.length === 0) continue;
+    const added = spread(samples);
     const off = median(all.map((f) => f[`${form}.off`]!));
-    const agree = all.map((f) => f[`${form}.agree`]!);
+    const agree = spread(all.map((f) => f[`${form}.agree`]!));
     console.log(
-      `${form}: added ${median(added).toFixed(0)} ns [${Math.min(...added).toFixed(0)}–${Math.max(...added).toFixed(0)}] of ${off.toFixed(0)} ns ` +
-        `(${(1 + median(added) / off).toFixed(3)}×); headersAgree alone ${median(agree).toFixed(0)} ns [${Math.min(...agree).toFixed(0)}–${Math.max(...agree).toFixed(0)}]` +
-        (form === "node" ? `; over ${slow} ns added in ${added.filter((x) => x > slow).length} of ${added.length}` : ""),
+      `${form}: added ${added.median.toFixed(0)} ns [${added.min.toFixed(0)}–${added.max.toFixed(0)}] of ${off.toFixed(0)} ns ` +
+        `(${(1 + added.median / off).toFixed(3)}×); headersAgree alone ${agree.median.toFixed(0)} ns [${agree.min.toFixed(0)}–${agree.max.toFixed(0)}]` +
+        (form === "node" ? `; over ${slow} ns added in ${samples.filter((x) => x > slow).length} of ${samples.length}` : ""),
     );
   }
   const loads = all.map((f) => f.load);
