@@ -1,9 +1,9 @@
 /**
  * @module check-links: every relative link of README.md and docs/ (subfolders included) leads to a file that exists,
- * and every `#anchor` to a heading of its page as GitHub renders it; a path to a doc that a comment of `src/`,
- * `scripts/` or `bench/` names (`docs/<page>.md` or `docs/<folder>/<page>.md` when docs/ has that folder, with or
- * without an anchor) is held to the same. Run by
- * `npm run docs:check` and by test/doc-links.test.ts. Links to other sites are not followed.
+ * and every `#anchor` to a heading of its page as GitHub renders it. A doc path that a comment of `src/`, `scripts/`,
+ * `bench/`, `fuzz/` or `examples/` names (`docs/<page>.md`, or `docs/<folder>/<page>.md` where docs/ has that folder,
+ * with or without an anchor) is held to the same. Run by `npm run docs:check` and by test/doc-links.test.ts; links to
+ * other sites are not followed.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -19,8 +19,14 @@ export interface BrokenLink {
   reason: string;
 }
 
-/** The folders whose source comments may name a doc page. */
-const CODE_FOLDERS = ["src", "scripts", "bench"];
+/** The folders whose source comments may cite a doc page; the tests' too for a design document (their fixtures name pages). */
+const CODE_FOLDERS = ["src", "scripts", "bench", "fuzz", "examples"];
+const DESIGN_FOLDERS = [...CODE_FOLDERS, "test"];
+/** This file, which names the citation it looks for. */
+const SELF = "scripts/check-links.ts";
+
+/** A citation of a design document by name (`DESIGN §3.3`, `DESIGN.md`). */
+const DESIGN_CITATION = /\bDESIGN(?:\.md)?\b/g;
 
 /**
  * A heading's anchor as GitHub writes it: the text as rendered (no code marks, emphasis or link targets), lower-cased,
@@ -144,7 +150,7 @@ function isOurs(dir: string, target: string): boolean {
 }
 
 /** The source files whose comments may cite a doc page. */
-function codeFiles(dir: string): string[] {
+function codeFiles(dir: string, folders: readonly string[]): string[] {
   const files: string[] = [];
   const walk = (folder: string) => {
     for (const name of readdirSync(join(dir, folder)).sort()) {
@@ -154,12 +160,13 @@ function codeFiles(dir: string): string[] {
       else if (/\.(?:ts|mts|mjs|js)$/.test(name)) files.push(path);
     }
   };
-  for (const folder of CODE_FOLDERS) if (existsSync(join(dir, folder))) walk(folder);
+  for (const folder of folders) if (existsSync(join(dir, folder))) walk(folder);
   return files;
 }
 
 /**
- * Every broken relative link of the README and docs/, and every doc path a source comment names that leads nowhere.
+ * Every broken relative link of the README and docs/, and every doc path a source comment names that leads nowhere, and every citation of a
+ * design document the repository does not hold.
  * @example checkLinks().map((b) => `${b.file}:${b.line}: ${b.target}: ${b.reason}`)
  */
 export function checkLinks(dir = root): BrokenLink[] {
@@ -173,7 +180,7 @@ export function checkLinks(dir = root): BrokenLink[] {
       if (reason) broken.push({ file: page, line, target, reason });
     }
   }
-  for (const file of codeFiles(dir)) {
+  for (const file of codeFiles(dir, CODE_FOLDERS)) {
     readFileSync(join(dir, file), "utf8")
       .split("\n")
       .forEach((text, i) => {
@@ -182,6 +189,21 @@ export function checkLinks(dir = root): BrokenLink[] {
           const reason = problemOf(dir, join(dir, "README.md"), target, anchors);
           if (reason) broken.push({ file, line: i + 1, target, reason });
         }
+      });
+  }
+  const designHeld = [join(dir, "DESIGN.md"), join(dir, "docs", "DESIGN.md")].some((path) => existsSync(path));
+  for (const file of designHeld ? [] : codeFiles(dir, DESIGN_FOLDERS)) {
+    if (file === SELF) continue;
+    readFileSync(join(dir, file), "utf8")
+      .split("\n")
+      .forEach((text, i) => {
+        for (const [target] of text.matchAll(DESIGN_CITATION))
+          broken.push({
+            file,
+            line: i + 1,
+            target,
+            reason: "cites a design document the repository does not hold: say the fact, or link docs/",
+          });
       });
   }
   return broken;
