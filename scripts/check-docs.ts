@@ -196,7 +196,7 @@ function structure(): number {
   ];
   for (const problem of problems) console.error(problem);
   console.log(
-    `links, anchors and decision records: ${problems.length === 0 ? "all resolve and are complete" : `${problems.length} problems`}\n`,
+    `links, anchors and decision records: ${problems.length === 0 ? "all resolve and are complete" : `${problems.length} problem${problems.length === 1 ? "" : "s"}`}\n`,
   );
   return problems.length;
 }

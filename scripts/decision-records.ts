@@ -187,14 +187,16 @@ function main(): number {
     const problems = checkDecisions();
     for (const p of problems) console.error(`${p.file}: ${p.problem}`);
     console.log(
-      `${readRecords().records.length} decision records: ${problems.length === 0 ? "each complete and in the index" : `${problems.length} problems`}`,
+      `${readRecords().records.length} decision records: ${problems.length === 0 ? "each complete and in the index" : `${problems.length} problem${problems.length === 1 ? "" : "s"}`}`,
     );
     return problems.length === 0 ? 0 : 1;
   }
   const { records, problems } = readRecords();
   writeFileSync(join(root, INDEX_DOC), writtenIndex(readFileSync(join(root, INDEX_DOC), "utf8"), records));
   for (const p of problems) console.error(`${p.file}: ${p.problem}`);
-  console.log(`${INDEX_DOC}: ${records.length} records listed${problems.length ? `; ${problems.length} problems` : ""}`);
+  console.log(
+    `${INDEX_DOC}: ${records.length} records listed${problems.length ? `; ${problems.length} problem${problems.length === 1 ? "" : "s"}` : ""}`,
+  );
   return problems.length === 0 ? 0 : 1;
 }
 
