@@ -43,6 +43,24 @@ export const AREAS = [
 ] as const;
 const UNPLACED = "not yet placed";
 
+/**
+ * The anchors of the sections decisions.md had when it was one long page, each kept under the area that holds its
+ * decisions now, so that a link written then still lands on them.
+ */
+const FORMER_ANCHORS: Partial<Record<(typeof AREAS)[number], string[]>> = {
+  validation: ["the-nesting-bound-maxdepth-default-64"],
+  hosts: ["one-gate-pipeline-thin-faces-a-thin-command-line"],
+  "proxy and stdio": ["in-front-of-anything-else-plain-handlers-wymcp-proxy-wymcp-stdio"],
+  observability: ["the-command-lines---otel"],
+  compile: ["wymcp-compile---lint-and---from"],
+  lock: ["pinning-the-servers-tools---lock-toolslock"],
+  check: ["wymcp-check-on-captures"],
+  transport: ["the-transports-letter-host-origin-headers-versions"],
+  "tools at the edge": ["the-servers-tools-at-the-edge"],
+  inspect: ["wymcp-inspect"],
+  docs: ["documentation"],
+};
+
 /** One record as its own lines say it. */
 export interface DecisionRecord {
   /** The file's name without `.md`. */
@@ -137,8 +155,9 @@ export function readRecords(dir = root): { records: DecisionRecord[]; problems: 
 const indexStatus = (status: string) => status.replace(/\]\(([\w-]+\.md)\)/g, `](decisions/$1)`);
 
 /**
- * The index's generated part: a heading per area in the index's order, each record one line with its date, its title
- * linked, and its status unless plainly accepted; by date, then title.
+ * The index's generated part: a heading per area in the index's order (with the anchors of the page's former sections
+ * that area took over), each record one line with its date, its title linked, and its status unless plainly accepted;
+ * by date, then title.
  */
 export function renderIndex(records: readonly DecisionRecord[]): string {
   const groups = [...AREAS, UNPLACED].map((area) => ({
@@ -152,6 +171,8 @@ export function renderIndex(records: readonly DecisionRecord[]): string {
   for (const { area, records: listed } of groups) {
     if (listed.length === 0) continue;
     out.push("", `## ${area[0]!.toUpperCase()}${area.slice(1)}`, "");
+    const former = FORMER_ANCHORS[area as keyof typeof FORMER_ANCHORS];
+    if (former) out.push(former.map((id) => `<a id="${id}"></a>`).join(""), "");
     for (const r of listed) {
       const status = r.status === "accepted" ? "" : ` (${indexStatus(r.status)})`;
       out.push(`- ${r.date} [${r.title}](decisions/${r.slug}.md)${status}`);

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { anchorsOf } from "../scripts/check-links.js";
 import { checkDecisions, type DecisionRecord, parseRecord, renderIndex, writtenIndex } from "../scripts/decision-records.js";
 
 const RECORD = [
@@ -74,7 +75,7 @@ const record = (slug: string, fields: Partial<DecisionRecord>): DecisionRecord =
   ...fields,
 });
 
-test("the index lists each record by area in the index's order, by date, superseded ones marked, unplaced ones last", () => {
+test("the index lists each record by area in the index's order, by date, superseded ones marked, unplaced ones last, with the former anchors", () => {
   const index = renderIndex([
     record("later", { date: "2026-12-05", status: "accepted, supersedes [Old](old.md)" }),
     record("old", { date: "2026-12-03", status: "superseded by [Later](later.md)", supersededBy: ["later"] }),
@@ -94,6 +95,8 @@ test("the index lists each record by area in the index's order, by date, superse
       "- 2026-12-05 [later](decisions/later.md) (accepted, supersedes [Old](decisions/old.md))",
       "",
       "## Proxy and stdio",
+      "",
+      '<a id="in-front-of-anything-else-plain-handlers-wymcp-proxy-wymcp-stdio"></a>',
       "",
       "- 2026-12-02 [proxy](decisions/proxy.md)",
       "",
@@ -134,4 +137,32 @@ test("every record of docs/decisions/ is complete, at most 40 lines, and listed 
     [],
   );
   assert.match(readFileSync(join(import.meta.dirname, "..", "docs", "decisions.md"), "utf8"), /^# Decisions\n\n\S/);
+});
+
+test("every section anchor decisions.md had as one long page still lands on the index", () => {
+  const former = [
+    "codegen",
+    "validation",
+    "hosts",
+    "options",
+    "in-front-of-anything-else-plain-handlers-wymcp-proxy-wymcp-stdio",
+    "the-nesting-bound-maxdepth-default-64",
+    "observability",
+    "the-command-lines---otel",
+    "packaging",
+    "wymcp-compile---lint-and---from",
+    "pinning-the-servers-tools---lock-toolslock",
+    "wymcp-check-on-captures",
+    "the-transports-letter-host-origin-headers-versions",
+    "the-servers-tools-at-the-edge",
+    "documentation",
+    "testing",
+    "wymcp-inspect",
+    "one-gate-pipeline-thin-faces-a-thin-command-line",
+  ];
+  const anchors = anchorsOf(readFileSync(join(import.meta.dirname, "..", "docs", "decisions.md"), "utf8"));
+  assert.deepEqual(
+    former.filter((anchor) => !anchors.has(anchor)),
+    [],
+  );
 });
