@@ -14,7 +14,7 @@ import { launchExample } from "../examples/launch.js";
 import { loadBases, makeCase, type FuzzCase } from "./cases.js";
 import { send, type Outcome } from "./send.js";
 
-/** The bound every error answer must keep (DESIGN §3.4; `MAX_ANSWER_BYTES`). */
+/** The bound every error answer must keep (docs/validation.md#the-answer-to-a-bad-message; `MAX_ANSWER_BYTES`). */
 export const ANSWER_BOUND_BYTES = 8192;
 
 export interface FuzzOptions {

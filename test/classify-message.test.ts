@@ -3,7 +3,7 @@ import "./support/built.js";
 import { describe, test } from "node:test";
 import { classifyMessage, type MessageKind } from "wymcp";
 
-// DESIGN §3.1, by members alone: what each member's presence makes of a parsed body.
+// docs/validation.md#framing-by-kind, by members alone: what each member's presence makes of a parsed body.
 const CASES: Array<[string, unknown, MessageKind]> = [
   ["method and id: a request", { jsonrpc: "2.0", id: 1, method: "ping" }, "request"],
   ["method and a null id: still a request (the id member is there)", { method: "ping", id: null }, "request"],

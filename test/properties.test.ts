@@ -137,7 +137,7 @@ function legacyRevision(body: object): string {
 const own = (body: object, key: string) => Object.hasOwn(body, key);
 
 /**
- * DESIGN §3.1 and §3.3 restated from the spec's words, apart from the implementation: the kind of `body`, and the
+ * The kinds and the table of docs/validation.md#what-is-validated restated from the spec's words, apart from the implementation: the kind of `body`, and the
  * verdict its era's rule gives that kind. `undefined` outcome: pass or reject, as the schema decides.
  */
 function expected(body: unknown, era: Era): { kind: string; outcome?: string; reason?: string } {
@@ -154,7 +154,7 @@ function expected(body: unknown, era: Era): { kind: string; outcome?: string; re
   return { kind: "other", outcome: "reject" };
 }
 
-/** The verdict is the one DESIGN §3.3 gives, and a rejection is a bounded answer that reflects nothing of the body. */
+/** The verdict is the one docs/validation.md#what-is-validated gives, and a rejection is a bounded answer that reflects nothing of the body. */
 function assertVerdict(body: unknown, era: Era, result: ValidationResult, checks: LegacyChecks = "params"): void {
   const want = expected(body, era);
   assert.equal(result.kind, want.kind, JSON.stringify(result));

@@ -30,7 +30,7 @@ interface Want {
 const BAD_TOOLS_CALL = modernToolsCall({ params: { name: 5 } });
 const JUNK_NOTIFICATION = { jsonrpc: "2.0", method: "notifications/x", params: 5 };
 
-// DESIGN §3.3, one row per cell and era.
+// The table of docs/validation.md#what-is-validated, one row per cell and era.
 const CASES: Array<[string, { era: Era | undefined; body: unknown; want: Want; checks?: LegacyChecks }]> = [
   [
     "legacy, framing: a known request method is checked for framing only",
@@ -281,7 +281,7 @@ function withoutMetaKey(key: (typeof META_KEYS)[number]) {
   return modernToolsCall({ params: { _meta: meta, name: "get_weather" } });
 }
 
-// DESIGN §3.4: -32600 when the message is not a valid JSON-RPC request (InvalidRequestError), -32602 when
+// docs/validation.md#the-answer-to-a-bad-message: -32600 when the message is not a valid JSON-RPC request (InvalidRequestError), -32602 when
 // it is one and its params fail the method's definition (InvalidParamsError).
 const CODE_CASES: Array<[string, { era: Era; body: unknown; code: number }]> = [
   [

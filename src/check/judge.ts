@@ -273,7 +273,8 @@ function gateAdmission(given: GateAdmitted, era: Era, headers: Record<string, st
 
 /**
  * The inbound verdict on a message the gates judged: its pass, its bypass, or its refusal as an invalid message.
- * Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line (~3× the validation).
+ * Verdicts are written out whole, not spread from parts: object spread made this the CLI's hottest line
+ * (docs/performance.md#figures-behind-code-comments).
  */
 function admissionVerdict(
   source: string,

@@ -64,7 +64,7 @@ const SCHEMA_CONSTANT = /^const (schema\d+) = .*;\n/gm;
 
 /**
  * Drops the `const schemaN = {...};` lines Ajv writes for every compiled schema but that no code reads
- * (with messages and schemaPath gone, most are read by nobody): 14 KB of the three modules.
+ * (with messages and schemaPath gone, most are read by nobody; what that saved: docs/performance.md#figures-behind-code-comments).
  */
 function dropUnusedSchemas(code: string): string {
   const uses = new Map<string, number>();

@@ -3,10 +3,9 @@
  * generated modules by a check that gives the same verdict on every string (test/linear-formats.test.ts compares them)
  * and runs as one native search. `byte`'s regex is linear but slow: it walks a string one group of four at a time,
  * and a string that fails at its end makes it give back every group first; a message may also carry one string to
- * the check several times (once per union branch that holds it). Measured in `npm run bench -- --adversarial`: a
- * 1 MiB base64 string cost 11–13× the parse of its body with the regex. `uri-template` keeps its regex: a hand-written
- * scanner of its grammar was measured slower than the regex (16× against 6× the parse on `{a,a,a…`), since every
- * character there is a decision, not a run a native search can skip.
+ * the check several times (once per union branch that holds it). `uri-template` keeps its regex: a hand-written
+ * scanner of its grammar measured slower than the regex on `{a,a,a…`, since every character there is a decision, not a
+ * run a native search can skip. Both measured by `npm run bench -- --adversarial`: docs/performance.md#the-byte-and-uri-template-checks.
  */
 
 /**

@@ -14,7 +14,7 @@ export class ShrinkError extends Error {
  * Build an error as Ajv's literal does (same keys, same order) and push it under the budget; the two commonest
  * keywords get their own; `budgetResult` is the result of a call that ran out of error budget. Each returns the list:
  * the first error makes it (`[error]`), where `vErrors ??= []` then a push grew an empty array, which cost an invalid
- * call more than its answer did (bench/tools.ts).
+ * call more than its answer did (bench/tools.ts: docs/performance.md#figures-behind-code-comments).
  */
 export const FAIL_SOURCE = `function addError(list, error) { if (list === null) return [error]; pushError(list, error); return list; }
 function fail(list, instancePath, keyword, params) { return addError(list, { instancePath, keyword, params }); }
@@ -82,8 +82,8 @@ function dropUnreadConstants(code: string): string {
 
 /**
  * Every character outside ASCII as a `\u` escape: one such character makes V8 hold the whole source as two-byte
- * text, which doubled the import time measured. The escape means the same in strings, regular expressions
- * (with or without the `u` flag, surrogate pairs included), identifiers and comments.
+ * text, which slows the import (docs/performance.md#figures-behind-code-comments). The escape means the same in
+ * strings, regular expressions (with or without the `u` flag, surrogate pairs included), identifiers and comments.
  */
 export function asciiOnly(code: string): string {
   // After a backslash the character is itself escaped (`"\é"` is `é`); its escape would read as text. JSON.stringify,

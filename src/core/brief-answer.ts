@@ -33,7 +33,7 @@ export function briefAnswer(errors: readonly BriefError[], budget: number): stri
   }
   const kept = hasBranches(errors) ? (keepLikelyBranches(errors as never) as readonly BriefError[]) : errors;
   // The named locations and their problems in locals, not arrays: most answers name one or two, and allocating
-  // arrays cost more than the rest of the answer (measured: bench/tools.ts, invalid calls).
+  // arrays cost more than the rest of the answer (bench/tools.ts, invalid calls: docs/performance.md#figures-behind-code-comments).
   let at0 = "";
   let at1 = "";
   let at2 = "";
@@ -84,7 +84,7 @@ export function briefAnswer(errors: readonly BriefError[], budget: number): stri
     }
   }
   const cut = errors.length >= budget;
-  // Numbers are joined with +: a template literal converting a number cost several times more (measured).
+  // Numbers are joined with +: a template literal converting a number costs more (docs/performance.md#figures-behind-code-comments).
   let text =
     count + (cut ? "+" : "") + (count === 1 && !cut ? " invalid location: " : " invalid locations: ") + shown(at0) + " " + problem0;
   if (named > 1) text += "; " + shown(at1) + " " + problem1;
@@ -133,7 +133,7 @@ function locationOf(error: BriefError): string {
 
 /**
  * Words from the schema's facts alone: `enum` and `const` say "the allowed values", never which. Numbers are joined
- * with `+`: a template literal converting one cost several times more (measured).
+ * with `+`: a template literal converting one costs more (see the comment in `briefAnswer`).
  */
 function problemOf(error: BriefError): string {
   const p = error.params;

@@ -13,7 +13,8 @@ export const DEFAULT_MAX_DEPTH = 64;
 /**
  * Whether `value` nests deeper than `maxDepth`. Stops at the first container past the limit, so the work is
  * bounded by the size of the value and the recursion by `maxDepth`. Runs on the parsed value rather than on the
- * bytes: measured in `npm run bench`, the walk costs 5–6% of `JSON.parse` of the same bytes, a byte scanner 22–35%.
+ * bytes: the walk costs a small share of `JSON.parse` of the same bytes, a byte scanner several times more (`npm run bench`
+ * measures both: docs/performance.md#targets).
  * A `maxDepth` too large for this runtime's stack to walk counts as exceeded (`RangeError` is caught).
  */
 export function exceedsDepth(value: unknown, maxDepth: number): boolean {

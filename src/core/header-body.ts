@@ -71,8 +71,9 @@ function isFetch(headers: RequestHeaders): headers is FetchHeaders {
 /**
  * A Fetch `Headers` with the `MCP-Protocol-Version` the face has read already (`get`, once per request, for the era
  * and the legacy revision): the Fetch faces' form. The rules take that value rather than ask the `Headers` again, and
- * read `Mcp-Method` and `Mcp-Name` from it; each `get` is a call through the runtime's checks of the name (60–100 ns on
- * Node 20), most of what the rules cost a Fetch face. `version` must be what `headers.get("mcp-protocol-version")` gave.
+ * read `Mcp-Method` and `Mcp-Name` from it; each `get` is a call through the runtime's checks of the name
+ * (docs/performance.md#headersget-on-a-fetch-face), most of what the rules cost a Fetch face. `version` must be what
+ * `headers.get("mcp-protocol-version")` gave.
  */
 export class FetchHeaders {
   constructor(
@@ -152,7 +153,7 @@ export function headerProblem(body: Record<string, unknown>, headers: RequestHea
  * where `headerProblem` finds nothing; `false` says nothing, and `headerProblem` judges. The hot path of a modern
  * request that passed: a few reads and comparisons, no array, no scan of a Fetch `Headers`. `commaFree` is a version the
  * caller knows to hold no comma (validation gives the revision its validators are of): a body claiming it skips the
- * search for a comma in its claim, which Node's headers need (a repeat shows as one), about a tenth of the rules' cost.
+ * search for a comma in its claim, which Node's headers need (a repeat shows as one; docs/performance.md#where-the-header-rules-time-goes).
  */
 export function headersAgree(body: Record<string, unknown>, headers: RequestHeaders, commaFree?: string): boolean {
   const params = body.params;

@@ -95,7 +95,7 @@ export function legacyMethodOf(
     protocolVersion === lastHeader && lastHeader !== undefined ? lastHeaderTables! : tablesFor(body, kind, method, protocolVersion);
   if (kind !== "request") return table.notifications.get(method);
   // The request method the last look-up in these tables found: a comparison (JSON.parse makes a short method name the
-  // very string the table holds) instead of a Map's hashing, which cost a seventh of a valid tools/call.
+  // very string the table holds) instead of a Map's hashing (docs/performance.md#one-function-per-lane).
   if (method === table.last.method) return table.last.found;
   const found = table.requests.get(method);
   table.last = { method, found };

@@ -112,8 +112,8 @@ export async function gateBody(face: GateFace, input: GateInput): Promise<GateAc
   const began = startOf(face);
   let reading: Promise<Uint8Array | undefined> | undefined;
   const source = input.chunks;
-  // Every member spelled out (the type misses none), not a spread of `input` with `chunks` after it: measured on Node 20
-  // in a bundle, 15–25 ns less per request, and `facts` is not copied.
+  // Every member spelled out (the type misses none), not a spread of `input` with `chunks` after it: less per request
+  // (docs/performance.md#figures-behind-code-comments), and `facts` is not copied.
   const exchange: Exchange & Record<keyof Exchange, unknown> = {
     contentType: input.contentType,
     contentLength: input.contentLength,

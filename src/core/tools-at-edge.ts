@@ -75,8 +75,8 @@ export interface CallToolErrorAnswer {
 
 /**
  * Largest `inputSchema` compiled, in UTF-16 units of its JSON: past it, the tool's calls pass unjudged. Compiling holds
- * the event loop (Ajv compiles synchronously; about 0.3 s for 32 KiB of properties with patterns, measured by
- * bench/tools-at-edge.ts), so the bound is the longest stall a server's list can cause per schema.
+ * the event loop (Ajv compiles synchronously; bench/tools-at-edge.ts times the largest schema:
+ * docs/performance.md#figures-behind-code-comments), so the bound is the longest stall a server's list can cause per schema.
  */
 export const MAX_COMPILED_SCHEMA_UNITS = 32 * 1024;
 /** Distinct schemas compiled per face: a server that keeps changing its schemas cannot grow the face without bound. */

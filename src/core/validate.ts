@@ -91,7 +91,7 @@ export interface ValidateOptions {
 type Rule = "validate" | "bypass" | "reject-response";
 
 /**
- * DESIGN §3.3 as data: what each era does with each kind of message ("other" is always validated and
+ * The table of docs/validation.md#what-is-validated as data: what each era does with each kind of message ("other" is always validated and
  * rejected). The legacy response bypass is the one `bypass` in the legacy row and goes with that row.
  */
 const RULES: Record<Era, Record<"request" | "notification" | "response", Rule>> = {
@@ -109,7 +109,7 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
   switchFormats(options?.formats);
   if (Array.isArray(body)) return judgeBatch(body, era, options);
   // One function per lane: each is optimized on its own traffic, so a server busy with one era does not crowd the
-  // other's hot path out of the compiler's inlining budget (measured: a legacy tools/call lost a seventh that way).
+  // other's hot path out of the compiler's inlining budget (docs/performance.md#one-function-per-lane).
   return era === "modern" ? modernMessage(body, options) : legacyMessage(body, options);
 }
 

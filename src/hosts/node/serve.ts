@@ -52,7 +52,7 @@ export async function serveParsed(
     finished = true;
     return void res.end();
   }
-  // A reader loop, not Readable.fromWeb + pipeline, which cost 3× as much per answer (measured).
+  // A reader loop, not Readable.fromWeb + pipeline, which costs more per answer (docs/performance.md#the-parsed-body-handed-on).
   const reader = response.body.getReader();
   try {
     for (let read = await reader.read(); !read.done && !abort.signal.aborted; read = await reader.read()) {

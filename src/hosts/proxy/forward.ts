@@ -252,7 +252,7 @@ class Attempt {
   /**
    * Draining: an event stream ends cleanly. Its headers out, the response ends (a chunked answer's last chunk; an
    * event cut mid-way is dropped by the client's parser, as the end of a stream asks). No headers yet, the client gets
-   * an empty event stream (docs/decisions.md): a stream that ends, which it reopens, through a live instance.
+   * an empty event stream (docs/decisions/drained-stream-ends-clean.md): a stream that ends, which it reopens, through a live instance.
    */
   private readonly drained = (): void => {
     if (this.settled || this.ending) return;

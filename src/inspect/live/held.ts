@@ -2,7 +2,7 @@
  * @module held: the messages a live feed keeps while no page follows, for the page that opens later. Each message's
  * bytes are copied into shared buffers of `BLOCK_BYTES` and its fields into typed arrays: the thousands kept are no
  * objects for the garbage collector to promote out of the young generation and mark again at each full collection
- * (kept as objects, they left a busy proxy's heap some 6 MB larger after each one). A page reads them back as
+ * (kept as objects, they left a busy proxy's heap larger after each one: docs/performance.md#the-live-feed). A page reads them back as
  * captures, in order. No host type.
  */
 import type { GateAdmitted } from "../../core/gate-log.js";
