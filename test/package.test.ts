@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -62,8 +62,17 @@ describe("npm test runs the entry suites against dist/ too", () => {
   // Suites of the bin (dist/cli.js, run as a child process), which import an entry only to compute what it should answer.
   const BIN_ONLY = new Set(["test/cli.test.ts", "test/cli-input.test.ts", "test/proxy.test.ts", "test/proxy-python.test.ts"]);
 
-  test("npm test is the src/ run then the dist/ run, and npm test builds first", () => {
-    assert.equal(pkg.scripts.test, "npm run -s test:src && npm run -s test:dist");
+  test("npm test is the src/ run then the dist/ run, the dist/ run whatever the src/ run found, failing when either fails", () => {
+    assert.equal(pkg.scripts.test, "npm run -s test:src; src=$?; npm run -s test:dist; dist=$?; exit $((src || dist))");
+    // The script as npm runs it (sh -c): each failure alone fails it, and the second run happens after a failed first.
+    const script = (src: string, dist: string) =>
+      spawnSync("sh", ["-c", pkg.scripts.test!.replaceAll("npm run -s test:src", src).replaceAll("npm run -s test:dist", dist)], {
+        encoding: "utf8",
+      });
+    assert.equal(script("true", "true").status, 0);
+    assert.equal(script("false", "true").status, 1);
+    assert.equal(script("true", "false").status, 1);
+    assert.match(script("false", "echo dist-ran").stdout, /dist-ran/);
     assert.match(pkg.scripts["test:dist"] ?? "", /^TSX_TSCONFIG_PATH=tsconfig\.dist\.json node --import tsx --test /);
   });
 
