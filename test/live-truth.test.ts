@@ -20,7 +20,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { forwardedHeaders } from "../src/hosts/proxy/forward.js";
 import { jsonlLine } from "../src/inspect/export.js";
-import type { Capture } from "../src/inspect/live/feed.js";
+import { type Capture, textOf } from "../src/inspect/live/feed.js";
+import { httpObserver } from "../src/inspect/live/http-tap.js";
+import { createLog, type MessageObserver } from "../src/core/gate-log.js";
+import { createProxy, listen as listenProxy } from "../src/hosts/proxy/proxy.js";
+import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
+import { toolsFromFlags } from "../src/cli/tools-flags.js";
 import { Recorder, RECORD_MODE } from "../src/inspect/live/record.js";
 import { stdioTap } from "../src/inspect/live/stdio-tap.js";
 import { judgeText } from "../src/inspect/page/judge-text.js";
@@ -28,7 +33,7 @@ import { type InspectRow, rowFacts } from "../src/inspect/row.js";
 import { assertFreshDist } from "./support/built.js";
 import { rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
-import { startProxy, until, type RunningProxy } from "./support/proxy.js";
+import { assertNothingListens, NO_UPSTREAM, recordingUpstream, type RunningProxy, startProxy, until } from "./support/proxy.js";
 import { startMcpServerHttp, type PythonHttpServer } from "./support/python-servers.js";
 
 const work = mkdtempSync(join(tmpdir(), "wymcp-truth-"));
@@ -181,6 +186,51 @@ describe("the pieces", () => {
     const device = statSync("/dev/null").mode;
     await new Recorder("/dev/null", { reveal: false, report: () => undefined }).close();
     assert.equal(statSync("/dev/null").mode, device);
+  });
+
+  test("the proxy tells which answers are its own: the server's tools' refusal, its 502 for an upstream it cannot reach; a served answer is the server's", async () => {
+    await assertNothingListens();
+    const tools = join(work, "tools.json");
+    writeFileSync(
+      tools,
+      JSON.stringify({
+        tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }],
+      }),
+    );
+    const up = await recordingUpstream();
+    const captures: Capture[] = [];
+    const observer = httpObserver((capture) => captures.push(capture), { maxBytes: 1024 * 1024 });
+    const log = createLog("proxy", "text", () => undefined);
+    const started: Array<{ url: string; close: () => Promise<number> }> = [];
+    for (const upstream of [up.url, NO_UPSTREAM]) {
+      const parsed = parseProxyArgs(["--upstream", upstream.href, "--tools", tools, "--learn-tools", "off"]);
+      const proxy = createProxy({ ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags!, log) }, log, {
+        observer: observer as MessageObserver,
+      });
+      const { server, address } = await listenProxy(proxy, "127.0.0.1", 0);
+      started.push({ url: `http://127.0.0.1:${address.port}/mcp`, close: () => proxy.drain(server) });
+    }
+    try {
+      const headers = {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+      };
+      const post = (url: string, id: number, args: unknown) =>
+        rawPost(url, headers, JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: args } }));
+      assert.equal((await post(started[0]!.url, 1, { text: "fine" })).status, 200);
+      assert.match((await post(started[0]!.url, 2, { text: 42 })).text, /"isError":true/);
+      assert.equal((await post(started[1]!.url, 3, { text: "fine" })).status, 502);
+      const answers = captures.filter((c) => c.from === "server").map((c) => [JSON.parse(textOf(c)!).id, c.own]);
+      assert.deepEqual(answers, [
+        [1, undefined],
+        [2, { answer: "refused", status: 200, reason: "tool-arguments" }],
+        [3, { answer: "failed", status: 502, reason: "upstream-unreachable" }],
+      ]);
+    } finally {
+      for (const proxy of started) await proxy.close();
+      await up.close();
+    }
   });
 
   test("the stdio gate's own lines are captured as wymcp's answers; the server's are not", () => {

@@ -8,7 +8,7 @@ import https from "node:https";
 import { isIP, Socket } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import { errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
-import type { AnswerReader, OwnAnswer } from "../../core/gate-log.js";
+import type { AnswerReader, OwnAnswers } from "../../core/gate-log.js";
 import { mediaType } from "../../core/header-value.js";
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), plus `Expect`, which the proxy answers itself. */
@@ -101,7 +101,7 @@ export interface Exchange {
   /** Told of each write of the answer after it is made (the live feed's reader), when the exchange has one. */
   reader?: AnswerReader;
   /** Told, before the proxy writes a 502 or 504 of its own in place of the upstream's answer, why (the live feed). */
-  own?: ((answer: OwnAnswer) => void) | undefined;
+  own?: OwnAnswers | undefined;
 }
 
 /** Methods a client may repeat with the same effect (RFC 9110 §9.2.2): only these are sent again on a new socket. */
@@ -221,7 +221,7 @@ class Attempt {
         : kind === "too-large"
           ? `Bad Gateway: the upstream server's answer is larger than ${this.upstream.maxAnswerBytes} bytes`
           : "Bad Gateway: the upstream server's answer is not valid HTTP";
-    this.exchange.own?.({ answer: "failed", status: 502, reason: `upstream-${kind}` });
+    this.exchange.own?.own({ answer: "failed", status: 502, reason: `upstream-${kind}` });
     sendJson(res, 502, errorResponse(id, INTERNAL_ERROR, message), this.exchange.reader);
     this.settle({ kind, status: 502, error });
   }
@@ -293,7 +293,7 @@ class Attempt {
       return this.settle({ kind: "upstream-broke" });
     }
     if (this.timedOut) {
-      exchange.own?.({ answer: "failed", status: 504, reason: "upstream-timeout" });
+      exchange.own?.own({ answer: "failed", status: 504, reason: "upstream-timeout" });
       sendJson(
         res,
         504,

@@ -19,15 +19,7 @@ import { admittedEvent, type GateAction, type GateAdmit, type GateRefuse, refusa
 import { now } from "../../core/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import {
-  type AnswerReader,
-  notify,
-  type GateHooks,
-  type GateLog,
-  type OwnAnswer,
-  type OwnAnswers,
-  type VerdictEvent,
-} from "../../core/gate-log.js";
+import { type AnswerReader, notify, type GateHooks, type GateLog, type OwnAnswers, type VerdictEvent } from "../../core/gate-log.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
 import { loggedToolLock } from "../shared/tool-lock-log.js";
 import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";
@@ -185,8 +177,8 @@ class Relay {
 
   /**
    * The exchange to the live observer, if any. An answer only forward.ts writes (`relayed`) is told to the observer's
-   * reader write by write; any other is read by the observer's tap on the response. `refused`: the proxy refuses it
-   * before handing it on. The watch returned is told when the proxy answers it itself after all.
+   * reader write by write (`readerOf`); any other is read by the observer's tap on the response. `refused`: the proxy
+   * refuses it before handing it on. What is returned is told when the proxy answers it itself after all.
    */
   private observe(
     req: IncomingMessage,
@@ -195,14 +187,16 @@ class Relay {
     relayed: boolean,
     admitted?: GateAdmit,
     refused?: Refusal,
-  ): Watch | undefined {
+  ): OwnAnswers | undefined {
     const { observer } = this.hooks;
     if (observer === undefined) return undefined;
-    if (relayed && observer.relayed) {
-      const reader = observer.relayed(req, res, body, admitted);
-      return { reader, own: reader };
-    }
-    return { reader: undefined, own: observer.exchange?.(req, res, body, admitted, refused) };
+    if (relayed && observer.relayed) return observer.relayed(req, res, body, admitted);
+    return observer.exchange?.(req, res, body, admitted, refused);
+  }
+
+  /** What `observe` returned, as the reader forward.ts tells of each write, when it asked for one (`relayed`). */
+  private readerOf(watch: OwnAnswers | undefined, relayed: boolean): AnswerReader | undefined {
+    return relayed && this.hooks.observer?.relayed ? (watch as (AnswerReader & OwnAnswers) | undefined) : undefined;
   }
 
   /** A verdict to the log and to the hook. */
@@ -251,8 +245,8 @@ class Relay {
   private relayUnjudged(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.report) tapResponse(res, eraWithoutBody(this.face.era, req), undefined, this.report);
     const drain = req.method === "GET" ? this.drainSignal.signal : undefined;
-    const watch = drain ? this.observe(req, res, undefined, true) : undefined;
-    return this.send(req, { req, res, body: undefined, id: null, drain, reader: watch?.reader, own: ownOf(watch) }, undefined);
+    const own = drain ? this.observe(req, res, undefined, true) : undefined;
+    return this.send(req, { req, res, body: undefined, id: null, drain, reader: this.readerOf(own, true), own }, undefined);
   }
 
   /** A body the gates refused: logged and answered here; the upstream never sees it. */
@@ -279,8 +273,8 @@ class Relay {
     if (event) this.verdict(event);
     // Only forward.ts writes the answer (or the 202 below, which has nothing to read) unless the tools or the lock may
     // answer or rewrite it: then the observer taps the response, before any of them wraps it.
-    const watch = this.observe(req, res, judged.bytes, !tools?.active && toolLock === undefined, judged);
-    const own = ownOf(watch);
+    const relays = !tools?.active && toolLock === undefined;
+    const own = this.observe(req, res, judged.bytes, relays, judged);
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
     if (judged.action === "accept") {
       res.writeHead(202).end();
@@ -296,7 +290,7 @@ class Relay {
         era,
         parsed,
         (name) => nodeHeader(req, name),
-        own && ((r) => own({ answer: "refused", status: r.status, reason: `tool-${r.check}` })),
+        own && ((r) => own.own({ answer: "refused", status: r.status, reason: `tool-${r.check}` })),
       );
       const refusal = judging instanceof Promise ? await judging : judging;
       if (refusal) {
@@ -305,26 +299,14 @@ class Relay {
       }
     }
     if (report || trace) tapResponse(res, era, parsed, report, trace);
-    if (refuseLockedCall(toolLock, parsed, res, own && (() => own({ answer: "refused", status: 200, reason: "tool-locked" }))))
-      return trace?.end();
+    const locked = toolLock && own && (() => own.own({ answer: "refused", status: 200, reason: "tool-locked" }));
+    if (refuseLockedCall(toolLock, parsed, res, locked || undefined)) return trace?.end();
     lockNodeResponse(res, toolLock, parsed);
     const request = result.kind === "request" ? id : undefined;
     // The very bytes judged go on, never serialized again.
     const bytes = judged.bytes ?? new Uint8Array(0);
-    return this.send(req, { req, res, body: bytes, id, traceContext: carried(trace), reader: watch?.reader, own }, request);
+    return this.send(req, { req, res, body: bytes, id, traceContext: carried(trace), reader: this.readerOf(own, relays), own }, request);
   }
-}
-
-/** What the live observer watches of one exchange: the reader of a relayed answer, and who is told of wymcp's own. */
-interface Watch {
-  reader: AnswerReader | undefined;
-  own: OwnAnswers | undefined;
-}
-
-/** The function that tells the watch the proxy answers itself, if anything watches. */
-function ownOf(watch: Watch | undefined): ((answer: OwnAnswer) => void) | undefined {
-  const own = watch?.own;
-  return own && ((answer) => own.own(answer));
 }
 
 /** Report mode's settings (`--outbound report`): the tap gateNode uses, its violations logged; `undefined` when off. */
