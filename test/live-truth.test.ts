@@ -155,6 +155,9 @@ describe("wymcp proxy --ui --record in front of the Python SDK's MCPServer, the 
     assert.match(check.stdout, /4 answered by wymcp, not served \(4 refused, 0 upstream failed\)/);
     assert.match(check.stdout, /wymcp\s+.*refused by wymcp: 415 unsupported-media-type/);
     assert.match(check.stdout, /refused by wymcp: 400 invalid-message/);
+    // --quiet keeps them: they were not served.
+    const quiet = spawnSync(process.execPath, ["dist/cli.js", "check", "--quiet", record], { encoding: "utf8" });
+    assert.equal(quiet.stdout.match(/refused by wymcp: \d+/g)?.length, 4, quiet.stdout);
     // The header-refused call's own line passes: only the mark on its answer tells that it was not served.
     const json = spawnSync(process.execPath, ["dist/cli.js", "check", "--json", record], { encoding: "utf8" });
     const verdicts = json.stdout

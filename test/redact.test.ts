@@ -273,6 +273,12 @@ describe("a secret in any value of any message survives only where the redaction
         params: { name: "t", arguments: { admin: false, type: REDACTED } },
       },
     );
+    // Structured content of any type, not only an object's.
+    assert.deepEqual(redact({ jsonrpc: "2.0", id: 4, result: { content: [], structuredContent: ["a", 1, true, { k: "v" }] } }), {
+      jsonrpc: "2.0",
+      id: 4,
+      result: { content: [], structuredContent: [REDACTED, 0, false, { k: REDACTED }] },
+    });
     assert.deepEqual(
       redact({ jsonrpc: "2.0", id: 2, error: { code: -32001, message: "no access to /home/ann", data: { path: "/home/ann" } } }),
       {

@@ -184,7 +184,8 @@ class CheckRun {
       this.methods.add(ownRow(verdict, body, own), "reject");
     }
     this.observe?.({ verdict, body, text: bytes?.toString("utf8") });
-    if (options.quiet && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return verdict;
+    // --quiet keeps what was not served: a rejection, and wymcp's own answer whatever its verdict.
+    if (options.quiet && own === undefined && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return verdict;
     this.out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, this.paint, at.name, positionWidth));
     return verdict;
   }
