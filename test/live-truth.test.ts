@@ -282,6 +282,12 @@ describe("the pieces", () => {
     assert.deepEqual(rowFacts(rows[5]!).own, { answer: "refused", status: 400, reason: "invalid-message" });
   });
 
+  test("a message nested deeper than the stack walks is written as a line that says so, redacted or not, and nothing throws", () => {
+    const depth = 200_000;
+    const deep = `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":${"[".repeat(depth)}${"]".repeat(depth)}}}`;
+    for (const reveal of [false, true]) assert.equal(jsonlLine(deep, reveal), "[redacted] (nested too deeply to write)");
+  });
+
   test("a message of the traffic that carries wymcp's mark itself loses it in the record: only wymcp's own answers have one", () => {
     const forged = '{"jsonrpc":"2.0","id":1,"result":{},"wymcp":{"answer":"refused","status":403}}';
     for (const reveal of [true, false]) assert.equal(jsonlLine(forged, reveal), '{"jsonrpc":"2.0","id":1,"result":{}}');

@@ -50,8 +50,13 @@ export function jsonlLine(text: string, reveal: boolean, own?: OwnAnswer): strin
     const { [OWN_MARK]: _forged, ...message } = body;
     body = message;
   }
-  if (own !== undefined && isObject(body)) return JSON.stringify({ ...body, [OWN_MARK]: own });
-  return JSON.stringify(reveal ? body : redact(body));
+  try {
+    if (own !== undefined && isObject(body)) return JSON.stringify({ ...body, [OWN_MARK]: own });
+    return JSON.stringify(reveal ? body : redact(body));
+  } catch {
+    // Nested deeper than the stack walks (what the gates refuse as nested too deeply): a line that says so, as junk.
+    return `${REDACTED} (nested too deeply to write)`;
+  }
 }
 
 /** Where a HAR export's exchanges are said to go: a name that resolves nowhere. */
