@@ -1,12 +1,14 @@
 /**
  * @module live-cost: what `wymcp proxy --ui` costs per request in the proxy's own CPU time and garbage collection,
  * measures that barely move with the machine's other load: the proxy without `--ui`, with `--ui` and no page, and
- * with one page (an SSE client here reading /events to its end), on valid tools/call in interleaved rounds.
+ * with one page (an SSE client here reading /events to its end), or with `--record` to a file (`record`), on valid
+ * tools/call in interleaved rounds.
  * Each proxy preloads bench/live-cost-stats.mjs, which answers SIGUSR2 with its process.cpuUsage() and its GC counts
  * and times so far. Run it after `npm run build` (the proxies run dist/cli.js):
  *   npx tsx bench/live-cost.ts [--rounds 6] [--round-ms 2000] [--variants plain,ui,page] [--node-arg=--cpu-prof ...]
  *     [--gc-trace DIR]   (each proxy's --trace-gc-nvp lines into DIR/<variant>.gc)
- *     [--base DIR]       (adds ui0 and page0: the same two from DIR's build, another checkout, in the same rounds)
+ *     [--base DIR]       (adds ui0 and page0: the same two from DIR's build, another checkout, in the same rounds;
+ *                         record0 is record's, when asked for in --variants)
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
@@ -19,7 +21,7 @@ import { flood, type Workload, workloads } from "./http.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const STATS = fileURLToPath(new URL("live-cost-stats.mjs", import.meta.url));
-const VARIANTS = ["plain", "ui", "page", "ui0", "page0"] as const;
+const VARIANTS = ["plain", "ui", "page", "ui0", "page0", "record", "record0"] as const;
 type Variant = (typeof VARIANTS)[number];
 
 interface Stats {
@@ -38,7 +40,7 @@ const rounds = Number(option("rounds", "6"));
 const roundMs = Number(option("round-ms", "2000"));
 const connections = Number(option("connections", "8"));
 const base = option("base", "");
-const variants = option("variants", (base ? VARIANTS : VARIANTS.slice(0, 3)).join(",")).split(",") as Variant[];
+const variants = option("variants", (base ? VARIANTS.slice(0, 5) : VARIANTS.slice(0, 3)).join(",")).split(",") as Variant[];
 const nodeArgs = process.argv.filter((a) => a.startsWith("--node-arg=")).map((a) => a.slice("--node-arg=".length));
 const gcTrace = process.argv.includes("--gc-trace") ? option("gc-trace", "") : undefined;
 const statsDir = join(tmpdir(), `live-cost-${process.pid}`);
@@ -53,7 +55,8 @@ interface Proxy {
 }
 
 async function startProxy(upstream: URL, variant: Variant): Promise<Proxy> {
-  const ui = variant === "plain" ? [] : ["--ui", "127.0.0.1:0"];
+  const ui =
+    variant === "plain" ? [] : variant.startsWith("record") ? ["--record", join(statsDir, `${variant}.jsonl`)] : ["--ui", "127.0.0.1:0"];
   const cli = variant.endsWith("0") ? join(base, "dist/cli.js") : "dist/cli.js";
   const trace = gcTrace === undefined ? [] : ["--trace-gc", "--trace-gc-nvp"];
   if (gcTrace !== undefined) mkdirSync(gcTrace, { recursive: true });
@@ -72,7 +75,7 @@ async function startProxy(upstream: URL, variant: Variant): Promise<Proxy> {
   for (;;) {
     const url = /listening on (http:\/\/[^\s,]+)|"event":"listening","url":"(http:\/\/[^"]+)"/.exec(stderr);
     const page = /live page at (http:\/\/\S+)/.exec(stderr);
-    if (url && (variant === "plain" || page))
+    if (url && (variant === "plain" || variant.startsWith("record") || page))
       return { variant, child, url: new URL((url[1] ?? url[2])!), page: page?.[1], stderr: () => stderr };
     if (child.exitCode !== null || Date.now() - began > 15_000) throw new Error(`proxy did not start: ${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

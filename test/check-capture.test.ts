@@ -262,7 +262,7 @@ describe("HAR files", () => {
         last = `${verdict.line} ${verdict.part}`;
       });
       assert.equal(exitCode, 1);
-      assert.deepEqual(tally, { pass: 1, reject: 300_000, bypass: 0, reported: 0 });
+      assert.deepEqual(tally, { pass: 1, reject: 300_000, bypass: 0, reported: 0, refused: 0, failed: 0 });
       assert.equal(judged, 300_001);
       assert.equal(last, "1 event 300000");
     } finally {

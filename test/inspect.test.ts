@@ -77,7 +77,7 @@ describe("judging in the page's module", () => {
 });
 
 describe("the export", () => {
-  test("redacts tool arguments, result texts and data, and _meta values, keeping the protocol's own _meta keys", () => {
+  test("redacts tool arguments, result texts and data, structured content and _meta values, keeping the protocol's own _meta keys", () => {
     const call = {
       jsonrpc: "2.0",
       id: 1,
@@ -113,9 +113,9 @@ describe("the export", () => {
       result: {
         content: [
           { type: "text", text: REDACTED },
-          { type: "image", data: "", mimeType: "image/png" },
+          { type: "image", data: "", mimeType: REDACTED },
         ],
-        structuredContent: { n: REDACTED },
+        structuredContent: { n: 0 },
       },
     });
   });
@@ -192,17 +192,25 @@ describe("the listener", () => {
     assert.equal(status, 421);
   });
 
-  test("with a token, every path needs it: ?token= once, then the cookie it sets", async () => {
+  test("with a token, the rows and their stream need it (a Bearer header, or ?token=), the page's own files do not, and no cookie is set", async () => {
     const ring = new RowRing();
-    const guarded = await listen({ ring, host: "127.0.0.1", port: 0, token: "0123456789abcdef0123" });
+    const token = "0123456789abcdef0123";
+    const guarded = await listen({ ring, host: "127.0.0.1", port: 0, token });
     try {
       const root = new URL(guarded.url);
-      assert.equal((await fetch(`${root.origin}/`)).status, 401);
-      assert.equal((await fetch(`${root.origin}/rows?token=wrong-token-wrong-token`)).status, 401);
+      for (const path of ["/rows", "/events", "/rows?token=wrong-token-wrong-token"])
+        assert.equal((await fetch(`${root.origin}${path}`)).status, 401, path);
+      assert.equal((await fetch(`${root.origin}/rows`, { headers: { authorization: "Bearer wrong-token-wrong-token" } })).status, 401);
       const page = await fetch(guarded.url);
       assert.equal(page.status, 200);
-      const cookie = page.headers.get("set-cookie")!.split(";")[0]!;
-      assert.equal((await fetch(`${root.origin}/rows`, { headers: { cookie } })).status, 200);
+      assert.equal((await fetch(`${root.origin}/page.css`)).status, 200, "the page's files are the package's, the same for all");
+      for (const answer of [page, await fetch(`${root.origin}/rows?token=${token}`)]) assert.equal(answer.headers.get("set-cookie"), null);
+      assert.equal((await fetch(`${root.origin}/rows`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+      // A cookie of an earlier version is no token now.
+      assert.equal((await fetch(`${root.origin}/rows`, { headers: { cookie: `wymcp-ui=${token}` } })).status, 401);
+      const events = new AbortController();
+      assert.equal((await fetch(`${root.origin}/events?token=${token}`, { signal: events.signal })).status, 200);
+      events.abort();
     } finally {
       await guarded.close();
     }

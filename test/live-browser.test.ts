@@ -102,7 +102,8 @@ test("a served call and a refused one appear live, each message in its row with 
   assert.match(rows[0]!, /proxy:1 request.*→ in.*modern 2026-07-28.*tools\/call echo.*pass/);
   assert.match(rows[1]!, /proxy:1 response.*← out.*modern 2026-07-28.*tools\/call.*pass/);
   assert.match(rows[2]!, /proxy:2 request.*→ in.*modern 2026-07-28.*tools\/call echo.*reject.*-32602/);
-  assert.match(rows[3]!, /proxy:2 response.*← out.*tools\/call.*pass.*-32602/);
+  // The refusal is wymcp's own answer, said so in its row: the server never saw the call.
+  assert.match(rows[3]!, /proxy:2 response.*← wymcp.*tools\/call.*refused.*-32602/);
   await shot("live-rows");
 });
 
@@ -114,7 +115,8 @@ test("the refused call opens with its failing location marked, and its response 
   assert.ok((await page.locator("#detail .json .line.fail").count()) > 0, "a line of the message is marked");
   await shot("live-location");
   await page.click("#pair");
-  assert.match((await page.textContent("#detail .head"))!, /tools\/call.*pass/);
+  assert.match((await page.textContent("#detail .head"))!, /tools\/call.*refused/);
+  assert.match((await page.textContent("#detail .own-note"))!, /wymcp's own answer: the call was refused.*\(400 invalid-message\)/);
   assert.match((await page.locator("#detail .json").textContent())!, /-32602/);
   await page.selectOption("#filter-verdict", "");
 });

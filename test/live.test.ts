@@ -644,9 +644,10 @@ describe("the proxy's reader: what it relays, told write by write", () => {
     const live = httpObserver((c) => captures.push(c), { maxBytes: 1024 });
     const tapped: boolean[] = [];
     const observer: MessageObserver<http.IncomingMessage, http.ServerResponse> = {
-      exchange: (req, res, body) => {
-        live.exchange(req, res, body);
+      exchange: (req, res, body, _admitted, refused) => {
+        const own = live.exchange(req, res, body, undefined, refused);
         tapped.push(Object.hasOwn(res, "write"));
+        return own;
       },
     };
     if (relayed)

@@ -4,6 +4,7 @@
  * first met; past `MAX_ROWS` distinct ones, the rest count together, so a capture of junk methods stays a few lines.
  */
 import type { RejectReason } from "../core/admission.js";
+import type { OwnAnswer } from "../core/gate-log.js";
 import type { Verdict } from "./judge.js";
 import { methodOf } from "./capture.js";
 import { methodLabel, type RecordView } from "./render.js";
@@ -77,4 +78,9 @@ export function methodRow(verdict: Verdict, body: unknown): string {
   if (typeof own === "string") return methodLabel(own);
   const answer = verdict.kind === "error" || (body as { error?: unknown }).error !== undefined ? "error" : "result";
   return verdict.method === undefined ? `(${answer}, its request unknown)` : `${methodLabel(verdict.method)} ${answer}`;
+}
+
+/** The row wymcp's own answer counts in, as a call not served: `tools/call error (refused by wymcp)`. */
+export function ownRow(verdict: Verdict, body: unknown, own: OwnAnswer): string {
+  return `${methodRow(verdict, body)} (${own.answer === "refused" ? "refused by wymcp" : "upstream failed"})`;
 }

@@ -5,7 +5,7 @@
  */
 import { extname } from "node:path";
 import { readLimited } from "../core/admission.js";
-import { MethodTally, methodRow, recordRow } from "./by-method.js";
+import { MethodTally, methodRow, ownRow, recordRow } from "./by-method.js";
 import { harMessageContext, judgeInCapture, type RequestEra } from "./capture.js";
 import { Exchange } from "./exchange.js";
 import { type GateLogRecord, gateLogRecord, recordOutcome } from "./gate-log-record.js";
@@ -91,7 +91,7 @@ export async function checkFiles(
 class CheckRun {
   private readonly paint: Paint;
   private readonly out: Output;
-  private readonly tally: Tally = { pass: 0, reject: 0, bypass: 0, reported: 0 };
+  private readonly tally: Tally = { pass: 0, reject: 0, bypass: 0, reported: 0, refused: 0, failed: 0 };
   private readonly methods = new MethodTally();
   /** Lines of a gate's JSON log met in the inputs, by what they count as. */
   private readonly logged = { refused: 0, reported: 0, violation: 0, event: 0 };
@@ -173,11 +173,19 @@ class CheckRun {
     const { exchange, negotiated } = at;
     const { verdict, body } = judgeInCapture(at.source, line, bytes, options, context, { exchange, session, negotiated, negotiation });
     const outcome = verdict.outcome === "violation" ? "reject" : verdict.outcome;
-    this.tally[outcome]++;
-    if ("reported" in verdict && verdict.reported) this.tally.reported++;
-    this.methods.add(methodRow(verdict, body), outcome);
+    const { own } = verdict;
+    if (own === undefined) {
+      this.tally[outcome]++;
+      if ("reported" in verdict && verdict.reported) this.tally.reported++;
+      this.methods.add(methodRow(verdict, body), outcome);
+    } else {
+      // wymcp answered in the server's place: the call it answers was not served, whatever the answer's own verdict.
+      this.tally[own.answer]++;
+      this.methods.add(ownRow(verdict, body, own), "reject");
+    }
     this.observe?.({ verdict, body, text: bytes?.toString("utf8") });
-    if (options.quiet && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return verdict;
+    // --quiet keeps what was not served: a rejection, and wymcp's own answer whatever its verdict.
+    if (options.quiet && own === undefined && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return verdict;
     this.out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, this.paint, at.name, positionWidth));
     return verdict;
   }
@@ -238,7 +246,10 @@ class CheckRun {
     }
   }
 
-  /** The summary and the count of a gate log's lines; the exit code: 2 for an unreadable input, 1 for a rejection. */
+  /**
+   * The summary and the count of a gate log's lines; the exit code: 2 for an unreadable input, 1 for a rejection or a
+   * call wymcp answered itself.
+   */
   async finish(): Promise<{ exitCode: number; tally: Tally }> {
     const { logged, tally, options, out, methods } = this;
     const records = logged.refused + logged.reported + logged.violation + logged.event;
@@ -255,7 +266,7 @@ class CheckRun {
       out.add(`${options.quiet ? "" : methods.render()}${summary(tally)}\n${logLine}`);
       await out.flush();
     }
-    return { exitCode: this.unreadable ? 2 : tally.reject > 0 ? 1 : 0, tally };
+    return { exitCode: this.unreadable ? 2 : tally.reject + tally.refused + tally.failed > 0 ? 1 : 0, tally };
   }
 }
 

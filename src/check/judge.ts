@@ -9,7 +9,8 @@ import { classifyEra, type Era, type EraSignal } from "../core/era.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { judgeMessage, readMessage } from "../core/pipeline.js";
 import type { ValidationResult } from "../core/validate.js";
-import type { GateAdmitted } from "../core/gate-log.js";
+import type { GateAdmitted, OwnAnswer } from "../core/gate-log.js";
+import { ownMark, withoutMark } from "./own-answer.js";
 // The revision from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
 import { outbound } from "../../generated/outbound.js";
 import { type OutboundKind, type OutboundViolations, validateMcpResponse } from "../outbound/validate-response.js";
@@ -55,6 +56,8 @@ export type InboundVerdict = {
   direction: "in" | "out";
   /** The --method label, for a response. */
   method?: string;
+  /** wymcp's own answer, not the server's: the face said so, or its record's mark (check/own-answer.ts). */
+  own?: OwnAnswer;
 } & (
   | Extract<ValidationResult, { outcome: "pass" | "bypass" }>
   | {
@@ -99,6 +102,8 @@ export type OutboundVerdict = {
   kind: OutboundKind;
   definition: string;
   violations?: OutboundViolations;
+  /** wymcp's own answer, not the server's: the face said so, or its record's mark (check/own-answer.ts). */
+  own?: OwnAnswer;
 };
 
 /** Where the request a response answers was in the capture, and who sent it. */
@@ -128,7 +133,14 @@ export interface JudgeContext {
    * `gateAdmission`); the bytes are then neither parsed nor validated again.
    */
   admitted?: GateAdmitted;
+  /** The face refused the request before reading its body (the live feed): its row is that refusal. */
+  refused?: RefusalFacts;
+  /** The face wrote this answer itself (the live feed); a record says so by its mark instead. */
+  own?: OwnAnswer;
 }
+
+/** What a refusal's verdict is made of: the status and answer the gate gave, and why. */
+export type RefusalFacts = Pick<Refusal, "status" | "reason" | "response">;
 
 /**
  * Methods only a server sends, in either era (test/cli.test.ts derives them from the schemas' Server* and
@@ -207,7 +219,9 @@ export function judge(
   const fromServer = context?.from === "server";
   const part = context?.part;
   const refusedAs = options.direction === "out" || (options.direction === "auto" && fromServer) ? "out" : "in";
-  const refused = (refusal: Refusal) => labelled(options, refusalVerdict(source, line, part, refusedAs, refusal));
+  const refused = (refusal: RefusalFacts) => labelled(options, refusalVerdict(source, line, part, refusedAs, refusal));
+  // Refused before its body was read: the verdict is the refusal the face gave, not a judging of bytes it never had.
+  if (bytes === undefined && context?.refused !== undefined) return refused(context.refused);
   // A HAR entry's headers are its HTTP request's: they say nothing of the media type of what the server sent.
   const headers = exchangeHeaders(options, context);
   const contentType = fromServer ? options.headers["content-type"] : headers["content-type"];
@@ -217,7 +231,35 @@ export function judge(
   // Else the gates' pipeline: the media type (when one was given), the size, strict UTF-8 and JSON, then the judging below.
   const read = given !== undefined ? { ok: true as const, body: given.body } : readMessage(bytes, contentType, options.settings);
   if (!read.ok) return refused(read);
-  const body = read.body;
+  // wymcp's own answer: the face says so (the live feed), or the record's mark does, which is no part of the message.
+  const mark = fromServer || options.direction !== "in" ? ownMark(read.body) : undefined;
+  const marked = mark !== undefined && isResponse(read.body) ? mark : undefined;
+  const body = marked === undefined ? read.body : withoutMark(read.body as Record<string, unknown>);
+  const own = context?.own ?? marked;
+  if (own !== undefined) return owned(judgeBody(source, line, body, options, context, given, headers, fromServer), own);
+  return judgeBody(source, line, body, options, context, given, headers, fromServer);
+}
+
+/** The verdict marked as wymcp's own answer. */
+function owned(judged: { verdict: Verdict; body: unknown }, own: OwnAnswer): { verdict: Verdict; body: unknown } {
+  judged.verdict.own = own;
+  return judged;
+}
+
+/** `judge` past the reading: a parsed body judged as the gates judge a client's, or as wymcp/outbound a server's. */
+function judgeBody(
+  source: string,
+  line: number,
+  body: unknown,
+  options: JudgeOptions,
+  context: JudgeContext | undefined,
+  given: GateAdmitted | undefined,
+  headers: Record<string, string>,
+  fromServer: boolean,
+): { verdict: Verdict; body: unknown } {
+  const part = context?.part;
+  const refusedAs = options.direction === "out" || (options.direction === "auto" && fromServer) ? "out" : "in";
+  const refused = (refusal: RefusalFacts) => labelled(options, refusalVerdict(source, line, part, refusedAs, refusal));
   // A response takes its request's method and era; the request is looked up only for a body that is one.
   const answered = context?.pair && isResponse(body) ? context.pair((body as { id?: unknown }).id) : undefined;
   const direction = options.direction !== "auto" ? options.direction : fromServer ? "out" : autoDirection(body);
@@ -335,7 +377,13 @@ function admissionVerdict(
 }
 
 /** A body the gates refuse before judging it as a message (media type, size, not JSON, too deep). */
-function refusalVerdict(source: string, line: number, part: string | undefined, direction: "in" | "out", refusal: Refusal): InboundVerdict {
+function refusalVerdict(
+  source: string,
+  line: number,
+  part: string | undefined,
+  direction: "in" | "out",
+  refusal: RefusalFacts,
+): InboundVerdict {
   return {
     source,
     line,

@@ -6,6 +6,7 @@ import { methodOf } from "./capture.js";
 import { type GateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { type Answered, type CheckSignal, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
 import type { Negotiated } from "./negotiation.js";
+import type { OwnAnswer } from "../core/gate-log.js";
 
 /** Wraps text in an SGR colour code, or leaves it as it is when colour is off. */
 export type Paint = (code: string, text: string) => string;
@@ -129,14 +130,21 @@ function definitionOf(verdict: Extract<InboundVerdict, { outcome: "reject" }>): 
 
 /** One message in human words: a header line, then for a rejection its locations, aligned. */
 export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name = printable(verdict.source), positionWidth = 0): string {
-  // A violation reads as a rejection: one word per verdict keeps the columns of mixed input aligned.
+  // A violation reads as a rejection: one word per verdict keeps the columns of mixed input aligned. wymcp's own
+  // answer reads as such, whatever its verdict: it says the call was not served.
   const outcome =
-    verdict.outcome === "pass" ? paint("32", "pass  ") : verdict.outcome === "bypass" ? paint("33", "bypass") : paint("31", "reject");
+    verdict.own !== undefined
+      ? paint("35", "wymcp ")
+      : verdict.outcome === "pass"
+        ? paint("32", "pass  ")
+        : verdict.outcome === "bypass"
+          ? paint("33", "bypass")
+          : paint("31", "reject");
   const era =
     verdict.era === null ? "-" : verdict.eraSignal === "flag" ? verdict.era : `${verdict.era} (${SIGNAL_LABELS[verdict.eraSignal!]})`;
   const position = verdict.part === undefined ? `${name}:${verdict.line}` : `${name}:${verdict.line} ${verdict.part}`;
   const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
-  let text = `${paint("1", position)}${gap}  ${outcome}  ${era.padEnd(ERA_WIDTH)}  ${judgedAs(verdict, body)}`;
+  let text = `${paint("1", position)}${gap}  ${outcome}  ${era.padEnd(ERA_WIDTH)}  ${judgedAs(verdict, body)}${ownText(verdict.own)}`;
   let data: { errors: { instancePath: string; messages: string[] }[]; omitted?: number } | undefined;
   if (verdict.outcome === "violation") {
     text += "\n";
@@ -157,6 +165,13 @@ export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name 
     return `${text}\n`;
   }
   return data ? text + locationLines(data.errors, data.omitted, paint) : text;
+}
+
+/** `; refused by wymcp: 415 unsupported-media-type`: what a marked answer of wymcp's own says of itself. */
+function ownText(own: OwnAnswer | undefined): string {
+  if (own === undefined) return "";
+  const facts = [own.status, own.reason === undefined ? undefined : printable(own.reason, 64)].filter((f) => f !== undefined).join(" ");
+  return `; ${own.answer === "refused" ? "refused by wymcp" : "wymcp's answer for an upstream that failed"}${facts ? `: ${facts}` : ""}`;
 }
 
 /** A rejection's locations, aligned, one per line; `omitted` more not listed. */
@@ -280,11 +295,16 @@ export interface Tally {
   bypass: number;
   /** Passed under --legacy-checks report with a params failure. */
   reported: number;
+  /** wymcp's own answers (a record's marked lines): refusals, and its word for an upstream that failed. */
+  refused: number;
+  failed: number;
 }
 
-/** The last line: how many messages, and how each came out. */
-export function summary({ pass, reject, bypass, reported }: Tally): string {
-  const total = pass + reject + bypass;
+/** The last line: how many messages, and how each came out; wymcp's own answers apart, as calls not served. */
+export function summary({ pass, reject, bypass, reported, refused, failed }: Tally): string {
+  const total = pass + reject + bypass + refused + failed;
   const passed = reported > 0 ? `${pass} pass (${reported} reported)` : `${pass} pass`;
-  return `${total} message${total === 1 ? "" : "s"}: ${passed}, ${reject} rejected, ${bypass} bypassed`;
+  const own =
+    refused + failed === 0 ? "" : `; ${refused + failed} answered by wymcp, not served (${refused} refused, ${failed} upstream failed)`;
+  return `${total} message${total === 1 ? "" : "s"}: ${passed}, ${reject} rejected, ${bypass} bypassed${own}`;
 }

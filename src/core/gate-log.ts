@@ -7,7 +7,7 @@
  * answers' rules; the method, and a tool's or prompt's name, escaped and bounded as the answers escape a client's
  * keys. Never a value of its arguments.
  */
-import type { Acceptance, RejectReason } from "./admission.js";
+import type { Acceptance, Refusal, RejectReason } from "./admission.js";
 import type { JsonRpcErrorResponse, JsonRpcId } from "./envelope.js";
 import type { Era } from "./era.js";
 import { escapeText } from "./log-safe.js";
@@ -76,15 +76,34 @@ export interface MessageObserver<Req = unknown, Res = unknown> {
   /**
    * A POST with its body as read (undefined when refused unread), or a GET; the observer may tap `res`. `admitted` is
    * the gate's own admission of that body, when it admitted it: the live feed takes it rather than judge the body again.
+   * `refused` is the face's refusal when it refuses the exchange before handing it on (its answer is then wymcp's).
+   * Returns what the face tells, before it writes it, that it answers the exchange itself after all (`OwnAnswers`).
    */
-  exchange?(req: Req, res: Res, body: Uint8Array | undefined, admitted?: GateAdmitted): void;
+  exchange?(req: Req, res: Res, body: Uint8Array | undefined, admitted?: GateAdmitted, refused?: Refusal): OwnAnswers | undefined;
   /**
    * As `exchange`, for an answer the face writes itself and tells of as it goes: the observer leaves `res` as it is and
    * returns the reader the face calls after each write (undefined: the observer reads nothing of it).
    */
-  relayed?(req: Req, res: Res, body: Uint8Array | undefined, admitted?: GateAdmitted): AnswerReader | undefined;
+  relayed?(req: Req, res: Res, body: Uint8Array | undefined, admitted?: GateAdmitted): (AnswerReader & OwnAnswers) | undefined;
   /** Bytes from the client, the server, or wymcp's own answers to the client, as they pass. */
   chunk?(from: "client" | "server" | "wymcp", data: Uint8Array | string): void;
+}
+
+/**
+ * An answer wymcp writes itself instead of the server's: a refusal (the gate's, the server's tools', the tools
+ * lock's), or its word for an upstream that failed. The page, `--record` and `wymcp check` tell it from a served one.
+ */
+export interface OwnAnswer {
+  answer: "refused" | "failed";
+  /** The HTTP status (the proxy). */
+  status?: number;
+  /** Why, in the log's words: the refusal's reason (`unsupported-media-type`), or the upstream's failure (`upstream-timeout`). */
+  reason?: string;
+}
+
+/** Told by the face, before it writes the answer, that it answers the exchange itself. */
+export interface OwnAnswers {
+  own(answer: OwnAnswer): void;
 }
 
 /** A body the gate admitted: the body it parsed, the era it judged it in, and what the validation returned. */

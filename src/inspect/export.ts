@@ -1,70 +1,20 @@
 /**
  * @module export: what the page shows, as JSONL or as a HAR file, which `wymcp check` reads back: the messages in the
- * order shown. Tool arguments, results' content and `_meta` values are redacted unless asked for; the shape stays,
- * so the export is judged as the capture was wherever the redacted values were free-form. No host type.
+ * order shown. Every value is redacted but those known to be safe (redact.ts) unless asked for; the shape stays, so
+ * the export is judged as the capture was wherever the redacted values were free-form. wymcp's own answers are kept
+ * whole (they never hold a value of the client's but its id) and carry the mark that says so (check/own-answer.ts).
+ * No host type.
  */
 import { transportHeadersFor } from "../core/header-value.js";
+import type { OwnAnswer } from "../core/gate-log.js";
+import { OWN_MARK } from "../check/own-answer.js";
+import { REDACTED, redact } from "./redact.js";
 import type { RowInput } from "./row.js";
 
-export const REDACTED = "[redacted]";
-/** The `_meta` keys the protocol itself defines, kept: the era and revision are read from them. */
-const PROTOCOL_META = /^(io\.modelcontextprotocol\/|progressToken$)/;
+export { REDACTED, redact };
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-function isObject(value: unknown): value is { [key: string]: Json } {
+function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Every value of an object replaced (its keys kept). */
-function blank(object: { [key: string]: Json }, keep: (key: string) => boolean = () => false): { [key: string]: Json } {
-  const out: { [key: string]: Json } = {};
-  for (const [key, value] of Object.entries(object)) out[key] = keep(key) ? value : REDACTED;
-  return out;
-}
-
-/** A result's payload: texts redacted, binary data emptied (still base64), structured content and answers blanked. */
-function redactResult(value: Json, key?: string): Json {
-  if (Array.isArray(value)) return value.map((item) => redactResult(item));
-  if (!isObject(value)) {
-    if (typeof value !== "string") return value;
-    if (key === "text") return REDACTED;
-    if (key === "data" || key === "blob") return "";
-    return value;
-  }
-  const out: { [key: string]: Json } = {};
-  for (const [name, item] of Object.entries(value)) {
-    if (name === "_meta" && isObject(item)) out[name] = blank(item, (k) => PROTOCOL_META.test(k));
-    else if (name === "structuredContent" && isObject(item)) out[name] = blank(item);
-    // An elicitation's answer: the user's values under `content`, an object (a tool result's `content` is an array).
-    else if (name === "content" && isObject(item) && !("type" in item)) out[name] = blank(item);
-    else out[name] = redactResult(item, name);
-  }
-  return out;
-}
-
-/** `_meta` values blanked at any depth (protocol keys kept), tool arguments blanked. */
-function redactParams(value: Json): Json {
-  if (Array.isArray(value)) return value.map(redactParams);
-  if (!isObject(value)) return value;
-  const out: { [key: string]: Json } = {};
-  for (const [name, item] of Object.entries(value)) {
-    if (name === "_meta" && isObject(item)) out[name] = blank(item, (k) => PROTOCOL_META.test(k));
-    else if (name === "arguments" && isObject(item)) out[name] = blank(item);
-    else out[name] = redactParams(item);
-  }
-  return out;
-}
-
-/**
- * A message with its tool arguments, results' texts and data, and `_meta` values redacted.
- * @example redact({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "x", arguments: { q: "secret" } } })
- */
-export function redact(body: unknown): unknown {
-  if (!isObject(body)) return Array.isArray(body) ? body.map(redact) : body;
-  const out: { [key: string]: Json } = {};
-  for (const [name, item] of Object.entries(body)) out[name] = name === "result" ? redactResult(item) : redactParams(item);
-  return out;
 }
 
 /**
@@ -76,16 +26,17 @@ export function exportJsonl(rows: readonly RowInput[], reveal: boolean): { text:
   let left = 0;
   for (const row of rows) {
     if (row.text === undefined) left++;
-    else lines.push(jsonlLine(row.text, reveal));
+    else lines.push(jsonlLine(row.text, reveal, row.verdict.own));
   }
   return { text: lines.length === 0 ? "" : `${lines.join("\n")}\n`, left };
 }
 
 /**
- * One message's line of a JSONL export (without its newline): its JSON on one line, redacted unless `reveal`.
+ * One message's line of a JSONL export (without its newline): its JSON on one line, redacted unless `reveal`; wymcp's
+ * own answer (`own`) whole, with its mark. A mark the message carried itself is dropped: only wymcp's answers have one.
  * @example jsonlLine('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}', false)
  */
-export function jsonlLine(text: string, reveal: boolean): string {
+export function jsonlLine(text: string, reveal: boolean, own?: OwnAnswer): string {
   let body: unknown;
   let parsed = true;
   try {
@@ -94,8 +45,18 @@ export function jsonlLine(text: string, reveal: boolean): string {
     parsed = false;
   }
   // One message per line: a captured text's own newlines (pretty-printed JSON) go with a re-serialisation.
-  if (reveal) return parsed ? JSON.stringify(body) : text.replace(/[\r\n]+/g, " ");
-  return parsed ? JSON.stringify(redact(body)) : `${REDACTED} (not JSON)`;
+  if (!parsed) return reveal ? text.replace(/[\r\n]+/g, " ") : `${REDACTED} (not JSON)`;
+  if (isObject(body) && Object.hasOwn(body, OWN_MARK)) {
+    const { [OWN_MARK]: _forged, ...message } = body;
+    body = message;
+  }
+  try {
+    if (own !== undefined && isObject(body)) return JSON.stringify({ ...body, [OWN_MARK]: own });
+    return JSON.stringify(reveal ? body : redact(body));
+  } catch {
+    // Nested deeper than the stack walks (what the gates refuse as nested too deeply): a line that says so, as junk.
+    return `${REDACTED} (nested too deeply to write)`;
+  }
 }
 
 /** Where a HAR export's exchanges are said to go: a name that resolves nowhere. */

@@ -5,7 +5,9 @@
  * JSON of all but the text on the first `data:` line and the text as it is on the lines after). Every answer carries a Content-Security-Policy
  * that lets the page load nothing but its own origin's files and run no inline script. A request whose Host is not the
  * listener's own is refused (a page of another site reaching it through DNS rebinding), and with a token (the Host then
- * free: a non-loopback listener is reached by names of its own) every path needs it: `?token=` once (the page's address), then the cookie it sets.
+ * free: a non-loopback listener is reached by names of its own) the rows and their stream need it: the page sends it
+ * (`Authorization: Bearer` for `/rows`, `?token=` for `/events`, which an EventSource cannot give a header). No cookie
+ * carries it: a cookie goes to every port of the host, the proxy's included, and so on upstream.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -25,7 +27,6 @@ export const CONTENT_SECURITY_POLICY =
 
 /** The most event streams open at once; one more is answered 503. */
 const MAX_STREAMS = 16;
-const COOKIE = "wymcp-ui";
 /** How long a row waits to go out with the next ones on an event stream, and the most text a batch gathers first. */
 const FLUSH_MS = 50;
 const FLUSH_CHARS = 64 * 1024;
@@ -92,12 +93,10 @@ function digest(text: string): Buffer {
   return createHash("sha256").update(text).digest();
 }
 
-function cookieToken(header: string | undefined): string | undefined {
-  for (const part of (header ?? "").split(";")) {
-    const [name, ...value] = part.trim().split("=");
-    if (name === COOKIE) return decodeURIComponent(value.join("="));
-  }
-  return undefined;
+/** The token of an `Authorization: Bearer` header. */
+function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer (\S+)$/i.exec(header ?? "");
+  return match === null ? undefined : match[1];
 }
 
 /** Headers on every answer: the page loads only its own origin's files, and nothing is sniffed, sent on or cached. */
@@ -113,10 +112,17 @@ function answerPlain(res: ServerResponse, status: number, text: string): void {
 }
 
 /**
- * The request's target when it may be served (without a token: its Host is the listener's own; with one: it carries
- * it); otherwise the refusal is answered and the result is undefined. A token given as `?token=` is set as the cookie.
+ * The request's target when it may be served (without a token: its Host is the listener's own; with one: a request
+ * for rows carries it, and the page's own files need none); otherwise the refusal is answered and the result is
+ * undefined.
  */
-function admittedTarget(req: IncomingMessage, res: ServerResponse, hosts: Set<string>, expected: Buffer | undefined): URL | undefined {
+function admittedTarget(
+  req: IncomingMessage,
+  res: ServerResponse,
+  hosts: Set<string>,
+  expected: Buffer | undefined,
+  files: ReadonlyMap<string, unknown>,
+): URL | undefined {
   // Without a token the Host is what keeps another site's page out (DNS rebinding); with one, the token does.
   if (!expected && !hosts.has((req.headers.host ?? "").toLowerCase())) {
     answerPlain(res, 421, "this listener answers its own address only");
@@ -129,14 +135,13 @@ function admittedTarget(req: IncomingMessage, res: ServerResponse, hosts: Set<st
     answerPlain(res, 400, "bad request target");
     return undefined;
   }
-  if (expected) {
-    const given = url.searchParams.get("token") ?? cookieToken(req.headers.cookie);
+  // The page and its modules are the package's own files, the same for everyone: the traffic is what the token guards.
+  if (expected && !files.has(url.pathname)) {
+    const given = url.searchParams.get("token") ?? bearerToken(req.headers.authorization);
     if (given === null || given === undefined || !timingSafeEqual(digest(given), expected)) {
       answerPlain(res, 401, "this page needs its token");
       return undefined;
     }
-    if (url.searchParams.has("token"))
-      res.setHeader("Set-Cookie", `${COOKIE}=${encodeURIComponent(given)}; Path=/; HttpOnly; SameSite=Strict`);
   }
   return url;
 }
@@ -215,7 +220,7 @@ export async function listen({ ring, host, port, token, title, dist = defaultDis
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     setSecurityHeaders(res);
-    const url = admittedTarget(req, res, hosts, expected);
+    const url = admittedTarget(req, res, hosts, expected, files);
     if (url === undefined) return;
     const path = url.pathname;
     const known = files.has(path) || path === "/rows" || path === "/events";

@@ -5,6 +5,7 @@
 import { isResponse } from "../core/is-response.js";
 import type { LocatedError } from "../core/envelope.js";
 import type { Verdict } from "../check/judge.js";
+import type { OwnAnswer } from "../core/gate-log.js";
 
 /** A judged message, as the judging hands it over. */
 export interface RowInput {
@@ -34,6 +35,12 @@ export interface RowFacts {
   code: number | undefined;
   /** Each failing location of the message (a JSON Pointer) with its messages. */
   locations: LocatedError[];
+  /** An answer that is an error: a JSON-RPC error, or a tool's result with `isError` (whatever the verdict on its shape). */
+  error: "error" | "tool error" | undefined;
+  /** wymcp's own answer, not the server's. */
+  own: OwnAnswer | undefined;
+  /** What the verdict column says: wymcp's answer (`refused`, `failed`), an error answer, or the verdict. */
+  shown: string;
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
@@ -58,6 +65,16 @@ export function rowFacts({ verdict, body }: RowInput): RowFacts {
   } else if (verdict.outcome === "violation") locations = verdict.violations?.errors ?? [];
   const revision =
     "revision" in verdict && verdict.revision !== undefined ? verdict.revision : verdict.era === "modern" ? "2026-07-28" : "";
+  const error = isResponse(message)
+    ? record(message?.error) !== undefined
+      ? "error"
+      : record(message?.result)?.isError === true
+        ? "tool error"
+        : undefined
+    : undefined;
+  const { own: wymcp } = verdict;
+  // A message the verdict faults reads as such; else wymcp's own answer, else an answer that is an error.
+  const faulted = verdict.outcome === "reject" || verdict.outcome === "violation";
   return {
     direction: verdict.direction,
     era: verdict.era ?? "",
@@ -66,6 +83,9 @@ export function rowFacts({ verdict, body }: RowInput): RowFacts {
     verdict: verdict.outcome,
     code: typeof code === "number" ? code : undefined,
     locations,
+    error,
+    own: wymcp,
+    shown: faulted ? verdict.outcome : wymcp !== undefined ? wymcp.answer : (error ?? verdict.outcome),
   };
 }
 

@@ -9,14 +9,15 @@ a page that shows them: one row per message (time judged, direction, era and rev
 prompt name, verdict, JSON-RPC code), filters by verdict, method and text, each response beside the request it
 answers, and a message opened with each failing location marked. A box on the page judges a pasted or dropped
 message, JSONL or HAR file in the browser, by the same validators, under an era or revision of your choice; the
-page exports what it shows as JSONL or HAR (tool arguments, results and _meta values redacted unless asked for),
-which wymcp check reads back. The page loads nothing from any other origin and runs offline.
+page exports what it shows as JSONL or HAR (every value redacted but the envelope, names and the protocol's words,
+unless asked for), which wymcp check reads back. The page loads nothing from any other origin and runs offline.
 
 Options
   --listen HOST:PORT  where to listen (default 127.0.0.1:0, a free port; the page's address is printed)
-  --ui-token TOKEN    a secret of at least 16 characters that the page and its endpoints require; needed on
-                      an address that is not loopback (127.0.0.0/8, ::1, localhost), refused without it;
-                      WYMCP_UI_TOKEN gives it out of the process list
+  --ui-token TOKEN    a secret of at least 16 characters that the page's rows require (open the address with
+                      ?token=; the page sends it, no cookie); needed on an address that is not loopback
+                      (127.0.0.0/8, ::1, localhost), refused without it; WYMCP_UI_TOKEN gives it out of the
+                      process list
   --max-rows N        rows kept, the oldest dropped first (default ${DEFAULT_MAX_ROWS}; at most 32 Mi characters of
                       message text are kept whatever the count)
   -h, --help          this text

@@ -8,7 +8,7 @@ import https from "node:https";
 import { isIP, Socket } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import { errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
-import type { AnswerReader } from "../../core/gate-log.js";
+import type { AnswerReader, OwnAnswers } from "../../core/gate-log.js";
 import { mediaType } from "../../core/header-value.js";
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), plus `Expect`, which the proxy answers itself. */
@@ -100,6 +100,8 @@ export interface Exchange {
   drain?: AbortSignal;
   /** Told of each write of the answer after it is made (the live feed's reader), when the exchange has one. */
   reader?: AnswerReader;
+  /** Told, before the proxy writes a 502 or 504 of its own in place of the upstream's answer, why (the live feed). */
+  own?: OwnAnswers | undefined;
 }
 
 /** Methods a client may repeat with the same effect (RFC 9110 §9.2.2): only these are sent again on a new socket. */
@@ -219,6 +221,7 @@ class Attempt {
         : kind === "too-large"
           ? `Bad Gateway: the upstream server's answer is larger than ${this.upstream.maxAnswerBytes} bytes`
           : "Bad Gateway: the upstream server's answer is not valid HTTP";
+    this.exchange.own?.own({ answer: "failed", status: 502, reason: `upstream-${kind}` });
     sendJson(res, 502, errorResponse(id, INTERNAL_ERROR, message), this.exchange.reader);
     this.settle({ kind, status: 502, error });
   }
@@ -290,6 +293,7 @@ class Attempt {
       return this.settle({ kind: "upstream-broke" });
     }
     if (this.timedOut) {
+      exchange.own?.own({ answer: "failed", status: 504, reason: "upstream-timeout" });
       sendJson(
         res,
         504,
@@ -471,7 +475,7 @@ export function connectionNamed(connection: string | string[] | undefined): Set<
  * The client's headers as sent (repeated ones kept), without the hop-by-hop ones and those named in `Connection`;
  * `Content-Length` exact for a judged body; the `X-Forwarded-*` trio, the proxy's own unless the client is a trusted
  * proxy (then it extends theirs); `Host` the client's unless told otherwise, so that the upstream's own host checks
- * (DNS rebinding protection) and absolute URLs see what the client used.
+ * (DNS rebinding protection) and absolute URLs see what the client used; the live page's old cookie never.
  */
 export function forwardedHeaders(
   req: IncomingMessage,
@@ -488,7 +492,8 @@ export function forwardedHeaders(
     if (HOP_BY_HOP.has(name) || named.has(name)) continue;
     if (body !== undefined && name === "content-length") continue;
     if (!trustProxy && isForwarding(name)) continue;
-    const value = raw[i + 1]!;
+    const value = name === "cookie" ? withoutPageCookie(raw[i + 1]!) : raw[i + 1]!;
+    if (value === "") continue;
     const seen = headers[name];
     headers[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [String(seen), value];
   }
@@ -508,6 +513,19 @@ export function forwardedHeaders(
   // The proxy's span is the upstream's parent: its context replaces the client's (whose span is the proxy span's parent).
   if (traceContext) Object.assign(headers, traceContext);
   return headers;
+}
+
+/** The cookie the live page of earlier versions kept its token in: cookies go to every port of a host, the proxy's too. */
+const PAGE_COOKIE = "wymcp-ui=";
+
+/** A `Cookie` header without the live page's cookie (its token is wymcp's, never the upstream's); as it is otherwise. */
+export function withoutPageCookie(value: string): string {
+  if (!value.includes(PAGE_COOKIE)) return value;
+  return value
+    .split(";")
+    .filter((pair) => !pair.trimStart().startsWith(PAGE_COOKIE))
+    .map((pair) => pair.trim())
+    .join("; ");
 }
 
 /**

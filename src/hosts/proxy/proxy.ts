@@ -6,7 +6,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AdmissionSettings } from "../../core/admission.js";
+import type { AdmissionSettings, Refusal } from "../../core/admission.js";
 import { type HostPolicy, isLoopback, LOOPBACK_POLICY } from "../../core/host-origin.js";
 import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
@@ -19,7 +19,7 @@ import { admittedEvent, type GateAction, type GateAdmit, type GateRefuse, refusa
 import { now } from "../../core/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { type AnswerReader, notify, type GateHooks, type GateLog, type VerdictEvent } from "../../core/gate-log.js";
+import { type AnswerReader, notify, type GateHooks, type GateLog, type OwnAnswers, type VerdictEvent } from "../../core/gate-log.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
 import { loggedToolLock } from "../shared/tool-lock-log.js";
 import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";
@@ -177,7 +177,8 @@ class Relay {
 
   /**
    * The exchange to the live observer, if any. An answer only forward.ts writes (`relayed`) is told to the observer's
-   * reader write by write; any other is read by the observer's tap on the response.
+   * reader write by write (`readerOf`); any other is read by the observer's tap on the response. `refused`: the proxy
+   * refuses it before handing it on. What is returned is told when the proxy answers it itself after all.
    */
   private observe(
     req: IncomingMessage,
@@ -185,12 +186,17 @@ class Relay {
     body: Uint8Array | undefined,
     relayed: boolean,
     admitted?: GateAdmit,
-  ): AnswerReader | undefined {
+    refused?: Refusal,
+  ): OwnAnswers | undefined {
     const { observer } = this.hooks;
     if (observer === undefined) return undefined;
     if (relayed && observer.relayed) return observer.relayed(req, res, body, admitted);
-    observer.exchange?.(req, res, body, admitted);
-    return undefined;
+    return observer.exchange?.(req, res, body, admitted, refused);
+  }
+
+  /** What `observe` returned, as the reader forward.ts tells of each write, when it asked for one (`relayed`). */
+  private readerOf(watch: OwnAnswers | undefined, relayed: boolean): AnswerReader | undefined {
+    return relayed && this.hooks.observer?.relayed ? (watch as (AnswerReader & OwnAnswers) | undefined) : undefined;
   }
 
   /** A verdict to the log and to the hook. */
@@ -218,6 +224,7 @@ class Relay {
     const screened = screenNode(req, this.face, this.options.passThrough);
     if (screened?.action === "refuse") {
       this.verdict(refusalEvent(screened.refusal, undefined, "refused", { status: true, remote }));
+      this.observe(req, res, undefined, false, undefined, screened.refusal);
       return answerRefusal(req, res, screened.refusal, DISCARD_TIMEOUT_MS, this.drainBytes);
     }
     if (screened) return this.relayUnjudged(req, res);
@@ -238,8 +245,8 @@ class Relay {
   private relayUnjudged(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.report) tapResponse(res, eraWithoutBody(this.face.era, req), undefined, this.report);
     const drain = req.method === "GET" ? this.drainSignal.signal : undefined;
-    const reader = drain ? this.observe(req, res, undefined, true) : undefined;
-    return this.send(req, { req, res, body: undefined, id: null, drain, reader }, undefined);
+    const own = drain ? this.observe(req, res, undefined, true) : undefined;
+    return this.send(req, { req, res, body: undefined, id: null, drain, reader: this.readerOf(own, true), own }, undefined);
   }
 
   /** A body the gates refused: logged and answered here; the upstream never sees it. */
@@ -249,7 +256,7 @@ class Relay {
     // The stage keeps no refused body: the log's method and name come from the bytes, parsed again, when they parsed.
     this.verdict(refusalEvent(refusal, refusedBody(judged), "refused", { status: true, remote }));
     if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
-    this.observe(req, res, judged.bytes, false);
+    this.observe(req, res, judged.bytes, false, undefined, refusal);
     // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
     answerRefusal(req, res, refusal, DISCARD_TIMEOUT_MS, this.drainBytes);
     const { id } = refusal.response;
@@ -266,7 +273,8 @@ class Relay {
     if (event) this.verdict(event);
     // Only forward.ts writes the answer (or the 202 below, which has nothing to read) unless the tools or the lock may
     // answer or rewrite it: then the observer taps the response, before any of them wraps it.
-    const reader = this.observe(req, res, judged.bytes, !tools?.active && toolLock === undefined, judged);
+    const relays = !tools?.active && toolLock === undefined;
+    const own = this.observe(req, res, judged.bytes, relays, judged);
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
     if (judged.action === "accept") {
       res.writeHead(202).end();
@@ -275,7 +283,15 @@ class Relay {
     if (tools?.active) {
       // A call the upstream's tools refuse is answered here, and the upstream never sees it. Judged at once unless its
       // tool's schema is still compiling: only then is there a promise to wait for.
-      const judging = toolsNode(tools, req, res, era, parsed, (name) => nodeHeader(req, name));
+      const judging = toolsNode(
+        tools,
+        req,
+        res,
+        era,
+        parsed,
+        (name) => nodeHeader(req, name),
+        own && ((r) => own.own({ answer: "refused", status: r.status, reason: `tool-${r.check}` })),
+      );
       const refusal = judging instanceof Promise ? await judging : judging;
       if (refusal) {
         if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
@@ -283,12 +299,13 @@ class Relay {
       }
     }
     if (report || trace) tapResponse(res, era, parsed, report, trace);
-    if (refuseLockedCall(toolLock, parsed, res)) return trace?.end();
+    const locked = toolLock && own && (() => own.own({ answer: "refused", status: 200, reason: "tool-locked" }));
+    if (refuseLockedCall(toolLock, parsed, res, locked || undefined)) return trace?.end();
     lockNodeResponse(res, toolLock, parsed);
     const request = result.kind === "request" ? id : undefined;
     // The very bytes judged go on, never serialized again.
     const bytes = judged.bytes ?? new Uint8Array(0);
-    return this.send(req, { req, res, body: bytes, id, traceContext: carried(trace), reader }, request);
+    return this.send(req, { req, res, body: bytes, id, traceContext: carried(trace), reader: this.readerOf(own, relays), own }, request);
   }
 }
 

@@ -11,9 +11,10 @@ import { type LockRewriter, lockRewriter } from "../../outbound/tool-lock-stream
  * Answers a body calling a tool the lock keeps out (enforce mode) with the in-band unknown-tool error, as the SDKs do:
  * `200`, `application/json`. Returns whether it answered; then the body must not be handed on.
  */
-export function refuseLockedCall(watch: ToolLockWatch | undefined, body: unknown, res: ServerResponse): boolean {
+export function refuseLockedCall(watch: ToolLockWatch | undefined, body: unknown, res: ServerResponse, refusing?: () => void): boolean {
   const refusal = watch?.refusal(body);
   if (!refusal) return false;
+  refusing?.();
   const text = JSON.stringify(refusal);
   res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
   return true;

@@ -9,7 +9,8 @@ import type { RequestHeaders } from "../../core/header-body.js";
 import { learningTap } from "../../outbound/learn-tools.js";
 
 /**
- * Judges an admitted body by the known tools (`headers`: the guard's `nodeHeader` reader): a refusal is written to `res` and returned; a pass returns `undefined`
+ * Judges an admitted body by the known tools (`headers`: the guard's `nodeHeader` reader): a refusal is written to `res`
+ * (`refusing` told just before) and returned; a pass returns `undefined`
  * (a promise while the tool's schema compiles), and a `tools/list` gets its answer tapped.
  */
 export function toolsNode(
@@ -19,15 +20,24 @@ export function toolsNode(
   era: Era,
   body: unknown,
   headers: RequestHeaders,
+  refusing?: (refusal: ToolsRefusal) => void,
 ): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
   const version = req.headers["mcp-protocol-version"];
   const judged = tools.judge(body, era, Array.isArray(version) ? version[0] : version, headers);
-  if (judged instanceof Promise) return judged.then((refusal) => settle(tools, res, body, refusal));
-  return settle(tools, res, body, judged);
+  if (judged instanceof Promise) return judged.then((refusal) => settle(tools, res, body, refusal, refusing));
+  return settle(tools, res, body, judged, refusing);
 }
 
-function settle(tools: ToolsAtEdge, res: ServerResponse, body: unknown, refusal: ToolsRefusal | undefined): ToolsRefusal | undefined {
+/** A refusal written to `res` (`refusing` told first: the answer is wymcp's), or the answer to a `tools/list` tapped. */
+function settle(
+  tools: ToolsAtEdge,
+  res: ServerResponse,
+  body: unknown,
+  refusal: ToolsRefusal | undefined,
+  refusing: ((refusal: ToolsRefusal) => void) | undefined,
+): ToolsRefusal | undefined {
   if (refusal) {
+    refusing?.(refusal);
     const text = JSON.stringify(refusal.response);
     res.writeHead(refusal.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
     return refusal;

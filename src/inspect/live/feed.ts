@@ -51,6 +51,8 @@ export class LiveFeed implements RowSource {
   /** Slot `entry % MAX_EXCHANGE_ERAS`: whose request era it holds, and the era (a map's oldest-first eviction cost more than the judging). */
   private readonly eraEntries = new Float64Array(MAX_EXCHANGE_ERAS);
   private readonly eras: (Era | undefined)[] = new Array<Era | undefined>(MAX_EXCHANGE_ERAS).fill(undefined);
+  /** Slot `entry % MAX_EXCHANGE_ERAS`: the last exchange whose request was captured. */
+  private readonly requestEntries = new Float64Array(MAX_EXCHANGE_ERAS);
   /** Every capture, judged or not, as it passes (`--record`). */
   onCapture: ((capture: Capture) => void) | undefined;
 
@@ -168,6 +170,8 @@ export class LiveFeed implements RowSource {
     if (requestEra) context.exchangeEra = { era: requestEra, eraSignal: "request" };
     // The proxy's gate judged this request already: its verdict is taken when it is the one judging gives (judge.ts).
     if (capture.admitted !== undefined) context.admitted = capture.admitted;
+    if (capture.refused !== undefined) context.refused = capture.refused;
+    if (capture.own !== undefined) context.own = capture.own;
     // Decoded here, off the traffic's path; bytes that are not UTF-8 are judged from their text (U+FFFD) encoded again,
     // as they are when kept with no page following.
     const text = textOf(capture);
@@ -179,9 +183,15 @@ export class LiveFeed implements RowSource {
       negotiated: this.negotiated,
       negotiation: capture.headers || capture.session ? negotiation : "",
     });
-    if (capture.part === "request" && verdict.era) {
-      this.eraEntries[slot] = capture.entry;
-      this.eras[slot] = verdict.era;
+    if (capture.part === "request") {
+      this.requestEntries[slot] = capture.entry;
+      if (verdict.era) {
+        this.eraEntries[slot] = capture.entry;
+        this.eras[slot] = verdict.era;
+      }
+    } else if (verdict.answers === undefined && capture.own !== undefined && this.requestEntries[slot] === capture.entry) {
+      // wymcp's answer to a request it could not pair by id (refused unread, or with no valid id): its exchange's.
+      verdict.answers = { line: capture.entry, part: "request", from: "client" };
     }
     // The page parses the text itself: the ring holds no second copy of each message as objects.
     this.ring.push({ verdict, body: undefined, text }, capture.time);

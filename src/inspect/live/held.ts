@@ -5,7 +5,8 @@
  * (kept as objects, they left a busy proxy's heap larger after each one: docs/performance.md#the-live-feed). A page reads them back as
  * captures, in order. No host type.
  */
-import type { GateAdmitted } from "../../core/gate-log.js";
+import type { Refusal } from "../../core/admission.js";
+import type { GateAdmitted, OwnAnswer } from "../../core/gate-log.js";
 
 /** One message as it passed. */
 export interface Capture {
@@ -35,7 +36,14 @@ export interface Capture {
    * kept while no page follows: the message is judged from its bytes when a page opens.
    */
   admitted?: GateAdmitted | undefined;
+  /** A request the face refused before reading its body (its Host, its media type, its declared size): the refusal. */
+  refused?: CapturedRefusal;
+  /** The face's own answer (a refusal, or its word for an upstream that failed), not the server's. */
+  own?: OwnAnswer;
 }
+
+/** What a capture keeps of a refusal: what the gate answered, and why. */
+export type CapturedRefusal = Pick<Refusal, "status" | "reason" | "response">;
 
 /** A capture's text: its own, or its bytes decoded (what is not UTF-8 becomes U+FFFD); undefined when over the size limit. */
 export function textOf(capture: Capture): string | undefined {
@@ -101,7 +109,7 @@ export class HeldCaptures {
   private used = 0;
   /** Buffers no message lies in any more, for the next ones (never those `take` handed views of). */
   private readonly spare: Buffer[] = [];
-  /** Messages the compact form cannot carry, kept as they came, by message number (rare: see `wellFormed`). */
+  /** Messages the compact form cannot carry (see `wellFormed`; a refusal, wymcp's own answer), kept as they came, by number. */
   private readonly odd = new Map<number, Capture>();
   /** The held messages' text, UTF-16 units. */
   textUnits = 0;
@@ -140,7 +148,8 @@ export class HeldCaptures {
     const units = unitsOf(capture);
     this.units[i] = units;
     this.textUnits += units;
-    const meta = this.metaOf(capture);
+    // A refusal and wymcp's own answer are rare: kept as they came, with their marks.
+    const meta = capture.refused === undefined && capture.own === undefined ? this.metaOf(capture) : undefined;
     if (meta === undefined || (text !== undefined && bytes === undefined && !wellFormed(text))) {
       // Without the gate's admission: held messages are judged from their bytes.
       const { admitted: _admitted, ...kept } = capture;

@@ -5,7 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StringDecoder } from "node:string_decoder";
-import type { AnswerReader, GateAdmitted } from "../../core/gate-log.js";
+import type { Refusal } from "../../core/admission.js";
+import type { AnswerReader, GateAdmitted, OwnAnswer, OwnAnswers } from "../../core/gate-log.js";
 import type { Capture } from "./feed.js";
 
 /** An event stream's event, or a JSON answer, longer than this is captured as over the limit (its text not kept). */
@@ -54,8 +55,8 @@ function blank(bytes: Uint8Array): boolean {
 
 /** The live observer of `wymcp proxy`'s exchanges: `exchange` taps the response, `relayed` is told of each write instead. */
 export interface HttpObserver {
-  exchange(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, admitted?: GateAdmitted): void;
-  relayed(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, admitted?: GateAdmitted): AnswerReader;
+  exchange(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, admitted?: GateAdmitted, refused?: Refusal): OwnAnswers;
+  relayed(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, admitted?: GateAdmitted): AnswerReader & OwnAnswers;
 }
 
 /**
@@ -65,7 +66,7 @@ export interface HttpObserver {
 export function httpObserver(capture: (message: Capture) => void, { maxBytes }: HttpTapOptions): HttpObserver {
   const exchanges = new Exchanges(capture, maxBytes);
   return {
-    exchange: (req, res, body, admitted) => tapAnswer(res, exchanges.request(req, res, body, admitted)),
+    exchange: (req, res, body, admitted, refused) => tapAnswer(res, exchanges.request(req, res, body, admitted, refused)),
     relayed: (req, res, body, admitted) => exchanges.request(req, res, body, admitted),
   };
 }
@@ -86,8 +87,17 @@ class Exchanges {
     readonly maxBytes: number,
   ) {}
 
-  /** The request captured (a POST's body, with the gate's admission of it if any); the reader of its answer. */
-  request(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, admitted: GateAdmitted | undefined): AnswerTap {
+  /**
+   * The request captured (a POST's body, with the gate's admission of it if any; a request refused before its body was
+   * read, with the refusal); the reader of its answer, which is wymcp's own when the face refuses the request.
+   */
+  request(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Uint8Array | undefined,
+    admitted: GateAdmitted | undefined,
+    refused?: Refusal,
+  ): AnswerTap {
     const entry = ++this.entries;
     const headers = requestHeaders(req, this.last, this.lastCount);
     if (headers !== this.last) {
@@ -96,14 +106,29 @@ class Exchanges {
       for (const _ in headers) count++;
       this.lastCount = count;
     }
-    if (req.method === "POST") {
+    if (req.method === "POST" || refused !== undefined) {
       // The bytes as read: decoded only if a page or --record reads them (undefined: over the limit, or not read).
       const bytes = body === undefined || body.length > this.maxBytes ? undefined : body;
       // The gate's admission goes with the bytes it judged; none with bytes not kept.
       const gate = bytes === undefined ? undefined : admitted;
-      this.capture({ entry, part: "request", from: "client", text: undefined, bytes, headers, time: Date.now(), admitted: gate });
+      const request: Capture = {
+        entry,
+        part: "request",
+        from: "client",
+        text: undefined,
+        bytes,
+        headers,
+        time: Date.now(),
+        admitted: gate,
+      };
+      // Refused before its body was read (a Host, a media type, a declared size): the row is the refusal itself.
+      if (bytes === undefined && refused !== undefined)
+        request.refused = { status: refused.status, reason: refused.reason, response: refused.response };
+      this.capture(request);
     }
-    return new AnswerTap(this, res, entry, headers);
+    const tap = new AnswerTap(this, res, entry, headers);
+    if (refused !== undefined) tap.own({ answer: "refused", status: refused.status, reason: refused.reason });
+    return tap;
   }
 }
 
@@ -147,7 +172,7 @@ function liveEnd(this: Tapped, ...args: unknown[]): ServerResponse {
   return out;
 }
 
-function tapAnswer(res: ServerResponse, answer: AnswerTap): void {
+function tapAnswer(res: ServerResponse, answer: AnswerTap): AnswerTap {
   (res as Tapped)[ANSWER] = {
     answer,
     writeHead: res.writeHead as TappedAnswer["writeHead"],
@@ -157,6 +182,7 @@ function tapAnswer(res: ServerResponse, answer: AnswerTap): void {
   res.writeHead = liveWriteHead as unknown as ServerResponse["writeHead"];
   res.write = liveWrite as unknown as ServerResponse["write"];
   res.end = liveEnd as unknown as ServerResponse["end"];
+  return answer;
 }
 
 /** The answer's headers the tap reads (`decide`), by name. */
@@ -193,9 +219,11 @@ class EventStream {
  * events captured as each ends. Not the reader of core/sse.ts, on purpose: the feed shows every event, so one past the
  * bound is captured without its text, and one whose data is empty is captured as "".
  */
-class AnswerTap implements AnswerReader {
+class AnswerTap implements AnswerReader, OwnAnswers {
   /** The headers object `writeHead` was given, if any: read before those set on the response. */
   given: unknown = undefined;
+  /** Set when the face answers itself (before it writes): each message of the answer is then wymcp's. */
+  private mine: OwnAnswer | undefined = undefined;
   private mode: "json" | "sse" | "ignore" | undefined = undefined;
   private session: string | undefined = undefined;
   // JSON: the chunks as written, whole at its end (not decoded here): the first, and any after it.
@@ -216,6 +244,10 @@ class AnswerTap implements AnswerReader {
 
   head(headers: unknown): void {
     this.given = headers;
+  }
+
+  own(answer: OwnAnswer): void {
+    this.mine = answer;
   }
 
   chunk(data: Uint8Array | string): void {
@@ -317,6 +349,7 @@ class AnswerTap implements AnswerReader {
     const { entry, headers, session } = this;
     const captured: Capture = { entry, part, from: "server", text: message, bytes, headers, time: Date.now() };
     if (session) captured.session = session;
+    if (this.mine !== undefined) captured.own = this.mine;
     this.exchanges.capture(captured);
   }
 

@@ -59,7 +59,7 @@ export async function startLive(
           reveal: args.reveal,
           report: (message) => log.line("record", { file: args.record, message }, `--record: ${message}`),
         });
-  if (recorder) feed.onCapture = (capture) => recorder.write(textOf(capture));
+  if (recorder) feed.onCapture = (capture) => recorder.write(textOf(capture), capture.own, capture.refused);
   let listener: Listener | undefined;
   try {
     listener =

@@ -3,6 +3,7 @@
  * goes (the client's bytes, the server's, wymcp's own answers); each side is split into lines here, one message a line.
  */
 import { isBlank, LineSplitter } from "../../core/lines.js";
+import type { OwnAnswer } from "../../core/gate-log.js";
 import type { Capture } from "./feed.js";
 
 /** Who wrote the bytes: wymcp's own answers go to the client as the server's do. */
@@ -42,8 +43,12 @@ class Lines {
 /** The observer `wymcp stdio` calls with each side's bytes as they pass. */
 export function stdioTap(capture: (message: Capture) => void, { maxBytes }: { maxBytes: number }) {
   let lines = 0;
-  const side = (from: "client" | "server") => new Lines(maxBytes, (text) => capture({ entry: ++lines, from, text, time: Date.now() }));
-  const sides = { client: side("client"), server: side("server"), wymcp: side("server") };
+  const side = (from: "client" | "server", own?: OwnAnswer) =>
+    new Lines(maxBytes, (text) =>
+      capture(own ? { entry: ++lines, from, text, time: Date.now(), own } : { entry: ++lines, from, text, time: Date.now() }),
+    );
+  // Every line the stdio gate writes itself answers a message it refused (or junk it could not read).
+  const sides = { client: side("client"), server: side("server"), wymcp: side("server", { answer: "refused" }) };
   return function chunk(from: StdioSide, data: Buffer | Uint8Array | string): void {
     sides[from].push(
       typeof data === "string"

@@ -40,11 +40,11 @@ export function renderJson(doc: Document, value: unknown, locations: readonly Lo
   }
   const root = doc.createElement("div");
   root.className = "json";
-  const line = (depth: number, pointer: string, text: string) => {
+  jsonLines(value, (pointer, text) => {
     const el = doc.createElement("div");
     el.className = "line";
     el.dataset.pointer = pointer;
-    el.textContent = `${"  ".repeat(depth)}${text}`;
+    el.textContent = text;
     const note = notes.get(pointer);
     if (note) {
       el.classList.add("fail");
@@ -55,21 +55,36 @@ export function renderJson(doc: Document, value: unknown, locations: readonly Lo
       notes.delete(pointer);
     }
     root.append(el);
-  };
+  });
+  return root;
+}
+
+/**
+ * Each line of `value` as the pane shows it (indented, one element a line; a string as JSON writes it, so a character
+ * the capture escaped as `\u0141` reads `Ł`), with the pointer of its value.
+ */
+export function jsonLines(value: unknown, line: (pointer: string, text: string) => void): void {
   const walk = (item: unknown, pointer: string, depth: number, prefix: string, comma: string) => {
+    const indent = "  ".repeat(depth);
     if (Array.isArray(item) && item.length > 0) {
-      line(depth, pointer, `${prefix}[`);
+      line(pointer, `${indent}${prefix}[`);
       item.forEach((child, i) => walk(child, `${pointer}/${i}`, depth + 1, "", i < item.length - 1 ? "," : ""));
-      line(depth, `${pointer}#end`, `]${comma}`);
+      line(`${pointer}#end`, `${indent}]${comma}`);
     } else if (typeof item === "object" && item !== null && !Array.isArray(item) && Object.keys(item).length > 0) {
       const entries = Object.entries(item);
-      line(depth, pointer, `${prefix}{`);
+      line(pointer, `${indent}${prefix}{`);
       entries.forEach(([key, child], i) =>
         walk(child, `${pointer}/${pointerPart(key)}`, depth + 1, `${JSON.stringify(key)}: `, i < entries.length - 1 ? "," : ""),
       );
-      line(depth, `${pointer}#end`, `}${comma}`);
-    } else line(depth, pointer, `${prefix}${JSON.stringify(item) ?? String(item)}${comma}`);
+      line(`${pointer}#end`, `${indent}}${comma}`);
+    } else line(pointer, `${indent}${prefix}${JSON.stringify(item) ?? String(item)}${comma}`);
   };
   walk(value, "", 0, "", "");
-  return root;
+}
+
+/** The text the pane shows of `value`, its lines joined: what the page's text filter searches. */
+export function shownText(value: unknown): string {
+  const lines: string[] = [];
+  jsonLines(value, (_pointer, text) => lines.push(text.trimStart()));
+  return lines.join("\n");
 }

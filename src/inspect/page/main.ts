@@ -6,7 +6,7 @@
 import { exportHar, exportJsonl } from "../export.js";
 import { DEFAULT_MAX_ROWS } from "../ring.js";
 import { type InspectRow, positionKey, type RowFacts, type RowInput, rowFacts } from "../row.js";
-import { renderJson } from "./json-view.js";
+import { renderJson, shownText } from "./json-view.js";
 import { type Choice, judgeText, REVISIONS } from "./judge-text.js";
 
 interface ViewRow extends InspectRow {
@@ -14,7 +14,7 @@ interface ViewRow extends InspectRow {
   id: number;
   facts: RowFacts;
   key: string;
-  /** Lower-cased text the text filter searches. */
+  /** Lower-cased text the text filter searches: what the row and its pane show (a `\u0141` of the capture as `ł`). */
   haystack: string;
 }
 
@@ -42,6 +42,10 @@ let nextId = 1;
 /** The last row of the listener's the page has: an event stream reopened after a snapshot skips what it already has. */
 let serverSeq = 0;
 let pastes = 0;
+/** Whether the rows' times are when each message passed (a live face's), so that a pair's latency means something. */
+let liveTimes = false;
+/** The listener's token, when it has one: sent with each request for rows, never as a cookie (see `withToken`). */
+const token = takeToken();
 /** The listener's rows the page holds, by `seq`: a snapshot read after the stream opened adds only what is missing. */
 const held = new Set<number>();
 
@@ -74,7 +78,8 @@ function add(inputs: readonly (RowInput & { seq?: number; time?: number })[]): v
       key: positionKey(verdict.source, verdict.line, verdict.part),
       haystack: "",
     };
-    row.haystack = `${row.facts.method} ${verdict.source} ${input.text ?? ""}`.toLowerCase();
+    row.haystack =
+      `${row.facts.method} ${whereOf(verdict)} ${row.facts.shown} ${body !== undefined ? shownText(body) : (input.text ?? "")}`.toLowerCase();
     byPosition.set(row.key, row);
     const answers = verdict.answers;
     if (answers) answeredBy.set(positionKey(verdict.source, answers.line, answers.part), row);
@@ -93,6 +98,22 @@ function add(inputs: readonly (RowInput & { seq?: number; time?: number })[]): v
   applyFilter();
 }
 
+/**
+ * The listener's token, from the page's address (`?token=`, then taken out of it and out of the history) or from this
+ * tab's storage (a reload). Kept by the page alone: a cookie would go to every port of the host, the proxy's included.
+ */
+function takeToken(): string | undefined {
+  const url = new URL(location.href);
+  const given = url.searchParams.get("token");
+  if (given !== null) {
+    sessionStorage.setItem("wymcp-ui-token", given);
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url);
+    return given;
+  }
+  return sessionStorage.getItem("wymcp-ui-token") ?? undefined;
+}
+
 function parsed(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -108,7 +129,13 @@ function applyFilter(): void {
   shown = rows.filter(
     (row) =>
       (verdict === "" ||
-        (verdict === "fail" ? row.facts.verdict === "reject" || row.facts.verdict === "violation" : row.facts.verdict === verdict)) &&
+        (verdict === "fail"
+          ? row.facts.verdict === "reject" || row.facts.verdict === "violation"
+          : verdict === "error"
+            ? row.facts.error !== undefined
+            : verdict === "wymcp"
+              ? row.facts.own !== undefined
+              : row.facts.verdict === verdict)) &&
       (method === "" || row.facts.method.toLowerCase().includes(method)) &&
       (text === "" || row.haystack.includes(text)),
   );
@@ -121,6 +148,38 @@ function timeOf(ms: number): string {
   return new Date(ms).toISOString().slice(11, 23);
 }
 
+/** `proxy:12 event 1`: the source, then the line (or entry) and part, which the column never cuts off. */
+function whereOf(verdict: RowInput["verdict"]): string {
+  return `${verdict.source}:${verdict.line}${verdict.part ? ` ${verdict.part}` : ""}`;
+}
+
+/** The place of a row: its source (cut from the left when long), then its line and part, always shown whole. */
+function whereCell(verdict: RowInput["verdict"]): HTMLSpanElement {
+  const cell = span("where", "");
+  cell.title = whereOf(verdict);
+  cell.append(span("source", verdict.source), span("at", `:${verdict.line}${verdict.part ? ` ${verdict.part}` : ""}`));
+  return cell;
+}
+
+/** The row a row is paired with: a response's request, or a request's response. */
+function pairOf(row: ViewRow): ViewRow | undefined {
+  const { verdict } = row;
+  return verdict.answers
+    ? byPosition.get(positionKey(verdict.source, verdict.answers.line, verdict.answers.part))
+    : answeredBy.get(row.key);
+}
+
+/** How long the answer took, from its request's row to its own (live rows only: a file's rows carry no such times). */
+function latencyOf(row: ViewRow, pair: ViewRow | undefined): string {
+  if (!liveTimes || pair === undefined || row.seq === 0 || pair.seq === 0) return "";
+  return `${Math.max(0, Math.abs(row.time - pair.time))} ms`;
+}
+
+/** The direction's words: wymcp's own answer goes back to the client as the server's would, and says whose it is. */
+function directionOf(facts: RowFacts): string {
+  return facts.own !== undefined ? "← wymcp" : facts.direction === "in" ? "→ in" : "← out";
+}
+
 function renderRows(): void {
   const first = Math.max(0, Math.floor(list.scrollTop / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(shown.length, Math.ceil((list.scrollTop + list.clientHeight) / ROW_HEIGHT) + OVERSCAN);
@@ -130,16 +189,17 @@ function renderRows(): void {
     const row = shown[i]!;
     const { facts, verdict } = row;
     const el = document.createElement("div");
-    el.className = `row ${facts.verdict}${row === selected ? " selected" : ""}`;
+    el.className = `row ${facts.verdict}${facts.own ? " own" : ""}${facts.error ? " error" : ""}${row === selected ? " selected" : ""}`;
     el.dataset.id = String(row.id);
     el.append(
       span("time", timeOf(row.time)),
-      span("where", `${verdict.source}:${verdict.line}${verdict.part ? ` ${verdict.part}` : ""}`),
-      span("dir", facts.direction === "in" ? "→ in" : "← out"),
+      whereCell(verdict),
+      span("dir", directionOf(facts)),
       span("era", `${facts.era} ${facts.revision}`.trim()),
       span("method", facts.method),
-      span("verdict", facts.verdict),
+      span("verdict", facts.shown),
       span("code", facts.code === undefined ? "" : String(facts.code)),
+      span("latency", latencyOf(row, pairOf(row))),
     );
     fragment.append(el);
   }
@@ -158,22 +218,32 @@ function select(row: ViewRow | undefined): void {
   head.className = "head";
   head.append(
     span("method", facts.method || "(no method)"),
-    span(`verdict ${facts.verdict}`, facts.verdict),
+    span(`verdict ${facts.verdict}${facts.own ? " own" : ""}${facts.error ? " error" : ""}`, facts.shown),
     span("era", `${facts.era} ${facts.revision}`.trim()),
-    span("where", `${verdict.source}:${verdict.line}${verdict.part ? ` ${verdict.part}` : ""}`),
+    span("where", whereOf(verdict)),
   );
   if ("definition" in verdict && verdict.definition) head.append(span("definition", verdict.definition));
-  const pair = verdict.answers
-    ? byPosition.get(positionKey(verdict.source, verdict.answers.line, verdict.answers.part))
-    : answeredBy.get(row.key);
+  const pair = pairOf(row);
   if (pair) {
     const button = document.createElement("button");
     button.id = "pair";
-    button.textContent = verdict.answers ? `request: line ${pair.verdict.line}` : `response: line ${pair.verdict.line}`;
+    const latency = latencyOf(row, pair);
+    button.textContent = `${verdict.answers ? "request" : "response"}: line ${pair.verdict.line}${latency ? ` (${latency})` : ""}`;
     button.addEventListener("click", () => select(pair));
     head.append(button);
   }
   const parts: HTMLElement[] = [head];
+  // Whose answer it is, when it is wymcp's: the server never saw the call, or could not answer it.
+  if (facts.own) {
+    const { answer, status, reason } = facts.own;
+    const facts2 = [status, reason].filter((f) => f !== undefined).join(" ");
+    parts.push(
+      span(
+        "own-note",
+        `${answer === "refused" ? "wymcp's own answer: the call was refused, never handed to the server" : "wymcp's own answer: the upstream server failed"}${facts2 ? ` (${facts2})` : ""}`,
+      ),
+    );
+  }
   if (facts.locations.length > 0) {
     const ul = document.createElement("ul");
     ul.className = "locations";
@@ -191,7 +261,11 @@ function select(row: ViewRow | undefined): void {
   else {
     const pre = document.createElement("pre");
     pre.className = "raw";
-    pre.textContent = row.text ?? "(over the size limit: not kept)";
+    pre.textContent =
+      row.text ??
+      (verdict.outcome === "reject" && verdict.reason !== "body-too-large"
+        ? `(not read: refused ${verdict.status} before its body was read)`
+        : "(over the size limit: not kept)");
     parts.push(pre);
   }
   detail.replaceChildren(...parts);
@@ -249,7 +323,7 @@ function download(kind: "jsonl" | "har"): void {
   const { text, left } = kind === "jsonl" ? exportJsonl(shown, reveal) : exportHar(shown, reveal);
   const count = shown.length - left;
   $("export-note").textContent =
-    `${count} message${count === 1 ? "" : "s"} exported${left ? `, ${left} over the size limit left out` : ""}`;
+    `${count} message${count === 1 ? "" : "s"} exported${left ? `, ${left} without a text left out (over the size limit, or refused unread)` : ""}`;
   const link = document.createElement("a");
   link.href = URL.createObjectURL(new Blob([text], { type: kind === "jsonl" ? "application/jsonl" : "application/json" }));
   link.download = `wymcp-inspect.${kind}`;
@@ -280,13 +354,14 @@ function flushArrived(): void {
 }
 
 async function readRows(): Promise<void> {
-  const answer = await fetch("rows", { credentials: "same-origin" });
+  const answer = await fetch("rows", { credentials: "omit", headers: token === undefined ? {} : { Authorization: `Bearer ${token}` } });
   if (!answer.ok) throw new Error(`${answer.status}`);
   const snapshot = (await answer.json()) as { capacity: number; title?: string; rows: InspectRow[] };
   capacity = snapshot.capacity;
   if (snapshot.title) {
     document.title = snapshot.title;
     $("title").textContent = snapshot.title;
+    liveTimes = snapshot.title.endsWith("(live)");
   }
   addServerRows(snapshot.rows);
   applyFilter();
@@ -307,7 +382,8 @@ function eventRow(data: string): InspectRow {
 async function connect(): Promise<void> {
   try {
     await readRows();
-    const events = new EventSource("events");
+    // An event stream sends no header of the page's: the token goes in its address (the listener sets no cookie).
+    const events = new EventSource(token === undefined ? "events" : `events?token=${encodeURIComponent(token)}`);
     events.onmessage = (event) => arrived(eventRow(event.data as string));
     // A stream the listener closed (a reader that fell behind) reopens by itself: what it missed is in /rows.
     let opened = false;
