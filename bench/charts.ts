@@ -89,9 +89,8 @@ export function perMessageChart(cases: CaseFigures[], p: Provenance): Drawn {
     chart: {
       title: "validateMcpRequest ÷ JSON.parse, per message",
       subtitle:
-        "How many times validating a parsed message fits in the time JSON.parse takes to read its bytes (in process; " +
-        `higher is cheaper). The valid tools/call of each era is held to ≥ ${PARSE_RATIO_TARGET}× in both format modes ` +
-        '(formats: "annotation", the default, and "strict").',
+        "Validations of the parsed message that fit in the time JSON.parse takes to read its bytes, in process. " +
+        `A valid tools/call of either era is held to ≥ ${PARSE_RATIO_TARGET}× in both format modes.`,
       unit: "×",
       groups,
       caption: [
@@ -132,7 +131,7 @@ export function proxyChart(r: Pick<ProxyBenchResults, "http" | "stdio">, p: Prov
       title: "wymcp proxy and wymcp stdio ÷ their --pass-through",
       subtitle:
         "Throughput through wymcp judging every message ÷ through the same process relaying without judging, in " +
-        "interleaved rounds: what validation takes from a server's throughput (1 is nothing).",
+        "interleaved rounds: what validation takes from a server's throughput (1: nothing).",
       unit: "×",
       groups: [http, stdio],
       caption: [
@@ -201,8 +200,8 @@ export function coldStartChart(startup: StartupResult, p: Provenance): Drawn {
     chart: {
       title: "Cold start: precompiled validators against Ajv compiling at boot",
       subtitle:
-        "A fresh Node process loads the validators of both eras, judges one tools/call and exits; each variant's time less " +
-        `an empty process's, paired per round. wymcp's share of Ajv's is held to ≤ ${COLD_START_TARGET} % in wall time.`,
+        "A fresh process loads both eras' validators, judges one tools/call and exits; its time less an empty process's, " +
+        `paired per round. wymcp's is held to ≤ ${COLD_START_TARGET} % of Ajv's in wall time.`,
       unit: " ms",
       groups: [wall, cpu],
       caption: [
@@ -251,9 +250,8 @@ export function adversarialChart(result: AdversarialResult, p: Provenance): Draw
     chart: {
       title: "Adversarial bodies: the worst cost ÷ JSON.parse",
       subtitle:
-        "For each direction and era, the worst location of each shape (an array, a map, a format's pattern, a batch), its " +
-        "items grown to the largest step run: the whole judgement path ÷ JSON.parse of the same text. " +
-        `Held to ≤ ${RATIO_TARGET}×, a cost in proportion to reading the body.`,
+        "The worst location of each shape (array, map, format pattern, batch) per direction and era, grown to its largest " +
+        `step: the whole judgement ÷ JSON.parse of the same text, held to ≤ ${RATIO_TARGET}×.`,
       unit: "×",
       groups,
       caption: [
@@ -280,7 +278,7 @@ function targetsRow(t: NonNullable<ChartInputs["targets"]>): Drawn {
     family: t.of === "bench" ? "targets-bench" : "targets-proxy",
     rows: [
       {
-        budget: `Every budget ${command} judges (listed in its targets block${t.of === "bench" ? " below" : " in the proxy section"})`,
+        budget: `Every budget ${command} judges (${t.of === "bench" ? "[Targets](#targets)" : "[the proxy section's targets](#wymcp-proxy-and-wymcp-stdio)"})`,
         bar: "each its own",
         reading: `${met} of ${t.list.length} met`,
         met: met === t.list.length,

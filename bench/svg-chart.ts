@@ -258,14 +258,14 @@ export function barChart(chart: BarChart): string {
     for (const b of g.bars) {
       let barTop: number;
       if (beside) {
-        barTop = y + 7;
+        barTop = y + 5;
         body.push(
           `<text x="${x0 - 8}" y="${at(barTop + BAR_HEIGHT / 2 + 4)}" font-size="${SIZE.label}" text-anchor="end" fill="${COLOR.text}">${xml(b.label)}</text>`,
         );
       } else {
-        y += SIZE.label + 6;
+        y += SIZE.label + 4;
         body.push(`<text x="${MARGIN}" y="${at(y)}" font-size="${SIZE.label}" fill="${COLOR.text}">${xml(b.label)}</text>`);
-        barTop = y + 4;
+        barTop = y + 3;
       }
       barSpans.push(barTop);
       const mid = barTop + BAR_HEIGHT / 2;

@@ -258,7 +258,7 @@ test("writeCharts: an SVG per family measured, budgets.json keeping the other fa
     );
     assert.match(
       text,
-      /\| Every budget `npm run bench` judges .* \| each its own \| 1 of 2 met \| \*\*missed\*\* \| 2026-12-07 05:00 UTC \|/,
+      /\| Every budget `npm run bench` judges \(\[Targets\]\(#targets\)\) \| each its own \| 1 of 2 met \| \*\*missed\*\* \| 2026-12-07 05:00 UTC \|/,
     );
     // One provenance line per run behind the table.
     assert.match(
