@@ -119,7 +119,7 @@ function tickText(x: number, decimals: number): string {
   return /^-0(\.0*)?$/.test(s) ? s.slice(1) : s;
 }
 
-/** A bar's value as printed by default: three significant figures. */
+/** A bar's value as printed by default: as bench/measure.ts's formatRatio prints a ratio. */
 const valueText = (x: number, unit: string) =>
   `${Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2)}${unit}`;
 
@@ -171,7 +171,8 @@ export function barChart(chart: BarChart): string {
   const top = chart.max ?? Math.max(...values, ...limits);
   const { step, decimals } = tickStep(top - lo || 1);
   lo = Math.floor(lo / step + 1e-9) * step;
-  const hi = chart.max ?? Math.ceil(top / step - 1e-9) * step;
+  // Bars all at 0 still get an axis one step long.
+  const hi = chart.max ?? Math.max(Math.ceil(top / step - 1e-9) * step, lo + step);
   const cut = (x: number) => Math.min(Math.max(x, lo), hi);
   const frac = (x: number) => (cut(x) - lo) / (hi - lo);
   const textOf = (b: Bar) => b.text ?? valueText(b.value, chart.unit);

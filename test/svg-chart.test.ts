@@ -169,6 +169,29 @@ test("a bar past the axis's end is cut there, its whole value still printed afte
   assert.equal(ticks.at(-1)!.text, "30×");
 });
 
+test("bars all at 0, or a value below 0, still draw on an axis that holds them", () => {
+  const zero = barChart({ ...chart(), groups: [{ title: "g", bars: [{ label: "a", value: 0 }] }] });
+  assert.doesNotMatch(zero, /NaN|Infinity/);
+  const negative = barChart({
+    ...chart(),
+    unit: " ms",
+    groups: [
+      {
+        title: "g",
+        bars: [
+          { label: "a", value: -85 },
+          { label: "b", value: 200 },
+        ],
+      },
+    ],
+  });
+  const [a, b] = barRects(negative).map((r) => ({ x: Number(r.attrs.x), width: Number(r.attrs.width) }));
+  // The negative bar ends at 0, where the positive one starts.
+  assert.ok(Math.abs(a!.x + a!.width - b!.x) <= 0.1);
+  assert.ok(Math.abs(a!.width / b!.width - 85 / 200) < 0.01);
+  assert.ok(textOf(negative).includes("-100 ms"), "the axis starts below the lowest value");
+});
+
 test("labels and titles are text, never markup: <, & and quotes are escaped", () => {
   const hostile = 'a <script>alert("x")</script> & b';
   const svg = barChart({ ...chart(), title: hostile, groups: [{ title: hostile, bars: [{ label: hostile, value: 1, text: hostile }] }] });
