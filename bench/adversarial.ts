@@ -222,7 +222,7 @@ export function runAdversarial(settings: AdversarialSettings, log: (line: string
   return { settings, locations: figures, cli, regexes: generated.regexes.length, longNames, seconds: (performance.now() - started) / 1000 };
 }
 
-const LANES: Record<string, string> = {
+export const LANES: Record<string, string> = {
   "inbound-modern": "inbound, modern (depth walk + classifyEra + validateMcpRequest)",
   "inbound-legacy": "inbound, legacy (depth walk + classifyEra + validateMcpRequest)",
   "outbound-modern": "outbound, modern (validateMcpResponse)",

@@ -41,6 +41,15 @@ export interface Derived {
 
 const KB = 1000;
 
+/** validateMcpRequest on a valid tools/call of each of these messages runs at least this many times per JSON.parse of its bytes. */
+export const PARSE_RATIO_TARGET = 10;
+export const PARSE_RATIO_CASES = ["tools-call", "legacy-tools-call"] as const;
+/** wymcp's cold start over an empty process, at most this share (%) of Ajv compiling at boot's. */
+export const COLD_START_TARGET = 5;
+/** wymcp proxy ÷ its --pass-through on valid traffic, and wymcp stdio ÷ its --pass-through, at least. */
+export const PROXY_TARGET = 0.95;
+export const STDIO_TARGET = 0.9;
+
 export function derive(startup: StartupResult): Derived {
   const v = startup.variants;
   const paired = (a: string, b: string, k: "readyMs" | "wallMs" | "cpuMs") => v[a]![k].samples.map((x, i) => x - v[b]![k].samples[i]!);
@@ -109,33 +118,33 @@ export function targets(
   const strictLegacyCall = figure(cases, "legacy-tools-call", "vmr-strict");
   return [
     judge({
-      target: "validateMcpRequest, valid modern tools/call ≥ 10× JSON.parse of its bytes",
+      target: `validateMcpRequest, valid modern tools/call ≥ ${PARSE_RATIO_TARGET}× JSON.parse of its bytes`,
       measured: vmr.vsParse.median,
-      limit: 10,
+      limit: PARSE_RATIO_TARGET,
       unit: "×",
       atLeast: true,
       context: `per-round ratio, median of ${vmr.vsParse.samples.length} [${formatRatio(vmr.vsParse.min)}–${formatRatio(vmr.vsParse.max)}]; validate only, the body already parsed`,
     }),
     judge({
-      target: "validateMcpRequest, valid legacy tools/call (2025-11-25) ≥ 10× JSON.parse of its bytes",
+      target: `validateMcpRequest, valid legacy tools/call (2025-11-25) ≥ ${PARSE_RATIO_TARGET}× JSON.parse of its bytes`,
       measured: legacyCall.vsParse.median,
-      limit: 10,
+      limit: PARSE_RATIO_TARGET,
       unit: "×",
       atLeast: true,
       context: `per-round ratio, median of ${legacyCall.vsParse.samples.length} [${formatRatio(legacyCall.vsParse.min)}–${formatRatio(legacyCall.vsParse.max)}]; framing + the revision's CallToolRequest`,
     }),
     judge({
-      target: 'validateMcpRequest formats: "strict", valid modern tools/call ≥ 10× JSON.parse of its bytes',
+      target: `validateMcpRequest formats: "strict", valid modern tools/call ≥ ${PARSE_RATIO_TARGET}× JSON.parse of its bytes`,
       measured: strictCall.vsParse.median,
-      limit: 10,
+      limit: PARSE_RATIO_TARGET,
       unit: "×",
       atLeast: true,
       context: `per-round ratio, median of ${strictCall.vsParse.samples.length} [${formatRatio(strictCall.vsParse.min)}–${formatRatio(strictCall.vsParse.max)}]; every format asserted`,
     }),
     judge({
-      target: 'validateMcpRequest formats: "strict", valid legacy tools/call (2025-11-25) ≥ 10× JSON.parse of its bytes',
+      target: `validateMcpRequest formats: "strict", valid legacy tools/call (2025-11-25) ≥ ${PARSE_RATIO_TARGET}× JSON.parse of its bytes`,
       measured: strictLegacyCall.vsParse.median,
-      limit: 10,
+      limit: PARSE_RATIO_TARGET,
       unit: "×",
       atLeast: true,
       context: `per-round ratio, median of ${strictLegacyCall.vsParse.samples.length} [${formatRatio(strictLegacyCall.vsParse.min)}–${formatRatio(strictLegacyCall.vsParse.max)}]; every format asserted`,
@@ -252,10 +261,9 @@ export function targets(
         `wall time ${formatMs(d.bootWallOverMs.median)} vs ${formatMs(d.runtimeWallOverMs.median)} ms over empty`,
     }),
     judge({
-      target:
-        "cold start, whole process (spawn to exit, one tools/call judged): wymcp ≤ 5 % of Ajv compiling at boot, each over an empty process",
+      target: `cold start, whole process (spawn to exit, one tools/call judged): wymcp ≤ ${COLD_START_TARGET} % of Ajv compiling at boot, each over an empty process`,
       measured: d.coldStartPercent.median,
-      limit: 5,
+      limit: COLD_START_TARGET,
       unit: "%",
       atLeast: false,
       context:
@@ -376,9 +384,9 @@ export function proxyTargets(r: ProxyBenchResults): Target[] {
   const http = r.http.map((w) =>
     w.traffic === "valid"
       ? judge({
-          target: `wymcp proxy ÷ its --pass-through, ${w.label}: req/s ≥ 0.95`,
+          target: `wymcp proxy ÷ its --pass-through, ${w.label}: req/s ≥ ${PROXY_TARGET}`,
           measured: w.vsPassThrough.median,
-          limit: 0.95,
+          limit: PROXY_TARGET,
           unit: "×",
           atLeast: true,
           context: `${w.reqPerSec.proxy.median.toFixed(0)} vs ${w.reqPerSec["pass-through"].median.toFixed(0)} req/s; ${range(w.vsPassThrough)}; ${loads(w.load)}`,
@@ -423,9 +431,9 @@ export function proxyTargets(r: ProxyBenchResults): Target[] {
 export function stdioTarget(s: StdioBench): Target {
   const x = s.vsPassThrough;
   return judge({
-    target: "wymcp stdio ÷ its --pass-through, tools/call lines/s ≥ 0.9",
+    target: `wymcp stdio ÷ its --pass-through, tools/call lines/s ≥ ${STDIO_TARGET}`,
     measured: x.median,
-    limit: 0.9,
+    limit: STDIO_TARGET,
     unit: "×",
     atLeast: true,
     context: `${s.linesPerSec.gated.median.toFixed(0)} vs ${s.linesPerSec["pass-through"].median.toFixed(0)} lines/s; median of ${x.samples.length} rounds, ${formatRatio(x.min)}–${formatRatio(x.max)}; load ${Math.min(...s.load).toFixed(2)}–${Math.max(...s.load).toFixed(2)}`,

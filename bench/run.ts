@@ -1,7 +1,9 @@
 /**
  * @module `npm run bench`: start-up, per-message throughput, the error path and generated size, in one run.
- * Prints the tables and writes the same figures to bench/results.json. `--quick` (or BENCH_QUICK=1) runs one short
- * round of everything, for the smoke test; it writes JSON only where BENCH_OUT points. `--cli` adds `wymcp check` on a
+ * Prints the tables and writes the same figures to bench/results.json; the tables go into docs/performance.md and the
+ * charts into docs/charts/ (bench/charts.ts: the full run draws per message, cold start and adversarial, `--proxy` the
+ * proxy's, `--adversarial` the adversarial one). `--quick` (or BENCH_QUICK=1) runs one short round of everything, for the
+ * smoke test; it writes JSON only where BENCH_OUT points, and no table or chart. `--cli` adds `wymcp check` on a
  * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial` runs only the
  * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit) and the tools at the edge's
  * families (bench/adversarial-edge.ts), which the whole run ends with; `--adversarial-edge` runs only those families.
@@ -22,7 +24,7 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, cpus, loadavg } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as zod from "@modelcontextprotocol/core";
 import type { Validator } from "../generated/validator.js";
@@ -37,7 +39,7 @@ import { measureBreaks, breaksTable } from "./nesting.js";
 import { floodTable, runHttpFlood, telemetryTable, type HttpSettings } from "./http.js";
 import { outboundCases, outboundMessages } from "./outbound.js";
 import { runStartup } from "./startup.js";
-import { PERFORMANCE_DOC, provenance, textSection, writeBenchSection, writeDocSection } from "../scripts/doc-sections.js";
+import { PERFORMANCE_DOC, provenance, provenanceOf, textSection, writeBenchSection, writeDocSection } from "../scripts/doc-sections.js";
 import { specDir as resolveSpecDir } from "../scripts/spec-dir.js";
 import { generate } from "../scripts/codegen/generate.js";
 import { launchExample } from "../examples/launch.js";
@@ -67,6 +69,7 @@ import { runToolsAtEdgeBench, toolsAtEdgeTable, toolsAtEdgeTarget } from "./tool
 import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
 import { headerCostTable, headerCostTargets } from "./header-cost.js";
 import { importBundled } from "./bundled.js";
+import { writeCharts, type ChartInputs } from "./charts.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
@@ -280,11 +283,13 @@ async function main(): Promise<void> {
     `total ${seconds.toFixed(1)} s`,
   ];
   console.log(lines.join("\n"));
-  writeSections(withCli ? "npm run bench -- --cli" : "npm run bench");
+  const command = withCli ? "npm run bench -- --cli" : "npm run bench";
+  writeSections(command, { perMessage: cases, startup, adversarial, targets: { of: "bench", list: judged } });
 
   if (out) {
     const results = {
       date: new Date().toISOString(),
+      provenance: provenanceOf(command),
       quick,
       environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpus().length, cpu },
       settings,
@@ -493,11 +498,12 @@ async function mainAdversarial(): Promise<void> {
       `total ${(result.seconds + edge.seconds).toFixed(1)} s`,
     ].join("\n"),
   );
-  writeSections("npm run bench -- --adversarial");
+  const command = "npm run bench -- --adversarial";
+  writeSections(command, { adversarial: result });
   if (out)
     writeFileSync(
       out,
-      `${JSON.stringify({ date: new Date().toISOString(), quick, adversarial: result, adversarialEdge: edge }, null, 2)}\n`,
+      `${JSON.stringify({ date: new Date().toISOString(), provenance: provenanceOf(command), quick, adversarial: result, adversarialEdge: edge }, null, 2)}\n`,
     );
 }
 
@@ -510,11 +516,20 @@ function section(name: string, heading: string, ...body: string[]): string[] {
   return [heading, ...body];
 }
 
-/** A full run writes its tables into docs/performance.md; a quick run's figures mean nothing, so it writes none. */
-function writeSections(command: string): void {
+/**
+ * A full run writes its tables into docs/performance.md and draws its charts, from the same figures, into docs/charts/
+ * (bench/charts.ts); a quick run's figures mean nothing, so it writes none.
+ */
+function writeSections(command: string, charts?: ChartInputs): void {
   if (quick) return;
   for (const { name, heading, body } of printed) writeBenchSection(name, textSection(heading, ...body), command);
   log(`wrote ${printed.length} section(s) of ${PERFORMANCE_DOC}`);
+  if (charts)
+    log(
+      `drew ${writeCharts(charts, provenanceOf(command))
+        .map((f) => relative(root, f))
+        .join(", ")}`,
+    );
 }
 
 /** Per era: how many methods the table has, which come from exceptions, which the discriminator applies to. */
@@ -676,11 +691,12 @@ async function mainProxy(): Promise<void> {
       `total ${seconds.toFixed(1)} s`,
     ].join("\n"),
   );
-  writeSections(memorySeconds >= 60 ? "npm run bench -- --proxy" : `npm run bench -- --proxy --memory-seconds ${memorySeconds}`);
+  const command = memorySeconds >= 60 ? "npm run bench -- --proxy" : `npm run bench -- --proxy --memory-seconds ${memorySeconds}`;
+  writeSections(command, { proxy: results, targets: { of: "proxy", list: judged } });
   if (out)
     writeFileSync(
       out,
-      `${JSON.stringify({ date: new Date().toISOString(), quick, settings, ...results, targets: judged, seconds }, null, 2)}\n`,
+      `${JSON.stringify({ date: new Date().toISOString(), provenance: provenanceOf(command), quick, settings, ...results, targets: judged, seconds }, null, 2)}\n`,
     );
 }
 

@@ -36,16 +36,50 @@ export function writeDocSection(file: string, key: string, markdown: string): vo
   writeFileSync(file, replaceSection(text, key, markdown));
 }
 
+/** What a provenance line says, as data: a results file and a chart's caption carry it. */
+export interface Provenance {
+  command: string;
+  /** ISO 8601, UTC. */
+  date: string;
+  cpu: string;
+  cores: number;
+  node: string;
+  /** `platform/arch`, as `linux/x64`. */
+  platform: string;
+  /** The load average over 1, 5 and 15 minutes. */
+  load: number[];
+}
+
+/** The command, the date, the CPU model, cores, Node and the load average (1, 5 and 15 minutes) of this process now. */
+export function provenanceOf(command: string, date = new Date()): Provenance {
+  return {
+    command,
+    date: date.toISOString(),
+    cpu: cpus()[0]?.model.trim() ?? "unknown CPU",
+    cores: cpus().length,
+    node: process.version,
+    platform: `${process.platform}/${process.arch}`,
+    load: loadavg().map((n) => Number(n.toFixed(2))),
+  };
+}
+
+/** `2026-12-03 10:11 UTC`: the minute a section or a chart was written. */
+export const minuteOf = (iso: string) => `${iso.slice(0, 16).replace("T", " ")} UTC`;
+
+/** The load average as the provenance line prints it: `1.12 / 1.05 / 1.21`. */
+export const loadOf = (p: Provenance) => p.load.map((n) => n.toFixed(2)).join(" / ");
+
 /**
  * One line saying which command measured a section, when, and on what: the CPU model, cores, Node and the load
  * average (1, 5 and 15 minutes) as the section is written.
  */
 export function provenance(command: string, date = new Date()): string {
-  const cpu = cpus()[0]?.model.trim() ?? "unknown CPU";
-  const load = loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" / ");
-  return `Written by \`${command}\` on ${date.toISOString().slice(0, 16).replace("T", " ")} UTC: ${cpu}, ${cpus().length} cores, Node ${process.version} (${process.platform}/${process.arch}), load average ${load} (1 / 5 / 15 min).`;
+  return provenanceLine(provenanceOf(command, date));
+}
+
+/** The provenance line of facts recorded earlier (a results file's). */
+export function provenanceLine(p: Provenance): string {
+  return `Written by \`${p.command}\` on ${minuteOf(p.date)}: ${p.cpu}, ${p.cores} cores, Node ${p.node} (${p.platform}), load average ${loadOf(p)} (1 / 5 / 15 min).`;
 }
 
 /**

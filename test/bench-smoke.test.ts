@@ -1,15 +1,35 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { drawFamilies, inputsOf } from "../bench/charts.js";
+import { formatRatio } from "../bench/measure.js";
+import { barChart } from "../bench/svg-chart.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 
-test("the benchmark runs end to end in quick mode and prints every section", () => {
+/** What a run may write into the docs: docs/performance.md and docs/charts/, as bytes by file. */
+function docsWritten(): Map<string, string> {
+  const charts = join(root, "docs", "charts");
+  const files = [join(root, "docs", "performance.md"), ...(existsSync(charts) ? readdirSync(charts).map((f) => join(charts, f)) : [])];
+  return new Map(files.map((f) => [f, readFileSync(f, "latin1")]));
+}
+
+/**
+ * The charts a quick run's results would draw, drawn in memory (a quick run's file is refused for docs/charts/): the
+ * families read the real results' shapes. Returns each family's SVG.
+ */
+function chartsOf(results: Record<string, unknown>, file: string): Record<string, string> {
+  const { inputs, provenance } = inputsOf({ ...results, quick: false }, file);
+  return Object.fromEntries(drawFamilies(inputs, provenance).flatMap((d) => (d.chart ? [[d.family, barChart(d.chart)]] : [])));
+}
+
+test("the benchmark runs end to end in quick mode, prints every section, and leaves the docs' tables and charts as they were", () => {
   const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-smoke-"));
+  const docs = docsWritten();
   try {
     const out = join(dir, "results.json");
     const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--quick"], {
@@ -90,6 +110,15 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
     }
     // The default maxDepth must sit below every operation's breaking point measured in this very process.
     for (const b of results.nestingBreaks) assert.ok(b.firstFailingDepth === null || b.firstFailingDepth > 64, b.operation);
+    // A quick run's figures mean nothing: no table and no chart of the docs changed. Its results still draw the three
+    // charts of the full run, each holding its figures.
+    assert.deepEqual(docsWritten(), docs);
+    const charts = chartsOf(results as unknown as Record<string, unknown>, out);
+    assert.deepEqual(Object.keys(charts), ["per-message", "cold-start", "adversarial"]);
+    const vmr = results.perMessage.find((c) => c.key === "tools-call")!.variants.find((v) => v.key === "vmr") as unknown as {
+      vsParse: { median: number };
+    };
+    assert.ok(charts["per-message"]!.includes(`>${formatRatio(vmr.vsParse.median)}</text>`), "the modern tools/call's ratio is drawn");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -186,6 +215,7 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
   timeout: 300_000,
 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-proxy-smoke-"));
+  const docs = docsWritten();
   try {
     const out = join(dir, "results-proxy.json");
     const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--proxy", "--quick", "--memory-seconds", "1"], {
@@ -195,6 +225,7 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
       timeout: 290_000,
     });
     assert.equal(run.status, 0, `bench --proxy exited with ${run.status ?? run.signal}:\n${run.stderr}`);
+    assert.deepEqual(docsWritten(), docs, "a quick run leaves the docs' tables and charts as they were");
     assert.ok(run.stdout.includes("## wymcp proxy and wymcp stdio"));
     const results = JSON.parse(readFileSync(out, "utf8")) as {
       http: { key: string; statuses: Record<string, Record<string, number>> }[];
@@ -251,6 +282,7 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
     assert.equal(results.live.page.rows, 1_000);
     assert.ok(results.live.page.inputMs.median > 0);
     assert.ok(run.stdout.includes("live page (--ui)"), "the live table is printed");
+    assert.deepEqual(Object.keys(chartsOf(results as unknown as Record<string, unknown>, out)), ["proxy"]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

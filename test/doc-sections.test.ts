@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { provenance, replaceSection, textSection } from "../scripts/doc-sections.js";
+import { cpus } from "node:os";
+import { provenance, provenanceLine, provenanceOf, replaceSection, textSection } from "../scripts/doc-sections.js";
 
 const doc = "# Performance\n\nprose\n\n<!-- bench:startup -->\nold table\n<!-- /bench:startup -->\n\nmore prose\n";
 
@@ -35,6 +36,18 @@ test("the provenance line names the command, the date, the CPU, the cores, Node 
     line,
     /^Written by `npm run bench` on 2026-12-03 10:11 UTC: .+, \d+ cores, Node v\d+\.\d+\.\d+ \(\w+\/\w+\), load average [\d.]+ \/ [\d.]+ \/ [\d.]+ \(1 \/ 5 \/ 15 min\)\.$/,
   );
+});
+
+test("the provenance's facts, as a results file and a chart's caption carry them, print as the same line", () => {
+  const facts = provenanceOf("npm run bench -- --proxy", new Date("2026-12-03T10:11:12Z"));
+  assert.equal(facts.date, "2026-12-03T10:11:12.000Z");
+  assert.equal(facts.cores, cpus().length);
+  assert.equal(facts.node, process.version);
+  assert.equal(facts.load.length, 3);
+  for (const n of facts.load) assert.equal(n, Number(n.toFixed(2)));
+  const line = provenanceLine(facts);
+  assert.ok(line.startsWith(`Written by \`npm run bench -- --proxy\` on 2026-12-03 10:11 UTC: ${facts.cpu}, ${facts.cores} cores,`));
+  assert.ok(line.endsWith(`load average ${facts.load.map((n) => n.toFixed(2)).join(" / ")} (1 / 5 / 15 min).`));
 });
 
 test("a printed table becomes a bold heading and a text block", () => {
