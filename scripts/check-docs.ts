@@ -48,7 +48,8 @@ export function documents(dir = root): string[] {
 
 /** The ```ts blocks of one document, with the line of each opening fence. */
 export function blocksOf(doc: string, text: string): Block[] {
-  return [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => ({
+  // A block may name the file it is (```ts title="server.ts"): the guides' runner writes it there.
+  return [...text.matchAll(/^```ts(?:[ \t][^\n]*)?\n([\s\S]*?)^```$/gm)].map((m) => ({
     doc,
     line: text.slice(0, m.index).split("\n").length,
     code: m[1]!,
