@@ -60,25 +60,25 @@ describe("the guides in docs/guides/", { timeout: 600_000 }, () => {
   after(() => consumer && rmSync(consumer, { recursive: true, force: true }));
 
   for (const guide of guides) {
-    test(`${guide}: every sh block runs, and prints what the guide shows after it`, async () => {
-      const runs = await runGuide(text(guide), join(consumer, guide.replace(/\.md$/, "")), consumer);
+    test(`${guide}: every sh block runs and prints what the guide shows after it; every console command's flags are taken`, async () => {
+      const dir = join(consumer, guide.replace(/\.md$/, ""));
+      const runs = await runGuide(text(guide), dir, consumer);
       assert.ok(runs.length > 0, `${guide} has no sh block: a guide shows a command that runs`);
       for (const { block, stdout, stderr, status, expected } of runs) {
         const where = `docs/guides/${guide}:${block.line}`;
         if (expected === undefined) assert.equal(status, 0, `${where} exited ${status}:\n${stderr}`);
         else assert.equal(shown(stdout), shown(expected), `${where} printed otherwise than the guide shows; its stderr:\n${stderr}`);
       }
-    });
-
-    test(`${guide}: every wymcp command of a console block uses flags the command takes`, () => {
-      const cli = join(repoRoot, "dist", "cli.js");
+      // In the guide's folder, after its sh blocks, so that the files its console commands name are there.
+      const cli = join(consumer, "node_modules", "wymcp", "dist", "cli.js");
       for (const block of guideBlocks(text(guide)).filter((b) => b.lang === "console")) {
         for (const args of consoleCommands(block.code)) {
           // --help after the flags: the command reads them all (an unknown flag is a usage error, exit 2), then prints its usage.
-          const withHelp = args.includes("--")
-            ? [...args.slice(0, args.indexOf("--")), "--help", ...args.slice(args.indexOf("--"))]
-            : [...args, "--help"];
-          const run = spawnSync(process.execPath, [cli, ...withHelp], { encoding: "utf8" });
+          const end = args.includes("--") ? args.indexOf("--") : args.length;
+          const run = spawnSync(process.execPath, [cli, ...args.slice(0, end), "--help", ...args.slice(end)], {
+            cwd: dir,
+            encoding: "utf8",
+          });
           assert.equal(run.status, 0, `docs/guides/${guide}:${block.line}: wymcp ${args.join(" ")}: ${run.stderr}`);
         }
       }
