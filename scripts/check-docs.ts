@@ -220,7 +220,7 @@ function main(): number {
     const results = (Object.keys(COMPILERS) as Compiler[]).map((compiler) => ({ compiler, problems: compile(dir, units, compiler) }));
     const mark = (compiler: Compiler, unit: Unit) =>
       results.find((r) => r.compiler === compiler)!.problems.some((p) => p.unit === unit.name) ? "FAIL" : "ok";
-    console.log(`${"block".padEnd(28)}  ${"TypeScript 5.9".padEnd(14)}  TypeScript 7`);
+    console.log(`${"block".padEnd(34)}  ${"TypeScript 5.9".padEnd(14)}  TypeScript 7`);
     for (const unit of units) {
       const last = unit.blocks[unit.blocks.length - 1]!;
       const continued =
@@ -230,7 +230,7 @@ function main(): number {
               .map((b) => b.line)
               .join(", ")})`
           : "";
-      console.log(`${`${last.doc}:${last.line}`.padEnd(28)}  ${mark("5.9", unit).padEnd(14)}  ${mark("7", unit)}${continued}`);
+      console.log(`${`${last.doc}:${last.line}`.padEnd(34)}  ${mark("5.9", unit).padEnd(14)}  ${mark("7", unit)}${continued}`);
     }
     const failed = results.filter((r) => r.problems.length > 0);
     for (const { compiler, problems } of failed) {
