@@ -1,7 +1,7 @@
 /**
- * @module `npm run docs:check`: first every relative link and anchor of README.md and docs/ (scripts/check-links.ts)
- * and the decision records and their index (scripts/decision-records.ts); then every ```ts block of README.md and
- * docs/*.md is compiled as a user would compile it, against the packed package (npm pack, unpacked into a temporary
+ * @module `npm run docs:check`: first every relative link and anchor of README.md and docs/ (scripts/check-links.ts),
+ * the decision records and their index (scripts/decision-records.ts), and the pages written from the code (the options
+ * table, the CLI's examples); then every ```ts block of README.md and every page under docs/ is compiled as a user would compile it, against the packed package (npm pack, unpacked into a temporary
  * consumer's node_modules beside the SDK, Express and Hono as installed here), under TypeScript 5.9 (the project's) and
  * TypeScript 7 (tools/ts7). Prints one line per block and fails on any error.
  *
@@ -10,11 +10,13 @@
  * several blocks can each build on one shared block).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkLinks } from "./check-links.js";
+import { checkLinks, markdownPages } from "./check-links.js";
+import { renderCliDocs } from "./render-cli-docs.js";
+import { OPTIONS_DOC, renderOptionsDoc } from "./options-doc.js";
 import { checkDecisions } from "./decision-records.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
@@ -39,20 +41,15 @@ export interface Unit {
   blocks: Block[];
 }
 
-/** The documents checked: README.md, then docs/*.md by name. */
+/** The documents checked: README.md, then every page under docs/ (the guides in docs/guides/ among them), by path. */
 export function documents(dir = root): string[] {
-  const docs = existsSync(join(dir, "docs"))
-    ? readdirSync(join(dir, "docs"))
-        .filter((f) => f.endsWith(".md"))
-        .sort()
-        .map((f) => `docs/${f}`)
-    : [];
-  return ["README.md", ...docs];
+  return markdownPages(dir);
 }
 
 /** The ```ts blocks of one document, with the line of each opening fence. */
 export function blocksOf(doc: string, text: string): Block[] {
-  return [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => ({
+  // A block may name the file it is (```ts title="server.ts"): the guides' runner writes it there.
+  return [...text.matchAll(/^```ts(?:[ \t][^\n]*)?\n([\s\S]*?)^```$/gm)].map((m) => ({
     doc,
     line: text.slice(0, m.index).split("\n").length,
     code: m[1]!,
@@ -188,15 +185,28 @@ export function documentUnits(dir = root): Unit[] {
   return unitsOf(documents(dir).flatMap((doc) => blocksOf(doc, readFileSync(join(dir, doc), "utf8"))));
 }
 
-/** The links and the decision records, which need no build: each problem on a line of its own. */
+/** The pages a command writes from the code: each one under `dir` that differs from what its command would write now. */
+export function staleRendered(dir = root): string[] {
+  const stale: string[] = [];
+  const options = readFileSync(join(dir, relative(root, OPTIONS_DOC)), "utf8");
+  if (renderOptionsDoc(options) !== options)
+    stale.push("docs/hosts.md: the options table differs from the option types: run npm run docs:options");
+  const cli = readFileSync(join(dir, "docs", "cli.md"), "utf8");
+  if (renderCliDocs(cli) !== cli)
+    stale.push("docs/cli.md: an example differs from its pinned output in test/golden/cli/: run npm run docs:cli");
+  return stale;
+}
+
+/** The links, the decision records and the pages written from the code, which need no build: each problem on a line of its own. */
 function structure(): number {
   const problems = [
     ...checkLinks().map((b) => `${b.file}:${b.line}: ${b.target}: ${b.reason}`),
     ...checkDecisions().map((p) => `${p.file}: ${p.problem}`),
+    ...staleRendered(),
   ];
   for (const problem of problems) console.error(problem);
   console.log(
-    `links, anchors and decision records: ${problems.length === 0 ? "all resolve and are complete" : `${problems.length} problem${problems.length === 1 ? "" : "s"}`}\n`,
+    `links, anchors, decision records, the options table and the CLI examples: ${problems.length === 0 ? "all resolve and are complete" : `${problems.length} problem${problems.length === 1 ? "" : "s"}`}\n`,
   );
   return problems.length;
 }
@@ -210,7 +220,7 @@ function main(): number {
     const results = (Object.keys(COMPILERS) as Compiler[]).map((compiler) => ({ compiler, problems: compile(dir, units, compiler) }));
     const mark = (compiler: Compiler, unit: Unit) =>
       results.find((r) => r.compiler === compiler)!.problems.some((p) => p.unit === unit.name) ? "FAIL" : "ok";
-    console.log(`${"block".padEnd(28)}  ${"TypeScript 5.9".padEnd(14)}  TypeScript 7`);
+    console.log(`${"block".padEnd(34)}  ${"TypeScript 5.9".padEnd(14)}  TypeScript 7`);
     for (const unit of units) {
       const last = unit.blocks[unit.blocks.length - 1]!;
       const continued =
@@ -220,7 +230,7 @@ function main(): number {
               .map((b) => b.line)
               .join(", ")})`
           : "";
-      console.log(`${`${last.doc}:${last.line}`.padEnd(28)}  ${mark("5.9", unit).padEnd(14)}  ${mark("7", unit)}${continued}`);
+      console.log(`${`${last.doc}:${last.line}`.padEnd(34)}  ${mark("5.9", unit).padEnd(14)}  ${mark("7", unit)}${continued}`);
     }
     const failed = results.filter((r) => r.problems.length > 0);
     for (const { compiler, problems } of failed) {

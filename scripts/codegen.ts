@@ -5,7 +5,7 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generate } from "./codegen/generate.js";
-import { diffOutput, writeOutput } from "./codegen/write-output.js";
+import { diffOutput, outcomeLine, writeOutput } from "./codegen/write-output.js";
 import { missingSpecFiles, specDir, specMessage } from "./spec-dir.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
@@ -34,8 +34,7 @@ try {
     console.error(`codegen --check: generated/ is out of date (${changes.length} file(s)); run npm run codegen`);
     process.exitCode = 1;
   } else {
-    const verb = check ? "checked" : `wrote ${changes.length} changed file(s) of`;
-    console.log(`codegen: ${verb} ${files.size} files in generated/ (${ms} ms)`);
+    console.log(outcomeLine({ check, changes, files: files.size, ms }));
   }
 } catch (error) {
   console.error(`codegen failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -182,6 +182,8 @@ export function renderPage(report: Report, run: RunTiming & { full?: RunTiming }
     "",
     "<!-- Written by `npm run mutation` (scripts/mutation.ts) from reports/mutation/mutation.json; do not edit. -->",
     "",
+    "How well the tests catch a small change to the core: the mutation score per module and every surviving mutant.",
+    "",
     "`npm run mutation` runs StrykerJS (`stryker.config.mjs`) on the core modules its `mutate` lists",
     `(${strykerConfig.mutate.map((file) => code(basename(file, ".ts"))).join(", ")}):`,
     "each mutant is a small change to the source, and the in-process suites the config lists must fail",

@@ -95,9 +95,9 @@ describe("npm run codegen -- --check", { concurrency: true }, () => {
     return dir;
   }
 
-  async function codegenCheck(cwd: string, env: NodeJS.ProcessEnv) {
+  async function codegenCheck(cwd: string, env: NodeJS.ProcessEnv, args = ["--check"]) {
     try {
-      const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "scripts/codegen.ts", "--check"], { cwd, env });
+      const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "scripts/codegen.ts", ...args], { cwd, env });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string };
@@ -141,6 +141,28 @@ describe("npm run codegen -- --check", { concurrency: true }, () => {
         assert.match(stderr, /run npm run codegen/);
       });
     }
+  });
+
+  // What a fresh clone prints for the README's first command: generated/ is committed, so nothing is written.
+  describe("npm run codegen (writing) says what it changed", { concurrency: true }, () => {
+    test("on an untouched copy it writes nothing and says generated/ is up to date", async () => {
+      const dir = copyRepo();
+      const { code, stdout, stderr } = await codegenCheck(dir, withSpec, []);
+      assert.equal(code, 0, stderr);
+      assert.match(stdout, /^codegen: generated\/ is up to date: the spec compiles to its \d+ files, byte for byte \(\d+ ms\)$/m);
+      const file = "generated/modern/validators.js";
+      assert.ok(readFileSync(join(dir, file)).equals(readFileSync(join(repoRoot, file))));
+    });
+
+    test("on a copy with a hand edit it names the file it rewrote", async () => {
+      const dir = copyRepo();
+      appendFileSync(join(dir, "generated/modern/validators.js"), "// hand edit\n");
+      const { code, stdout, stderr } = await codegenCheck(dir, withSpec, []);
+      assert.equal(code, 0, stderr);
+      assert.match(stdout, /^codegen: changed 1 of \d+ files in generated\/: modern\/validators\.js \(stale, rewritten\) \(\d+ ms\)$/m);
+      const file = "generated/modern/validators.js";
+      assert.ok(readFileSync(join(dir, file)).equals(readFileSync(join(repoRoot, file))), "the hand edit is gone");
+    });
   });
 
   describe("passes when generated/ is current, fails clearly without the spec", { concurrency: true }, () => {

@@ -36,6 +36,19 @@ export function writeOutput(files: Files, root: string): Difference[] {
   return changes;
 }
 
+/**
+ * The line codegen ends with. A run that changed nothing says so (on a clone, whose `generated/` is committed, that is
+ * the expected outcome: the spec compiles to the very bytes committed); a run that changed files names each.
+ * @example outcomeLine({ check: false, changes: [], files: 20, ms: 900 }) // "codegen: generated/ is up to date: ..."
+ */
+export function outcomeLine({ check, changes, files, ms }: { check: boolean; changes: Difference[]; files: number; ms: number }): string {
+  if (check) return `codegen: checked ${files} files in generated/ (${ms} ms)`;
+  if (changes.length === 0) return `codegen: generated/ is up to date: the spec compiles to its ${files} files, byte for byte (${ms} ms)`;
+  const what = { stale: "stale, rewritten", missing: "missing, written", unexpected: "unexpected, removed" } as const;
+  const names = changes.map(({ file, problem }) => `${file} (${what[problem]})`).join(", ");
+  return `codegen: changed ${changes.length} of ${files} files in generated/: ${names} (${ms} ms)`;
+}
+
 function listFiles(root: string): string[] {
   let entries;
   try {

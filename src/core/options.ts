@@ -95,11 +95,15 @@ export function formatsOption(value: unknown): Formats {
 
 /** The limits every face takes, as a user writes them. */
 export interface LimitOptions {
-  /** Largest body accepted, in bytes; a larger one is answered `413`. Default 4 MiB. */
+  /**
+   * Largest body accepted, in bytes; a larger one is answered `413`. A positive integer.
+   * @default `4194304` (4 MiB, the official SDK's own)
+   */
   maxBodyBytes?: number;
   /**
-   * Deepest nesting of arrays and objects accepted (`{}` is 1); a deeper body is answered `400`. `Infinity` turns the
-   * bound off. Default 64.
+   * Deepest nesting of arrays and objects accepted (`{}` is 1); a deeper body is answered `400`/-32600. A positive
+   * integer, or `Infinity` to turn the bound off.
+   * @default `64`
    */
   maxDepth?: number;
 }
@@ -115,47 +119,62 @@ export function resolveLimits({ maxBodyBytes, maxDepth }: LimitOptions): Admissi
 /** The options every face takes; `R` is the face's request (a Node request, a Fetch `Request`). */
 export interface GateOptions<R> extends LimitOptions {
   /**
-   * A fixed lane (`"modern"` for a `legacy: "reject"` handler) or a function of the request and parsed body. Default:
-   * the SDK's routing (`classifyEra`).
+   * The lane each POST is judged in: `"legacy"`, `"modern"` (e.g. for a `legacy: "reject"` handler), or a function of
+   * the request and the parsed body.
+   * @default the SDK's own routing: `classifyEra(headers, body).era`
    */
   era?: EraOption<R>;
-  /** Called once per refused request, for logging or metrics, with nothing of the body; a throw is ignored. */
+  /**
+   * Called once per refused request, for logging or metrics, with `{ status, response, reason, era, kind }` and nothing
+   * of the body; a throw is ignored.
+   * @default none
+   */
   onReject?: (info: RejectInfo) => void;
   /**
-   * What the legacy lane checks: `"params"` (default) the framing and a known method's params against the revision
+   * What the legacy lane checks: `"params"` the framing and a known method's params against the revision
    * the request names, `"report"` the same but a params failure is passed on and given to `onLegacyReport`,
-   * `"framing"` the JSON-RPC framing alone.
+   * `"framing"` the JSON-RPC framing alone (docs/validation.md#three-modes-legacychecks).
+   * @default `"params"`
    */
   legacyChecks?: LegacyChecks;
   /**
    * With `legacyChecks: "report"`: called once per legacy message whose params fail, with what `onReject` would have
    * received; also, whatever `legacyChecks` says, once per modern request naming a protocol version this library does
    * not know (handed on, judged on its framing), with the -32022 answer `supportedVersions` would have sent.
+   * @default none
    */
   onLegacyReport?: (info: RejectInfo) => void;
   /**
-   * Whether a schema's `format` is asserted: `"annotation"` (default) refuses no string for its format, as the official
+   * Whether a schema's `format` is asserted: `"annotation"` refuses no string for its format, as the official
    * SDKs do not; `"strict"` asserts `uri` (RFC 3986), `uri-template` (RFC 6570) and `byte` (base64), inbound and in
-   * the outbound report.
+   * the outbound report (docs/validation.md#formats-annotations-by-default).
+   * @default `"annotation"`
    */
   formats?: Formats;
   /**
    * DNS rebinding protection: the hosts a request's `Host` may name (`"localhost:3000"` that port, `"localhost"` any
    * port). Given (or `allowedOrigins` given), a request of any method whose `Host` is not listed, or whose `Origin` is
-   * neither listed in `allowedOrigins` nor of a listed host, is answered `403`. An absent `Origin` is allowed. Default:
-   * off (a gate cannot know where it listens).
+   * neither listed in `allowedOrigins` nor of a listed host, is answered `403`. An absent `Origin` is allowed
+   * (docs/security.md#the-transports-letter-host-origin-and-headers).
+   * @default none: no check (a gate cannot know where it listens)
    */
   allowedHosts?: readonly string[];
-  /** Origins a request's `Origin` may name exactly (`"https://app.example"`, `"null"` for an opaque one); see `allowedHosts`. */
+  /**
+   * Origins a request's `Origin` may name exactly (`"https://app.example"`, `"null"` for an opaque one); see `allowedHosts`.
+   * @default none: no check
+   */
   allowedOrigins?: readonly string[];
   /**
    * The modern lane's header rules (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` present and matching the body,
-   * else `400`/-32020). Default `true`; `false` hands on a request whose headers disagree with its body.
+   * else `400`/-32020); `false` hands on a request whose headers disagree with its body.
+   * @default `true`
    */
   headerChecks?: boolean;
   /**
    * The modern protocol versions the server behind serves (`["2026-07-28"]`). Given, a modern request naming another is
-   * answered `400`/-32022. Default: unset, and a version this library does not know is judged on its framing and reported.
+   * answered `400`/-32022. Unset, a version this library does not know is judged on its framing and reported to
+   * `onLegacyReport`.
+   * @default none
    */
   supportedVersions?: readonly string[];
 }

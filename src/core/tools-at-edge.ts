@@ -36,20 +36,34 @@ export interface ToolsOptions {
   /**
    * The server's tools, given: a `tools/list` result (`{ tools: [...] }`), a JSON-RPC response carrying one, the module
    * `wymcp compile` writes (its `tools` table of validators), or a list of these.
+   * @default none
    */
   given?: unknown;
-  /** Learn the tools from the `tools/list` results the face relays (pages accumulate, a new first page replaces); default `true`. */
+  /**
+   * Learn the tools from the `tools/list` results the face relays (pages accumulate, a new first page replaces).
+   * @default `true`
+   */
   learn?: boolean;
-  /** Check `Mcp-Param-{Name}` headers against the tools' `x-mcp-header` annotations (modern lane, HTTP); default `true`. */
+  /**
+   * Check `Mcp-Param-{Name}` headers against the tools' `x-mcp-header` annotations (modern lane, HTTP).
+   * @default `true`
+   */
   paramHeaders?: boolean;
-  /** Judge `tools/call` arguments against the tool's `inputSchema`; default `true`. */
+  /**
+   * Judge `tools/call` arguments against the tool's `inputSchema`.
+   * @default `true`
+   */
   arguments?: boolean;
   /**
    * Compiles a listed `inputSchema` without `eval`, one per turn of the event loop; without one, only the validators of a
    * given compiled module judge arguments.
+   * @default none
    */
   compile?: ToolSchemaCompiler;
-  /** Called with what the face learned and each schema it could not compile (once per schema); must not throw. */
+  /**
+   * Called with what the face learned and each schema it could not compile (once per schema); must not throw.
+   * @default none
+   */
   onToolsEvent?: (event: ToolsEvent) => void;
 }
 

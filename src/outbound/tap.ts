@@ -36,11 +36,21 @@ export interface OutboundViolationInfo {
 
 /** Development-mode options both adapters take. */
 export interface OutboundOptions {
-  /** `"report"` checks every JSON-RPC message sent back through the gate; default `"off"`. */
+  /**
+   * `"report"` checks every JSON-RPC message sent back through the gate with `outboundCheck` and reports each
+   * violation; nothing is altered or delayed (docs/outbound.md).
+   * @default `"off"`
+   */
   outbound?: "off" | "report";
-  /** The check to run, e.g. `validateMcpResponse` from `wymcp/outbound`; required with `outbound: "report"`. */
+  /**
+   * The check to run, e.g. `validateMcpResponse` from `wymcp/outbound`; required with `outbound: "report"`.
+   * @default none
+   */
   outboundCheck?: OutboundCheck;
-  /** Called once per message that fails the check; it must not throw (a throw is ignored). */
+  /**
+   * Called once per message that fails the check; it must not throw (a throw is ignored).
+   * @default none
+   */
   onOutboundViolation?: (info: OutboundViolationInfo) => void;
 }
 

@@ -13,28 +13,31 @@ export function colourEnabled(env: Record<string, string | undefined>, isTTY: bo
   return isTTY && env.TERM !== "dumb";
 }
 
+/** `parseArgs` declarations of `wymcp check`'s flags. */
+export const CHECK_FLAG_SPECS = {
+  era: { type: "string", default: "auto" },
+  header: { type: "string", multiple: true, default: [] as string[] },
+  direction: { type: "string", default: "auto" },
+  method: { type: "string" },
+  format: { type: "string", default: "auto" },
+  "max-body-bytes": { type: "string" },
+  // The name this limit had here before it had one name in every command: kept, so that scripts keep working.
+  "max-bytes": { type: "string" },
+  "max-depth": { type: "string" },
+  "legacy-checks": { type: "string" },
+  formats: { type: "string" },
+  json: { type: "boolean", default: false },
+  quiet: { type: "boolean", short: "q", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
 /** Reads `wymcp check`'s arguments; throws UsageError (or parseArgs' TypeError) with a readable message. */
 export function parseCheckOptions(argv: string[]): { options: CheckOptions; files: string[]; help: boolean } {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: {
-      era: { type: "string", default: "auto" },
-      header: { type: "string", multiple: true, default: [] },
-      direction: { type: "string", default: "auto" },
-      method: { type: "string" },
-      format: { type: "string", default: "auto" },
-      "max-body-bytes": { type: "string" },
-      // The name this limit had here before it had one name in every command: kept, so that scripts keep working.
-      "max-bytes": { type: "string" },
-      "max-depth": { type: "string" },
-      "legacy-checks": { type: "string" },
-      formats: { type: "string" },
-      json: { type: "boolean", default: false },
-      quiet: { type: "boolean", short: "q", default: false },
-      help: { type: "boolean", short: "h", default: false },
-    },
+    options: CHECK_FLAG_SPECS,
   });
   const era = oneOf("era", values.era!, ["legacy", "modern", "auto"] as const);
   const direction = oneOf("direction", values.direction!, ["in", "out", "auto"] as const);

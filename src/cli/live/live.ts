@@ -23,7 +23,8 @@ export function startLive(
   return start(face, args, resolveGate(flags, () => undefined).settings, log);
 }
 
-const FLAGS = new Set(["--ui", "--ui-token", "--ui-max-rows", "--record", "--record-unredacted"]);
+/** The live page's flags, which `wymcp proxy` and `wymcp stdio` read before their own. */
+export const LIVE_FLAGS: ReadonlySet<string> = new Set(["--ui", "--ui-token", "--ui-max-rows", "--record", "--record-unredacted"]);
 
 /**
  * Takes the live flags out of a face's arguments (before a `--`, which starts stdio's server command), leaving the
@@ -42,7 +43,7 @@ export function takeLiveArgs(argv: string[], env: Record<string, string | undefi
     }
     const eq = arg.indexOf("=");
     const name = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
-    if (!FLAGS.has(name)) {
+    if (!LIVE_FLAGS.has(name)) {
       rest.push(arg);
       continue;
     }

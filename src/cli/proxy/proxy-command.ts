@@ -15,7 +15,7 @@ import { PROXY_USAGE } from "./usage.js";
 import { TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags } from "../tools-flags.js";
 
 /** `parseArgs` declarations of the proxy's flags: the gates' shared ones, its own, and the tools'. */
-const PROXY_FLAG_SPECS = {
+export const PROXY_FLAG_SPECS = {
   ...GATE_FLAG_SPECS,
   upstream: { type: "string" },
   listen: { type: "string" },

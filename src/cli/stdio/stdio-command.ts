@@ -11,13 +11,16 @@ import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "../../
 import { STDIO_USAGE } from "./usage.js";
 import { TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags } from "../tools-flags.js";
 
+/** `parseArgs` declarations of the stdio gate's flags: the gates' shared ones, its own, and the tools'. */
+export const STDIO_FLAG_SPECS = { ...GATE_FLAG_SPECS, "stop-timeout": { type: "string" }, ...TOOLS_FLAG_SPECS } as const;
+
 /** The gate's options from its command line: the flags before "--", the server's command after it. */
 export function parseStdioArgs(argv: string[]): { options: StdioOptions; toolFlags: ToolsFlags; help: boolean } {
   const split = argv.indexOf("--");
   const own = split < 0 ? argv : argv.slice(0, split);
   const { values, positionals } = parseArgs({
     args: own,
-    options: { ...GATE_FLAG_SPECS, "stop-timeout": { type: "string" }, ...TOOLS_FLAG_SPECS },
+    options: STDIO_FLAG_SPECS,
     allowPositionals: true,
     strict: true,
   });

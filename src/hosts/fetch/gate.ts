@@ -20,12 +20,14 @@ export interface GateFetchOptions<A = unknown> extends FetchOptions {
   /**
    * The verified caller, handed to the handler as `authInfo`; runs first, before the body is read. A `Response`
    * (a 401 challenge, as the SDK's `requireBearerAuth(...)` for Fetch resolves to) is sent as it is.
-   * `host` is what the runtime passed after the request (Workers: `env`, `ctx`).
+   * `host` is what the runtime passed after the request (Workers: `env`, `ctx`). Not with a plain handler.
+   * @default none
    */
   authInfo?: (request: Request, ...host: unknown[]) => A | Response | undefined | Promise<A | Response | undefined>;
   /**
-   * Called once per error thrown by `handler.fetch` (or by `authInfo` or an `era` callback), before the `500`/-32603
-   * answer. Without it, the error is logged with `console.error`.
+   * Called once per error thrown by `handler.fetch` or by a callback option (`era`; `authInfo` on Fetch), before the
+   * `500`/-32603 answer (as Express middleware, before `next(error)`).
+   * @default `console.error`, once per error (as middleware: none, `next(error)` hands it on)
    */
   onError?: OnError<Request>;
 }

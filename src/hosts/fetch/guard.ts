@@ -25,11 +25,19 @@ import { learnedFrom, refusedByTools } from "./tools.js";
 
 /** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */
 export interface FetchOptions extends GateOptions<Request>, OutboundOptions, ToolLockOptions {
-  /** Spans and metrics for every POST judged (`mcpTelemetry()` from `wymcp/otel`); none by default. */
+  /**
+   * Spans and metrics for every POST judged, by the MCP semantic conventions: `mcpTelemetry()` from `wymcp/otel`
+   * (docs/observability.md).
+   * @default none
+   */
   telemetry?: Telemetry;
   /**
-   * The server's tools: given, learned from its tools/list answers (`wymcpFetch`: the ones handed to `report`), or both;
-   * `tools/call` is judged by them (docs/security.md).
+   * The server's tools: a `tools/list` result, what `wymcp compile` wrote, or an object of the `tools.*` keys
+   * below (tools learned from the server's `tools/list` answers; `wymcpFetch` learns from the responses handed to its
+   * `report`); a `tools/call` is
+   * then judged by its tool's `x-mcp-header` annotations and `inputSchema` before the server sees it
+   * (docs/security.md#the-servers-own-tools-at-the-edge).
+   * @default none
    */
   tools?: ToolsOption;
 }

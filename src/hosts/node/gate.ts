@@ -21,8 +21,9 @@ import { toolsNode } from "../shared/node-tools.js";
 /** Options of `gateNode`: those of `wymcpNode`, and what to do with an error of the handler. */
 export interface GateNodeOptions extends NodeOptions {
   /**
-   * Called once per error thrown by `handler.fetch` (or by an `era` callback), before the `500`/-32603 answer (or,
-   * as Express middleware, before `next(error)`). Without it, a plain listener logs the error with `console.error`.
+   * Called once per error thrown by `handler.fetch` or by a callback option (`era`; `authInfo` on Fetch), before the
+   * `500`/-32603 answer (as Express middleware, before `next(error)`).
+   * @default `console.error`, once per error (as middleware: none, `next(error)` hands it on)
    */
   onError?: OnError<IncomingMessage>;
 }

@@ -36,13 +36,25 @@ declare module "http" {
 /** Options of `wymcpNode`; `era` receives the Node request and the parsed body (`undefined` on a GET in report mode). */
 export interface NodeOptions extends GateOptions<IncomingMessage>, OutboundOptions, ToolLockOptions {
   /**
-   * Longest time the rest of a refused body is read and thrown away (ms), default 5,000: before the answer, to keep the
-   * connection (past it the answer closes the connection), and after an answer that closes it, before it is cut.
+   * Longest time the rest of a refused body is read and thrown away (ms): before the answer, to keep the connection
+   * (past it the answer closes the connection), and after an answer that closes it, before it is cut. A positive integer.
+   * @default `5000`
    */
   discardTimeoutMs?: number;
-  /** Spans and metrics for every POST judged (`mcpTelemetry()` from `wymcp/otel`); none by default. */
+  /**
+   * Spans and metrics for every POST judged, by the MCP semantic conventions: `mcpTelemetry()` from `wymcp/otel`
+   * (docs/observability.md).
+   * @default none
+   */
   telemetry?: Telemetry;
-  /** The server's tools: given, learned from its tools/list answers, or both; `tools/call` is judged by them (docs/security.md). */
+  /**
+   * The server's tools: a `tools/list` result, what `wymcp compile` wrote, or an object of the `tools.*` keys
+   * below (tools learned from the server's `tools/list` answers; `wymcpFetch` learns from the responses handed to its
+   * `report`); a `tools/call` is
+   * then judged by its tool's `x-mcp-header` annotations and `inputSchema` before the server sees it
+   * (docs/security.md#the-servers-own-tools-at-the-edge).
+   * @default none
+   */
   tools?: ToolsOption;
 }
 

@@ -18,11 +18,22 @@ import type { McpFetchHandler, McpFetchOptions } from "./sdk-handler.js";
 
 /** The options every face takes for a tools lock. */
 export interface ToolLockOptions {
-  /** The tools a person approved: the parsed JSON of what `wymcp compile --lock` wrote. */
+  /**
+   * The tools a person approved: the parsed JSON of what `wymcp compile --lock` wrote; each `tools/list` answer that
+   * drifts from it is reported (docs/security.md#pinning-the-servers-tools).
+   * @default none
+   */
   toolsLock?: ToolsLockFile;
-  /** `"report"` (the default) reports each drift; `"enforce"` also drops changed and new tools and refuses calls to them. */
+  /**
+   * `"report"` reports each drift; `"enforce"` also drops changed and new tools from the list the client sees and answers
+   * calls to them `-32602`.
+   * @default `"report"`
+   */
   toolsLockMode?: ToolsLockMode;
-  /** Called once per `tools/list` result that drifted from the lock; it must not throw. Default: one `console.warn` line per drift. */
+  /**
+   * Called once per `tools/list` result that drifted from the lock; it must not throw.
+   * @default one `console.warn` line per drift
+   */
   onToolDrift?: (report: ToolDriftReport) => void;
 }
 
