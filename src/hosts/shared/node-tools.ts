@@ -2,7 +2,9 @@
  * @module tools: the server's tools on a Node face: a `tools/call` the known tools refuse is answered here and never
  * reaches the server; the answer to a `tools/list` is tapped, after it is written, to learn the tools.
  */
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CallerKey } from "../../core/caller-key.js";
 import type { Era } from "../../core/era.js";
 import type { ToolsAtEdge, ToolsRefusal } from "../../core/tools-at-edge.js";
 import type { RequestHeaders } from "../../core/header-body.js";
@@ -21,26 +23,42 @@ export function toolsNode(
   headers: RequestHeaders,
 ): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
   const version = req.headers["mcp-protocol-version"];
-  const judged = tools.judge(body, era, Array.isArray(version) ? version[0] : version, headers);
-  if (judged instanceof Promise) return judged.then((refusal) => settle(tools, res, body, refusal));
-  return settle(tools, res, body, judged);
+  // Who asks: the learned tools that judge this call, or that its list teaches, are this caller's alone.
+  const caller = tools.callerOf(
+    { header: (name) => req.headers[name], url: `${req.headers.host}${req.url}`, auth: (req as { auth?: unknown }).auth },
+    nodeSha256,
+  );
+  const judged = tools.judge(body, era, Array.isArray(version) ? version[0] : version, headers, caller);
+  if (judged instanceof Promise) return judged.then((refusal) => settle(tools, res, body, refusal, caller));
+  return settle(tools, res, body, judged, caller);
 }
 
-function settle(tools: ToolsAtEdge, res: ServerResponse, body: unknown, refusal: ToolsRefusal | undefined): ToolsRefusal | undefined {
+/** Node's own SHA-256, for the caller's digest: native, where the core's is JavaScript. */
+function nodeSha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+function settle(
+  tools: ToolsAtEdge,
+  res: ServerResponse,
+  body: unknown,
+  refusal: ToolsRefusal | undefined,
+  caller: CallerKey,
+): ToolsRefusal | undefined {
   if (refusal) {
     const text = JSON.stringify(refusal.response);
     res.writeHead(refusal.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
     return refusal;
   }
-  if (tools.learns) learnFromNode(tools, res, body);
+  if (tools.learns) learnFromNode(tools, res, body, caller);
   return undefined;
 }
 
 /** Taps the answer to a `tools/list` request after each write: the response goes out as the handler writes it. */
-function learnFromNode(tools: ToolsAtEdge, res: ServerResponse, body: unknown): void {
+function learnFromNode(tools: ToolsAtEdge, res: ServerResponse, body: unknown, caller: CallerKey): void {
   let head: Record<string, string | undefined> | undefined;
   const header = (name: "content-type" | "content-encoding") => head?.[name] ?? text(res.getHeader(name));
-  const tap = learningTap(tools, body, header);
+  const tap = learningTap(tools, body, header, caller);
   if (!tap) return;
   const { writeHead, write, end } = res;
   const push = (data: unknown) => {
