@@ -4,10 +4,12 @@ import { after, before, describe, test } from "node:test";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { gateNode, type McpFetchHandler, serveFetch } from "../src/node-http.js";
 import { gateFetch } from "../src/fetch.js";
-import type { ToolSchemaCompiler, ToolsEvent } from "../src/core/tools-at-edge.js";
+import { type CallerSource, ONE_CALLER } from "../src/core/caller-key.js";
+import { MAX_CALLERS, MAX_LEARNED_TOOLS, type ToolSchemaCompiler, ToolsAtEdge, type ToolsEvent } from "../src/core/tools-at-edge.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { assertFreshDist } from "./support/built.js";
-import { asUser, callerToolsServer, USERS, type User } from "./support/caller-tools.js";
+import { asUser, callerToolsServer, USERS, type User, userOf } from "./support/caller-tools.js";
+import { MODERN_META } from "./support/messages.js";
 import { messageIn } from "./support/edge-tools.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { startProxy, type RunningProxy } from "./support/proxy.js";
@@ -171,5 +173,219 @@ describe("wymcp proxy --learn-tools on learns the tools per caller", { timeout: 
     await perCallerScenario(send, handler.calls);
     assert.match(proxy.stderr(), /learned 1 tool\(s\) from tools\/list/);
     assertNoKeyIn(proxy.stderr());
+  });
+});
+
+const ADD = {
+  name: "add",
+  inputSchema: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] },
+};
+const ADD_STRINGS = { name: "add", inputSchema: { type: "object", properties: { a: { type: "string" } }, required: ["a"] } };
+const listRequest = (id = 1) => ({ jsonrpc: "2.0", id, method: "tools/list", params: {} });
+const addCall = (a: unknown) => ({
+  jsonrpc: "2.0",
+  id: 9,
+  method: "tools/call",
+  params: { _meta: MODERN_META, name: "add", arguments: { a, b: 1 } },
+});
+
+/** A request's caller as a Node face reads it: its headers by lower-case name, its Host and target. */
+function source(headers: Record<string, string>, url = "127.0.0.1:3000/mcp", auth?: unknown): CallerSource {
+  return { header: (name) => headers[name], url, auth };
+}
+
+/** Learns `tools` for `caller` as an HTTP face does, from the answer to its own tools/list. */
+function learnFor(tools: ToolsAtEdge, caller: () => string, list: object[], id = 1): void {
+  tools.watch(listRequest(id), caller)?.({ jsonrpc: "2.0", id, result: { tools: list } });
+}
+
+describe("the caller's key", () => {
+  const alice = {
+    authorization: "Bearer alice-secret-7f3a9c",
+    "mcp-method": "tools/list",
+    traceparent: "00-aa-01",
+    "content-length": "90",
+  };
+
+  test("Authorization, Cookie, Mcp-Session-Id, the URL and the face's authentication tell callers apart; per-request headers do not", async () => {
+    const tools = new ToolsAtEdge({ compile });
+    learnFor(tools, tools.callerOf(source(alice)), [ADD]);
+    await tools.settled();
+    const judgedFor = async (caller: CallerSource) =>
+      (await tools.judge(addCall("x"), "modern", undefined, {}, tools.callerOf(caller))) !== undefined;
+    // The same caller, whatever changes from one request to the next (the method, a trace, the length).
+    assert.equal(await judgedFor(source({ ...alice, "mcp-method": "tools/call", traceparent: "00-bb-01", "content-length": "120" })), true);
+    const others: Array<[string, CallerSource]> = [
+      ["another Authorization", source({ ...alice, authorization: "Bearer bob-secret-52e1d8" })],
+      ["no Authorization", source({ ...alice, authorization: undefined as unknown as string })],
+      ["a Cookie", source({ ...alice, cookie: "sid=1" })],
+      ["a legacy session", source({ ...alice, "mcp-session-id": "s-1" })],
+      ["another path", source(alice, "127.0.0.1:3000/mcp/x/copilot")],
+      ["another query", source(alice, "127.0.0.1:3000/mcp?api_key=k2")],
+      ["another host", source(alice, "tenant-b.example:3000/mcp")],
+      ["the face's authentication", source(alice, undefined, { token: "t", clientId: "c", scopes: [] })],
+    ];
+    for (const [name, other] of others) assert.equal(await judgedFor(other), false, `${name}: another caller, not judged`);
+  });
+
+  test("callerHeaders adds the server's own headers to the key; a header name must be a token", async () => {
+    const tools = new ToolsAtEdge({ compile, callerHeaders: ["X-Api-Key"] });
+    learnFor(tools, tools.callerOf(source({ "x-api-key": "k1" })), [ADD]);
+    await tools.settled();
+    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}, tools.callerOf(source({ "x-api-key": "k1" }))));
+    assert.equal(await tools.judge(addCall("x"), "modern", undefined, {}, tools.callerOf(source({ "x-api-key": "k2" }))), undefined);
+    assert.throws(() => new ToolsAtEdge({ callerHeaders: ["X Api Key"] }), /tools.callerHeaders must be a list of header names/);
+    assert.throws(() => new ToolsAtEdge({ callerHeaders: "x-api-key" as never }), /tools.callerHeaders must be a list of header names/);
+  });
+
+  test("the key is a digest salted per face: no token in it, and the same request has another key on another face", () => {
+    const [one, two] = [new ToolsAtEdge({}), new ToolsAtEdge({})];
+    const [a, b] = [one.callerOf(source(alice))(), two.callerOf(source(alice))()];
+    assert.match(a, /^[0-9a-f]{64}$/);
+    assert.notEqual(a, b);
+    assert.equal(one.callerOf(source(alice))(), a, "stable on its face");
+    assert.ok(!a.includes("alice"));
+    // A face that learns nothing has one caller: given tools judge everyone, and no digest is ever taken.
+    assert.equal(new ToolsAtEdge({ learn: false }).callerOf(source(alice)), ONE_CALLER);
+  });
+});
+
+describe("the callers' tools, bounded", () => {
+  test(`past ${MAX_CALLERS} callers the least recently used one's tools are dropped: its calls pass unjudged; a caller judged lately stays`, async () => {
+    const tools = new ToolsAtEdge({ compile });
+    const key = (i: number) => () => `caller-${i}`;
+    for (let i = 0; i < MAX_CALLERS; i++) tools.learnList([ADD], false, key(i));
+    await tools.settled();
+    assert.equal(tools.callers, MAX_CALLERS);
+    // Caller 0 calls: it becomes the most recent, and caller 1 the least.
+    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}, key(0)));
+    tools.learnList([ADD], false, key(MAX_CALLERS));
+    assert.equal(tools.callers, MAX_CALLERS);
+    assert.equal(await tools.judge(addCall("x"), "modern", undefined, {}, key(1)), undefined, "dropped: unjudged");
+    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}, key(0)));
+    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}, key(MAX_CALLERS)));
+  });
+
+  test(`past ${MAX_LEARNED_TOOLS} learned tools in all, the least recently used callers are dropped; the caller just learned is kept`, () => {
+    const tools = new ToolsAtEdge({});
+    const many = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${i}` }));
+    tools.learnList(many(MAX_LEARNED_TOOLS / 2, "a"), false, () => "a");
+    tools.learnList(many(MAX_LEARNED_TOOLS / 2, "b"), false, () => "b");
+    assert.equal(tools.callers, 2);
+    tools.learnList(many(1, "c"), false, () => "c");
+    assert.equal(tools.callers, 2, "a dropped");
+    // One list larger than the bound is kept alone, as one caller's list always was.
+    tools.learnList(many(MAX_LEARNED_TOOLS + 1, "d"), false, () => "d");
+    assert.equal(tools.callers, 1);
+  });
+
+  test("callers listing the same schema share its reading: learning it for a thousand callers compiles it once", async () => {
+    let compiled = 0;
+    const counting = (schema: object) => (compiled++, compile(schema));
+    const tools = new ToolsAtEdge({ compile: counting });
+    for (let i = 0; i < 1000; i++) tools.learnList([structuredClone(ADD)], false, () => `caller-${i}`);
+    await tools.settled();
+    assert.equal(compiled, 1);
+  });
+});
+
+describe("given and learned tools", () => {
+  test("a given list judges every caller until that caller's own list is learned; then that caller's alone", async () => {
+    const tools = new ToolsAtEdge({ given: { tools: [ADD] }, compile });
+    const [alice, bob] = [() => "alice", () => "bob"];
+    tools.learnList([ADD_STRINGS], false, alice);
+    await tools.settled();
+    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}, bob), "Bob: by the given list");
+    assert.equal(await tools.judge(addCall("x"), "modern", undefined, {}, alice), undefined, "Alice: by her own list");
+    assert.ok(await tools.judge(addCall(1), "modern", undefined, {}, alice));
+    // A further page for a caller with no first page adds to what judged it: the given list.
+    tools.learnList([{ name: "other" }], true, bob);
+    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}, bob));
+  });
+
+  test("a stream face has one caller: what its server lists judges its client's calls, as before", async () => {
+    const tools = new ToolsAtEdge({ given: { tools: [ADD_STRINGS] }, compile });
+    tools.sent({ jsonrpc: "2.0", id: 4, method: "tools/list" });
+    tools.received({ jsonrpc: "2.0", id: 4, result: { tools: [ADD] } });
+    await tools.settled();
+    assert.equal(tools.callers, 1);
+    assert.equal(tools.size, 1);
+    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}), "judged by the learned list, not the given one");
+    assert.equal(await tools.judge(addCall(1), "modern", undefined, {}), undefined);
+  });
+});
+
+describe("what identifies the caller beside its headers: the face's authentication", { timeout: 60_000 }, () => {
+  /** A server that reads an X-Api-Key of its own; the faces are told who asks by what they hand the server. */
+  const apiKeyOf = (user: "alice" | "bob") => ({ "x-api-key": USERS[user].token });
+  const call = (project: string) => asUser("anonymous", "modern", "tools/call", pick(project));
+  const list = () => asUser("anonymous", "modern", "tools/list", {});
+
+  test("gateNode: req.auth, set by the middleware before it, tells Alice from Bob", async () => {
+    const gate = gateNode(createMcpHandler(callerToolsServer), { tools: { compile } });
+    const server = http.createServer((req, res) => {
+      const user = userOf(new Headers({ "x-api-key": String(req.headers["x-api-key"] ?? "") }));
+      (req as { auth?: unknown }).auth = { token: String(req.headers["x-api-key"]), clientId: user, scopes: [] };
+      gate(req, res);
+    });
+    const gated = await listening(server);
+    try {
+      const send = async (request: { headers: Record<string, string>; body: string }, user: "alice" | "bob") =>
+        messageIn((await rawPost(gated.url, { ...request.headers, ...apiKeyOf(user) }, request.body)).text);
+      await send(list(), "alice");
+      assert.equal(textOf(await send(call("mercury"), "bob")), "bob picked mercury");
+      await send(list(), "bob");
+      assert.match(textOf(await send(call("apollo"), "bob"))!, byEdge);
+      assert.equal(textOf(await send(call("apollo"), "alice")), "alice picked apollo");
+    } finally {
+      await gated.close();
+    }
+  });
+
+  test("gateFetch: the authInfo option's result tells Alice from Bob", async () => {
+    const gated = gateFetch(createMcpHandler(callerToolsServer), {
+      tools: { compile },
+      authInfo: (request) => ({ token: request.headers.get("x-api-key") ?? "", clientId: "c", scopes: [] }),
+    });
+    const send = async (request: { headers: Record<string, string>; body: string }, user: "alice" | "bob") => {
+      const response = await gated(
+        new Request("http://127.0.0.1/mcp", { method: "POST", headers: { ...request.headers, ...apiKeyOf(user) }, body: request.body }),
+      );
+      return messageIn(await response.text());
+    };
+    await send(list(), "alice");
+    assert.equal(textOf(await send(call("mercury"), "bob")), "bob picked mercury");
+    await send(list(), "bob");
+    assert.match(textOf(await send(call("apollo"), "bob"))!, byEdge);
+  });
+});
+
+describe("wymcp proxy --caller-header: a server's own header tells callers apart", { timeout: 120_000 }, () => {
+  test("Alice and Bob, told apart by X-Api-Key alone: each judged by the tools listed to them", async () => {
+    const upstream = await listening(http.createServer((req, res) => void serveFetch(createMcpHandler(callerToolsServer), req, res)));
+    const proxy = await startProxy(["--upstream", upstream.url, "--learn-tools", "on", "--caller-header", "X-Api-Key"]);
+    try {
+      const url = new URL("/mcp", proxy.url).href;
+      const send = async (method: string, params: Record<string, unknown>, user: "alice" | "bob") => {
+        const { headers, body } = asUser("anonymous", "modern", method, params, { "x-api-key": USERS[user].token });
+        return messageIn((await rawPost(url, headers, body)).text);
+      };
+      await send("tools/list", {}, "alice");
+      assert.equal(textOf(await send("tools/call", pick("mercury"), "bob")), "bob picked mercury");
+      await send("tools/list", {}, "bob");
+      assert.match(textOf(await send("tools/call", pick("apollo"), "bob"))!, byEdge);
+      assertNoKeyIn(proxy.stderr());
+    } finally {
+      await proxy.stop();
+      await upstream.close();
+    }
+  });
+
+  test("a header name that is no token is a usage error", async () => {
+    const { parseProxyArgs } = await import("../src/cli/proxy/proxy-command.js");
+    assert.throws(
+      () => parseProxyArgs(["--upstream", "http://127.0.0.1:9/mcp", "--caller-header", "X Api"]),
+      /--caller-header takes a header name/,
+    );
   });
 });
