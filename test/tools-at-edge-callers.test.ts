@@ -4,7 +4,9 @@ import { after, before, describe, test } from "node:test";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { gateNode, type McpFetchHandler, serveFetch } from "../src/node-http.js";
 import { gateFetch } from "../src/fetch.js";
+import { createHash } from "node:crypto";
 import { type CallerSource, ONE_CALLER } from "../src/core/caller-key.js";
+import { sha256Hex } from "../src/core/sha256.js";
 import { MAX_CALLERS, MAX_LEARNED_TOOLS, type ToolSchemaCompiler, ToolsAtEdge, type ToolsEvent } from "../src/core/tools-at-edge.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { assertFreshDist } from "./support/built.js";
@@ -247,6 +249,14 @@ describe("the caller's key", () => {
     assert.ok(!a.includes("alice"));
     // A face that learns nothing has one caller: given tools judge everyone, and no digest is ever taken.
     assert.equal(new ToolsAtEdge({ learn: false }).callerOf(source(alice)), ONE_CALLER);
+  });
+});
+
+describe("the core's SHA-256, which keys the callers of the Fetch faces", () => {
+  test("equals node:crypto's on each side of its scratch space, on lone surrogates, and after a long text", () => {
+    const texts = ["x".repeat(4087), "x".repeat(4088), "é".repeat(1365), "😀".repeat(700), "\ud800a\udfff", "y".repeat(70_000), "abc"];
+    for (const text of texts)
+      assert.equal(sha256Hex(text), createHash("sha256").update(text, "utf8").digest("hex"), `length ${text.length}`);
   });
 });
 

@@ -113,6 +113,12 @@ interface Known {
 
 const NO_SCHEMA: Known = Object.freeze({ declarations: undefined, text: undefined });
 
+/** One caller's learned tools, and the count of uses at its last one (the least recently used is dropped first). */
+interface Learned {
+  tools: Map<string, Known>;
+  used: number;
+}
+
 type Compiled = CompileOutcome | Promise<CompileOutcome>;
 
 const OPTION_KEYS = new Set(["given", "learn", "callerHeaders", "paramHeaders", "arguments", "compile", "onToolsEvent"]);
@@ -128,9 +134,11 @@ export class ToolsAtEdge {
   readonly #given = new Map<string, ArgumentsValidator>();
   /** The tools of a given list: every caller's, until that caller's own list is learned. */
   readonly #givenList = new Map<string, Known>();
-  /** The tools learned, per caller (a salted digest): the least recently used first. */
-  readonly #callers = new Map<string, Map<string, Known>>();
+  /** The tools learned, per caller (a salted digest), with when each caller last learned or called. */
+  readonly #callers = new Map<string, Learned>();
   #learnedTools = 0;
+  /** Counts uses: a caller's `used` is the count at its last one (a field set per call, where moving a map entry is not). */
+  #uses = 0;
   /** Each schema read once, whoever lists it: callers listing the same tools share their texts and declarations. */
   readonly #schemas = new Map<string, Known>();
   readonly #callerKeys: ReturnType<typeof callerKeys>;
@@ -164,7 +172,7 @@ export class ToolsAtEdge {
 
   /** How many tools judge the calls of the face's one caller (stdio's, or a caller no key names): given, or learned. */
   get size(): number {
-    return (this.#callers.get(ONE_CALLER()) ?? this.#givenList).size;
+    return (this.#callers.get(ONE_CALLER())?.tools ?? this.#givenList).size;
   }
 
   /** How many callers' learned tools are remembered. */
@@ -220,28 +228,26 @@ export class ToolsAtEdge {
    */
   learnList(tools: readonly unknown[], continued: boolean, caller: CallerKey = ONE_CALLER): void {
     const key = caller();
-    const before = this.#callers.get(key);
-    if (before) {
-      this.#callers.delete(key);
-      this.#learnedTools -= before.size;
-    }
+    const before = this.#callers.get(key)?.tools;
+    this.#learnedTools -= before?.size ?? 0;
     // A further page adds to what judged the caller until now: its pages before, or the given list.
     const known = continued ? (before ?? new Map(this.#givenList)) : new Map<string, Known>();
     for (const tool of tools)
       if (isObject(tool) && typeof tool.name === "string") known.set(tool.name, this.#knownOf(tool.name, tool.inputSchema));
-    this.#callers.set(key, known);
+    this.#callers.set(key, { tools: known, used: ++this.#uses });
     this.#learnedTools += known.size;
-    this.#forgetBeyondBounds(key);
+    if (this.#callers.size > MAX_CALLERS || this.#learnedTools > MAX_LEARNED_TOOLS) this.#forgetBeyondBounds(key);
     this.#notify({ kind: "tools-learned", tools: tools.length, replaced: !continued, callers: this.#callers.size });
   }
 
   /** The least recently used callers dropped while past a bound; never `kept`, the caller just learned. */
   #forgetBeyondBounds(kept: string): void {
-    while (this.#callers.size > MAX_CALLERS || this.#learnedTools > MAX_LEARNED_TOOLS) {
-      const [oldest, tools] = this.#callers.entries().next().value!;
-      if (oldest === kept) return;
-      this.#callers.delete(oldest);
-      this.#learnedTools -= tools.size;
+    const oldestFirst = [...this.#callers].sort(([, a], [, b]) => a.used - b.used);
+    for (const [key, learned] of oldestFirst) {
+      if (this.#callers.size <= MAX_CALLERS && this.#learnedTools <= MAX_LEARNED_TOOLS) return;
+      if (key === kept) continue;
+      this.#callers.delete(key);
+      this.#learnedTools -= learned.tools.size;
     }
   }
 
@@ -263,12 +269,10 @@ export class ToolsAtEdge {
   /** The tools that judge `caller`'s calls: its own learned list, or the given one; the caller is then the most recent. */
   #knownFor(caller: CallerKey): Map<string, Known> {
     if (this.#callers.size === 0) return this.#givenList;
-    const key = caller();
-    const learned = this.#callers.get(key);
+    const learned = this.#callers.get(caller());
     if (learned === undefined) return this.#givenList;
-    this.#callers.delete(key);
-    this.#callers.set(key, learned);
-    return learned;
+    learned.used = ++this.#uses;
+    return learned.tools;
   }
 
   #compileOnce(tool: string, schema: object, text: string): void {

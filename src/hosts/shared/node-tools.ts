@@ -2,7 +2,7 @@
  * @module tools: the server's tools on a Node face: a `tools/call` the known tools refuse is answered here and never
  * reaches the server; the answer to a `tools/list` is tapped, after it is written, to learn the tools.
  */
-import { createHash } from "node:crypto";
+import * as nodeCrypto from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CallerKey } from "../../core/caller-key.js";
 import type { Era } from "../../core/era.js";
@@ -33,9 +33,12 @@ export function toolsNode(
   return settle(tools, res, body, judged, caller);
 }
 
+/** `crypto.hash`, the one-shot digest (Node 20.12 on), which skips the Hash object `createHash` makes. */
+const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string) => string }).hash;
+
 /** Node's own SHA-256, for the caller's digest: native, where the core's is JavaScript. */
-function nodeSha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+export function nodeSha256(text: string): string {
+  return oneShot ? oneShot("sha256", text) : nodeCrypto.createHash("sha256").update(text).digest("hex");
 }
 
 function settle(
