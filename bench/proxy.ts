@@ -874,7 +874,7 @@ export async function runProxyToolsBench(settings: ProxyBenchSettings, log: (lin
       const statuses = perVariant(() => new Set<string>());
       const load: number[] = [];
       for (const v of TOOLS_VARIANTS) await flood(agents[v], variants[v].url, w, settings.warmupMs, settings.connections);
-      for (let round = 0; round < settings.rounds; round++) {
+      for (let round = 0; round < balancedRounds(TOOLS_VARIANTS.length, settings.rounds); round++) {
         load.push(loadavg()[0]!);
         for (const v of balancedOrder(TOOLS_VARIANTS, round)) {
           const before = cpuUs(variants[v].child.pid!);
