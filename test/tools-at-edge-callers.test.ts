@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import { createMcpHandler } from "@modelcontextprotocol/server";
-import { gateNode, type McpFetchHandler, serveFetch } from "../src/node-http.js";
-import { gateFetch } from "../src/fetch.js";
+import { gateNode, type McpFetchHandler, serveFetch, wymcpNode } from "../src/node-http.js";
+import { gateFetch, wymcpFetch } from "../src/fetch.js";
 import { createHash } from "node:crypto";
 import { type CallerSource, ONE_CALLER } from "../src/core/caller-key.js";
 import { sha256Hex } from "../src/core/sha256.js";
@@ -149,6 +149,38 @@ describe("gateFetch learns the tools per caller", { timeout: 60_000 }, () => {
     };
     await perCallerScenario(send, handler.calls);
     assertNoKeyIn(JSON.stringify(events));
+  });
+});
+
+describe("the guards learn the tools per caller: wymcpNode, and wymcpFetch from the responses handed to its report", {
+  timeout: 60_000,
+}, () => {
+  test("wymcpNode: no user's valid call refused, no user's invalid call judged by another's tools", async () => {
+    const handler = counted(createMcpHandler(callerToolsServer));
+    const guard = wymcpNode({ tools: { compile } });
+    const guarded = await listening(http.createServer((req, res) => void guard(req, res, () => void serveFetch(handler, req, res))));
+    try {
+      const send: Send = async (user, method, params, era = "modern") => {
+        const { headers, body } = asUser(user, era, method, params);
+        const answer = await rawPost(guarded.url, headers, body);
+        return { status: answer.status, message: messageIn(answer.text) };
+      };
+      await perCallerScenario(send, handler.calls);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  test("wymcpFetch: no user's valid call refused, no user's invalid call judged by another's tools", async () => {
+    const handler = counted(createMcpHandler(callerToolsServer));
+    const guard = wymcpFetch({ tools: { compile } });
+    const send: Send = async (user, method, params, era = "modern") => {
+      const { headers, body } = asUser(user, era, method, params);
+      const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers, body });
+      const response = (await guard(request)) ?? guard.report(request, await handler.fetch(request));
+      return { status: response.status, message: messageIn(await response.text()) };
+    };
+    await perCallerScenario(send, handler.calls);
   });
 });
 
