@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import { createMcpHandler } from "@modelcontextprotocol/server";
+import express from "express";
 import { gateNode, type McpFetchHandler, serveFetch, wymcpNode } from "../src/node-http.js";
 import { gateFetch, wymcpFetch } from "../src/fetch.js";
 import { createHash } from "node:crypto";
@@ -399,6 +400,28 @@ describe("what identifies the caller beside its headers: the face's authenticati
     assert.equal(textOf(await send(call("mercury"), "bob")), "bob picked mercury");
     await send(list(), "bob");
     assert.match(textOf(await send(call("apollo"), "bob"))!, byEdge);
+  });
+});
+
+describe("gateNode mounted by Express under a path of its own", { timeout: 60_000 }, () => {
+  test("the whole path tells callers apart, where Express strips the mount path from req.url", async () => {
+    const handler = counted(createMcpHandler(callerToolsServer));
+    const router = express.Router().all("/mcp", gateNode(handler, { tools: { compile } }));
+    const mounted = await listening(http.createServer(express().use("/t/:tenant", router)));
+    const at = (tenant: string) => mounted.url.replace(/\/mcp$/, `/t/${tenant}/mcp`);
+    try {
+      const send = async (tenant: string, method: string, params: Record<string, unknown>) => {
+        const { headers, body } = asUser("alice", "modern", method, params);
+        return messageIn((await rawPost(at(tenant), headers, body)).text);
+      };
+      await send("a", "tools/list", {});
+      assert.match(textOf(await send("a", "tools/call", pick("mercury")))!, byEdge, "tenant a: judged by its own list");
+      const before = handler.calls();
+      assert.match(textOf(await send("b", "tools/call", pick("mercury")))!, byServer, "tenant b: not judged by tenant a's list");
+      assert.equal(handler.calls(), before + 1);
+    } finally {
+      await mounted.close();
+    }
   });
 });
 

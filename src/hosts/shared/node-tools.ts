@@ -23,9 +23,11 @@ export function toolsNode(
   headers: RequestHeaders,
 ): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
   const version = req.headers["mcp-protocol-version"];
+  const ours = req as IncomingMessage & { originalUrl?: string; auth?: unknown };
   // Who asks: the learned tools that judge this call, or that its list teaches, are this caller's alone.
   const caller = tools.callerOf(
-    { header: (name) => req.headers[name], url: `${req.headers.host}${req.url}`, auth: (req as { auth?: unknown }).auth },
+    // Express strips a mount path from `req.url` (a tenant's path, say) and keeps the whole one in `originalUrl`.
+    { header: (name) => req.headers[name], url: `${req.headers.host}${ours.originalUrl ?? req.url}`, auth: ours.auth },
     nodeSha256,
   );
   const judged = tools.judge(body, era, Array.isArray(version) ? version[0] : version, headers, caller);
