@@ -20,7 +20,7 @@ import { type AddressInfo, connect, type Socket } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
-import { flood, loadBound, percentile, workloads, type Workload } from "./http.js";
+import { flood, loadBound, percentile, post, workloads, type Workload } from "./http.js";
 import { type LiveBench, type LiveBenchSettings, liveTable, runLiveBench } from "./live.js";
 import { balancedOrder, balancedRounds, formatRatio, spread, table, type Spread } from "./measure.js";
 
@@ -806,47 +806,77 @@ export function proxyTables(r: ProxyBenchResults): string {
   ].join("\n");
 }
 
-/** `--proxy-tools`: one valid workload's proxy and proxy --tools rounds, and the relay's CPU per request in both. */
+/** The variants of `--proxy --only tools`: nothing judged, the proxy, its tools given, and its tools learned per caller. */
+const TOOLS_VARIANTS = ["pass-through", "proxy", "tools", "learned"] as const;
+type ToolsVariant = (typeof TOOLS_VARIANTS)[number];
+
+/** `--proxy --only tools`: one valid workload's rounds in each variant, and the relay's CPU per request in each. */
 export interface ProxyToolsWorkload {
   label: string;
-  reqPerSec: { proxy: Spread; tools: Spread };
+  /**
+   * A tools/call, judged by the learned tools: held to --learn-tools on ÷ pass-through ≥ 0.95. A tools/list is learned
+   * from at each answer (read, and a log line), which is reported only.
+   */
+  call: boolean;
+  reqPerSec: Record<ToolsVariant, Spread>;
   /** Relay CPU µs per request: the median of the rounds, and over every round at once (the 10 ms ticks pooled). */
-  relayCpuUs: { proxy: Spread; tools: Spread };
-  pooledCpuUs: { proxy: number; tools: number };
+  relayCpuUs: Record<ToolsVariant, Spread>;
+  pooledCpuUs: Record<ToolsVariant, number>;
   toolsVsProxy: Spread;
-  statuses: { proxy: string; tools: string };
+  learnedVsPassThrough: Spread;
+  learnedVsTools: Spread;
+  statuses: Record<ToolsVariant, string>;
   load: number[];
 }
 
+/** A bearer token of 1 KiB, the size of a common JWT access token: what a learning proxy hashes for each call. */
+const BENCH_TOKEN = `Bearer ${"a1b2c3d4".repeat(128)}`;
+
 /**
- * Only the proxy --tools table's rounds: the proxy (`--learn-tools off`) and the same proxy given the upstream's own
- * tools/list answer, interleaved, on the valid workloads; nothing else of `--proxy` runs (a minute, not five).
+ * Only the proxy --tools table's rounds, on the valid workloads, each request carrying a 1 KiB bearer token: the
+ * proxy's `--pass-through`, the proxy (`--learn-tools off`), the same proxy given the upstream's own tools/list answer,
+ * and the same proxy with `--learn-tools on`, taught by that caller's own tools/list before the rounds, so that its
+ * tools/call is judged by the tools learned for its key (hashed per call); in a balanced order. Nothing else of
+ * `--proxy` runs (a minute or two, not five).
  */
 export async function runProxyToolsBench(settings: ProxyBenchSettings, log: (line: string) => void): Promise<ProxyToolsWorkload[]> {
   const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
   const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-tools-"));
   const launched: LaunchedProxy[] = [];
-  const agents = { proxy: benchAgent(settings.connections), tools: benchAgent(settings.connections) };
+  const agents = Object.fromEntries(TOOLS_VARIANTS.map((v) => [v, benchAgent(settings.connections)])) as Record<ToolsVariant, http.Agent>;
+  const perVariant = <T>(make: () => T) => Object.fromEntries(TOOLS_VARIANTS.map((v) => [v, make()])) as Record<ToolsVariant, T>;
   try {
     const toolsFile = join(dir, "tools.json");
     writeFileSync(toolsFile, await toolsListOf(upstream.url));
-    const proxy = await launchProxy(upstream.url, { args: ["--learn-tools", "off"] });
-    launched.push(proxy);
-    const tools = await launchProxy(upstream.url, { args: ["--tools", toolsFile, "--learn-tools", "off"] });
-    launched.push(tools);
-    const variants = { proxy, tools };
+    const args: Record<ToolsVariant, string[]> = {
+      "pass-through": ["--pass-through"],
+      proxy: ["--learn-tools", "off"],
+      tools: ["--tools", toolsFile, "--learn-tools", "off"],
+      learned: ["--learn-tools", "on"],
+    };
+    const variants = {} as Record<ToolsVariant, LaunchedProxy>;
+    for (const v of TOOLS_VARIANTS) {
+      variants[v] = await launchProxy(upstream.url, { args: args[v] });
+      launched.push(variants[v]);
+    }
+    const valid = workloads()
+      .filter((one) => one.traffic === "valid")
+      .map((one) => ({ ...one, headers: { ...one.headers, Authorization: BENCH_TOKEN } }));
+    // The caller's own list first: the learned proxy judges its calls from then on.
+    const list = valid.find((one) => one.key === "tools-list")!;
+    if ((await post(agents.learned, variants.learned.url, list)) !== 200) throw new Error("the learned proxy's tools/list failed");
     const results: ProxyToolsWorkload[] = [];
-    for (const w of workloads().filter((one) => one.traffic === "valid")) {
-      log(`proxy --tools: ${w.label}`);
-      const rps = { proxy: [] as number[], tools: [] as number[] };
-      const cpu = { proxy: [] as number[], tools: [] as number[] };
-      const pooled = { proxy: { us: 0, n: 0 }, tools: { us: 0, n: 0 } };
-      const statuses = { proxy: new Set<string>(), tools: new Set<string>() };
+    for (const w of valid) {
+      log(`proxy --tools and --learn-tools on: ${w.label}`);
+      const rps = perVariant(() => [] as number[]);
+      const cpu = perVariant(() => [] as number[]);
+      const pooled = perVariant(() => ({ us: 0, n: 0 }));
+      const statuses = perVariant(() => new Set<string>());
       const load: number[] = [];
-      for (const v of ["proxy", "tools"] as const) await flood(agents[v], variants[v].url, w, settings.warmupMs, settings.connections);
-      for (let round = 0; round < settings.rounds; round++) {
+      for (const v of TOOLS_VARIANTS) await flood(agents[v], variants[v].url, w, settings.warmupMs, settings.connections);
+      for (let round = 0; round < balancedRounds(TOOLS_VARIANTS.length, settings.rounds); round++) {
         load.push(loadavg()[0]!);
-        for (const v of round % 2 === 0 ? (["proxy", "tools"] as const) : (["tools", "proxy"] as const)) {
+        for (const v of balancedOrder(TOOLS_VARIANTS, round)) {
           const before = cpuUs(variants[v].child.pid!);
           const f = await flood(agents[v], variants[v].url, w, settings.roundMs, settings.connections);
           const used = cpuUs(variants[v].child.pid!) - before;
@@ -854,57 +884,66 @@ export async function runProxyToolsBench(settings: ProxyBenchSettings, log: (lin
           pooled[v].us += used;
           pooled[v].n += f.latencies.length;
           rps[v].push(f.reqPerSec);
-          for (const s of Object.keys(f.statuses)) statuses[v].add(s);
+          for (const status of Object.keys(f.statuses)) statuses[v].add(status);
         }
       }
+      const ratio = (a: ToolsVariant, b: ToolsVariant) => spread(rps[a].map((x, i) => x / rps[b][i]!));
       results.push({
         label: w.label,
-        reqPerSec: { proxy: spread(rps.proxy), tools: spread(rps.tools) },
-        relayCpuUs: { proxy: spread(cpu.proxy), tools: spread(cpu.tools) },
-        pooledCpuUs: { proxy: pooled.proxy.us / pooled.proxy.n, tools: pooled.tools.us / pooled.tools.n },
-        toolsVsProxy: spread(rps.tools.map((t, i) => t / rps.proxy[i]!)),
-        statuses: { proxy: [...statuses.proxy].join(" "), tools: [...statuses.tools].join(" ") },
+        call: w.key !== "tools-list",
+        reqPerSec: perVariantOf((v) => spread(rps[v])),
+        relayCpuUs: perVariantOf((v) => spread(cpu[v])),
+        pooledCpuUs: perVariantOf((v) => pooled[v].us / pooled[v].n),
+        toolsVsProxy: ratio("tools", "proxy"),
+        learnedVsPassThrough: ratio("learned", "pass-through"),
+        learnedVsTools: ratio("learned", "tools"),
+        statuses: perVariantOf((v) => [...statuses[v]].join(" ")),
         load,
       });
     }
     return results;
   } finally {
-    agents.proxy.destroy();
-    agents.tools.destroy();
+    for (const agent of Object.values(agents)) agent.destroy();
     for (const p of launched) await p.stop();
     await upstream.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+function perVariantOf<T>(value: (v: ToolsVariant) => T): Record<ToolsVariant, T> {
+  return Object.fromEntries(TOOLS_VARIANTS.map((v) => [v, value(v)])) as Record<ToolsVariant, T>;
+}
+
 export function proxyToolsTable(results: ProxyToolsWorkload[]): string {
   const range = (s: Spread) => `${formatRatio(s.median)} [${formatRatio(s.min)}–${formatRatio(s.max)}]`;
+  const each = (values: Record<ToolsVariant, number>) => TOOLS_VARIANTS.map((v) => values[v].toFixed(0)).join(", ");
   return table(
     [
-      "proxy --tools (the upstream's tools known)",
-      "proxy req/s",
-      "proxy --tools req/s",
+      "valid workload, 1 KiB bearer token",
+      "req/s: pass-through, proxy, --tools, --learn-tools on",
       "--tools ÷ proxy",
-      "relay CPU µs/req: proxy, --tools",
-      "pooled: proxy, --tools",
+      "--learn-tools on ÷ pass-through",
+      "--learn-tools on ÷ --tools",
+      "relay CPU µs/req (medians), same order",
+      "pooled, same order",
       "load average",
       "target",
       "result",
-      "status --tools",
+      "status --learn-tools on",
     ],
     results.map((w) => [
       w.label,
-      w.reqPerSec.proxy.median.toFixed(0),
-      w.reqPerSec.tools.median.toFixed(0),
+      each(perVariantOf((v) => w.reqPerSec[v].median)),
       range(w.toolsVsProxy),
-      `${w.relayCpuUs.proxy.median.toFixed(0)}, ${w.relayCpuUs.tools.median.toFixed(0)}`,
-      `${w.pooledCpuUs.proxy.toFixed(0)}, ${w.pooledCpuUs.tools.toFixed(0)}`,
+      range(w.learnedVsPassThrough),
+      range(w.learnedVsTools),
+      each(perVariantOf((v) => w.relayCpuUs[v].median)),
+      each(w.pooledCpuUs),
       `${Math.min(...w.load).toFixed(1)}–${Math.max(...w.load).toFixed(1)}`,
-      "≥ 0.95",
-      w.toolsVsProxy.median >= 0.95 ? "PASS" : "MISS",
-      w.statuses.tools,
+      w.call ? "--tools ÷ proxy ≥ 0.95; --learn-tools on ÷ pass-through ≥ 0.95" : "--tools ÷ proxy ≥ 0.95",
+      `${w.toolsVsProxy.median >= 0.95 ? "PASS" : "MISS"}${w.call ? `; ${w.learnedVsPassThrough.median >= 0.95 ? "PASS" : "MISS"}` : ""}`,
+      w.statuses.learned,
     ]),
-    [1, 2, 4, 5],
   );
 }
 

@@ -4,11 +4,15 @@
  * plus the tool's checks (its `Mcp-Param-*` header and its arguments, compiled by `wymcp compile`'s engine), in
  * interleaved rounds; target: with ÷ without ≤ 1.5× the time. And the worst cases a server's schema or a client's
  * arguments can make: compiling a deep `$ref` chain and the largest schema compiled, judging arguments nested to the
- * depth bound through a recursive `$ref`, and a pattern that backtracks (refused by the edge, timed to show why).
+ * depth bound through a recursive `$ref`, and a pattern that backtracks (refused by the edge, timed to show why). Then
+ * the same call judged by one caller's learned tools instead of given ones, its key (a 1 KiB bearer token, the URL)
+ * hashed per call as each face hashes it, against the given tools, in interleaved rounds: reported.
  */
 import { validateMcpRequest } from "../src/core/validate.js";
 import { DEFAULT_MAX_DEPTH } from "../src/core/depth.js";
-import { MAX_COMPILED_SCHEMA_UNITS, type ToolSchemaCompiler, ToolsAtEdge } from "../src/core/tools-at-edge.js";
+import { MAX_CALLERS, MAX_COMPILED_SCHEMA_UNITS, type ToolSchemaCompiler, ToolsAtEdge } from "../src/core/tools-at-edge.js";
+import type { CallerSource, Sha256 } from "../src/core/caller-key.js";
+import { nodeSha256 } from "../src/hosts/shared/node-tools.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { formatRatio, spread, table, type Spread } from "./measure.js";
 import type { Timing } from "./per-message.js";
@@ -30,6 +34,8 @@ export interface ToolsAtEdgeFigures {
   target: number;
   pass: boolean;
   worst: Array<{ case: string; ms: number; note: string }>;
+  /** The call judged by one caller's learned tools, per face's hash: calls per second, and ns added per call. */
+  perCaller: Array<{ hash: string; givenPerSec: Spread; learnedPerSec: Spread; addedNs: Spread }>;
 }
 
 /** A tool whose arguments exercise the usual keywords: strings with a pattern, integers, an array of small objects. */
@@ -78,6 +84,20 @@ function perSecond(run: () => unknown, ms: number): number {
     now = performance.now();
   }
   return n / (ms / 1000);
+}
+
+/** Calls per second of the process's CPU time, over about `ms` of it. */
+function cpuPerSecond(run: () => unknown, ms: number): number {
+  const began = process.cpuUsage();
+  let used = 0;
+  let n = 0;
+  while (used < ms * 1000) {
+    for (let i = 0; i < 64; i++) run();
+    n += 64;
+    const now = process.cpuUsage(began);
+    used = now.user + now.system;
+  }
+  return n / (used / 1e6);
 }
 
 function timeMs(run: () => unknown): number {
@@ -173,6 +193,8 @@ export async function runToolsAtEdgeBench(timing: Timing, log: (line: string) =>
       note: "the edge does not run it: reported, the call passes to the server",
     });
 
+  const perCaller = await perCallerRows(compile, text, headers, timing, log);
+
   return {
     argumentBytes: JSON.stringify(args).length,
     withoutPerSec: spread(a),
@@ -181,7 +203,56 @@ export async function runToolsAtEdgeBench(timing: Timing, log: (line: string) =>
     target: 1.5,
     pass: ratio.median <= 1.5,
     worst,
+    perCaller,
   };
+}
+
+/**
+ * The valid call judged by one caller's learned tools (the face full of callers, this one among them) against the same
+ * tools given: what telling callers apart costs a call, for each face's hash.
+ */
+async function perCallerRows(
+  compile: ToolSchemaCompiler,
+  text: string,
+  headers: Record<string, string>,
+  timing: Timing,
+  log: (line: string) => void,
+): Promise<ToolsAtEdgeFigures["perCaller"]> {
+  log("tools at the edge: the same call judged by one caller's learned tools, its key hashed per call");
+  const token = `Bearer ${"a1b2c3d4".repeat(128)}`;
+  const source: CallerSource = { header: (name) => (name === "authorization" ? token : undefined), url: "127.0.0.1:3000/mcp" };
+  const given = new ToolsAtEdge({ given: { tools: [reportTool()] }, compile });
+  const learned = new ToolsAtEdge({ compile });
+  for (let i = 0; i < MAX_CALLERS - 1; i++) learned.learnList([reportTool()], false, () => `caller-${i}`);
+  learned.learnList([reportTool()], false, learned.callerOf(source));
+  await Promise.all([given.settled(), learned.settled()]);
+  const judging = (tools: ToolsAtEdge, sha256?: Sha256) => () => {
+    const body = JSON.parse(text);
+    const verdict = validateMcpRequest(body, "modern", { headers });
+    const caller = sha256 === undefined && tools === given ? undefined : tools.callerOf(source, sha256);
+    if (verdict.outcome === "pass" && tools.judge(body, "modern", undefined, headers, caller) !== undefined)
+      throw new Error("the valid call was refused");
+    return verdict;
+  };
+  const rows: ToolsAtEdgeFigures["perCaller"] = [];
+  for (const [hash, sha256] of [
+    ["node:crypto (the Node faces, the proxy)", nodeSha256],
+    ["the core's SHA-256 (the Fetch faces)", undefined],
+  ] as const) {
+    const [withGiven, withLearned] = [judging(given), judging(learned, sha256)];
+    perSecond(withGiven, timing.warmupMs);
+    perSecond(withLearned, timing.warmupMs);
+    // CPU time, not the wall clock: on a shared machine other processes move the wall time far more than this does.
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let round = 0; round < timing.rounds; round++) {
+      const [first, second] = round % 2 === 0 ? [a, b] : [b, a];
+      first.push(cpuPerSecond(first === a ? withGiven : withLearned, timing.roundMs));
+      second.push(cpuPerSecond(second === a ? withGiven : withLearned, timing.roundMs));
+    }
+    rows.push({ hash, givenPerSec: spread(a), learnedPerSec: spread(b), addedNs: spread(a.map((x, i) => 1e9 / b[i]! - 1e9 / x)) });
+  }
+  return rows;
 }
 
 export function toolsAtEdgeTable(f: ToolsAtEdgeFigures): string {
@@ -203,6 +274,21 @@ export function toolsAtEdgeTable(f: ToolsAtEdgeFigures): string {
     table(
       ["worst case", "ms", "note"],
       f.worst.map((w) => [w.case, w.ms.toFixed(2), w.note]),
+    ),
+    "",
+    table(
+      [
+        `the same call, judged by one of ${MAX_CALLERS} callers' learned tools (key: a 1 KiB bearer token and the URL), hashed by`,
+        "given tools (calls per CPU second)",
+        "learned, per caller (calls per CPU second)",
+        "added per call, ns",
+      ],
+      f.perCaller.map((row) => [
+        row.hash,
+        perSec(row.givenPerSec),
+        perSec(row.learnedPerSec),
+        `${Math.round(row.addedNs.median)} [${Math.round(row.addedNs.min)}–${Math.round(row.addedNs.max)}]`,
+      ]),
     ),
   ].join("\n");
 }

@@ -17,6 +17,9 @@ export const TOOLS_FLAG_SPECS = {
   "argument-checks": { type: "string" },
 } as const;
 
+/** The flag of a face with many callers (`wymcp proxy`): the headers that tell them apart. */
+export const CALLER_HEADER_SPEC = { "caller-header": { type: "string", multiple: true } } as const;
+
 /** Help text of the tools flags. */
 export const TOOLS_FLAGS_USAGE = `  --tools FILE        the server's tools, given: a tools/list result (or a JSON-RPC response carrying one),
                       or what wymcp compile wrote (its folder, manifest.json or index.js); tools/call
@@ -27,7 +30,10 @@ export const TOOLS_FLAGS_USAGE = `  --tools FILE        the server's tools, give
   --argument-checks off
                       do not judge tools/call arguments (on by default)
   --param-header-checks off
-                      do not check Mcp-Param-{Name} headers against the tools' x-mcp-header (on by default)`;
+                      do not check Mcp-Param-{Name} headers against the tools' x-mcp-header (on by default)
+  --caller-header H   repeatable: a request header that tells callers apart (a key or tool selector of the
+                      server's own), besides Authorization, Cookie and Mcp-Session-Id: the tools one caller's
+                      list teaches judge only that caller's calls`;
 
 /** The tools flags, checked. */
 export interface ToolsFlags {
@@ -35,6 +41,8 @@ export interface ToolsFlags {
   learn: boolean;
   paramHeaders: boolean;
   arguments: boolean;
+  /** `--caller-header`, when given. */
+  callerHeaders?: string[];
 }
 
 /** The tools flags from `parseArgs` values. */
@@ -48,7 +56,16 @@ export function toolsFlags(values: Record<string, string | boolean | string[] | 
   };
   const file = values.tools;
   if (file !== undefined && (typeof file !== "string" || file === "")) throw new UsageError("--tools takes a file");
-  return { file, learn: onOff("learn-tools", false), paramHeaders: onOff("param-header-checks"), arguments: onOff("argument-checks") };
+  const callers = values["caller-header"];
+  if (callers !== undefined && (!Array.isArray(callers) || !callers.every((name) => /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name))))
+    throw new UsageError(`--caller-header takes a header name, not ${JSON.stringify(callers)}`);
+  return {
+    file,
+    learn: onOff("learn-tools", false),
+    paramHeaders: onOff("param-header-checks"),
+    arguments: onOff("argument-checks"),
+    ...(callers === undefined ? {} : { callerHeaders: callers }),
+  };
 }
 
 /**
@@ -73,6 +90,7 @@ export async function toolsFromFlags(flags: ToolsFlags, log: GateLog): Promise<T
   return {
     ...(given === undefined ? {} : { given }),
     learn: flags.learn,
+    ...(flags.callerHeaders ? { callerHeaders: flags.callerHeaders } : {}),
     paramHeaders: flags.paramHeaders,
     arguments: flags.arguments,
     ...(compile ? { compile } : {}),

@@ -5,10 +5,12 @@
  * `x-mcp-header` annotations (param-headers.ts), its arguments against the tool's `inputSchema`, compiled without `eval`
  * by an injected compiler. A failure is answered as the revision says: from 2025-11-25 on, and on the modern lane, a
  * `CallToolResult` with `isError: true` (an argument failure is a tool execution error); before, `-32602`. A tool the
- * face does not know, or whose schema could not be compiled, is passed on unjudged. Web APIs only.
+ * face does not know, or whose schema could not be compiled, is passed on unjudged. Given tools judge every caller;
+ * learned ones judge only the caller whose list taught them (caller-key.ts). Web APIs only.
  */
 import { answerId, errorResponse, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
 import type { Era } from "./era.js";
+import { type CallerKey, type CallerSource, callerHeaders, callerKeys, ONE_CALLER, type Sha256 } from "./caller-key.js";
 import type { RequestHeaders } from "./header-body.js";
 import { legacyRevisionOf } from "./legacy-revision.js";
 import { escapeText } from "./log-safe.js";
@@ -27,7 +29,7 @@ export type ToolSchemaCompiler = (schema: object) => CompileOutcome | Promise<Co
 
 /** What a face reports about its tools (to its log, or `onToolsEvent`). */
 export type ToolsEvent =
-  | { kind: "tools-learned"; tools: number; replaced: boolean }
+  | { kind: "tools-learned"; tools: number; replaced: boolean; callers: number }
   | { kind: "schema-not-compiled"; tool: string; reason: string }
   | { kind: "call-refused"; tool: string; id: JsonRpcId; check: ToolsRefusal["check"]; status: number; message: string };
 
@@ -40,10 +42,17 @@ export interface ToolsOptions {
    */
   given?: unknown;
   /**
-   * Learn the tools from the `tools/list` results the face relays (pages accumulate, a new first page replaces).
+   * Learn the tools from the `tools/list` results the face relays (pages accumulate, a new first page replaces). What
+   * one caller's list teaches judges that caller's calls alone.
    * @default `true`
    */
   learn?: boolean;
+  /**
+   * Request headers that tell callers apart, besides `Authorization`, `Cookie` and `Mcp-Session-Id` (and the URL, and the
+   * authentication the face hands the server): a server's own key or tool selector, such as `X-Api-Key`.
+   * @default none
+   */
+  callerHeaders?: readonly string[];
   /**
    * Check `Mcp-Param-{Name}` headers against the tools' `x-mcp-header` annotations (modern lane, HTTP).
    * @default `true`
@@ -95,6 +104,10 @@ export interface CallToolErrorAnswer {
 export const MAX_COMPILED_SCHEMA_UNITS = 32 * 1024;
 /** Distinct schemas compiled per face: a server that keeps changing its schemas cannot grow the face without bound. */
 export const MAX_COMPILED_SCHEMAS = 1024;
+/** Callers whose learned tools a face remembers: past it, the least recently used caller's are dropped. */
+export const MAX_CALLERS = 1024;
+/** Learned tools a face remembers over all its callers: past it, the least recently used callers' are dropped. */
+export const MAX_LEARNED_TOOLS = 128 * 1024;
 /** `tools/list` requests remembered until their answer (stream faces). */
 const MAX_WAITING_LISTS = 64;
 /** Longest tool name shown in an answer. */
@@ -104,13 +117,24 @@ const IS_ERROR_FROM = "2025-11-25";
 
 interface Known {
   declarations: readonly ParamDeclaration[] | undefined;
-  /** The schema's text, the key of its compiled validator; `undefined` when the tool lists no object schema. */
+  /**
+   * The schema's text, the key of its compiled validator; `undefined` when the tool lists no object schema, or one that
+   * is not run (past the bounds above).
+   */
   text: string | undefined;
+}
+
+const NO_SCHEMA: Known = Object.freeze({ declarations: undefined, text: undefined });
+
+/** One caller's learned tools, and the count of uses at its last one (the least recently used is dropped first). */
+interface Learned {
+  tools: Map<string, Known>;
+  used: number;
 }
 
 type Compiled = CompileOutcome | Promise<CompileOutcome>;
 
-const OPTION_KEYS = new Set(["given", "learn", "paramHeaders", "arguments", "compile", "onToolsEvent"]);
+const OPTION_KEYS = new Set(["given", "learn", "callerHeaders", "paramHeaders", "arguments", "compile", "onToolsEvent"]);
 
 /** The tools a face knows, and the checks they allow. One per face (per upstream). */
 export class ToolsAtEdge {
@@ -121,7 +145,16 @@ export class ToolsAtEdge {
   readonly #onEvent: ((event: ToolsEvent) => void) | undefined;
   /** Validators of a given compiled module, by tool name: they judge their tools whatever list is known. */
   readonly #given = new Map<string, ArgumentsValidator>();
-  #known = new Map<string, Known>();
+  /** The tools of a given list: every caller's, until that caller's own list is learned. */
+  readonly #givenList = new Map<string, Known>();
+  /** The tools learned, per caller (a salted digest), with when each caller last learned or called. */
+  readonly #callers = new Map<string, Learned>();
+  #learnedTools = 0;
+  /** Counts uses: a caller's `used` is the count at its last one (a field set per call, where moving a map entry is not). */
+  #uses = 0;
+  /** Each schema read once, whoever lists it: callers listing the same tools share their texts and declarations. */
+  readonly #schemas = new Map<string, Known>();
+  readonly #callerKeys: ReturnType<typeof callerKeys>;
   readonly #compiled = new Map<string, Compiled>();
   readonly #reported = new Set<string>();
   readonly #waiting = new Map<string, boolean>();
@@ -141,6 +174,7 @@ export class ToolsAtEdge {
     this.#arguments = flag("arguments");
     this.#compile = optionalFunction<ToolSchemaCompiler>("tools.compile", options.compile);
     this.#onEvent = optionalFunction<(event: ToolsEvent) => void>("tools.onToolsEvent", options.onToolsEvent);
+    this.#callerKeys = callerKeys(callerHeaders(options.callerHeaders));
     if (options.given !== undefined) for (const one of Array.isArray(options.given) ? options.given : [options.given]) this.#give(one);
   }
 
@@ -149,9 +183,22 @@ export class ToolsAtEdge {
     return this.#paramHeaders || this.#arguments;
   }
 
-  /** How many tools are known by a list (given or learned). */
+  /** How many tools judge the calls of the face's one caller (stdio's, or a caller no key names): given, or learned. */
   get size(): number {
-    return this.#known.size;
+    return (this.#callers.get(ONE_CALLER())?.tools ?? this.#givenList).size;
+  }
+
+  /** How many callers' learned tools are remembered. */
+  get callers(): number {
+    return this.#callers.size;
+  }
+
+  /**
+   * The caller of one request, by what it carries (`sha256`: the host's own, where it has a faster one). A face that
+   * learns nothing has one caller: given tools judge everyone.
+   */
+  callerOf(source: CallerSource, sha256?: Sha256): CallerKey {
+    return this.learns ? this.#callerKeys(source, sha256) : ONE_CALLER;
   }
 
   /** Whether a schema is being compiled: `judge` may then answer with a promise. */
@@ -171,7 +218,11 @@ export class ToolsAtEdge {
 
   #give(source: unknown): void {
     const tools = toolsOf(source);
-    if (tools) return this.learnList(tools, true);
+    if (tools) {
+      for (const tool of tools)
+        if (isObject(tool) && typeof tool.name === "string") this.#givenList.set(tool.name, this.#knownOf(tool.name, tool.inputSchema));
+      return;
+    }
     const table = isObject(source) && isObject(source.tools) ? source.tools : undefined;
     if (!table)
       throw new WymcpOptionError(
@@ -185,24 +236,56 @@ export class ToolsAtEdge {
   }
 
   /**
-   * Learns one page of tools: `continued` (its request named a cursor) adds it to the pages before; a first page replaces
-   * what was known.
+   * Learns one page of tools for `caller` (the face's one caller by default): `continued` (its request named a cursor)
+   * adds it to the pages before; a first page replaces what the caller knew. Other callers' tools are left alone.
    */
-  learnList(tools: readonly unknown[], continued: boolean): void {
-    const known = continued ? this.#known : new Map<string, Known>();
-    for (const tool of tools) {
-      if (!isObject(tool) || typeof tool.name !== "string") continue;
-      const schema = tool.inputSchema;
-      if (!isObject(schema)) {
-        known.set(tool.name, { declarations: undefined, text: undefined });
-        continue;
-      }
-      const text = JSON.stringify(schema);
-      known.set(tool.name, { declarations: this.#paramHeaders ? paramDeclarations(schema) : undefined, text });
-      if (this.#arguments && !this.#given.has(tool.name)) this.#compileOnce(tool.name, schema, text);
+  learnList(tools: readonly unknown[], continued: boolean, caller: CallerKey = ONE_CALLER): void {
+    const key = caller();
+    const before = this.#callers.get(key)?.tools;
+    this.#learnedTools -= before?.size ?? 0;
+    // A further page adds to what judged the caller until now: its pages before, or the given list.
+    const known = continued ? (before ?? new Map(this.#givenList)) : new Map<string, Known>();
+    for (const tool of tools)
+      if (isObject(tool) && typeof tool.name === "string") known.set(tool.name, this.#knownOf(tool.name, tool.inputSchema));
+    this.#callers.set(key, { tools: known, used: ++this.#uses });
+    this.#learnedTools += known.size;
+    if (this.#callers.size > MAX_CALLERS || this.#learnedTools > MAX_LEARNED_TOOLS) this.#forgetBeyondBounds(key);
+    this.#notify({ kind: "tools-learned", tools: tools.length, replaced: !continued, callers: this.#callers.size });
+  }
+
+  /** The least recently used callers dropped while past a bound; never `kept`, the caller just learned. */
+  #forgetBeyondBounds(kept: string): void {
+    const oldestFirst = [...this.#callers].sort(([, a], [, b]) => a.used - b.used);
+    for (const [key, learned] of oldestFirst) {
+      if (this.#callers.size <= MAX_CALLERS && this.#learnedTools <= MAX_LEARNED_TOOLS) return;
+      if (key === kept) continue;
+      this.#callers.delete(key);
+      this.#learnedTools -= learned.tools.size;
     }
-    this.#known = known;
-    this.#notify({ kind: "tools-learned", tools: tools.length, replaced: !continued });
+  }
+
+  /** One listed tool's schema as read for the checks: shared with every other tool listing the same schema. */
+  #knownOf(name: string, schema: unknown): Known {
+    if (!isObject(schema)) return NO_SCHEMA;
+    const text = JSON.stringify(schema);
+    let known = this.#schemas.get(text);
+    if (known === undefined) {
+      // Past the bounds a schema is not compiled: its reading is not kept, so that a caller's copy never grows with it.
+      const kept = text.length <= MAX_COMPILED_SCHEMA_UNITS && this.#schemas.size < MAX_COMPILED_SCHEMAS;
+      known = { declarations: this.#paramHeaders ? paramDeclarations(schema) : undefined, text: kept ? text : undefined };
+      if (kept) this.#schemas.set(text, known);
+    }
+    if (this.#arguments && !this.#given.has(name)) this.#compileOnce(name, schema, known.text ?? text);
+    return known;
+  }
+
+  /** The tools that judge `caller`'s calls: its own learned list, or the given one; the caller is then the most recent. */
+  #knownFor(caller: CallerKey): Map<string, Known> {
+    if (this.#callers.size === 0) return this.#givenList;
+    const learned = this.#callers.get(caller());
+    if (learned === undefined) return this.#givenList;
+    learned.used = ++this.#uses;
+    return learned.tools;
   }
 
   #compileOnce(tool: string, schema: object, text: string): void {
@@ -254,14 +337,16 @@ export class ToolsAtEdge {
    * The hook for the messages of the answer to `requestBody` (a face that sees each exchange: the HTTP faces), or
    * `undefined` when it asks for no list.
    */
-  watch(requestBody: unknown): ((message: unknown) => void) | undefined {
+  watch(requestBody: unknown, caller: CallerKey = ONE_CALLER): ((message: unknown) => void) | undefined {
     if (!this.learns || !this.active || !isListRequest(requestBody)) return undefined;
     const id = requestBody.id;
     const continued = hasCursor(requestBody);
+    // The key is taken now, from the request: the answer teaches the caller who asked.
+    const key = caller();
     return (message) => {
       if (isObject(message) && message.id === id) {
         const tools = toolsOf(message);
-        if (tools) this.learnList(tools, continued);
+        if (tools) this.learnList(tools, continued, () => key);
       }
     };
   }
@@ -289,15 +374,17 @@ export class ToolsAtEdge {
   /**
    * The answer to a `tools/call` that fails a check, or `undefined` to pass it on (a promise while its tool's schema is
    * still compiling). `protocolVersion`: the `MCP-Protocol-Version` header, or the revision a stdio session negotiated;
-   * `headers`: the request's, on HTTP (none on stdio, where no `Mcp-Param-*` header exists).
+   * `headers`: the request's, on HTTP (none on stdio, where no `Mcp-Param-*` header exists); `caller`: who asks
+   * (`callerOf`), the face's one caller by default.
    */
   judge(
     body: unknown,
     era: Era,
     protocolVersion: string | null | undefined,
     headers: RequestHeaders | undefined,
+    caller: CallerKey = ONE_CALLER,
   ): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
-    const judged = this.#judge(body, era, protocolVersion, headers);
+    const judged = this.#judge(body, era, protocolVersion, headers, caller);
     if (judged === undefined) return undefined;
     if (judged instanceof Promise) return judged.then((refusal) => this.#refused(body, refusal));
     return this.#refused(body, judged);
@@ -317,12 +404,13 @@ export class ToolsAtEdge {
     era: Era,
     protocolVersion: string | null | undefined,
     headers: RequestHeaders | undefined,
+    caller: CallerKey,
   ): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
     if (!isObject(body) || body.method !== "tools/call" || !isObject(body.params)) return undefined;
     const params = body.params;
     const name = params.name;
     if (typeof name !== "string") return undefined;
-    const known = this.#known.get(name);
+    const known = this.#knownFor(caller).get(name);
     const given = this.#given.get(name);
     if (known === undefined && given === undefined) return undefined;
     const args = params.arguments === undefined ? {} : params.arguments;

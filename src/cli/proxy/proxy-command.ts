@@ -12,7 +12,7 @@ import { type Live, startLive, takeLiveArgs } from "../live/live.js";
 import { type CommandTelemetry, commandTelemetry } from "../otel/start.js";
 import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "../../hosts/proxy/proxy.js";
 import { PROXY_USAGE } from "./usage.js";
-import { TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags } from "../tools-flags.js";
+import { CALLER_HEADER_SPEC, TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags } from "../tools-flags.js";
 
 /** `parseArgs` declarations of the proxy's flags: the gates' shared ones, its own, and the tools'. */
 export const PROXY_FLAG_SPECS = {
@@ -31,6 +31,7 @@ export const PROXY_FLAG_SPECS = {
   "header-checks": { type: "string" },
   "supported-versions": { type: "string" },
   ...TOOLS_FLAG_SPECS,
+  ...CALLER_HEADER_SPEC,
 } as const;
 
 /** The proxy's options from its command line. */
@@ -42,7 +43,7 @@ export function parseProxyArgs(argv: string[]): {
 } {
   const { values, positionals } = parseArgs({ args: argv, options: PROXY_FLAG_SPECS, allowPositionals: true, strict: true });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const { "allowed-host": _hosts, "allowed-origin": _origins, ...shared } = values;
+  const { "allowed-host": _hosts, "allowed-origin": _origins, "caller-header": _callers, ...shared } = values;
   const toolFlags = toolsFlags(values);
   const flags = { ...gateFlags(shared), ...httpFlags(values) };
   const placeholder = new URL("http://127.0.0.1/");

@@ -90,7 +90,7 @@ export function gateFetch(
           return locked;
         }
         // A call the server's tools refuse is answered here; the handler never sees it.
-        const refused = tools?.active ? await refusedByTools(tools, request, era, body) : undefined;
+        const refused = tools?.active ? await refusedByTools(tools, request, era, body, caller) : undefined;
         if (refused) {
           trace?.end();
           return refused;
@@ -101,7 +101,7 @@ export function gateFetch(
       const serve = () => handOn(handler, plain, request, host, caller, body);
       // With a trace, the handler runs in its context, so that the spans it makes nest under the request's.
       let response = await (trace ? trace.run(serve) : serve());
-      if (tools?.active && body !== undefined) response = learnedFrom(tools, body, response);
+      if (tools?.active && body !== undefined) response = learnedFrom(tools, body, response, request, caller);
       return reported(face, era, body, lockedResponse(face.toolLock, body, response), request, trace);
     } catch (error) {
       // The trace ends with the type of what was thrown (the answer is the 500 below, or the host's).

@@ -214,7 +214,7 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
   const tools = toolsOption(options.tools);
   const report = (request: Request, response: Response): Response => {
     const info = admitted.get(request);
-    if (tools?.active && info) response = learnedFrom(tools, info.body, response);
+    if (tools?.active && info) response = learnedFrom(tools, info.body, response, request);
     const trace = traces.get(request);
     if (trace) traces.delete(request);
     const locked = lockedResponse(face.toolLock, info?.body, response);

@@ -2,20 +2,36 @@
  * @module tools: the server's tools on a Fetch face: a `tools/call` the known tools refuse gets its answer here and never
  * reaches the handler; the answer to a `tools/list` is read as it passes, chunk by chunk, to learn the tools.
  */
+import type { CallerKey } from "../../core/caller-key.js";
 import type { Era } from "../../core/era.js";
 import type { ToolsAtEdge } from "../../core/tools-at-edge.js";
 import { learningTap } from "../../outbound/learn-tools.js";
 
-/** The answer to a body the known tools refuse, or `undefined` to hand it on. */
-export async function refusedByTools(tools: ToolsAtEdge, request: Request, era: Era, body: unknown): Promise<Response | undefined> {
-  const refusal = await tools.judge(body, era, request.headers.get("mcp-protocol-version"), request.headers);
+/**
+ * The answer to a body the known tools refuse, or `undefined` to hand it on. `auth`: what the face hands the handler as
+ * the caller's authentication (the gate's `authInfo`), which tells callers apart with the request's own headers.
+ */
+export async function refusedByTools(
+  tools: ToolsAtEdge,
+  request: Request,
+  era: Era,
+  body: unknown,
+  auth?: unknown,
+): Promise<Response | undefined> {
+  const refusal = await tools.judge(
+    body,
+    era,
+    request.headers.get("mcp-protocol-version"),
+    request.headers,
+    callerOf(tools, request, auth),
+  );
   return refusal && Response.json(refusal.response, { status: refusal.status });
 }
 
-/** The response, its body read as it passes when it answers a `tools/list`; otherwise the response itself. */
-export function learnedFrom(tools: ToolsAtEdge, body: unknown, response: Response): Response {
+/** The response, its body read as it passes when it answers a `tools/list` (teaching the caller who asked); otherwise the response itself. */
+export function learnedFrom(tools: ToolsAtEdge, body: unknown, response: Response, request: Request, auth?: unknown): Response {
   if (!tools.learns || !response.body) return response;
-  const tap = learningTap(tools, body, (name) => response.headers.get(name));
+  const tap = learningTap(tools, body, (name) => response.headers.get(name), callerOf(tools, request, auth));
   if (!tap) return response;
   const source = response.body.getReader();
   const stream = new ReadableStream<Uint8Array>({
@@ -33,6 +49,10 @@ export function learnedFrom(tools: ToolsAtEdge, body: unknown, response: Respons
     },
   });
   return new Response(stream, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function callerOf(tools: ToolsAtEdge, request: Request, auth: unknown): CallerKey {
+  return tools.callerOf({ header: (name) => request.headers.get(name), url: request.url, auth });
 }
 
 function quietly(run: () => void): void {

@@ -2,7 +2,9 @@
  * @module tools: the server's tools on a Node face: a `tools/call` the known tools refuse is answered here and never
  * reaches the server; the answer to a `tools/list` is tapped, after it is written, to learn the tools.
  */
+import * as nodeCrypto from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CallerKey } from "../../core/caller-key.js";
 import type { Era } from "../../core/era.js";
 import type { ToolsAtEdge, ToolsRefusal } from "../../core/tools-at-edge.js";
 import type { RequestHeaders } from "../../core/header-body.js";
@@ -23,17 +25,32 @@ export function toolsNode(
   refusing?: (refusal: ToolsRefusal) => void,
 ): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
   const version = req.headers["mcp-protocol-version"];
-  const judged = tools.judge(body, era, Array.isArray(version) ? version[0] : version, headers);
-  if (judged instanceof Promise) return judged.then((refusal) => settle(tools, res, body, refusal, refusing));
-  return settle(tools, res, body, judged, refusing);
+  const ours = req as IncomingMessage & { originalUrl?: string; auth?: unknown };
+  // Who asks: the learned tools that judge this call, or that its list teaches, are this caller's alone.
+  const caller = tools.callerOf(
+    // Express strips a mount path from `req.url` (a tenant's path, say) and keeps the whole one in `originalUrl`.
+    { header: (name) => req.headers[name], url: `${req.headers.host}${ours.originalUrl ?? req.url}`, auth: ours.auth },
+    nodeSha256,
+  );
+  const judged = tools.judge(body, era, Array.isArray(version) ? version[0] : version, headers, caller);
+  if (judged instanceof Promise) return judged.then((refusal) => settle(tools, res, body, refusal, caller, refusing));
+  return settle(tools, res, body, judged, caller, refusing);
 }
 
-/** A refusal written to `res` (`refusing` told first: the answer is wymcp's), or the answer to a `tools/list` tapped. */
+/** `crypto.hash`, the one-shot digest (Node 20.12 on), which skips the Hash object `createHash` makes. */
+const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: string) => string }).hash;
+
+/** Node's own SHA-256, for the caller's digest: native, where the core's is JavaScript. */
+export function nodeSha256(text: string): string {
+  return oneShot ? oneShot("sha256", text) : nodeCrypto.createHash("sha256").update(text).digest("hex");
+}
+
 function settle(
   tools: ToolsAtEdge,
   res: ServerResponse,
   body: unknown,
   refusal: ToolsRefusal | undefined,
+  caller: CallerKey,
   refusing: ((refusal: ToolsRefusal) => void) | undefined,
 ): ToolsRefusal | undefined {
   if (refusal) {
@@ -42,15 +59,15 @@ function settle(
     res.writeHead(refusal.status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
     return refusal;
   }
-  if (tools.learns) learnFromNode(tools, res, body);
+  if (tools.learns) learnFromNode(tools, res, body, caller);
   return undefined;
 }
 
 /** Taps the answer to a `tools/list` request after each write: the response goes out as the handler writes it. */
-function learnFromNode(tools: ToolsAtEdge, res: ServerResponse, body: unknown): void {
+function learnFromNode(tools: ToolsAtEdge, res: ServerResponse, body: unknown, caller: CallerKey): void {
   let head: Record<string, string | undefined> | undefined;
   const header = (name: "content-type" | "content-encoding") => head?.[name] ?? text(res.getHeader(name));
-  const tap = learningTap(tools, body, header);
+  const tap = learningTap(tools, body, header, caller);
   if (!tap) return;
   const { writeHead, write, end } = res;
   const push = (data: unknown) => {

@@ -1,6 +1,6 @@
 /**
  * @module tools-log: the lines `wymcp proxy` and `wymcp stdio` write about the server's tools at the edge: tools
- * learned, a call refused, a schema not compiled.
+ * learned (for whom never said: the caller's key stays out of the log), a call refused, a schema not compiled.
  */
 import type { GateLog } from "../../core/gate-log.js";
 import type { ToolsEvent } from "../../core/tools-at-edge.js";
@@ -10,8 +10,8 @@ export function logToolsEvent(log: GateLog, event: ToolsEvent): void {
   if (event.kind === "tools-learned")
     log.line(
       "tools-learned",
-      { tools: event.tools, replaced: event.replaced },
-      `learned ${event.tools} tool(s) from tools/list${event.replaced ? "" : " (a further page)"}`,
+      { tools: event.tools, replaced: event.replaced, callers: event.callers },
+      `learned ${event.tools} tool(s) from tools/list${event.replaced ? "" : " (a further page)"} for the caller who asked (${event.callers} caller(s) remembered)`,
     );
   else if (event.kind === "call-refused")
     log.line(
