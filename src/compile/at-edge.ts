@@ -58,7 +58,8 @@ export async function edgeCompiler(options: EdgeCompilerOptions = {}): Promise<T
   return async function compileInputSchema(schema: object): Promise<CompileOutcome> {
     let text: string;
     try {
-      const [group] = compileSchemas([{ key: "input", schema, dialect: dialectOf(schema) }], { regExp, formats });
+      const judged = formats ? schema : withoutFormatPatterns(schema);
+      const [group] = compileSchemas([{ key: "input", schema: judged, dialect: dialectOf(judged) }], { regExp, formats });
       if (!group) return { ok: false, reason: "the engine compiled nothing" };
       // The module is a function of the engine: a `data:` module cannot import a package, so the engine is handed in.
       text = [
@@ -77,6 +78,27 @@ export async function edgeCompiler(options: EdgeCompilerOptions = {}): Promise<T
     };
     return { ok: true, validate: loaded.validatorWith(regExp) };
   };
+}
+
+/** Keywords whose values are data, not schemas: nothing in them is a keyword. */
+const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples"]);
+
+/**
+ * `schema` without the `pattern`s that sit beside a `format`: Zod writes a format's own expression there, and its check
+ * of the value is not that expression (`z.ipv6()` serves `::ffff:192.168.0.1`, which the pattern it writes refuses), so
+ * where a format is an annotation, the pattern that restates it is one too. A copy; the server's schema is not changed.
+ */
+export function withoutFormatPatterns<T>(schema: T, depth = 0): T {
+  if (typeof schema !== "object" || schema === null || depth > 512) return schema;
+  if (Array.isArray(schema)) return schema.map((item) => withoutFormatPatterns(item, depth + 1)) as T;
+  const record = schema as Record<string, unknown>;
+  const drop = typeof record.format === "string" && typeof record.pattern === "string";
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (drop && key === "pattern") continue;
+    out[key] = DATA_KEYWORDS.has(key) ? value : withoutFormatPatterns(value, depth + 1);
+  }
+  return out as T;
 }
 
 function firstLine(error: unknown): string {
