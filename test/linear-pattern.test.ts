@@ -165,6 +165,7 @@ describe("what the linear-time engine cannot run is refused at compilation, neve
     ["^(?<c>\\w)\\k<c>$", /a backreference/],
     ["^a{1001}$", /a repeat counted past 1000/],
     ["^(?:(?:a{100}){100})$", /invalid repeat count/],
+    ["\\d{1,500}\\d{1,500}x", /a program of 2001 instructions, past 1000/],
   ];
   for (const [pattern, reason] of inexpressible)
     test(`/${pattern}/u: ${reason.source}`, () => {

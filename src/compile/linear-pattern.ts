@@ -4,8 +4,9 @@
  * ECMAScript's in places that would change a verdict (`.` takes `\r` and U+2028, `\s` lacks U+00A0 and U+FEFF, no
  * `\u` escape, `$` and the property names spelled otherwise), so the pattern is not handed over as it is: it is parsed
  * with ECMAScript's grammar and written out again in RE2's, every character as a code point and every class as its
- * ranges. What RE2 cannot run in linear time (a lookaround, a backreference, a repeat counted past 1,000) throws
- * `InexpressiblePattern`, and the schema is then not run at the edge.
+ * ranges. What RE2 cannot run in linear time (a lookaround, a backreference, a repeat counted past 1,000), or only with
+ * a program too large for a small cost per character, throws `InexpressiblePattern`, and the schema is then not run at
+ * the edge.
  */
 
 /** Why a pattern cannot be run on the linear-time engine; Ajv's compilation fails with it. */
@@ -21,8 +22,16 @@ export interface RegExpEngine {
 
 /** The part of re2js's `RE2JS` class the engine uses. */
 export interface Re2Like {
-  compile(pattern: string): { test(input: string): boolean };
+  compile(pattern: string): { test(input: string): boolean; programSize(): number };
 }
+
+/**
+ * Most instructions of a pattern's RE2 program. Linear time is a bound of n × the program's size: where RE2's DFA cache
+ * overflows, it runs each character through every live instruction. Past this, one character can cost microseconds, so
+ * such a pattern (counted repeats of hundreds, side by side) is not run at the edge; docs/performance.md gives the
+ * cost per KiB at the bound.
+ */
+export const MAX_PROGRAM_SIZE = 1000;
 
 /** The name a compiled module's code refers to the engine by; the module is a function of it. */
 export const LINEAR_ENGINE_NAME = "linearRegExp";
@@ -49,12 +58,19 @@ export function linearRegExp(re2: Re2Like): RegExpEngine {
       if (!(error instanceof InexpressiblePattern)) throw error;
       throw new InexpressiblePattern(`a pattern the linear-time engine cannot run (${error.message})`);
     }
+    let compiled: ReturnType<Re2Like["compile"]>;
     try {
-      return re2.compile(translated);
+      compiled = re2.compile(translated);
     } catch (error) {
       const reason = String(error instanceof Error ? error.message : error).slice(0, 120);
       throw new InexpressiblePattern(`a pattern the linear-time engine cannot run (${reason})`);
     }
+    const size = compiled.programSize();
+    if (size > MAX_PROGRAM_SIZE)
+      throw new InexpressiblePattern(
+        `a pattern the linear-time engine cannot run (a program of ${size} instructions, past ${MAX_PROGRAM_SIZE})`,
+      );
+    return compiled;
   };
   return Object.assign(engine, { code: LINEAR_ENGINE_NAME });
 }
