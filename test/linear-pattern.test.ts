@@ -182,3 +182,19 @@ describe("what the linear-time engine cannot run is refused at compilation, neve
     for (const pattern of ["a{,3}", "[", "\\-", "a**", "\\p{Nope}"]) assert.throws(() => engine(pattern, "u"), SyntaxError, pattern);
   });
 });
+
+describe("through the edge's compiler", () => {
+  test("two patterns in one schema each judge their own property (Ajv keys its patterns by the engine's text of them)", async () => {
+    const { edgeCompiler } = await import("../src/compile/at-edge.js");
+    const compile = await edgeCompiler();
+    if (typeof compile !== "function") throw new Error(compile.missing);
+    const outcome = await compile({
+      type: "object",
+      properties: { a: { type: "string", pattern: "^a+$" }, b: { type: "string", pattern: "^b+$" } },
+    });
+    assert.ok(outcome.ok);
+    assert.equal(outcome.validate({ a: "aaa", b: "bbb" }).valid, true);
+    assert.equal(outcome.validate({ a: "aaa", b: "aaa" }).valid, false);
+    assert.equal(outcome.validate({ a: "bbb", b: "bbb" }).valid, false);
+  });
+});
