@@ -31,6 +31,8 @@ test("the benchmark runs end to end in quick mode and prints every section", () 
       "## The transport headers",
       "## Adversarial bodies",
       "### Long member names",
+      "### Patterns a server declares",
+      "Edge pattern bound:",
     ]) {
       assert.ok(run.stdout.includes(heading), `missing heading ${heading}`);
     }

@@ -9,6 +9,11 @@ import { createLog } from "../src/core/gate-log.js";
 import type { ArgumentsValidator, ToolSchemaCompiler } from "../src/core/tools-at-edge.js";
 import { baseKind, type FormatTools, pythonFormatTools, zodFormatTools } from "./support/format-tools.js";
 import { updatingGoldens } from "./support/golden.js";
+import { assertFreshDist } from "./support/built.js";
+import { MODERN_META } from "./support/messages.js";
+import { startProxy } from "./support/proxy.js";
+import { startMcpServerHttp } from "./support/python-servers.js";
+import { transportHeaders } from "./support/transport-headers.js";
 import { repoRoot } from "./support/spec.js";
 
 const DOC = join(repoRoot, "docs", "validation.md");
@@ -184,5 +189,42 @@ describe("the command line's --formats reaches the tools at the edge", () => {
     };
     assert.equal(await verdict(undefined), true);
     assert.equal(await verdict("strict"), false);
+  });
+});
+
+describe("behind wymcp proxy --learn-tools on, a Python MCPServer's tools", { timeout: 180_000 }, () => {
+  test("the issue's three calls (datetime without an offset, time, a UUID without hyphens) are answered as the server alone answers them", async () => {
+    assertFreshDist();
+    const server = await startMcpServerHttp("formats-http");
+    const proxy = await startProxy(["--upstream", server.url.href, "--learn-tools", "on"]);
+    try {
+      const post = async (base: URL, body: Record<string, unknown>) => {
+        const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", ...transportHeaders(body) };
+        const response = await fetch(new URL(server.url.pathname, base), { method: "POST", headers, body: JSON.stringify(body) });
+        const text = await response.text();
+        const json = text.startsWith("{") ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? "null");
+        return JSON.parse(json) as { result?: { isError?: boolean; tools?: unknown[] } };
+      };
+      const list = await post(proxy.url, { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } });
+      assert.ok((list.result?.tools?.length ?? 0) > 0, "the proxy relayed the list, and learned it");
+      for (const [tool, v] of [
+        ["k_datetime", "2024-05-01T10:00:00"],
+        ["k_time", "10:20:30"],
+        ["k_uuid", "123e4567e89b12d3a456426614174000"],
+        ["k_datetime", "not a date"],
+      ] as const) {
+        const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { _meta: MODERN_META, name: tool, arguments: { v } } };
+        const [gated, alone] = [await post(proxy.url, call), await post(server.url, call)];
+        assert.equal(gated.result?.isError === true, alone.result?.isError === true, `${tool} ${JSON.stringify(v)}`);
+        assert.equal(
+          alone.result?.isError === true,
+          v === "not a date",
+          `the server alone ${v === "not a date" ? "refuses" : "serves"} ${v}`,
+        );
+      }
+    } finally {
+      await proxy.stop();
+      await server.stop();
+    }
   });
 });
