@@ -154,19 +154,25 @@ export async function runAdversarialEdge(settings: EdgeSettings, log: (line: str
   return { settings, rows, patterns, seconds: (performance.now() - started) / 1000 };
 }
 
-/** CPU microseconds of `run`, the least of `samples` tries. */
-function cpuMicros(run: () => void, samples: number): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < samples; i++) {
+/**
+ * CPU microseconds of one `run`: calls batched until a batch takes at least 2 ms (a call of a few microseconds is
+ * measured as well as a long one), the least of `samples` batches.
+ */
+function cpuPerCall(run: () => void, samples: number): number {
+  let calls = 1;
+  const batch = () => {
     const start = process.cpuUsage();
-    run();
+    for (let i = 0; i < calls; i++) run();
     const used = process.cpuUsage(start);
-    best = Math.min(best, used.user + used.system);
-  }
+    return used.user + used.system;
+  };
+  while (batch() < 2000 && calls < 1 << 20) calls *= 2;
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < samples; i++) best = Math.min(best, batch() / calls);
   return best;
 }
 
-/** The edge pattern bound: each shape's judgement at n and 10n, ten calls at n against one at 10n. */
+/** The edge pattern bound: each shape's judgement at n and at 10n, CPU time per call. */
 async function measurePatterns(compile: ToolSchemaCompiler, n: number, samples: number): Promise<PatternRow[]> {
   const rows: PatternRow[] = [];
   for (const shape of PATTERN_SHAPES) {
@@ -177,20 +183,13 @@ async function measurePatterns(compile: ToolSchemaCompiler, n: number, samples: 
     const judge = (b: Record<string, unknown>) => tools.judge(b, "modern", undefined, {});
     const refusal = judge(large);
     const verdict = refusal instanceof Promise ? "compiling" : refusal ? refusal.check : "pass";
-    const tenSmall = () => {
-      for (let i = 0; i < 10; i++) judge(small);
-    };
-    tenSmall();
-    const microsAtN = cpuMicros(tenSmall, samples) / 10;
-    const microsAt10N = cpuMicros(() => judge(large), samples);
+    const microsAtN = cpuPerCall(() => judge(small), samples);
+    const microsAt10N = cpuPerCall(() => judge(large), samples);
     let nativeRatio: number | undefined;
     if (shape.growth !== "exponential" && !shape.key) {
       const native = new RegExp(shape.pattern, "u");
       const [a, b] = [shape.text(n / 10), shape.text(n)];
-      const tenA = () => {
-        for (let i = 0; i < 10; i++) native.test(a);
-      };
-      nativeRatio = (cpuMicros(() => native.test(b), Math.min(3, samples)) * 10) / cpuMicros(tenA, Math.min(3, samples));
+      nativeRatio = cpuPerCall(() => native.test(b), Math.min(3, samples)) / cpuPerCall(() => native.test(a), Math.min(3, samples));
     }
     const label = `${shape.key ? "patternProperties key" : "pattern"} /${shape.pattern}/`;
     rows.push({ label, growth: shape.growth, n, microsAtN, microsAt10N, ratio: microsAt10N / microsAtN, verdict, nativeRatio });
