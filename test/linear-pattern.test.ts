@@ -178,6 +178,17 @@ describe("what the linear-time engine cannot run is refused at compilation, neve
       );
     });
 
+  test("an engine reads a bounded number of distinct Unicode properties (each a scan of every code point); past it a pattern is not run", () => {
+    const two = linearRegExp(RE2JS, 2);
+    assert.equal(two("^\\p{L}+$", "u").test("é"), true);
+    assert.equal(two("^[\\p{N}\\P{L}]+$", "u").test("1"), true);
+    assert.equal(two("^\\p{L}\\p{N}$", "u").test("a1"), true, "a property already read costs nothing more");
+    assert.throws(
+      () => two("^\\p{Lu}$", "u"),
+      (error: unknown) => error instanceof InexpressiblePattern && /a Unicode property past the 2 this engine reads/.test(error.message),
+    );
+  });
+
   test("a pattern that is no regular expression under the u flag throws RegExp's own SyntaxError, as Ajv's compilation does", () => {
     for (const pattern of ["a{,3}", "[", "\\-", "a**", "\\p{Nope}"]) assert.throws(() => engine(pattern, "u"), SyntaxError, pattern);
   });

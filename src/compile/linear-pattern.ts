@@ -33,6 +33,12 @@ export interface Re2Like {
  */
 export const MAX_PROGRAM_SIZE = 1000;
 
+/**
+ * Distinct Unicode properties (`\p{…}`) one engine reads: each costs a scan of every code point (tens of milliseconds)
+ * the first time, in the turn that compiles its schema, so a server listing many cannot hold the event loop for long.
+ */
+export const MAX_PROPERTIES = 8;
+
 /** The name a compiled module's code refers to the engine by; the module is a function of it. */
 export const LINEAR_ENGINE_NAME = "linearRegExp";
 
@@ -41,19 +47,27 @@ const COUNTED = /\{(\d+)(,(\d*))?\}/y;
 const MAX_REPEAT = 1000;
 const MAX_CODE_POINT = 0x10ffff;
 
-type Range = [number, number];
+/** Code points from the first to the last, both included. */
+export type Range = [number, number];
 
 /**
  * The engine for Ajv: checks the pattern as the SDK's Ajv would (`new RegExp(pattern, "u")`, which compiles and never
  * runs it), translates it, and compiles the translation with RE2.
  */
-export function linearRegExp(re2: Re2Like): RegExpEngine {
+export function linearRegExp(re2: Re2Like, maxProperties = MAX_PROPERTIES): RegExpEngine {
+  const used = new Set<string>();
+  const property = (name: string) => {
+    if (!used.has(name) && used.size >= maxProperties)
+      throw new InexpressiblePattern(`a Unicode property past the ${maxProperties} this engine reads (\\p{${name}})`);
+    used.add(name);
+    return propertySet(name);
+  };
   const engine = (pattern: string, flags: string) => {
     if (flags !== "u") throw new InexpressiblePattern(`a pattern read with flags "${flags}" (only "u" is translated)`);
     new RegExp(pattern, "u");
     let translated: string;
     try {
-      translated = toRe2(pattern);
+      translated = toRe2(pattern, property);
     } catch (error) {
       if (!(error instanceof InexpressiblePattern)) throw error;
       throw new InexpressiblePattern(`a pattern the linear-time engine cannot run (${error.message})`);
@@ -76,15 +90,18 @@ export function linearRegExp(re2: Re2Like): RegExpEngine {
 }
 
 /** `pattern` (valid under ECMAScript's `u` flag) in RE2's syntax, with the same meaning. */
-export function toRe2(pattern: string): string {
-  return new Translator(pattern).pattern();
+export function toRe2(pattern: string, property: (name: string) => Range[] = propertySet): string {
+  return new Translator(pattern, property).pattern();
 }
 
 /** A recursive-descent reader of ECMAScript's `u`-mode grammar that writes RE2's; `at` is the next unread unit. */
 class Translator {
   private at = 0;
 
-  constructor(private readonly source: string) {}
+  constructor(
+    private readonly source: string,
+    private readonly property: (name: string) => Range[],
+  ) {}
 
   pattern(): string {
     const out = this.disjunction();
@@ -252,7 +269,7 @@ class Translator {
       case "p":
       case "P": {
         const close = source.indexOf("}", this.at);
-        const set = propertySet(source.slice(this.at + 1, close));
+        const set = this.property(source.slice(this.at + 1, close));
         this.at = close + 1;
         return c === "p" ? set : complement(set);
       }
