@@ -178,6 +178,15 @@ describe("what the linear-time engine cannot run is refused at compilation, neve
       );
     });
 
+  test("a pattern of more atoms than RE2 would run is refused before RE2 parses it, however large its classes", () => {
+    for (const pattern of ["x".repeat(1001), "[^\\p{L}\\p{N}]".repeat(1001)])
+      assert.throws(
+        () => engine(pattern, "u"),
+        (error: unknown) => error instanceof InexpressiblePattern && /a program past 1000 instructions/.test(error.message),
+      );
+    assert.equal(engine("x".repeat(990), "u").test("x".repeat(990)), true);
+  });
+
   test("an engine reads a bounded number of distinct Unicode properties (each a scan of every code point); past it a pattern is not run", () => {
     const two = linearRegExp(RE2JS, 2);
     assert.equal(two("^\\p{L}+$", "u").test("é"), true);

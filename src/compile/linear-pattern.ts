@@ -33,6 +33,9 @@ export interface Re2Like {
  */
 export const MAX_PROGRAM_SIZE = 1000;
 
+/** Longest translation handed to RE2: a class of a few thousand ranges is a few tens of KiB, a thousand of them is not parsed. */
+const MAX_TRANSLATED_UNITS = 1 << 20;
+
 /**
  * Distinct Unicode properties (`\p{…}`) one engine reads: each costs a scan of every code point (tens of milliseconds)
  * the first time, in the turn that compiles its schema, so a server listing many cannot hold the event loop for long.
@@ -97,6 +100,9 @@ export function toRe2(pattern: string, property: (name: string) => Range[] = pro
 /** A recursive-descent reader of ECMAScript's `u`-mode grammar that writes RE2's; `at` is the next unread unit. */
 class Translator {
   private at = 0;
+  /** Atoms written, and units of text: each atom is at least one instruction, so past the bound RE2 need not parse it. */
+  private atoms = 0;
+  private units = 0;
 
   constructor(
     private readonly source: string,
@@ -143,6 +149,14 @@ class Translator {
   }
 
   private atom(): string {
+    const out = this.atomText();
+    this.units += out.length;
+    if (++this.atoms > MAX_PROGRAM_SIZE || this.units > MAX_TRANSLATED_UNITS)
+      throw new InexpressiblePattern(`a program past ${MAX_PROGRAM_SIZE} instructions`);
+    return out;
+  }
+
+  private atomText(): string {
     const { source } = this;
     const c = source[this.at]!;
     if (c === "(") {
