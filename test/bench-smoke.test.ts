@@ -51,6 +51,8 @@ test("the benchmark runs end to end in quick mode, prints every section, and lea
       "## The transport headers",
       "## Adversarial bodies",
       "### Long member names",
+      "### Patterns a server declares",
+      "Edge pattern bound:",
     ]) {
       assert.ok(run.stdout.includes(heading), `missing heading ${heading}`);
     }

@@ -130,7 +130,7 @@ describe("gateNode: the tools learned from the SDK v2 server's own tools/list", 
     assert.equal(own.message.error?.code, -32020);
   });
 
-  test("a schema the edge does not run (a quantified group holding a quantifier) is reported once, and its calls reach the server", async () => {
+  test("a schema the edge does not run (a backreference) is reported once, and its calls reach the server", async () => {
     const before = handler.calls();
     const odd = await post(gated.url, "modern", "tools/call", { name: "odd", arguments: { word: 5 } });
     assert.equal(handler.calls(), before + 1);
@@ -141,7 +141,7 @@ describe("gateNode: the tools learned from the SDK v2 server's own tools/list", 
       {
         kind: "schema-not-compiled",
         tool: "odd",
-        reason: "a pattern with a quantified group that holds a quantifier or an alternation (backtracking)",
+        reason: "a pattern the linear-time engine cannot run (a backreference)",
       },
     ]);
   });
@@ -313,7 +313,7 @@ describe("wymcp proxy --tools FILE in front of the SDK v2 server", { timeout: 12
     assert.match(textOf(odd.message)!, /^Input validation error/, "the server answered it");
     assert.match(
       listed.stderr(),
-      /the inputSchema of tool "odd" is not compiled \(a pattern with a quantified group that holds a quantifier or an alternation \(backtracking\)\): its calls pass unjudged/,
+      /the inputSchema of tool "odd" is not compiled \(a pattern the linear-time engine cannot run \(a backreference\)\): its calls pass unjudged/,
     );
   });
 

@@ -2,6 +2,7 @@
  * @module tools-flags: the flags `wymcp proxy` and `wymcp stdio` take for the server's own tools (`--tools FILE`, and
  * one switch per check), the file read into the faces' `tools` option, and the lines the log writes about them.
  */
+import type { Formats } from "../core/formats.js";
 import type { ToolsOptions } from "../core/tools-at-edge.js";
 import { edgeCompiler } from "../compile/at-edge.js";
 import { readToolsFile, ToolsFileError } from "../compile/tools-file.js";
@@ -70,9 +71,10 @@ export function toolsFlags(values: Record<string, string | boolean | string[] | 
 
 /**
  * The faces' `tools` option from the flags: the file read (a usage error when it holds no tools), `wymcp compile`'s
- * engine for the schemas listed or learned, and the log's lines; `undefined` when every check is off.
+ * engine for the schemas listed or learned (asserting formats only under `--formats strict`, as the face does), and the
+ * log's lines; `undefined` when every check is off.
  */
-export async function toolsFromFlags(flags: ToolsFlags, log: GateLog): Promise<ToolsOptions | undefined> {
+export async function toolsFromFlags(flags: ToolsFlags, log: GateLog, formats?: Formats): Promise<ToolsOptions | undefined> {
   if (!flags.paramHeaders && !flags.arguments) return undefined;
   if (!flags.file && !flags.learn) return undefined;
   let given: unknown[] | undefined;
@@ -83,7 +85,7 @@ export async function toolsFromFlags(flags: ToolsFlags, log: GateLog): Promise<T
   }
   let compile: ToolsOptions["compile"];
   if (flags.arguments) {
-    const compiler = await edgeCompiler();
+    const compiler = await edgeCompiler({ formats });
     if (typeof compiler === "function") compile = compiler;
     else log.line("tools-no-compiler", { reason: compiler.missing }, `tools/call arguments are not judged: ${compiler.missing}`);
   }

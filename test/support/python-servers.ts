@@ -23,11 +23,11 @@ export interface PythonHttpServer {
 
 /**
  * The official SDK's `MCPServer` over Streamable HTTP on a free loopback port: the echo tools (with `header-http`, also a
- * tool whose argument carries `x-mcp-header`), or with `features-http`
- * every feature of test/support/feature-server.ts.
+ * tool whose argument carries `x-mcp-header`), or with `features-http` every feature of test/support/feature-server.ts,
+ * or with `formats-http` the tools of test/python/format_tools.py.
  */
 export async function startMcpServerHttp(
-  mode: "mcpserver-http" | "features-http" | "header-http" = "mcpserver-http",
+  mode: "mcpserver-http" | "features-http" | "header-http" | "formats-http" = "mcpserver-http",
 ): Promise<PythonHttpServer> {
   const python = await pythonEnv();
   const child = spawn(python, [ECHO_SERVERS, mode], { env: PYTHON_ENV, stdio: ["ignore", "pipe", "pipe"] });

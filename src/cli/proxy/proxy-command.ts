@@ -158,7 +158,7 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   let tools;
   let live: Live | undefined;
   try {
-    tools = parsed.toolFlags && !options.passThrough ? await toolsFromFlags(parsed.toolFlags, log) : undefined;
+    tools = parsed.toolFlags && !options.passThrough ? await toolsFromFlags(parsed.toolFlags, log, options.formats) : undefined;
   } catch (error) {
     process.stderr.write(`wymcp proxy: ${(error as Error).message}\n`);
     await otel?.shutdown();

@@ -60,7 +60,7 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
   let tools;
   let live: Live | undefined;
   try {
-    tools = parsed.options.passThrough ? undefined : await toolsFromFlags(parsed.toolFlags, log);
+    tools = parsed.options.passThrough ? undefined : await toolsFromFlags(parsed.toolFlags, log, parsed.options.formats);
   } catch (error) {
     process.stderr.write(`wymcp stdio: ${(error as Error).message}\n`);
     await otel?.shutdown();
