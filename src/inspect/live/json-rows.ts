@@ -5,6 +5,7 @@
  * outlived every scavenge of its life and died in the old generation). Each row is made into JSON once, for every page.
  * No host type.
  */
+import { joinArray, type RowsPage } from "../ring.js";
 import type { InspectRow, RowInput } from "../row.js";
 
 /** The buffers rows are written into, one after another; a larger row gets a buffer of its own. */
@@ -74,6 +75,11 @@ export class JsonRows {
   /** The held rows' text, UTF-16 units. */
   get textUnits(): number {
     return this.text;
+  }
+
+  /** The number of the newest row pushed (0: none yet); the oldest held is `last - size + 1`. */
+  get last(): number {
+    return this.next - 1;
   }
 
   /** The bytes of the buffers holding rows. */
@@ -153,6 +159,35 @@ export class JsonRows {
     }
     parts.push(Buffer.from("]"));
     return Buffer.concat(parts);
+  }
+
+  /**
+   * Whether a page of rows after `after` would hold fewer than `limit` rows and `maxBytes` (their JSON, before a text
+   * kept as bytes is escaped): whether judging more would fill it more. Counts the rows after `after`, a page's at most.
+   */
+  short(after: number, limit: number, maxBytes: number): boolean {
+    const from = this.first + Math.max(0, after + 1 - (this.next - this.size));
+    if (this.end - from >= limit) return false;
+    let bytes = 0;
+    for (let i = from; i < this.end; i++) bytes += this.bytes[i]! + Math.max(this.textBytes[i]!, 0);
+    return bytes < maxBytes;
+  }
+
+  /** At most `limit` rows after `after`, in at most `maxBytes` of JSON (one row at least): `RowSource.page`'s answer. */
+  page(after: number, limit: number, maxBytes: number, more: boolean): RowsPage {
+    const first = this.next - this.size;
+    const parts: Buffer[] = [];
+    let bytes = 2;
+    let i = this.first + Math.max(0, after + 1 - first);
+    for (; i < this.end && parts.length < limit; i++) {
+      const json = this.read(i);
+      if (parts.length > 0 && bytes + 1 + json.length > maxBytes) break;
+      bytes += json.length + (parts.length > 0 ? 1 : 0);
+      parts.push(json);
+    }
+    const last = this.next - 1;
+    const next = parts.length > 0 ? first + (i - 1 - this.first) : Math.min(Math.max(after, first - 1), last);
+    return { json: joinArray(parts), count: parts.length, first, next, more: more || next < last };
   }
 
   /** Calls `listener` with each row pushed from now on, and its event; returns the function that stops it. */
