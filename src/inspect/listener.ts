@@ -51,7 +51,7 @@ export interface ListenerLimits {
 
 export const DEFAULT_LIMITS: ListenerLimits = {
   pageRows: 1000,
-  pageBytes: 1024 * 1024,
+  pageBytes: 256 * 1024,
   reads: 4,
   readBytes: 8 * 1024 * 1024,
   sendMs: 10_000,
@@ -290,12 +290,16 @@ async function answerRows(
     next: page.next,
     more: page.more,
   });
-  const body = Buffer.concat([Buffer.from(`${head.slice(0, -1)},"rows":`), page.json, Buffer.from("}")]);
-  held = body.length;
+  // The object as it reads otherwise (`{"capacity":…,"rows":[…]}`), the rows' bytes written as the source made them.
+  const start = Buffer.from(`${head.slice(0, -1)},"rows":`);
+  held = start.length + page.json.length + 1;
   reads.bytes += held;
-  res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length });
+  res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": held });
   timer = setTimeout(() => res.destroy(), limits.sendMs);
-  res.end(body);
+  res.cork();
+  res.write(start);
+  res.write(page.json);
+  res.end("}");
 }
 
 /** An error of the listener's own: 500 when nothing was answered yet, else the connection is closed. */

@@ -14,6 +14,11 @@ export const ROW_BLOCK_BYTES = 64 * 1024;
 const SPARE_BLOCKS = 2;
 /** The slots the arrays start with; they double as rows come, up to twice the capacity. */
 const FIRST_SLOTS = 256;
+/**
+ * The JSON of the rows read lately whose text `/rows` escaped, kept up to this many bytes: many readers of the same
+ * rows (the oldest, where a page starts) copy it instead of escaping each text again.
+ */
+export const READ_CACHE_BYTES = 1024 * 1024;
 
 /** A row, and its event on the page's event stream (`eventOf`), as pushed. */
 export type JsonRowListener = (row: InspectRow, event: string) => void;
@@ -53,6 +58,9 @@ export class JsonRows {
   private next = 1;
   private text = 0;
   private readonly listeners = new Set<JsonRowListener>();
+  /** By row number, oldest read first (`READ_CACHE_BYTES`). */
+  private readonly escaped = new Map<number, Buffer>();
+  private escapedBytes = 0;
 
   constructor(
     readonly capacity: number,
@@ -129,6 +137,7 @@ export class JsonRows {
   /** Drops the oldest row held, and the buffers no row held lies in any more. */
   dropOldest(): void {
     if (this.first === this.end) return;
+    if (this.escaped.size > 0) this.forget(this.next - this.size);
     this.text -= this.units[this.first]!;
     this.first++;
     if (this.first === this.end) {
@@ -203,8 +212,25 @@ export class JsonRows {
     const head = block.subarray(at, at + this.bytes[i]!);
     const textSize = this.textBytes[i]!;
     if (textSize < 0) return head;
+    const seq = this.next - this.size + (i - this.first);
+    const known = this.escaped.get(seq);
+    if (known !== undefined) return known;
     const text = block.toString("utf8", at + head.length, at + head.length + textSize);
-    return Buffer.concat([head.subarray(0, head.length - 1), Buffer.from(`,"text":${JSON.stringify(text)}}`)]);
+    const json = Buffer.concat([head.subarray(0, head.length - 1), Buffer.from(`,"text":${JSON.stringify(text)}}`)]);
+    if (json.length <= READ_CACHE_BYTES) {
+      this.escaped.set(seq, json);
+      this.escapedBytes += json.length;
+      while (this.escapedBytes > READ_CACHE_BYTES) this.forget(this.escaped.keys().next().value!);
+    }
+    return json;
+  }
+
+  /** Lets row `seq`'s escaped JSON go, if kept. */
+  private forget(seq: number): void {
+    const json = this.escaped.get(seq);
+    if (json === undefined) return;
+    this.escaped.delete(seq);
+    this.escapedBytes -= json.length;
   }
 
   /** Lets the oldest `count` buffers go, keeping a few for the rows to come. */
