@@ -15,7 +15,7 @@ import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { createLog } from "../src/core/gate-log.js";
 import { createProxy, listen as listenProxy } from "../src/hosts/proxy/proxy.js";
 import { type Listener, type ListenerLimits, listen } from "../src/inspect/listener.js";
-import { LiveFeed } from "../src/inspect/live/feed.js";
+import { JUDGE_SLICE_MESSAGES, LiveFeed } from "../src/inspect/live/feed.js";
 import { judgeText } from "../src/inspect/page/judge-text.js";
 import { RowRing, type RowSource } from "../src/inspect/ring.js";
 import type { InspectRow } from "../src/inspect/row.js";
@@ -104,7 +104,8 @@ async function unreadReader(listener: Listener, path = "/rows") {
 async function closed(serverSide: Socket): Promise<void> {
   // Not events.once: the reset a reader's going makes is an `error` first, which it would reject with.
   if (!serverSide.closed) await new Promise((resolve) => serverSide.once("close", resolve));
-  await new Promise((resolve) => setImmediate(resolve));
+  // A read's place frees on the turn after its close.
+  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 describe("/rows: a bounded page after a cursor", () => {
@@ -158,8 +159,29 @@ describe("/rows: a bounded page after a cursor", () => {
       const page = await rows(listener, "?limit=10");
       assert.deepEqual(ids(page), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
       assert.equal(page.more, true);
-      // A slice judges 64 messages at most: the page's ten took one.
-      assert.ok(feed.waiting >= 2_500 - 64, `${feed.waiting} still wait`);
+      // A slice judges JUDGE_SLICE_MESSAGES at most: the page's ten took one.
+      assert.ok(feed.waiting >= 2_500 - JUDGE_SLICE_MESSAGES, `${feed.waiting} still wait`);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  test("a reader with rows judged after its cursor gets those and has nothing more judged; one at their end has what waits judged", async () => {
+    const feed = heldFeed(200);
+    const listener = await serve(feed);
+    try {
+      const first = await rows(listener, "?limit=10");
+      const judged = 200 - feed.waiting;
+      assert.ok(judged >= 10 && judged < 200, `${judged} judged`);
+      // Readers of the oldest rows again: what is judged, however short of a page, and nothing judged for them.
+      const again = await rows(listener, "?limit=1000");
+      assert.deepEqual([again.rows.length, again.next, again.more], [judged, judged, true]);
+      assert.equal(200 - feed.waiting, judged);
+      // At the end of what is judged: more is judged, for this page.
+      const next = await rows(listener, `?after=${again.next}&limit=1000`);
+      assert.equal(next.rows[0]!.seq, judged + 1);
+      assert.ok(200 - feed.waiting > judged);
+      assert.deepEqual(ids(first), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     } finally {
       await listener.close();
     }

@@ -41,7 +41,10 @@ export interface ListenerLimits {
   pageRows: number;
   /** Bytes of rows in one answer, at most (one row at least, whatever its size: no larger than the size limit let through). */
   pageBytes: number;
-  /** Answers of `/rows` in flight at once (judging, or sent and not yet taken by the reader's socket); one more is 503. */
+  /**
+   * Answers of `/rows` in flight at once (judging, or sent and not yet taken by the reader's socket, and until the next
+   * turn of the event loop); one more is 503.
+   */
   reads: number;
   /** Their bytes: while those in flight hold this many, a new one is 503. */
   readBytes: number;
@@ -277,8 +280,11 @@ async function answerRows(
   res.once("close", () => {
     gone = true;
     clearTimeout(timer);
-    reads.count--;
-    reads.bytes -= held;
+    // Its place frees on the next turn: readers whose answers their sockets take at once are served `reads` a turn.
+    setImmediate(() => {
+      reads.count--;
+      reads.bytes -= held;
+    });
   });
   const page = await ring.page(after, limit, limits.pageBytes, () => gone);
   if (gone) return;

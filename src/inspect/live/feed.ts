@@ -34,8 +34,8 @@ export const JUDGE_BATCH_MS = 20;
 /** A batch whose text reaches this many UTF-16 units is judged from the next turn, not after the batch's delay. */
 export const JUDGE_BATCH_CHARS = 1024 * 1024;
 /** The most messages one slice judges, and the text (UTF-16 units) past which it judges no more (one message at least). */
-export const JUDGE_SLICE_MESSAGES = 64;
-export const JUDGE_SLICE_UNITS = 64 * 1024;
+export const JUDGE_SLICE_MESSAGES = 32;
+export const JUDGE_SLICE_UNITS = 32 * 1024;
 
 /** Resolves on the event loop's next turn, after the I/O callbacks waiting: the traffic goes first. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -124,15 +124,19 @@ export class LiveFeed implements RowSource {
   }
 
   /**
-   * At most `limit` rows after row `after` in at most `maxBytes` (`RowSource.page`). What waits is judged only as far as
-   * the page needs, a slice a turn; a reader gone (`gone()`) stops it.
+   * At most `limit` rows after row `after` in at most `maxBytes` (`RowSource.page`). A reader with rows judged after its
+   * cursor gets those; one at the end of what is judged has what waits judged for it, a slice a turn, as far as its page
+   * needs (a reader gone, `gone()`, stops it). So readers of the oldest rows, which give way to the newest as messages
+   * pass, do not judge what waits again and again.
    */
   async page(after: number, limit: number, maxBytes: number, gone: () => boolean = () => false): Promise<RowsPage> {
+    const judgedAfter = this.ring.last - Math.max(after, this.ring.last - this.ring.size);
     // Rows numbered after `after` can come of what waits only while it is before the last number it would take.
-    while (this.waiting > 0 && after < this.ring.last + this.waiting && this.ring.short(after, limit, maxBytes) && !gone()) {
-      this.judgeSlice();
-      await nextTurn();
-    }
+    if (judgedAfter <= 0)
+      while (this.waiting > 0 && after < this.ring.last + this.waiting && this.ring.short(after, limit, maxBytes) && !gone()) {
+        this.judgeSlice();
+        await nextTurn();
+      }
     return this.ring.page(after, limit, maxBytes, this.waiting > 0);
   }
 
