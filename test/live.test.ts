@@ -433,6 +433,36 @@ describe("the live feed's bounds", () => {
       if (capture.bytes !== undefined) assert.deepEqual(Buffer.from(capture.bytes), Buffer.from(capture.text!, "utf8"));
   });
 
+  test("the oldest messages kept are taken a slice at a time, by count and by text, each as captured; the rest stay held and the buffers behind them go", () => {
+    const held = new HeldCaptures(1_000);
+    const text = (i: number) => JSON.stringify({ jsonrpc: "2.0", id: i, result: { t: "y".repeat(1000) } });
+    // One whose fields NUL makes odd, kept as it came: its place in the order holds.
+    for (let i = 1; i <= 500; i++)
+      held.add({ entry: i, part: "response", from: "server", text: text(i), headers: { "mcp-name": i === 7 ? "a\0b" : "x" }, time: i });
+    const before = held.blockBytes;
+    const entries = (captures: Capture[]) => captures.map((c) => c.entry);
+    assert.deepEqual(entries(held.takeOldest(5, Number.POSITIVE_INFINITY)), [1, 2, 3, 4, 5]);
+    // Past `units` of text no more is taken; one at least.
+    const bySize = held.takeOldest(100, 2 * text(6).length);
+    assert.deepEqual(entries(bySize), [6, 7]);
+    assert.deepEqual(bySize[1]!.headers, { "mcp-name": "a\0b" });
+    assert.deepEqual(entries(held.takeOldest(100, 1)), [8]);
+    assert.equal(held.size, 492);
+    assert.equal(
+      held.textUnits,
+      Array.from({ length: 492 }, (_, k) => text(9 + k).length).reduce((a, b) => a + b),
+    );
+    const rest = held.takeOldest(400, Number.POSITIVE_INFINITY);
+    assert.deepEqual([rest[0]!.entry, rest[0]!.text, rest.at(-1)!.entry], [9, text(9), 408]);
+    // Ninety-two messages of a kilobyte lie in two buffers, three at most: the six behind them went.
+    assert.ok(held.blockBytes <= 3 * BLOCK_BYTES && before >= 8 * BLOCK_BYTES, `${held.blockBytes} of ${before} bytes held`);
+    assert.deepEqual(
+      held.take().map((c) => [c.entry, c.text]),
+      Array.from({ length: 92 }, (_, k) => [409 + k, text(409 + k)]),
+    );
+    assert.deepEqual([held.size, held.textUnits, held.blockBytes], [0, 0, 0]);
+  });
+
   test("messages kept with no page following let their buffers go as the oldest give way to the newest", () => {
     const held = new HeldCaptures(10);
     const text = (i: number) => JSON.stringify({ jsonrpc: "2.0", id: i, result: { t: "y".repeat(1000) } });

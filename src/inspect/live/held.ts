@@ -202,10 +202,7 @@ export class HeldCaptures {
 
   /** Every message held, oldest first, as it was captured; none is held after. */
   take(): Capture[] {
-    const out: Capture[] = [];
-    for (let i = this.first; i < this.end; i++) out.push(this.read(i));
-    this.clear();
-    return out;
+    return this.takeOldest(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
   }
 
   /**
