@@ -4,17 +4,19 @@
  * thousand messages), then:
  * - a read: the whole ring read as the page reads it (`/rows`, page after page until caught up), with one valid
  *   tools/call at a time through the proxy meanwhile: each call's latency, beside the same calls with no read;
- * - readers that never read: `readers` connections each send `GET /rows` and read nothing past the status line; the
- *   proxy's resident set while they are open, less before;
+ * - readers that never read: `readers` connections each send `GET /rows` and read nothing past the status line (in a
+ *   process of their own, bench/rows-readers.mjs); the proxy's resident set while they are open, less before;
  * - the budget: valid tools/call rounds with and without those readers opened at each round's start, interleaved: the
  *   p99 latency with them ÷ without (target ≤ 1.10) and the resident set they add ÷ the ring's bound (≤ 2).
  * Standalone, against any checkout's build (its own examples and dist/):
  *   npx tsx bench/listener.ts [--readers 100] [--rounds 8] [--round-ms 1500] [--quick]
  */
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { loadavg } from "node:os";
-import { connect, type Socket } from "node:net";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
 import { percentile, post, type Workload } from "./http.js";
 import { balancedOrder, balancedRounds, formatRatio, type Spread, spread, table } from "./measure.js";
@@ -34,6 +36,7 @@ export interface ListenerBenchSettings {
   holdMs: number;
 }
 
+const READERS = fileURLToPath(new URL("rows-readers.mjs", import.meta.url));
 /** The default bound on the text a live ring holds, UTF-16 units (src/inspect/ring.ts's DEFAULT_MAX_TEXT). */
 const RING_TEXT_UNITS = 32 * 1024 * 1024;
 /** The text each valid call carries (and its answer echoes): ten thousand messages of it fill the text bound. */
@@ -64,6 +67,8 @@ export interface ListenerBench {
   };
   rounds: number;
   p99Ms: { none: Spread; readers: Spread };
+  /** The p99 of every round's calls together, with readers and without. */
+  pooledP99Ms: { none: number; readers: number };
   /** The proxy's CPU time per call in the rounds (the readers' own work included), µs. */
   relayCpuUs: { none: Spread; readers: Spread };
   ratio: Spread;
@@ -170,33 +175,37 @@ async function readAll(page: URL): Promise<{ pages: number; bytes: number; rows:
   }
 }
 
-/** Readers that each send `GET /rows` and read nothing past the first bytes of the answer (its status line). */
-function openReaders(page: URL, count: number): { statuses: Record<string, number>; cut: () => number; close: () => void } {
-  const statuses: Record<string, number> = {};
-  const sockets: Socket[] = [];
+/**
+ * `count` readers of `/rows` that never read, in a process of their own (bench/rows-readers.mjs): `open()` opens them,
+ * `close()` closes them; the statuses they got and how many the listener closed while held, since the last `open()`.
+ */
+function rowsReaders(page: URL, count: number) {
+  const child = spawn(process.execPath, [READERS, page.href, String(count)], { stdio: ["pipe", "pipe", "inherit"] });
+  let statuses: Record<string, number> = {};
   let cut = 0;
-  let closing = false;
-  for (let i = 0; i < count; i++) {
-    const socket = connect(Number(page.port), page.hostname);
-    sockets.push(socket);
-    socket.once("connect", () => socket.write(`GET /rows HTTP/1.1\r\nHost: ${page.host}\r\n\r\n`));
-    socket.once("data", (chunk: Buffer) => {
-      const status = /^HTTP\/1\.1 (\d+)/.exec(chunk.toString("latin1"))?.[1] ?? "other";
+  let closed: (() => void) | undefined;
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    if (line.startsWith("status ")) {
+      const status = line.slice(7);
       statuses[status] = (statuses[status] ?? 0) + 1;
-      socket.pause();
-    });
-    socket.on("error", () => undefined);
-    socket.once("close", () => {
-      if (!closing) cut++;
-    });
-  }
+    } else if (line === "cut") cut++;
+    else if (line === "closed") closed?.();
+  });
   return {
-    statuses,
-    cut: () => cut,
-    close: () => {
-      closing = true;
-      for (const socket of sockets) socket.destroy();
+    open(): void {
+      statuses = {};
+      cut = 0;
+      child.stdin!.write("open\n");
     },
+    answered: () => Object.values(statuses).reduce((x, y) => x + y, 0),
+    statuses: () => ({ ...statuses }),
+    cut: () => cut,
+    close: () =>
+      new Promise<void>((resolve) => {
+        closed = resolve;
+        child.stdin!.write("close\n");
+      }),
+    stop: () => child.kill(),
   };
 }
 
@@ -254,34 +263,45 @@ async function rounds(
   log(`listener: valid tools/call, ${count} interleaved rounds with and without ${settings.readers} readers of /rows that never read`);
   await floodCounting(agent, proxy.url, w, settings.warmupMs, settings.connections);
   const p99 = { none: [] as number[], readers: [] as number[] };
+  const all = { none: [] as number[], readers: [] as number[] };
   const cpu = { none: [] as number[], readers: [] as number[] };
   const peak = { none: 0, readers: 0 };
   const readerStatuses: Record<string, number> = {};
   const callStatuses = { none: {} as Record<string, number>, readers: {} as Record<string, number> };
-  for (let round = 0; round < count; round++)
-    for (const v of balancedOrder(variants, round)) {
-      const opened = v === "readers" ? openReaders(page, settings.readers) : undefined;
-      const sampler = setInterval(() => (peak[v] = Math.max(peak[v], rssKiB(proxy.child.pid!))), 50);
-      const cpuBefore = cpuUs(proxy.child.pid!);
-      try {
-        const f = await floodCounting(agent, proxy.url, w, settings.roundMs, settings.connections);
-        cpu[v].push((cpuUs(proxy.child.pid!) - cpuBefore) / f.latencies.length);
-        p99[v].push(
-          percentile(
-            [...f.latencies].sort((x, y) => x - y),
-            99,
-          ),
-        );
-        for (const [status, n] of Object.entries(f.statuses)) callStatuses[v][status] = (callStatuses[v][status] ?? 0) + n;
-      } finally {
-        clearInterval(sampler);
-        if (opened) {
-          for (const [status, n] of Object.entries(opened.statuses)) readerStatuses[status] = (readerStatuses[status] ?? 0) + n;
-          opened.close();
+  const readers = rowsReaders(page, settings.readers);
+  try {
+    for (let round = 0; round < count; round++)
+      for (const v of balancedOrder(variants, round)) {
+        if (v === "readers") readers.open();
+        const sampler = setInterval(() => (peak[v] = Math.max(peak[v], rssKiB(proxy.child.pid!))), 50);
+        const cpuBefore = cpuUs(proxy.child.pid!);
+        try {
+          const f = await floodCounting(agent, proxy.url, w, settings.roundMs, settings.connections);
+          cpu[v].push((cpuUs(proxy.child.pid!) - cpuBefore) / f.latencies.length);
+          p99[v].push(
+            percentile(
+              [...f.latencies].sort((x, y) => x - y),
+              99,
+            ),
+          );
+          for (const [status, n] of Object.entries(f.statuses)) callStatuses[v][status] = (callStatuses[v][status] ?? 0) + n;
+        } finally {
+          clearInterval(sampler);
+          if (v === "readers") {
+            await readers.close();
+            for (const [status, n] of Object.entries(readers.statuses())) readerStatuses[status] = (readerStatuses[status] ?? 0) + n;
+          }
         }
       }
-    }
-  return { count, p99, cpu, peak, readerStatuses, callStatuses };
+  } finally {
+    readers.stop();
+  }
+  const pooled = (v: "none" | "readers") =>
+    percentile(
+      all[v].sort((x, y) => x - y),
+      99,
+    );
+  return { count, p99, pooled: { none: pooled("none"), readers: pooled("readers") }, cpu, peak, readerStatuses, callStatuses };
 }
 
 /** The whole ring read as the page reads it, one call at a time through the proxy meanwhile, and with no read before. */
@@ -302,7 +322,8 @@ async function unreadMemory(proxy: LaunchedProxy, page: URL, settings: ListenerB
   log(`listener: ${settings.readers} readers of /rows that never read, and no traffic: the proxy's resident set meanwhile`);
   const pid = proxy.child.pid!;
   const beforeKiB = rssKiB(pid);
-  const readers = openReaders(page, settings.readers);
+  const readers = rowsReaders(page, settings.readers);
+  readers.open();
   let peakKiB = beforeKiB;
   const heldFrom = Date.now();
   // Until every reader has its status line and the resident set has not risen for a second, or `holdMs`.
@@ -314,11 +335,11 @@ async function unreadMemory(proxy: LaunchedProxy, page: URL, settings: ListenerB
       peakKiB = now;
       lastRise = Date.now();
     }
-    const answered = Object.values(readers.statuses).reduce((x, y) => x + y, 0);
-    if (answered >= settings.readers && Date.now() - lastRise > 1_000) break;
+    if (readers.answered() >= settings.readers && Date.now() - lastRise > 1_000) break;
   }
-  const held = { statuses: { ...readers.statuses }, beforeKiB, peakKiB, cut: readers.cut(), heldMs: Date.now() - heldFrom };
-  readers.close();
+  const held = { statuses: readers.statuses(), beforeKiB, peakKiB, cut: readers.cut(), heldMs: Date.now() - heldFrom };
+  await readers.close();
+  readers.stop();
   return held;
 }
 
@@ -349,6 +370,7 @@ export async function runListenerBench(
       unread: { readers: settings.readers, ...unread, ratio: added },
       rounds: r.count,
       p99Ms: { none: spread(r.p99.none), readers: spread(r.p99.readers) },
+      pooledP99Ms: r.pooled,
       relayCpuUs: { none: spread(r.cpu.none), readers: spread(r.cpu.readers) },
       ratio,
       rss: { noneKiB: r.peak.none, readersKiB: r.peak.readers },
@@ -380,7 +402,7 @@ export function listenerTable(r: ListenerBench): string {
   const rows = [
     [
       `p99 of valid calls, ${r.unread.readers} readers of /rows that never read ÷ none`,
-      `${r.p99Ms.readers.median.toFixed(1)} ÷ ${r.p99Ms.none.median.toFixed(1)} ms; calls ${statuses(r.callStatuses.readers)} (without: ${statuses(r.callStatuses.none)}); the proxy's CPU ${r.relayCpuUs.readers.median.toFixed(0)} ÷ ${r.relayCpuUs.none.median.toFixed(0)} µs a call; the readers' answers ${statuses(r.roundStatuses)}; RSS at its highest ${mib(r.rss.readersKiB)} MiB with readers, ${mib(r.rss.noneKiB)} MiB without`,
+      `${r.p99Ms.readers.median.toFixed(1)} ÷ ${r.p99Ms.none.median.toFixed(1)} ms (every round's calls together: ${r.pooledP99Ms.readers.toFixed(1)} ÷ ${r.pooledP99Ms.none.toFixed(1)} ms); calls ${statuses(r.callStatuses.readers)} (without: ${statuses(r.callStatuses.none)}); the proxy's CPU ${r.relayCpuUs.readers.median.toFixed(0)} ÷ ${r.relayCpuUs.none.median.toFixed(0)} µs a call; the readers' answers ${statuses(r.roundStatuses)}; RSS at its highest ${mib(r.rss.readersKiB)} MiB with readers, ${mib(r.rss.noneKiB)} MiB without`,
       `${formatRatio(r.ratio.median)} [${formatRatio(r.ratio.min)}–${formatRatio(r.ratio.max)}]`,
       `≤ ${r.targets.p99}`,
       r.pass.p99 ? "PASS" : "MISS",

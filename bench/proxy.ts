@@ -440,10 +440,13 @@ export function liveSettings(settings: ProxyBenchSettings): LiveBenchSettings {
   };
 }
 
-/** The listener's settings (bench/listener.ts) out of the proxy bench's: rounds twice as long, its readers, a full ring. */
+/**
+ * The listener's settings (bench/listener.ts) out of the proxy bench's: twice the rounds, each twice as long (a p99 per
+ * round moves more from round to round than a rate does), its readers, a full ring.
+ */
 export function listenerSettings(settings: ProxyBenchSettings): ListenerBenchSettings {
   return {
-    rounds: settings.rounds,
+    rounds: settings.rounds <= 1 ? settings.rounds : 2 * settings.rounds,
     roundMs: 2 * settings.roundMs,
     warmupMs: settings.warmupMs,
     connections: settings.connections,

@@ -20,6 +20,7 @@ import { judgeText } from "../src/inspect/page/judge-text.js";
 import { RowRing, type RowSource } from "../src/inspect/ring.js";
 import type { InspectRow } from "../src/inspect/row.js";
 import { assertFreshDist } from "./support/built.js";
+import { until } from "./support/proxy.js";
 
 before(assertFreshDist);
 
@@ -262,42 +263,55 @@ describe("judging in slices: the proxy's traffic passes while rows are judged", 
   const FULL = 2_000;
   const PAD = 16 * 1024;
 
-  for (const path of ["/rows?limit=10000", "/events"])
-    test(`a call through the proxy is answered while ${path} on a full ring is under way, its messages judged in slices`, async () => {
-      const feed = heldFeed(FULL, 10_000, PAD);
-      const listener = await serve(feed, { pageRows: 10_000, pageBytes: 64 * 1024 * 1024 });
-      const proxy = await proxyInFront();
-      let done = false;
-      let stopReading = () => undefined as unknown;
-      const reading = new Promise<void>((resolve, reject) => {
-        const { port } = listener.server.address() as AddressInfo;
-        const req = http.get({ host: "127.0.0.1", port, path }, (res) => {
-          res.resume();
-          // The event stream's first bytes come before any judging: the read is under way.
-          if (path === "/events") return resolve();
-          res.once("end", () => {
-            done = true;
-            resolve();
-          });
-        });
-        req.once("error", reject);
-        stopReading = () => req.destroy();
-      });
-      try {
-        // The listener's handler has run by the time this listener of the same event is called.
-        await once(listener.server, "request");
-        assert.equal(await proxy.call(), 200);
-        // The call was answered with messages still waiting to be judged and /rows not answered yet.
-        assert.ok(feed.waiting > 0, "the call was answered only once every message was judged");
-        assert.equal(done, false);
-        await reading;
-        if (path.startsWith("/rows")) assert.equal(feed.waiting, 0);
-      } finally {
-        stopReading();
-        await proxy.close();
-        await listener.close();
+  test("a call through the proxy is answered while a page reads a full ring page after page, its messages judged in slices", async () => {
+    const feed = heldFeed(FULL, 10_000, PAD);
+    const listener = await serve(feed);
+    const proxy = await proxyInFront();
+    let pages = 0;
+    let done = false;
+    const reading = (async () => {
+      for (let after = 0, more = true; more; pages++) {
+        const page = await rows(listener, `?after=${after}`);
+        [after, more] = [page.next, page.more];
       }
-    });
+      done = true;
+    })();
+    try {
+      // The listener's handler has run by the time this listener of the same event is called.
+      await once(listener.server, "request");
+      assert.equal(await proxy.call(), 200);
+      // The call was answered with messages still waiting to be judged and the page still reading.
+      assert.ok(feed.waiting > 0, "the call was answered only once every message was judged");
+      assert.equal(done, false);
+      await reading;
+      assert.equal(feed.waiting, 0);
+      // Each read judged 64 Ki characters at most: four messages of 16 KB.
+      assert.ok(pages >= FULL / 4, `${pages} pages`);
+    } finally {
+      await proxy.close();
+      await listener.close();
+    }
+  });
+
+  test("a call through the proxy is answered while a new event stream on a full ring has its messages judged in slices", async () => {
+    const feed = heldFeed(FULL, 10_000, PAD);
+    const listener = await serve(feed);
+    const proxy = await proxyInFront();
+    const { port } = listener.server.address() as AddressInfo;
+    const stream = http.get({ host: "127.0.0.1", port, path: "/events" }, (res) => res.resume());
+    stream.on("error", () => undefined);
+    try {
+      await once(listener.server, "request");
+      assert.equal(await proxy.call(), 200);
+      assert.ok(feed.waiting > 0, "the call was answered only once every message was judged");
+      // The stream's page has them all, in time.
+      await until(() => feed.waiting === 0);
+    } finally {
+      stream.destroy();
+      await proxy.close();
+      await listener.close();
+    }
+  });
 });
 
 describe("reads in flight", () => {

@@ -36,6 +36,11 @@ export const JUDGE_BATCH_CHARS = 1024 * 1024;
 /** The most messages one slice judges, and the text (UTF-16 units) past which it judges no more (one message at least). */
 export const JUDGE_SLICE_MESSAGES = 32;
 export const JUDGE_SLICE_UNITS = 32 * 1024;
+/**
+ * The text (UTF-16 units) one read of the rows has judged for it at most, in slices: the page reads on for more, and
+ * many readers of the oldest rows, which give way to the newest as messages pass, judge little each.
+ */
+export const JUDGE_READ_UNITS = 64 * 1024;
 
 /** Resolves on the event loop's next turn, after the I/O callbacks waiting: the traffic goes first. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -126,15 +131,22 @@ export class LiveFeed implements RowSource {
   /**
    * At most `limit` rows after row `after` in at most `maxBytes` (`RowSource.page`). A reader with rows judged after its
    * cursor gets those; one at the end of what is judged has what waits judged for it, a slice a turn, as far as its page
-   * needs (a reader gone, `gone()`, stops it). So readers of the oldest rows, which give way to the newest as messages
-   * pass, do not judge what waits again and again.
+   * needs and `JUDGE_READ_UNITS` at most (a reader gone, `gone()`, stops it). So readers of the oldest rows, which give
+   * way to the newest as messages pass, do not judge what waits again and again.
    */
   async page(after: number, limit: number, maxBytes: number, gone: () => boolean = () => false): Promise<RowsPage> {
     const judgedAfter = this.ring.last - Math.max(after, this.ring.last - this.ring.size);
     // Rows numbered after `after` can come of what waits only while it is before the last number it would take.
+    let judged = 0;
     if (judgedAfter <= 0)
-      while (this.waiting > 0 && after < this.ring.last + this.waiting && this.ring.short(after, limit, maxBytes) && !gone()) {
-        this.judgeSlice();
+      while (
+        judged < JUDGE_READ_UNITS &&
+        this.waiting > 0 &&
+        after < this.ring.last + this.waiting &&
+        this.ring.short(after, limit, maxBytes) &&
+        !gone()
+      ) {
+        judged += this.judgeSlice();
         await nextTurn();
       }
     return this.ring.page(after, limit, maxBytes, this.waiting > 0);
@@ -176,8 +188,11 @@ export class LiveFeed implements RowSource {
     if (this.start < this.pending.length || (this.followers > 0 && this.waiting > 0)) this.turn = setImmediate(() => this.judgeBatch());
   }
 
-  /** Judges the oldest messages waiting: `JUDGE_SLICE_MESSAGES` at most, none more once their text reaches `JUDGE_SLICE_UNITS`. */
-  private judgeSlice(): void {
+  /**
+   * Judges the oldest messages waiting: `JUDGE_SLICE_MESSAGES` at most, none more once their text reaches
+   * `JUDGE_SLICE_UNITS`; returns their text's units.
+   */
+  private judgeSlice(): number {
     let count = 0;
     let units = 0;
     if (this.held.size > 0)
@@ -202,6 +217,7 @@ export class LiveFeed implements RowSource {
       this.judge(capture);
     }
     this.compactPending();
+    return units;
   }
 
   /** The emptied places before `start` go once they are half the array (or all of it). */
