@@ -60,6 +60,8 @@ export interface ListenerBench {
     beforeKiB: number;
     peakKiB: number;
     /** Connections the listener closed while the readers were held open (a reader cut). */
+    /** The proxy's CPU time while they were held (their connections, requests and answers: no other traffic), ms. */
+    cpuMs: number;
     cut: number;
     heldMs: number;
     /** The resident set they added ÷ the ring's bound (32 Mi characters, as 32 MiB). */
@@ -278,12 +280,9 @@ async function rounds(
         try {
           const f = await floodCounting(agent, proxy.url, w, settings.roundMs, settings.connections);
           cpu[v].push((cpuUs(proxy.child.pid!) - cpuBefore) / f.latencies.length);
-          p99[v].push(
-            percentile(
-              [...f.latencies].sort((x, y) => x - y),
-              99,
-            ),
-          );
+          const sorted = [...f.latencies].sort((x, y) => x - y);
+          p99[v].push(percentile(sorted, 99));
+          all[v].push(...sorted);
           for (const [status, n] of Object.entries(f.statuses)) callStatuses[v][status] = (callStatuses[v][status] ?? 0) + n;
         } finally {
           clearInterval(sampler);
@@ -322,6 +321,7 @@ async function unreadMemory(proxy: LaunchedProxy, page: URL, settings: ListenerB
   log(`listener: ${settings.readers} readers of /rows that never read, and no traffic: the proxy's resident set meanwhile`);
   const pid = proxy.child.pid!;
   const beforeKiB = rssKiB(pid);
+  const cpuBefore = cpuUs(pid);
   const readers = rowsReaders(page, settings.readers);
   readers.open();
   let peakKiB = beforeKiB;
@@ -337,7 +337,14 @@ async function unreadMemory(proxy: LaunchedProxy, page: URL, settings: ListenerB
     }
     if (readers.answered() >= settings.readers && Date.now() - lastRise > 1_000) break;
   }
-  const held = { statuses: readers.statuses(), beforeKiB, peakKiB, cut: readers.cut(), heldMs: Date.now() - heldFrom };
+  const held = {
+    statuses: readers.statuses(),
+    beforeKiB,
+    peakKiB,
+    cpuMs: (cpuUs(pid) - cpuBefore) / 1000,
+    cut: readers.cut(),
+    heldMs: Date.now() - heldFrom,
+  };
   await readers.close();
   readers.stop();
   return held;
@@ -409,7 +416,7 @@ export function listenerTable(r: ListenerBench): string {
     ],
     [
       `RSS added by ${r.unread.readers} readers of /rows that never read (no traffic; held ${(r.unread.heldMs / 1000).toFixed(1)} s) ÷ the ring's bound (32 MiB)`,
-      `${mib(r.unread.beforeKiB)} → ${mib(r.unread.peakKiB)} MiB; answers ${statuses(r.unread.statuses)}; ${r.unread.cut} let go while held`,
+      `${mib(r.unread.beforeKiB)} → ${mib(r.unread.peakKiB)} MiB; answers ${statuses(r.unread.statuses)}; ${r.unread.cut} let go while held; the proxy's CPU meanwhile ${r.unread.cpuMs.toFixed(0)} ms`,
       formatRatio(r.unread.ratio),
       `≤ ${r.targets.rss}×`,
       r.pass.rss ? "PASS" : "MISS",

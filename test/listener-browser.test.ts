@@ -74,7 +74,7 @@ async function calls(count: number, connections = 8): Promise<void> {
 }
 
 test("a page opened after more messages than one answer holds reads them page after page, then follows the stream; the browser marks each of its requests same-origin", async () => {
-  // Five hundred exchanges: a thousand rows of some 700 bytes, more than one answer's 256 KiB.
+  // Five hundred exchanges: a thousand rows of some 700 bytes, more than one answer's 64 KiB.
   await calls(500);
   const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
   page.setDefaultTimeout(30_000);

@@ -13,7 +13,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RowSource } from "./ring.js";
@@ -42,19 +42,22 @@ export interface ListenerLimits {
   /** Bytes of rows in one answer, at most (one row at least, whatever its size: no larger than the size limit let through). */
   pageBytes: number;
   /**
-   * Answers of `/rows` in flight at once (judging, or sent and not yet taken by the reader's socket, and until the next
-   * turn of the event loop); one more is 503.
+   * Answers of `/rows` in flight at once; one more is 503. An answer is in flight from its request until its reader
+   * asks for the next page on the same connection, or goes, or `sendMs` pass.
    */
   reads: number;
   /** Their bytes: while those in flight hold this many, a new one is 503. */
   readBytes: number;
-  /** How long an answer may wait for its reader's socket to take it: a reader that does not read is let go. */
+  /**
+   * How long a read holds its place at most when its reader neither asks again nor goes; an answer its reader's
+   * socket has not taken by then is cut: a reader that does not read is let go.
+   */
   sendMs: number;
 }
 
 export const DEFAULT_LIMITS: ListenerLimits = {
   pageRows: 1000,
-  pageBytes: 256 * 1024,
+  pageBytes: 64 * 1024,
   reads: 4,
   readBytes: 8 * 1024 * 1024,
   sendMs: 10_000,
@@ -238,6 +241,8 @@ function streamRows(res: ServerResponse, ring: RowSource, streams: Set<ServerRes
 interface Reads {
   count: number;
   bytes: number;
+  /** What frees the place a connection's last read holds: its reader asking for the next page frees it. */
+  held: WeakMap<Socket, () => void>;
 }
 
 /** A cursor or a count from the query: a whole number in `[min, max]`, the fallback when absent; undefined: not one. */
@@ -268,24 +273,37 @@ async function answerRows(
   const limit = whole(url.searchParams.get("limit"), limits.pageRows, 1, limits.pageRows);
   if (after === undefined || limit === undefined)
     return answerPlain(res, 400, `after takes a row's number (0 or more), limit a count from 1 to ${limits.pageRows}`);
+  // A reader asking for the next page on its connection has taken the last one: that one's place is this one's.
+  const socket = req.socket;
+  reads.held.get(socket)?.();
   if (reads.count >= limits.reads || reads.bytes >= limits.readBytes) return answerPlain(res, 503, "too many reads of /rows at once");
   if (req.method === "HEAD") {
     res.writeHead(200, { "Content-Type": "application/json; charset=utf-8" });
     return void res.end();
   }
+  // The place is held until the reader asks again on this connection, or goes, or `sendMs` pass: a reader that does
+  // not read (whose answer its socket's buffers may have taken whole) holds one place, not one each time it asks.
   reads.count++;
   let held = 0;
-  let timer: NodeJS.Timeout | undefined;
   let gone = false;
-  res.once("close", () => {
-    gone = true;
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
     clearTimeout(timer);
-    // Its place frees on the next turn: readers whose answers their sockets take at once are served `reads` a turn.
-    setImmediate(() => {
-      reads.count--;
-      reads.bytes -= held;
-    });
-  });
+    socket.off("close", release);
+    reads.held.delete(socket);
+    reads.count--;
+    reads.bytes -= held;
+  };
+  const timer = setTimeout(() => {
+    // An answer its reader's socket has not taken by now is cut.
+    if (!res.writableFinished) res.destroy();
+    release();
+  }, limits.sendMs);
+  reads.held.set(socket, release);
+  socket.once("close", release);
+  res.once("close", () => (gone = true));
   const page = await ring.page(after, limit, limits.pageBytes, () => gone);
   if (gone) return;
   const head = JSON.stringify({
@@ -301,7 +319,6 @@ async function answerRows(
   held = start.length + page.json.length + 1;
   reads.bytes += held;
   res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": held });
-  timer = setTimeout(() => res.destroy(), limits.sendMs);
   res.cork();
   res.write(start);
   res.write(page.json);
@@ -349,7 +366,7 @@ export async function listen({ ring, host, port, token, title, dist = defaultDis
   if (!isLoopback(host) && !token) throw new RangeError(`a listener on ${host}, not a loopback address, needs --ui-token`);
   if (token !== undefined && token.length < 16) throw new RangeError("--ui-token takes at least 16 characters");
   const limits = checkedLimits(given);
-  const reads: Reads = { count: 0, bytes: 0 };
+  const reads: Reads = { count: 0, bytes: 0, held: new WeakMap() };
   const files = readPage(dist);
   const expected = token === undefined ? undefined : digest(token);
   const streams = new Set<ServerResponse>();
