@@ -21,6 +21,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
 import { flood, loadBound, percentile, post, workloads, type Workload } from "./http.js";
+import { type ListenerBench, type ListenerBenchSettings, listenerTable, runListenerBench } from "./listener.js";
 import { type LiveBench, type LiveBenchSettings, liveTable, runLiveBench } from "./live.js";
 import { balancedOrder, balancedRounds, formatRatio, spread, table, type Spread } from "./measure.js";
 
@@ -44,6 +45,9 @@ export interface ProxyBenchSettings {
    * moves by more than that on a shared host (the median of 9 moved ±3 % from run to run).
    */
   liveRounds: number;
+  /** The listener's run (bench/listener.ts): readers that never read, and the exchanges that fill the ring first. */
+  listenerReaders: number;
+  listenerFillCalls: number;
 }
 
 const HTTP_VARIANTS = ["proxy", "otel", "tools", "pass-through", "direct"] as const;
@@ -135,6 +139,7 @@ export interface ProxyBenchResults {
   memory: MemoryRun[];
   idle: IdleSockets;
   live: LiveBench;
+  listener: ListenerBench;
 }
 
 const META = {
@@ -183,7 +188,8 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
     proxies.push(fresh);
     const idle = await idleSockets(fresh, settings.idleSockets, log);
     const live = await runLiveBench(upstream.url, liveSettings(settings), log);
-    return { http, stdio, memory, idle, live };
+    const listener = await runListenerBench(upstream.url, listenerSettings(settings), log);
+    return { http, stdio, memory, idle, live, listener };
   } finally {
     for (const p of proxies) await p.stop();
     await upstream.stop();
@@ -431,6 +437,23 @@ export function liveSettings(settings: ProxyBenchSettings): LiveBenchSettings {
     memoryMessages: settings.liveMessages,
     pageRows: settings.pageRows,
     settleMs: settings.liveSettleMs,
+  };
+}
+
+/**
+ * The listener's settings (bench/listener.ts) out of the proxy bench's: twice the rounds, each twice as long (a p99 per
+ * round moves more from round to round than a rate does), its readers, a full ring.
+ */
+export function listenerSettings(settings: ProxyBenchSettings): ListenerBenchSettings {
+  return {
+    rounds: settings.rounds <= 1 ? settings.rounds : 2 * settings.rounds,
+    roundMs: 2 * settings.roundMs,
+    warmupMs: settings.warmupMs,
+    connections: settings.connections,
+    readers: settings.listenerReaders,
+    maxRows: 10_000,
+    fillCalls: settings.listenerFillCalls,
+    holdMs: 10_000,
   };
 }
 
@@ -803,6 +826,8 @@ export function proxyTables(r: ProxyBenchResults): string {
     ...load,
     "",
     liveTable(r.live),
+    "",
+    listenerTable(r.listener),
   ].join("\n");
 }
 

@@ -13,7 +13,8 @@
  * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone). `--proxy` runs
  * only bench/proxy.ts (`wymcp proxy` and `wymcp stdio` against their pass-through mode and no wymcp, and their memory
  * over `--memory-seconds N`, default 60); `--proxy --only stdio` runs only its stdio rounds, and `--proxy --only tools`
- * only its proxy --tools rounds (`--rounds N` of them), `--proxy --only live` only its live-page table
+ * only its proxy --tools rounds (`--rounds N` of them), `--proxy --only live` only its live-page table, `--proxy --only
+ * listener` only its listener table (bench/listener.ts: what reading the live page's listener costs a proxy, a minute)
  * (bench/live.ts, a few minutes): each prints its rows and budget, with the load average, and writes nothing.
  * `--per-message` prints only the inbound per-message tables, both format modes, and writes nothing. `--header-cost`
  * runs only bench/header-cost.ts (the transport headers' cost on a face's admission, per way of holding them) and
@@ -31,7 +32,18 @@ import type { Validator } from "../generated/validator.js";
 import { compileAtBoot, engine, enginePayload } from "./engine.js";
 import { benchMessages } from "./messages.js";
 import { errorCase, longErrorCase, messageCases, runCase, type Subjects, type Timing } from "./per-message.js";
-import { caseTable, derive, headerCost, proxyTargets, sizeTable, startupTable, stdioTarget, targets, targetsTable } from "./report.js";
+import {
+  caseTable,
+  derive,
+  headerCost,
+  listenerTargets,
+  proxyTargets,
+  sizeTable,
+  startupTable,
+  stdioTarget,
+  targets,
+  targetsTable,
+} from "./report.js";
 import { measureSizes } from "./size.js";
 import { bytesExceedDepth } from "./depth-scan.js";
 import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../src/core/depth.js";
@@ -54,6 +66,7 @@ import {
   proxyTables,
   proxyToolsTable,
   liveSettings,
+  listenerSettings,
   roundsOf,
   runProxyBench,
   runProxyToolsBench,
@@ -62,6 +75,7 @@ import {
   type ProxyBenchSettings,
 } from "./proxy.js";
 import { liveTable, runLiveBench } from "./live.js";
+import { listenerTable, runListenerBench } from "./listener.js";
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
 import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body-memory.js";
 import { runSoak, soakTable } from "./soak.js";
@@ -607,12 +621,26 @@ async function mainLive(settings: ProxyBenchSettings): Promise<void> {
   }
 }
 
+/**
+ * `--proxy --only listener`: the live page's listener table alone (bench/listener.ts, about a minute), printed with its
+ * budgets; the whole `--proxy` run writes it into docs/performance.md with the rest.
+ */
+async function mainListener(settings: ProxyBenchSettings): Promise<void> {
+  const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
+  try {
+    const r = await runListenerBench(upstream.url, listenerSettings(settings), log);
+    console.log([listenerTable(r), "", targetsTable(listenerTargets(r))].join("\n"));
+  } finally {
+    await upstream.stop();
+  }
+}
+
 /** `--proxy`: `wymcp proxy` and `wymcp stdio` (about 5 minutes with the 60 s memory runs; `--quick`: seconds). */
 async function mainProxy(): Promise<void> {
   const started = performance.now();
   const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
-  if (only !== undefined && only !== "stdio" && only !== "tools" && only !== "live")
-    throw new Error(`--only takes stdio, tools or live, not ${JSON.stringify(only)}`);
+  if (only !== undefined && only !== "stdio" && only !== "tools" && only !== "live" && only !== "listener")
+    throw new Error(`--only takes stdio, tools, live or listener, not ${JSON.stringify(only)}`);
   buildDist();
   const at = process.argv.indexOf("--memory-seconds");
   const memorySeconds = at > 0 ? Number(process.argv[at + 1]) : quick ? 2 : 60;
@@ -630,6 +658,8 @@ async function mainProxy(): Promise<void> {
         liveSettleMs: 3_000,
         pageRows: 1_000,
         liveRounds: 1,
+        listenerReaders: 10,
+        listenerFillCalls: 500,
       }
     : {
         rounds: 9,
@@ -643,9 +673,12 @@ async function mainProxy(): Promise<void> {
         liveSettleMs: 60_000,
         pageRows: 10_000,
         liveRounds: 24,
+        listenerReaders: 100,
+        listenerFillCalls: 5_200,
       };
   if (only === "tools") return mainProxyTools(settings);
   if (only === "live") return mainLive(settings);
+  if (only === "listener") return mainListener(settings);
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   if (only === "stdio") {
     // A part of the section: printed, never written over the whole section in docs/performance.md.

@@ -207,7 +207,7 @@ test("the stdio bench runs alone with --proxy --only stdio: its row and budget, 
       encoding: "utf8",
     });
     assert.equal(refused.status, 1);
-    assert.match(refused.stderr, /--only takes stdio, tools or live, not "http"/);
+    assert.match(refused.stderr, /--only takes stdio, tools, live or listener, not "http"/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -241,6 +241,12 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
         memory: { messages: number; rowsRead: number; noPageKiB: number; pageKiB: number };
         page: { rows: number; inputMs: { median: number } };
       };
+      listener: {
+        ring: { rows: number };
+        read: { pages: number };
+        unread: { readers: number; statuses: Record<string, number> };
+        p99Ms: { none: { median: number }; readers: { median: number } };
+      };
     };
     const statuses = Object.fromEntries(
       results.http.map((w) => [w.key, ["proxy", "otel", "pass-through", "direct"].map((v) => Object.keys(w.statuses[v]!).join())]),
@@ -261,8 +267,9 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
     for (const m of results.memory) assert.ok(m.rssKiB.length > 0 && m.messages > 0, m.face);
     // Every idle connection was still open when the proxy's memory was read.
     assert.deepEqual([results.idle.sockets, results.idle.open], [100, 100]);
-    // The budgets: valid workloads ÷ pass-through (3), invalid ÷ the server alone (2), stdio, memory of each face, idle connections.
-    assert.equal(results.targets.length, 9);
+    // The budgets: valid workloads ÷ pass-through (3), invalid ÷ the server alone (2), stdio, memory of each face, the
+    // listener's two, idle connections.
+    assert.equal(results.targets.length, 11);
     for (const start of [
       "wymcp proxy ÷ its --pass-through, 50 KiB tools/call",
       "wymcp proxy ÷ the server alone, invalid tools/call",
@@ -270,6 +277,8 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
       "wymcp proxy, 1 s of mixed traffic",
       "wymcp stdio, 1 s of mixed traffic",
       "wymcp proxy, 100 idle keep-alive client connections",
+      "wymcp proxy --ui, a full ring: p99 of valid calls",
+      "wymcp proxy --ui, a full ring: RSS added",
     ])
       assert.ok(
         results.targets.some((t) => t.target.startsWith(start)),
@@ -285,6 +294,16 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
     assert.ok(results.live.page.inputMs.median > 0);
     assert.ok(run.stdout.includes("live page (--ui)"), "the live table is printed");
     assert.deepEqual(Object.keys(chartsOf(results as unknown as Record<string, unknown>, out)), ["proxy"]);
+    // The listener's run: the ring read whole (the fill's 500 exchanges and the rounds' after them) and each reader answered.
+    const l = results.listener;
+    assert.ok(l.ring.rows > 1_000, `${l.ring.rows} rows read`);
+    assert.ok(l.read.pages >= 1);
+    assert.equal(
+      Object.values(l.unread.statuses).reduce((a, b) => a + b, 0),
+      l.unread.readers,
+    );
+    assert.ok(l.p99Ms.none.median > 0 && l.p99Ms.readers.median > 0);
+    assert.ok(run.stdout.includes("live page's listener (--ui)"), "the listener table is printed");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
