@@ -70,6 +70,40 @@ describe("a client that does not read wymcp's answers", { timeout: 60_000 }, () 
   });
 });
 
+describe("a stderr nobody reads", { timeout: 60_000 }, () => {
+  test("never holds the gate back: every refused request is answered while the log, full, drops its lines and counts them", async () => {
+    const record = join(work, "received-log-full");
+    writeFileSync(record, "");
+    const { options } = parseStdioArgs(["--", process.execPath, ECHO, record]);
+    const input = new PassThrough();
+    let answers = 0;
+    const output = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        answers += chunk.toString("utf8").split("\n").length - 1;
+        callback();
+      },
+    });
+    // A stderr pipe that takes 1 KiB and is never read.
+    let logged = 0;
+    const stderr = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _encoding, _callback) {
+        logged += chunk.toString("utf8").split("\n").length - 1;
+      },
+    });
+    const exit = runStdioGate(options, { input, output }, createLog("stdio", "text", stderr));
+    const lines = 2_000;
+    // Each a request wymcp refuses and answers itself, with a log line of its own.
+    for (let id = 0; id < lines; id++) input.write(`${JSON.stringify({ jsonrpc: "1.0", id, method: "ping" })}\n`);
+    await until(() => answers === lines);
+    // Two thousand lines of log would be some 200 KB; the stream holds its buffer and one line.
+    assert.ok(stderr.writableLength <= 1024 + 512, `${stderr.writableLength} bytes of log held`);
+    assert.equal(logged, 1, "the pipe took one write and never finished it");
+    input.end();
+    assert.equal(await exit, 0);
+  });
+});
+
 describe("a client on a real socket that stops reading", { timeout: 60_000 }, () => {
   test("wymcp stops judging its lines once the socket is full, and answers every one once it reads again", async () => {
     const record = join(work, "received-socket");

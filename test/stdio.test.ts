@@ -212,14 +212,15 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     let stdout = "";
     const output = new PassThrough().setEncoding("utf8");
     output.on("data", (text: string) => (stdout += text));
-    const logged: string[] = [];
+    let judgedLines = 0;
     const exit = runStdioGate(
       { ...options, clock: () => clock },
       { input, output },
-      createLog("stdio", "text", (line) => void logged.push(line)),
+      createLog("stdio", "text", () => undefined),
+      { onVerdict: (event) => void (event.reason === "parse-error" && judgedLines++) },
     );
     const answers = () => stdout.split("\n").length - 1;
-    const judged = () => logged.filter((line) => line.includes("parse-error")).length;
+    const judged = () => judgedLines;
     try {
       input.write("junk\n".repeat(3));
       await until(() => judged() === 3);
@@ -244,6 +245,37 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     assert.equal(answers(), 2);
     assert.equal(NULL_ID_ANSWER_INTERVAL_MS, 1_000);
     assert.equal(readFileSync(record, "utf8"), "");
+  });
+
+  test("junk past the once-a-second answer costs the log one line per burst with a count, never a line per message", async () => {
+    const record = join(work, `received-${++runs}`);
+    writeFileSync(record, "");
+    const { options } = parseStdioArgs(["--", process.execPath, ECHO, record]);
+    // A clock that never moves: every line falls within the second of the first answer.
+    const input = new PassThrough();
+    const output = new PassThrough();
+    output.resume();
+    const logged: string[] = [];
+    let judged = 0;
+    const exit = runStdioGate(
+      { ...options, clock: () => 5_000 },
+      { input, output },
+      createLog("stdio", "text", (line) => void logged.push(line)),
+      { onVerdict: () => void judged++ },
+    );
+    const junk = 10_000;
+    try {
+      input.write("junk\n".repeat(junk));
+      await until(() => judged === junk);
+    } finally {
+      input.end();
+    }
+    assert.equal(await exit, 0);
+    assert.deepEqual(logged, [
+      "wymcp stdio: refused -32700 parse-error id=null: Parse error: the body is not valid JSON\n",
+      "wymcp stdio: dropped (not answered) -32700 parse-error id=null: Parse error: the body is not valid JSON\n",
+      `wymcp stdio: dropped (not answered) ${junk - 2} more messages within a second of the last one logged: -32700 parse-error ×${junk - 2}\n`,
+    ]);
   });
 
   test("a line longer than --max-body-bytes is refused with -32600 and id null and never reaches the server; the next line goes through", async () => {
