@@ -178,6 +178,23 @@ describe("the server does not outlive wymcp stdio", { timeout: 60_000 }, () => {
     await until(() => !alive(pid));
   });
 
+  test("wymcp killed with SIGKILL: a server that ignores the end of its input, and the process it started, are killed by the watchdog", async (t) => {
+    const { child, pid, exited, stderr } = await start(
+      [],
+      `${PRINT_PID} const kid = require("node:child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" }); process.stderr.write("child pid=" + kid.pid + "\\n"); process.stdin.resume(); setInterval(() => {}, 1000);`,
+    );
+    await until(() => /child pid=\d+/.test(stderr()));
+    const kid = Number(/child pid=(\d+)/.exec(stderr())![1]);
+    assert.ok(alive(pid) && alive(kid));
+    child.kill("SIGKILL");
+    assert.equal((await exited).signal, "SIGKILL");
+    // Waits for the event, with the runner's limit as the only bound (its cancellation ends the wait).
+    while (alive(pid) || alive(kid)) {
+      assert.ok(!t.signal.aborted, `still running: ${[pid, kid].filter(alive).join(", ")}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  });
+
   test("SIGTERM to wymcp with a server that ignores it: passed on, then the server is killed past --stop-timeout", async () => {
     const { child, pid, exited, stderr } = await start(
       ["--stop-timeout", "300"],

@@ -37,6 +37,7 @@ import { loggedToolLock } from "../shared/tool-lock-log.js";
 import { type ToolLockWatch, toolsListRequests } from "../../core/tool-lock.js";
 import { LockedLines } from "../../outbound/tool-lock-stream.js";
 import { type ToolsAtEdge, type ToolsOptions, type ToolsRefusal, toolsOption } from "../../core/tools-at-edge.js";
+import { signalServer, WATCHED, watchServer } from "./watchdog.js";
 
 export interface StdioOptions extends GateFlags {
   command: string;
@@ -102,6 +103,10 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
   const { child, exited } = server;
   // Writing to a server that has exited fails with EPIPE: the exit code says the rest.
   child.stdin!.on("error", () => undefined);
+  const watchdog = watchServer(child, (reason) =>
+    log.line("watchdog-failed", { error: reason }, `the server is not watched (${reason}): it may outlive wymcp killed with SIGKILL`),
+  );
+  child.once("exit", () => watchdog?.standDown());
   client.output.on("error", () => undefined);
   const stopPassingSignals = passStopSignals(child, options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS);
 
@@ -130,7 +135,8 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
 function spawnServer(options: StdioOptions, log: GateLog): { child: ChildProcess; exited: Promise<number> } | number {
   let child: ChildProcess;
   try {
-    child = spawn(options.command, options.args, { stdio: ["pipe", "pipe", "inherit"] });
+    // A process group of its own, which the watchdog kills once wymcp is gone (watchdog.ts).
+    child = spawn(options.command, options.args, { stdio: ["pipe", "pipe", "inherit"], detached: WATCHED });
   } catch (error) {
     log.line(
       "spawn-failed",
@@ -155,18 +161,19 @@ function spawnServer(options: StdioOptions, log: GateLog): { child: ChildProcess
 }
 
 /**
- * A stop signal is passed on; a server still running past the bound is killed. wymcp leaving by any other way (an
- * uncaught error, process.exit) takes the server with it. A SIGKILL of wymcp cannot be caught: the server's stdin then
- * ends, which is the server's cue to exit. Returns the undoing, for once the server has exited.
+ * A stop signal is passed on to the server's group; a server still running past the bound is killed. wymcp leaving by
+ * any other way (an uncaught error, process.exit) takes the server with it. A SIGKILL of wymcp cannot be caught: the
+ * watchdog kills the server's group then (watchdog.ts), and the server's stdin ends. Returns the undoing, for once the
+ * server has exited.
  */
 function passStopSignals(child: ChildProcess, stopTimeoutMs: number): () => void {
   let killTimer: NodeJS.Timeout | undefined;
   const forwardSignal = (signal: NodeJS.Signals) => {
-    child.kill(signal);
-    killTimer ??= setTimeout(() => child.kill("SIGKILL"), stopTimeoutMs);
+    signalServer(child, signal);
+    killTimer ??= setTimeout(() => signalServer(child, "SIGKILL"), stopTimeoutMs);
   };
   for (const signal of FORWARDED_SIGNALS) process.on(signal, forwardSignal);
-  const orphan = () => void child.kill("SIGKILL");
+  const orphan = () => signalServer(child, "SIGKILL");
   process.once("exit", orphan);
   return () => {
     for (const signal of FORWARDED_SIGNALS) process.off(signal, forwardSignal);
