@@ -198,7 +198,8 @@ describe("the server does not outlive wymcp stdio", { timeout: 60_000 }, () => {
   test("SIGTERM to wymcp with a server that ignores it: passed on, then the server is killed past --stop-timeout", async () => {
     const { child, pid, exited, stderr } = await start(
       ["--stop-timeout", "300"],
-      `${PRINT_PID} process.on("SIGTERM", () => process.stderr.write("server got SIGTERM\\n")); process.stdin.resume(); setInterval(() => {}, 1000);`,
+      // The pid is printed once the handler is in place: a signal sent on seeing it must find it.
+      `process.on("SIGTERM", () => process.stderr.write("server got SIGTERM\\n")); ${PRINT_PID} process.stdin.resume(); setInterval(() => {}, 1000);`,
     );
     child.kill("SIGTERM");
     const ended = await exited;
