@@ -85,3 +85,40 @@ test("a long string JSON.parse would refuse (a raw control character, a bad esca
     assert.throws(() => harMessages(new TextEncoder().encode(document), 1 << 20), /not JSON/);
   }
 });
+
+test("a long base64 event stream is decoded as it is read: the same messages as the stream in plain text; bad base64 anywhere in it is undecodable", () => {
+  const stream = `${'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"é"}}\n\n'.repeat(3_000)}`;
+  const bytes = new TextEncoder().encode(stream);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  // Wrapped at 76 characters, as MIME writes base64: the line breaks are not base64.
+  const base64 = btoa(binary).replace(/.{76}/g, "$&\r\n");
+  const har = (content: Record<string, unknown>) =>
+    JSON.stringify({
+      log: {
+        entries: [
+          {
+            request: {
+              method: "POST",
+              url: "http://h/mcp",
+              headers: [],
+              postData: { text: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) },
+            },
+            response: { status: 200, headers: [], content: { mimeType: "text/event-stream", ...content } },
+          },
+        ],
+      },
+    });
+  const decode = (message: { bytes?: Uint8Array }) => new TextDecoder().decode(message.bytes);
+  const plain = [...harMessages(new TextEncoder().encode(har({ text: stream })), 1 << 20).messages].map(decode);
+  const reading = harMessages(new TextEncoder().encode(har({ text: base64, encoding: "base64" })), 1 << 20);
+  assert.deepEqual([...reading.messages].map(decode), plain);
+  assert.equal(plain.length, 3_001);
+  assert.equal(reading.undecodable, 0);
+  const middle = base64.length / 2 - ((base64.length / 2) % 4);
+  for (const bad of [`${base64.slice(0, middle)}AA==${base64.slice(middle)}`, `${base64.slice(0, middle)}!${base64.slice(middle)}`]) {
+    const broken = harMessages(new TextEncoder().encode(har({ text: bad, encoding: "base64" })), 1 << 20);
+    assert.equal([...broken.messages].length, 1, "the request alone");
+    assert.equal(broken.undecodable, 1);
+  }
+});
