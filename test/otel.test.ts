@@ -10,6 +10,7 @@ import { gateNode, serveFetch, wymcpNode, type McpFetchHandler } from "wymcp/nod
 import { mcpTelemetry } from "wymcp/otel";
 import type { JudgedExchange } from "wymcp";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
+import { MAX_UNDECLARED_VALUES } from "../src/otel/attribute-values.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import {
@@ -840,4 +841,71 @@ describe("an observer that fails never fails the request", { timeout: 30_000 }, 
       assert.deepEqual([response.status, ((await response.json()) as { id: number }).id, calls], [200, 1, 2]);
     });
   }
+});
+
+describe("metric attributes a client chooses are bounded: a client cannot add series at will", { timeout: 60_000 }, () => {
+  const jsonHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  /** A plain handler behind gateFetch: tools/list lists `listed`, every other request gets an empty result. */
+  function gateWith(o: Observed, listed: string[] = []) {
+    return gateFetch(
+      async (request: Request) => {
+        const { id, method } = (await request.json()) as { id: number; method: string };
+        const result =
+          method === "tools/list" ? { tools: listed.map((name) => ({ name, inputSchema: { type: "object" } })) } : { content: [] };
+        return new Response(JSON.stringify({ jsonrpc: "2.0", id, result }), { headers: { "content-type": "application/json" } });
+      },
+      { telemetry: o.telemetry },
+    );
+  }
+  const post = async (gate: ReturnType<typeof gateWith>, body: unknown, headers: Record<string, string> = {}) =>
+    (
+      await gate(
+        new Request("http://gate.test/mcp", { method: "POST", headers: { ...jsonHeaders, ...headers }, body: JSON.stringify(body) }),
+      )
+    ).text();
+  const call = (id: number, name: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } });
+  const valuesOf = async (o: Observed, attribute: string) =>
+    new Set(
+      histogramPoints(await o.metric("mcp.server.operation.duration"))
+        .map((p) => p.attributes[attribute])
+        .filter((value) => value !== undefined),
+    );
+
+  test("invented tool names: the first MAX_UNDECLARED_VALUES are recorded, every later one is _OTHER on the metric; the span keeps the name", async () => {
+    const o = observed();
+    const gate = gateWith(o);
+    const invented = MAX_UNDECLARED_VALUES + 50;
+    for (let i = 0; i < invented; i++) await post(gate, call(i, `invented-${i}`));
+    const names = await valuesOf(o, "gen_ai.tool.name");
+    assert.equal(names.size, MAX_UNDECLARED_VALUES + 1);
+    assert.ok(names.has("_OTHER") && names.has("invented-0") && !names.has(`invented-${invented - 1}`));
+    const last = o.serverSpans().find((span) => span.name === `tools/call invented-${invented - 1}`);
+    assert.equal(last?.attributes["gen_ai.tool.name"], `invented-${invented - 1}`);
+  });
+
+  test("a server that listed its tools: a call to a listed tool keeps its name, any other is _OTHER from the first", async () => {
+    const o = observed();
+    const gate = gateWith(o, ["alpha", "beta"]);
+    await post(gate, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    await post(gate, call(2, "alpha"));
+    for (let i = 0; i < 10; i++) await post(gate, call(3 + i, `invented-${i}`));
+    await post(gate, call(20, "beta"));
+    assert.deepEqual([...(await valuesOf(o, "gen_ai.tool.name"))].sort(), ["_OTHER", "alpha", "beta"]);
+  });
+
+  test("invented protocol versions: the MCP revisions are always recorded, other date-shaped claims bounded as names are", async () => {
+    const o = observed();
+    const gate = gateWith(o);
+    const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
+    for (let i = 0; i < MAX_UNDECLARED_VALUES + 20; i++) {
+      const day = String((i % 28) + 1).padStart(2, "0");
+      const month = String(Math.floor(i / 28) + 1).padStart(2, "0");
+      await post(gate, ping(i), { "mcp-protocol-version": `1999-${month}-${day}` });
+    }
+    await post(gate, ping(999), { "mcp-protocol-version": "2025-06-18" });
+    const versions = await valuesOf(o, "mcp.protocol.version");
+    assert.ok(versions.has("2025-06-18"), "a revision, after the bound was reached");
+    assert.ok(versions.has("_OTHER"));
+    assert.equal(versions.size, MAX_UNDECLARED_VALUES + 2);
+  });
 });

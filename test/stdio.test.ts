@@ -180,19 +180,28 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       [5],
     );
     assert.equal(g.received(), legacyAnswer + request(5));
-    assert.equal(g.stderr().match(/dropped \(not answered\)/g)?.length, refusedAnswers.length);
+    // Dropped within a second of each other: the first logged in full, the others counted in one line.
+    assert.equal(g.stderr().match(/dropped \(not answered\) -32600 invalid-message/g)?.length, 1);
+    assert.match(g.stderr(), new RegExp(`dropped \\(not answered\\) ${refusedAnswers.length - 1} more messages within a second`));
     for (const message of refusedAnswers) assert.equal(isResponseLike(message), true, JSON.stringify(message));
     assert.equal(isResponseLike({ jsonrpc: "2.0", id: 1, method: "x", result: {} }), false);
     assert.equal(isResponseLike([]), false);
   });
 
-  test("lines that are not JSON: 500 at once get one -32700 with id null; each is judged and logged", async () => {
+  test("lines that are not JSON: 500 at once get one -32700 with id null; each is judged, and logged or counted", async () => {
     const g = gate();
     g.write("junk\n".repeat(500));
-    // Every line judged (each is logged), the first answered.
-    await until(() => g.answers().length >= 1 && g.stderr().match(/parse-error/g)?.length === 500);
+    await until(() => g.answers().length >= 1);
     g.child.stdin!.end();
     await g.exited;
+    // Every line judged: logged in full (the answered one, the first dropped) or counted in its burst's line.
+    const logged = g
+      .stderr()
+      .split("\n")
+      .filter((line) => line.includes("parse-error"));
+    const judged = logged.reduce((sum, line) => sum + Number(/ (\d+) more messages /.exec(line)?.[1] ?? 1), 0);
+    assert.equal(judged, 500, logged.join("\n"));
+    assert.ok(logged.length <= 3, logged.join("\n"));
     assert.equal(g.answers().length, 1);
     assert.deepEqual(g.answers()[0], {
       jsonrpc: "2.0",
@@ -212,14 +221,15 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     let stdout = "";
     const output = new PassThrough().setEncoding("utf8");
     output.on("data", (text: string) => (stdout += text));
-    const logged: string[] = [];
+    let judgedLines = 0;
     const exit = runStdioGate(
       { ...options, clock: () => clock },
       { input, output },
-      createLog("stdio", "text", (line) => void logged.push(line)),
+      createLog("stdio", "text", () => undefined),
+      { onVerdict: (event) => void (event.reason === "parse-error" && judgedLines++) },
     );
     const answers = () => stdout.split("\n").length - 1;
-    const judged = () => logged.filter((line) => line.includes("parse-error")).length;
+    const judged = () => judgedLines;
     try {
       input.write("junk\n".repeat(3));
       await until(() => judged() === 3);
@@ -244,6 +254,37 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     assert.equal(answers(), 2);
     assert.equal(NULL_ID_ANSWER_INTERVAL_MS, 1_000);
     assert.equal(readFileSync(record, "utf8"), "");
+  });
+
+  test("junk past the once-a-second answer costs the log one line per burst with a count, never a line per message", async () => {
+    const record = join(work, `received-${++runs}`);
+    writeFileSync(record, "");
+    const { options } = parseStdioArgs(["--", process.execPath, ECHO, record]);
+    // A clock that never moves: every line falls within the second of the first answer.
+    const input = new PassThrough();
+    const output = new PassThrough();
+    output.resume();
+    const logged: string[] = [];
+    let judged = 0;
+    const exit = runStdioGate(
+      { ...options, clock: () => 5_000 },
+      { input, output },
+      createLog("stdio", "text", (line) => void logged.push(line)),
+      { onVerdict: () => void judged++ },
+    );
+    const junk = 10_000;
+    try {
+      input.write("junk\n".repeat(junk));
+      await until(() => judged === junk);
+    } finally {
+      input.end();
+    }
+    assert.equal(await exit, 0);
+    assert.deepEqual(logged, [
+      "wymcp stdio: refused -32700 parse-error id=null: Parse error: the body is not valid JSON\n",
+      "wymcp stdio: dropped (not answered) -32700 parse-error id=null: Parse error: the body is not valid JSON\n",
+      `wymcp stdio: dropped (not answered) ${junk - 2} more messages within a second of the last one logged: -32700 parse-error ×${junk - 2}\n`,
+    ]);
   });
 
   test("a line longer than --max-body-bytes is refused with -32600 and id null and never reaches the server; the next line goes through", async () => {

@@ -152,7 +152,7 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const { options } = parsed;
-  const log = createLog("proxy", options.log, (line) => void process.stderr.write(line));
+  const log = createLog("proxy", options.log, process.stderr);
   const otel = options.otel ? await commandTelemetry("proxy", log) : undefined;
   if (options.otel && !otel) return 2;
   let tools;

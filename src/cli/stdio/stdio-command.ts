@@ -54,7 +54,7 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
     process.stdout.write(STDIO_USAGE);
     return 0;
   }
-  const log = createLog("stdio", parsed.options.log, (line) => void process.stderr.write(line));
+  const log = createLog("stdio", parsed.options.log, process.stderr);
   const otel = parsed.options.otel ? await commandTelemetry("stdio", log) : undefined;
   if (parsed.options.otel && !otel) return 2;
   let tools;
@@ -75,7 +75,7 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
   }
   const code = await runStdioGate(
     { ...parsed.options, telemetry: otel?.telemetry, tools },
-    { input: process.stdin, output: process.stdout, log: process.stderr },
+    { input: process.stdin, output: process.stdout },
     log,
     live && { observer: live.observer },
   );
