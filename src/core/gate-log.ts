@@ -201,7 +201,7 @@ export interface GateLog {
 }
 
 /**
- * A stream a log is written to (Node's `process.stderr` is one): `write` says whether the stream took the line without
+ * A stream a log is written to (Node's standard error is one): `write` says whether the stream took the line without
  * waiting (false: its buffer is full), and `drain` when it has caught up.
  */
 export interface LogStream {
@@ -212,7 +212,7 @@ export interface LogStream {
 /**
  * The log of one face, written to `out`: a function, or a stream whose backpressure the log keeps to. While the stream
  * is full (from a `write` that returned false to its `drain`), lines are dropped and counted, and the count is logged
- * once it drains: a reader of stderr that does not keep up loses lines, never grows the process's memory, and never
+ * once it drains: a reader of stderr that does not keep up loses lines, never grows the face's memory, and never
  * holds the face back.
  */
 export function createLog(face: Face, format: LogFormat, out: ((line: string) => void) | LogStream): GateLog {
