@@ -395,16 +395,19 @@ class StdioClient {
     this.child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
   }
 
-  /** Keeps `window` requests in flight for `ms`; resolves to how many were answered, and how many per second. */
+  /**
+   * Keeps `window` requests in flight for `ms`, each slot sending at least one (as bench/http.ts's flood); resolves to
+   * how many were answered, and how many per second.
+   */
   async flood(line: (id: number) => string, ms: number, window: number): Promise<{ answered: number; perSec: number }> {
     let answered = 0;
     const started = performance.now();
     const deadline = started + ms;
     const loop = async () => {
-      while (performance.now() < deadline) {
+      do {
         await this.request(line);
         answered++;
-      }
+      } while (performance.now() < deadline);
     };
     await Promise.all(Array.from({ length: window }, loop));
     return { answered, perSec: (answered * 1000) / (performance.now() - started) };
@@ -549,12 +552,12 @@ async function proxyMemory(proxy: LaunchedProxy, settings: ProxyBenchSettings, l
     const spans = { warmupSeconds: settings.memorySeconds / 10, seconds: settings.memorySeconds };
     return await sampleWhile("proxy", proxy.child.pid!, spans, async (deadline) => {
       let sent = 0;
-      while (performance.now() < deadline) {
+      do {
         for (const w of mixed) {
           const f = await flood(agent, proxy.url, w, 200, settings.connections);
           sent += f.latencies.length;
         }
-      }
+      } while (performance.now() < deadline);
       return sent;
     });
   } finally {
@@ -572,13 +575,13 @@ async function stdioMemory(root: string, settings: ProxyBenchSettings, log: (lin
     const spans = { warmupSeconds: settings.memorySeconds, seconds: settings.memorySeconds };
     return await sampleWhile("stdio", client.child.pid!, spans, async (deadline) => {
       let sent = 0;
-      while (performance.now() < deadline) {
+      do {
         sent += (await client.flood(toolsCall, 200, settings.window)).answered;
         sent += (await client.flood(refused, 100, settings.window)).answered;
         // Junk, answered at most once a second, and responses, never answered: nothing to wait for.
         client.child.stdin!.write("not json\n".repeat(100));
         sent += 100;
-      }
+      } while (performance.now() < deadline);
       return sent;
     });
   } finally {

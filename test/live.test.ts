@@ -150,7 +150,7 @@ describe("wymcp stdio --ui: the live feed without a browser", () => {
     gate.write(call(3, { name: 42 }));
     const byId = (id: number, direction: string) =>
       feed.rows.find((row) => row.verdict.direction === direction && (JSON.parse(row.text!) as { id?: number }).id === id);
-    await until(() => [byId(2, "in"), byId(2, "out"), byId(3, "in"), byId(3, "out")].every(Boolean), 10_000);
+    await until(() => [byId(2, "in"), byId(2, "out"), byId(3, "in"), byId(3, "out")].every(Boolean));
     const served = byId(2, "in")!;
     const answer = byId(2, "out")!;
     const refused = byId(3, "in")!;
@@ -224,7 +224,7 @@ describe("the live flags", () => {
     const gate = stdioGate(["--record", "/dev/full"]);
     gate.write(initialize(1));
     for (let id = 2; id < 40; id++) gate.write(call(id, { name: "echo", arguments: { text: "x".repeat(2000) } }));
-    await until(() => gate.answers().filter((answer) => answer.result !== undefined).length === 39, 20_000);
+    await until(() => gate.answers().filter((answer) => answer.result !== undefined).length === 39);
     gate.child.stdin!.end();
     assert.equal(await gate.exited, 0);
     assert.equal(gate.stderr().match(/cannot write \/dev\/full/g)?.length, 1, gate.stderr());

@@ -67,7 +67,7 @@ function handlerFor(o: Observed) {
 
 before(() => enableContext());
 
-describe("gateNode with telemetry, the official client v2 in the modern era", { timeout: 30_000 }, () => {
+describe("gateNode with telemetry, the official client v2 in the modern era", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   before(async () => {
@@ -163,7 +163,7 @@ describe("gateNode with telemetry, the official client v2 in the modern era", { 
   });
 });
 
-describe("gateNode with telemetry, the official client v2 in the legacy era", { timeout: 30_000 }, () => {
+describe("gateNode with telemetry, the official client v2 in the legacy era", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   let legacyOnly: Awaited<ReturnType<typeof listening>>;
@@ -284,7 +284,7 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", { 
   });
 });
 
-describe("notifications, refusals before judging, bounds", { timeout: 30_000 }, () => {
+describe("notifications, refusals before judging, bounds", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   before(async () => {
@@ -341,7 +341,7 @@ describe("notifications, refusals before judging, bounds", { timeout: 30_000 }, 
   });
 });
 
-describe("trace context: params._meta first, then the HTTP headers, then the ambient context", { timeout: 30_000 }, () => {
+describe("trace context: params._meta first, then the HTTP headers, then the ambient context", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   before(async () => {
@@ -381,7 +381,7 @@ describe("trace context: params._meta first, then the HTTP headers, then the amb
   });
 });
 
-describe("metrics: mcp.server.operation.duration, wymcp.rejections, wymcp.validation.duration", { timeout: 30_000 }, () => {
+describe("metrics: mcp.server.operation.duration, wymcp.rejections, wymcp.validation.duration", () => {
   test("a passing and a refused tools/call, and an unknown method folded to _OTHER on metrics only", async () => {
     const o = observed();
     const server = await listening(http.createServer(gateNode(handlerFor(o), { telemetry: o.telemetry })));
@@ -443,7 +443,7 @@ describe("metrics: mcp.server.operation.duration, wymcp.rejections, wymcp.valida
   });
 });
 
-describe("gateFetch with telemetry", { timeout: 30_000 }, () => {
+describe("gateFetch with telemetry", () => {
   test("the official client through gateFetch: a passing call continues the client's trace and the tool's span nests; a refused one is traced", async () => {
     const o = observed();
     const gated = gateFetch(handlerFor(o), { telemetry: o.telemetry });
@@ -569,7 +569,7 @@ describe("gateFetch with telemetry", { timeout: 30_000 }, () => {
   });
 });
 
-describe("the lower-level guards take the same option", { timeout: 30_000 }, () => {
+describe("the lower-level guards take the same option", () => {
   const headers = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
@@ -622,7 +622,7 @@ describe("the lower-level guards take the same option", { timeout: 30_000 }, () 
   });
 });
 
-describe("gateNode: a handler that throws, a client that goes away", { timeout: 30_000 }, () => {
+describe("gateNode: a handler that throws, a client that goes away", () => {
   const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   const list = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" });
 
@@ -685,7 +685,7 @@ describe("gateNode: a handler that throws, a client that goes away", { timeout: 
   });
 });
 
-describe("a session assigned by the answer", { timeout: 30_000 }, () => {
+describe("a session assigned by the answer", () => {
   test("an initialize answered with an Mcp-Session-Id carries it; a modern answer's header is never recorded", async () => {
     const o = observed();
     const assigning: McpFetchHandler = {
@@ -716,7 +716,7 @@ describe("a session assigned by the answer", { timeout: 30_000 }, () => {
   });
 });
 
-describe("a legacy batch: one span per message, each ended by its own answer", { timeout: 30_000 }, () => {
+describe("a legacy batch: one span per message, each ended by its own answer", () => {
   test("two requests and a notification; the error answer marks the right span", async () => {
     const o = observed();
     const answering: McpFetchHandler = {
@@ -794,7 +794,7 @@ describe("with no SDK nothing is watched", () => {
   });
 });
 
-describe("an observer that fails never fails the request", { timeout: 30_000 }, () => {
+describe("an observer that fails never fails the request", () => {
   const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
   const broken: Record<string, Telemetry> = {
@@ -843,7 +843,7 @@ describe("an observer that fails never fails the request", { timeout: 30_000 }, 
   }
 });
 
-describe("metric attributes a client chooses are bounded: a client cannot add series at will", { timeout: 60_000 }, () => {
+describe("metric attributes a client chooses are bounded: a client cannot add series at will", () => {
   const jsonHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   /** A plain handler behind gateFetch: tools/list lists `listed`, every other request gets an empty result. */
   function gateWith(o: Observed, listed: string[] = []) {

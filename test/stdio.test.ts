@@ -75,7 +75,7 @@ const request = (id: unknown, method = "tools/list", params?: unknown) =>
   `${JSON.stringify({ jsonrpc: "2.0", id, method, ...(params !== undefined && { params }) })}\n`;
 const SECRET = "s3cr3t-from-a-line";
 
-describe("wymcp stdio in front of a stdio server that records what reaches it", { timeout: 60_000 }, () => {
+describe("wymcp stdio in front of a stdio server that records what reaches it", () => {
   test("passing lines reach the server byte for byte and its answers come back unchanged; it exits with the server", async () => {
     const g = gate();
     const odd = `{ "id":1, "method":"initialize","jsonrpc":"2.0","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"\\u00e9"}} }\r\n`;
@@ -388,12 +388,12 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     };
     try {
       // wymcp waits for the client's drain: it has paused its reading of the server (its only wait on the client's side).
-      await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0, 30_000);
+      await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0);
       assert.ok(taken < flood, `the whole flood (${taken} bytes) was written into a client that reads nothing`);
       // How much memory that leaves wymcp is a target of `npm run bench` (bench/stdio-memory.ts).
       read();
       const line = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x".repeat(1000) } })}\n`;
-      await until(() => taken === Math.ceil(flood / line.length) * line.length, 30_000);
+      await until(() => taken === Math.ceil(flood / line.length) * line.length);
     } finally {
       // The server exits at the end of its input, and the gate with it, whatever failed above.
       read();
@@ -406,7 +406,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     const g = gate([], ["--flood", String(64 * 1024 * 1024)]);
     g.child.stdout!.pause();
     // The server is up (its SIGTERM handler set) and flooding: the first bytes have come through.
-    await until(() => g.stderr().includes("ready") && g.child.stdout!.readableLength > 0, 30_000);
+    await until(() => g.stderr().includes("ready") && g.child.stdout!.readableLength > 0);
     g.child.kill("SIGTERM");
     // What the server wrote before it exited is still delivered: wymcp ends once the client has read it.
     g.child.stdout!.resume();
@@ -434,7 +434,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     } finally {
       process.kill(server, "SIGCONT");
     }
-    await until(() => g.answers().length === lines, 30_000);
+    await until(() => g.answers().length === lines);
     g.child.stdin!.end();
     assert.equal((await g.exited).code, 0);
     assert.equal(g.received().split("\n").length - 1, lines);
@@ -443,10 +443,10 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
 
   test("a client that closes its end while the server floods it: wymcp still sees the server exit, and exits with it", async () => {
     const g = gate([], ["--flood", String(64 * 1024 * 1024)]);
-    await until(() => g.stderr().includes("ready") && g.stdout().length > 0, 30_000);
+    await until(() => g.stderr().includes("ready") && g.stdout().length > 0);
     g.child.stdout!.destroy();
     g.child.stdin!.end();
-    // Still running: the describe's timeout fails the test.
+    // Still running: the runner's limit fails the test.
     assert.deepEqual(await g.exited, { code: 0, signal: null });
   });
 

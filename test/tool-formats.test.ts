@@ -192,7 +192,7 @@ describe("the command line's --formats reaches the tools at the edge", () => {
   });
 });
 
-describe("behind wymcp proxy --learn-tools on, a Python MCPServer's tools", { timeout: 180_000 }, () => {
+describe("behind wymcp proxy --learn-tools on, a Python MCPServer's tools", () => {
   test("the issue's three calls (datetime without an offset, time, a UUID without hyphens) are answered as the server alone answers them", async () => {
     assertFreshDist();
     const server = await startMcpServerHttp("formats-http");

@@ -64,7 +64,7 @@ async function client(target: URL | ((request: Request) => Promise<Response>), l
       : new StreamableHTTPClientTransport(new URL("http://gate.test/mcp"), {
           fetch: (url, init) => target(new Request(url, init)),
         });
-  await c.connect(transport, { timeout: 30_000 });
+  await c.connect(transport);
   return c;
 }
 
@@ -107,7 +107,7 @@ async function assertLocked(c: Client): Promise<void> {
     });
 }
 
-describe("gateNode with a tools lock, in front of the SDK v2's server", { timeout: 60_000 }, () => {
+describe("gateNode with a tools lock, in front of the SDK v2's server", () => {
   test("report: the client sees what the server alone lists, before and after; onToolDrift gets each kind once", async () => {
     const toolsLock = await approvedLock();
     const reports: ToolDriftReport[] = [];
@@ -218,7 +218,7 @@ describe("gateNode with a tools lock, in front of the SDK v2's server", { timeou
   });
 });
 
-describe("the other faces with a tools lock in enforce mode", { timeout: 60_000 }, () => {
+describe("the other faces with a tools lock in enforce mode", () => {
   test("gateFetch, the SDK's handler", async () => {
     const gated = gateFetch(handler, { toolsLock: await approvedLock(), toolsLockMode: "enforce", onToolDrift: () => undefined });
     const c = await client((request) => gated(request));
