@@ -24,7 +24,7 @@ async function answerOf(response: Response | undefined): Promise<JsonRpcErrorRes
 }
 
 describe("wymcpFetch on plain Request/Response", () => {
-  const guard = wymcpFetch({ era: (req, body) => classifyEra(req.headers, body).era, maxBodyBytes: 1024 });
+  const guard = wymcpFetch({ era: (req, body) => classifyEra(req.headers, body).era, limits: { maxBodyBytes: 1024 } });
 
   test("a valid POST resolves to undefined, its body still readable, its era and body from wymcpOf", async () => {
     const req = request(JSON.stringify(toolsList));

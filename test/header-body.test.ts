@@ -165,7 +165,7 @@ describe("the modern lane's header rules (validateMcpRequest with headers)", () 
   });
 
   test("headerChecks: false hands on a request whose headers disagree", () => {
-    assert.equal(validateMcpRequest(CALL, "modern", { headers: {}, headerChecks: false }).outcome, "pass");
+    assert.equal(validateMcpRequest(CALL, "modern", { headers: {}, rules: { headers: "off" } }).outcome, "pass");
   });
 
   test("a body that fails its definition is answered by the validator, not the header rules", () => {
@@ -226,9 +226,10 @@ describe("protocol versions the face does not know", () => {
     assert.equal(result.outcome, "pass");
     if (result.outcome !== "pass") return;
     assert.equal(result.definition, "JSONRPCRequest");
-    assert.equal(result.reported?.response.error.code, UNSUPPORTED_PROTOCOL_VERSION);
-    assert.deepEqual(result.reported?.response.error.data?.supported, ["2026-07-28"]);
-    assert.equal(result.reported?.response.error.data?.requested, "2027-01-01");
+    assert.equal(result.reported?.[0]?.rule, "versions");
+    assert.equal(result.reported?.[0]?.response.error.code, UNSUPPORTED_PROTOCOL_VERSION);
+    assert.deepEqual(result.reported?.[0]?.response.error.data?.supported, ["2026-07-28"]);
+    assert.equal(result.reported?.[0]?.response.error.data?.requested, "2027-01-01");
   });
 
   test("the known version is still judged by its definitions", () => {
@@ -237,7 +238,7 @@ describe("protocol versions the face does not know", () => {
   });
 
   test("supportedVersions given: another version is answered 400/-32022 with supported and requested", () => {
-    const result = validateMcpRequest(claiming("2027-01-01"), "modern", { supportedVersions: ["2026-07-28"] });
+    const result = validateMcpRequest(claiming("2027-01-01"), "modern", { versions: ["2026-07-28"] });
     assert.equal(result.outcome, "reject");
     if (result.outcome !== "reject") return;
     assert.equal(result.status, 400);
@@ -248,13 +249,13 @@ describe("protocol versions the face does not know", () => {
   });
 
   test("a requested version is echoed escaped and cut, so it cannot forge a log line", () => {
-    const result = validateMcpRequest(claiming(`2027\n${"x".repeat(200)}`), "modern", { supportedVersions: ["2026-07-28"] });
+    const result = validateMcpRequest(claiming(`2027\n${"x".repeat(200)}`), "modern", { versions: ["2026-07-28"] });
     const requested = result.outcome === "reject" ? result.response.error.data?.requested : undefined;
     assert.ok(requested !== undefined && !requested.includes("\n") && requested.length <= 33, requested);
   });
 
   test("headers that disagree with the body win over its version: -32020, not -32022", () => {
-    const result = validateMcpRequest(claiming("2027-01-01"), "modern", { supportedVersions: ["2026-07-28"], headers: good });
+    const result = validateMcpRequest(claiming("2027-01-01"), "modern", { versions: ["2026-07-28"], headers: good });
     assert.equal(result.outcome === "reject" && result.response.error.code, HEADER_MISMATCH);
   });
 });

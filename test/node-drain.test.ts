@@ -72,7 +72,7 @@ describe("wymcpNode after an early 413", { timeout: 30_000 }, () => {
   let port = 0;
   let handedOn = 0;
   before(async () => {
-    const guard = wymcpNode({ maxBodyBytes: 1024 });
+    const guard = wymcpNode({ limits: { maxBodyBytes: 1024 } });
     server = http.createServer((req, res) => {
       void guard(req, res, () => {
         handedOn++;

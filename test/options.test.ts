@@ -119,7 +119,9 @@ describe("every face refuses a bad option when it is built", () => {
         message: /the options must be an object, not 5 \(a number\)/,
       });
       assert.doesNotThrow(() => build({}));
-      assert.doesNotThrow(() => build({ maxBodyBytes: 1, maxDepth: Number.POSITIVE_INFINITY, era: "modern", onReject: () => undefined }));
+      assert.doesNotThrow(() =>
+        build({ limits: { maxBodyBytes: 1, maxDepth: Number.POSITIVE_INFINITY }, era: "modern", onReject: () => undefined }),
+      );
       for (const legacyChecks of ["params", "report", "framing"]) assert.doesNotThrow(() => build({ legacyChecks }), legacyChecks);
       for (const formats of ["annotation", "strict"]) assert.doesNotThrow(() => build({ formats }), formats);
       if (face.startsWith("wymcp"))
@@ -128,14 +130,26 @@ describe("every face refuses a bad option when it is built", () => {
   }
 
   test("resolveOptions, as every face calls it: no options object at all is every default", () => {
-    const resolved = resolveOptions(undefined, [], () => undefined);
+    const resolved = resolveOptions(undefined, { keys: [], headersOf: () => undefined });
     assert.deepEqual(resolved.settings, {
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       maxDepth: DEFAULT_MAX_DEPTH,
-      validate: { legacyChecks: "params", formats: "annotation" },
+      rules: {
+        origin: "off",
+        limits: "enforce",
+        framing: "enforce",
+        params: "enforce",
+        formats: "off",
+        headers: "enforce",
+        versions: "report",
+        lock: "off",
+        paramHeaders: "enforce",
+        toolArguments: "enforce",
+        outbound: "off",
+      },
     });
     assert.equal(resolved.onReject, undefined);
-    assert.equal(resolved.onLegacyReport, undefined);
+    assert.equal(resolved.onReport, undefined);
     assert.equal(resolved.era(undefined, { jsonrpc: "2.0", id: 1, method: "tools/list" }), "legacy");
   });
 
@@ -182,7 +196,7 @@ describe("every face refuses a bad option when it is built", () => {
   test("era takes either lane by name", async () => {
     const call = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { _meta: MODERN_META, name: 5 } });
     const post = () => new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: call });
-    assert.equal(await wymcpFetch({ era: "legacy", legacyChecks: "framing" })(post()), undefined, "framing only");
+    assert.equal(await wymcpFetch({ era: "legacy", rules: { params: "off" } })(post()), undefined, "framing only");
     // The legacy lane's params checks (the default) judge it by 2025-03-26: a numeric name, answered 200/-32602.
     assert.equal((await wymcpFetch({ era: "legacy" })(post()))?.status, 200);
     assert.equal((await wymcpFetch({ era: "modern" })(post()))?.status, 400);
@@ -197,7 +211,7 @@ describe("every face refuses a bad option when it is built", () => {
 describe("a limit is never silently off", () => {
   test("wymcpFetch: maxBodyBytes NaN or '1mb' cannot be built, so a 10 MB body cannot pass through such a guard", async () => {
     for (const maxBodyBytes of [Number.NaN, "1mb"])
-      assert.throws(() => wymcpFetch({ maxBodyBytes: maxBodyBytes as number }), WymcpOptionError);
+      assert.throws(() => wymcpFetch({ limits: { maxBodyBytes: maxBodyBytes as number } }), WymcpOptionError);
     // The default, by contrast, answers the 10 MB body 413.
     const body = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${"x".repeat(10 * 1024 * 1024)}"}}`;
     const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -243,7 +257,7 @@ describe("every face defaults to the SDK's routing", () => {
     const legacy = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: 5 } });
     const request = () =>
       new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: legacy });
-    assert.equal(await wymcpFetch({ legacyChecks: "framing" })(request()), undefined);
+    assert.equal(await wymcpFetch({ rules: { params: "off" } })(request()), undefined);
     // With the params checks (the default), judged legacy by 2025-03-26's CallToolRequest, not as the modern call it lacks.
     const answer = await wymcpFetch()(request());
     assert.equal(answer?.status, 200);

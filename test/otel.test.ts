@@ -173,7 +173,9 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", { 
     server = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry })));
     legacyOnly = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry, era: "legacy" })));
     const onLegacyReport = (info: unknown) => void reports.push(info);
-    reporting = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry, legacyChecks: "report", onLegacyReport })));
+    reporting = await listening(
+      http.createServer(gateNode(handler, { telemetry: o.telemetry, rules: { params: "report" }, onReport: onLegacyReport })),
+    );
   });
   after(async () => {
     await server.close();
@@ -287,7 +289,7 @@ describe("notifications, refusals before judging, bounds", { timeout: 30_000 }, 
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   before(async () => {
-    server = await listening(http.createServer(gateNode(handlerFor(o), { telemetry: o.telemetry, maxBodyBytes: 2048 })));
+    server = await listening(http.createServer(gateNode(handlerFor(o), { telemetry: o.telemetry, limits: { maxBodyBytes: 2048 } })));
   });
   after(() => server.close());
   beforeEach(() => o.reset());

@@ -164,7 +164,9 @@ describe("wymcp proxy in front of an upstream that records what reaches it", { t
     let gated: Awaited<ReturnType<typeof listening>>;
     before(async () => {
       gated = await listening(
-        http.createServer(gateNode({ fetch: async () => new Response("{}", { status: 200 }) }, { maxBodyBytes: 4096, maxDepth: 16 })),
+        http.createServer(
+          gateNode({ fetch: async () => new Response("{}", { status: 200 }) }, { limits: { maxBodyBytes: 4096, maxDepth: 16 } }),
+        ),
       );
     });
     after(() => gated.close());
@@ -944,11 +946,11 @@ describe("wymcp proxy options", { timeout: 60_000 }, () => {
     const { options, listen } = parseProxyArgs(base);
     assert.deepEqual(listen, { host: "127.0.0.1", port: 3000 });
     assert.deepEqual(
-      [options.maxBodyBytes, options.maxDepth, options.legacyChecks, options.outbound, options.log],
-      [4194304, 64, undefined, "off", "text"],
+      [options.limits.maxBodyBytes, options.limits.maxDepth, options.rules?.params, options.rules?.outbound, options.log],
+      [4194304, 64, undefined, undefined, "text"],
     );
-    assert.equal(parseProxyArgs([...base, "--max-depth", "Infinity"]).options.maxDepth, Number.POSITIVE_INFINITY);
-    assert.equal(parseProxyArgs([...base, "--legacy-checks", "framing"]).options.legacyChecks, "framing");
+    assert.equal(parseProxyArgs([...base, "--max-depth", "Infinity"]).options.limits.maxDepth, Number.POSITIVE_INFINITY);
+    assert.equal(parseProxyArgs([...base, "--legacy-checks", "framing"]).options.rules?.params, "off");
     assert.deepEqual([options.connectTimeoutMs, options.maxAnswerBytes, options.trustProxy], [10_000, 64 * 1024 * 1024, false]);
     assert.equal(parseProxyArgs([...base, "--max-answer-bytes", "Infinity"]).options.maxAnswerBytes, Number.POSITIVE_INFINITY);
     assert.equal(parseProxyArgs([...base, "--trust-proxy"]).options.trustProxy, true);
@@ -1009,10 +1011,14 @@ test("the limits' flags go through the gates' own checks: a wrong one names the 
       '--legacy-checks must be one of "params", "report", "framing", not "strict"',
     ],
   );
-  for (const mode of ["params", "report", "framing"])
-    assert.equal(parseProxyArgs([...base, "--legacy-checks", mode]).options.legacyChecks, mode);
+  for (const [mode, state] of [
+    ["params", "enforce"],
+    ["report", "report"],
+    ["framing", "off"],
+  ])
+    assert.equal(parseProxyArgs([...base, "--legacy-checks", mode!]).options.rules?.params, state);
   assert.throws(() => parseStdioArgs(["--legacy-checks", "all", "--", "x"]), /^UsageError: --legacy-checks must be one of/);
-  assert.equal(parseProxyArgs([...base, "--max-body-bytes", "1024"]).options.maxBodyBytes, 1024);
+  assert.equal(parseProxyArgs([...base, "--max-body-bytes", "1024"]).options.limits.maxBodyBytes, 1024);
   assert.throws(
     () => parseStdioArgs(["--max-body-bytes", "Infinity", "--", "x"]),
     /^UsageError: --max-body-bytes must be a positive integer/,

@@ -57,7 +57,7 @@ describe("a refused body releases its socket", { timeout: 30_000 }, () => {
   const allClosed: (() => void)[] = [];
 
   before(async () => {
-    const guard = wymcpNode({ maxBodyBytes: LIMIT, discardTimeoutMs: DEADLINE_MS });
+    const guard = wymcpNode({ limits: { maxBodyBytes: LIMIT, discardTimeoutMs: DEADLINE_MS } });
     server = http.createServer((req, res) => void guard(req, res, () => res.end(JSON.stringify({ handedOn: true }))));
     server.on("connection", (socket: net.Socket) => {
       open.add(socket);

@@ -638,7 +638,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       "/data",
     ]);
     assert.deepEqual(
-      [options.command, options.args, options.maxDepth],
+      [options.command, options.args, options.limits.maxDepth],
       ["npx", ["@modelcontextprotocol/server-filesystem", "--max-depth", "/data"], 8],
     );
     assert.equal(options.stopTimeoutMs, 5_000);

@@ -58,7 +58,7 @@ describe("gateNode: the tools learned from the SDK v2 server's own tools/list", 
   let gated: Awaited<ReturnType<typeof listening>>;
   let alone: Awaited<ReturnType<typeof listening>>;
   before(async () => {
-    gated = await listening(http.createServer(gateNode(handler, { tools: { compile, onToolsEvent: (event) => events.push(event) } })));
+    gated = await listening(http.createServer(gateNode(handler, { tools: { compile, onEvent: (event) => events.push(event) } })));
     alone = await listening(http.createServer(toNodeHandler(createMcpHandler(edgeToolsServer))));
     const list = await post(gated.url, "modern", "tools/list", {});
     assert.equal((list.message.result!.tools as unknown[]).length, 3);

@@ -105,7 +105,12 @@ export function judgeAtEdge(request: EdgeRequest, headers: RequestHeaders): "pas
       ? "header"
       : "refused";
   const version = typeof headers === "function" ? headers("mcp-protocol-version") : undefined;
-  const refusal = request.tools.judge(request.body, "modern", typeof version === "string" ? version : "2026-07-28", headers);
+  const refusal = request.tools.judge({
+    body: request.body,
+    era: "modern",
+    protocolVersion: typeof version === "string" ? version : "2026-07-28",
+    headers,
+  });
   if (refusal instanceof Promise) throw new Error("the tool's schema is still compiling");
   if (refusal === undefined) return "pass";
   return refusal.check === "param-header" ? "header" : "arguments";

@@ -58,6 +58,8 @@ export interface Report {
   code?: number;
   /** One line: what the rule found. */
   message: string;
+  /** The legacy revision whose definitions judged the message, when one did (a params failure, an outbound violation). */
+  revision?: string;
   /** The tool a `toolArguments`, `paramHeaders` or `lock` report is about, escaped and bounded. */
   tool?: string;
   /** Where the message fails, one entry per location, as the answer (in) or the outbound check (out) lists them; bounded. */
