@@ -40,6 +40,7 @@ describe("each step of the stage", () => {
       ok: false,
       status: 415,
       reason: "unsupported-media-type",
+      rule: "limits",
       response: { jsonrpc: "2.0", id: null, error: { code: -32600, message: REFUSAL_MESSAGES.mediaType } },
       era: undefined,
       kind: undefined,
@@ -100,7 +101,7 @@ describe("each step of the stage", () => {
     );
     assert.equal("revision" in modern, false, "only a legacy params failure names a revision");
     // The legacy lane in framing mode passes it on its framing; in params mode (the default) its name fails 2025-03-26.
-    const framingOnly = { ...resolveLimits({}), validate: { legacyChecks: "framing" as const } };
+    const framingOnly = { ...resolveLimits({}), rules: resolveRules({ params: "off" }, undefined, NO_CONTEXT) };
     assert.deepEqual(judgeBody(call, { era: () => undefined }, framingOnly), {
       ok: true,
       body: call,
@@ -194,7 +195,7 @@ describe("what the faces share beside the stage", () => {
     assert.equal(refused.ok, false);
     if (refused.ok) return;
     reportRefusal((info) => seen.push(info), refused);
-    assert.deepEqual(seen, [{ status: 400, reason: "invalid-message", response: refused.response, era: "legacy", kind: "request" }]);
+    assert.deepEqual(seen, [{ status: 400, reason: "invalid-message", rule: "framing", response: refused.response, era: "legacy", kind: "request" }]);
     assert.doesNotThrow(() =>
       reportRefusal(() => {
         throw new Error("logger down");

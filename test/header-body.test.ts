@@ -500,7 +500,7 @@ describe("a Fetch face hands the rules the MCP-Protocol-Version it read (FetchHe
     const on = counted(CALL, good);
     const off = counted(CALL, good);
     assert.equal((await judgeRequest(on.request, resolveFetchFace({}), "own")).action, "hand-on");
-    assert.equal((await judgeRequest(off.request, resolveFetchFace({ headerChecks: false }), "own")).action, "hand-on");
+    assert.equal((await judgeRequest(off.request, resolveFetchFace({ rules: { headers: "off" } }), "own")).action, "hand-on");
     assert.ok((off.reads["mcp-protocol-version"] ?? 0) > 0, "the face reads the version for the era");
     assert.equal(on.reads["mcp-protocol-version"], off.reads["mcp-protocol-version"]);
     assert.equal(on.reads["mcp-method"], 1);
@@ -513,7 +513,7 @@ describe("a Fetch face hands the rules the MCP-Protocol-Version it read (FetchHe
     const { request, reads } = counted(CALL, { ...good, "content-length": String(Buffer.byteLength(JSON.stringify(CALL))) });
     assert.notEqual(request.headers.get("content-length"), null);
     reads["content-length"] = 0;
-    const judged = await judgeRequest(request, resolveFetchFace({ maxBodyBytes: 4096 }), "own");
+    const judged = await judgeRequest(request, resolveFetchFace({ limits: { maxBodyBytes: 4096 } }), "own");
     assert.equal(judged.action, "hand-on");
     assert.equal(reads["content-length"], 1);
   });

@@ -211,14 +211,15 @@ describe("each revision judges by its own definition", () => {
     assert.equal(result.response.error.code, -32600);
   });
 
-  test("the modern lane ignores legacyChecks", () => {
+  test("the params rule judges the modern lane too: refused, reported with the same answer, or framed only", () => {
     const body = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 5 } };
-    const answers = (["params", "report", "framing"] as const).map((legacyChecks) =>
-      validateMcpRequest(body, "modern", { rules: { params: PARAMS[legacyChecks] } }),
+    const [enforced, reported, off] = (["enforce", "report", "off"] as const).map((params) =>
+      validateMcpRequest(body, "modern", { rules: { params } }),
     );
-    assert.deepEqual(answers[1], answers[0]);
-    assert.deepEqual(answers[2], answers[0]);
-    assert.equal(answers[0]!.outcome, "reject");
+    assert.equal(enforced!.outcome, "reject");
+    if (enforced!.outcome !== "reject" || reported!.outcome !== "pass") return assert.fail("refused, then reported");
+    assert.deepEqual(reported!.reported, [{ rule: "params", status: enforced!.status, response: enforced!.response }]);
+    assert.deepEqual(off, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" });
   });
 });
 

@@ -26,34 +26,51 @@ const FACES: Array<[string, (options: Record<string, unknown>) => unknown, reado
 
 /** [option, value, the words the message must hold] */
 const BAD: Array<[string, unknown, string]> = [
-  ["maxBodyBytes", Number.NaN, "maxBodyBytes must be a positive integer, not NaN (a number)"],
-  ["maxBodyBytes", "1mb", 'maxBodyBytes must be a positive integer, not "1mb" (a string)'],
-  ["maxBodyBytes", 0, "maxBodyBytes must be a positive integer, not 0 (a number)"],
-  ["maxBodyBytes", -1, "not -1 (a number)"],
-  ["maxBodyBytes", 1.5, "not 1.5 (a number)"],
-  ["maxBodyBytes", Number.POSITIVE_INFINITY, "maxBodyBytes must be a positive integer, not Infinity (a number)"],
-  ["maxBodyBytes", null, "not null"],
-  ["maxBodyBytes", 2 ** 53, "not 9007199254740992 (a number)"],
-  ["maxDepth", Number.NaN, "maxDepth must be a positive integer or Infinity, not NaN (a number)"],
-  ["maxDepth", "64", 'maxDepth must be a positive integer or Infinity, not "64" (a string)'],
+  ["limits.maxBodyBytes", Number.NaN, "limits.maxBodyBytes must be a positive integer, not NaN (a number)"],
+  ["limits.maxBodyBytes", "1mb", 'limits.maxBodyBytes must be a positive integer, not "1mb" (a string)'],
+  ["limits.maxBodyBytes", 0, "limits.maxBodyBytes must be a positive integer, not 0 (a number)"],
+  ["limits.maxBodyBytes", -1, "not -1 (a number)"],
+  ["limits.maxBodyBytes", 1.5, "not 1.5 (a number)"],
+  ["limits.maxBodyBytes", Number.POSITIVE_INFINITY, "limits.maxBodyBytes must be a positive integer, not Infinity (a number)"],
+  ["limits.maxBodyBytes", null, "not null"],
+  ["limits.maxBodyBytes", 2 ** 53, "not 9007199254740992 (a number)"],
+  ["limits.maxDepth", Number.NaN, "limits.maxDepth must be a positive integer or Infinity, not NaN (a number)"],
+  ["limits.maxDepth", "64", 'limits.maxDepth must be a positive integer or Infinity, not "64" (a string)'],
+  ["limits", 5, "limits must be an object, not 5 (a number)"],
   ["era", "Modern", 'era must be "legacy", "modern" or a function, not "Modern" (a string)'],
   ["era", 5, "not 5 (a number)"],
   ["onReject", "console", "onReject must be a function, not"],
-  ["onLegacyReport", "console", 'onLegacyReport must be a function, not "console" (a string)'],
-  ["legacyChecks", "strict", 'legacyChecks must be one of "params", "report", "framing", not "strict" (a string)'],
-  ["formats", "Strict", 'formats must be one of "annotation", "strict", not "Strict" (a string)'],
-  ["formats", true, 'formats must be one of "annotation", "strict", not a boolean'],
-  ["outbound", "loud", 'outbound must be "off" or "report", not "loud" (a string)'],
+  ["onReport", "console", 'onReport must be a function, not "console" (a string)'],
+  ["mode", "shadow", 'mode must be "enforce" or "report", not "shadow"'],
+  ["mode", "reprot", 'mode must be "enforce" or "report", not "reprot" (did you mean "report"?)'],
+  ["rules.params", "strict", 'rules.params must be "enforce", "report" or "off", not "strict"'],
+  ["rules.formats", true, 'rules.formats must be "enforce", "report" or "off", not boolean'],
+  ["rules.header", "off", 'unknown rule "header" (did you mean "headers"?)'],
+  ["rules.origin", "enforce", 'rules.origin: "enforce" needs allow.hosts or allow.origins'],
+  ["rules.lock", "report", 'rules.lock: "report" needs tools.lock'],
+  ["allow.versions", ["next"], "allow.versions must be a non-empty array of YYYY-MM-DD revisions"],
+  ["allow.hosts", [""], "allow.hosts must be an array of non-empty strings"],
+  ["allow.host", ["localhost"], 'unknown option "allow.host" (did you mean "hosts"?)'],
+  ["outbound", "report", 'outbound must be the check (validateMcpResponse from "wymcp/outbound"), not "report" (a string)'],
+  ["tools.lern", true, 'unknown option "tools.lern" (did you mean "learn"?)'],
   ["telemetry", "otel", 'telemetry must be an object with a judged method (mcpTelemetry() from "wymcp/otel"), not "otel" (a string)'],
   ["maxBodySize", 1024, 'unknown option "maxBodySize"'],
+  ["maxBodyBytes", 1024, 'unknown option "maxBodyBytes"'],
+  ["limits.maxBodyByte", 1024, 'unknown option "limits.maxBodyByte" (did you mean "maxBodyBytes"?)'],
 ];
+
+/** `{ a: { b: value } }` for the path `a.b`. */
+function optionAt(path: string, value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path.split(".");
+  return { [head!]: rest.length === 0 ? value : optionAt(rest.join("."), value) };
+}
 
 describe("every face refuses a bad option when it is built", () => {
   for (const [face, build, own] of FACES) {
     for (const [option, value, words] of BAD) {
       test(`${face}({ ${option}: ${typeof value === "string" ? JSON.stringify(value) : String(value)} }) throws WymcpOptionError`, () => {
         assert.throws(
-          () => build({ [option]: value }),
+          () => build(optionAt(option, value)),
           (error: unknown) => {
             assert.ok(error instanceof WymcpOptionError, String(error));
             assert.ok(error instanceof RangeError);
@@ -69,11 +86,11 @@ describe("every face refuses a bad option when it is built", () => {
     if (own.includes("discardTimeoutMs")) {
       test(`${face}: discardTimeoutMs must be a positive integer (Infinity would fire setTimeout at once)`, () => {
         for (const value of [Number.NaN, 0, "5s", Number.POSITIVE_INFINITY])
-          assert.throws(() => build({ discardTimeoutMs: value }), {
+          assert.throws(() => build({ limits: { discardTimeoutMs: value } }), {
             name: "WymcpOptionError",
-            message: /discardTimeoutMs must be a positive integer/,
+            message: /limits\.discardTimeoutMs must be a positive integer/,
           });
-        assert.doesNotThrow(() => build({ discardTimeoutMs: 1 }));
+        assert.doesNotThrow(() => build({ limits: { discardTimeoutMs: 1 } }));
       });
     }
     for (const hook of own.filter((o) => o === "onError" || o === "authInfo")) {
@@ -122,8 +139,9 @@ describe("every face refuses a bad option when it is built", () => {
       assert.doesNotThrow(() =>
         build({ limits: { maxBodyBytes: 1, maxDepth: Number.POSITIVE_INFINITY }, era: "modern", onReject: () => undefined }),
       );
-      for (const legacyChecks of ["params", "report", "framing"]) assert.doesNotThrow(() => build({ legacyChecks }), legacyChecks);
-      for (const formats of ["annotation", "strict"]) assert.doesNotThrow(() => build({ formats }), formats);
+      for (const state of ["enforce", "report", "off"]) assert.doesNotThrow(() => build({ rules: { params: state } }), state);
+      assert.doesNotThrow(() => build({ mode: "report", allow: { hosts: ["localhost"], versions: ["2026-07-28"] } }));
+      for (const formats of ["enforce", "report", "off"]) assert.doesNotThrow(() => build({ rules: { formats } }), formats);
       if (face.startsWith("wymcp"))
         assert.throws(() => build({ onError: () => undefined }), { name: "WymcpOptionError", message: /unknown option "onError"/ });
     });
@@ -162,18 +180,18 @@ describe("every face refuses a bad option when it is built", () => {
       }
       return "no error";
     };
-    assert.equal(message({ maxBodyBytes: [1] }), "wymcp: maxBodyBytes must be a positive integer, not an array");
-    assert.equal(message({ maxBodyBytes: { bytes: 1 } }), "wymcp: maxBodyBytes must be a positive integer, not an object");
-    assert.equal(message({ maxBodyBytes: true }), "wymcp: maxBodyBytes must be a positive integer, not a boolean");
-    assert.equal(message({ maxDepth: () => 64 }), "wymcp: maxDepth must be a positive integer or Infinity, not a function");
-    assert.equal(message({ maxBodyBytes: 10n }), "wymcp: maxBodyBytes must be a positive integer, not a bigint");
+    assert.equal(message({ limits: { maxBodyBytes: [1] } }), "wymcp: limits.maxBodyBytes must be a positive integer, not an array");
+    assert.equal(message({ limits: { maxBodyBytes: { bytes: 1 } } }), "wymcp: limits.maxBodyBytes must be a positive integer, not an object");
+    assert.equal(message({ limits: { maxBodyBytes: true } }), "wymcp: limits.maxBodyBytes must be a positive integer, not a boolean");
+    assert.equal(message({ limits: { maxDepth: () => 64 } }), "wymcp: limits.maxDepth must be a positive integer or Infinity, not a function");
+    assert.equal(message({ limits: { maxBodyBytes: 10n } }), "wymcp: limits.maxBodyBytes must be a positive integer, not a bigint");
     assert.equal(
-      message({ maxBodyBytes: "x".repeat(100) }),
-      `wymcp: maxBodyBytes must be a positive integer, not "${"x".repeat(40)}…" (a string)`,
+      message({ limits: { maxBodyBytes: "x".repeat(100) } }),
+      `wymcp: limits.maxBodyBytes must be a positive integer, not "${"x".repeat(40)}…" (a string)`,
     );
     assert.equal(
-      message({ maxBodyBytes: "y".repeat(40) }),
-      `wymcp: maxBodyBytes must be a positive integer, not "${"y".repeat(40)}" (a string)`,
+      message({ limits: { maxBodyBytes: "y".repeat(40) } }),
+      `wymcp: limits.maxBodyBytes must be a positive integer, not "${"y".repeat(40)}" (a string)`,
     );
   });
 
@@ -181,9 +199,9 @@ describe("every face refuses a bad option when it is built", () => {
     assert.throws(() => wymcpFetch({ maxBodySize: 1 } as never), {
       name: "WymcpOptionError",
       message:
-        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, legacyChecks, onLegacyReport, allowedHosts, allowedOrigins, headerChecks, supportedVersions, formats, outbound, outboundCheck, onOutboundViolation, telemetry, tools, toolsLock, toolsLockMode, onToolDrift',
+        'wymcp: unknown option "maxBodySize"; this face takes era, limits, mode, rules, allow, onReject, onReport, tools, outbound, telemetry',
     });
-    assert.throws(() => wymcpFetch({ discardTimeoutMs: 1 } as never), { message: /unknown option "discardTimeoutMs"/ });
+    assert.throws(() => wymcpFetch({ limits: { discardTimeoutMs: 1 } } as never), { message: /unknown option "limits.discardTimeoutMs"/ });
     // The server's tools are checked when the face is built too.
     assert.throws(() => gateNode(handler, { tools: 5 } as never), { message: "wymcp: tools must be an object, not 5 (a number)" });
     assert.throws(() => wymcpFetch({ tools: { learn: "yes" } } as never), { message: /tools.learn must be a boolean/ });

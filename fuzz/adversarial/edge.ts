@@ -116,8 +116,8 @@ export function judgeAtEdge(request: EdgeRequest, headers: RequestHeaders): "pas
   return refusal.check === "param-header" ? "header" : "arguments";
 }
 
-function toolsFor(tools: unknown[], compile: ToolSchemaCompiler | undefined, onToolsEvent?: (event: ToolsEvent) => void): ToolsAtEdge {
-  return new ToolsAtEdge({ given: { tools }, learn: false, ...(compile ? { compile } : {}), ...(onToolsEvent ? { onToolsEvent } : {}) });
+function toolsFor(tools: unknown[], compile: ToolSchemaCompiler | undefined, onEvent?: (event: ToolsEvent) => void): ToolsAtEdge {
+  return new ToolsAtEdge({ given: { tools }, learn: false, ...(compile ? { compile } : {}), ...(onEvent ? { onEvent } : {}) });
 }
 
 const B64 = (text: string) => encodeHeaderValue(`\u0000${text}`);

@@ -202,7 +202,7 @@ const ALLOW_KEYS: readonly string[] = ["hosts", "origins", "versions"];
  * the error names the nearest known key).
  */
 export function resolveOptions<R>(options: unknown, face: FaceKeys<R>): ResolvedOptions<R> {
-  const given = objectOption("options", options ?? {}) as GateOptions<R> & Record<string, unknown>;
+  const given = objectOption("options", options === undefined ? {} : options) as GateOptions<R> & Record<string, unknown>;
   knownKeys("", given, [...GATE_OPTION_KEYS, ...face.keys]);
   const limits = objectOption("limits", given.limits ?? {}) as LimitOptions & Record<string, unknown>;
   knownKeys("limits.", limits, [...LIMIT_KEYS, ...(face.limits ?? [])]);

@@ -228,10 +228,10 @@ function modernMessage(body: unknown, options: ValidateOptions | undefined): Val
   } else result = versionedRequest(body, version, options);
   const headers = options?.headers;
   if (result.outcome !== "pass" || headers === undefined) return result;
-  // Headers that are the body's own strings agree at a glance; anything else is judged by the rules in full.
-  if (headersAgree(body as Record<string, unknown>, headers, KNOWN_MODERN_REVISION)) return result;
   const headerState = stateOf(options, "headers");
   if (headerState === "off") return result;
+  // Headers that are the body's own strings agree at a glance; anything else is judged by the rules in full.
+  if (headersAgree(body as Record<string, unknown>, headers, KNOWN_MODERN_REVISION)) return result;
   const broken = headerRule(body, headers);
   if (broken === undefined) return result;
   return headerState === "enforce" ? broken : headerState === "report" ? withReport(result, reportedOf(broken)) : result;
