@@ -195,7 +195,9 @@ describe("what the faces share beside the stage", () => {
     assert.equal(refused.ok, false);
     if (refused.ok) return;
     reportRefusal((info) => seen.push(info), refused);
-    assert.deepEqual(seen, [{ status: 400, reason: "invalid-message", rule: "framing", response: refused.response, era: "legacy", kind: "request" }]);
+    assert.deepEqual(seen, [
+      { status: 400, reason: "invalid-message", rule: "framing", response: refused.response, era: "legacy", kind: "request" },
+    ]);
     assert.doesNotThrow(() =>
       reportRefusal(() => {
         throw new Error("logger down");

@@ -181,9 +181,15 @@ describe("every face refuses a bad option when it is built", () => {
       return "no error";
     };
     assert.equal(message({ limits: { maxBodyBytes: [1] } }), "wymcp: limits.maxBodyBytes must be a positive integer, not an array");
-    assert.equal(message({ limits: { maxBodyBytes: { bytes: 1 } } }), "wymcp: limits.maxBodyBytes must be a positive integer, not an object");
+    assert.equal(
+      message({ limits: { maxBodyBytes: { bytes: 1 } } }),
+      "wymcp: limits.maxBodyBytes must be a positive integer, not an object",
+    );
     assert.equal(message({ limits: { maxBodyBytes: true } }), "wymcp: limits.maxBodyBytes must be a positive integer, not a boolean");
-    assert.equal(message({ limits: { maxDepth: () => 64 } }), "wymcp: limits.maxDepth must be a positive integer or Infinity, not a function");
+    assert.equal(
+      message({ limits: { maxDepth: () => 64 } }),
+      "wymcp: limits.maxDepth must be a positive integer or Infinity, not a function",
+    );
     assert.equal(message({ limits: { maxBodyBytes: 10n } }), "wymcp: limits.maxBodyBytes must be a positive integer, not a bigint");
     assert.equal(
       message({ limits: { maxBodyBytes: "x".repeat(100) } }),

@@ -109,7 +109,9 @@ describe("pathological inputs get a bounded answer and the process keeps serving
     };
     for (const era of ["legacy", "modern"] as const) {
       assert.deepEqual(
-        bodies.map((body) => validateMcpRequest(body, era, era === "legacy" ? { rules: { params: "off" } } : undefined)).map((r) => `${r.outcome} ${r.kind}`),
+        bodies
+          .map((body) => validateMcpRequest(body, era, era === "legacy" ? { rules: { params: "off" } } : undefined))
+          .map((r) => `${r.outcome} ${r.kind}`),
         want[era],
         era,
       );

@@ -87,8 +87,20 @@ const CASES: Case[] = [
     options: { allow: { hosts: ["localhost"] } },
     status: 403,
   },
-  { rule: "limits", body: JSON.stringify(listTools), headers: { ...headersFor(listTools, MODERN), "content-type": "text/plain" }, options: {}, status: 415 },
-  { rule: "framing", body: JSON.stringify(legacyBadFraming), headers: headersFor(legacyBadFraming, "2025-06-18"), options: {}, status: 400 },
+  {
+    rule: "limits",
+    body: JSON.stringify(listTools),
+    headers: { ...headersFor(listTools, MODERN), "content-type": "text/plain" },
+    options: {},
+    status: 415,
+  },
+  {
+    rule: "framing",
+    body: JSON.stringify(legacyBadFraming),
+    headers: headersFor(legacyBadFraming, "2025-06-18"),
+    options: {},
+    status: 400,
+  },
   { rule: "params", body: JSON.stringify(legacyBadParams), headers: headersFor(legacyBadParams, "2025-06-18"), options: {}, status: 200 },
   { rule: "formats", body: JSON.stringify(readSpaced), headers: headersFor(readSpaced, MODERN), options: {}, status: 400 },
   {
@@ -120,7 +132,14 @@ const CASES: Case[] = [
     options: { tools: { given: refusing, learn: false } },
     status: 200,
   },
-  { rule: "outbound", body: JSON.stringify(listTools), headers: headersFor(listTools, MODERN), options: { outbound: validateMcpResponse }, status: 200, badAnswer: true },
+  {
+    rule: "outbound",
+    body: JSON.stringify(listTools),
+    headers: headersFor(listTools, MODERN),
+    options: { outbound: validateMcpResponse },
+    status: 200,
+    badAnswer: true,
+  },
 ];
 
 /** One face, started with the options given: `send` posts the bytes and says what came back and what the server got. */
@@ -195,7 +214,10 @@ function withState(c: Case, state: RuleState): Record<string, unknown> {
 
 describe("each rule in each state, on each library face", { timeout: 120_000 }, () => {
   test("the table names every rule once", () => {
-    assert.deepEqual(CASES.map((c) => c.rule), [...RULES]);
+    assert.deepEqual(
+      CASES.map((c) => c.rule),
+      [...RULES],
+    );
   });
 
   for (const face of FACES)
@@ -240,8 +262,8 @@ describe('mode: "report" on each library face', { timeout: 120_000 }, () => {
   for (const face of FACES) {
     test(`${face}: every bad message reaches the server and is reported once, by its rule`, async () => {
       for (const c of CASES) {
-        // Rules that judge nothing unless switched on are switched on here; the mode turns each to report.
-        const on = c.rule === "formats" ? { rules: { formats: "enforce" } } : c.rule === "versions" ? { allow: { versions: [MODERN] } } : {};
+        // The mode turns each rule enforced by default to report; formats, off by default, is named in report.
+        const on = c.rule === "formats" ? { rules: { formats: "report" } } : c.rule === "versions" ? { allow: { versions: [MODERN] } } : {};
         const { served, rejected, reports } = await exchange(face, c, { mode: "report", ...on });
         assert.equal(served.length, 1, `${c.rule}: handed on`);
         assert.deepEqual(rejected, [], c.rule);
@@ -328,7 +350,12 @@ describe("the old hooks' reports arrive through onReport", { timeout: 60_000 }, 
     served = [];
     running = await start(
       "gateNode",
-      { rules: { params: "report" }, outbound: validateMcpResponse, tools: { lock: lockTools([WEATHER]), learn: false }, onReport: (r: Report) => reports.push(r) },
+      {
+        rules: { params: "report" },
+        outbound: validateMcpResponse,
+        tools: { lock: lockTools([WEATHER]), learn: false },
+        onReport: (r: Report) => reports.push(r),
+      },
       recordingHandler(served, true),
     );
   });
@@ -351,11 +378,14 @@ describe("the old hooks' reports arrive through onReport", { timeout: 60_000 }, 
   test("a drift from the tools lock (was onToolDrift)", async () => {
     reports.length = 0;
     const drifting: McpFetchHandler = {
-      fetch: async () => Response.json({ jsonrpc: "2.0", id: 1, result: { tools: [WEATHER, { name: "new", inputSchema: { type: "object" } }] } }),
+      fetch: async () =>
+        Response.json({ jsonrpc: "2.0", id: 1, result: { tools: [WEATHER, { name: "new", inputSchema: { type: "object" } }] } }),
     };
     const lockReports: Report[] = [];
     const gated = gateFetch(drifting, { tools: { lock: lockTools([WEATHER]), learn: false }, onReport: (r) => lockReports.push(r) });
-    const response = await gated(new Request("http://localhost/mcp", { method: "POST", headers: headersFor(listTools, MODERN), body: JSON.stringify(listTools) }));
+    const response = await gated(
+      new Request("http://localhost/mcp", { method: "POST", headers: headersFor(listTools, MODERN), body: JSON.stringify(listTools) }),
+    );
     await response.text();
     assert.deepEqual(
       lockReports.map((r) => [r.rule, r.direction, r.tool, r.method]),

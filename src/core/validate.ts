@@ -94,7 +94,7 @@ export interface ValidateOptions {
    * `reported`, `"off"` does not judge it. Unset: `formats` off, `versions` report (enforce with `versions`), the rest enforced.
    */
   rules?: Rules | undefined;
-  /** `"report"` turns every enforced rule to report. */
+  /** `"report"` turns every rule enforced by default to report; a state `rules` names stays as named. */
   mode?: Mode | undefined;
   /**
    * The modern protocol versions the server behind serves. Given, `versions` is enforced by default: a modern request
@@ -104,10 +104,11 @@ export interface ValidateOptions {
   versions?: readonly string[] | undefined;
 }
 
-/** A rule's state for one call: the option's, the default, and `mode: "report"` applied. */
+/** A rule's state for one call: the option's as given, else the default with `mode: "report"` applied to it. */
 function stateOf(options: ValidateOptions | undefined, rule: ValidationRule): RuleState {
   const given = options?.rules?.[rule];
-  const state = given ?? (rule === "formats" ? "off" : rule === "versions" && options?.versions === undefined ? "report" : "enforce");
+  if (given !== undefined) return given;
+  const state = rule === "formats" ? "off" : rule === "versions" && options?.versions === undefined ? "report" : "enforce";
   return state === "enforce" && options?.mode === "report" ? "report" : state;
 }
 
