@@ -24,7 +24,12 @@ const DEFAULTS = resolveLimits({});
  */
 const settingsFor = (formats: Formats) => ({
   ...DEFAULTS,
-  rules: resolveRules({ formats: formats === "strict" ? "enforce" : "off" }, undefined, { hosts: false, versions: false, outbound: false, lock: false }),
+  rules: resolveRules({ formats: formats === "strict" ? "enforce" : "off" }, undefined, {
+    hosts: false,
+    versions: false,
+    outbound: false,
+    lock: false,
+  }),
 });
 
 /** The modern era's names for the `Mcp-Name` header: the body member it mirrors (the SDK cross-checks them). */
