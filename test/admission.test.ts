@@ -114,7 +114,7 @@ const hosts: Array<[string, (options?: Options) => Promise<Host>]> = [
 ];
 
 for (const [name, make] of hosts) {
-  describe(`${name}: the shared admission`, { timeout: 20_000 }, () => {
+  describe(`${name}: the shared admission`, () => {
     let host: Host;
     before(async () => {
       host = await make({
@@ -207,7 +207,7 @@ for (const [name, make] of hosts) {
     });
   });
 
-  describe(`${name}: defaults and the era callback`, { timeout: 20_000 }, () => {
+  describe(`${name}: defaults and the era callback`, () => {
     test("nesting: 64 levels are handed on, 65 are answered 400 nested-too-deeply with the id kept", async () => {
       const host = await make();
       try {
@@ -376,7 +376,7 @@ describe("the answers' words and the options' checks", () => {
   });
 });
 
-describe("wymcpNode after a body parser (req.body already set)", { timeout: 20_000 }, () => {
+describe("wymcpNode after a body parser (req.body already set)", () => {
   /** A server whose first middleware sets req.body to `parsed`, as express.json() does, whatever bytes came. */
   async function withParsed(parsed: unknown, options: NodeOptions, use: (url: string) => Promise<void>) {
     const guard = wymcpNode(options);

@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gateFetch } from "../src/fetch.js";
+import { HUNG_CHILD_MS } from "../examples/hung-child.js";
 import { launchExample, launchProxy } from "../examples/launch.js";
 import { serveFetch, startBareServer } from "./support/bare-server.js";
 import { edgeToolsOption } from "./support/edge-tools-option.js";
@@ -86,8 +87,8 @@ function runScenario(url: URL, scenario: string, outDir: string): Promise<Check[
     let output = "";
     child.stdout.setEncoding("utf8").on("data", (text: string) => (output = (output + text).slice(-8_000)));
     child.stderr.setEncoding("utf8").on("data", (text: string) => (output = (output + text).slice(-8_000)));
-    // The suite bounds each scenario (30 s); this bounds a hung run.
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+    // The suite bounds each scenario (30 s); this ends a hung run.
+    const timer = setTimeout(() => child.kill("SIGKILL"), HUNG_CHILD_MS);
     child.once("error", reject);
     child.once("exit", () => {
       clearTimeout(timer);

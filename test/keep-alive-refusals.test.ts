@@ -98,7 +98,7 @@ async function listen(listener: http.RequestListener): Promise<{ server: http.Se
   return { server, port: (server.address() as AddressInfo).port };
 }
 
-describe("keep-alive survives the refusals that can keep it", { timeout: 120_000 }, () => {
+describe("keep-alive survives the refusals that can keep it", () => {
   const servers: Record<"gated" | "sdk", { server: http.Server; port: number }> = {} as never;
   before(async () => {
     servers.gated = await listen(gateNode(handler));

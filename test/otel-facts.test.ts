@@ -13,7 +13,7 @@ import {
 import type { Admission } from "../src/core/admission.js";
 import type { TransportFacts } from "../src/core/telemetry.js";
 import { traceOf } from "../src/core/traced.js";
-import { isServerError, KNOWN_METHODS } from "../src/otel/conventions.js";
+import { isServerError, KNOWN_METHODS, KNOWN_REVISIONS } from "../src/otel/conventions.js";
 import { mcpTelemetry } from "../src/otel/telemetry.js";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { TracerProvider } from "@opentelemetry/sdk-trace";
@@ -229,6 +229,11 @@ test("every client request and notification method of every MCP revision is a kn
     }
   }
   assert.ok(seen > 50, `${seen} methods checked`);
+});
+
+test("the revisions recorded as themselves on metrics are the MCP revisions of the spec, each a dated one", () => {
+  const dated = specRevisions().filter((revision) => /^\d{4}-\d{2}-\d{2}$/.test(revision));
+  assert.deepEqual([...KNOWN_REVISIONS].sort(), dated);
 });
 
 interface Definition {

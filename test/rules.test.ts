@@ -212,7 +212,7 @@ function withState(c: Case, state: RuleState): Record<string, unknown> {
   return { rules: { ...(c.options.rules as object | undefined), [c.rule]: state } };
 }
 
-describe("each rule in each state, on each library face", { timeout: 120_000 }, () => {
+describe("each rule in each state, on each library face", () => {
   test("the table names every rule once", () => {
     assert.deepEqual(
       CASES.map((c) => c.rule),
@@ -258,7 +258,7 @@ describe("each rule in each state, on each library face", { timeout: 120_000 }, 
       }
 });
 
-describe('mode: "report" on each library face', { timeout: 120_000 }, () => {
+describe('mode: "report" on each library face', () => {
   for (const face of FACES) {
     test(`${face}: every bad message reaches the server and is reported once, by its rule`, async () => {
       for (const c of CASES) {
@@ -286,7 +286,7 @@ describe('mode: "report" on each library face', { timeout: 120_000 }, () => {
   }
 });
 
-describe("report mode where the message cannot be judged: the server sees what the client sent", { timeout: 60_000 }, () => {
+describe("report mode where the message cannot be judged: the server sees what the client sent", () => {
   const tooDeep = `${"[".repeat(100)}${"]".repeat(100)}`;
   const cases: Array<[string, string, Record<string, string>, string]> = [
     ["not JSON", "{not json", { "content-type": JSON_TYPE }, "parse-error"],
@@ -342,7 +342,7 @@ describe("report mode where the message cannot be judged: the server sees what t
   }
 });
 
-describe("the old hooks' reports arrive through onReport", { timeout: 60_000 }, () => {
+describe("the old hooks' reports arrive through onReport", () => {
   let served: Served[];
   const reports: Report[] = [];
   let running: Running;

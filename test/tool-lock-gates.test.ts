@@ -65,7 +65,7 @@ async function client(target: URL | ((request: Request) => Promise<Response>), l
       : new StreamableHTTPClientTransport(new URL("http://gate.test/mcp"), {
           fetch: (url, init) => target(new Request(url, init)),
         });
-  await c.connect(transport, { timeout: 30_000 });
+  await c.connect(transport);
   return c;
 }
 
@@ -115,7 +115,7 @@ async function assertLocked(c: Client): Promise<void> {
     });
 }
 
-describe("gateNode with a tools lock, in front of the SDK v2's server", { timeout: 60_000 }, () => {
+describe("gateNode with a tools lock, in front of the SDK v2's server", () => {
   test("report: the client sees what the server alone lists, before and after; onReport gets each kind once, rule lock", async () => {
     const toolsLock = await approvedLock();
     const reports: Report[] = [];
@@ -221,7 +221,7 @@ describe("gateNode with a tools lock, in front of the SDK v2's server", { timeou
   });
 });
 
-describe("the other faces with a tools lock in enforce mode", { timeout: 60_000 }, () => {
+describe("the other faces with a tools lock in enforce mode", () => {
   test("gateFetch, the SDK's handler", async () => {
     const gated = gateFetch(handler, { tools: { lock: await approvedLock() }, rules: { lock: "enforce" }, onReport: () => undefined });
     const c = await client((request) => gated(request));

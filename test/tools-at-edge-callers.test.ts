@@ -116,7 +116,7 @@ function assertNoKeyIn(text: string): void {
   assert.doesNotMatch(text, /[0-9a-f]{32}/, "a digest");
 }
 
-describe("gateNode learns the tools per caller (a server whose tools/list depends on the bearer token)", { timeout: 60_000 }, () => {
+describe("gateNode learns the tools per caller (a server whose tools/list depends on the bearer token)", () => {
   test("no user's valid call refused, no user's invalid call judged by another's tools, no key in the events", async () => {
     const handler = counted(createMcpHandler(callerToolsServer));
     const events: ToolsEvent[] = [];
@@ -136,7 +136,7 @@ describe("gateNode learns the tools per caller (a server whose tools/list depend
   });
 });
 
-describe("gateFetch learns the tools per caller", { timeout: 60_000 }, () => {
+describe("gateFetch learns the tools per caller", () => {
   test("no user's valid call refused, no user's invalid call judged by another's tools, no key in the events", async () => {
     const handler = counted(createMcpHandler(callerToolsServer));
     const events: ToolsEvent[] = [];
@@ -151,9 +151,7 @@ describe("gateFetch learns the tools per caller", { timeout: 60_000 }, () => {
   });
 });
 
-describe("the guards learn the tools per caller: wymcpNode, and wymcpFetch from the responses handed to its report", {
-  timeout: 60_000,
-}, () => {
+describe("the guards learn the tools per caller: wymcpNode, and wymcpFetch from the responses handed to its report", () => {
   test("wymcpNode: no user's valid call refused, no user's invalid call judged by another's tools", async () => {
     const handler = counted(createMcpHandler(callerToolsServer));
     const guard = wymcpNode({ tools: { compile } });
@@ -183,7 +181,7 @@ describe("the guards learn the tools per caller: wymcpNode, and wymcpFetch from 
   });
 });
 
-describe("wymcp proxy --learn-tools on learns the tools per caller", { timeout: 120_000 }, () => {
+describe("wymcp proxy --learn-tools on learns the tools per caller", () => {
   let upstream: Awaited<ReturnType<typeof listening>>;
   let proxy: RunningProxy;
   const handler = counted(createMcpHandler(callerToolsServer));
@@ -393,7 +391,7 @@ describe("given and learned tools", () => {
   });
 });
 
-describe("what identifies the caller beside its headers: the face's authentication", { timeout: 60_000 }, () => {
+describe("what identifies the caller beside its headers: the face's authentication", () => {
   /** A server that reads an X-Api-Key of its own; the faces are told who asks by what they hand the server. */
   const apiKeyOf = (user: "alice" | "bob") => ({ "x-api-key": USERS[user].token });
   const call = (project: string) => asUser("anonymous", "modern", "tools/call", pick(project));
@@ -438,7 +436,7 @@ describe("what identifies the caller beside its headers: the face's authenticati
   });
 });
 
-describe("gateNode mounted by Express under a path of its own", { timeout: 60_000 }, () => {
+describe("gateNode mounted by Express under a path of its own", () => {
   test("the whole path tells callers apart, where Express strips the mount path from req.url", async () => {
     const handler = counted(createMcpHandler(callerToolsServer));
     const router = express.Router().all("/mcp", gateNode(handler, { tools: { compile } }));
@@ -460,7 +458,7 @@ describe("gateNode mounted by Express under a path of its own", { timeout: 60_00
   });
 });
 
-describe("wymcp proxy --caller-header: a server's own header tells callers apart", { timeout: 120_000 }, () => {
+describe("wymcp proxy --caller-header: a server's own header tells callers apart", () => {
   test("Alice and Bob, told apart by X-Api-Key alone: each judged by the tools listed to them", async () => {
     const upstream = await listening(http.createServer((req, res) => void serveFetch(createMcpHandler(callerToolsServer), req, res)));
     const proxy = await startProxy(["--upstream", upstream.url, "--learn-tools", "on", "--caller-header", "X-Api-Key"]);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { before, describe, test } from "node:test";
 import { paramDeclarations, paramProblem } from "../src/core/param-headers.js";
-import { riskyPattern, type ToolSchemaCompiler, ToolsAtEdge, type ToolsEvent, toolsOption } from "../src/core/tools-at-edge.js";
+import { type ToolSchemaCompiler, ToolsAtEdge, type ToolsEvent, toolsOption } from "../src/core/tools-at-edge.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { generate } from "../src/compile/generate.js";
 import { MODERN_META } from "./support/messages.js";
@@ -182,7 +182,7 @@ describe("a tools/call judged by the known tools", () => {
   test("a schema that cannot be compiled is reported once, and its calls pass unjudged", async () => {
     const events: ToolsEvent[] = [];
     const broken = { name: "broken", inputSchema: { type: "object", properties: { a: { $ref: "#/$defs/missing" } } } };
-    const risky = { name: "risky", inputSchema: { type: "object", properties: { w: { type: "string", pattern: "^(a+)+$" } } } };
+    const risky = { name: "risky", inputSchema: { type: "object", properties: { w: { type: "string", pattern: "^(a+)\\1$" } } } };
     const tools = new ToolsAtEdge({ given: { tools: [broken, risky] }, compile, onEvent: (event) => events.push(event) });
     tools.learnList([broken, risky], false);
     await tools.settled();
@@ -192,16 +192,35 @@ describe("a tools/call judged by the known tools", () => {
       undefined,
     );
     const reports = events.filter((event) => event.kind === "schema-not-compiled");
-    // Once each, though both lists named them: a risky pattern is known at once, a failed compilation later.
+    // Once each, though both lists named them.
     assert.deepEqual(reports.map((event) => event.tool).sort(), ["broken", "risky"]);
     assert.match((reports.find((event) => event.tool === "broken") as { reason: string }).reason, /can't resolve reference/);
+    assert.match(
+      (reports.find((event) => event.tool === "risky") as { reason: string }).reason,
+      /a pattern the linear-time engine cannot run \(a backreference\)/,
+    );
   });
 
-  test("quantified groups holding a quantifier or an alternation are found in pattern and patternProperties; plain ones are not", () => {
-    assert.ok(riskyPattern({ properties: { a: { pattern: "(x+)*y" } } }));
-    assert.ok(riskyPattern({ patternProperties: { "^(a|b{1,})+$": {} } }));
-    assert.ok(riskyPattern({ properties: { a: { pattern: "^(a|a)*$" } } }));
-    assert.equal(riskyPattern({ properties: { a: { pattern: "^[a-z]+(-[a-z]+)?$" } } }), undefined);
+  test("quantified groups holding a quantifier or an alternation run at the edge, in pattern and patternProperties: a near miss is refused", async () => {
+    const nested = { name: "nested", inputSchema: { type: "object", properties: { w: { type: "string", pattern: "^(a+)+$" } } } };
+    const keys = { name: "keys", inputSchema: { type: "object", patternProperties: { "^(a|a)*$": {} }, additionalProperties: false } };
+    const tools = new ToolsAtEdge({ given: { tools: [nested, keys] }, compile });
+    await tools.settled();
+    assert.equal(
+      (await tools.judge({ body: call("nested", { w: `${"a".repeat(40)}!` }), era: "modern", protocolVersion: undefined, headers: {} }))
+        ?.check,
+      "arguments",
+    );
+    assert.equal(
+      await tools.judge({ body: call("nested", { w: "a".repeat(40) }), era: "modern", protocolVersion: undefined, headers: {} }),
+      undefined,
+    );
+    assert.equal(
+      (await tools.judge({ body: call("keys", { [`${"a".repeat(40)}!`]: 1 }), era: "modern", protocolVersion: undefined, headers: {} }))
+        ?.check,
+      "arguments",
+    );
+    assert.equal(await tools.judge({ body: call("keys", { aaaa: 1 }), era: "modern", protocolVersion: undefined, headers: {} }), undefined);
   });
 
   test("Mcp-Param headers are judged on the modern lane only, before the arguments: 400/-32020", async () => {

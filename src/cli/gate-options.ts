@@ -28,8 +28,9 @@ export const GATE_FLAGS_USAGE = `  --max-body-bytes N  largest message accepted,
   --legacy-checks M   params (default), report or framing, as the gates' legacyChecks: params answers a legacy
                       message whose params fail its revision's definition -32602, report hands it on and logs it,
                       framing checks the JSON-RPC framing only
-  --formats strict    assert every format of the schemas (uri, uri-template, byte), inbound and outbound; by
-                      default (annotation) a format refuses nothing, as the official SDKs accept any string there
+  --formats strict    assert every format of the schemas (uri, uri-template, byte), inbound and outbound, and
+                      of the tools' schemas at the edge (ajv-formats); by default (annotation) a format
+                      refuses nothing, as the official SDKs accept any string there
   --outbound report   also check every message the server sends back; violations are logged, nothing is altered
   --log F             text (default) or json: one line per refusal on stderr, never anything of the message
   --pass-through      judge nothing, forward everything: the same path without the gate (to measure it)

@@ -134,8 +134,8 @@ export interface GateOptions<R> {
    */
   era?: EraOption<R>;
   /**
-   * The bounds on a body: `{ maxBodyBytes, maxDepth }` (and `discardTimeoutMs` on Node).
-   * @default `{ maxBodyBytes: 4194304, maxDepth: 64 }`
+   * The bounds on a body: `{ maxBodyBytes, maxDepth }`, and `discardTimeoutMs` on Node.
+   * @default `{ maxBodyBytes: 4194304, maxDepth: 64 }` (and `discardTimeoutMs: 5000` on Node)
    */
   limits?: LimitOptions;
   /**

@@ -156,13 +156,13 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const { options } = parsed;
-  const log = createLog("proxy", options.log, (line) => void process.stderr.write(line));
+  const log = createLog("proxy", options.log, process.stderr);
   const otel = options.otel ? await commandTelemetry("proxy", log) : undefined;
   if (options.otel && !otel) return 2;
   let tools;
   let live: Live | undefined;
   try {
-    tools = parsed.toolFlags && !options.passThrough ? await toolsFromFlags(parsed.toolFlags, log, options.tools?.lock) : undefined;
+    tools = parsed.toolFlags && !options.passThrough ? await toolsFromFlags(parsed.toolFlags, log, options) : undefined;
   } catch (error) {
     process.stderr.write(`wymcp proxy: ${(error as Error).message}\n`);
     await otel?.shutdown();

@@ -54,13 +54,13 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
     process.stdout.write(STDIO_USAGE);
     return 0;
   }
-  const log = createLog("stdio", parsed.options.log, (line) => void process.stderr.write(line));
+  const log = createLog("stdio", parsed.options.log, process.stderr);
   const otel = parsed.options.otel ? await commandTelemetry("stdio", log) : undefined;
   if (parsed.options.otel && !otel) return 2;
   let tools;
   let live: Live | undefined;
   try {
-    tools = parsed.options.passThrough ? undefined : await toolsFromFlags(parsed.toolFlags, log, parsed.options.tools?.lock);
+    tools = parsed.options.passThrough ? undefined : await toolsFromFlags(parsed.toolFlags, log, parsed.options);
   } catch (error) {
     process.stderr.write(`wymcp stdio: ${(error as Error).message}\n`);
     await otel?.shutdown();
@@ -75,7 +75,7 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
   }
   const code = await runStdioGate(
     { ...parsed.options, rules: { ...parsed.options.rules, ...toolsRules(parsed.toolFlags) }, telemetry: otel?.telemetry, tools },
-    { input: process.stdin, output: process.stdout, log: process.stderr },
+    { input: process.stdin, output: process.stdout },
     log,
     live && { observer: live.observer },
   );
