@@ -818,6 +818,7 @@ describe("wymcp proxy options", () => {
         id: 9,
         method: "tools/call",
         reason: "invalid-message",
+        rule: "params",
         status: 400,
         code: -32602,
         message: "Invalid tools/call request (CallToolRequest): 1 invalid location; first: /params/name must be string",
