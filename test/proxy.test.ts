@@ -877,10 +877,12 @@ describe("wymcp proxy options", () => {
           assert.equal(upstream.received.length, 1, `${mode}: forwarded`);
           assert.equal(upstream.received[0]!.body.toString("utf8"), badCall, `${mode}: byte for byte`);
           if (mode === "report") {
-            await until(() => proxy.stderr().includes("reported"));
-            const line = `reported (handed on) -32602 invalid-message era=legacy kind=request method="tools/call" id=8 from=127.0.0.1: ${summary}`;
-            assert.ok(proxy.stderr().includes(line), proxy.stderr());
-          } else assert.ok(!/refused|reported/.test(proxy.stderr()), proxy.stderr());
+            await until(() => proxy.stderr().includes("report rule=params"));
+            const line = new RegExp(
+              `report rule=params \\(handed on\\) 200 -32602 era=legacy method="tools/call" id=8[^\\n]*: ${literally(summary)}`,
+            );
+            assert.match(proxy.stderr(), line);
+          } else assert.ok(!/refused|report rule/.test(proxy.stderr()), proxy.stderr());
         }
       } finally {
         assert.equal(await proxy.stop(), 0);
