@@ -233,8 +233,9 @@ function headerVariants(s: Subjects, m: BenchMessage): Variant[] {
     deps: { validate: s.validateMcpRequest, options: { headers, ...more } },
     expect: is("pass"),
   });
-  // The rule states a face under `mode: "report"` hands validation: every rule it enforces by default, reporting.
-  const reporting = resolveRules(undefined, "report", { hosts: false, versions: false, outbound: false, lock: false });
+  // The rule states a face hands validation, resolved once when it is built: by default, and under `mode: "report"`.
+  const context = { hosts: false, versions: false, outbound: false, lock: false };
+  const [enforcing, reporting] = [resolveRules(undefined, undefined, context), resolveRules(undefined, "report", context)];
   return [
     variant(
       "vmr-headers",
@@ -243,6 +244,14 @@ function headerVariants(s: Subjects, m: BenchMessage): Variant[] {
     ),
     variant("vmr-headers-plain", "validateMcpRequest + header rules, a plain object with lower-case keys", raw),
     variant("vmr-headers-fetch", "validateMcpRequest + header rules, a Fetch Headers", new Headers(raw)),
+    variant(
+      "vmr-headers-enforce",
+      "validateMcpRequest + header rules, Node's headers, the default rule states as a face passes them",
+      reader,
+      {
+        rules: enforcing,
+      },
+    ),
     variant("vmr-headers-report", 'validateMcpRequest + header rules, Node\'s headers, every rule in "report" (mode: "report")', reader, {
       rules: reporting,
     }),

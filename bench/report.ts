@@ -155,7 +155,7 @@ export function targets(
     }),
     (() => {
       // Report mode judges what enforce judges: on valid traffic it must cost no more (its ops ÷ enforce's, per round).
-      const enforced = figure(cases, "tools-call", "vmr-headers").opsPerSec.samples;
+      const enforced = figure(cases, "tools-call", "vmr-headers-enforce").opsPerSec.samples;
       const ratio = spread(figure(cases, "tools-call", "vmr-headers-report").opsPerSec.samples.map((x, i) => x / enforced[i]!));
       return judge({
         target: `mode: "report", valid modern tools/call with its headers ≥ ${REPORT_MODE_TARGET}× enforce's throughput`,

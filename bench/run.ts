@@ -396,7 +396,7 @@ async function runPerMessageOnly(messages: ReturnType<typeof benchMessages>, eng
       }),
       (() => {
         // headerCost is vmr ÷ variant in throughput: enforce's cost ÷ report's is the report mode's throughput ratio.
-        const [enforce, report] = [headerCost(cases, "vmr-headers"), headerCost(cases, "vmr-headers-report")];
+        const [enforce, report] = [headerCost(cases, "vmr-headers-enforce"), headerCost(cases, "vmr-headers-report")];
         const ratio = spread(enforce.samples.map((x, i) => x / report.samples[i]!));
         return `mode: "report" ÷ enforce, valid modern tools/call with Node's headers, throughput (≥ 0.98×): ${ratio.median.toFixed(3)}× [${ratio.min.toFixed(3)}–${ratio.max.toFixed(3)}]`;
       })(),

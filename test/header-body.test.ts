@@ -164,7 +164,7 @@ describe("the modern lane's header rules (validateMcpRequest with headers)", () 
     assert.equal(validateMcpRequest(CALL, "modern").outcome, "pass");
   });
 
-  test("headerChecks: false hands on a request whose headers disagree", () => {
+  test("the headers rule off hands on a request whose headers disagree", () => {
     assert.equal(validateMcpRequest(CALL, "modern", { headers: {}, rules: { headers: "off" } }).outcome, "pass");
   });
 
@@ -221,7 +221,7 @@ describe("protocol versions the face does not know", () => {
   const claiming = (version: string) =>
     modernToolsCall({ params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": version }, name: 5 } });
 
-  test("unset supportedVersions: a newer version is judged on its framing alone and passes, carrying the -32022 it would have had", () => {
+  test("unset allow.versions: a newer version is judged on its framing alone and passes, carrying the -32022 it would have had", () => {
     const result = validateMcpRequest(claiming("2027-01-01"), "modern");
     assert.equal(result.outcome, "pass");
     if (result.outcome !== "pass") return;
@@ -237,7 +237,7 @@ describe("protocol versions the face does not know", () => {
     assert.equal(result.outcome === "reject" && result.response.error.code, -32602);
   });
 
-  test("supportedVersions given: another version is answered 400/-32022 with supported and requested", () => {
+  test("allow.versions given: another version is answered 400/-32022 with supported and requested", () => {
     const result = validateMcpRequest(claiming("2027-01-01"), "modern", { versions: ["2026-07-28"] });
     assert.equal(result.outcome, "reject");
     if (result.outcome !== "reject") return;

@@ -176,16 +176,16 @@ describe("each revision judges by its own definition", () => {
   });
 
   test("in every mode: a notification's method beside an id and a request's method without one pass on framing", () => {
-    for (const legacyChecks of ["params", "report", "framing"] as const) {
+    for (const mode of ["params", "report", "framing"] as const) {
       const asRequest = validateMcpRequest({ ...NOTIFICATION, id: 1, params: { junk: true } }, "legacy", {
-        rules: { params: PARAMS[legacyChecks] },
+        rules: { params: PARAMS[mode] },
       });
-      assert.deepEqual(asRequest, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" }, legacyChecks);
+      assert.deepEqual(asRequest, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" }, mode);
       const asNotification = validateMcpRequest({ jsonrpc: "2.0", method: "tools/call", params: { name: 5 } }, "legacy", {
-        rules: { params: PARAMS[legacyChecks] },
+        rules: { params: PARAMS[mode] },
       });
-      assert.deepEqual(asNotification, { outcome: "pass", kind: "notification", definition: "JSONRPCNotification" }, legacyChecks);
-      assert.deepEqual(validateMcpRequest({ jsonrpc: "2.0", id: 1, result: 5 }, "legacy", { rules: { params: PARAMS[legacyChecks] } }), {
+      assert.deepEqual(asNotification, { outcome: "pass", kind: "notification", definition: "JSONRPCNotification" }, mode);
+      assert.deepEqual(validateMcpRequest({ jsonrpc: "2.0", id: 1, result: 5 }, "legacy", { rules: { params: PARAMS[mode] } }), {
         outcome: "bypass",
         kind: "response",
         reason: "legacy-response",

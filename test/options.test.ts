@@ -291,3 +291,16 @@ describe("every face defaults to the SDK's routing", () => {
     assert.match(((await answer!.json()) as { error: { message: string } }).error.message, /CallToolRequest, revision 2025-03-26/);
   });
 });
+
+describe("a gate built without a handler throws when it is built, never on the first request", () => {
+  for (const [face, build] of [
+    ["gateNode", (handler: unknown) => gateNode(handler as never)],
+    ["gateFetch", (handler: unknown) => gateFetch(handler as never)],
+  ] as const) {
+    for (const handler of [undefined, null, {}, { fetch: "no" }]) {
+      test(`${face}(${JSON.stringify(handler) ?? "undefined"}) throws WymcpOptionError naming the handler`, () => {
+        assert.throws(() => build(handler), { name: "WymcpOptionError", message: /needs (the SDK's handler|a handler)/ });
+      });
+    }
+  }
+});

@@ -840,8 +840,11 @@ describe("wymcp proxy options", () => {
     try {
       const answer = await rawPost(new URL("/mcp", proxy.url).href, { ...JSON_HEADERS, ...ECHO_CALL }, modernCall(1, "echo"));
       assert.equal(answer.text, '{"jsonrpc":"2.0","id":1,"result":{"content":5}}');
-      await until(() => proxy.stderr().includes("outbound violation"));
-      assert.match(proxy.stderr(), /outbound violation era=modern method="tools\/call" id=1: .*\/result\/content/);
+      await until(() => proxy.stderr().includes("report rule=outbound"));
+      assert.match(
+        proxy.stderr(),
+        /report rule=outbound \(the server's message\) era=modern method="tools\/call" id=1: .*\/result\/content/,
+      );
     } finally {
       await proxy.stop();
       await upstream.close();

@@ -361,7 +361,7 @@ describe("the old hooks' reports arrive through onReport", () => {
   });
   after(() => running.close());
 
-  test("a legacy params failure (was onLegacyReport), an unknown modern version (was onLegacyReport), a violation (was onOutboundViolation)", async () => {
+  test("a legacy params failure, an unknown modern version and an outbound violation each reach onReport, by rule", async () => {
     await running.send(JSON.stringify(legacyBadParams), headersFor(legacyBadParams, "2025-06-18"));
     await running.send(JSON.stringify(newVersion), headersFor(newVersion, MODERN));
     assert.deepEqual(
@@ -375,7 +375,7 @@ describe("the old hooks' reports arrive through onReport", () => {
     );
   });
 
-  test("a drift from the tools lock (was onToolDrift)", async () => {
+  test("a drift from the tools lock reaches onReport, rule lock", async () => {
     reports.length = 0;
     const drifting: McpFetchHandler = {
       fetch: async () =>

@@ -1,6 +1,6 @@
 /**
  * One official SDK server behind four doors, for comparing what real clients see gated and ungated: `/params`,
- * `/report` and `/framing` are `gateNode` in each `legacyChecks` mode, `/off` is the SDK alone (its `toNodeHandler`).
+ * `/report` and `/framing` are `gateNode` in each state of the `params` rule, `/off` is the SDK alone (its `toNodeHandler`).
  * The server has what legacy clients exercise: tools (one slow, for cancellation and progress), a prompt and a resource
  * template with completions, a static resource, logging. Every refusal and every report is recorded.
  */
