@@ -138,8 +138,8 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
     formats !== "off" && (result.rule === "params" || result.rule === "framing")
       ? withoutFormats(body, era, options, result, formats)
       : ruled(result, stateOf(options, result.rule as ValidationRule));
-  // A modern request a rule not enforced let through meets the rules after it: the header rules judge it still.
-  return era === "modern" && result.kind === "request" && result.rule !== "headers" && isRecord(body)
+  // A framed modern request whose params a rule not enforced let through meets the rules after it: the header rules.
+  return era === "modern" && result.kind === "request" && (result.rule === "params" || result.rule === "formats") && isRecord(body)
     ? withHeaderRule(body, passed, options)
     : passed;
 }
