@@ -182,7 +182,7 @@ async function measurePatterns(compile: ToolSchemaCompiler, n: number, samples: 
     await tools.settled();
     const small = body(n);
     const large = body(n * 10);
-    const judge = (b: Record<string, unknown>) => tools.judge(b, "modern", undefined, {});
+    const judge = (b: Record<string, unknown>) => tools.judge({ body: b, era: "modern", protocolVersion: undefined, headers: {} });
     const refusal = judge(large);
     const verdict = refusal instanceof Promise ? "compiling" : refusal ? refusal.check : "pass";
     const microsAtN = cpuPerCall(() => judge(small), samples);

@@ -1,7 +1,7 @@
 /**
  * What the official clients show their application when wymcp refuses a request: the TypeScript SDK v1 (legacy, the
  * initialize handshake), the TypeScript SDK v2 (pinned to 2026-07-28) and the Python SDK (mcp 2.3.0, both eras), each
- * against tmcp behind `gateFetch` with `allowedHosts` and `supportedVersions` set. Each refusal is provoked on one
+ * against tmcp behind `gateFetch` with `allow.hosts` and `allow.versions` set. Each refusal is provoked on one
  * tools/call by changing that request on its way out (a custom fetch, an httpx transport): a framing fault, a params
  * fault, a header that disagrees with the body, a revision the edge does not support, a foreign Origin; and, where the
  * gate knows the server's tools, arguments that fail the tool's inputSchema. Each client must surface an error naming
@@ -233,8 +233,7 @@ describe("what the official clients show when wymcp refuses a tools/call", () =>
     tools = await edgeToolsOption();
     served = await serveFetch((port) =>
       gateFetch(tmcpServer({ lookup: true }).handler, {
-        allowedHosts: [`127.0.0.1:${port}`],
-        supportedVersions: REVISIONS,
+        allow: { hosts: [`127.0.0.1:${port}`], versions: REVISIONS },
         ...(tools && { tools }),
       } as never),
     );

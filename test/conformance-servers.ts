@@ -4,7 +4,7 @@
  * (test/support/bare-server.ts), tmcp and mcp-handler (test/support/frameworks.ts, with their `lookup` tool), the Python
  * SDK's `MCPServer` (test/python/echo_servers.py header-http) and the TypeScript SDK v2 (examples/conformance-server.ts,
  * ungated). Behind wymcp means `wymcp proxy` (from the source, its loopback defaults) for every server, and `gateFetch`
- * with `allowedHosts` naming the server's own address for the two Fetch frameworks.
+ * with `allow.hosts` naming the server's own address for the two Fetch frameworks.
  * Prints, per server, every check of every scenario, alone and behind, with the count passed; writes the tables into
  * docs/conformance.md; fails when behind wymcp loses a check the server alone passes.
  * `--server NAME` (repeatable) runs those servers only and writes nothing; `--proxy-arg ARG` (repeatable) adds an argument
@@ -65,7 +65,7 @@ const GATE_OPTIONS = JSON.parse(many("--gate-options")[0] ?? "{}") as Record<str
 const fetchFramework = (make: () => { handler: (request: Request) => Promise<Response> }): Pick<Subject, "alone" | "gated"> => ({
   alone: () => serveFetch(() => make().handler),
   gated: (options) =>
-    serveFetch((port) => gateFetch(make().handler, { allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`], ...options } as never)),
+    serveFetch((port) => gateFetch(make().handler, { allow: { hosts: [`127.0.0.1:${port}`, `localhost:${port}`] }, ...options } as never)),
 });
 
 const SUBJECTS: Subject[] = [

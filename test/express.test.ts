@@ -35,7 +35,7 @@ function post(url: string, body: string, headers: Record<string, string> = {}): 
   });
 }
 
-const guard = () => wymcpNode({ era: (req, body) => classifyEra(req.headers, body).era, maxBodyBytes: 2048 });
+const guard = () => wymcpNode({ era: (req, body) => classifyEra(req.headers, body).era, limits: { maxBodyBytes: 2048 } });
 const report = (req: express.Request, res: express.Response) => {
   res.json({ body: req.body ?? null, era: req.wymcp?.era ?? null });
 };

@@ -24,7 +24,7 @@ async function answerOf(response: Response | undefined): Promise<JsonRpcErrorRes
 }
 
 describe("wymcpFetch on plain Request/Response", () => {
-  const guard = wymcpFetch({ era: (req, body) => classifyEra(req.headers, body).era, maxBodyBytes: 1024 });
+  const guard = wymcpFetch({ era: (req, body) => classifyEra(req.headers, body).era, limits: { maxBodyBytes: 1024 } });
 
   test("a valid POST resolves to undefined, its body still readable, its era and body from wymcpOf", async () => {
     const req = request(JSON.stringify(toolsList));
@@ -95,7 +95,7 @@ describe("wymcpFetch on plain Request/Response", () => {
     const logged = wymcpFetch({ onReject: (info) => seen.push(info) });
     await logged(request(JSON.stringify({ jsonrpc: "2.0", id: "x", method: 5, params: { secret: "top-secret" } })));
     assert.equal(seen.length, 1);
-    assert.deepEqual(Object.keys(seen[0] ?? {}).sort(), ["era", "kind", "reason", "response", "status"]);
+    assert.deepEqual(Object.keys(seen[0] ?? {}).sort(), ["era", "kind", "reason", "response", "rule", "status"]);
     assert.equal(seen[0]?.reason, "invalid-message");
     assert.doesNotMatch(JSON.stringify(seen), /top-secret/);
   });

@@ -191,7 +191,9 @@ describe("gateNode's failures and options", () => {
   test("maxBodyBytes, maxDepth, onReject and a fixed era work on the wrapper", async () => {
     const rejected: RejectInfo[] = [];
     const server = await listening(
-      http.createServer(gateNode(handler, { maxBodyBytes: 300, maxDepth: 8, era: "modern", onReject: (info) => rejected.push(info) })),
+      http.createServer(
+        gateNode(handler, { limits: { maxBodyBytes: 300, maxDepth: 8 }, era: "modern", onReject: (info) => rejected.push(info) }),
+      ),
     );
     try {
       const { headers } = callSeen("modern");
@@ -223,9 +225,8 @@ describe("gateNode's failures and options", () => {
     const server = await listening(
       http.createServer(
         gateNode(bad, {
-          outbound: "report",
-          outboundCheck: validateMcpResponse,
-          onOutboundViolation: (v) => violations.push(`${v.method} ${v.violations.errors[0]?.instancePath}`),
+          outbound: validateMcpResponse,
+          onReport: (v) => violations.push(`${v.method} ${v.errors?.[0]?.instancePath}`),
         }),
       ),
     );

@@ -157,7 +157,7 @@ describe("keep-alive survives the refusals that can keep it", () => {
   test("a 413 for a small declared body keeps the connection; one over the bound, or one that never arrives, closes it", async () => {
     const { server, port } = await listen(
       (() => {
-        const guard = wymcpNode({ maxBodyBytes: 100, discardTimeoutMs: 300 });
+        const guard = wymcpNode({ limits: { maxBodyBytes: 100, discardTimeoutMs: 300 } });
         return (req: http.IncomingMessage, res: http.ServerResponse) => void guard(req, res, () => res.end("{}"));
       })(),
     );

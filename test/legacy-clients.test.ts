@@ -1,8 +1,8 @@
 /**
- * Real clients in legacy mode, through the gate in each `legacyChecks` mode and through the SDK alone: the official
+ * Real clients in legacy mode, through the gate in each state of the `params` rule and through the SDK alone: the official
  * TypeScript client v2, the official Python SDK's client (mcp 2.3.0), FastMCP's client (4.0.10) and the MCP
  * Inspector's command line. Every exchange must be the same gated and ungated, and the gate must refuse (or report)
- * nothing these clients send: that is what `legacyChecks: "params"` being the default rests on. A call that does fail
+ * nothing these clients send: that is what the `params` rule enforced by default rests on. A call that does fail
  * its params must reach each client's user as `-32602` with wymcp's located message (answered 200, see validation.md).
  */
 import assert from "node:assert/strict";

@@ -131,7 +131,10 @@ function reference(revision: string, body: unknown, mode: Formats): { verdict: s
 }
 
 function wymcp(revision: string, body: unknown, formats?: Formats): string {
-  const result = validateMcpRequest(body, "legacy", { protocolVersion: revision, formats });
+  const result = validateMcpRequest(body, "legacy", {
+    protocolVersion: revision,
+    rules: { formats: formats === "strict" ? "enforce" : "off" },
+  });
   return result.outcome === "reject" ? `reject ${result.response.error.code}` : result.outcome;
 }
 

@@ -911,7 +911,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
       const up = await upstream();
       const parsed = parseProxyArgs(["--upstream", up.url.href, "--tools", tools, ...flags]);
       const log = createLog("proxy", "text", () => undefined);
-      const judging = liveJudgeOptions(resolveGate(parsed.options, () => undefined).settings);
+      const judging = liveJudgeOptions(resolveGate(parsed.options, { headersOf: () => undefined }).settings);
       // The same captures twice: as the proxy hands them on, and without the gate's admission (judged from the bytes).
       const given = new LiveFeed("proxy", judging);
       const again = new LiveFeed("proxy", judging);

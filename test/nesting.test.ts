@@ -46,7 +46,7 @@ describe("maxDepth on Node http and Express", () => {
   before(async () => {
     const guard = wymcpNode({ onReject: (info) => rejects.push(info) });
     raw = await listen((req, res) => void guard(req, res, () => handedOn(req, res)));
-    const guard5 = wymcpNode({ maxDepth: 5 });
+    const guard5 = wymcpNode({ limits: { maxDepth: 5 } });
     small = await listen((req, res) => void guard5(req, res, () => handedOn(req, res)));
     const app = express()
       .use(express.json({ limit: "4mb" }))
@@ -90,16 +90,16 @@ describe("maxDepth on Node http and Express", () => {
 
   test("a maxDepth that is not a positive integer or Infinity is refused when the middleware is built", () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) {
-      assert.throws(() => wymcpNode({ maxDepth: bad }), /maxDepth/);
-      assert.throws(() => wymcpFetch({ maxDepth: bad }), /maxDepth/);
+      assert.throws(() => wymcpNode({ limits: { maxDepth: bad } }), /maxDepth/);
+      assert.throws(() => wymcpFetch({ limits: { maxDepth: bad } }), /maxDepth/);
     }
-    assert.doesNotThrow(() => wymcpNode({ maxDepth: Number.POSITIVE_INFINITY }));
+    assert.doesNotThrow(() => wymcpNode({ limits: { maxDepth: Number.POSITIVE_INFINITY } }));
   });
 });
 
 describe("maxDepth on Fetch hosts", () => {
   test("a deeper body resolves to the 400 answer; one within the limit to undefined", async () => {
-    const guard = wymcpFetch({ maxDepth: 10 });
+    const guard = wymcpFetch({ limits: { maxDepth: 10 } });
     const request = (body: string) =>
       new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "Content-Type": "application/json" }, body });
     const refused = await guard(request(deepCall(8)));

@@ -70,7 +70,7 @@ describe("wymcpNode after an early 413", () => {
   let port = 0;
   let handedOn = 0;
   before(async () => {
-    const guard = wymcpNode({ maxBodyBytes: 1024 });
+    const guard = wymcpNode({ limits: { maxBodyBytes: 1024 } });
     server = http.createServer((req, res) => {
       void guard(req, res, () => {
         handedOn++;

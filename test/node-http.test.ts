@@ -84,7 +84,7 @@ const toolsList = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }
 describe("wymcpNode over a raw node:http request stream", () => {
   let h: Harness;
   before(async () => {
-    h = await serve({ era: (req, body) => classifyEra(req.headers, body).era, maxBodyBytes: 1024 });
+    h = await serve({ era: (req, body) => classifyEra(req.headers, body).era, limits: { maxBodyBytes: 1024 } });
   });
   after(() => h.close());
 

@@ -173,8 +173,8 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", ()
     const handler = handlerFor(o);
     server = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry })));
     legacyOnly = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry, era: "legacy" })));
-    const onLegacyReport = (info: unknown) => void reports.push(info);
-    reporting = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry, legacyChecks: "report", onLegacyReport })));
+    const onReport = (info: unknown) => void reports.push(info);
+    reporting = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry, rules: { params: "report" }, onReport })));
   });
   after(async () => {
     await server.close();
@@ -233,7 +233,7 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", ()
     );
   });
 
-  test("a legacy params failure answered 200/-32602 by the gate (legacyChecks params, the default) is a refused span: the code, the verdict, the era, the reason", async () => {
+  test("a legacy params failure answered 200/-32602 by the gate (the params rule enforced, the default) is a refused span: the code, the verdict, the era, the reason", async () => {
     const answer = await rawPost(server.url, legacyHeaders, badLegacyCall);
     assert.equal(answer.status, 200);
     assert.equal((JSON.parse(answer.text) as { error: { code: number } }).error.code, -32602);
@@ -252,9 +252,9 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", ()
     });
   });
 
-  test("legacyChecks report: the same call goes on to the server; its span says reported, the reason, and the server's own answer", async () => {
+  test("the params rule in report: the same call goes on to the server; its span says reported, the reason, and the server's own answer", async () => {
     const answer = await rawPost(reporting.url, legacyHeaders, badLegacyCall);
-    assert.equal(reports.length, 1, "onLegacyReport was called once");
+    assert.equal(reports.length, 1, "onReport was called once");
     // The SDK answers the call itself (a JSON body or an event stream): its code is the one recorded.
     const code = /"code":(-?\d+)/.exec(answer.text)?.[1];
     assert.ok(code !== undefined, `the server answered with an error: ${answer.text}`);
@@ -288,7 +288,7 @@ describe("notifications, refusals before judging, bounds", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   before(async () => {
-    server = await listening(http.createServer(gateNode(handlerFor(o), { telemetry: o.telemetry, maxBodyBytes: 2048 })));
+    server = await listening(http.createServer(gateNode(handlerFor(o), { telemetry: o.telemetry, limits: { maxBodyBytes: 2048 } })));
   });
   after(() => server.close());
   beforeEach(() => o.reset());

@@ -164,7 +164,9 @@ describe("wymcp proxy in front of an upstream that records what reaches it", () 
     let gated: Awaited<ReturnType<typeof listening>>;
     before(async () => {
       gated = await listening(
-        http.createServer(gateNode({ fetch: async () => new Response("{}", { status: 200 }) }, { maxBodyBytes: 4096, maxDepth: 16 })),
+        http.createServer(
+          gateNode({ fetch: async () => new Response("{}", { status: 200 }) }, { limits: { maxBodyBytes: 4096, maxDepth: 16 } }),
+        ),
       );
     });
     after(() => gated.close());
@@ -816,6 +818,7 @@ describe("wymcp proxy options", () => {
         id: 9,
         method: "tools/call",
         reason: "invalid-message",
+        rule: "params",
         status: 400,
         code: -32602,
         message: "Invalid tools/call request (CallToolRequest): 1 invalid location; first: /params/name must be string",
@@ -837,8 +840,11 @@ describe("wymcp proxy options", () => {
     try {
       const answer = await rawPost(new URL("/mcp", proxy.url).href, { ...JSON_HEADERS, ...ECHO_CALL }, modernCall(1, "echo"));
       assert.equal(answer.text, '{"jsonrpc":"2.0","id":1,"result":{"content":5}}');
-      await until(() => proxy.stderr().includes("outbound violation"));
-      assert.match(proxy.stderr(), /outbound violation era=modern method="tools\/call" id=1: .*\/result\/content/);
+      await until(() => proxy.stderr().includes("report rule=outbound"));
+      assert.match(
+        proxy.stderr(),
+        /report rule=outbound \(the server's message\) era=modern method="tools\/call" id=1: .*\/result\/content/,
+      );
     } finally {
       await proxy.stop();
       await upstream.close();
@@ -874,10 +880,12 @@ describe("wymcp proxy options", () => {
           assert.equal(upstream.received.length, 1, `${mode}: forwarded`);
           assert.equal(upstream.received[0]!.body.toString("utf8"), badCall, `${mode}: byte for byte`);
           if (mode === "report") {
-            await until(() => proxy.stderr().includes("reported"));
-            const line = `reported (handed on) -32602 invalid-message era=legacy kind=request method="tools/call" id=8 from=127.0.0.1: ${summary}`;
-            assert.ok(proxy.stderr().includes(line), proxy.stderr());
-          } else assert.ok(!/refused|reported/.test(proxy.stderr()), proxy.stderr());
+            await until(() => proxy.stderr().includes("report rule=params"));
+            const line = new RegExp(
+              `report rule=params \\(handed on\\) 200 -32602 era=legacy method="tools/call" id=8[^\\n]*: ${literally(summary)}`,
+            );
+            assert.match(proxy.stderr(), line);
+          } else assert.ok(!/refused|report rule/.test(proxy.stderr()), proxy.stderr());
         }
       } finally {
         assert.equal(await proxy.stop(), 0);
@@ -945,11 +953,11 @@ describe("wymcp proxy options", () => {
     const { options, listen } = parseProxyArgs(base);
     assert.deepEqual(listen, { host: "127.0.0.1", port: 3000 });
     assert.deepEqual(
-      [options.maxBodyBytes, options.maxDepth, options.legacyChecks, options.outbound, options.log],
-      [4194304, 64, undefined, "off", "text"],
+      [options.limits.maxBodyBytes, options.limits.maxDepth, options.rules?.params, options.rules?.outbound, options.log],
+      [4194304, 64, undefined, undefined, "text"],
     );
-    assert.equal(parseProxyArgs([...base, "--max-depth", "Infinity"]).options.maxDepth, Number.POSITIVE_INFINITY);
-    assert.equal(parseProxyArgs([...base, "--legacy-checks", "framing"]).options.legacyChecks, "framing");
+    assert.equal(parseProxyArgs([...base, "--max-depth", "Infinity"]).options.limits.maxDepth, Number.POSITIVE_INFINITY);
+    assert.equal(parseProxyArgs([...base, "--legacy-checks", "framing"]).options.rules?.params, "off");
     assert.deepEqual([options.connectTimeoutMs, options.maxAnswerBytes, options.trustProxy], [10_000, 64 * 1024 * 1024, false]);
     assert.equal(parseProxyArgs([...base, "--max-answer-bytes", "Infinity"]).options.maxAnswerBytes, Number.POSITIVE_INFINITY);
     assert.equal(parseProxyArgs([...base, "--trust-proxy"]).options.trustProxy, true);
@@ -1010,10 +1018,14 @@ test("the limits' flags go through the gates' own checks: a wrong one names the 
       '--legacy-checks must be one of "params", "report", "framing", not "strict"',
     ],
   );
-  for (const mode of ["params", "report", "framing"])
-    assert.equal(parseProxyArgs([...base, "--legacy-checks", mode]).options.legacyChecks, mode);
+  for (const [mode, state] of [
+    ["params", "enforce"],
+    ["report", "report"],
+    ["framing", "off"],
+  ])
+    assert.equal(parseProxyArgs([...base, "--legacy-checks", mode!]).options.rules?.params, state);
   assert.throws(() => parseStdioArgs(["--legacy-checks", "all", "--", "x"]), /^UsageError: --legacy-checks must be one of/);
-  assert.equal(parseProxyArgs([...base, "--max-body-bytes", "1024"]).options.maxBodyBytes, 1024);
+  assert.equal(parseProxyArgs([...base, "--max-body-bytes", "1024"]).options.limits.maxBodyBytes, 1024);
   assert.throws(
     () => parseStdioArgs(["--max-body-bytes", "Infinity", "--", "x"]),
     /^UsageError: --max-body-bytes must be a positive integer/,

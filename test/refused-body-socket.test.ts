@@ -51,7 +51,7 @@ describe("a refused body releases its socket", () => {
   const allClosed: (() => void)[] = [];
 
   before(async () => {
-    const guard = wymcpNode({ maxBodyBytes: LIMIT, discardTimeoutMs: DEADLINE_MS });
+    const guard = wymcpNode({ limits: { maxBodyBytes: LIMIT, discardTimeoutMs: DEADLINE_MS } });
     // Node's own request timeout off: only wymcp's deadline can close a slow sender's socket.
     server = http.createServer(
       { requestTimeout: 0 },

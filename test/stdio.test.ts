@@ -453,7 +453,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
   test("--outbound report: a server message that breaks its method's result is logged; the bytes go back unchanged", async () => {
     const g = gate(["--outbound", "report", "--log", "json"], ["--bad-result"]);
     g.write(request(1, "tools/call", { name: "x", arguments: {} }));
-    await until(() => g.stderr().includes("outbound-violation"));
+    await until(() => g.stderr().includes('"rule":"outbound"'));
     g.child.stdin!.end();
     await g.exited;
     assert.deepEqual(g.answers()[0], { jsonrpc: "2.0", id: 1, result: { content: 5 } });
@@ -462,7 +462,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       .split("\n")
       .filter((line) => line.startsWith("{"))
       .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .find((r) => r.event === "outbound-violation");
+      .find((r) => r.event === "report" && r.rule === "outbound");
     assert.equal(violation?.method, "tools/call");
     assert.equal(violation?.id, 1);
     assert.match(String(violation?.message), /content/);
@@ -495,10 +495,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
         assert.deepEqual([first?.id, first?.result], [8, { echo: "tools/call" }], mode);
         assert.equal(g.received(), bad + request(9), `${mode}: forwarded unchanged`);
         if (mode === "report")
-          assert.match(
-            g.stderr(),
-            /^wymcp stdio: reported \(handed on\) -32602 invalid-message era=legacy kind=request method="tools\/call" id=8: /m,
-          );
+          assert.match(g.stderr(), /^wymcp stdio: report rule=params \(handed on\) 200 -32602 era=legacy method="tools\/call" id=8: /m);
         else assert.ok(!/refused|reported/.test(g.stderr()), g.stderr());
       }
       assert.ok(!g.stderr().includes(SECRET));
@@ -582,7 +579,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
         .split("\n")
         .filter((line) => line.startsWith("{"))
         .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .find((r) => r.event === "outbound-violation");
+        .find((r) => r.event === "report" && r.rule === "outbound");
       logged[negotiated] = violation === undefined ? undefined : `${violation.method} id=${violation.id}: ${violation.message}`;
     }
     assert.match(String(logged["2025-03-26"]), /^tools\/call id=2: Invalid tools\/call result \(CallToolResult, revision 2025-03-26\)/);
@@ -679,7 +676,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       "/data",
     ]);
     assert.deepEqual(
-      [options.command, options.args, options.maxDepth],
+      [options.command, options.args, options.limits.maxDepth],
       ["npx", ["@modelcontextprotocol/server-filesystem", "--max-depth", "/data"], 8],
     );
     assert.equal(options.stopTimeoutMs, 5_000);

@@ -58,7 +58,7 @@ describe("gateNode: the tools learned from the SDK v2 server's own tools/list", 
   let gated: Awaited<ReturnType<typeof listening>>;
   let alone: Awaited<ReturnType<typeof listening>>;
   before(async () => {
-    gated = await listening(http.createServer(gateNode(handler, { tools: { compile, onToolsEvent: (event) => events.push(event) } })));
+    gated = await listening(http.createServer(gateNode(handler, { tools: { compile, onEvent: (event) => events.push(event) } })));
     alone = await listening(http.createServer(toNodeHandler(createMcpHandler(edgeToolsServer))));
     const list = await post(gated.url, "modern", "tools/list", {});
     assert.equal((list.message.result!.tools as unknown[]).length, 3);
@@ -248,7 +248,7 @@ describe("wymcp proxy --learn-tools on: the tools learned from a Python MCPServe
     const alone = await post(server.url.href, "modern", "tools/call", BAD_ADD);
     assert.equal(alone.message.result?.isError, true);
     assert.match(textOf(alone.message)!, /validation error/i);
-    await until(() => /refused tools\/call of "add" \(arguments\) id=7/.test(proxy.stderr()));
+    await until(() => /refused tools\/call \(toolArguments\) id=7/.test(proxy.stderr()));
   });
 
   test("legacy sessions: -32602 under 2025-06-18, isError under 2025-11-25; the server alone answers isError under both", async () => {

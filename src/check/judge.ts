@@ -441,7 +441,12 @@ function judgeOut(
   const { era, signal } = outboundEra(options, headers, context, answered, session);
   const method = answered?.method ?? options.method;
   const revision = outboundRevision(era, headers, answered, session);
-  const result = validateMcpResponse(body, { era, method, protocolVersion: revision, formats: options.settings.validate?.formats });
+  const result = validateMcpResponse(body, {
+    era,
+    method,
+    protocolVersion: revision,
+    formats: options.settings.rules?.formats === "enforce" ? "strict" : undefined,
+  });
   const answers = result.kind === "result" || result.kind === "error";
   const part = context?.part;
   const answering = answers && answered ? answeredAt(answered) : undefined;

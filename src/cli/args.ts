@@ -29,10 +29,10 @@ export function flagNumber(value: string | boolean | undefined): number | undefi
 
 /** The flags each option of the core's checks is spelled as. */
 const FLAG_OF: Record<string, string> = {
-  maxBodyBytes: "--max-body-bytes",
-  maxDepth: "--max-depth",
-  legacyChecks: "--legacy-checks",
-  formats: "--formats",
+  "limits.maxBodyBytes": "--max-body-bytes",
+  "limits.maxDepth": "--max-depth",
+  "rules.params": "--legacy-checks",
+  "rules.formats": "--formats",
 };
 
 /** Runs a core check; its `WymcpOptionError` becomes a usage error naming the flag and the text as it was typed. */

@@ -3,6 +3,7 @@
  * one switch per check), the file read into the faces' `tools` option, and the lines the log writes about them.
  */
 import type { Formats } from "../core/formats.js";
+import type { Rules } from "../core/rules.js";
 import type { ToolsOptions } from "../core/tools-at-edge.js";
 import { edgeCompiler } from "../compile/at-edge.js";
 import { readToolsFile, ToolsFileError } from "../compile/tools-file.js";
@@ -69,14 +70,24 @@ export function toolsFlags(values: Record<string, string | boolean | string[] | 
   };
 }
 
+/** What `toolsFromFlags` reads of the face's other flags: the tools lock, and the `formats` rule's state. */
+export interface FaceFlags {
+  readonly tools?: { readonly lock?: ToolsOptions["lock"] | undefined } | undefined;
+  readonly rules?: Rules | undefined;
+}
+
 /**
  * The faces' `tools` option from the flags: the file read (a usage error when it holds no tools), `wymcp compile`'s
  * engine for the schemas listed or learned (asserting formats only under `--formats strict`, as the face does), and the
  * log's lines; `undefined` when every check is off.
  */
-export async function toolsFromFlags(flags: ToolsFlags, log: GateLog, formats?: Formats): Promise<ToolsOptions | undefined> {
-  if (!flags.paramHeaders && !flags.arguments) return undefined;
-  if (!flags.file && !flags.learn) return undefined;
+export async function toolsFromFlags(flags: ToolsFlags, log: GateLog, face: FaceFlags = {}): Promise<ToolsOptions | undefined> {
+  const lock = face.tools?.lock;
+  const only = lock === undefined ? undefined : { lock };
+  if (!flags.paramHeaders && !flags.arguments) return only;
+  if (!flags.file && !flags.learn) return only;
+  // A tool's formats are read as the face reads the protocol's: asserted unless the `formats` rule is off.
+  const formats: Formats = face.rules?.formats === undefined || face.rules.formats === "off" ? "annotation" : "strict";
   let given: unknown[] | undefined;
   try {
     given = flags.file === undefined ? undefined : await readToolsFile(flags.file);
@@ -93,9 +104,16 @@ export async function toolsFromFlags(flags: ToolsFlags, log: GateLog, formats?: 
     ...(given === undefined ? {} : { given }),
     learn: flags.learn,
     ...(flags.callerHeaders ? { callerHeaders: flags.callerHeaders } : {}),
-    paramHeaders: flags.paramHeaders,
-    arguments: flags.arguments,
     ...(compile ? { compile } : {}),
-    onToolsEvent: (event) => logToolsEvent(log, event),
+    ...only,
+    onEvent: (event) => logToolsEvent(log, event),
+  };
+}
+
+/** The tools rules' states the switches set (`--param-header-checks off`, `--argument-checks off`). */
+export function toolsRules(flags: ToolsFlags | undefined): { paramHeaders?: "off"; toolArguments?: "off" } {
+  return {
+    ...(flags?.paramHeaders === false ? { paramHeaders: "off" as const } : {}),
+    ...(flags?.arguments === false ? { toolArguments: "off" as const } : {}),
   };
 }
