@@ -936,7 +936,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     // A result no validation gives: seen in the verdict only when the gate's admission is taken.
     const marked = { body, era: "modern" as const, result: { outcome: "pass" as const, kind: "request" as const, definition: "marked" } };
     const definition = (context: JudgeContext) =>
-      (judge("proxy", 1, bytes, options, context).verdict as { definition?: unknown }).definition;
+      (judge({ source: "proxy", line: 1, bytes, context }, options).verdict as { definition?: unknown }).definition;
     assert.equal(definition({ from: "client", headers: callHeaders, admitted: marked as never }), "marked");
     assert.equal(definition({ from: "client", headers: callHeaders }), "CallToolRequest");
     assert.notEqual(definition({ from: "client", headers: callHeaders, admitted: { ...marked, era: "legacy" } as never }), "marked");
@@ -958,7 +958,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     const flagged = parseCheckOptions(["--era", "modern"]).options;
     assert.notEqual(
       (
-        judge("proxy", 1, bytes, flagged, { from: "client", headers: callHeaders, admitted: marked as never }).verdict as {
+        judge({ source: "proxy", line: 1, bytes, context: { from: "client", headers: callHeaders, admitted: marked as never } }, flagged).verdict as {
           definition?: unknown;
         }
       ).definition,
@@ -971,7 +971,7 @@ describe("the rows a page follows, kept as their JSON", () => {
   const { options } = parseCheckOptions([]);
   /** A row input as the feed makes it: a verdict and the message's text (or none, over the limit). */
   const input = (id: number, text: string | undefined) => {
-    const { verdict } = judge("proxy", id, text === undefined ? undefined : Buffer.from(text), options, { from: "client" });
+    const { verdict } = judge({ source: "proxy", line: id, bytes: text === undefined ? undefined : Buffer.from(text), context: { from: "client" } }, options);
     return { verdict, body: undefined, text };
   };
   const texts = (n: number) =>

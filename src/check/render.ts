@@ -129,7 +129,11 @@ function definitionOf(verdict: Extract<InboundVerdict, { outcome: "reject" }>): 
 }
 
 /** One message in human words: a header line, then for a rejection its locations, aligned. */
-export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name = printable(verdict.source), positionWidth = 0): string {
+export function renderHuman(
+  verdict: Verdict,
+  body: unknown,
+  { paint, name = printable(verdict.source), width: positionWidth = 0 }: { paint: Paint; name?: string; width?: number },
+): string {
   // A violation reads as a rejection: one word per verdict keeps the columns of mixed input aligned. wymcp's own
   // answer reads as such, whatever its verdict: it says the call was not served.
   const outcome =
@@ -255,7 +259,11 @@ export function recordView({ face, event, fields }: GateLogRecord): RecordView {
  * says `gate log` (the gate judged it; the log holds no body to judge again), a reported message as a pass with what
  * was reported (as `--legacy-checks report` prints one), any other event as a `log` line.
  */
-export function renderRecord(record: GateLogRecord, view: RecordView, paint: Paint, position: string, positionWidth: number): string {
+export function renderRecord(
+  record: GateLogRecord,
+  view: RecordView,
+  { paint, position, width: positionWidth }: { paint: Paint; position: string; width: number },
+): string {
   const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
   const head = `${paint("1", position)}${gap}  `;
   const outcome = recordOutcome(record);

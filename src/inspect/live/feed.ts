@@ -177,7 +177,7 @@ export class LiveFeed implements RowSource {
     const text = textOf(capture);
     const bytes =
       text === undefined ? undefined : capture.bytes !== undefined && !text.includes("\uFFFD") ? capture.bytes : Buffer.from(text, "utf8");
-    const { verdict } = judgeInCapture(this.source, capture.entry, bytes, this.options, context, {
+    const { verdict } = judgeInCapture({ source: this.source, line: capture.entry, bytes, context }, this.options, {
       exchange: this.exchange,
       session,
       negotiated: this.negotiated,
