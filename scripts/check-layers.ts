@@ -138,7 +138,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // `wymcp/otel`'s own folder: the core's telemetry interface and `@opentelemetry/api`; only its entry loads it.
   otel: ["core"],
   "core-entry": ["core"],
-  entry: ["core", "outbound", "hosts", "otel"],
+  entry: ["core", "outbound", "hosts", "otel", "compile"],
 };
 
 /**

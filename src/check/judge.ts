@@ -437,7 +437,12 @@ function judgeOut(at: Judging, body: unknown, answered: PendingRequest | undefin
   const { era, signal } = outboundEra(at, answered, session);
   const method = answered?.method ?? options.method;
   const revision = outboundRevision(era, headers, answered, session);
-  const result = validateMcpResponse(body, { era, method, protocolVersion: revision, formats: options.settings.validate?.formats });
+  const result = validateMcpResponse(body, {
+    era,
+    method,
+    protocolVersion: revision,
+    formats: options.settings.rules?.formats === "enforce" ? "strict" : undefined,
+  });
   const answers = result.kind === "result" || result.kind === "error";
   const { part } = at;
   const answering = answers && answered ? answeredAt(answered) : undefined;

@@ -153,10 +153,11 @@ export function renderHuman(
   if (verdict.outcome === "violation") {
     text += "\n";
     data = verdict.violations;
-  } else if (verdict.outcome === "pass" && "reported" in verdict && verdict.reported) {
-    // --legacy-checks report: the message passes; what the params check found is printed as the gates report it.
-    text += `  ${paint("2", `reported ${verdict.reported.response.error.code}`)}\n`;
-    data = verdict.reported.response.error.data;
+  } else if (verdict.outcome === "pass" && "reported" in verdict && verdict.reported?.[0]) {
+    // A rule in report: the message passes; what the rule found is printed as the gates report it.
+    const [first] = verdict.reported;
+    text += `  ${paint("2", `reported ${first.response.error.code}`)}\n`;
+    data = first.response.error.data;
   } else if (verdict.outcome === "reject") {
     text += `  ${paint("2", String(verdict.response.error.code))}\n`;
     data = verdict.response.error.data;

@@ -2,9 +2,8 @@
  * @module gate-options: the flags `wymcp proxy` and `wymcp stdio` share (the gates' options, spelled as flags) and
  * their checks, made once when the command starts: a wrong value is a usage error, never a limit that quietly goes away.
  */
-import type { Formats } from "../core/formats.js";
-import type { LegacyChecks } from "../core/legacy-checks.js";
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, formatsOption, legacyChecksOption, resolveLimits } from "../core/options.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveLimits } from "../core/options.js";
+import type { RuleState, Rules } from "../core/rules.js";
 import type { GateFlags } from "../hosts/shared/gate-flags.js";
 import { asFlags, flagNumber, UsageError } from "./args.js";
 import { TOOL_LOCK_FLAG_SPECS, TOOL_LOCK_FLAGS_USAGE, toolLockFlags } from "./tool-lock-flags.js";
@@ -59,19 +58,40 @@ export function gateFlags(values: Record<string, string | boolean | undefined>):
   const otel = values.otel === true;
   if (otel && passThrough) throw new UsageError("--otel records what the gate judges, and --pass-through judges nothing: use one");
   const lock = toolLockFlags(values, (message) => new UsageError(message));
-  return { maxBodyBytes, maxDepth, legacyChecks, formats, outbound, log, passThrough, otel, ...lock };
+  const rules: { -readonly [R in keyof Rules]: Rules[R] } = {};
+  if (legacyChecks !== undefined) rules.params = legacyChecks;
+  if (formats !== undefined) rules.formats = formats;
+  if (outbound === "report") rules.outbound = "report";
+  if (lock.state !== undefined) rules.lock = lock.state;
+  return {
+    limits: { maxBodyBytes, maxDepth },
+    rules,
+    ...(lock.lock === undefined ? {} : { tools: { lock: lock.lock } }),
+    log,
+    passThrough,
+    otel,
+  };
 }
+
+/** The `params` rule's state a `--legacy-checks` mode names (params, report, framing); unset stays unset. */
+const LEGACY_CHECKS: Readonly<Record<string, RuleState>> = { params: "enforce", report: "report", framing: "off" };
 
 /**
- * `--legacy-checks` as typed, by the gates' own check of the mode (`legacyChecksOption`): unset stays unset (the face's
- * default), an unknown name is a usage error in the core's words, never a mode that goes away. Every command with the
- * flag reads it here.
+ * `--legacy-checks` as typed, as the `params` rule's state: unset stays unset (the face's default), an unknown name is
+ * a usage error. Every command with the flag reads it here.
  */
-export function legacyChecksFlag(value: string | boolean | undefined): LegacyChecks | undefined {
-  return value === undefined ? undefined : asFlags(() => legacyChecksOption(value), { "legacy-checks": value });
+export function legacyChecksFlag(value: string | boolean | undefined): RuleState | undefined {
+  if (value === undefined) return undefined;
+  const state = typeof value === "string" && Object.hasOwn(LEGACY_CHECKS, value) ? LEGACY_CHECKS[value] : undefined;
+  if (state === undefined)
+    throw new UsageError(`--legacy-checks must be one of "params", "report", "framing", not ${JSON.stringify(value)}`);
+  return state;
 }
 
-/** `--formats` as typed, by the gates' own check (`formatsOption`): unset stays unset, an unknown name is a usage error. */
-export function formatsFlag(value: string | boolean | undefined): Formats | undefined {
-  return value === undefined ? undefined : asFlags(() => formatsOption(value), { formats: value });
+/** `--formats` as typed, as the `formats` rule's state: `strict` enforces it, `annotation` is off; unset stays unset. */
+export function formatsFlag(value: string | boolean | undefined): RuleState | undefined {
+  if (value === undefined) return undefined;
+  if (value === "strict") return "enforce";
+  if (value === "annotation") return "off";
+  throw new UsageError(`--formats must be one of "annotation", "strict", not ${JSON.stringify(value)}`);
 }

@@ -4,8 +4,14 @@
  */
 import { readFileSync } from "node:fs";
 import { WymcpOptionError } from "../core/options.js";
-import { type ToolsLockFile, type ToolsLockMode, toolsLockOption } from "../core/tool-lock.js";
-import type { ToolLockFlags } from "../hosts/shared/gate-flags.js";
+import type { RuleState } from "../core/rules.js";
+import { type ToolsLockFile, toolsLockOption } from "../core/tool-lock.js";
+
+/** The lock flags, checked: the parsed lock (`tools.lock`) and the `lock` rule's state. */
+export interface ToolLockFlags {
+  lock?: ToolsLockFile | undefined;
+  state?: RuleState | undefined;
+}
 
 export const TOOL_LOCK_FLAG_SPECS = {
   "tools-lock": { type: "string" },
@@ -33,17 +39,14 @@ export function toolLockFlags(values: Record<string, string | boolean | undefine
       `--tools-lock: cannot read ${JSON.stringify(String(file))}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );
   }
+  if (mode !== undefined && mode !== "report" && mode !== "enforce")
+    throw fail(`--tools-lock-mode must be "report" or "enforce", not ${JSON.stringify(mode)}`);
   try {
-    toolsLockOption(lock, mode);
+    toolsLockOption(lock, mode ?? "report");
   } catch (error) {
     if (error instanceof WymcpOptionError)
-      throw fail(
-        error.message
-          .replace(/^wymcp: /, "")
-          .replace(/^toolsLockMode/, "--tools-lock-mode")
-          .replace(/^toolsLock(:?) /, "--tools-lock$1 "),
-      );
+      throw fail(error.message.replace(/^wymcp: /, "").replace(/^tools\.lock(:?) /, "--tools-lock$1 "));
     throw error;
   }
-  return { toolsLock: lock as ToolsLockFile, toolsLockMode: (mode ?? "report") as ToolsLockMode };
+  return { lock: lock as ToolsLockFile, state: mode ?? "report" };
 }

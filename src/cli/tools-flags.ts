@@ -72,9 +72,10 @@ export function toolsFlags(values: Record<string, string | boolean | string[] | 
  * The faces' `tools` option from the flags: the file read (a usage error when it holds no tools), `wymcp compile`'s
  * engine for the schemas listed or learned, and the log's lines; `undefined` when every check is off.
  */
-export async function toolsFromFlags(flags: ToolsFlags, log: GateLog): Promise<ToolsOptions | undefined> {
-  if (!flags.paramHeaders && !flags.arguments) return undefined;
-  if (!flags.file && !flags.learn) return undefined;
+export async function toolsFromFlags(flags: ToolsFlags, log: GateLog, lock?: ToolsOptions["lock"]): Promise<ToolsOptions | undefined> {
+  const only = lock === undefined ? undefined : { lock };
+  if (!flags.paramHeaders && !flags.arguments) return only;
+  if (!flags.file && !flags.learn) return only;
   let given: unknown[] | undefined;
   try {
     given = flags.file === undefined ? undefined : await readToolsFile(flags.file);
@@ -91,9 +92,16 @@ export async function toolsFromFlags(flags: ToolsFlags, log: GateLog): Promise<T
     ...(given === undefined ? {} : { given }),
     learn: flags.learn,
     ...(flags.callerHeaders ? { callerHeaders: flags.callerHeaders } : {}),
-    paramHeaders: flags.paramHeaders,
-    arguments: flags.arguments,
     ...(compile ? { compile } : {}),
-    onToolsEvent: (event) => logToolsEvent(log, event),
+    ...only,
+    onEvent: (event) => logToolsEvent(log, event),
+  };
+}
+
+/** The tools rules' states the switches set (`--param-header-checks off`, `--argument-checks off`). */
+export function toolsRules(flags: ToolsFlags | undefined): { paramHeaders?: "off"; toolArguments?: "off" } {
+  return {
+    ...(flags?.paramHeaders === false ? { paramHeaders: "off" as const } : {}),
+    ...(flags?.arguments === false ? { toolArguments: "off" as const } : {}),
   };
 }

@@ -11,6 +11,7 @@ import type { Acceptance, Refusal, RejectReason } from "./admission.js";
 import type { JsonRpcErrorResponse, JsonRpcId } from "./envelope.js";
 import type { Era } from "./era.js";
 import { escapeText } from "./log-safe.js";
+import type { Report, RuleName } from "./rules.js";
 import type { JudgedKind } from "./validate.js";
 
 export type LogFormat = "text" | "json";
@@ -22,8 +23,8 @@ export type RefusalReason = RejectReason;
 /** One judged message. */
 export interface VerdictEvent {
   /**
-   * `pass` and `bypass`: handed on to the server. `reported`: handed on, though its params fail its legacy revision's
-   * definition (`--legacy-checks report`; `code` and `message` are the answer `params` would have sent). `refused`:
+   * `pass` and `bypass`: handed on to the server. `reported`: handed on, though it fails a rule in `"report"` (`rule`;
+   * `code` and `message` are the answer enforcing it would have sent), or could not be judged at all. `refused`:
    * answered by wymcp, never handed on. `dropped`: neither handed on nor answered (a refused notification or response,
    * or a parse error within a second of the last answered one).
    */
@@ -41,6 +42,8 @@ export interface VerdictEvent {
   /** For `tools/call` and `prompts/get`: the tool's or prompt's name (`params.name`), escaped and bounded likewise. */
   name?: string | undefined;
   reason?: RefusalReason;
+  /** The rule that refused it, or (`reported`) that would have. */
+  rule?: RuleName;
   /** The HTTP status wymcp answered with (proxy). */
   status?: number;
   /** The JSON-RPC error code of wymcp's answer. */
@@ -64,6 +67,8 @@ export interface AnswerEvent {
 export interface GateHooks {
   onVerdict?(event: VerdictEvent): void;
   onAnswer?(event: AnswerEvent): void;
+  /** Every would-be refusal and violation, by rule (the log writes each as one line). */
+  onReport?(report: Report): void;
   /** Each message's bytes as they pass, for the live page and `--record` (src/inspect/live/); nothing of it is logged. */
   observer?: MessageObserver;
 }
@@ -194,8 +199,10 @@ export function parsedAgain(bytes: Uint8Array | undefined, reason: string): unkn
 
 /** The log of one face: one line per event on `write` (stderr), as text or JSON lines. */
 export interface GateLog {
-  /** A refused, dropped or reported message (passes are not logged). */
+  /** A refused or dropped message (passes are not logged, and a reported one is the report's line). */
   verdict(event: VerdictEvent): void;
+  /** One would-be refusal or violation: one line naming the rule. */
+  report(report: Report): void;
   /** Anything else worth a line: a failing upstream, an outbound violation, start and stop. */
   line(event: string, fields: Record<string, unknown>, text: string): void;
 }
@@ -207,10 +214,10 @@ export function createLog(face: Face, format: LogFormat, write: (line: string) =
   };
   return {
     verdict(event) {
-      if (event.outcome === "pass" || event.outcome === "bypass") return;
+      if (event.outcome === "pass" || event.outcome === "bypass" || event.outcome === "reported") return;
       const { outcome, ...fields } = event;
       const parts = [
-        outcome === "refused" ? "refused" : outcome === "reported" ? "reported (handed on)" : "dropped (not answered)",
+        outcome === "refused" ? "refused" : "dropped (not answered)",
         event.status,
         event.code,
         event.reason,
@@ -222,6 +229,20 @@ export function createLog(face: Face, format: LogFormat, write: (line: string) =
         event.remote && `from=${event.remote}`,
       ].filter((part) => part !== undefined && part !== false && part !== "");
       line(outcome, fields, `${parts.join(" ")}${event.message ? `: ${event.message}` : ""}`);
+    },
+    report(report) {
+      const parts = [
+        `report rule=${report.rule}`,
+        report.direction === "out" ? "(the server's message)" : "(handed on)",
+        report.status,
+        report.code,
+        report.era && `era=${report.era}`,
+        report.method !== undefined && `method=${JSON.stringify(report.method)}`,
+        report.tool !== undefined && `tool=${JSON.stringify(report.tool)}`,
+        report.id !== undefined && `id=${JSON.stringify(report.id)}`,
+        report.client !== undefined && `client=${JSON.stringify(report.client)}`,
+      ].filter((part) => part !== undefined && part !== false && part !== "");
+      line("report", { ...report }, `${parts.join(" ")}: ${report.message}`);
     },
     line,
   };

@@ -1,7 +1,9 @@
 /**
  * @module pipeline: the one sequence every face runs on what a client sends, whatever carries it. A request is screened
  * (the `Host`/`Origin` policy's `403`, or a method that goes straight through), its body admitted (admission.ts), the
- * verdict traced (traced.ts) and reported (`onReject`, `onLegacyReport`), and the modern-notification `202` decided.
+ * verdict traced (traced.ts) and told (`onReject` for a refusal, `onReport` for each rule in `"report"` it fails), and
+ * the modern-notification `202` decided. A body the `limits` rule would refuse, with the rule in `"report"` or `"off"`,
+ * is handed on unjudged, as the client sent it.
  * A face gets back an action and applies it with its own I/O: nothing here writes an answer. The log's verdict events
  * (gate-log.ts) are built here too, so the proxy and the stdio gate word them alike.
  */
@@ -22,13 +24,13 @@ import {
   parseBody,
   type Refusal,
   type RejectInfo,
-  reportLegacy,
   reportRefusal,
 } from "./admission.js";
 import { answerId } from "./envelope.js";
 import type { Era } from "./era.js";
 import { namesOf, parsedAgain, safeMethod, type VerdictEvent } from "./gate-log.js";
 import type { HostPolicy } from "./host-origin.js";
+import { deliverReport, inboundReport, type Report, type RuleName } from "./rules.js";
 import type { ExchangeTrace, Telemetry, TransportFacts } from "./telemetry.js";
 import { type TracedHeaders, traceOf } from "./traced.js";
 
@@ -40,7 +42,7 @@ export interface GateFace {
   /** Spans and metrics for every body judged; the settings' `clock` then starts each trace. */
   readonly telemetry?: Telemetry | undefined;
   readonly onReject?: ((info: RejectInfo) => void) | undefined;
-  readonly onLegacyReport?: ((info: RejectInfo) => void) | undefined;
+  readonly onReport?: ((report: Report) => void) | undefined;
 }
 
 /** What the trace of one body records of its transport, read only when there is telemetry. */
@@ -78,13 +80,27 @@ export interface GateAdmit {
   bytes?: Uint8Array | undefined;
 }
 
+/**
+ * A body the face cannot judge (not JSON, not UTF-8, the wrong media type, too large, too deep) with the `limits` rule
+ * in `"report"` (reported) or `"off"`: handed on as the client sent it, so that the server answers it as it would
+ * alone. `bytes`: the body, read whole; unset when the request's own body is still there to read (never read, or given
+ * back to the stream), or when the host parsed it (`body`).
+ */
+export interface GateUnjudged {
+  action: "unjudged";
+  /** What enforcing `limits` would have answered. */
+  refusal: Refusal;
+  trace: ExchangeTrace | undefined;
+  bytes?: Uint8Array | undefined;
+}
+
 /** A method the gates do not judge (anything but a POST), or a face judging nothing: straight through. */
 export interface GateBypass {
   action: "bypass";
 }
 
 /** What a face does with one judged body. */
-export type GateAction = GateRefuse | GateAdmit;
+export type GateAction = GateRefuse | GateAdmit | GateUnjudged;
 
 const BYPASS: GateBypass = Object.freeze({ action: "bypass" });
 
@@ -96,10 +112,14 @@ export function screen(
   face: GateFace,
   request: { host: string | null | undefined; origin: string | null | undefined; method: string | undefined; passThrough?: boolean },
 ): GateRefuse | GateBypass | undefined {
-  const forbidden = face.hosts && checkHost(face.hosts, request.host, request.origin);
+  const origin = face.settings.rules?.origin ?? "enforce";
+  const forbidden = face.hosts && origin !== "off" && checkHost(face.hosts, request.host, request.origin);
   if (forbidden) {
-    reportRefusal(face.onReject, forbidden);
-    return { action: "refuse", refusal: forbidden, trace: undefined };
+    if (origin === "enforce") {
+      reportRefusal(face.onReject, forbidden);
+      return { action: "refuse", refusal: forbidden, trace: undefined };
+    }
+    deliverReport(face.onReport, refusalReport(forbidden, undefined));
   }
   return request.method !== "POST" || request.passThrough ? BYPASS : undefined;
 }
@@ -150,18 +170,58 @@ function startOf(face: GateFace): number {
 }
 
 function act(face: GateFace, verdict: Admission, began: number, facts: () => TraceFacts, bytes: Uint8Array | undefined): GateAction {
-  if (verdict.ok) reportLegacy(face.onLegacyReport, verdict);
+  const unjudged = !verdict.ok && (face.settings.rules?.[verdict.rule] ?? "enforce") !== "enforce";
+  const reports = verdict.ok
+    ? reportsOf(verdict)
+    : unjudged && face.settings.rules?.[verdict.rule] === "report"
+      ? [refusalReport(verdict, bytes)]
+      : undefined;
+  if (reports) for (const report of reports) deliverReport(face.onReport, report);
   let trace: ExchangeTrace | undefined;
   if (face.telemetry) {
     const { transport, headers } = facts();
-    trace = traceOf(face.telemetry, verdict, began, transport, headers);
+    trace = traceOf(face.telemetry, { verdict, startTime: began, transport, headers, reported: reports && rulesOf(reports), unjudged });
   }
   if (!verdict.ok) {
+    if (unjudged) return { action: "unjudged", refusal: verdict, trace, bytes };
     reportRefusal(face.onReject, verdict);
     return { action: "refuse", refusal: verdict, trace, bytes };
   }
   const { body, era, result } = verdict;
   return { action: isAcceptedNotification(result) ? "accept" : "hand-on", body, era, result, trace, bytes };
+}
+
+/** The reports of an admitted body: one per rule in `"report"` it fails; `undefined` (nothing built) for the usual pass. */
+export function reportsOf(admitted: Pick<Acceptance, "body" | "era" | "result">): Report[] | undefined {
+  const { result } = admitted;
+  const reported = result.outcome === "pass" ? result.reported : undefined;
+  if (reported === undefined) return undefined;
+  return reported.map(({ rule, status, response: { error } }) =>
+    inboundReport(rule, admitted.body, admitted.era, {
+      status,
+      code: error.code,
+      message: error.message,
+      errors: error.data?.errors,
+      omitted: error.data?.omitted,
+    }),
+  );
+}
+
+/** The report of what a rule in `"report"` would have refused before the body was judged (`origin`, `limits`). */
+export function refusalReport(refusal: Refusal, bytes: Uint8Array | undefined): Report {
+  const body = refusal.body ?? parsedAgain(bytes, refusal.reason);
+  const report = inboundReport(refusal.rule, body, refusal.era, {
+    status: refusal.status,
+    code: refusal.response.error.code,
+    message: refusal.response.error.message,
+  });
+  // A refusal before any id was read answers with none: the report names none either.
+  if (body === undefined) report.id = refusal.response.id ?? undefined;
+  return report;
+}
+
+function rulesOf(reports: readonly Report[]): RuleName[] {
+  return reports.map((report) => report.rule);
 }
 
 /**
@@ -195,7 +255,12 @@ export interface EventPlace {
  * The log's event for a refusal: `refused` when wymcp answered it, `dropped` when it did not (a notification, a
  * response, a flood of junk). `body` is the refused body, when it parsed (for its method and name).
  */
-export function refusalEvent(refusal: Refusal, body: unknown, outcome: "refused" | "dropped", place: EventPlace = {}): VerdictEvent {
+export function refusalEvent(
+  refusal: Refusal,
+  body: unknown,
+  outcome: "refused" | "dropped" | "reported",
+  place: EventPlace = {},
+): VerdictEvent {
   const { response } = refusal;
   const event: VerdictEvent = {
     outcome,
@@ -205,11 +270,19 @@ export function refusalEvent(refusal: Refusal, body: unknown, outcome: "refused"
     id: response.id ?? null,
     ...namesOf(body, response),
     reason: refusal.reason,
+    rule: refusal.rule,
   };
   if (place.status) event.status = refusal.status;
   event.code = response.error.code;
   event.message = response.error.message;
   if (place.remote !== undefined) event.remote = place.remote;
+  return event;
+}
+
+/** The log's event for a body handed on unjudged (`limits` in `"report"` or `"off"`): `reported`, with what enforcing would have answered. */
+export function unjudgedEvent(unjudged: GateUnjudged, place: EventPlace = {}): VerdictEvent {
+  const event = refusalEvent(unjudged.refusal, parsedAgain(unjudged.bytes, unjudged.refusal.reason), "reported", place);
+  event.rule = unjudged.refusal.rule;
   return event;
 }
 
@@ -219,8 +292,8 @@ export function refusedBody(refused: GateRefuse): unknown {
 }
 
 /**
- * The log's event for an admitted body: `reported` for a legacy message whose params fail (`legacyChecks: "report"`),
- * handed on all the same, with the answer `params` would have sent; otherwise its pass or bypass, built only when
+ * The log's event for an admitted body: `reported` for a message that fails a rule in `"report"` (the first such rule),
+ * handed on all the same, with the answer enforcing would have sent; otherwise its pass or bypass, built only when
  * `subscribed` (the log writes nothing for a pass).
  */
 export function admittedEvent(
@@ -229,7 +302,7 @@ export function admittedEvent(
   place: EventPlace = {},
 ): VerdictEvent | undefined {
   const { body, era, result } = admitted;
-  const reported = result.outcome === "pass" ? result.reported : undefined;
+  const reported = result.outcome === "pass" ? result.reported?.[0] : undefined;
   let event: VerdictEvent;
   if (reported) {
     const { code, message } = reported.response.error;
@@ -240,6 +313,7 @@ export function admittedEvent(
       id: answerId(body),
       ...namesOf(body, reported.response),
       reason: "invalid-message",
+      rule: reported.rule,
       code,
       message,
     };

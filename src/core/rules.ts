@@ -5,7 +5,7 @@
  * before enforcing, rule by rule. Every would-be refusal and violation is one {@link Report}, the same for the hook
  * (`onReport`), the log, the telemetry and the page. Web APIs only.
  */
-import { answerId, type JsonRpcId } from "./envelope.js";
+import { answerId, type JsonRpcId, type LocatedError } from "./envelope.js";
 import type { Era } from "./era.js";
 import { escapeText } from "./log-safe.js";
 import { didYouMean } from "./nearest-name.js";
@@ -60,6 +60,10 @@ export interface Report {
   message: string;
   /** The tool a `toolArguments`, `paramHeaders` or `lock` report is about, escaped and bounded. */
   tool?: string;
+  /** Where the message fails, one entry per location, as the answer (in) or the outbound check (out) lists them; bounded. */
+  errors?: readonly LocatedError[];
+  /** Locations found but not listed, when some were left out to bound the list. */
+  omitted?: number;
 }
 
 /** What the defaults depend on: what the face was given beside the rules. */
@@ -180,7 +184,13 @@ export function inboundReport(
   rule: RuleName,
   body: unknown,
   era: Era | undefined,
-  answer: { status?: number | undefined; code?: number | undefined; message: string },
+  answer: {
+    status?: number | undefined;
+    code?: number | undefined;
+    message: string;
+    errors?: readonly LocatedError[] | undefined;
+    omitted?: number | undefined;
+  },
 ): Report {
   const report: Report = {
     rule,
@@ -193,6 +203,8 @@ export function inboundReport(
   };
   if (answer.status !== undefined) report.status = answer.status;
   if (answer.code !== undefined) report.code = answer.code;
+  if (answer.errors !== undefined) report.errors = answer.errors;
+  if (answer.omitted !== undefined) report.omitted = answer.omitted;
   return report;
 }
 

@@ -30,6 +30,10 @@ export const ATTR = {
   verdict: "wymcp.verdict",
   era: "wymcp.era",
   reason: "wymcp.reason",
+  /** The rules in `"report"` a message failed (a report, not an error): on the span, and on the reports' counter. */
+  reportRule: "wymcp.report.rule",
+  /** `in` (a client's message) or `out` (a server's, or a drift from the tools lock). */
+  reportDirection: "wymcp.report.direction",
 } as const;
 
 /** `gen_ai.operation.name` of a tool call (the only operation the MCP conventions set it for). */
@@ -43,7 +47,7 @@ export const METRIC = {
   operationDuration: "mcp.server.operation.duration",
   rejections: "wymcp.rejections",
   validationDuration: "wymcp.validation.duration",
-  toolDrifts: "wymcp.tool.drifts",
+  reports: "wymcp.reports",
 } as const;
 
 /** `mcp.server.operation.duration`'s `ExplicitBucketBoundaries`, in seconds, as the conventions give them. */

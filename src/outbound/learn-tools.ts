@@ -15,5 +15,5 @@ export function learningTap(
   caller: CallerKey,
 ): Tap | undefined {
   const learn = tools.watch(requestBody, caller);
-  return learn && createTap("legacy", requestBody, header, { onMessage: learn });
+  return learn && createTap({ era: "legacy", requestBody, header, hooks: { onMessage: learn } });
 }

@@ -1,15 +1,17 @@
 /**
- * @module tap: the faces' outbound report mode. Watches the bytes a server sends back (a JSON body,
- * or each `data:` event of an SSE stream), hands every JSON-RPC message in them to an injected check, and
- * reports violations to a hook. It never touches the bytes: the adapters pass them on first, then tap them.
- * The check is injected (`outboundCheck: validateMcpResponse` from `wymcp/outbound`), so the inbound
- * entry never loads the outbound validators.
+ * @module tap: the faces' `outbound` rule. Watches the bytes a server sends back (a JSON body, or each `data:` event
+ * of an SSE stream), hands every JSON-RPC message in them to an injected check, and reports each violation
+ * (`onReport`, rule `outbound`). It never touches the bytes: the adapters pass them on first, then tap them. The check
+ * is injected (`outbound: validateMcpResponse` from `wymcp/outbound`), so the inbound entry never loads the outbound
+ * validators.
  */
-import type { JsonRpcId } from "../core/envelope.js";
+import { answerId } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
 import type { Formats } from "../core/formats.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
-import { describeValue, optionalFunction, WymcpOptionError } from "../core/options.js";
+import { escapeText } from "../core/log-safe.js";
+import { describeValue, WymcpOptionError } from "../core/options.js";
+import { deliverReport, MAX_REPORT_NAME_UNITS, type Report, type RuleState } from "../core/rules.js";
 import { mediaType } from "../core/header-value.js";
 import { createSseReader, type SseReader } from "../core/sse.js";
 import type { OutboundViolations } from "./validate-response.js";
@@ -22,60 +24,54 @@ export type OutboundCheck = (
   context: { era: Era; method?: string; protocolVersion?: string; formats?: Formats },
 ) => { outcome: "pass" } | { outcome: "violation"; violations: OutboundViolations };
 
-/** What `onOutboundViolation` receives for one message that failed the check. */
-export interface OutboundViolationInfo {
-  era: Era;
-  /** The answered request's method for a response (when known), the message's own for a notification or request. */
-  method: string | undefined;
-  /** The message's `id`, when it has one. */
-  id: JsonRpcId | undefined;
-  /** Legacy: the revision whose definitions judged it (the request's `MCP-Protocol-Version`, as inbound). */
-  revision?: string;
-  violations: OutboundViolations;
+/** The `outbound` rule's settings: the check, where its reports go, and whether formats are asserted (the face's `formats` rule). */
+export interface ReportSettings {
+  outboundCheck: OutboundCheck;
+  onReport: (report: Report) => void;
+  formats?: Formats | undefined;
 }
-
-/** Development-mode options both adapters take. */
-export interface OutboundOptions {
-  /**
-   * `"report"` checks every JSON-RPC message sent back through the gate with `outboundCheck` and reports each
-   * violation; nothing is altered or delayed (docs/outbound.md).
-   * @default `"off"`
-   */
-  outbound?: "off" | "report";
-  /**
-   * The check to run, e.g. `validateMcpResponse` from `wymcp/outbound`; required with `outbound: "report"`.
-   * @default none
-   */
-  outboundCheck?: OutboundCheck;
-  /**
-   * Called once per message that fails the check; it must not throw (a throw is ignored).
-   * @default none
-   */
-  onOutboundViolation?: (info: OutboundViolationInfo) => void;
-}
-
-/** The report settings: the check, the hook, and the face's `formats` option, which the check is given with each message. */
-export type ReportSettings = Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">> & { formats?: Formats | undefined };
 
 /**
- * The validated report settings, or undefined when the mode is off; misuse throws when the face is built. `formats` is
- * the face's own option (checked with the others), so that what a face reports follows the policy it admits by.
+ * The `outbound` option checked (the check, e.g. `validateMcpResponse`), with the rule's state: the settings a tap
+ * reports by, or `undefined` when the rule is off. `"enforce"` and `"report"` both report each violation: a server's
+ * message is already on its way, so enforcing it is logging it.
  */
-export function reportSettings(options: OutboundOptions, formats?: Formats): ReportSettings | undefined {
-  const { outbound = "off", outboundCheck, onOutboundViolation } = options;
-  if (outbound === "off") return undefined;
-  if (outbound !== "report") throw new WymcpOptionError("outbound", `outbound must be "off" or "report", not ${describeValue(outbound)}`);
-  if (typeof outboundCheck !== "function") {
-    throw new WymcpOptionError("outboundCheck", 'outbound: "report" needs outboundCheck, e.g. validateMcpResponse from "wymcp/outbound"');
-  }
-  const hook = optionalFunction<OutboundOptions["onOutboundViolation"]>("onOutboundViolation", onOutboundViolation);
-  return { outboundCheck, onOutboundViolation: hook ?? (() => undefined), formats };
+export function outboundSettings(
+  check: unknown,
+  state: RuleState,
+  onReport: ((report: Report) => void) | undefined,
+  formats?: Formats,
+): ReportSettings | undefined {
+  if (check !== undefined && typeof check !== "function")
+    throw new WymcpOptionError(
+      "outbound",
+      `outbound must be the check (validateMcpResponse from "wymcp/outbound"), not ${describeValue(check)}`,
+    );
+  if (state === "off" || check === undefined) return undefined;
+  return { outboundCheck: check as OutboundCheck, onReport: onReport ?? (() => undefined), formats };
 }
 
 /** What a tap does with each message: report mode's check, and (telemetry) a plain look at it. */
 export interface TapHooks extends Partial<ReportSettings> {
   /** Every JSON-RPC message read, before the check; it must not throw (a throw is ignored). */
   onMessage?: (message: unknown) => void;
+}
+
+/**
+ * A tap's hooks for an exchange with a trace: every message shown to it, and each violation reported to the face's
+ * hook and to the span (an attribute, not an error).
+ */
+export function tracedHooks(
+  report: ReportSettings | undefined,
+  trace: { answered(message: unknown): void; report?(report: Report): void },
+): TapHooks {
+  const onMessage = (message: unknown) => trace.answered(message);
+  if (!report) return { onMessage };
+  const onReport = (found: Report) => {
+    report.onReport(found);
+    trace.report?.(found);
+  };
+  return { ...report, onReport, onMessage };
 }
 
 /** Receives the response's bytes in order; `end()` once they are all sent. */
@@ -88,21 +84,36 @@ export interface Tap {
  * A tap for one response. Headers are read at the first byte (hosts set them before the body); a body that is
  * neither `application/json` nor `text/event-stream`, or that is compressed, is not looked at.
  */
-export function createTap(
-  era: Era,
-  requestBody: unknown,
-  header: (name: "content-type" | "content-encoding") => string | null | undefined,
-  hooks: TapHooks,
+export function createTap({
+  era,
+  requestBody,
+  header,
+  hooks,
   maxMessageUnits = MAX_TAPPED_MESSAGE_UNITS,
-  protocolVersion?: string | null,
-): Tap {
+  protocolVersion,
+}: TapOptions): Tap {
   return new ResponseTap(era, requestBody, header, hooks, maxMessageUnits, protocolVersion);
+}
+
+/** One response's tap, as `createTap` takes it. */
+export interface TapOptions {
+  /** The exchange's era. */
+  era: Era;
+  /** The request the response answers (its ids name the methods answered). */
+  requestBody: unknown;
+  /** The response's headers, read at the first byte. */
+  header: (name: "content-type" | "content-encoding") => string | null | undefined;
+  hooks: TapHooks;
+  /** Largest message held to check. */
+  maxMessageUnits?: number | undefined;
+  /** The request's `MCP-Protocol-Version` (a legacy exchange is judged by that revision). */
+  protocolVersion?: string | null | undefined;
 }
 
 /** One response's tap: what its body is (read at the first byte), the text or events read so far, and each message's check. */
 class ResponseTap implements Tap {
   private readonly outboundCheck: OutboundCheck | undefined;
-  private readonly onOutboundViolation: ReportSettings["onOutboundViolation"] | undefined;
+  private readonly onReport: ReportSettings["onReport"] | undefined;
   private readonly onMessage: ((message: unknown) => void) | undefined;
   private readonly formats: Formats | undefined;
   private readonly methods: Map<unknown, string> | undefined;
@@ -117,12 +128,12 @@ class ResponseTap implements Tap {
     private readonly era: Era,
     requestBody: unknown,
     private readonly header: (name: "content-type" | "content-encoding") => string | null | undefined,
-    { outboundCheck, onOutboundViolation, onMessage, formats }: TapHooks,
+    { outboundCheck, onReport, onMessage, formats }: TapHooks,
     private readonly maxMessageUnits: number,
     protocolVersion: string | null | undefined,
   ) {
     this.outboundCheck = outboundCheck;
-    this.onOutboundViolation = onOutboundViolation;
+    this.onReport = onReport;
     this.onMessage = onMessage;
     this.formats = formats;
     this.methods = outboundCheck ? requestMethods(requestBody) : undefined;
@@ -203,13 +214,13 @@ class ResponseTap implements Tap {
     if (outboundCheck) this.check(message, outboundCheck);
   }
 
-  /** Report mode: the message judged as the answer to its request (by its id) in the exchange's era; a violation goes to the hook. */
+  /** The message judged as the answer to its request (by its id) in the exchange's era; a violation is reported. */
   private check(message: unknown, outboundCheck: OutboundCheck): void {
-    const { era, revision, onOutboundViolation } = this;
+    const { era, revision, onReport } = this;
     const isObject = typeof message === "object" && message !== null && !Array.isArray(message);
     const body = (isObject ? message : {}) as Record<string, unknown>;
     const own = typeof body.method === "string" ? body.method : undefined;
-    const id = Object.hasOwn(body, "id") ? (body.id as JsonRpcId) : undefined;
+    const id = Object.hasOwn(body, "id") ? answerId(body) : undefined;
     const method = own ?? (id === undefined || id === null ? undefined : this.methods?.get(id));
     let result;
     try {
@@ -222,15 +233,19 @@ class ResponseTap implements Tap {
       return;
     }
     if (result.outcome === "pass") return;
-    try {
-      onOutboundViolation?.(
-        revision === undefined
-          ? { era, method, id, violations: result.violations }
-          : { era, method, id, revision, violations: result.violations },
-      );
-    } catch {
-      // Same as onReject: a broken logger must not break the response.
-    }
+    const { violations } = result;
+    const report: Report = {
+      rule: "outbound",
+      direction: "out",
+      era,
+      method: method === undefined ? undefined : escapeText(method, MAX_REPORT_NAME_UNITS),
+      id,
+      client: undefined,
+      message: revision === undefined ? violations.message : `${violations.message} (revision ${revision})`,
+      errors: violations.errors,
+    };
+    if (violations.omitted !== undefined) report.omitted = violations.omitted;
+    deliverReport(onReport, report);
   }
 }
 

@@ -1,6 +1,7 @@
 /** @module options: the arguments of `wymcp check`, read and checked. */
 import { parseArgs } from "node:util";
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, formatsOption, legacyChecksOption, resolveLimits } from "../../core/options.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveLimits } from "../../core/options.js";
+import { resolveRules } from "../../core/rules.js";
 import type { CheckOptions } from "../../check/check-files.js";
 import { positiveInteger, UsageError } from "../args.js";
 import { formatsFlag, legacyChecksFlag } from "../gate-options.js";
@@ -56,11 +57,13 @@ export function parseCheckOptions(argv: string[]): { options: CheckOptions; file
     // The gates' own check of their limits, which cannot fail on what positiveInteger let through.
     settings: {
       ...resolveLimits({ maxBodyBytes: maxBytes, maxDepth }),
-      // The flag as wymcp proxy and wymcp stdio read it, then the gates' default when it is absent.
-      validate: {
-        legacyChecks: legacyChecksOption(legacyChecksFlag(values["legacy-checks"])),
-        formats: formatsOption(formatsFlag(values.formats)),
-      },
+      // The flags as wymcp proxy and wymcp stdio read them, then the gates' defaults when they are absent.
+      rules: resolveRules({ params: legacyChecksFlag(values["legacy-checks"]), formats: formatsFlag(values.formats) }, undefined, {
+        hosts: false,
+        versions: false,
+        outbound: false,
+        lock: false,
+      }),
     },
     format: oneOf("format", values.format!, ["auto", "json", "jsonl", "har"] as const),
     json: values.json!,

@@ -8,19 +8,14 @@ import { DEFAULT_MAX_ROWS } from "../../inspect/ring.js";
 import { hostPort, UsageError } from "../args.js";
 
 import type { GateLog } from "../../core/gate-log.js";
-import { type GateFlags, type HttpGateFlags, resolveGate } from "../../hosts/shared/gate-flags.js";
+import { type GateFlags, resolveGate } from "../../hosts/shared/gate-flags.js";
 import { type Live, startLive as start } from "../../inspect/live/start.js";
 
 export type { Live };
 
 /** Starts what the live flags ask for, judging with the limits, checks and formats the face's own flags set. */
-export function startLive(
-  face: "proxy" | "stdio",
-  args: LiveArgs,
-  flags: GateFlags & HttpGateFlags,
-  log: GateLog,
-): Promise<Live | undefined> {
-  return start(face, args, resolveGate(flags, () => undefined).settings, log);
+export function startLive(face: "proxy" | "stdio", args: LiveArgs, flags: GateFlags, log: GateLog): Promise<Live | undefined> {
+  return start(face, args, resolveGate(flags, { headersOf: () => undefined }).settings, log);
 }
 
 /** The live page's flags, which `wymcp proxy` and `wymcp stdio` read before their own. */

@@ -4,15 +4,15 @@
  */
 import { parseArgs } from "node:util";
 import { createLog, type GateLog } from "../../core/gate-log.js";
-import { hostPolicyOption, supportedVersionsOption } from "../../core/options.js";
-import type { HttpGateFlags } from "../../hosts/shared/gate-flags.js";
+import { hostPolicyOption, versionsOption } from "../../core/options.js";
+import type { GateFlags } from "../../hosts/shared/gate-flags.js";
 import { hostPort, positiveInteger, UsageError } from "../args.js";
 import { GATE_FLAG_SPECS, gateFlags } from "../gate-options.js";
 import { type Live, startLive, takeLiveArgs } from "../live/live.js";
 import { type CommandTelemetry, commandTelemetry } from "../otel/start.js";
 import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "../../hosts/proxy/proxy.js";
 import { PROXY_USAGE } from "./usage.js";
-import { CALLER_HEADER_SPEC, TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags } from "../tools-flags.js";
+import { CALLER_HEADER_SPEC, TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags, toolsRules } from "../tools-flags.js";
 
 /** `parseArgs` declarations of the proxy's flags: the gates' shared ones, its own, and the tools'. */
 export const PROXY_FLAG_SPECS = {
@@ -45,7 +45,9 @@ export function parseProxyArgs(argv: string[]): {
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   const { "allowed-host": _hosts, "allowed-origin": _origins, "caller-header": _callers, ...shared } = values;
   const toolFlags = toolsFlags(values);
-  const flags = { ...gateFlags(shared), ...httpFlags(values) };
+  const gate = gateFlags(shared);
+  const http = httpFlags(values);
+  const flags = { ...gate, ...http, rules: { ...gate.rules, ...http.rules } };
   const placeholder = new URL("http://127.0.0.1/");
   if (values.help)
     return {
@@ -101,7 +103,7 @@ function httpFlags(values: {
   "allow-any-host"?: boolean | undefined;
   "header-checks"?: string | undefined;
   "supported-versions"?: string | undefined;
-}): HttpGateFlags & { allowAnyHost: boolean } {
+}): Pick<GateFlags, "allow" | "rules"> & { allowAnyHost: boolean } {
   const allowAnyHost = values["allow-any-host"] === true;
   const allowedHosts = values["allowed-host"];
   const allowedOrigins = values["allowed-origin"];
@@ -119,17 +121,19 @@ function httpFlags(values: {
   let supportedVersions: readonly string[] | undefined;
   if (listed !== undefined) {
     try {
-      supportedVersions = supportedVersionsOption(listed.split(",").map((version) => version.trim()));
+      supportedVersions = versionsOption(listed.split(",").map((version) => version.trim()));
     } catch {
       throw new UsageError(`--supported-versions must list YYYY-MM-DD revisions, comma-separated, not ${JSON.stringify(listed)}`);
     }
   }
   return {
     allowAnyHost,
-    allowedHosts,
-    allowedOrigins,
-    headerChecks: checks === undefined ? undefined : checks === "on",
-    supportedVersions,
+    allow: {
+      ...(allowedHosts ? { hosts: allowedHosts } : {}),
+      ...(allowedOrigins ? { origins: allowedOrigins } : {}),
+      ...(supportedVersions ? { versions: supportedVersions } : {}),
+    },
+    rules: checks === "off" ? { headers: "off" } : {},
   };
 }
 
@@ -158,7 +162,7 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   let tools;
   let live: Live | undefined;
   try {
-    tools = parsed.toolFlags && !options.passThrough ? await toolsFromFlags(parsed.toolFlags, log) : undefined;
+    tools = parsed.toolFlags && !options.passThrough ? await toolsFromFlags(parsed.toolFlags, log, options.tools?.lock) : undefined;
   } catch (error) {
     process.stderr.write(`wymcp proxy: ${(error as Error).message}\n`);
     await otel?.shutdown();
@@ -171,7 +175,8 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     await otel?.shutdown();
     return 1;
   }
-  const proxy = createProxy({ ...options, telemetry: otel?.telemetry, tools }, log, live && { observer: live.observer });
+  const rules = { ...options.rules, ...toolsRules(parsed.toolFlags) };
+  const proxy = createProxy({ ...options, rules, telemetry: otel?.telemetry, tools }, log, live && { observer: live.observer });
   let started;
   try {
     started = await listen(proxy, parsed.listen.host, parsed.listen.port);

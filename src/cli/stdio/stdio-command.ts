@@ -9,7 +9,7 @@ import { type Live, startLive, takeLiveArgs } from "../live/live.js";
 import { commandTelemetry } from "../otel/start.js";
 import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "../../hosts/stdio/gate.js";
 import { STDIO_USAGE } from "./usage.js";
-import { TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags } from "../tools-flags.js";
+import { TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags, toolsRules } from "../tools-flags.js";
 
 /** `parseArgs` declarations of the stdio gate's flags: the gates' shared ones, its own, and the tools'. */
 export const STDIO_FLAG_SPECS = { ...GATE_FLAG_SPECS, "stop-timeout": { type: "string" }, ...TOOLS_FLAG_SPECS } as const;
@@ -60,7 +60,7 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
   let tools;
   let live: Live | undefined;
   try {
-    tools = parsed.options.passThrough ? undefined : await toolsFromFlags(parsed.toolFlags, log);
+    tools = parsed.options.passThrough ? undefined : await toolsFromFlags(parsed.toolFlags, log, parsed.options.tools?.lock);
   } catch (error) {
     process.stderr.write(`wymcp stdio: ${(error as Error).message}\n`);
     await otel?.shutdown();
@@ -74,7 +74,7 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
     return 2;
   }
   const code = await runStdioGate(
-    { ...parsed.options, telemetry: otel?.telemetry, tools },
+    { ...parsed.options, rules: { ...parsed.options.rules, ...toolsRules(parsed.toolFlags) }, telemetry: otel?.telemetry, tools },
     { input: process.stdin, output: process.stdout, log: process.stderr },
     log,
     live && { observer: live.observer },

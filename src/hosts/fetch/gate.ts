@@ -11,7 +11,6 @@ import { type ExchangeTrace, errorTypeOf } from "../../core/telemetry.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
 import { lockedCallResponse, lockedResponse } from "../shared/tool-lock.js";
-import { toolsOption } from "../../core/tools-at-edge.js";
 import { learnedFrom, refusedByTools } from "./tools.js";
 import { type FetchOptions, judgeRequest, refusalResponse, reported, resolveFetchFace, screenRequest } from "./guard.js";
 
@@ -61,8 +60,13 @@ export function gateFetch(
   handler: McpFetchHandler | PlainFetchHandler,
   options: GateFetchOptions = {},
 ): (request: Request, ...host: unknown[]) => Promise<Response> {
+  if (typeof handler !== "function" && typeof (handler as McpFetchHandler | undefined)?.fetch !== "function")
+    throw new WymcpOptionError(
+      "handler",
+      "gateFetch needs a handler: the SDK's (what createMcpHandler returns, with a fetch method) or a (request) => Response function",
+    );
   const face = resolveFetchFace(options, ["authInfo", "onError"]);
-  const tools = toolsOption(options.tools);
+  const { tools } = face;
   const authInfo = optionalFunction<GateFetchOptions["authInfo"]>("authInfo", options.authInfo);
   const onError = onErrorOption<Request>(options.onError);
   // A plain handler reads the body itself: wymcp judges a clone, so the request goes on with the client's bytes unread.
@@ -78,19 +82,27 @@ export function gateFetch(
       const caller = await authInfo?.(request, ...host);
       if (caller instanceof Response) return caller;
       let era: Era;
+      let forwarded = request;
       if (!screened) {
         const judged = await judgeRequest(request, face, plain ? "clone" : "own");
         trace = judged.trace;
+        if (judged.action === "unjudged") {
+          // Handed on as the client sent it, no parsed body: the handler reads it and answers it as it would alone.
+          era = eraWithoutBody(face.era, request);
+          forwarded = asSent(request, judged.bytes);
+          const serve = () => handOn(handler, plain, forwarded, host, caller, undefined);
+          return reported(face, era, undefined, await (trace ? trace.run(serve) : serve()), request, trace);
+        }
         if (judged.action !== "hand-on") return answeredByGate(judged);
         body = judged.body;
         era = judged.era;
-        const locked = lockedCallResponse(face.toolLock, body);
+        const locked = lockedCallResponse(face.toolLock, body, era, trace);
         if (locked) {
           trace?.end();
           return locked;
         }
         // A call the server's tools refuse is answered here; the handler never sees it.
-        const refused = tools?.active ? await refusedByTools(tools, request, era, body, caller) : undefined;
+        const refused = tools?.active ? await refusedByTools({ tools, request, era, body, auth: caller, trace }) : undefined;
         if (refused) {
           trace?.end();
           return refused;
@@ -98,7 +110,7 @@ export function gateFetch(
       } else {
         era = face.report ? eraWithoutBody(face.era, request) : "legacy";
       }
-      const serve = () => handOn(handler, plain, request, host, caller, body);
+      const serve = () => handOn(handler, plain, forwarded, host, caller, body);
       // With a trace, the handler runs in its context, so that the spans it makes nest under the request's.
       let response = await (trace ? trace.run(serve) : serve());
       if (tools?.active && body !== undefined) response = learnedFrom(tools, body, response, request, caller);
@@ -144,4 +156,15 @@ function handOn(
         ...(caller !== undefined && { authInfo: caller }),
         ...(body !== undefined && { parsedBody: body }),
       });
+}
+
+/**
+ * The request as the client sent it: itself when its body is still unread (a clone was read, or nothing was), else
+ * one carrying the bytes the face read and could not judge.
+ */
+function asSent(request: Request, bytes: Uint8Array | undefined): Request {
+  if (!request.bodyUsed) return request;
+  const init: RequestInit & { duplex?: "half" } = { method: request.method, headers: request.headers, signal: request.signal };
+  if (bytes !== undefined) init.body = bytes as Uint8Array<ArrayBuffer>;
+  return new Request(request.url, init);
 }

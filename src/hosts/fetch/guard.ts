@@ -4,7 +4,7 @@
  */
 import type { Refusal, WymcpInfo } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
-import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody, telemetryOption } from "../../core/options.js";
+import { eraWithoutBody } from "../../core/options.js";
 import {
   type GateAction,
   gateBody,
@@ -15,32 +15,14 @@ import {
   type TraceFacts,
 } from "../../core/pipeline.js";
 import { FetchHeaders } from "../../core/header-body.js";
-import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
-import { now } from "../../core/traced.js";
-import { createTap, type OutboundOptions, reportSettings } from "../../outbound/tap.js";
-import { lockedCallResponse, lockedResponse, TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../shared/tool-lock.js";
-import type { ToolLockWatch } from "../../core/tool-lock.js";
-import { type ToolsOption, toolsOption } from "../../core/tools-at-edge.js";
+import type { ExchangeTrace } from "../../core/telemetry.js";
+import { createTap, tracedHooks } from "../../outbound/tap.js";
+import { type Face, type FaceOptions, resolveFace } from "../shared/face.js";
+import { lockedCallResponse, lockedResponse } from "../shared/tool-lock.js";
 import { learnedFrom, refusedByTools } from "./tools.js";
 
-/** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */
-export interface FetchOptions extends GateOptions<Request>, OutboundOptions, ToolLockOptions {
-  /**
-   * Spans and metrics for every POST judged, by the MCP semantic conventions: `mcpTelemetry()` from `wymcp/otel`
-   * (docs/observability.md).
-   * @default none
-   */
-  telemetry?: Telemetry;
-  /**
-   * The server's tools: a `tools/list` result, what `wymcp compile` wrote, or an object of the `tools.*` keys
-   * below (tools learned from the server's `tools/list` answers; `wymcpFetch` learns from the responses handed to its
-   * `report`); a `tools/call` is
-   * then judged by its tool's `x-mcp-header` annotations and `inputSchema` before the server sees it
-   * (docs/security.md#the-servers-own-tools-at-the-edge).
-   * @default none
-   */
-  tools?: ToolsOption;
-}
+/** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` on a GET). */
+export type FetchOptions = FaceOptions<Request>;
 
 /** What `wymcpFetch` returns: the gate, and `report` for the next handler's `Response`. */
 export interface FetchGuard {
@@ -72,27 +54,11 @@ export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
 }
 
 /** The Fetch faces' options, checked once. */
-export interface FetchFace extends ResolvedOptions<Request> {
-  report: ReturnType<typeof reportSettings>;
-  telemetry: Telemetry | undefined;
-  toolLock: ToolLockWatch | undefined;
-}
-
-const FETCH_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "telemetry", "tools", ...TOOL_LOCK_OPTIONS] as const;
+export type FetchFace = Face<Request>;
 
 /** Checks a Fetch face's options; `extra` names the options the face itself takes beyond `FetchOptions`. */
 export function resolveFetchFace(options: unknown, extra: readonly string[] = []): FetchFace {
-  const resolved = resolveOptions<Request>(options, [...FETCH_OPTIONS, ...extra], (request) => request.headers);
-  const given = (options ?? {}) as FetchOptions;
-  const telemetry = telemetryOption(given.telemetry);
-  return {
-    ...resolved,
-    // With telemetry, the stage times the validation and keeps a refused body for the trace.
-    settings: telemetry ? { ...resolved.settings, clock: now } : resolved.settings,
-    report: reportSettings(given, resolved.settings.validate?.formats),
-    telemetry,
-    toolLock: toolLockOption(given, telemetry),
-  };
+  return resolveFace<Request>(options, { keys: extra, headersOf: (request) => request.headers });
 }
 
 /**
@@ -115,7 +81,9 @@ export function requestExchange(request: Request, face: FetchFace, read: "clone"
     chunks: () =>
       read === "own" && declaredWithin(contentLength, face.settings.maxBodyBytes)
         ? wholeBody(request)
-        : chunksOf(read === "clone" ? request.clone().body : request.body),
+        : // A body of no declared length is read from a clone unless `limits` is enforced: past the limit, the
+          // request then still holds the whole of it for the handler.
+          chunksOf(read === "clone" || face.settings.rules.limits !== "enforce" ? request.clone().body : request.body),
     era: (body) => face.era(request, body),
     // The header rules take the version read here, not a `get` of their own. A Fetch `Headers` joins a repeated header
     // with ", ": header-body.ts reads a joined value as one repeated.
@@ -173,10 +141,10 @@ export function reported(
     if (!response.body) trace.end();
   }
   if (!(face.report || trace) || !response.body) return response;
-  // Without a trace, report mode is on.
-  const hooks = trace ? { ...face.report, onMessage: (message: unknown) => trace.answered(message) } : face.report!;
+  // Without a trace, the outbound check is on.
+  const hooks = trace ? tracedHooks(face.report, trace) : face.report!;
   const header = (name: string) => response.headers.get(name);
-  const tap = createTap(era, requestBody, header, hooks, undefined, request.headers.get("mcp-protocol-version"));
+  const tap = createTap({ era, requestBody, header, hooks, protocolVersion: request.headers.get("mcp-protocol-version") });
   // One pulled stream rather than a TransformStream: Node builds a TransformStream of three streams, each costly.
   const source = response.body.getReader();
   let done = false;
@@ -211,7 +179,7 @@ export function reported(
  */
 export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
   const face = resolveFetchFace(options);
-  const tools = toolsOption(options.tools);
+  const { tools } = face;
   const report = (request: Request, response: Response): Response => {
     const info = admitted.get(request);
     if (tools?.active && info) response = learnedFrom(tools, info.body, response, request);
@@ -233,14 +201,19 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
         trace?.end();
         return refusal;
       }
-      // A call to a tool the lock keeps out is answered here (enforce mode), as an unknown tool.
-      const locked = lockedCallResponse(face.toolLock, judged.body);
+      // Not judged (`limits` not enforced): the request goes on as the client sent it, its body unread (a clone was read).
+      if (judged.action === "unjudged") {
+        if (trace) traces.set(request, trace);
+        return undefined;
+      }
+      // A call to a tool the lock keeps out is answered here (enforced), as an unknown tool.
+      const locked = lockedCallResponse(face.toolLock, judged.body, judged.era, trace);
       if (locked) {
         trace?.end();
         return locked;
       }
       // A call the server's tools refuse is answered here; the next handler never sees it.
-      const refused = tools?.active ? await refusedByTools(tools, request, judged.era, judged.body) : undefined;
+      const refused = tools?.active ? await refusedByTools({ tools, request, era: judged.era, body: judged.body, trace }) : undefined;
       if (refused) {
         trace?.end();
         return refused;

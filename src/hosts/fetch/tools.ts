@@ -4,27 +4,35 @@
  */
 import type { CallerKey } from "../../core/caller-key.js";
 import type { Era } from "../../core/era.js";
+import type { ExchangeTrace } from "../../core/telemetry.js";
 import type { ToolsAtEdge } from "../../core/tools-at-edge.js";
 import { learningTap } from "../../outbound/learn-tools.js";
 
+/** One admitted body for the known tools on a Fetch face. */
+export interface FetchToolCall {
+  tools: ToolsAtEdge;
+  request: Request;
+  era: Era;
+  body: unknown;
+  /** What the face hands the handler as the caller's authentication (the gate's `authInfo`): it tells callers apart. */
+  auth?: unknown;
+  /** The exchange's trace: a report of this call is an attribute of its span. */
+  trace?: ExchangeTrace | undefined;
+}
+
 /**
- * The answer to a body the known tools refuse, or `undefined` to hand it on. `auth`: what the face hands the handler as
- * the caller's authentication (the gate's `authInfo`), which tells callers apart with the request's own headers.
+ * The answer to a body the known tools refuse (a rule enforced), or `undefined` to hand it on (a failure of a rule in
+ * `"report"` reported).
  */
-export async function refusedByTools(
-  tools: ToolsAtEdge,
-  request: Request,
-  era: Era,
-  body: unknown,
-  auth?: unknown,
-): Promise<Response | undefined> {
-  const refusal = await tools.judge(
+export async function refusedByTools({ tools, request, era, body, auth, trace }: FetchToolCall): Promise<Response | undefined> {
+  const refusal = await tools.judge({
     body,
     era,
-    request.headers.get("mcp-protocol-version"),
-    request.headers,
-    callerOf(tools, request, auth),
-  );
+    protocolVersion: request.headers.get("mcp-protocol-version"),
+    headers: request.headers,
+    caller: callerOf(tools, request, auth),
+    onReport: trace && ((report) => (tools.report(report), trace.report?.(report))),
+  });
   return refusal && Response.json(refusal.response, { status: refusal.status });
 }
 

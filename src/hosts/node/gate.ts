@@ -9,14 +9,14 @@ import { eraWithoutBody } from "../../core/options.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { McpFetchHandler } from "../shared/sdk-handler.js";
 import type { GateAction } from "../../core/pipeline.js";
-import { judgeNode, screenNode } from "../shared/node-gate.js";
+import { judgeNode, nodeHeader, screenNode } from "../shared/node-gate.js";
 import { type NextFunction, type NodeOptions, refuse, resolveNodeFace } from "./guard.js";
 import { tapResponse } from "../shared/node-report.js";
-import { nodeHeader } from "../shared/node-gate.js";
-import { serveFetch, serveParsed } from "./serve.js";
+import { serveFetch, serveParsed, unjudgedBodies } from "./serve.js";
 import { lockedHandler } from "../shared/tool-lock.js";
-import { toolsOption } from "../../core/tools-at-edge.js";
+import { refuseLockedCall } from "../shared/node-tool-lock.js";
 import { toolsNode } from "../shared/node-tools.js";
+import { WymcpOptionError } from "../../core/option-error.js";
 
 /** Options of `gateNode`: those of `wymcpNode`, and what to do with an error of the handler. */
 export interface GateNodeOptions extends NodeOptions {
@@ -38,10 +38,15 @@ export type GateNodeListener = (req: IncomingMessage, res: ServerResponse, next?
  * @example app.all("/mcp", requireBearerAuth({ verifier }), gateNode(handler));
  */
 export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNodeOptions = {}): GateNodeListener {
+  if (typeof handler?.fetch !== "function")
+    throw new WymcpOptionError(
+      "handler",
+      "gateNode needs the SDK's handler (what createMcpHandler returns: an object with a fetch method)",
+    );
   const face = resolveNodeFace(options, ["onError"]);
-  const tools = toolsOption(options.tools);
+  const { tools } = face;
   const onError = onErrorOption<IncomingMessage>(options.onError);
-  // With a tools lock, the SDK's Response is answered through it (a locked-out call never reaches the handler).
+  // With a tools lock, the SDK's answer to a tools/list goes through it (a locked-out call is answered before the handler).
   const served = lockedHandler(handler, face.toolLock);
   return function gateNodeListener(req, res, next) {
     const hasNext = typeof next === "function";
@@ -55,13 +60,21 @@ export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNod
     const screened = screenNode(req, face);
     if (screened?.action === "refuse") return refuse(req, res, screened, face);
     if (screened) {
-      // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
+      // A legacy GET stream carries server notifications and requests: with the outbound check, those are checked too.
       if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
       return void serveFetch(handler, req, res).catch(fail);
     }
     judgeNode(req, face).then(
       (judged: GateAction) => {
         if (judged.action === "refuse") return refuse(req, res, judged, face);
+        if (judged.action === "unjudged") {
+          // Handed on as the client sent it, no parsed body: the SDK reads the bytes (or the stream) and answers them itself.
+          if (judged.bytes) unjudgedBodies.set(req, judged.bytes);
+          const { trace } = judged;
+          if (face.report || trace) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report, trace);
+          if (trace) return void trace.run(() => serveParsed(handler, req, res, undefined)).catch(fail);
+          return void serveParsed(handler, req, res, undefined).catch(fail);
+        }
         const { trace } = judged;
         body = judged.body;
         if (judged.action === "accept") {
@@ -70,11 +83,13 @@ export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNod
         }
         const serve = () => {
           if (face.report || trace) tapResponse(res, judged.era, body, face.report, trace);
+          if (refuseLockedCall({ watch: face.toolLock, body, res, era: judged.era, trace })) return trace?.end();
           if (trace) trace.run(() => serveParsed(served, req, res, body)).catch(fail);
           else serveParsed(served, req, res, body).catch(fail);
         };
         // A call the server's tools refuse is answered here; the server never sees it.
-        const refused = tools?.active && toolsNode(tools, req, res, judged.era, body, (name) => nodeHeader(req, name));
+        const refused =
+          tools?.active && toolsNode({ tools, req, res, era: judged.era, body, headers: (name) => nodeHeader(req, name), trace });
         if (refused instanceof Promise) return void refused.then((refusal) => (refusal ? trace?.end() : serve()), fail);
         if (refused) return trace?.end();
         serve();

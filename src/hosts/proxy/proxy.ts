@@ -6,7 +6,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AdmissionSettings, Refusal } from "../../core/admission.js";
+import type { Refusal } from "../../core/admission.js";
 import { type HostPolicy, isLoopback, LOOPBACK_POLICY } from "../../core/host-origin.js";
 import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
@@ -15,15 +15,24 @@ import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../shar
 import { answerClientErrors } from "../shared/node-client-errors.js";
 import { judgeNode, type NodeGateFace, screenNode } from "../shared/node-gate.js";
 import { type Report, tapResponse } from "../shared/node-report.js";
-import { admittedEvent, type GateAction, type GateAdmit, type GateRefuse, refusalEvent, refusedBody } from "../../core/pipeline.js";
+import {
+  admittedEvent,
+  type GateAction,
+  type GateAdmit,
+  type GateRefuse,
+  type GateUnjudged,
+  refusalEvent,
+  refusedBody,
+  unjudgedEvent,
+} from "../../core/pipeline.js";
 import { now } from "../../core/traced.js";
-import type { OutboundViolationInfo } from "../../outbound/tap.js";
+import { outboundSettings } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { type AnswerReader, notify, type GateHooks, type GateLog, type OwnAnswers, type VerdictEvent } from "../../core/gate-log.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
-import { loggedToolLock } from "../shared/tool-lock-log.js";
+import { faceReports, loggedRejections, loggedToolLock } from "../shared/tool-lock-log.js";
 import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";
-import { type ToolsAtEdge, type ToolsOptions, toolsOption } from "../../core/tools-at-edge.js";
+import { type ToolsAtEdge, toolsOption } from "../../core/tools-at-edge.js";
 import type { ToolLockWatch } from "../../core/tool-lock.js";
 import { toolsNode } from "../shared/node-tools.js";
 import { nodeHeader } from "../shared/node-gate.js";
@@ -50,18 +59,11 @@ export interface ProxyOptions extends GateFlags {
   trustProxy?: boolean;
   /** Spans and metrics for every POST judged (`--otel`: `mcpTelemetry()` over the SDK the command set up). */
   telemetry?: Telemetry;
-  /** `--allowed-host`: hosts a request's `Host` may name; given (or origins given), the loopback default is replaced. */
-  allowedHosts?: readonly string[];
-  /** `--allowed-origin`: origins a request's `Origin` may name. */
-  allowedOrigins?: readonly string[];
-  /** `--allow-any-host`: no `Host`/`Origin` check, not even the loopback default. */
+  /**
+   * `--allow-any-host`: no `Host`/`Origin` check, not even the loopback default. Otherwise `allow.hosts` (`--allowed-host`)
+   * and `allow.origins` (`--allowed-origin`), given, replace the loopback default.
+   */
   allowAnyHost?: boolean;
-  /** `--header-checks off`: the modern lane's header rules off. */
-  headerChecks?: boolean;
-  /** `--supported-versions`: the modern versions the upstream serves (others answered -32022). */
-  supportedVersions?: readonly string[];
-  /** The upstream's tools (`--tools`, and learned from its tools/list answers): tools/call judged by them. */
-  tools?: ToolsOptions | undefined;
 }
 
 export interface Proxy {
@@ -132,15 +134,31 @@ class Relay {
   ) {
     this.upstream = upstreamOf(options);
     const { telemetry } = options;
-    this.tools = options.passThrough ? undefined : toolsOption(options.tools);
     // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
-    const gate = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
+    const gate = resolveGate<IncomingMessage>(options, {
+      headersOf: (req) => req.headers,
+      hosts: !options.allowAnyHost,
+      clock: telemetry && now,
+    });
     const { settings, hosts: given } = gate;
+    const { rules } = settings;
+    // Every report to the log (one line naming the rule) and to the hooks; those after admission counted by the telemetry.
+    const reports = faceReports(log, hooks, telemetry);
     this.given = given;
-    this.face = { ...gate, telemetry, hosts: options.allowAnyHost ? undefined : given };
+    this.face = { ...gate, telemetry, hosts: options.allowAnyHost ? undefined : given, onReport: reports.admission };
     this.drainBytes = drainBound(settings.maxBodyBytes);
-    this.toolLock = loggedToolLock(options, log, telemetry);
-    this.report = reportOf(options, settings, log);
+    const rejected = loggedRejections(log);
+    this.tools = options.passThrough
+      ? undefined
+      : toolsOption(options.tools, {
+          paramHeaders: rules.paramHeaders,
+          toolArguments: rules.toolArguments,
+          onReject: rejected,
+          onReport: reports.after,
+        });
+    this.toolLock = options.passThrough ? undefined : loggedToolLock(options.tools?.lock, rules.lock, rejected, reports.after);
+    // What goes back is judged by the formats policy what comes in is.
+    this.report = outboundSettings(validateMcpResponse, rules.outbound, reports.after, rules.formats === "off" ? "annotation" : "strict");
   }
 
   /** The request listener: the request counted in flight until its response closes; a bug of ours still answered. */
@@ -238,7 +256,20 @@ class Relay {
       return sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error: the proxy failed to judge the request"));
     }
     if (judged.action === "refuse") return this.refuse(req, res, judged, remote);
+    if (judged.action === "unjudged") return this.relayAsSent(req, res, judged, remote);
     return this.relayAdmitted(req, res, judged, remote);
+  }
+
+  /**
+   * A body the proxy could not judge, with `limits` in `"report"` or `"off"` (reported already): forwarded as the
+   * client sent it, its bytes when they were read whole, else the request's own stream (never read, or given back).
+   */
+  private relayAsSent(req: IncomingMessage, res: ServerResponse, judged: GateUnjudged, remote: string | undefined): Promise<void> {
+    notify(this.hooks.onVerdict, unjudgedEvent(judged, { status: true, remote }));
+    const { trace } = judged;
+    if (this.report || trace) tapResponse(res, eraWithoutBody(this.face.era, req), undefined, this.report, trace);
+    const own = this.observe(req, res, judged.bytes, false);
+    return this.send(req, { req, res, body: judged.bytes, id: null, traceContext: carried(trace), own }, undefined);
   }
 
   /** A request not judged (not a POST, or --pass-through): straight through, its body streamed. */
@@ -283,15 +314,16 @@ class Relay {
     if (tools?.active) {
       // A call the upstream's tools refuse is answered here, and the upstream never sees it. Judged at once unless its
       // tool's schema is still compiling: only then is there a promise to wait for.
-      const judging = toolsNode(
+      const judging = toolsNode({
         tools,
         req,
         res,
         era,
-        parsed,
-        (name) => nodeHeader(req, name),
-        own && ((r) => own.own({ answer: "refused", status: r.status, reason: `tool-${r.check}` })),
-      );
+        body: parsed,
+        headers: (name) => nodeHeader(req, name),
+        trace,
+        refusing: own && ((r) => own.own({ answer: "refused", status: r.status, reason: `tool-${r.check}` })),
+      });
       const refusal = judging instanceof Promise ? await judging : judging;
       if (refusal) {
         if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
@@ -300,30 +332,13 @@ class Relay {
     }
     if (report || trace) tapResponse(res, era, parsed, report, trace);
     const locked = toolLock && own && (() => own.own({ answer: "refused", status: 200, reason: "tool-locked" }));
-    if (refuseLockedCall(toolLock, parsed, res, locked || undefined)) return trace?.end();
+    if (refuseLockedCall({ watch: toolLock, body: parsed, res, era, trace, refusing: locked || undefined })) return trace?.end();
     lockNodeResponse(res, toolLock, parsed);
     const request = result.kind === "request" ? id : undefined;
     // The very bytes judged go on, never serialized again.
     const bytes = judged.bytes ?? new Uint8Array(0);
     return this.send(req, { req, res, body: bytes, id, traceContext: carried(trace), reader: this.readerOf(own, relays), own }, request);
   }
-}
-
-/** Report mode's settings (`--outbound report`): the tap gateNode uses, its violations logged; `undefined` when off. */
-function reportOf(options: ProxyOptions, settings: AdmissionSettings, log: GateLog): Report | undefined {
-  return options.outbound === "report"
-    ? {
-        outboundCheck: validateMcpResponse,
-        // What goes back is judged by the formats policy what comes in is.
-        formats: settings.validate?.formats,
-        onOutboundViolation: ({ era, method, id, violations }: OutboundViolationInfo) =>
-          log.line(
-            "outbound-violation",
-            { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
-            `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
-          ),
-      }
-    : undefined;
 }
 
 /** A line for what the upstream did to one request, when it is news: not a plain answer, a client gone or a drain. */

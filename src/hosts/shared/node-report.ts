@@ -5,9 +5,9 @@
 import type { ServerResponse } from "node:http";
 import type { Era } from "../../core/era.js";
 import type { ExchangeTrace } from "../../core/telemetry.js";
-import { createTap, type ReportSettings } from "../../outbound/tap.js";
+import { createTap, type ReportSettings, tracedHooks } from "../../outbound/tap.js";
 
-/** The checked report settings (`reportSettings`), when report mode is on. */
+/** The outbound check's settings (`outboundSettings`), when the `outbound` rule is on. */
 export type Report = ReportSettings;
 
 /**
@@ -19,9 +19,9 @@ export type Report = ReportSettings;
 export function tapResponse(res: ServerResponse, era: Era, requestBody: unknown, report: Report | undefined, trace?: ExchangeTrace): void {
   let head: Record<string, string | undefined> | undefined;
   // Without a trace, report mode is on (the callers tap only for one or the other).
-  const hooks = trace ? { ...report, onMessage: (message: unknown) => trace.answered(message) } : (report as Report);
+  const hooks = trace ? tracedHooks(report, trace) : (report as Report);
   const header = (name: "content-type" | "content-encoding") => head?.[name] ?? headerText(res.getHeader(name));
-  const tap = createTap(era, requestBody, header, hooks, undefined, headerText(res.req?.headers["mcp-protocol-version"]));
+  const tap = createTap({ era, requestBody, header, hooks, protocolVersion: headerText(res.req?.headers["mcp-protocol-version"]) });
   if (trace) res.once("close", () => trace.end());
   const { writeHead, write, end } = res;
   const chunk = (data: unknown, encoding: unknown) => {

@@ -4,15 +4,31 @@
  * answer to a `tools/list` is written through the lock's rewriter (outbound/tool-lock-stream.ts).
  */
 import type { ServerResponse } from "node:http";
+import type { Era } from "../../core/era.js";
+import type { ExchangeTrace } from "../../core/telemetry.js";
 import { type ToolLockWatch, toolsListRequests } from "../../core/tool-lock.js";
 import { type LockRewriter, lockRewriter } from "../../outbound/tool-lock-stream.js";
 
+/** A body the lock may keep out, on Node, and what answers it. */
+export interface NodeLockedCall {
+  watch: ToolLockWatch | undefined;
+  body: unknown;
+  res: ServerResponse;
+  era?: Era | undefined;
+  /** The exchange's trace: a report of this call is an attribute of its span. */
+  trace?: ExchangeTrace | undefined;
+  /** Told just before the refusal is written (the live page's own answer). */
+  refusing?: (() => void) | undefined;
+}
+
 /**
- * Answers a body calling a tool the lock keeps out (enforce mode) with the in-band unknown-tool error, as the SDKs do:
- * `200`, `application/json`. Returns whether it answered; then the body must not be handed on.
+ * Answers a body calling a tool the lock keeps out (enforced) with the in-band unknown-tool error, as the SDKs do:
+ * `200`, `application/json`. Returns whether it answered; then the body must not be handed on. With the lock in
+ * `"report"`, such a call is reported and handed on.
  */
-export function refuseLockedCall(watch: ToolLockWatch | undefined, body: unknown, res: ServerResponse, refusing?: () => void): boolean {
-  const refusal = watch?.refusal(body);
+export function refuseLockedCall({ watch, body, res, era, trace, refusing }: NodeLockedCall): boolean {
+  if (!watch) return false;
+  const refusal = watch.refusal(body, era, trace && ((report) => (watch.report(report), trace.report?.(report))));
   if (!refusal) return false;
   refusing?.();
   const text = JSON.stringify(refusal);

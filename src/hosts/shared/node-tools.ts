@@ -8,22 +8,40 @@ import type { CallerKey } from "../../core/caller-key.js";
 import type { Era } from "../../core/era.js";
 import type { ToolsAtEdge, ToolsRefusal } from "../../core/tools-at-edge.js";
 import type { RequestHeaders } from "../../core/header-body.js";
+import type { Report } from "../../core/rules.js";
+import type { ExchangeTrace } from "../../core/telemetry.js";
 import { learningTap } from "../../outbound/learn-tools.js";
 
+/** One admitted body for the known tools on Node, and what answers it. */
+export interface NodeToolCall {
+  tools: ToolsAtEdge;
+  req: IncomingMessage;
+  res: ServerResponse;
+  era: Era;
+  body: unknown;
+  /** The request's headers as the header rules read them (the guard's `nodeHeader` reader). */
+  headers: RequestHeaders;
+  /** The exchange's trace: a report of this call is an attribute of its span. */
+  trace?: ExchangeTrace | undefined;
+  /** Told just before a refusal is written (the live page's own answer). */
+  refusing?: ((refusal: ToolsRefusal) => void) | undefined;
+}
+
 /**
- * Judges an admitted body by the known tools (`headers`: the guard's `nodeHeader` reader): a refusal is written to `res`
- * (`refusing` told just before) and returned; a pass returns `undefined`
- * (a promise while the tool's schema compiles), and a `tools/list` gets its answer tapped.
+ * Judges an admitted body by the known tools: a refusal is written to `res` (`refusing` told just before) and
+ * returned; a pass returns `undefined` (a promise while the tool's schema compiles), and a `tools/list` gets its answer
+ * tapped. A failure of a rule in `"report"` is reported and passes.
  */
-export function toolsNode(
-  tools: ToolsAtEdge,
-  req: IncomingMessage,
-  res: ServerResponse,
-  era: Era,
-  body: unknown,
-  headers: RequestHeaders,
-  refusing?: (refusal: ToolsRefusal) => void,
-): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
+export function toolsNode({
+  tools,
+  req,
+  res,
+  era,
+  body,
+  headers,
+  trace,
+  refusing,
+}: NodeToolCall): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
   const version = req.headers["mcp-protocol-version"];
   const ours = req as IncomingMessage & { originalUrl?: string; auth?: unknown };
   // Who asks: the learned tools that judge this call, or that its list teaches, are this caller's alone.
@@ -32,9 +50,19 @@ export function toolsNode(
     { header: (name) => req.headers[name], url: `${req.headers.host}${ours.originalUrl ?? req.url}`, auth: ours.auth },
     nodeSha256,
   );
-  const judged = tools.judge(body, era, Array.isArray(version) ? version[0] : version, headers, caller);
+  const protocolVersion = Array.isArray(version) ? version[0] : version;
+  const judged = tools.judge({ body, era, protocolVersion, headers, caller, onReport: traced(tools, trace) });
   if (judged instanceof Promise) return judged.then((refusal) => settle(tools, res, body, refusal, caller, refusing));
   return settle(tools, res, body, judged, caller, refusing);
+}
+
+/** The face's report hook with the exchange's span told too; the face's own when there is no trace. */
+function traced(tools: ToolsAtEdge, trace: ExchangeTrace | undefined): ((report: Report) => void) | undefined {
+  if (!trace) return undefined;
+  return (report) => {
+    tools.report(report);
+    trace.report?.(report);
+  };
 }
 
 /** `crypto.hash`, the one-shot digest (Node 20.12 on), which skips the Hash object `createHash` makes. */

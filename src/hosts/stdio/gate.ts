@@ -27,13 +27,16 @@ import {
   refusalEvent,
   refusedBody,
   type TraceFacts,
+  unjudgedEvent,
 } from "../../core/pipeline.js";
 import { now } from "../../core/traced.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
 import { namesOf, notify, safeMethod, type GateHooks, type GateLog, type MessageObserver, type VerdictEvent } from "../../core/gate-log.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
 import { isBlank, type Line, LineSplitter } from "../../core/lines.js";
-import { loggedToolLock } from "../shared/tool-lock-log.js";
+import { faceReports, loggedRejections, loggedToolLock } from "../shared/tool-lock-log.js";
+import { resolveLimits } from "../../core/options.js";
+import type { Report } from "../../core/rules.js";
 import { type ToolLockWatch, toolsListRequests } from "../../core/tool-lock.js";
 import { LockedLines } from "../../outbound/tool-lock-stream.js";
 import { type ToolsAtEdge, type ToolsOptions, type ToolsRefusal, toolsOption } from "../../core/tools-at-edge.js";
@@ -111,7 +114,7 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
     writer.own(text);
   });
   const output = new ClientOutput(client, writer, child, exited);
-  relayServer(child.stdout!, output, gate, options.maxBodyBytes, observe);
+  relayServer(child.stdout!, output, gate, resolveLimits(options.limits).maxBodyBytes, observe);
   const pump = pumpClient(client.input, new ServerInput(child, exited), output, gate, options, observe);
 
   const code = await exited;
@@ -312,7 +315,7 @@ async function pumpClient(
   options: StdioOptions,
   observe: MessageObserver["chunk"],
 ): Promise<void> {
-  const reader = new LineSplitter(options.maxBodyBytes);
+  const reader = new LineSplitter(resolveLimits(options.limits).maxBodyBytes);
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
       if (server.gone) break;
@@ -359,6 +362,11 @@ class LineGate {
   /** Whether the server's answers are matched to their requests (outbound report, onAnswer, spans): every line is read. */
   readonly tracking: boolean;
   private readonly face: GateFace;
+  /** Where the reports of the tools, the lock and the outbound check go. */
+  private readonly reportAfter: (report: Report) => void;
+  /** Whether the server's lines are checked (the `outbound` rule on), and whether formats are asserted there. */
+  private readonly outbound: boolean;
+  private readonly formats: Formats | undefined;
   private readonly pending = new PendingRequests();
   private readonly clock: () => number;
   private readonly toolLock: ToolLockWatch | undefined;
@@ -378,21 +386,35 @@ class LineGate {
   private declared: string | undefined;
 
   constructor(
-    private readonly options: StdioOptions,
+    options: StdioOptions,
     private readonly log: GateLog,
     private readonly hooks: GateHooks,
     private readonly answer: (text: string) => void,
   ) {
     const { telemetry, passThrough } = options;
     // The options checked as the gates check theirs; a line has no headers, so the era comes from the body alone.
-    const { settings, era: eraOf } = resolveGate<undefined>(options, () => undefined, telemetry && now);
-    this.face = { settings, telemetry };
-    this.tracking = options.outbound === "report" || hooks.onAnswer !== undefined || telemetry !== undefined;
+    const { settings, era: eraOf } = resolveGate<undefined>(options, { headersOf: () => undefined, clock: telemetry && now });
+    const { rules } = settings;
+    // Every report to the log (one line naming the rule) and to the hooks; those after admission counted by the telemetry.
+    const reports = faceReports(log, hooks, telemetry);
+    this.reportAfter = reports.after;
+    this.face = { settings, telemetry, onReport: reports.admission };
+    this.outbound = rules.outbound !== "off";
+    this.formats = rules.formats === "off" ? undefined : "strict";
+    this.tracking = this.outbound || hooks.onAnswer !== undefined || telemetry !== undefined;
     this.negotiates = !passThrough;
     this.clock = options.clock ?? Date.now;
-    this.toolLock = passThrough ? undefined : loggedToolLock(options, log, telemetry);
-    this.lockedLines = this.toolLock && new LockedLines(this.toolLock, options.maxBodyBytes);
-    this.tools = passThrough ? undefined : toolsOption(options.tools);
+    const rejected = loggedRejections(log);
+    this.toolLock = passThrough ? undefined : loggedToolLock(options.tools?.lock, rules.lock, rejected, reports.after);
+    this.lockedLines = this.toolLock && new LockedLines(this.toolLock, settings.maxBodyBytes);
+    this.tools = passThrough
+      ? undefined
+      : toolsOption(options.tools, {
+          paramHeaders: rules.paramHeaders,
+          toolArguments: rules.toolArguments,
+          onReject: rejected,
+          onReport: reports.after,
+        });
     this.learning = this.tools?.active === true && this.tools.learns;
     // Its chunks are read only for a line past the limit, which has none.
     const gate = this;
@@ -425,6 +447,12 @@ class LineGate {
     // The line is whole in memory: judged without a promise, the per-line cost the stdio bench measures. One span per
     // message, from the line read to the answer for its id (wymcp's refusal, or the server's line).
     const judged = gateBytes(this.face, line.bytes, this.exchange, pipeFacts);
+    if (judged.action === "unjudged") {
+      // Not JSON, not UTF-8, too deep (`limits` not enforced; reported): the line goes on as the client wrote it.
+      notify(this.hooks.onVerdict, unjudgedEvent(judged));
+      judged.trace?.end();
+      return true;
+    }
     if (judged.action === "refuse") {
       const body = refusedBody(judged);
       this.refuse(judged.refusal, isResponseLike(body), body);
@@ -448,12 +476,16 @@ class LineGate {
     try {
       message = JSON.parse(TEXT.decode(bytes));
     } catch {
-      if (this.options.outbound === "report")
-        this.log.line(
-          "outbound-violation",
-          { era: this.sessionEra, message: "not JSON" },
-          "outbound violation: the server wrote a line that is not JSON",
-        );
+      if (this.outbound)
+        this.reportAfter({
+          rule: "outbound",
+          direction: "out",
+          era: this.sessionEra,
+          method: undefined,
+          id: undefined,
+          client: undefined,
+          message: "the server wrote a line that is not JSON",
+        });
       return;
     }
     for (const item of Array.isArray(message) ? message : [message]) this.serverItem(item);
@@ -467,7 +499,7 @@ class LineGate {
       return false;
     }
     // A call to a tool the lock keeps out is answered here, as an unknown tool; a tools/list's answer is watched.
-    const lockRefusal = this.toolLock?.refusal(body);
+    const lockRefusal = this.toolLock?.refusal(body, era, trace && this.tracedReport(trace));
     if (lockRefusal) {
       this.answer(`${JSON.stringify(lockRefusal)}\n`);
       trace?.end();
@@ -516,7 +548,9 @@ class LineGate {
   private refusedByTools(body: unknown, era: Era, trace: ExchangeTrace | undefined): boolean {
     const { tools } = this;
     if (!tools) return false;
-    const byTools = tools.active ? tools.judge(body, era, this.sessionRevision, undefined) : undefined;
+    const byTools = tools.active
+      ? tools.judge({ body, era, protocolVersion: this.sessionRevision, headers: undefined, onReport: trace && this.tracedReport(trace) })
+      : undefined;
     // A list learned since the wait in `clientLine`: this call passes unjudged rather than wait twice.
     const refusal: ToolsRefusal | undefined = byTools instanceof Promise ? undefined : byTools;
     if (refusal) {
@@ -534,9 +568,19 @@ class LineGate {
     this.declared = String(seen);
     const judged = await gateBody(this.face, this.exchange);
     this.declared = undefined;
-    if (judged.action === "refuse") this.refuse(judged.refusal, false, undefined);
+    // A line past the limit is never held, so it cannot go on: the size bound holds in every mode (reported as well
+    // when `limits` is not enforced), and the client gets the gates' answer rather than a silence.
+    if (judged.action === "refuse" || judged.action === "unjudged") this.refuse(judged.refusal, false, undefined);
     judged.trace?.end();
     return false;
+  }
+
+  /** The hook for one exchange's reports after admission: the face's, and its span's. */
+  private tracedReport(trace: ExchangeTrace): (report: Report) => void {
+    return (report) => {
+      this.reportAfter(report);
+      trace.report?.(report);
+    };
   }
 
   /** Writes wymcp's answer, or drops it: never to a response, and `id: null` at most once a second. */
@@ -571,8 +615,15 @@ class LineGate {
     const request = this.pending.answered(item);
     if (request) notify(this.hooks.onAnswer, { id: request.id, by: "server" });
     if (request?.traced) answerTraced(request.traced, item);
-    if (this.options.outbound === "report")
-      checkServerItem(this.log, item, request, this.sessionEra, this.sessionRevision, this.face.settings.validate?.formats);
+    if (this.outbound)
+      checkServerItem({
+        item,
+        request,
+        sessionEra: this.sessionEra,
+        sessionRevision: this.sessionRevision,
+        formats: this.formats,
+        onReport: request?.traced ? this.tracedReport(request.traced.trace) : this.reportAfter,
+      });
   }
 }
 
@@ -636,14 +687,21 @@ function answerTraced(traced: Traced, item: unknown): void {
  * judged by the revision the session negotiated, as `wymcp check` and the HTTP tap judge it: an answer by its request's,
  * the server's own message by the session's (the revision assumed without one, until then). A violation is logged.
  */
-function checkServerItem(
-  log: GateLog,
-  item: unknown,
-  request: Pending | undefined,
-  sessionEra: Era,
-  sessionRevision: string | undefined,
-  formats: Formats | undefined,
-): void {
+function checkServerItem({
+  item,
+  request,
+  sessionEra,
+  sessionRevision,
+  formats,
+  onReport,
+}: {
+  item: unknown;
+  request: Pending | undefined;
+  sessionEra: Era;
+  sessionRevision: string | undefined;
+  formats: Formats | undefined;
+  onReport: (report: Report) => void;
+}): void {
   const era = request?.era ?? sessionEra;
   const protocolVersion =
     era === "legacy" ? (request ? request.revision : legacyRevisionOf(undefined, sessionRevision).revision) : undefined;
@@ -651,13 +709,18 @@ function checkServerItem(
   const result = validateMcpResponse(item, request ? { ...context, method: request.method } : context);
   if (result.outcome === "pass") return;
   const { violations } = result;
-  const id = isObject(item) && Object.hasOwn(item, "id") ? answerId(item) : undefined;
-  const method = request?.method ?? safeMethod(item);
-  log.line(
-    "outbound-violation",
-    { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
-    `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
-  );
+  const report: Report = {
+    rule: "outbound",
+    direction: "out",
+    era,
+    method: request?.method ?? safeMethod(item),
+    id: isObject(item) && Object.hasOwn(item, "id") ? answerId(item) : undefined,
+    client: undefined,
+    message: violations.message,
+    errors: violations.errors,
+  };
+  if (violations.omitted !== undefined) report.omitted = violations.omitted;
+  onReport(report);
 }
 
 /** A request waiting for the server's answer. */
