@@ -26,7 +26,8 @@ import { createLog, type MessageObserver } from "../src/core/gate-log.js";
 import { createProxy, listen as listenProxy } from "../src/hosts/proxy/proxy.js";
 import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { stdioTap } from "../src/inspect/live/stdio-tap.js";
-import { takeLiveArgs } from "../src/cli/live/live.js";
+import { liveArgs } from "../src/cli/live/live.js";
+import { parseStdioArgs } from "../src/cli/stdio/stdio-command.js";
 import { liveJudgeOptions } from "../src/inspect/live/start.js";
 import { resolveGate } from "../src/hosts/shared/gate-flags.js";
 import { toolsFromFlags } from "../src/cli/tools-flags.js";
@@ -177,6 +178,7 @@ describe("wymcp stdio --ui: the live feed without a browser", () => {
     const verdicts = check.stdout
       .trim()
       .split("\n")
+      .filter((l) => !l.startsWith('{"summary":'))
       .map((line) => JSON.parse(line) as { outcome: string; direction: string });
     assert.equal(verdicts.length, lines.length);
     const rows = ((await (await fetch(new URL("rows", url))).json()) as { rows: InspectRow[] }).rows;
@@ -206,18 +208,18 @@ describe("the live flags", () => {
   });
 
   test("a token makes a non-loopback --ui acceptable; a short one, a stray --ui-token or --record-unredacted alone are refused", () => {
-    assert.deepEqual(takeLiveArgs(["--ui", "0.0.0.0:0", "--ui-token", "x".repeat(16)], {}).live.ui, { host: "0.0.0.0", port: 0 });
-    assert.throws(() => takeLiveArgs(["--ui", "127.0.0.1:0", "--ui-token", "short"], {}), /at least 16/);
-    assert.throws(() => takeLiveArgs(["--ui-token", "x".repeat(16)], {}), /goes with --ui/);
-    assert.throws(() => takeLiveArgs(["--record-unredacted"], {}), /goes with --record/);
-    assert.throws(() => takeLiveArgs(["--ui", "nowhere"], {}), /HOST:PORT/);
+    assert.deepEqual(liveArgs({ ui: "0.0.0.0:0", "ui-token": "x".repeat(16) }, {}).ui, { host: "0.0.0.0", port: 0 });
+    assert.throws(() => liveArgs({ ui: "127.0.0.1:0", "ui-token": "short" }, {}), /at least 16/);
+    assert.throws(() => liveArgs({ "ui-token": "x".repeat(16) }, {}), /goes with --ui/);
+    assert.throws(() => liveArgs({ "record-unredacted": true }, {}), /goes with --record/);
+    assert.throws(() => liveArgs({ ui: "nowhere" }, {}), /HOST:PORT/);
   });
 
   test("the flags after stdio's -- are the server's, left alone", () => {
-    const { live, rest } = takeLiveArgs(["--record", "a.jsonl", "--", "server", "--ui", "x"], {});
+    const { live, options } = parseStdioArgs(["--record", "a.jsonl", "--", "server", "--ui", "x"], {});
     assert.equal(live.record, "a.jsonl");
     assert.equal(live.ui, undefined);
-    assert.deepEqual(rest, ["--", "server", "--ui", "x"]);
+    assert.deepEqual([options.command, ...options.args], ["server", "--ui", "x"]);
   });
 
   test("a record that cannot be written is reported once and the traffic keeps flowing", async () => {
@@ -274,7 +276,7 @@ describe("the live flags", () => {
       encoding: "utf8",
     });
     assert.equal(run.status, 2);
-    assert.match(run.stderr, /--record.*ENOENT/);
+    assert.match(run.stderr, /^wymcp stdio: --record: cannot write ".*x\.jsonl": no such folder$/m);
   });
 });
 
@@ -860,7 +862,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     return { url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`), close: () => server.close() };
   }
 
-  for (const flags of [[], ["--legacy-checks", "report"]])
+  for (const flags of [[], ["--rule", "params=report"]])
     test(`each row is the verdict judging the capture again gives, the gate's own taken for what it admitted${flags.length ? ` (${flags.join(" ")})` : ""}`, async () => {
       const tools = join(work, "tools.json");
       writeFileSync(
@@ -870,7 +872,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
       const up = await upstream();
       const parsed = parseProxyArgs(["--upstream", up.url.href, "--tools", tools, ...flags]);
       const log = createLog("proxy", "text", () => undefined);
-      const judging = liveJudgeOptions(resolveGate(parsed.options, () => undefined).settings);
+      const judging = liveJudgeOptions(resolveGate(parsed.options, { headersOf: () => undefined }).settings);
       // The same captures twice: as the proxy hands them on, and without the gate's admission (judged from the bytes).
       const given = new LiveFeed("proxy", judging);
       const again = new LiveFeed("proxy", judging);
@@ -886,7 +888,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
         },
         { maxBytes: 1024 * 1024 },
       );
-      const built = createProxy({ ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags!, log) }, log, {
+      const built = createProxy({ ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags, log, parsed.options) }, log, {
         observer: observer as MessageObserver,
       });
       const { server, address } = await listenProxy(built, "127.0.0.1", 0);
@@ -958,7 +960,8 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     const flagged = parseCheckOptions(["--era", "modern"]).options;
     assert.notEqual(
       (
-        judge({ source: "proxy", line: 1, bytes, context: { from: "client", headers: callHeaders, admitted: marked as never } }, flagged).verdict as {
+        judge({ source: "proxy", line: 1, bytes, context: { from: "client", headers: callHeaders, admitted: marked as never } }, flagged)
+          .verdict as {
           definition?: unknown;
         }
       ).definition,
@@ -971,7 +974,10 @@ describe("the rows a page follows, kept as their JSON", () => {
   const { options } = parseCheckOptions([]);
   /** A row input as the feed makes it: a verdict and the message's text (or none, over the limit). */
   const input = (id: number, text: string | undefined) => {
-    const { verdict } = judge({ source: "proxy", line: id, bytes: text === undefined ? undefined : Buffer.from(text), context: { from: "client" } }, options);
+    const { verdict } = judge(
+      { source: "proxy", line: id, bytes: text === undefined ? undefined : Buffer.from(text), context: { from: "client" } },
+      options,
+    );
     return { verdict, body: undefined, text };
   };
   const texts = (n: number) =>

@@ -6,6 +6,8 @@
 import { extname } from "node:path";
 import { readLimited } from "../core/admission.js";
 import { MethodTally, methodRow, ownRow, recordRow } from "./by-method.js";
+import { RuleTally } from "./by-rule.js";
+import { defaultRules } from "../core/rules.js";
 import { harMessageContext, judgeInCapture, type RequestEra } from "./capture.js";
 import { Exchange } from "./exchange.js";
 import { type GateLogRecord, gateLogRecord, recordOutcome } from "./gate-log-record.js";
@@ -98,6 +100,7 @@ class CheckRun {
   private readonly out: Output;
   private readonly tally: Tally = { pass: 0, reject: 0, bypass: 0, reported: 0, refused: 0, failed: 0 };
   private readonly methods = new MethodTally();
+  private readonly rules: RuleTally;
   /** Lines of a gate's JSON log met in the inputs, by what they count as. */
   private readonly logged = { refused: 0, reported: 0, violation: 0, event: 0 };
   private unreadable = false;
@@ -111,6 +114,7 @@ class CheckRun {
     sink: CheckSink,
     private readonly observe: ((message: JudgedMessage) => void) | undefined,
   ) {
+    this.rules = new RuleTally(options.settings.rules ?? defaultRules({ hosts: false, versions: false, outbound: true, lock: false }));
     this.paint = options.colour ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
     this.out = new Output(sink);
     this.warn = sink.warn ? sink.warn.bind(sink) : (problem) => void process.stderr.write(`wymcp: ${problem}\n`);
@@ -143,7 +147,8 @@ class CheckRun {
         this.report(at, { line: 1, bytes: message, context, session, negotiation: session });
       } else {
         const splitter = new LineSplitter(options.settings.maxBodyBytes);
-        const report = (line: Line) => this.report(at, { line: line.number, bytes: bufferOf(line), context, session, negotiation: session });
+        const report = (line: Line) =>
+          this.report(at, { line: line.number, bytes: bufferOf(line), context, session, negotiation: session });
         for await (const chunk of chunks) {
           splitter.push(chunk);
           for (let line = splitter.next(); line; line = splitter.next()) report(line);
@@ -199,10 +204,13 @@ class CheckRun {
       this.tally[own.answer]++;
       this.methods.add(ownRow(verdict, body, own), "reject");
     }
+    this.rules.add(verdict);
     this.observe?.({ verdict, body, text: bytes?.toString("utf8") });
     // --quiet keeps what was not served: a rejection, and wymcp's own answer whatever its verdict.
     if (options.quiet && own === undefined && (verdict.outcome === "pass" || verdict.outcome === "bypass")) return verdict;
-    this.out.add(options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, { paint: this.paint, name: at.name, width: at.width }));
+    this.out.add(
+      options.json ? `${JSON.stringify(verdict)}\n` : renderHuman(verdict, body, { paint: this.paint, name: at.name, width: at.width }),
+    );
     return verdict;
   }
 
@@ -212,6 +220,7 @@ class CheckRun {
     const view = recordView(record);
     const outcome = recordOutcome(record);
     this.logged[outcome]++;
+    this.rules.addRecord(record, outcome);
     if (outcome === "reported") {
       // Handed on by the gate, as --legacy-checks report passes it here.
       tally.pass++;
@@ -272,12 +281,13 @@ class CheckRun {
         ? ""
         : `${records} line${records === 1 ? "" : "s"} of a wymcp gate log (the gate's verdicts, counted above; the log holds no bodies to judge again): ${logged.refused} refused or dropped, ${logged.reported > 0 ? `${logged.reported} reported, ` : ""}${logged.violation} outbound violation${logged.violation === 1 ? "" : "s"}, ${logged.event} other event${logged.event === 1 ? "" : "s"}\n`;
     if (options.json) {
-      // Machines count from the objects; stderr keeps its lines.
+      // The counts close the output as one object (each rule's by state); stderr keeps its lines.
+      out.add(`${JSON.stringify({ summary: { ...tally, rules: this.rules.json() } })}\n`);
       await out.flush();
       this.note(`${summary(tally)}\n${logLine}`);
     } else {
-      // --quiet: the rejections and the summary alone.
-      out.add(`${options.quiet ? "" : methods.render()}${summary(tally)}\n${logLine}`);
+      // --quiet: the rejections, what each rule found, and the summary.
+      out.add(`${options.quiet ? "" : methods.render()}${this.rules.render()}${summary(tally)}\n${logLine}`);
       await out.flush();
     }
     // A run that could read nothing at all (every input missing, empty, or a HAR file of no message) says so, and fails.

@@ -22,14 +22,15 @@ function startsWithPrefix(bytes: Uint8Array): boolean {
 /** One record of a gate's JSON log, as the file holds it (fields unchecked beyond `face` and `event`). */
 export interface GateLogRecord {
   face: Face;
-  /** `refused`, `dropped`, `reported`, `outbound-violation`, or an event of the face's life (`listening`, `stopped`, …). */
+  /** `refused`, `dropped`, `report` (older logs: `reported`, `outbound-violation`), or an event of the face's life (`listening`, `stopped`, …). */
   event: string;
   fields: Record<string, unknown>;
 }
 
 /**
- * What a record counts as: a message the gate refused or dropped, one it handed on and reported (`--legacy-checks
- * report`), a server's message it found wrong, or none of these.
+ * What a record counts as: a message the gate refused or dropped, one it handed on and reported (a `report` line, which
+ * names the rule: a client's message a rule in report would have refused, or a server's message that failed the
+ * outbound check), a server's message an older log called a violation, or none of these.
  */
 export type RecordOutcome = "refused" | "reported" | "violation" | "event";
 
@@ -54,6 +55,6 @@ export function gateLogRecord(bytes: Uint8Array): GateLogRecord | undefined {
 
 export function recordOutcome(record: GateLogRecord): RecordOutcome {
   if (record.event === "refused" || record.event === "dropped") return "refused";
-  if (record.event === "reported") return "reported";
+  if (record.event === "report" || record.event === "reported") return "reported";
   return record.event === "outbound-violation" ? "violation" : "event";
 }

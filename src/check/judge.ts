@@ -8,7 +8,8 @@ import { isResponse } from "../core/is-response.js";
 import { classifyEra, type Era, type EraSignal } from "../core/era.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { judgeMessage, readMessage } from "../core/pipeline.js";
-import type { ValidationResult } from "../core/validate.js";
+import type { Reported, ValidationResult } from "../core/validate.js";
+import type { Report, RuleName } from "../core/rules.js";
 import type { GateAdmitted, OwnAnswer } from "../core/gate-log.js";
 import { ownMark, withoutMark } from "./own-answer.js";
 // The revision from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
@@ -58,10 +59,25 @@ export type InboundVerdict = {
   method?: string;
   /** wymcp's own answer, not the server's: the face said so, or its record's mark (check/own-answer.ts). */
   own?: OwnAnswer;
+  /** What the face reported of this message after admitting it (the server's tools, the lock): the live feed's rows. */
+  reports?: Report[];
 } & (
   | Extract<ValidationResult, { outcome: "pass" | "bypass" }>
   | {
+      /**
+       * A body not judged, handed on as sent: what the `limits` rule (or `origin`) would refuse, with the rule in
+       * `"report"` (`reported` says what it would have answered) or `"off"`.
+       */
+      outcome: "pass";
+      kind: null;
+      definition: null;
+      reason: RejectReason;
+      reported?: readonly { rule: RuleName; status: RefusalStatus; response: JsonRpcErrorResponse }[];
+    }
+  | {
       outcome: "reject";
+      /** The rule that refuses it. */
+      rule: RuleName;
       kind: ValidationResult["kind"] | null;
       /** The definition it failed; null when it was not judged (not JSON, too large, too deep, not JSON's media type). */
       definition: string | null;
@@ -102,6 +118,8 @@ export type OutboundVerdict = {
   kind: OutboundKind;
   definition: string;
   violations?: OutboundViolations;
+  /** With the `outbound` rule in `"report"`: a violation found, and reported rather than counted as a rejection. */
+  reported?: OutboundViolations;
   /** wymcp's own answer, not the server's: the face said so, or its record's mark (check/own-answer.ts). */
   own?: OwnAnswer;
 };
@@ -163,8 +181,8 @@ interface Judging {
   refusedAs: "in" | "out";
 }
 
-/** What a refusal's verdict is made of: the status and answer the gate gave, and why. */
-export type RefusalFacts = Pick<Refusal, "status" | "reason" | "response">;
+/** What a refusal's verdict is made of: the status and answer the gate gave, why, and (when known) the rule. */
+export type RefusalFacts = Pick<Refusal, "status" | "reason" | "response"> & { rule?: RuleName | undefined };
 
 /**
  * Methods only a server sends, in either era (test/cli.test.ts derives them from the schemas' Server* and
@@ -259,7 +277,32 @@ export function judge({ source, line, bytes, context }: CapturedBytes, options: 
 
 /** The verdict on a message refused before it was judged as one (media type, size, not JSON, too deep). */
 function refusedVerdict(at: Judging, refusal: RefusalFacts): { verdict: Verdict; body: unknown } {
-  return labelled(at.options, refusalVerdict(at, at.refusedAs, refusal));
+  const rule = refusal.rule ?? ruleOfReason(refusal.reason);
+  const state = at.options.settings.rules?.[rule] ?? "enforce";
+  // The face refused it already (the live feed): that is its row, whatever this judging's states.
+  if (state === "enforce" || at.context?.refused !== undefined)
+    return labelled(at.options, refusalVerdict(at, at.refusedAs, { ...refusal, rule }));
+  // A rule not enforced hands the body on as sent, unjudged; in report it says what enforcing would have answered.
+  const { source, line, part } = at;
+  const verdict: InboundVerdict = {
+    source,
+    line,
+    part,
+    direction: at.refusedAs,
+    era: null,
+    eraSignal: null,
+    outcome: "pass",
+    kind: null,
+    definition: null,
+    reason: refusal.reason,
+  };
+  if (state === "report") verdict.reported = [{ rule, status: refusal.status, response: refusal.response }];
+  return labelled(at.options, verdict);
+}
+
+/** The rule a refusal before judging falls under, by its reason (a refusal the live feed carries names no rule). */
+function ruleOfReason(reason: RejectReason): RuleName {
+  return reason === "forbidden-host" || reason === "forbidden-origin" ? "origin" : reason === "invalid-message" ? "framing" : "limits";
 }
 
 /** The verdict marked as wymcp's own answer. */
@@ -349,6 +392,7 @@ function admissionVerdict(
       definition: admission.definition ?? null,
       revision: admission.revision,
       reason: "invalid-message",
+      rule: admission.rule,
       status: admission.status,
       response: admission.response,
     };
@@ -386,7 +430,11 @@ function admissionVerdict(
 }
 
 /** A body the gates refuse before judging it as a message (media type, size, not JSON, too deep). */
-function refusalVerdict({ source, line, part }: Judging, direction: "in" | "out", refusal: RefusalFacts): InboundVerdict {
+function refusalVerdict(
+  { source, line, part }: Judging,
+  direction: "in" | "out",
+  refusal: RefusalFacts & { rule: RuleName },
+): InboundVerdict {
   return {
     source,
     line,
@@ -398,6 +446,7 @@ function refusalVerdict({ source, line, part }: Judging, direction: "in" | "out"
     kind: null,
     definition: null,
     reason: refusal.reason,
+    rule: refusal.rule,
     status: refusal.status,
     response: refusal.response,
   };
@@ -445,6 +494,8 @@ function judgeOut(at: Judging, body: unknown, answered: PendingRequest | undefin
   });
   const answers = result.kind === "result" || result.kind === "error";
   const { part } = at;
+  // The outbound rule in report: a violation is handed on and reported, not counted as a rejection.
+  const reportsOnly = options.settings.rules?.outbound === "report";
   const answering = answers && answered ? answeredAt(answered) : undefined;
   const negotiated = session && era === "legacy" ? session : undefined;
   // Written out whole, as admissionVerdict writes its verdicts, in the key order a spread of the common part gave.
@@ -481,6 +532,11 @@ function judgeOut(at: Judging, body: unknown, answered: PendingRequest | undefin
           outcome: "violation",
           violations: result.violations,
         };
+  if (reportsOnly && verdict.outcome === "violation") {
+    verdict.outcome = "pass";
+    verdict.reported = verdict.violations;
+    delete verdict.violations;
+  }
   // An undefined method is left out of --json by JSON.stringify; deleting the key would cost a slower object shape.
   return { verdict, body };
 }

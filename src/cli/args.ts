@@ -20,7 +20,9 @@ export const VALUE = { kind: "value" } as const;
 /** A flag that takes a value and may be repeated. */
 export const LIST = { kind: "value", multiple: true } as const;
 
-export type Flag = { readonly kind: "switch"; readonly short?: string } | { readonly kind: "value"; readonly multiple?: true; readonly short?: string };
+export type Flag =
+  | { readonly kind: "switch"; readonly short?: string }
+  | { readonly kind: "value"; readonly multiple?: true; readonly short?: string };
 export type FlagTable = { readonly [name: string]: Flag };
 
 /** What `readArgs` read, by flag: a switch's boolean, a value's text, a repeatable value's list; absent when not given. */
@@ -107,7 +109,7 @@ const FLAG_OF: Record<string, string> = {
 };
 
 /** Runs a core check; its `WymcpOptionError` becomes a usage error naming the flag and the text as it was typed. */
-export function asFlags<T>(check: () => T, values: Record<string, string | undefined>): T {
+export function asFlags<T>(check: () => T, values: { readonly [flag: string]: unknown }): T {
   try {
     return check();
   } catch (error) {

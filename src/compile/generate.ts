@@ -58,7 +58,10 @@ function compiled(unique: Map<string, UniqueSchema>, named: Named[]): CompiledGr
     if (!(error instanceof SchemaCompileError)) throw error;
     const where = named
       .filter((entry) => entry.key === error.key)
-      .map((entry) => `${entry.file}: ${entry.tool === undefined ? `schema ${JSON.stringify(entry.name)}` : `tool ${JSON.stringify(entry.tool)}'s ${entry.role}Schema`}`);
+      .map(
+        (entry) =>
+          `${entry.file}: ${entry.tool === undefined ? `schema ${JSON.stringify(entry.name)}` : `tool ${JSON.stringify(entry.tool)}'s ${entry.role}Schema`}`,
+      );
     throw new InputError(`${where.join(", ")} cannot be compiled: ${error.reason}`, { cause: error });
   }
 }

@@ -221,6 +221,7 @@ export function createLog(face: Face, format: LogFormat, write: (line: string) =
         event.status,
         event.code,
         event.reason,
+        event.rule && `rule=${event.rule}`,
         event.era && `era=${event.era}`,
         event.kind && `kind=${event.kind}`,
         event.method !== undefined && `method=${JSON.stringify(event.method)}`,
