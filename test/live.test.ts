@@ -15,7 +15,7 @@ import http from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { parseCheckOptions } from "../src/cli/check/options.js";
-import type { InspectRow } from "../src/inspect/row.js";
+import { type InspectRow, rowFacts } from "../src/inspect/row.js";
 import { type Capture, JUDGE_BATCH_CHARS, LiveFeed, textOf } from "../src/inspect/live/feed.js";
 import { BLOCK_BYTES, HeldCaptures } from "../src/inspect/live/held.js";
 import { JsonRows, ROW_BLOCK_BYTES } from "../src/inspect/live/json-rows.js";
@@ -31,6 +31,7 @@ import { parseStdioArgs } from "../src/cli/stdio/stdio-command.js";
 import { liveJudgeOptions } from "../src/inspect/live/start.js";
 import { resolveGate } from "../src/hosts/shared/gate-flags.js";
 import { toolsFromFlags } from "../src/cli/tools-flags.js";
+import { liveHooks } from "../src/cli/face-start.js";
 import { type JudgeContext, judge } from "../src/check/judge.js";
 import { assertFreshDist } from "./support/built.js";
 import { assertNothingListens, NO_UPSTREAM, startProxy, until } from "./support/proxy.js";
@@ -839,13 +840,19 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     },
   ];
 
-  /** An upstream answering every request with a result (initialize with a session), for the proxy to relay. */
+  /** An upstream answering every request with a result (initialize with a session), a body it cannot parse with -32700. */
   async function upstream(): Promise<{ url: URL; close: () => void }> {
     const server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: number; method?: string } | unknown[];
+        let body: { id?: number; method?: string } | unknown[];
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as typeof body;
+        } catch {
+          const parseError = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"upstream: not JSON"}}';
+          return void res.writeHead(400, { "content-type": "application/json" }).end(parseError);
+        }
         if (Array.isArray(body))
           return void res.writeHead(200, { "content-type": "application/json" }).end('[{"jsonrpc":"2.0","id":7,"result":{}}]');
         if (body.id === undefined) return void res.writeHead(202).end();
@@ -908,11 +915,12 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
           b.map((row) => [row.verdict, row.text]),
         );
         // The valid, legacy, batch, refused-tool, comma and session requests came with the gate's admission.
-        assert.equal(admitted, flags.length ? 8 : 7);
+        // With params in report, the modern and the legacy params failures are admitted too, each reported.
+        assert.equal(admitted, flags.length ? 9 : 7);
         const outcomes = a.filter((row) => row.verdict.part === "request").map((row) => row.verdict.outcome);
         assert.deepEqual(outcomes, [
           "pass",
-          "reject",
+          flags.length ? "pass" : "reject",
           "reject",
           "reject",
           "pass",
@@ -930,6 +938,61 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
         up.close();
       }
     });
+
+  test("--report: each request a rule would refuse reaches the upstream and its row says so by rule; the page's filter 'would refuse' shows those rows and no other", async () => {
+    const tools = join(work, "tools-report.json");
+    writeFileSync(
+      tools,
+      JSON.stringify({ tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] }),
+    );
+    const up = await upstream();
+    const parsed = parseProxyArgs(["--upstream", up.url.href, "--tools", tools, "--report"]);
+    const log = createLog("proxy", "text", () => undefined);
+    const feed = new LiveFeed("proxy", liveJudgeOptions(resolveGate(parsed.options, { headersOf: () => undefined }).settings));
+    const rows: InspectRow[] = [];
+    const stop = feed.subscribe((row) => rows.push(row));
+    const observer = httpObserver((capture) => feed.capture(capture), { maxBytes: 1024 * 1024 });
+    const built = createProxy(
+      { ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags, log, parsed.options) },
+      log,
+      liveHooks({ observer: observer as MessageObserver, feed }),
+    );
+    const { server, address } = await listenProxy(built, "127.0.0.1", 0);
+    const url = `http://127.0.0.1:${address.port}/mcp`;
+    try {
+      const answers: string[] = [];
+      for (const { headers, body } of requests) answers.push(await (await fetch(url, { method: "POST", headers, body })).text());
+      // Nothing refused: every request reaches the upstream (the one that is not JSON gets the upstream's own answer).
+      assert.match(answers[2]!, /upstream: not JSON/);
+      assert.match(answers[7]!, /"text":"hi"/);
+      assert.doesNotMatch(answers.join("\n"), /Invalid arguments/);
+      await until(() => rows.length === 2 * requests.length);
+      // The request rows in the order sent: request n is id n (the batch is 7).
+      const facts = feed
+        .rows()
+        .filter((row) => row.verdict.part === "request")
+        .map((row) => rowFacts({ verdict: row.verdict, body: undefined }));
+      assert.equal(facts.length, requests.length);
+      const rulesOf = (id: number) => facts[id - 1]!.reports.map((report) => report.rule);
+      // Params (modern and legacy), a body not JSON, a header disagreeing, a tool's arguments: each row marked by its rule, once.
+      // Arguments that are not an object fail two rules: the params one first, and the tool's schema after admission.
+      assert.deepEqual(rulesOf(2), ["params", "toolArguments"]);
+      // A body that is not JSON: the limits rule (-32700).
+      assert.deepEqual(rulesOf(3), ["limits"]);
+      assert.deepEqual(rulesOf(4), ["headers"]);
+      assert.deepEqual(rulesOf(6), ["params"]);
+      assert.deepEqual(rulesOf(8), ["toolArguments"]);
+      assert.equal(facts[7]!.shown, "would refuse");
+      assert.equal(facts[7]!.verdict, "pass");
+      // The page's filter keeps a row when it carries a report: exactly those five; the valid ones carry none.
+      const wouldRefuse = facts.flatMap((row, i) => (row.reports.length > 0 ? [i + 1] : []));
+      assert.deepEqual(wouldRefuse, [2, 3, 4, 6, 8]);
+    } finally {
+      stop();
+      await built.drain(server);
+      up.close();
+    }
+  });
 
   test("the gate's admission is the row's verdict unless the capture judges the message otherwise: another era, a session's revision, a header holding a comma", () => {
     const { options } = parseCheckOptions([]);

@@ -50,10 +50,17 @@ export async function startFace(face: "proxy" | "stdio", flags: SharedFlags): Pr
     otel,
     tools,
     live,
-    hooks: live ? { observer: live.observer } : {},
+    hooks: liveHooks(live),
     async close() {
       await live?.close();
       return otel?.shutdown();
     },
   };
+}
+
+/** The hooks the live page needs: the observer of the bytes, and each report, for the row of the request it names. */
+export function liveHooks(live: Pick<Live, "observer" | "feed"> | undefined): GateHooks {
+  if (!live) return {};
+  const { feed } = live;
+  return { observer: live.observer, onReport: (report) => feed.report(report) };
 }
