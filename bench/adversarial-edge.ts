@@ -18,6 +18,8 @@ import {
   headerCases,
   judgeAtEdge,
   NODE_MAX_HEADER_BYTES,
+  PATTERN_SHAPES,
+  patternCase,
   reader,
   type SchemaCase,
   schemaCases,
@@ -30,6 +32,8 @@ export interface EdgeSettings {
   /** Schemas: n at the first step, and the time a single judgement may be projected to take at the next. */
   startN: number;
   budgetMs: number;
+  /** Schemas: the largest n, where the smoke test stops; the body limit when absent. */
+  maxN?: number;
 }
 
 export interface EdgeRow {
@@ -46,11 +50,30 @@ export interface EdgeRow {
   note: string;
 }
 
+/** One pattern shape at the edge: the CPU time of judging a call whose argument has n and 10n characters. */
+export interface PatternRow {
+  label: string;
+  /** How RegExp (the SDK's Ajv) grows on it. */
+  growth: string;
+  n: number;
+  microsAtN: number;
+  microsAt10N: number;
+  /** Time at 10n ÷ time at n: linear is 10×, quadratic 100×. */
+  ratio: number;
+  verdict: string;
+  /** RegExp's own ratio for n/10 → n, where it is polynomial (an exponential shape is not run). */
+  nativeRatio: number | undefined;
+}
+
 export interface EdgeResult {
   settings: EdgeSettings;
   rows: EdgeRow[];
+  patterns: PatternRow[];
   seconds: number;
 }
+
+/** The bound test/edge-pattern-bound.test.ts holds: 10× the argument, at most this many times the time. */
+export const PATTERN_BOUND = 15;
 
 export const EDGE_TARGET = 10;
 /** Linear growth for 4× n is 4×; above this the bench calls it superlinear. */
@@ -125,13 +148,59 @@ export async function runAdversarialEdge(settings: EdgeSettings, log: (line: str
 
   const schemas = schemaCases(compile);
   for (const c of schemas) await c.request(1).tools.settled();
-  log(`adversarial edge: ${schemas.length} schema cases, n ×4 from ${settings.startN} to the body limit`);
+  log(`adversarial edge: ${schemas.length} schema cases, n ×4 from ${settings.startN} to ${settings.maxN ?? "the body limit"}`);
   for (const c of schemas) rows.push(measureSchema(c, settings));
-  return { settings, rows, seconds: (performance.now() - started) / 1000 };
+  const n = settings.startN >= 256 ? 10_000 : 1_000;
+  log(`adversarial edge: ${PATTERN_SHAPES.length} pattern shapes, arguments of ${n} and ${n * 10} characters`);
+  const patterns = await measurePatterns(compile, n, settings.rounds);
+  return { settings, rows, patterns, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * CPU microseconds of one `run`: calls batched until a batch takes at least 2 ms (a call of a few microseconds is
+ * measured as well as a long one), the least of `samples` batches.
+ */
+function cpuPerCall(run: () => void, samples: number): number {
+  let calls = 1;
+  const batch = () => {
+    const start = process.cpuUsage();
+    for (let i = 0; i < calls; i++) run();
+    const used = process.cpuUsage(start);
+    return used.user + used.system;
+  };
+  while (batch() < 2000 && calls < 1 << 20) calls *= 2;
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < samples; i++) best = Math.min(best, batch() / calls);
+  return best;
+}
+
+/** The edge pattern bound: each shape's judgement at n and at 10n, CPU time per call. */
+async function measurePatterns(compile: ToolSchemaCompiler, n: number, samples: number): Promise<PatternRow[]> {
+  const rows: PatternRow[] = [];
+  for (const shape of PATTERN_SHAPES) {
+    const { tools, body } = patternCase(shape, compile);
+    await tools.settled();
+    const small = body(n);
+    const large = body(n * 10);
+    const judge = (b: Record<string, unknown>) => tools.judge({ body: b, era: "modern", protocolVersion: undefined, headers: {} });
+    const refusal = judge(large);
+    const verdict = refusal instanceof Promise ? "compiling" : refusal ? refusal.check : "pass";
+    const microsAtN = cpuPerCall(() => judge(small), samples);
+    const microsAt10N = cpuPerCall(() => judge(large), samples);
+    let nativeRatio: number | undefined;
+    if (shape.growth !== "exponential" && !shape.key) {
+      const native = new RegExp(shape.pattern, "u");
+      const [a, b] = [shape.text(n / 10), shape.text(n)];
+      nativeRatio = cpuPerCall(() => native.test(b), Math.min(3, samples)) / cpuPerCall(() => native.test(a), Math.min(3, samples));
+    }
+    const label = `${shape.key ? "patternProperties key" : "pattern"} /${shape.pattern}/`;
+    rows.push({ label, growth: shape.growth, n, microsAtN, microsAt10N, ratio: microsAt10N / microsAtN, verdict, nativeRatio });
+  }
+  return rows;
 }
 
 function measureSchema(c: SchemaCase, settings: EdgeSettings): EdgeRow {
-  const maxN = largestN(c);
+  const maxN = settings.maxN ?? largestN(c);
   let n = Math.min(settings.startN, maxN);
   // A single call, twice where it is cheap: one GC pause must not stop the growth.
   const once = (k: number) => {
@@ -141,7 +210,7 @@ function measureSchema(c: SchemaCase, settings: EdgeSettings): EdgeRow {
   };
   let ms = once(n);
   let previous: number | undefined;
-  let note = "body limit";
+  let note = settings.maxN === undefined ? "body limit" : `n capped at ${settings.maxN}`;
   while (n < maxN) {
     const next = Math.min(n * 4, maxN);
     const growth = Math.max(4, previous ? ms / previous : 4) * (next / n / 4);
@@ -187,12 +256,32 @@ export function adversarialEdgeTable(result: EdgeResult): string {
     );
     lines.push("");
   }
+  lines.push("### Patterns a server declares (run at the edge on RE2, re2js; CPU time of the argument check, the least of the rounds)");
+  lines.push(
+    table(
+      ["case", "on RegExp", "n", "µs at n", "µs at 10n", "µs per KiB at 10n", "growth 10×", "verdict", "RegExp growth n/10 → n"],
+      result.patterns.map((p) => [
+        p.label,
+        p.growth,
+        String(p.n),
+        p.microsAtN.toFixed(0),
+        p.microsAt10N.toFixed(0),
+        ((p.microsAt10N / (p.n * 10)) * 1024).toFixed(1),
+        formatRatio(p.ratio),
+        p.verdict,
+        p.nativeRatio === undefined ? "not run" : formatRatio(p.nativeRatio),
+      ]),
+      [2, 3, 4, 5, 6, 8],
+    ),
+  );
+  lines.push("");
   lines.push(...edgeSummary(result));
   return lines.join("\n");
 }
 
 export function edgeSummary(result: EdgeResult): string[] {
   const out = [
+    ...patternBound(result.patterns),
     `Worst per family (target ≤ ${EDGE_TARGET}× JSON.parse of the body and header bytes; linear growth is 4×, superlinear over ${LINEAR_GROWTH}×):`,
   ];
   for (const family of ["headers", "schemas"] as const) {
@@ -210,4 +299,17 @@ export function edgeSummary(result: EdgeResult): string[] {
     );
   }
   return out;
+}
+
+/** The edge pattern bound, one line: the steepest growth for 10× the argument, and the most time per KiB. */
+export function patternBound(patterns: readonly PatternRow[]): string[] {
+  if (patterns.length === 0) return [];
+  const steepest = patterns.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+  const perKiB = (p: PatternRow) => (p.microsAt10N / (p.n * 10)) * 1024;
+  const slowest = patterns.reduce((a, b) => (perKiB(b) > perKiB(a) ? b : a));
+  const unjudged = patterns.filter((p) => p.verdict !== "arguments").length;
+  return [
+    `Edge pattern bound: 10× the argument costs at most ${formatRatio(steepest.ratio)} the time (${steepest.label}; target ≤ ${PATTERN_BOUND}×, quadratic is 100×), ` +
+      `at most ${perKiB(slowest).toFixed(1)} µs per KiB (${slowest.label}); ${unjudged} of ${patterns.length} shapes not judged at the edge`,
+  ];
 }

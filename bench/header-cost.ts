@@ -2,8 +2,7 @@
  * @module bench/header-cost: what the transport's header rules (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`
  * against the body) cost a face, in one process. A valid 2026-07-28 `tools/call`, from its bytes, admitted as the
  * gates admit it (`gateBytes`: the media type, the size, UTF-8, `JSON.parse`, the nesting bound, the era,
- * `validateMcpRequest`, the verdict), on a face with the header rules on against the same face with `headerChecks:
- * false`, for the three ways a face holds the headers: the Node faces' reader (the exchange `judgeNode` builds over a
+ * `validateMcpRequest`, the verdict), on a face with the header rules on against the same face with `rules: { headers: "off" }` * false`, for the three ways a face holds the headers: the Node faces' reader (the exchange `judgeNode` builds over a
  * real `IncomingMessage`), a plain object with lower-case keys (Node's `req.headers` itself) and a Fetch `Headers`
  * (the exchange `judgeRequest` builds over a `Request`). Target: on ÷ off ≤ 1.03× the time. Beside it, for
  * information, the narrow ratio: `validateMcpRequest` on the parsed body with the same headers ÷ without them. Every
@@ -183,9 +182,9 @@ function handedOn(action: unknown): boolean {
 
 function pairs(messages: Message[]): Pair[] {
   const nodeOn = resolveNodeFace({});
-  const nodeOff = resolveNodeFace({ headerChecks: false });
+  const nodeOff = resolveNodeFace({ rules: { headers: "off" } });
   const fetchOn = resolveFetchFace({});
-  const fetchOff = resolveFetchFace({ headerChecks: false });
+  const fetchOff = resolveFetchFace({ rules: { headers: "off" } });
   const out: Pair[] = [];
   for (const message of messages) {
     const bytes = new TextEncoder().encode(message.text);
@@ -258,8 +257,8 @@ function check(all: Pair[]): void {
   const wrong = new Headers({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "other" });
   const parsed = JSON.parse(SMALL_TOOLS_CALL);
   if (validateMcpRequest(parsed, "modern", { headers: wrong }).outcome !== "reject") throw new Error("the header rules are not on");
-  if (validateMcpRequest(parsed, "modern", { headers: wrong, headerChecks: false }).outcome !== "pass")
-    throw new Error("headerChecks: false does not turn the header rules off");
+  if (validateMcpRequest(parsed, "modern", { headers: wrong, rules: { headers: "off" } }).outcome !== "pass")
+    throw new Error("rules.headers off does not turn the header rules off");
 }
 
 /** `Request`s made per timed part: few enough that the live ones cost a young collection next to nothing. */
@@ -276,7 +275,7 @@ interface RequestPair {
 
 function requestPairs(messages: Message[]): RequestPair[] {
   const on = resolveFetchFace({});
-  const off = resolveFetchFace({ headerChecks: false });
+  const off = resolveFetchFace({ rules: { headers: "off" } });
   // gateFetch's steps before the handler, for the SDK's handler (the body read from the request itself); no host check
   // and no authInfo, as by default.
   const admit = (face: typeof on) => (request: Request) => {
@@ -461,7 +460,7 @@ export function headerCostTable(f: HeaderCostFigures): string {
     ),
     "",
     `Admission: gateBytes on the face's own exchange (judgeNode's, judgeRequest's; the plain object in place of the Node reader), bundled as dist/ is built (bench/bundled.ts), ` +
-      `the face built with and without headerChecks: false; median [min–max] of ${f.rounds} interleaved rounds of about ${f.sliceMs} ms of CPU time per variant, ratios per round (fastest rounds: on ÷ off of the fastest round of each); time is the process's CPU time (process.cpuUsage), as wall time on a shared machine counts other processes' slices. ` +
+      `the face built with the headers rule enforced and off; median [min–max] of ${f.rounds} interleaved rounds of about ${f.sliceMs} ms of CPU time per variant, ratios per round (fastest rounds: on ÷ off of the fastest round of each); time is the process's CPU time (process.cpuUsage), as wall time on a shared machine counts other processes' slices. ` +
       `validateMcpRequest only: the parsed body, with the same headers ÷ without them, in the same rounds (information: ` +
       `it is not what a face pays). Load average (1 min) ${f.load[0].toFixed(2)} before the rounds, ${f.load[1].toFixed(2)} after.`,
     "",

@@ -62,8 +62,13 @@ async function feedOf(root: string) {
   const { settings } = resolved;
   const req = { headers };
   const feed = new LiveFeed("proxy", liveJudgeOptions(settings));
-  // The feed's batch timer's own call (private: the traffic never calls it).
-  const judgeBatch = () => (feed as unknown as { judgeBatch(): void }).judgeBatch();
+  // What the feed's batch timer and the turns after it judge, at once (private: the traffic never calls them): a slice at
+  // a time until none waits, or a checkout's whole batch at once where the feed has no slices.
+  const inner = feed as unknown as { judgeBatch(): void; judgeSlice?(): void; waiting: number };
+  const judgeBatch = () => {
+    if (inner.judgeSlice === undefined) return inner.judgeBatch();
+    while (inner.waiting > 0) inner.judgeSlice();
+  };
   let batch = "";
   let sent = 0;
   feed.subscribe((row: unknown, event?: string) => {

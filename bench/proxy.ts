@@ -21,6 +21,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchExample, launchProxy, type LaunchedProxy } from "../examples/launch.js";
 import { flood, loadBound, percentile, post, workloads, type Workload } from "./http.js";
+import { type ListenerBench, type ListenerBenchSettings, listenerTable, runListenerBench } from "./listener.js";
 import { type LiveBench, type LiveBenchSettings, liveTable, runLiveBench } from "./live.js";
 import { balancedOrder, balancedRounds, formatRatio, spread, table, type Spread } from "./measure.js";
 
@@ -44,6 +45,9 @@ export interface ProxyBenchSettings {
    * moves by more than that on a shared host (the median of 9 moved ±3 % from run to run).
    */
   liveRounds: number;
+  /** The listener's run (bench/listener.ts): readers that never read, and the exchanges that fill the ring first. */
+  listenerReaders: number;
+  listenerFillCalls: number;
 }
 
 const HTTP_VARIANTS = ["proxy", "otel", "tools", "pass-through", "direct"] as const;
@@ -135,6 +139,7 @@ export interface ProxyBenchResults {
   memory: MemoryRun[];
   idle: IdleSockets;
   live: LiveBench;
+  listener: ListenerBench;
 }
 
 const META = {
@@ -183,7 +188,8 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
     proxies.push(fresh);
     const idle = await idleSockets(fresh, settings.idleSockets, log);
     const live = await runLiveBench(upstream.url, liveSettings(settings), log);
-    return { http, stdio, memory, idle, live };
+    const listener = await runListenerBench(upstream.url, listenerSettings(settings), log);
+    return { http, stdio, memory, idle, live, listener };
   } finally {
     for (const p of proxies) await p.stop();
     await upstream.stop();
@@ -389,16 +395,19 @@ class StdioClient {
     this.child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
   }
 
-  /** Keeps `window` requests in flight for `ms`; resolves to how many were answered, and how many per second. */
+  /**
+   * Keeps `window` requests in flight for `ms`, each slot sending at least one (as bench/http.ts's flood); resolves to
+   * how many were answered, and how many per second.
+   */
   async flood(line: (id: number) => string, ms: number, window: number): Promise<{ answered: number; perSec: number }> {
     let answered = 0;
     const started = performance.now();
     const deadline = started + ms;
     const loop = async () => {
-      while (performance.now() < deadline) {
+      do {
         await this.request(line);
         answered++;
-      }
+      } while (performance.now() < deadline);
     };
     await Promise.all(Array.from({ length: window }, loop));
     return { answered, perSec: (answered * 1000) / (performance.now() - started) };
@@ -431,6 +440,23 @@ export function liveSettings(settings: ProxyBenchSettings): LiveBenchSettings {
     memoryMessages: settings.liveMessages,
     pageRows: settings.pageRows,
     settleMs: settings.liveSettleMs,
+  };
+}
+
+/**
+ * The listener's settings (bench/listener.ts) out of the proxy bench's: twice the rounds, each twice as long (a p99 per
+ * round moves more from round to round than a rate does), its readers, a full ring.
+ */
+export function listenerSettings(settings: ProxyBenchSettings): ListenerBenchSettings {
+  return {
+    rounds: settings.rounds <= 1 ? settings.rounds : 2 * settings.rounds,
+    roundMs: 2 * settings.roundMs,
+    warmupMs: settings.warmupMs,
+    connections: settings.connections,
+    readers: settings.listenerReaders,
+    maxRows: 10_000,
+    fillCalls: settings.listenerFillCalls,
+    holdMs: 10_000,
   };
 }
 
@@ -526,12 +552,12 @@ async function proxyMemory(proxy: LaunchedProxy, settings: ProxyBenchSettings, l
     const spans = { warmupSeconds: settings.memorySeconds / 10, seconds: settings.memorySeconds };
     return await sampleWhile("proxy", proxy.child.pid!, spans, async (deadline) => {
       let sent = 0;
-      while (performance.now() < deadline) {
+      do {
         for (const w of mixed) {
           const f = await flood(agent, proxy.url, w, 200, settings.connections);
           sent += f.latencies.length;
         }
-      }
+      } while (performance.now() < deadline);
       return sent;
     });
   } finally {
@@ -549,13 +575,13 @@ async function stdioMemory(root: string, settings: ProxyBenchSettings, log: (lin
     const spans = { warmupSeconds: settings.memorySeconds, seconds: settings.memorySeconds };
     return await sampleWhile("stdio", client.child.pid!, spans, async (deadline) => {
       let sent = 0;
-      while (performance.now() < deadline) {
+      do {
         sent += (await client.flood(toolsCall, 200, settings.window)).answered;
         sent += (await client.flood(refused, 100, settings.window)).answered;
         // Junk, answered at most once a second, and responses, never answered: nothing to wait for.
         client.child.stdin!.write("not json\n".repeat(100));
         sent += 100;
-      }
+      } while (performance.now() < deadline);
       return sent;
     });
   } finally {
@@ -803,6 +829,8 @@ export function proxyTables(r: ProxyBenchResults): string {
     ...load,
     "",
     liveTable(r.live),
+    "",
+    listenerTable(r.listener),
   ].join("\n");
 }
 

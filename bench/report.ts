@@ -8,6 +8,7 @@ import type { StartupResult } from "./startup.js";
 import type { LoadFigures } from "./load.js";
 import type { StdioMemoryFigures } from "./stdio-memory.js";
 import type { ProxyBenchResults, StdioBench } from "./proxy.js";
+import type { ListenerBench } from "./listener.js";
 
 export interface Target {
   target: string;
@@ -416,6 +417,7 @@ export function proxyTargets(r: ProxyBenchResults): Target[] {
     ...http,
     stdioTarget(s),
     ...memory,
+    ...listenerTargets(r.listener),
     judge({
       target: `wymcp proxy, ${i.sockets} idle keep-alive client connections: RSS cost ≤ 64 MiB`,
       measured: i.costKiB * 1024,
@@ -423,6 +425,29 @@ export function proxyTargets(r: ProxyBenchResults): Target[] {
       unit: "B",
       atLeast: false,
       context: `RSS ${formatBytes(i.beforeKiB * 1024)} before, ${formatBytes(i.idleKiB * 1024)} with them idle (${i.open} of ${i.sockets} open when read), ${formatBytes((i.costKiB * 1024) / i.sockets)} each; load ${i.load.toFixed(2)}`,
+    }),
+  ];
+}
+
+/** The live page listener's budgets (bench/listener.ts), with the load average of its run. */
+export function listenerTargets(l: ListenerBench): Target[] {
+  const load = `load ${l.load.before} before, ${l.load.after} after`;
+  return [
+    judge({
+      target: `wymcp proxy --ui, a full ring: p99 of valid calls with ${l.unread.readers} readers of /rows that never read ÷ none ≤ 1.10`,
+      measured: l.ratio.median,
+      limit: l.targets.p99,
+      unit: "×",
+      atLeast: false,
+      context: `${l.p99Ms.readers.median.toFixed(1)} vs ${l.p99Ms.none.median.toFixed(1)} ms; median of ${l.ratio.samples.length} rounds, ${formatRatio(l.ratio.min)}–${formatRatio(l.ratio.max)}; ${load}`,
+    }),
+    judge({
+      target: `wymcp proxy --ui, a full ring: RSS added by ${l.unread.readers} readers of /rows that never read ≤ 2 × the ring's bound (32 MiB)`,
+      measured: l.unread.ratio,
+      limit: l.targets.rss,
+      unit: "×",
+      atLeast: false,
+      context: `${formatBytes(l.unread.beforeKiB * 1024)} before, ${formatBytes(l.unread.peakKiB * 1024)} at most while held; ${load}`,
     }),
   ];
 }

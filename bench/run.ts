@@ -2,10 +2,12 @@
  * @module `npm run bench`: start-up, per-message throughput, the error path and generated size, in one run.
  * Prints the tables and writes the same figures to bench/results.json; the tables go into docs/performance.md and the
  * charts into docs/charts/ (bench/charts.ts: the full run draws per message, cold start and adversarial, `--proxy` the
- * proxy's, `--adversarial` the adversarial one). `--quick` (or BENCH_QUICK=1) runs one short round of everything, for the
- * smoke test; it writes JSON only where BENCH_OUT points, and no table or chart. `--cli` adds `wymcp check` on a
- * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial` runs only the
- * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit) and the tools at the edge's
+ * proxy's, `--adversarial` the adversarial one). `--quick` (or BENCH_QUICK=1) runs one short round of everything; it
+ * writes JSON only where BENCH_OUT points, and no table or chart. `--smoke` is `--quick` with the least work that still
+ * runs every part and prints every section (a few locations, the smallest sizes, no warm-up round), on dist/ as built
+ * (it fails when dist/ is stale, never rebuilds it): what the smoke tests run (test/bench-smoke.test.ts). `--cli` adds
+ * `wymcp check` on a generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial`
+ * runs only the adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit) and the tools at the edge's
  * families (bench/adversarial-edge.ts), which the whole run ends with; `--adversarial-edge` runs only those families.
  * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers). `--compile-scale` runs only
  * bench/compile-scale.ts (`wymcp compile` at 1,000, 5,000 and 10,000 tools). `--body-memory` runs only
@@ -13,7 +15,8 @@
  * bench/soak.ts (the Fetch face behind @hono/node-server under 60 s of load, against handler.fetch alone). `--proxy` runs
  * only bench/proxy.ts (`wymcp proxy` and `wymcp stdio` against their pass-through mode and no wymcp, and their memory
  * over `--memory-seconds N`, default 60); `--proxy --only stdio` runs only its stdio rounds, and `--proxy --only tools`
- * only its proxy --tools rounds (`--rounds N` of them), `--proxy --only live` only its live-page table
+ * only its proxy --tools rounds (`--rounds N` of them), `--proxy --only live` only its live-page table, `--proxy --only
+ * listener` only its listener table (bench/listener.ts: what reading the live page's listener costs a proxy, a minute)
  * (bench/live.ts, a few minutes): each prints its rows and budget, with the load average, and writes nothing.
  * `--per-message` prints only the inbound per-message tables, both format modes, and writes nothing. `--header-cost`
  * runs only bench/header-cost.ts (the transport headers' cost on a face's admission, per way of holding them) and
@@ -31,7 +34,18 @@ import type { Validator } from "../generated/validator.js";
 import { compileAtBoot, engine, enginePayload } from "./engine.js";
 import { benchMessages } from "./messages.js";
 import { errorCase, longErrorCase, messageCases, runCase, type Subjects, type Timing } from "./per-message.js";
-import { caseTable, derive, headerCost, proxyTargets, sizeTable, startupTable, stdioTarget, targets, targetsTable } from "./report.js";
+import {
+  caseTable,
+  derive,
+  headerCost,
+  listenerTargets,
+  proxyTargets,
+  sizeTable,
+  startupTable,
+  stdioTarget,
+  targets,
+  targetsTable,
+} from "./report.js";
 import { measureSizes } from "./size.js";
 import { bytesExceedDepth } from "./depth-scan.js";
 import { DEFAULT_MAX_DEPTH, exceedsDepth } from "../src/core/depth.js";
@@ -54,6 +68,7 @@ import {
   proxyTables,
   proxyToolsTable,
   liveSettings,
+  listenerSettings,
   roundsOf,
   runProxyBench,
   runProxyToolsBench,
@@ -62,6 +77,7 @@ import {
   type ProxyBenchSettings,
 } from "./proxy.js";
 import { liveTable, runLiveBench } from "./live.js";
+import { listenerTable, runListenerBench } from "./listener.js";
 import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
 import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body-memory.js";
 import { runSoak, soakTable } from "./soak.js";
@@ -70,9 +86,13 @@ import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
 import { headerCostTable, headerCostTargets } from "./header-cost.js";
 import { importBundled } from "./bundled.js";
 import { writeCharts, type ChartInputs } from "./charts.js";
+import { assertFreshDist } from "../test/support/built.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
-const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
+const smoke = process.argv.includes("--smoke");
+const quick = smoke || process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
+/** What a quick run's first line says of its figures. */
+const QUICK_NOTE = smoke ? " (smoke: the least work, figures are not meaningful)" : " (quick: one short round, figures are not meaningful)";
 const httpMode = process.argv.includes("--http");
 const withCli = process.argv.includes("--cli");
 const adversarialOnly = process.argv.includes("--adversarial");
@@ -119,6 +139,7 @@ const adversarialSettings: AdversarialSettings = quick
       budgetMs: 100,
       rounds: 1,
       longNames: { sizes: ["64 KiB"], styles: ["mixed"], rounds: 1, budgetMs: 100, minMs: 1 },
+      locations: smoke ? "sample" : "all",
     }
   : {
       startN: 256,
@@ -128,14 +149,21 @@ const adversarialSettings: AdversarialSettings = quick
       budgetMs: 1000,
       rounds: 5,
       longNames: { sizes: NAME_SIZES, styles: NAME_STYLES, rounds: 3, budgetMs: 1000, minMs: 8 },
+      locations: "all",
     };
 
-const edgeSettings: EdgeSettings = quick ? { rounds: 1, startN: 16, budgetMs: 50 } : { rounds: 7, startN: 256, budgetMs: 1000 };
+const edgeSettings: EdgeSettings = quick
+  ? { rounds: 1, startN: 16, budgetMs: 50, ...(smoke && { maxN: 64 }) }
+  : { rounds: 7, startN: 256, budgetMs: 1000 };
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 
-/** The start-up children import dist/, which bundles src/ and generated/: build it afresh (a few seconds). */
+/**
+ * The start-up children import dist/, which bundles src/ and generated/: build it afresh (a few seconds). The smoke
+ * run only checks it is fresh: under `npm test`, other test files read dist/ meanwhile.
+ */
 function buildDist(): void {
+  if (smoke) return assertFreshDist();
   log("building dist/ (npm run build)");
   const built = spawnSync("npm", ["run", "-s", "build"], { cwd: root, encoding: "utf8" });
   if (built.status !== 0) throw new Error(`building dist/ failed:\n${`${built.stdout}${built.stderr}`.trim()}`);
@@ -163,7 +191,7 @@ async function main(): Promise<void> {
     writeFileSync(messageFile, messages.toolsCall.text);
     writeFileSync(engineFile, enginePayload(eng));
     log(`start-up: ${settings.startupRounds} round(s) of fresh processes`);
-    startup = runStartup({ rounds: settings.startupRounds, messageFile, engineFile, log });
+    startup = runStartup({ rounds: settings.startupRounds, messageFile, engineFile, warmup: !smoke, log });
     cliStartup = runCliStartup({ rounds: settings.startupRounds, messageFile, tmp, log });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -226,7 +254,7 @@ async function main(): Promise<void> {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const { warmupMs, roundMs, rounds } = settings.timing;
   const lines = [
-    `wymcp benchmark${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+    `wymcp benchmark${quick ? QUICK_NOTE : ""}`,
     `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
     "",
     ...section("startup", `## Start-up (${startup.rounds} fresh node processes per variant, alternated)`, startupTable(startup)),
@@ -400,9 +428,10 @@ const HEADER_COST_HEADING =
 /** `--http`: only the flood: the example server gated (without and with telemetry), through the bare bridge, and the SDK alone (about 6 minutes; `--quick`: a few seconds). */
 async function mainHttp(): Promise<void> {
   const started = performance.now();
-  const settings: HttpSettings = quick
+  const quickOrFull: HttpSettings = quick
     ? { rounds: 1, roundMs: 300, warmupMs: 100, connections: 4 }
     : { rounds: 11, roundMs: 800, warmupMs: 500, connections: 8 };
+  const settings: HttpSettings = smoke ? { ...quickOrFull, roundMs: 50, warmupMs: 20 } : quickOrFull;
   const results = await runHttpFlood(settings, log);
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -459,7 +488,7 @@ function adversarialEdgeHeading(): string {
     "## Adversarial header values and tool schemas at the edge (fuzz/adversarial/edge.ts: the path after the body and the header " +
     "lines are parsed, admission (the nesting bound, validateMcpRequest with the header rules) and the tool's Mcp-Param headers and arguments ÷ JSON.parse of " +
     "the body and the header lines as one JSON text; headers at Node's default 16 KiB and a quarter of it; schemas n ×4 from " +
-    `${startN} to the body limit, a step projected over ${budgetMs} ms not taken; ${rounds} interleaved rounds, ratios per round)`
+    `${startN} to ${edgeSettings.maxN ?? "the body limit"}, a step projected over ${budgetMs} ms not taken; ${rounds} interleaved rounds, ratios per round)`
   );
 }
 
@@ -572,7 +601,7 @@ async function mainProxyTools(settings: ProxyBenchSettings): Promise<void> {
   const results = await runProxyToolsBench({ ...settings, rounds }, log);
   console.log(
     [
-      `wymcp proxy --pass-through, proxy, --tools and --learn-tools on${quick ? " (quick: figures are not meaningful)" : ""}: ${settings.connections} keep-alive connections, at least ${rounds} rounds in a balanced order × ${settings.roundMs} ms per variant`,
+      `wymcp proxy --pass-through, proxy, --tools and learning (the default)${quick ? " (quick: figures are not meaningful)" : ""}: ${settings.connections} keep-alive connections, at least ${rounds} rounds in a balanced order × ${settings.roundMs} ms per variant`,
       `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}`,
       "",
       proxyToolsTable(results),
@@ -607,17 +636,31 @@ async function mainLive(settings: ProxyBenchSettings): Promise<void> {
   }
 }
 
+/**
+ * `--proxy --only listener`: the live page's listener table alone (bench/listener.ts, about a minute), printed with its
+ * budgets; the whole `--proxy` run writes it into docs/performance.md with the rest.
+ */
+async function mainListener(settings: ProxyBenchSettings): Promise<void> {
+  const upstream = await launchExample({ env: { WYMCP_GATE: "off" } });
+  try {
+    const r = await runListenerBench(upstream.url, listenerSettings(settings), log);
+    console.log([listenerTable(r), "", targetsTable(listenerTargets(r))].join("\n"));
+  } finally {
+    await upstream.stop();
+  }
+}
+
 /** `--proxy`: `wymcp proxy` and `wymcp stdio` (about 5 minutes with the 60 s memory runs; `--quick`: seconds). */
 async function mainProxy(): Promise<void> {
   const started = performance.now();
   const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : undefined;
-  if (only !== undefined && only !== "stdio" && only !== "tools" && only !== "live")
-    throw new Error(`--only takes stdio, tools or live, not ${JSON.stringify(only)}`);
+  if (only !== undefined && only !== "stdio" && only !== "tools" && only !== "live" && only !== "listener")
+    throw new Error(`--only takes stdio, tools, live or listener, not ${JSON.stringify(only)}`);
   buildDist();
   const at = process.argv.indexOf("--memory-seconds");
-  const memorySeconds = at > 0 ? Number(process.argv[at + 1]) : quick ? 2 : 60;
+  const memorySeconds = at > 0 ? Number(process.argv[at + 1]) : smoke ? 1 : quick ? 2 : 60;
   if (!(memorySeconds > 0)) throw new Error("--memory-seconds must be a positive number");
-  const settings: ProxyBenchSettings = quick
+  const quickOrFull: ProxyBenchSettings = quick
     ? {
         rounds: 1,
         roundMs: 300,
@@ -630,6 +673,8 @@ async function mainProxy(): Promise<void> {
         liveSettleMs: 3_000,
         pageRows: 1_000,
         liveRounds: 1,
+        listenerReaders: 10,
+        listenerFillCalls: 500,
       }
     : {
         rounds: 9,
@@ -643,9 +688,15 @@ async function mainProxy(): Promise<void> {
         liveSettleMs: 60_000,
         pageRows: 10_000,
         liveRounds: 24,
+        listenerReaders: 100,
+        listenerFillCalls: 5_200,
       };
+  const settings: ProxyBenchSettings = smoke
+    ? { ...quickOrFull, roundMs: 50, warmupMs: 20, idleSockets: 20, liveMessages: 200, liveSettleMs: 1_000, pageRows: 100 }
+    : quickOrFull;
   if (only === "tools") return mainProxyTools(settings);
   if (only === "live") return mainLive(settings);
+  if (only === "listener") return mainListener(settings);
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   if (only === "stdio") {
     // A part of the section: printed, never written over the whole section in docs/performance.md.
@@ -736,10 +787,11 @@ async function mainBodyMemory(): Promise<void> {
 /** `--soak`: handler.fetch alone and gateFetch behind @hono/node-server, 60 s each, then the three ways of reading (about 3.5 minutes; `--quick`: seconds). */
 async function mainSoak(): Promise<void> {
   const started = performance.now();
-  const seconds = quick ? 3 : 60;
+  const seconds = smoke ? 1 : quick ? 3 : 60;
+  const probeSeconds = smoke ? 1 : quick ? 2 : 20;
   const concurrency = 32;
   const main = await runSoak({ seconds, concurrency, modes: ["sdk", "gated"] }, log);
-  const probes = await runSoak({ seconds: quick ? 2 : 20, concurrency, modes: ["reader", "arrayBuffer", "text"] }, log);
+  const probes = await runSoak({ seconds: probeSeconds, concurrency, modes: ["reader", "arrayBuffer", "text"] }, log);
   const total = (performance.now() - started) / 1000;
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   console.log(
@@ -750,7 +802,7 @@ async function mainSoak(): Promise<void> {
       ...section(
         "soak",
         `## Soak: the Fetch face behind @hono/node-server, ${concurrency} requests in flight on keep-alive connections, one in twenty ` +
-          `with Content-Type text/plain; ${seconds} s per server (the probes ${quick ? 2 : 20} s), each a fresh process`,
+          `with Content-Type text/plain; ${seconds} s per server (the probes ${probeSeconds} s), each a fresh process`,
         soakTable([...main, ...probes]),
       ),
       "",

@@ -154,6 +154,7 @@ async function main(): Promise<void> {
       "ajv/*",
       "ajv-formats",
       "json-schema-to-typescript",
+      "re2js",
       "@modelcontextprotocol/client",
       "@modelcontextprotocol/client/*",
       "@opentelemetry/api",

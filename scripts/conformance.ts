@@ -247,7 +247,10 @@ async function main(): Promise<number> {
                 WYMCP_GATE: "on",
                 WYMCP_OUTBOUND: "report",
                 WYMCP_OUTBOUND_FILE: file,
-                ...(LEGACY_CHECKS && { WYMCP_LEGACY_CHECKS: LEGACY_CHECKS }),
+                // The flag's mode as the params rule's state the gate takes.
+                ...(LEGACY_CHECKS && {
+                  WYMCP_PARAMS: { params: "enforce", report: "report", framing: "off" }[LEGACY_CHECKS] ?? LEGACY_CHECKS,
+                }),
               }
             : { WYMCP_GATE: "off" };
         const server = await launchExample({ script: "examples/conformance-server.ts", env });

@@ -44,9 +44,8 @@ describe("the header family: each case is judged as it says, by a Node face and 
 });
 
 describe("the schema family: exactly the risky schemas are not run at the edge, every other one is judged as the case says", () => {
-  // The cases that backtrack (polynomially or worse), multiply the schemas judged per value, or compare every pair.
-  const RISKY =
-    /\\d\*\\d\*|a-z\]\*\[|\/\[a-z\]\+x|\[\^@\]\+@|\.\+@|\{40\}|\(a\|ab\)|\{1,1000\}|500 deep|of 64 object|doubling|uniqueItems|enum of 2,000|patternProperties/;
+  // The cases that multiply the schemas judged per value or compare every pair, and the one pattern too large for RE2 at the edge.
+  const RISKY = /\{1,1000\}|500 deep|of 64 object|doubling|uniqueItems|enum of 2,000/;
 
   test("every case at a small n", async () => {
     for (const c of schemaCases(compile)) {

@@ -340,7 +340,7 @@ describe("wymcp check --json", () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(200) } });
     const run = wymcp(["--json", "--max-body-bytes", "100", "-"], { input: `${body}\n` });
     const verdict = JSON.parse(run.stdout.split("\n")[0]!) as JsonObject;
-    const answer = await wymcpFetch({ maxBodyBytes: 100 })(
+    const answer = await wymcpFetch({ limits: { maxBodyBytes: 100 } })(
       new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json" }, body }),
     );
     assert.equal(verdict.status, answer!.status);

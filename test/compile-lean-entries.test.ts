@@ -6,10 +6,10 @@ import { staticGraph } from "./support/graph.js";
 import { repoRoot } from "./support/spec.js";
 
 const dist = join(repoRoot, "dist");
-const COMPILERS = /^(?:ajv|ajv-formats|json-schema-to-typescript)(?:\/|$)/;
+const COMPILERS = /^(?:ajv|ajv-formats|json-schema-to-typescript|re2js)(?:\/|$)/;
 
 for (const entry of ["index.js", "node-http.js", "fetch.js", "outbound.js", "otel.js"]) {
-  test(`dist/${entry} never loads Ajv, ajv-formats, json-schema-to-typescript or the compiler`, () => {
+  test(`dist/${entry} never loads Ajv, ajv-formats, json-schema-to-typescript, re2js or the compiler`, () => {
     const { files, bare, dynamic } = staticGraph(join(dist, entry));
     for (const specifier of [...bare, ...dynamic]) assert.doesNotMatch(specifier, COMPILERS, specifier);
     assert.deepEqual([...dynamic], [], "no lazy import either");

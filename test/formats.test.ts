@@ -8,7 +8,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import { assertFreshDist } from "./support/built.js";
-import { validateMcpRequest, type Formats } from "wymcp";
+import { validateMcpRequest } from "wymcp";
+
+type Formats = "annotation" | "strict";
+const FORMATS_RULE = { annotation: "off", strict: "enforce" } as const;
 import { gateFetch, type McpFetchHandler, wymcpFetch } from "wymcp/fetch";
 import { gateNode, wymcpNode } from "wymcp/node";
 import { validateMcpResponse } from "wymcp/outbound";
@@ -64,8 +67,8 @@ describe("the pure calls", () => {
     test(`validateMcpRequest, ${c.name}: passes by default, refused -32602 at ${c.at} under formats: "strict"`, () => {
       const options = { protocolVersion: c.protocolVersion };
       assert.equal(validateMcpRequest(c.body, c.era, options).outcome, "pass");
-      assert.equal(validateMcpRequest(c.body, c.era, { ...options, formats: "annotation" }).outcome, "pass");
-      const strict = validateMcpRequest(c.body, c.era, { ...options, formats: "strict" });
+      assert.equal(validateMcpRequest(c.body, c.era, { ...options, rules: { formats: "off" } }).outcome, "pass");
+      const strict = validateMcpRequest(c.body, c.era, { ...options, rules: { formats: "enforce" } });
       assert.equal(strict.outcome, "reject");
       if (strict.outcome !== "reject") return;
       assert.equal(strict.status, refusedStatus(c));
@@ -92,7 +95,7 @@ describe("the pure calls", () => {
     const outbound = OUTBOUND_CASES[0]!;
     const options = { protocolVersion: inbound.protocolVersion };
     for (let i = 0; i < 3; i++) {
-      assert.equal(validateMcpRequest(inbound.body, inbound.era, { ...options, formats: "strict" }).outcome, "reject");
+      assert.equal(validateMcpRequest(inbound.body, inbound.era, { ...options, rules: { formats: "enforce" } }).outcome, "reject");
       assert.equal(validateMcpRequest(inbound.body, inbound.era, options).outcome, "pass");
       assert.equal(validateMcpResponse(outbound.message, { ...outbound, formats: "strict" }).outcome, "violation");
       assert.equal(validateMcpResponse(outbound.message, outbound).outcome, "pass");
@@ -117,13 +120,13 @@ describe("gateFetch and wymcpFetch", () => {
       assert.equal(byDefault.reached(), 1);
 
       const strict = countingHandler();
-      const refused = await gateFetch(strict.handler, { formats: "strict" })(post(c));
+      const refused = await gateFetch(strict.handler, { rules: { formats: "enforce" } })(post(c));
       assert.equal(refused.status, refusedStatus(c));
       assertRefusedAt((await refused.json()) as ErrorAnswer, c);
       assert.equal(strict.reached(), 0);
 
       assert.equal(await wymcpFetch()(post(c)), undefined, "the guard hands it on by default");
-      const guarded = await wymcpFetch({ formats: "strict" })(post(c));
+      const guarded = await wymcpFetch({ rules: { formats: "enforce" } })(post(c));
       assert.ok(guarded, "the strict guard answers it");
       assert.equal(guarded.status, refusedStatus(c));
       assertRefusedAt((await guarded.json()) as ErrorAnswer, c);
@@ -139,10 +142,9 @@ describe("gateFetch and wymcpFetch", () => {
           request: Request,
         ) => Promise<Response>;
         const gated = gateFetch(server, {
-          formats,
-          outbound: "report",
-          outboundCheck: validateMcpResponse,
-          onOutboundViolation: ({ violations }) => seen.push(violations.errors.map((e) => e.instancePath)),
+          rules: { formats: FORMATS_RULE[formats] },
+          outbound: validateMcpResponse,
+          onReport: ({ errors }) => seen.push((errors ?? []).map((e) => e.instancePath)),
         });
         const answer = await gated(post(requestFor(c)));
         assert.deepEqual(await answer.json(), c.message, "the answer goes out unchanged");
@@ -189,8 +191,8 @@ describe("gateNode and wymcpNode", () => {
         return new Response(JSON.stringify({ jsonrpc: "2.0", id: 1, result: {} }), { headers: { "content-type": "application/json" } });
       },
     };
-    const gates = { "/default": gateNode(handler), "/strict": gateNode(handler, { formats: "strict" }) };
-    const guards = { "/guard-default": wymcpNode(), "/guard-strict": wymcpNode({ formats: "strict" }) };
+    const gates = { "/default": gateNode(handler), "/strict": gateNode(handler, { rules: { formats: "enforce" } }) };
+    const guards = { "/guard-default": wymcpNode(), "/guard-strict": wymcpNode({ rules: { formats: "enforce" } }) };
     const server = http.createServer((req, res) => {
       const path = req.url ?? "";
       if (path in gates) return void gates[path as keyof typeof gates](req, res);
@@ -234,10 +236,9 @@ describe("gateNode and wymcpNode", () => {
       (["annotation", "strict"] as const).map((formats) => [
         `/${formats}`,
         gateNode(handler, {
-          formats,
-          outbound: "report",
-          outboundCheck: validateMcpResponse,
-          onOutboundViolation: ({ violations }) => reports[formats].push(violations.errors.map((e) => e.instancePath)),
+          rules: { formats: FORMATS_RULE[formats] },
+          outbound: validateMcpResponse,
+          onReport: ({ errors }) => reports[formats]!.push((errors ?? []).map((e) => e.instancePath)),
         }),
       ]),
     );
@@ -302,7 +303,7 @@ describe("wymcp check --rule formats=enforce", () => {
   });
 });
 
-describe("wymcp proxy --rule formats=enforce", { timeout: 60_000 }, () => {
+describe("wymcp proxy --rule formats=enforce", () => {
   let upstream: Upstream;
   let proxies: Record<Formats, RunningProxy>;
   before(async () => {
@@ -333,7 +334,7 @@ describe("wymcp proxy --rule formats=enforce", { timeout: 60_000 }, () => {
   });
 });
 
-describe("wymcp stdio --rule formats=enforce", { timeout: 60_000 }, () => {
+describe("wymcp stdio --rule formats=enforce", () => {
   /** `wymcp stdio <flags> -- node -e <an echo server>`: every line the server reads, it answers with a result. */
   function gate(flags: string[]): { child: ChildProcess; lines: () => Array<Record<string, unknown>> } {
     const echo =
@@ -365,7 +366,7 @@ describe("wymcp stdio --rule formats=enforce", { timeout: 60_000 }, () => {
       const g = gate(formats === "strict" ? ["--rule", "formats=enforce"] : []);
       const ids = cases.map((c, i) => ({ ...c.body, id: `c${i}` }));
       g.child.stdin!.write(ids.map((body) => `${JSON.stringify(body)}\n`).join(""));
-      await until(() => g.lines().length === cases.length, 20_000);
+      await until(() => g.lines().length === cases.length);
       g.child.stdin!.end();
       await new Promise((resolve) => g.child.once("close", resolve));
       const byId = new Map(g.lines().map((line) => [line.id, line]));

@@ -53,9 +53,7 @@ const SECRETS = [
   "Method not found", // an error's message
 ];
 
-describe("wymcp proxy --ui --record in front of the Python SDK's MCPServer, the TypeScript SDK v1 client driving it", {
-  timeout: 240_000,
-}, () => {
+describe("wymcp proxy --ui --record in front of the Python SDK's MCPServer, the TypeScript SDK v1 client driving it", () => {
   let python: PythonHttpServer;
   let proxy: RunningProxy;
   let ui: string;

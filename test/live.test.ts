@@ -16,7 +16,7 @@ import { type AddressInfo, connect, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { parseCheckOptions } from "../src/cli/check/options.js";
 import { type InspectRow, rowFacts } from "../src/inspect/row.js";
-import { type Capture, JUDGE_BATCH_CHARS, LiveFeed, textOf } from "../src/inspect/live/feed.js";
+import { type Capture, JUDGE_BATCH_CHARS, JUDGE_SLICE_UNITS, LiveFeed, textOf } from "../src/inspect/live/feed.js";
 import { BLOCK_BYTES, HeldCaptures } from "../src/inspect/live/held.js";
 import { JsonRows, ROW_BLOCK_BYTES } from "../src/inspect/live/json-rows.js";
 import { RowRing } from "../src/inspect/ring.js";
@@ -152,7 +152,7 @@ describe("wymcp stdio --ui: the live feed without a browser", () => {
     gate.write(call(3, { name: 42 }));
     const byId = (id: number, direction: string) =>
       feed.rows.find((row) => row.verdict.direction === direction && (JSON.parse(row.text!) as { id?: number }).id === id);
-    await until(() => [byId(2, "in"), byId(2, "out"), byId(3, "in"), byId(3, "out")].every(Boolean), 10_000);
+    await until(() => [byId(2, "in"), byId(2, "out"), byId(3, "in"), byId(3, "out")].every(Boolean));
     const served = byId(2, "in")!;
     const answer = byId(2, "out")!;
     const refused = byId(3, "in")!;
@@ -227,7 +227,7 @@ describe("the live flags", () => {
     const gate = stdioGate(["--record", "/dev/full"]);
     gate.write(initialize(1));
     for (let id = 2; id < 40; id++) gate.write(call(id, { name: "echo", arguments: { text: "x".repeat(2000) } }));
-    await until(() => gate.answers().filter((answer) => answer.result !== undefined).length === 39, 20_000);
+    await until(() => gate.answers().filter((answer) => answer.result !== undefined).length === 39);
     gate.child.stdin!.end();
     assert.equal(await gate.exited, 0);
     assert.equal(gate.stderr().match(/cannot write \/dev\/full/g)?.length, 1, gate.stderr());
@@ -319,35 +319,46 @@ describe("the live feed's bounds", () => {
       ],
     );
     assert.equal(feed.waiting, 0);
-    // A message captured while the page followed is judged as it goes, for it.
+    // A message captured while the page followed is judged after it left, in order: those after it wait behind it.
     feed.capture({ entry: 3, from: "client", text: message(3), time: 3 });
     stop();
-    assert.equal(told.length, 3);
     feed.capture({ entry: 4, from: "client", text: message(4), bytes: Buffer.from(message(4)), time: 4 });
-    assert.equal(told.length, 3);
+    assert.equal(feed.waiting, 2);
+    await until(() => feed.waiting === 0);
+    assert.equal(told.length, 2);
+    // Once none waits, with no page following, a message is held, its text read back from its bytes when judged.
+    feed.capture({ entry: 5, from: "client", text: undefined, bytes: Buffer.from(message(5)), time: 5 });
     assert.equal(feed.waiting, 1);
-    // With no page following, the bytes are not held: the text is.
-    assert.equal(feed.rows().at(-1)!.text, message(4));
+    assert.deepEqual(
+      feed.rows().map((row) => JSON.parse(row.text!).id),
+      [1, 2, 3, 4, 5],
+    );
   });
 
-  test("while a page follows, a batch whose text reaches its bound is judged at once, not after the batch's delay", () => {
+  test("while a page follows, a batch whose text reaches its bound is judged from the next turn on, not after the batch's delay, a slice a turn", async () => {
     const feed = new LiveFeed("stdio", options, 100);
     const told: InspectRow[] = [];
     const stop = feed.subscribe((row) => told.push(row));
     const big = JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { data: "z".repeat(300 * 1024) } });
-    let sent = 0;
-    while (told.length === 0 && sent < 10) feed.capture({ entry: ++sent, from: "server", text: big, time: sent });
-    // About 300 K units each: the fourth passes the bound of a batch.
-    assert.equal(sent, Math.ceil(JUDGE_BATCH_CHARS / big.length));
-    assert.equal(told.length, sent);
+    const batch = Math.ceil(JUDGE_BATCH_CHARS / big.length);
+    for (let sent = 1; sent <= batch; sent++) feed.capture({ entry: sent, from: "server", text: big, time: sent });
+    // Nothing on the capture's own call; then one message a turn, each over a slice's text.
+    assert.equal(told.length, 0);
+    assert.ok(big.length > JUDGE_SLICE_UNITS);
+    for (let turn = 1; turn <= batch; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(told.length, turn);
+    }
     assert.equal(feed.waiting, 0);
     stop();
   });
 
-  test("rows judged while a page followed and messages kept since share one bound", () => {
+  test("rows judged while a page followed and messages kept since share one bound", async () => {
     const feed = new LiveFeed("stdio", options, 100);
-    const stop = feed.subscribe(() => undefined);
+    let told = 0;
+    const stop = feed.subscribe(() => told++);
     for (let i = 1; i <= 100; i++) feed.capture({ entry: i, from: "client", text: message(i), time: i });
+    await until(() => told === 100);
     stop();
     for (let i = 101; i <= 160; i++) feed.capture({ entry: i, from: "client", text: message(i), time: i });
     assert.equal(feed.waiting, 60);
@@ -425,6 +436,36 @@ describe("the live feed's bounds", () => {
       if (capture.bytes !== undefined) assert.deepEqual(Buffer.from(capture.bytes), Buffer.from(capture.text!, "utf8"));
   });
 
+  test("the oldest messages kept are taken a slice at a time, by count and by text, each as captured; the rest stay held and the buffers behind them go", () => {
+    const held = new HeldCaptures(1_000);
+    const text = (i: number) => JSON.stringify({ jsonrpc: "2.0", id: i, result: { t: "y".repeat(1000) } });
+    // One whose fields NUL makes odd, kept as it came: its place in the order holds.
+    for (let i = 1; i <= 500; i++)
+      held.add({ entry: i, part: "response", from: "server", text: text(i), headers: { "mcp-name": i === 7 ? "a\0b" : "x" }, time: i });
+    const before = held.blockBytes;
+    const entries = (captures: Capture[]) => captures.map((c) => c.entry);
+    assert.deepEqual(entries(held.takeOldest(5, Number.POSITIVE_INFINITY)), [1, 2, 3, 4, 5]);
+    // Past `units` of text no more is taken; one at least.
+    const bySize = held.takeOldest(100, 2 * text(6).length);
+    assert.deepEqual(entries(bySize), [6, 7]);
+    assert.deepEqual(bySize[1]!.headers, { "mcp-name": "a\0b" });
+    assert.deepEqual(entries(held.takeOldest(100, 1)), [8]);
+    assert.equal(held.size, 492);
+    assert.equal(
+      held.textUnits,
+      Array.from({ length: 492 }, (_, k) => text(9 + k).length).reduce((a, b) => a + b),
+    );
+    const rest = held.takeOldest(400, Number.POSITIVE_INFINITY);
+    assert.deepEqual([rest[0]!.entry, rest[0]!.text, rest.at(-1)!.entry], [9, text(9), 408]);
+    // Ninety-two messages of a kilobyte lie in two buffers, three at most: the six behind them went.
+    assert.ok(held.blockBytes <= 3 * BLOCK_BYTES && before >= 8 * BLOCK_BYTES, `${held.blockBytes} of ${before} bytes held`);
+    assert.deepEqual(
+      held.take().map((c) => [c.entry, c.text]),
+      Array.from({ length: 92 }, (_, k) => [409 + k, text(409 + k)]),
+    );
+    assert.deepEqual([held.size, held.textUnits, held.blockBytes], [0, 0, 0]);
+  });
+
   test("messages kept with no page following let their buffers go as the oldest give way to the newest", () => {
     const held = new HeldCaptures(10);
     const text = (i: number) => JSON.stringify({ jsonrpc: "2.0", id: i, result: { t: "y".repeat(1000) } });
@@ -491,7 +532,7 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        exchange(req, res, Buffer.concat(chunks));
+        exchange({ req, res, body: Buffer.concat(chunks) });
         answer(res);
       });
     });
@@ -599,7 +640,7 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
     const captures: Capture[] = [];
     const exchange = httpTap((c) => captures.push(c), { maxBytes: 64 });
     const server = http.createServer((req, res) => {
-      exchange(req, res, Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'));
+      exchange({ req, res, body: Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}') });
       res.writeHead(202).end();
     });
     await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
@@ -647,8 +688,8 @@ describe("the proxy's reader: what it relays, told write by write", () => {
     const live = httpObserver((c) => captures.push(c), { maxBytes: 1024 });
     const tapped: boolean[] = [];
     const observer: MessageObserver<http.IncomingMessage, http.ServerResponse> = {
-      exchange: (req, res, body, _admitted, refused) => {
-        const own = live.exchange(req, res, body, undefined, refused);
+      exchange: ({ req, res, body, refused }) => {
+        const own = live.exchange({ req, res, body, refused });
         tapped.push(Object.hasOwn(res, "write"));
         return own;
       },
@@ -971,7 +1012,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
       const facts = feed
         .rows()
         .filter((row) => row.verdict.part === "request")
-        .map((row) => rowFacts({ verdict: row.verdict, body: undefined }));
+        .map((row) => rowFacts(row));
       assert.equal(facts.length, requests.length);
       const rulesOf = (id: number) => facts[id - 1]!.reports.map((report) => report.rule);
       // Params (modern and legacy), a body not JSON, a header disagreeing, a tool's arguments: each row marked by its rule, once.
@@ -1094,7 +1135,7 @@ describe("the rows a page follows, kept as their JSON", () => {
     }
   });
 
-  test("/rows on a live feed answers the rows as a ring of row objects would, capacity and title first", async () => {
+  test("/rows on a live feed answers a page of the rows as a ring of row objects would, the capacity, title and cursor first", async () => {
     const feed = new LiveFeed("stdio", options, 5);
     for (let i = 1; i <= 8; i++)
       feed.capture({ entry: i, from: "client", text: JSON.stringify({ jsonrpc: "2.0", id: i, method: "ping" }), time: i });
@@ -1102,7 +1143,7 @@ describe("the rows a page follows, kept as their JSON", () => {
     try {
       const answer = await fetch(new URL("rows", listener.url));
       const text = await answer.text();
-      assert.equal(text, JSON.stringify({ capacity: 5, title: "live", rows: feed.rows() }));
+      assert.equal(text, JSON.stringify({ capacity: 5, title: "live", first: 1, dropped: 0, next: 5, more: false, rows: feed.rows() }));
       assert.deepEqual(
         (JSON.parse(text) as { rows: InspectRow[] }).rows.map((row) => [row.seq, (JSON.parse(row.text!) as { id: number }).id]),
         [

@@ -13,7 +13,7 @@ import {
 import type { Admission } from "../src/core/admission.js";
 import type { TransportFacts } from "../src/core/telemetry.js";
 import { traceOf } from "../src/core/traced.js";
-import { isServerError, KNOWN_METHODS } from "../src/otel/conventions.js";
+import { isServerError, KNOWN_METHODS, KNOWN_REVISIONS } from "../src/otel/conventions.js";
 import { mcpTelemetry } from "../src/otel/telemetry.js";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { TracerProvider } from "@opentelemetry/sdk-trace";
@@ -231,6 +231,11 @@ test("every client request and notification method of every MCP revision is a kn
   assert.ok(seen > 50, `${seen} methods checked`);
 });
 
+test("the revisions recorded as themselves on metrics are the MCP revisions of the spec, each a dated one", () => {
+  const dated = specRevisions().filter((revision) => /^\d{4}-\d{2}-\d{2}$/.test(revision));
+  assert.deepEqual([...KNOWN_REVISIONS].sort(), dated);
+});
+
 interface Definition {
   anyOf?: Array<{ $ref: string }>;
   properties?: { method?: { const?: string } };
@@ -260,7 +265,7 @@ describe("no SDK, no facts: a telemetry that records nothing is never shown the 
   test("recording() false: traceOf reads nothing of the body and never calls judged", () => {
     const { verdict, reads } = counted();
     let judged = 0;
-    const trace = traceOf({ recording: () => false, judged: () => void judged++ }, verdict, 0, pipe, headers);
+    const trace = traceOf({ recording: () => false, judged: () => void judged++ }, { verdict, startTime: 0, transport: pipe, headers });
     assert.deepEqual([trace, judged, reads()], [undefined, 0, 0]);
   });
 
@@ -268,7 +273,7 @@ describe("no SDK, no facts: a telemetry that records nothing is never shown the 
     for (const recording of [() => true, undefined]) {
       const { verdict, reads } = counted();
       let judged = 0;
-      traceOf({ recording, judged: () => void judged++ }, verdict, 0, pipe, headers);
+      traceOf({ recording, judged: () => void judged++ }, { verdict, startTime: 0, transport: pipe, headers });
       assert.equal(judged, 1);
       assert.ok(reads() > 0);
     }
@@ -288,6 +293,6 @@ describe("no SDK, no facts: a telemetry that records nothing is never shown the 
       },
       judged: () => assert.fail("judged after a failing recording()"),
     };
-    assert.equal(traceOf(failing, verdict, 0, pipe, headers), undefined);
+    assert.equal(traceOf(failing, { verdict, startTime: 0, transport: pipe, headers }), undefined);
   });
 });

@@ -10,6 +10,7 @@ import { gateNode, serveFetch, wymcpNode, type McpFetchHandler } from "wymcp/nod
 import { mcpTelemetry } from "wymcp/otel";
 import type { JudgedExchange } from "wymcp";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
+import { MAX_UNDECLARED_VALUES } from "../src/otel/attribute-values.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import {
@@ -66,7 +67,7 @@ function handlerFor(o: Observed) {
 
 before(() => enableContext());
 
-describe("gateNode with telemetry, the official client v2 in the modern era", { timeout: 30_000 }, () => {
+describe("gateNode with telemetry, the official client v2 in the modern era", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   before(async () => {
@@ -162,7 +163,7 @@ describe("gateNode with telemetry, the official client v2 in the modern era", { 
   });
 });
 
-describe("gateNode with telemetry, the official client v2 in the legacy era", { timeout: 30_000 }, () => {
+describe("gateNode with telemetry, the official client v2 in the legacy era", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   let legacyOnly: Awaited<ReturnType<typeof listening>>;
@@ -173,7 +174,9 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", { 
     server = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry })));
     legacyOnly = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry, era: "legacy" })));
     const onLegacyReport = (info: unknown) => void reports.push(info);
-    reporting = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry, legacyChecks: "report", onLegacyReport })));
+    reporting = await listening(
+      http.createServer(gateNode(handler, { telemetry: o.telemetry, rules: { params: "report" }, onReport: onLegacyReport })),
+    );
   });
   after(async () => {
     await server.close();
@@ -283,11 +286,11 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", { 
   });
 });
 
-describe("notifications, refusals before judging, bounds", { timeout: 30_000 }, () => {
+describe("notifications, refusals before judging, bounds", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   before(async () => {
-    server = await listening(http.createServer(gateNode(handlerFor(o), { telemetry: o.telemetry, maxBodyBytes: 2048 })));
+    server = await listening(http.createServer(gateNode(handlerFor(o), { telemetry: o.telemetry, limits: { maxBodyBytes: 2048 } })));
   });
   after(() => server.close());
   beforeEach(() => o.reset());
@@ -340,7 +343,7 @@ describe("notifications, refusals before judging, bounds", { timeout: 30_000 }, 
   });
 });
 
-describe("trace context: params._meta first, then the HTTP headers, then the ambient context", { timeout: 30_000 }, () => {
+describe("trace context: params._meta first, then the HTTP headers, then the ambient context", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   before(async () => {
@@ -380,7 +383,7 @@ describe("trace context: params._meta first, then the HTTP headers, then the amb
   });
 });
 
-describe("metrics: mcp.server.operation.duration, wymcp.rejections, wymcp.validation.duration", { timeout: 30_000 }, () => {
+describe("metrics: mcp.server.operation.duration, wymcp.rejections, wymcp.validation.duration", () => {
   test("a passing and a refused tools/call, and an unknown method folded to _OTHER on metrics only", async () => {
     const o = observed();
     const server = await listening(http.createServer(gateNode(handlerFor(o), { telemetry: o.telemetry })));
@@ -442,7 +445,7 @@ describe("metrics: mcp.server.operation.duration, wymcp.rejections, wymcp.valida
   });
 });
 
-describe("gateFetch with telemetry", { timeout: 30_000 }, () => {
+describe("gateFetch with telemetry", () => {
   test("the official client through gateFetch: a passing call continues the client's trace and the tool's span nests; a refused one is traced", async () => {
     const o = observed();
     const gated = gateFetch(handlerFor(o), { telemetry: o.telemetry });
@@ -568,7 +571,7 @@ describe("gateFetch with telemetry", { timeout: 30_000 }, () => {
   });
 });
 
-describe("the lower-level guards take the same option", { timeout: 30_000 }, () => {
+describe("the lower-level guards take the same option", () => {
   const headers = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
@@ -621,7 +624,7 @@ describe("the lower-level guards take the same option", { timeout: 30_000 }, () 
   });
 });
 
-describe("gateNode: a handler that throws, a client that goes away", { timeout: 30_000 }, () => {
+describe("gateNode: a handler that throws, a client that goes away", () => {
   const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   const list = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" });
 
@@ -684,7 +687,7 @@ describe("gateNode: a handler that throws, a client that goes away", { timeout: 
   });
 });
 
-describe("a session assigned by the answer", { timeout: 30_000 }, () => {
+describe("a session assigned by the answer", () => {
   test("an initialize answered with an Mcp-Session-Id carries it; a modern answer's header is never recorded", async () => {
     const o = observed();
     const assigning: McpFetchHandler = {
@@ -715,7 +718,7 @@ describe("a session assigned by the answer", { timeout: 30_000 }, () => {
   });
 });
 
-describe("a legacy batch: one span per message, each ended by its own answer", { timeout: 30_000 }, () => {
+describe("a legacy batch: one span per message, each ended by its own answer", () => {
   test("two requests and a notification; the error answer marks the right span", async () => {
     const o = observed();
     const answering: McpFetchHandler = {
@@ -793,7 +796,7 @@ describe("with no SDK nothing is watched", () => {
   });
 });
 
-describe("an observer that fails never fails the request", { timeout: 30_000 }, () => {
+describe("an observer that fails never fails the request", () => {
   const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
   const broken: Record<string, Telemetry> = {
@@ -840,4 +843,71 @@ describe("an observer that fails never fails the request", { timeout: 30_000 }, 
       assert.deepEqual([response.status, ((await response.json()) as { id: number }).id, calls], [200, 1, 2]);
     });
   }
+});
+
+describe("metric attributes a client chooses are bounded: a client cannot add series at will", () => {
+  const jsonHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  /** A plain handler behind gateFetch: tools/list lists `listed`, every other request gets an empty result. */
+  function gateWith(o: Observed, listed: string[] = []) {
+    return gateFetch(
+      async (request: Request) => {
+        const { id, method } = (await request.json()) as { id: number; method: string };
+        const result =
+          method === "tools/list" ? { tools: listed.map((name) => ({ name, inputSchema: { type: "object" } })) } : { content: [] };
+        return new Response(JSON.stringify({ jsonrpc: "2.0", id, result }), { headers: { "content-type": "application/json" } });
+      },
+      { telemetry: o.telemetry },
+    );
+  }
+  const post = async (gate: ReturnType<typeof gateWith>, body: unknown, headers: Record<string, string> = {}) =>
+    (
+      await gate(
+        new Request("http://gate.test/mcp", { method: "POST", headers: { ...jsonHeaders, ...headers }, body: JSON.stringify(body) }),
+      )
+    ).text();
+  const call = (id: number, name: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } });
+  const valuesOf = async (o: Observed, attribute: string) =>
+    new Set(
+      histogramPoints(await o.metric("mcp.server.operation.duration"))
+        .map((p) => p.attributes[attribute])
+        .filter((value) => value !== undefined),
+    );
+
+  test("invented tool names: the first MAX_UNDECLARED_VALUES are recorded, every later one is _OTHER on the metric; the span keeps the name", async () => {
+    const o = observed();
+    const gate = gateWith(o);
+    const invented = MAX_UNDECLARED_VALUES + 50;
+    for (let i = 0; i < invented; i++) await post(gate, call(i, `invented-${i}`));
+    const names = await valuesOf(o, "gen_ai.tool.name");
+    assert.equal(names.size, MAX_UNDECLARED_VALUES + 1);
+    assert.ok(names.has("_OTHER") && names.has("invented-0") && !names.has(`invented-${invented - 1}`));
+    const last = o.serverSpans().find((span) => span.name === `tools/call invented-${invented - 1}`);
+    assert.equal(last?.attributes["gen_ai.tool.name"], `invented-${invented - 1}`);
+  });
+
+  test("a server that listed its tools: a call to a listed tool keeps its name, any other is _OTHER from the first", async () => {
+    const o = observed();
+    const gate = gateWith(o, ["alpha", "beta"]);
+    await post(gate, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    await post(gate, call(2, "alpha"));
+    for (let i = 0; i < 10; i++) await post(gate, call(3 + i, `invented-${i}`));
+    await post(gate, call(20, "beta"));
+    assert.deepEqual([...(await valuesOf(o, "gen_ai.tool.name"))].sort(), ["_OTHER", "alpha", "beta"]);
+  });
+
+  test("invented protocol versions: the MCP revisions are always recorded, other date-shaped claims bounded as names are", async () => {
+    const o = observed();
+    const gate = gateWith(o);
+    const ping = (id: number) => ({ jsonrpc: "2.0", id, method: "ping" });
+    for (let i = 0; i < MAX_UNDECLARED_VALUES + 20; i++) {
+      const day = String((i % 28) + 1).padStart(2, "0");
+      const month = String(Math.floor(i / 28) + 1).padStart(2, "0");
+      await post(gate, ping(i), { "mcp-protocol-version": `1999-${month}-${day}` });
+    }
+    await post(gate, ping(999), { "mcp-protocol-version": "2025-06-18" });
+    const versions = await valuesOf(o, "mcp.protocol.version");
+    assert.ok(versions.has("2025-06-18"), "a revision, after the bound was reached");
+    assert.ok(versions.has("_OTHER"));
+    assert.equal(versions.size, MAX_UNDECLARED_VALUES + 2);
+  });
 });

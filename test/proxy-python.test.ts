@@ -12,7 +12,7 @@ import { MODERN, tsSession } from "./support/ts-sessions.js";
 before(assertFreshDist);
 
 // The server is the official Python SDK's MCPServer (mcp 2.3.0), which serves both eras; nobody here wrote it or its clients.
-describe("a Python MCPServer behind wymcp proxy", { timeout: 180_000 }, () => {
+describe("a Python MCPServer behind wymcp proxy", () => {
   let server: PythonHttpServer;
   let proxy: RunningProxy;
   let proxied: URL;

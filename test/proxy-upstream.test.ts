@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { TLSSocket } from "node:tls";
-import { idleMs } from "../src/hosts/proxy/forward.js";
+import { idleMs, MAX_FORWARDED_HOST } from "../src/hosts/proxy/forward.js";
 import { assertFreshDist } from "./support/built.js";
 import { rawPost } from "./support/gate-fixtures.js";
 import { echoResult, headerOf, recordingUpstream, startProxy, until } from "./support/proxy.js";
@@ -80,7 +80,7 @@ const okAnswer = (id: unknown = 1, extra = "") => {
 };
 const idOf = (request: RawRequest) => (JSON.parse(request.body.toString("utf8") || "{}") as { id?: unknown }).id;
 
-describe("an upstream's answer that is not valid HTTP is answered 502, and the proxy keeps serving", { timeout: 60_000 }, () => {
+describe("an upstream's answer that is not valid HTTP is answered 502, and the proxy keeps serving", () => {
   for (const [name, statusLine] of [["a status below 100", "HTTP/1.1 042 Odd"]] as const) {
     test(`${name}: 502 with the request's id, logged; an exchange in flight on another socket is answered all the same`, async () => {
       let held: RawRequest | undefined;
@@ -142,7 +142,7 @@ describe("an upstream's answer that is not valid HTTP is answered 502, and the p
   });
 });
 
-describe("a reused socket the upstream reset: retried only when nothing is replayed that should not be", { timeout: 60_000 }, () => {
+describe("a reused socket the upstream reset: retried only when nothing is replayed that should not be", () => {
   /** Answers the first request on each connection and resets the connection on the second, as a server whose idle timeout fired. */
   const resetting = () =>
     rawUpstream((request) => {
@@ -152,7 +152,7 @@ describe("a reused socket the upstream reset: retried only when nothing is repla
 
   test("--pass-through: a POST whose streamed body is consumed is answered 502, never sent again with no body", async () => {
     const upstream = await resetting();
-    const proxy = await startProxy(["--upstream", upstream.url.href, "--pass-through", "--timeout", "5000"]);
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--pass-through"]);
     try {
       const at = new URL("/mcp", proxy.url).href;
       assert.equal((await rawPost(at, JSON_HEADERS, ping(1))).status, 200);
@@ -190,7 +190,7 @@ describe("a reused socket the upstream reset: retried only when nothing is repla
   });
 });
 
-describe("an https upstream: TLS names the upstream, never the client's Host", { timeout: 60_000 }, () => {
+describe("an https upstream: TLS names the upstream, never the client's Host", () => {
   const dir = mkdtempSync(join(tmpdir(), "wymcp-tls-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -270,7 +270,7 @@ describe("an https upstream: TLS names the upstream, never the client's Host", {
   });
 });
 
-describe("forwarding headers: what the proxy forwards is what it judged, and X-Forwarded-* are its own", { timeout: 60_000 }, () => {
+describe("forwarding headers: what the proxy forwards is what it judged, and X-Forwarded-* are its own", () => {
   test("a header the client names in Connection is neither forwarded nor judged: the lane is the one the upstream sees", async () => {
     const upstream = await recordingUpstream();
     const proxy = await startProxy(["--upstream", upstream.url.href]);
@@ -339,7 +339,82 @@ describe("forwarding headers: what the proxy forwards is what it judged, and X-F
   });
 });
 
-describe("--max-answer-bytes bounds an answer once its headers have come", { timeout: 60_000 }, () => {
+/**
+ * A POST written as raw bytes (so that the head is exactly what the test says), its answer's status; `head` is the
+ * header fields in order, the body's `Content-Length` added last.
+ */
+function rawHeadPost(url: URL, head: Array<[string, string]>, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname);
+    const fields = [...head, ["content-length", String(Buffer.byteLength(body))]].map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.end(`POST ${url.pathname} HTTP/1.1\r\n${fields.join("")}\r\n${body}`);
+    let answer = "";
+    socket.setEncoding("latin1").on("data", (text: string) => (answer += text));
+    socket.once("error", reject).once("close", () => resolve(Number(answer.split(" ")[1])));
+  });
+}
+
+/** What Node's parser counts toward `maxHeaderSize`: the target, and each header's name and value. */
+const headCount = (target: string, head: Array<[string, string]>, body: string) =>
+  target.length +
+  head.reduce((sum, [name, value]) => sum + name.length + value.length, 0) +
+  "content-length".length +
+  String(body.length).length;
+
+describe("what the proxy adds never takes a request past the header bound the client's request was under", () => {
+  const body = ping(1);
+  const fields = (host: string): Array<[string, string]> => [
+    ["host", host],
+    ["content-type", "application/json"],
+    ["accept", "application/json, text/event-stream"],
+  ];
+
+  test("a 9 KB Host, which an upstream with Node's 16 KiB bound answers alone: answered through the proxy too, with no X-Forwarded-Host copy of it", async () => {
+    const upstream = await recordingUpstream();
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--allow-any-host"]);
+    try {
+      const head = fields(`${"h".repeat(9_000)}.example`);
+      assert.equal(await rawHeadPost(upstream.url, head, body), 200, "the server alone");
+      assert.equal(await rawHeadPost(new URL("/mcp", proxy.url), head, body), 200, "through the proxy");
+      const seen = upstream.received[1]!;
+      assert.equal(headerOf(seen, "host"), head[0]![1], "the client's Host, as it sent it");
+      assert.equal(headerOf(seen, "x-forwarded-host"), undefined);
+      assert.equal(headerOf(seen, "x-forwarded-for"), "127.0.0.1");
+      assert.equal(headerOf(seen, "x-forwarded-proto"), "http");
+      // A Host as long as a DNS name and a port is copied as before.
+      const short = `${"h".repeat(MAX_FORWARDED_HOST - ".example:3000".length)}.example:3000`;
+      assert.equal(await rawHeadPost(new URL("/mcp", proxy.url), fields(short), body), 200);
+      assert.equal(headerOf(upstream.received[2]!, "x-forwarded-host"), short);
+    } finally {
+      assert.equal(await proxy.stop(), 0);
+      await upstream.close();
+    }
+  });
+
+  test("a head one unit under Node's bound, with no Connection header: the upstream answers it through the proxy, which adds nothing that does not fit", async () => {
+    const upstream = await recordingUpstream();
+    const proxy = await startProxy(["--upstream", upstream.url.href]);
+    try {
+      const head = fields(proxy.url.host);
+      const filler = http.maxHeaderSize - 1 - headCount("/mcp", head, body) - "x-fill".length;
+      head.push(["x-fill", "f".repeat(filler)]);
+      assert.equal(headCount("/mcp", head, body), http.maxHeaderSize - 1);
+      assert.equal(await rawHeadPost(upstream.url, head, body), 200, "the server alone");
+      assert.equal(await rawHeadPost(new URL("/mcp", proxy.url), head, body), 200, "through the proxy");
+      const seen = upstream.received[1]!;
+      assert.deepEqual(
+        seen.headers.filter(([name]) => name.startsWith("x-forwarded-") || name === "connection"),
+        [],
+        "no header of the proxy's own: none fits",
+      );
+    } finally {
+      assert.equal(await proxy.stop(), 0);
+      await upstream.close();
+    }
+  });
+});
+
+describe("--max-answer-bytes bounds an answer once its headers have come", () => {
   test("declared too large: 502 before any header goes out; streamed past it: the answer is cut; both logged; an event stream is not bounded", async () => {
     const big = "x".repeat(3000);
     const upstream = await rawUpstream((request) => {
@@ -389,7 +464,7 @@ describe("--max-answer-bytes bounds an answer once its headers have come", { tim
 
 // That the reader keeps no chunk (what made a body's memory grow with its chunk count) is pinned in
 // body-reader.test.ts; what it costs in memory is measured by `npm run bench -- --body-memory`.
-describe("a valid body in 1-byte chunks", { timeout: 120_000 }, () => {
+describe("a valid body in 1-byte chunks", () => {
   test("four at once over real sockets, each HTTP chunk one byte: judged, answered 200 and forwarded byte for byte", async () => {
     const upstream = await recordingUpstream();
     const proxy = await startProxy(["--upstream", upstream.url.href]);

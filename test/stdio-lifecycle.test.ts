@@ -32,7 +32,7 @@ function alive(pid: number): boolean {
   }
 }
 
-describe("a client that does not read wymcp's answers", { timeout: 60_000 }, () => {
+describe("a client that does not read wymcp's answers", () => {
   test("holds wymcp's reading back: no more lines are judged than fit while its output is full; all are answered once it reads", async () => {
     const record = join(work, "received-backpressure");
     writeFileSync(record, "");
@@ -70,7 +70,41 @@ describe("a client that does not read wymcp's answers", { timeout: 60_000 }, () 
   });
 });
 
-describe("a client on a real socket that stops reading", { timeout: 60_000 }, () => {
+describe("a stderr nobody reads", () => {
+  test("never holds the gate back: every refused request is answered while the log, full, drops its lines and counts them", async () => {
+    const record = join(work, "received-log-full");
+    writeFileSync(record, "");
+    const { options } = parseStdioArgs(["--", process.execPath, ECHO, record]);
+    const input = new PassThrough();
+    let answers = 0;
+    const output = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        answers += chunk.toString("utf8").split("\n").length - 1;
+        callback();
+      },
+    });
+    // A stderr pipe that takes 1 KiB and is never read.
+    let logged = 0;
+    const stderr = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _encoding, _callback) {
+        logged += chunk.toString("utf8").split("\n").length - 1;
+      },
+    });
+    const exit = runStdioGate(options, { input, output }, createLog("stdio", "text", stderr));
+    const lines = 2_000;
+    // Each a request wymcp refuses and answers itself, with a log line of its own.
+    for (let id = 0; id < lines; id++) input.write(`${JSON.stringify({ jsonrpc: "1.0", id, method: "ping" })}\n`);
+    await until(() => answers === lines);
+    // Two thousand lines of log would be some 200 KB; the stream holds its buffer and one line.
+    assert.ok(stderr.writableLength <= 1024 + 512, `${stderr.writableLength} bytes of log held`);
+    assert.equal(logged, 1, "the pipe took one write and never finished it");
+    input.end();
+    assert.equal(await exit, 0);
+  });
+});
+
+describe("a client on a real socket that stops reading", () => {
   test("wymcp stops judging its lines once the socket is full, and answers every one once it reads again", async () => {
     const record = join(work, "received-socket");
     writeFileSync(record, "");
@@ -98,14 +132,14 @@ describe("a client on a real socket that stops reading", { timeout: 60_000 }, ()
       for (let id = 0; id < lines; id++) input.write(`${JSON.stringify({ jsonrpc: "1.0", id, method: "ping" })}\n`);
     };
     more();
-    await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0, 30_000);
+    await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0);
     assert.ok(logged.length < lines, `all ${lines} lines judged into a socket nobody reads`);
     let answers = 0;
     clientEnd!.setEncoding("utf8").on("data", (text: string) => {
       for (const char of text) if (char === "\n") answers++;
     });
     clientEnd!.resume();
-    await until(() => answers === lines, 30_000);
+    await until(() => answers === lines);
     assert.equal(logged.length, lines);
     input.end();
     assert.equal(await exit, 0);
@@ -115,7 +149,7 @@ describe("a client on a real socket that stops reading", { timeout: 60_000 }, ()
   });
 });
 
-describe("the server does not outlive wymcp stdio", { timeout: 60_000 }, () => {
+describe("the server does not outlive wymcp stdio", () => {
   before(assertFreshDist);
 
   /** `wymcp stdio <flags> -- node -e <script>`; resolves once the server has printed its pid on the shared stderr. */
@@ -144,10 +178,28 @@ describe("the server does not outlive wymcp stdio", { timeout: 60_000 }, () => {
     await until(() => !alive(pid));
   });
 
+  test("wymcp killed with SIGKILL: a server that ignores the end of its input, and the process it started, are killed by the watchdog", async (t) => {
+    const { child, pid, exited, stderr } = await start(
+      [],
+      `${PRINT_PID} const kid = require("node:child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" }); process.stderr.write("child pid=" + kid.pid + "\\n"); process.stdin.resume(); setInterval(() => {}, 1000);`,
+    );
+    await until(() => /child pid=\d+/.test(stderr()));
+    const kid = Number(/child pid=(\d+)/.exec(stderr())![1]);
+    assert.ok(alive(pid) && alive(kid));
+    child.kill("SIGKILL");
+    assert.equal((await exited).signal, "SIGKILL");
+    // Waits for the event, with the runner's limit as the only bound (its cancellation ends the wait).
+    while (alive(pid) || alive(kid)) {
+      assert.ok(!t.signal.aborted, `still running: ${[pid, kid].filter(alive).join(", ")}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  });
+
   test("SIGTERM to wymcp with a server that ignores it: passed on, then the server is killed past --stop-timeout", async () => {
     const { child, pid, exited, stderr } = await start(
       ["--stop-timeout", "300"],
-      `${PRINT_PID} process.on("SIGTERM", () => process.stderr.write("server got SIGTERM\\n")); process.stdin.resume(); setInterval(() => {}, 1000);`,
+      // The pid is printed once the handler is in place: a signal sent on seeing it must find it.
+      `process.on("SIGTERM", () => process.stderr.write("server got SIGTERM\\n")); ${PRINT_PID} process.stdin.resume(); setInterval(() => {}, 1000);`,
     );
     child.kill("SIGTERM");
     const ended = await exited;

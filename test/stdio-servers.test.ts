@@ -29,7 +29,7 @@ before(async () => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("real stdio servers behind wymcp stdio, each with and without it", { timeout: 180_000 }, () => {
+describe("real stdio servers behind wymcp stdio, each with and without it", () => {
   test("server-filesystem: the official TypeScript client's stdio transport sees the same, gated and ungated", async () => {
     const filesystem = [process.execPath, FILESYSTEM, dir];
     const [through, alone] = await Promise.all([
@@ -96,14 +96,10 @@ async function drive(command: string[], lines: string[], wantAnswers: number) {
             error?: { code: number; data?: { errors: Array<{ instancePath: string }> } };
           },
       );
-  const done = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${wantAnswers} answers within 60 s: ${stdout}\n${stderr}`)), 60_000);
+  const done = new Promise<void>((resolve) => {
     child.stdout.setEncoding("utf8").on("data", (text: string) => {
       stdout += text;
-      if (answers().length >= wantAnswers) {
-        clearTimeout(timer);
-        resolve();
-      }
+      if (answers().length >= wantAnswers) resolve();
     });
   });
   const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
@@ -114,7 +110,7 @@ async function drive(command: string[], lines: string[], wantAnswers: number) {
   return { answers: answers(), received: readFileSync(record, "utf8"), stderr };
 }
 
-describe("a driver writing malformed lines to real stdio servers through wymcp stdio", { timeout: 180_000 }, () => {
+describe("a driver writing malformed lines to real stdio servers through wymcp stdio", () => {
   const initialize = (version: string) =>
     JSON.stringify({
       jsonrpc: "2.0",

@@ -75,7 +75,7 @@ const request = (id: unknown, method = "tools/list", params?: unknown) =>
   `${JSON.stringify({ jsonrpc: "2.0", id, method, ...(params !== undefined && { params }) })}\n`;
 const SECRET = "s3cr3t-from-a-line";
 
-describe("wymcp stdio in front of a stdio server that records what reaches it", { timeout: 60_000 }, () => {
+describe("wymcp stdio in front of a stdio server that records what reaches it", () => {
   test("passing lines reach the server byte for byte and its answers come back unchanged; it exits with the server", async () => {
     const g = gate();
     const odd = `{ "id":1, "method":"initialize","jsonrpc":"2.0","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"\\u00e9"}} }\r\n`;
@@ -183,19 +183,28 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       [5],
     );
     assert.equal(g.received(), legacyAnswer + request(5));
-    assert.equal(g.stderr().match(/dropped \(not answered\)/g)?.length, refusedAnswers.length);
+    // Dropped within a second of each other: the first logged in full, the others counted in one line.
+    assert.equal(g.stderr().match(/dropped \(not answered\) -32600 invalid-message/g)?.length, 1);
+    assert.match(g.stderr(), new RegExp(`dropped \\(not answered\\) ${refusedAnswers.length - 1} more messages within a second`));
     for (const message of refusedAnswers) assert.equal(isResponseLike(message), true, JSON.stringify(message));
     assert.equal(isResponseLike({ jsonrpc: "2.0", id: 1, method: "x", result: {} }), false);
     assert.equal(isResponseLike([]), false);
   });
 
-  test("lines that are not JSON: 500 at once get one -32700 with id null; each is judged and logged", async () => {
+  test("lines that are not JSON: 500 at once get one -32700 with id null; each is judged, and logged or counted", async () => {
     const g = gate();
     g.write("junk\n".repeat(500));
-    // Every line judged (each is logged), the first answered.
-    await until(() => g.answers().length >= 1 && g.stderr().match(/parse-error/g)?.length === 500);
+    await until(() => g.answers().length >= 1);
     g.child.stdin!.end();
     await g.exited;
+    // Every line judged: logged in full (the answered one, the first dropped) or counted in its burst's line.
+    const logged = g
+      .stderr()
+      .split("\n")
+      .filter((line) => line.includes("parse-error"));
+    const judged = logged.reduce((sum, line) => sum + Number(/ (\d+) more messages /.exec(line)?.[1] ?? 1), 0);
+    assert.equal(judged, 500, logged.join("\n"));
+    assert.ok(logged.length <= 3, logged.join("\n"));
     assert.equal(g.answers().length, 1);
     assert.deepEqual(g.answers()[0], {
       jsonrpc: "2.0",
@@ -215,14 +224,15 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     let stdout = "";
     const output = new PassThrough().setEncoding("utf8");
     output.on("data", (text: string) => (stdout += text));
-    const logged: string[] = [];
+    let judgedLines = 0;
     const exit = runStdioGate(
       { ...options, clock: () => clock },
       { input, output },
-      createLog("stdio", "text", (line) => void logged.push(line)),
+      createLog("stdio", "text", () => undefined),
+      { onVerdict: (event) => void (event.reason === "parse-error" && judgedLines++) },
     );
     const answers = () => stdout.split("\n").length - 1;
-    const judged = () => logged.filter((line) => line.includes("parse-error")).length;
+    const judged = () => judgedLines;
     try {
       input.write("junk\n".repeat(3));
       await until(() => judged() === 3);
@@ -247,6 +257,37 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     assert.equal(answers(), 2);
     assert.equal(NULL_ID_ANSWER_INTERVAL_MS, 1_000);
     assert.equal(readFileSync(record, "utf8"), "");
+  });
+
+  test("junk past the once-a-second answer costs the log one line per burst with a count, never a line per message", async () => {
+    const record = join(work, `received-${++runs}`);
+    writeFileSync(record, "");
+    const { options } = parseStdioArgs(["--", process.execPath, ECHO, record]);
+    // A clock that never moves: every line falls within the second of the first answer.
+    const input = new PassThrough();
+    const output = new PassThrough();
+    output.resume();
+    const logged: string[] = [];
+    let judged = 0;
+    const exit = runStdioGate(
+      { ...options, clock: () => 5_000 },
+      { input, output },
+      createLog("stdio", "text", (line) => void logged.push(line)),
+      { onVerdict: () => void judged++ },
+    );
+    const junk = 10_000;
+    try {
+      input.write("junk\n".repeat(junk));
+      await until(() => judged === junk);
+    } finally {
+      input.end();
+    }
+    assert.equal(await exit, 0);
+    assert.deepEqual(logged, [
+      "wymcp stdio: refused -32700 parse-error id=null: Parse error: the body is not valid JSON\n",
+      "wymcp stdio: dropped (not answered) -32700 parse-error id=null: Parse error: the body is not valid JSON\n",
+      `wymcp stdio: dropped (not answered) ${junk - 2} more messages within a second of the last one logged: -32700 parse-error ×${junk - 2}\n`,
+    ]);
   });
 
   test("a line longer than --max-body-bytes is refused with -32600 and id null and never reaches the server; the next line goes through", async () => {
@@ -350,12 +391,12 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     };
     try {
       // wymcp waits for the client's drain: it has paused its reading of the server (its only wait on the client's side).
-      await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0, 30_000);
+      await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0);
       assert.ok(taken < flood, `the whole flood (${taken} bytes) was written into a client that reads nothing`);
       // How much memory that leaves wymcp is a target of `npm run bench` (bench/stdio-memory.ts).
       read();
       const line = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x".repeat(1000) } })}\n`;
-      await until(() => taken === Math.ceil(flood / line.length) * line.length, 30_000);
+      await until(() => taken === Math.ceil(flood / line.length) * line.length);
     } finally {
       // The server exits at the end of its input, and the gate with it, whatever failed above.
       read();
@@ -368,7 +409,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     const g = gate([], ["--flood", String(64 * 1024 * 1024)]);
     g.child.stdout!.pause();
     // The server is up (its SIGTERM handler set) and flooding: the first bytes have come through.
-    await until(() => g.stderr().includes("ready") && g.child.stdout!.readableLength > 0, 30_000);
+    await until(() => g.stderr().includes("ready") && g.child.stdout!.readableLength > 0);
     g.child.kill("SIGTERM");
     // What the server wrote before it exited is still delivered: wymcp ends once the client has read it.
     g.child.stdout!.resume();
@@ -396,7 +437,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     } finally {
       process.kill(server, "SIGCONT");
     }
-    await until(() => g.answers().length === lines, 30_000);
+    await until(() => g.answers().length === lines);
     g.child.stdin!.end();
     assert.equal((await g.exited).code, 0);
     assert.equal(g.received().split("\n").length - 1, lines);
@@ -405,10 +446,10 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
 
   test("a client that closes its end while the server floods it: wymcp still sees the server exit, and exits with it", async () => {
     const g = gate([], ["--flood", String(64 * 1024 * 1024)]);
-    await until(() => g.stderr().includes("ready") && g.stdout().length > 0, 30_000);
+    await until(() => g.stderr().includes("ready") && g.stdout().length > 0);
     g.child.stdout!.destroy();
     g.child.stdin!.end();
-    // Still running: the describe's timeout fails the test.
+    // Still running: the runner's limit fails the test.
     assert.deepEqual(await g.exited, { code: 0, signal: null });
   });
 

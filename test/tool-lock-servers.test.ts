@@ -69,7 +69,7 @@ async function startServer(): Promise<{ url: URL; stop: () => Promise<void> }> {
 
 async function connect(transport: StreamableHTTPClientTransport | StdioClientTransport, modern = false): Promise<Client> {
   const client = new Client({ name: "wymcp-lock-test", version: "0.0.0" }, modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {});
-  await client.connect(transport, { timeout: 30_000 });
+  await client.connect(transport);
   return client;
 }
 
@@ -168,7 +168,7 @@ describe("wymcp compile --lock against a running server", () => {
   });
 });
 
-describe("a drifting Python MCPServer behind wymcp proxy --tools-lock", { timeout: 120_000 }, () => {
+describe("a drifting Python MCPServer behind wymcp proxy --tools-lock", () => {
   test("report: the client sees what the server lists, before and after; each kind of drift is logged once", async () => {
     const server = await startServer();
     const proxy = await startProxy(["--upstream", server.url.href, "--tools-lock", lockFile, "--log", "json"]);
@@ -238,7 +238,7 @@ describe("a drifting Python MCPServer behind wymcp proxy --tools-lock", { timeou
   });
 });
 
-describe("a drifting Python MCPServer behind wymcp stdio --tools-lock", { timeout: 120_000 }, () => {
+describe("a drifting Python MCPServer behind wymcp stdio --tools-lock", () => {
   function gatedStdio(mode: "report" | "enforce"): { transport: StdioClientTransport; log: () => string } {
     const transport = new StdioClientTransport({
       command: process.execPath,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { MAX_EVALUATIONS_PER_VALUE, patternRisk, schemaRisk } from "../src/core/schema-risk.js";
+import { MAX_EVALUATIONS_PER_VALUE, schemaRisk } from "../src/core/schema-risk.js";
 import { type ToolSchemaCompiler, ToolsAtEdge, type ToolsEvent } from "../src/core/tools-at-edge.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { MODERN_META } from "./support/messages.js";
@@ -10,56 +10,6 @@ const call = (name: string, args: unknown) => ({
   id: 7,
   method: "tools/call",
   params: { _meta: MODERN_META, name, arguments: args },
-});
-
-describe("patterns that backtrack without a nested group", () => {
-  const risky: Array<[string, RegExp]> = [
-    ["^\\d*\\d*\\d*x$", /two runs/],
-    ["^\\d*\\d*x$", /two runs/],
-    ["^[a-z]*[a-z0-9]*$", /two runs/],
-    ["^[^@]+@[^@]+\\.[^@]+$", /two runs/],
-    ["^.+@.+$", /two runs/],
-    ["^\\d{1,1000}\\d{1,1000}$", /two runs/],
-    ["[a-z]+x", /unanchored run/],
-    ["foo.*bar", /unanchored run/],
-    ["^(?:a|aa){40}$", /repeated group/],
-    ["^(?:[a-z0-9-]+\\.)+[a-z]{2,}$", /repeated group/],
-    ["^a?a?a?a?a?a?a?a?a?a?aaaaaaaaaa$", /too many ways/],
-    ["(\\w)\\1", /backreference/],
-    ["^(?=.*a)x*y*$|[", /cannot read/],
-  ];
-  for (const [pattern, reason] of risky)
-    test(`${pattern} is risky (${reason.source})`, () => {
-      assert.match(patternRisk(pattern) ?? "", reason);
-    });
-
-  const linear = [
-    "^[a-z][a-z0-9-]*$",
-    "^[\\w.+-]+@[\\w-]+\\.[\\w.-]+$",
-    "^-?\\d+$",
-    "^\\+?[0-9]{1,3}[ -]?[0-9]+$",
-    "^\\d{4}-\\d{2}-\\d{2}$",
-    "^https?://.+$",
-    "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
-    "^(?=.*\\d)(?=.*[a-z]).{8,}$",
-    "^[a-z]+(-[a-z]+)?$",
-    "^\\d+(\\.\\d+)?$",
-    "@[a-z]+x",
-    "\\S+",
-    "\\.json$",
-    "^([01]?\\d|2[0-3]):[0-5]\\d$",
-  ];
-  for (const pattern of linear)
-    test(`${pattern} is run`, () => {
-      assert.equal(patternRisk(pattern), undefined);
-    });
-
-  test("groups nested past 64 are a pattern this check cannot read, however deep, never a thrown stack overflow", () => {
-    const nested = (depth: number, open = "(") => `${open.repeat(depth)}a${")".repeat(depth)}`;
-    assert.equal(patternRisk(nested(64)), undefined);
-    for (const depth of [65, 3000, 6000])
-      for (const open of ["(", "(?:", "(?="]) assert.match(patternRisk(nested(depth, open)) ?? "", /cannot read/, `${open} x ${depth}`);
-  });
 });
 
 describe("schemas judged too many times per value", () => {
@@ -121,11 +71,11 @@ describe("schemas judged too many times per value", () => {
     assert.equal(schemaRisk({ type: "array", uniqueItems: true, items: { type: ["string", "integer"] } }), undefined);
   });
 
-  test("an enum is counted by its values, a pattern in propertyNames and patternProperties keys are read", () => {
+  test("an enum is counted by its values; patterns are not read (the engine runs them in linear time)", () => {
     assert.match(schemaRisk({ enum: Array.from({ length: 2000 }, (_, i) => i) }) ?? "", /more than 24/);
     assert.equal(schemaRisk({ enum: Array.from({ length: 300 }, (_, i) => i) }), undefined);
-    assert.match(schemaRisk({ propertyNames: { pattern: "^\\d*\\d*x$" } }) ?? "", /a pattern that backtracks/);
-    assert.match(schemaRisk({ patternProperties: { "[a-z]+x": {} } }) ?? "", /patternProperties key/);
+    assert.equal(schemaRisk({ propertyNames: { pattern: "^\\d*\\d*x$" } }), undefined);
+    assert.equal(schemaRisk({ patternProperties: { "[a-z]+x": {} } }), undefined);
   });
 });
 
@@ -137,16 +87,22 @@ describe("the edge passes the calls of such a schema unjudged and reports it onc
     compile = compiler;
   });
 
-  test("a polynomial pattern: not run on a long string, the call passes to the server, one schema-not-compiled event", async () => {
+  test("a pattern the linear-time engine cannot run: not run, the call passes to the server, one schema-not-compiled event", async () => {
     const events: ToolsEvent[] = [];
-    const tool = { name: "find", inputSchema: { type: "object", properties: { s: { type: "string", pattern: "^\\d*\\d*\\d*x$" } } } };
-    const tools = new ToolsAtEdge({ given: { tools: [tool] }, compile, onToolsEvent: (event) => events.push(event) });
+    const tool = {
+      name: "find",
+      inputSchema: { type: "object", properties: { s: { type: "string", pattern: "^(?=\\d)\\d*\\d*\\d*x$" } } },
+    };
+    const tools = new ToolsAtEdge({ given: { tools: [tool] }, compile, onEvent: (event) => events.push(event) });
     tools.learnList([tool], false);
     await tools.settled();
-    assert.equal(await tools.judge(call("find", { s: `${"0".repeat(100_000)}!` }), "modern", undefined, {}), undefined);
+    assert.equal(
+      await tools.judge({ body: call("find", { s: `${"0".repeat(100_000)}!` }), era: "modern", protocolVersion: undefined, headers: {} }),
+      undefined,
+    );
     assert.deepEqual(
       events.filter((event) => event.kind === "schema-not-compiled"),
-      [{ kind: "schema-not-compiled", tool: "find", reason: "a pattern that backtracks (two runs over the same characters in a row)" }],
+      [{ kind: "schema-not-compiled", tool: "find", reason: "a pattern the linear-time engine cannot run (a lookahead)" }],
     );
   });
 
@@ -154,7 +110,12 @@ describe("the edge passes the calls of such a schema unjudged and reports it onc
     const tool = { name: "slug", inputSchema: { type: "object", properties: { s: { type: "string", pattern: "^[a-z][a-z0-9-]*$" } } } };
     const tools = new ToolsAtEdge({ given: { tools: [tool] }, compile });
     await tools.settled();
-    const refusal = await tools.judge(call("slug", { s: `${"a".repeat(10_000)}!` }), "modern", undefined, {});
+    const refusal = await tools.judge({
+      body: call("slug", { s: `${"a".repeat(10_000)}!` }),
+      era: "modern",
+      protocolVersion: undefined,
+      headers: {},
+    });
     assert.equal(refusal?.check, "arguments");
   });
 
@@ -164,10 +125,16 @@ describe("the edge passes the calls of such a schema unjudged and reports it onc
     for (let i = 0; i < 100; i++) defs[`d${i}`] = i === 99 ? { type: "integer" } : { $ref: `#/$defs/d${i + 1}` };
     const unique = { name: "unique", inputSchema: { type: "object", properties: { a: { type: "array", uniqueItems: true } } } };
     const deep = { name: "deep", inputSchema: { type: "object", $defs: defs, properties: { a: { $ref: "#/$defs/d0" } } } };
-    const tools = new ToolsAtEdge({ given: { tools: [unique, deep] }, compile, onToolsEvent: (event) => events.push(event) });
+    const tools = new ToolsAtEdge({ given: { tools: [unique, deep] }, compile, onEvent: (event) => events.push(event) });
     await tools.settled();
-    assert.equal(await tools.judge(call("unique", { a: [{ i: 1 }, { i: 1 }] }), "modern", undefined, {}), undefined);
-    assert.equal(await tools.judge(call("deep", { a: "not an integer" }), "modern", undefined, {}), undefined);
+    assert.equal(
+      await tools.judge({ body: call("unique", { a: [{ i: 1 }, { i: 1 }] }), era: "modern", protocolVersion: undefined, headers: {} }),
+      undefined,
+    );
+    assert.equal(
+      await tools.judge({ body: call("deep", { a: "not an integer" }), era: "modern", protocolVersion: undefined, headers: {} }),
+      undefined,
+    );
     const reasons = events.flatMap((event) => (event.kind === "schema-not-compiled" ? [`${event.tool}: ${event.reason}`] : []));
     assert.deepEqual(reasons.sort(), [
       "deep: more than 24 schemas judged for one value (a $ref chain, anyOf/oneOf fan-out or recursion through them)",

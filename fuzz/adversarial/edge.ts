@@ -105,14 +105,19 @@ export function judgeAtEdge(request: EdgeRequest, headers: RequestHeaders): "pas
       ? "header"
       : "refused";
   const version = typeof headers === "function" ? headers("mcp-protocol-version") : undefined;
-  const refusal = request.tools.judge(request.body, "modern", typeof version === "string" ? version : "2026-07-28", headers);
+  const refusal = request.tools.judge({
+    body: request.body,
+    era: "modern",
+    protocolVersion: typeof version === "string" ? version : "2026-07-28",
+    headers,
+  });
   if (refusal instanceof Promise) throw new Error("the tool's schema is still compiling");
   if (refusal === undefined) return "pass";
   return refusal.check === "param-header" ? "header" : "arguments";
 }
 
-function toolsFor(tools: unknown[], compile: ToolSchemaCompiler | undefined, onToolsEvent?: (event: ToolsEvent) => void): ToolsAtEdge {
-  return new ToolsAtEdge({ given: { tools }, learn: false, ...(compile ? { compile } : {}), ...(onToolsEvent ? { onToolsEvent } : {}) });
+function toolsFor(tools: unknown[], compile: ToolSchemaCompiler | undefined, onEvent?: (event: ToolsEvent) => void): ToolsAtEdge {
+  return new ToolsAtEdge({ given: { tools }, learn: false, ...(compile ? { compile } : {}), ...(onEvent ? { onEvent } : {}) });
 }
 
 const B64 = (text: string) => encodeHeaderValue(`\u0000${text}`);
@@ -256,6 +261,41 @@ const PATTERNS = [
   "^[\\w.+-]+@[\\w-]+\\.[\\w.-]+$",
   "^https?://[^\\s/]+(/\\S*)?$",
 ];
+
+/**
+ * The pattern shapes that backtrack on RegExp, each with the argument that makes it: an unanchored run before `$`
+ * (quadratic: entered from every start), nested and adjacent runs (exponential, polynomial), and a patternProperties
+ * key. At the edge each runs on the linear-time engine: the bound of test/edge-pattern-bound.test.ts and of the bench.
+ */
+export const PATTERN_SHAPES: ReadonlyArray<{ pattern: string; text: (n: number) => string; key?: true; growth: string }> = [
+  { pattern: "[^/]+$", text: (n) => `${"a".repeat(n)}/`, growth: "quadratic" },
+  { pattern: "\\d+$", text: (n) => `${"0".repeat(n)}!`, growth: "quadratic" },
+  { pattern: "\\w+$", text: (n) => `${"a".repeat(n)}!`, growth: "quadratic" },
+  { pattern: "[a-z0-9]+$", text: (n) => `${"a".repeat(n)}!`, growth: "quadratic" },
+  { pattern: "\\s+$", text: (n) => `${" ".repeat(n)}!`, growth: "quadratic" },
+  { pattern: "^(a+)+$", text: (n) => `${"a".repeat(n)}!`, growth: "exponential" },
+  { pattern: "(a+)+b", text: (n) => "a".repeat(n), growth: "exponential" },
+  { pattern: "^\\d*\\d*x$", text: (n) => `${"0".repeat(n)}!`, growth: "quadratic" },
+  { pattern: "[a-z]+x", text: (n) => "a".repeat(n), growth: "quadratic" },
+  { pattern: "^[^@]+@[^@]+\\.[^@]+$", text: (n) => `a@${"a".repeat(n)}`, growth: "quadratic" },
+  { pattern: "[^/]+$", text: (n) => `${"a".repeat(n)}/`, key: true, growth: "quadratic" },
+  // Counted repeats side by side, as large as the edge runs (linear-pattern.ts, MAX_PROGRAM_SIZE): the most per character.
+  { pattern: "\\d{1,240}\\d{1,240}x", text: (n) => `x${"0".repeat(n)}`, growth: "polynomial" },
+];
+
+/** The tool of one pattern shape, known to a face, and its `tools/call` with an argument of n characters. */
+export function patternCase(
+  shape: (typeof PATTERN_SHAPES)[number],
+  compile: ToolSchemaCompiler | undefined,
+): { tools: ToolsAtEdge; body: (n: number) => Record<string, unknown> } {
+  const schema = shape.key
+    ? { type: "object", patternProperties: { [shape.pattern]: {} }, additionalProperties: false }
+    : { type: "object", properties: { s: { type: "string", pattern: shape.pattern } }, required: ["s"] };
+  return {
+    tools: toolsFor([{ name: "t", inputSchema: schema }], compile),
+    body: (n) => call("t", shape.key ? { [shape.text(n)]: 1 } : { s: shape.text(n) }),
+  };
+}
 
 /** The schema family's cases; `tools` compiles each schema once and returns the face's tools. */
 export function schemaCases(compile: ToolSchemaCompiler | undefined): SchemaCase[] {

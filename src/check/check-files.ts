@@ -3,6 +3,7 @@
  * answers in the same capture) through the gate pipeline, and writes the verdicts, the table per method and the summary
  * to a sink. `wymcp check` gives it standard output; `wymcp inspect` and the tests give it their own.
  */
+import { statSync } from "node:fs";
 import { extname } from "node:path";
 import { readLimited } from "../core/admission.js";
 import { MethodTally, methodRow, ownRow, recordRow } from "./by-method.js";
@@ -68,15 +69,17 @@ class Output {
 export const HAR_MAX_BYTES = 256 * 1024 * 1024;
 
 /**
- * A HAR input read whole (bounded by HAR_MAX_BYTES) and parsed; its bytes and text are let go on return, so only the
- * parsed entries stay while its messages are judged.
+ * A HAR input read whole (bounded by HAR_MAX_BYTES; a file of known size into one buffer of that size) and parsed from
+ * its bytes: a long body or event stream stays in them, read in pieces as its messages are judged (lazy-json.ts).
  */
-async function readHarInput(chunks: AsyncIterable<Buffer> | Iterable<Buffer>, maxBodyBytes: number): Promise<HarMessages> {
-  let bytes = await readLimited(chunks, HAR_MAX_BYTES);
+async function readHarInput(
+  chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
+  maxBodyBytes: number,
+  size: number | undefined,
+): Promise<HarMessages> {
+  const bytes = await readLimited(chunks, HAR_MAX_BYTES, size);
   if (!bytes) throw new HarError(`larger than ${HAR_MAX_BYTES} bytes, the most a HAR file is read`);
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
-  bytes = undefined; // the text is parsed without its bytes alongside
-  return harMessages(text, maxBodyBytes);
+  return harMessages(bytes, maxBodyBytes);
 }
 
 /**
@@ -139,7 +142,7 @@ class CheckRun {
     try {
       const chunks = file === "-" ? (process.stdin as AsyncIterable<Buffer>) : fileChunks(file);
       if (har) {
-        await this.reportHar(at, chunks);
+        await this.reportHar(at, chunks, file === "-" ? undefined : statSync(file).size);
       } else if (whole) {
         // The gates' own bounded reader: it stops holding bytes as soon as the limit is passed.
         const bytes = await readLimited(chunks, options.settings.maxBodyBytes);
@@ -241,10 +244,10 @@ class CheckRun {
   }
 
   /** A HAR file's MCP messages (har.ts), each with its HTTP exchange's headers, sender and request's era. */
-  private async reportHar(at: Place, chunks: AsyncIterable<Buffer> | Iterable<Buffer>): Promise<void> {
+  private async reportHar(at: Place, chunks: AsyncIterable<Buffer> | Iterable<Buffer>, size: number | undefined): Promise<void> {
     const { options, out } = this;
     const { name } = at;
-    const reading = await readHarInput(chunks, options.settings.maxBodyBytes);
+    const reading = await readHarInput(chunks, options.settings.maxBodyBytes, size);
     at.width = reading.lastEntry === undefined ? 0 : name.length + String(reading.lastEntry).length + " event 999".length + 1;
     let requestEra: RequestEra;
     // One message at a time, judged before the next is made: memory is bounded by a message, not by their count.

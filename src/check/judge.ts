@@ -8,7 +8,7 @@ import { isResponse } from "../core/is-response.js";
 import { classifyEra, type Era, type EraSignal } from "../core/era.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { judgeMessage, readMessage } from "../core/pipeline.js";
-import type { Reported, ValidationResult } from "../core/validate.js";
+import type { ValidationResult } from "../core/validate.js";
 import type { Report, RuleName } from "../core/rules.js";
 import type { GateAdmitted, OwnAnswer } from "../core/gate-log.js";
 import { ownMark, withoutMark } from "./own-answer.js";

@@ -26,7 +26,7 @@ export interface StartedFace {
  */
 export async function startFace(face: "proxy" | "stdio", flags: SharedFlags): Promise<StartedFace | { exit: number }> {
   const { options } = flags;
-  const log = createLog(face, options.log, (line) => void process.stderr.write(line));
+  const log = createLog(face, options.log, process.stderr);
   const otel = options.otel ? await commandTelemetry(face, log) : undefined;
   if (options.otel && !otel) return { exit: 2 };
   let tools: ToolsOptions | undefined;

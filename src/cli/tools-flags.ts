@@ -2,6 +2,7 @@
  * @module tools-flags: the server's own tools on the command line: `--tools FILE` read, learning, the headers that tell
  * callers apart, the lock, into the faces' `tools` option, and the lines the log writes about them.
  */
+import type { Formats } from "../core/formats.js";
 import type { ToolsOptions } from "../core/tools-at-edge.js";
 import type { GateLog } from "../core/gate-log.js";
 import { edgeCompiler } from "../compile/at-edge.js";
@@ -13,10 +14,14 @@ import type { ToolsFlags } from "./gate-options.js";
 
 /**
  * The faces' `tools` option from the flags: the file read (a usage error when it holds no tools), `wymcp compile`'s
- * engine for the schemas listed or learned, the lock, and the log's lines; only the lock when both tools rules are off
- * or there is nothing to judge by.
+ * engine for the schemas listed or learned (asserting formats unless the formats rule is off, as the face reads the
+ * protocol's), the lock, and the log's lines; only the lock when both tools rules are off or there is nothing to judge by.
  */
-export async function toolsFromFlags(flags: ToolsFlags, log: GateLog, options: GateFlags): Promise<ToolsOptions | undefined> {
+export async function toolsFromFlags(
+  flags: ToolsFlags,
+  log: GateLog,
+  options: Pick<GateFlags, "tools" | "rules">,
+): Promise<ToolsOptions | undefined> {
   const lock = options.tools?.lock;
   const only = lock === undefined ? undefined : { lock };
   const { rules } = options;
@@ -30,7 +35,8 @@ export async function toolsFromFlags(flags: ToolsFlags, log: GateLog, options: G
   }
   let compile: ToolsOptions["compile"];
   if ((rules?.toolArguments ?? "enforce") !== "off") {
-    const compiler = await edgeCompiler();
+    const formats: Formats = (rules?.formats ?? "off") === "off" ? "annotation" : "strict";
+    const compiler = await edgeCompiler({ formats });
     if (typeof compiler === "function") compile = compiler;
     else log.line("tools-no-compiler", { reason: compiler.missing }, `tools/call arguments are not judged: ${compiler.missing}`);
   }

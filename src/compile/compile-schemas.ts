@@ -69,11 +69,19 @@ const UNBOUNDABLE = /"(?:oneOf|not|if|contains|unevaluatedProperties|unevaluated
  */
 export const SCHEMAS_PER_GROUP = 256;
 
+/** How the edge compiles a server's schemas, where `wymcp compile` follows the SDK (native patterns, formats asserted). */
+export interface EngineOptions {
+  /** The engine of `pattern` and `patternProperties` (Ajv's `code.regExp`); the SDK's native RegExp when unset. */
+  regExp?: NonNullable<NonNullable<Options["code"]>["regExp"]>;
+  /** Whether `format` is asserted (ajv-formats, as the SDK registers it); an annotation when false. Default true. */
+  formats?: boolean;
+}
+
 /**
  * One group per dialect and shape (and per {@link SCHEMAS_PER_GROUP} schemas of them), in a fixed order, so the same
  * input gives the same code.
  */
-export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
+export function compileSchemas(schemas: UniqueSchema[], engine: EngineOptions = {}): CompiledGroup[] {
   const groups = new Map<string, UniqueSchema[]>();
   for (const item of schemas) {
     const id = `${item.dialect}${UNBOUNDABLE.test(JSON.stringify(item.schema)) ? "-first-error" : ""}`;
@@ -86,15 +94,15 @@ export function compileSchemas(schemas: UniqueSchema[]): CompiledGroup[] {
     const items = groups.get(id)!;
     const bounded = !id.endsWith("-first-error");
     for (let start = 0; start < items.length; start += SCHEMAS_PER_GROUP)
-      out.push(compileGroup(items.slice(start, start + SCHEMAS_PER_GROUP), bounded, `group${out.length}`));
+      out.push(compileGroup(items.slice(start, start + SCHEMAS_PER_GROUP), bounded, `group${out.length}`, engine));
   }
   return out;
 }
 
 /** Schemas of one dialect and shape, compiled by an engine of their own into one standalone group. */
-function compileGroup(items: UniqueSchema[], bounded: boolean, variable: string): CompiledGroup {
+function compileGroup(items: UniqueSchema[], bounded: boolean, variable: string, engine: EngineOptions): CompiledGroup {
   const dialect = items[0]!.dialect;
-  const ajv = createEngine(dialect, bounded);
+  const ajv = createEngine(dialect, bounded, engine);
   const refs: Record<string, string> = {};
   const exports = new Map<string, string>();
   const objectRoots = new Set<string>();
@@ -217,8 +225,9 @@ function withoutBudget(code: string): string {
 }
 
 /** An engine as the SDK configures it, with the tagged anyOf in a bounded group. */
-export function createEngine(dialect: Dialect, bounded: boolean): Ajv {
-  const options: Options = { ...SDK_AJV_OPTIONS, allErrors: bounded, messages: false, code: { source: true, esm: true, lines: true } };
+export function createEngine(dialect: Dialect, bounded: boolean, engine: EngineOptions = {}): Ajv {
+  const code: Options["code"] = { source: true, esm: true, lines: true, ...(engine.regExp ? { regExp: engine.regExp } : {}) };
+  const options: Options = { ...SDK_AJV_OPTIONS, validateFormats: engine.formats ?? true, allErrors: bounded, messages: false, code };
   const ajv = new ENGINES[dialect](options) as Ajv;
   addFormats(ajv);
   if (bounded) {

@@ -73,18 +73,28 @@ export interface GateHooks {
   observer?: MessageObserver;
 }
 
+/** One exchange as the face hands it to its observer. */
+export interface ObservedExchange<Req = unknown, Res = unknown> {
+  req: Req;
+  res: Res;
+  /** The body as read; undefined when refused unread, and for a GET. */
+  body: Uint8Array | undefined;
+  /** The gate's own admission of that body, when it admitted it: the live feed takes it rather than judge the body again. */
+  admitted?: GateAdmitted | undefined;
+  /** The face's refusal when it refuses the exchange before handing it on (its answer is then wymcp's). */
+  refused?: Refusal | undefined;
+}
+
 /**
  * The proxy calls `exchange` (or `relayed`) once per exchange it serves, before answering (with Node's request and
  * response); the stdio gate calls `chunk` with the bytes of each side.
  */
 export interface MessageObserver<Req = unknown, Res = unknown> {
   /**
-   * A POST with its body as read (undefined when refused unread), or a GET; the observer may tap `res`. `admitted` is
-   * the gate's own admission of that body, when it admitted it: the live feed takes it rather than judge the body again.
-   * `refused` is the face's refusal when it refuses the exchange before handing it on (its answer is then wymcp's).
-   * Returns what the face tells, before it writes it, that it answers the exchange itself after all (`OwnAnswers`).
+   * A POST with its body as read, or a GET; the observer may tap `res`. Returns what the face tells, before it writes
+   * it, that it answers the exchange itself after all (`OwnAnswers`).
    */
-  exchange?(req: Req, res: Res, body: Uint8Array | undefined, admitted?: GateAdmitted, refused?: Refusal): OwnAnswers | undefined;
+  exchange?(seen: ObservedExchange<Req, Res>): OwnAnswers | undefined;
   /**
    * As `exchange`, for an answer the face writes itself and tells of as it goes: the observer leaves `res` as it is and
    * returns the reader the face calls after each write (undefined: the observer reads nothing of it).
@@ -207,7 +217,28 @@ export interface GateLog {
   line(event: string, fields: Record<string, unknown>, text: string): void;
 }
 
-export function createLog(face: Face, format: LogFormat, write: (line: string) => void): GateLog {
+/**
+ * A stream a log is written to (Node's standard error is one): `write` says whether the stream took the line without
+ * waiting (false: its buffer is full), and `drain` when it has caught up.
+ */
+export interface LogStream {
+  write(text: string): boolean;
+  once(event: "drain", listener: () => void): unknown;
+}
+
+/**
+ * The log of one face, written to `out`: a function, or a stream whose backpressure the log keeps to. While the stream
+ * is full (from a `write` that returned false to its `drain`), lines are dropped and counted, and the count is logged
+ * once it drains: a reader of stderr that does not keep up loses lines, never grows the face's memory, and never
+ * holds the face back.
+ */
+export function createLog(face: Face, format: LogFormat, out: ((line: string) => void) | LogStream): GateLog {
+  const write =
+    typeof out === "function"
+      ? out
+      : keptUp(out, (lines) =>
+          line("log-dropped", { lines }, `${lines} log line${lines === 1 ? "" : "s"} dropped: stderr did not keep up`),
+        );
   const line = (event: string, fields: Record<string, unknown>, text: string) => {
     if (format === "json") write(`${JSON.stringify({ time: new Date().toISOString(), face, event, ...fields })}\n`);
     else write(`wymcp ${face}: ${text}\n`);
@@ -246,5 +277,27 @@ export function createLog(face: Face, format: LogFormat, write: (line: string) =
       line("report", { ...report }, `${parts.join(" ")}: ${report.message}`);
     },
     line,
+  };
+}
+
+/** A writer to `stream` that drops lines while it is full; `dropped(n)` is called once it drains, with how many were. */
+function keptUp(stream: LogStream, dropped: (lines: number) => void): (line: string) => void {
+  let full = false;
+  let lost = 0;
+  const drained = () => {
+    full = false;
+    if (lost === 0) return;
+    const lines = lost;
+    lost = 0;
+    dropped(lines);
+  };
+  return (line) => {
+    if (full) {
+      lost++;
+      return;
+    }
+    if (stream.write(line)) return;
+    full = true;
+    stream.once("drain", drained);
   };
 }

@@ -134,8 +134,8 @@ export interface GateOptions<R> {
    */
   era?: EraOption<R>;
   /**
-   * The bounds on a body: `{ maxBodyBytes, maxDepth }` (and `discardTimeoutMs` on Node).
-   * @default `{ maxBodyBytes: 4194304, maxDepth: 64 }`
+   * The bounds on a body: `{ maxBodyBytes, maxDepth }`, and `discardTimeoutMs` on Node.
+   * @default `{ maxBodyBytes: 4194304, maxDepth: 64 }` (and `discardTimeoutMs: 5000` on Node)
    */
   limits?: LimitOptions;
   /**
@@ -202,7 +202,7 @@ const ALLOW_KEYS: readonly string[] = ["hosts", "origins", "versions"];
  * the error names the nearest known key).
  */
 export function resolveOptions<R>(options: unknown, face: FaceKeys<R>): ResolvedOptions<R> {
-  const given = objectOption("options", options ?? {}) as GateOptions<R> & Record<string, unknown>;
+  const given = objectOption("options", options === undefined ? {} : options) as GateOptions<R> & Record<string, unknown>;
   knownKeys("", given, [...GATE_OPTION_KEYS, ...face.keys]);
   const limits = objectOption("limits", given.limits ?? {}) as LimitOptions & Record<string, unknown>;
   knownKeys("limits.", limits, [...LIMIT_KEYS, ...(face.limits ?? [])]);

@@ -58,6 +58,8 @@ export interface Report {
   code?: number;
   /** One line: what the rule found. */
   message: string;
+  /** The legacy revision whose definitions judged the message, when one did (a params failure, an outbound violation). */
+  revision?: string;
   /** The tool a `toolArguments`, `paramHeaders` or `lock` report is about, escaped and bounded. */
   tool?: string;
   /** Where the message fails, one entry per location, as the answer (in) or the outbound check (out) lists them; bounded. */
@@ -110,12 +112,15 @@ const NEEDS: Partial<Record<RuleName, { has: keyof RuleContext; option: string }
 /**
  * A face's rule states from its `rules` and `mode` options, checked once when the face is built: an unknown rule or state
  * throws `WymcpOptionError` naming the nearest known one, and so does a rule switched on without what it judges by
- * (`origin` without a policy, `outbound` without a check, `lock` without a lock). `mode: "report"` then turns every
- * enforced rule to report.
+ * (`origin` without a policy, `outbound` without a check, `lock` without a lock). `mode: "report"` turns every rule
+ * enforced by default to report; a rule `rules` names keeps the state named, so one rule can be enforced while the
+ * others report.
  * @example resolveRules({ headers: "report" }, undefined, context).headers === "report"
  */
 export function resolveRules(rules: unknown, mode: unknown, context: RuleContext): RuleStates {
   const states: Record<RuleName, RuleState> = defaultRules(context);
+  // The mode turns the defaults to report; a state the rules name stays as named (a rule enforced while others report).
+  if (modeOption(mode) === "report") for (const name of RULES) if (states[name] === "enforce") states[name] = "report";
   if (rules !== undefined) {
     if (typeof rules !== "object" || rules === null || Array.isArray(rules))
       throw new WymcpOptionError("rules", `rules must be an object of rule states, not ${rules === null ? "null" : typeof rules}`);
@@ -137,8 +142,6 @@ export function resolveRules(rules: unknown, mode: unknown, context: RuleContext
       states[name as RuleName] = state as RuleState;
     }
   }
-  const chosen = modeOption(mode);
-  if (chosen === "report") for (const name of RULES) if (states[name] === "enforce") states[name] = "report";
   return Object.freeze(states);
 }
 

@@ -581,37 +581,13 @@ export function toolsOf(source: unknown): readonly unknown[] | undefined {
 }
 
 /**
- * A `pattern` (or `patternProperties` key) whose group holds a quantifier or an alternation and is itself quantified,
- * such as `(a+)+` or `(a|a)*`: backtracking over the client's string can take exponential time (some such groups are
- * harmless; telling which needs more than a look at the text). Such a schema is not run at the edge (the server
- * judges the call itself, as it would alone).
- */
-export function riskyPattern(schema: unknown): string | undefined {
-  const nested = /\((?:[^()\\]|\\.)*(?:[*+|]|\{\d+,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;
-  let found: string | undefined;
-  const visit = (node: unknown, depth: number): void => {
-    if (found !== undefined || node === null || typeof node !== "object" || depth > 256) return;
-    if (Array.isArray(node)) return node.forEach((item) => visit(item, depth + 1));
-    const record = node as Record<string, unknown>;
-    if (typeof record.pattern === "string" && nested.test(record.pattern))
-      found = "a pattern with a quantified group that holds a quantifier or an alternation (backtracking)";
-    if (isObject(record.patternProperties))
-      for (const key of Object.keys(record.patternProperties))
-        if (nested.test(key))
-          found = "a patternProperties key with a quantified group that holds a quantifier or an alternation (backtracking)";
-    for (const key of Object.keys(record)) visit(record[key], depth + 1);
-  };
-  visit(schema, 0);
-  return found;
-}
-
-/**
- * Why `schema` is not run at the edge, or `undefined`. The readers are bounded and tested, but the schema is the
- * server's: one they fail on is not run, and learning the rest of its list goes on.
+ * Why `schema` is not run at the edge, or `undefined`. Patterns need no reading: the compiler runs them on a
+ * linear-time engine or refuses them. The reader is bounded and tested, but the schema is the server's: one it fails
+ * on is not run, and learning the rest of its list goes on.
  */
 function riskOf(schema: object): string | undefined {
   try {
-    return riskyPattern(schema) ?? schemaRisk(schema);
+    return schemaRisk(schema);
   } catch {
     return "a schema the edge could not read";
   }

@@ -94,7 +94,7 @@ export interface ValidateOptions {
    * `reported`, `"off"` does not judge it. Unset: `formats` off, `versions` report (enforce with `versions`), the rest enforced.
    */
   rules?: Rules | undefined;
-  /** `"report"` turns every enforced rule to report. */
+  /** `"report"` turns every rule enforced by default to report; a state `rules` names stays as named. */
   mode?: Mode | undefined;
   /**
    * The modern protocol versions the server behind serves. Given, `versions` is enforced by default: a modern request
@@ -104,10 +104,11 @@ export interface ValidateOptions {
   versions?: readonly string[] | undefined;
 }
 
-/** A rule's state for one call: the option's, the default, and `mode: "report"` applied. */
+/** A rule's state for one call: the option's as given, else the default with `mode: "report"` applied to it. */
 function stateOf(options: ValidateOptions | undefined, rule: ValidationRule): RuleState {
   const given = options?.rules?.[rule];
-  const state = given ?? (rule === "formats" ? "off" : rule === "versions" && options?.versions === undefined ? "report" : "enforce");
+  if (given !== undefined) return given;
+  const state = rule === "formats" ? "off" : rule === "versions" && options?.versions === undefined ? "report" : "enforce";
   return state === "enforce" && options?.mode === "report" ? "report" : state;
 }
 
@@ -228,10 +229,10 @@ function modernMessage(body: unknown, options: ValidateOptions | undefined): Val
   } else result = versionedRequest(body, version, options);
   const headers = options?.headers;
   if (result.outcome !== "pass" || headers === undefined) return result;
-  // Headers that are the body's own strings agree at a glance; anything else is judged by the rules in full.
-  if (headersAgree(body as Record<string, unknown>, headers, KNOWN_MODERN_REVISION)) return result;
   const headerState = stateOf(options, "headers");
   if (headerState === "off") return result;
+  // Headers that are the body's own strings agree at a glance; anything else is judged by the rules in full.
+  if (headersAgree(body as Record<string, unknown>, headers, KNOWN_MODERN_REVISION)) return result;
   const broken = headerRule(body, headers);
   if (broken === undefined) return result;
   return headerState === "enforce" ? broken : headerState === "report" ? withReport(result, reportedOf(broken)) : result;

@@ -13,12 +13,30 @@ export const DEFAULT_MAX_ROWS = 10_000;
  */
 export const DEFAULT_MAX_TEXT = 32 * 1024 * 1024;
 
+/** One answer of `/rows`: the rows after a cursor, bounded in number and in bytes. */
+export interface RowsPage {
+  /** The rows as one JSON array's UTF-8 bytes, oldest first. */
+  json: Uint8Array;
+  count: number;
+  /** The number of the oldest row held (the next row's when none is). */
+  first: number;
+  /** Where the next read goes on from: the last row's number in this page, else the cursor read from (at most the newest row's). */
+  next: number;
+  /** Whether rows after `next` are held, or wait to be judged. */
+  more: boolean;
+}
+
 /** What the inspector's listener reads: the rows held, their bound, and each row as it comes. */
 export interface RowSource {
   readonly capacity: number;
+  /** Every row held, oldest first (a source that judges when read judges all it holds first). */
   rows(): InspectRow[];
-  /** The rows held as JSON (an array), when the source keeps them so: what `JSON.stringify(rows())` would give. */
-  rowsJson?(): Buffer;
+  /**
+   * At most `limit` rows numbered after `after`, oldest first, in at most `maxBytes` of JSON (one row at least, whatever
+   * its size). A source that judges when read judges only what the page needs, in slices a turn of the event loop
+   * apart, and stops once `gone()` says the reader left.
+   */
+  page(after: number, limit: number, maxBytes: number, gone?: () => boolean): Promise<RowsPage>;
   /**
    * Each row from now on; a source that makes its event hands that too (the event stream sends it as it is), else the
    * event is the row's JSON on one `data:` line.
@@ -85,9 +103,45 @@ export class RowRing implements RowSource {
     return this.slots.slice(this.start);
   }
 
+  /** The rows after `after`, bounded (`RowSource.page`); the rows are judged already, so it resolves at once. */
+  page(after: number, limit: number, maxBytes: number): Promise<RowsPage> {
+    const held = this.slots.length - this.start;
+    const first = held === 0 ? this.next : this.slots[this.start]!.seq;
+    const parts: Uint8Array[] = [];
+    let bytes = 2;
+    let i = this.start + Math.max(0, after + 1 - first);
+    for (; i < this.slots.length && parts.length < limit; i++) {
+      const json = utf8.encode(JSON.stringify(this.slots[i]));
+      if (parts.length > 0 && bytes + 1 + json.length > maxBytes) break;
+      bytes += json.length + (parts.length > 0 ? 1 : 0);
+      parts.push(json);
+    }
+    const last = this.next - 1;
+    const next = parts.length > 0 ? this.slots[i - 1]!.seq : Math.min(Math.max(after, first - 1), last);
+    return Promise.resolve({ json: joinArray(parts), count: parts.length, first, next, more: next < last });
+  }
+
   /** Calls `listener` with each row pushed from now on; returns the function that stops it. */
   subscribe(listener: (row: InspectRow) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+const utf8 = new TextEncoder();
+
+/** JSON texts' UTF-8 bytes as one JSON array's. */
+export function joinArray(parts: readonly Uint8Array[]): Uint8Array {
+  let size = 1 + parts.length;
+  for (const part of parts) size += part.length;
+  const out = new Uint8Array(Math.max(size, 2));
+  out[0] = 0x5b;
+  let at = 1;
+  parts.forEach((part, i) => {
+    if (i > 0) out[at++] = 0x2c;
+    out.set(part, at);
+    at += part.length;
+  });
+  out[at] = 0x5d;
+  return out;
 }

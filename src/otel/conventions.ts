@@ -63,6 +63,15 @@ export const VALIDATION_BUCKETS = [0.000005, 0.00001, 0.000025, 0.00005, 0.0001,
  */
 const CALLER_CODES: ReadonlySet<number> = new Set([-32700, -32600, -32601, -32602, -32002]);
 
+/** `rpc.response.status_code` values always recorded as they are: JSON-RPC's own codes, and MCP's resource not found. */
+export const KNOWN_STATUS_CODES: ReadonlySet<string> = new Set(["-32700", "-32600", "-32601", "-32602", "-32603", "-32002"]);
+
+/**
+ * `mcp.protocol.version` values always recorded as they are: the MCP revisions (test/otel-facts.test.ts checks them
+ * against the schemas wymcp compiles). A client's other date-shaped claims are bounded (attribute-values.ts).
+ */
+export const KNOWN_REVISIONS: ReadonlySet<string> = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]);
+
 export function isServerError(code: number): boolean {
   return !CALLER_CODES.has(code);
 }

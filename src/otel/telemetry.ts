@@ -32,6 +32,8 @@ import {
 import {
   answerFacts,
   type AnswerFacts,
+  MAX_NAME_UNITS,
+  safeText,
   type ExchangeTrace,
   type JudgedExchange,
   type MessageFacts,
@@ -44,12 +46,15 @@ import {
   EXECUTE_TOOL,
   isServerError,
   KNOWN_METHODS,
+  KNOWN_REVISIONS,
+  KNOWN_STATUS_CODES,
   METRIC,
   OPERATION_BUCKETS,
   OTHER,
   TOOL_ERROR,
   VALIDATION_BUCKETS,
 } from "./conventions.js";
+import { AttributeValues, type MetricValues } from "./attribute-values.js";
 
 export interface McpTelemetryOptions {
   /** Where spans go; the global tracer provider by default (what the OpenTelemetry SDK registers). */
@@ -93,6 +98,7 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
     return instruments;
   };
   const contexts = propagator ?? propagation;
+  const values = metricValues();
   return {
     recording: () => meters().recording || !tracingOff(),
     report: (report) => recordReport(meters().reports, report),
@@ -100,8 +106,20 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
       const recorders = meters();
       if (!recorders.recording && tracingOff()) return undefined;
       recordBodyMetrics(recorders, exchange);
-      return traceExchange(tracer, contexts, recorders, exchange);
+      return traceExchange(tracer, contexts, recorders, exchange, values);
     },
+  };
+}
+
+/** The bounded attributes of one telemetry, shared by every face it is given to. */
+function metricValues(): MetricValues {
+  return {
+    tools: new AttributeValues(),
+    prompts: new AttributeValues(),
+    protocolVersions: new AttributeValues(KNOWN_REVISIONS),
+    jsonrpcVersions: new AttributeValues(),
+    statusCodes: new AttributeValues(KNOWN_STATUS_CODES),
+    errorTypes: new AttributeValues(new Set([TOOL_ERROR])),
   };
 }
 
@@ -157,6 +175,7 @@ function traceExchange(
   contexts: TextMapPropagator,
   { duration, recording }: Instruments,
   exchange: JudgedExchange,
+  values: MetricValues,
 ): ExchangeTrace | undefined {
   const shared = connectionOf(exchange);
   const ambient = contextApi.active();
@@ -164,12 +183,12 @@ function traceExchange(
   const open = new Map<string | number, MessageSpan>();
   const all: MessageSpan[] = [];
   for (const facts of exchange.messages) {
-    const message = startMessage(tracer, exchange, facts, shared, parents(facts.traceContext));
+    const message = startMessage(tracer, exchange, facts, shared, parents(facts.traceContext), values);
     all.push(message);
     if (facts.id !== undefined && exchange.verdict !== "refused") open.set(facts.id, message);
   }
   const finish = (message: MessageSpan, answer?: AnswerFacts, errorType?: string) =>
-    finishMessage(message, duration, exchange.startTime, answer, errorType);
+    finishMessage(message, duration, exchange.startTime, values, answer, errorType);
   // No operation (a client's response), or nothing recorded (no SDK): the face need not watch the answer at all.
   if (all.length === 0 || (!recording && !all.some((message) => message.span.isRecording()))) return undefined;
   const runIn = all[0]?.context ?? ambient;
@@ -189,6 +208,7 @@ function traceExchange(
       const message = open.get(answer.id);
       if (!message) return;
       open.delete(answer.id);
+      if (answer.code === undefined) declareListed(values, message.method, raw);
       finish(message, answer);
     },
     session(id) {
@@ -210,11 +230,18 @@ function traceExchange(
 }
 
 /** Ends a message's span once: with its answer, or failed by `errorType` (a request only); then records its duration. */
-function finishMessage(message: MessageSpan, duration: Histogram, startTime: number, answer?: AnswerFacts, errorType?: string): void {
+function finishMessage(
+  message: MessageSpan,
+  duration: Histogram,
+  startTime: number,
+  values: MetricValues,
+  answer?: AnswerFacts,
+  errorType?: string,
+): void {
   if (message.done) return;
   message.done = true;
-  if (answer) recordAnswer(message, answer);
-  else if (errorType !== undefined && message.isRequest) fail(message, errorType, undefined);
+  if (answer) recordAnswer(message, answer, values);
+  else if (errorType !== undefined && message.isRequest) fail(message, errorType, undefined, values);
   message.span.end();
   duration.record((performance.now() - startTime) / 1000, message.metric);
 }
@@ -259,6 +286,7 @@ function startMessage(
   facts: MessageFacts,
   shared: Connection,
   parent: { context: Context; link: SpanContext | undefined },
+  values: MetricValues,
 ): MessageSpan {
   const method = facts.method;
   // Metric attributes: the conventions' list for mcp.server.operation.duration (mcp.resource.uri is opt-in there).
@@ -270,6 +298,12 @@ function startMessage(
     metric[key] = value;
     attributes[key] = value;
   };
+  // A value the client chose: as sent on the span, bounded on the metric (attribute-values.ts).
+  const chosen = (key: string, value: string | undefined, bound: AttributeValues) => {
+    if (value === undefined) return;
+    attributes[key] = value;
+    metric[key] = bound.of(value);
+  };
   attributes[ATTR.method] = method ?? OTHER;
   metric[ATTR.method] = metricMethod(method);
   both(ATTR.verdict, exchange.verdict);
@@ -280,10 +314,10 @@ function startMessage(
   both(ATTR.protocolName, shared.protocolName);
   both(ATTR.protocolVersionNet, shared.protocolVersion);
   if (method === "tools/call") both(ATTR.operation, EXECUTE_TOOL);
-  both(ATTR.toolName, facts.toolName);
-  both(ATTR.promptName, facts.promptName);
-  both(ATTR.protocolVersion, facts.protocolVersion);
-  both(ATTR.jsonrpcVersion, facts.jsonrpcVersion);
+  chosen(ATTR.toolName, facts.toolName, values.tools);
+  chosen(ATTR.promptName, facts.promptName, values.prompts);
+  chosen(ATTR.protocolVersion, facts.protocolVersion, values.protocolVersions);
+  chosen(ATTR.jsonrpcVersion, facts.jsonrpcVersion, values.jsonrpcVersions);
   if (facts.idText !== undefined) attributes[ATTR.requestId] = facts.idText;
   if (facts.resourceUri !== undefined) attributes[ATTR.resourceUri] = facts.resourceUri;
   if (exchange.sessionId !== undefined) attributes[ATTR.sessionId] = exchange.sessionId;
@@ -294,8 +328,8 @@ function startMessage(
   }
   if (exchange.verdict === "refused" && exchange.code !== undefined) {
     const code = String(exchange.code);
-    attributes[ATTR.statusCode] = metric[ATTR.statusCode] = code;
-    if (isServerError(exchange.code)) attributes[ATTR.errorType] = metric[ATTR.errorType] = code;
+    chosen(ATTR.statusCode, code, values.statusCodes);
+    if (isServerError(exchange.code)) chosen(ATTR.errorType, code, values.errorTypes);
   }
   const target = facts.toolName ?? facts.promptName;
   const name = target === undefined ? (method ?? OTHER) : `${method} ${target}`;
@@ -313,20 +347,20 @@ function startMessage(
   };
 }
 
-function recordAnswer(message: MessageSpan, answer: AnswerFacts): void {
+function recordAnswer(message: MessageSpan, answer: AnswerFacts, values: MetricValues): void {
   if (answer.code !== undefined) {
     const code = String(answer.code);
     message.span.setAttribute(ATTR.statusCode, code);
-    message.metric[ATTR.statusCode] = code;
-    if (isServerError(answer.code)) fail(message, code, answer.message);
+    message.metric[ATTR.statusCode] = values.statusCodes.of(code);
+    if (isServerError(answer.code)) fail(message, code, answer.message, values);
   } else if (answer.toolError && message.method === "tools/call") {
-    fail(message, TOOL_ERROR, undefined);
+    fail(message, TOOL_ERROR, undefined, values);
   }
 }
 
-function fail(message: MessageSpan, errorType: string, description: string | undefined): void {
+function fail(message: MessageSpan, errorType: string, description: string | undefined, values: MetricValues): void {
   message.span.setAttribute(ATTR.errorType, errorType);
-  message.metric[ATTR.errorType] = errorType;
+  message.metric[ATTR.errorType] = values.errorTypes.of(errorType);
   message.span.setStatus(description === undefined ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.ERROR, message: description });
 }
 
@@ -407,4 +441,20 @@ function reportEvent(report: Report): Attributes {
   if (report.tool !== undefined) attributes[ATTR.toolName] = report.tool;
   if (report.code !== undefined) attributes[ATTR.statusCode] = String(report.code);
   return attributes;
+}
+
+/** The tools or prompts a `tools/list` or `prompts/list` answer names, declared: escaped and cut as a call's name is. */
+function declareListed(values: MetricValues, method: string | undefined, raw: unknown): void {
+  const bound = method === "tools/list" ? values.tools : method === "prompts/list" ? values.prompts : undefined;
+  if (bound === undefined) return;
+  const result = (raw as { result?: unknown }).result;
+  const listed =
+    typeof result === "object" && result !== null
+      ? (result as Record<string, unknown>)[method === "tools/list" ? "tools" : "prompts"]
+      : undefined;
+  if (!Array.isArray(listed)) return;
+  for (const item of listed) {
+    const name = typeof item === "object" && item !== null ? (item as { name?: unknown }).name : undefined;
+    if (typeof name === "string" && !bound.declare(safeText(name, MAX_NAME_UNITS))) return;
+  }
 }

@@ -241,9 +241,10 @@ class ResponseTap implements Tap {
       method: method === undefined ? undefined : escapeText(method, MAX_REPORT_NAME_UNITS),
       id,
       client: undefined,
-      message: revision === undefined ? violations.message : `${violations.message} (revision ${revision})`,
+      message: violations.message,
       errors: violations.errors,
     };
+    if (revision !== undefined) report.revision = revision;
     if (violations.omitted !== undefined) report.omitted = violations.omitted;
     deliverReport(onReport, report);
   }

@@ -8,6 +8,7 @@
     python echo_servers.py features-http    the official SDK's MCPServer with every feature test/support/feature-server.ts
                                             has (over Streamable HTTP, announced as mcpserver-http is)
     python echo_servers.py features-stdio   the same over stdio
+    python echo_servers.py formats-http     MCPServer over Streamable HTTP with format_tools.py's tools
 """
 
 import socket
@@ -200,6 +201,14 @@ def header_http() -> None:
     serve_http(tools(server))
 
 
+def formats_http() -> None:
+    """The tools of format_tools.py (one parameter each of a type pydantic writes with a format), served over HTTP."""
+    from format_tools import add_tools
+    from mcp.server.mcpserver import MCPServer
+
+    serve_http(add_tools(MCPServer("wymcp-python-formats")))
+
+
 def features_http() -> None:
     from mcp.server.mcpserver import MCPServer
 
@@ -223,6 +232,7 @@ if __name__ == "__main__":
         "mcpserver-http": mcpserver_http,
         "header-http": header_http,
         "features-http": features_http,
+        "formats-http": formats_http,
         "features-stdio": features_stdio,
         "fastmcp-stdio": fastmcp_stdio,
     }

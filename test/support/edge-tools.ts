@@ -1,7 +1,7 @@
 /**
  * The SDK v2 server of the tools-at-the-edge tests: `add` (two integers), `weather` (a region mirrored into the
- * `Mcp-Param-Region` header, days into `Mcp-Param-Days`), `odd` (a pattern with a nested quantifier, which
- * the edge does not run); every tool answers with the arguments it received, so a test sees whether the server saw a call.
+ * `Mcp-Param-Region` header, days into `Mcp-Param-Days`), `odd` (a pattern with a backreference, which the
+ * linear-time engine cannot run, so the edge does not run it); every tool answers with the arguments it received, so a test sees whether the server saw a call.
  * Also the raw requests of each era that call them.
  */
 import { McpServer } from "@modelcontextprotocol/server";
@@ -22,7 +22,7 @@ export function edgeToolsServer(): McpServer {
     },
     echo,
   );
-  server.registerTool("odd", { inputSchema: z.object({ word: z.string().regex(/^(a+)+$/) }) }, echo);
+  server.registerTool("odd", { inputSchema: z.object({ word: z.string().regex(/^(a+)\1$/) }) }, echo);
   return server;
 }
 

@@ -47,7 +47,7 @@ export async function runStdioCommand(argv: string[]): Promise<number> {
   const { log, otel, tools, hooks } = started;
   const code = await runStdioGate(
     { ...parsed.options, telemetry: otel?.telemetry, tools },
-    { input: process.stdin, output: process.stdout, log: process.stderr },
+    { input: process.stdin, output: process.stdout },
     log,
     hooks,
   );

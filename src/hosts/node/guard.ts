@@ -34,8 +34,8 @@ export interface NodeLimitOptions extends LimitOptions {
 /** Options of `wymcpNode`; `era` receives the Node request and the parsed body (`undefined` on a GET). */
 export interface NodeOptions extends Omit<FaceOptions<IncomingMessage>, "limits"> {
   /**
-   * The bounds on a body: `{ maxBodyBytes, maxDepth, discardTimeoutMs }`.
-   * @default `{ maxBodyBytes: 4194304, maxDepth: 64, discardTimeoutMs: 5000 }`
+   * The bounds on a body: `{ maxBodyBytes, maxDepth }`, and `discardTimeoutMs` on Node.
+   * @default `{ maxBodyBytes: 4194304, maxDepth: 64 }` (and `discardTimeoutMs: 5000` on Node)
    */
   limits?: NodeLimitOptions;
 }

@@ -377,7 +377,7 @@ class Attempt {
 function upstreamRequest(upstream: Upstream, { req, body, traceContext }: Exchange): http.ClientRequest {
   const { url } = upstream;
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
-  return (url.protocol === "https:" ? https : http).request({
+  const request = (url.protocol === "https:" ? https : http).request({
     protocol: url.protocol,
     hostname,
     port: url.port || undefined,
@@ -389,6 +389,10 @@ function upstreamRequest(upstream: Upstream, { req, body, traceContext }: Exchan
     // address is no server name (RFC 6066 §3), and its certificate is checked against the address.
     ...(url.protocol === "https:" ? { servername: isIP(hostname) ? "" : hostname } : {}),
   });
+  // No `Connection: keep-alive` of Node's: HTTP/1.1 keeps the connection without it (RFC 9112 §9.3), and a head the
+  // client sent at the bound, without one, would not fit with it ({@link HeadRoom}).
+  request.removeHeader("connection");
+  return request;
 }
 
 /**
@@ -474,8 +478,9 @@ export function connectionNamed(connection: string | string[] | undefined): Set<
 /**
  * The client's headers as sent (repeated ones kept), without the hop-by-hop ones and those named in `Connection`;
  * `Content-Length` exact for a judged body; the `X-Forwarded-*` trio, the proxy's own unless the client is a trusted
- * proxy (then it extends theirs); `Host` the client's unless told otherwise, so that the upstream's own host checks
- * (DNS rebinding protection) and absolute URLs see what the client used; the live page's old cookie never.
+ * proxy (then it extends theirs), each added only within the head's bound ({@link HeadRoom}); `Host` the client's
+ * unless told otherwise, so that the upstream's own host checks (DNS rebinding protection) and absolute URLs see what
+ * the client used; the live page's old cookie never.
  */
 export function forwardedHeaders(
   req: IncomingMessage,
@@ -503,15 +508,20 @@ export function forwardedHeaders(
   // own, one the proxy never judged.
   else if (req.headers["transfer-encoding"] !== undefined && req.headers["content-length"] === undefined)
     headers["transfer-encoding"] = "chunked";
+  if (upstream.rewriteHost || req.headers.host === undefined) headers.host = upstream.url.host;
+  // What the proxy adds, in the order it matters to an upstream, each only if the head stays within the bound the
+  // client's request was held to: an upstream with the same bound must not refuse what the client alone may send.
+  const room = new HeadRoom(req.url, headers);
   const client = req.socket.remoteAddress;
   const forwardedFor = headers["x-forwarded-for"];
-  if (client) headers["x-forwarded-for"] = forwardedFor ? `${[forwardedFor].flat().join(", ")}, ${client}` : client;
+  if (client) room.set("x-forwarded-for", forwardedFor ? `${[forwardedFor].flat().join(", ")}, ${client}` : client);
   // A trusted TLS terminator in front has said what the client used; otherwise the client spoke plain HTTP to this proxy.
-  headers["x-forwarded-proto"] ??= "http";
-  if (req.headers.host !== undefined) headers["x-forwarded-host"] ??= req.headers.host;
-  if (upstream.rewriteHost || req.headers.host === undefined) headers.host = upstream.url.host;
+  if (headers["x-forwarded-proto"] === undefined) room.set("x-forwarded-proto", "http");
   // The proxy's span is the upstream's parent: its context replaces the client's (whose span is the proxy span's parent).
-  if (traceContext) Object.assign(headers, traceContext);
+  if (traceContext) for (const [name, value] of Object.entries(traceContext)) room.set(name, value);
+  const host = req.headers.host;
+  if (host !== undefined && host.length <= MAX_FORWARDED_HOST && headers["x-forwarded-host"] === undefined)
+    room.set("x-forwarded-host", host);
   return headers;
 }
 
@@ -526,6 +536,44 @@ export function withoutPageCookie(value: string): string {
     .filter((pair) => !pair.trimStart().startsWith(PAGE_COOKIE))
     .map((pair) => pair.trim())
     .join("; ");
+}
+
+/**
+ * Longest `Host` copied into `X-Forwarded-Host`: a DNS name (253 characters at most), a colon and a port. A longer one
+ * names no host the upstream can be reached by, and its copy alone could take a request past an upstream's bound.
+ */
+export const MAX_FORWARDED_HOST = 253 + 1 + 5;
+
+/**
+ * The room left in a request's head under Node's bound (`maxHeaderSize`, which the proxy's own listener held the client
+ * to): the target and every header's name and value count, as Node's parser counts them, and the head must stay under it.
+ */
+class HeadRoom {
+  private used: number;
+  private readonly bound = http.maxHeaderSize - 1;
+
+  constructor(
+    target: string | undefined,
+    private readonly headers: OutgoingHttpHeaders,
+  ) {
+    this.used = target?.length ?? 1;
+    for (const name of Object.keys(headers)) this.used += fieldLength(name, headers[name]);
+  }
+
+  /** Sets a header the proxy adds (or replaces) when the head stays within the bound; otherwise leaves it as it was. */
+  set(name: string, value: string): void {
+    const grown = this.used - fieldLength(name, this.headers[name]) + name.length + value.length;
+    if (grown > this.bound) return;
+    this.headers[name] = value;
+    this.used = grown;
+  }
+}
+
+/** What a header counts toward Node's bound: its name and its value, once per value of a repeated one. */
+function fieldLength(name: string, value: OutgoingHttpHeaders[string]): number {
+  if (value === undefined) return 0;
+  if (Array.isArray(value)) return value.reduce((sum, one) => sum + name.length + one.length, 0);
+  return name.length + String(value).length;
 }
 
 /**

@@ -61,7 +61,7 @@ export function resolveFace<R>(
   options: unknown,
   face: { keys: readonly string[]; limits?: readonly string[]; headersOf: (request: R) => HeadersLike | undefined },
 ): Face<R> {
-  const given = objectOption("options", options ?? {}) as FaceOptions<R> & Record<string, unknown>;
+  const given = objectOption("options", options === undefined ? {} : options) as FaceOptions<R> & Record<string, unknown>;
   const tools = toolsOptions(given.tools);
   const resolved = resolveOptions<R>(given, {
     keys: [...FACE_KEYS, ...face.keys],

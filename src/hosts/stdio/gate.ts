@@ -40,6 +40,7 @@ import type { Report } from "../../core/rules.js";
 import { type ToolLockWatch, toolsListRequests } from "../../core/tool-lock.js";
 import { LockedLines } from "../../outbound/tool-lock-stream.js";
 import { type ToolsAtEdge, type ToolsOptions, type ToolsRefusal, toolsOption } from "../../core/tools-at-edge.js";
+import { signalServer, WATCHED, watchServer } from "./watchdog.js";
 
 export interface StdioOptions extends GateFlags {
   command: string;
@@ -54,12 +55,13 @@ export interface StdioOptions extends GateFlags {
   tools?: ToolsOptions | undefined;
 }
 
-/** The client's side: what it writes to wymcp, and where wymcp writes back to it. */
+/**
+ * The client's side: what it writes to wymcp, and where wymcp writes back to it. The log is not waited for: a log that
+ * cannot keep up drops lines and counts them (`createLog` on a stream), so it never holds the client back.
+ */
 export interface ClientSide {
   input: Readable;
   output: Writable;
-  /** Where the log goes (the process's stderr): reading waits while it is full, as it waits for `output`. */
-  log?: Writable;
 }
 
 /** Default wait for the server to exit after a stop signal before it is killed. */
@@ -104,6 +106,10 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
   const { child, exited } = server;
   // Writing to a server that has exited fails with EPIPE: the exit code says the rest.
   child.stdin!.on("error", () => undefined);
+  const watchdog = watchServer(child, (reason) =>
+    log.line("watchdog-failed", { error: reason }, `the server is not watched (${reason}): it may outlive wymcp killed with SIGKILL`),
+  );
+  child.once("exit", () => watchdog?.standDown());
   client.output.on("error", () => undefined);
   const stopPassingSignals = passStopSignals(child, options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS);
 
@@ -132,7 +138,8 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
 function spawnServer(options: StdioOptions, log: GateLog): { child: ChildProcess; exited: Promise<number> } | number {
   let child: ChildProcess;
   try {
-    child = spawn(options.command, options.args, { stdio: ["pipe", "pipe", "inherit"] });
+    // A process group of its own, which the watchdog kills once wymcp is gone (watchdog.ts).
+    child = spawn(options.command, options.args, { stdio: ["pipe", "pipe", "inherit"], detached: WATCHED });
   } catch (error) {
     log.line(
       "spawn-failed",
@@ -157,18 +164,19 @@ function spawnServer(options: StdioOptions, log: GateLog): { child: ChildProcess
 }
 
 /**
- * A stop signal is passed on; a server still running past the bound is killed. wymcp leaving by any other way (an
- * uncaught error, process.exit) takes the server with it. A SIGKILL of wymcp cannot be caught: the server's stdin then
- * ends, which is the server's cue to exit. Returns the undoing, for once the server has exited.
+ * A stop signal is passed on to the server's group; a server still running past the bound is killed. wymcp leaving by
+ * any other way (an uncaught error, process.exit) takes the server with it. A SIGKILL of wymcp cannot be caught: the
+ * watchdog kills the server's group then (watchdog.ts), and the server's stdin ends. Returns the undoing, for once the
+ * server has exited.
  */
 function passStopSignals(child: ChildProcess, stopTimeoutMs: number): () => void {
   let killTimer: NodeJS.Timeout | undefined;
   const forwardSignal = (signal: NodeJS.Signals) => {
-    child.kill(signal);
-    killTimer ??= setTimeout(() => child.kill("SIGKILL"), stopTimeoutMs);
+    signalServer(child, signal);
+    killTimer ??= setTimeout(() => signalServer(child, "SIGKILL"), stopTimeoutMs);
   };
   for (const signal of FORWARDED_SIGNALS) process.on(signal, forwardSignal);
-  const orphan = () => void child.kill("SIGKILL");
+  const orphan = () => signalServer(child, "SIGKILL");
   process.once("exit", orphan);
   return () => {
     for (const signal of FORWARDED_SIGNALS) process.off(signal, forwardSignal);
@@ -206,19 +214,18 @@ class ClientOutput {
     client.output.once("error", gone).once("close", gone);
   }
 
-  /** Backpressure on wymcp's own writes: while the client (or the log) has not taken what wymcp wrote, no more is read. */
+  /** Backpressure on wymcp's own writes: while the client has not taken what wymcp wrote, no more is read. */
   full(): boolean {
-    const { output, log } = this.client;
-    return !this.gone && (output.writableNeedDrain || this.writer.heldBytes() > MAX_HELD_ANSWER_BYTES || log?.writableNeedDrain === true);
+    const { output } = this.client;
+    return !this.gone && (output.writableNeedDrain || this.writer.heldBytes() > MAX_HELD_ANSWER_BYTES);
   }
 
   /** Settles once the output is no longer full, or the server has exited. */
   async relieve(): Promise<void> {
-    const { output, log } = this.client;
+    const { output } = this.client;
     while (this.full() && running(this.child)) {
       const waits = [this.writer.released(), this.exited.then(() => undefined)];
       if (output.writableNeedDrain) waits.push(settledBy(output, ["drain", "close", "error"]));
-      if (log?.writableNeedDrain) waits.push(settledBy(log, ["drain", "close", "error"]));
       await Promise.race(waits);
     }
   }
@@ -382,6 +389,8 @@ class LineGate {
   private sessionRevision: string | undefined;
   private initializeKey: string | undefined;
   private lastNullAnswer = Number.NEGATIVE_INFINITY;
+  /** The log's lines for messages dropped unanswered: one a second, the others counted. */
+  private readonly dropped: DroppedLines;
   /** A line past the limit: its length, as a declared Content-Length, while it is judged. */
   private declared: string | undefined;
 
@@ -404,6 +413,7 @@ class LineGate {
     this.tracking = this.outbound || hooks.onAnswer !== undefined || telemetry !== undefined;
     this.negotiates = !passThrough;
     this.clock = options.clock ?? Date.now;
+    this.dropped = new DroppedLines(log, this.clock);
     const rejected = loggedRejections(log);
     this.toolLock = passThrough ? undefined : loggedToolLock(options.tools?.lock, rules.lock, rejected, reports.after);
     this.lockedLines = this.toolLock && new LockedLines(this.toolLock, settings.maxBodyBytes);
@@ -462,9 +472,10 @@ class LineGate {
     return this.admitted(judged);
   }
 
-  /** Ends the spans of the requests the server never answered (it has exited). */
+  /** Ends the spans of the requests the server never answered (it has exited); logs the count of the last burst dropped. */
   close(): void {
     this.pending.close();
+    this.dropped.flush();
   }
 
   /** A line the server wrote, already passed on: its answer to a pending request, and the outbound check. */
@@ -598,7 +609,8 @@ class LineGate {
   }
 
   private verdict(event: VerdictEvent): void {
-    this.log.verdict(event);
+    if (event.outcome === "dropped") this.dropped.add(event);
+    else this.log.verdict(event);
     notify(this.hooks.onVerdict, event);
   }
 
@@ -624,6 +636,55 @@ class LineGate {
         formats: this.formats,
         onReport: request?.traced ? this.tracedReport(request.traced.trace) : this.reportAfter,
       });
+  }
+}
+
+/**
+ * The log of the messages wymcp drops without an answer (junk past the once-a-second answer, a refused notification or
+ * response): no answer bounds them, so their log must not cost more than the answers do. The first of a burst is logged
+ * in full, the others within `NULL_ID_ANSWER_INTERVAL_MS` of it counted and logged as one line (by reason) when the
+ * interval ends, when the next burst starts, or when the gate closes.
+ */
+class DroppedLines {
+  private burstStart = Number.NEGATIVE_INFINITY;
+  private count = 0;
+  private readonly reasons = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly log: GateLog,
+    private readonly clock: () => number,
+  ) {}
+
+  add(event: VerdictEvent): void {
+    const now = this.clock();
+    if (now - this.burstStart >= NULL_ID_ANSWER_INTERVAL_MS) {
+      this.flush();
+      this.burstStart = now;
+      this.log.verdict(event);
+      return;
+    }
+    this.count++;
+    const reason = `${event.code ?? ""} ${event.reason ?? "invalid-message"}`.trim();
+    this.reasons.set(reason, (this.reasons.get(reason) ?? 0) + 1);
+    // The count is logged within the interval even when nothing follows the burst; the timer never holds the process.
+    this.timer ??= setTimeout(() => this.flush(), NULL_ID_ANSWER_INTERVAL_MS).unref();
+  }
+
+  /** Logs the count of the messages dropped since the last one logged in full, if any. */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const { count, reasons } = this;
+    if (count === 0) return;
+    const byReason = [...reasons].map(([reason, n]) => `${reason} ×${n}`).join(", ");
+    this.log.line(
+      "dropped-burst",
+      { count, reasons: Object.fromEntries(reasons) },
+      `dropped (not answered) ${count} more message${count === 1 ? "" : "s"} within a second of the last one logged: ${byReason}`,
+    );
+    this.count = 0;
+    reasons.clear();
   }
 }
 

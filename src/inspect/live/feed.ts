@@ -4,7 +4,8 @@
  * pairing each response with its request) only when a page reads the rows or follows the stream, so a proxy with no
  * page open copies each message's bytes into the ring (`held.ts`) and does no more work per message. While a page
  * follows, the messages captured are judged together a few milliseconds later, off the path of the traffic that
- * carried them. No host type.
+ * carried them. Judging goes a slice at a time (`JUDGE_SLICE_MESSAGES`, `JUDGE_SLICE_UNITS`), a turn of the event loop
+ * between slices: however much waits, the traffic's own callbacks run between them. No host type.
  */
 import { answerId } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
@@ -15,7 +16,7 @@ import { Exchange } from "../../check/exchange.js";
 import type { JudgeContext, JudgeOptions } from "../../check/judge.js";
 import { Negotiations } from "../../check/negotiation.js";
 import { type Capture, HeldCaptures, textOf, unitsOf } from "./held.js";
-import { DEFAULT_MAX_ROWS, DEFAULT_MAX_TEXT, type RowSource } from "../ring.js";
+import { DEFAULT_MAX_ROWS, DEFAULT_MAX_TEXT, type RowSource, type RowsPage } from "../ring.js";
 import { JsonRows } from "./json-rows.js";
 import type { InspectRow } from "../row.js";
 
@@ -33,22 +34,37 @@ const MAX_EXCHANGE_ERAS = 10_000;
  * batching adds its delay to this one).
  */
 export const JUDGE_BATCH_MS = 20;
-/** A batch whose text reaches this many UTF-16 units is judged at once: no one batch holds the proxy's thread for long. */
+/** A batch whose text reaches this many UTF-16 units is judged from the next turn, not after the batch's delay. */
 export const JUDGE_BATCH_CHARS = 1024 * 1024;
+/** The most messages one slice judges, and the text (UTF-16 units) past which it judges no more (one message at least). */
+export const JUDGE_SLICE_MESSAGES = 32;
+export const JUDGE_SLICE_UNITS = 32 * 1024;
+/**
+ * The text (UTF-16 units) one read of the rows has judged for it at most, in slices: the page reads on for more, and
+ * many readers of the oldest rows, which give way to the newest as messages pass, judge little each.
+ */
+export const JUDGE_READ_UNITS = 64 * 1024;
+
+/** Resolves on the event loop's next turn, after the I/O callbacks waiting: the traffic goes first. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class LiveFeed implements RowSource {
   readonly capacity: number;
   /** Captured while no page followed, not judged yet: all older than `pending`'s. */
   private readonly held: HeldCaptures;
-  /** Captured while a page follows, not judged yet (its batch), oldest first from `start`. */
-  private pending: Capture[] = [];
+  /**
+   * Captured while a page follows (or while older ones captured then still wait), not judged yet, oldest first from
+   * `start`; a judged one's place is emptied at once.
+   */
+  private pending: (Capture | undefined)[] = [];
   private start = 0;
   private pendingText = 0;
   /** The rows judged, kept as their JSON (json-rows.ts). */
   private readonly ring: JsonRows;
   private followers = 0;
-  /** The timer that judges what a following page has not been told yet. */
+  /** What judges the next slice for the pages following: the batch's timer, or the next turn while a backlog lasts. */
   private batch: NodeJS.Timeout | undefined;
+  private turn: NodeJS.Immediate | undefined;
   private readonly exchange = new Exchange();
   private readonly negotiated = new Negotiations();
   /** Slot `entry % MAX_EXCHANGE_ERAS`: whose request era it holds, and the era (a map's oldest-first eviction cost more than the judging). */
@@ -75,7 +91,7 @@ export class LiveFeed implements RowSource {
 
   /**
    * A message passed: recorded, then kept in the bounded ring; while a page follows, judged with the others of its
-   * batch within `JUDGE_BATCH_MS`, or at once when the batch's text reaches `JUDGE_BATCH_CHARS`.
+   * batch within `JUDGE_BATCH_MS` (from the next turn once the batch's text reaches `JUDGE_BATCH_CHARS`), a slice a turn.
    */
   capture(capture: Capture): void {
     if (this.onCapture) {
@@ -85,10 +101,11 @@ export class LiveFeed implements RowSource {
         // The recorder's trouble is its own (it reports it); traffic goes on.
       }
     }
-    if (this.followers > 0) {
-      this.batch ??= setTimeout(() => this.judgeBatch(), JUDGE_BATCH_MS);
+    // Messages go after those captured while a page followed for as long as any of them waits: judged in order.
+    if (this.followers > 0 || this.start < this.pending.length) {
       this.pending.push(capture);
       this.pendingText += unitsOf(capture);
+      this.schedule();
     } else this.held.add(capture);
     // One bound for all: rows judged while a page followed give way to the messages since, oldest first.
     while (
@@ -102,13 +119,14 @@ export class LiveFeed implements RowSource {
         continue;
       }
       this.pendingText -= unitsOf(this.pending[this.start]!);
-      this.start++;
+      this.pending[this.start++] = undefined;
     }
-    if (this.start >= this.capacity) {
-      this.pending = this.pending.slice(this.start);
-      this.start = 0;
+    this.compactPending();
+    if (this.batch !== undefined && this.pendingText >= JUDGE_BATCH_CHARS) {
+      clearTimeout(this.batch);
+      this.batch = undefined;
+      this.turn ??= setImmediate(() => this.judgeBatch());
     }
-    if (this.batch !== undefined && this.pendingText >= JUDGE_BATCH_CHARS) this.judgeBatch();
   }
 
   /**
@@ -132,29 +150,48 @@ export class LiveFeed implements RowSource {
     return found;
   }
 
-  /** The rows held, oldest first; what was captured with no page open is judged first. */
+  /** The rows held, oldest first; every message waiting is judged first, at once (the tests' reading, not the listener's). */
   rows(): InspectRow[] {
-    this.judgePending();
+    while (this.waiting > 0) this.judgeSlice();
     return this.ring.rows();
   }
 
-  /** The rows held as `rows()` gives them, as one JSON array: what `/rows` sends. */
-  rowsJson(): Buffer {
-    this.judgePending();
-    return this.ring.json();
+  /**
+   * At most `limit` rows after row `after` in at most `maxBytes` (`RowSource.page`). A reader with rows judged after its
+   * cursor gets those; one at the end of what is judged has what waits judged for it, a slice a turn, as far as its page
+   * needs and `JUDGE_READ_UNITS` at most (a reader gone, `gone()`, stops it). So readers of the oldest rows, which give
+   * way to the newest as messages pass, do not judge what waits again and again.
+   */
+  async page(after: number, limit: number, maxBytes: number, gone: () => boolean = () => false): Promise<RowsPage> {
+    const judgedAfter = this.ring.last - Math.max(after, this.ring.last - this.ring.size);
+    // Rows numbered after `after` can come of what waits only while it is before the last number it would take.
+    let judged = 0;
+    if (judgedAfter <= 0)
+      while (
+        judged < JUDGE_READ_UNITS &&
+        this.waiting > 0 &&
+        after < this.ring.last + this.waiting &&
+        this.ring.short(after, limit, maxBytes) &&
+        !gone()
+      ) {
+        judged += this.judgeSlice();
+        await nextTurn();
+      }
+    return this.ring.page(after, limit, maxBytes, this.waiting > 0);
   }
 
-  /** Each row from now on (and its event), judged in batches as messages pass; returns the function that stops it. */
+  /**
+   * Each row from now on (and its event), judged in batches as messages pass; returns the function that stops it. What
+   * waits already is judged too, a slice a turn, and told.
+   */
   subscribe(listener: (row: InspectRow, event: string) => void): () => void {
-    this.judgePending();
     this.followers++;
     const stop = this.ring.subscribe(listener);
+    if (this.waiting > 0) this.schedule();
     let stopped = false;
     return () => {
       if (stopped) return;
       stopped = true;
-      // What was captured while this page followed is judged now, for the pages still following.
-      if (this.batch !== undefined) this.judgeBatch();
       this.followers--;
       stop();
     };
@@ -165,20 +202,61 @@ export class LiveFeed implements RowSource {
     return this.held.size + this.pending.length - this.start;
   }
 
+  /** The next slice's judging for the pages following, after the batch's delay. */
+  private schedule(): void {
+    if (this.turn === undefined) this.batch ??= setTimeout(() => this.judgeBatch(), JUDGE_BATCH_MS);
+  }
+
+  /** One slice; while messages still wait for a page, or captured while one followed, the next one on the next turn. */
   private judgeBatch(): void {
     clearTimeout(this.batch);
     this.batch = undefined;
-    this.judgePending();
+    this.turn = undefined;
+    this.judgeSlice();
+    if (this.start < this.pending.length || (this.followers > 0 && this.waiting > 0)) this.turn = setImmediate(() => this.judgeBatch());
   }
 
-  private judgePending(): void {
-    if (this.waiting === 0) return;
-    const pending = this.held.size > 0 ? this.held.take() : [];
-    for (let i = this.start; i < this.pending.length; i++) pending.push(this.pending[i]!);
-    this.pending = [];
-    this.start = 0;
-    this.pendingText = 0;
-    for (const capture of pending) this.judge(capture);
+  /**
+   * Judges the oldest messages waiting: `JUDGE_SLICE_MESSAGES` at most, none more once their text reaches
+   * `JUDGE_SLICE_UNITS`; returns their text's units.
+   */
+  private judgeSlice(): number {
+    let count = 0;
+    let units = 0;
+    if (this.held.size > 0)
+      for (const capture of this.held.takeOldest(JUDGE_SLICE_MESSAGES, JUDGE_SLICE_UNITS)) {
+        count++;
+        units += unitsOf(capture);
+        this.judge(capture);
+      }
+    // The held are older than the pending: those go once none is held.
+    while (
+      this.held.size === 0 &&
+      this.start < this.pending.length &&
+      count < JUDGE_SLICE_MESSAGES &&
+      (count === 0 || units < JUDGE_SLICE_UNITS)
+    ) {
+      const capture = this.pending[this.start]!;
+      this.pending[this.start++] = undefined;
+      const size = unitsOf(capture);
+      this.pendingText -= size;
+      units += size;
+      count++;
+      this.judge(capture);
+    }
+    this.compactPending();
+    return units;
+  }
+
+  /** The emptied places before `start` go once they are half the array (or all of it). */
+  private compactPending(): void {
+    if (this.start === this.pending.length) {
+      if (this.start > 0) this.pending = [];
+      this.start = 0;
+    } else if (this.start >= 1024 && 2 * this.start >= this.pending.length) {
+      this.pending = this.pending.slice(this.start);
+      this.start = 0;
+    }
   }
 
   /** As `wymcp check` judges a HAR file's message: its exchange's headers and sender, its request's era for a server's. */

@@ -211,9 +211,34 @@ export class HeldCaptures {
 
   /** Every message held, oldest first, as it was captured; none is held after. */
   take(): Capture[] {
+    return this.takeOldest(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * The oldest messages held, oldest first, as they were captured: `count` at most, and no more once their text
+   * reaches `units` (one at least). They are held no more.
+   */
+  takeOldest(count: number, units: number): Capture[] {
     const out: Capture[] = [];
-    for (let i = this.first; i < this.end; i++) out.push(this.read(i));
-    this.clear();
+    let taken = 0;
+    while (this.first < this.end && out.length < count && (out.length === 0 || taken < units)) {
+      out.push(this.read(this.first));
+      taken += this.units[this.first]!;
+      this.textUnits -= this.units[this.first]!;
+      if (this.odd.size > 0) this.odd.delete(this.base + this.first);
+      this.first++;
+    }
+    if (this.first === this.end) {
+      this.clear();
+      return out;
+    }
+    // The buffers no message held lies in go, and are not kept for the next ones: the captures taken are views of them.
+    let drop = 0;
+    while (drop < this.blocks.length - 1 && this.firstBlock + drop < this.block[this.first]!) drop++;
+    if (drop > 0) {
+      this.blocks.splice(0, drop);
+      this.firstBlock += drop;
+    }
     return out;
   }
 

@@ -5,6 +5,7 @@
  * outlived every scavenge of its life and died in the old generation). Each row is made into JSON once, for every page.
  * No host type.
  */
+import { joinArray, type RowsPage } from "../ring.js";
 import type { InspectRow, RowInput } from "../row.js";
 
 /** The buffers rows are written into, one after another; a larger row gets a buffer of its own. */
@@ -13,6 +14,11 @@ export const ROW_BLOCK_BYTES = 64 * 1024;
 const SPARE_BLOCKS = 2;
 /** The slots the arrays start with; they double as rows come, up to twice the capacity. */
 const FIRST_SLOTS = 256;
+/**
+ * The JSON of the rows read lately whose text `/rows` escaped, kept up to this many bytes: many readers of the same
+ * rows (the oldest, where a page starts) copy it instead of escaping each text again.
+ */
+export const READ_CACHE_BYTES = 1024 * 1024;
 
 /** A row, and its event on the page's event stream (`eventOf`), as pushed. */
 export type JsonRowListener = (row: InspectRow, event: string) => void;
@@ -52,6 +58,9 @@ export class JsonRows {
   private next = 1;
   private text = 0;
   private readonly listeners = new Set<JsonRowListener>();
+  /** By row number, oldest read first (`READ_CACHE_BYTES`). */
+  private readonly escaped = new Map<number, Buffer>();
+  private escapedBytes = 0;
 
   constructor(
     readonly capacity: number,
@@ -74,6 +83,11 @@ export class JsonRows {
   /** The held rows' text, UTF-16 units. */
   get textUnits(): number {
     return this.text;
+  }
+
+  /** The number of the newest row pushed (0: none yet); the oldest held is `last - size + 1`. */
+  get last(): number {
+    return this.next - 1;
   }
 
   /** The bytes of the buffers holding rows. */
@@ -123,6 +137,7 @@ export class JsonRows {
   /** Drops the oldest row held, and the buffers no row held lies in any more. */
   dropOldest(): void {
     if (this.first === this.end) return;
+    if (this.escaped.size > 0) this.forget(this.next - this.size);
     this.text -= this.units[this.first]!;
     this.first++;
     if (this.first === this.end) {
@@ -155,6 +170,35 @@ export class JsonRows {
     return Buffer.concat(parts);
   }
 
+  /**
+   * Whether a page of rows after `after` would hold fewer than `limit` rows and `maxBytes` (their JSON, before a text
+   * kept as bytes is escaped): whether judging more would fill it more. Counts the rows after `after`, a page's at most.
+   */
+  short(after: number, limit: number, maxBytes: number): boolean {
+    const from = this.first + Math.max(0, after + 1 - (this.next - this.size));
+    if (this.end - from >= limit) return false;
+    let bytes = 0;
+    for (let i = from; i < this.end; i++) bytes += this.bytes[i]! + Math.max(this.textBytes[i]!, 0);
+    return bytes < maxBytes;
+  }
+
+  /** At most `limit` rows after `after`, in at most `maxBytes` of JSON (one row at least): `RowSource.page`'s answer. */
+  page(after: number, limit: number, maxBytes: number, more: boolean): RowsPage {
+    const first = this.next - this.size;
+    const parts: Buffer[] = [];
+    let bytes = 2;
+    let i = this.first + Math.max(0, after + 1 - first);
+    for (; i < this.end && parts.length < limit; i++) {
+      const json = this.read(i);
+      if (parts.length > 0 && bytes + 1 + json.length > maxBytes) break;
+      bytes += json.length + (parts.length > 0 ? 1 : 0);
+      parts.push(json);
+    }
+    const last = this.next - 1;
+    const next = parts.length > 0 ? first + (i - 1 - this.first) : Math.min(Math.max(after, first - 1), last);
+    return { json: joinArray(parts), count: parts.length, first, next, more: more || next < last };
+  }
+
   /** Calls `listener` with each row pushed from now on, and its event; returns the function that stops it. */
   subscribe(listener: JsonRowListener): () => void {
     this.listeners.add(listener);
@@ -168,8 +212,25 @@ export class JsonRows {
     const head = block.subarray(at, at + this.bytes[i]!);
     const textSize = this.textBytes[i]!;
     if (textSize < 0) return head;
+    const seq = this.next - this.size + (i - this.first);
+    const known = this.escaped.get(seq);
+    if (known !== undefined) return known;
     const text = block.toString("utf8", at + head.length, at + head.length + textSize);
-    return Buffer.concat([head.subarray(0, head.length - 1), Buffer.from(`,"text":${JSON.stringify(text)}}`)]);
+    const json = Buffer.concat([head.subarray(0, head.length - 1), Buffer.from(`,"text":${JSON.stringify(text)}}`)]);
+    if (json.length <= READ_CACHE_BYTES) {
+      this.escaped.set(seq, json);
+      this.escapedBytes += json.length;
+      while (this.escapedBytes > READ_CACHE_BYTES) this.forget(this.escaped.keys().next().value!);
+    }
+    return json;
+  }
+
+  /** Lets row `seq`'s escaped JSON go, if kept. */
+  private forget(seq: number): void {
+    const json = this.escaped.get(seq);
+    if (json === undefined) return;
+    this.escaped.delete(seq);
+    this.escapedBytes -= json.length;
   }
 
   /** Lets the oldest `count` buffers go, keeping a few for the rows to come. */

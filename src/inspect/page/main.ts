@@ -41,6 +41,8 @@ let selected: ViewRow | undefined;
 let nextId = 1;
 /** The last row of the listener's the page has: an event stream reopened after a snapshot skips what it already has. */
 let serverSeq = 0;
+/** The number of the last of the listener's rows read (from /rows or the event stream): /rows is read on from it. */
+let cursor = 0;
 let pastes = 0;
 /** Whether the rows' times are when each message passed (a live face's), so that a pair's latency means something. */
 let liveTimes = false;
@@ -349,32 +351,87 @@ function addServerRows(incoming: readonly InspectRow[]): void {
   if (fresh.length > 0) add(fresh);
 }
 
+/** The read of /rows under way, if any, and whether another was asked for meanwhile. */
+let reading: Promise<void> | undefined;
+let readAgain = false;
+
 // Rows of the event stream are added together every 50 ms: a busy proxy's messages cost one filter pass per batch,
 // and a page in a background tab (its timers slowed) holds at most `capacity` rows waiting.
 let arriving: InspectRow[] = [];
 function arrived(row: InspectRow): void {
   if (arriving.length === 0) setTimeout(flushArrived, 50);
   arriving.push(row);
+  cursor = Math.max(cursor, row.seq);
   if (arriving.length > capacity) arriving = arriving.slice(arriving.length - capacity);
 }
 function flushArrived(): void {
+  // A read of /rows under way goes first: its rows are older, and the list stays in the listener's order.
+  if (reading) return void setTimeout(flushArrived, 50);
   const batch = arriving;
   arriving = [];
   addServerRows(batch);
 }
 
-async function readRows(): Promise<void> {
-  const answer = await fetch("rows", { credentials: "omit", headers: token === undefined ? {} : { Authorization: `Bearer ${token}` } });
-  if (!answer.ok) throw new Error(`${answer.status}`);
-  const snapshot = (await answer.json()) as { capacity: number; title?: string; rows: InspectRow[] };
-  capacity = snapshot.capacity;
-  if (snapshot.title) {
-    document.title = snapshot.title;
-    $("title").textContent = snapshot.title;
-    liveTimes = snapshot.title.endsWith("(live)");
+/** One answer of /rows: a page of rows after the cursor asked for, and where to read on from. */
+interface RowsAnswer {
+  capacity: number;
+  title?: string;
+  /** The cursor to read on from, and whether rows after it are there to read. */
+  next: number;
+  more: boolean;
+  rows: InspectRow[];
+}
+
+/** The listener's answer to one read of /rows; a listener busy with other reads (503) is asked again a moment later. */
+async function rowsAfter(after: number): Promise<RowsAnswer> {
+  for (let tries = 1; ; tries++) {
+    const answer = await fetch(`rows?after=${after}`, {
+      credentials: "omit",
+      headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+    });
+    if (answer.ok) return (await answer.json()) as RowsAnswer;
+    if (answer.status !== 503 || tries === 20) throw new Error(`${answer.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 250 * tries));
   }
-  addServerRows(snapshot.rows);
+}
+
+/** Reads /rows page after page from the cursor until the page has every row the listener holds. */
+async function readRows(): Promise<void> {
+  // The pages go on from the last one's end: rows the stream brings meanwhile move `cursor`, not this read.
+  let after = cursor;
+  for (;;) {
+    const page = await rowsAfter(after);
+    capacity = page.capacity;
+    if (page.title) {
+      document.title = page.title;
+      $("title").textContent = page.title;
+      liveTimes = page.title.endsWith("(live)");
+    }
+    addServerRows(page.rows);
+    after = page.next;
+    if (!page.more) break;
+  }
+  cursor = Math.max(cursor, after);
   applyFilter();
+}
+
+/** One read of /rows at a time: asked again while one goes on, it reads once more after it. */
+function catchUp(): Promise<void> {
+  if (reading) {
+    readAgain = true;
+    return reading;
+  }
+  reading = (async () => {
+    try {
+      do {
+        readAgain = false;
+        await readRows();
+      } while (readAgain);
+    } finally {
+      reading = undefined;
+    }
+  })();
+  return reading;
 }
 
 /**
@@ -391,15 +448,14 @@ function eventRow(data: string): InspectRow {
 
 async function connect(): Promise<void> {
   try {
-    await readRows();
+    await catchUp();
     // An event stream sends no header of the page's: the token goes in its address (the listener sets no cookie).
     const events = new EventSource(token === undefined ? "events" : `events?token=${encodeURIComponent(token)}`);
     events.onmessage = (event) => arrived(eventRow(event.data as string));
-    // A stream the listener closed (a reader that fell behind) reopens by itself: what it missed is in /rows.
-    let opened = false;
+    // Rows judged between the last page read and the stream's start, or missed while a stream the listener closed (a
+    // reader that fell behind) reopened by itself, are in /rows after the cursor.
     events.onopen = () => {
-      if (opened) void readRows().catch(() => undefined);
-      opened = true;
+      void catchUp().catch(() => undefined);
       $("status").textContent = "connected";
     };
     events.onerror = () => {
