@@ -24,10 +24,15 @@ function fakeHandler() {
   return { handler, calls };
 }
 
-const post = (body: unknown, protocolVersion = "2025-06-18") =>
+const post = (body: unknown, protocolVersion = "2025-06-18", more: Record<string, string> = {}) =>
   new Request("http://localhost/mcp", {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": protocolVersion },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": protocolVersion,
+      ...more,
+    },
     body: JSON.stringify(body),
   });
 
@@ -88,22 +93,42 @@ describe("the params rule on gateFetch, on the legacy lane", () => {
     assert.deepEqual([calls.length, reported.length], [1, 0]);
   });
 
-  test("in every mode a broken framing keeps its 400/-32600, a legacy notification's params failure is a 400, the modern lane keeps 400", async () => {
-    for (const legacyChecks of ["enforce", "report", "off"] as const) {
+  test("in every state a broken framing keeps its 400/-32600; a notification's and a modern call's params failure follow the rule", async () => {
+    for (const state of ["enforce", "report", "off"] as const) {
       const { handler, calls } = fakeHandler();
-      const gated = gateFetch(handler, { rules: { params: legacyChecks } });
+      const gated = gateFetch(handler, { rules: { params: state } });
       const framing = await gated(post(BAD_FRAMING));
-      assert.deepEqual([framing.status, ((await framing.json()) as { error: { code: number } }).error.code], [400, -32600], legacyChecks);
-      const modern = await gated(post(MODERN_BAD, "2026-07-28"));
-      assert.deepEqual([modern.status, ((await modern.json()) as { error: { code: number } }).error.code], [400, -32602], legacyChecks);
+      assert.deepEqual([framing.status, ((await framing.json()) as { error: { code: number } }).error.code], [400, -32600], state);
+      const modern = await gated(post(MODERN_BAD, "2026-07-28", { "mcp-method": "tools/call" }));
       const notification = await gated(post(BAD_NOTIFICATION));
-      if (legacyChecks === "enforce") {
+      if (state === "enforce") {
+        // The params rule judges both lanes: the modern call's -32602 is this rule's too.
+        assert.deepEqual([modern.status, ((await modern.json()) as { error: { code: number } }).error.code], [400, -32602], state);
         assert.equal(notification.status, 400);
         assert.equal(((await notification.json()) as { id: unknown; error: { code: number } }).error.code, -32602);
+        assert.equal(calls.length, 0);
       } else {
-        assert.equal(notification.status, 200, legacyChecks);
-        assert.equal(calls.length, 1, legacyChecks);
+        assert.deepEqual([modern.status, notification.status], [200, 200], state);
+        assert.equal(calls.length, 2, state);
       }
+    }
+  });
+
+  test("a modern call the params rule lets through still meets the header rules: enforced, a missing Mcp-Method is refused -32020", async () => {
+    for (const state of ["report", "off"] as const) {
+      const { handler, calls } = fakeHandler();
+      const reported: Report[] = [];
+      const gated = gateFetch(handler, { rules: { params: state }, onReport: (r) => reported.push(r) });
+      const answer = await gated(post(MODERN_BAD, "2026-07-28"));
+      assert.deepEqual([answer.status, ((await answer.json()) as { error: { code: number } }).error.code], [400, -32020], state);
+      assert.equal(calls.length, 0, state);
+      const both = gateFetch(handler, { rules: { params: state, headers: "report" }, onReport: (r) => reported.push(r) });
+      assert.equal((await both(post(MODERN_BAD, "2026-07-28"))).status, 200, state);
+      assert.deepEqual(
+        reported.map((r) => r.rule),
+        state === "report" ? ["params", "headers"] : ["headers"],
+        state,
+      );
     }
   });
 

@@ -120,7 +120,7 @@ test("npm run docs:check reports a stale options table and a stale CLI example, 
   try {
     mkdirSync(join(dir, "docs"));
     const hosts = readFileSync(OPTIONS_DOC, "utf8");
-    writeFileSync(join(dir, "docs", "hosts.md"), hosts.replace(/^\| `maxDepth` .*\n/m, ""));
+    writeFileSync(join(dir, "docs", "hosts.md"), hosts.replace(/^\| `limits.maxDepth` .*\n/m, ""));
     writeFileSync(join(dir, "docs", "cli.md"), readFileSync(CLI_DOCS, "utf8").replace(/^(bad-tools-call\.json:1 {2})reject/m, "$1pass"));
     assert.deepEqual(
       staleRendered(dir).map((line) => line.split(":")[0]),

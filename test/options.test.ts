@@ -55,7 +55,10 @@ const BAD: Array<[string, unknown, string]> = [
   ["tools.lern", true, 'unknown option "tools.lern" (did you mean "learn"?)'],
   ["telemetry", "otel", 'telemetry must be an object with a judged method (mcpTelemetry() from "wymcp/otel"), not "otel" (a string)'],
   ["maxBodySize", 1024, 'unknown option "maxBodySize"'],
-  ["maxBodyBytes", 1024, 'unknown option "maxBodyBytes"'],
+  ["maxBodyBytes", 1024, 'unknown option "maxBodyBytes" (now limits.maxBodyBytes)'],
+  ["legacyChecks", "report", 'unknown option "legacyChecks" (now rules.params)'],
+  ["toolsLock", {}, 'unknown option "toolsLock" (now tools.lock)'],
+  ["onToolDrift", () => undefined, 'unknown option "onToolDrift" (now onReport)'],
   ["limits.maxBodyByte", 1024, 'unknown option "limits.maxBodyByte" (did you mean "maxBodyBytes"?)'],
 ];
 

@@ -502,8 +502,8 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
         assert.deepEqual([first?.id, first?.result], [8, { echo: "tools/call" }], mode);
         assert.equal(g.received(), bad + request(9), `${mode}: forwarded unchanged`);
         if (mode === "report" || mode === "--report")
-          assert.match(g.stderr(), /^wymcp stdio: report rule=params \(handed on\) -32602 era=legacy method="tools\/call" id=8: /m);
-        else assert.ok(!/refused|report/.test(g.stderr()), g.stderr());
+          assert.match(g.stderr(), /^wymcp stdio: report rule=params \(handed on\) 200 -32602 era=legacy method="tools\/call" id=8: /m);
+        else assert.ok(!/refused|reported/.test(g.stderr()), g.stderr());
       }
       assert.ok(!g.stderr().includes(SECRET));
     }

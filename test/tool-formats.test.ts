@@ -6,6 +6,7 @@ import { replaceSection, writeDocSection } from "../scripts/doc-sections.js";
 import { toolsFromFlags } from "../src/cli/tools-flags.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { createLog } from "../src/core/gate-log.js";
+import { gateFetch } from "../src/fetch.js";
 import type { ArgumentsValidator, ToolSchemaCompiler } from "../src/core/tools-at-edge.js";
 import { baseKind, type FormatTools, pythonFormatTools, zodFormatTools } from "./support/format-tools.js";
 import { updatingGoldens } from "./support/golden.js";
@@ -189,6 +190,46 @@ describe("the command line's formats rule reaches the tools at the edge", () => 
     };
     assert.equal(await verdict(undefined), true);
     assert.equal(await verdict("strict"), false);
+  });
+});
+
+describe("the library faces' own compiler reads a tool's formats by the formats rule", () => {
+  test("gateFetch with no tools.compile: a date-time without an offset passes by default, and is refused with rules.formats enforced", async () => {
+    const tool = {
+      name: "at",
+      inputSchema: { type: "object", properties: { at: { type: "string", format: "date-time" } }, required: ["at"] },
+    };
+    const call = {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { _meta: MODERN_META, name: "at", arguments: { at: "2024-05-01T10:00:00" } },
+    };
+    const verdict = async (rules: { formats?: "enforce" }) => {
+      let served = 0;
+      const handler = {
+        fetch: async () => {
+          served++;
+          return Response.json({ jsonrpc: "2.0", id: 3, result: { content: [] } });
+        },
+      };
+      const gate = gateFetch(handler, { rules, tools: { given: { tools: [tool] }, learn: false } });
+      const send = () =>
+        gate(
+          new Request("http://localhost/mcp", {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...transportHeaders(call) },
+            body: JSON.stringify(call),
+          }),
+        );
+      // The compiler loads and compiles on first use: the first call may pass unjudged while it does; the second is judged.
+      await (await send()).text();
+      served = 0;
+      const answer = (await (await send()).json()) as { result?: { isError?: boolean } };
+      return { served, isError: answer.result?.isError === true };
+    };
+    assert.deepEqual(await verdict({}), { served: 1, isError: false });
+    assert.deepEqual(await verdict({ formats: "enforce" }), { served: 0, isError: true });
   });
 });
 

@@ -235,13 +235,33 @@ export function objectOption(name: string, value: unknown): Record<string, unkno
   return value as Record<string, unknown>;
 }
 
-/** Throws on a key `known` lacks, naming the nearest known one; `prefix` is the group's (`"limits."`). */
+/** The flat options the faces took before the groups, and where each is now (CHANGELOG.md has the table). */
+const MOVED_OPTIONS: Readonly<Record<string, string>> = {
+  maxBodyBytes: "limits.maxBodyBytes",
+  maxDepth: "limits.maxDepth",
+  discardTimeoutMs: "limits.discardTimeoutMs",
+  legacyChecks: "rules.params",
+  onLegacyReport: "onReport",
+  formats: "rules.formats",
+  allowedHosts: "allow.hosts",
+  allowedOrigins: "allow.origins",
+  headerChecks: "rules.headers",
+  supportedVersions: "allow.versions",
+  outboundCheck: "outbound",
+  onOutboundViolation: "onReport",
+  toolsLock: "tools.lock",
+  toolsLockMode: "rules.lock",
+  onToolDrift: "onReport",
+};
+
+/** Throws on a key `known` lacks, naming where an old flat option went, else the nearest known one; `prefix` is the group's (`"limits."`). */
 export function knownKeys(prefix: string, given: Record<string, unknown>, known: readonly string[]): void {
   for (const key of Object.keys(given)) {
     if (known.includes(key)) continue;
+    const moved = prefix === "" && Object.hasOwn(MOVED_OPTIONS, key) ? ` (now ${MOVED_OPTIONS[key]})` : undefined;
     throw new WymcpOptionError(
       `${prefix}${key}`,
-      `unknown option ${JSON.stringify(`${prefix}${key}`.slice(0, 80))}${didYouMean(key, known)}; ${prefix === "" ? "this face takes" : `${prefix.slice(0, -1)} takes`} ${known.join(", ")}`,
+      `unknown option ${JSON.stringify(`${prefix}${key}`.slice(0, 80))}${moved ?? didYouMean(key, known)}; ${prefix === "" ? "this face takes" : `${prefix.slice(0, -1)} takes`} ${known.join(", ")}`,
     );
   }
 }

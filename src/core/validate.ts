@@ -134,9 +134,18 @@ export function validateMcpRequest(body: unknown, era: Era = "legacy", options?:
   switchFormats(formats === "off" ? "annotation" : "strict");
   const result = judged(body, era, options);
   if (result.outcome !== "reject") return result;
-  if (formats !== "off" && (result.rule === "params" || result.rule === "framing"))
-    return withoutFormats(body, era, options, result, formats);
-  return ruled(result, stateOf(options, result.rule as ValidationRule));
+  const passed =
+    formats !== "off" && (result.rule === "params" || result.rule === "framing")
+      ? withoutFormats(body, era, options, result, formats)
+      : ruled(result, stateOf(options, result.rule as ValidationRule));
+  // A modern request a rule not enforced let through meets the rules after it: the header rules judge it still.
+  return era === "modern" && result.kind === "request" && result.rule !== "headers" && isRecord(body)
+    ? withHeaderRule(body, passed, options)
+    : passed;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function judged(body: unknown, era: Era, options: ValidateOptions | undefined): ValidationResult {
@@ -227,6 +236,11 @@ function modernMessage(body: unknown, options: ValidateOptions | undefined): Val
     // The usual request: a version this library carries, no list of served versions to hold it to.
     result = byMethod(body, options);
   } else result = versionedRequest(body, version, options);
+  return withHeaderRule(body, result, options);
+}
+
+/** A modern request that passed (or was passed by a rule not enforced), held to the transport's header rules. */
+function withHeaderRule(body: unknown, result: ValidationResult, options: ValidateOptions | undefined): ValidationResult {
   const headers = options?.headers;
   if (result.outcome !== "pass" || headers === undefined) return result;
   const headerState = stateOf(options, "headers");

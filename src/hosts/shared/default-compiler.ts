@@ -4,23 +4,30 @@
  * follows: a bundle of `wymcp/fetch` (a Worker's) never pulls Ajv in, and where the entry or Ajv cannot be loaded, or
  * code generation is forbidden, the face says so once and judges no learned tool's arguments.
  */
+import type { Formats } from "../../core/formats.js";
 import type { ToolSchemaCompiler } from "../../core/tools-at-edge.js";
 
 /** The entry that exports `edgeCompiler`. */
 export const COMPILE_ENTRY = "wymcp/compile";
 
-/** `edgeCompiler()` of `wymcp/compile`, or why there is none. */
-export async function loadEdgeCompiler(entry: string = COMPILE_ENTRY): Promise<ToolSchemaCompiler | { missing: string }> {
+/** `edgeCompiler({ formats })` of `wymcp/compile`, or why there is none. */
+export async function loadEdgeCompiler({
+  formats = "annotation",
+  entry = COMPILE_ENTRY,
+}: {
+  formats?: Formats;
+  entry?: string;
+} = {}): Promise<ToolSchemaCompiler | { missing: string }> {
   if (!codeGenerationAllowed())
     return { missing: "this runtime forbids code generation from strings, which Ajv needs to compile a schema (not to run one)" };
-  let loaded: { edgeCompiler?: () => Promise<ToolSchemaCompiler | { missing: string }> };
+  let loaded: { edgeCompiler?: (options: { formats: Formats }) => Promise<ToolSchemaCompiler | { missing: string }> };
   try {
     loaded = (await import(/* @vite-ignore */ /* webpackIgnore: true */ entry)) as typeof loaded;
   } catch (error) {
     return { missing: `${entry} could not be loaded (${firstLine(error)})` };
   }
   if (typeof loaded.edgeCompiler !== "function") return { missing: `${entry} exports no edgeCompiler` };
-  return loaded.edgeCompiler();
+  return loaded.edgeCompiler({ formats });
 }
 
 function codeGenerationAllowed(): boolean {

@@ -86,7 +86,8 @@ export function resolveFace<R>(
       toolArguments: rules.toolArguments,
       onReject: resolved.onReject,
       onReport,
-      loadCompiler: loadEdgeCompiler,
+      // A tool's formats are read as the face reads the protocol's: asserted unless the `formats` rule is off.
+      loadCompiler: () => loadEdgeCompiler({ formats: rules.formats === "off" ? "annotation" : "strict" }),
     }),
     toolLock:
       lock &&
