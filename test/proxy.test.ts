@@ -942,8 +942,8 @@ describe("wymcp proxy options", () => {
     assert.match(proxyHelp, /^Usage: wymcp proxy --upstream URL/);
     // Balancing: an initialize carries no session id, so legacy clients are keyed by address, never by the header.
     assert.doesNotMatch(proxyHelp, /affinity on Mcp-Session-Id/);
-    assert.match(proxyHelp, /key legacy clients by their address \(an initialize has no Mcp-Session-Id yet\)/);
-    assert.match(proxyHelp, /Modern requests may go to any instance/);
+    assert.match(proxyHelp, /key legacy clients by their address \(an\s+initialize has no Mcp-Session-Id yet\)/);
+    assert.match(proxyHelp, /Modern\s+requests may go to any instance/);
     assert.match(run(["stdio", "--help"]).stdout, /^Usage: wymcp stdio \[options\] -- command/);
     const wrong = run(["proxy"]);
     assert.deepEqual(

@@ -140,6 +140,19 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     assert.ok(!g.stderr().includes(SECRET));
   });
 
+  test("--report: a modern notification that is not JSON-RPC goes on to the server as sent, and is reported once (rule framing)", async () => {
+    const g = gate(["--report"]);
+    const bad = `${JSON.stringify({ jsonrpc: "2.0", method: 5, params: { note: SECRET } })}\n`;
+    g.write(`${bad}${request(1)}`);
+    await until(() => g.answers().length === 1);
+    g.child.stdin!.end();
+    await g.exited;
+    assert.equal(g.received(), bad + request(1));
+    assert.equal(g.stderr().split("report rule=framing").length, 2, g.stderr());
+    assert.doesNotMatch(g.stderr(), /dropped/);
+    assert.ok(!g.stderr().includes(SECRET));
+  });
+
   test("a refused notification is dropped and logged, never answered and never forwarded", async () => {
     const g = gate();
     // A method that is no string: the modern lane's notification (no legacy signal), whose framing still fails.
@@ -284,8 +297,8 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     }
     assert.equal(await exit, 0);
     assert.deepEqual(logged, [
-      "wymcp stdio: refused -32700 parse-error id=null: Parse error: the body is not valid JSON\n",
-      "wymcp stdio: dropped (not answered) -32700 parse-error id=null: Parse error: the body is not valid JSON\n",
+      "wymcp stdio: refused -32700 parse-error rule=limits id=null: Parse error: the body is not valid JSON\n",
+      "wymcp stdio: dropped (not answered) -32700 parse-error rule=limits id=null: Parse error: the body is not valid JSON\n",
       `wymcp stdio: dropped (not answered) ${junk - 2} more messages within a second of the last one logged: -32700 parse-error ×${junk - 2}\n`,
     ]);
   });
