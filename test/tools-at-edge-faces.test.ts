@@ -248,7 +248,7 @@ describe("wymcp proxy, learning (the default): the tools learned from a Python M
     const alone = await post(server.url.href, "modern", "tools/call", BAD_ADD);
     assert.equal(alone.message.result?.isError, true);
     assert.match(textOf(alone.message)!, /validation error/i);
-    await until(() => /refused tools\/call of "add" \(arguments\) id=7/.test(proxy.stderr()));
+    await until(() => /refused tools\/call \(toolArguments\) id=7: Invalid arguments for tool add/.test(proxy.stderr()));
   });
 
   test("legacy sessions: -32602 under 2025-06-18, isError under 2025-11-25; the server alone answers isError under both", async () => {
