@@ -608,7 +608,7 @@ async function mainProxyTools(settings: ProxyBenchSettings): Promise<void> {
   const results = await runProxyToolsBench({ ...settings, rounds }, log);
   console.log(
     [
-      `wymcp proxy --pass-through, proxy, --tools and --learn-tools on${quick ? " (quick: figures are not meaningful)" : ""}: ${settings.connections} keep-alive connections, at least ${rounds} rounds in a balanced order × ${settings.roundMs} ms per variant`,
+      `wymcp proxy --pass-through, proxy, --tools and learning (the default)${quick ? " (quick: figures are not meaningful)" : ""}: ${settings.connections} keep-alive connections, at least ${rounds} rounds in a balanced order × ${settings.roundMs} ms per variant`,
       `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}`,
       "",
       proxyToolsTable(results),

@@ -50,6 +50,8 @@ const flag = (name: string) => {
   return at >= 0 ? argv[at + 1] : undefined;
 };
 const LEGACY_CHECKS = flag("--legacy-checks");
+/** The `params` rule's state each legacyChecks mode of the gated server is, for the proxy's `--rule`. */
+const PARAMS_STATE: Record<string, string> = { params: "enforce", report: "report", framing: "off" };
 const ONLY_ERA = flag("--era");
 
 interface Check {
@@ -257,7 +259,13 @@ async function main(): Promise<number> {
           mode === "proxied"
             ? await launchProxy(server.url, {
                 cli: "src",
-                args: ["--outbound", "report", "--log", "json", ...(LEGACY_CHECKS ? ["--legacy-checks", LEGACY_CHECKS] : [])],
+                args: [
+                  "--rule",
+                  "outbound=report",
+                  "--log",
+                  "json",
+                  ...(LEGACY_CHECKS ? ["--rule", `params=${PARAMS_STATE[LEGACY_CHECKS]}`] : []),
+                ],
               })
             : undefined;
         try {

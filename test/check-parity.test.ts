@@ -149,11 +149,11 @@ function throughCli(c: Case, i: number): Answer {
   const file = join(dir, `case-${i}.json`);
   writeFileSync(file, c.body);
   const args = ["--json"];
-  if (c.maxBodyBytes !== undefined) args.push("--max-bytes", String(c.maxBodyBytes));
+  if (c.maxBodyBytes !== undefined) args.push("--max-body-bytes", String(c.maxBodyBytes));
   if (c.maxDepth !== undefined) args.push("--max-depth", String(c.maxDepth));
   for (const [name, value] of Object.entries(c.headers ?? JSON_TYPE)) args.push("--header", `${name}: ${value}`);
   const run = wymcp([...args, file], { cwd: dir });
-  const verdict = JSON.parse(run.stdout) as { outcome: string; status?: number; reason?: string; response?: unknown };
+  const verdict = JSON.parse(run.stdout.split("\n")[0]!) as { outcome: string; status?: number; reason?: string; response?: unknown };
   if (verdict.outcome !== "reject") return { status: 200, text: "", reason: undefined };
   return { status: verdict.status!, text: JSON.stringify(verdict.response), reason: verdict.reason };
 }

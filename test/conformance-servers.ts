@@ -131,7 +131,7 @@ async function main(): Promise<number> {
         // One server (and proxy) per mode: what one scenario leaves behind is the next one's starting point, as a client's would be.
         const server = mode === "gateFetch" ? await subject.gated!(gateOptions) : await subject.alone();
         // The proxy learns the server's tools from its tools/list answers, as gateFetch does with the tools option.
-        const args = ["--log", "json", "--learn-tools", "on", ...PROXY_ARGS];
+        const args = ["--log", "json", ...PROXY_ARGS];
         const proxy = mode === "proxy" ? await launchProxy(server.url, { cli: "src", args }) : undefined;
         try {
           for (const scenario of SCENARIOS) {

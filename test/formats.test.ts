@@ -1,7 +1,7 @@
 /**
  * The `formats` option on every face: by default a schema's `format` is an annotation, so the URIs, roots, icon
  * sources, websites and base64 that real clients and servers send verbatim (and that every official SDK accepts) pass;
- * under `formats: "strict"` (`--formats strict`) each is refused at its location, in both eras.
+ * under `formats: "strict"` (`--rule formats=enforce`) each is refused at its location, in both eras.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -262,53 +262,55 @@ describe("gateNode and wymcpNode", () => {
 // The command-line faces run the built bin.
 before(() => assertFreshDist());
 
-describe("wymcp check --formats strict", () => {
+describe("wymcp check --rule formats=enforce", () => {
   const groups = new Map<string, InboundCase[]>();
   for (const c of INBOUND_CASES) groups.set(c.protocolVersion, [...(groups.get(c.protocolVersion) ?? []), c]);
   for (const [protocolVersion, cases] of groups) {
-    test(`${protocolVersion}: all ${cases.length} messages pass by default and are each rejected with --formats strict`, () => {
+    test(`${protocolVersion}: all ${cases.length} messages pass by default and are each rejected with --rule formats=enforce`, () => {
       const input = `${cases.map((c) => JSON.stringify(c.body)).join("\n")}\n`;
       const header = ["--header", `MCP-Protocol-Version: ${protocolVersion}`, "--direction", "in", "-"];
       const byDefault = wymcp(["--json", ...header], { input });
       assert.equal(byDefault.status, 0, byDefault.stdout + byDefault.stderr);
-      const strict = wymcp(["--json", "--formats", "strict", ...header], { input });
+      const strict = wymcp(["--json", "--rule", "formats=enforce", ...header], { input });
       assert.equal(strict.status, 1, strict.stderr);
       const answers = strict.stdout
         .trim()
         .split("\n")
+        .filter((l) => !l.startsWith('{"summary":'))
         .map((line) => (JSON.parse(line) as { response: ErrorAnswer }).response);
       assert.equal(answers.length, cases.length);
       cases.forEach((c, i) => assertRefusedAt(answers[i]!, c));
     });
   }
 
-  test("--direction out: a server's results with such strings pass by default and are violations with --formats strict", () => {
+  test("--direction out: a server's results with such strings pass by default and are violations with --rule formats=enforce", () => {
     for (const c of OUTBOUND_CASES) {
       const args = ["--direction", "out", "--method", c.method, "--header", `MCP-Protocol-Version: ${c.protocolVersion}`];
       args.push("--era", c.era, "-");
       const input = `${JSON.stringify(c.message)}\n`;
       assert.equal(wymcp(args, { input }).status, 0, c.name);
-      const strict = wymcp(["--formats", "strict", ...args], { input });
+      const strict = wymcp(["--rule", "formats=enforce", ...args], { input });
       assert.equal(strict.status, 1, c.name);
       assert.ok(strict.stdout.includes(c.at), `${c.name}: ${strict.stdout}`);
     }
   });
 
-  test("--formats takes annotation or strict; anything else is a usage error naming the flag", () => {
-    const run = wymcp(["--formats", "loose", "-"], { input: "{}\n" });
+  test("--rule formats takes a rule's three states; anything else is a usage error naming the flag, and the old flag is gone", () => {
+    const run = wymcp(["--rule", "formats=loose", "-"], { input: "{}\n" });
     assert.equal(run.status, 2);
-    assert.match(run.stderr, /--formats must be one of "annotation", "strict", not "loose"/);
+    assert.match(run.stderr, /--rule formats=loose: a rule's state is enforce, report or off/);
+    assert.match(wymcp(["--formats", "strict", "-"], { input: "{}\n" }).stderr, /unknown flag --formats \(did you mean "--format"\?\)/);
   });
 });
 
-describe("wymcp proxy --formats strict", () => {
+describe("wymcp proxy --rule formats=enforce", () => {
   let upstream: Upstream;
   let proxies: Record<Formats, RunningProxy>;
   before(async () => {
     upstream = await recordingUpstream();
     const [annotation, strict] = await Promise.all([
       startProxy(["--upstream", upstream.url.href]),
-      startProxy(["--upstream", upstream.url.href, "--formats", "strict"]),
+      startProxy(["--upstream", upstream.url.href, "--rule", "formats=enforce"]),
     ]);
     proxies = { annotation: annotation!, strict: strict! };
   });
@@ -317,7 +319,7 @@ describe("wymcp proxy --formats strict", () => {
     await upstream.close();
   });
 
-  test("each case is forwarded by default and refused with --formats strict, never reaching the upstream", async () => {
+  test("each case is forwarded by default and refused with --rule formats=enforce, never reaching the upstream", async () => {
     for (const c of INBOUND_CASES) {
       const body = JSON.stringify(c.body);
       const before = upstream.received.length;
@@ -332,7 +334,7 @@ describe("wymcp proxy --formats strict", () => {
   });
 });
 
-describe("wymcp stdio --formats strict", () => {
+describe("wymcp stdio --rule formats=enforce", () => {
   /** `wymcp stdio <flags> -- node -e <an echo server>`: every line the server reads, it answers with a result. */
   function gate(flags: string[]): { child: ChildProcess; lines: () => Array<Record<string, unknown>> } {
     const echo =
@@ -361,7 +363,7 @@ describe("wymcp stdio --formats strict", () => {
 
   for (const formats of ["annotation", "strict"] as const) {
     test(`${formats}: ${cases.length} resources/read lines of both eras are ${formats === "strict" ? "each answered -32602 by the gate" : "each served"}`, async () => {
-      const g = gate(formats === "strict" ? ["--formats", "strict"] : []);
+      const g = gate(formats === "strict" ? ["--rule", "formats=enforce"] : []);
       const ids = cases.map((c, i) => ({ ...c.body, id: `c${i}` }));
       g.child.stdin!.write(ids.map((body) => `${JSON.stringify(body)}\n`).join(""));
       await until(() => g.lines().length === cases.length);

@@ -132,7 +132,7 @@ describe("answers carry client keys escaped and bounded", () => {
       status: 400,
       response: result.response,
     } as const;
-    const text = renderHuman(verdict as Parameters<typeof renderHuman>[0], promptsGet([HOSTILE]), (_code, t) => t);
+    const text = renderHuman(verdict as Parameters<typeof renderHuman>[0], promptsGet([HOSTILE]), { paint: (_code, t) => t });
     assert.ok(text.includes(`/params/arguments/${HOSTILE_ESCAPED}`), text);
     assert.doesNotMatch(text.replace(/\n/g, ""), /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
   });

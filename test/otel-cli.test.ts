@@ -11,7 +11,8 @@ import { context, defaultTextMapGetter, ROOT_CONTEXT } from "@opentelemetry/api"
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import * as z from "zod";
 import { createLog } from "../src/core/gate-log.js";
-import { gateFlags } from "../src/cli/gate-options.js";
+import { sharedFlags } from "../src/cli/gate-options.js";
+
 import { createProxy, listen } from "../src/hosts/proxy/proxy.js";
 import { runStdioGate } from "../src/hosts/stdio/gate.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
@@ -39,6 +40,9 @@ import {
   ERROR,
   modernEchoCall,
 } from "./support/otel.js";
+
+/** The shared flags none of which is given: the options both command-line faces start with. */
+const gateFlags = (none: Record<string, never>) => sharedFlags(none, { hosts: false }).options;
 
 const MODERN = "2026-07-28";
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };

@@ -18,7 +18,9 @@ describe("a Python MCPServer behind wymcp proxy", () => {
   let proxied: URL;
   before(async () => {
     server = await startMcpServerHttp();
-    proxy = await startProxy(["--upstream", server.url.href]);
+    // The gate's admission alone, as the server's own answers are compared: learning (on by default) answers a tool's
+    // wrong arguments itself, which test/tools-at-edge-faces.test.ts holds against this server.
+    proxy = await startProxy(["--upstream", server.url.href, "--no-learn-tools"]);
     proxied = new URL(server.url.pathname, proxy.url);
   });
   after(async () => {

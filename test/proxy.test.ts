@@ -55,8 +55,8 @@ describe("wymcp proxy in front of an upstream that records what reaches it", () 
       "4096",
       "--max-depth",
       "16",
-      "--legacy-checks",
-      "params",
+      "--rule",
+      "params=enforce",
     ]);
   });
   after(async () => {
@@ -267,10 +267,13 @@ describe("wymcp proxy in front of an upstream that records what reaches it", () 
         } else {
           assert.match(
             lines[0]!,
-            /^wymcp proxy: refused 200 -32602 invalid-message era=legacy kind=request method="tools\/call" name="search" id=4 /,
+            /^wymcp proxy: refused 200 -32602 invalid-message rule=params era=legacy kind=request method="tools\/call" name="search" id=4 /,
           );
-          assert.match(lines[1]!, / -32600 invalid-message era=\w+ kind=request method="prompts\/get" name="greet\\\\u001b\[2J" id=5 /);
-          assert.match(lines[2]!, / -32600 invalid-message era=\w+ kind=batch method="tools\/call" name="search" id=null /);
+          assert.match(
+            lines[1]!,
+            / -32600 invalid-message rule=framing era=\w+ kind=request method="prompts\/get" name="greet\\\\u001b\[2J" id=5 /,
+          );
+          assert.match(lines[2]!, / -32600 invalid-message rule=\w+ era=\w+ kind=batch method="tools\/call" name="search" id=null /);
         }
       });
     }
@@ -831,12 +834,12 @@ describe("wymcp proxy options", () => {
     }
   });
 
-  test("--outbound report: what the upstream sends is checked and each violation logged; the answer is unchanged", async () => {
+  test("--rule outbound=report: what the upstream sends is checked and each violation is one report line; the answer is unchanged", async () => {
     const upstream = await recordingUpstream();
     upstream.handle((_req, res) =>
       res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","id":1,"result":{"content":5}}'),
     );
-    const proxy = await startProxy(["--upstream", upstream.url.href, "--outbound", "report"]);
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--rule", "outbound=report"]);
     try {
       const answer = await rawPost(new URL("/mcp", proxy.url).href, { ...JSON_HEADERS, ...ECHO_CALL }, modernCall(1, "echo"));
       assert.equal(answer.text, '{"jsonrpc":"2.0","id":1,"result":{"content":5}}');
@@ -851,18 +854,19 @@ describe("wymcp proxy options", () => {
     }
   });
 
-  test("--legacy-checks: a bad legacy tools/call is answered 200/-32602 under params (the default) and never reaches the upstream; report and framing forward it, report logs it", async () => {
+  test("--rule params: a bad legacy tools/call is answered 200/-32602 enforced (the default) and never reaches the upstream; report and off forward it, report logs one report line naming the rule", async () => {
     const upstream = await recordingUpstream();
     const headers = { ...JSON_HEADERS, "mcp-protocol-version": "2025-06-18" };
     const badCall = JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: 5, arguments: {} } });
     const summary =
       "Invalid tools/call request (CallToolRequest, revision 2025-06-18): 1 invalid location; first: /params/name must be string";
-    for (const mode of [undefined, "params", "report", "framing"] as const) {
-      const proxy = await startProxy(["--upstream", upstream.url.href, ...(mode ? ["--legacy-checks", mode] : [])]);
+    for (const mode of [undefined, "enforce", "report", "off", "--report"] as const) {
+      const flags = mode === undefined ? [] : mode === "--report" ? [mode] : ["--rule", `params=${mode}`];
+      const proxy = await startProxy(["--upstream", upstream.url.href, ...flags]);
       upstream.received.length = 0;
       try {
         const answer = await rawPost(new URL("/mcp", proxy.url).href, headers, badCall);
-        if (mode === undefined || mode === "params") {
+        if (mode === undefined || mode === "enforce") {
           assert.equal(answer.status, 200, "a legacy params failure is answered 200, as legacy clients read it");
           assert.match(String(answer.headers["content-type"]), /^application\/json/);
           const { id, error } = JSON.parse(answer.text) as { id: unknown; error: { code: number; message: string } };
@@ -872,14 +876,14 @@ describe("wymcp proxy options", () => {
           assert.match(
             proxy.stderr(),
             new RegExp(
-              `refused 200 -32602 invalid-message era=legacy kind=request method="tools/call" id=8 from=127\\.0\\.0\\.1: ${literally(summary)}`,
+              `refused 200 -32602 invalid-message rule=params era=legacy kind=request method="tools/call" id=8 from=127\\.0\\.0\\.1: ${literally(summary)}`,
             ),
           );
         } else {
           assert.deepEqual([answer.status, JSON.parse(answer.text)], [200, { jsonrpc: "2.0", id: 8, result: { ok: true } }], mode);
           assert.equal(upstream.received.length, 1, `${mode}: forwarded`);
           assert.equal(upstream.received[0]!.body.toString("utf8"), badCall, `${mode}: byte for byte`);
-          if (mode === "report") {
+          if (mode === "report" || mode === "--report") {
             await until(() => proxy.stderr().includes("report rule=params"));
             const line = new RegExp(
               `report rule=params \\(handed on\\) 200 -32602 era=legacy method="tools/call" id=8[^\\n]*: ${literally(summary)}`,
@@ -938,8 +942,8 @@ describe("wymcp proxy options", () => {
     assert.match(proxyHelp, /^Usage: wymcp proxy --upstream URL/);
     // Balancing: an initialize carries no session id, so legacy clients are keyed by address, never by the header.
     assert.doesNotMatch(proxyHelp, /affinity on Mcp-Session-Id/);
-    assert.match(proxyHelp, /key legacy clients by their address \(an initialize has no Mcp-Session-Id yet\)/);
-    assert.match(proxyHelp, /Modern requests may go to any instance/);
+    assert.match(proxyHelp, /key legacy clients by their address \(an\s+initialize has no Mcp-Session-Id yet\)/);
+    assert.match(proxyHelp, /Modern\s+requests may go to any instance/);
     assert.match(run(["stdio", "--help"]).stdout, /^Usage: wymcp stdio \[options\] -- command/);
     const wrong = run(["proxy"]);
     assert.deepEqual(
@@ -953,11 +957,15 @@ describe("wymcp proxy options", () => {
     const { options, listen } = parseProxyArgs(base);
     assert.deepEqual(listen, { host: "127.0.0.1", port: 3000 });
     assert.deepEqual(
-      [options.limits.maxBodyBytes, options.limits.maxDepth, options.rules?.params, options.rules?.outbound, options.log],
-      [4194304, 64, undefined, undefined, "text"],
+      [options.limits, options.rules, options.mode, options.log],
+      [{ maxBodyBytes: 4194304, maxDepth: 64 }, {}, "enforce", "text"],
     );
     assert.equal(parseProxyArgs([...base, "--max-depth", "Infinity"]).options.limits.maxDepth, Number.POSITIVE_INFINITY);
-    assert.equal(parseProxyArgs([...base, "--legacy-checks", "framing"]).options.rules?.params, "off");
+    assert.deepEqual(parseProxyArgs([...base, "--rule", "params=off", "--rule=headers=report"]).options.rules, {
+      params: "off",
+      headers: "report",
+    });
+    assert.equal(parseProxyArgs([...base, "--report"]).options.mode, "report");
     assert.deepEqual([options.connectTimeoutMs, options.maxAnswerBytes, options.trustProxy], [10_000, 64 * 1024 * 1024, false]);
     assert.equal(parseProxyArgs([...base, "--max-answer-bytes", "Infinity"]).options.maxAnswerBytes, Number.POSITIVE_INFINITY);
     assert.equal(parseProxyArgs([...base, "--trust-proxy"]).options.trustProxy, true);
@@ -972,10 +980,15 @@ describe("wymcp proxy options", () => {
       [...base, "--max-body-bytes", "0"],
       [...base, "--max-body-bytes", "1e3"],
       [...base, "--max-depth=-1"],
-      [...base, "--legacy-checks", "all"],
-      [...base, "--legacy-checks", "Params"],
-      [...base, "--legacy-checks", ""],
-      [...base, "--outbound", "enforce"],
+      [...base, "--rule", "params=all"],
+      [...base, "--rule", "Params=enforce"],
+      [...base, "--rule", ""],
+      [...base, "--rule", "params"],
+      [...base, "--rule", "params=off", "--rule", "params=report"],
+      [...base, "--report=on"],
+      [...base, "--legacy-checks", "framing"],
+      [...base, "--listen"],
+      [...base, "--listen", "--report"],
       [...base, "--log", "xml"],
       [...base, "--connect-timeout", "0"],
       [...base, "--connect-timeout", "Infinity"],
@@ -985,7 +998,7 @@ describe("wymcp proxy options", () => {
       [...base, "--listen", "127.0.0.1:70000"],
       [...base, "extra"],
     ]) {
-      assert.throws(() => parseProxyArgs(wrong), /must|takes|required|unexpected|Unknown/, wrong.join(" "));
+      assert.throws(() => parseProxyArgs(wrong), /must|takes|required|unexpected|unknown|no rule|state is|twice/, wrong.join(" "));
     }
   });
 });
@@ -1007,7 +1020,9 @@ test("the limits' flags go through the gates' own checks: a wrong one names the 
       ["--max-body-bytes", "NaN"],
       ["--max-depth=-1"],
       ["--timeout", "0"],
-      ["--legacy-checks", "strict"],
+      ["--rule", "params=strict"],
+      ["--rule", "lock=enforce"],
+      ["--legacy-checks", "report"],
     ].map(message),
     [
       '--max-body-bytes must be a positive integer, not "Infinity"',
@@ -1015,16 +1030,14 @@ test("the limits' flags go through the gates' own checks: a wrong one names the 
       '--max-body-bytes must be a positive integer, not "NaN"',
       '--max-depth must be a positive integer or Infinity, not "-1"',
       '--timeout must be a positive integer, not "0"',
-      '--legacy-checks must be one of "params", "report", "framing", not "strict"',
+      "--rule params=strict: a rule's state is enforce, report or off",
+      "--rule lock=enforce needs --tools-lock FILE",
+      "unknown flag --legacy-checks",
     ],
   );
-  for (const [mode, state] of [
-    ["params", "enforce"],
-    ["report", "report"],
-    ["framing", "off"],
-  ])
-    assert.equal(parseProxyArgs([...base, "--legacy-checks", mode!]).options.rules?.params, state);
-  assert.throws(() => parseStdioArgs(["--legacy-checks", "all", "--", "x"]), /^UsageError: --legacy-checks must be one of/);
+  for (const state of ["enforce", "report", "off"] as const)
+    assert.deepEqual(parseProxyArgs([...base, "--rule", `params=${state}`]).options.rules, { params: state });
+  assert.throws(() => parseStdioArgs(["--rule", "params=all", "--", "x"]), /^UsageError: --rule params=all: a rule's state is/);
   assert.equal(parseProxyArgs([...base, "--max-body-bytes", "1024"]).options.limits.maxBodyBytes, 1024);
   assert.throws(
     () => parseStdioArgs(["--max-body-bytes", "Infinity", "--", "x"]),

@@ -133,7 +133,23 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     });
     assert.equal(next?.id, 8);
     assert.equal(g.received(), request(8));
-    assert.match(g.stderr(), /^wymcp stdio: refused -32602 invalid-message era=modern kind=request method="tools\/call" id=7: /m);
+    assert.match(
+      g.stderr(),
+      /^wymcp stdio: refused -32602 invalid-message rule=params era=modern kind=request method="tools\/call" id=7: /m,
+    );
+    assert.ok(!g.stderr().includes(SECRET));
+  });
+
+  test("--report: a modern notification that is not JSON-RPC goes on to the server as sent, and is reported once (rule framing)", async () => {
+    const g = gate(["--report"]);
+    const bad = `${JSON.stringify({ jsonrpc: "2.0", method: 5, params: { note: SECRET } })}\n`;
+    g.write(`${bad}${request(1)}`);
+    await until(() => g.answers().length === 1);
+    g.child.stdin!.end();
+    await g.exited;
+    assert.equal(g.received(), bad + request(1));
+    assert.equal(g.stderr().split("report rule=framing").length, 2, g.stderr());
+    assert.doesNotMatch(g.stderr(), /dropped/);
     assert.ok(!g.stderr().includes(SECRET));
   });
 
@@ -151,7 +167,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     );
     // A well-framed modern notification (a cancellation) goes on: over stdio the server needs it.
     assert.equal(g.received(), cancelled + request(1));
-    assert.match(g.stderr(), /dropped \(not answered\) -32600 invalid-message era=modern kind=notification: /);
+    assert.match(g.stderr(), /dropped \(not answered\) -32600 invalid-message rule=framing era=modern kind=notification: /);
     assert.ok(!g.stderr().includes(SECRET));
   });
 
@@ -281,8 +297,8 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     }
     assert.equal(await exit, 0);
     assert.deepEqual(logged, [
-      "wymcp stdio: refused -32700 parse-error id=null: Parse error: the body is not valid JSON\n",
-      "wymcp stdio: dropped (not answered) -32700 parse-error id=null: Parse error: the body is not valid JSON\n",
+      "wymcp stdio: refused -32700 parse-error rule=limits id=null: Parse error: the body is not valid JSON\n",
+      "wymcp stdio: dropped (not answered) -32700 parse-error rule=limits id=null: Parse error: the body is not valid JSON\n",
       `wymcp stdio: dropped (not answered) ${junk - 2} more messages within a second of the last one logged: -32700 parse-error ×${junk - 2}\n`,
     ]);
   });
@@ -450,8 +466,8 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     assert.deepEqual(await g.exited, { code: 0, signal: null });
   });
 
-  test("--outbound report: a server message that breaks its method's result is logged; the bytes go back unchanged", async () => {
-    const g = gate(["--outbound", "report", "--log", "json"], ["--bad-result"]);
+  test("--rule outbound=report: a server message that breaks its method's result is one report line; the bytes go back unchanged", async () => {
+    const g = gate(["--rule", "outbound=report", "--log", "json"], ["--bad-result"]);
     g.write(request(1, "tools/call", { name: "x", arguments: {} }));
     await until(() => g.stderr().includes('"rule":"outbound"'));
     g.child.stdin!.end();
@@ -463,22 +479,23 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       .filter((line) => line.startsWith("{"))
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .find((r) => r.event === "report" && r.rule === "outbound");
+    assert.equal(violation?.direction, "out");
     assert.equal(violation?.method, "tools/call");
     assert.equal(violation?.id, 1);
     assert.match(String(violation?.message), /content/);
   });
 
-  test("--legacy-checks: a bad legacy tools/call is answered -32602 with its id under params (the default), never forwarded; report and framing forward it, report logs it", async () => {
+  test("--rule params: a bad legacy tools/call is answered -32602 with its id enforced (the default), never forwarded; report and off forward it, report logs one report line", async () => {
     const bad = request(8, "tools/call", { name: 5, arguments: { note: SECRET } });
-    for (const mode of [undefined, "params", "report", "framing"] as const) {
-      const g = gate(mode ? ["--legacy-checks", mode] : []);
+    for (const mode of [undefined, "enforce", "report", "off", "--report"] as const) {
+      const g = gate(mode === undefined ? [] : mode === "--report" ? [mode] : ["--rule", `params=${mode}`]);
       g.write(bad + request(9));
       await until(() => g.answers().length === 2);
       g.child.stdin!.end();
       await g.exited;
       const [first, next] = g.answers();
       assert.equal(next?.id, 9);
-      if (mode === undefined || mode === "params") {
+      if (mode === undefined || mode === "enforce") {
         // No header and no initialize: the revision a server assumes without one.
         const error = first?.error as { code: number; message: string } | undefined;
         assert.deepEqual(
@@ -490,11 +507,14 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
           ],
         );
         assert.equal(g.received(), request(9), "refused: never reaches the server");
-        assert.match(g.stderr(), /^wymcp stdio: refused -32602 invalid-message era=legacy kind=request method="tools\/call" id=8: /m);
+        assert.match(
+          g.stderr(),
+          /^wymcp stdio: refused -32602 invalid-message rule=params era=legacy kind=request method="tools\/call" id=8: /m,
+        );
       } else {
         assert.deepEqual([first?.id, first?.result], [8, { echo: "tools/call" }], mode);
         assert.equal(g.received(), bad + request(9), `${mode}: forwarded unchanged`);
-        if (mode === "report")
+        if (mode === "report" || mode === "--report")
           assert.match(g.stderr(), /^wymcp stdio: report rule=params \(handed on\) 200 -32602 era=legacy method="tools\/call" id=8: /m);
         else assert.ok(!/refused|reported/.test(g.stderr()), g.stderr());
       }
@@ -528,7 +548,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
         assert.equal(g.received(), initialize + request(3), "judged by 2025-03-26, the cancellation is dropped");
         assert.match(
           g.stderr(),
-          /dropped \(not answered\) -32602 invalid-message era=legacy kind=notification method="notifications\/cancelled"/,
+          /dropped \(not answered\) -32602 invalid-message rule=params era=legacy kind=notification method="notifications\/cancelled"/,
         );
       }
     }
@@ -561,12 +581,12 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     assert.ok(!/dropped|refused/.test(g.stderr()), g.stderr());
   });
 
-  test("--outbound report judges the server's lines by the revision the session negotiated, as wymcp check does", async () => {
+  test("--rule outbound=report judges the server's lines by the revision the session negotiated, as wymcp check does", async () => {
     // A resource_link in a tool's content: defined from 2025-06-18 on, a violation of 2025-03-26's CallToolResult.
     const result = { content: [{ type: "resource_link", uri: "file:///a.txt", name: "a" }] };
     const logged: Record<string, string | undefined> = {};
     for (const negotiated of ["2025-03-26", "2025-06-18"]) {
-      const g = gate(["--outbound", "report", "--log", "json"], ["--negotiate", negotiated, "--result", JSON.stringify(result)]);
+      const g = gate(["--rule", "outbound=report", "--log", "json"], ["--negotiate", negotiated, "--result", JSON.stringify(result)]);
       g.write(request(1, "initialize", { protocolVersion: negotiated, capabilities: {}, clientInfo: { name: "c", version: "1" } }));
       await until(() => g.answers().length === 1);
       g.write(request(2, "tools/call", { name: "x", arguments: {} }));
@@ -628,18 +648,21 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       else {
         assert.match(
           logged[0]!,
-          /^wymcp stdio: refused -32602 invalid-message era=legacy kind=request method="tools\/call" name="search" id=4: /,
+          /^wymcp stdio: refused -32602 invalid-message rule=params era=legacy kind=request method="tools\/call" name="search" id=4: /,
         );
-        assert.match(logged[1]!, / -32600 invalid-message era=\w+ kind=request method="prompts\/get" name="greet\\\\u001b\[2J" id=5: /);
-        assert.match(logged[2]!, / -32600 invalid-message era=\w+ kind=batch method="tools\/call" name="search" id=null: /);
+        assert.match(
+          logged[1]!,
+          / -32600 invalid-message rule=framing era=\w+ kind=request method="prompts\/get" name="greet\\\\u001b\[2J" id=5: /,
+        );
+        assert.match(logged[2]!, / -32600 invalid-message rule=\w+ era=\w+ kind=batch method="tools\/call" name="search" id=null: /);
       }
     }
   });
 
-  test("--learn-tools on: a tools/list answer after many lines nobody awaited is learned, and a call that breaks it is answered here", async () => {
+  test("learning the tools (the default): a tools/list answer after many lines nobody awaited is learned, and a call that breaks it is answered here", async () => {
     const tools = { tools: [{ name: "add", inputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] } }] };
     // 200 KB of notifications first (lines of 1 KB, some across two reads): none is a tools/list answer.
-    const g = gate(["--learn-tools", "on"], ["--flood", "200000", "--result", JSON.stringify(tools)]);
+    const g = gate([], ["--flood", "200000", "--result", JSON.stringify(tools)]);
     await until(() => g.stdout().length >= 200_000);
     g.write(request(1, "tools/list"));
     await until(() => g.answers().some((answer) => answer.id === 1));
@@ -689,8 +712,10 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       ["--bogus", "--", "x"],
       ["--stop-timeout", "0", "--", "x"],
       ["--stop-timeout", "Infinity", "--", "x"],
+      ["--rule", "origin=enforce", "--", "x"],
+      ["--allowed-host", "localhost", "--", "x"],
     ]) {
-      assert.throws(() => parseStdioArgs(wrong), /command|must|Unknown/, wrong.join(" "));
+      assert.throws(() => parseStdioArgs(wrong), /command|must|unknown|origin/, wrong.join(" "));
     }
   });
 });

@@ -178,10 +178,10 @@ describe("formats in tool arguments: the edge refuses none of the values each SD
   });
 });
 
-describe("the command line's --formats reaches the tools at the edge", () => {
-  test("wymcp proxy and wymcp stdio compile the tools' schemas with the face's formats: annotation by default, asserted under --formats strict", async () => {
+describe("the command line's formats rule reaches the tools at the edge", () => {
+  test("wymcp proxy and wymcp stdio compile the tools' schemas with the face's formats: annotation by default, asserted under --rule formats=enforce", async () => {
     const log = createLog("proxy", "text", () => {});
-    const flags = { file: undefined, learn: true, paramHeaders: true, arguments: true };
+    const flags = { file: undefined, learn: true };
     const schema = { type: "object", properties: { at: { type: "string", format: "date-time" } }, required: ["at"] };
     const verdict = async (formats: "strict" | undefined) => {
       const compile = (await toolsFromFlags(flags, log, { rules: { formats: formats === "strict" ? "enforce" : "off" } }))?.compile;
@@ -233,11 +233,11 @@ describe("the library faces' own compiler reads a tool's formats by the formats 
   });
 });
 
-describe("behind wymcp proxy --learn-tools on, a Python MCPServer's tools", () => {
+describe("behind wymcp proxy, learning (the default), a Python MCPServer's tools", () => {
   test("the issue's three calls (datetime without an offset, time, a UUID without hyphens) are answered as the server alone answers them", async () => {
     assertFreshDist();
     const server = await startMcpServerHttp("formats-http");
-    const proxy = await startProxy(["--upstream", server.url.href, "--learn-tools", "on"]);
+    const proxy = await startProxy(["--upstream", server.url.href]);
     try {
       const post = async (base: URL, body: Record<string, unknown>) => {
         const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", ...transportHeaders(body) };

@@ -201,16 +201,7 @@ describe("a drifting Python MCPServer behind wymcp proxy --tools-lock", () => {
   for (const modern of [false, true])
     test(`enforce (${modern ? "2026-07-28, JSON answers" : "legacy, event-stream answers"}): changed and new tools leave the client's list, and their calls never reach the server`, async () => {
       const server = await startServer();
-      const proxy = await startProxy([
-        "--upstream",
-        server.url.href,
-        "--tools-lock",
-        lockFile,
-        "--tools-lock-mode",
-        "enforce",
-        "--log",
-        "json",
-      ]);
+      const proxy = await startProxy(["--upstream", server.url.href, "--tools-lock", lockFile, "--rule", "lock=enforce", "--log", "json"]);
       try {
         const gated = await connect(new StreamableHTTPClientTransport(new URL(server.url.pathname, proxy.url)), modern);
         const alone = await connect(new StreamableHTTPClientTransport(server.url), modern);
@@ -233,7 +224,7 @@ describe("a drifting Python MCPServer behind wymcp proxy --tools-lock", () => {
 
   test("enforce, nothing drifted: the answer to tools/list is byte for byte the server's", async () => {
     const server = await startServer();
-    const proxy = await startProxy(["--upstream", server.url.href, "--tools-lock", lockFile, "--tools-lock-mode", "enforce"]);
+    const proxy = await startProxy(["--upstream", server.url.href, "--tools-lock", lockFile, "--rule", "lock=enforce"]);
     try {
       const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } });
       const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", ...transportHeaders(body) };
@@ -256,7 +247,7 @@ describe("a drifting Python MCPServer behind wymcp stdio --tools-lock", () => {
   function gatedStdio(mode: "report" | "enforce"): { transport: StdioClientTransport; log: () => string } {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [CLI, "stdio", "--tools-lock", lockFile, "--tools-lock-mode", mode, "--log", "json", "--", python, SERVER, "stdio"],
+      args: [CLI, "stdio", "--tools-lock", lockFile, "--rule", `lock=${mode}`, "--log", "json", "--", python, SERVER, "stdio"],
       env: PYTHON_ENV as Record<string, string>,
       stderr: "pipe",
     });

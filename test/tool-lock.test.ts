@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { toolLockFlags } from "../src/cli/tool-lock-flags.js";
+import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { sha256Hex } from "../src/core/sha256.js";
 import type { Report } from "../src/core/rules.js";
 import {
@@ -303,23 +303,28 @@ describe("LockedLines (wymcp stdio)", () => {
   }
 });
 
-describe("--tools-lock and --tools-lock-mode (wymcp proxy, wymcp stdio)", () => {
-  const fail = (message: string) => new Error(message);
+describe("--tools-lock and --rule lock (wymcp proxy, wymcp stdio)", () => {
+  const flags = (...extra: string[]) => parseProxyArgs(["--upstream", "http://127.0.0.1:9/mcp", ...extra], {}).options;
   const dir = mkdtempSync(join(tmpdir(), "wymcp-lock-flags-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   test("a lock file is read and checked when the command starts; each problem is a usage error naming the flag", () => {
     const good = join(dir, "good.json");
     writeFileSync(good, renderToolsLock(lockTools(TOOLS)));
-    assert.deepEqual(toolLockFlags({ "tools-lock": good }, fail).state, "report");
-    assert.equal(toolLockFlags({ "tools-lock": good, "tools-lock-mode": "enforce" }, fail).state, "enforce");
-    assert.deepEqual(toolLockFlags({}, fail), {});
-    assert.throws(() => toolLockFlags({ "tools-lock-mode": "enforce" }, fail), /^Error: --tools-lock-mode goes with --tools-lock FILE$/);
-    assert.throws(() => toolLockFlags({ "tools-lock": join(dir, "none.json") }, fail), /--tools-lock: cannot read .*ENOENT/);
-    assert.throws(() => toolLockFlags({ "tools-lock": good, "tools-lock-mode": "block" }, fail), /^Error: --tools-lock-mode must be/);
+    assert.deepEqual(flags("--tools-lock", good).tools?.lock, JSON.parse(readFileSync(good, "utf8")));
+    assert.deepEqual(flags("--tools-lock", good).rules, {}, "the lock rule keeps its default, report");
+    assert.equal(flags("--tools-lock", good, "--rule", "lock=enforce").rules?.lock, "enforce");
+    assert.equal(flags().tools, undefined);
+    assert.throws(() => flags("--rule", "lock=enforce"), /^UsageError: --rule lock=enforce needs --tools-lock FILE$/);
+    assert.throws(
+      () => flags("--tools-lock", join(dir, "none.json")),
+      /^UsageError: --tools-lock: cannot read ".*none\.json": no such file$/,
+    );
+    assert.throws(() => flags("--tools-lock", good, "--rule", "lock=block"), /^UsageError: --rule lock=block: a rule's state is/);
+    assert.throws(() => flags("--tools-lock", good, "--tools-lock-mode", "enforce"), /^UsageError: unknown flag --tools-lock-mode/);
     const edited = JSON.parse(readFileSync(good, "utf8"));
     edited.tools[0].pinned.title = "Sum";
     writeFileSync(join(dir, "edited.json"), JSON.stringify(edited));
-    assert.throws(() => toolLockFlags({ "tools-lock": join(dir, "edited.json") }, fail), /^Error: --tools-lock: the digest of tool "add"/);
+    assert.throws(() => flags("--tools-lock", join(dir, "edited.json")), /^UsageError: --tools-lock: the digest of tool "add"/);
   });
 });

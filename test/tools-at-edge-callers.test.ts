@@ -181,13 +181,13 @@ describe("the guards learn the tools per caller: wymcpNode, and wymcpFetch from 
   });
 });
 
-describe("wymcp proxy --learn-tools on learns the tools per caller", () => {
+describe("wymcp proxy learns the tools per caller (the default)", () => {
   let upstream: Awaited<ReturnType<typeof listening>>;
   let proxy: RunningProxy;
   const handler = counted(createMcpHandler(callerToolsServer));
   before(async () => {
     upstream = await listening(http.createServer((req, res) => void serveFetch(handler, req, res)));
-    proxy = await startProxy(["--upstream", upstream.url, "--learn-tools", "on"]);
+    proxy = await startProxy(["--upstream", upstream.url]);
   });
   after(async () => {
     await proxy?.stop();
@@ -461,7 +461,7 @@ describe("gateNode mounted by Express under a path of its own", () => {
 describe("wymcp proxy --caller-header: a server's own header tells callers apart", () => {
   test("Alice and Bob, told apart by X-Api-Key alone: each judged by the tools listed to them", async () => {
     const upstream = await listening(http.createServer((req, res) => void serveFetch(createMcpHandler(callerToolsServer), req, res)));
-    const proxy = await startProxy(["--upstream", upstream.url, "--learn-tools", "on", "--caller-header", "X-Api-Key"]);
+    const proxy = await startProxy(["--upstream", upstream.url, "--caller-header", "X-Api-Key"]);
     try {
       const url = new URL("/mcp", proxy.url).href;
       const send = async (method: string, params: Record<string, unknown>, user: "alice" | "bob") => {

@@ -225,13 +225,13 @@ async function legacySession(url: string, version: string, call: Record<string, 
   return { status: answer.status, message: messageIn(answer.text) };
 }
 
-describe("wymcp proxy --learn-tools on: the tools learned from a Python MCPServer (mcp 2.3.0), no file", () => {
+describe("wymcp proxy, learning (the default): the tools learned from a Python MCPServer (mcp 2.3.0), no file", () => {
   let server: PythonHttpServer;
   let proxy: RunningProxy;
   let proxied: string;
   before(async () => {
     server = await startMcpServerHttp();
-    proxy = await startProxy(["--upstream", server.url.href, "--learn-tools", "on"]);
+    proxy = await startProxy(["--upstream", server.url.href]);
     proxied = new URL(server.url.pathname, proxy.url).href;
   });
   after(async () => {
@@ -248,7 +248,7 @@ describe("wymcp proxy --learn-tools on: the tools learned from a Python MCPServe
     const alone = await post(server.url.href, "modern", "tools/call", BAD_ADD);
     assert.equal(alone.message.result?.isError, true);
     assert.match(textOf(alone.message)!, /validation error/i);
-    await until(() => /refused tools\/call \(toolArguments\) id=7/.test(proxy.stderr()));
+    await until(() => /refused tools\/call \(toolArguments\) id=7: Invalid arguments for tool add/.test(proxy.stderr()));
   });
 
   test("legacy sessions: -32602 under 2025-06-18, isError under 2025-11-25; the server alone answers isError under both", async () => {
@@ -285,8 +285,8 @@ describe("wymcp proxy --tools FILE in front of the SDK v2 server", () => {
     mkdirSync(out);
     for (const [name, text] of await generate([join(dir, "tools.json")], out)) writeFileSync(join(out, name), text);
     [listed, compiled] = await Promise.all([
-      startProxy(["--upstream", upstream.url, "--tools", join(dir, "response.json"), "--learn-tools", "off"]),
-      startProxy(["--upstream", upstream.url, "--tools", out, "--learn-tools", "off"]),
+      startProxy(["--upstream", upstream.url, "--tools", join(dir, "response.json"), "--no-learn-tools"]),
+      startProxy(["--upstream", upstream.url, "--tools", out, "--no-learn-tools"]),
     ]);
   });
   after(async () => {
@@ -374,12 +374,12 @@ async function stdioSession(
   }
 }
 
-describe("wymcp stdio --learn-tools on: the tools learned from a FastMCP server's own lines", () => {
+describe("wymcp stdio, learning (the default): the tools learned from a FastMCP server's own lines", () => {
   let fastmcp: string[];
   before(async () => {
     fastmcp = await fastMcpStdio();
   });
-  const gated = (command: string[]) => [process.execPath, CLI, "stdio", "--learn-tools", "on", "--", ...command];
+  const gated = (command: string[]) => [process.execPath, CLI, "stdio", "--", ...command];
 
   test("-32602 under 2025-06-18 and isError under 2025-11-25 from wymcp; FastMCP alone answers isError under both", async () => {
     const good = { name: "add", arguments: { a: 2, b: 3 } };
@@ -422,7 +422,7 @@ describe("wymcp stdio --learn-tools on: the tools learned from a FastMCP server'
         result?: Record<string, unknown>;
       }>;
       assert.match(textOf(compiled!)!, ours);
-      const [learned] = (await stdioSession([...strict, "--learn-tools", "on", "--", ...fastmcp], "2025-11-25", [BAD_ADD])) as Array<{
+      const [learned] = (await stdioSession([...strict, "--", ...fastmcp], "2025-11-25", [BAD_ADD])) as Array<{
         result?: Record<string, unknown>;
       }>;
       assert.match(textOf(learned!)!, /validation error/i, "the server answered it");

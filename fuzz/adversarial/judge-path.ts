@@ -90,11 +90,14 @@ export function judgeCli(target: Target, bytes: Buffer, formats: Formats = "stri
       : target.root.protocolVersion
         ? { "mcp-protocol-version": target.root.protocolVersion }
         : {};
-  return cliJudge("adversarial.json", 1, bytes, {
-    direction: target.direction === "inbound" ? "in" : "out",
-    era: target.direction === "inbound" ? "auto" : target.era,
-    headers,
-    method: target.root.method,
-    settings: settingsFor(formats),
-  }).verdict;
+  return cliJudge(
+    { source: "adversarial.json", line: 1, bytes },
+    {
+      direction: target.direction === "inbound" ? "in" : "out",
+      era: target.direction === "inbound" ? "auto" : target.era,
+      headers,
+      method: target.root.method,
+      settings: settingsFor(formats),
+    },
+  ).verdict;
 }

@@ -73,18 +73,28 @@ export interface GateHooks {
   observer?: MessageObserver;
 }
 
+/** One exchange as the face hands it to its observer. */
+export interface ObservedExchange<Req = unknown, Res = unknown> {
+  req: Req;
+  res: Res;
+  /** The body as read; undefined when refused unread, and for a GET. */
+  body: Uint8Array | undefined;
+  /** The gate's own admission of that body, when it admitted it: the live feed takes it rather than judge the body again. */
+  admitted?: GateAdmitted | undefined;
+  /** The face's refusal when it refuses the exchange before handing it on (its answer is then wymcp's). */
+  refused?: Refusal | undefined;
+}
+
 /**
  * The proxy calls `exchange` (or `relayed`) once per exchange it serves, before answering (with Node's request and
  * response); the stdio gate calls `chunk` with the bytes of each side.
  */
 export interface MessageObserver<Req = unknown, Res = unknown> {
   /**
-   * A POST with its body as read (undefined when refused unread), or a GET; the observer may tap `res`. `admitted` is
-   * the gate's own admission of that body, when it admitted it: the live feed takes it rather than judge the body again.
-   * `refused` is the face's refusal when it refuses the exchange before handing it on (its answer is then wymcp's).
-   * Returns what the face tells, before it writes it, that it answers the exchange itself after all (`OwnAnswers`).
+   * A POST with its body as read, or a GET; the observer may tap `res`. Returns what the face tells, before it writes
+   * it, that it answers the exchange itself after all (`OwnAnswers`).
    */
-  exchange?(req: Req, res: Res, body: Uint8Array | undefined, admitted?: GateAdmitted, refused?: Refusal): OwnAnswers | undefined;
+  exchange?(seen: ObservedExchange<Req, Res>): OwnAnswers | undefined;
   /**
    * As `exchange`, for an answer the face writes itself and tells of as it goes: the observer leaves `res` as it is and
    * returns the reader the face calls after each write (undefined: the observer reads nothing of it).
@@ -242,6 +252,7 @@ export function createLog(face: Face, format: LogFormat, out: ((line: string) =>
         event.status,
         event.code,
         event.reason,
+        event.rule && `rule=${event.rule}`,
         event.era && `era=${event.era}`,
         event.kind && `kind=${event.kind}`,
         event.method !== undefined && `method=${JSON.stringify(event.method)}`,

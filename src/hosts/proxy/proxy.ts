@@ -209,7 +209,7 @@ class Relay {
     const { observer } = this.hooks;
     if (observer === undefined) return undefined;
     if (relayed && observer.relayed) return observer.relayed(req, res, body, admitted);
-    return observer.exchange?.(req, res, body, admitted, refused);
+    return observer.exchange?.({ req, res, body, admitted, refused });
   }
 
   /** What `observe` returned, as the reader forward.ts tells of each write, when it asked for one (`relayed`). */

@@ -36,7 +36,7 @@ import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
 import { isBlank, type Line, LineSplitter } from "../../core/lines.js";
 import { faceReports, loggedRejections, loggedToolLock } from "../shared/tool-lock-log.js";
 import { resolveLimits } from "../../core/options.js";
-import type { Report } from "../../core/rules.js";
+import { inboundReport, type Report, type RuleState } from "../../core/rules.js";
 import { type ToolLockWatch, toolsListRequests } from "../../core/tool-lock.js";
 import { LockedLines } from "../../outbound/tool-lock-stream.js";
 import { type ToolsAtEdge, type ToolsOptions, type ToolsRefusal, toolsOption } from "../../core/tools-at-edge.js";
@@ -374,6 +374,8 @@ class LineGate {
   /** Whether the server's lines are checked (the `outbound` rule on), and whether formats are asserted there. */
   private readonly outbound: boolean;
   private readonly formats: Formats | undefined;
+  /** The framing rule's state: a modern notification that is not JSON-RPC is dropped (enforce), handed on and reported, or handed on. */
+  private readonly framing: RuleState;
   private readonly pending = new PendingRequests();
   private readonly clock: () => number;
   private readonly toolLock: ToolLockWatch | undefined;
@@ -409,6 +411,7 @@ class LineGate {
     this.reportAfter = reports.after;
     this.face = { settings, telemetry, onReport: reports.admission };
     this.outbound = rules.outbound !== "off";
+    this.framing = rules.framing;
     this.formats = rules.formats === "off" ? undefined : "strict";
     this.tracking = this.outbound || hooks.onAnswer !== undefined || telemetry !== undefined;
     this.negotiates = !passThrough;
@@ -536,12 +539,18 @@ class LineGate {
   /**
    * Over HTTP the gates answer a modern notification 202 and it goes no further; here it goes on to the server, so it
    * must at least be a JSON-RPC notification (its framing, as the legacy lane judges one). One that is not is dropped
-   * (true), as JSON-RPC forbids answering a notification.
+   * (true), as JSON-RPC forbids answering a notification; with the framing rule in report it goes on and is reported.
    */
   private droppedNotification(body: unknown): boolean {
+    if (this.framing === "off") return false;
     const framing = validateMcpRequest(body, "legacy");
     if (framing.outcome !== "reject") return false;
     const { response } = framing;
+    const { code, message, data } = response.error;
+    if (this.framing === "report") {
+      notify(this.face.onReport, inboundReport("framing", body, "modern", { code, message, errors: data?.errors }));
+      return false;
+    }
     this.verdict({
       outcome: "dropped",
       era: "modern",
@@ -549,8 +558,9 @@ class LineGate {
       id: undefined,
       ...namesOf(body, response),
       reason: "invalid-message",
-      code: response.error.code,
-      message: response.error.message,
+      rule: "framing",
+      code,
+      message,
     });
     return true;
   }

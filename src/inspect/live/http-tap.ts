@@ -5,8 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StringDecoder } from "node:string_decoder";
-import type { Refusal } from "../../core/admission.js";
-import type { AnswerReader, GateAdmitted, OwnAnswer, OwnAnswers } from "../../core/gate-log.js";
+import type { AnswerReader, GateAdmitted, ObservedExchange, OwnAnswer, OwnAnswers } from "../../core/gate-log.js";
 import type { Capture } from "./feed.js";
 
 /** An event stream's event, or a JSON answer, longer than this is captured as over the limit (its text not kept). */
@@ -55,7 +54,7 @@ function blank(bytes: Uint8Array): boolean {
 
 /** The live observer of `wymcp proxy`'s exchanges: `exchange` taps the response, `relayed` is told of each write instead. */
 export interface HttpObserver {
-  exchange(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, admitted?: GateAdmitted, refused?: Refusal): OwnAnswers;
+  exchange(seen: ObservedExchange<IncomingMessage, ServerResponse>): OwnAnswers;
   relayed(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, admitted?: GateAdmitted): AnswerReader & OwnAnswers;
 }
 
@@ -66,8 +65,8 @@ export interface HttpObserver {
 export function httpObserver(capture: (message: Capture) => void, { maxBytes }: HttpTapOptions): HttpObserver {
   const exchanges = new Exchanges(capture, maxBytes);
   return {
-    exchange: (req, res, body, admitted, refused) => tapAnswer(res, exchanges.request(req, res, body, admitted, refused)),
-    relayed: (req, res, body, admitted) => exchanges.request(req, res, body, admitted),
+    exchange: (seen) => tapAnswer(seen.res, exchanges.request(seen)),
+    relayed: (req, res, body, admitted) => exchanges.request({ req, res, body, admitted }),
   };
 }
 
@@ -91,13 +90,7 @@ class Exchanges {
    * The request captured (a POST's body, with the gate's admission of it if any; a request refused before its body was
    * read, with the refusal); the reader of its answer, which is wymcp's own when the face refuses the request.
    */
-  request(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: Uint8Array | undefined,
-    admitted: GateAdmitted | undefined,
-    refused?: Refusal,
-  ): AnswerTap {
+  request({ req, res, body, admitted, refused }: ObservedExchange<IncomingMessage, ServerResponse>): AnswerTap {
     const entry = ++this.entries;
     const headers = requestHeaders(req, this.last, this.lastCount);
     if (headers !== this.last) {
