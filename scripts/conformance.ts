@@ -7,8 +7,9 @@
  * gated server, in outbound report mode (WYMCP_OUTBOUND=report), reports any message it sent as a violation. A third
  * run puts `wymcp proxy` (outbound report mode) in front of the ungated server, as in front of a server in another
  * language, and fails when it loses a check the server alone passes or reports a violation.
- * `--legacy-checks M` runs the gated server with that legacyChecks mode, `--era NAME` one era only; such a run prints its
- * tables but writes nothing into docs/conformance.md, which holds the default run of both eras.
+ * `--params STATE` (enforce, report, off) runs the gated server and the proxy with that state of the `params` rule,
+ * `--report` both in report mode, `--era NAME` one era only; such a run prints its tables but writes nothing into
+ * docs/conformance.md, which holds the default run of both eras.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -49,9 +50,12 @@ const flag = (name: string) => {
   const at = argv.indexOf(name);
   return at >= 0 ? argv[at + 1] : undefined;
 };
-const LEGACY_CHECKS = flag("--legacy-checks");
-/** The `params` rule's state each legacyChecks mode of the gated server is, for the proxy's `--rule`. */
-const PARAMS_STATE: Record<string, string> = { params: "enforce", report: "report", framing: "off" };
+const PARAMS = flag("--params");
+if (PARAMS !== undefined && !["enforce", "report", "off"].includes(PARAMS)) {
+  console.error(`conformance: --params takes enforce, report or off, not ${JSON.stringify(PARAMS)}`);
+  process.exit(2);
+}
+const REPORT = argv.includes("--report");
 const ONLY_ERA = flag("--era");
 
 interface Check {
@@ -247,10 +251,8 @@ async function main(): Promise<number> {
                 WYMCP_GATE: "on",
                 WYMCP_OUTBOUND: "report",
                 WYMCP_OUTBOUND_FILE: file,
-                // The flag's mode as the params rule's state the gate takes.
-                ...(LEGACY_CHECKS && {
-                  WYMCP_PARAMS: { params: "enforce", report: "report", framing: "off" }[LEGACY_CHECKS] ?? LEGACY_CHECKS,
-                }),
+                ...(PARAMS && { WYMCP_PARAMS: PARAMS }),
+                ...(REPORT && { WYMCP_MODE: "report" }),
               }
             : { WYMCP_GATE: "off" };
         const server = await launchExample({ script: "examples/conformance-server.ts", env });
@@ -264,7 +266,8 @@ async function main(): Promise<number> {
                   "outbound=report",
                   "--log",
                   "json",
-                  ...(LEGACY_CHECKS ? ["--rule", `params=${PARAMS_STATE[LEGACY_CHECKS]}`] : []),
+                  ...(PARAMS ? ["--rule", `params=${PARAMS}`] : []),
+                  ...(REPORT ? ["--report"] : []),
                 ],
               })
             : undefined;
@@ -309,7 +312,7 @@ async function main(): Promise<number> {
     problems.push(...verdict.lost.map((check) => `lost to the gate: ${check}`));
     problems.push(...verdict.wireSchemaFailures.map((scenario) => `wire-schema-valid failed gated: ${scenario}`));
     const refused = refusals.get(era.name) ?? [];
-    const refusalLine = `gated (legacyChecks ${LEGACY_CHECKS ?? "default"}): ${refused.length} requests refused or reported by the gate`;
+    const refusalLine = `gated (${[PARAMS && `params ${PARAMS}`, REPORT && "report mode"].filter(Boolean).join(", ") || "default rules"}): ${refused.length} requests refused or reported by the gate`;
     console.log(`\n${refusalLine}`);
     for (const line of new Set(refused)) console.log(`  ${line} ×${refused.filter((l) => l === line).length}`);
     const report = reports.get(era.name)!;
@@ -340,7 +343,7 @@ async function main(): Promise<number> {
     problems.push(...report.violations.map((v) => `outbound violation, gated ${era.name}: ${describeViolation(v)}`));
     const proxied = compare(era, results.get(`proxied ${era.name}`)!, results.get(`ungated ${era.name}`)!, "proxied");
     const log = proxyLogs.get(era.name)!;
-    const violations = log.lines.filter((line) => line.event === "outbound-violation");
+    const violations = log.lines.filter((line) => line.event === "report" && line.rule === "outbound");
     const proxyRefusals = log.lines.filter((line) => line.event === "refused");
     console.log(`\n## ${era.name}: checks passed through wymcp proxy (in front of the ungated server) vs the server alone\n`);
     console.log(proxied.table);
@@ -378,8 +381,8 @@ async function main(): Promise<number> {
   const checked = [...reports.values()].reduce((sum, r) => sum + (r.summary?.checked ?? 0), 0);
   const verdictLine = `no check lost to the gate or to wymcp proxy; every gated failure is in the baseline; 0 outbound violations in ${checked} messages checked (${seconds} s)`;
   console.log(`\nconformance: ${verdictLine}`);
-  if (LEGACY_CHECKS !== undefined || ONLY_ERA !== undefined) {
-    console.log("conformance: a run with --legacy-checks or --era writes nothing into docs/conformance.md");
+  if (PARAMS !== undefined || REPORT || ONLY_ERA !== undefined) {
+    console.log("conformance: a run with --params, --report or --era writes nothing into docs/conformance.md");
     return 0;
   }
   // Only a passing run is written into docs/conformance.md: the document states what holds.
