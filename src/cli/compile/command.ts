@@ -3,14 +3,11 @@
  * ajv-formats and json-schema-to-typescript, which `wymcp check` and the runtime entries never load; the official
  * client (for --from and --from-stdio) is loaded later still, by those flags alone (from-server.ts).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { ServerSource } from "../../compile/from-server.js";
-import { generate, type Files } from "../../compile/generate.js";
-import { loadClient, schemaCount, staleFiles } from "../../compile/write-out.js";
+import { compileTo, fromServer } from "../../compile/write-out.js";
 import { lint, lintSummary, renderFindings } from "../../compile/lint.js";
 import { type Client, CLIENTS } from "../../compile/lint-rules.js";
-import { type InputFile, inputOf, readInput } from "../../compile/read-inputs.js";
+import { type InputFile, readInput } from "../../compile/read-inputs.js";
 import { writeLock } from "../../compile/lock.js";
 import { HELP, headerLines, LIST, readArgs, SWITCH, UsageError, usageProblem, VALUE } from "../args.js";
 import { COMPILE_USAGE } from "./usage.js";
@@ -108,6 +105,9 @@ function parseClients(list: string): Client[] {
   return CLIENTS.filter((c) => picked.has(c));
 }
 
+/** A line of the command's output: to stderr when it reports a failure, to stdout otherwise. */
+const say = (line: string, failed?: boolean) => void (failed ? process.stderr : process.stdout).write(line);
+
 export async function runCompile(argv: string[]): Promise<number> {
   let options: CompileOptions | "help";
   try {
@@ -122,7 +122,9 @@ export async function runCompile(argv: string[]): Promise<number> {
   }
   let inputs: InputFile[];
   try {
-    inputs = options.from ? [await fromServer(options.from, options.save)] : await Promise.all(options.inputs.map((i) => readInput(i)));
+    inputs = options.from
+      ? [await fromServer(options.from, options.save, say)]
+      : await Promise.all(options.inputs.map((i) => readInput(i)));
   } catch (error) {
     process.stderr.write(`wymcp compile: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
@@ -138,12 +140,7 @@ export async function runCompile(argv: string[]): Promise<number> {
   }
   if (options.lock !== undefined) {
     try {
-      const written = writeLock(
-        inputs,
-        options.lock,
-        options.check,
-        (line, failed) => void (failed ? process.stderr : process.stdout).write(line),
-      );
+      const written = writeLock(inputs, options.lock, options.check, say);
       code = Math.max(code, written);
     } catch (error) {
       process.stderr.write(`wymcp compile: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -151,43 +148,5 @@ export async function runCompile(argv: string[]): Promise<number> {
     }
   }
   if (options.out === undefined) return code;
-  return Math.max(code, await compileTo(inputs, options.out, options.check));
-}
-
-/** A running server's tools/list as one input, labelled by where it came from; `save` keeps a copy. */
-async function fromServer(source: ServerSource, save: string | undefined): Promise<InputFile> {
-  const { listServerTools } = await loadClient();
-  const { tools, pages } = await listServerTools(source);
-  const label = "url" in source ? source.url : `stdio: ${[source.command, ...source.args].join(" ")}`;
-  const text = `${JSON.stringify({ tools }, null, 2)}\n`;
-  const bytes = Buffer.from(text, "utf8");
-  if (save !== undefined) writeFileSync(save, bytes);
-  process.stderr.write(`wymcp compile: ${tools.length} tools in ${pages} page${pages === 1 ? "" : "s"} from ${label}\n`);
-  return inputOf(save ?? label, bytes, { tools }, "server", save === undefined ? label : undefined);
-}
-
-async function compileTo(inputs: InputFile[], out: string, check: boolean): Promise<number> {
-  let files: Files;
-  try {
-    files = await generate(inputs, out);
-  } catch (error) {
-    process.stderr.write(`wymcp compile: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
-  }
-  const stale = staleFiles(files, out);
-  if (check) {
-    for (const { file, problem } of stale) process.stderr.write(`${join(out, file)}: ${problem}\n`);
-    if (stale.length > 0) {
-      process.stderr.write(
-        `wymcp compile --check: ${out} is out of date (${stale.length} file(s)); run the same command without --check\n`,
-      );
-      return 1;
-    }
-    process.stdout.write(`wymcp compile: ${out} is up to date (${schemaCount(files)} schemas)\n`);
-    return 0;
-  }
-  mkdirSync(out, { recursive: true });
-  for (const { file } of stale) writeFileSync(join(out, file), files.get(file)!);
-  process.stdout.write(`wymcp compile: ${schemaCount(files)} schemas; wrote ${stale.length} of ${files.size} files in ${out}\n`);
-  return 0;
+  return Math.max(code, await compileTo({ inputs, out: options.out, check: options.check, say }));
 }
