@@ -287,7 +287,7 @@ async function main(): Promise<number> {
               server
                 .stderr()
                 .split("\n")
-                .filter((l) => /^wymcp (rejected|reported): /.test(l)),
+                .filter((l) => /^wymcp (rejected: |reported \()/.test(l)),
             );
           if (proxy) proxyLogs.set(era.name, { code: code ?? null, lines: proxyLines(proxy.stderr()) });
         }
@@ -345,9 +345,10 @@ async function main(): Promise<number> {
     const log = proxyLogs.get(era.name)!;
     const violations = log.lines.filter((line) => line.event === "report" && line.rule === "outbound");
     const proxyRefusals = log.lines.filter((line) => line.event === "refused");
+    const proxyReports = log.lines.filter((line) => line.event === "report" && line.rule !== "outbound");
     console.log(`\n## ${era.name}: checks passed through wymcp proxy (in front of the ungated server) vs the server alone\n`);
     console.log(proxied.table);
-    const proxyLine = `wymcp proxy (outbound report mode): ${proxyRefusals.length} POSTs refused, ${violations.length} outbound violations, exit code ${log.code}`;
+    const proxyLine = `wymcp proxy (outbound report mode): ${proxyRefusals.length} POSTs refused, ${proxyReports.length} reported, ${violations.length} outbound violations, exit code ${log.code}`;
     console.log(`\n${proxyLine}`);
     problems.push(...proxied.lost.map((check) => `lost to the proxy: ${check}`));
     problems.push(...violations.map((v) => `outbound violation through the proxy, ${era.name}: ${JSON.stringify(v)}`));
