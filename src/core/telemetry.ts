@@ -7,7 +7,6 @@
 import { isResponse } from "./is-response.js";
 import type { Era } from "./era.js";
 import { escapeText } from "./log-safe.js";
-import type { ToolDriftReport } from "./tool-lock.js";
 
 /**
  * What the gate did with a body: handed it on, answered it itself with an error, handed it on unjudged, or handed on a
@@ -109,7 +108,14 @@ export interface Telemetry {
    */
   judged(exchange: JudgedExchange): ExchangeTrace | undefined;
   /** One `tools/list` result that drifted from the face's tools lock (`toolsLock`); it must not throw. Optional. */
-  toolDrift?(report: ToolDriftReport): void;
+  toolDrift?(report: DriftFacts): void;
+}
+
+/** What telemetry records of one `tools/list` result that drifted from a tools lock (the lock's `ToolDriftReport` is one). */
+export interface DriftFacts {
+  mode: string;
+  /** Each tool that drifted: its name (escaped and bounded), how, and for a change the fields that differ. */
+  drifts: ReadonlyArray<{ tool: string; change: string; fields?: readonly string[] | undefined }>;
 }
 
 /** Most messages of one body traced: a legacy batch of thousands must not cost thousands of spans. */

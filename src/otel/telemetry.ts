@@ -34,13 +34,13 @@ import {
   type AnswerFacts,
   MAX_NAME_UNITS,
   safeText,
+  type DriftFacts,
   type ExchangeTrace,
   type JudgedExchange,
   type MessageFacts,
   type MetaTraceContext,
   type Telemetry,
 } from "../core/telemetry.js";
-import type { ToolDriftReport } from "../core/tool-lock.js";
 import {
   ATTR,
   EXECUTE_TOOL,
@@ -408,7 +408,7 @@ function validOrUndefined(span: SpanContext | undefined): SpanContext | undefine
  * One metric point and one event on the active span per drift from the tools lock; the tool's name is already escaped,
  * and bounded on the metric.
  */
-function recordDrift(counter: Counter, { mode, drifts }: ToolDriftReport, tools: AttributeValues): void {
+function recordDrift(counter: Counter, { mode, drifts }: DriftFacts, tools: AttributeValues): void {
   const span = traceApi.getActiveSpan();
   for (const { tool, change, fields } of drifts) {
     const attributes: Attributes = { [ATTR.toolName]: tool, "wymcp.tool.change": change, "wymcp.tools_lock.mode": mode };
