@@ -8,9 +8,10 @@
  * keys. Never a value of its arguments.
  */
 import type { Acceptance, Refusal, RejectReason } from "./admission.js";
-import type { JsonRpcErrorResponse, JsonRpcId } from "./envelope.js";
+import { answerId, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
 import type { Era } from "./era.js";
 import { escapeText } from "./log-safe.js";
+import type { GateRefuse } from "./pipeline.js";
 import type { JudgedKind } from "./validate.js";
 
 export type LogFormat = "text" | "json";
@@ -268,4 +269,69 @@ function keptUp(stream: LogStream, dropped: (lines: number) => void): (line: str
     full = true;
     stream.once("drain", drained);
   };
+}
+
+/** Where a face's verdict events say the message came from: the proxy's client address, and whether it answers with HTTP. */
+export interface EventPlace {
+  /** The HTTP status of the answer, for a face that answers with one (the proxy). */
+  status?: boolean;
+  remote?: string | undefined;
+}
+
+/**
+ * The log's event for a refusal: `refused` when wymcp answered it, `dropped` when it did not (a notification, a
+ * response, a flood of junk). `body` is the refused body, when it parsed (for its method and name).
+ */
+export function refusalEvent(refusal: Refusal, body: unknown, outcome: "refused" | "dropped", place: EventPlace = {}): VerdictEvent {
+  const { response } = refusal;
+  const event: VerdictEvent = {
+    outcome,
+    era: refusal.era,
+    kind: refusal.kind,
+    // A `403` carries no id: its event says `null`, as a refusal before any id was read.
+    id: response.id ?? null,
+    ...namesOf(body, response),
+    reason: refusal.reason,
+  };
+  if (place.status) event.status = refusal.status;
+  event.code = response.error.code;
+  event.message = response.error.message;
+  if (place.remote !== undefined) event.remote = place.remote;
+  return event;
+}
+
+/** A refused body parsed again for its log line, when it parsed at all (`GateRefuse.bytes`). */
+export function refusedBody(refused: GateRefuse): unknown {
+  return parsedAgain(refused.bytes, refused.refusal.reason);
+}
+
+/**
+ * The log's event for an admitted body: `reported` for a legacy message whose params fail (`legacyChecks: "report"`),
+ * handed on all the same, with the answer `params` would have sent; otherwise its pass or bypass, built only when
+ * `subscribed` (the log writes nothing for a pass).
+ */
+export function admittedEvent(
+  admitted: Pick<Acceptance, "body" | "era" | "result">,
+  subscribed: boolean,
+  place: EventPlace = {},
+): VerdictEvent | undefined {
+  const { body, era, result } = admitted;
+  const reported = result.outcome === "pass" ? result.reported : undefined;
+  let event: VerdictEvent;
+  if (reported) {
+    const { code, message } = reported.response.error;
+    event = {
+      outcome: "reported",
+      era,
+      kind: result.kind,
+      id: answerId(body),
+      ...namesOf(body, reported.response),
+      reason: "invalid-message",
+      code,
+      message,
+    };
+  } else if (subscribed) event = { outcome: result.outcome, era, kind: result.kind, id: answerId(body), method: safeMethod(body) };
+  else return undefined;
+  if (place.remote !== undefined) event.remote = place.remote;
+  return event;
 }

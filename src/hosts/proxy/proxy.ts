@@ -15,11 +15,21 @@ import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../shar
 import { answerClientErrors } from "../shared/node-client-errors.js";
 import { judgeNode, type NodeGateFace, screenNode } from "../shared/node-gate.js";
 import { type Report, tapResponse } from "../shared/node-report.js";
-import { admittedEvent, type GateAction, type GateAdmit, type GateRefuse, refusalEvent, refusedBody } from "../../core/pipeline.js";
+import type { GateAction, GateAdmit, GateRefuse } from "../../core/pipeline.js";
 import { now } from "../../core/traced.js";
 import type { OutboundViolationInfo } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { type AnswerReader, notify, type GateHooks, type GateLog, type OwnAnswers, type VerdictEvent } from "../../core/gate-log.js";
+import {
+  admittedEvent,
+  type AnswerReader,
+  notify,
+  type GateHooks,
+  type GateLog,
+  type OwnAnswers,
+  refusalEvent,
+  refusedBody,
+  type VerdictEvent,
+} from "../../core/gate-log.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
 import { loggedToolLock } from "../shared/tool-lock-log.js";
 import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";

@@ -17,20 +17,21 @@ import type { Formats } from "../../core/formats.js";
 import { legacyRevisionOf } from "../../core/legacy-revision.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { validateMcpRequest } from "../../core/validate.js";
-import {
-  admittedEvent,
-  type GateAdmit,
-  gateBody,
-  type GateFace,
-  type GateInput,
-  gateBytes,
-  refusalEvent,
-  refusedBody,
-  type TraceFacts,
-} from "../../core/pipeline.js";
+import { type GateAdmit, gateBody, type GateFace, type GateInput, gateBytes, type TraceFacts } from "../../core/pipeline.js";
 import { now } from "../../core/traced.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { namesOf, notify, safeMethod, type GateHooks, type GateLog, type MessageObserver, type VerdictEvent } from "../../core/gate-log.js";
+import {
+  admittedEvent,
+  namesOf,
+  notify,
+  refusalEvent,
+  refusedBody,
+  safeMethod,
+  type GateHooks,
+  type GateLog,
+  type MessageObserver,
+  type VerdictEvent,
+} from "../../core/gate-log.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
 import { isBlank, type Line, LineSplitter } from "../../core/lines.js";
 import { loggedToolLock } from "../shared/tool-lock-log.js";
