@@ -22,7 +22,7 @@ import { forwardedHeaders } from "../src/hosts/proxy/forward.js";
 import { jsonlLine } from "../src/inspect/export.js";
 import { type Capture, textOf } from "../src/inspect/live/feed.js";
 import { httpObserver } from "../src/inspect/live/http-tap.js";
-import { createLog, type MessageObserver } from "../src/core/gate-log.js";
+import { createLog, type MessageObserver } from "../src/log/gate-log.js";
 import { createProxy, listen as listenProxy } from "../src/hosts/proxy/proxy.js";
 import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { toolsFromFlags } from "../src/cli/tools-flags.js";

@@ -22,7 +22,7 @@ import { JsonRows, ROW_BLOCK_BYTES } from "../src/inspect/live/json-rows.js";
 import { RowRing } from "../src/inspect/ring.js";
 import { listen } from "../src/inspect/listener.js";
 import { httpObserver, httpTap } from "../src/inspect/live/http-tap.js";
-import { createLog, type MessageObserver } from "../src/core/gate-log.js";
+import { createLog, type MessageObserver } from "../src/log/gate-log.js";
 import { createProxy, listen as listenProxy } from "../src/hosts/proxy/proxy.js";
 import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { stdioTap } from "../src/inspect/live/stdio-tap.js";

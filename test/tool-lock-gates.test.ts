@@ -7,7 +7,7 @@ import { toNodeHandler } from "@modelcontextprotocol/node";
 import * as z from "zod";
 import { gateFetch, wymcpFetch } from "wymcp/fetch";
 import { gateNode, serveFetch, wymcpNode } from "wymcp/node";
-import { lockTools, renderToolsLock, type ToolDriftReport, type ToolsLockFile } from "../src/core/tool-lock.js";
+import { lockTools, renderToolsLock, type ToolDriftReport, type ToolsLockFile } from "../src/lock/tool-lock.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import { transportHeaders } from "./support/transport-headers.js";

@@ -17,8 +17,8 @@ import {
   ToolLockWatch,
   toolsLockOption,
   toolsListRequests,
-} from "../src/core/tool-lock.js";
-import { LockedLines, lockRewriter } from "../src/outbound/tool-lock-stream.js";
+} from "../src/lock/tool-lock.js";
+import { LockedLines, lockRewriter } from "../src/lock/tool-lock-stream.js";
 
 const TOOLS = [
   {

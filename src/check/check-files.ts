@@ -12,7 +12,7 @@ import { Exchange } from "./exchange.js";
 import { type GateLogRecord, gateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { HarError, type HarMessages, harMessages } from "./har.js";
 import { bufferOf, describeError, fileChunks, trimLine } from "./input.js";
-import { type Line, LineSplitter } from "../core/lines.js";
+import { type Line, LineSplitter } from "../wire/lines.js";
 import type { JudgeContext, JudgeOptions, Verdict } from "./judge.js";
 import { Negotiations } from "./negotiation.js";
 import { type Paint, printable, recordView, renderHuman, renderRecord, summary, type Tally } from "./render.js";

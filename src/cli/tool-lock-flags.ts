@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { WymcpOptionError } from "../core/options.js";
-import { type ToolsLockFile, type ToolsLockMode, toolsLockOption } from "../core/tool-lock.js";
+import { type ToolsLockFile, type ToolsLockMode, toolsLockOption } from "../lock/tool-lock.js";
 import type { ToolLockFlags } from "../hosts/shared/gate-flags.js";
 
 export const TOOL_LOCK_FLAG_SPECS = {

@@ -3,11 +3,11 @@
  * one switch per check), the file read into the faces' `tools` option, and the lines the log writes about them.
  */
 import type { Formats } from "../core/formats.js";
-import type { ToolsOptions } from "../core/tools-at-edge.js";
+import type { ToolsOptions } from "../tools/tools-at-edge.js";
 import { edgeCompiler } from "../compile/at-edge.js";
 import { readToolsFile, ToolsFileError } from "../compile/tools-file.js";
-import { logToolsEvent } from "../hosts/shared/tools-log.js";
-import type { GateLog } from "../core/gate-log.js";
+import { logToolsEvent } from "../tools/tools-log.js";
+import type { GateLog } from "../log/gate-log.js";
 import { UsageError } from "./args.js";
 
 /** `parseArgs` declarations of the tools flags. */

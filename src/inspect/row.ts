@@ -5,7 +5,7 @@
 import { isResponse } from "../core/is-response.js";
 import type { LocatedError } from "../core/envelope.js";
 import type { Verdict } from "../check/judge.js";
-import type { OwnAnswer } from "../core/gate-log.js";
+import type { OwnAnswer } from "../log/gate-log.js";
 
 /** A judged message, as the judging hands it over. */
 export interface RowInput {

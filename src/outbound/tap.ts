@@ -11,7 +11,7 @@ import type { Formats } from "../core/formats.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { describeValue, optionalFunction, WymcpOptionError } from "../core/options.js";
 import { mediaType } from "../core/header-value.js";
-import { createSseReader, type SseReader } from "../core/sse.js";
+import { createSseReader, type SseReader } from "../wire/sse.js";
 import type { OutboundViolations } from "./validate-response.js";
 
 export type { OutboundViolations };

@@ -7,7 +7,7 @@ import type { LiveArgs } from "../../inspect/live/start.js";
 import { DEFAULT_MAX_ROWS } from "../../inspect/ring.js";
 import { hostPort, UsageError } from "../args.js";
 
-import type { GateLog } from "../../core/gate-log.js";
+import type { GateLog } from "../../log/gate-log.js";
 import { type GateFlags, type HttpGateFlags, resolveGate } from "../../hosts/shared/gate-flags.js";
 import { type Live, startLive as start } from "../../inspect/live/start.js";
 

@@ -3,7 +3,7 @@
  * (then export the last spans, with `--otel`).
  */
 import { parseArgs } from "node:util";
-import { createLog, type GateLog } from "../../core/gate-log.js";
+import { createLog, type GateLog } from "../../log/gate-log.js";
 import { hostPolicyOption, supportedVersionsOption } from "../../core/options.js";
 import type { HttpGateFlags } from "../../hosts/shared/gate-flags.js";
 import { hostPort, positiveInteger, UsageError } from "../args.js";

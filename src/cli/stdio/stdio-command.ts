@@ -2,7 +2,7 @@
  * @module stdio/stdio-command: `wymcp stdio -- command [args...]`, the flags and the process.
  */
 import { parseArgs } from "node:util";
-import { createLog } from "../../core/gate-log.js";
+import { createLog } from "../../log/gate-log.js";
 import { positiveInteger, UsageError } from "../args.js";
 import { GATE_FLAG_SPECS, gateFlags } from "../gate-options.js";
 import { type Live, startLive, takeLiveArgs } from "../live/live.js";

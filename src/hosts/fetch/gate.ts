@@ -10,8 +10,8 @@ import type { GateAction } from "../../core/pipeline.js";
 import { type ExchangeTrace, errorTypeOf } from "../../core/telemetry.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
-import { lockedCallResponse, lockedResponse } from "../shared/tool-lock.js";
-import { toolsOption } from "../../core/tools-at-edge.js";
+import { lockedCallResponse, lockedResponse } from "../../lock/lock-option.js";
+import { toolsOption } from "../../tools/tools-at-edge.js";
 import { learnedFrom, refusedByTools } from "./tools.js";
 import { type FetchOptions, judgeRequest, refusalResponse, reported, resolveFetchFace, screenRequest } from "./guard.js";
 

@@ -18,9 +18,9 @@ import { FetchHeaders } from "../../core/header-body.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { now } from "../../core/traced.js";
 import { createTap, type OutboundOptions, reportSettings } from "../../outbound/tap.js";
-import { lockedCallResponse, lockedResponse, TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../shared/tool-lock.js";
-import type { ToolLockWatch } from "../../core/tool-lock.js";
-import { type ToolsOption, toolsOption } from "../../core/tools-at-edge.js";
+import { lockedCallResponse, lockedResponse, TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../../lock/lock-option.js";
+import type { ToolLockWatch } from "../../lock/tool-lock.js";
+import { type ToolsOption, toolsOption } from "../../tools/tools-at-edge.js";
 import { learnedFrom, refusedByTools } from "./tools.js";
 
 /** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */

@@ -2,10 +2,10 @@
  * @module tools: the server's tools on a Fetch face: a `tools/call` the known tools refuse gets its answer here and never
  * reaches the handler; the answer to a `tools/list` is read as it passes, chunk by chunk, to learn the tools.
  */
-import type { CallerKey } from "../../core/caller-key.js";
+import type { CallerKey } from "../../tools/caller-key.js";
 import type { Era } from "../../core/era.js";
-import type { ToolsAtEdge } from "../../core/tools-at-edge.js";
-import { learningTap } from "../../outbound/learn-tools.js";
+import type { ToolsAtEdge } from "../../tools/tools-at-edge.js";
+import { learningTap } from "../../tools/learn-tools.js";
 
 /**
  * The answer to a body the known tools refuse, or `undefined` to hand it on. `auth`: what the face hands the handler as

@@ -14,8 +14,8 @@ import { type NextFunction, type NodeOptions, refuse, resolveNodeFace } from "./
 import { tapResponse } from "../shared/node-report.js";
 import { nodeHeader } from "../shared/node-gate.js";
 import { serveFetch, serveParsed } from "./serve.js";
-import { lockedHandler } from "../shared/tool-lock.js";
-import { toolsOption } from "../../core/tools-at-edge.js";
+import { lockedHandler } from "../../lock/lock-option.js";
+import { toolsOption } from "../../tools/tools-at-edge.js";
 import { toolsNode } from "../shared/node-tools.js";
 
 /** Options of `gateNode`: those of `wymcpNode`, and what to do with an error of the handler. */

@@ -19,10 +19,10 @@ import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
 import { answer, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
 import { judgeNode, screenNode } from "../shared/node-gate.js";
 import { type Report, tapResponse } from "../shared/node-report.js";
-import { TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../shared/tool-lock.js";
-import type { ToolLockWatch } from "../../core/tool-lock.js";
+import { TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../../lock/lock-option.js";
+import type { ToolLockWatch } from "../../lock/tool-lock.js";
 import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";
-import { type ToolsOption, toolsOption } from "../../core/tools-at-edge.js";
+import { type ToolsOption, toolsOption } from "../../tools/tools-at-edge.js";
 import { toolsNode } from "../shared/node-tools.js";
 import { nodeHeader } from "../shared/node-gate.js";
 

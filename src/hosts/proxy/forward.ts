@@ -8,7 +8,7 @@ import https from "node:https";
 import { isIP, Socket } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import { errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
-import type { AnswerReader, OwnAnswers } from "../../core/gate-log.js";
+import type { AnswerReader, OwnAnswers } from "../../log/gate-log.js";
 import { mediaType } from "../../core/header-value.js";
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), plus `Expect`, which the proxy answers itself. */

@@ -29,12 +29,12 @@ import {
   refusalEvent,
   refusedBody,
   type VerdictEvent,
-} from "../../core/gate-log.js";
+} from "../../log/gate-log.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
-import { loggedToolLock } from "../shared/tool-lock-log.js";
+import { loggedToolLock } from "../../lock/lock-log.js";
 import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";
-import { type ToolsAtEdge, type ToolsOptions, toolsOption } from "../../core/tools-at-edge.js";
-import type { ToolLockWatch } from "../../core/tool-lock.js";
+import { type ToolsAtEdge, type ToolsOptions, toolsOption } from "../../tools/tools-at-edge.js";
+import type { ToolLockWatch } from "../../lock/tool-lock.js";
 import { toolsNode } from "../shared/node-tools.js";
 import { nodeHeader } from "../shared/node-gate.js";
 import { connectionNamed, forward, HOP_BY_HOP, sendJson, upstreamAgent, type Exchange, type Outcome, type Upstream } from "./forward.js";

@@ -4,10 +4,10 @@
  */
 import type { HeadersLike } from "../../core/era.js";
 import type { Formats } from "../../core/formats.js";
-import type { LogFormat } from "../../core/gate-log.js";
+import type { LogFormat } from "../../log/gate-log.js";
 import type { LegacyChecks } from "../../core/legacy-checks.js";
 import { type ResolvedOptions, resolveOptions } from "../../core/options.js";
-import type { ToolsLockFile, ToolsLockMode } from "../../core/tool-lock.js";
+import type { ToolsLockFile, ToolsLockMode } from "../../lock/tool-lock.js";
 
 /** The lock flags, checked: the parsed lock and the mode, as the gates' options of the same names take them. */
 export interface ToolLockFlags {

@@ -4,8 +4,8 @@
  * answer to a `tools/list` is written through the lock's rewriter (outbound/tool-lock-stream.ts).
  */
 import type { ServerResponse } from "node:http";
-import { type ToolLockWatch, toolsListRequests } from "../../core/tool-lock.js";
-import { type LockRewriter, lockRewriter } from "../../outbound/tool-lock-stream.js";
+import { type ToolLockWatch, toolsListRequests } from "../../lock/tool-lock.js";
+import { type LockRewriter, lockRewriter } from "../../lock/tool-lock-stream.js";
 
 /**
  * Answers a body calling a tool the lock keeps out (enforce mode) with the in-band unknown-tool error, as the SDKs do:

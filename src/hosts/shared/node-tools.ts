@@ -4,11 +4,11 @@
  */
 import * as nodeCrypto from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { CallerKey } from "../../core/caller-key.js";
+import type { CallerKey } from "../../tools/caller-key.js";
 import type { Era } from "../../core/era.js";
-import type { ToolsAtEdge, ToolsRefusal } from "../../core/tools-at-edge.js";
+import type { ToolsAtEdge, ToolsRefusal } from "../../tools/tools-at-edge.js";
 import type { RequestHeaders } from "../../core/header-body.js";
-import { learningTap } from "../../outbound/learn-tools.js";
+import { learningTap } from "../../tools/learn-tools.js";
 
 /**
  * Judges an admitted body by the known tools (`headers`: the guard's `nodeHeader` reader): a refusal is written to `res`

@@ -31,13 +31,13 @@ import {
   type GateLog,
   type MessageObserver,
   type VerdictEvent,
-} from "../../core/gate-log.js";
+} from "../../log/gate-log.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
-import { isBlank, type Line, LineSplitter } from "../../core/lines.js";
-import { loggedToolLock } from "../shared/tool-lock-log.js";
-import { type ToolLockWatch, toolsListRequests } from "../../core/tool-lock.js";
-import { LockedLines } from "../../outbound/tool-lock-stream.js";
-import { type ToolsAtEdge, type ToolsOptions, type ToolsRefusal, toolsOption } from "../../core/tools-at-edge.js";
+import { isBlank, type Line, LineSplitter } from "../../wire/lines.js";
+import { loggedToolLock } from "../../lock/lock-log.js";
+import { type ToolLockWatch, toolsListRequests } from "../../lock/tool-lock.js";
+import { LockedLines } from "../../lock/tool-lock-stream.js";
+import { type ToolsAtEdge, type ToolsOptions, type ToolsRefusal, toolsOption } from "../../tools/tools-at-edge.js";
 import { signalServer, WATCHED, watchServer } from "./watchdog.js";
 
 export interface StdioOptions extends GateFlags {

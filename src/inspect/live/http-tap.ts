@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StringDecoder } from "node:string_decoder";
 import type { Refusal } from "../../core/admission.js";
-import type { AnswerReader, GateAdmitted, OwnAnswer, OwnAnswers } from "../../core/gate-log.js";
+import type { AnswerReader, GateAdmitted, OwnAnswer, OwnAnswers } from "../../log/gate-log.js";
 import type { Capture } from "./feed.js";
 
 /** An event stream's event, or a JSON answer, longer than this is captured as over the limit (its text not kept). */

@@ -4,7 +4,7 @@
  * it already has; everything else is here.
  */
 import type { JudgeOptions } from "../../check/judge.js";
-import type { GateLog, MessageObserver } from "../../core/gate-log.js";
+import type { GateLog, MessageObserver } from "../../log/gate-log.js";
 import type { AdmissionSettings } from "../../core/admission.js";
 import { type Listener, listen } from "../listener.js";
 import { LiveFeed, textOf } from "./feed.js";

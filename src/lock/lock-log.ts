@@ -2,11 +2,11 @@
  * @module tool-lock-log: the tools lock of `wymcp proxy` and `wymcp stdio`, its drifts and refused calls written to the
  * face's log, one line each.
  */
-import type { GateLog } from "../../core/gate-log.js";
-import type { Telemetry } from "../../core/telemetry.js";
-import type { ToolLockWatch } from "../../core/tool-lock.js";
-import type { ToolLockFlags } from "./gate-flags.js";
-import { driftLines, toolLockOption } from "./tool-lock.js";
+import type { GateLog } from "../log/gate-log.js";
+import type { Telemetry } from "../core/telemetry.js";
+import type { ToolLockWatch } from "./tool-lock.js";
+import type { ToolLockFlags } from "../hosts/shared/gate-flags.js";
+import { driftLines, toolLockOption } from "./lock-option.js";
 
 /** The face's watch over the lock, its drifts logged as `tool-drift` lines (and told to the telemetry); none without a lock. */
 export function loggedToolLock(flags: ToolLockFlags, log: GateLog, telemetry?: Telemetry): ToolLockWatch | undefined {

@@ -7,12 +7,12 @@
  * answers' rules; the method, and a tool's or prompt's name, escaped and bounded as the answers escape a client's
  * keys. Never a value of its arguments.
  */
-import type { Acceptance, Refusal, RejectReason } from "./admission.js";
-import { answerId, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
-import type { Era } from "./era.js";
-import { escapeText } from "./log-safe.js";
-import type { GateRefuse } from "./pipeline.js";
-import type { JudgedKind } from "./validate.js";
+import type { Acceptance, Refusal, RejectReason } from "../core/admission.js";
+import { answerId, type JsonRpcErrorResponse, type JsonRpcId } from "../core/envelope.js";
+import type { Era } from "../core/era.js";
+import { escapeText } from "../core/log-safe.js";
+import type { GateRefuse } from "../core/pipeline.js";
+import type { JudgedKind } from "../core/validate.js";
 
 export type LogFormat = "text" | "json";
 export type Face = "proxy" | "stdio";

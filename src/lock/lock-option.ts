@@ -3,7 +3,7 @@
  * is answered here; after it, the answer to a `tools/list` goes back through the lock's rewriter
  * (outbound/tool-lock-stream.ts): judged, reported, and in enforce mode without the changed and new tools.
  */
-import type { Telemetry } from "../../core/telemetry.js";
+import type { Telemetry } from "../core/telemetry.js";
 import {
   type ToolDriftReport,
   ToolLockWatch,
@@ -11,10 +11,10 @@ import {
   type ToolsLockMode,
   toolsLockOption,
   toolsListRequests,
-} from "../../core/tool-lock.js";
-import { optionalFunction } from "../../core/options.js";
-import { lockRewriter } from "../../outbound/tool-lock-stream.js";
-import type { McpFetchHandler, McpFetchOptions } from "./sdk-handler.js";
+} from "./tool-lock.js";
+import { optionalFunction } from "../core/options.js";
+import { lockRewriter } from "./tool-lock-stream.js";
+import type { McpFetchHandler, McpFetchOptions } from "../hosts/shared/sdk-handler.js";
 
 /** The options every face takes for a tools lock. */
 export interface ToolLockOptions {

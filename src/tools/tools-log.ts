@@ -2,8 +2,8 @@
  * @module tools-log: the lines `wymcp proxy` and `wymcp stdio` write about the server's tools at the edge: tools
  * learned (for whom never said: the caller's key stays out of the log), a call refused, a schema not compiled.
  */
-import type { GateLog } from "../../core/gate-log.js";
-import type { ToolsEvent } from "../../core/tools-at-edge.js";
+import type { GateLog } from "../log/gate-log.js";
+import type { ToolsEvent } from "./tools-at-edge.js";
 
 /** One log line per event of the tools at the edge. */
 export function logToolsEvent(log: GateLog, event: ToolsEvent): void {

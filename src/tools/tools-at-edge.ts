@@ -8,13 +8,13 @@
  * face does not know, or whose schema could not be compiled, is passed on unjudged. Given tools judge every caller;
  * learned ones judge only the caller whose list taught them (caller-key.ts). Web APIs only.
  */
-import { answerId, errorResponse, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
-import type { Era } from "./era.js";
+import { answerId, errorResponse, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "../core/envelope.js";
+import type { Era } from "../core/era.js";
 import { type CallerKey, type CallerSource, callerHeaders, callerKeys, ONE_CALLER, type Sha256 } from "./caller-key.js";
-import type { RequestHeaders } from "./header-body.js";
-import { legacyRevisionOf } from "./legacy-revision.js";
-import { escapeText } from "./log-safe.js";
-import { describeValue, optionalFunction, WymcpOptionError } from "./options.js";
+import type { RequestHeaders } from "../core/header-body.js";
+import { legacyRevisionOf } from "../core/legacy-revision.js";
+import { escapeText } from "../core/log-safe.js";
+import { describeValue, optionalFunction, WymcpOptionError } from "../core/options.js";
 import { type ParamDeclaration, paramDeclarations, paramMismatchResponse, paramProblem } from "./param-headers.js";
 import { schemaRisk } from "./schema-risk.js";
 
