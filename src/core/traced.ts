@@ -1,7 +1,8 @@
 /**
  * @module traced: the faces' one call into their `telemetry` option, whatever the host: a verdict becomes a
  * `JudgedExchange` (the facts read from the body by core/telemetry.ts), and the observer's trace comes back guarded so
- * that a failing observer never turns an answered request into a failed one.
+ * that a failing observer never turns an answered request into a failed one. The chain's telemetry stage shows the trace
+ * what the client receives; the trace ends with the exchange (core/chain.ts).
  */
 import {
   MAX_NAME_UNITS,
@@ -13,6 +14,7 @@ import {
   type TransportFacts,
 } from "./telemetry.js";
 import type { Admission } from "./admission.js";
+import type { Stage } from "./chain.js";
 
 /** The request headers the facts read besides the body. */
 export interface TracedHeaders {
@@ -94,3 +96,16 @@ function quietly(call: () => void): void {
 
 /** The clock a face with telemetry gives the admission stage (`AdmissionSettings.clock`) and starts each trace with. */
 export const now = (): number => performance.now();
+
+/** The chain's last stage: each answer's session and messages, as the client receives them, told to the exchange's trace. */
+export const TELEMETRY_STAGE: Stage = {
+  name: "telemetry",
+  reads: (exchange) => exchange.trace !== undefined,
+  answer(exchange, head) {
+    const { trace } = exchange;
+    if (!trace) return undefined;
+    const session = head.header("mcp-session-id");
+    if (session) trace.session(session);
+    return { message: (message) => trace.answered(message) };
+  },
+};

@@ -5,8 +5,7 @@
 import type { GateLog } from "../log/gate-log.js";
 import type { Telemetry } from "../core/telemetry.js";
 import type { ToolLockWatch } from "./tool-lock.js";
-import type { ToolLockFlags } from "../hosts/shared/gate-flags.js";
-import { driftLines, toolLockOption } from "./lock-option.js";
+import { driftLines, type ToolLockFlags, toolLockOption } from "./lock-option.js";
 
 /** The face's watch over the lock, its drifts logged as `tool-drift` lines (and told to the telemetry); none without a lock. */
 export function loggedToolLock(flags: ToolLockFlags, log: GateLog, telemetry?: Telemetry): ToolLockWatch | undefined {

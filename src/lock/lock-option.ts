@@ -1,20 +1,10 @@
 /**
- * @module tool-lock (hosts): a tools lock on a Fetch exchange. Before the handler, a call to a tool the lock keeps out
- * is answered here; after it, the answer to a `tools/list` goes back through the lock's rewriter
- * (outbound/tool-lock-stream.ts): judged, reported, and in enforce mode without the changed and new tools.
+ * @module lock-option: the options every face takes for a tools lock (and the command line's flags for it), checked
+ * when the face is built into its watch over the lock, and the lines a drift is told in by default.
  */
 import type { Telemetry } from "../core/telemetry.js";
-import {
-  type ToolDriftReport,
-  ToolLockWatch,
-  type ToolsLockFile,
-  type ToolsLockMode,
-  toolsLockOption,
-  toolsListRequests,
-} from "./tool-lock.js";
+import { type ToolDriftReport, ToolLockWatch, type ToolsLockFile, type ToolsLockMode, toolsLockOption } from "./tool-lock.js";
 import { optionalFunction } from "../core/options.js";
-import { lockRewriter } from "./tool-lock-stream.js";
-import type { McpFetchHandler, McpFetchOptions } from "../hosts/shared/sdk-handler.js";
 
 /** The options every face takes for a tools lock. */
 export interface ToolLockOptions {
@@ -73,53 +63,8 @@ function warnDrift(report: ToolDriftReport): void {
   for (const line of driftLines(report)) console.warn(`wymcp: ${line}`);
 }
 
-/** The `200` answer to a body calling a tool the lock keeps out (enforce mode), or `undefined` to hand the body on. */
-export function lockedCallResponse(watch: ToolLockWatch | undefined, body: unknown): Response | undefined {
-  const refusal = watch?.refusal(body);
-  // In band, as the SDKs answer an unknown tool: the JSON-RPC error is the payload, not an HTTP failure.
-  return refusal && Response.json(refusal, { status: 200 });
-}
-
-/** `response` to a request with `body`, through the lock when the body asks for `tools/list`; itself otherwise. */
-export function lockedResponse(watch: ToolLockWatch | undefined, body: unknown, response: Response): Response {
-  if (!watch || !response.body) return response;
-  const rewriter = lockRewriter(
-    watch,
-    toolsListRequests(body),
-    response.headers.get("content-type"),
-    response.headers.get("content-encoding"),
-  );
-  if (!rewriter) return response;
-  const source = response.body.getReader();
-  const headers = new Headers(response.headers);
-  if (rewriter.resizes) headers.delete("content-length");
-  const body$ = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        const read = await source.read();
-        if (read.done) {
-          for (const out of rewriter.end()) controller.enqueue(out);
-          return controller.close();
-        }
-        const out = rewriter.push(read.value);
-        for (const piece of out) controller.enqueue(piece);
-        if (out.length > 0) return;
-      }
-    },
-    cancel(reason) {
-      return source.cancel(reason);
-    },
-  });
-  return new Response(body$, { status: response.status, statusText: response.statusText, headers });
-}
-
-/** The SDK's handler behind a lock: what `gateNode` serves, so that the Response it writes is the locked one. */
-export function lockedHandler<H extends McpFetchHandler>(handler: H, watch: ToolLockWatch | undefined): McpFetchHandler {
-  if (!watch) return handler;
-  return {
-    async fetch(request: Request, options?: McpFetchOptions): Promise<Response> {
-      const body = options?.parsedBody;
-      return lockedCallResponse(watch, body) ?? lockedResponse(watch, body, await handler.fetch(request, options));
-    },
-  };
+/** The lock flags of `wymcp proxy` and `wymcp stdio`, checked: the parsed lock and the mode, as the options of the same names take them. */
+export interface ToolLockFlags {
+  toolsLock?: ToolsLockFile | undefined;
+  toolsLockMode?: ToolsLockMode | undefined;
 }

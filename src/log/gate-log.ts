@@ -7,7 +7,8 @@
  * answers' rules; the method, and a tool's or prompt's name, escaped and bounded as the answers escape a client's
  * keys. Never a value of its arguments.
  */
-import type { Acceptance, Refusal, RejectReason } from "../core/admission.js";
+import type { Refusal, RejectReason } from "../core/admission.js";
+import type { Admitted, OwnAnswer, Stage } from "../core/chain.js";
 import { answerId, type JsonRpcErrorResponse, type JsonRpcId } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
 import { escapeText } from "../core/log-safe.js";
@@ -69,56 +70,19 @@ export interface GateHooks {
   observer?: MessageObserver;
 }
 
-/**
- * The proxy calls `exchange` (or `relayed`) once per exchange it serves, before answering (with Node's request and
- * response); the stdio gate calls `chunk` with the bytes of each side.
- */
-export interface MessageObserver<Req = unknown, Res = unknown> {
-  /**
-   * A POST with its body as read (undefined when refused unread), or a GET; the observer may tap `res`. `admitted` is
-   * the gate's own admission of that body, when it admitted it: the live feed takes it rather than judge the body again.
-   * `refused` is the face's refusal when it refuses the exchange before handing it on (its answer is then wymcp's).
-   * Returns what the face tells, before it writes it, that it answers the exchange itself after all (`OwnAnswers`).
-   */
-  exchange?(req: Req, res: Res, body: Uint8Array | undefined, admitted?: GateAdmitted, refused?: Refusal): OwnAnswers | undefined;
-  /**
-   * As `exchange`, for an answer the face writes itself and tells of as it goes: the observer leaves `res` as it is and
-   * returns the reader the face calls after each write (undefined: the observer reads nothing of it).
-   */
-  relayed?(req: Req, res: Res, body: Uint8Array | undefined, admitted?: GateAdmitted): (AnswerReader & OwnAnswers) | undefined;
+/** The live page's reader of a face's messages: the proxy runs its `stage` in its chain; the stdio gate calls `chunk`. */
+export interface MessageObserver {
+  /** The chain's `feed` stage: each exchange's request and its answer, as the client receives it. */
+  stage?: Stage;
   /** Bytes from the client, the server, or wymcp's own answers to the client, as they pass. */
   chunk?(from: "client" | "server" | "wymcp", data: Uint8Array | string): void;
 }
 
-/**
- * An answer wymcp writes itself instead of the server's: a refusal (the gate's, the server's tools', the tools
- * lock's), or its word for an upstream that failed. The page, `--record` and `wymcp check` tell it from a served one.
- */
-export interface OwnAnswer {
-  answer: "refused" | "failed";
-  /** The HTTP status (the proxy). */
-  status?: number;
-  /** Why, in the log's words: the refusal's reason (`unsupported-media-type`), or the upstream's failure (`upstream-timeout`). */
-  reason?: string;
-}
-
-/** Told by the face, before it writes the answer, that it answers the exchange itself. */
-export interface OwnAnswers {
-  own(answer: OwnAnswer): void;
-}
+/** An answer wymcp writes itself instead of the server's (core/chain.ts): the page, `--record` and `wymcp check` tell it from a served one. */
+export type { OwnAnswer };
 
 /** A body the gate admitted: the body it parsed, the era it judged it in, and what the validation returned. */
-export type GateAdmitted = Pick<Acceptance, "body" | "era" | "result">;
-
-/** One answer as its writer tells of it, each call after the write it names: what `res.writeHead`, `write`, `end` were given. */
-export interface AnswerReader {
-  /** The headers given with the status: an object, or a flat `[name, value, ...]` array. */
-  head(headers: unknown): void;
-  /** A chunk of the body; a string is UTF-8. */
-  chunk(data: Uint8Array | string): void;
-  /** The answer has ended (not called when it breaks off). */
-  end(): void;
-}
+export type GateAdmitted = Admitted;
 
 /** Calls a hook, ignoring what it throws: a broken subscriber must not break a message on its way. */
 export function notify<E>(hook: ((event: E) => void) | undefined, event: E): void {
@@ -310,11 +274,7 @@ export function refusedBody(refused: GateRefuse): unknown {
  * handed on all the same, with the answer `params` would have sent; otherwise its pass or bypass, built only when
  * `subscribed` (the log writes nothing for a pass).
  */
-export function admittedEvent(
-  admitted: Pick<Acceptance, "body" | "era" | "result">,
-  subscribed: boolean,
-  place: EventPlace = {},
-): VerdictEvent | undefined {
+export function admittedEvent(admitted: Admitted, subscribed: boolean, place: EventPlace = {}): VerdictEvent | undefined {
   const { body, era, result } = admitted;
   const reported = result.outcome === "pass" ? result.reported : undefined;
   let event: VerdictEvent;

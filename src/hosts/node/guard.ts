@@ -12,19 +12,17 @@ import {
   eraWithoutBody,
   telemetryOption,
 } from "../../core/options.js";
+import type { Chain } from "../../core/chain.js";
 import type { GateAction, GateRefuse } from "../../core/pipeline.js";
 import type { Telemetry } from "../../core/telemetry.js";
 import { now } from "../../core/traced.js";
 import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
-import { answer, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
-import { judgeNode, screenNode } from "../shared/node-gate.js";
-import { type Report, tapResponse } from "../shared/node-report.js";
 import { TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../../lock/lock-option.js";
-import type { ToolLockWatch } from "../../lock/tool-lock.js";
-import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";
 import { type ToolsOption, toolsOption } from "../../tools/tools-at-edge.js";
-import { toolsNode } from "../shared/node-tools.js";
-import { nodeHeader } from "../shared/node-gate.js";
+import { chainOf } from "../shared/face-chain.js";
+import { answer, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
+import { NodeAnswer, nodeRun, writeStageAnswer } from "../shared/node-chain.js";
+import { judgeNode, screenNode } from "../shared/node-gate.js";
 
 declare module "http" {
   interface IncomingMessage {
@@ -61,12 +59,11 @@ export interface NodeOptions extends GateOptions<IncomingMessage>, OutboundOptio
 /** Connect's `next`: called with no argument to hand the request on, with an error when an option callback threw. */
 export type NextFunction = (error?: unknown) => void;
 
-/** The Node faces' options, checked once. */
+/** The Node faces' options, checked once, and the chain they make. */
 export interface NodeFace extends ResolvedOptions<IncomingMessage> {
-  report: Report | undefined;
   discardTimeoutMs: number;
   telemetry: Telemetry | undefined;
-  toolLock: ToolLockWatch | undefined;
+  chain: Chain;
 }
 
 const NODE_OPTIONS = [
@@ -84,20 +81,26 @@ export function resolveNodeFace(options: unknown, extra: readonly string[] = [])
   const resolved = resolveOptions<IncomingMessage>(options, [...NODE_OPTIONS, ...extra], (req) => req.headers);
   const given = (options ?? {}) as NodeOptions;
   const telemetry = telemetryOption(given.telemetry);
+  const chain = chainOf({
+    toolLock: toolLockOption(given, telemetry),
+    tools: toolsOption(given.tools),
+    report: reportSettings(given, resolved.settings.validate?.formats),
+    telemetry,
+  });
   return {
     ...resolved,
     // With telemetry, the stage times the validation and keeps a refused body for the trace.
     settings: telemetry ? { ...resolved.settings, clock: now } : resolved.settings,
-    report: reportSettings(given, resolved.settings.validate?.formats),
     discardTimeoutMs: positiveInteger("discardTimeoutMs", given.discardTimeoutMs, DISCARD_TIMEOUT_MS),
     telemetry,
-    toolLock: toolLockOption(given, telemetry),
+    chain,
   };
 }
 
-/** Answers a refusal (`onReject` was told); its trace ends once the answer is written. */
+/** Answers a refusal (`onReject` was told), through the chain as wymcp's own; its trace ends once the answer is written. */
 export function refuse(req: IncomingMessage, res: ServerResponse, { refusal, trace }: GateRefuse, face: NodeFace): void {
-  if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
+  const run = trace && nodeRun(face.chain, req, { era: refusal.era ?? "legacy", trace, refused: refusal });
+  if (run) new NodeAnswer(res, run).patch().own({ answer: "refused", status: refusal.status, reason: refusal.reason });
   answer(req, res, refusal, face.discardTimeoutMs, drainBound(face.settings.maxBodyBytes));
 }
 
@@ -108,13 +111,13 @@ export function refuse(req: IncomingMessage, res: ServerResponse, { refusal, tra
  */
 export function wymcpNode(options: NodeOptions = {}) {
   const face = resolveNodeFace(options);
-  const tools = toolsOption(options.tools);
   return async function wymcpNodeMiddleware(req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void> {
     const screened = screenNode(req, face);
     if (screened?.action === "refuse") return refuse(req, res, screened, face);
     if (screened) {
-      // A legacy GET stream carries server notifications and requests: in report mode those are checked too.
-      if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
+      // A legacy GET stream carries server notifications and requests: the chain reads them too (report mode).
+      const run = face.chain.empty ? undefined : nodeRun(face.chain, req, { era: eraWithoutBody(face.era, req) });
+      if (run?.awaits) new NodeAnswer(res, run).patch();
       return next();
     }
     const host = req as IncomingMessage & { body?: unknown };
@@ -133,11 +136,12 @@ export function wymcpNode(options: NodeOptions = {}) {
     const { body, era, result, trace } = judged;
     if (!parsedBefore) host.body = body;
     req.wymcp = { era, result };
-    // A call the server's tools refuse is answered here, and `next` is not called.
-    if (tools?.active && (await toolsNode(tools, req, res, era, body, (name) => nodeHeader(req, name)))) return trace?.end();
-    if (face.report || trace) tapResponse(res, era, body, face.report, trace);
-    if (refuseLockedCall(face.toolLock, body, res)) return trace?.end();
-    lockNodeResponse(res, face.toolLock, body);
+    const run = nodeRun(face.chain, req, { body, era, trace });
+    // A call the lock keeps out, or that the server's tools refuse, is answered here, and `next` is not called.
+    const asked = run?.request();
+    const stage = asked instanceof Promise ? await asked : asked;
+    if (stage) return writeStageAnswer(res, run!, stage);
+    if (run?.awaits) new NodeAnswer(res, run).patch();
     if (trace) trace.run(next);
     else next();
   };

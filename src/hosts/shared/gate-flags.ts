@@ -7,13 +7,9 @@ import type { Formats } from "../../core/formats.js";
 import type { LogFormat } from "../../log/gate-log.js";
 import type { LegacyChecks } from "../../core/legacy-checks.js";
 import { type ResolvedOptions, resolveOptions } from "../../core/options.js";
-import type { ToolsLockFile, ToolsLockMode } from "../../lock/tool-lock.js";
+import type { ToolLockFlags } from "../../lock/lock-option.js";
 
-/** The lock flags, checked: the parsed lock and the mode, as the gates' options of the same names take them. */
-export interface ToolLockFlags {
-  toolsLock?: ToolsLockFile | undefined;
-  toolsLockMode?: ToolsLockMode | undefined;
-}
+export type { ToolLockFlags };
 
 /** The shared options, checked. */
 export interface GateFlags extends ToolLockFlags {

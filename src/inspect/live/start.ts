@@ -8,11 +8,11 @@ import type { GateLog, MessageObserver } from "../../log/gate-log.js";
 import type { AdmissionSettings } from "../../core/admission.js";
 import { type Listener, listen } from "../listener.js";
 import { LiveFeed, textOf } from "./feed.js";
-import { httpObserver } from "./http-tap.js";
+import { httpFeed } from "./http-tap.js";
 import { Recorder } from "./record.js";
 import { stdioTap } from "./stdio-tap.js";
 
-/** What the face's hooks carry to the live feed: the proxy calls `exchange` or `relayed`, the stdio gate `chunk`. */
+/** What the face's hooks carry to the live feed: the proxy runs its `stage`, the stdio gate calls `chunk`. */
 export type LiveObserver = MessageObserver;
 
 /** The live flags, checked (`takeLiveArgs` on the command line). */
@@ -71,7 +71,7 @@ export async function startLive(
   const capture = feed.capture.bind(feed);
   const observer: LiveObserver =
     face === "proxy"
-      ? httpObserver(capture, { maxBytes: settings.maxBodyBytes })
+      ? httpFeed(capture, { maxBytes: settings.maxBodyBytes })
       : { chunk: stdioTap(capture, { maxBytes: settings.maxBodyBytes }) };
   // The token stays out of the log: whoever gave it has it.
   const shown = listener?.url.replace(/\?token=.*$/, "");
