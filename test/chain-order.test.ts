@@ -6,21 +6,29 @@
  * list the client receives.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { describe, test } from "node:test";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { after, describe, test } from "node:test";
 import { gateFetch, wymcpFetch } from "wymcp/fetch";
 import { gateNode, serveFetch, wymcpNode } from "wymcp/node";
 import { validateMcpResponse } from "wymcp/outbound";
 import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
+import { parseStdioArgs } from "../src/cli/stdio/stdio-command.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import type { ExchangeTrace, Telemetry } from "../src/core/telemetry.js";
 import { createProxy, listen as listenProxy } from "../src/hosts/proxy/proxy.js";
+import { runStdioGate } from "../src/hosts/stdio/gate.js";
 import { httpFeed } from "../src/inspect/live/http-tap.js";
+import { stdioTap } from "../src/inspect/live/stdio-tap.js";
 import { textOf } from "../src/inspect/live/held.js";
 import { LOCKED_TOOL_MESSAGE, lockTools, type ToolsLockFile } from "../src/lock/tool-lock.js";
 import { createLog } from "../src/log/gate-log.js";
 import type { ToolSchemaCompiler, ToolsEvent } from "../src/tools/tools-at-edge.js";
 import { listening } from "./support/gate-fixtures.js";
+import { until } from "./support/proxy.js";
 
 const object = (properties: Record<string, unknown>) => ({ type: "object", properties, required: Object.keys(properties) });
 const ECHO = { name: "echo", inputSchema: object({ text: { type: "string" } }) };
@@ -113,7 +121,8 @@ const overFetch =
 
 interface Face {
   post: Post;
-  called: string[];
+  /** The tools the server was asked to call, by name. */
+  called: () => string[];
   seen: Observed;
   /** The feed's captures of what the server sent back (the proxy's page), when the face has one. */
   fed?: () => string[];
@@ -125,26 +134,26 @@ const FACES: Record<string, () => Promise<Face>> = {
     const { handler, called } = server();
     const seen = observers();
     const up = await listening(http.createServer(gateNode(handler, await faceOptions(seen))));
-    return { post: overHttp(up.url), called, seen, close: up.close };
+    return { post: overHttp(up.url), called: () => called, seen, close: up.close };
   },
   async "wymcpNode + serveFetch"() {
     const { handler, called } = server();
     const seen = observers();
     const guard = wymcpNode(await faceOptions(seen));
     const up = await listening(http.createServer((req, res) => guard(req, res, () => void serveFetch(handler, req, res))));
-    return { post: overHttp(up.url), called, seen, close: up.close };
+    return { post: overHttp(up.url), called: () => called, seen, close: up.close };
   },
   async gateFetch() {
     const { handler, called } = server();
     const seen = observers();
-    return { post: overFetch(gateFetch(handler, await faceOptions(seen))), called, seen, close: async () => undefined };
+    return { post: overFetch(gateFetch(handler, await faceOptions(seen))), called: () => called, seen, close: async () => undefined };
   },
   async wymcpFetch() {
     const { plain, called } = server();
     const seen = observers();
     const guard = wymcpFetch(await faceOptions(seen));
     const face = async (request: Request) => (await guard(request)) ?? guard.report(request, await plain(request));
-    return { post: overFetch(face), called, seen, close: async () => undefined };
+    return { post: overFetch(face), called: () => called, seen, close: async () => undefined };
   },
   async proxy() {
     const { plain, called } = server();
@@ -172,7 +181,7 @@ const FACES: Record<string, () => Promise<Face>> = {
     const { server: listener, address } = await listenProxy(proxy, "127.0.0.1", 0);
     return {
       post: overHttp(`http://127.0.0.1:${address.port}/mcp`),
-      called,
+      called: () => called,
       seen,
       fed: () => fed,
       close: async () => {
@@ -181,6 +190,71 @@ const FACES: Record<string, () => Promise<Face>> = {
       },
     };
   },
+};
+
+const work = mkdtempSync(join(tmpdir(), "wymcp-chain-"));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+/** A stdio server: the list above, each tool call answered, and its name appended to the file its argument names. */
+const STDIO_SERVER = `
+const { appendFileSync } = require("node:fs");
+const LISTED = ${JSON.stringify(LISTED)};
+let rest = "";
+process.stdin.on("data", (chunk) => {
+  rest += chunk;
+  for (let nl = rest.indexOf("\\n"); nl >= 0; nl = rest.indexOf("\\n")) {
+    const body = JSON.parse(rest.slice(0, nl));
+    rest = rest.slice(nl + 1);
+    if (body.method === "tools/list") process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: body.id, result: { tools: LISTED } }) + "\\n");
+    else if (body.method === "tools/call") {
+      appendFileSync(process.argv[1], body.params.name + "\\n");
+      process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: body.id, result: { content: [{ type: "text", text: "done" }] } }) + "\\n");
+    }
+  }
+});
+`;
+
+FACES.stdio = async () => {
+  const seen = observers();
+  const record = join(work, `called-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(record, "");
+  const { options } = parseStdioArgs(["--outbound", "report", "--", process.execPath, "-e", STDIO_SERVER, record]);
+  const input = new PassThrough();
+  const output = new PassThrough().setEncoding("utf8");
+  let stdout = "";
+  output.on("data", (text: string) => (stdout += text));
+  const log = createLog("stdio", "json", (line) => {
+    if (line.includes('"outbound-violation"')) seen.violations.push(line);
+  });
+  const fed: string[] = [];
+  const chunk = stdioTap((capture) => capture.from === "server" && fed.push(textOf(capture) ?? ""), { maxBytes: 1 << 20 });
+  const given = await faceOptions(seen);
+  const exit = runStdioGate(
+    { ...options, toolsLock: LOCK, toolsLockMode: "enforce", tools: given.tools, telemetry: seen.telemetry },
+    { input, output },
+    log,
+    { observer: { chunk } },
+  );
+  const answerTo = (id: unknown) =>
+    stdout
+      .split("\n")
+      .slice(0, -1)
+      .find((line) => (JSON.parse(line) as { id?: unknown }).id === id);
+  return {
+    post: async (body) => {
+      input.write(`${JSON.stringify(body)}\n`);
+      const id = (body as { id: unknown }).id;
+      await until(() => answerTo(id) !== undefined);
+      return { status: 200, text: answerTo(id)! };
+    },
+    called: () => readFileSync(record, "utf8").split("\n").slice(0, -1),
+    seen,
+    fed: () => fed,
+    close: async () => {
+      input.end();
+      assert.equal(await exit, 0);
+    },
+  };
 };
 
 const listOf = (text: string) => (JSON.parse(text) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
@@ -219,7 +293,7 @@ describe("every face with tools and toolsLock together: the lock first, the lear
         assert.match(wrong.error?.message ?? "", /arguments of tool echo do not match its inputSchema/);
         const right = JSON.parse((await face.post(call(5, "echo", { text: "hi" }))).text) as { result?: unknown };
         assert.deepEqual(right.result, { content: [{ type: "text", text: "done" }] });
-        assert.deepEqual(face.called, ["echo"]);
+        assert.deepEqual(face.called(), ["echo"]);
         assert.deepEqual(
           face.seen.events
             .filter((e) => e.kind === "call-refused")
