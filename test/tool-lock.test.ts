@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { toolLockFlags } from "../src/cli/tool-lock-flags.js";
-import { sha256Hex } from "../src/core/sha256.js";
+import { sha256Hex } from "../src/wire/sha256.js";
 import {
   compareTools,
   LOCKED_TOOL_MESSAGE,

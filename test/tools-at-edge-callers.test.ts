@@ -7,7 +7,7 @@ import { gateNode, type McpFetchHandler, serveFetch, wymcpNode } from "../src/no
 import { gateFetch, wymcpFetch } from "../src/fetch.js";
 import { createHash } from "node:crypto";
 import { type CallerSource, ONE_CALLER } from "../src/tools/caller-key.js";
-import { sha256Hex } from "../src/core/sha256.js";
+import { sha256Hex } from "../src/wire/sha256.js";
 import { MAX_CALLERS, MAX_LEARNED_TOOLS, type ToolSchemaCompiler, ToolsAtEdge, type ToolsEvent } from "../src/tools/tools-at-edge.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { assertFreshDist } from "./support/built.js";

@@ -1,8 +1,7 @@
 /**
  * @module traced: the faces' one call into their `telemetry` option, whatever the host: a verdict becomes a
  * `JudgedExchange` (the facts read from the body by core/telemetry.ts), and the observer's trace comes back guarded so
- * that a failing observer never turns an answered request into a failed one. The chain's telemetry stage shows the trace
- * what the client receives; the trace ends with the exchange (core/chain.ts).
+ * that a failing observer never turns an answered request into a failed one.
  */
 import {
   MAX_NAME_UNITS,
@@ -14,7 +13,6 @@ import {
   type TransportFacts,
 } from "./telemetry.js";
 import type { Admission } from "./admission.js";
-import type { Stage } from "./chain.js";
 
 /** The request headers the facts read besides the body. */
 export interface TracedHeaders {
@@ -96,16 +94,3 @@ function quietly(call: () => void): void {
 
 /** The clock a face with telemetry gives the admission stage (`AdmissionSettings.clock`) and starts each trace with. */
 export const now = (): number => performance.now();
-
-/** The chain's last stage: each answer's session and messages, as the client receives them, told to the exchange's trace. */
-export const TELEMETRY_STAGE: Stage = {
-  name: "telemetry",
-  reads: (exchange) => exchange.trace !== undefined,
-  answer(exchange, head) {
-    const { trace } = exchange;
-    if (!trace) return undefined;
-    const session = head.header("mcp-session-id");
-    if (session) trace.session(session);
-    return { message: (message) => trace.answered(message) };
-  },
-};

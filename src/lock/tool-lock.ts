@@ -9,7 +9,7 @@ import { canonicalJson, isAbsent } from "./canonical-json.js";
 import { answerId, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "../core/envelope.js";
 import { escapeText } from "../core/log-safe.js";
 import { WymcpOptionError } from "../core/option-error.js";
-import { sha256Hex } from "../core/sha256.js";
+import { sha256Hex } from "../wire/sha256.js";
 
 /** The fields of a tool that are pinned, in the order drifts name them. */
 export const PINNED_FIELDS = ["inputSchema", "outputSchema", "description", "title", "annotations"] as const;

@@ -6,7 +6,7 @@
  * headers the operator names. They are kept only as a SHA-256 digest salted per face, never in clear. Web APIs only.
  */
 import { describeValue, WymcpOptionError } from "../core/options.js";
-import { sha256Hex } from "../core/sha256.js";
+import { sha256Hex } from "../wire/sha256.js";
 
 /** The headers that tell callers apart by default: credentials, cookies, the legacy session. */
 export const CALLER_HEADERS: readonly string[] = ["authorization", "cookie", "mcp-session-id"];

@@ -5,7 +5,6 @@
  */
 import { Chain, type MessageReader, type Stage } from "../../core/chain.js";
 import type { Telemetry } from "../../core/telemetry.js";
-import { TELEMETRY_STAGE } from "../../core/traced.js";
 import { lockStage } from "../../lock/stage.js";
 import type { ToolLockWatch } from "../../lock/tool-lock.js";
 import { outboundStage } from "../../outbound/stage.js";
@@ -23,6 +22,22 @@ export interface ChainParts {
   /** The page's feed, a stage its own module makes (the proxy's live page). */
   feed?: Stage | undefined;
 }
+
+/**
+ * The chain's last stage: each answer's session and messages, as the client receives them, told to the exchange's
+ * trace; the trace ends with the exchange (core/chain.ts).
+ */
+const TELEMETRY_STAGE: Stage = {
+  name: "telemetry",
+  reads: (exchange) => exchange.trace !== undefined,
+  answer(exchange, head) {
+    const { trace } = exchange;
+    if (!trace) return undefined;
+    const session = head.header("mcp-session-id");
+    if (session) trace.session(session);
+    return { message: (message) => trace.answered(message) };
+  },
+};
 
 const messages: MessageReader = (head, onMessage) => readMessages((name) => head.header(name), onMessage);
 
