@@ -44,16 +44,12 @@ const NO_CHUNKS: Uint8Array[] = [];
 // The stdio gate's face and exchange, built as src/hosts/stdio/gate.ts builds them (getters included).
 const { settings, era: eraOf } = resolveGate<undefined>(
   {
-    maxBodyBytes: 4 * 1024 * 1024,
-    maxDepth: 64,
-    legacyChecks: undefined,
-    formats: undefined,
-    outbound: "off",
+    limits: { maxBodyBytes: 4 * 1024 * 1024, maxDepth: 64 },
     log: "off" as never,
     passThrough: false,
     otel: false,
   },
-  () => undefined,
+  { headersOf: () => undefined },
 );
 const face: GateFace = { settings, telemetry: undefined };
 
@@ -84,13 +80,12 @@ function variants(text: string, revision: string | undefined, prefix: string): V
   const bytes = new TextEncoder().encode(text);
   const exchange = stdioExchange(revision);
   const plain = { contentType: "application/json", protocolVersion: revision, era: exchange.era };
-  const v = (settings as AdmissionSettings).validate!;
+  const v: AdmissionSettings = settings;
   // The very shape judgeBody builds, so that validateMcpRequest's feedback stays as admission alone leaves it.
   const options = {
-    legacyChecks: v.legacyChecks,
-    formats: v.formats,
-    headerChecks: v.headerChecks,
-    supportedVersions: v.supportedVersions,
+    rules: v.rules,
+    mode: undefined,
+    versions: v.versions,
     protocolVersion: revision,
     headers: undefined,
   };
@@ -150,7 +145,7 @@ function nodeVariants(text: string, revision: string | undefined, prefix: string
   const req = clientRequest(text, revision);
   const built = nodeExchange(req, nodeFace);
   const value: unknown = JSON.parse(text);
-  const v = nodeFace.settings.validate!;
+  const v: AdmissionSettings = nodeFace.settings;
   const max = nodeFace.settings.maxDepth;
   return [
     {
@@ -170,10 +165,9 @@ function nodeVariants(text: string, revision: string | undefined, prefix: string
         if (exceedsDepth(body, max)) return "deep";
         const h = req.headers["mcp-protocol-version"];
         const options = {
-          legacyChecks: v.legacyChecks,
-          formats: v.formats,
-          headerChecks: v.headerChecks,
-          supportedVersions: v.supportedVersions,
+          rules: v.rules,
+          mode: undefined,
+          versions: v.versions,
           protocolVersion: Array.isArray(h) ? h[0] : h,
           headers: new JoinedHeaders(req),
         };

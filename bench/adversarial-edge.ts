@@ -32,6 +32,8 @@ export interface EdgeSettings {
   /** Schemas: n at the first step, and the time a single judgement may be projected to take at the next. */
   startN: number;
   budgetMs: number;
+  /** Schemas: the largest n, where the smoke test stops; the body limit when absent. */
+  maxN?: number;
 }
 
 export interface EdgeRow {
@@ -146,7 +148,7 @@ export async function runAdversarialEdge(settings: EdgeSettings, log: (line: str
 
   const schemas = schemaCases(compile);
   for (const c of schemas) await c.request(1).tools.settled();
-  log(`adversarial edge: ${schemas.length} schema cases, n ×4 from ${settings.startN} to the body limit`);
+  log(`adversarial edge: ${schemas.length} schema cases, n ×4 from ${settings.startN} to ${settings.maxN ?? "the body limit"}`);
   for (const c of schemas) rows.push(measureSchema(c, settings));
   const n = settings.startN >= 256 ? 10_000 : 1_000;
   log(`adversarial edge: ${PATTERN_SHAPES.length} pattern shapes, arguments of ${n} and ${n * 10} characters`);
@@ -180,7 +182,7 @@ async function measurePatterns(compile: ToolSchemaCompiler, n: number, samples: 
     await tools.settled();
     const small = body(n);
     const large = body(n * 10);
-    const judge = (b: Record<string, unknown>) => tools.judge(b, "modern", undefined, {});
+    const judge = (b: Record<string, unknown>) => tools.judge({ body: b, era: "modern", protocolVersion: undefined, headers: {} });
     const refusal = judge(large);
     const verdict = refusal instanceof Promise ? "compiling" : refusal ? refusal.check : "pass";
     const microsAtN = cpuPerCall(() => judge(small), samples);
@@ -198,7 +200,7 @@ async function measurePatterns(compile: ToolSchemaCompiler, n: number, samples: 
 }
 
 function measureSchema(c: SchemaCase, settings: EdgeSettings): EdgeRow {
-  const maxN = largestN(c);
+  const maxN = settings.maxN ?? largestN(c);
   let n = Math.min(settings.startN, maxN);
   // A single call, twice where it is cheap: one GC pause must not stop the growth.
   const once = (k: number) => {
@@ -208,7 +210,7 @@ function measureSchema(c: SchemaCase, settings: EdgeSettings): EdgeRow {
   };
   let ms = once(n);
   let previous: number | undefined;
-  let note = "body limit";
+  let note = settings.maxN === undefined ? "body limit" : `n capped at ${settings.maxN}`;
   while (n < maxN) {
     const next = Math.min(n * 4, maxN);
     const growth = Math.max(4, previous ? ms / previous : 4) * (next / n / 4);

@@ -25,6 +25,8 @@ export interface AdversarialSettings {
   rounds: number;
   /** The long-name family (bench/long-names.ts). */
   longNames: LongNameSettings;
+  /** Every location, or a sample (`sampleKey`: the smoke test, where each part runs on a few). */
+  locations: "all" | "sample";
 }
 
 export interface LocationFigures {
@@ -183,10 +185,16 @@ function measureCli(target: Target, figures: LocationFigures, rounds: number): C
   return { label: target.label, lane: target.lane, n: figures.n, bytes: bytes.length, ratio: spread(ratios) };
 }
 
+/** The smoke test's sample: a location of each lane and shape, one reached through a map (for the route names) and one not. */
+const sampleKey = (t: Target) => `${t.lane} ${t.shape} ${t.entries.length > 0}`;
+
 export function runAdversarial(settings: AdversarialSettings, log: (line: string) => void): AdversarialResult {
   const started = performance.now();
   const generated = generate();
-  const targets = generated.targets;
+  const targets =
+    settings.locations === "all"
+      ? generated.targets
+      : generated.targets.filter((t, i, all) => all.findIndex((u) => sampleKey(u) === sampleKey(t)) === i);
   log(
     `adversarial: ${targets.length} locations (${generated.locations.length} array/map, ${targets.filter((t) => t.shape === "regex").length} regex sites, batch)`,
   );

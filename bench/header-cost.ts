@@ -2,10 +2,11 @@
  * @module bench/header-cost: what the transport's header rules (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`
  * against the body) cost a face, in one process. A valid 2026-07-28 `tools/call`, from its bytes, admitted as the
  * gates admit it (`gateBytes`: the media type, the size, UTF-8, `JSON.parse`, the nesting bound, the era,
- * `validateMcpRequest`, the verdict), on a face with the header rules on against the same face with `headerChecks:
- * false`, for the three ways a face holds the headers: the Node faces' reader (the exchange `judgeNode` builds over a
+ * `validateMcpRequest`, the verdict), on a face with the header rules on against the same face with `rules: { headers: "off" }`, for the three
+ * ways a face holds the headers: the Node faces' reader (the exchange `judgeNode` builds over a
  * real `IncomingMessage`), a plain object with lower-case keys (Node's `req.headers` itself) and a Fetch `Headers`
- * (the exchange `judgeRequest` builds over a `Request`). Target: on ÷ off ≤ 1.03× the time. Beside it, for
+ * (the exchange `judgeRequest` builds over a `Request`). Budget: on ÷ off ≤ 1.05× the time on Node's headers and a plain
+ * object, ≤ 1.12× on a Fetch `Headers`. Beside it, for
  * information, the narrow ratio: `validateMcpRequest` on the parsed body with the same headers ÷ without them. Every
  * pair is timed in the same interleaved rounds, on the bench's `tools/call` (the spec's example) and on the smallest
  * realistic one (a tool without arguments, only the `_meta` the revision requires).
@@ -28,8 +29,11 @@ import { formatRatio, spread, table, type Spread } from "./measure.js";
 import type { Timing } from "./per-message.js";
 import type { Target } from "./report.js";
 
-/** The budget: the header rules on ÷ off, in time, per admitted request. */
-export const HEADER_BUDGET = 1.03;
+/**
+ * The budget: the header rules on ÷ off, in time, per admitted request, by the way a face holds the headers. A Fetch
+ * `Headers` pays for its reads before any comparison (`Headers.get` walks its list), so its budget is wider.
+ */
+export const HEADER_BUDGETS: Readonly<Record<Reader, number>> = { node: 1.05, plain: 1.05, fetch: 1.12 };
 
 export const READERS = ["node", "plain", "fetch"] as const;
 export type Reader = (typeof READERS)[number];
@@ -183,9 +187,9 @@ function handedOn(action: unknown): boolean {
 
 function pairs(messages: Message[]): Pair[] {
   const nodeOn = resolveNodeFace({});
-  const nodeOff = resolveNodeFace({ headerChecks: false });
+  const nodeOff = resolveNodeFace({ rules: { headers: "off" } });
   const fetchOn = resolveFetchFace({});
-  const fetchOff = resolveFetchFace({ headerChecks: false });
+  const fetchOff = resolveFetchFace({ rules: { headers: "off" } });
   const out: Pair[] = [];
   for (const message of messages) {
     const bytes = new TextEncoder().encode(message.text);
@@ -258,8 +262,8 @@ function check(all: Pair[]): void {
   const wrong = new Headers({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "other" });
   const parsed = JSON.parse(SMALL_TOOLS_CALL);
   if (validateMcpRequest(parsed, "modern", { headers: wrong }).outcome !== "reject") throw new Error("the header rules are not on");
-  if (validateMcpRequest(parsed, "modern", { headers: wrong, headerChecks: false }).outcome !== "pass")
-    throw new Error("headerChecks: false does not turn the header rules off");
+  if (validateMcpRequest(parsed, "modern", { headers: wrong, rules: { headers: "off" } }).outcome !== "pass")
+    throw new Error("rules.headers off does not turn the header rules off");
 }
 
 /** `Request`s made per timed part: few enough that the live ones cost a young collection next to nothing. */
@@ -276,7 +280,7 @@ interface RequestPair {
 
 function requestPairs(messages: Message[]): RequestPair[] {
   const on = resolveFetchFace({});
-  const off = resolveFetchFace({ headerChecks: false });
+  const off = resolveFetchFace({ rules: { headers: "off" } });
   // gateFetch's steps before the handler, for the SDK's handler (the body read from the request itself); no host check
   // and no authInfo, as by default.
   const admit = (face: typeof on) => (request: Request) => {
@@ -431,7 +435,7 @@ export async function runHeaderCostBench(bench: { text: string }, timing: Timing
 }
 
 const cell = (s: Spread) => `${formatRatio(s.median)} [${formatRatio(s.min)}–${formatRatio(s.max)}]`;
-/** Ratios this close to 1 need three decimals to be read against a 1.03 budget. */
+/** Ratios this close to 1 need three decimals to be read against a budget of a few per cent. */
 const fine = (s: Spread) => `${s.median.toFixed(3)}× [${s.min.toFixed(3)}–${s.max.toFixed(3)}]`;
 
 export function headerCostTable(f: HeaderCostFigures): string {
@@ -443,7 +447,7 @@ export function headerCostTable(f: HeaderCostFigures): string {
         "admitted per CPU s, rules off",
         "rules on",
         "added per request",
-        "on ÷ off (target ≤ 1.03×)",
+        "on ÷ off (budget ≤ 1.05×, Fetch ≤ 1.12×)",
         "fastest rounds",
         "validateMcpRequest only",
       ],
@@ -461,7 +465,7 @@ export function headerCostTable(f: HeaderCostFigures): string {
     ),
     "",
     `Admission: gateBytes on the face's own exchange (judgeNode's, judgeRequest's; the plain object in place of the Node reader), bundled as dist/ is built (bench/bundled.ts), ` +
-      `the face built with and without headerChecks: false; median [min–max] of ${f.rounds} interleaved rounds of about ${f.sliceMs} ms of CPU time per variant, ratios per round (fastest rounds: on ÷ off of the fastest round of each); time is the process's CPU time (process.cpuUsage), as wall time on a shared machine counts other processes' slices. ` +
+      `the face built with the headers rule enforced and off; median [min–max] of ${f.rounds} interleaved rounds of about ${f.sliceMs} ms of CPU time per variant, ratios per round (fastest rounds: on ÷ off of the fastest round of each); time is the process's CPU time (process.cpuUsage), as wall time on a shared machine counts other processes' slices. ` +
       `validateMcpRequest only: the parsed body, with the same headers ÷ without them, in the same rounds (information: ` +
       `it is not what a face pays). Load average (1 min) ${f.load[0].toFixed(2)} before the rounds, ${f.load[1].toFixed(2)} after.`,
     "",
@@ -498,15 +502,16 @@ export function headerCostTable(f: HeaderCostFigures): string {
 export function headerCostTargets(f: HeaderCostFigures): Target[] {
   return f.rows.map((r) => {
     const measured = r.admission.median;
-    const pass = measured <= HEADER_BUDGET;
+    const budget = HEADER_BUDGETS[r.reader];
+    const pass = measured <= budget;
     return {
-      target: `the transport headers (${READER_LABELS[r.reader]}), ${r.message}: its admission from the bytes ≤ 1.03× without them`,
+      target: `the transport headers (${READER_LABELS[r.reader]}), ${r.message}: its admission from the bytes ≤ ${budget.toFixed(2)}× without them`,
       measured,
-      limit: HEADER_BUDGET,
+      limit: budget,
       unit: "×",
       atLeast: false,
       pass,
-      ...(pass ? {} : { missBy: `${measured.toFixed(3)}× of 1.03× (${((measured / HEADER_BUDGET - 1) * 100).toFixed(1)}% over)` }),
+      ...(pass ? {} : { missBy: `${measured.toFixed(3)}× of ${budget.toFixed(2)}× (${((measured / budget - 1) * 100).toFixed(1)}% over)` }),
       context:
         `on ÷ off in CPU time, per-round ratio, median of ${r.admission.samples.length} ${fine(r.admission)}; ${r.addedNs.toFixed(0)} ns ` +
         `added to ${r.offNs.toFixed(0)} ns; fastest rounds ${r.admissionBest.toFixed(3)}×; validateMcpRequest alone with ÷ without the headers ${cell(r.validateOnly)} (information)`,

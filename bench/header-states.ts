@@ -59,9 +59,9 @@ export function runStates(prime: readonly string[], measureMs: number): StateFig
   for (let i = 0; i < raw.length; i += 2) sent.append(raw[i]!, raw[i + 1]!);
   const request = new Request("http://127.0.0.1:3000/mcp", { method: "POST", headers: sent });
   const nodeOn = resolveNodeFace({});
-  const nodeOff = resolveNodeFace({ headerChecks: false });
+  const nodeOff = resolveNodeFace({ rules: { headers: "off" } });
   const fetchOn = resolveFetchFace({});
-  const fetchOff = resolveFetchFace({ headerChecks: false });
+  const fetchOff = resolveFetchFace({ rules: { headers: "off" } });
   const node = (face: typeof nodeOn) => () => {
     const exchange = nodeExchange(req, face);
     return gateBytes(face, bytes, exchange, exchange.facts);

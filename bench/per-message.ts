@@ -8,6 +8,7 @@ import type { Validator } from "../generated/validator.js";
 import type { validateMcpRequest as ValidateMcpRequest } from "../src/core/validate.js";
 import { entriesLength } from "../src/core/distill.js";
 import { JoinedHeaders } from "../src/core/header-body.js";
+import { resolveRules } from "../src/core/rules.js";
 import { compileLoop, spread, timeBox, warm, type Spread } from "./measure.js";
 import type { BenchMessage, BenchMessages } from "./messages.js";
 
@@ -224,14 +225,17 @@ function headerVariants(s: Subjects, m: BenchMessage): Variant[] {
   // As the Node faces hand them to the rules (hosts/shared/node-gate.ts): Node's headers, and their values apart.
   const distinct = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, [value]]));
   const reader = new JoinedHeaders({ headers: raw, headersDistinct: distinct });
-  const variant = (key: string, label: string, headers: unknown): Variant => ({
+  const variant = (key: string, label: string, headers: unknown, more: object = {}): Variant => ({
     key,
     label,
     expression: `validate(arg, "modern", options).outcome`,
     input: "value",
-    deps: { validate: s.validateMcpRequest, options: { headers } },
+    deps: { validate: s.validateMcpRequest, options: { headers, ...more } },
     expect: is("pass"),
   });
+  // The rule states a face hands validation, resolved once when it is built: by default, and under `mode: "report"`.
+  const context = { hosts: false, versions: false, outbound: false, lock: false };
+  const [enforcing, reporting] = [resolveRules(undefined, undefined, context), resolveRules(undefined, "report", context)];
   return [
     variant(
       "vmr-headers",
@@ -240,6 +244,17 @@ function headerVariants(s: Subjects, m: BenchMessage): Variant[] {
     ),
     variant("vmr-headers-plain", "validateMcpRequest + header rules, a plain object with lower-case keys", raw),
     variant("vmr-headers-fetch", "validateMcpRequest + header rules, a Fetch Headers", new Headers(raw)),
+    variant(
+      "vmr-headers-enforce",
+      "validateMcpRequest + header rules, Node's headers, the default rule states as a face passes them",
+      reader,
+      {
+        rules: enforcing,
+      },
+    ),
+    variant("vmr-headers-report", 'validateMcpRequest + header rules, Node\'s headers, every rule in "report" (mode: "report")', reader, {
+      rules: reporting,
+    }),
   ];
 }
 

@@ -11,7 +11,7 @@
  * - `--otel`: the same proxy recording a span per message and the metrics, exported over OTLP/HTTP (protobuf, the SDK's
  *   defaults otherwise) to a loopback sink that reads and drops every export; ÷ the proxy without it, reported.
  * - `--tools FILE`: the same proxy knowing the upstream's tools (its own tools/list answer), so that every valid
- *   tools/call is judged against the tool's inputSchema too; ÷ the proxy without them (`--learn-tools off`), ≥ 0.95.
+ *   tools/call is judged against the tool's inputSchema too; ÷ the proxy without them (`--no-learn-tools`), ≥ 0.95.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -155,12 +155,12 @@ export async function runProxyBench(root: string, settings: ProxyBenchSettings, 
   const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-tools-"));
   try {
     // The proxy without the upstream's tools does not learn them from the tools/list workload either.
-    const proxy = await launchProxy(upstream.url, { args: ["--learn-tools", "off"] });
+    const proxy = await launchProxy(upstream.url, { args: ["--no-learn-tools"] });
     const toolsFile = join(dir, "tools.json");
     writeFileSync(toolsFile, await toolsListOf(upstream.url));
-    const tools = await launchProxy(upstream.url, { args: ["--tools", toolsFile, "--learn-tools", "off"] });
+    const tools = await launchProxy(upstream.url, { args: ["--tools", toolsFile, "--no-learn-tools"] });
     const otel = await launchProxy(upstream.url, {
-      args: ["--otel", "--learn-tools", "off"],
+      args: ["--otel", "--no-learn-tools"],
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint, OTEL_SERVICE_NAME: "bench", OTEL_LOGS_EXPORTER: "none" },
     });
     const passThrough = await launchProxy(upstream.url, { args: ["--pass-through"] });
@@ -395,16 +395,19 @@ class StdioClient {
     this.child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
   }
 
-  /** Keeps `window` requests in flight for `ms`; resolves to how many were answered, and how many per second. */
+  /**
+   * Keeps `window` requests in flight for `ms`, each slot sending at least one (as bench/http.ts's flood); resolves to
+   * how many were answered, and how many per second.
+   */
   async flood(line: (id: number) => string, ms: number, window: number): Promise<{ answered: number; perSec: number }> {
     let answered = 0;
     const started = performance.now();
     const deadline = started + ms;
     const loop = async () => {
-      while (performance.now() < deadline) {
+      do {
         await this.request(line);
         answered++;
-      }
+      } while (performance.now() < deadline);
     };
     await Promise.all(Array.from({ length: window }, loop));
     return { answered, perSec: (answered * 1000) / (performance.now() - started) };
@@ -549,12 +552,12 @@ async function proxyMemory(proxy: LaunchedProxy, settings: ProxyBenchSettings, l
     const spans = { warmupSeconds: settings.memorySeconds / 10, seconds: settings.memorySeconds };
     return await sampleWhile("proxy", proxy.child.pid!, spans, async (deadline) => {
       let sent = 0;
-      while (performance.now() < deadline) {
+      do {
         for (const w of mixed) {
           const f = await flood(agent, proxy.url, w, 200, settings.connections);
           sent += f.latencies.length;
         }
-      }
+      } while (performance.now() < deadline);
       return sent;
     });
   } finally {
@@ -572,13 +575,13 @@ async function stdioMemory(root: string, settings: ProxyBenchSettings, log: (lin
     const spans = { warmupSeconds: settings.memorySeconds, seconds: settings.memorySeconds };
     return await sampleWhile("stdio", client.child.pid!, spans, async (deadline) => {
       let sent = 0;
-      while (performance.now() < deadline) {
+      do {
         sent += (await client.flood(toolsCall, 200, settings.window)).answered;
         sent += (await client.flood(refused, 100, settings.window)).answered;
         // Junk, answered at most once a second, and responses, never answered: nothing to wait for.
         client.child.stdin!.write("not json\n".repeat(100));
         sent += 100;
-      }
+      } while (performance.now() < deadline);
       return sent;
     });
   } finally {
@@ -812,7 +815,7 @@ export function proxyTables(r: ProxyBenchResults): string {
     "",
     toolsTable,
     "",
-    "proxy --tools: the same proxy given the upstream's own tools/list answer, so that each valid tools/call is also judged against the tool's inputSchema (compiled by wymcp compile's engine); both proxies run with --learn-tools off.",
+    "proxy --tools: the same proxy given the upstream's own tools/list answer, so that each valid tools/call is also judged against the tool's inputSchema (compiled by wymcp compile's engine); both proxies run with --no-learn-tools.",
     "",
     stdio,
     "",
@@ -839,7 +842,7 @@ type ToolsVariant = (typeof TOOLS_VARIANTS)[number];
 export interface ProxyToolsWorkload {
   label: string;
   /**
-   * A tools/call, judged by the learned tools: held to --learn-tools on ÷ pass-through ≥ 0.95. A tools/list is learned
+   * A tools/call, judged by the learned tools: held to learning ÷ pass-through ≥ 0.95. A tools/list is learned
    * from at each answer (read, and a log line), which is reported only.
    */
   call: boolean;
@@ -859,8 +862,8 @@ const BENCH_TOKEN = `Bearer ${"a1b2c3d4".repeat(128)}`;
 
 /**
  * Only the proxy --tools table's rounds, on the valid workloads, each request carrying a 1 KiB bearer token: the
- * proxy's `--pass-through`, the proxy (`--learn-tools off`), the same proxy given the upstream's own tools/list answer,
- * and the same proxy with `--learn-tools on`, taught by that caller's own tools/list before the rounds, so that its
+ * proxy's `--pass-through`, the proxy (`--no-learn-tools`), the same proxy given the upstream's own tools/list answer,
+ * and the same proxy learning (the default), taught by that caller's own tools/list before the rounds, so that its
  * tools/call is judged by the tools learned for its key (hashed per call); in a balanced order. Nothing else of
  * `--proxy` runs (a minute or two, not five).
  */
@@ -875,9 +878,9 @@ export async function runProxyToolsBench(settings: ProxyBenchSettings, log: (lin
     writeFileSync(toolsFile, await toolsListOf(upstream.url));
     const args: Record<ToolsVariant, string[]> = {
       "pass-through": ["--pass-through"],
-      proxy: ["--learn-tools", "off"],
-      tools: ["--tools", toolsFile, "--learn-tools", "off"],
-      learned: ["--learn-tools", "on"],
+      proxy: ["--no-learn-tools"],
+      tools: ["--tools", toolsFile, "--no-learn-tools"],
+      learned: [],
     };
     const variants = {} as Record<ToolsVariant, LaunchedProxy>;
     for (const v of TOOLS_VARIANTS) {
@@ -892,7 +895,7 @@ export async function runProxyToolsBench(settings: ProxyBenchSettings, log: (lin
     if ((await post(agents.learned, variants.learned.url, list)) !== 200) throw new Error("the learned proxy's tools/list failed");
     const results: ProxyToolsWorkload[] = [];
     for (const w of valid) {
-      log(`proxy --tools and --learn-tools on: ${w.label}`);
+      log(`proxy --tools and learning: ${w.label}`);
       const rps = perVariant(() => [] as number[]);
       const cpu = perVariant(() => [] as number[]);
       const pooled = perVariant(() => ({ us: 0, n: 0 }));
@@ -945,16 +948,16 @@ export function proxyToolsTable(results: ProxyToolsWorkload[]): string {
   return table(
     [
       "valid workload, 1 KiB bearer token",
-      "req/s: pass-through, proxy, --tools, --learn-tools on",
+      "req/s: pass-through, proxy, --tools, learning",
       "--tools ÷ proxy",
-      "--learn-tools on ÷ pass-through",
-      "--learn-tools on ÷ --tools",
+      "learning ÷ pass-through",
+      "learning ÷ --tools",
       "relay CPU µs/req (medians), same order",
       "pooled, same order",
       "load average",
       "target",
       "result",
-      "status --learn-tools on",
+      "status learning",
     ],
     results.map((w) => [
       w.label,
@@ -965,7 +968,7 @@ export function proxyToolsTable(results: ProxyToolsWorkload[]): string {
       each(perVariantOf((v) => w.relayCpuUs[v].median)),
       each(w.pooledCpuUs),
       `${Math.min(...w.load).toFixed(1)}–${Math.max(...w.load).toFixed(1)}`,
-      w.call ? "--tools ÷ proxy ≥ 0.95; --learn-tools on ÷ pass-through ≥ 0.95" : "--tools ÷ proxy ≥ 0.95",
+      w.call ? "--tools ÷ proxy ≥ 0.95; learning ÷ pass-through ≥ 0.95" : "--tools ÷ proxy ≥ 0.95",
       `${w.toolsVsProxy.median >= 0.95 ? "PASS" : "MISS"}${w.call ? `; ${w.learnedVsPassThrough.median >= 0.95 ? "PASS" : "MISS"}` : ""}`,
       w.statuses.learned,
     ]),

@@ -97,6 +97,9 @@ function judge(t: Omit<Target, "pass" | "missBy">): Target {
   return { ...t, pass, missBy: `${size} (${rel})` };
 }
 
+/** Report mode ÷ enforce on valid traffic, in throughput: report mode costs no more. */
+export const REPORT_MODE_TARGET = 0.98;
+
 export function targets(
   cases: CaseFigures[],
   errorPath: CaseFigures,
@@ -150,6 +153,19 @@ export function targets(
       atLeast: true,
       context: `per-round ratio, median of ${strictLegacyCall.vsParse.samples.length} [${formatRatio(strictLegacyCall.vsParse.min)}–${formatRatio(strictLegacyCall.vsParse.max)}]; every format asserted`,
     }),
+    (() => {
+      // Report mode judges what enforce judges: on valid traffic it must cost no more (its ops ÷ enforce's, per round).
+      const enforced = figure(cases, "tools-call", "vmr-headers-enforce").opsPerSec.samples;
+      const ratio = spread(figure(cases, "tools-call", "vmr-headers-report").opsPerSec.samples.map((x, i) => x / enforced[i]!));
+      return judge({
+        target: `mode: "report", valid modern tools/call with its headers ≥ ${REPORT_MODE_TARGET}× enforce's throughput`,
+        measured: ratio.median,
+        limit: REPORT_MODE_TARGET,
+        unit: "×",
+        atLeast: true,
+        context: `validateMcpRequest with every rule in "report" ÷ the default states, Node's headers; per-round ratio, median of ${ratio.samples.length} [${formatRatio(ratio.min)}–${formatRatio(ratio.max)}]`,
+      });
+    })(),
     judge({
       target: "validateMcpRequest, valid modern tools/call ≥ 4× SDK Zod",
       measured: vmr.vsZod.median,

@@ -2,10 +2,12 @@
  * @module `npm run bench`: start-up, per-message throughput, the error path and generated size, in one run.
  * Prints the tables and writes the same figures to bench/results.json; the tables go into docs/performance.md and the
  * charts into docs/charts/ (bench/charts.ts: the full run draws per message, cold start and adversarial, `--proxy` the
- * proxy's, `--adversarial` the adversarial one). `--quick` (or BENCH_QUICK=1) runs one short round of everything, for the
- * smoke test; it writes JSON only where BENCH_OUT points, and no table or chart. `--cli` adds `wymcp check` on a
- * generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial` runs only the
- * adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit) and the tools at the edge's
+ * proxy's, `--adversarial` the adversarial one). `--quick` (or BENCH_QUICK=1) runs one short round of everything; it
+ * writes JSON only where BENCH_OUT points, and no table or chart. `--smoke` is `--quick` with the least work that still
+ * runs every part and prints every section (a few locations, the smallest sizes, no warm-up round), on dist/ as built
+ * (it fails when dist/ is stale, never rebuilds it): what the smoke tests run (test/bench-smoke.test.ts). `--cli` adds
+ * `wymcp check` on a generated JSONL capture of 200 MB (throughput and peak RSS; about a minute more). `--adversarial`
+ * runs only the adversarial section (bench/adversarial.ts; `--full` takes every location to the body limit) and the tools at the edge's
  * families (bench/adversarial-edge.ts), which the whole run ends with; `--adversarial-edge` runs only those families.
  * `--tools` runs only bench/tools.ts (precompiled tool schemas against the SDK's providers). `--compile-scale` runs only
  * bench/compile-scale.ts (`wymcp compile` at 1,000, 5,000 and 10,000 tools). `--body-memory` runs only
@@ -82,11 +84,16 @@ import { runSoak, soakTable } from "./soak.js";
 import { runToolsAtEdgeBench, toolsAtEdgeTable, toolsAtEdgeTarget } from "./tools-at-edge.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
 import { headerCostTable, headerCostTargets } from "./header-cost.js";
+import { spread } from "./measure.js";
 import { importBundled } from "./bundled.js";
 import { writeCharts, type ChartInputs } from "./charts.js";
+import { assertFreshDist } from "../test/support/built.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
-const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
+const smoke = process.argv.includes("--smoke");
+const quick = smoke || process.argv.includes("--quick") || process.env.BENCH_QUICK === "1";
+/** What a quick run's first line says of its figures. */
+const QUICK_NOTE = smoke ? " (smoke: the least work, figures are not meaningful)" : " (quick: one short round, figures are not meaningful)";
 const httpMode = process.argv.includes("--http");
 const withCli = process.argv.includes("--cli");
 const adversarialOnly = process.argv.includes("--adversarial");
@@ -133,6 +140,7 @@ const adversarialSettings: AdversarialSettings = quick
       budgetMs: 100,
       rounds: 1,
       longNames: { sizes: ["64 KiB"], styles: ["mixed"], rounds: 1, budgetMs: 100, minMs: 1 },
+      locations: smoke ? "sample" : "all",
     }
   : {
       startN: 256,
@@ -142,14 +150,21 @@ const adversarialSettings: AdversarialSettings = quick
       budgetMs: 1000,
       rounds: 5,
       longNames: { sizes: NAME_SIZES, styles: NAME_STYLES, rounds: 3, budgetMs: 1000, minMs: 8 },
+      locations: "all",
     };
 
-const edgeSettings: EdgeSettings = quick ? { rounds: 1, startN: 16, budgetMs: 50 } : { rounds: 7, startN: 256, budgetMs: 1000 };
+const edgeSettings: EdgeSettings = quick
+  ? { rounds: 1, startN: 16, budgetMs: 50, ...(smoke && { maxN: 64 }) }
+  : { rounds: 7, startN: 256, budgetMs: 1000 };
 
 const log = (s: string) => process.stderr.write(`bench: ${s}\n`);
 
-/** The start-up children import dist/, which bundles src/ and generated/: build it afresh (a few seconds). */
+/**
+ * The start-up children import dist/, which bundles src/ and generated/: build it afresh (a few seconds). The smoke
+ * run only checks it is fresh: under `npm test`, other test files read dist/ meanwhile.
+ */
 function buildDist(): void {
+  if (smoke) return assertFreshDist();
   log("building dist/ (npm run build)");
   const built = spawnSync("npm", ["run", "-s", "build"], { cwd: root, encoding: "utf8" });
   if (built.status !== 0) throw new Error(`building dist/ failed:\n${`${built.stdout}${built.stderr}`.trim()}`);
@@ -177,7 +192,7 @@ async function main(): Promise<void> {
     writeFileSync(messageFile, messages.toolsCall.text);
     writeFileSync(engineFile, enginePayload(eng));
     log(`start-up: ${settings.startupRounds} round(s) of fresh processes`);
-    startup = runStartup({ rounds: settings.startupRounds, messageFile, engineFile, log });
+    startup = runStartup({ rounds: settings.startupRounds, messageFile, engineFile, warmup: !smoke, log });
     cliStartup = runCliStartup({ rounds: settings.startupRounds, messageFile, tmp, log });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -240,7 +255,7 @@ async function main(): Promise<void> {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   const { warmupMs, roundMs, rounds } = settings.timing;
   const lines = [
-    `wymcp benchmark${quick ? " (quick: one short round, figures are not meaningful)" : ""}`,
+    `wymcp benchmark${quick ? QUICK_NOTE : ""}`,
     `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpu}`,
     "",
     ...section("startup", `## Start-up (${startup.rounds} fresh node processes per variant, alternated)`, startupTable(startup)),
@@ -379,6 +394,12 @@ async function runPerMessageOnly(messages: ReturnType<typeof benchMessages>, eng
         const cost = headerCost(cases, key);
         return `  ${`${label}:`.padEnd(37)}${cost.median.toFixed(3)}× [${cost.min.toFixed(3)}–${cost.max.toFixed(3)}]`;
       }),
+      (() => {
+        // headerCost is vmr ÷ variant in throughput: enforce's cost ÷ report's is the report mode's throughput ratio.
+        const [enforce, report] = [headerCost(cases, "vmr-headers-enforce"), headerCost(cases, "vmr-headers-report")];
+        const ratio = spread(enforce.samples.map((x, i) => x / report.samples[i]!));
+        return `mode: "report" ÷ enforce, valid modern tools/call with Node's headers, throughput (≥ 0.98×): ${ratio.median.toFixed(3)}× [${ratio.min.toFixed(3)}–${ratio.max.toFixed(3)}]`;
+      })(),
     ].join("\n"),
   );
 }
@@ -414,9 +435,10 @@ const HEADER_COST_HEADING =
 /** `--http`: only the flood: the example server gated (without and with telemetry), through the bare bridge, and the SDK alone (about 6 minutes; `--quick`: a few seconds). */
 async function mainHttp(): Promise<void> {
   const started = performance.now();
-  const settings: HttpSettings = quick
+  const quickOrFull: HttpSettings = quick
     ? { rounds: 1, roundMs: 300, warmupMs: 100, connections: 4 }
     : { rounds: 11, roundMs: 800, warmupMs: 500, connections: 8 };
+  const settings: HttpSettings = smoke ? { ...quickOrFull, roundMs: 50, warmupMs: 20 } : quickOrFull;
   const results = await runHttpFlood(settings, log);
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -473,7 +495,7 @@ function adversarialEdgeHeading(): string {
     "## Adversarial header values and tool schemas at the edge (fuzz/adversarial/edge.ts: the path after the body and the header " +
     "lines are parsed, admission (the nesting bound, validateMcpRequest with the header rules) and the tool's Mcp-Param headers and arguments ÷ JSON.parse of " +
     "the body and the header lines as one JSON text; headers at Node's default 16 KiB and a quarter of it; schemas n ×4 from " +
-    `${startN} to the body limit, a step projected over ${budgetMs} ms not taken; ${rounds} interleaved rounds, ratios per round)`
+    `${startN} to ${edgeSettings.maxN ?? "the body limit"}, a step projected over ${budgetMs} ms not taken; ${rounds} interleaved rounds, ratios per round)`
   );
 }
 
@@ -586,7 +608,7 @@ async function mainProxyTools(settings: ProxyBenchSettings): Promise<void> {
   const results = await runProxyToolsBench({ ...settings, rounds }, log);
   console.log(
     [
-      `wymcp proxy --pass-through, proxy, --tools and --learn-tools on${quick ? " (quick: figures are not meaningful)" : ""}: ${settings.connections} keep-alive connections, at least ${rounds} rounds in a balanced order × ${settings.roundMs} ms per variant`,
+      `wymcp proxy --pass-through, proxy, --tools and learning (the default)${quick ? " (quick: figures are not meaningful)" : ""}: ${settings.connections} keep-alive connections, at least ${rounds} rounds in a balanced order × ${settings.roundMs} ms per variant`,
       `node ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} × ${cpus()[0]?.model ?? "unknown CPU"}`,
       "",
       proxyToolsTable(results),
@@ -643,9 +665,9 @@ async function mainProxy(): Promise<void> {
     throw new Error(`--only takes stdio, tools, live or listener, not ${JSON.stringify(only)}`);
   buildDist();
   const at = process.argv.indexOf("--memory-seconds");
-  const memorySeconds = at > 0 ? Number(process.argv[at + 1]) : quick ? 2 : 60;
+  const memorySeconds = at > 0 ? Number(process.argv[at + 1]) : smoke ? 1 : quick ? 2 : 60;
   if (!(memorySeconds > 0)) throw new Error("--memory-seconds must be a positive number");
-  const settings: ProxyBenchSettings = quick
+  const quickOrFull: ProxyBenchSettings = quick
     ? {
         rounds: 1,
         roundMs: 300,
@@ -676,6 +698,9 @@ async function mainProxy(): Promise<void> {
         listenerReaders: 100,
         listenerFillCalls: 5_200,
       };
+  const settings: ProxyBenchSettings = smoke
+    ? { ...quickOrFull, roundMs: 50, warmupMs: 20, idleSockets: 20, liveMessages: 200, liveSettleMs: 1_000, pageRows: 100 }
+    : quickOrFull;
   if (only === "tools") return mainProxyTools(settings);
   if (only === "live") return mainLive(settings);
   if (only === "listener") return mainListener(settings);
@@ -769,10 +794,11 @@ async function mainBodyMemory(): Promise<void> {
 /** `--soak`: handler.fetch alone and gateFetch behind @hono/node-server, 60 s each, then the three ways of reading (about 3.5 minutes; `--quick`: seconds). */
 async function mainSoak(): Promise<void> {
   const started = performance.now();
-  const seconds = quick ? 3 : 60;
+  const seconds = smoke ? 1 : quick ? 3 : 60;
+  const probeSeconds = smoke ? 1 : quick ? 2 : 20;
   const concurrency = 32;
   const main = await runSoak({ seconds, concurrency, modes: ["sdk", "gated"] }, log);
-  const probes = await runSoak({ seconds: quick ? 2 : 20, concurrency, modes: ["reader", "arrayBuffer", "text"] }, log);
+  const probes = await runSoak({ seconds: probeSeconds, concurrency, modes: ["reader", "arrayBuffer", "text"] }, log);
   const total = (performance.now() - started) / 1000;
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   console.log(
@@ -783,7 +809,7 @@ async function mainSoak(): Promise<void> {
       ...section(
         "soak",
         `## Soak: the Fetch face behind @hono/node-server, ${concurrency} requests in flight on keep-alive connections, one in twenty ` +
-          `with Content-Type text/plain; ${seconds} s per server (the probes ${quick ? 2 : 20} s), each a fresh process`,
+          `with Content-Type text/plain; ${seconds} s per server (the probes ${probeSeconds} s), each a fresh process`,
         soakTable([...main, ...probes]),
       ),
       "",

@@ -87,11 +87,18 @@ function runChild(variant: string, messageFile: string, engineFile: string, env:
   return { ...(JSON.parse(line) as ChildLine), wallMs };
 }
 
-export function runStartup(options: { rounds: number; messageFile: string; engineFile: string; log?: (s: string) => void }): StartupResult {
+export function runStartup(options: {
+  rounds: number;
+  messageFile: string;
+  engineFile: string;
+  /** The discarded round first; off only for the smoke test, whose figures mean nothing. */
+  warmup?: boolean;
+  log?: (s: string) => void;
+}): StartupResult {
   const env = childEnv();
   const keys = STARTUP_VARIANTS.map((v) => v.key);
   // One discarded round first: it pays for the disk cache, not for any variant.
-  for (const key of keys) runChild(key, options.messageFile, options.engineFile, env);
+  if (options.warmup ?? true) for (const key of keys) runChild(key, options.messageFile, options.engineFile, env);
   const samples = new Map<string, (ChildLine & { wallMs: number })[]>(keys.map((k) => [k, []]));
   for (let round = 0; round < options.rounds; round++) {
     for (const key of keys) samples.get(key)!.push(runChild(key, options.messageFile, options.engineFile, env));

@@ -124,7 +124,7 @@ export async function runToolsAtEdgeBench(timing: Timing, log: (line: string) =>
   const withTools = () => {
     const body = JSON.parse(text);
     const verdict = validateMcpRequest(body, "modern", { headers });
-    if (verdict.outcome === "pass" && tools.judge(body, "modern", undefined, headers) !== undefined)
+    if (verdict.outcome === "pass" && tools.judge({ body, era: "modern", protocolVersion: undefined, headers }) !== undefined)
       throw new Error("the valid call was refused");
     return verdict;
   };
@@ -238,7 +238,7 @@ async function perCallerRows(
     const body = JSON.parse(text);
     const verdict = validateMcpRequest(body, "modern", { headers });
     const caller = sha256 === undefined && tools === given ? undefined : tools.callerOf(source, sha256);
-    if (verdict.outcome === "pass" && tools.judge(body, "modern", undefined, headers, caller) !== undefined)
+    if (verdict.outcome === "pass" && tools.judge({ body, era: "modern", protocolVersion: undefined, headers, caller }) !== undefined)
       throw new Error("the valid call was refused");
     return verdict;
   };

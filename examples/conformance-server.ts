@@ -6,13 +6,13 @@
  * The two lanes form one `fetch`-shaped handler: gated, `gateNode(handler)`; ungated, the SDK's `toNodeHandler(handler)`.
  * `npm run start:conformance`; `PORT` (default 3000); `WYMCP_GATE=off` serves the same without the gate;
  * `WYMCP_OUTBOUND=report` (gated only) checks what it sends, violations to `WYMCP_OUTBOUND_FILE`;
- * `WYMCP_LEGACY_CHECKS=params|report|framing` (gated only) sets the gate's `legacyChecks` (unset: its default).
+ * `WYMCP_PARAMS=enforce|report|off` (gated only) sets the gate's `params` rule, `WYMCP_MODE=report` its mode (unset: the defaults).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { localhostHostValidation, localhostOriginValidation, toNodeHandler } from "@modelcontextprotocol/node";
-import { gateNode } from "wymcp/node";
+import { gateNode, type RuleState } from "wymcp/node";
 import { buildConformanceServer } from "./conformance-fixtures.js";
 import { dualEraHost } from "./dual-era-host.js";
 import { outboundFromEnv } from "./outbound-from-env.js";
@@ -24,14 +24,21 @@ const modern = createMcpHandler(() => buildConformanceServer("modern", { notify:
 /** Both lanes as one `fetch`-shaped handler: gated, `gateNode(conformance)`; ungated, `toNodeHandler(conformance)`. */
 const conformance = dualEraHost(() => buildConformanceServer("legacy"), modern);
 
-const legacyChecks = process.env.WYMCP_LEGACY_CHECKS as "params" | "report" | "framing" | undefined;
+// WYMCP_PARAMS=report (or off): the params rule's state; WYMCP_MODE=report: every enforced rule reports.
+const params = process.env.WYMCP_PARAMS as RuleState | undefined;
+const mode = process.env.WYMCP_MODE as "enforce" | "report" | undefined;
+// WYMCP_OUTBOUND=report: every message either lane sends (POST answers and GET streams) is checked (examples/outbound-from-env.ts).
+const outbound = await outboundFromEnv();
 const serve = gated
   ? gateNode(conformance, {
-      ...(legacyChecks && { legacyChecks }),
+      ...(params && { rules: { params } }),
+      ...(mode && { mode }),
+      ...(outbound.outbound && { outbound: outbound.outbound }),
       onReject: ({ status, reason, era }) => console.error(`wymcp rejected: ${status} ${reason} (${era ?? "before parsing"})`),
-      onLegacyReport: ({ status, response }) => console.error(`wymcp reported: ${status} ${response.error.message}`),
-      // WYMCP_OUTBOUND=report: every message either lane sends (POST answers and GET streams) is checked (examples/outbound-from-env.ts).
-      ...(await outboundFromEnv()),
+      onReport: (report) => {
+        if (report.rule === "outbound") return outbound.onReport?.(report);
+        console.error(`wymcp reported (${report.rule}): ${report.status ?? ""} ${report.message}`);
+      },
     })
   : toNodeHandler(conformance);
 // Loopback only: refuse DNS-rebinding attempts from browsers before anything else.

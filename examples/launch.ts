@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { HUNG_CHILD_MS } from "./hung-child.js";
 
 export interface LaunchedExample {
   /** The `/mcp` endpoint, as printed by the server. */
@@ -19,7 +20,6 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LISTENING = / listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/;
 
 export interface LaunchOptions {
-  timeoutMs?: number;
   /** The example to run, relative to the repository root. */
   script?: string;
   /** Extra environment variables for the server (e.g. `WYMCP_GATE`). */
@@ -28,9 +28,8 @@ export interface LaunchOptions {
   nodeArgs?: string[];
 }
 
-/** Spawns the example with `PORT=0` and waits at most `timeoutMs` for it to listen. */
+/** Spawns the example with `PORT=0` and waits until it listens (or exits first, which fails). */
 export async function launchExample({
-  timeoutMs = 15_000,
   script = "examples/server.ts",
   env = {},
   nodeArgs = [],
@@ -63,17 +62,12 @@ export async function launchExample({
   };
   try {
     const url = await new Promise<URL>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`example did not listen within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
       child.stdout.setEncoding("utf8").on("data", (text: string) => {
         stdout = (stdout + text).slice(-65_536);
         const match = LISTENING.exec(stdout);
-        if (match?.[1]) {
-          clearTimeout(timer);
-          resolve(new URL(match[1]));
-        }
+        if (match?.[1]) resolve(new URL(match[1]));
       });
       child.once("exit", (code, signal) => {
-        clearTimeout(timer);
         reject(new Error(`example exited (${code ?? signal}) before listening; stderr: ${stderr}`));
       });
     });
@@ -92,7 +86,7 @@ export interface LaunchedProxy {
   stderr: () => string;
   /** Resolves to the exit code once the proxy has ended. */
   exited: Promise<number | null>;
-  /** SIGTERM (the proxy drains, then exits 0), SIGKILL after 15 s; resolves to the exit code. */
+  /** SIGTERM (the proxy drains, then exits 0), SIGKILL once it is hung (`HUNG_CHILD_MS`); resolves to the exit code. */
   stop: () => Promise<number | null>;
 }
 
@@ -103,12 +97,7 @@ export interface LaunchedProxy {
  */
 export async function launchProxy(
   upstream: URL,
-  {
-    args = [],
-    cli = "dist",
-    timeoutMs = 15_000,
-    env = {},
-  }: { args?: string[]; cli?: "dist" | "src"; timeoutMs?: number; env?: Record<string, string> } = {},
+  { args = [], cli = "dist", env = {} }: { args?: string[]; cli?: "dist" | "src"; env?: Record<string, string> } = {},
 ): Promise<LaunchedProxy> {
   const bin = cli === "dist" ? ["dist/cli.js"] : ["--import", "tsx", "src/cli/node-cli.ts"];
   const child = spawn(process.execPath, [...bin, "proxy", "--upstream", upstream.href, "--listen", "127.0.0.1:0", ...args], {
@@ -130,19 +119,18 @@ export async function launchProxy(
   );
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), HUNG_CHILD_MS);
     const code = await exited;
     clearTimeout(timer);
     return code;
   };
-  const started = Date.now();
   for (;;) {
     const match = /listening on (http:\/\/[^\s,]+)|"event":"listening","url":"(http:\/\/[^"]+)"/.exec(stderr);
     const url = match?.[1] ?? match?.[2];
     if (url) return { url: new URL(url), child, stderr: () => stderr, exited, stop };
-    if (child.exitCode !== null || Date.now() - started > timeoutMs) {
+    if (child.exitCode !== null || child.signalCode !== null) {
       await stop();
-      throw new Error(`wymcp proxy did not listen within ${timeoutMs} ms; stderr: ${stderr}`);
+      throw new Error(`wymcp proxy exited (${child.exitCode ?? child.signalCode}) before listening; stderr: ${stderr}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

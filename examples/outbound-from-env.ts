@@ -1,14 +1,20 @@
 /**
- * @module examples/outbound-from-env: the adapters' report mode switched on from the environment, for the
+ * @module examples/outbound-from-env: the faces' outbound check switched on from the environment, for the
  * example server and for conformance runs. `WYMCP_OUTBOUND=report` checks every JSON-RPC message the server
  * sends; each violation is one JSON line, appended to `WYMCP_OUTBOUND_FILE` or written to stderr, and at exit
  * one summary line `{"kind":"summary","checked":N,"violations":M,"byEra":{"legacy":L,"modern":K}}` shows the checks did run
  * (`byEra`: messages checked in each era the gate judged the exchange in).
  */
 import { appendFileSync } from "node:fs";
-import type { OutboundOptions } from "wymcp/node";
+import type { OutboundCheck, Report } from "wymcp/node";
 
-export async function outboundFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<OutboundOptions> {
+/** The check for a face's `outbound` option, and what to do with its reports (the rule `outbound`'s). */
+export interface OutboundFromEnv {
+  outbound?: OutboundCheck;
+  onReport?: (report: Report) => void;
+}
+
+export async function outboundFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<OutboundFromEnv> {
   const mode = env.WYMCP_OUTBOUND || "off";
   if (mode === "off") return {};
   if (mode !== "report") throw new Error(`WYMCP_OUTBOUND must be "off" or "report", not ${JSON.stringify(mode)}`);
@@ -25,15 +31,15 @@ export async function outboundFromEnv(env: NodeJS.ProcessEnv = process.env): Pro
   const byEra = { legacy: 0, modern: 0 };
   process.once("exit", () => write({ kind: "summary", checked, violations, byEra }));
   return {
-    outbound: "report",
-    outboundCheck: (message, context) => {
+    outbound: (message, context) => {
       checked++;
       byEra[context.era === "modern" ? "modern" : "legacy"]++;
       return validateMcpResponse(message, context);
     },
-    onOutboundViolation: (info) => {
+    onReport: (report) => {
+      if (report.rule !== "outbound") return;
       violations++;
-      write({ kind: "violation", ...info });
+      write({ kind: "violation", ...report });
     },
   };
 }

@@ -7,7 +7,9 @@
  * `node:*` or a package or using a Node global, and on a file a Worker's entry reaches doing either; on one host's folder
  * importing another's; on a `hosts/<host>/index.ts` that does more
  * than re-export; on `otel/` imported by anything but its entry, `src/otel.ts`, and the command line's `--otel` module; on
- * a file outside `core/` taking a step of the admission stage (`core/admission.ts`) rather than the gate pipeline. `--graph` prints the folder-level graph of `src/` and the lines of code per folder.
+ * a file outside `core/` taking a step of the admission stage (`core/admission.ts`) rather than the gate pipeline; on a
+ * function of the command line or its libraries (`cli/`, `check/`, `inspect/`) that takes more than four positional
+ * parameters (it takes an object). `--graph` prints the folder-level graph of `src/` and the lines of code per folder.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -130,9 +132,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   log: ["core"],
   codegen: ["core"],
   outbound: ["core", "wire"],
-  // A feature after admission: its stage, its options and its log lines, over the core's chain.
-  tools: ["core", "wire", "log", "outbound"],
+  // A feature after admission: its stage, its options and its log lines, over the core's chain. The tools option holds
+  // the lock (`tools.lock`): the tools' room sits over the lock's.
   lock: ["core", "wire", "log", "outbound"],
+  tools: ["core", "wire", "log", "outbound", "lock"],
   // Every face: `node/`, `fetch/`, and the command line's two gates, `proxy/` and `stdio/`, a Node host each.
   hosts: ["core", "wire", "log", "outbound", "tools", "lock"],
   // Libraries a test imports without a process: the capture checker, the schema compiler, the inspector's page and server.
@@ -145,7 +148,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // `--otel`'s module, whose log it writes to).
   otel: ["core", "log"],
   "core-entry": ["core"],
-  entry: ["core", "outbound", "tools", "lock", "hosts", "otel"],
+  entry: ["core", "outbound", "tools", "lock", "hosts", "otel", "compile"],
 };
 
 /**
@@ -289,6 +292,34 @@ function nodeGlobalsIn(root: string, file: string): Array<{ name: string; line: 
   return used.filter(({ name }) => !declared.has(name));
 }
 
+/** The folders whose functions take at most this many positional parameters; past it, one object of named ones. */
+const PARAMETER_FOLDERS = ["src/cli", "src/check", "src/inspect"];
+export const MAX_POSITIONAL_PARAMETERS = 4;
+
+/**
+ * Every function (declared, a method, a constructor, an arrow, an expression) of `folders` with more than
+ * {@link MAX_POSITIONAL_PARAMETERS} positional parameters (`this` aside), one line each: `file:line name takes N`.
+ */
+export function parameterProblems(root: string, folders: readonly string[] = PARAMETER_FOLDERS): string[] {
+  const problems: string[] = [];
+  for (const file of folders.flatMap((folder) => walk(root, folder))) {
+    const source = ts.createSourceFile(file, readFileSync(join(root, file), "utf8"), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (ts.isFunctionLike(node) && "body" in node && node.body !== undefined) {
+        const count = node.parameters.filter((p) => !(ts.isIdentifier(p.name) && p.name.text === "this")).length;
+        if (count > MAX_POSITIONAL_PARAMETERS) {
+          const name = node.name && (ts.isIdentifier(node.name) || ts.isPrivateIdentifier(node.name)) ? node.name.text : "a function";
+          const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+          problems.push(`${file}:${line}: ${name} takes ${count} positional parameters; past ${MAX_POSITIONAL_PARAMETERS}, take an object`);
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return problems;
+}
+
 function hostOf(file: string): string | undefined {
   const match = /^src\/hosts\/([^/]+)\//.exec(file);
   return match?.[1];
@@ -387,7 +418,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.log("lines per folder (all, and neither blank nor comment):");
     for (const line of linesPerFolder(root)) console.log(`  ${line}`);
   }
-  const problems = layerProblems(root, edges);
+  const problems = [...layerProblems(root, edges), ...parameterProblems(root)];
   for (const problem of problems) console.error(problem);
   if (problems.length > 0) {
     console.error(`check-layers: ${problems.length} problem(s)`);

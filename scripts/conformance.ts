@@ -50,6 +50,8 @@ const flag = (name: string) => {
   return at >= 0 ? argv[at + 1] : undefined;
 };
 const LEGACY_CHECKS = flag("--legacy-checks");
+/** The `params` rule's state each legacyChecks mode of the gated server is, for the proxy's `--rule`. */
+const PARAMS_STATE: Record<string, string> = { params: "enforce", report: "report", framing: "off" };
 const ONLY_ERA = flag("--era");
 
 interface Check {
@@ -245,7 +247,10 @@ async function main(): Promise<number> {
                 WYMCP_GATE: "on",
                 WYMCP_OUTBOUND: "report",
                 WYMCP_OUTBOUND_FILE: file,
-                ...(LEGACY_CHECKS && { WYMCP_LEGACY_CHECKS: LEGACY_CHECKS }),
+                // The flag's mode as the params rule's state the gate takes.
+                ...(LEGACY_CHECKS && {
+                  WYMCP_PARAMS: { params: "enforce", report: "report", framing: "off" }[LEGACY_CHECKS] ?? LEGACY_CHECKS,
+                }),
               }
             : { WYMCP_GATE: "off" };
         const server = await launchExample({ script: "examples/conformance-server.ts", env });
@@ -254,7 +259,13 @@ async function main(): Promise<number> {
           mode === "proxied"
             ? await launchProxy(server.url, {
                 cli: "src",
-                args: ["--outbound", "report", "--log", "json", ...(LEGACY_CHECKS ? ["--legacy-checks", LEGACY_CHECKS] : [])],
+                args: [
+                  "--rule",
+                  "outbound=report",
+                  "--log",
+                  "json",
+                  ...(LEGACY_CHECKS ? ["--rule", `params=${PARAMS_STATE[LEGACY_CHECKS]}`] : []),
+                ],
               })
             : undefined;
         try {

@@ -17,10 +17,12 @@ if (args.includes("--list")) {
   }
 } else {
   const given = (flag: string) => args.some((arg) => arg.startsWith(flag));
-  // Every core: the files are CPU-bound and share no port (node --test's default leaves one core idle).
+  // Every core: the files are CPU-bound and share no port (node --test's default leaves one core idle). The runner's
+  // limit is the tests' only bound on time, as in package.json's test:src and test:dist (docs/testing.md).
   const defaults = [
     ...(given("--test-reporter") ? [] : ["--test-reporter=spec"]),
     ...(given("--test-concurrency") ? [] : [`--test-concurrency=${availableParallelism()}`]),
+    ...(given("--test-timeout") ? [] : ["--test-timeout=900000"]),
   ];
   const run = spawnSync(process.execPath, ["--import", "tsx", "--test", ...defaults, ...args, ...unitTestFiles()], { stdio: "inherit" });
   process.exitCode = run.status ?? 1;

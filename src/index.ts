@@ -3,19 +3,19 @@
  * types and no host globals; the adapters are the entries `wymcp/node` and `wymcp/fetch`.
  */
 export { validateMcpRequest, MAX_ANSWER_BYTES } from "./core/validate.js";
-export type { ValidationResult, BypassReason, JudgedKind, ValidateOptions } from "./core/validate.js";
+export type { ValidationResult, BypassReason, JudgedKind, Reported, ValidateOptions, ValidationRule } from "./core/validate.js";
+export { RULES } from "./core/rules.js";
+export type { Mode, Report, RuleName, Rules, RuleState } from "./core/rules.js";
 export { classifyEra } from "./core/era.js";
 export { legacyRevisionOf } from "./core/legacy-revision.js";
 export type { LegacyRevision, LegacyRevisionSignal } from "./core/legacy-revision.js";
-export type { LegacyChecks } from "./core/legacy-checks.js";
-export type { Formats } from "./core/formats.js";
 export type { Era, EraClassification, EraSignal, HeadersLike, HeadersReader } from "./core/era.js";
 export { classifyMessage } from "./core/classify-message.js";
 export type { MessageKind } from "./core/classify-message.js";
-export type { JsonRpcErrorResponse, JsonRpcId, LocatedError, InvalidRequestData } from "./core/envelope.js";
+export type { JsonRpcErrorResponse, JsonRpcId, LocatedError, InvalidRequestData, ToolErrorAnswer } from "./core/envelope.js";
 export { WymcpOptionError } from "./core/option-error.js";
 export type { Admitted, RejectInfo, RejectReason, WymcpInfo } from "./core/admission.js";
-export type { EraOption, GateOptions, LimitOptions } from "./core/options.js";
+export type { AllowOptions, EraOption, GateOptions, LimitOptions } from "./core/options.js";
 export type * as LegacyTypes from "../generated/legacy/types.js";
 export type * as ModernTypes from "../generated/modern/types.js";
 export type { ExchangeTrace, JudgedExchange, MessageFacts, Telemetry, TelemetryVerdict, TransportFacts } from "./core/telemetry.js";

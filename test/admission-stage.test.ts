@@ -18,11 +18,14 @@ import {
   readBody,
   REFUSAL_MESSAGES,
   type RejectInfo,
-  reportLegacy,
   reportRefusal,
   unsupportedMediaType,
 } from "../src/core/admission.js";
 import { eraWithoutBody, resolveLimits } from "../src/core/options.js";
+import { reportsOf } from "../src/core/pipeline.js";
+import { resolveRules } from "../src/core/rules.js";
+
+const NO_CONTEXT = { hosts: false, versions: false, outbound: false, lock: false };
 import { MODERN_META } from "./support/messages.js";
 
 const settings = resolveLimits({ maxBodyBytes: 64, maxDepth: 3 });
@@ -37,6 +40,7 @@ describe("each step of the stage", () => {
       ok: false,
       status: 415,
       reason: "unsupported-media-type",
+      rule: "limits",
       response: { jsonrpc: "2.0", id: null, error: { code: -32600, message: REFUSAL_MESSAGES.mediaType } },
       era: undefined,
       kind: undefined,
@@ -97,7 +101,7 @@ describe("each step of the stage", () => {
     );
     assert.equal("revision" in modern, false, "only a legacy params failure names a revision");
     // The legacy lane in framing mode passes it on its framing; in params mode (the default) its name fails 2025-03-26.
-    const framingOnly = { ...resolveLimits({}), validate: { legacyChecks: "framing" as const } };
+    const framingOnly = { ...resolveLimits({}), rules: resolveRules({ params: "off" }, undefined, NO_CONTEXT) };
     assert.deepEqual(judgeBody(call, { era: () => undefined }, framingOnly), {
       ok: true,
       body: call,
@@ -191,7 +195,9 @@ describe("what the faces share beside the stage", () => {
     assert.equal(refused.ok, false);
     if (refused.ok) return;
     reportRefusal((info) => seen.push(info), refused);
-    assert.deepEqual(seen, [{ status: 400, reason: "invalid-message", response: refused.response, era: "legacy", kind: "request" }]);
+    assert.deepEqual(seen, [
+      { status: 400, reason: "invalid-message", rule: "framing", response: refused.response, era: "legacy", kind: "request" },
+    ]);
     assert.doesNotThrow(() =>
       reportRefusal(() => {
         throw new Error("logger down");
@@ -217,43 +223,39 @@ describe("what the faces share beside the stage", () => {
     ]);
     const seen: RejectInfo[] = [];
     if (!refused.ok) reportRefusal((info) => seen.push(info), refused);
-    assert.deepEqual(Object.keys(seen[0] ?? {}).sort(), ["era", "kind", "reason", "response", "status"]);
+    assert.deepEqual(Object.keys(seen[0] ?? {}).sort(), ["era", "kind", "reason", "response", "rule", "status"]);
     const plain = judgeBody(call, { era: "modern" }, resolveLimits({}));
     assert.deepEqual(["validationMs" in plain, "body" in plain], [false, false], "without a clock the stage reads none and keeps nothing");
   });
 
-  test("reportLegacy: in report mode a params failure is handed on, and onLegacyReport hears what onReject would have, once", () => {
-    const reportMode = { ...resolveLimits({}), validate: { legacyChecks: "report" as const } };
+  test("reportsOf: a params failure in report is handed on, and its one report names the rule and what onReject would have heard", () => {
+    const reportMode = { ...resolveLimits({}), rules: resolveRules({ params: "report" }, undefined, NO_CONTEXT) };
     const call = { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: 5 } };
     const admitted = judgeBody(call, { era: "legacy" }, reportMode);
     if (!admitted.ok) assert.fail("report mode hands a params failure on");
-    const seen: RejectInfo[] = [];
-    reportLegacy((info) => seen.push(info), admitted);
+    const seen = reportsOf(admitted) ?? [];
     assert.equal(seen.length, 1);
     assert.deepEqual(
-      { ...seen[0], response: undefined },
+      { ...seen[0], message: undefined, errors: undefined },
       {
-        status: 200,
-        reason: "invalid-message",
-        response: undefined,
+        rule: "params",
+        direction: "in",
         era: "legacy",
-        kind: "request",
+        method: "tools/call",
+        id: 5,
+        client: undefined,
+        status: 200,
+        code: -32602,
+        message: undefined,
+        errors: undefined,
       },
     );
-    assert.equal(seen[0]!.response.error.code, -32602);
-    assert.equal(seen[0]!.response.id, 5);
-    // Nothing to report: a pass, a bypass (a legacy response); no hook, or one that throws, changes nothing.
+    assert.match(seen[0]!.message, /CallToolRequest/);
+    // Nothing to report: a pass, a bypass (a legacy response).
     for (const body of [JSON.parse(toolsList), { jsonrpc: "2.0", id: 1, result: {} }]) {
       const other = judgeBody(body, { era: "legacy" }, reportMode);
-      if (other.ok) reportLegacy((info) => seen.push(info), other);
+      if (other.ok) assert.equal(reportsOf(other), undefined);
     }
-    assert.equal(seen.length, 1);
-    assert.doesNotThrow(() => reportLegacy(undefined, admitted));
-    assert.doesNotThrow(() =>
-      reportLegacy(() => {
-        throw new Error("logger down");
-      }, admitted),
-    );
   });
 
   test("isAcceptedNotification: a modern notification only, not a legacy response or a pass", () => {

@@ -114,11 +114,11 @@ const hosts: Array<[string, (options?: Options) => Promise<Host>]> = [
 ];
 
 for (const [name, make] of hosts) {
-  describe(`${name}: the shared admission`, { timeout: 20_000 }, () => {
+  describe(`${name}: the shared admission`, () => {
     let host: Host;
     before(async () => {
       host = await make({
-        maxBodyBytes: LIMIT,
+        limits: { maxBodyBytes: LIMIT },
         era: (body) => ((body as { params?: { _meta?: unknown } })?.params?._meta ? "modern" : undefined),
       });
     });
@@ -174,7 +174,7 @@ for (const [name, make] of hosts) {
       const parse = await host.post(["{nope"]);
       const invalid = await host.post([JSON.stringify({ jsonrpc: "1.0", id: 2, method: "x" })]);
       assert.deepEqual(
-        host.rejects.map((r) => [r.status, r.reason, r.era, r.kind, r.response.error.code]),
+        host.rejects.map((r) => [r.status, r.reason, r.era, r.kind, (r.response as JsonRpcErrorResponse).error.code]),
         [
           [400, "parse-error", undefined, undefined, -32700],
           [400, "invalid-message", "legacy", "request", -32600],
@@ -207,7 +207,7 @@ for (const [name, make] of hosts) {
     });
   });
 
-  describe(`${name}: defaults and the era callback`, { timeout: 20_000 }, () => {
+  describe(`${name}: defaults and the era callback`, () => {
     test("nesting: 64 levels are handed on, 65 are answered 400 nested-too-deeply with the id kept", async () => {
       const host = await make();
       try {
@@ -253,12 +253,12 @@ for (const [name, make] of hosts) {
 
 describe("the answers' words and the options' checks", () => {
   test("each refusal says why in a fixed message that quotes nothing of the body", async () => {
-    const host = fetchHost({ maxBodyBytes: 64 });
+    const host = fetchHost({ limits: { maxBodyBytes: 64 } });
     const message = async (chunks: string[], headers?: Record<string, string>) => (await host.post(chunks, headers)).answer?.error.message;
     assert.equal(await message(["{}"], { "Content-Type": "text/plain" }), "Unsupported Media Type: Content-Type must be application/json");
     assert.equal(await message(["x".repeat(65)]), "Payload Too Large: the body exceeds the limit of 64 bytes");
     assert.equal(await message(['{"leak":']), "Parse error: the body is not valid JSON");
-    const deep = fetchHost({ maxDepth: 2 });
+    const deep = fetchHost({ limits: { maxDepth: 2 } });
     const answer = (await deep.post(['{"id":"d","a":{"b":{}}}'])).answer;
     assert.deepEqual(answer, {
       jsonrpc: "2.0",
@@ -307,19 +307,19 @@ describe("the answers' words and the options' checks", () => {
     const response = await wymcpFetch({ onReject: (info) => rejects.push(info) })(request);
     assert.equal(response?.status, 400);
     assert.deepEqual(
-      rejects.map((r) => [r.reason, r.response.error.code]),
+      rejects.map((r) => [r.reason, (r.response as JsonRpcErrorResponse).error.code]),
       [["parse-error", -32700]],
     );
   });
 
   test("a declared Content-Length decides on its own: over the limit is 413 whatever arrives, exactly the limit is read", async () => {
-    const host = fetchHost({ maxBodyBytes: LIMIT });
+    const host = fetchHost({ limits: { maxBodyBytes: LIMIT } });
     assert.equal((await host.post([toolsList], { ...JSON_TYPE, "Content-Length": String(LIMIT + 1) })).status, 413);
     assert.equal((await host.post([toolsList], { ...JSON_TYPE, "Content-Length": String(LIMIT) })).status, 200);
   });
 
   test("a Content-Length that is no number is ignored: the stream's length decides", async () => {
-    const host = fetchHost({ maxBodyBytes: LIMIT });
+    const host = fetchHost({ limits: { maxBodyBytes: LIMIT } });
     const headers = { ...JSON_TYPE, "Content-Length": "lots" };
     assert.equal((await host.post([toolsList], headers)).status, 200);
     assert.equal((await host.post([`${toolsList} `], headers)).status, 413);
@@ -347,19 +347,20 @@ describe("the answers' words and the options' checks", () => {
   test("maxDepth must be a positive integer or Infinity, checked when the middleware is built", () => {
     for (const maxDepth of [0, -1, 1.5, Number.NaN, Number.NEGATIVE_INFINITY]) {
       // One error class for every option (WymcpOptionError), still a RangeError as this check always threw.
-      assert.throws(() => wymcpFetch({ maxDepth }), {
+      assert.throws(() => wymcpFetch({ limits: { maxDepth: maxDepth } }), {
         name: "WymcpOptionError",
         message: `wymcp: maxDepth must be a positive integer or Infinity, not ${maxDepth} (a number)`,
       });
-      assert.throws(() => wymcpNode({ maxDepth }), RangeError);
+      assert.throws(() => wymcpNode({ limits: { maxDepth: maxDepth } }), RangeError);
     }
-    for (const maxDepth of [1, 64, Number.POSITIVE_INFINITY, undefined]) assert.doesNotThrow(() => wymcpFetch({ maxDepth }));
+    for (const maxDepth of [1, 64, Number.POSITIVE_INFINITY, undefined])
+      assert.doesNotThrow(() => wymcpFetch({ limits: { maxDepth: maxDepth } }));
   });
 
   test("maxDepth Infinity turns the bound off; maxDepth 1 allows only a flat message", async () => {
     const deep = `{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":${"[".repeat(500)}${"]".repeat(500)}}}`;
-    assert.equal((await fetchHost({ maxDepth: Number.POSITIVE_INFINITY }).post([deep])).status, 200);
-    const flat = fetchHost({ maxDepth: 1 });
+    assert.equal((await fetchHost({ limits: { maxDepth: Number.POSITIVE_INFINITY } }).post([deep])).status, 200);
+    const flat = fetchHost({ limits: { maxDepth: 1 } });
     assert.equal((await flat.post(['{"jsonrpc":"2.0","id":1,"method":"m"}'])).status, 200);
     assert.equal((await flat.post(['{"jsonrpc":"2.0","id":1,"method":"m","params":{}}'])).status, 400);
   });
@@ -375,7 +376,7 @@ describe("the answers' words and the options' checks", () => {
   });
 });
 
-describe("wymcpNode after a body parser (req.body already set)", { timeout: 20_000 }, () => {
+describe("wymcpNode after a body parser (req.body already set)", () => {
   /** A server whose first middleware sets req.body to `parsed`, as express.json() does, whatever bytes came. */
   async function withParsed(parsed: unknown, options: NodeOptions, use: (url: string) => Promise<void>) {
     const guard = wymcpNode(options);
@@ -401,7 +402,7 @@ describe("wymcpNode after a body parser (req.body already set)", { timeout: 20_0
     const rejects: RejectInfo[] = [];
     await withParsed(
       { jsonrpc: "2.0", id: 1, method: "tools/list" },
-      { maxBodyBytes: 1, onReject: (i) => rejects.push(i) },
+      { limits: { maxBodyBytes: 1 }, onReject: (i) => rejects.push(i) },
       async (url) => {
         const res = await post(url);
         assert.equal(res.status, 200);
@@ -424,7 +425,7 @@ describe("wymcpNode after a body parser (req.body already set)", { timeout: 20_0
     const rejects: RejectInfo[] = [];
     await withParsed(
       { jsonrpc: "2.0", id: 4, method: "m", params: { a: [[[]]] } },
-      { maxDepth: 3, era: () => "modern", onReject: (i) => rejects.push(i) },
+      { limits: { maxDepth: 3 }, era: () => "modern", onReject: (i) => rejects.push(i) },
       async (url) => {
         const res = await post(url);
         assert.equal(res.status, 400);

@@ -1,18 +1,10 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { runBench } from "./support/bench-run.js";
 
-const root = resolve(fileURLToPath(import.meta.url), "../..");
-
-test("the CLI benchmark runs in quick mode: start-up ratio, and a small capture judged to the expected counts", () => {
+test("the CLI benchmark runs in quick mode: start-up ratio, and a small capture judged to the expected counts", async (t) => {
   // bench/cli.ts checks every run's exit code and --quiet summary against the generated counts, and throws otherwise.
-  const run = spawnSync(process.execPath, ["--import", "tsx", "bench/cli.ts", "--quick", "--large"], {
-    cwd: root,
-    encoding: "utf8",
-    timeout: 120_000,
-  });
+  const run = await runBench(t, "bench/cli.ts", ["--quick", "--large"]);
   assert.equal(run.status, 0, `bench/cli.ts exited with ${run.status ?? run.signal}:\n${run.stderr}`);
   assert.match(run.stdout, /## CLI start-up\n/);
   assert.match(run.stdout, /wymcp check <one tools\/call>\.json +[\d.]+ \[[\d.]+–[\d.]+\] +[\d.]+×/);

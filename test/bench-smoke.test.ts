@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -8,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { drawFamilies, inputsOf } from "../bench/charts.js";
 import { formatRatio } from "../bench/measure.js";
 import { barChart } from "../bench/svg-chart.js";
+import { runBench } from "./support/bench-run.js";
 
 const root = resolve(fileURLToPath(import.meta.url), "../..");
 
@@ -27,19 +27,15 @@ function chartsOf(results: Record<string, unknown>, file: string): Record<string
   return Object.fromEntries(drawFamilies(inputs, provenance).flatMap((d) => (d.chart ? [[d.family, barChart(d.chart)]] : [])));
 }
 
-test("the benchmark runs end to end in quick mode, prints every section, and leaves the docs' tables and charts as they were", () => {
+// --smoke: every part and section of the bench with the least work, on dist/ as `npm test` built it.
+test("the benchmark runs end to end in smoke mode, prints every section, and leaves the docs' tables and charts as they were", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-smoke-"));
   const docs = docsWritten();
   try {
     const out = join(dir, "results.json");
-    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--quick"], {
-      cwd: root,
-      env: { ...process.env, BENCH_OUT: out },
-      encoding: "utf8",
-      // About 40 s on a loaded 2-core machine; it once took 67 s.
-      timeout: 150_000,
-    });
+    const run = await runBench(t, "bench/run.ts", ["--smoke"], { BENCH_OUT: out });
     assert.equal(run.status, 0, `bench exited with ${run.status ?? run.signal}:\n${run.stderr}`);
+    assert.match(run.stdout, /^wymcp benchmark \(smoke: /);
     for (const heading of [
       "## Start-up",
       "## Per message",
@@ -126,17 +122,12 @@ test("the benchmark runs end to end in quick mode, prints every section, and lea
   }
 });
 
-test("the soak and the body-memory bench run end to end in quick mode, gated and ungated", { timeout: 180_000 }, () => {
+test("the soak and the body-memory bench run end to end in smoke mode, gated and ungated", async (t) => {
   for (const [flag, heading, rows] of [
     ["--soak", "## Soak: the Fetch face behind @hono/node-server", ["handler.fetch alone", "gateFetch(handler)", "request.arrayBuffer()"]],
     ["--body-memory", "## Body memory", ["chunked  4 B", "chunked  64 KiB"]],
   ] as const) {
-    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", flag, "--quick"], {
-      cwd: root,
-      env: { ...process.env, BENCH_OUT: "" },
-      encoding: "utf8",
-      timeout: 170_000,
-    });
+    const run = await runBench(t, "bench/run.ts", [flag, "--smoke"], { BENCH_OUT: "" });
     assert.equal(run.status, 0, `${flag} exited with ${run.status ?? run.signal}:\n${run.stderr}`);
     assert.ok(run.stdout.includes(heading), `${flag}: missing heading`);
     for (const row of rows) assert.ok(run.stdout.includes(row), `${flag}: missing ${row}`);
@@ -145,16 +136,11 @@ test("the soak and the body-memory bench run end to end in quick mode, gated and
   }
 });
 
-test("the HTTP flood runs end to end in quick mode against the three servers and prints its table", { timeout: 120_000 }, () => {
+test("the HTTP flood runs end to end in smoke mode against the three servers and prints its table", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-http-smoke-"));
   try {
     const out = join(dir, "results-http.json");
-    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--http", "--quick"], {
-      cwd: root,
-      env: { ...process.env, BENCH_OUT: out },
-      encoding: "utf8",
-      timeout: 110_000,
-    });
+    const run = await runBench(t, "bench/run.ts", ["--http", "--smoke"], { BENCH_OUT: out });
     assert.equal(run.status, 0, `bench --http exited with ${run.status ?? run.signal}:\n${run.stderr}`);
     assert.ok(run.stdout.includes("## HTTP flood"));
     type Flood = { statuses: Record<string, number> };
@@ -182,18 +168,11 @@ test("the HTTP flood runs end to end in quick mode against the three servers and
   }
 });
 
-test("the stdio bench runs alone with --proxy --only stdio: its row and budget, with the load average of its rounds", {
-  timeout: 120_000,
-}, () => {
+test("the stdio bench runs alone with --proxy --only stdio: its row and budget, with the load average of its rounds", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-stdio-smoke-"));
   try {
     const out = join(dir, "results-stdio.json");
-    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--proxy", "--only", "stdio", "--quick"], {
-      cwd: root,
-      env: { ...process.env, BENCH_OUT: out },
-      encoding: "utf8",
-      timeout: 110_000,
-    });
+    const run = await runBench(t, "bench/run.ts", ["--proxy", "--only", "stdio", "--smoke"], { BENCH_OUT: out });
     assert.equal(run.status, 0, `bench --proxy --only stdio exited with ${run.status ?? run.signal}:\n${run.stderr}`);
     assert.match(run.stdout, /^SDK McpServer over stdio +\d+ +\d+ +\d+ /m);
     assert.match(run.stdout, /wymcp stdio ÷ its --pass-through, tools\/call lines\/s ≥ 0\.9: .*; load \d+\.\d\d–\d+\.\d\d$/m);
@@ -202,10 +181,7 @@ test("the stdio bench runs alone with --proxy --only stdio: its row and budget, 
     const results = JSON.parse(readFileSync(out, "utf8")) as { stdio: { linesPerSec: Record<string, { median: number }>; load: number[] } };
     for (const variant of ["gated", "pass-through", "direct"]) assert.ok(results.stdio.linesPerSec[variant]!.median > 0, variant);
     assert.equal(results.stdio.load.length, 1);
-    const refused = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--proxy", "--only", "http", "--quick"], {
-      cwd: root,
-      encoding: "utf8",
-    });
+    const refused = await runBench(t, "bench/run.ts", ["--proxy", "--only", "http", "--smoke"]);
     assert.equal(refused.status, 1);
     assert.match(refused.stderr, /--only takes stdio, tools, live or listener, not "http"/);
   } finally {
@@ -213,23 +189,17 @@ test("the stdio bench runs alone with --proxy --only stdio: its row and budget, 
   }
 });
 
-test("the proxy and stdio bench runs end to end in quick mode and each workload meets the answer it was chosen for", {
-  timeout: 300_000,
-}, () => {
+test("the proxy and stdio bench runs end to end in smoke mode and each workload meets the answer it was chosen for", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "wymcp-bench-proxy-smoke-"));
   const docs = docsWritten();
   try {
     const out = join(dir, "results-proxy.json");
-    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/run.ts", "--proxy", "--quick", "--memory-seconds", "1"], {
-      cwd: root,
-      env: { ...process.env, BENCH_OUT: out },
-      encoding: "utf8",
-      timeout: 290_000,
-    });
+    const run = await runBench(t, "bench/run.ts", ["--proxy", "--smoke", "--memory-seconds", "1"], { BENCH_OUT: out });
     assert.equal(run.status, 0, `bench --proxy exited with ${run.status ?? run.signal}:\n${run.stderr}`);
     assert.deepEqual(docsWritten(), docs, "a quick run leaves the docs' tables and charts as they were");
     assert.ok(run.stdout.includes("## wymcp proxy and wymcp stdio"));
     const results = JSON.parse(readFileSync(out, "utf8")) as {
+      settings: { idleSockets: number; pageRows: number };
       http: { key: string; statuses: Record<string, Record<string, number>> }[];
       stdio: { linesPerSec: Record<string, { median: number }> };
       memory: { face: string; rssKiB: number[]; messages: number }[];
@@ -266,7 +236,8 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
     );
     for (const m of results.memory) assert.ok(m.rssKiB.length > 0 && m.messages > 0, m.face);
     // Every idle connection was still open when the proxy's memory was read.
-    assert.deepEqual([results.idle.sockets, results.idle.open], [100, 100]);
+    const idle = results.settings.idleSockets;
+    assert.deepEqual([results.idle.sockets, results.idle.open], [idle, idle]);
     // The budgets: valid workloads ÷ pass-through (3), invalid ÷ the server alone (2), stdio, memory of each face, the
     // listener's two, idle connections.
     assert.equal(results.targets.length, 11);
@@ -276,7 +247,7 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
       "wymcp stdio ÷ its --pass-through",
       "wymcp proxy, 1 s of mixed traffic",
       "wymcp stdio, 1 s of mixed traffic",
-      "wymcp proxy, 100 idle keep-alive client connections",
+      `wymcp proxy, ${idle} idle keep-alive client connections`,
       "wymcp proxy --ui, a full ring: p99 of valid calls",
       "wymcp proxy --ui, a full ring: RSS added",
     ])
@@ -287,10 +258,10 @@ test("the proxy and stdio bench runs end to end in quick mode and each workload 
     // The live page's four budgets: the proxy with --ui and no page, with a page reading the feed, and without; the
     // memory run's page read every message; the page in Chromium held its rows before its input events were timed.
     for (const v of ["plain", "ui", "page"]) assert.ok(results.live.reqPerSec[v]!.median > 0, v);
-    assert.ok(results.live.rowsRead > 0, "the page's stream was read during the rounds");
+    assert.ok(results.live.rowsRead > 0, "the page's stream was read");
     assert.equal(results.live.memory.rowsRead, results.live.memory.messages);
     assert.ok(results.live.memory.noPageKiB > 0 && results.live.memory.pageKiB > 0);
-    assert.equal(results.live.page.rows, 1_000);
+    assert.equal(results.live.page.rows, results.settings.pageRows);
     assert.ok(results.live.page.inputMs.median > 0);
     assert.ok(run.stdout.includes("live page (--ui)"), "the live table is printed");
     assert.deepEqual(Object.keys(chartsOf(results as unknown as Record<string, unknown>, out)), ["proxy"]);

@@ -20,7 +20,7 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-describe("the body reader's memory is bounded by the body, not by its chunking", { timeout: 180_000 }, () => {
+describe("the body reader's memory is bounded by the body, not by its chunking", () => {
   test("readLimited gives the same bytes whatever the chunking and whatever Content-Length says, and undefined past the limit", async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -26,6 +26,8 @@ import { stdioTap } from "../src/inspect/live/stdio-tap.js";
 import { textOf } from "../src/inspect/live/held.js";
 import { LOCKED_TOOL_MESSAGE, lockTools, type ToolsLockFile } from "../src/lock/tool-lock.js";
 import { createLog } from "../src/log/gate-log.js";
+import type { RejectInfo } from "../src/core/admission.js";
+import type { Report } from "../src/core/rules.js";
 import type { ToolSchemaCompiler, ToolsEvent } from "../src/tools/tools-at-edge.js";
 import { listening } from "./support/gate-fixtures.js";
 import { until } from "./support/proxy.js";
@@ -66,10 +68,11 @@ function server() {
   };
 }
 
-/** What every face reports: the tools events, the outbound violations, the tools/list results telemetry saw, the feed's. */
+/** What every face tells: the tools events, its refusals and reports, the tools/list results telemetry saw. */
 function observers() {
   const events: ToolsEvent[] = [];
-  const violations: unknown[] = [];
+  const rejected: RejectInfo[] = [];
+  const reports: Report[] = [];
   const traced: unknown[] = [];
   const telemetry: Telemetry = {
     judged: (): ExchangeTrace => ({
@@ -79,7 +82,15 @@ function observers() {
       end: () => undefined,
     }),
   };
-  return { events, violations, traced, telemetry };
+  return {
+    events,
+    rejected,
+    reports,
+    traced,
+    telemetry,
+    /** The outbound check's violations: the reports of the `outbound` rule. */
+    violations: () => reports.filter((report) => report.rule === "outbound"),
+  };
 }
 
 type Observed = ReturnType<typeof observers>;
@@ -91,16 +102,22 @@ async function compiler(): Promise<ToolSchemaCompiler> {
   return compile as ToolSchemaCompiler;
 }
 
-/** The options of a library face: the lock enforced, the tools learned and judged, report mode, telemetry. */
+/** A command-line face's log: its refusals after admission are log lines (`tool-call-refused`), which `seen` collects. */
+function logOf(face: "proxy" | "stdio", seen: Observed) {
+  return createLog(face, "json", (line) => {
+    const event = JSON.parse(line) as { event: string; rule?: RejectInfo["rule"] };
+    if (event.event === "tool-call-refused") seen.rejected.push({ rule: event.rule } as RejectInfo);
+  });
+}
+
+/** The options of a library face: the lock enforced, the tools learned and judged, the outbound check, telemetry. */
 async function faceOptions(seen: Observed) {
   return {
-    toolsLock: LOCK,
-    toolsLockMode: "enforce" as const,
-    onToolDrift: () => undefined,
-    tools: { compile: await compiler(), onToolsEvent: (event: ToolsEvent) => seen.events.push(event) },
-    outbound: "report" as const,
-    outboundCheck: validateMcpResponse,
-    onOutboundViolation: (violation: unknown) => seen.violations.push(violation),
+    tools: { lock: LOCK, compile: await compiler(), onEvent: (event: ToolsEvent) => seen.events.push(event) },
+    rules: { lock: "enforce" as const },
+    outbound: validateMcpResponse,
+    onReject: (info: RejectInfo) => seen.rejected.push(info),
+    onReport: (report: Report) => seen.reports.push(report),
     telemetry: seen.telemetry,
   };
 }
@@ -168,15 +185,12 @@ const FACES: Record<string, () => Promise<Face>> = {
     );
     const fed: string[] = [];
     const feed = httpFeed((capture) => capture.from === "server" && fed.push(textOf(capture) ?? ""), { maxBytes: 1 << 20 });
-    const { options } = parseProxyArgs(["--upstream", upstream.url, "--outbound", "report"]);
-    const log = createLog("proxy", "json", (line) => {
-      if (line.includes('"outbound-violation"')) seen.violations.push(line);
-    });
+    const { options } = parseProxyArgs(["--upstream", upstream.url]);
     const given = await faceOptions(seen);
     const proxy = createProxy(
-      { ...options, toolsLock: LOCK, toolsLockMode: "enforce", tools: given.tools, telemetry: seen.telemetry },
-      log,
-      { observer: { stage: feed.stage } },
+      { ...options, rules: { ...options.rules, lock: "enforce", outbound: "report" }, tools: given.tools, telemetry: seen.telemetry },
+      logOf("proxy", seen),
+      { observer: { stage: feed.stage }, onReport: given.onReport },
     );
     const { server: listener, address } = await listenProxy(proxy, "127.0.0.1", 0);
     return {
@@ -218,22 +232,19 @@ FACES.stdio = async () => {
   const seen = observers();
   const record = join(work, `called-${Math.random().toString(36).slice(2)}`);
   writeFileSync(record, "");
-  const { options } = parseStdioArgs(["--outbound", "report", "--", process.execPath, "-e", STDIO_SERVER, record]);
+  const { options } = parseStdioArgs(["--", process.execPath, "-e", STDIO_SERVER, record]);
   const input = new PassThrough();
   const output = new PassThrough().setEncoding("utf8");
   let stdout = "";
   output.on("data", (text: string) => (stdout += text));
-  const log = createLog("stdio", "json", (line) => {
-    if (line.includes('"outbound-violation"')) seen.violations.push(line);
-  });
   const fed: string[] = [];
   const chunk = stdioTap((capture) => capture.from === "server" && fed.push(textOf(capture) ?? ""), { maxBytes: 1 << 20 });
   const given = await faceOptions(seen);
   const exit = runStdioGate(
-    { ...options, toolsLock: LOCK, toolsLockMode: "enforce", tools: given.tools, telemetry: seen.telemetry },
+    { ...options, rules: { ...options.rules, lock: "enforce", outbound: "report" }, tools: given.tools, telemetry: seen.telemetry },
     { input, output },
-    log,
-    { observer: { chunk } },
+    logOf("stdio", seen),
+    { observer: { chunk }, onReport: given.onReport },
   );
   const answerTo = (id: unknown) =>
     stdout
@@ -265,7 +276,7 @@ const listsIn = (messages: unknown[]) =>
     return tools ? [tools.map((t) => t.name)] : [];
   });
 
-describe("every face with tools and toolsLock together: the lock first, the learner after it", { timeout: 60_000 }, () => {
+describe("every face with tools and toolsLock together: the lock first, the learner after it", () => {
   for (const [name, start] of Object.entries(FACES))
     test(`${name}: the client, the learner, the outbound check and telemetry see the locked list; a locked call is the lock's`, async () => {
       const face = await start();
@@ -294,15 +305,14 @@ describe("every face with tools and toolsLock together: the lock first, the lear
         const right = JSON.parse((await face.post(call(5, "echo", { text: "hi" }))).text) as { result?: unknown };
         assert.deepEqual(right.result, { content: [{ type: "text", text: "done" }] });
         assert.deepEqual(face.called(), ["echo"]);
+        // Refused: the two locked calls by the lock, the wrong argument by the tool's schema.
         assert.deepEqual(
-          face.seen.events
-            .filter((e) => e.kind === "call-refused")
-            .map((e) => [(e as { tool: string }).tool, (e as { check: string }).check]),
-          [["echo", "arguments"]],
+          face.seen.rejected.map((info) => info.rule),
+          ["lock", "lock", "toolArguments"],
         );
 
         // The outbound check judged what the client received: the invalid new tool never reached it.
-        assert.deepEqual(face.seen.violations, []);
+        assert.deepEqual(face.seen.violations(), []);
         assert.deepEqual(listsIn(face.seen.traced), [["echo"]]);
         if (face.fed) assert.deepEqual(listsIn(face.fed().map((text) => JSON.parse(text))), [["echo"]]);
       } finally {
@@ -313,11 +323,11 @@ describe("every face with tools and toolsLock together: the lock first, the lear
   test("without the lock, the same server's list is judged and learned whole (the checks above can fail)", async () => {
     const { handler } = server();
     const seen = observers();
-    const { toolsLock: _lock, toolsLockMode: _mode, onToolDrift: _drift, ...options } = await faceOptions(seen);
-    const f = gateFetch(handler, options);
+    const { tools, rules: _lock, ...options } = await faceOptions(seen);
+    const f = gateFetch(handler, { ...options, tools: { ...tools, lock: undefined } });
     const listed = await overFetch(f)({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     assert.deepEqual(listOf(listed.text), ["echo", "add", "exfiltrate"]);
-    assert.equal(seen.violations.length, 1, "the invalid new tool is an outbound violation");
+    assert.equal(seen.violations().length, 1, "the invalid new tool is an outbound violation");
     assert.deepEqual(listsIn(seen.traced), [["echo", "add", "exfiltrate"]]);
     assert.equal(seen.events.filter((e) => e.kind === "tools-learned").length, 1);
   });

@@ -33,6 +33,7 @@ const verdicts = (stdout: string) =>
   stdout
     .trim()
     .split("\n")
+    .filter((l) => !l.startsWith('{"summary":'))
     .map((l) => JSON.parse(l) as JsonVerdict);
 
 /** The messages of a fixture, as `wymcp check` reads them: by line, or by HAR entry and part. */
@@ -128,8 +129,8 @@ describe("wymcp check on recorded captures (npm run record:captures: the SDK's c
     // A legacy initialize is judged by the revision it asks for, and its result by the same one.
     assert.match(run.stdout, /initialize request \(InitializeRequest, revision 2025-11-25\)\n/);
     assert.match(run.stdout, /out: initialize result \(InitializeResult, revision 2025-11-25\), answering line 13\n/);
-    // With --legacy-checks framing, the legacy lane's seed rule: the framing alone.
-    assert.match(wymcp(["--legacy-checks", "framing", "session.jsonl"]).stdout, /initialize request \(JSONRPCRequest; framing only\)\n/);
+    // With --rule params=off, the legacy lane's seed rule: the framing alone.
+    assert.match(wymcp(["--rule", "params=off", "session.jsonl"]).stdout, /initialize request \(JSONRPCRequest; framing only\)\n/);
   });
 });
 
@@ -225,7 +226,7 @@ describe("HAR files", () => {
     assert.equal(reading.withoutBody, 0);
     assertFreshDist();
     const run = wymcp(["--format", "har", "-"], { input: har(bad, bad, good) });
-    assert.match(run.stderr, /^wymcp: <stdin>: 2 responses on the MCP endpoint held base64 content that does not decode/m);
+    assert.match(run.stderr, /^wymcp check: <stdin>: 2 responses on the MCP endpoint held base64 content that does not decode/m);
     assert.match(run.stdout, /^4 messages: 4 pass/m);
   });
 
@@ -279,7 +280,7 @@ describe("HAR files", () => {
       writeFileSync(join(dir, "bad.har"), "{}");
       const run = wymcp([join(dir, "bad.har"), "bad-tools-call.json"]);
       assert.equal(run.status, 2);
-      assert.match(run.stderr, /cannot read .*bad\.har: no log\.entries: not a HAR file/);
+      assert.match(run.stderr, /^wymcp check: cannot read ".*bad\.har": no log\.entries: not a HAR file$/m);
       assert.match(run.stdout, /bad-tools-call\.json:1 +reject/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -28,7 +28,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 /** A log's record, as the gate wrote it (line 1-based). */
 const record = (text: string, line: number) => JSON.parse(text.split("\n")[line - 1]!) as Record<string, unknown>;
 
-describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
+describe("wymcp check reads a gate's JSON log", () => {
   test("a real proxy's log: each refusal shown as the gate's verdict, counted, the log's other events as log lines", async () => {
     const upstream = await recordingUpstream();
     const proxy = await startProxy(["--upstream", upstream.url.href, "--log", "json"]);
@@ -106,6 +106,7 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     const records = json.stdout
       .trim()
       .split("\n")
+      .filter((l) => !l.startsWith('{"summary":'))
       .map((l) => JSON.parse(l) as { line: number; log: Record<string, unknown> });
     assert.deepEqual(records[1], {
       source: file,
@@ -117,6 +118,7 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
         id: "9",
         method: "tools/call",
         reason: "invalid-message",
+        rule: "params",
         status: 400,
         code: -32602,
         message: "Invalid tools/call request (CallToolRequest): 1 invalid location; first: /params/name must be string",
@@ -131,9 +133,9 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     assert.match(quiet.stdout, /refused by wymcp proxy: invalid-message/);
   });
 
-  test("a real proxy's log under --legacy-checks report: the reported call reads as a pass with what was reported, counted so", async () => {
+  test("a real proxy's log under --rule params=report: the report line reads as a pass with the rule and what was reported, counted so", async () => {
     const upstream = await recordingUpstream();
-    const proxy = await startProxy(["--upstream", upstream.url.href, "--log", "json", "--legacy-checks", "report"]);
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--log", "json", "--rule", "params=report"]);
     try {
       const bad = { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: 5, arguments: { secret: SECRET } } };
       const answer = await rawPost(
@@ -143,7 +145,7 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
       );
       assert.equal(upstream.received.length, 1, "handed on");
       assert.equal(answer.status, 200);
-      await until(() => proxy.stderr().includes('"reported"'));
+      await until(() => proxy.stderr().includes('"event":"report"'));
     } finally {
       assert.equal(await proxy.stop(), 0);
       await upstream.close();
@@ -154,14 +156,18 @@ describe("wymcp check reads a gate's JSON log", { timeout: 60_000 }, () => {
     assert.equal(run.status, 0, "a reported message is no rejection");
     assert.match(
       lineFor(run.stdout, `${file}:2`),
-      /pass +legacy \(gate log\) +tools\/call message \(handed on and reported by wymcp proxy, id 8; at \S+ from \S+\) {2}reported -32602$/,
+      /pass +legacy \(gate log\) +tools\/call message \(handed on and reported by wymcp proxy, id 8; at \S+\) {2}reported params -32602$/,
     );
-    const { time, remote } = record(proxy.stderr(), 2);
-    assert.ok(lineFor(run.stdout, `${file}:2`).includes(`; at ${time} from ${remote})`));
-    assert.deepEqual(locationsFor(run.stdout, `${file}:2`), [
-      "Invalid tools/call request (CallToolRequest, revision 2025-06-18): 1 invalid location; first: /params/name must be string",
-    ]);
+    const { time } = record(proxy.stderr(), 2);
+    assert.ok(lineFor(run.stdout, `${file}:2`).includes(`; at ${time})`));
+    // The report carries the answer's locations: they are shown as a verdict's are.
+    assert.deepEqual(locationsFor(run.stdout, `${file}:2`), ["/params/name  must be string"]);
     assert.match(run.stdout, /^tools\/call +1 +0 +0$/m);
+    assert.match(
+      run.stdout,
+      /^params +enforce +0 +1$/m,
+      "the table by rule counts the gate's report under its rule (the state is this run's)",
+    );
     assert.match(run.stdout, /^1 message: 1 pass \(1 reported\), 0 rejected, 0 bypassed$/m);
     assert.match(run.stdout, /: 0 refused or dropped, 1 reported, 0 outbound violations, \d+ other events$/m);
     assert.ok(!run.stdout.includes(SECRET));

@@ -32,6 +32,7 @@ const verdicts = (stdout: string) =>
   stdout
     .trim()
     .split("\n")
+    .filter((l) => !l.startsWith('{"summary":'))
     .map((l) => JSON.parse(l) as JsonVerdict);
 
 const lines = (...messages: unknown[]) => `${messages.map((m) => JSON.stringify(m)).join("\n")}\n`;
@@ -262,16 +263,23 @@ describe("a client's answer to a server's request reads as one", () => {
 });
 
 describe("--quiet", () => {
-  test("prints the rejected messages and the summary, no table per method", () => {
+  test("prints the rejected messages, what each rule found and the summary, no table per method", () => {
     const run = wymcp(["--quiet", "mixed.jsonl"]);
     assert.equal(run.status, 1);
     assert.ok(!run.stdout.includes("by method"), run.stdout);
     assert.ok(!/^vendor\/search +\d/m.test(run.stdout), "no row of the table");
     const printed = run.stdout.split("\n").filter((l) => l !== "" && !l.startsWith("  "));
+    const byRule = printed.indexOf("by rule  state    refused  reported");
+    assert.ok(byRule > 0, run.stdout);
     assert.ok(
-      printed.slice(0, -1).every((l) => / reject /.test(l)),
+      printed.slice(0, byRule).every((l) => / reject /.test(l)),
       run.stdout,
     );
+    assert.deepEqual(printed.slice(byRule + 1, -1), [
+      "limits   enforce        2         0",
+      "framing  enforce        1         0",
+      "params   enforce        2         0",
+    ]);
     assert.match(printed.at(-1)!, /^11 messages: 5 pass, 5 rejected, 1 bypassed$/);
     assert.match(wymcp(["mixed.jsonl"]).stdout, /^by method +pass +rejected +bypassed$/m, "the table without --quiet");
   });

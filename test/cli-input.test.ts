@@ -54,15 +54,15 @@ describe("wymcp check: how a file is read", () => {
     assert.deepEqual(summaryOf(run.stdout), [2, 2, 0, 0]);
   });
 
-  test("--max-bytes bounds a whole .json message too: its exact size is judged, one byte less is too large (413)", () => {
+  test("--max-body-bytes bounds a whole .json message too: its exact size is judged, one byte less is too large (413)", () => {
     const pretty = JSON.stringify(JSON.parse(bad), null, 2);
     const path = file("pretty.json", pretty);
     const size = Buffer.byteLength(pretty);
-    const judged = wymcp(["--max-bytes", String(size), path]);
+    const judged = wymcp(["--max-body-bytes", String(size), path]);
     assert.match(lineFor(judged.stdout, `${path}:1`), /reject .*\(CallToolRequest\) +-32602$/);
-    const tooLarge = wymcp(["--json", "--max-bytes", String(size - 1), path]);
+    const tooLarge = wymcp(["--json", "--max-body-bytes", String(size - 1), path]);
     assert.equal(tooLarge.status, 1);
-    const verdict = JSON.parse(tooLarge.stdout) as {
+    const verdict = JSON.parse(tooLarge.stdout.split("\n")[0]!) as {
       line: number;
       reason: string;
       status: number;
@@ -76,7 +76,7 @@ describe("wymcp check: how a file is read", () => {
 describe("wymcp check: --header", () => {
   const judged = (input: string, ...headers: string[]) => {
     const run = wymcp(["--json", ...headers.flatMap((h) => ["--header", h])], { input });
-    return JSON.parse(run.stdout) as { era: string; eraSignal: string; outcome: string; kind: string };
+    return JSON.parse(run.stdout.split("\n")[0]!) as { era: string; eraSignal: string; outcome: string; kind: string };
   };
   const notification = '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}\n';
 

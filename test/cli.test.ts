@@ -235,12 +235,12 @@ describe("wymcp check on a JSONL capture", () => {
     assert.ok(lineFor(run.stdout, `${file}:5`));
   });
 
-  test("a line over --max-bytes is reported too large with its line number, and the lines after it are still judged", () => {
+  test("a line over --max-body-bytes is reported too large with its line number, and the lines after it are still judged", () => {
     const good = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
     const long = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: { pad: "x".repeat(5000) } });
     const file = join(tmp, "long.jsonl");
     writeFileSync(file, [good, long, good].join("\n"));
-    const run = wymcp(["--max-bytes", "1000", file]);
+    const run = wymcp(["--max-body-bytes", "1000", file]);
     assert.equal(run.status, 1);
     assert.match(lineFor(run.stdout, `${file}:2`), /reject .*too large to judge/);
     assert.match(run.stdout, /the limit of 1000 bytes/);
@@ -252,7 +252,7 @@ describe("wymcp check on a JSONL capture", () => {
     writeFileSync(file, Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n')]));
     const run = wymcp(["--json", file]);
     assert.equal(run.status, 1);
-    assert.equal((JSON.parse(run.stdout) as { reason: string }).reason, "parse-error");
+    assert.equal((JSON.parse(run.stdout.split("\n")[0]!) as { reason: string }).reason, "parse-error");
   });
 
   test("--quiet prints only the rejected messages and the summary", () => {
@@ -296,6 +296,7 @@ describe("wymcp check --json", () => {
     const verdicts = run.stdout
       .trim()
       .split("\n")
+      .filter((l) => !l.startsWith('{"summary":'))
       .map((l) => JSON.parse(l) as { source: string; line: number; outcome: string });
     assert.deepEqual(
       verdicts.map((v) => v.line),
@@ -310,6 +311,7 @@ describe("wymcp check --json", () => {
     const verdicts = run.stdout
       .trim()
       .split("\n")
+      .filter((l) => !l.startsWith('{"summary":'))
       .map((l) => JSON.parse(l) as JsonObject);
     const guard = wymcpFetch({ era: (req, body) => classifyEra(req.headers, body).era });
     for (const verdict of verdicts) {
@@ -337,8 +339,8 @@ describe("wymcp check --json", () => {
   test("a message over --max-body-bytes gets the middleware's 413 answer for a body over the same limit", async () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(200) } });
     const run = wymcp(["--json", "--max-body-bytes", "100", "-"], { input: `${body}\n` });
-    const verdict = JSON.parse(run.stdout) as JsonObject;
-    const answer = await wymcpFetch({ maxBodyBytes: 100 })(
+    const verdict = JSON.parse(run.stdout.split("\n")[0]!) as JsonObject;
+    const answer = await wymcpFetch({ limits: { maxBodyBytes: 100 } })(
       new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json" }, body }),
     );
     assert.equal(verdict.status, answer!.status);
@@ -353,6 +355,7 @@ describe("wymcp check --json", () => {
     const [response, request] = run.stdout
       .trim()
       .split("\n")
+      .filter((l) => !l.startsWith('{"summary":'))
       .map((l) => JSON.parse(l) as JsonObject);
     assert.equal(request!.method, undefined);
     assert.deepEqual(response, {
@@ -371,11 +374,11 @@ describe("wymcp check --json", () => {
   test("--header MCP-Protocol-Version decides the era of a message with no body signal, as classifyEra does", () => {
     const notification = '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}\n';
     const modern = JSON.parse(
-      wymcp(["--json", "--header", "MCP-Protocol-Version: 2026-07-28"], { input: notification }).stdout,
+      wymcp(["--json", "--header", "MCP-Protocol-Version: 2026-07-28"], { input: notification }).stdout.split("\n")[0]!,
     ) as JsonObject;
     assert.deepEqual([modern.era, modern.eraSignal, modern.outcome], ["modern", "header-protocol-version", "bypass"]);
     const legacy = JSON.parse(
-      wymcp(["--json", "--header", "mcp-protocol-version: 2025-06-18"], { input: notification }).stdout,
+      wymcp(["--json", "--header", "mcp-protocol-version: 2025-06-18"], { input: notification }).stdout.split("\n")[0]!,
     ) as JsonObject;
     assert.deepEqual([legacy.era, legacy.eraSignal, legacy.outcome], ["legacy", "header-protocol-version", "pass"]);
   });
@@ -428,6 +431,7 @@ describe("wymcp check, outbound (validateMcpResponse)", () => {
     const verdicts = run.stdout
       .trim()
       .split("\n")
+      .filter((l) => !l.startsWith('{"summary":'))
       .map((l) => JSON.parse(l) as JsonObject);
     assert.deepEqual(
       verdicts.map((v) => v.direction),
@@ -491,7 +495,7 @@ describe("wymcp check, outbound (validateMcpResponse)", () => {
     const noResultType = '{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\n';
     const withResultType = '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[]}}\n';
     const judged = (input: string, ...args: string[]) =>
-      JSON.parse(wymcp(["--json", "--method", "tools/list", ...args], { input }).stdout) as JsonObject;
+      JSON.parse(wymcp(["--json", "--method", "tools/list", ...args], { input }).stdout.split("\n")[0]!) as JsonObject;
     assert.deepEqual([judged(withResultType).era, judged(withResultType).eraSignal], ["legacy", "default"]);
     const modern = judged(noResultType, "--header", "MCP-Protocol-Version: 2026-07-28");
     assert.deepEqual([modern.era, modern.eraSignal, modern.outcome], ["modern", "header-protocol-version", "violation"]);
@@ -513,6 +517,7 @@ describe("wymcp check, outbound (validateMcpResponse)", () => {
     const [request, broken] = run.stdout
       .trim()
       .split("\n")
+      .filter((l) => !l.startsWith('{"summary":'))
       .map((l) => JSON.parse(l) as JsonObject);
     assert.deepEqual([request!.direction, request!.outcome, request!.kind], ["out", "violation", "request"]);
     assert.deepEqual([broken!.direction, broken!.outcome, broken!.reason], ["out", "reject", "parse-error"]);
@@ -561,9 +566,9 @@ describe("wymcp check exit codes and usage", () => {
   test("2 for an unreadable file, after judging the readable ones and naming the missing one", () => {
     const run = wymcp(["missing.jsonl", "bad-tools-call.json"]);
     assert.equal(run.status, 2);
-    assert.match(run.stderr, /cannot read missing\.jsonl: no such file/);
+    assert.match(run.stderr, /^wymcp check: cannot read "missing\.jsonl": no such file$/m);
     assert.match(run.stdout, /^1 message: 0 pass, 1 rejected, 0 bypassed$/m);
-    assert.match(wymcp(["."]).stderr, /cannot read \.: is a directory/);
+    assert.match(wymcp(["."]).stderr, /^wymcp check: cannot read "\.": it is a folder$/m);
   });
 
   for (const [name, args] of [
@@ -571,15 +576,17 @@ describe("wymcp check exit codes and usage", () => {
     ["an era that does not exist", ["--era", "2026"]],
     ["a direction that does not exist", ["--direction", "sideways"]],
     ["a header without a colon", ["--header", "MCP-Protocol-Version 2026-07-28"]],
-    ["a size that is not a number", ["--max-bytes", "4MB"]],
+    ["a size that is not a number", ["--max-body-bytes", "4MB"]],
     ["a size in exponent notation, refused as wymcp proxy and wymcp stdio refuse it", ["--max-body-bytes", "1e3"]],
-    ["both names of the size limit at once", ["--max-body-bytes", "1000", "--max-bytes", "1000"]],
+    ["the size limit's old name", ["--max-bytes", "1000"]],
+    ["a rule wymcp check does not apply", ["--rule", "toolArguments=report"]],
+    ["the outbound rule off (check judges every server message)", ["--rule", "outbound=off"]],
   ] as const) {
     test(`2 for ${name}, with the reason on stderr and nothing judged`, () => {
       const run = wymcp([...args, "mixed.jsonl"]);
       assert.equal(run.status, 2, run.stdout);
       assert.equal(run.stdout, "");
-      assert.match(run.stderr, /^wymcp: .+\nRun "wymcp check --help"/);
+      assert.match(run.stderr, /^wymcp check: .+\nRun "wymcp check --help"/);
     });
   }
 
@@ -600,7 +607,8 @@ describe("wymcp check exit codes and usage", () => {
       "--json",
       "--format",
       "--max-body-bytes",
-      "--max-bytes",
+      "--rule",
+      "--report",
       "--quiet",
       "NO_COLOR",
       "Exit codes",

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { HUNG_CHILD_MS } from "../examples/hung-child.js";
 import { repoRoot } from "./support/spec.js";
 
 const cli = join(repoRoot, "dist/cli.js");
@@ -23,7 +24,7 @@ function wymcp(args: string[], env: Record<string, string> = {}) {
     encoding: "utf8",
     cwd: repoRoot,
     env: { ...process.env, ...env },
-    timeout: 60_000,
+    timeout: HUNG_CHILD_MS,
   });
 }
 
@@ -55,7 +56,7 @@ function stop(child: ChildProcess): Promise<void> {
 
 const toolsOf = (file: string) => (JSON.parse(readFileSync(file, "utf8")) as { tools: unknown[] }).tools;
 
-describe("wymcp compile --from: the SDK's own server over Streamable HTTP", { timeout: 120_000 }, () => {
+describe("wymcp compile --from: the SDK's own server over Streamable HTTP", () => {
   let http: { url: string; child: ChildProcess };
   let bad: { url: string; child: ChildProcess };
   before(async () => {
@@ -119,7 +120,7 @@ describe("wymcp compile --from: the SDK's own server over Streamable HTTP", { ti
   });
 });
 
-describe("wymcp compile --from-stdio: the SDK's own server over stdio", { timeout: 120_000 }, () => {
+describe("wymcp compile --from-stdio: the SDK's own server over stdio", () => {
   test("--lint and --out on what it lists, every page", () => {
     const out = join(tmp, "stdio");
     const run = wymcp(["--from-stdio", "--lint", "--out", out, "--", process.execPath, ...tsx, server, memory]);

@@ -235,9 +235,7 @@ describe("--lint checks x-mcp-header by the constraints of MCP 2026-07-28", () =
   });
 });
 
-test("the tools the lint reports as refused by the sdk are exactly those the official client's listTools() drops (modern era, Streamable HTTP)", {
-  timeout: 120_000,
-}, async () => {
+test("the tools the lint reports as refused by the sdk are exactly those the official client's listTools() drops (modern era, Streamable HTTP)", async () => {
   const tools = cases.flatMap(([, { fails, passes, extra }], i) => [
     { name: `case${i}_fails`, inputSchema: { type: "object", properties: fails, ...extra } },
     { name: `case${i}_passes`, inputSchema: { type: "object", properties: passes, ...(extra === undefined ? {} : { $defs: {} }) } },

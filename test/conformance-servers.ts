@@ -4,7 +4,7 @@
  * (test/support/bare-server.ts), tmcp and mcp-handler (test/support/frameworks.ts, with their `lookup` tool), the Python
  * SDK's `MCPServer` (test/python/echo_servers.py header-http) and the TypeScript SDK v2 (examples/conformance-server.ts,
  * ungated). Behind wymcp means `wymcp proxy` (from the source, its loopback defaults) for every server, and `gateFetch`
- * with `allowedHosts` naming the server's own address for the two Fetch frameworks.
+ * with `allow.hosts` naming the server's own address for the two Fetch frameworks.
  * Prints, per server, every check of every scenario, alone and behind, with the count passed; writes the tables into
  * docs/conformance.md; fails when behind wymcp loses a check the server alone passes.
  * `--server NAME` (repeatable) runs those servers only and writes nothing; `--proxy-arg ARG` (repeatable) adds an argument
@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gateFetch } from "../src/fetch.js";
+import { HUNG_CHILD_MS } from "../examples/hung-child.js";
 import { launchExample, launchProxy } from "../examples/launch.js";
 import { serveFetch, startBareServer } from "./support/bare-server.js";
 import { edgeToolsOption } from "./support/edge-tools-option.js";
@@ -64,7 +65,7 @@ const GATE_OPTIONS = JSON.parse(many("--gate-options")[0] ?? "{}") as Record<str
 const fetchFramework = (make: () => { handler: (request: Request) => Promise<Response> }): Pick<Subject, "alone" | "gated"> => ({
   alone: () => serveFetch(() => make().handler),
   gated: (options) =>
-    serveFetch((port) => gateFetch(make().handler, { allowedHosts: [`127.0.0.1:${port}`, `localhost:${port}`], ...options } as never)),
+    serveFetch((port) => gateFetch(make().handler, { allow: { hosts: [`127.0.0.1:${port}`, `localhost:${port}`] }, ...options } as never)),
 });
 
 const SUBJECTS: Subject[] = [
@@ -86,8 +87,8 @@ function runScenario(url: URL, scenario: string, outDir: string): Promise<Check[
     let output = "";
     child.stdout.setEncoding("utf8").on("data", (text: string) => (output = (output + text).slice(-8_000)));
     child.stderr.setEncoding("utf8").on("data", (text: string) => (output = (output + text).slice(-8_000)));
-    // The suite bounds each scenario (30 s); this bounds a hung run.
-    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+    // The suite bounds each scenario (30 s); this ends a hung run.
+    const timer = setTimeout(() => child.kill("SIGKILL"), HUNG_CHILD_MS);
     child.once("error", reject);
     child.once("exit", () => {
       clearTimeout(timer);
@@ -130,7 +131,7 @@ async function main(): Promise<number> {
         // One server (and proxy) per mode: what one scenario leaves behind is the next one's starting point, as a client's would be.
         const server = mode === "gateFetch" ? await subject.gated!(gateOptions) : await subject.alone();
         // The proxy learns the server's tools from its tools/list answers, as gateFetch does with the tools option.
-        const args = ["--log", "json", "--learn-tools", "on", ...PROXY_ARGS];
+        const args = ["--log", "json", ...PROXY_ARGS];
         const proxy = mode === "proxy" ? await launchProxy(server.url, { cli: "src", args }) : undefined;
         try {
           for (const scenario of SCENARIOS) {

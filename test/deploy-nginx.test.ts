@@ -19,8 +19,6 @@ import { repoRoot } from "./support/spec.js";
 
 const MODERN = "2026-07-28";
 const DOC = join(repoRoot, "docs", "deploy.md");
-/** How long a server-side step waits for the client to see the event before it: a buffered stream never gets there. */
-const EVENT_WAIT_MS = 5_000;
 /** The most legacy clients (loopback addresses) the affinity test opens sessions from. */
 const CLIENTS = 17;
 
@@ -82,11 +80,9 @@ function refusals(proxy: RunningProxy): Array<{ status?: number; code?: number; 
     .filter((record) => record.event === "refused");
 }
 
-/** Resolves when `check` holds, rejects after `ms` with `what`. */
-function eventually(check: () => boolean, what: string, ms = EVENT_WAIT_MS): Promise<void> {
-  return until(check, ms).catch(() => {
-    throw new Error(what);
-  });
+/** Resolves when `check` holds; `what` says what a wait that never ends (cut by the runner's limit) was waiting for. */
+function eventually(check: () => boolean, _what: string): Promise<void> {
+  return until(check);
 }
 
 test("without nginx, a set-up that is not root fails saying what to install", async () => {
@@ -96,26 +92,22 @@ test("without nginx, a set-up that is not root fails saying what to install", as
   );
 });
 
-// The suite's own timeout leaves room for a first run that installs nginx; each test has its own.
-describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies", { timeout: 660_000 }, () => {
+describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies", () => {
   let doors: DualEraDoors;
   const proxies: RunningProxy[] = [];
   let nginx: RunningNginx;
   let endpoint: URL;
   let binary: string;
 
-  before(
-    async () => {
-      assertFreshDist();
-      binary = await ensureNginx();
-      doors = await startDualEraDoors(2);
-      for (const url of doors.urls) proxies.push(await startProxy(["--upstream", url.href, "--trust-proxy", "--log", "json"]));
-      const instances = proxies.map((proxy) => proxy.url.host) as [string, string];
-      nginx = await startNginx(binary, ({ dir, port }) => nginxConf(dir, port, instances));
-      endpoint = new URL("/mcp", nginx.origin);
-    },
-    { timeout: 600_000 },
-  );
+  before(async () => {
+    assertFreshDist();
+    binary = await ensureNginx();
+    doors = await startDualEraDoors(2);
+    for (const url of doors.urls) proxies.push(await startProxy(["--upstream", url.href, "--trust-proxy", "--log", "json"]));
+    const instances = proxies.map((proxy) => proxy.url.host) as [string, string];
+    nginx = await startNginx(binary, ({ dir, port }) => nginxConf(dir, port, instances));
+    endpoint = new URL("/mcp", nginx.origin);
+  });
   after(async () => {
     await nginx?.stop();
     await Promise.all(proxies.map((proxy) => proxy.stop()));
@@ -125,9 +117,7 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
   /** Which proxy forwarded each arrival, counted. */
   const perProxy = (arrivals: Arrival[]) => [0, 1].map((door) => arrivals.filter((a) => a.door === door).length);
 
-  test("legacy: each client's sessions go through one proxy, every request of a session included; clients spread", {
-    timeout: 30_000,
-  }, async (t) => {
+  test("legacy: each client's sessions go through one proxy, every request of a session included; clients spread", async (t) => {
     const from = doors.arrivals.length;
     /** The sessions each client address opened. */
     const byClient = new Map<string, string[]>();
@@ -145,7 +135,7 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
         for (let i = 0; i < 2; i++) {
           const client = new Client({ name: "wymcp-deploy-legacy", version: "1.0.0" });
           const transport = new StreamableHTTPClientTransport(endpoint, { fetch: connections.fetch });
-          await client.connect(transport, { timeout: 10_000 });
+          await client.connect(transport);
           assert.notEqual(client.getNegotiatedProtocolVersion(), MODERN);
           assert.ok(transport.sessionId, "the server gave the legacy session an Mcp-Session-Id");
           sessions.push(transport.sessionId);
@@ -180,10 +170,10 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
     );
   });
 
-  test("2026-07-28: one client's requests are spread over both proxies", { timeout: 30_000 }, async (t) => {
+  test("2026-07-28: one client's requests are spread over both proxies", async (t) => {
     const from = doors.arrivals.length;
     const client = new Client({ name: "wymcp-deploy-modern", version: "1.0.0" }, { versionNegotiation: { mode: { pin: MODERN } } });
-    await client.connect(new StreamableHTTPClientTransport(endpoint), { timeout: 10_000 });
+    await client.connect(new StreamableHTTPClientTransport(endpoint));
     try {
       assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
       for (let i = 0; i < 10; i++) {
@@ -205,24 +195,22 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
   });
 
   for (const era of ["legacy", MODERN] as const) {
-    test(`${era}: a streamed answer crosses nginx event by event, each before the server sends the next`, {
-      timeout: 30_000,
-    }, async (t) => {
+    test(`${era}: a streamed answer crosses nginx event by event, each before the server sends the next`, async (t) => {
       const client = new Client(
         { name: "wymcp-deploy-stream", version: "1.0.0" },
         era === MODERN ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
       );
-      await client.connect(new StreamableHTTPClientTransport(endpoint), { timeout: 10_000 });
+      await client.connect(new StreamableHTTPClientTransport(endpoint));
       const steps = 4;
       const sent: number[] = [];
       const arrived: number[] = [];
       // The server sends step n, then waits until the client has it: if nginx (or the proxy) held the stream back,
-      // the client would see nothing until the answer ends, and the wait would fail.
+      // the client would see nothing until the answer ends, and the wait would never end.
       doors.hooks.afterStep = async (step) => {
         sent[step] = performance.now();
         await eventually(
           () => arrived[step] !== undefined,
-          `progress ${step} of ${steps} was sent but had not reached the client ${EVENT_WAIT_MS} ms later: the stream is buffered`,
+          `progress ${step} of ${steps} was sent but never reaches the client: the stream is buffered`,
         );
       };
       try {
@@ -251,7 +239,7 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
     });
   }
 
-  test("a refused message is answered by the proxy through nginx, and never reaches the server", { timeout: 30_000 }, async (t) => {
+  test("a refused message is answered by the proxy through nginx, and never reaches the server", async (t) => {
     const from = doors.arrivals.length;
     const logged = proxies.map((proxy) => refusals(proxy).length);
     const post = (body: unknown) =>
@@ -297,7 +285,7 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
     t.diagnostic(`refused through nginx: 400/-32602 and 400/-32600 (${by.join(", ")}); nothing reached the server`);
   });
 
-  test("SIGTERM to one proxy loses none of the requests it has in flight", { timeout: 30_000 }, async (t) => {
+  test("SIGTERM to one proxy loses none of the requests it has in flight", async (t) => {
     const inFlight = 6;
     let held = 0;
     let open!: () => void;
@@ -310,9 +298,9 @@ describe("nginx as docs/deploy.md configures it, in front of two wymcp proxies",
     doors.hooks.release = () => released;
     const client = new Client({ name: "wymcp-deploy-drain", version: "1.0.0" });
     const transport = new StreamableHTTPClientTransport(endpoint);
-    await client.connect(transport, { timeout: 10_000 });
+    await client.connect(transport);
     const from = doors.arrivals.length;
-    const calls = Array.from({ length: inFlight }, () => client.callTool({ name: "hold", arguments: {} }, { timeout: 30_000 }));
+    const calls = Array.from({ length: inFlight }, () => client.callTool({ name: "hold", arguments: {} }));
     try {
       await eventually(() => held === inFlight, `${held} of ${inFlight} calls reached the server`);
       const through = new Set(

@@ -21,7 +21,7 @@ after(async () => {
 /** A client of the official SDK, connected through the middleware; closed when `use` settles. */
 async function withClient<T>(modern: boolean, use: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ name: "wymcp-e2e", version: "0.0.0" }, modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {});
-  await client.connect(new StreamableHTTPClientTransport(server.url), { timeout: 5_000 });
+  await client.connect(new StreamableHTTPClientTransport(server.url));
   try {
     return await use(client);
   } finally {
@@ -34,7 +34,6 @@ function post(body: string | Uint8Array, headers: Record<string, string> = {}): 
     method: "POST",
     headers: { "Content-Type": "application/json", Accept: ACCEPT, ...headers },
     body,
-    signal: AbortSignal.timeout(5_000),
   });
 }
 
@@ -47,7 +46,7 @@ function textOf(result: { content?: unknown }): string {
   return first?.text ?? "";
 }
 
-describe("the official SDK client through the middleware", { timeout: 30_000 }, () => {
+describe("the official SDK client through the middleware", () => {
   test("a modern client discovers, lists and calls tools, gets a prompt and reads a resource", async () => {
     await withClient(true, async (client) => {
       assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
@@ -79,7 +78,7 @@ describe("the official SDK client through the middleware", { timeout: 30_000 }, 
   });
 });
 
-describe("hand-made bodies against the example server", { timeout: 30_000 }, () => {
+describe("hand-made bodies against the example server", () => {
   test("a modern tools/call with a bad name is answered 400/-32602 with the location, before the SDK sees it", async () => {
     const body = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 5, _meta: META } };
     const res = await post(JSON.stringify(body), { "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call" });
@@ -220,7 +219,7 @@ describe("hand-made bodies against the example server", { timeout: 30_000 }, () 
   });
 
   test("a GET passes the middleware untouched and gets the SDK's own 405", async () => {
-    const res = await fetch(server.url, { headers: { Accept: "text/event-stream" }, signal: AbortSignal.timeout(5_000) });
+    const res = await fetch(server.url, { headers: { Accept: "text/event-stream" } });
     assert.equal(res.status, 405);
     assert.equal(res.headers.get("allow"), "POST");
     await res.body?.cancel();

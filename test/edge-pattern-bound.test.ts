@@ -38,11 +38,11 @@ describe("every argument of n bytes costs O(n) at the edge, whatever the server'
       const small = body(10_000);
       const large = body(100_000);
       // Judged, not passed on: the pattern runs at the edge.
-      const verdict = tools.judge(large, "modern", undefined, {});
+      const verdict = tools.judge({ body: large, era: "modern", protocolVersion: undefined, headers: {} });
       assert.ok(!(verdict instanceof Promise));
       assert.equal(verdict?.check, "arguments");
-      const judgeSmall = () => tools.judge(small, "modern", undefined, {});
-      const judgeLarge = () => tools.judge(large, "modern", undefined, {});
+      const judgeSmall = () => tools.judge({ body: small, era: "modern", protocolVersion: undefined, headers: {} });
+      const judgeLarge = () => tools.judge({ body: large, era: "modern", protocolVersion: undefined, headers: {} });
       const ratio = cpuPerCall(judgeLarge, 7) / cpuPerCall(judgeSmall, 7);
       assert.ok(ratio <= 15, `10× the argument cost ${ratio.toFixed(1)}× the time`);
     });

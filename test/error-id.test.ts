@@ -25,8 +25,7 @@ const modernHeaders = { ...json, "mcp-protocol-version": "2026-07-28" };
 /** Each kind of answer wymcp builds itself, with the id it carries. */
 async function ownAnswers(): Promise<Array<{ name: string; status: number; answer: { id?: unknown } }>> {
   const guard = wymcpFetch({
-    maxBodyBytes: 1000,
-    maxDepth: 4,
+    limits: { maxBodyBytes: 1000, maxDepth: 4 },
     era: (req) => (req.headers.get("mcp-protocol-version") ? "modern" : "legacy"),
   });
   const cases: Array<[string, Record<string, string>, string]> = [

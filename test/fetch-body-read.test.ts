@@ -38,7 +38,7 @@ test("gateFetch reads a body of a declared length within the limit with arrayBuf
 test("a body of no declared length goes through the reader, which stops at the limit", async () => {
   const seen: unknown[] = [];
   const stream = (text: string) => new Blob([text]).stream();
-  const gated = gateFetch(handler(seen), { maxBodyBytes: 100 });
+  const gated = gateFetch(handler(seen), { limits: { maxBodyBytes: 100 } });
   const init = (body: ReadableStream<Uint8Array>) =>
     ({ method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" }) as RequestInit;
   assert.equal((await gated(new Request("http://localhost/mcp", init(stream(CALL))))).status, 200);
@@ -48,7 +48,7 @@ test("a body of no declared length goes through the reader, which stops at the l
 
 test("a body longer than the Content-Length it declares is still refused past the limit", async () => {
   const body = " ".repeat(200) + CALL;
-  const response = await gateFetch(handler([]), { maxBodyBytes: 100 })(
+  const response = await gateFetch(handler([]), { limits: { maxBodyBytes: 100 } })(
     new Request("http://localhost/mcp", { method: "POST", headers: { "content-type": "application/json", "content-length": "50" }, body }),
   );
   assert.equal(response.status, 413);

@@ -24,7 +24,7 @@ async function answerOf(response: Response | undefined): Promise<JsonRpcErrorRes
 }
 
 describe("wymcpFetch on plain Request/Response", () => {
-  const guard = wymcpFetch({ era: (req, body) => classifyEra(req.headers, body).era, maxBodyBytes: 1024 });
+  const guard = wymcpFetch({ era: (req, body) => classifyEra(req.headers, body).era, limits: { maxBodyBytes: 1024 } });
 
   test("a valid POST resolves to undefined, its body still readable, its era and body from wymcpOf", async () => {
     const req = request(JSON.stringify(toolsList));
@@ -95,7 +95,7 @@ describe("wymcpFetch on plain Request/Response", () => {
     const logged = wymcpFetch({ onReject: (info) => seen.push(info) });
     await logged(request(JSON.stringify({ jsonrpc: "2.0", id: "x", method: 5, params: { secret: "top-secret" } })));
     assert.equal(seen.length, 1);
-    assert.deepEqual(Object.keys(seen[0] ?? {}).sort(), ["era", "kind", "reason", "response", "status"]);
+    assert.deepEqual(Object.keys(seen[0] ?? {}).sort(), ["era", "kind", "reason", "response", "rule", "status"]);
     assert.equal(seen[0]?.reason, "invalid-message");
     assert.doesNotMatch(JSON.stringify(seen), /top-secret/);
   });
@@ -111,7 +111,7 @@ function buildSdk() {
   });
 }
 
-describe("wymcpFetch in a Hono app in front of the official SDK", { timeout: 20_000 }, () => {
+describe("wymcpFetch in a Hono app in front of the official SDK", () => {
   const sdk = buildSdk();
   const guard = wymcpFetch({ era: (req, body) => classifyEra(req.headers, body).era });
   const app = new Hono();
@@ -123,7 +123,7 @@ describe("wymcpFetch in a Hono app in front of the official SDK", { timeout: 20_
   for (const modern of [true, false]) {
     test(`a ${modern ? "modern" : "legacy"} SDK client calls a tool through the middleware`, async () => {
       const client = new Client({ name: "hono-test", version: "0.0.0" }, modern ? { versionNegotiation: { mode: { pin: MODERN } } } : {});
-      await client.connect(new StreamableHTTPClientTransport(new URL(URL_), { fetch: viaApp }), { timeout: 5_000 });
+      await client.connect(new StreamableHTTPClientTransport(new URL(URL_), { fetch: viaApp }));
       try {
         assert.equal(client.getNegotiatedProtocolVersion(), modern ? MODERN : "2025-11-25");
         const result = await client.callTool({ name: "upper", arguments: { text: "hono" } });

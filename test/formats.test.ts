@@ -1,14 +1,17 @@
 /**
  * The `formats` option on every face: by default a schema's `format` is an annotation, so the URIs, roots, icon
  * sources, websites and base64 that real clients and servers send verbatim (and that every official SDK accepts) pass;
- * under `formats: "strict"` (`--formats strict`) each is refused at its location, in both eras.
+ * under `formats: "strict"` (`--rule formats=enforce`) each is refused at its location, in both eras.
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import { assertFreshDist } from "./support/built.js";
-import { validateMcpRequest, type Formats } from "wymcp";
+import { validateMcpRequest } from "wymcp";
+
+type Formats = "annotation" | "strict";
+const FORMATS_RULE = { annotation: "off", strict: "enforce" } as const;
 import { gateFetch, type McpFetchHandler, wymcpFetch } from "wymcp/fetch";
 import { gateNode, wymcpNode } from "wymcp/node";
 import { validateMcpResponse } from "wymcp/outbound";
@@ -64,8 +67,8 @@ describe("the pure calls", () => {
     test(`validateMcpRequest, ${c.name}: passes by default, refused -32602 at ${c.at} under formats: "strict"`, () => {
       const options = { protocolVersion: c.protocolVersion };
       assert.equal(validateMcpRequest(c.body, c.era, options).outcome, "pass");
-      assert.equal(validateMcpRequest(c.body, c.era, { ...options, formats: "annotation" }).outcome, "pass");
-      const strict = validateMcpRequest(c.body, c.era, { ...options, formats: "strict" });
+      assert.equal(validateMcpRequest(c.body, c.era, { ...options, rules: { formats: "off" } }).outcome, "pass");
+      const strict = validateMcpRequest(c.body, c.era, { ...options, rules: { formats: "enforce" } });
       assert.equal(strict.outcome, "reject");
       if (strict.outcome !== "reject") return;
       assert.equal(strict.status, refusedStatus(c));
@@ -92,7 +95,7 @@ describe("the pure calls", () => {
     const outbound = OUTBOUND_CASES[0]!;
     const options = { protocolVersion: inbound.protocolVersion };
     for (let i = 0; i < 3; i++) {
-      assert.equal(validateMcpRequest(inbound.body, inbound.era, { ...options, formats: "strict" }).outcome, "reject");
+      assert.equal(validateMcpRequest(inbound.body, inbound.era, { ...options, rules: { formats: "enforce" } }).outcome, "reject");
       assert.equal(validateMcpRequest(inbound.body, inbound.era, options).outcome, "pass");
       assert.equal(validateMcpResponse(outbound.message, { ...outbound, formats: "strict" }).outcome, "violation");
       assert.equal(validateMcpResponse(outbound.message, outbound).outcome, "pass");
@@ -117,13 +120,13 @@ describe("gateFetch and wymcpFetch", () => {
       assert.equal(byDefault.reached(), 1);
 
       const strict = countingHandler();
-      const refused = await gateFetch(strict.handler, { formats: "strict" })(post(c));
+      const refused = await gateFetch(strict.handler, { rules: { formats: "enforce" } })(post(c));
       assert.equal(refused.status, refusedStatus(c));
       assertRefusedAt((await refused.json()) as ErrorAnswer, c);
       assert.equal(strict.reached(), 0);
 
       assert.equal(await wymcpFetch()(post(c)), undefined, "the guard hands it on by default");
-      const guarded = await wymcpFetch({ formats: "strict" })(post(c));
+      const guarded = await wymcpFetch({ rules: { formats: "enforce" } })(post(c));
       assert.ok(guarded, "the strict guard answers it");
       assert.equal(guarded.status, refusedStatus(c));
       assertRefusedAt((await guarded.json()) as ErrorAnswer, c);
@@ -139,10 +142,9 @@ describe("gateFetch and wymcpFetch", () => {
           request: Request,
         ) => Promise<Response>;
         const gated = gateFetch(server, {
-          formats,
-          outbound: "report",
-          outboundCheck: validateMcpResponse,
-          onOutboundViolation: ({ violations }) => seen.push(violations.errors.map((e) => e.instancePath)),
+          rules: { formats: FORMATS_RULE[formats] },
+          outbound: validateMcpResponse,
+          onReport: ({ errors }) => seen.push((errors ?? []).map((e) => e.instancePath)),
         });
         const answer = await gated(post(requestFor(c)));
         assert.deepEqual(await answer.json(), c.message, "the answer goes out unchanged");
@@ -189,8 +191,8 @@ describe("gateNode and wymcpNode", () => {
         return new Response(JSON.stringify({ jsonrpc: "2.0", id: 1, result: {} }), { headers: { "content-type": "application/json" } });
       },
     };
-    const gates = { "/default": gateNode(handler), "/strict": gateNode(handler, { formats: "strict" }) };
-    const guards = { "/guard-default": wymcpNode(), "/guard-strict": wymcpNode({ formats: "strict" }) };
+    const gates = { "/default": gateNode(handler), "/strict": gateNode(handler, { rules: { formats: "enforce" } }) };
+    const guards = { "/guard-default": wymcpNode(), "/guard-strict": wymcpNode({ rules: { formats: "enforce" } }) };
     const server = http.createServer((req, res) => {
       const path = req.url ?? "";
       if (path in gates) return void gates[path as keyof typeof gates](req, res);
@@ -234,10 +236,9 @@ describe("gateNode and wymcpNode", () => {
       (["annotation", "strict"] as const).map((formats) => [
         `/${formats}`,
         gateNode(handler, {
-          formats,
-          outbound: "report",
-          outboundCheck: validateMcpResponse,
-          onOutboundViolation: ({ violations }) => reports[formats].push(violations.errors.map((e) => e.instancePath)),
+          rules: { formats: FORMATS_RULE[formats] },
+          outbound: validateMcpResponse,
+          onReport: ({ errors }) => reports[formats]!.push((errors ?? []).map((e) => e.instancePath)),
         }),
       ]),
     );
@@ -261,53 +262,55 @@ describe("gateNode and wymcpNode", () => {
 // The command-line faces run the built bin.
 before(() => assertFreshDist());
 
-describe("wymcp check --formats strict", () => {
+describe("wymcp check --rule formats=enforce", () => {
   const groups = new Map<string, InboundCase[]>();
   for (const c of INBOUND_CASES) groups.set(c.protocolVersion, [...(groups.get(c.protocolVersion) ?? []), c]);
   for (const [protocolVersion, cases] of groups) {
-    test(`${protocolVersion}: all ${cases.length} messages pass by default and are each rejected with --formats strict`, () => {
+    test(`${protocolVersion}: all ${cases.length} messages pass by default and are each rejected with --rule formats=enforce`, () => {
       const input = `${cases.map((c) => JSON.stringify(c.body)).join("\n")}\n`;
       const header = ["--header", `MCP-Protocol-Version: ${protocolVersion}`, "--direction", "in", "-"];
       const byDefault = wymcp(["--json", ...header], { input });
       assert.equal(byDefault.status, 0, byDefault.stdout + byDefault.stderr);
-      const strict = wymcp(["--json", "--formats", "strict", ...header], { input });
+      const strict = wymcp(["--json", "--rule", "formats=enforce", ...header], { input });
       assert.equal(strict.status, 1, strict.stderr);
       const answers = strict.stdout
         .trim()
         .split("\n")
+        .filter((l) => !l.startsWith('{"summary":'))
         .map((line) => (JSON.parse(line) as { response: ErrorAnswer }).response);
       assert.equal(answers.length, cases.length);
       cases.forEach((c, i) => assertRefusedAt(answers[i]!, c));
     });
   }
 
-  test("--direction out: a server's results with such strings pass by default and are violations with --formats strict", () => {
+  test("--direction out: a server's results with such strings pass by default and are violations with --rule formats=enforce", () => {
     for (const c of OUTBOUND_CASES) {
       const args = ["--direction", "out", "--method", c.method, "--header", `MCP-Protocol-Version: ${c.protocolVersion}`];
       args.push("--era", c.era, "-");
       const input = `${JSON.stringify(c.message)}\n`;
       assert.equal(wymcp(args, { input }).status, 0, c.name);
-      const strict = wymcp(["--formats", "strict", ...args], { input });
+      const strict = wymcp(["--rule", "formats=enforce", ...args], { input });
       assert.equal(strict.status, 1, c.name);
       assert.ok(strict.stdout.includes(c.at), `${c.name}: ${strict.stdout}`);
     }
   });
 
-  test("--formats takes annotation or strict; anything else is a usage error naming the flag", () => {
-    const run = wymcp(["--formats", "loose", "-"], { input: "{}\n" });
+  test("--rule formats takes a rule's three states; anything else is a usage error naming the flag, and the old flag is gone", () => {
+    const run = wymcp(["--rule", "formats=loose", "-"], { input: "{}\n" });
     assert.equal(run.status, 2);
-    assert.match(run.stderr, /--formats must be one of "annotation", "strict", not "loose"/);
+    assert.match(run.stderr, /--rule formats=loose: a rule's state is enforce, report or off/);
+    assert.match(wymcp(["--formats", "strict", "-"], { input: "{}\n" }).stderr, /unknown flag --formats \(did you mean "--format"\?\)/);
   });
 });
 
-describe("wymcp proxy --formats strict", { timeout: 60_000 }, () => {
+describe("wymcp proxy --rule formats=enforce", () => {
   let upstream: Upstream;
   let proxies: Record<Formats, RunningProxy>;
   before(async () => {
     upstream = await recordingUpstream();
     const [annotation, strict] = await Promise.all([
       startProxy(["--upstream", upstream.url.href]),
-      startProxy(["--upstream", upstream.url.href, "--formats", "strict"]),
+      startProxy(["--upstream", upstream.url.href, "--rule", "formats=enforce"]),
     ]);
     proxies = { annotation: annotation!, strict: strict! };
   });
@@ -316,7 +319,7 @@ describe("wymcp proxy --formats strict", { timeout: 60_000 }, () => {
     await upstream.close();
   });
 
-  test("each case is forwarded by default and refused with --formats strict, never reaching the upstream", async () => {
+  test("each case is forwarded by default and refused with --rule formats=enforce, never reaching the upstream", async () => {
     for (const c of INBOUND_CASES) {
       const body = JSON.stringify(c.body);
       const before = upstream.received.length;
@@ -331,7 +334,7 @@ describe("wymcp proxy --formats strict", { timeout: 60_000 }, () => {
   });
 });
 
-describe("wymcp stdio --formats strict", { timeout: 60_000 }, () => {
+describe("wymcp stdio --rule formats=enforce", () => {
   /** `wymcp stdio <flags> -- node -e <an echo server>`: every line the server reads, it answers with a result. */
   function gate(flags: string[]): { child: ChildProcess; lines: () => Array<Record<string, unknown>> } {
     const echo =
@@ -360,10 +363,10 @@ describe("wymcp stdio --formats strict", { timeout: 60_000 }, () => {
 
   for (const formats of ["annotation", "strict"] as const) {
     test(`${formats}: ${cases.length} resources/read lines of both eras are ${formats === "strict" ? "each answered -32602 by the gate" : "each served"}`, async () => {
-      const g = gate(formats === "strict" ? ["--formats", "strict"] : []);
+      const g = gate(formats === "strict" ? ["--rule", "formats=enforce"] : []);
       const ids = cases.map((c, i) => ({ ...c.body, id: `c${i}` }));
       g.child.stdin!.write(ids.map((body) => `${JSON.stringify(body)}\n`).join(""));
-      await until(() => g.lines().length === cases.length, 20_000);
+      await until(() => g.lines().length === cases.length);
       g.child.stdin!.end();
       await new Promise((resolve) => g.child.once("close", resolve));
       const byId = new Map(g.lines().map((line) => [line.id, line]));

@@ -14,7 +14,7 @@ import {
 } from "../fuzz/hostile.js";
 import { memoryFinding, runTransportFuzz, transportCases } from "../fuzz/transport.js";
 
-describe("npm run fuzz -- --transport", { timeout: 120_000 }, () => {
+describe("npm run fuzz -- --transport", () => {
   test("the seeded cases cover every chunk size, both framings and every refusal, and the same seed gives the same bytes", () => {
     const cases = transportCases({ seed: 1, count: 60 });
     const labels = cases.map((c) => c.label).join("\n");
@@ -47,7 +47,7 @@ describe("npm run fuzz -- --transport", { timeout: 120_000 }, () => {
   });
 });
 
-describe("npm run fuzz -- --transport: the hostile families, with wymcp and without", { timeout: 120_000 }, () => {
+describe("npm run fuzz -- --transport: the hostile families, with wymcp and without", () => {
   test("a run of as many cases as a family has shapes covers every shape once, and the same seed gives the same cases", () => {
     for (const family of HOSTILE_FAMILIES) {
       const cases = hostileCases({ seed: 5, count: SHAPES[family], families: [family] });

@@ -6,7 +6,7 @@ import { gatedWorse, runFuzz, type FuzzReport } from "../fuzz/run.js";
 const COUNT = 80;
 const SEED = 8;
 
-describe(`HTTP fuzz, ${COUNT} seeded requests against the example server with and without wymcp`, { timeout: 180_000 }, () => {
+describe(`HTTP fuzz, ${COUNT} seeded requests against the example server with and without wymcp`, () => {
   let gated: FuzzReport;
   let ungated: FuzzReport;
   before(async () => {
@@ -58,7 +58,7 @@ describe(`HTTP fuzz, ${COUNT} seeded requests against the example server with an
   });
 });
 
-describe("the nesting bound fixes the 500 the gate used to cause", { timeout: 60_000 }, () => {
+describe("the nesting bound fixes the 500 the gate used to cause", () => {
   const META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" },
@@ -79,7 +79,7 @@ describe("the nesting bound fixes the 500 the gate used to cause", { timeout: 60
     server = await launchExample();
   });
   after(() => server?.stop());
-  const post = (body: string) => fetch(server.url, { method: "POST", headers, body, signal: AbortSignal.timeout(10_000) });
+  const post = (body: string) => fetch(server.url, { method: "POST", headers, body });
 
   test("a tools/call whose arguments nest 5,000 arrays deep gets 400/-32600 naming the limit, and the next request 200", async () => {
     const refused = await post(deep(5_000));

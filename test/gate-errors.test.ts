@@ -20,7 +20,7 @@ const throwing: McpFetchHandler = {
 };
 const INTERNAL = { jsonrpc: "2.0", error: { code: -32603, message: "Internal server error" }, id: 7 };
 
-describe("gateNode: an error of the handler", { timeout: 20_000 }, () => {
+describe("gateNode: an error of the handler", () => {
   test("as a listener with onError: onError gets (error, req) once, the answer is 500/-32603 with the id, nothing is logged", async (t) => {
     const logged = t.mock.method(console, "error", () => undefined);
     const seen: Array<[unknown, unknown]> = [];

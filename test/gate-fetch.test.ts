@@ -130,7 +130,11 @@ describe("gateFetch in Hono and with options", () => {
 
   test("maxBodyBytes, maxDepth, onReject and a fixed era work on the wrapper", async () => {
     const rejected: RejectInfo[] = [];
-    const gated = gateFetch(handler, { maxBodyBytes: 300, maxDepth: 8, era: "modern", onReject: (info) => rejected.push(info) });
+    const gated = gateFetch(handler, {
+      limits: { maxBodyBytes: 300, maxDepth: 8 },
+      era: "modern",
+      onReject: (info) => rejected.push(info),
+    });
     const { headers } = callSeen("modern");
     const deep = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "x", params: { a: [[[[[[[[1]]]]]]]] } });
     const legacyLooking = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
@@ -150,9 +154,8 @@ describe("gateFetch in Hono and with options", () => {
     const violations: string[] = [];
     const bad: McpFetchHandler = { fetch: async () => Response.json({ jsonrpc: "2.0", id: 7, result: { content: "not an array" } }) };
     const gated = gateFetch(bad, {
-      outbound: "report",
-      outboundCheck: validateMcpResponse,
-      onOutboundViolation: (v) => violations.push(`${v.method} ${v.violations.errors[0]?.instancePath}`),
+      outbound: validateMcpResponse,
+      onReport: (v) => violations.push(`${v.method} ${v.errors?.[0]?.instancePath}`),
     });
     const { headers, body } = callSeen("legacy");
     const answer = await gated(request(headers, body));

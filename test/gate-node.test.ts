@@ -13,7 +13,7 @@ const ERAS: EraName[] = ["modern", "legacy"];
 const handler = createMcpHandler(seenServer);
 type Listening = Awaited<ReturnType<typeof listening>>;
 
-describe("gateNode on node:http, beside the SDK's own toNodeHandler", { timeout: 30_000 }, () => {
+describe("gateNode on node:http, beside the SDK's own toNodeHandler", () => {
   let gated: Listening;
   let alone: Listening;
   before(async () => {
@@ -76,7 +76,7 @@ function callSeenMeta(): unknown {
   return (JSON.parse(callSeen("modern").body) as { params: { _meta: unknown } }).params._meta;
 }
 
-describe("duplicate headers mean to the SDK behind the gate what they mean to the SDK alone", { timeout: 30_000 }, () => {
+describe("duplicate headers mean to the SDK behind the gate what they mean to the SDK alone", () => {
   let gated: Listening;
   let alone: Listening;
   before(async () => {
@@ -113,7 +113,7 @@ describe("duplicate headers mean to the SDK behind the gate what they mean to th
   }
 });
 
-describe("caller identity: Express with the SDK's requireBearerAuth, gated and ungated", { timeout: 30_000 }, () => {
+describe("caller identity: Express with the SDK's requireBearerAuth, gated and ungated", () => {
   let gated: Listening;
   let alone: Listening;
   before(async () => {
@@ -146,7 +146,7 @@ describe("caller identity: Express with the SDK's requireBearerAuth, gated and u
   });
 });
 
-describe("gateNode's failures and options", { timeout: 30_000 }, () => {
+describe("gateNode's failures and options", () => {
   const throwing: McpFetchHandler = {
     async fetch() {
       throw new Error("boom");
@@ -191,7 +191,9 @@ describe("gateNode's failures and options", { timeout: 30_000 }, () => {
   test("maxBodyBytes, maxDepth, onReject and a fixed era work on the wrapper", async () => {
     const rejected: RejectInfo[] = [];
     const server = await listening(
-      http.createServer(gateNode(handler, { maxBodyBytes: 300, maxDepth: 8, era: "modern", onReject: (info) => rejected.push(info) })),
+      http.createServer(
+        gateNode(handler, { limits: { maxBodyBytes: 300, maxDepth: 8 }, era: "modern", onReject: (info) => rejected.push(info) }),
+      ),
     );
     try {
       const { headers } = callSeen("modern");
@@ -223,9 +225,8 @@ describe("gateNode's failures and options", { timeout: 30_000 }, () => {
     const server = await listening(
       http.createServer(
         gateNode(bad, {
-          outbound: "report",
-          outboundCheck: validateMcpResponse,
-          onOutboundViolation: (v) => violations.push(`${v.method} ${v.violations.errors[0]?.instancePath}`),
+          outbound: validateMcpResponse,
+          onReport: (v) => violations.push(`${v.method} ${v.errors?.[0]?.instancePath}`),
         }),
       ),
     );

@@ -3,7 +3,9 @@ import "./support/built.js";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type Formats, type JsonRpcId } from "wymcp";
+import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type JsonRpcId } from "wymcp";
+
+type Formats = "annotation" | "strict";
 import { assertGolden, updatingGoldens } from "./support/golden.js";
 import { MODERN_META, modernToolsCall } from "./support/messages.js";
 import { repoRoot } from "./support/spec.js";
@@ -149,7 +151,7 @@ const CASES: Array<[string, { era: Era; body: unknown; protocolVersion?: string;
 describe("golden answers for representative rejections", () => {
   for (const [name, { era, body, protocolVersion, formats, want }] of CASES) {
     test(`${name}: code ${want.code}, id ${JSON.stringify(want.id)}, first location ${JSON.stringify(want.first)}, as pinned`, () => {
-      const result = validateMcpRequest(body, era, { protocolVersion, formats });
+      const result = validateMcpRequest(body, era, { protocolVersion, rules: { formats: formats === "strict" ? "enforce" : "off" } });
       assert.equal(result.outcome, "reject", JSON.stringify(result));
       assert.equal(result.status, 400);
       assert.deepEqual([result.kind, result.definition], [want.kind, want.definition]);

@@ -41,7 +41,7 @@ describe("a guide's blocks are read as its reader reads them", () => {
   });
 });
 
-describe("the guides in docs/guides/", { timeout: 600_000 }, () => {
+describe("the guides in docs/guides/", () => {
   let consumer: string;
   before(() => {
     assertFreshDist();

@@ -164,8 +164,8 @@ describe("the modern lane's header rules (validateMcpRequest with headers)", () 
     assert.equal(validateMcpRequest(CALL, "modern").outcome, "pass");
   });
 
-  test("headerChecks: false hands on a request whose headers disagree", () => {
-    assert.equal(validateMcpRequest(CALL, "modern", { headers: {}, headerChecks: false }).outcome, "pass");
+  test("the headers rule off hands on a request whose headers disagree", () => {
+    assert.equal(validateMcpRequest(CALL, "modern", { headers: {}, rules: { headers: "off" } }).outcome, "pass");
   });
 
   test("a body that fails its definition is answered by the validator, not the header rules", () => {
@@ -221,14 +221,15 @@ describe("protocol versions the face does not know", () => {
   const claiming = (version: string) =>
     modernToolsCall({ params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": version }, name: 5 } });
 
-  test("unset supportedVersions: a newer version is judged on its framing alone and passes, carrying the -32022 it would have had", () => {
+  test("unset allow.versions: a newer version is judged on its framing alone and passes, carrying the -32022 it would have had", () => {
     const result = validateMcpRequest(claiming("2027-01-01"), "modern");
     assert.equal(result.outcome, "pass");
     if (result.outcome !== "pass") return;
     assert.equal(result.definition, "JSONRPCRequest");
-    assert.equal(result.reported?.response.error.code, UNSUPPORTED_PROTOCOL_VERSION);
-    assert.deepEqual(result.reported?.response.error.data?.supported, ["2026-07-28"]);
-    assert.equal(result.reported?.response.error.data?.requested, "2027-01-01");
+    assert.equal(result.reported?.[0]?.rule, "versions");
+    assert.equal(result.reported?.[0]?.response.error.code, UNSUPPORTED_PROTOCOL_VERSION);
+    assert.deepEqual(result.reported?.[0]?.response.error.data?.supported, ["2026-07-28"]);
+    assert.equal(result.reported?.[0]?.response.error.data?.requested, "2027-01-01");
   });
 
   test("the known version is still judged by its definitions", () => {
@@ -236,8 +237,8 @@ describe("protocol versions the face does not know", () => {
     assert.equal(result.outcome === "reject" && result.response.error.code, -32602);
   });
 
-  test("supportedVersions given: another version is answered 400/-32022 with supported and requested", () => {
-    const result = validateMcpRequest(claiming("2027-01-01"), "modern", { supportedVersions: ["2026-07-28"] });
+  test("allow.versions given: another version is answered 400/-32022 with supported and requested", () => {
+    const result = validateMcpRequest(claiming("2027-01-01"), "modern", { versions: ["2026-07-28"] });
     assert.equal(result.outcome, "reject");
     if (result.outcome !== "reject") return;
     assert.equal(result.status, 400);
@@ -248,13 +249,13 @@ describe("protocol versions the face does not know", () => {
   });
 
   test("a requested version is echoed escaped and cut, so it cannot forge a log line", () => {
-    const result = validateMcpRequest(claiming(`2027\n${"x".repeat(200)}`), "modern", { supportedVersions: ["2026-07-28"] });
+    const result = validateMcpRequest(claiming(`2027\n${"x".repeat(200)}`), "modern", { versions: ["2026-07-28"] });
     const requested = result.outcome === "reject" ? result.response.error.data?.requested : undefined;
     assert.ok(requested !== undefined && !requested.includes("\n") && requested.length <= 33, requested);
   });
 
   test("headers that disagree with the body win over its version: -32020, not -32022", () => {
-    const result = validateMcpRequest(claiming("2027-01-01"), "modern", { supportedVersions: ["2026-07-28"], headers: good });
+    const result = validateMcpRequest(claiming("2027-01-01"), "modern", { versions: ["2026-07-28"], headers: good });
     assert.equal(result.outcome === "reject" && result.response.error.code, HEADER_MISMATCH);
   });
 });
@@ -499,7 +500,7 @@ describe("a Fetch face hands the rules the MCP-Protocol-Version it read (FetchHe
     const on = counted(CALL, good);
     const off = counted(CALL, good);
     assert.equal((await judgeRequest(on.request, resolveFetchFace({}), "own")).action, "hand-on");
-    assert.equal((await judgeRequest(off.request, resolveFetchFace({ headerChecks: false }), "own")).action, "hand-on");
+    assert.equal((await judgeRequest(off.request, resolveFetchFace({ rules: { headers: "off" } }), "own")).action, "hand-on");
     assert.ok((off.reads["mcp-protocol-version"] ?? 0) > 0, "the face reads the version for the era");
     assert.equal(on.reads["mcp-protocol-version"], off.reads["mcp-protocol-version"]);
     assert.equal(on.reads["mcp-method"], 1);
@@ -512,7 +513,7 @@ describe("a Fetch face hands the rules the MCP-Protocol-Version it read (FetchHe
     const { request, reads } = counted(CALL, { ...good, "content-length": String(Buffer.byteLength(JSON.stringify(CALL))) });
     assert.notEqual(request.headers.get("content-length"), null);
     reads["content-length"] = 0;
-    const judged = await judgeRequest(request, resolveFetchFace({ maxBodyBytes: 4096 }), "own");
+    const judged = await judgeRequest(request, resolveFetchFace({ limits: { maxBodyBytes: 4096 } }), "own");
     assert.equal(judged.action, "hand-on");
     assert.equal(reads["content-length"], 1);
   });

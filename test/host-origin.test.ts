@@ -37,7 +37,7 @@ describe("Host and Origin against the allowed hosts and origins", () => {
     });
   }
 
-  test("allowedOrigins alone leaves Host unchecked, and checks Origin", () => {
+  test("allow.origins alone leaves Host unchecked, and checks Origin", () => {
     const origins = hostPolicyOption(undefined, ["https://app.example"])!;
     assert.equal(checkHostOrigin(origins, "anything:1", undefined), undefined);
     assert.equal(checkHostOrigin(origins, "anything:1", "https://evil.example")?.reason, "forbidden-origin");

@@ -13,7 +13,9 @@ import { CONTENT_SECURITY_POLICY, type Listener, listen } from "../src/inspect/l
 import { RowRing } from "../src/inspect/ring.js";
 import { rowFacts } from "../src/inspect/row.js";
 import { judgeText } from "../src/inspect/page/judge-text.js";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { RowInput } from "../src/inspect/row.js";
 import { assertFreshDist } from "./support/built.js";
 
@@ -226,6 +228,49 @@ describe("the listener", () => {
     const run = spawnSync(process.execPath, ["dist/cli.js", "inspect", "--listen", "0.0.0.0:0", JSONL], { encoding: "utf8", env });
     assert.equal(run.status, 2);
     assert.match(run.stderr, /not a loopback address.*--ui-token/);
+  });
+
+  test("a run that could read no message says so and exits 2 without serving: a missing file, a HAR whose POSTs kept no body", () => {
+    const dir = mkdtempSync(join(tmpdir(), "wymcp-inspect-"));
+    try {
+      const har = join(dir, "no-bodies.har");
+      const entry = {
+        startedDateTime: "2026-12-07T10:00:00.000Z",
+        time: 1,
+        request: {
+          method: "POST",
+          url: "http://127.0.0.1:3000/mcp",
+          httpVersion: "HTTP/1.1",
+          headers: [],
+          queryString: [],
+          cookies: [],
+          headersSize: -1,
+          bodySize: 42,
+        },
+        response: {
+          status: 200,
+          statusText: "OK",
+          httpVersion: "HTTP/1.1",
+          headers: [],
+          cookies: [],
+          content: { size: 0, mimeType: "application/json" },
+          redirectURL: "",
+          headersSize: -1,
+          bodySize: -1,
+        },
+        cache: {},
+        timings: { send: 0, wait: 1, receive: 0 },
+      };
+      writeFileSync(har, JSON.stringify({ log: { version: "1.2", creator: { name: "t", version: "1" }, entries: [entry] } }));
+      for (const input of [join(dir, "missing.jsonl"), har]) {
+        const run = spawnSync(process.execPath, ["dist/cli.js", "inspect", "--listen", "127.0.0.1:0", input], { encoding: "utf8" });
+        assert.equal(run.status, 2, `${input}: ${run.stdout}${run.stderr}`);
+        assert.match(run.stderr, /nothing to show: the page is not served/, input);
+        assert.doesNotMatch(run.stdout, /http:\/\//, "no page address printed");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("the bin prints the page's address, serves the rows there, and exits 0 when interrupted", async () => {

@@ -109,7 +109,7 @@ test("a lock whose holder is alive is waited for: the work runs once the holder 
   assert.equal(existsSync(spec.lock), false);
 });
 
-test("a lock left by a killed run (its PID is dead) is taken over, not waited on", { timeout: 60_000 }, async () => {
+test("a lock left by a killed run (its PID is dead) is taken over, not waited on", async () => {
   const spec = fixture();
   const pid = deadPid();
   writeFileSync(spec.lock, JSON.stringify({ pid, token: "killed mid-install" }));
@@ -118,7 +118,7 @@ test("a lock left by a killed run (its PID is dead) is taken over, not waited on
   assert.equal(existsSync(spec.lock), false);
 });
 
-test("two waiters on a dead holder's lock: it is broken once, and the works still run one at a time", { timeout: 60_000 }, async () => {
+test("two waiters on a dead holder's lock: it is broken once, and the works still run one at a time", async () => {
   const spec = fixture();
   writeFileSync(spec.lock, JSON.stringify({ pid: deadPid(), token: "killed mid-install" }));
   let active = 0;

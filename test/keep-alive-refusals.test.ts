@@ -98,7 +98,7 @@ async function listen(listener: http.RequestListener): Promise<{ server: http.Se
   return { server, port: (server.address() as AddressInfo).port };
 }
 
-describe("keep-alive survives the refusals that can keep it", { timeout: 120_000 }, () => {
+describe("keep-alive survives the refusals that can keep it", () => {
   const servers: Record<"gated" | "sdk", { server: http.Server; port: number }> = {} as never;
   before(async () => {
     servers.gated = await listen(gateNode(handler));
@@ -157,7 +157,7 @@ describe("keep-alive survives the refusals that can keep it", { timeout: 120_000
   test("a 413 for a small declared body keeps the connection; one over the bound, or one that never arrives, closes it", async () => {
     const { server, port } = await listen(
       (() => {
-        const guard = wymcpNode({ maxBodyBytes: 100, discardTimeoutMs: 300 });
+        const guard = wymcpNode({ limits: { maxBodyBytes: 100, discardTimeoutMs: 300 } });
         return (req: http.IncomingMessage, res: http.ServerResponse) => void guard(req, res, () => res.end("{}"));
       })(),
     );

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { gateFetch, wymcpFetch, type McpFetchHandler, type RejectInfo } from "wymcp/fetch";
+import { gateFetch, wymcpFetch, type McpFetchHandler, type RejectInfo, type Report } from "wymcp/fetch";
 import { gateNode, wymcpNode } from "wymcp/node";
 
 const BAD_CALL = { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: 5, arguments: {} } };
@@ -24,15 +24,20 @@ function fakeHandler() {
   return { handler, calls };
 }
 
-const post = (body: unknown, protocolVersion = "2025-06-18") =>
+const post = (body: unknown, protocolVersion = "2025-06-18", more: Record<string, string> = {}) =>
   new Request("http://localhost/mcp", {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": protocolVersion },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": protocolVersion,
+      ...more,
+    },
     body: JSON.stringify(body),
   });
 
-describe("legacyChecks on gateFetch", () => {
-  test('"params" (the default): a legacy call with bad params is answered 200, application/json, -32602, before the handler', async () => {
+describe("the params rule on gateFetch, on the legacy lane", () => {
+  test('"enforce" (the default): a legacy call with bad params is answered 200, application/json, -32602, before the handler', async () => {
     const { handler, calls } = fakeHandler();
     const rejected: RejectInfo[] = [];
     const answer = await gateFetch(handler, { onReject: (info) => rejected.push(info) })(post(BAD_CALL));
@@ -48,14 +53,14 @@ describe("legacyChecks on gateFetch", () => {
     );
   });
 
-  test('"report": the call reaches the handler, and onLegacyReport gets what onReject would have', async () => {
+  test('"report": the call reaches the handler, and onReport gets what onReject would have, by rule', async () => {
     const { handler, calls } = fakeHandler();
     const rejected: RejectInfo[] = [];
-    const reported: RejectInfo[] = [];
+    const reported: Report[] = [];
     const options = {
-      legacyChecks: "report",
+      rules: { params: "report" },
       onReject: (i: RejectInfo) => rejected.push(i),
-      onLegacyReport: (i: RejectInfo) => reported.push(i),
+      onReport: (i: Report) => reported.push(i),
     } as const;
     const answer = await gateFetch(handler, options)(post(BAD_CALL));
     assert.equal(answer.status, 200);
@@ -64,69 +69,89 @@ describe("legacyChecks on gateFetch", () => {
     assert.deepEqual(rejected, []);
     assert.equal(reported.length, 1);
     assert.deepEqual(
-      [reported[0]!.status, reported[0]!.reason, reported[0]!.era, reported[0]!.kind],
-      [200, "invalid-message", "legacy", "request"],
+      [reported[0]!.rule, reported[0]!.status, reported[0]!.code, reported[0]!.era, reported[0]!.method, reported[0]!.id],
+      ["params", 200, -32602, "legacy", "tools/call", 8],
     );
-    assert.equal(reported[0]!.response.error.message, MESSAGE_2025_06_18);
+    assert.equal(reported[0]!.message, MESSAGE_2025_06_18);
     // Nothing of the body: the id and the keys of locations only.
     assert.doesNotMatch(JSON.stringify(reported[0]), /"arguments"|:5\b/);
     // A throwing hook changes nothing.
     const throwing = gateFetch(handler, {
       ...options,
-      onLegacyReport: () => {
+      onReport: () => {
         throw new Error("logger down");
       },
     });
     assert.equal((await throwing(post(BAD_CALL))).status, 200);
   });
 
-  test('"framing": the seed\'s rule, the call reaches the handler unjudged', async () => {
+  test('"off": the seed\'s rule (the framing alone), the call reaches the handler unjudged and unreported', async () => {
     const { handler, calls } = fakeHandler();
-    const reported: RejectInfo[] = [];
-    const answer = await gateFetch(handler, { legacyChecks: "framing", onLegacyReport: (i) => reported.push(i) })(post(BAD_CALL));
+    const reported: Report[] = [];
+    const answer = await gateFetch(handler, { rules: { params: "off" }, onReport: (i) => reported.push(i) })(post(BAD_CALL));
     assert.equal(answer.status, 200);
     assert.deepEqual([calls.length, reported.length], [1, 0]);
   });
 
-  test("in every mode a broken framing keeps its 400/-32600, a legacy notification's params failure is a 400, the modern lane keeps 400", async () => {
-    for (const legacyChecks of ["params", "report", "framing"] as const) {
+  test("in every state a broken framing keeps its 400/-32600; a notification's and a modern call's params failure follow the rule", async () => {
+    for (const state of ["enforce", "report", "off"] as const) {
       const { handler, calls } = fakeHandler();
-      const gated = gateFetch(handler, { legacyChecks });
+      const gated = gateFetch(handler, { rules: { params: state } });
       const framing = await gated(post(BAD_FRAMING));
-      assert.deepEqual([framing.status, ((await framing.json()) as { error: { code: number } }).error.code], [400, -32600], legacyChecks);
-      const modern = await gated(post(MODERN_BAD, "2026-07-28"));
-      assert.deepEqual([modern.status, ((await modern.json()) as { error: { code: number } }).error.code], [400, -32602], legacyChecks);
+      assert.deepEqual([framing.status, ((await framing.json()) as { error: { code: number } }).error.code], [400, -32600], state);
+      const modern = await gated(post(MODERN_BAD, "2026-07-28", { "mcp-method": "tools/call" }));
       const notification = await gated(post(BAD_NOTIFICATION));
-      if (legacyChecks === "params") {
+      if (state === "enforce") {
+        // The params rule judges both lanes: the modern call's -32602 is this rule's too.
+        assert.deepEqual([modern.status, ((await modern.json()) as { error: { code: number } }).error.code], [400, -32602], state);
         assert.equal(notification.status, 400);
         assert.equal(((await notification.json()) as { id: unknown; error: { code: number } }).error.code, -32602);
+        assert.equal(calls.length, 0);
       } else {
-        assert.equal(notification.status, 200, legacyChecks);
-        assert.equal(calls.length, 1, legacyChecks);
+        assert.deepEqual([modern.status, notification.status], [200, 200], state);
+        assert.equal(calls.length, 2, state);
       }
     }
   });
 
-  test("a legacyChecks that is none of the three throws when the gate is built, on every face", () => {
+  test("a modern call the params rule lets through still meets the header rules: enforced, a missing Mcp-Method is refused -32020", async () => {
+    for (const state of ["report", "off"] as const) {
+      const { handler, calls } = fakeHandler();
+      const reported: Report[] = [];
+      const gated = gateFetch(handler, { rules: { params: state }, onReport: (r) => reported.push(r) });
+      const answer = await gated(post(MODERN_BAD, "2026-07-28"));
+      assert.deepEqual([answer.status, ((await answer.json()) as { error: { code: number } }).error.code], [400, -32020], state);
+      assert.equal(calls.length, 0, state);
+      const both = gateFetch(handler, { rules: { params: state, headers: "report" }, onReport: (r) => reported.push(r) });
+      assert.equal((await both(post(MODERN_BAD, "2026-07-28"))).status, 200, state);
+      assert.deepEqual(
+        reported.map((r) => r.rule),
+        state === "report" ? ["params", "headers"] : ["headers"],
+        state,
+      );
+    }
+  });
+
+  test("a rule state that is none of the three throws when the gate is built, on every face, naming the nearest", () => {
     const { handler } = fakeHandler();
-    const bad = { legacyChecks: "strict" } as unknown as { legacyChecks: "params" };
+    const bad = { rules: { params: "reprot" } } as unknown as { rules: { params: "report" } };
     for (const build of [() => gateFetch(handler, bad), () => wymcpFetch(bad), () => gateNode(handler, bad), () => wymcpNode(bad)]) {
       assert.throws(build, {
         name: "WymcpOptionError",
-        message: 'wymcp: legacyChecks must be one of "params", "report", "framing", not "strict" (a string)',
+        message: 'wymcp: rules.params must be "enforce", "report" or "off", not "reprot" (did you mean "report"?)',
       });
     }
   });
 });
 
-describe("legacyChecks on gateNode", () => {
+describe("the params rule on gateNode, on the legacy lane", () => {
   let server: http.Server;
   let url: string;
-  const seen = { calls: 0, reported: [] as RejectInfo[] };
+  const seen = { calls: 0, reported: [] as Report[] };
   before(async () => {
     const { handler, calls } = fakeHandler();
     const params = gateNode(handler);
-    const report = gateNode(handler, { legacyChecks: "report", onLegacyReport: (i) => seen.reported.push(i) });
+    const report = gateNode(handler, { rules: { params: "report" }, onReport: (i) => seen.reported.push(i) });
     server = http.createServer((req, res) => {
       seen.calls = calls.length;
       (req.url === "/report" ? report : params)(req, res);

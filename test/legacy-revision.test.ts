@@ -4,6 +4,9 @@ import { describe, test } from "node:test";
 import { legacyRevisionOf, validateMcpRequest, type LegacyRevision } from "wymcp";
 import { LEGACY_INITIALIZE, NOTIFICATION } from "./support/messages.js";
 
+/** The legacy lane's three modes, as the params rule's states spell them. */
+const PARAMS = { params: "enforce", report: "report", framing: "off" } as const;
+
 const TOOLS_LIST = { jsonrpc: "2.0", id: 2, method: "tools/list" };
 const initialize = (protocolVersion: unknown) => ({ ...LEGACY_INITIALIZE, params: { ...LEGACY_INITIALIZE.params, protocolVersion } });
 
@@ -164,7 +167,7 @@ describe("each revision judges by its own definition", () => {
   test("framing mode judges no method, whatever the revision", () => {
     const body = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: 5 } };
     for (const protocolVersion of ["2024-11-05", "2025-11-25", undefined]) {
-      assert.deepEqual(validateMcpRequest(body, "legacy", { protocolVersion, legacyChecks: "framing" }), {
+      assert.deepEqual(validateMcpRequest(body, "legacy", { protocolVersion, rules: { params: "off" } }), {
         outcome: "pass",
         kind: "request",
         definition: "JSONRPCRequest",
@@ -173,12 +176,16 @@ describe("each revision judges by its own definition", () => {
   });
 
   test("in every mode: a notification's method beside an id and a request's method without one pass on framing", () => {
-    for (const legacyChecks of ["params", "report", "framing"] as const) {
-      const asRequest = validateMcpRequest({ ...NOTIFICATION, id: 1, params: { junk: true } }, "legacy", { legacyChecks });
-      assert.deepEqual(asRequest, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" }, legacyChecks);
-      const asNotification = validateMcpRequest({ jsonrpc: "2.0", method: "tools/call", params: { name: 5 } }, "legacy", { legacyChecks });
-      assert.deepEqual(asNotification, { outcome: "pass", kind: "notification", definition: "JSONRPCNotification" }, legacyChecks);
-      assert.deepEqual(validateMcpRequest({ jsonrpc: "2.0", id: 1, result: 5 }, "legacy", { legacyChecks }), {
+    for (const mode of ["params", "report", "framing"] as const) {
+      const asRequest = validateMcpRequest({ ...NOTIFICATION, id: 1, params: { junk: true } }, "legacy", {
+        rules: { params: PARAMS[mode] },
+      });
+      assert.deepEqual(asRequest, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" }, mode);
+      const asNotification = validateMcpRequest({ jsonrpc: "2.0", method: "tools/call", params: { name: 5 } }, "legacy", {
+        rules: { params: PARAMS[mode] },
+      });
+      assert.deepEqual(asNotification, { outcome: "pass", kind: "notification", definition: "JSONRPCNotification" }, mode);
+      assert.deepEqual(validateMcpRequest({ jsonrpc: "2.0", id: 1, result: 5 }, "legacy", { rules: { params: PARAMS[mode] } }), {
         outcome: "bypass",
         kind: "response",
         reason: "legacy-response",
@@ -187,7 +194,7 @@ describe("each revision judges by its own definition", () => {
   });
 
   test("report mode passes a conforming message as params mode does, with nothing reported", () => {
-    assert.deepEqual(validateMcpRequest(TOOLS_LIST, "legacy", { legacyChecks: "report" }), {
+    assert.deepEqual(validateMcpRequest(TOOLS_LIST, "legacy", { rules: { params: "report" } }), {
       outcome: "pass",
       kind: "request",
       definition: "ListToolsRequest",
@@ -197,19 +204,22 @@ describe("each revision judges by its own definition", () => {
 
   test("report mode still refuses a broken framing; only params failures are passed on", () => {
     const result = validateMcpRequest({ jsonrpc: "1.0", id: 1, method: "tools/call", params: { name: 5 } }, "legacy", {
-      legacyChecks: "report",
+      rules: { params: "report" },
     });
     assert.equal(result.outcome, "reject");
     assert.equal(result.status, 400);
     assert.equal(result.response.error.code, -32600);
   });
 
-  test("the modern lane ignores legacyChecks", () => {
+  test("the params rule judges the modern lane too: refused, reported with the same answer, or framed only", () => {
     const body = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: 5 } };
-    const answers = (["params", "report", "framing"] as const).map((legacyChecks) => validateMcpRequest(body, "modern", { legacyChecks }));
-    assert.deepEqual(answers[1], answers[0]);
-    assert.deepEqual(answers[2], answers[0]);
-    assert.equal(answers[0]!.outcome, "reject");
+    const [enforced, reported, off] = (["enforce", "report", "off"] as const).map((params) =>
+      validateMcpRequest(body, "modern", { rules: { params } }),
+    );
+    assert.equal(enforced!.outcome, "reject");
+    if (enforced!.outcome !== "reject" || reported!.outcome !== "pass") return assert.fail("refused, then reported");
+    assert.deepEqual(reported!.reported, [{ rule: "params", status: enforced!.status, response: enforced!.response }]);
+    assert.deepEqual(off, { outcome: "pass", kind: "request", definition: "JSONRPCRequest" });
   });
 });
 

@@ -77,7 +77,7 @@ test("a page opened after more messages than one answer holds reads them page af
   // Five hundred exchanges: a thousand rows of some 700 bytes, more than one answer's 64 KiB.
   await calls(500);
   const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(0);
   const own: Request[] = [];
   page.on("request", (request) => {
     if (request.url().startsWith(ui.origin)) own.push(request);

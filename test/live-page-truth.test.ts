@@ -34,7 +34,7 @@ const work = mkdtempSync(join(tmpdir(), "wymcp-page-truth-"));
 before(async () => {
   assertFreshDist();
   const executablePath = await ensureAptBinary({ pkg: "chromium", binaries: ["/usr/bin/chromium"] });
-  browser = await chromium.launch({ executablePath, args: ["--no-sandbox"] });
+  browser = await chromium.launch({ executablePath, args: ["--no-sandbox"], timeout: 0 });
   upstream = await recordingUpstream();
   upstream.handle((req, res, body) => {
     if (req.method !== "POST") return void res.writeHead(200, { "content-type": "text/plain" }).end("a page of the upstream\n");
@@ -54,7 +54,7 @@ before(async () => {
   ui = /live page at (http:\/\/\S+)/.exec(proxy.stderr())![1]!;
   context = await browser.newContext({ viewport: { width: 1400, height: 800 } });
   page = await context.newPage();
-  page.setDefaultTimeout(5_000);
+  page.setDefaultTimeout(0);
 });
 
 after(async () => {

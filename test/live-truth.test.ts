@@ -53,9 +53,7 @@ const SECRETS = [
   "Method not found", // an error's message
 ];
 
-describe("wymcp proxy --ui --record in front of the Python SDK's MCPServer, the TypeScript SDK v1 client driving it", {
-  timeout: 240_000,
-}, () => {
+describe("wymcp proxy --ui --record in front of the Python SDK's MCPServer, the TypeScript SDK v1 client driving it", () => {
   let python: PythonHttpServer;
   let proxy: RunningProxy;
   let ui: string;
@@ -163,6 +161,7 @@ describe("wymcp proxy --ui --record in front of the Python SDK's MCPServer, the 
     const verdicts = json.stdout
       .trim()
       .split("\n")
+      .filter((l) => !l.startsWith('{"summary":'))
       .map((line) => JSON.parse(line) as { line: number; outcome: string; own?: unknown; answers?: { line: number } });
     const answer = verdicts.find((v) => (v.own as { status?: number } | undefined)?.status === 400)!;
     assert.equal(verdicts.find((v) => v.line === answer.answers?.line)?.outcome, "pass");
@@ -206,8 +205,8 @@ describe("the pieces", () => {
     const log = createLog("proxy", "text", () => undefined);
     const started: Array<{ url: string; close: () => Promise<number> }> = [];
     for (const upstream of [up.url, NO_UPSTREAM]) {
-      const parsed = parseProxyArgs(["--upstream", upstream.href, "--tools", tools, "--learn-tools", "off"]);
-      const proxy = createProxy({ ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags!, log) }, log, {
+      const parsed = parseProxyArgs(["--upstream", upstream.href, "--tools", tools, "--no-learn-tools"]);
+      const proxy = createProxy({ ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags, log, parsed.options) }, log, {
         observer,
       });
       const { server, address } = await listenProxy(proxy, "127.0.0.1", 0);

@@ -15,7 +15,7 @@ import http from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { parseCheckOptions } from "../src/cli/check/options.js";
-import type { InspectRow } from "../src/inspect/row.js";
+import { type InspectRow, rowFacts } from "../src/inspect/row.js";
 import { type Capture, JUDGE_BATCH_CHARS, JUDGE_SLICE_UNITS, LiveFeed, textOf } from "../src/inspect/live/feed.js";
 import { BLOCK_BYTES, HeldCaptures } from "../src/inspect/live/held.js";
 import { JsonRows, ROW_BLOCK_BYTES } from "../src/inspect/live/json-rows.js";
@@ -28,10 +28,12 @@ import { createLog } from "../src/log/gate-log.js";
 import { createProxy, listen as listenProxy } from "../src/hosts/proxy/proxy.js";
 import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { stdioTap } from "../src/inspect/live/stdio-tap.js";
-import { takeLiveArgs } from "../src/cli/live/live.js";
+import { liveArgs } from "../src/cli/live/live.js";
+import { parseStdioArgs } from "../src/cli/stdio/stdio-command.js";
 import { liveJudgeOptions } from "../src/inspect/live/start.js";
 import { resolveGate } from "../src/hosts/shared/gate-flags.js";
 import { toolsFromFlags } from "../src/cli/tools-flags.js";
+import { liveHooks } from "../src/cli/face-start.js";
 import { type JudgeContext, judge } from "../src/check/judge.js";
 import { assertFreshDist } from "./support/built.js";
 import { assertNothingListens, NO_UPSTREAM, startProxy, until } from "./support/proxy.js";
@@ -152,7 +154,7 @@ describe("wymcp stdio --ui: the live feed without a browser", () => {
     gate.write(call(3, { name: 42 }));
     const byId = (id: number, direction: string) =>
       feed.rows.find((row) => row.verdict.direction === direction && (JSON.parse(row.text!) as { id?: number }).id === id);
-    await until(() => [byId(2, "in"), byId(2, "out"), byId(3, "in"), byId(3, "out")].every(Boolean), 10_000);
+    await until(() => [byId(2, "in"), byId(2, "out"), byId(3, "in"), byId(3, "out")].every(Boolean));
     const served = byId(2, "in")!;
     const answer = byId(2, "out")!;
     const refused = byId(3, "in")!;
@@ -179,6 +181,7 @@ describe("wymcp stdio --ui: the live feed without a browser", () => {
     const verdicts = check.stdout
       .trim()
       .split("\n")
+      .filter((l) => !l.startsWith('{"summary":'))
       .map((line) => JSON.parse(line) as { outcome: string; direction: string });
     assert.equal(verdicts.length, lines.length);
     const rows = ((await (await fetch(new URL("rows", url))).json()) as { rows: InspectRow[] }).rows;
@@ -208,25 +211,25 @@ describe("the live flags", () => {
   });
 
   test("a token makes a non-loopback --ui acceptable; a short one, a stray --ui-token or --record-unredacted alone are refused", () => {
-    assert.deepEqual(takeLiveArgs(["--ui", "0.0.0.0:0", "--ui-token", "x".repeat(16)], {}).live.ui, { host: "0.0.0.0", port: 0 });
-    assert.throws(() => takeLiveArgs(["--ui", "127.0.0.1:0", "--ui-token", "short"], {}), /at least 16/);
-    assert.throws(() => takeLiveArgs(["--ui-token", "x".repeat(16)], {}), /goes with --ui/);
-    assert.throws(() => takeLiveArgs(["--record-unredacted"], {}), /goes with --record/);
-    assert.throws(() => takeLiveArgs(["--ui", "nowhere"], {}), /HOST:PORT/);
+    assert.deepEqual(liveArgs({ ui: "0.0.0.0:0", "ui-token": "x".repeat(16) }, {}).ui, { host: "0.0.0.0", port: 0 });
+    assert.throws(() => liveArgs({ ui: "127.0.0.1:0", "ui-token": "short" }, {}), /at least 16/);
+    assert.throws(() => liveArgs({ "ui-token": "x".repeat(16) }, {}), /goes with --ui/);
+    assert.throws(() => liveArgs({ "record-unredacted": true }, {}), /goes with --record/);
+    assert.throws(() => liveArgs({ ui: "nowhere" }, {}), /HOST:PORT/);
   });
 
   test("the flags after stdio's -- are the server's, left alone", () => {
-    const { live, rest } = takeLiveArgs(["--record", "a.jsonl", "--", "server", "--ui", "x"], {});
+    const { live, options } = parseStdioArgs(["--record", "a.jsonl", "--", "server", "--ui", "x"], {});
     assert.equal(live.record, "a.jsonl");
     assert.equal(live.ui, undefined);
-    assert.deepEqual(rest, ["--", "server", "--ui", "x"]);
+    assert.deepEqual([options.command, ...options.args], ["server", "--ui", "x"]);
   });
 
   test("a record that cannot be written is reported once and the traffic keeps flowing", async () => {
     const gate = stdioGate(["--record", "/dev/full"]);
     gate.write(initialize(1));
     for (let id = 2; id < 40; id++) gate.write(call(id, { name: "echo", arguments: { text: "x".repeat(2000) } }));
-    await until(() => gate.answers().filter((answer) => answer.result !== undefined).length === 39, 20_000);
+    await until(() => gate.answers().filter((answer) => answer.result !== undefined).length === 39);
     gate.child.stdin!.end();
     assert.equal(await gate.exited, 0);
     assert.equal(gate.stderr().match(/cannot write \/dev\/full/g)?.length, 1, gate.stderr());
@@ -276,7 +279,7 @@ describe("the live flags", () => {
       encoding: "utf8",
     });
     assert.equal(run.status, 2);
-    assert.match(run.stderr, /--record.*ENOENT/);
+    assert.match(run.stderr, /^wymcp stdio: --record: cannot write ".*x\.jsonl": no such folder$/m);
   });
 });
 
@@ -522,7 +525,7 @@ describe("the live feed's bounds", () => {
 /** The feed stage alone in a chain, each response it is given answered through the chain's Node adapter, as the proxy's are. */
 function feedOn(capture: (c: Capture) => void, options: HttpTapOptions) {
   const chain = new Chain([httpFeed(capture, options).stage]);
-  return (req: http.IncomingMessage, res: http.ServerResponse, body: Uint8Array) => {
+  return ({ req, res, body }: { req: http.IncomingMessage; res: http.ServerResponse; body: Uint8Array }) => {
     new NodeAnswer(res, nodeRun(chain, req, { era: "legacy", bytes: body })!).patch();
   };
 }
@@ -539,7 +542,7 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        exchange(req, res, Buffer.concat(chunks));
+        exchange({ req, res, body: Buffer.concat(chunks) });
         answer(res);
       });
     });
@@ -647,7 +650,7 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
     const captures: Capture[] = [];
     const exchange = feedOn((c) => captures.push(c), { maxBytes: 64 });
     const server = http.createServer((req, res) => {
-      exchange(req, res, Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'));
+      exchange({ req, res, body: Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}') });
       res.writeHead(202).end();
     });
     await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
@@ -869,13 +872,19 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     },
   ];
 
-  /** An upstream answering every request with a result (initialize with a session), for the proxy to relay. */
+  /** An upstream answering every request with a result (initialize with a session), a body it cannot parse with -32700. */
   async function upstream(): Promise<{ url: URL; close: () => void }> {
     const server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id?: number; method?: string } | unknown[];
+        let body: { id?: number; method?: string } | unknown[];
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as typeof body;
+        } catch {
+          const parseError = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"upstream: not JSON"}}';
+          return void res.writeHead(400, { "content-type": "application/json" }).end(parseError);
+        }
         if (Array.isArray(body))
           return void res.writeHead(200, { "content-type": "application/json" }).end('[{"jsonrpc":"2.0","id":7,"result":{}}]');
         if (body.id === undefined) return void res.writeHead(202).end();
@@ -892,7 +901,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     return { url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`), close: () => server.close() };
   }
 
-  for (const flags of [[], ["--legacy-checks", "report"]])
+  for (const flags of [[], ["--rule", "params=report"]])
     test(`each row is the verdict judging the capture again gives, the gate's own taken for what it admitted${flags.length ? ` (${flags.join(" ")})` : ""}`, async () => {
       const tools = join(work, "tools.json");
       writeFileSync(
@@ -902,7 +911,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
       const up = await upstream();
       const parsed = parseProxyArgs(["--upstream", up.url.href, "--tools", tools, ...flags]);
       const log = createLog("proxy", "text", () => undefined);
-      const judging = liveJudgeOptions(resolveGate(parsed.options, () => undefined).settings);
+      const judging = liveJudgeOptions(resolveGate(parsed.options, { headersOf: () => undefined }).settings);
       // The same captures twice: as the proxy hands them on, and without the gate's admission (judged from the bytes).
       const given = new LiveFeed("proxy", judging);
       const again = new LiveFeed("proxy", judging);
@@ -918,7 +927,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
         },
         { maxBytes: 1024 * 1024 },
       );
-      const built = createProxy({ ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags!, log) }, log, {
+      const built = createProxy({ ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags, log, parsed.options) }, log, {
         observer: { stage: observer.stage },
       });
       const { server, address } = await listenProxy(built, "127.0.0.1", 0);
@@ -938,11 +947,12 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
           b.map((row) => [row.verdict, row.text]),
         );
         // The valid, legacy, batch, refused-tool, comma and session requests came with the gate's admission.
-        assert.equal(admitted, flags.length ? 8 : 7);
+        // With params in report, the modern and the legacy params failures are admitted too, each reported.
+        assert.equal(admitted, flags.length ? 9 : 7);
         const outcomes = a.filter((row) => row.verdict.part === "request").map((row) => row.verdict.outcome);
         assert.deepEqual(outcomes, [
           "pass",
-          "reject",
+          flags.length ? "pass" : "reject",
           "reject",
           "reject",
           "pass",
@@ -961,6 +971,61 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
       }
     });
 
+  test("--report: each request a rule would refuse reaches the upstream and its row says so by rule; the page's filter 'would refuse' shows those rows and no other", async () => {
+    const tools = join(work, "tools-report.json");
+    writeFileSync(
+      tools,
+      JSON.stringify({ tools: [{ name: "echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }] }),
+    );
+    const up = await upstream();
+    const parsed = parseProxyArgs(["--upstream", up.url.href, "--tools", tools, "--report"]);
+    const log = createLog("proxy", "text", () => undefined);
+    const feed = new LiveFeed("proxy", liveJudgeOptions(resolveGate(parsed.options, { headersOf: () => undefined }).settings));
+    const rows: InspectRow[] = [];
+    const stop = feed.subscribe((row) => rows.push(row));
+    const observer = httpFeed((capture) => feed.capture(capture), { maxBytes: 1024 * 1024 });
+    const built = createProxy(
+      { ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags, log, parsed.options) },
+      log,
+      liveHooks({ observer: { stage: observer.stage }, feed }),
+    );
+    const { server, address } = await listenProxy(built, "127.0.0.1", 0);
+    const url = `http://127.0.0.1:${address.port}/mcp`;
+    try {
+      const answers: string[] = [];
+      for (const { headers, body } of requests) answers.push(await (await fetch(url, { method: "POST", headers, body })).text());
+      // Nothing refused: every request reaches the upstream (the one that is not JSON gets the upstream's own answer).
+      assert.match(answers[2]!, /upstream: not JSON/);
+      assert.match(answers[7]!, /"text":"hi"/);
+      assert.doesNotMatch(answers.join("\n"), /Invalid arguments/);
+      await until(() => rows.length === 2 * requests.length);
+      // The request rows in the order sent: request n is id n (the batch is 7).
+      const facts = feed
+        .rows()
+        .filter((row) => row.verdict.part === "request")
+        .map((row) => rowFacts(row));
+      assert.equal(facts.length, requests.length);
+      const rulesOf = (id: number) => facts[id - 1]!.reports.map((report) => report.rule);
+      // Params (modern and legacy), a body not JSON, a header disagreeing, a tool's arguments: each row marked by its rule, once.
+      // Arguments that are not an object fail two rules: the params one first, and the tool's schema after admission.
+      assert.deepEqual(rulesOf(2), ["params", "toolArguments"]);
+      // A body that is not JSON: the limits rule (-32700).
+      assert.deepEqual(rulesOf(3), ["limits"]);
+      assert.deepEqual(rulesOf(4), ["headers"]);
+      assert.deepEqual(rulesOf(6), ["params"]);
+      assert.deepEqual(rulesOf(8), ["toolArguments"]);
+      assert.equal(facts[7]!.shown, "would refuse");
+      assert.equal(facts[7]!.verdict, "pass");
+      // The page's filter keeps a row when it carries a report: exactly those five; the valid ones carry none.
+      const wouldRefuse = facts.flatMap((row, i) => (row.reports.length > 0 ? [i + 1] : []));
+      assert.deepEqual(wouldRefuse, [2, 3, 4, 6, 8]);
+    } finally {
+      stop();
+      await built.drain(server);
+      up.close();
+    }
+  });
+
   test("the gate's admission is the row's verdict unless the capture judges the message otherwise: another era, a session's revision, a header holding a comma", () => {
     const { options } = parseCheckOptions([]);
     const body = JSON.parse(modernCall(1, { text: "hi" })) as unknown;
@@ -968,7 +1033,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     // A result no validation gives: seen in the verdict only when the gate's admission is taken.
     const marked = { body, era: "modern" as const, result: { outcome: "pass" as const, kind: "request" as const, definition: "marked" } };
     const definition = (context: JudgeContext) =>
-      (judge("proxy", 1, bytes, options, context).verdict as { definition?: unknown }).definition;
+      (judge({ source: "proxy", line: 1, bytes, context }, options).verdict as { definition?: unknown }).definition;
     assert.equal(definition({ from: "client", headers: callHeaders, admitted: marked as never }), "marked");
     assert.equal(definition({ from: "client", headers: callHeaders }), "CallToolRequest");
     assert.notEqual(definition({ from: "client", headers: callHeaders, admitted: { ...marked, era: "legacy" } as never }), "marked");
@@ -990,7 +1055,8 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     const flagged = parseCheckOptions(["--era", "modern"]).options;
     assert.notEqual(
       (
-        judge("proxy", 1, bytes, flagged, { from: "client", headers: callHeaders, admitted: marked as never }).verdict as {
+        judge({ source: "proxy", line: 1, bytes, context: { from: "client", headers: callHeaders, admitted: marked as never } }, flagged)
+          .verdict as {
           definition?: unknown;
         }
       ).definition,
@@ -1003,7 +1069,10 @@ describe("the rows a page follows, kept as their JSON", () => {
   const { options } = parseCheckOptions([]);
   /** A row input as the feed makes it: a verdict and the message's text (or none, over the limit). */
   const input = (id: number, text: string | undefined) => {
-    const { verdict } = judge("proxy", id, text === undefined ? undefined : Buffer.from(text), options, { from: "client" });
+    const { verdict } = judge(
+      { source: "proxy", line: id, bytes: text === undefined ? undefined : Buffer.from(text), context: { from: "client" } },
+      options,
+    );
     return { verdict, body: undefined, text };
   };
   const texts = (n: number) =>

@@ -55,7 +55,7 @@ describe("answers carry client keys escaped and bounded", () => {
       const text = await res.text();
       assertEscaped(JSON.parse(text) as JsonRpcErrorResponse);
       assert.equal(rejects.length, 1);
-      assertEscaped(rejects[0]!.response);
+      assertEscaped(rejects[0]!.response as JsonRpcErrorResponse);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -75,7 +75,7 @@ describe("answers carry client keys escaped and bounded", () => {
     assert.equal(res?.status, 400);
     assertEscaped((await res!.json()) as JsonRpcErrorResponse);
     assert.equal(rejects.length, 1);
-    assertEscaped(rejects[0]!.response);
+    assertEscaped(rejects[0]!.response as JsonRpcErrorResponse);
   });
 
   test("a 10,000-character key is cut to 64 characters and … in its segment, escapes never split", () => {
@@ -132,7 +132,7 @@ describe("answers carry client keys escaped and bounded", () => {
       status: 400,
       response: result.response,
     } as const;
-    const text = renderHuman(verdict as Parameters<typeof renderHuman>[0], promptsGet([HOSTILE]), (_code, t) => t);
+    const text = renderHuman(verdict as Parameters<typeof renderHuman>[0], promptsGet([HOSTILE]), { paint: (_code, t) => t });
     assert.ok(text.includes(`/params/arguments/${HOSTILE_ESCAPED}`), text);
     assert.doesNotMatch(text.replace(/\n/g, ""), /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
   });

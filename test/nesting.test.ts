@@ -26,8 +26,7 @@ async function listen(handler: http.RequestListener): Promise<{ url: string; clo
   };
 }
 
-const post = (url: string, body: string) =>
-  fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body, signal: AbortSignal.timeout(5_000) });
+const post = (url: string, body: string) => fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body });
 
 async function tooDeep(res: Response, limit: number): Promise<void> {
   assert.equal(res.status, 400);
@@ -38,7 +37,7 @@ async function tooDeep(res: Response, limit: number): Promise<void> {
   assert.match(answer.error.message, new RegExp(`limit of ${limit} levels`));
 }
 
-describe("maxDepth on Node http and Express", { timeout: 20_000 }, () => {
+describe("maxDepth on Node http and Express", () => {
   const rejects: RejectInfo[] = [];
   const handedOn = (_req: unknown, res: http.ServerResponse) => res.writeHead(200).end("handed on");
   let raw: Awaited<ReturnType<typeof listen>>;
@@ -47,7 +46,7 @@ describe("maxDepth on Node http and Express", { timeout: 20_000 }, () => {
   before(async () => {
     const guard = wymcpNode({ onReject: (info) => rejects.push(info) });
     raw = await listen((req, res) => void guard(req, res, () => handedOn(req, res)));
-    const guard5 = wymcpNode({ maxDepth: 5 });
+    const guard5 = wymcpNode({ limits: { maxDepth: 5 } });
     small = await listen((req, res) => void guard5(req, res, () => handedOn(req, res)));
     const app = express()
       .use(express.json({ limit: "4mb" }))
@@ -91,16 +90,16 @@ describe("maxDepth on Node http and Express", { timeout: 20_000 }, () => {
 
   test("a maxDepth that is not a positive integer or Infinity is refused when the middleware is built", () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) {
-      assert.throws(() => wymcpNode({ maxDepth: bad }), /maxDepth/);
-      assert.throws(() => wymcpFetch({ maxDepth: bad }), /maxDepth/);
+      assert.throws(() => wymcpNode({ limits: { maxDepth: bad } }), /maxDepth/);
+      assert.throws(() => wymcpFetch({ limits: { maxDepth: bad } }), /maxDepth/);
     }
-    assert.doesNotThrow(() => wymcpNode({ maxDepth: Number.POSITIVE_INFINITY }));
+    assert.doesNotThrow(() => wymcpNode({ limits: { maxDepth: Number.POSITIVE_INFINITY } }));
   });
 });
 
 describe("maxDepth on Fetch hosts", () => {
   test("a deeper body resolves to the 400 answer; one within the limit to undefined", async () => {
-    const guard = wymcpFetch({ maxDepth: 10 });
+    const guard = wymcpFetch({ limits: { maxDepth: 10 } });
     const request = (body: string) =>
       new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "Content-Type": "application/json" }, body });
     const refused = await guard(request(deepCall(8)));

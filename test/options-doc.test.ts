@@ -58,6 +58,25 @@ describe("the options reference (docs/hosts.md)", () => {
     });
   }
 
+  for (const { face } of FACES) {
+    test(`${face}: the keys each group's check accepts (limits, allow, tools) are exactly those its type documents`, () => {
+      for (const group of ["limits", "allow", "tools"]) {
+        const documented = options
+          .filter((o) => o.name.startsWith(`${group}.`) && o.faces.includes(face))
+          .map((o) => o.name.slice(group.length + 1))
+          .sort();
+        let listed: string | undefined;
+        try {
+          build[face]({ [group]: { "not-an-option": 1 } });
+        } catch (error) {
+          listed = new RegExp(`${group} takes (.*)$`).exec((error as Error).message)?.[1];
+        }
+        assert.ok(listed, `${face}: ${group} accepted an unknown key, or its error lists no keys`);
+        assert.deepEqual(documented, listed.split(", ").sort(), group);
+      }
+    });
+  }
+
   test("every option says what it does and what it defaults to", () => {
     const lacking = options.filter((o) => o.meaning === "" || o.default === undefined).map((o) => o.name);
     assert.deepEqual(lacking, [], "add a doc comment and a @default tag to each");
@@ -101,7 +120,7 @@ test("npm run docs:check reports a stale options table and a stale CLI example, 
   try {
     mkdirSync(join(dir, "docs"));
     const hosts = readFileSync(OPTIONS_DOC, "utf8");
-    writeFileSync(join(dir, "docs", "hosts.md"), hosts.replace(/^\| `maxDepth` .*\n/m, ""));
+    writeFileSync(join(dir, "docs", "hosts.md"), hosts.replace(/^\| `limits.maxDepth` .*\n/m, ""));
     writeFileSync(join(dir, "docs", "cli.md"), readFileSync(CLI_DOCS, "utf8").replace(/^(bad-tools-call\.json:1 {2})reject/m, "$1pass"));
     assert.deepEqual(
       staleRendered(dir).map((line) => line.split(":")[0]),

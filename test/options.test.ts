@@ -26,34 +26,54 @@ const FACES: Array<[string, (options: Record<string, unknown>) => unknown, reado
 
 /** [option, value, the words the message must hold] */
 const BAD: Array<[string, unknown, string]> = [
-  ["maxBodyBytes", Number.NaN, "maxBodyBytes must be a positive integer, not NaN (a number)"],
-  ["maxBodyBytes", "1mb", 'maxBodyBytes must be a positive integer, not "1mb" (a string)'],
-  ["maxBodyBytes", 0, "maxBodyBytes must be a positive integer, not 0 (a number)"],
-  ["maxBodyBytes", -1, "not -1 (a number)"],
-  ["maxBodyBytes", 1.5, "not 1.5 (a number)"],
-  ["maxBodyBytes", Number.POSITIVE_INFINITY, "maxBodyBytes must be a positive integer, not Infinity (a number)"],
-  ["maxBodyBytes", null, "not null"],
-  ["maxBodyBytes", 2 ** 53, "not 9007199254740992 (a number)"],
-  ["maxDepth", Number.NaN, "maxDepth must be a positive integer or Infinity, not NaN (a number)"],
-  ["maxDepth", "64", 'maxDepth must be a positive integer or Infinity, not "64" (a string)'],
+  ["limits.maxBodyBytes", Number.NaN, "limits.maxBodyBytes must be a positive integer, not NaN (a number)"],
+  ["limits.maxBodyBytes", "1mb", 'limits.maxBodyBytes must be a positive integer, not "1mb" (a string)'],
+  ["limits.maxBodyBytes", 0, "limits.maxBodyBytes must be a positive integer, not 0 (a number)"],
+  ["limits.maxBodyBytes", -1, "not -1 (a number)"],
+  ["limits.maxBodyBytes", 1.5, "not 1.5 (a number)"],
+  ["limits.maxBodyBytes", Number.POSITIVE_INFINITY, "limits.maxBodyBytes must be a positive integer, not Infinity (a number)"],
+  ["limits.maxBodyBytes", null, "not null"],
+  ["limits.maxBodyBytes", 2 ** 53, "not 9007199254740992 (a number)"],
+  ["limits.maxDepth", Number.NaN, "limits.maxDepth must be a positive integer or Infinity, not NaN (a number)"],
+  ["limits.maxDepth", "64", 'limits.maxDepth must be a positive integer or Infinity, not "64" (a string)'],
+  ["limits", 5, "limits must be an object, not 5 (a number)"],
   ["era", "Modern", 'era must be "legacy", "modern" or a function, not "Modern" (a string)'],
   ["era", 5, "not 5 (a number)"],
   ["onReject", "console", "onReject must be a function, not"],
-  ["onLegacyReport", "console", 'onLegacyReport must be a function, not "console" (a string)'],
-  ["legacyChecks", "strict", 'legacyChecks must be one of "params", "report", "framing", not "strict" (a string)'],
-  ["formats", "Strict", 'formats must be one of "annotation", "strict", not "Strict" (a string)'],
-  ["formats", true, 'formats must be one of "annotation", "strict", not a boolean'],
-  ["outbound", "loud", 'outbound must be "off" or "report", not "loud" (a string)'],
+  ["onReport", "console", 'onReport must be a function, not "console" (a string)'],
+  ["mode", "shadow", 'mode must be "enforce" or "report", not "shadow"'],
+  ["mode", "reprot", 'mode must be "enforce" or "report", not "reprot" (did you mean "report"?)'],
+  ["rules.params", "strict", 'rules.params must be "enforce", "report" or "off", not "strict"'],
+  ["rules.formats", true, 'rules.formats must be "enforce", "report" or "off", not boolean'],
+  ["rules.header", "off", 'unknown rule "header" (did you mean "headers"?)'],
+  ["rules.origin", "enforce", 'rules.origin: "enforce" needs allow.hosts or allow.origins'],
+  ["rules.lock", "report", 'rules.lock: "report" needs tools.lock'],
+  ["allow.versions", ["next"], "allow.versions must be a non-empty array of YYYY-MM-DD revisions"],
+  ["allow.hosts", [""], "allow.hosts must be an array of non-empty strings"],
+  ["allow.host", ["localhost"], 'unknown option "allow.host" (did you mean "hosts"?)'],
+  ["outbound", "report", 'outbound must be the check (validateMcpResponse from "wymcp/outbound"), not "report" (a string)'],
+  ["tools.lern", true, 'unknown option "tools.lern" (did you mean "learn"?)'],
   ["telemetry", "otel", 'telemetry must be an object with a judged method (mcpTelemetry() from "wymcp/otel"), not "otel" (a string)'],
   ["maxBodySize", 1024, 'unknown option "maxBodySize"'],
+  ["maxBodyBytes", 1024, 'unknown option "maxBodyBytes" (now limits.maxBodyBytes)'],
+  ["legacyChecks", "report", 'unknown option "legacyChecks" (now rules.params)'],
+  ["toolsLock", {}, 'unknown option "toolsLock" (now tools.lock)'],
+  ["onToolDrift", () => undefined, 'unknown option "onToolDrift" (now onReport)'],
+  ["limits.maxBodyByte", 1024, 'unknown option "limits.maxBodyByte" (did you mean "maxBodyBytes"?)'],
 ];
+
+/** `{ a: { b: value } }` for the path `a.b`. */
+function optionAt(path: string, value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path.split(".");
+  return { [head!]: rest.length === 0 ? value : optionAt(rest.join("."), value) };
+}
 
 describe("every face refuses a bad option when it is built", () => {
   for (const [face, build, own] of FACES) {
     for (const [option, value, words] of BAD) {
       test(`${face}({ ${option}: ${typeof value === "string" ? JSON.stringify(value) : String(value)} }) throws WymcpOptionError`, () => {
         assert.throws(
-          () => build({ [option]: value }),
+          () => build(optionAt(option, value)),
           (error: unknown) => {
             assert.ok(error instanceof WymcpOptionError, String(error));
             assert.ok(error instanceof RangeError);
@@ -69,11 +89,11 @@ describe("every face refuses a bad option when it is built", () => {
     if (own.includes("discardTimeoutMs")) {
       test(`${face}: discardTimeoutMs must be a positive integer (Infinity would fire setTimeout at once)`, () => {
         for (const value of [Number.NaN, 0, "5s", Number.POSITIVE_INFINITY])
-          assert.throws(() => build({ discardTimeoutMs: value }), {
+          assert.throws(() => build({ limits: { discardTimeoutMs: value } }), {
             name: "WymcpOptionError",
-            message: /discardTimeoutMs must be a positive integer/,
+            message: /limits\.discardTimeoutMs must be a positive integer/,
           });
-        assert.doesNotThrow(() => build({ discardTimeoutMs: 1 }));
+        assert.doesNotThrow(() => build({ limits: { discardTimeoutMs: 1 } }));
       });
     }
     for (const hook of own.filter((o) => o === "onError" || o === "authInfo")) {
@@ -119,23 +139,38 @@ describe("every face refuses a bad option when it is built", () => {
         message: /the options must be an object, not 5 \(a number\)/,
       });
       assert.doesNotThrow(() => build({}));
-      assert.doesNotThrow(() => build({ maxBodyBytes: 1, maxDepth: Number.POSITIVE_INFINITY, era: "modern", onReject: () => undefined }));
-      for (const legacyChecks of ["params", "report", "framing"]) assert.doesNotThrow(() => build({ legacyChecks }), legacyChecks);
-      for (const formats of ["annotation", "strict"]) assert.doesNotThrow(() => build({ formats }), formats);
+      assert.doesNotThrow(() =>
+        build({ limits: { maxBodyBytes: 1, maxDepth: Number.POSITIVE_INFINITY }, era: "modern", onReject: () => undefined }),
+      );
+      for (const state of ["enforce", "report", "off"]) assert.doesNotThrow(() => build({ rules: { params: state } }), state);
+      assert.doesNotThrow(() => build({ mode: "report", allow: { hosts: ["localhost"], versions: ["2026-07-28"] } }));
+      for (const formats of ["enforce", "report", "off"]) assert.doesNotThrow(() => build({ rules: { formats } }), formats);
       if (face.startsWith("wymcp"))
         assert.throws(() => build({ onError: () => undefined }), { name: "WymcpOptionError", message: /unknown option "onError"/ });
     });
   }
 
   test("resolveOptions, as every face calls it: no options object at all is every default", () => {
-    const resolved = resolveOptions(undefined, [], () => undefined);
+    const resolved = resolveOptions(undefined, { keys: [], headersOf: () => undefined });
     assert.deepEqual(resolved.settings, {
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       maxDepth: DEFAULT_MAX_DEPTH,
-      validate: { legacyChecks: "params", formats: "annotation" },
+      rules: {
+        origin: "off",
+        limits: "enforce",
+        framing: "enforce",
+        params: "enforce",
+        formats: "off",
+        headers: "enforce",
+        versions: "report",
+        lock: "off",
+        paramHeaders: "enforce",
+        toolArguments: "enforce",
+        outbound: "off",
+      },
     });
     assert.equal(resolved.onReject, undefined);
-    assert.equal(resolved.onLegacyReport, undefined);
+    assert.equal(resolved.onReport, undefined);
     assert.equal(resolved.era(undefined, { jsonrpc: "2.0", id: 1, method: "tools/list" }), "legacy");
   });
 
@@ -148,18 +183,24 @@ describe("every face refuses a bad option when it is built", () => {
       }
       return "no error";
     };
-    assert.equal(message({ maxBodyBytes: [1] }), "wymcp: maxBodyBytes must be a positive integer, not an array");
-    assert.equal(message({ maxBodyBytes: { bytes: 1 } }), "wymcp: maxBodyBytes must be a positive integer, not an object");
-    assert.equal(message({ maxBodyBytes: true }), "wymcp: maxBodyBytes must be a positive integer, not a boolean");
-    assert.equal(message({ maxDepth: () => 64 }), "wymcp: maxDepth must be a positive integer or Infinity, not a function");
-    assert.equal(message({ maxBodyBytes: 10n }), "wymcp: maxBodyBytes must be a positive integer, not a bigint");
+    assert.equal(message({ limits: { maxBodyBytes: [1] } }), "wymcp: limits.maxBodyBytes must be a positive integer, not an array");
     assert.equal(
-      message({ maxBodyBytes: "x".repeat(100) }),
-      `wymcp: maxBodyBytes must be a positive integer, not "${"x".repeat(40)}…" (a string)`,
+      message({ limits: { maxBodyBytes: { bytes: 1 } } }),
+      "wymcp: limits.maxBodyBytes must be a positive integer, not an object",
+    );
+    assert.equal(message({ limits: { maxBodyBytes: true } }), "wymcp: limits.maxBodyBytes must be a positive integer, not a boolean");
+    assert.equal(
+      message({ limits: { maxDepth: () => 64 } }),
+      "wymcp: limits.maxDepth must be a positive integer or Infinity, not a function",
+    );
+    assert.equal(message({ limits: { maxBodyBytes: 10n } }), "wymcp: limits.maxBodyBytes must be a positive integer, not a bigint");
+    assert.equal(
+      message({ limits: { maxBodyBytes: "x".repeat(100) } }),
+      `wymcp: limits.maxBodyBytes must be a positive integer, not "${"x".repeat(40)}…" (a string)`,
     );
     assert.equal(
-      message({ maxBodyBytes: "y".repeat(40) }),
-      `wymcp: maxBodyBytes must be a positive integer, not "${"y".repeat(40)}" (a string)`,
+      message({ limits: { maxBodyBytes: "y".repeat(40) } }),
+      `wymcp: limits.maxBodyBytes must be a positive integer, not "${"y".repeat(40)}" (a string)`,
     );
   });
 
@@ -167,9 +208,9 @@ describe("every face refuses a bad option when it is built", () => {
     assert.throws(() => wymcpFetch({ maxBodySize: 1 } as never), {
       name: "WymcpOptionError",
       message:
-        'wymcp: unknown option "maxBodySize"; this face takes maxBodyBytes, maxDepth, era, onReject, legacyChecks, onLegacyReport, allowedHosts, allowedOrigins, headerChecks, supportedVersions, formats, outbound, outboundCheck, onOutboundViolation, telemetry, tools, toolsLock, toolsLockMode, onToolDrift',
+        'wymcp: unknown option "maxBodySize"; this face takes era, limits, mode, rules, allow, onReject, onReport, tools, outbound, telemetry',
     });
-    assert.throws(() => wymcpFetch({ discardTimeoutMs: 1 } as never), { message: /unknown option "discardTimeoutMs"/ });
+    assert.throws(() => wymcpFetch({ limits: { discardTimeoutMs: 1 } } as never), { message: /unknown option "limits.discardTimeoutMs"/ });
     // The server's tools are checked when the face is built too.
     assert.throws(() => gateNode(handler, { tools: 5 } as never), { message: "wymcp: tools must be an object, not 5 (a number)" });
     assert.throws(() => wymcpFetch({ tools: { learn: "yes" } } as never), { message: /tools.learn must be a boolean/ });
@@ -182,7 +223,7 @@ describe("every face refuses a bad option when it is built", () => {
   test("era takes either lane by name", async () => {
     const call = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { _meta: MODERN_META, name: 5 } });
     const post = () => new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: call });
-    assert.equal(await wymcpFetch({ era: "legacy", legacyChecks: "framing" })(post()), undefined, "framing only");
+    assert.equal(await wymcpFetch({ era: "legacy", rules: { params: "off" } })(post()), undefined, "framing only");
     // The legacy lane's params checks (the default) judge it by 2025-03-26: a numeric name, answered 200/-32602.
     assert.equal((await wymcpFetch({ era: "legacy" })(post()))?.status, 200);
     assert.equal((await wymcpFetch({ era: "modern" })(post()))?.status, 400);
@@ -197,7 +238,7 @@ describe("every face refuses a bad option when it is built", () => {
 describe("a limit is never silently off", () => {
   test("wymcpFetch: maxBodyBytes NaN or '1mb' cannot be built, so a 10 MB body cannot pass through such a guard", async () => {
     for (const maxBodyBytes of [Number.NaN, "1mb"])
-      assert.throws(() => wymcpFetch({ maxBodyBytes: maxBodyBytes as number }), WymcpOptionError);
+      assert.throws(() => wymcpFetch({ limits: { maxBodyBytes: maxBodyBytes as number } }), WymcpOptionError);
     // The default, by contrast, answers the 10 MB body 413.
     const body = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${"x".repeat(10 * 1024 * 1024)}"}}`;
     const request = new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -243,10 +284,23 @@ describe("every face defaults to the SDK's routing", () => {
     const legacy = JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: 5 } });
     const request = () =>
       new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: legacy });
-    assert.equal(await wymcpFetch({ legacyChecks: "framing" })(request()), undefined);
+    assert.equal(await wymcpFetch({ rules: { params: "off" } })(request()), undefined);
     // With the params checks (the default), judged legacy by 2025-03-26's CallToolRequest, not as the modern call it lacks.
     const answer = await wymcpFetch()(request());
     assert.equal(answer?.status, 200);
     assert.match(((await answer!.json()) as { error: { message: string } }).error.message, /CallToolRequest, revision 2025-03-26/);
   });
+});
+
+describe("a gate built without a handler throws when it is built, never on the first request", () => {
+  for (const [face, build] of [
+    ["gateNode", (handler: unknown) => gateNode(handler as never)],
+    ["gateFetch", (handler: unknown) => gateFetch(handler as never)],
+  ] as const) {
+    for (const handler of [undefined, null, {}, { fetch: "no" }]) {
+      test(`${face}(${JSON.stringify(handler) ?? "undefined"}) throws WymcpOptionError naming the handler`, () => {
+        assert.throws(() => build(handler), { name: "WymcpOptionError", message: /needs (the SDK's handler|a handler)/ });
+      });
+    }
+  }
 });

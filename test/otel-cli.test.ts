@@ -11,7 +11,8 @@ import { context, defaultTextMapGetter, ROOT_CONTEXT } from "@opentelemetry/api"
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import * as z from "zod";
 import { createLog } from "../src/log/gate-log.js";
-import { gateFlags } from "../src/cli/gate-options.js";
+import { sharedFlags } from "../src/cli/gate-options.js";
+
 import { createProxy, listen } from "../src/hosts/proxy/proxy.js";
 import { runStdioGate } from "../src/hosts/stdio/gate.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
@@ -39,6 +40,9 @@ import {
   ERROR,
   modernEchoCall,
 } from "./support/otel.js";
+
+/** The shared flags none of which is given: the options both command-line faces start with. */
+const gateFlags = (none: Record<string, never>) => sharedFlags(none, { hosts: false }).options;
 
 const MODERN = "2026-07-28";
 const JSON_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -75,9 +79,7 @@ async function instrumentedUpstream(o: Observed) {
   return { ...(await listening(server)), seen };
 }
 
-describe("wymcp proxy with telemetry (the real SDK), the official client v2 against the SDK's server behind it", {
-  timeout: 60_000,
-}, () => {
+describe("wymcp proxy with telemetry (the real SDK), the official client v2 against the SDK's server behind it", () => {
   const o = observed();
   let upstream: Awaited<ReturnType<typeof instrumentedUpstream>>;
   let proxy: { url: URL; close: () => Promise<void> };
@@ -86,7 +88,7 @@ describe("wymcp proxy with telemetry (the real SDK), the official client v2 agai
     upstream = await instrumentedUpstream(o);
     const flags = gateFlags({});
     const built = createProxy(
-      { ...flags, upstream: new URL(upstream.url), timeoutMs: 10_000, drainTimeoutMs: 1_000, rewriteHost: false, telemetry: o.telemetry },
+      { ...flags, upstream: new URL(upstream.url), timeoutMs: 60_000, drainTimeoutMs: 1_000, rewriteHost: false, telemetry: o.telemetry },
       createLog("proxy", "text", (line) => void lines.push(line)),
     );
     const { server, address } = await listen(built, "127.0.0.1", 0);
@@ -196,7 +198,7 @@ describe("wymcp proxy with telemetry (the real SDK), the official client v2 agai
   });
 });
 
-describe("wymcp proxy with telemetry, when the upstream fails", { timeout: 30_000 }, () => {
+describe("wymcp proxy with telemetry, when the upstream fails", () => {
   test("an unreachable upstream: the proxy's 502 ends the span, recorded as the server error it is (-32603, ERROR)", async () => {
     const o = observed();
     await assertNothingListens();
@@ -204,7 +206,7 @@ describe("wymcp proxy with telemetry, when the upstream fails", { timeout: 30_00
       {
         ...gateFlags({}),
         upstream: NO_UPSTREAM,
-        timeoutMs: 5_000,
+        timeoutMs: 60_000,
         drainTimeoutMs: 1_000,
         rewriteHost: false,
         telemetry: o.telemetry,
@@ -233,7 +235,7 @@ describe("wymcp proxy with telemetry, when the upstream fails", { timeout: 30_00
   });
 });
 
-describe("wymcp proxy with telemetry, an answer in an event stream", { timeout: 30_000 }, () => {
+describe("wymcp proxy with telemetry, an answer in an event stream", () => {
   test("the span ends with the event that carries its id's result, while the stream goes on", async () => {
     const o = observed();
     const upstream = await recordingUpstream();
@@ -248,7 +250,7 @@ describe("wymcp proxy with telemetry, an answer in an event stream", { timeout: 
       finish = () => res.end();
     });
     const built = createProxy(
-      { ...gateFlags({}), upstream: upstream.url, timeoutMs: 5_000, drainTimeoutMs: 1_000, rewriteHost: false, telemetry: o.telemetry },
+      { ...gateFlags({}), upstream: upstream.url, timeoutMs: 60_000, drainTimeoutMs: 1_000, rewriteHost: false, telemetry: o.telemetry },
       createLog("proxy", "text", () => undefined),
     );
     const { server, address } = await listen(built, "127.0.0.1", 0);
@@ -272,7 +274,7 @@ describe("wymcp proxy with telemetry, an answer in an event stream", { timeout: 
   });
 });
 
-describe("wymcp stdio with telemetry (the real SDK), a stdio server behind it", { timeout: 60_000 }, () => {
+describe("wymcp stdio with telemetry (the real SDK), a stdio server behind it", () => {
   const work = mkdtempSync(join(tmpdir(), "wymcp-otel-stdio-"));
   after(() => rmSync(work, { recursive: true, force: true }));
 

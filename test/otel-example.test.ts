@@ -45,9 +45,7 @@ function render(spans: ReadableSpan[]): string {
   return lines.join("\n");
 }
 
-test("docs/observability.md's example trace is what the SDK records for a passing and a refused tools/call (UPDATE_GOLDEN=1 rewrites it)", {
-  timeout: 30_000,
-}, async () => {
+test("docs/observability.md's example trace is what the SDK records for a passing and a refused tools/call (UPDATE_GOLDEN=1 rewrites it)", async () => {
   enableContext();
   const o = observed();
   const tracer = o.tracerProvider.getTracer("example");
@@ -73,7 +71,7 @@ test("docs/observability.md's example trace is what the SDK records for a passin
       .finally(() => span.end());
   };
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)), { timeout: 5_000 });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     o.reset();
     await call({ city: "Lisbon" });
     await call("Lisbon");

@@ -93,7 +93,7 @@ function metricsOf(posted: Posted[]): OtlpMetric[] {
     .flatMap((p) => (p.body as unknown as Body).resourceMetrics.flatMap((r) => r.scopeMetrics.flatMap((s) => s.metrics)));
 }
 
-describe("what wymcp proxy --otel exports, seen by a local OTLP/HTTP receiver", { timeout: 60_000 }, () => {
+describe("what wymcp proxy --otel exports, seen by a local OTLP/HTTP receiver", () => {
   let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
   let upstream: Upstream;
   before(async () => {
@@ -210,7 +210,7 @@ describe("what wymcp proxy --otel exports, seen by a local OTLP/HTTP receiver", 
   });
 });
 
-describe("wymcp proxy --otel with a collector that never answers", { timeout: 60_000 }, () => {
+describe("wymcp proxy --otel with a collector that never answers", () => {
   test("SIGTERM: the drain, then at most 5 s for the export, then exit 0, though the exporter would wait 30 s", async () => {
     // Accepts connections and reads, never answers.
     const sockets: Socket[] = [];
@@ -263,7 +263,7 @@ const work = mkdtempSync(join(tmpdir(), "wymcp-otel-export-"));
 after(() => rmSync(work, { recursive: true, force: true }));
 let runs = 0;
 
-describe("what wymcp stdio --otel exports, and what it refuses to start with", { timeout: 60_000 }, () => {
+describe("what wymcp stdio --otel exports, and what it refuses to start with", () => {
   let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
   before(async () => {
     receiver = await otlpReceiver();

@@ -265,7 +265,7 @@ describe("no SDK, no facts: a telemetry that records nothing is never shown the 
   test("recording() false: traceOf reads nothing of the body and never calls judged", () => {
     const { verdict, reads } = counted();
     let judged = 0;
-    const trace = traceOf({ recording: () => false, judged: () => void judged++ }, verdict, 0, pipe, headers);
+    const trace = traceOf({ recording: () => false, judged: () => void judged++ }, { verdict, startTime: 0, transport: pipe, headers });
     assert.deepEqual([trace, judged, reads()], [undefined, 0, 0]);
   });
 
@@ -273,7 +273,7 @@ describe("no SDK, no facts: a telemetry that records nothing is never shown the 
     for (const recording of [() => true, undefined]) {
       const { verdict, reads } = counted();
       let judged = 0;
-      traceOf({ recording, judged: () => void judged++ }, verdict, 0, pipe, headers);
+      traceOf({ recording, judged: () => void judged++ }, { verdict, startTime: 0, transport: pipe, headers });
       assert.equal(judged, 1);
       assert.ok(reads() > 0);
     }
@@ -293,6 +293,6 @@ describe("no SDK, no facts: a telemetry that records nothing is never shown the 
       },
       judged: () => assert.fail("judged after a failing recording()"),
     };
-    assert.equal(traceOf(failing, verdict, 0, pipe, headers), undefined);
+    assert.equal(traceOf(failing, { verdict, startTime: 0, transport: pipe, headers }), undefined);
   });
 });

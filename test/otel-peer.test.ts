@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { before, test } from "node:test";
+import { HUNG_CHILD_MS } from "../examples/hung-child.js";
 import { staticGraph } from "./support/graph.js";
 import { repoRoot } from "./support/spec.js";
 
@@ -144,7 +145,7 @@ test("with the OpenTelemetry peers missing, --otel fails at start in one line na
     /^wymcp (proxy|stdio): --otel needs the optional peer dependencies @opentelemetry\/api and @opentelemetry\/sdk-node, and @opentelemetry\/(api|sdk-node) is not installed: npm install @opentelemetry\/api @opentelemetry\/sdk-node\n$/;
   const proxy = spawnSync(process.execPath, [...withoutOpenTelemetry(), cli, "proxy", "--otel", "--upstream", "http://127.0.0.1:9/mcp"], {
     encoding: "utf8",
-    timeout: 20_000,
+    timeout: HUNG_CHILD_MS,
   });
   assert.equal(proxy.status, 2, proxy.stderr);
   assert.match(proxy.stderr, line);
@@ -153,7 +154,7 @@ test("with the OpenTelemetry peers missing, --otel fails at start in one line na
     [...withoutOpenTelemetry(), cli, "stdio", "--otel", "--", process.execPath, "-e", "process.exit(7)"],
     {
       encoding: "utf8",
-      timeout: 20_000,
+      timeout: HUNG_CHILD_MS,
     },
   );
   assert.equal(stdio.status, 2, stdio.stderr);
@@ -161,7 +162,7 @@ test("with the OpenTelemetry peers missing, --otel fails at start in one line na
   // Without the flag, neither command looks for the peers: the server runs, its exit code is wymcp's.
   const plain = spawnSync(process.execPath, [...withoutOpenTelemetry(), cli, "stdio", "--", process.execPath, "-e", "process.exit(7)"], {
     encoding: "utf8",
-    timeout: 20_000,
+    timeout: HUNG_CHILD_MS,
   });
   assert.equal(plain.status, 7, plain.stderr);
   const listening = spawn(

@@ -67,7 +67,7 @@ function handlerFor(o: Observed) {
 
 before(() => enableContext());
 
-describe("gateNode with telemetry, the official client v2 in the modern era", { timeout: 30_000 }, () => {
+describe("gateNode with telemetry, the official client v2 in the modern era", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   before(async () => {
@@ -163,7 +163,7 @@ describe("gateNode with telemetry, the official client v2 in the modern era", { 
   });
 });
 
-describe("gateNode with telemetry, the official client v2 in the legacy era", { timeout: 30_000 }, () => {
+describe("gateNode with telemetry, the official client v2 in the legacy era", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   let legacyOnly: Awaited<ReturnType<typeof listening>>;
@@ -173,8 +173,8 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", { 
     const handler = handlerFor(o);
     server = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry })));
     legacyOnly = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry, era: "legacy" })));
-    const onLegacyReport = (info: unknown) => void reports.push(info);
-    reporting = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry, legacyChecks: "report", onLegacyReport })));
+    const onReport = (info: unknown) => void reports.push(info);
+    reporting = await listening(http.createServer(gateNode(handler, { telemetry: o.telemetry, rules: { params: "report" }, onReport })));
   });
   after(async () => {
     await server.close();
@@ -233,7 +233,7 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", { 
     );
   });
 
-  test("a legacy params failure answered 200/-32602 by the gate (legacyChecks params, the default) is a refused span: the code, the verdict, the era, the reason", async () => {
+  test("a legacy params failure answered 200/-32602 by the gate (the params rule enforced, the default) is a refused span: the code, the verdict, the era, the reason", async () => {
     const answer = await rawPost(server.url, legacyHeaders, badLegacyCall);
     assert.equal(answer.status, 200);
     assert.equal((JSON.parse(answer.text) as { error: { code: number } }).error.code, -32602);
@@ -252,9 +252,9 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", { 
     });
   });
 
-  test("legacyChecks report: the same call goes on to the server; its span says reported, the reason, and the server's own answer", async () => {
+  test("the params rule in report: the same call goes on to the server; its span says reported, the reason, and the server's own answer", async () => {
     const answer = await rawPost(reporting.url, legacyHeaders, badLegacyCall);
-    assert.equal(reports.length, 1, "onLegacyReport was called once");
+    assert.equal(reports.length, 1, "onReport was called once");
     // The SDK answers the call itself (a JSON body or an event stream): its code is the one recorded.
     const code = /"code":(-?\d+)/.exec(answer.text)?.[1];
     assert.ok(code !== undefined, `the server answered with an error: ${answer.text}`);
@@ -284,11 +284,11 @@ describe("gateNode with telemetry, the official client v2 in the legacy era", { 
   });
 });
 
-describe("notifications, refusals before judging, bounds", { timeout: 30_000 }, () => {
+describe("notifications, refusals before judging, bounds", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   before(async () => {
-    server = await listening(http.createServer(gateNode(handlerFor(o), { telemetry: o.telemetry, maxBodyBytes: 2048 })));
+    server = await listening(http.createServer(gateNode(handlerFor(o), { telemetry: o.telemetry, limits: { maxBodyBytes: 2048 } })));
   });
   after(() => server.close());
   beforeEach(() => o.reset());
@@ -341,7 +341,7 @@ describe("notifications, refusals before judging, bounds", { timeout: 30_000 }, 
   });
 });
 
-describe("trace context: params._meta first, then the HTTP headers, then the ambient context", { timeout: 30_000 }, () => {
+describe("trace context: params._meta first, then the HTTP headers, then the ambient context", () => {
   const o = observed();
   let server: Awaited<ReturnType<typeof listening>>;
   before(async () => {
@@ -381,7 +381,7 @@ describe("trace context: params._meta first, then the HTTP headers, then the amb
   });
 });
 
-describe("metrics: mcp.server.operation.duration, wymcp.rejections, wymcp.validation.duration", { timeout: 30_000 }, () => {
+describe("metrics: mcp.server.operation.duration, wymcp.rejections, wymcp.validation.duration", () => {
   test("a passing and a refused tools/call, and an unknown method folded to _OTHER on metrics only", async () => {
     const o = observed();
     const server = await listening(http.createServer(gateNode(handlerFor(o), { telemetry: o.telemetry })));
@@ -443,7 +443,7 @@ describe("metrics: mcp.server.operation.duration, wymcp.rejections, wymcp.valida
   });
 });
 
-describe("gateFetch with telemetry", { timeout: 30_000 }, () => {
+describe("gateFetch with telemetry", () => {
   test("the official client through gateFetch: a passing call continues the client's trace and the tool's span nests; a refused one is traced", async () => {
     const o = observed();
     const gated = gateFetch(handlerFor(o), { telemetry: o.telemetry });
@@ -569,7 +569,7 @@ describe("gateFetch with telemetry", { timeout: 30_000 }, () => {
   });
 });
 
-describe("the lower-level guards take the same option", { timeout: 30_000 }, () => {
+describe("the lower-level guards take the same option", () => {
   const headers = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
@@ -622,7 +622,7 @@ describe("the lower-level guards take the same option", { timeout: 30_000 }, () 
   });
 });
 
-describe("gateNode: a handler that throws, a client that goes away", { timeout: 30_000 }, () => {
+describe("gateNode: a handler that throws, a client that goes away", () => {
   const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   const list = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" });
 
@@ -685,7 +685,7 @@ describe("gateNode: a handler that throws, a client that goes away", { timeout: 
   });
 });
 
-describe("a session assigned by the answer", { timeout: 30_000 }, () => {
+describe("a session assigned by the answer", () => {
   test("an initialize answered with an Mcp-Session-Id carries it; a modern answer's header is never recorded", async () => {
     const o = observed();
     const assigning: McpFetchHandler = {
@@ -716,7 +716,7 @@ describe("a session assigned by the answer", { timeout: 30_000 }, () => {
   });
 });
 
-describe("a legacy batch: one span per message, each ended by its own answer", { timeout: 30_000 }, () => {
+describe("a legacy batch: one span per message, each ended by its own answer", () => {
   test("two requests and a notification; the error answer marks the right span", async () => {
     const o = observed();
     const answering: McpFetchHandler = {
@@ -794,7 +794,7 @@ describe("with no SDK nothing is watched", () => {
   });
 });
 
-describe("an observer that fails never fails the request", { timeout: 30_000 }, () => {
+describe("an observer that fails never fails the request", () => {
   const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
   const broken: Record<string, Telemetry> = {
@@ -843,7 +843,7 @@ describe("an observer that fails never fails the request", { timeout: 30_000 }, 
   }
 });
 
-describe("metric attributes a client chooses are bounded: a client cannot add series at will", { timeout: 60_000 }, () => {
+describe("metric attributes a client chooses are bounded: a client cannot add series at will", () => {
   const jsonHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   /** A plain handler behind gateFetch: tools/list lists `listed`, every other request gets an empty result. */
   function gateWith(o: Observed, listed: string[] = []) {

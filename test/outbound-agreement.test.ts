@@ -220,9 +220,7 @@ async function session(era: Era, use: (client: Client) => Promise<void>): Promis
   }));
   client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { name: "Ada", context: "tests" } }));
   client.setRequestHandler("roots/list", async () => ({ roots: [{ uri: "file:///work", name: "work" }] }));
-  await client.connect(new StreamableHTTPClientTransport(server!.url, { fetch: recordingFetch(era, captured, reading) }), {
-    timeout: 5_000,
-  });
+  await client.connect(new StreamableHTTPClientTransport(server!.url, { fetch: recordingFetch(era, captured, reading) }));
   try {
     negotiated[era] = client.getNegotiatedProtocolVersion();
     await use(client);
@@ -239,11 +237,11 @@ async function common(client: Client): Promise<void> {
   await client.callTool({ name: "test_multiple_content_types", arguments: {} });
   await client.callTool({ name: "test_error_handling", arguments: {} });
   await client.callTool({ name: "test_tool_with_progress", arguments: {} }, { onprogress: () => undefined });
-  await client.callTool({ name: "test_input_required_result_elicitation", arguments: {} }, { timeout: 10_000 });
-  await client.callTool({ name: "test_input_required_result_sampling", arguments: {} }, { timeout: 10_000 });
+  await client.callTool({ name: "test_input_required_result_elicitation", arguments: {} });
+  await client.callTool({ name: "test_input_required_result_sampling", arguments: {} });
   await client.listPrompts();
   await client.getPrompt({ name: "test_prompt_with_image" });
-  await client.getPrompt({ name: "test_input_required_result_prompt" }, { timeout: 10_000 });
+  await client.getPrompt({ name: "test_input_required_result_prompt" });
   await client.listResources();
   await client.listResourceTemplates();
   await client.readResource({ uri: "test://static-binary" });
@@ -262,9 +260,9 @@ before(async () => {
     await client.setLoggingLevel("info");
     await client.callTool({ name: "test_tool_with_logging", arguments: {} });
     // Push-style requests of the 2025 era, on the call's SSE stream.
-    await client.callTool({ name: "test_sampling", arguments: { prompt: "Capital of France?" } }, { timeout: 10_000 });
-    await client.callTool({ name: "test_elicitation", arguments: { message: "Continue?" } }, { timeout: 10_000 });
-    await client.callTool({ name: "test_input_required_result_list_roots", arguments: {} }, { timeout: 10_000 });
+    await client.callTool({ name: "test_sampling", arguments: { prompt: "Capital of France?" } });
+    await client.callTool({ name: "test_elicitation", arguments: { message: "Continue?" } });
+    await client.callTool({ name: "test_input_required_result_list_roots", arguments: {} });
     await client.ping();
   });
   await session("modern", common);
@@ -293,7 +291,7 @@ function label({ era, method, message }: Captured): string {
   return `${era} ${kind} ${method ?? "-"}`;
 }
 
-describe("validateMcpResponse and the suite's wire-schema-valid agree on the conformance server's traffic", { timeout: 60_000 }, () => {
+describe("validateMcpResponse and the suite's wire-schema-valid agree on the conformance server's traffic", () => {
   test("both eras negotiated the revision the suite would judge them by", () => {
     assert.deepEqual(negotiated, { legacy: REVISION.legacy, modern: REVISION.modern });
   });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { gateFetch, type McpFetchHandler, type OutboundViolationInfo } from "wymcp/fetch";
+import { gateFetch, type McpFetchHandler, type Report } from "wymcp/fetch";
 import { gateNode } from "wymcp/node";
 import { validateMcpResponse } from "wymcp/outbound";
 import { createTap, type OutboundCheck } from "../src/outbound/tap.js";
@@ -65,19 +65,18 @@ describe("validateMcpResponse judges a legacy message by the revision the exchan
 describe("report mode judges a legacy exchange by the revision its request was judged by", () => {
   function tapped(era: "legacy" | "modern", requestBody: unknown, protocolVersion?: string) {
     const contexts: unknown[] = [];
-    const infos: OutboundViolationInfo[] = [];
+    const infos: Report[] = [];
     const check: OutboundCheck = (message, context) => {
       contexts.push(context);
       return validateMcpResponse(message, context);
     };
-    const tap = createTap(
+    const tap = createTap({
       era,
       requestBody,
-      (name) => (name === "content-type" ? "application/json" : null),
-      { outboundCheck: check, onOutboundViolation: (i) => infos.push(i) },
-      undefined,
+      header: (name) => (name === "content-type" ? "application/json" : null),
+      hooks: { outboundCheck: check, onReport: (i) => infos.push(i) },
       protocolVersion,
-    );
+    });
     tap.push(JSON.stringify(RESULT));
     tap.end();
     return { contexts, infos };
@@ -112,8 +111,8 @@ describe("report mode judges a legacy exchange by the revision its request was j
     const handler: McpFetchHandler = {
       fetch: async () => new Response(JSON.stringify(RESULT), { headers: { "content-type": "application/json" } }),
     };
-    const infos: OutboundViolationInfo[] = [];
-    const gated = gateFetch(handler, { outbound: "report", outboundCheck: validateMcpResponse, onOutboundViolation: (i) => infos.push(i) });
+    const infos: Report[] = [];
+    const gated = gateFetch(handler, { outbound: validateMcpResponse, onReport: (i) => infos.push(i) });
     for (const revision of ["2024-11-05", "2025-06-18"]) {
       const request = new Request("http://localhost/mcp", {
         method: "POST",
@@ -132,8 +131,8 @@ describe("report mode judges a legacy exchange by the revision its request was j
     const handler: McpFetchHandler = {
       fetch: async () => new Response(JSON.stringify(RESULT), { headers: { "content-type": "application/json" } }),
     };
-    const infos: OutboundViolationInfo[] = [];
-    const gated = gateNode(handler, { outbound: "report", outboundCheck: validateMcpResponse, onOutboundViolation: (i) => infos.push(i) });
+    const infos: Report[] = [];
+    const gated = gateNode(handler, { outbound: validateMcpResponse, onReport: (i) => infos.push(i) });
     const server = http.createServer(gated);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {

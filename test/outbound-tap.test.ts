@@ -16,13 +16,13 @@ function run(
     checked.push({ message, method: context.method });
     return { outcome: "violation", violations: { message: "x", errors: [] } };
   };
-  const tap = createTap(
+  const tap = createTap({
     era,
-    body,
-    (name) => (name === "content-type" ? type : null),
-    { outboundCheck: check, onOutboundViolation: (i) => reported.push(i) },
-    limit,
-  );
+    requestBody: body,
+    header: (name) => (name === "content-type" ? type : null),
+    hooks: { outboundCheck: check, onReport: (i) => reported.push(i) },
+    maxMessageUnits: limit,
+  });
   for (const piece of pieces) tap.push(piece);
   tap.end();
   return { checked, reported };

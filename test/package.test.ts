@@ -136,7 +136,7 @@ describe("the built dist/", () => {
     "src/core/utf8-length.ts",
     "src/core/log-safe.ts",
     "src/core/error-budget.ts",
-    // The legacyChecks option's three names and its check, beside the adapters and the bin that check it when built.
+    // The params rule's three states and their check, beside the adapters and the bin that check it when built.
     "src/core/legacy-checks.ts",
     // The formats option's names, likewise.
     "src/core/formats.ts",

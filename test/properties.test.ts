@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import "./support/built.js";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type LegacyChecks, type ValidationResult } from "wymcp";
+import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type ValidationResult } from "wymcp";
+
+/** The legacy lane's three modes, as the params rule's states spell them. */
+type LegacyChecks = "params" | "report" | "framing";
+const PARAMS = { params: "enforce", report: "report", framing: "off" } as const;
 import { CLIENT_RESPONSE, LEGACY_INITIALIZE, MODERN_META, modernToolsCall, NOTIFICATION } from "./support/messages.js";
 import { EXAMPLES_REVISION, readSpecSchema, specDefinitions, type JsonObject } from "./support/spec.js";
 import { claimedVersion, KNOWN_MODERN_REVISIONS } from "../src/core/protocol-versions.js";
@@ -174,7 +178,7 @@ function assertVerdict(body: unknown, era: Era, result: ValidationResult, checks
       batch: "JSONRPCBatchRequest",
       notification: (era === "legacy" && known) || "JSONRPCNotification",
       request: known ?? "JSONRPCRequest",
-    }[result.kind];
+    }[result.kind as "batch" | "notification" | "request"];
     assert.equal(result.definition, definition);
     assert.equal(result.revision, known && revision);
   }
@@ -208,7 +212,8 @@ function assertWellFormedOutcome(result: ValidationResult): void {
 
 describe("validateMcpRequest properties", () => {
   for (const { era, checks, name } of LANES) {
-    const judge = (body: unknown) => assertVerdict(body, era, validateMcpRequest(body, era, checks && { legacyChecks: checks }), checks);
+    const judge = (body: unknown) =>
+      assertVerdict(body, era, validateMcpRequest(body, era, checks && { rules: { params: PARAMS[checks] } }), checks);
     test(`${name}: any JSON value gets the verdict of its kind's rule, a bounded answer and no reflection`, () => {
       fc.assert(fc.property(markedJson, judge), { numRuns: RUNS, seed: SEED });
     });

@@ -12,13 +12,15 @@ import { MODERN, tsSession } from "./support/ts-sessions.js";
 before(assertFreshDist);
 
 // The server is the official Python SDK's MCPServer (mcp 2.3.0), which serves both eras; nobody here wrote it or its clients.
-describe("a Python MCPServer behind wymcp proxy", { timeout: 180_000 }, () => {
+describe("a Python MCPServer behind wymcp proxy", () => {
   let server: PythonHttpServer;
   let proxy: RunningProxy;
   let proxied: URL;
   before(async () => {
     server = await startMcpServerHttp();
-    proxy = await startProxy(["--upstream", server.url.href]);
+    // The gate's admission alone, as the server's own answers are compared: learning (on by default) answers a tool's
+    // wrong arguments itself, which test/tools-at-edge-faces.test.ts holds against this server.
+    proxy = await startProxy(["--upstream", server.url.href, "--no-learn-tools"]);
     proxied = new URL(server.url.pathname, proxy.url);
   });
   after(async () => {

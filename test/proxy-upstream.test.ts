@@ -80,7 +80,7 @@ const okAnswer = (id: unknown = 1, extra = "") => {
 };
 const idOf = (request: RawRequest) => (JSON.parse(request.body.toString("utf8") || "{}") as { id?: unknown }).id;
 
-describe("an upstream's answer that is not valid HTTP is answered 502, and the proxy keeps serving", { timeout: 60_000 }, () => {
+describe("an upstream's answer that is not valid HTTP is answered 502, and the proxy keeps serving", () => {
   for (const [name, statusLine] of [["a status below 100", "HTTP/1.1 042 Odd"]] as const) {
     test(`${name}: 502 with the request's id, logged; an exchange in flight on another socket is answered all the same`, async () => {
       let held: RawRequest | undefined;
@@ -142,7 +142,7 @@ describe("an upstream's answer that is not valid HTTP is answered 502, and the p
   });
 });
 
-describe("a reused socket the upstream reset: retried only when nothing is replayed that should not be", { timeout: 60_000 }, () => {
+describe("a reused socket the upstream reset: retried only when nothing is replayed that should not be", () => {
   /** Answers the first request on each connection and resets the connection on the second, as a server whose idle timeout fired. */
   const resetting = () =>
     rawUpstream((request) => {
@@ -152,7 +152,7 @@ describe("a reused socket the upstream reset: retried only when nothing is repla
 
   test("--pass-through: a POST whose streamed body is consumed is answered 502, never sent again with no body", async () => {
     const upstream = await resetting();
-    const proxy = await startProxy(["--upstream", upstream.url.href, "--pass-through", "--timeout", "5000"]);
+    const proxy = await startProxy(["--upstream", upstream.url.href, "--pass-through"]);
     try {
       const at = new URL("/mcp", proxy.url).href;
       assert.equal((await rawPost(at, JSON_HEADERS, ping(1))).status, 200);
@@ -190,7 +190,7 @@ describe("a reused socket the upstream reset: retried only when nothing is repla
   });
 });
 
-describe("an https upstream: TLS names the upstream, never the client's Host", { timeout: 60_000 }, () => {
+describe("an https upstream: TLS names the upstream, never the client's Host", () => {
   const dir = mkdtempSync(join(tmpdir(), "wymcp-tls-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -270,7 +270,7 @@ describe("an https upstream: TLS names the upstream, never the client's Host", {
   });
 });
 
-describe("forwarding headers: what the proxy forwards is what it judged, and X-Forwarded-* are its own", { timeout: 60_000 }, () => {
+describe("forwarding headers: what the proxy forwards is what it judged, and X-Forwarded-* are its own", () => {
   test("a header the client names in Connection is neither forwarded nor judged: the lane is the one the upstream sees", async () => {
     const upstream = await recordingUpstream();
     const proxy = await startProxy(["--upstream", upstream.url.href]);
@@ -361,7 +361,7 @@ const headCount = (target: string, head: Array<[string, string]>, body: string) 
   "content-length".length +
   String(body.length).length;
 
-describe("what the proxy adds never takes a request past the header bound the client's request was under", { timeout: 60_000 }, () => {
+describe("what the proxy adds never takes a request past the header bound the client's request was under", () => {
   const body = ping(1);
   const fields = (host: string): Array<[string, string]> => [
     ["host", host],
@@ -414,7 +414,7 @@ describe("what the proxy adds never takes a request past the header bound the cl
   });
 });
 
-describe("--max-answer-bytes bounds an answer once its headers have come", { timeout: 60_000 }, () => {
+describe("--max-answer-bytes bounds an answer once its headers have come", () => {
   test("declared too large: 502 before any header goes out; streamed past it: the answer is cut; both logged; an event stream is not bounded", async () => {
     const big = "x".repeat(3000);
     const upstream = await rawUpstream((request) => {
@@ -464,7 +464,7 @@ describe("--max-answer-bytes bounds an answer once its headers have come", { tim
 
 // That the reader keeps no chunk (what made a body's memory grow with its chunk count) is pinned in
 // body-reader.test.ts; what it costs in memory is measured by `npm run bench -- --body-memory`.
-describe("a valid body in 1-byte chunks", { timeout: 120_000 }, () => {
+describe("a valid body in 1-byte chunks", () => {
   test("four at once over real sockets, each HTTP chunk one byte: judged, answered 200 and forwarded byte for byte", async () => {
     const upstream = await recordingUpstream();
     const proxy = await startProxy(["--upstream", upstream.url.href]);

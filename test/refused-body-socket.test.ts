@@ -19,10 +19,10 @@ interface Slow {
 
 /**
  * A client on a raw socket that sends `head` and `first`, then `drip` every 50 ms (the slow sender of the issue,
- * twenty times faster) whatever it receives; resolves when the server closes the connection, or fails after 10 s.
+ * twenty times faster) whatever it receives; resolves when the server closes the connection.
  */
 function slowSender(port: number, head: string, first: string, drip: string): Promise<Slow> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     // Half-open allowed: the server's FIN after its answer must not be what ends the exchange; an attacker ignores it.
     const socket = net.connect({ port, host: "127.0.0.1", allowHalfOpen: true });
     const started = Date.now();
@@ -31,25 +31,19 @@ function slowSender(port: number, head: string, first: string, drip: string): Pr
     const ticker = setInterval(() => {
       if (socket.writable) socket.write(drip, () => void (sent += drip.length));
     }, 50);
-    const giveUp = setTimeout(() => {
-      clearInterval(ticker);
-      socket.destroy();
-      reject(new Error(`the server kept the socket open for 10 s; received: ${received}`));
-    }, 10_000);
     socket.setEncoding("latin1");
     socket.on("data", (text: string) => void (received += text));
     // The server may reset a connection it cuts; what counts is that it is gone and what arrived before.
     socket.on("error", () => undefined);
     socket.on("close", () => {
       clearInterval(ticker);
-      clearTimeout(giveUp);
       resolve({ received, closedAfter: Date.now() - started, sent });
     });
     socket.write(head + first);
   });
 }
 
-describe("a refused body releases its socket", { timeout: 30_000 }, () => {
+describe("a refused body releases its socket", () => {
   let server: http.Server;
   let port: number;
   /** The server's side of each connection still open. */
@@ -57,8 +51,12 @@ describe("a refused body releases its socket", { timeout: 30_000 }, () => {
   const allClosed: (() => void)[] = [];
 
   before(async () => {
-    const guard = wymcpNode({ maxBodyBytes: LIMIT, discardTimeoutMs: DEADLINE_MS });
-    server = http.createServer((req, res) => void guard(req, res, () => res.end(JSON.stringify({ handedOn: true }))));
+    const guard = wymcpNode({ limits: { maxBodyBytes: LIMIT, discardTimeoutMs: DEADLINE_MS } });
+    // Node's own request timeout off: only wymcp's deadline can close a slow sender's socket.
+    server = http.createServer(
+      { requestTimeout: 0 },
+      (req, res) => void guard(req, res, () => res.end(JSON.stringify({ handedOn: true }))),
+    );
     server.on("connection", (socket: net.Socket) => {
       open.add(socket);
       socket.once("close", () => {
@@ -79,8 +77,8 @@ describe("a refused body releases its socket", { timeout: 30_000 }, () => {
     assert.match(slow.received, /^HTTP\/1\.1 413 /);
     assert.match(slow.received, /\r\nconnection: close\r\n/i);
     assert.match(slow.received, /"code":-32600,"message":"Payload Too Large: the body exceeds the limit of 1024 bytes"/);
-    // Closed by the server (else the client gives up, failing the test: Node's request timeout is 300 s), and not before
-    // its deadline: after the answer, the drip went on being read. How soon after the deadline is no bound of a test.
+    // Closed by wymcp (nothing else closes it here: a socket left open fails the test at the runner's limit), and not
+    // before its deadline: after the answer, the drip went on being read. How soon after the deadline is no bound of a test.
     console.log(
       `slow sender: 413 received, socket closed after ${slow.closedAfter} ms (deadline ${DEADLINE_MS} ms), ${slow.sent} bytes dripped`,
     );
@@ -105,7 +103,6 @@ describe("a refused body releases its socket", { timeout: 30_000 }, () => {
           method: "POST",
           agent: false,
           headers: { "content-type": "application/json", connection: "close" },
-          timeout: 5_000,
         },
         (res) => {
           let text = "";

@@ -32,7 +32,7 @@ function alive(pid: number): boolean {
   }
 }
 
-describe("a client that does not read wymcp's answers", { timeout: 60_000 }, () => {
+describe("a client that does not read wymcp's answers", () => {
   test("holds wymcp's reading back: no more lines are judged than fit while its output is full; all are answered once it reads", async () => {
     const record = join(work, "received-backpressure");
     writeFileSync(record, "");
@@ -70,7 +70,7 @@ describe("a client that does not read wymcp's answers", { timeout: 60_000 }, () 
   });
 });
 
-describe("a stderr nobody reads", { timeout: 60_000 }, () => {
+describe("a stderr nobody reads", () => {
   test("never holds the gate back: every refused request is answered while the log, full, drops its lines and counts them", async () => {
     const record = join(work, "received-log-full");
     writeFileSync(record, "");
@@ -104,7 +104,7 @@ describe("a stderr nobody reads", { timeout: 60_000 }, () => {
   });
 });
 
-describe("a client on a real socket that stops reading", { timeout: 60_000 }, () => {
+describe("a client on a real socket that stops reading", () => {
   test("wymcp stops judging its lines once the socket is full, and answers every one once it reads again", async () => {
     const record = join(work, "received-socket");
     writeFileSync(record, "");
@@ -132,14 +132,14 @@ describe("a client on a real socket that stops reading", { timeout: 60_000 }, ()
       for (let id = 0; id < lines; id++) input.write(`${JSON.stringify({ jsonrpc: "1.0", id, method: "ping" })}\n`);
     };
     more();
-    await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0, 30_000);
+    await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0);
     assert.ok(logged.length < lines, `all ${lines} lines judged into a socket nobody reads`);
     let answers = 0;
     clientEnd!.setEncoding("utf8").on("data", (text: string) => {
       for (const char of text) if (char === "\n") answers++;
     });
     clientEnd!.resume();
-    await until(() => answers === lines, 30_000);
+    await until(() => answers === lines);
     assert.equal(logged.length, lines);
     input.end();
     assert.equal(await exit, 0);
@@ -149,7 +149,7 @@ describe("a client on a real socket that stops reading", { timeout: 60_000 }, ()
   });
 });
 
-describe("the server does not outlive wymcp stdio", { timeout: 60_000 }, () => {
+describe("the server does not outlive wymcp stdio", () => {
   before(assertFreshDist);
 
   /** `wymcp stdio <flags> -- node -e <script>`; resolves once the server has printed its pid on the shared stderr. */

@@ -18,7 +18,9 @@ before(assertFreshDist);
 // and a FastMCP server (Python, both eras), each launched as a client launches it, with and without wymcp in front.
 const FILESYSTEM = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
 const RECORD = join(import.meta.dirname, "support", "record-stdin.mjs");
-const gated = (command: string[]) => [process.execPath, CLI, "stdio", "--", ...command];
+// The gate's admission alone, as the servers' own answers are compared: learning (on by default) answers a tool's
+// wrong arguments itself, which test/tools-at-edge-faces.test.ts holds against a FastMCP server.
+const gated = (command: string[]) => [process.execPath, CLI, "stdio", "--no-learn-tools", "--", ...command];
 
 let dir: string;
 let fastmcp: string[];
@@ -29,7 +31,7 @@ before(async () => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("real stdio servers behind wymcp stdio, each with and without it", { timeout: 180_000 }, () => {
+describe("real stdio servers behind wymcp stdio, each with and without it", () => {
   test("server-filesystem: the official TypeScript client's stdio transport sees the same, gated and ungated", async () => {
     const filesystem = [process.execPath, FILESYSTEM, dir];
     const [through, alone] = await Promise.all([
@@ -96,14 +98,10 @@ async function drive(command: string[], lines: string[], wantAnswers: number) {
             error?: { code: number; data?: { errors: Array<{ instancePath: string }> } };
           },
       );
-  const done = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${wantAnswers} answers within 60 s: ${stdout}\n${stderr}`)), 60_000);
+  const done = new Promise<void>((resolve) => {
     child.stdout.setEncoding("utf8").on("data", (text: string) => {
       stdout += text;
-      if (answers().length >= wantAnswers) {
-        clearTimeout(timer);
-        resolve();
-      }
+      if (answers().length >= wantAnswers) resolve();
     });
   });
   const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
@@ -114,7 +112,7 @@ async function drive(command: string[], lines: string[], wantAnswers: number) {
   return { answers: answers(), received: readFileSync(record, "utf8"), stderr };
 }
 
-describe("a driver writing malformed lines to real stdio servers through wymcp stdio", { timeout: 180_000 }, () => {
+describe("a driver writing malformed lines to real stdio servers through wymcp stdio", () => {
   const initialize = (version: string) =>
     JSON.stringify({
       jsonrpc: "2.0",

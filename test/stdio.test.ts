@@ -75,7 +75,7 @@ const request = (id: unknown, method = "tools/list", params?: unknown) =>
   `${JSON.stringify({ jsonrpc: "2.0", id, method, ...(params !== undefined && { params }) })}\n`;
 const SECRET = "s3cr3t-from-a-line";
 
-describe("wymcp stdio in front of a stdio server that records what reaches it", { timeout: 60_000 }, () => {
+describe("wymcp stdio in front of a stdio server that records what reaches it", () => {
   test("passing lines reach the server byte for byte and its answers come back unchanged; it exits with the server", async () => {
     const g = gate();
     const odd = `{ "id":1, "method":"initialize","jsonrpc":"2.0","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"\\u00e9"}} }\r\n`;
@@ -133,7 +133,23 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     });
     assert.equal(next?.id, 8);
     assert.equal(g.received(), request(8));
-    assert.match(g.stderr(), /^wymcp stdio: refused -32602 invalid-message era=modern kind=request method="tools\/call" id=7: /m);
+    assert.match(
+      g.stderr(),
+      /^wymcp stdio: refused -32602 invalid-message rule=params era=modern kind=request method="tools\/call" id=7: /m,
+    );
+    assert.ok(!g.stderr().includes(SECRET));
+  });
+
+  test("--report: a modern notification that is not JSON-RPC goes on to the server as sent, and is reported once (rule framing)", async () => {
+    const g = gate(["--report"]);
+    const bad = `${JSON.stringify({ jsonrpc: "2.0", method: 5, params: { note: SECRET } })}\n`;
+    g.write(`${bad}${request(1)}`);
+    await until(() => g.answers().length === 1);
+    g.child.stdin!.end();
+    await g.exited;
+    assert.equal(g.received(), bad + request(1));
+    assert.equal(g.stderr().split("report rule=framing").length, 2, g.stderr());
+    assert.doesNotMatch(g.stderr(), /dropped/);
     assert.ok(!g.stderr().includes(SECRET));
   });
 
@@ -151,7 +167,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     );
     // A well-framed modern notification (a cancellation) goes on: over stdio the server needs it.
     assert.equal(g.received(), cancelled + request(1));
-    assert.match(g.stderr(), /dropped \(not answered\) -32600 invalid-message era=modern kind=notification: /);
+    assert.match(g.stderr(), /dropped \(not answered\) -32600 invalid-message rule=framing era=modern kind=notification: /);
     assert.ok(!g.stderr().includes(SECRET));
   });
 
@@ -281,8 +297,8 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     }
     assert.equal(await exit, 0);
     assert.deepEqual(logged, [
-      "wymcp stdio: refused -32700 parse-error id=null: Parse error: the body is not valid JSON\n",
-      "wymcp stdio: dropped (not answered) -32700 parse-error id=null: Parse error: the body is not valid JSON\n",
+      "wymcp stdio: refused -32700 parse-error rule=limits id=null: Parse error: the body is not valid JSON\n",
+      "wymcp stdio: dropped (not answered) -32700 parse-error rule=limits id=null: Parse error: the body is not valid JSON\n",
       `wymcp stdio: dropped (not answered) ${junk - 2} more messages within a second of the last one logged: -32700 parse-error ×${junk - 2}\n`,
     ]);
   });
@@ -388,12 +404,12 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     };
     try {
       // wymcp waits for the client's drain: it has paused its reading of the server (its only wait on the client's side).
-      await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0, 30_000);
+      await until(() => output.writableNeedDrain && output.listenerCount("drain") > 0);
       assert.ok(taken < flood, `the whole flood (${taken} bytes) was written into a client that reads nothing`);
       // How much memory that leaves wymcp is a target of `npm run bench` (bench/stdio-memory.ts).
       read();
       const line = `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x".repeat(1000) } })}\n`;
-      await until(() => taken === Math.ceil(flood / line.length) * line.length, 30_000);
+      await until(() => taken === Math.ceil(flood / line.length) * line.length);
     } finally {
       // The server exits at the end of its input, and the gate with it, whatever failed above.
       read();
@@ -406,7 +422,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     const g = gate([], ["--flood", String(64 * 1024 * 1024)]);
     g.child.stdout!.pause();
     // The server is up (its SIGTERM handler set) and flooding: the first bytes have come through.
-    await until(() => g.stderr().includes("ready") && g.child.stdout!.readableLength > 0, 30_000);
+    await until(() => g.stderr().includes("ready") && g.child.stdout!.readableLength > 0);
     g.child.kill("SIGTERM");
     // What the server wrote before it exited is still delivered: wymcp ends once the client has read it.
     g.child.stdout!.resume();
@@ -434,7 +450,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     } finally {
       process.kill(server, "SIGCONT");
     }
-    await until(() => g.answers().length === lines, 30_000);
+    await until(() => g.answers().length === lines);
     g.child.stdin!.end();
     assert.equal((await g.exited).code, 0);
     assert.equal(g.received().split("\n").length - 1, lines);
@@ -443,17 +459,17 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
 
   test("a client that closes its end while the server floods it: wymcp still sees the server exit, and exits with it", async () => {
     const g = gate([], ["--flood", String(64 * 1024 * 1024)]);
-    await until(() => g.stderr().includes("ready") && g.stdout().length > 0, 30_000);
+    await until(() => g.stderr().includes("ready") && g.stdout().length > 0);
     g.child.stdout!.destroy();
     g.child.stdin!.end();
-    // Still running: the describe's timeout fails the test.
+    // Still running: the runner's limit fails the test.
     assert.deepEqual(await g.exited, { code: 0, signal: null });
   });
 
-  test("--outbound report: a server message that breaks its method's result is logged; the bytes go back unchanged", async () => {
-    const g = gate(["--outbound", "report", "--log", "json"], ["--bad-result"]);
+  test("--rule outbound=report: a server message that breaks its method's result is one report line; the bytes go back unchanged", async () => {
+    const g = gate(["--rule", "outbound=report", "--log", "json"], ["--bad-result"]);
     g.write(request(1, "tools/call", { name: "x", arguments: {} }));
-    await until(() => g.stderr().includes("outbound-violation"));
+    await until(() => g.stderr().includes('"rule":"outbound"'));
     g.child.stdin!.end();
     await g.exited;
     assert.deepEqual(g.answers()[0], { jsonrpc: "2.0", id: 1, result: { content: 5 } });
@@ -462,23 +478,24 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       .split("\n")
       .filter((line) => line.startsWith("{"))
       .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .find((r) => r.event === "outbound-violation");
+      .find((r) => r.event === "report" && r.rule === "outbound");
+    assert.equal(violation?.direction, "out");
     assert.equal(violation?.method, "tools/call");
     assert.equal(violation?.id, 1);
     assert.match(String(violation?.message), /content/);
   });
 
-  test("--legacy-checks: a bad legacy tools/call is answered -32602 with its id under params (the default), never forwarded; report and framing forward it, report logs it", async () => {
+  test("--rule params: a bad legacy tools/call is answered -32602 with its id enforced (the default), never forwarded; report and off forward it, report logs one report line", async () => {
     const bad = request(8, "tools/call", { name: 5, arguments: { note: SECRET } });
-    for (const mode of [undefined, "params", "report", "framing"] as const) {
-      const g = gate(mode ? ["--legacy-checks", mode] : []);
+    for (const mode of [undefined, "enforce", "report", "off", "--report"] as const) {
+      const g = gate(mode === undefined ? [] : mode === "--report" ? [mode] : ["--rule", `params=${mode}`]);
       g.write(bad + request(9));
       await until(() => g.answers().length === 2);
       g.child.stdin!.end();
       await g.exited;
       const [first, next] = g.answers();
       assert.equal(next?.id, 9);
-      if (mode === undefined || mode === "params") {
+      if (mode === undefined || mode === "enforce") {
         // No header and no initialize: the revision a server assumes without one.
         const error = first?.error as { code: number; message: string } | undefined;
         assert.deepEqual(
@@ -490,15 +507,15 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
           ],
         );
         assert.equal(g.received(), request(9), "refused: never reaches the server");
-        assert.match(g.stderr(), /^wymcp stdio: refused -32602 invalid-message era=legacy kind=request method="tools\/call" id=8: /m);
+        assert.match(
+          g.stderr(),
+          /^wymcp stdio: refused -32602 invalid-message rule=params era=legacy kind=request method="tools\/call" id=8: /m,
+        );
       } else {
         assert.deepEqual([first?.id, first?.result], [8, { echo: "tools/call" }], mode);
         assert.equal(g.received(), bad + request(9), `${mode}: forwarded unchanged`);
-        if (mode === "report")
-          assert.match(
-            g.stderr(),
-            /^wymcp stdio: reported \(handed on\) -32602 invalid-message era=legacy kind=request method="tools\/call" id=8: /m,
-          );
+        if (mode === "report" || mode === "--report")
+          assert.match(g.stderr(), /^wymcp stdio: report rule=params \(handed on\) 200 -32602 era=legacy method="tools\/call" id=8: /m);
         else assert.ok(!/refused|reported/.test(g.stderr()), g.stderr());
       }
       assert.ok(!g.stderr().includes(SECRET));
@@ -531,7 +548,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
         assert.equal(g.received(), initialize + request(3), "judged by 2025-03-26, the cancellation is dropped");
         assert.match(
           g.stderr(),
-          /dropped \(not answered\) -32602 invalid-message era=legacy kind=notification method="notifications\/cancelled"/,
+          /dropped \(not answered\) -32602 invalid-message rule=params era=legacy kind=notification method="notifications\/cancelled"/,
         );
       }
     }
@@ -564,12 +581,12 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
     assert.ok(!/dropped|refused/.test(g.stderr()), g.stderr());
   });
 
-  test("--outbound report judges the server's lines by the revision the session negotiated, as wymcp check does", async () => {
+  test("--rule outbound=report judges the server's lines by the revision the session negotiated, as wymcp check does", async () => {
     // A resource_link in a tool's content: defined from 2025-06-18 on, a violation of 2025-03-26's CallToolResult.
     const result = { content: [{ type: "resource_link", uri: "file:///a.txt", name: "a" }] };
     const logged: Record<string, string | undefined> = {};
     for (const negotiated of ["2025-03-26", "2025-06-18"]) {
-      const g = gate(["--outbound", "report", "--log", "json"], ["--negotiate", negotiated, "--result", JSON.stringify(result)]);
+      const g = gate(["--rule", "outbound=report", "--log", "json"], ["--negotiate", negotiated, "--result", JSON.stringify(result)]);
       g.write(request(1, "initialize", { protocolVersion: negotiated, capabilities: {}, clientInfo: { name: "c", version: "1" } }));
       await until(() => g.answers().length === 1);
       g.write(request(2, "tools/call", { name: "x", arguments: {} }));
@@ -582,7 +599,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
         .split("\n")
         .filter((line) => line.startsWith("{"))
         .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .find((r) => r.event === "outbound-violation");
+        .find((r) => r.event === "report" && r.rule === "outbound");
       logged[negotiated] = violation === undefined ? undefined : `${violation.method} id=${violation.id}: ${violation.message}`;
     }
     assert.match(String(logged["2025-03-26"]), /^tools\/call id=2: Invalid tools\/call result \(CallToolResult, revision 2025-03-26\)/);
@@ -631,18 +648,21 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       else {
         assert.match(
           logged[0]!,
-          /^wymcp stdio: refused -32602 invalid-message era=legacy kind=request method="tools\/call" name="search" id=4: /,
+          /^wymcp stdio: refused -32602 invalid-message rule=params era=legacy kind=request method="tools\/call" name="search" id=4: /,
         );
-        assert.match(logged[1]!, / -32600 invalid-message era=\w+ kind=request method="prompts\/get" name="greet\\\\u001b\[2J" id=5: /);
-        assert.match(logged[2]!, / -32600 invalid-message era=\w+ kind=batch method="tools\/call" name="search" id=null: /);
+        assert.match(
+          logged[1]!,
+          / -32600 invalid-message rule=framing era=\w+ kind=request method="prompts\/get" name="greet\\\\u001b\[2J" id=5: /,
+        );
+        assert.match(logged[2]!, / -32600 invalid-message rule=\w+ era=\w+ kind=batch method="tools\/call" name="search" id=null: /);
       }
     }
   });
 
-  test("--learn-tools on: a tools/list answer after many lines nobody awaited is learned, and a call that breaks it is answered here", async () => {
+  test("learning the tools (the default): a tools/list answer after many lines nobody awaited is learned, and a call that breaks it is answered here", async () => {
     const tools = { tools: [{ name: "add", inputSchema: { type: "object", properties: { a: { type: "number" } }, required: ["a"] } }] };
     // 200 KB of notifications first (lines of 1 KB, some across two reads): none is a tools/list answer.
-    const g = gate(["--learn-tools", "on"], ["--flood", "200000", "--result", JSON.stringify(tools)]);
+    const g = gate([], ["--flood", "200000", "--result", JSON.stringify(tools)]);
     await until(() => g.stdout().length >= 200_000);
     g.write(request(1, "tools/list"));
     await until(() => g.answers().some((answer) => answer.id === 1));
@@ -679,7 +699,7 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       "/data",
     ]);
     assert.deepEqual(
-      [options.command, options.args, options.maxDepth],
+      [options.command, options.args, options.limits.maxDepth],
       ["npx", ["@modelcontextprotocol/server-filesystem", "--max-depth", "/data"], 8],
     );
     assert.equal(options.stopTimeoutMs, 5_000);
@@ -692,8 +712,10 @@ describe("wymcp stdio in front of a stdio server that records what reaches it", 
       ["--bogus", "--", "x"],
       ["--stop-timeout", "0", "--", "x"],
       ["--stop-timeout", "Infinity", "--", "x"],
+      ["--rule", "origin=enforce", "--", "x"],
+      ["--allowed-host", "localhost", "--", "x"],
     ]) {
-      assert.throws(() => parseStdioArgs(wrong), /command|must|Unknown/, wrong.join(" "));
+      assert.throws(() => parseStdioArgs(wrong), /command|must|unknown|origin/, wrong.join(" "));
     }
   });
 });

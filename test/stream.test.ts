@@ -46,7 +46,7 @@ async function acknowledged(id: number, abort: AbortController): Promise<{ res: 
   return { res, first };
 }
 
-describe("SSE through the gated example", { timeout: 60_000 }, () => {
+describe("SSE through the gated example", () => {
   test("a subscriptions/listen stream delivers its acknowledgement while it stays open", async () => {
     const abort = new AbortController();
     const { first } = await acknowledged(1, abort);

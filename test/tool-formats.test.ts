@@ -6,6 +6,7 @@ import { replaceSection, writeDocSection } from "../scripts/doc-sections.js";
 import { toolsFromFlags } from "../src/cli/tools-flags.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { createLog } from "../src/log/gate-log.js";
+import { gateFetch } from "../src/fetch.js";
 import type { ArgumentsValidator, ToolSchemaCompiler } from "../src/tools/tools-at-edge.js";
 import { baseKind, type FormatTools, pythonFormatTools, zodFormatTools } from "./support/format-tools.js";
 import { updatingGoldens } from "./support/golden.js";
@@ -177,13 +178,13 @@ describe("formats in tool arguments: the edge refuses none of the values each SD
   });
 });
 
-describe("the command line's --formats reaches the tools at the edge", () => {
-  test("wymcp proxy and wymcp stdio compile the tools' schemas with the face's formats: annotation by default, asserted under --formats strict", async () => {
+describe("the command line's formats rule reaches the tools at the edge", () => {
+  test("wymcp proxy and wymcp stdio compile the tools' schemas with the face's formats: annotation by default, asserted under --rule formats=enforce", async () => {
     const log = createLog("proxy", "text", () => {});
-    const flags = { file: undefined, learn: true, paramHeaders: true, arguments: true };
+    const flags = { file: undefined, learn: true };
     const schema = { type: "object", properties: { at: { type: "string", format: "date-time" } }, required: ["at"] };
     const verdict = async (formats: "strict" | undefined) => {
-      const compile = (await toolsFromFlags(flags, log, formats))?.compile;
+      const compile = (await toolsFromFlags(flags, log, { rules: { formats: formats === "strict" ? "enforce" : "off" } }))?.compile;
       assert.ok(compile, "the command line has a compiler");
       return (await validatorOf(compile, schema))({ at: "2024-05-01T10:00:00" }).valid;
     };
@@ -192,11 +193,51 @@ describe("the command line's --formats reaches the tools at the edge", () => {
   });
 });
 
-describe("behind wymcp proxy --learn-tools on, a Python MCPServer's tools", { timeout: 180_000 }, () => {
+describe("the library faces' own compiler reads a tool's formats by the formats rule", () => {
+  test("gateFetch with no tools.compile: a date-time without an offset passes by default, and is refused with rules.formats enforced", async () => {
+    const tool = {
+      name: "at",
+      inputSchema: { type: "object", properties: { at: { type: "string", format: "date-time" } }, required: ["at"] },
+    };
+    const call = {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { _meta: MODERN_META, name: "at", arguments: { at: "2024-05-01T10:00:00" } },
+    };
+    const verdict = async (rules: { formats?: "enforce" }) => {
+      let served = 0;
+      const handler = {
+        fetch: async () => {
+          served++;
+          return Response.json({ jsonrpc: "2.0", id: 3, result: { content: [] } });
+        },
+      };
+      const gate = gateFetch(handler, { rules, tools: { given: { tools: [tool] }, learn: false } });
+      const send = () =>
+        gate(
+          new Request("http://localhost/mcp", {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...transportHeaders(call) },
+            body: JSON.stringify(call),
+          }),
+        );
+      // The compiler loads and compiles on first use: the first call may pass unjudged while it does; the second is judged.
+      await (await send()).text();
+      served = 0;
+      const answer = (await (await send()).json()) as { result?: { isError?: boolean } };
+      return { served, isError: answer.result?.isError === true };
+    };
+    assert.deepEqual(await verdict({}), { served: 1, isError: false });
+    assert.deepEqual(await verdict({ formats: "enforce" }), { served: 0, isError: true });
+  });
+});
+
+describe("behind wymcp proxy, learning (the default), a Python MCPServer's tools", () => {
   test("the issue's three calls (datetime without an offset, time, a UUID without hyphens) are answered as the server alone answers them", async () => {
     assertFreshDist();
     const server = await startMcpServerHttp("formats-http");
-    const proxy = await startProxy(["--upstream", server.url.href, "--learn-tools", "on"]);
+    const proxy = await startProxy(["--upstream", server.url.href]);
     try {
       const post = async (base: URL, body: Record<string, unknown>) => {
         const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", ...transportHeaders(body) };

@@ -7,7 +7,8 @@ import { toNodeHandler } from "@modelcontextprotocol/node";
 import * as z from "zod";
 import { gateFetch, wymcpFetch } from "wymcp/fetch";
 import { gateNode, serveFetch, wymcpNode } from "wymcp/node";
-import { lockTools, renderToolsLock, type ToolDriftReport, type ToolsLockFile } from "../src/lock/tool-lock.js";
+import type { Report } from "../src/core/rules.js";
+import { lockTools, renderToolsLock, type ToolsLockFile } from "../src/lock/tool-lock.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import { transportHeaders } from "./support/transport-headers.js";
@@ -64,7 +65,7 @@ async function client(target: URL | ((request: Request) => Promise<Response>), l
       : new StreamableHTTPClientTransport(new URL("http://gate.test/mcp"), {
           fetch: (url, init) => target(new Request(url, init)),
         });
-  await c.connect(transport, { timeout: 30_000 });
+  await c.connect(transport);
   return c;
 }
 
@@ -84,8 +85,15 @@ async function approvedLock(): Promise<ToolsLockFile> {
   }
 }
 
-function kinds(reports: ToolDriftReport[]): string[] {
-  return reports.flatMap((r) => r.drifts.map((d) => `${d.tool} ${d.change}${d.fields ? ` ${d.fields.join(",")}` : ""}`)).sort();
+/** Each drift the lock reported, as "tool change fields", read from its one-line message. */
+function kinds(reports: Report[]): string[] {
+  return reports
+    .filter((r) => r.rule === "lock" && r.direction === "out")
+    .map((r) => {
+      const [, tool, change, fields] = /^tool "([^"]+)" (added|removed|changed)(?: \(([^)]+)\))? against/.exec(r.message) ?? [];
+      return `${tool} ${change}${fields ? ` ${fields.replace(/, /g, ",")}` : ""}`;
+    })
+    .sort();
 }
 
 const EACH_KIND = [
@@ -107,11 +115,11 @@ async function assertLocked(c: Client): Promise<void> {
     });
 }
 
-describe("gateNode with a tools lock, in front of the SDK v2's server", { timeout: 60_000 }, () => {
-  test("report: the client sees what the server alone lists, before and after; onToolDrift gets each kind once", async () => {
+describe("gateNode with a tools lock, in front of the SDK v2's server", () => {
+  test("report: the client sees what the server alone lists, before and after; onReport gets each kind once, rule lock", async () => {
     const toolsLock = await approvedLock();
-    const reports: ToolDriftReport[] = [];
-    const gated = await listening(http.createServer(gateNode(handler, { toolsLock, onToolDrift: (r) => reports.push(r) })));
+    const reports: Report[] = [];
+    const gated = await listening(http.createServer(gateNode(handler, { tools: { lock: toolsLock }, onReport: (r) => reports.push(r) })));
     const alone = await listening(http.createServer(toNodeHandler(handler)));
     try {
       const [g, a] = [await client(new URL(gated.url)), await client(new URL(alone.url))];
@@ -121,7 +129,10 @@ describe("gateNode with a tools lock, in front of the SDK v2's server", { timeou
       assert.deepEqual(await sortedTools(g), await sortedTools(a));
       await g.listTools();
       assert.deepEqual(kinds(reports), EACH_KIND);
-      assert.equal(reports[0]!.mode, "report");
+      assert.ok(
+        reports.every((r) => !r.message.includes("left out")),
+        "report mode drops nothing",
+      );
       await Promise.all([g.close(), a.close()]);
     } finally {
       await gated.close();
@@ -131,15 +142,15 @@ describe("gateNode with a tools lock, in front of the SDK v2's server", { timeou
 
   test("enforce: changed and new tools leave the list, and their calls are answered -32602 without reaching the server", async () => {
     const toolsLock = await approvedLock();
-    const reports: ToolDriftReport[] = [];
+    const reports: Report[] = [];
     const gated = await listening(
-      http.createServer(gateNode(handler, { toolsLock, toolsLockMode: "enforce", onToolDrift: (r) => reports.push(r) })),
+      http.createServer(gateNode(handler, { tools: { lock: toolsLock }, rules: { lock: "enforce" }, onReport: (r) => reports.push(r) })),
     );
     try {
       const c = await client(new URL(gated.url));
       await assertLocked(c);
       assert.deepEqual(kinds(reports), EACH_KIND);
-      assert.equal(reports[0]!.dropped, 4);
+      assert.match(reports.find((r) => r.direction === "out")!.message, /\(4 tools left out of the list the client sees\)$/);
       await c.close();
     } finally {
       await gated.close();
@@ -149,7 +160,7 @@ describe("gateNode with a tools lock, in front of the SDK v2's server", { timeou
   test("enforce, legacy session (event-stream answers): the same, on the session's own server", async () => {
     const toolsLock = await approvedLock();
     const gated = await listening(
-      http.createServer(gateNode(handler, { toolsLock, toolsLockMode: "enforce", onToolDrift: () => undefined })),
+      http.createServer(gateNode(handler, { tools: { lock: toolsLock }, rules: { lock: "enforce" }, onReport: () => undefined })),
     );
     try {
       const c = await client(new URL(gated.url), true);
@@ -163,7 +174,7 @@ describe("gateNode with a tools lock, in front of the SDK v2's server", { timeou
 
   test("enforce, nothing drifted: the answer to tools/list is byte for byte the SDK's, with the same status and content type", async () => {
     const toolsLock = await approvedLock();
-    const gated = await listening(http.createServer(gateNode(handler, { toolsLock, toolsLockMode: "enforce" })));
+    const gated = await listening(http.createServer(gateNode(handler, { tools: { lock: toolsLock }, rules: { lock: "enforce" } })));
     const alone = await listening(http.createServer(toNodeHandler(handler)));
     try {
       const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } });
@@ -179,30 +190,22 @@ describe("gateNode with a tools lock, in front of the SDK v2's server", { timeou
     }
   });
 
-  test("telemetry: one wymcp.tool.drifts point per drift, by tool, change and fields", async () => {
+  test("telemetry: one wymcp.reports point per drift, rule lock, direction out", async () => {
     const o = observed();
     const gated = await listening(
-      http.createServer(gateNode(handler, { toolsLock: await approvedLock(), telemetry: o.telemetry, onToolDrift: () => undefined })),
+      http.createServer(gateNode(handler, { tools: { lock: await approvedLock() }, telemetry: o.telemetry, onReport: () => undefined })),
     );
     try {
       const c = await client(new URL(gated.url));
       await c.callTool({ name: "drift", arguments: {} });
       await c.listTools();
       await c.listTools();
-      const metric = await o.metric("wymcp.tool.drifts");
-      const points = (metric?.dataPoints ?? [])
-        .map((p) => {
-          const a = attributesOf(p);
-          return `${a["gen_ai.tool.name"]} ${a["wymcp.tool.change"]} ${a["wymcp.tool.fields"] ?? "-"} ${a["wymcp.tools_lock.mode"]} ${p.value}`;
-        })
-        .sort();
-      assert.deepEqual(points, [
-        "add changed inputSchema report 1",
-        "echo changed description report 1",
-        "exfiltrate added - report 1",
-        "notes removed - report 1",
-        "search changed annotations report 1",
-      ]);
+      const metric = await o.metric("wymcp.reports");
+      const points = (metric?.dataPoints ?? []).map((p) => {
+        const a = attributesOf(p);
+        return `${a["wymcp.report.rule"]} ${a["wymcp.report.direction"]} ${a["gen_ai.operation.name"] ?? a["mcp.method.name"]} ${p.value}`;
+      });
+      assert.deepEqual(points, ["lock out tools/list 5"]);
       await c.close();
     } finally {
       await gated.close();
@@ -211,16 +214,16 @@ describe("gateNode with a tools lock, in front of the SDK v2's server", { timeou
 
   test("a lock edited by hand, or a mode misspelt, is refused when the gate is built", async () => {
     const toolsLock = await approvedLock();
-    assert.throws(() => gateNode(handler, { toolsLock, toolsLockMode: "strict" as "enforce" }), /toolsLockMode/);
+    assert.throws(() => gateNode(handler, { tools: { lock: toolsLock }, rules: { lock: "strict" as "enforce" } }), /rules\.lock must be/);
     const edited = structuredClone(toolsLock);
     edited.tools[0]!.pinned.description = "something else";
-    assert.throws(() => gateNode(handler, { toolsLock: edited }), /does not match its pinned fields/);
+    assert.throws(() => gateNode(handler, { tools: { lock: edited } }), /does not match its pinned fields/);
   });
 });
 
-describe("the other faces with a tools lock in enforce mode", { timeout: 60_000 }, () => {
+describe("the other faces with a tools lock in enforce mode", () => {
   test("gateFetch, the SDK's handler", async () => {
-    const gated = gateFetch(handler, { toolsLock: await approvedLock(), toolsLockMode: "enforce", onToolDrift: () => undefined });
+    const gated = gateFetch(handler, { tools: { lock: await approvedLock() }, rules: { lock: "enforce" }, onReport: () => undefined });
     const c = await client((request) => gated(request));
     await assertLocked(c);
     await c.close();
@@ -228,9 +231,9 @@ describe("the other faces with a tools lock in enforce mode", { timeout: 60_000 
 
   test("gateFetch, a plain (request) => Response handler", async () => {
     const gated = gateFetch((request: Request) => handler.fetch(request), {
-      toolsLock: await approvedLock(),
-      toolsLockMode: "enforce",
-      onToolDrift: () => undefined,
+      tools: { lock: await approvedLock() },
+      rules: { lock: "enforce" },
+      onReport: () => undefined,
     });
     const c = await client((request) => gated(request));
     await assertLocked(c);
@@ -238,14 +241,14 @@ describe("the other faces with a tools lock in enforce mode", { timeout: 60_000 
   });
 
   test("wymcpFetch, the guard with report() on the handler's Response", async () => {
-    const guard = wymcpFetch({ toolsLock: await approvedLock(), toolsLockMode: "enforce", onToolDrift: () => undefined });
+    const guard = wymcpFetch({ tools: { lock: await approvedLock() }, rules: { lock: "enforce" }, onReport: () => undefined });
     const c = await client(async (request) => (await guard(request)) ?? guard.report(request, await handler.fetch(request)));
     await assertLocked(c);
     await c.close();
   });
 
   test("wymcpNode, the guard before serveFetch", async () => {
-    const guard = wymcpNode({ toolsLock: await approvedLock(), toolsLockMode: "enforce", onToolDrift: () => undefined });
+    const guard = wymcpNode({ tools: { lock: await approvedLock() }, rules: { lock: "enforce" }, onReport: () => undefined });
     const gated = await listening(http.createServer((req, res) => void guard(req, res, () => void serveFetch(handler, req, res))));
     try {
       const c = await client(new URL(gated.url));

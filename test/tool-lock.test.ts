@@ -4,8 +4,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { toolLockFlags } from "../src/cli/tool-lock-flags.js";
+import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { sha256Hex } from "../src/wire/sha256.js";
+import type { Report } from "../src/core/rules.js";
 import {
   compareTools,
   LOCKED_TOOL_MESSAGE,
@@ -13,7 +14,6 @@ import {
   MAX_DRIFT_NAME_UNITS,
   MAX_DRIFTS_REPORTED,
   renderToolsLock,
-  type ToolDriftReport,
   ToolLockWatch,
   toolsLockOption,
   toolsListRequests,
@@ -38,9 +38,9 @@ const TOOLS = [
 const copy = <T>(value: T): T => structuredClone(value);
 
 function watchOf(mode: "report" | "enforce", tools = TOOLS) {
-  const reports: ToolDriftReport[] = [];
+  const reports: Report[] = [];
   const lock = toolsLockOption(JSON.parse(renderToolsLock(lockTools(tools))), mode)!;
-  return { watch: new ToolLockWatch(lock, (report) => reports.push(report)), reports };
+  return { watch: new ToolLockWatch(lock, { onReport: (report) => reports.push(report) }), reports };
 }
 
 function reversedKeys(value: unknown): unknown {
@@ -93,12 +93,13 @@ describe("toolsLockOption", () => {
     assert.throws(() => toolsLockOption(lock, "report"), /digest of tool "echo" does not match/);
   });
 
-  test("refuses a mode other than report or enforce, a mode without a lock, and what is no lock", () => {
+  test("refuses what is no lock; no lock, or the rule off, is no watch; the rule's state is the mode", () => {
     const lock = JSON.parse(renderToolsLock(lockTools(TOOLS)));
-    assert.throws(() => toolsLockOption(lock, "block"), /toolsLockMode must be "report" or "enforce"/);
-    assert.throws(() => toolsLockOption(undefined, "enforce"), /goes with toolsLock/);
-    assert.throws(() => toolsLockOption({ tools: [] }, undefined), /a tools lock as wymcp compile --lock writes it/);
+    assert.throws(() => toolsLockOption({ tools: [] }, undefined), /tools\.lock must be a tools lock as wymcp compile --lock writes it/);
+    assert.equal(toolsLockOption(undefined, "enforce"), undefined);
+    assert.equal(toolsLockOption(lock, "off"), undefined);
     assert.equal(toolsLockOption(lock, undefined)!.mode, "report");
+    assert.equal(toolsLockOption(lock, "enforce")!.mode, "enforce");
   });
 });
 
@@ -155,21 +156,35 @@ describe("compareTools", () => {
 });
 
 describe("ToolLockWatch", () => {
-  test("report mode: reports a drift once, leaves the list alone, and refuses no call", () => {
+  test("report: reports a drift once (rule lock), leaves the list alone, and reports a call it would refuse without refusing it", () => {
     const { watch, reports } = watchOf("report");
     const listed = { tools: [...copy(TOOLS), { name: "new", inputSchema: {} }] };
-    assert.equal(watch.listed(listed, false), undefined);
-    assert.equal(watch.listed(listed, false), undefined);
+    assert.equal(watch.listed(listed, false, 4), undefined);
+    assert.equal(watch.listed(listed, false, 5), undefined);
     assert.equal(reports.length, 1);
-    assert.deepEqual(reports[0], { mode: "report", drifts: [{ tool: "new", change: "added" }], omitted: 0, dropped: 0 });
-    assert.equal(watch.refusal({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "new" } }), undefined);
+    assert.deepEqual(reports[0], {
+      rule: "lock",
+      direction: "out",
+      era: undefined,
+      method: "tools/list",
+      id: 4,
+      client: undefined,
+      tool: "new",
+      message: 'tool "new" added against the tools lock',
+    });
+    assert.equal(watch.refusal({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "new" } }, "modern"), undefined);
+    assert.deepEqual(
+      [reports.length, reports[1]?.rule, reports[1]?.direction, reports[1]?.tool, reports[1]?.code, reports[1]?.id],
+      [2, "lock", "in", "new", -32602, 1],
+    );
   });
 
   test("enforce mode: drops changed and new tools, and refuses calls to them with -32602 as an unknown tool", () => {
     const { watch, reports } = watchOf("enforce");
     const listed = { tools: [{ ...copy(TOOLS[0]), description: "changed" }, copy(TOOLS[1]), { name: "new", inputSchema: {} }], x: 1 };
     assert.deepEqual(watch.listed(listed, false), { tools: [TOOLS[1]], x: 1 });
-    assert.equal(reports[0]!.dropped, 2);
+    assert.equal(reports.length, 2);
+    assert.match(reports[0]!.message, /\(2 tools left out of the list the client sees\)$/);
     const call = (name: string, id: unknown = 7) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } });
     assert.deepEqual(watch.refusal(call("echo")), { jsonrpc: "2.0", id: 7, error: { code: -32602, message: LOCKED_TOOL_MESSAGE } });
     assert.ok(watch.refusal(call("new")));
@@ -197,8 +212,8 @@ describe("ToolLockWatch", () => {
     const { watch, reports } = watchOf("report");
     const many = Array.from({ length: MAX_DRIFTS_REPORTED + 10 }, (_, i) => ({ name: `t${i}`, inputSchema: {} }));
     watch.listed({ tools: [...copy(TOOLS), ...many] }, false);
-    assert.equal(reports[0]!.drifts.length, MAX_DRIFTS_REPORTED);
-    assert.equal(reports[0]!.omitted, 10);
+    assert.equal(reports.length, MAX_DRIFTS_REPORTED + 1);
+    assert.equal(reports[MAX_DRIFTS_REPORTED]!.message, "10 more tools drifted from the tools lock");
   });
 });
 
@@ -288,23 +303,28 @@ describe("LockedLines (wymcp stdio)", () => {
   }
 });
 
-describe("--tools-lock and --tools-lock-mode (wymcp proxy, wymcp stdio)", () => {
-  const fail = (message: string) => new Error(message);
+describe("--tools-lock and --rule lock (wymcp proxy, wymcp stdio)", () => {
+  const flags = (...extra: string[]) => parseProxyArgs(["--upstream", "http://127.0.0.1:9/mcp", ...extra], {}).options;
   const dir = mkdtempSync(join(tmpdir(), "wymcp-lock-flags-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   test("a lock file is read and checked when the command starts; each problem is a usage error naming the flag", () => {
     const good = join(dir, "good.json");
     writeFileSync(good, renderToolsLock(lockTools(TOOLS)));
-    assert.deepEqual(toolLockFlags({ "tools-lock": good }, fail).toolsLockMode, "report");
-    assert.equal(toolLockFlags({ "tools-lock": good, "tools-lock-mode": "enforce" }, fail).toolsLockMode, "enforce");
-    assert.deepEqual(toolLockFlags({}, fail), {});
-    assert.throws(() => toolLockFlags({ "tools-lock-mode": "enforce" }, fail), /^Error: --tools-lock-mode goes with --tools-lock FILE$/);
-    assert.throws(() => toolLockFlags({ "tools-lock": join(dir, "none.json") }, fail), /--tools-lock: cannot read .*ENOENT/);
-    assert.throws(() => toolLockFlags({ "tools-lock": good, "tools-lock-mode": "block" }, fail), /^Error: --tools-lock-mode must be/);
+    assert.deepEqual(flags("--tools-lock", good).tools?.lock, JSON.parse(readFileSync(good, "utf8")));
+    assert.deepEqual(flags("--tools-lock", good).rules, {}, "the lock rule keeps its default, report");
+    assert.equal(flags("--tools-lock", good, "--rule", "lock=enforce").rules?.lock, "enforce");
+    assert.equal(flags().tools, undefined);
+    assert.throws(() => flags("--rule", "lock=enforce"), /^UsageError: --rule lock=enforce needs --tools-lock FILE$/);
+    assert.throws(
+      () => flags("--tools-lock", join(dir, "none.json")),
+      /^UsageError: --tools-lock: cannot read ".*none\.json": no such file$/,
+    );
+    assert.throws(() => flags("--tools-lock", good, "--rule", "lock=block"), /^UsageError: --rule lock=block: a rule's state is/);
+    assert.throws(() => flags("--tools-lock", good, "--tools-lock-mode", "enforce"), /^UsageError: unknown flag --tools-lock-mode/);
     const edited = JSON.parse(readFileSync(good, "utf8"));
     edited.tools[0].pinned.title = "Sum";
     writeFileSync(join(dir, "edited.json"), JSON.stringify(edited));
-    assert.throws(() => toolLockFlags({ "tools-lock": join(dir, "edited.json") }, fail), /^Error: --tools-lock: the digest of tool "add"/);
+    assert.throws(() => flags("--tools-lock", join(dir, "edited.json")), /^UsageError: --tools-lock: the digest of tool "add"/);
   });
 });

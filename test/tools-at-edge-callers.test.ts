@@ -116,13 +116,11 @@ function assertNoKeyIn(text: string): void {
   assert.doesNotMatch(text, /[0-9a-f]{32}/, "a digest");
 }
 
-describe("gateNode learns the tools per caller (a server whose tools/list depends on the bearer token)", { timeout: 60_000 }, () => {
+describe("gateNode learns the tools per caller (a server whose tools/list depends on the bearer token)", () => {
   test("no user's valid call refused, no user's invalid call judged by another's tools, no key in the events", async () => {
     const handler = counted(createMcpHandler(callerToolsServer));
     const events: ToolsEvent[] = [];
-    const gated = await listening(
-      http.createServer(gateNode(handler, { tools: { compile, onToolsEvent: (event) => events.push(event) } })),
-    );
+    const gated = await listening(http.createServer(gateNode(handler, { tools: { compile, onEvent: (event) => events.push(event) } })));
     try {
       const send: Send = async (user, method, params, era = "modern") => {
         const { headers, body } = asUser(user, era, method, params);
@@ -138,11 +136,11 @@ describe("gateNode learns the tools per caller (a server whose tools/list depend
   });
 });
 
-describe("gateFetch learns the tools per caller", { timeout: 60_000 }, () => {
+describe("gateFetch learns the tools per caller", () => {
   test("no user's valid call refused, no user's invalid call judged by another's tools, no key in the events", async () => {
     const handler = counted(createMcpHandler(callerToolsServer));
     const events: ToolsEvent[] = [];
-    const gated = gateFetch(handler, { tools: { compile, onToolsEvent: (event) => events.push(event) } });
+    const gated = gateFetch(handler, { tools: { compile, onEvent: (event) => events.push(event) } });
     const send: Send = async (user, method, params, era = "modern") => {
       const { headers, body } = asUser(user, era, method, params);
       const response = await gated(new Request("http://127.0.0.1/mcp", { method: "POST", headers, body }));
@@ -153,9 +151,7 @@ describe("gateFetch learns the tools per caller", { timeout: 60_000 }, () => {
   });
 });
 
-describe("the guards learn the tools per caller: wymcpNode, and wymcpFetch from the responses handed to its report", {
-  timeout: 60_000,
-}, () => {
+describe("the guards learn the tools per caller: wymcpNode, and wymcpFetch from the responses handed to its report", () => {
   test("wymcpNode: no user's valid call refused, no user's invalid call judged by another's tools", async () => {
     const handler = counted(createMcpHandler(callerToolsServer));
     const guard = wymcpNode({ tools: { compile } });
@@ -185,13 +181,13 @@ describe("the guards learn the tools per caller: wymcpNode, and wymcpFetch from 
   });
 });
 
-describe("wymcp proxy --learn-tools on learns the tools per caller", { timeout: 120_000 }, () => {
+describe("wymcp proxy learns the tools per caller (the default)", () => {
   let upstream: Awaited<ReturnType<typeof listening>>;
   let proxy: RunningProxy;
   const handler = counted(createMcpHandler(callerToolsServer));
   before(async () => {
     upstream = await listening(http.createServer((req, res) => void serveFetch(handler, req, res)));
-    proxy = await startProxy(["--upstream", upstream.url, "--learn-tools", "on"]);
+    proxy = await startProxy(["--upstream", upstream.url]);
   });
   after(async () => {
     await proxy?.stop();
@@ -247,7 +243,13 @@ describe("the caller's key", () => {
     learnFor(tools, tools.callerOf(source(alice)), [ADD]);
     await tools.settled();
     const judgedFor = async (caller: CallerSource) =>
-      (await tools.judge(addCall("x"), "modern", undefined, {}, tools.callerOf(caller))) !== undefined;
+      (await tools.judge({
+        body: addCall("x"),
+        era: "modern",
+        protocolVersion: undefined,
+        headers: {},
+        caller: tools.callerOf(caller),
+      })) !== undefined;
     // The same caller, whatever changes from one request to the next (the method, a trace, the length).
     assert.equal(await judgedFor(source({ ...alice, "mcp-method": "tools/call", traceparent: "00-bb-01", "content-length": "120" })), true);
     const others: Array<[string, CallerSource]> = [
@@ -267,8 +269,25 @@ describe("the caller's key", () => {
     const tools = new ToolsAtEdge({ compile, callerHeaders: ["X-Api-Key"] });
     learnFor(tools, tools.callerOf(source({ "x-api-key": "k1" })), [ADD]);
     await tools.settled();
-    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}, tools.callerOf(source({ "x-api-key": "k1" }))));
-    assert.equal(await tools.judge(addCall("x"), "modern", undefined, {}, tools.callerOf(source({ "x-api-key": "k2" }))), undefined);
+    assert.ok(
+      await tools.judge({
+        body: addCall("x"),
+        era: "modern",
+        protocolVersion: undefined,
+        headers: {},
+        caller: tools.callerOf(source({ "x-api-key": "k1" })),
+      }),
+    );
+    assert.equal(
+      await tools.judge({
+        body: addCall("x"),
+        era: "modern",
+        protocolVersion: undefined,
+        headers: {},
+        caller: tools.callerOf(source({ "x-api-key": "k2" })),
+      }),
+      undefined,
+    );
     assert.throws(() => new ToolsAtEdge({ callerHeaders: ["X Api Key"] }), /tools.callerHeaders must be a list of header names/);
     assert.throws(() => new ToolsAtEdge({ callerHeaders: "x-api-key" as never }), /tools.callerHeaders must be a list of header names/);
   });
@@ -301,12 +320,16 @@ describe("the callers' tools, bounded", () => {
     await tools.settled();
     assert.equal(tools.callers, MAX_CALLERS);
     // Caller 0 calls: it becomes the most recent, and caller 1 the least.
-    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}, key(0)));
+    assert.ok(await tools.judge({ body: addCall("x"), era: "modern", protocolVersion: undefined, headers: {}, caller: key(0) }));
     tools.learnList([ADD], false, key(MAX_CALLERS));
     assert.equal(tools.callers, MAX_CALLERS);
-    assert.equal(await tools.judge(addCall("x"), "modern", undefined, {}, key(1)), undefined, "dropped: unjudged");
-    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}, key(0)));
-    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}, key(MAX_CALLERS)));
+    assert.equal(
+      await tools.judge({ body: addCall("x"), era: "modern", protocolVersion: undefined, headers: {}, caller: key(1) }),
+      undefined,
+      "dropped: unjudged",
+    );
+    assert.ok(await tools.judge({ body: addCall("x"), era: "modern", protocolVersion: undefined, headers: {}, caller: key(0) }));
+    assert.ok(await tools.judge({ body: addCall("x"), era: "modern", protocolVersion: undefined, headers: {}, caller: key(MAX_CALLERS) }));
   });
 
   test(`past ${MAX_LEARNED_TOOLS} learned tools in all, the least recently used callers are dropped; the caller just learned is kept`, () => {
@@ -338,12 +361,19 @@ describe("given and learned tools", () => {
     const [alice, bob] = [() => "alice", () => "bob"];
     tools.learnList([ADD_STRINGS], false, alice);
     await tools.settled();
-    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}, bob), "Bob: by the given list");
-    assert.equal(await tools.judge(addCall("x"), "modern", undefined, {}, alice), undefined, "Alice: by her own list");
-    assert.ok(await tools.judge(addCall(1), "modern", undefined, {}, alice));
+    assert.ok(
+      await tools.judge({ body: addCall("x"), era: "modern", protocolVersion: undefined, headers: {}, caller: bob }),
+      "Bob: by the given list",
+    );
+    assert.equal(
+      await tools.judge({ body: addCall("x"), era: "modern", protocolVersion: undefined, headers: {}, caller: alice }),
+      undefined,
+      "Alice: by her own list",
+    );
+    assert.ok(await tools.judge({ body: addCall(1), era: "modern", protocolVersion: undefined, headers: {}, caller: alice }));
     // A further page for a caller with no first page adds to what judged it: the given list.
     tools.learnList([{ name: "other" }], true, bob);
-    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}, bob));
+    assert.ok(await tools.judge({ body: addCall("x"), era: "modern", protocolVersion: undefined, headers: {}, caller: bob }));
   });
 
   test("a stream face has one caller: what its server lists judges its client's calls, as before", async () => {
@@ -353,12 +383,15 @@ describe("given and learned tools", () => {
     await tools.settled();
     assert.equal(tools.callers, 1);
     assert.equal(tools.size, 1);
-    assert.ok(await tools.judge(addCall("x"), "modern", undefined, {}), "judged by the learned list, not the given one");
-    assert.equal(await tools.judge(addCall(1), "modern", undefined, {}), undefined);
+    assert.ok(
+      await tools.judge({ body: addCall("x"), era: "modern", protocolVersion: undefined, headers: {} }),
+      "judged by the learned list, not the given one",
+    );
+    assert.equal(await tools.judge({ body: addCall(1), era: "modern", protocolVersion: undefined, headers: {} }), undefined);
   });
 });
 
-describe("what identifies the caller beside its headers: the face's authentication", { timeout: 60_000 }, () => {
+describe("what identifies the caller beside its headers: the face's authentication", () => {
   /** A server that reads an X-Api-Key of its own; the faces are told who asks by what they hand the server. */
   const apiKeyOf = (user: "alice" | "bob") => ({ "x-api-key": USERS[user].token });
   const call = (project: string) => asUser("anonymous", "modern", "tools/call", pick(project));
@@ -403,7 +436,7 @@ describe("what identifies the caller beside its headers: the face's authenticati
   });
 });
 
-describe("gateNode mounted by Express under a path of its own", { timeout: 60_000 }, () => {
+describe("gateNode mounted by Express under a path of its own", () => {
   test("the whole path tells callers apart, where Express strips the mount path from req.url", async () => {
     const handler = counted(createMcpHandler(callerToolsServer));
     const router = express.Router().all("/mcp", gateNode(handler, { tools: { compile } }));
@@ -425,10 +458,10 @@ describe("gateNode mounted by Express under a path of its own", { timeout: 60_00
   });
 });
 
-describe("wymcp proxy --caller-header: a server's own header tells callers apart", { timeout: 120_000 }, () => {
+describe("wymcp proxy --caller-header: a server's own header tells callers apart", () => {
   test("Alice and Bob, told apart by X-Api-Key alone: each judged by the tools listed to them", async () => {
     const upstream = await listening(http.createServer((req, res) => void serveFetch(createMcpHandler(callerToolsServer), req, res)));
-    const proxy = await startProxy(["--upstream", upstream.url, "--learn-tools", "on", "--caller-header", "X-Api-Key"]);
+    const proxy = await startProxy(["--upstream", upstream.url, "--caller-header", "X-Api-Key"]);
     try {
       const url = new URL("/mcp", proxy.url).href;
       const send = async (method: string, params: Record<string, unknown>, user: "alice" | "bob") => {

@@ -52,13 +52,13 @@ async function post(url: string, era: string, method: string, params: Record<str
 const textOf = (message: { result?: Record<string, unknown> }) =>
   (message.result?.content as Array<{ text: string }> | undefined)?.[0]?.text;
 
-describe("gateNode: the tools learned from the SDK v2 server's own tools/list", { timeout: 60_000 }, () => {
+describe("gateNode: the tools learned from the SDK v2 server's own tools/list", () => {
   const handler = counted(createMcpHandler(edgeToolsServer));
   const events: ToolsEvent[] = [];
   let gated: Awaited<ReturnType<typeof listening>>;
   let alone: Awaited<ReturnType<typeof listening>>;
   before(async () => {
-    gated = await listening(http.createServer(gateNode(handler, { tools: { compile, onToolsEvent: (event) => events.push(event) } })));
+    gated = await listening(http.createServer(gateNode(handler, { tools: { compile, onEvent: (event) => events.push(event) } })));
     alone = await listening(http.createServer(toNodeHandler(createMcpHandler(edgeToolsServer))));
     const list = await post(gated.url, "modern", "tools/list", {});
     assert.equal((list.message.result!.tools as unknown[]).length, 3);
@@ -154,7 +154,7 @@ describe("gateNode: the tools learned from the SDK v2 server's own tools/list", 
   });
 });
 
-describe("gateFetch: the tools given as an option (a tools/list result)", { timeout: 60_000 }, () => {
+describe("gateFetch: the tools given as an option (a tools/list result)", () => {
   test("a bad call is refused with isError before the handler, a good one reaches it, learning off", async () => {
     const alone = await listening(http.createServer(toNodeHandler(createMcpHandler(edgeToolsServer))));
     const list = (await post(alone.url, "modern", "tools/list", {})).message;
@@ -177,7 +177,7 @@ describe("gateFetch: the tools given as an option (a tools/list result)", { time
   });
 });
 
-describe("the guards: wymcpNode and wymcpFetch take the same tools option", { timeout: 60_000 }, () => {
+describe("the guards: wymcpNode and wymcpFetch take the same tools option", () => {
   test("a bad call is answered by the guard and the next handler never runs; a good one goes on", async () => {
     const alone = await listening(http.createServer(toNodeHandler(createMcpHandler(edgeToolsServer))));
     const list = (await post(alone.url, "modern", "tools/list", {})).message;
@@ -225,13 +225,13 @@ async function legacySession(url: string, version: string, call: Record<string, 
   return { status: answer.status, message: messageIn(answer.text) };
 }
 
-describe("wymcp proxy --learn-tools on: the tools learned from a Python MCPServer (mcp 2.3.0), no file", { timeout: 180_000 }, () => {
+describe("wymcp proxy, learning (the default): the tools learned from a Python MCPServer (mcp 2.3.0), no file", () => {
   let server: PythonHttpServer;
   let proxy: RunningProxy;
   let proxied: string;
   before(async () => {
     server = await startMcpServerHttp();
-    proxy = await startProxy(["--upstream", server.url.href, "--learn-tools", "on"]);
+    proxy = await startProxy(["--upstream", server.url.href]);
     proxied = new URL(server.url.pathname, proxy.url).href;
   });
   after(async () => {
@@ -248,7 +248,7 @@ describe("wymcp proxy --learn-tools on: the tools learned from a Python MCPServe
     const alone = await post(server.url.href, "modern", "tools/call", BAD_ADD);
     assert.equal(alone.message.result?.isError, true);
     assert.match(textOf(alone.message)!, /validation error/i);
-    await until(() => /refused tools\/call of "add" \(arguments\) id=7/.test(proxy.stderr()));
+    await until(() => /refused tools\/call \(toolArguments\) id=7: Invalid arguments for tool add/.test(proxy.stderr()));
   });
 
   test("legacy sessions: -32602 under 2025-06-18, isError under 2025-11-25; the server alone answers isError under both", async () => {
@@ -266,7 +266,7 @@ describe("wymcp proxy --learn-tools on: the tools learned from a Python MCPServe
   });
 });
 
-describe("wymcp proxy --tools FILE in front of the SDK v2 server", { timeout: 120_000 }, () => {
+describe("wymcp proxy --tools FILE in front of the SDK v2 server", () => {
   let dir: string;
   let upstream: Awaited<ReturnType<typeof listening>>;
   let listed: RunningProxy;
@@ -285,8 +285,8 @@ describe("wymcp proxy --tools FILE in front of the SDK v2 server", { timeout: 12
     mkdirSync(out);
     for (const [name, text] of await generate([join(dir, "tools.json")], out)) writeFileSync(join(out, name), text);
     [listed, compiled] = await Promise.all([
-      startProxy(["--upstream", upstream.url, "--tools", join(dir, "response.json"), "--learn-tools", "off"]),
-      startProxy(["--upstream", upstream.url, "--tools", out, "--learn-tools", "off"]),
+      startProxy(["--upstream", upstream.url, "--tools", join(dir, "response.json"), "--no-learn-tools"]),
+      startProxy(["--upstream", upstream.url, "--tools", out, "--no-learn-tools"]),
     ]);
   });
   after(async () => {
@@ -374,12 +374,12 @@ async function stdioSession(
   }
 }
 
-describe("wymcp stdio --learn-tools on: the tools learned from a FastMCP server's own lines", { timeout: 180_000 }, () => {
+describe("wymcp stdio, learning (the default): the tools learned from a FastMCP server's own lines", () => {
   let fastmcp: string[];
   before(async () => {
     fastmcp = await fastMcpStdio();
   });
-  const gated = (command: string[]) => [process.execPath, CLI, "stdio", "--learn-tools", "on", "--", ...command];
+  const gated = (command: string[]) => [process.execPath, CLI, "stdio", "--", ...command];
 
   test("-32602 under 2025-06-18 and isError under 2025-11-25 from wymcp; FastMCP alone answers isError under both", async () => {
     const good = { name: "add", arguments: { a: 2, b: 3 } };
@@ -422,7 +422,7 @@ describe("wymcp stdio --learn-tools on: the tools learned from a FastMCP server'
         result?: Record<string, unknown>;
       }>;
       assert.match(textOf(compiled!)!, ours);
-      const [learned] = (await stdioSession([...strict, "--learn-tools", "on", "--", ...fastmcp], "2025-11-25", [BAD_ADD])) as Array<{
+      const [learned] = (await stdioSession([...strict, "--", ...fastmcp], "2025-11-25", [BAD_ADD])) as Array<{
         result?: Record<string, unknown>;
       }>;
       assert.match(textOf(learned!)!, /validation error/i, "the server answered it");

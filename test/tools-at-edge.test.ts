@@ -110,7 +110,7 @@ describe("a tools/call judged by the known tools", () => {
   test("invalid arguments: isError on 2026-07-28 and 2025-11-25, -32602 before; the server never sees the call", async () => {
     const tools = new ToolsAtEdge({ given: { tools: [ADD] }, compile });
     await tools.settled();
-    const modern = await tools.judge(call("add", { a: "x", b: 2 }), "modern", undefined, {});
+    const modern = await tools.judge({ body: call("add", { a: "x", b: 2 }), era: "modern", protocolVersion: undefined, headers: {} });
     assert.deepEqual(modern?.response, {
       jsonrpc: "2.0",
       id: 9,
@@ -121,11 +121,21 @@ describe("a tools/call judged by the known tools", () => {
       },
     });
     assert.equal(modern?.status, 200);
-    const latest = await tools.judge(call("add", { a: "x", b: 2 }, "legacy"), "legacy", "2025-11-25", {});
+    const latest = await tools.judge({
+      body: call("add", { a: "x", b: 2 }, "legacy"),
+      era: "legacy",
+      protocolVersion: "2025-11-25",
+      headers: {},
+    });
     assert.equal((latest!.response as { result: { isError: boolean } }).result.isError, true);
     assert.equal("resultType" in (latest!.response as { result: object }).result, false);
     for (const version of ["2025-06-18", undefined]) {
-      const older = await tools.judge(call("add", { a: "x", b: 2 }, "legacy"), "legacy", version, {});
+      const older = await tools.judge({
+        body: call("add", { a: "x", b: 2 }, "legacy"),
+        era: "legacy",
+        protocolVersion: version,
+        headers: {},
+      });
       assert.deepEqual(older?.response, {
         jsonrpc: "2.0",
         id: 9,
@@ -136,7 +146,10 @@ describe("a tools/call judged by the known tools", () => {
         },
       });
     }
-    assert.equal(await tools.judge(call("add", { a: 1, b: 2 }), "modern", undefined, {}), undefined);
+    assert.equal(
+      await tools.judge({ body: call("add", { a: 1, b: 2 }), era: "modern", protocolVersion: undefined, headers: {} }),
+      undefined,
+    );
   });
 
   test("nothing of the arguments is reflected, and the answer is bounded whatever their size", async () => {
@@ -145,7 +158,7 @@ describe("a tools/call judged by the known tools", () => {
     const secret = "s3cr3t-\u0007-value";
     const args: Record<string, unknown> = { a: secret, b: secret };
     for (let i = 0; i < 5000; i++) args[`extra-${i}-${"k".repeat(200)}`] = secret;
-    const refusal = await tools.judge(call("add", args), "modern", undefined, {});
+    const refusal = await tools.judge({ body: call("add", args), era: "modern", protocolVersion: undefined, headers: {} });
     const text = JSON.stringify(refusal?.response);
     assert.doesNotMatch(text, /s3cr3t/);
     assert.ok(text.length < 2048, `answer of ${text.length} characters`);
@@ -154,9 +167,14 @@ describe("a tools/call judged by the known tools", () => {
   test("an unknown tool, and any other method, pass on: the server answers them", async () => {
     const tools = new ToolsAtEdge({ given: { tools: [ADD] }, compile });
     await tools.settled();
-    assert.equal(await tools.judge(call("nope", { a: "x" }), "modern", undefined, {}), undefined);
+    assert.equal(await tools.judge({ body: call("nope", { a: "x" }), era: "modern", protocolVersion: undefined, headers: {} }), undefined);
     assert.equal(
-      await tools.judge({ jsonrpc: "2.0", id: 1, method: "prompts/get", params: { name: "add" } }, "modern", undefined, {}),
+      await tools.judge({
+        body: { jsonrpc: "2.0", id: 1, method: "prompts/get", params: { name: "add" } },
+        era: "modern",
+        protocolVersion: undefined,
+        headers: {},
+      }),
       undefined,
     );
   });
@@ -165,11 +183,14 @@ describe("a tools/call judged by the known tools", () => {
     const events: ToolsEvent[] = [];
     const broken = { name: "broken", inputSchema: { type: "object", properties: { a: { $ref: "#/$defs/missing" } } } };
     const risky = { name: "risky", inputSchema: { type: "object", properties: { w: { type: "string", pattern: "^(a+)\\1$" } } } };
-    const tools = new ToolsAtEdge({ given: { tools: [broken, risky] }, compile, onToolsEvent: (event) => events.push(event) });
+    const tools = new ToolsAtEdge({ given: { tools: [broken, risky] }, compile, onEvent: (event) => events.push(event) });
     tools.learnList([broken, risky], false);
     await tools.settled();
-    assert.equal(await tools.judge(call("broken", { a: 1 }), "modern", undefined, {}), undefined);
-    assert.equal(await tools.judge(call("risky", { w: `${"a".repeat(40)}!` }), "modern", undefined, {}), undefined);
+    assert.equal(await tools.judge({ body: call("broken", { a: 1 }), era: "modern", protocolVersion: undefined, headers: {} }), undefined);
+    assert.equal(
+      await tools.judge({ body: call("risky", { w: `${"a".repeat(40)}!` }), era: "modern", protocolVersion: undefined, headers: {} }),
+      undefined,
+    );
     const reports = events.filter((event) => event.kind === "schema-not-compiled");
     // Once each, though both lists named them.
     assert.deepEqual(reports.map((event) => event.tool).sort(), ["broken", "risky"]);
@@ -185,16 +206,32 @@ describe("a tools/call judged by the known tools", () => {
     const keys = { name: "keys", inputSchema: { type: "object", patternProperties: { "^(a|a)*$": {} }, additionalProperties: false } };
     const tools = new ToolsAtEdge({ given: { tools: [nested, keys] }, compile });
     await tools.settled();
-    assert.equal((await tools.judge(call("nested", { w: `${"a".repeat(40)}!` }), "modern", undefined, {}))?.check, "arguments");
-    assert.equal(await tools.judge(call("nested", { w: "a".repeat(40) }), "modern", undefined, {}), undefined);
-    assert.equal((await tools.judge(call("keys", { [`${"a".repeat(40)}!`]: 1 }), "modern", undefined, {}))?.check, "arguments");
-    assert.equal(await tools.judge(call("keys", { aaaa: 1 }), "modern", undefined, {}), undefined);
+    assert.equal(
+      (await tools.judge({ body: call("nested", { w: `${"a".repeat(40)}!` }), era: "modern", protocolVersion: undefined, headers: {} }))
+        ?.check,
+      "arguments",
+    );
+    assert.equal(
+      await tools.judge({ body: call("nested", { w: "a".repeat(40) }), era: "modern", protocolVersion: undefined, headers: {} }),
+      undefined,
+    );
+    assert.equal(
+      (await tools.judge({ body: call("keys", { [`${"a".repeat(40)}!`]: 1 }), era: "modern", protocolVersion: undefined, headers: {} }))
+        ?.check,
+      "arguments",
+    );
+    assert.equal(await tools.judge({ body: call("keys", { aaaa: 1 }), era: "modern", protocolVersion: undefined, headers: {} }), undefined);
   });
 
   test("Mcp-Param headers are judged on the modern lane only, before the arguments: 400/-32020", async () => {
     const tools = new ToolsAtEdge({ given: { tools: [WEATHER] }, compile });
     await tools.settled();
-    const refusal = await tools.judge(call("weather", { region: "Paris" }), "modern", undefined, { "mcp-param-region": "Lyon" });
+    const refusal = await tools.judge({
+      body: call("weather", { region: "Paris" }),
+      era: "modern",
+      protocolVersion: undefined,
+      headers: { "mcp-param-region": "Lyon" },
+    });
     assert.equal(refusal?.status, 400);
     assert.deepEqual(refusal?.response, {
       jsonrpc: "2.0",
@@ -212,17 +249,34 @@ describe("a tools/call judged by the known tools", () => {
         },
       },
     });
-    assert.equal(await tools.judge(call("weather", { region: "Paris" }, "legacy"), "legacy", "2025-11-25", {}), undefined);
+    assert.equal(
+      await tools.judge({
+        body: call("weather", { region: "Paris" }, "legacy"),
+        era: "legacy",
+        protocolVersion: "2025-11-25",
+        headers: {},
+      }),
+      undefined,
+    );
   });
 
   test("each check turns off on its own", async () => {
-    const noArgs = new ToolsAtEdge({ given: { tools: [ADD, WEATHER] }, compile, arguments: false });
-    assert.equal(await noArgs.judge(call("add", { a: "x" }), "modern", undefined, {}), undefined);
-    assert.equal((await noArgs.judge(call("weather", { region: "P" }), "modern", undefined, {}))?.check, "param-header");
-    const noHeaders = new ToolsAtEdge({ given: { tools: [ADD, WEATHER] }, compile, paramHeaders: false });
+    const noArgs = new ToolsAtEdge({ given: { tools: [ADD, WEATHER] }, compile }, { paramHeaders: "enforce", toolArguments: "off" });
+    assert.equal(await noArgs.judge({ body: call("add", { a: "x" }), era: "modern", protocolVersion: undefined, headers: {} }), undefined);
+    assert.equal(
+      (await noArgs.judge({ body: call("weather", { region: "P" }), era: "modern", protocolVersion: undefined, headers: {} }))?.check,
+      "param-header",
+    );
+    const noHeaders = new ToolsAtEdge({ given: { tools: [ADD, WEATHER] }, compile }, { paramHeaders: "off", toolArguments: "enforce" });
     await noHeaders.settled();
-    assert.equal(await noHeaders.judge(call("weather", { region: "P" }), "modern", undefined, {}), undefined);
-    assert.equal((await noHeaders.judge(call("add", { a: "x", b: 1 }), "modern", undefined, {}))?.check, "arguments");
+    assert.equal(
+      await noHeaders.judge({ body: call("weather", { region: "P" }), era: "modern", protocolVersion: undefined, headers: {} }),
+      undefined,
+    );
+    assert.equal(
+      (await noHeaders.judge({ body: call("add", { a: "x", b: 1 }), era: "modern", protocolVersion: undefined, headers: {} }))?.check,
+      "arguments",
+    );
     const noLearning = new ToolsAtEdge({ compile, learn: false });
     assert.equal(noLearning.watch({ jsonrpc: "2.0", id: 1, method: "tools/list" }), undefined);
   });
@@ -237,10 +291,13 @@ describe("a tools/call judged by the known tools", () => {
     page(2, "2", [WEATHER]);
     await tools.settled();
     assert.equal(tools.size, 2);
-    assert.ok(await tools.judge(call("add", { a: "x", b: 1 }), "modern", undefined, {}));
+    assert.ok(await tools.judge({ body: call("add", { a: "x", b: 1 }), era: "modern", protocolVersion: undefined, headers: {} }));
     page(3, undefined, [WEATHER]);
     assert.equal(tools.size, 1);
-    assert.equal(await tools.judge(call("add", { a: "x", b: 1 }), "modern", undefined, {}), undefined);
+    assert.equal(
+      await tools.judge({ body: call("add", { a: "x", b: 1 }), era: "modern", protocolVersion: undefined, headers: {} }),
+      undefined,
+    );
   });
 
   test("a stream face learns from the server's answer to the tools/list it saw the client send", async () => {
@@ -270,12 +327,15 @@ describe("a tools/call judged by the known tools", () => {
       for (const [name, text] of await generate([join(dir, "tools.json")], out)) writeFileSync(join(out, name), text);
       const compiled = (await import(pathToFileURL(join(out, "index.js")).href)) as object;
       const tools = new ToolsAtEdge({ given: compiled });
-      const refusal = await tools.judge(call("add", { a: 1 }), "modern", undefined, {});
+      const refusal = await tools.judge({ body: call("add", { a: 1 }), era: "modern", protocolVersion: undefined, headers: {} });
       assert.match(
         (refusal!.response as { result: { content: Array<{ text: string }> } }).result.content[0]!.text,
         /\/b is required|must have required property/,
       );
-      assert.equal(await tools.judge(call("add", { a: 1, b: 2 }), "modern", undefined, {}), undefined);
+      assert.equal(
+        await tools.judge({ body: call("add", { a: 1, b: 2 }), era: "modern", protocolVersion: undefined, headers: {} }),
+        undefined,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

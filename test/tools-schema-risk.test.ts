@@ -93,10 +93,13 @@ describe("the edge passes the calls of such a schema unjudged and reports it onc
       name: "find",
       inputSchema: { type: "object", properties: { s: { type: "string", pattern: "^(?=\\d)\\d*\\d*\\d*x$" } } },
     };
-    const tools = new ToolsAtEdge({ given: { tools: [tool] }, compile, onToolsEvent: (event) => events.push(event) });
+    const tools = new ToolsAtEdge({ given: { tools: [tool] }, compile, onEvent: (event) => events.push(event) });
     tools.learnList([tool], false);
     await tools.settled();
-    assert.equal(await tools.judge(call("find", { s: `${"0".repeat(100_000)}!` }), "modern", undefined, {}), undefined);
+    assert.equal(
+      await tools.judge({ body: call("find", { s: `${"0".repeat(100_000)}!` }), era: "modern", protocolVersion: undefined, headers: {} }),
+      undefined,
+    );
     assert.deepEqual(
       events.filter((event) => event.kind === "schema-not-compiled"),
       [{ kind: "schema-not-compiled", tool: "find", reason: "a pattern the linear-time engine cannot run (a lookahead)" }],
@@ -107,7 +110,12 @@ describe("the edge passes the calls of such a schema unjudged and reports it onc
     const tool = { name: "slug", inputSchema: { type: "object", properties: { s: { type: "string", pattern: "^[a-z][a-z0-9-]*$" } } } };
     const tools = new ToolsAtEdge({ given: { tools: [tool] }, compile });
     await tools.settled();
-    const refusal = await tools.judge(call("slug", { s: `${"a".repeat(10_000)}!` }), "modern", undefined, {});
+    const refusal = await tools.judge({
+      body: call("slug", { s: `${"a".repeat(10_000)}!` }),
+      era: "modern",
+      protocolVersion: undefined,
+      headers: {},
+    });
     assert.equal(refusal?.check, "arguments");
   });
 
@@ -117,10 +125,16 @@ describe("the edge passes the calls of such a schema unjudged and reports it onc
     for (let i = 0; i < 100; i++) defs[`d${i}`] = i === 99 ? { type: "integer" } : { $ref: `#/$defs/d${i + 1}` };
     const unique = { name: "unique", inputSchema: { type: "object", properties: { a: { type: "array", uniqueItems: true } } } };
     const deep = { name: "deep", inputSchema: { type: "object", $defs: defs, properties: { a: { $ref: "#/$defs/d0" } } } };
-    const tools = new ToolsAtEdge({ given: { tools: [unique, deep] }, compile, onToolsEvent: (event) => events.push(event) });
+    const tools = new ToolsAtEdge({ given: { tools: [unique, deep] }, compile, onEvent: (event) => events.push(event) });
     await tools.settled();
-    assert.equal(await tools.judge(call("unique", { a: [{ i: 1 }, { i: 1 }] }), "modern", undefined, {}), undefined);
-    assert.equal(await tools.judge(call("deep", { a: "not an integer" }), "modern", undefined, {}), undefined);
+    assert.equal(
+      await tools.judge({ body: call("unique", { a: [{ i: 1 }, { i: 1 }] }), era: "modern", protocolVersion: undefined, headers: {} }),
+      undefined,
+    );
+    assert.equal(
+      await tools.judge({ body: call("deep", { a: "not an integer" }), era: "modern", protocolVersion: undefined, headers: {} }),
+      undefined,
+    );
     const reasons = events.flatMap((event) => (event.kind === "schema-not-compiled" ? [`${event.tool}: ${event.reason}`] : []));
     assert.deepEqual(reasons.sort(), [
       "deep: more than 24 schemas judged for one value (a $ref chain, anyOf/oneOf fan-out or recursion through them)",

@@ -46,13 +46,13 @@ function assertMismatch(answer: { status: number; text: string }, header: string
   assert.match(error.message, new RegExp(`the ${header} header`));
 }
 
-describe("gateNode: Host and Origin, and the header rules, on a real socket", { timeout: 30_000 }, () => {
+describe("gateNode: Host and Origin, and the header rules, on a real socket", () => {
   let open: Awaited<ReturnType<typeof listening>>;
   let plain: Awaited<ReturnType<typeof listening>>;
   const refused: RejectInfo[] = [];
   before(async () => {
     open = await listening(
-      http.createServer(gateNode(reached, { allowedHosts: ["127.0.0.1", "localhost"], onReject: (info) => refused.push(info) })),
+      http.createServer(gateNode(reached, { allow: { hosts: ["127.0.0.1", "localhost"] }, onReject: (info) => refused.push(info) })),
     );
     plain = await listening(http.createServer(gateNode(reached)));
   });
@@ -79,7 +79,7 @@ describe("gateNode: Host and Origin, and the header rules, on a real socket", { 
     assert.equal(answer.status, 200, answer.text);
   });
 
-  test("with no allowedHosts the check is off: a gate cannot know where it listens", async () => {
+  test("with no allow.hosts the check is off: a gate cannot know where it listens", async () => {
     const answer = await send(plain.url, "POST", { ...AGREEING, host: "evil.example" }, CALL);
     assert.equal(answer.status, 200, answer.text);
   });
@@ -112,7 +112,7 @@ describe("gateNode: Host and Origin, and the header rules, on a real socket", { 
 });
 
 describe("gateFetch and wymcpFetch: the same rules on a Request", () => {
-  const gated = gateFetch(reached, { allowedHosts: ["localhost:8787"] });
+  const gated = gateFetch(reached, { allow: { hosts: ["localhost:8787"] } });
   const request = (method: string, headers: Record<string, string>, body?: string) =>
     new Request("http://localhost:8787/mcp", { method, headers, body });
 
@@ -135,7 +135,7 @@ describe("gateFetch and wymcpFetch: the same rules on a Request", () => {
   });
 
   test("wymcpFetch refuses the foreign Origin and the disagreeing header too", async () => {
-    const guard = wymcpFetch({ allowedOrigins: ["https://app.example"] });
+    const guard = wymcpFetch({ allow: { origins: ["https://app.example"] } });
     const foreign = await guard(request("GET", { origin: "https://evil.example" }));
     assert.equal(foreign?.status, 403);
     const mismatch = await guard(request("POST", { ...AGREEING, "mcp-protocol-version": "2025-11-25" }, CALL));
@@ -143,10 +143,10 @@ describe("gateFetch and wymcpFetch: the same rules on a Request", () => {
     assert.equal(await guard(request("POST", { ...AGREEING, origin: "https://app.example" }, CALL)), undefined);
   });
 
-  test("headerChecks: false and supportedVersions: each check has its switch", async () => {
-    const off = gateFetch(reached, { headerChecks: false });
+  test("rules.headers off and allow.versions: each check has its switch", async () => {
+    const off = gateFetch(reached, { rules: { headers: "off" } });
     assert.equal((await off(request("POST", JSON_TYPE, CALL))).status, 200);
-    const strict = gateFetch(reached, { supportedVersions: ["2025-11-25"] });
+    const strict = gateFetch(reached, { allow: { versions: ["2025-11-25"] } });
     const answer = await strict(request("POST", AGREEING, CALL));
     const body = (await answer.json()) as { error: { code: number; data: { supported: string[]; requested: string } } };
     assert.equal(answer.status, 400);
@@ -156,19 +156,15 @@ describe("gateFetch and wymcpFetch: the same rules on a Request", () => {
   });
 });
 
-describe("wymcp proxy: loopback Host and Origin by default, and the header rules", { timeout: 30_000 }, () => {
+describe("wymcp proxy: loopback Host and Origin by default, and the header rules", () => {
   let upstream: Upstream;
   const proxies: Array<{ close: () => void; url: string }> = [];
   const options = (extra: Partial<ProxyOptions> = {}): ProxyOptions => ({
     upstream: upstream.url,
-    timeoutMs: 5_000,
+    timeoutMs: 60_000,
     drainTimeoutMs: 1_000,
     rewriteHost: false,
-    maxBodyBytes: 65_536,
-    maxDepth: 64,
-    legacyChecks: undefined,
-    formats: undefined,
-    outbound: "off",
+    limits: { maxBodyBytes: 65_536, maxDepth: 64 },
     log: "text",
     passThrough: false,
     otel: false,
@@ -220,7 +216,7 @@ describe("wymcp proxy: loopback Host and Origin by default, and the header rules
     const any = await start({ allowAnyHost: true });
     // The upstream answers a GET 202: what matters is that it was reached.
     assert.equal((await send(any.url, "GET", { host: "evil.example.com" })).status, 202);
-    const listed = await start({ allowedHosts: ["mcp.internal"] });
+    const listed = await start({ allow: { hosts: ["mcp.internal"] } });
     assertForbidden(await send(listed.url, "GET", {}));
     assert.equal((await send(listed.url, "GET", { host: "mcp.internal:1" })).status, 202);
   });

@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import "./support/built.js";
 import { describe, test } from "node:test";
 import { comparePointers } from "../src/core/distill.js";
-import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type LegacyChecks, type ValidationResult } from "wymcp";
+import { MAX_ANSWER_BYTES, validateMcpRequest, type Era, type ValidationResult } from "wymcp";
+
+/** The legacy lane's three modes, as the params rule's states spell them. */
+type LegacyChecks = "params" | "report" | "framing";
+const PARAMS = { params: "enforce", report: "report", framing: "off" } as const;
 import {
   CLIENT_ERROR_RESPONSE,
   CLIENT_RESPONSE,
@@ -251,14 +255,14 @@ const CASES: Array<[string, { era: Era | undefined; body: unknown; want: Want; c
 describe("validateMcpRequest applies each era's rule to each kind of message", () => {
   for (const [name, { era, body, want, checks }] of CASES) {
     test(name, () => {
-      const result = validateMcpRequest(body, era, checks && { legacyChecks: checks });
+      const result = validateMcpRequest(body, era, checks && { rules: { params: PARAMS[checks] } });
       assert.equal(result.outcome, want.outcome, JSON.stringify(result));
       assert.equal(result.kind, want.kind);
       if (result.outcome === "pass") {
         assert.equal(result.definition, want.detail);
         assert.equal(result.revision, want.revision);
-        assert.equal(result.reported?.status, want.status);
-        assert.equal(result.reported?.response.error.code, want.code);
+        assert.equal(result.reported?.[0]?.status, want.status);
+        assert.equal(result.reported?.[0]?.response.error.code, want.code);
       }
       if (result.outcome === "bypass") assert.equal(result.reason, want.detail);
       if (result.outcome === "reject") {
@@ -554,9 +558,9 @@ describe("a passing verdict is built once per definition and frozen", () => {
 
   test("report mode and a failing definition still build their own verdicts", () => {
     const bad = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: 5 } };
-    const reported = validateMcpRequest(bad, "legacy", { protocolVersion: "2025-11-25", legacyChecks: "report" });
+    const reported = validateMcpRequest(bad, "legacy", { protocolVersion: "2025-11-25", rules: { params: "report" } });
     assert.equal(reported.outcome, "pass");
     assert.ok(!Object.isFrozen(reported));
-    assert.equal(reported.outcome === "pass" && reported.reported?.response.error.code, -32602);
+    assert.equal(reported.outcome === "pass" && reported.reported?.[0]?.response.error.code, -32602);
   });
 });

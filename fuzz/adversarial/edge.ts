@@ -105,14 +105,19 @@ export function judgeAtEdge(request: EdgeRequest, headers: RequestHeaders): "pas
       ? "header"
       : "refused";
   const version = typeof headers === "function" ? headers("mcp-protocol-version") : undefined;
-  const refusal = request.tools.judge(request.body, "modern", typeof version === "string" ? version : "2026-07-28", headers);
+  const refusal = request.tools.judge({
+    body: request.body,
+    era: "modern",
+    protocolVersion: typeof version === "string" ? version : "2026-07-28",
+    headers,
+  });
   if (refusal instanceof Promise) throw new Error("the tool's schema is still compiling");
   if (refusal === undefined) return "pass";
   return refusal.check === "param-header" ? "header" : "arguments";
 }
 
-function toolsFor(tools: unknown[], compile: ToolSchemaCompiler | undefined, onToolsEvent?: (event: ToolsEvent) => void): ToolsAtEdge {
-  return new ToolsAtEdge({ given: { tools }, learn: false, ...(compile ? { compile } : {}), ...(onToolsEvent ? { onToolsEvent } : {}) });
+function toolsFor(tools: unknown[], compile: ToolSchemaCompiler | undefined, onEvent?: (event: ToolsEvent) => void): ToolsAtEdge {
+  return new ToolsAtEdge({ given: { tools }, learn: false, ...(compile ? { compile } : {}), ...(onEvent ? { onEvent } : {}) });
 }
 
 const B64 = (text: string) => encodeHeaderValue(`\u0000${text}`);

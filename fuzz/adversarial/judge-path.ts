@@ -15,13 +15,22 @@ import type { Target } from "./cases.js";
 export { DEFAULT_MAX_BODY_BYTES };
 
 /** The gates' default limits. */
+import { resolveRules } from "../../src/core/rules.js";
 const DEFAULTS = resolveLimits({});
 
 /**
  * The limits with the formats policy `formats`. The adversarial path defaults to `"strict"`, the costlier mode: every
  * format's regex runs there, where by default a format costs one property read and refuses nothing.
  */
-const settingsFor = (formats: Formats) => ({ ...DEFAULTS, validate: { formats } });
+const settingsFor = (formats: Formats) => ({
+  ...DEFAULTS,
+  rules: resolveRules({ formats: formats === "strict" ? "enforce" : "off" }, undefined, {
+    hosts: false,
+    versions: false,
+    outbound: false,
+    lock: false,
+  }),
+});
 
 /** The modern era's names for the `Mcp-Name` header: the body member it mirrors (the SDK cross-checks them). */
 const NAME_SOURCE: Record<string, string> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
@@ -81,11 +90,14 @@ export function judgeCli(target: Target, bytes: Buffer, formats: Formats = "stri
       : target.root.protocolVersion
         ? { "mcp-protocol-version": target.root.protocolVersion }
         : {};
-  return cliJudge("adversarial.json", 1, bytes, {
-    direction: target.direction === "inbound" ? "in" : "out",
-    era: target.direction === "inbound" ? "auto" : target.era,
-    headers,
-    method: target.root.method,
-    settings: settingsFor(formats),
-  }).verdict;
+  return cliJudge(
+    { source: "adversarial.json", line: 1, bytes },
+    {
+      direction: target.direction === "inbound" ? "in" : "out",
+      era: target.direction === "inbound" ? "auto" : target.era,
+      headers,
+      method: target.root.method,
+      settings: settingsFor(formats),
+    },
+  ).verdict;
 }

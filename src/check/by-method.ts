@@ -53,7 +53,10 @@ export class MethodTally {
 }
 
 /** What a refusal before judging counts under: the body was never judged as a message of a method. */
-const UNJUDGED_ROWS: Record<Exclude<RejectReason, "invalid-message">, string> = {
+const UNJUDGED_ROWS: Record<
+  Exclude<RejectReason, "invalid-message" | "invalid-tool-arguments" | "param-header-mismatch" | "tool-locked">,
+  string
+> = {
   "parse-error": "(not JSON)",
   "body-too-large": "(too large)",
   "nested-too-deeply": "(too deep)",
@@ -71,7 +74,9 @@ export function recordRow(view: RecordView, outbound: boolean): string {
 
 /** The row a message counts in: its method, or for a response the method it answers. */
 export function methodRow(verdict: Verdict, body: unknown): string {
-  if (verdict.outcome === "reject" && verdict.reason !== "invalid-message") return UNJUDGED_ROWS[verdict.reason];
+  // Refused before it was judged as a message, or handed on unjudged (limits in report or off): no method read.
+  const unjudged = verdict.outcome === "reject" || (verdict.outcome === "pass" && verdict.kind === null) ? verdict.reason : undefined;
+  if (unjudged !== undefined && Object.hasOwn(UNJUDGED_ROWS, unjudged)) return UNJUDGED_ROWS[unjudged as keyof typeof UNJUDGED_ROWS];
   if (verdict.kind === "batch") return "(batch)";
   if (verdict.kind === "other") return "(no kind)";
   const own = methodOf(body);

@@ -5,7 +5,7 @@
  */
 import type { Era } from "../core/era.js";
 import { type Exchange, type PendingRequest, requestIdOf } from "./exchange.js";
-import { autoDirection, type JudgeContext, judge, requestRevision, type Verdict } from "./judge.js";
+import { autoDirection, type CapturedBytes, type JudgeContext, judge, requestRevision, type Verdict } from "./judge.js";
 import type { CapturedMessage } from "./har.js";
 import type { Negotiations } from "./negotiation.js";
 import type { JudgeOptions } from "./judge.js";
@@ -22,18 +22,16 @@ export interface CaptureState {
 
 /**
  * Judges one message (`bytes` undefined: over the limit) and records what later messages of the capture need of it.
- * @example judgeInCapture("log.jsonl", 1, bytes, options, {}, { exchange, session: "", negotiated, negotiation: "" })
+ * @example judgeInCapture({ source: "log.jsonl", line: 1, bytes, context: {} }, options, { exchange, session: "", negotiated, negotiation: "" })
  */
 export function judgeInCapture(
-  source: string,
-  line: number,
-  bytes: Uint8Array | undefined,
+  message: CapturedBytes & { context: JudgeContext },
   options: JudgeOptions,
-  context: JudgeContext,
   { exchange, session, negotiated, negotiation }: CaptureState,
 ): { verdict: Verdict; body: unknown } {
+  const { line, context } = message;
   context.negotiated = negotiation === undefined ? undefined : negotiated.of(negotiation);
-  const { verdict, body } = judge(source, line, bytes, options, context);
+  const { verdict, body } = judge(message, options);
   const id = requestIdOf(body);
   if (id !== undefined && verdict.era !== null) {
     const request: PendingRequest = {

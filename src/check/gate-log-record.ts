@@ -22,14 +22,18 @@ function startsWithPrefix(bytes: Uint8Array): boolean {
 /** One record of a gate's JSON log, as the file holds it (fields unchecked beyond `face` and `event`). */
 export interface GateLogRecord {
   face: Face;
-  /** `refused`, `dropped`, `reported`, `outbound-violation`, or an event of the face's life (`listening`, `stopped`, …). */
+  /**
+   * `refused`, `dropped`, `report` (a rule's would-be refusal, `direction` `in`, or a server's message found wrong,
+   * `out`), or an event of the face's life (`listening`, `stopped`, …). Logs written before the rules say `reported`
+   * and `outbound-violation`.
+   */
   event: string;
   fields: Record<string, unknown>;
 }
 
 /**
- * What a record counts as: a message the gate refused or dropped, one it handed on and reported (`--legacy-checks
- * report`), a server's message it found wrong, or none of these.
+ * What a record counts as: a message the gate refused or dropped, one it handed on and reported (a rule in
+ * `"report"`), a server's message it found wrong, or none of these.
  */
 export type RecordOutcome = "refused" | "reported" | "violation" | "event";
 
@@ -54,6 +58,7 @@ export function gateLogRecord(bytes: Uint8Array): GateLogRecord | undefined {
 
 export function recordOutcome(record: GateLogRecord): RecordOutcome {
   if (record.event === "refused" || record.event === "dropped") return "refused";
+  if (record.event === "report") return record.fields.direction === "out" ? "violation" : "reported";
   if (record.event === "reported") return "reported";
   return record.event === "outbound-violation" ? "violation" : "event";
 }

@@ -86,12 +86,12 @@ export function harMessages(file: string | Uint8Array, maxBytes: number, made?: 
   let lastEntry: number | undefined;
   for (let i = entries.length - 1; i >= 0 && lastEntry === undefined; i--) {
     const probe = { withoutBody: 0, undecodable: 0 };
-    if (!entryMessages(entries[i] as HarEntry, i + 1, endpoints, maxBytes, probe).next().done) lastEntry = i + 1;
+    if (!entryMessages(entries[i] as HarEntry, i + 1, { endpoints, maxBytes, counts: probe }).next().done) lastEntry = i + 1;
   }
   const reading: HarMessages = { messages: [], lastEntry, withoutBody: 0, undecodable: 0 };
   reading.messages = (function* () {
     for (let i = 0; i < entries.length; i++) {
-      for (const message of entryMessages(entries[i] as HarEntry, i + 1, endpoints, maxBytes, reading)) {
+      for (const message of entryMessages(entries[i] as HarEntry, i + 1, { endpoints, maxBytes, counts: reading })) {
         made?.(message);
         yield message;
       }
@@ -104,9 +104,7 @@ export function harMessages(file: string | Uint8Array, maxBytes: number, made?: 
 function* entryMessages(
   entry: HarEntry,
   number: number,
-  endpoints: Set<string>,
-  maxBytes: number,
-  counts: { withoutBody: number; undecodable: number },
+  { endpoints, maxBytes, counts }: { endpoints: Set<string>; maxBytes: number; counts: { withoutBody: number; undecodable: number } },
 ): Generator<CapturedMessage, void, undefined> {
   const request = entry?.request;
   const method = stringOf(request?.method)?.toUpperCase() ?? "";

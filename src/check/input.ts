@@ -32,15 +32,6 @@ export function fileChunks(file: string): Iterable<Buffer> {
   })();
 }
 
-/** Why an input could not be read, in a few words. */
-export function describeError(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  if (code === "ENOENT") return "no such file";
-  if (code === "EISDIR") return "is a directory";
-  if (code === "EACCES") return "permission denied";
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** A line's bytes as a Buffer (a view of the same memory, no copy); `undefined` for a line past the limit, never read. */
 export function bufferOf(line: Line): Buffer | undefined {
   if (line.kind === "too-long") return undefined;

@@ -9,6 +9,7 @@ import { classifyEra, type Era, type EraSignal } from "../core/era.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { judgeMessage, readMessage } from "../core/pipeline.js";
 import type { ValidationResult } from "../core/validate.js";
+import type { Report, RuleName } from "../core/rules.js";
 import type { GateAdmitted, OwnAnswer } from "../log/gate-log.js";
 import { ownMark, withoutMark } from "./own-answer.js";
 // The revision from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
@@ -58,10 +59,25 @@ export type InboundVerdict = {
   method?: string;
   /** wymcp's own answer, not the server's: the face said so, or its record's mark (check/own-answer.ts). */
   own?: OwnAnswer;
+  /** What the face reported of this message after admitting it (the server's tools, the lock): the live feed's rows. */
+  reports?: Report[];
 } & (
   | Extract<ValidationResult, { outcome: "pass" | "bypass" }>
   | {
+      /**
+       * A body not judged, handed on as sent: what the `limits` rule (or `origin`) would refuse, with the rule in
+       * `"report"` (`reported` says what it would have answered) or `"off"`.
+       */
+      outcome: "pass";
+      kind: null;
+      definition: null;
+      reason: RejectReason;
+      reported?: readonly { rule: RuleName; status: RefusalStatus; response: JsonRpcErrorResponse }[];
+    }
+  | {
       outcome: "reject";
+      /** The rule that refuses it. */
+      rule: RuleName;
       kind: ValidationResult["kind"] | null;
       /** The definition it failed; null when it was not judged (not JSON, too large, too deep, not JSON's media type). */
       definition: string | null;
@@ -102,6 +118,8 @@ export type OutboundVerdict = {
   kind: OutboundKind;
   definition: string;
   violations?: OutboundViolations;
+  /** With the `outbound` rule in `"report"`: a violation found, and reported rather than counted as a rejection. */
+  reported?: OutboundViolations;
   /** wymcp's own answer, not the server's: the face said so, or its record's mark (check/own-answer.ts). */
   own?: OwnAnswer;
 };
@@ -139,8 +157,32 @@ export interface JudgeContext {
   own?: OwnAnswer;
 }
 
-/** What a refusal's verdict is made of: the status and answer the gate gave, and why. */
-export type RefusalFacts = Pick<Refusal, "status" | "reason" | "response">;
+/** One message of a capture to judge: where it is, its bytes (`undefined`: longer than --max-body-bytes), what the capture says of it. */
+export interface CapturedBytes {
+  source: string;
+  line: number;
+  bytes: Uint8Array | undefined;
+  context?: JudgeContext | undefined;
+}
+
+/** One message being judged: where it is, how, and what its capture says; made once per message and handed down. */
+interface Judging {
+  source: string;
+  line: number;
+  part: string | undefined;
+  options: JudgeOptions;
+  context: JudgeContext | undefined;
+  /** The exchange's request headers over the --headers. */
+  headers: Record<string, string>;
+  fromServer: boolean;
+  /** A gate's admission of these very bytes, taken as this verdict's own when nothing here judges otherwise. */
+  given: GateAdmitted | undefined;
+  /** `in` or `out`: how a message refused before it is judged is labelled. */
+  refusedAs: "in" | "out";
+}
+
+/** What a refusal's verdict is made of: the status and answer the gate gave, why, and (when known) the rule. */
+export type RefusalFacts = Pick<Refusal, "status" | "reason" | "response"> & { rule?: RuleName | undefined };
 
 /**
  * Methods only a server sends, in either era (test/cli.test.ts derives them from the schemas' Server* and
@@ -209,35 +251,58 @@ function methodIs(body: unknown, method: string): boolean {
  * after the method check, the media type when a Content-Type header was given (a HAR entry's own, for its request
  * body). A response of the capture takes the method and era of the request it answers (`context.pair`).
  */
-export function judge(
-  source: string,
-  line: number,
-  bytes: Uint8Array | undefined,
-  options: JudgeOptions,
-  context?: JudgeContext,
-): { verdict: Verdict; body: unknown } {
+export function judge({ source, line, bytes, context }: CapturedBytes, options: JudgeOptions): { verdict: Verdict; body: unknown } {
   const fromServer = context?.from === "server";
-  const part = context?.part;
   const refusedAs = options.direction === "out" || (options.direction === "auto" && fromServer) ? "out" : "in";
-  const refused = (refusal: RefusalFacts) => labelled(options, refusalVerdict(source, line, part, refusedAs, refusal));
-  // Refused before its body was read: the verdict is the refusal the face gave, not a judging of bytes it never had.
-  if (bytes === undefined && context?.refused !== undefined) return refused(context.refused);
-  // A HAR entry's headers are its HTTP request's: they say nothing of the media type of what the server sent.
-  const headers = exchangeHeaders(options, context);
-  const contentType = fromServer ? options.headers["content-type"] : headers["content-type"];
   // A gate that admitted these bytes read them as below (its media type, size, UTF-8 and JSON passed): its body is theirs.
   const given =
     context?.admitted !== undefined && !fromServer && bytes !== undefined && noHeadersGiven(options) ? context.admitted : undefined;
+  const headers = exchangeHeaders(options, context);
+  const at: Judging = { source, line, part: context?.part, options, context, headers, fromServer, given, refusedAs };
+  // Refused before its body was read: the verdict is the refusal the face gave, not a judging of bytes it never had.
+  if (bytes === undefined && context?.refused !== undefined) return refusedVerdict(at, context.refused);
+  // A HAR entry's headers are its HTTP request's: they say nothing of the media type of what the server sent.
+  const contentType = fromServer ? options.headers["content-type"] : headers["content-type"];
   // Else the gates' pipeline: the media type (when one was given), the size, strict UTF-8 and JSON, then the judging below.
   const read = given !== undefined ? { ok: true as const, body: given.body } : readMessage(bytes, contentType, options.settings);
-  if (!read.ok) return refused(read);
+  if (!read.ok) return refusedVerdict(at, read);
   // wymcp's own answer: the face says so (the live feed), or the record's mark does, which is no part of the message.
   const mark = fromServer || options.direction !== "in" ? ownMark(read.body) : undefined;
   const marked = mark !== undefined && isResponse(read.body) ? mark : undefined;
   const body = marked === undefined ? read.body : withoutMark(read.body as Record<string, unknown>);
   const own = context?.own ?? marked;
-  if (own !== undefined) return owned(judgeBody(source, line, body, options, context, given, headers, fromServer), own);
-  return judgeBody(source, line, body, options, context, given, headers, fromServer);
+  if (own !== undefined) return owned(judgeBody(at, body), own);
+  return judgeBody(at, body);
+}
+
+/** The verdict on a message refused before it was judged as one (media type, size, not JSON, too deep). */
+function refusedVerdict(at: Judging, refusal: RefusalFacts): { verdict: Verdict; body: unknown } {
+  const rule = refusal.rule ?? ruleOfReason(refusal.reason);
+  const state = at.options.settings.rules?.[rule] ?? "enforce";
+  // The face refused it already (the live feed): that is its row, whatever this judging's states.
+  if (state === "enforce" || at.context?.refused !== undefined)
+    return labelled(at.options, refusalVerdict(at, at.refusedAs, { ...refusal, rule }));
+  // A rule not enforced hands the body on as sent, unjudged; in report it says what enforcing would have answered.
+  const { source, line, part } = at;
+  const verdict: InboundVerdict = {
+    source,
+    line,
+    part,
+    direction: at.refusedAs,
+    era: null,
+    eraSignal: null,
+    outcome: "pass",
+    kind: null,
+    definition: null,
+    reason: refusal.reason,
+  };
+  if (state === "report") verdict.reported = [{ rule, status: refusal.status, response: refusal.response }];
+  return labelled(at.options, verdict);
+}
+
+/** The rule a refusal before judging falls under, by its reason (a refusal the live feed carries names no rule). */
+function ruleOfReason(reason: RejectReason): RuleName {
+  return reason === "forbidden-host" || reason === "forbidden-origin" ? "origin" : reason === "invalid-message" ? "framing" : "limits";
 }
 
 /** The verdict marked as wymcp's own answer. */
@@ -247,23 +312,12 @@ function owned(judged: { verdict: Verdict; body: unknown }, own: OwnAnswer): { v
 }
 
 /** `judge` past the reading: a parsed body judged as the gates judge a client's, or as wymcp/outbound a server's. */
-function judgeBody(
-  source: string,
-  line: number,
-  body: unknown,
-  options: JudgeOptions,
-  context: JudgeContext | undefined,
-  given: GateAdmitted | undefined,
-  headers: Record<string, string>,
-  fromServer: boolean,
-): { verdict: Verdict; body: unknown } {
-  const part = context?.part;
-  const refusedAs = options.direction === "out" || (options.direction === "auto" && fromServer) ? "out" : "in";
-  const refused = (refusal: RefusalFacts) => labelled(options, refusalVerdict(source, line, part, refusedAs, refusal));
+function judgeBody(at: Judging, body: unknown): { verdict: Verdict; body: unknown } {
+  const { options, context, given, headers, fromServer } = at;
   // A response takes its request's method and era; the request is looked up only for a body that is one.
   const answered = context?.pair && isResponse(body) ? context.pair((body as { id?: unknown }).id) : undefined;
   const direction = options.direction !== "auto" ? options.direction : fromServer ? "out" : autoDirection(body);
-  if (direction === "out") return judgeOut(source, line, body, options, headers, context, answered);
+  if (direction === "out") return judgeOut(at, body, answered);
   const negotiated = sessionRevision(headers, body, context);
   let signal: CheckSignal = "flag";
   const era =
@@ -288,10 +342,10 @@ function judgeBody(
       { era, protocolVersion: headers["mcp-protocol-version"] ?? negotiated?.revision, headers: exchange },
       options.settings,
     );
-  if (!admission.ok && admission.reason !== "invalid-message") return refused(admission);
+  if (!admission.ok && admission.reason !== "invalid-message") return refusedVerdict(at, admission);
   // Only the legacy lane reads a revision; a modern message is judged by the one its _meta names.
   const session = negotiated && admission.era === "legacy" ? negotiated : undefined;
-  return labelled(options, admissionVerdict(source, line, part, signal, session, admission), body, answered);
+  return labelled(options, admissionVerdict(at, signal, session, admission), body, answered);
 }
 
 /** No --headers, no --era, no --direction: what a gate judging the same request knows, nothing more. */
@@ -319,9 +373,7 @@ function gateAdmission(given: GateAdmitted, era: Era, headers: Record<string, st
  * (docs/performance.md#figures-behind-code-comments).
  */
 function admissionVerdict(
-  source: string,
-  line: number,
-  part: string | undefined,
+  { source, line, part }: Judging,
   signal: CheckSignal,
   session: Negotiated | undefined,
   admission: Admission,
@@ -340,6 +392,7 @@ function admissionVerdict(
       definition: admission.definition ?? null,
       revision: admission.revision,
       reason: "invalid-message",
+      rule: admission.rule,
       status: admission.status,
       response: admission.response,
     };
@@ -378,11 +431,9 @@ function admissionVerdict(
 
 /** A body the gates refuse before judging it as a message (media type, size, not JSON, too deep). */
 function refusalVerdict(
-  source: string,
-  line: number,
-  part: string | undefined,
+  { source, line, part }: Judging,
   direction: "in" | "out",
-  refusal: RefusalFacts,
+  refusal: RefusalFacts & { rule: RuleName },
 ): InboundVerdict {
   return {
     source,
@@ -395,6 +446,7 @@ function refusalVerdict(
     kind: null,
     definition: null,
     reason: refusal.reason,
+    rule: refusal.rule,
     status: refusal.status,
     response: refusal.response,
   };
@@ -427,23 +479,23 @@ function answeredAt(request: PendingRequest): Answered {
  * The verdict of validateMcpResponse on a parsed message, in the era of the flag, of the request it answers (or whose
  * HTTP exchange carried it), or of the headers alone.
  */
-function judgeOut(
-  source: string,
-  line: number,
-  body: unknown,
-  options: JudgeOptions,
-  headers: Record<string, string>,
-  context: JudgeContext | undefined,
-  answered: PendingRequest | undefined,
-): { verdict: Verdict; body: unknown } {
+function judgeOut(at: Judging, body: unknown, answered: PendingRequest | undefined): { verdict: Verdict; body: unknown } {
+  const { source, line, options, headers, context } = at;
   // The session's revision for a server's own message: its request or notification has no answered request.
   const session = answered ? undefined : sessionRevision(headers, body, context);
-  const { era, signal } = outboundEra(options, headers, context, answered, session);
+  const { era, signal } = outboundEra(at, answered, session);
   const method = answered?.method ?? options.method;
   const revision = outboundRevision(era, headers, answered, session);
-  const result = validateMcpResponse(body, { era, method, protocolVersion: revision, formats: options.settings.validate?.formats });
+  const result = validateMcpResponse(body, {
+    era,
+    method,
+    protocolVersion: revision,
+    formats: options.settings.rules?.formats === "enforce" ? "strict" : undefined,
+  });
   const answers = result.kind === "result" || result.kind === "error";
-  const part = context?.part;
+  const { part } = at;
+  // The outbound rule in report: a violation is handed on and reported, not counted as a rejection.
+  const reportsOnly = options.settings.rules?.outbound === "report";
   const answering = answers && answered ? answeredAt(answered) : undefined;
   const negotiated = session && era === "legacy" ? session : undefined;
   // Written out whole, as admissionVerdict writes its verdicts, in the key order a spread of the common part gave.
@@ -480,15 +532,18 @@ function judgeOut(
           outcome: "violation",
           violations: result.violations,
         };
+  if (reportsOnly && verdict.outcome === "violation") {
+    verdict.outcome = "pass";
+    verdict.reported = verdict.violations;
+    delete verdict.violations;
+  }
   // An undefined method is left out of --json by JSON.stringify; deleting the key would cost a slower object shape.
   return { verdict, body };
 }
 
 /** A server's message's era: the flag's, its request's, its exchange's, or its headers' (a body carries no era signal). */
 function outboundEra(
-  options: JudgeOptions,
-  headers: Record<string, string>,
-  context: JudgeContext | undefined,
+  { options, headers, context }: Judging,
   answered: PendingRequest | undefined,
   session: Negotiated | undefined,
 ): { era: Era; signal: CheckSignal } {

@@ -47,6 +47,8 @@ const UNJUDGED: Record<string, string> = {
 function judgedAs(verdict: Verdict, body: unknown): string {
   if (judgedOut(verdict)) return judgedOutAs(verdict, body);
   if (verdict.outcome === "reject" && verdict.reason !== "invalid-message") return UNJUDGED[verdict.reason]!;
+  // A body a rule not enforced let through unjudged (limits in report or off): handed on as sent.
+  if (verdict.outcome === "pass" && verdict.kind === null) return `${UNJUDGED[verdict.reason] ?? verdict.reason}, handed on unjudged`;
   const name = methodOf(body);
   const method = typeof name === "string" ? `${methodLabel(name)} ` : "";
   switch (verdict.outcome) {
@@ -129,7 +131,11 @@ function definitionOf(verdict: Extract<InboundVerdict, { outcome: "reject" }>): 
 }
 
 /** One message in human words: a header line, then for a rejection its locations, aligned. */
-export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name = printable(verdict.source), positionWidth = 0): string {
+export function renderHuman(
+  verdict: Verdict,
+  body: unknown,
+  { paint, name = printable(verdict.source), width: positionWidth = 0 }: { paint: Paint; name?: string; width?: number },
+): string {
   // A violation reads as a rejection: one word per verdict keeps the columns of mixed input aligned. wymcp's own
   // answer reads as such, whatever its verdict: it says the call was not served.
   const outcome =
@@ -149,10 +155,15 @@ export function renderHuman(verdict: Verdict, body: unknown, paint: Paint, name 
   if (verdict.outcome === "violation") {
     text += "\n";
     data = verdict.violations;
-  } else if (verdict.outcome === "pass" && "reported" in verdict && verdict.reported) {
-    // --legacy-checks report: the message passes; what the params check found is printed as the gates report it.
-    text += `  ${paint("2", `reported ${verdict.reported.response.error.code}`)}\n`;
-    data = verdict.reported.response.error.data;
+  } else if (verdict.outcome === "pass" && judgedOut(verdict) && verdict.reported) {
+    // The outbound rule in report: the server's message went on; what the check found is printed as reported.
+    text += `  ${paint("2", "reported outbound")}\n`;
+    data = verdict.reported;
+  } else if (verdict.outcome === "pass" && !judgedOut(verdict) && verdict.reported?.[0]) {
+    // A rule in report: the message passes; each rule it fails is printed with the code enforcing it would answer.
+    const shown = verdict.reported.map((r) => `${r.rule} ${r.response.error.code}`).join(", ");
+    text += `  ${paint("2", `reported ${shown}`)}\n`;
+    data = verdict.reported[0].response.error.data;
   } else if (verdict.outcome === "reject") {
     text += `  ${paint("2", String(verdict.response.error.code))}\n`;
     data = verdict.response.error.data;
@@ -205,6 +216,10 @@ export interface RecordView {
   name?: string;
   id?: string;
   reason?: string;
+  /** The rule that refused it, or that reports it (a `report` line). */
+  rule?: string;
+  /** A `report` line's `out`: a server's message. */
+  out?: boolean;
   status?: number;
   code?: number;
   message?: string;
@@ -229,6 +244,9 @@ export function recordView({ face, event, fields }: GateLogRecord): RecordView {
   if (typeof fields.remote === "string") view.remote = printable(fields.remote, 80);
   if (typeof fields.method === "string") view.method = printable(fields.method, 60);
   if (typeof fields.name === "string") view.name = printable(fields.name, 64);
+  else if (typeof fields.tool === "string") view.name = printable(fields.tool, 64);
+  if (typeof fields.rule === "string") view.rule = printable(fields.rule, 40);
+  if (fields.direction === "out") view.out = true;
   if (fields.id === null || typeof fields.id === "string" || (typeof fields.id === "number" && Number.isFinite(fields.id)))
     view.id = printable(JSON.stringify(fields.id), 60);
   if (typeof fields.reason === "string") view.reason = printable(fields.reason, 60);
@@ -255,7 +273,11 @@ export function recordView({ face, event, fields }: GateLogRecord): RecordView {
  * says `gate log` (the gate judged it; the log holds no body to judge again), a reported message as a pass with what
  * was reported (as `--legacy-checks report` prints one), any other event as a `log` line.
  */
-export function renderRecord(record: GateLogRecord, view: RecordView, paint: Paint, position: string, positionWidth: number): string {
+export function renderRecord(
+  record: GateLogRecord,
+  view: RecordView,
+  { paint, position, width: positionWidth }: { paint: Paint; position: string; width: number },
+): string {
   const gap = positionWidth > position.length ? " ".repeat(positionWidth - position.length) : "";
   const head = `${paint("1", position)}${gap}  `;
   const outcome = recordOutcome(record);
@@ -274,8 +296,13 @@ export function renderRecord(record: GateLogRecord, view: RecordView, paint: Pai
   const method = view.method !== undefined ? `${view.method} ${view.name !== undefined ? `"${view.name}" ` : ""}` : "";
   const id = view.id !== undefined ? `, id ${view.id}` : "";
   if (outcome === "reported") {
-    const code = view.code !== undefined ? `  ${paint("2", `reported ${view.code}`)}` : "";
-    const reported = `${head}${paint("32", "pass  ")}  ${era.padEnd(ERA_WIDTH)}  ${method}message (handed on and reported by wymcp ${view.face}${id}${whenAfter})${code}\n`;
+    const what = [view.rule, view.code].filter((part) => part !== undefined).join(" ");
+    const code = what ? `  ${paint("2", `reported ${what}`)}` : "";
+    const message = view.out
+      ? `out: ${method}message (reported by wymcp ${view.face}`
+      : `${method}message (handed on and reported by wymcp ${view.face}`;
+    const reported = `${head}${paint("32", "pass  ")}  ${era.padEnd(ERA_WIDTH)}  ${message}${id}${whenAfter})${code}\n`;
+    if (view.errors) return reported + locationLines(view.errors, view.omitted, paint);
     return view.message !== undefined ? `${reported}  ${view.message}\n` : reported;
   }
   const what =

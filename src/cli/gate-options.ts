@@ -1,78 +1,129 @@
 /**
- * @module gate-options: the flags `wymcp proxy` and `wymcp stdio` share (the gates' options, spelled as flags) and
- * their checks, made once when the command starts: a wrong value is a usage error, never a limit that quietly goes away.
+ * @module gate-options: the flags `wymcp proxy` and `wymcp stdio` share (the gates' options, spelled as flags: the limits,
+ * the rules, the server's tools and its lock, the log, the live page) and their checks, made once when the command
+ * starts: a wrong value is a usage error, never a limit or a rule that quietly goes away.
  */
-import type { Formats } from "../core/formats.js";
-import type { LegacyChecks } from "../core/legacy-checks.js";
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, formatsOption, legacyChecksOption, resolveLimits } from "../core/options.js";
-import type { GateFlags } from "../hosts/shared/gate-flags.js";
-import { asFlags, flagNumber, UsageError } from "./args.js";
-import { TOOL_LOCK_FLAG_SPECS, TOOL_LOCK_FLAGS_USAGE, toolLockFlags } from "./tool-lock-flags.js";
+import { readFileSync } from "node:fs";
+import { cannotRead } from "../core/file-problem.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveLimits, WymcpOptionError } from "../core/options.js";
+import { toolsLockOption } from "../lock/tool-lock.js";
+import type { ToolsLockFile } from "../lock/tool-lock.js";
+import { type GateFlags, resolveGate } from "../hosts/shared/gate-flags.js";
+import type { LiveArgs } from "../inspect/live/start.js";
+import { asFlags, type FlagValues, flagNumber, HELP, LIST, oneOf, SWITCH, UsageError, VALUE } from "./args.js";
+import { LIVE_FLAGS, liveArgs } from "./live/live.js";
+import { LIVE_USAGE } from "./live/usage.js";
+import { RULE_FLAGS, RULE_FLAGS_USAGE, ruleFlags, ruleProblem } from "./rule-flags.js";
 
-/** `parseArgs` declarations of the shared flags. */
-export const GATE_FLAG_SPECS = {
-  "max-body-bytes": { type: "string" },
-  "max-depth": { type: "string" },
-  "legacy-checks": { type: "string" },
-  formats: { type: "string" },
-  outbound: { type: "string" },
-  log: { type: "string" },
-  "pass-through": { type: "boolean", default: false },
-  otel: { type: "boolean", default: false },
-  ...TOOL_LOCK_FLAG_SPECS,
-  help: { type: "boolean", short: "h", default: false },
+/** The flags both faces take. */
+export const GATE_FLAGS = {
+  "max-body-bytes": VALUE,
+  "max-depth": VALUE,
+  ...RULE_FLAGS,
+  log: VALUE,
+  "pass-through": SWITCH,
+  otel: SWITCH,
+  tools: VALUE,
+  "learn-tools": SWITCH,
+  "tools-lock": VALUE,
+  ...LIVE_FLAGS,
+  ...HELP,
 } as const;
 
+/** The proxy's flags for callers told apart (`--caller-header`), besides the shared ones. */
+export const CALLER_FLAGS = { "caller-header": LIST } as const;
+
 /** Help text of the shared flags, for each command's usage. */
-export const GATE_FLAGS_USAGE = `  --max-body-bytes N  largest message accepted, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, as the gates)
+export const GATE_FLAGS_USAGE = `  --tools FILE        the server's tools, given: a tools/list result (or a JSON-RPC response carrying one),
+                      or what wymcp compile wrote (its folder, manifest.json or index.js); tools/call
+                      arguments are judged against each tool's inputSchema (rule toolArguments), and
+                      answered as the revision says (isError: true from 2025-11-25 on and on 2026-07-28,
+                      -32602 before)
+  --no-learn-tools    do not learn the tools from the server's tools/list answers (learned by default, each
+                      caller's list judging that caller's calls alone)
+  --tools-lock FILE   the tools a person approved (wymcp compile --lock): each tools/list answer that adds,
+                      removes or changes a tool is reported, one line per drift (rule lock; --rule lock=enforce
+                      also leaves changed and new tools out of the list and answers a call to one -32602)
+${RULE_FLAGS_USAGE}
+  --max-body-bytes N  largest message accepted, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, as the gates)
   --max-depth N       deepest nesting of arrays and objects accepted (default ${DEFAULT_MAX_DEPTH}); Infinity turns it off
-  --legacy-checks M   params (default), report or framing, as the gates' legacyChecks: params answers a legacy
-                      message whose params fail its revision's definition -32602, report hands it on and logs it,
-                      framing checks the JSON-RPC framing only
-  --formats strict    assert every format of the schemas (uri, uri-template, byte), inbound and outbound, and
-                      of the tools' schemas at the edge (ajv-formats); by default (annotation) a format
-                      refuses nothing, as the official SDKs accept any string there
-  --outbound report   also check every message the server sends back; violations are logged, nothing is altered
-  --log F             text (default) or json: one line per refusal on stderr, never anything of the message
+  --log F             text (default) or json: one line per refusal and per report on stderr, never a value of the
+                      message
   --pass-through      judge nothing, forward everything: the same path without the gate (to measure it)
   --otel              OpenTelemetry traces and metrics of every judged message, exported as the OTEL_*
                       environment variables say (OTLP to localhost:4318 by default); needs the optional
                       peers @opentelemetry/api and @opentelemetry/sdk-node
-${TOOL_LOCK_FLAGS_USAGE}
+${LIVE_USAGE}
   -h, --help          this text`;
 
-/** The shared flags from `parseArgs` values. */
-export function gateFlags(values: Record<string, string | boolean | undefined>): GateFlags {
-  // The gates' own check of the mode (legacyChecksOption): an unknown name is a usage error, never a mode that goes away.
-  const legacyChecks = legacyChecksFlag(values["legacy-checks"]);
-  const formats = formatsFlag(values.formats);
-  const outbound = values.outbound ?? "off";
-  if (outbound !== "off" && outbound !== "report")
-    throw new UsageError(`--outbound must be report (or off), not ${JSON.stringify(outbound)}`);
-  const log = values.log ?? "text";
-  if (log !== "text" && log !== "json") throw new UsageError(`--log must be text or json, not ${JSON.stringify(log)}`);
+/** What the shared flags come to: the face's options (its tools still to be read), the tools' flags, the live page's. */
+export interface SharedFlags {
+  options: GateFlags;
+  tools: ToolsFlags;
+  live: LiveArgs;
+}
+
+/** The tools flags, checked: the file still to read, learning, and (the proxy) the headers that tell callers apart. */
+export interface ToolsFlags {
+  file: string | undefined;
+  learn: boolean;
+  callerHeaders?: string[];
+}
+
+/**
+ * The shared flags, checked as the faces check their options (`resolveGate`, with `hosts` for a face that sets a host
+ * policy itself, and `allow` the proxy's): the limits, the rules and `--report`, the lock read, the live page's flags.
+ */
+export function sharedFlags(
+  values: FlagValues<typeof GATE_FLAGS & typeof CALLER_FLAGS>,
+  face: { hosts: boolean; allow?: GateFlags["allow"]; env?: Record<string, string | undefined> },
+): SharedFlags {
+  const log = oneOf("log", values.log ?? "text", ["text", "json"] as const);
   // The limits go through the gates' own check (resolveLimits), so a flag can never switch one off where an option could not.
-  const { maxBodyBytes, maxDepth } = asFlags(
+  const limits = asFlags(
     () => resolveLimits({ maxBodyBytes: flagNumber(values["max-body-bytes"]), maxDepth: flagNumber(values["max-depth"]) }),
     values,
   );
   const passThrough = values["pass-through"] === true;
   const otel = values.otel === true;
   if (otel && passThrough) throw new UsageError("--otel records what the gate judges, and --pass-through judges nothing: use one");
-  const lock = toolLockFlags(values, (message) => new UsageError(message));
-  return { maxBodyBytes, maxDepth, legacyChecks, formats, outbound, log, passThrough, otel, ...lock };
+  const lock = lockFile(values["tools-lock"]);
+  const { rules, mode } = ruleFlags(values);
+  const options: GateFlags = { limits, rules, mode, log, passThrough, otel, ...(lock ? { tools: { lock } } : {}) };
+  if (face.allow) options.allow = face.allow;
+  // The rules checked now as the face will check them: a rule switched on without what it judges by names the flag it needs.
+  try {
+    resolveGate(options, { headersOf: () => undefined, hosts: face.hosts });
+  } catch (error) {
+    if (!(error instanceof WymcpOptionError)) throw error;
+    // A stdio line has no Host or Origin: no flag could give the origin rule what it judges by.
+    if (error.option === "rules.origin" && face.allow === undefined)
+      throw new UsageError("--rule origin: a line of wymcp stdio has no Host or Origin to judge");
+    throw new UsageError(ruleProblem(error));
+  }
+  const file = values.tools;
+  if (file === "") throw new UsageError("--tools takes a file");
+  const callers = values["caller-header"];
+  if (callers?.some((name) => !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)))
+    throw new UsageError(`--caller-header takes a header name, not ${JSON.stringify(callers)}`);
+  const tools: ToolsFlags = { file, learn: values["learn-tools"] !== false, ...(callers ? { callerHeaders: callers } : {}) };
+  return { options, tools, live: liveArgs(values, face.env) };
 }
 
-/**
- * `--legacy-checks` as typed, by the gates' own check of the mode (`legacyChecksOption`): unset stays unset (the face's
- * default), an unknown name is a usage error in the core's words, never a mode that goes away. Every command with the
- * flag reads it here.
- */
-export function legacyChecksFlag(value: string | boolean | undefined): LegacyChecks | undefined {
-  return value === undefined ? undefined : asFlags(() => legacyChecksOption(value), { "legacy-checks": value });
-}
-
-/** `--formats` as typed, by the gates' own check (`formatsOption`): unset stays unset, an unknown name is a usage error. */
-export function formatsFlag(value: string | boolean | undefined): Formats | undefined {
-  return value === undefined ? undefined : asFlags(() => formatsOption(value), { formats: value });
+/** `--tools-lock FILE`, read and checked as the faces check `tools.lock`. */
+function lockFile(file: string | undefined): ToolsLockFile | undefined {
+  if (file === undefined) return undefined;
+  let lock: unknown;
+  try {
+    lock = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new UsageError(`--tools-lock: ${error instanceof SyntaxError ? `${JSON.stringify(file)} is not JSON` : cannotRead(file, error)}`);
+  }
+  try {
+    toolsLockOption(lock);
+  } catch (error) {
+    if (error instanceof WymcpOptionError) throw new UsageError(error.message.replace(/^wymcp: tools\.lock:? /, "--tools-lock: "));
+    throw error;
+  }
+  return lock as ToolsLockFile;
 }

@@ -113,13 +113,47 @@ function compileGroup(items: UniqueSchema[], bounded: boolean, variable: string,
     refs[name] = `wymcp-${name}`;
     exports.set(item.key, name);
   });
+  let source: string;
+  try {
+    source = standaloneCode(ajv, refs);
+  } catch (error) {
+    throw failingSchema(items, bounded, error);
+  }
   // A location keeps the first units of a client's key that an answer can show (bound-keys.ts): tool arguments are client data.
-  let code = boundKeys(compactCode(standaloneCode(ajv, refs)));
+  let code = boundKeys(compactCode(source));
   if (!bounded) code = withoutBudget(code);
   code = shrinkCode(code, bounded);
   code = resultShaped(code, objectRoots);
   const replaced = replaceRequires(code);
   return { variable, dialect, bounded, code: replaced.code, exports, helpers: replaced.helpers };
+}
+
+/** A schema Ajv cannot compile: its structure key (the caller names its file and tool), and Ajv's reason. */
+export class SchemaCompileError extends Error {
+  override name = "SchemaCompileError";
+  constructor(
+    readonly key: string,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`a schema cannot be compiled: ${reason}`, options);
+  }
+}
+
+/**
+ * Which schema of a group made Ajv fail, compiled alone by an engine of its own (a group compiles every schema at
+ * once, and Ajv's error names the group's internal id at most); the reason without that id.
+ */
+function failingSchema(items: UniqueSchema[], bounded: boolean, groupError: unknown): Error {
+  for (const item of items) {
+    try {
+      createEngine(item.dialect, bounded).compile(item.schema);
+    } catch (error) {
+      const reason = (error instanceof Error ? error.message : String(error)).replace(/ from id \S+/g, "").split("\n")[0]!;
+      return new SchemaCompileError(item.key, reason, { cause: error });
+    }
+  }
+  return groupError instanceof Error ? groupError : new Error(String(groupError));
 }
 
 /**

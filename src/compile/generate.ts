@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { relative, resolve } from "node:path";
 import { structureKey } from "./canonical.js";
-import { type CompiledGroup, compileSchemas, SDK_AJV_OPTIONS, type UniqueSchema } from "./compile-schemas.js";
+import { type CompiledGroup, compileSchemas, SchemaCompileError, SDK_AJV_OPTIONS, type UniqueSchema } from "./compile-schemas.js";
 import { dialectOf } from "./dialect.js";
 import { emitType } from "./emit-types.js";
 import { entriesOf, identifierOf, InputError, readInput, typeNameOf, type InputFile, type SchemaEntry } from "./read-inputs.js";
@@ -34,7 +34,7 @@ export async function generate(inputs: ReadonlyArray<string | InputFile>, outDir
   const named = nameEntries(files);
   if (named.length === 0) throw new InputError("the inputs hold no schema");
   const unique = uniqueSchemas(named);
-  const groups = compileSchemas([...unique.values()]);
+  const groups = compiled(unique, named);
   const shownInputs = files.map((f) => shownAs(outDir, f));
   // Paths relative to the output folder, never to the working directory: the bytes must not depend on where it ran.
   const compiledFrom = shownInputs.map(shellWord).join(" ");
@@ -48,6 +48,22 @@ export async function generate(inputs: ReadonlyArray<string | InputFile>, outDir
     ["index.d.ts", dts],
     ["manifest.json", `${JSON.stringify(manifest, null, 2)}\n`],
   ]);
+}
+
+/** The groups compiled; a schema that cannot be is named by its file and its tool (or its own name), never by an id of ours. */
+function compiled(unique: Map<string, UniqueSchema>, named: Named[]): CompiledGroup[] {
+  try {
+    return compileSchemas([...unique.values()]);
+  } catch (error) {
+    if (!(error instanceof SchemaCompileError)) throw error;
+    const where = named
+      .filter((entry) => entry.key === error.key)
+      .map(
+        (entry) =>
+          `${entry.file}: ${entry.tool === undefined ? `schema ${JSON.stringify(entry.name)}` : `tool ${JSON.stringify(entry.tool)}'s ${entry.role}Schema`}`,
+      );
+    throw new InputError(`${where.join(", ")} cannot be compiled: ${error.reason}`, { cause: error });
+  }
 }
 
 /** One schema to compile per structure key, in first-seen order, with its dialect. */

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { cannotRead } from "../core/file-problem.js";
 
 export type Role = "input" | "output" | "schema";
 
@@ -46,7 +47,7 @@ export async function readInput(file: string): Promise<InputFile> {
   try {
     bytes = readFileSync(file);
   } catch (error) {
-    throw new InputError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+    throw new InputError(cannotRead(file, error), { cause: error });
   }
   const extension = extname(file).toLowerCase();
   if (extension === ".js" || extension === ".mjs" || extension === ".cjs" || extension === ".ts" || extension === ".mts") {

@@ -1,9 +1,11 @@
 /**
  * @module tools-file: the server's tools as a file gives them (`--tools FILE` of `wymcp proxy` and `wymcp stdio`).
  */
+import type { Stats } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { cannotRead } from "../core/file-problem.js";
 import { toolsOf } from "../tools/tools-at-edge.js";
 
 /** A file that holds no tools, or cannot be read: the command reports it as a usage error. */
@@ -18,8 +20,12 @@ export class ToolsFileError extends Error {
  */
 export async function readToolsFile(file: string): Promise<unknown[]> {
   let path = resolve(file);
-  const info = await stat(path).catch(() => undefined);
-  if (!info) throw new ToolsFileError(`--tools: cannot read ${JSON.stringify(file)}`);
+  let info: Stats;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    throw new ToolsFileError(`--tools: ${cannotRead(file, error)}`);
+  }
   if (info.isDirectory()) path = join(path, "manifest.json");
   if (path.endsWith(".js")) path = join(dirname(path), "manifest.json");
   let parsed: unknown;

@@ -5,11 +5,20 @@
  * bytes. Web APIs only (`TextDecoder`, `Uint8Array`): Workers run it as Node does.
  */
 import { exceedsDepth } from "./depth.js";
-import { answerId, errorResponse, INVALID_REQUEST, PARSE_ERROR, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
+import {
+  answerId,
+  errorResponse,
+  INVALID_REQUEST,
+  PARSE_ERROR,
+  type JsonRpcErrorResponse,
+  type JsonRpcId,
+  type ToolErrorAnswer,
+} from "./envelope.js";
 import type { Era } from "./era.js";
 import type { RequestHeaders } from "./header-body.js";
 import { mediaType } from "./header-value.js";
 import { checkHostOrigin, type HostPolicy } from "./host-origin.js";
+import type { RuleName, RuleStates } from "./rules.js";
 import { validateMcpRequest, type JudgedKind, type ValidateOptions, type ValidationResult } from "./validate.js";
 
 /** What the admission stage needs of a face's options: the limits, and what validation takes beyond the request. */
@@ -18,8 +27,10 @@ export interface AdmissionSettings {
   readonly maxBodyBytes: number;
   /** Deepest nesting of arrays and objects accepted; `Infinity` when the bound is off. */
   readonly maxDepth: number;
-  /** Options every `validateMcpRequest` call of this face gets (the request's `MCP-Protocol-Version` is added per request). */
-  readonly validate?: Omit<ValidateOptions, "protocolVersion" | "headers">;
+  /** Every rule's state, as the face applies it (`resolveRules`); unset: the defaults of `validateMcpRequest`. */
+  readonly rules?: RuleStates;
+  /** The modern versions the server serves (`allow.versions`); unset: those this library knows. */
+  readonly versions?: readonly string[] | undefined;
   /**
    * A clock in milliseconds (`performance.now`), given by a face with telemetry: the era's validation is then timed
    * (`validationMs`) and a refused parsed body kept on its refusal (`body`), for the observer alone.
@@ -35,7 +46,10 @@ export type RejectReason =
   | "nested-too-deeply"
   | "invalid-message"
   | "forbidden-host"
-  | "forbidden-origin";
+  | "forbidden-origin"
+  | "invalid-tool-arguments"
+  | "param-header-mismatch"
+  | "tool-locked";
 
 /** A message that passed or was bypassed, as handed to the next handler. */
 export type Admitted = Extract<ValidationResult, { outcome: "pass" | "bypass" }>;
@@ -54,6 +68,8 @@ export interface Refusal {
   ok: false;
   status: RefusalStatus;
   reason: RejectReason;
+  /** The rule that refuses it: `limits` (size, media type, JSON, nesting), `origin`, or one of validation's. */
+  rule: RuleName;
   response: JsonRpcErrorResponse;
   /** The era the message was judged in; unset when the body was refused before it was judged. */
   era: Era | undefined;
@@ -69,8 +85,17 @@ export interface Refusal {
   validationMs?: number;
 }
 
-/** What `onReject` receives: the answer that was sent and why, never the client's body. */
-export type RejectInfo = Omit<Refusal, "ok" | "definition" | "revision" | "body" | "validationMs">;
+/** What `onReject` receives: the answer that was sent, why, and the rule that refused; never the client's body. */
+export interface RejectInfo {
+  status: number;
+  reason: RejectReason;
+  rule: RuleName;
+  /** The answer sent: a JSON-RPC error, or (a tool's arguments refused from 2025-11-25 on) a tool execution error. */
+  response: JsonRpcErrorResponse | ToolErrorAnswer;
+  /** The era the message was judged in; unset when it was refused before it was judged. */
+  era: Era | undefined;
+  kind: JudgedKind | undefined;
+}
 
 /** A body the stage let through: parsed, its era, and the validator's pass or bypass. */
 export interface Acceptance {
@@ -95,7 +120,7 @@ export const REFUSAL_MESSAGES = {
 } as const;
 
 function refusal(status: RefusalStatus, reason: RejectReason, code: number, message: string, id: JsonRpcId = null): Refusal {
-  return { ok: false, status, reason, response: errorResponse(id, code, message), era: undefined, kind: undefined };
+  return { ok: false, status, reason, rule: "limits", response: errorResponse(id, code, message), era: undefined, kind: undefined };
 }
 
 /** `415`: the media type is not JSON (a missing one included). */
@@ -302,22 +327,20 @@ export function judgeBody(body: unknown, { era, protocolVersion, headers }: Judg
   }
   const lane = (typeof era === "function" ? era(body) : era) ?? "legacy";
   const began = clock?.();
-  const v = settings.validate;
   // Every option spelled out (the type misses none): a spread with members after it takes V8's slow path, about a
-  // microsecond a request on Node 20.
+  // microsecond a request on Node 20. `mode` is in the states already.
   const options: ValidateOptions & Record<keyof ValidateOptions, unknown> = {
-    legacyChecks: v?.legacyChecks,
-    formats: v?.formats,
-    headerChecks: v?.headerChecks,
-    supportedVersions: v?.supportedVersions,
+    rules: settings.rules,
+    mode: undefined,
+    versions: settings.versions,
     protocolVersion,
     headers,
   };
   const result = validateMcpRequest(body, lane, options);
   let verdict: Admission;
   if (result.outcome === "reject") {
-    const { status, response, kind, definition, revision } = result;
-    const refused: Refusal = { ok: false, status, reason: "invalid-message", response, era: lane, kind, definition };
+    const { status, response, kind, definition, revision, rule } = result;
+    const refused: Refusal = { ok: false, status, reason: "invalid-message", rule, response, era: lane, kind, definition };
     if (revision !== undefined) refused.revision = revision;
     verdict = refused;
   } else verdict = { ok: true, body, era: lane, result };
@@ -383,7 +406,7 @@ export function checkHost(
   if (forbidden === undefined) return undefined;
   // The one answer with no id: the type keeps `id` for every other, and nothing reads it from this one.
   const response = forbidden.response as unknown as JsonRpcErrorResponse;
-  return { ok: false, status: 403, reason: forbidden.reason, response, era: undefined, kind: undefined };
+  return { ok: false, status: 403, reason: forbidden.reason, rule: "origin", response, era: undefined, kind: undefined };
 }
 
 /** Reports a refusal to a face's `onReject`, once; a hook that throws does not turn an answered request into a failed one. */
@@ -391,30 +414,15 @@ export function reportRefusal(
   onReject: ((info: RejectInfo) => void) | undefined,
   { ok: _ok, definition: _definition, revision: _revision, body: _body, validationMs: _validationMs, ...info }: Refusal,
 ): void {
+  tellRejected(onReject, info);
+}
+
+/** `onReject` told of one refusal, whatever refused it (the admission stage, the server's tools, the lock). */
+export function tellRejected(onReject: ((info: RejectInfo) => void) | undefined, info: RejectInfo): void {
   try {
     onReject?.(info);
   } catch {
     // A logging hook must not break the answer.
-  }
-}
-
-/**
- * Reports a legacy message the params check found wanting to a face's `onLegacyReport` (`legacyChecks: "report"`),
- * with what `onReject` would have received; the message itself was admitted. A hook that throws changes nothing.
- */
-export function reportLegacy(onLegacyReport: ((info: RejectInfo) => void) | undefined, admission: Acceptance): void {
-  const reported = admission.result.outcome === "pass" ? admission.result.reported : undefined;
-  if (!reported || !onLegacyReport) return;
-  try {
-    onLegacyReport({
-      status: reported.status,
-      reason: "invalid-message",
-      response: reported.response,
-      era: admission.era,
-      kind: admission.result.kind,
-    });
-  } catch {
-    // A logging hook must not break a request that goes on.
   }
 }
 

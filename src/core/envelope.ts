@@ -32,6 +32,16 @@ export interface JsonRpcErrorResponse {
   error: { code: number; message: string; data?: InvalidRequestData };
 }
 
+/**
+ * A `tools/call` answered as a tool execution error (`isError: true`): how the server's tools at the edge refuse invalid
+ * arguments from revision 2025-11-25 on and on the modern lane.
+ */
+export interface ToolErrorAnswer {
+  jsonrpc: "2.0";
+  id: JsonRpcId;
+  result: { content: [{ type: "text"; text: string }]; isError: true; resultType?: "complete" };
+}
+
 /** Longest id echoed back, measured as JSON; a longer one is answered with `null`. */
 export const MAX_ECHOED_ID_LENGTH = 128;
 

@@ -6,10 +6,10 @@
 import { DEFAULT_MAX_DEPTH } from "./depth.js";
 import type { AdmissionSettings, RejectInfo } from "./admission.js";
 import { classifyEra, type Era, type HeadersLike } from "./era.js";
-import { DEFAULT_FORMATS, FORMATS, type Formats } from "./formats.js";
 import type { HostPolicy } from "./host-origin.js";
-import { DEFAULT_LEGACY_CHECKS, LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
+import { didYouMean } from "./nearest-name.js";
 import { WymcpOptionError } from "./option-error.js";
+import { type Mode, type Report, type RuleContext, type Rules, type RuleStates, resolveRules } from "./rules.js";
 import type { Telemetry } from "./telemetry.js";
 
 export { DEFAULT_MAX_DEPTH, WymcpOptionError };
@@ -77,26 +77,11 @@ export function eraOption<R>(
   throw new WymcpOptionError("era", `era must be "legacy", "modern" or a function, not ${describeValue(value)}`);
 }
 
-/** The `legacyChecks` option: one of its three names; `undefined` gives the default, `"params"`. */
-export function legacyChecksOption(value: unknown): LegacyChecks {
-  if (value === undefined) return DEFAULT_LEGACY_CHECKS;
-  if ((LEGACY_CHECKS as readonly unknown[]).includes(value)) return value as LegacyChecks;
-  const names = LEGACY_CHECKS.map((name) => JSON.stringify(name)).join(", ");
-  throw new WymcpOptionError("legacyChecks", `legacyChecks must be one of ${names}, not ${describeValue(value)}`);
-}
-
-/** The `formats` option: `"annotation"` or `"strict"`; `undefined` gives the default, `"annotation"`. */
-export function formatsOption(value: unknown): Formats {
-  if (value === undefined) return DEFAULT_FORMATS;
-  if ((FORMATS as readonly unknown[]).includes(value)) return value as Formats;
-  const names = FORMATS.map((name) => JSON.stringify(name)).join(", ");
-  throw new WymcpOptionError("formats", `formats must be one of ${names}, not ${describeValue(value)}`);
-}
-
-/** The limits every face takes, as a user writes them. */
+/** The limits every face takes (`limits`), as a user writes them. */
 export interface LimitOptions {
   /**
-   * Largest body accepted, in bytes; a larger one is answered `413`. A positive integer.
+   * Largest body accepted, in bytes; a larger one is answered `413`. A positive integer. The bound holds in every mode:
+   * it is what wymcp holds of a body at most (docs/decisions/report-mode-unjudged-bodies.md).
    * @default `4194304` (4 MiB, the official SDK's own)
    */
   maxBodyBytes?: number;
@@ -109,15 +94,39 @@ export interface LimitOptions {
 }
 
 /** The limits, checked: `maxBodyBytes` a positive integer, `maxDepth` a positive integer or `Infinity`. */
-export function resolveLimits({ maxBodyBytes, maxDepth }: LimitOptions): AdmissionSettings {
+export function resolveLimits({ maxBodyBytes, maxDepth }: LimitOptions): { maxBodyBytes: number; maxDepth: number } {
   return {
-    maxBodyBytes: positiveInteger("maxBodyBytes", maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
-    maxDepth: positiveInteger("maxDepth", maxDepth, DEFAULT_MAX_DEPTH, { infinity: true }),
+    maxBodyBytes: positiveInteger("limits.maxBodyBytes", maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    maxDepth: positiveInteger("limits.maxDepth", maxDepth, DEFAULT_MAX_DEPTH, { infinity: true }),
   };
 }
 
+/** What a face lets in by name (`allow`): the hosts and origins of DNS rebinding protection, and the server's protocol versions. */
+export interface AllowOptions {
+  /**
+   * The hosts a request's `Host` may name (`"localhost:3000"` that port, `"localhost"` any port). Given (or `origins`
+   * given), the `origin` rule is enforced by default: a request of any method whose `Host` is not listed, or whose
+   * `Origin` is neither listed in `origins` nor of a listed host, is answered `403`. An absent `Origin` is allowed
+   * (docs/security.md#the-transports-letter-host-origin-and-headers).
+   * @default none: no check (a gate cannot know where it listens)
+   */
+  hosts?: readonly string[];
+  /**
+   * Origins a request's `Origin` may name exactly (`"https://app.example"`, `"null"` for an opaque one); see `hosts`.
+   * @default none: no check
+   */
+  origins?: readonly string[];
+  /**
+   * The modern protocol versions the server behind serves (`["2026-07-28"]`). Given, the `versions` rule is enforced by
+   * default: a modern request naming another is answered `400`/-32022. Unset, the versions this library knows are the
+   * list, and the rule reports by default.
+   * @default none: the versions this library knows
+   */
+  versions?: readonly string[];
+}
+
 /** The options every face takes; `R` is the face's request (a Node request, a Fetch `Request`). */
-export interface GateOptions<R> extends LimitOptions {
+export interface GateOptions<R> {
   /**
    * The lane each POST is judged in: `"legacy"`, `"modern"` (e.g. for a `legacy: "reject"` handler), or a function of
    * the request and the parsed body.
@@ -125,145 +134,157 @@ export interface GateOptions<R> extends LimitOptions {
    */
   era?: EraOption<R>;
   /**
-   * Called once per refused request, for logging or metrics, with `{ status, response, reason, era, kind }` and nothing
-   * of the body; a throw is ignored.
+   * The bounds on a body: `{ maxBodyBytes, maxDepth }`, and `discardTimeoutMs` on Node.
+   * @default `{ maxBodyBytes: 4194304, maxDepth: 64 }` (and `discardTimeoutMs: 5000` on Node)
+   */
+  limits?: LimitOptions;
+  /**
+   * `"report"` turns every enforced rule to report: nothing is refused, every message reaches the server, and each
+   * would-be refusal goes to `onReport` (the shadow mode to run before enforcing; docs/guides/report-mode.md).
+   * @default `"enforce"`
+   */
+  mode?: Mode;
+  /**
+   * A state per rule, `"enforce"`, `"report"` or `"off"`: `origin`, `limits`, `framing`, `params`, `formats`,
+   * `headers`, `versions`, `lock`, `paramHeaders`, `toolArguments`, `outbound` (docs/validation.md#the-rules).
+   * @default every check enforced but `formats` (off), `versions` (report; enforce with `allow.versions`), `lock` (report), `origin` and `outbound` (on when given what they judge by)
+   */
+  rules?: Rules;
+  /**
+   * What the face lets in by name: `{ hosts, origins, versions }`.
+   * @default none
+   */
+  allow?: AllowOptions;
+  /**
+   * Called once per refused request, for logging or metrics, with `{ status, response, reason, rule, era, kind }` and
+   * nothing of the body; a throw is ignored.
    * @default none
    */
   onReject?: (info: RejectInfo) => void;
   /**
-   * What the legacy lane checks: `"params"` the framing and a known method's params against the revision
-   * the request names, `"report"` the same but a params failure is passed on and given to `onLegacyReport`,
-   * `"framing"` the JSON-RPC framing alone (docs/validation.md#three-modes-legacychecks).
-   * @default `"params"`
+   * Called once per would-be refusal of a rule in `"report"`, and per violation of a rule that refuses nothing (the
+   * outbound check, a tools lock's drift), with `{ rule, direction, era, method, id, client, status, code, message }`
+   * and nothing of the body; a throw is ignored.
+   * @default none (a lock's drift: one `console.warn` line each)
    */
-  legacyChecks?: LegacyChecks;
-  /**
-   * With `legacyChecks: "report"`: called once per legacy message whose params fail, with what `onReject` would have
-   * received; also, whatever `legacyChecks` says, once per modern request naming a protocol version this library does
-   * not know (handed on, judged on its framing), with the -32022 answer `supportedVersions` would have sent.
-   * @default none
-   */
-  onLegacyReport?: (info: RejectInfo) => void;
-  /**
-   * Whether a schema's `format` is asserted: `"annotation"` refuses no string for its format, as the official
-   * SDKs do not; `"strict"` asserts `uri` (RFC 3986), `uri-template` (RFC 6570) and `byte` (base64), inbound and in
-   * the outbound report (docs/validation.md#formats-annotations-by-default).
-   * @default `"annotation"`
-   */
-  formats?: Formats;
-  /**
-   * DNS rebinding protection: the hosts a request's `Host` may name (`"localhost:3000"` that port, `"localhost"` any
-   * port). Given (or `allowedOrigins` given), a request of any method whose `Host` is not listed, or whose `Origin` is
-   * neither listed in `allowedOrigins` nor of a listed host, is answered `403`. An absent `Origin` is allowed
-   * (docs/security.md#the-transports-letter-host-origin-and-headers).
-   * @default none: no check (a gate cannot know where it listens)
-   */
-  allowedHosts?: readonly string[];
-  /**
-   * Origins a request's `Origin` may name exactly (`"https://app.example"`, `"null"` for an opaque one); see `allowedHosts`.
-   * @default none: no check
-   */
-  allowedOrigins?: readonly string[];
-  /**
-   * The modern lane's header rules (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` present and matching the body,
-   * else `400`/-32020); `false` hands on a request whose headers disagree with its body.
-   * @default `true`
-   */
-  headerChecks?: boolean;
-  /**
-   * The modern protocol versions the server behind serves (`["2026-07-28"]`). Given, a modern request naming another is
-   * answered `400`/-32022. Unset, a version this library does not know is judged on its framing and reported to
-   * `onLegacyReport`.
-   * @default none
-   */
-  supportedVersions?: readonly string[];
+  onReport?: (report: Report) => void;
 }
 
 /** A face's options, checked and with their defaults. */
 export interface ResolvedOptions<R> {
-  settings: AdmissionSettings;
+  settings: AdmissionSettings & { readonly rules: RuleStates };
   era: (request: R, body: unknown) => Era | undefined;
   onReject: ((info: RejectInfo) => void) | undefined;
-  onLegacyReport: ((info: RejectInfo) => void) | undefined;
+  onReport: ((report: Report) => void) | undefined;
   /** The hosts and origins allowed; `undefined`: not checked. */
   hosts: HostPolicy | undefined;
 }
 
+/** What a face tells `resolveOptions` of itself. */
+export interface FaceKeys<R> {
+  /** The face's own top-level options beyond `GateOptions`. */
+  keys: readonly string[];
+  /** The `limits` it takes beyond `maxBodyBytes` and `maxDepth`. */
+  limits?: readonly string[];
+  /** Reads a request's headers, for the default era. */
+  headersOf: (request: R) => HeadersLike | undefined;
+  /** What the rules' defaults depend on beyond `allow`: an outbound check, a tools lock, a host policy the face sets itself. */
+  context?: Partial<RuleContext>;
+}
+
+const GATE_OPTION_KEYS: readonly string[] = ["era", "limits", "mode", "rules", "allow", "onReject", "onReport"];
+const LIMIT_KEYS: readonly string[] = ["maxBodyBytes", "maxDepth"];
+const ALLOW_KEYS: readonly string[] = ["hosts", "origins", "versions"];
+
 /**
- * Checks a face's options once, when it is built: the limits, the era, the hooks, and that every key is one the face
- * knows (a misspelt `maxBodyByte` would otherwise leave the default limit in place without a word).
- * `known` lists the face's own options beyond `GateOptions`; `headersOf` reads a request's headers for the default era.
+ * Checks a face's options once, when it is built: the limits, the rules and mode, the era, the hooks, and that every
+ * key is one the face knows (a misspelt `maxBodyByte` would otherwise leave the default limit in place without a word:
+ * the error names the nearest known key).
  */
-export function resolveOptions<R>(
-  options: unknown,
-  known: readonly string[],
-  headersOf: (request: R) => HeadersLike | undefined,
-): ResolvedOptions<R> {
-  if (options === undefined) options = {};
-  if (typeof options !== "object" || options === null || Array.isArray(options))
-    throw new WymcpOptionError("options", `the options must be an object, not ${describeValue(options)}`);
-  const given = options as GateOptions<R> & Record<string, unknown>;
-  for (const key of Object.keys(given)) {
-    if (!GATE_OPTION_KEYS.includes(key) && !known.includes(key)) {
-      const names = [...GATE_OPTION_KEYS, ...known].join(", ");
-      throw new WymcpOptionError(key, `unknown option ${JSON.stringify(key)}; this face takes ${names}`);
-    }
-  }
-  const validate: NonNullable<AdmissionSettings["validate"]> = {
-    legacyChecks: legacyChecksOption(given.legacyChecks),
-    formats: formatsOption(given.formats),
-  };
-  if (headerChecksOption(given.headerChecks) === false) validate.headerChecks = false;
-  const supportedVersions = supportedVersionsOption(given.supportedVersions);
-  if (supportedVersions) validate.supportedVersions = supportedVersions;
+export function resolveOptions<R>(options: unknown, face: FaceKeys<R>): ResolvedOptions<R> {
+  const given = objectOption("options", options === undefined ? {} : options) as GateOptions<R> & Record<string, unknown>;
+  knownKeys("", given, [...GATE_OPTION_KEYS, ...face.keys]);
+  const limits = objectOption("limits", given.limits ?? {}) as LimitOptions & Record<string, unknown>;
+  knownKeys("limits.", limits, [...LIMIT_KEYS, ...(face.limits ?? [])]);
+  const allow = objectOption("allow", given.allow ?? {}) as AllowOptions;
+  knownKeys("allow.", allow as Record<string, unknown>, ALLOW_KEYS);
+  const hosts = hostPolicyOption(allow.hosts, allow.origins);
+  const versions = versionsOption(allow.versions);
+  const rules = resolveRules(given.rules, given.mode, {
+    hosts: hosts !== undefined || face.context?.hosts === true,
+    versions: versions !== undefined,
+    outbound: face.context?.outbound === true,
+    lock: face.context?.lock === true,
+  });
+  const settings: AdmissionSettings & { rules: RuleStates } = versions
+    ? { ...resolveLimits(limits), rules, versions }
+    : { ...resolveLimits(limits), rules };
   return {
-    settings: { ...resolveLimits(given), validate },
-    era: eraOption(given.era, headersOf),
+    settings,
+    era: eraOption(given.era, face.headersOf),
     onReject: optionalFunction("onReject", given.onReject),
-    onLegacyReport: optionalFunction("onLegacyReport", given.onLegacyReport),
-    hosts: hostPolicyOption(given.allowedHosts, given.allowedOrigins),
+    onReport: optionalFunction("onReport", given.onReport),
+    hosts,
   };
 }
 
-const GATE_OPTION_KEYS: readonly string[] = [
-  "maxBodyBytes",
-  "maxDepth",
-  "era",
-  "onReject",
-  "legacyChecks",
-  "onLegacyReport",
-  "allowedHosts",
-  "allowedOrigins",
-  "headerChecks",
-  "supportedVersions",
-  "formats",
-];
-
-/** The `headerChecks` option: a boolean or `undefined` (on). */
-export function headerChecksOption(value: unknown): boolean {
-  if (value === undefined || typeof value === "boolean") return value !== false;
-  throw new WymcpOptionError("headerChecks", `headerChecks must be true or false, not ${describeValue(value)}`);
+/** An option that is an object of options (the face's, `limits`, `allow`, `tools`): anything else throws. */
+export function objectOption(name: string, value: unknown): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new WymcpOptionError(name, `${name === "options" ? "the options" : name} must be an object, not ${describeValue(value)}`);
+  return value as Record<string, unknown>;
 }
 
-/** The `supportedVersions` option: unset, or a non-empty array of `YYYY-MM-DD` revisions. */
-export function supportedVersionsOption(value: unknown): readonly string[] | undefined {
+/** The flat options the faces took before the groups, and where each is now (CHANGELOG.md has the table). */
+const MOVED_OPTIONS: Readonly<Record<string, string>> = {
+  maxBodyBytes: "limits.maxBodyBytes",
+  maxDepth: "limits.maxDepth",
+  discardTimeoutMs: "limits.discardTimeoutMs",
+  legacyChecks: "rules.params",
+  onLegacyReport: "onReport",
+  formats: "rules.formats",
+  allowedHosts: "allow.hosts",
+  allowedOrigins: "allow.origins",
+  headerChecks: "rules.headers",
+  supportedVersions: "allow.versions",
+  outboundCheck: "outbound",
+  onOutboundViolation: "onReport",
+  toolsLock: "tools.lock",
+  toolsLockMode: "rules.lock",
+  onToolDrift: "onReport",
+};
+
+/** Throws on a key `known` lacks, naming where an old flat option went, else the nearest known one; `prefix` is the group's (`"limits."`). */
+export function knownKeys(prefix: string, given: Record<string, unknown>, known: readonly string[]): void {
+  for (const key of Object.keys(given)) {
+    if (known.includes(key)) continue;
+    const moved = prefix === "" && Object.hasOwn(MOVED_OPTIONS, key) ? ` (now ${MOVED_OPTIONS[key]})` : undefined;
+    throw new WymcpOptionError(
+      `${prefix}${key}`,
+      `unknown option ${JSON.stringify(`${prefix}${key}`.slice(0, 80))}${moved ?? didYouMean(key, known)}; ${prefix === "" ? "this face takes" : `${prefix.slice(0, -1)} takes`} ${known.join(", ")}`,
+    );
+  }
+}
+
+/** The `allow.versions` option: unset, or a non-empty array of `YYYY-MM-DD` revisions. */
+export function versionsOption(value: unknown): readonly string[] | undefined {
   if (value === undefined) return undefined;
   // Checked here, not where the versions are used: that module loads the generated validators, which options must not.
   if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === "string" && /^\d{4}-\d{2}-\d{2}$/.test(item)))
     return Object.freeze([...(value as string[])]);
   throw new WymcpOptionError(
-    "supportedVersions",
-    `supportedVersions must be a non-empty array of YYYY-MM-DD revisions, not ${describeValue(value)}`,
+    "allow.versions",
+    `allow.versions must be a non-empty array of YYYY-MM-DD revisions, not ${describeValue(value)}`,
   );
 }
 
 /**
- * The `allowedHosts` and `allowedOrigins` options: arrays of non-empty strings, lower-cased; both unset turns the
+ * The `allow.hosts` and `allow.origins` options: arrays of non-empty strings, lower-cased; both unset turns the
  * check off (`undefined`).
  */
-export function hostPolicyOption(allowedHosts: unknown, allowedOrigins: unknown): HostPolicy | undefined {
-  if (allowedHosts === undefined && allowedOrigins === undefined) return undefined;
-  return { hosts: nonEmptyStrings("allowedHosts", allowedHosts), origins: nonEmptyStrings("allowedOrigins", allowedOrigins) };
+export function hostPolicyOption(hosts: unknown, origins: unknown): HostPolicy | undefined {
+  if (hosts === undefined && origins === undefined) return undefined;
+  return { hosts: nonEmptyStrings("allow.hosts", hosts), origins: nonEmptyStrings("allow.origins", origins) };
 }
 
 function nonEmptyStrings(name: string, value: unknown): string[] {

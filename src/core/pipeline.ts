@@ -1,10 +1,13 @@
 /**
  * @module pipeline: the one sequence every face runs on what a client sends, whatever carries it. A request is screened
  * (the `Host`/`Origin` policy's `403`, or a method that goes straight through), its body admitted (admission.ts), the
- * verdict traced (traced.ts) and reported (`onReject`, `onLegacyReport`), and the modern-notification `202` decided.
+ * verdict traced (traced.ts) and told (`onReject` for a refusal, `onReport` for each rule in `"report"` it fails), and
+ * the modern-notification `202` decided. A body the `limits` rule would refuse, with the rule in `"report"` or `"off"`,
+ * is handed on unjudged, as the client sent it.
  * A face gets back an action and applies it with its own I/O: nothing here writes an answer.
  */
 import {
+  type Acceptance,
   type Admission,
   type AdmissionSettings,
   type Admitted,
@@ -20,11 +23,11 @@ import {
   parseBody,
   type Refusal,
   type RejectInfo,
-  reportLegacy,
   reportRefusal,
 } from "./admission.js";
 import type { Era } from "./era.js";
 import type { HostPolicy } from "./host-origin.js";
+import { deliverReport, inboundReport, type Report, type RuleName } from "./rules.js";
 import type { ExchangeTrace, Telemetry, TransportFacts } from "./telemetry.js";
 import { type TracedHeaders, traceOf } from "./traced.js";
 
@@ -36,7 +39,7 @@ export interface GateFace {
   /** Spans and metrics for every body judged; the settings' `clock` then starts each trace. */
   readonly telemetry?: Telemetry | undefined;
   readonly onReject?: ((info: RejectInfo) => void) | undefined;
-  readonly onLegacyReport?: ((info: RejectInfo) => void) | undefined;
+  readonly onReport?: ((report: Report) => void) | undefined;
 }
 
 /** What the trace of one body records of its transport, read only when there is telemetry. */
@@ -74,13 +77,27 @@ export interface GateAdmit {
   bytes?: Uint8Array | undefined;
 }
 
+/**
+ * A body the face cannot judge (not JSON, not UTF-8, the wrong media type, too large, too deep) with the `limits` rule
+ * in `"report"` (reported) or `"off"`: handed on as the client sent it, so that the server answers it as it would
+ * alone. `bytes`: the body, read whole; unset when the request's own body is still there to read (never read, or given
+ * back to the stream), or when the host parsed it (`body`).
+ */
+export interface GateUnjudged {
+  action: "unjudged";
+  /** What enforcing `limits` would have answered. */
+  refusal: Refusal;
+  trace: ExchangeTrace | undefined;
+  bytes?: Uint8Array | undefined;
+}
+
 /** A method the gates do not judge (anything but a POST), or a face judging nothing: straight through. */
 export interface GateBypass {
   action: "bypass";
 }
 
 /** What a face does with one judged body. */
-export type GateAction = GateRefuse | GateAdmit;
+export type GateAction = GateRefuse | GateAdmit | GateUnjudged;
 
 const BYPASS: GateBypass = Object.freeze({ action: "bypass" });
 
@@ -92,10 +109,14 @@ export function screen(
   face: GateFace,
   request: { host: string | null | undefined; origin: string | null | undefined; method: string | undefined; passThrough?: boolean },
 ): GateRefuse | GateBypass | undefined {
-  const forbidden = face.hosts && checkHost(face.hosts, request.host, request.origin);
+  const origin = face.settings.rules?.origin ?? "enforce";
+  const forbidden = face.hosts && origin !== "off" && checkHost(face.hosts, request.host, request.origin);
   if (forbidden) {
-    reportRefusal(face.onReject, forbidden);
-    return { action: "refuse", refusal: forbidden, trace: undefined };
+    if (origin === "enforce") {
+      reportRefusal(face.onReject, forbidden);
+      return { action: "refuse", refusal: forbidden, trace: undefined };
+    }
+    deliverReport(face.onReport, refusalReport(forbidden, undefined));
   }
   return request.method !== "POST" || request.passThrough ? BYPASS : undefined;
 }
@@ -146,18 +167,58 @@ function startOf(face: GateFace): number {
 }
 
 function act(face: GateFace, verdict: Admission, began: number, facts: () => TraceFacts, bytes: Uint8Array | undefined): GateAction {
-  if (verdict.ok) reportLegacy(face.onLegacyReport, verdict);
+  const unjudged = !verdict.ok && (face.settings.rules?.[verdict.rule] ?? "enforce") !== "enforce";
+  const reports = verdict.ok
+    ? reportsOf(verdict)
+    : unjudged && face.settings.rules?.[verdict.rule] === "report"
+      ? [refusalReport(verdict, bytes)]
+      : undefined;
+  if (reports) for (const report of reports) deliverReport(face.onReport, report);
   let trace: ExchangeTrace | undefined;
   if (face.telemetry) {
     const { transport, headers } = facts();
-    trace = traceOf(face.telemetry, verdict, began, transport, headers);
+    trace = traceOf(face.telemetry, { verdict, startTime: began, transport, headers, reported: reports && rulesOf(reports), unjudged });
   }
   if (!verdict.ok) {
+    if (unjudged) return { action: "unjudged", refusal: verdict, trace, bytes };
     reportRefusal(face.onReject, verdict);
     return { action: "refuse", refusal: verdict, trace, bytes };
   }
   const { body, era, result } = verdict;
   return { action: isAcceptedNotification(result) ? "accept" : "hand-on", body, era, result, trace, bytes };
+}
+
+/** The reports of an admitted body: one per rule in `"report"` it fails; `undefined` (nothing built) for the usual pass. */
+export function reportsOf(admitted: Pick<Acceptance, "body" | "era" | "result">): Report[] | undefined {
+  const { result } = admitted;
+  const reported = result.outcome === "pass" ? result.reported : undefined;
+  if (reported === undefined) return undefined;
+  return reported.map(({ rule, status, response: { error } }) =>
+    inboundReport(rule, admitted.body, admitted.era, {
+      status,
+      code: error.code,
+      message: error.message,
+      errors: error.data?.errors,
+      omitted: error.data?.omitted,
+    }),
+  );
+}
+
+/** The report of what a rule in `"report"` would have refused before the body was judged (`origin`, `limits`). */
+export function refusalReport(refusal: Refusal, bytes: Uint8Array | undefined): Report {
+  const body = refusal.body ?? parsedAgain(bytes, refusal.reason);
+  const report = inboundReport(refusal.rule, body, refusal.era, {
+    status: refusal.status,
+    code: refusal.response.error.code,
+    message: refusal.response.error.message,
+  });
+  // A refusal before any id was read answers with none: the report names none either.
+  if (body === undefined) report.id = refusal.response.id ?? undefined;
+  return report;
+}
+
+function rulesOf(reports: readonly Report[]): RuleName[] {
+  return reports.map((report) => report.rule);
 }
 
 /**
@@ -178,4 +239,17 @@ export function readMessage(
 /** A parsed message judged as a gate judges a body: the nesting bound, its era, and its validation. */
 export function judgeMessage(body: unknown, context: JudgeContext, settings: AdmissionSettings): Admission {
   return judgeBody(body, context, settings);
+}
+
+/**
+ * A refused body parsed again for its log line, when it parsed at all (the stage keeps no refused body): `undefined`
+ * for one refused before or at parsing. Only the refusal path pays for it.
+ */
+export function parsedAgain(bytes: Uint8Array | undefined, reason: string): unknown {
+  if (bytes === undefined || (reason !== "invalid-message" && reason !== "nested-too-deeply")) return undefined;
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
 }

@@ -7,10 +7,11 @@
 import { isResponse } from "./is-response.js";
 import type { Era } from "./era.js";
 import { escapeText } from "./log-safe.js";
+import type { Report, RuleName } from "./rules.js";
 
 /**
  * What the gate did with a body: handed it on, answered it itself with an error, handed it on unjudged, or handed on a
- * legacy message whose params failed their revision's definition (`legacyChecks: "report"`).
+ * message that fails a rule in `"report"` (or that it could not judge at all, with `limits` in `"report"`).
  */
 export type TelemetryVerdict = "admitted" | "refused" | "bypassed" | "reported";
 
@@ -73,6 +74,8 @@ export interface JudgedExchange {
   startTime: number;
   /** Milliseconds spent in the era's validation alone, when the face measured it. */
   validationMs: number | undefined;
+  /** The rules in `"report"` the body failed, when it failed any (`wymcp.report.rule`): reports, not errors. */
+  reported?: readonly RuleName[];
 }
 
 /** What an observer does with one judged exchange, driven by the face. */
@@ -88,6 +91,11 @@ export interface ExchangeTrace {
    * `baggage`), as a proxy does to the request it forwards. Optional: an observer without it hands nothing on.
    */
   inject?(set: (name: string, value: string) => void): void;
+  /**
+   * A rule in `"report"` found this exchange wanting after admission (a tool's arguments, a `Mcp-Param` header, the
+   * lock, the server's answer): an attribute of the span, not an error. Optional.
+   */
+  report?(report: Report): void;
   /**
    * The answer is written whole, or the exchange ended without one (the client went away). Idempotent. `errorType`
    * (from `errorTypeOf`) when the server threw instead of answering.
@@ -107,15 +115,11 @@ export interface Telemetry {
    * nothing of this exchange is recorded (no SDK installed): the face then skips watching the answer.
    */
   judged(exchange: JudgedExchange): ExchangeTrace | undefined;
-  /** One `tools/list` result that drifted from the face's tools lock (`toolsLock`); it must not throw. Optional. */
-  toolDrift?(report: DriftFacts): void;
-}
-
-/** What telemetry records of one `tools/list` result that drifted from a tools lock (the lock's `ToolDriftReport` is one). */
-export interface DriftFacts {
-  mode: string;
-  /** Each tool that drifted: its name (escaped and bounded), how, and for a change the fields that differ. */
-  drifts: ReadonlyArray<{ tool: string; change: string; fields?: readonly string[] | undefined }>;
+  /**
+   * A report that belongs to no judged exchange the face traces (a tool's drift from the lock, a server's message on a
+   * stream); it must not throw. Optional.
+   */
+  report?(report: Report): void;
 }
 
 /** Most messages of one body traced: a legacy batch of thousands must not cost thousands of spans. */

@@ -13,6 +13,7 @@ import {
   type TransportFacts,
 } from "./telemetry.js";
 import type { Admission } from "./admission.js";
+import type { RuleName } from "./rules.js";
 
 /** The request headers the facts read besides the body. */
 export interface TracedHeaders {
@@ -20,37 +21,49 @@ export interface TracedHeaders {
   sessionId: string | null | undefined;
 }
 
+/** One judged body, as `traceOf` tells it: the verdict, when the face began, and what it knows of the transport. */
+export interface TracedVerdict {
+  verdict: Admission;
+  /** `performance.now()` when the face began with the POST. */
+  startTime: number;
+  transport: TransportFacts;
+  headers: TracedHeaders;
+  /** The rules in `"report"` the body failed (each an attribute of the span and the metric, not an error). */
+  reported?: readonly RuleName[] | undefined;
+  /** The refusal was not applied: `limits` is in `"report"` or `"off"`, and the body went on unjudged. */
+  unjudged?: boolean;
+}
+
 /**
- * Tells `telemetry` about one judged body and returns its trace (`undefined` when nothing is recorded). `startTime` is `performance.now()` when the face began
- * with the POST; the verdict carries the validation time and a refused body when the face's settings had a `clock`.
+ * Tells `telemetry` about one judged body and returns its trace (`undefined` when nothing is recorded). The verdict
+ * carries the validation time and a refused body when the face's settings had a `clock`.
  */
 export function traceOf(
   telemetry: Telemetry,
-  verdict: Admission,
-  startTime: number,
-  transport: TransportFacts,
-  headers: TracedHeaders,
+  { verdict, startTime, transport, headers, reported: rules, unjudged = false }: TracedVerdict,
 ): ExchangeTrace | undefined {
-  const refused = !verdict.ok;
+  const refused = !verdict.ok && !unjudged;
   const era = verdict.era;
   const result = verdict.ok ? verdict.result : undefined;
-  // legacyChecks "report": the params failed and the message went on all the same; the server's answer is the span's.
-  const reported = result?.outcome === "pass" && result.reported !== undefined;
+  // A rule in "report" failed and the message went on all the same; the server's answer is the span's.
+  const reported = rules !== undefined && rules.length > 0;
   let trace: ExchangeTrace | undefined;
   try {
     // Nothing would be recorded (no SDK): the facts are not even read.
     if (telemetry.recording?.() === false) return undefined;
-    trace = telemetry.judged({
-      verdict: refused ? "refused" : result?.outcome === "bypass" ? "bypassed" : reported ? "reported" : "admitted",
+    const exchange: Parameters<Telemetry["judged"]>[0] = {
+      verdict: refused ? "refused" : result?.outcome === "bypass" ? "bypassed" : reported || unjudged ? "reported" : "admitted",
       era,
       reason: verdict.ok ? (result?.outcome === "bypass" ? result.reason : reported ? "invalid-message" : undefined) : verdict.reason,
-      code: verdict.ok ? undefined : verdict.response.error.code,
-      messages: messageFacts(verdict.body, era, headers.protocolVersion ?? undefined, refused),
+      code: refused ? verdict.response.error.code : undefined,
+      messages: messageFacts(verdict.body, era, headers.protocolVersion ?? undefined, !verdict.ok),
       sessionId: sessionFact(era, headers.sessionId ?? undefined),
       transport,
       startTime,
       validationMs: verdict.validationMs,
-    });
+    };
+    if (rules !== undefined && rules.length > 0) exchange.reported = rules;
+    trace = telemetry.judged(exchange);
   } catch {
     return undefined;
   }
@@ -80,6 +93,7 @@ function guarded(trace: ExchangeTrace): ExchangeTrace {
     answered: (message) => quietly(() => trace.answered(message)),
     session: (id) => quietly(() => trace.session(safeText(id, MAX_NAME_UNITS))),
     inject: (set) => quietly(() => trace.inject?.(set)),
+    report: (report) => quietly(() => trace.report?.(report)),
     end: (errorType) => quietly(() => trace.end(errorType)),
   };
 }

@@ -13,11 +13,10 @@ import {
 } from "./envelope.js";
 import { isRevision, type Era } from "./era.js";
 import { switchFormats } from "./format-switch.js";
-import type { Formats } from "./formats.js";
 import { headerMismatchResponse, headerProblem, headersAgree, type RequestHeaders } from "./header-body.js";
-import { DEFAULT_LEGACY_CHECKS, type LegacyChecks } from "./legacy-checks.js";
 import { legacyMethodOf } from "./legacy-revision.js";
 import { claimedVersion, KNOWN_MODERN_REVISIONS, unsupportedVersionResponse } from "./protocol-versions.js";
+import type { Mode, RuleName, RuleState, Rules } from "./rules.js";
 
 /**
  * The answer to a rejected message never exceeds this many UTF-8 bytes as JSON, by construction:
@@ -32,27 +31,45 @@ export type BypassReason = "legacy-response" | "modern-notification";
 /** What a body was judged as: a message of one kind, or (legacy lane, 2025-03-26 clients) a JSON-RPC batch. */
 export type JudgedKind = MessageKind | "batch";
 
+/** A failure of a rule in `"report"`: the rule, and the answer enforcing it would have sent. */
+export interface Reported {
+  rule: RuleName;
+  status: 200 | 400;
+  response: JsonRpcErrorResponse;
+}
+
+/** The rules validation applies itself; the faces apply the others (origin, limits, the tools, the lock, outbound). */
+export type ValidationRule = "framing" | "params" | "formats" | "headers" | "versions";
+
 export type ValidationResult =
   /**
-   * The message conforms; `definition` names the schema definition it was judged against, `revision` the legacy
-   * revision whose definition that was. With `legacyChecks: "report"`, `reported` is the answer a params failure
-   * would have had: the message passes all the same.
+   * The message conforms, or fails only rules in `"report"` or `"off"`; `definition` names the schema definition it was
+   * judged against, `revision` the legacy revision whose definition that was. `reported` holds, per rule in
+   * `"report"` that it fails, the answer enforcing that rule would have sent: the message passes all the same.
    */
   | {
       outcome: "pass";
-      kind: "request" | "notification" | "batch";
+      kind: JudgedKind;
       definition: string;
       revision?: string;
-      reported?: { status: 200 | 400; response: JsonRpcErrorResponse };
+      reported?: readonly Reported[];
     }
   /** The message was not validated: answering it with an error is the protocol's to forbid. */
   | { outcome: "bypass"; kind: "response" | "notification" | "batch"; reason: BypassReason }
   /**
-   * The message does not conform: send `response` with HTTP `status`; `definition` names what it failed. `status` is
-   * `200` only for a legacy request whose framing holds and whose params fail (legacy clients read a `400` as a
-   * transport failure and lose the code).
+   * The message does not conform: send `response` with HTTP `status`; `definition` names what it failed, `rule` the
+   * rule that refuses it. `status` is `200` only for a legacy request whose framing holds and whose params fail (legacy
+   * clients read a `400` as a transport failure and lose the code).
    */
-  | { outcome: "reject"; kind: JudgedKind; definition: string; revision?: string; status: 200 | 400; response: JsonRpcErrorResponse };
+  | {
+      outcome: "reject";
+      kind: JudgedKind;
+      definition: string;
+      revision?: string;
+      rule: RuleName;
+      status: 200 | 400;
+      response: JsonRpcErrorResponse;
+    };
 
 /** A refusal, as `reject` builds every one. */
 type Rejected = Extract<ValidationResult, { outcome: "reject" }>;
@@ -64,13 +81,6 @@ export interface ValidateOptions {
    * removed them and brought the header.
    */
   protocolVersion?: string | null | undefined;
-  /** What the legacy lane checks: `"params"`, `"report"` or `"framing"` (legacy-revision.ts). The modern lane ignores it. */
-  legacyChecks?: LegacyChecks | undefined;
-  /**
-   * Whether a schema's `format` is asserted: `"annotation"` (default) never refuses a string for its format, as the
-   * official SDKs do not; `"strict"` asserts `uri` (RFC 3986), `uri-template` (RFC 6570) and `byte` (base64).
-   */
-  formats?: Formats | undefined;
   /**
    * The HTTP request's headers. Given, a modern request that passes is also held to the transport's header rules
    * (header-body.ts): `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` present and matching the body, else `400`/-32020.
@@ -78,23 +88,37 @@ export interface ValidateOptions {
    * legacy lane ignores them.
    */
   headers?: RequestHeaders | undefined;
-  /** `false` turns the header rules off even when `headers` are given. Default `true`. */
-  headerChecks?: boolean | undefined;
   /**
-   * The modern protocol versions the server behind serves. Given, a modern request claiming another is answered
-   * `400`/-32022 with `data.supported` and `data.requested`. Unset, a version this library does not know is judged on
-   * its framing alone and passes, carrying the -32022 answer it would have had as `reported`.
+   * The states of the rules validation applies (`framing`, `params`, `formats`, `headers`, `versions`; the others
+   * are the faces'): `"enforce"` refuses, `"report"` passes the message and lists the answer it would have had in
+   * `reported`, `"off"` does not judge it. Unset: `formats` off, `versions` report (enforce with `versions`), the rest enforced.
    */
-  supportedVersions?: readonly string[] | undefined;
+  rules?: Rules | undefined;
+  /** `"report"` turns every rule enforced by default to report; a state `rules` names stays as named. */
+  mode?: Mode | undefined;
+  /**
+   * The modern protocol versions the server behind serves. Given, `versions` is enforced by default: a modern request
+   * claiming another is answered `400`/-32022 with `data.supported` and `data.requested`. Unset, the versions this
+   * library knows are the list, and an unknown one is reported by default (judged on its framing alone, and passed).
+   */
+  versions?: readonly string[] | undefined;
 }
 
-type Rule = "validate" | "bypass" | "reject-response";
+/** A rule's state for one call: the option's as given, else the default with `mode: "report"` applied to it. */
+function stateOf(options: ValidateOptions | undefined, rule: ValidationRule): RuleState {
+  const given = options?.rules?.[rule];
+  if (given !== undefined) return given;
+  const state = rule === "formats" ? "off" : rule === "versions" && options?.versions === undefined ? "report" : "enforce";
+  return state === "enforce" && options?.mode === "report" ? "report" : state;
+}
+
+type KindRule = "validate" | "bypass" | "reject-response";
 
 /**
  * The table of docs/validation.md#what-is-validated as data: what each era does with each kind of message ("other" is always validated and
  * rejected). The legacy response bypass is the one `bypass` in the legacy row and goes with that row.
  */
-const RULES: Record<Era, Record<"request" | "notification" | "response", Rule>> = {
+const KIND_RULES: Record<Era, Record<"request" | "notification" | "response", KindRule>> = {
   legacy: { request: "validate", notification: "validate", response: "bypass" },
   modern: { request: "validate", notification: "bypass", response: "reject-response" },
 };
@@ -105,12 +129,69 @@ const RULES: Record<Era, Record<"request" | "notification" | "response", Rule>> 
  * framing holds and a known method's params fail its definition. An unset (or unknown) era reads as legacy.
  */
 export function validateMcpRequest(body: unknown, era: Era = "legacy", options?: ValidateOptions): ValidationResult {
+  const formats = stateOf(options, "formats");
   // The generated validators assert formats as this call's policy says (format-switch.ts).
-  switchFormats(options?.formats);
+  switchFormats(formats === "off" ? "annotation" : "strict");
+  const result = judged(body, era, options);
+  if (result.outcome !== "reject") return result;
+  const passed =
+    formats !== "off" && (result.rule === "params" || result.rule === "framing")
+      ? withoutFormats(body, era, options, result, formats)
+      : ruled(result, stateOf(options, result.rule as ValidationRule));
+  // A framed modern request whose params a rule not enforced let through meets the rules after it: the header rules.
+  return era === "modern" && result.kind === "request" && (result.rule === "params" || result.rule === "formats") && isRecord(body)
+    ? withHeaderRule(body, passed, options)
+    : passed;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function judged(body: unknown, era: Era, options: ValidateOptions | undefined): ValidationResult {
   if (Array.isArray(body)) return judgeBatch(body, era, options);
   // One function per lane: each is optimized on its own traffic, so a server busy with one era does not crowd the
   // other's hot path out of the compiler's inlining budget (docs/performance.md#one-function-per-lane).
   return era === "modern" ? modernMessage(body, options) : legacyMessage(body, options);
+}
+
+/**
+ * A message refused with formats asserted, judged again with formats as annotations: when it passes then, its failure
+ * is the `formats` rule's alone (refused as such, or passed and reported); when it fails again, that answer (which
+ * names no format) is the one a rule in `"report"` reports. Runs only on a refusal: a valid message is judged once.
+ */
+function withoutFormats(
+  body: unknown,
+  era: Era,
+  options: ValidateOptions | undefined,
+  strict: Rejected,
+  formats: RuleState,
+): ValidationResult {
+  switchFormats("annotation");
+  const loose = judged(body, era, options);
+  switchFormats("strict");
+  if (loose.outcome === "reject") {
+    const state = stateOf(options, loose.rule as ValidationRule);
+    // Enforced, the answer names the format failures too, as it always did under strict formats.
+    return state === "enforce" ? strict : ruled(loose, state);
+  }
+  if (formats === "enforce") return { ...strict, rule: "formats" };
+  return withReport(loose, { rule: "formats", status: strict.status, response: strict.response });
+}
+
+/** A refusal under its rule's state: refused, passed and reported, or passed. */
+function ruled(result: Rejected, state: RuleState): ValidationResult {
+  if (state === "enforce") return result;
+  const { kind, definition, revision, status, response, rule } = result;
+  const passed: Extract<ValidationResult, { outcome: "pass" }> = { outcome: "pass", kind, definition };
+  if (revision !== undefined) passed.revision = revision;
+  return state === "report" ? withReport(passed, { rule, status, response }) : passed;
+}
+
+/** A pass with one more rule's report. */
+function withReport(result: Extract<ValidationResult, { outcome: "pass" | "bypass" }>, reported: Reported): ValidationResult {
+  if (result.outcome !== "pass") return result;
+  return { ...result, reported: result.reported ? [...result.reported, reported] : [reported] };
 }
 
 function judgeBatch(body: unknown[], era: Era, options: ValidateOptions | undefined): ValidationResult {
@@ -122,74 +203,99 @@ function judgeBatch(body: unknown[], era: Era, options: ValidateOptions | undefi
   return refuseBatch(body, lane, eras[lane], `revision ${batch.refusedFromRevision} and later take none`);
 }
 
-/** A single legacy message: the era's rules (RULES.legacy), then the revision's definition of a known method. */
+/** A single legacy message: the era's rules (KIND_RULES.legacy), then the revision's definition of a known method. */
 function legacyMessage(body: unknown, options: ValidateOptions | undefined): ValidationResult {
   const kind = classifyMessage(body);
   const framing = FRAMING.legacy;
   if (kind === "other") return check(body, kind, framing.message, "JSONRPCMessage");
-  // The legacy row of RULES: a response is bypassed, a request and a notification validated.
+  // The legacy row of KIND_RULES: a response is bypassed, a request and a notification validated.
   if (kind === "response") return LEGACY_RESPONSE;
-  const checks = options?.legacyChecks ?? DEFAULT_LEGACY_CHECKS;
-  if (checks !== "framing") {
+  // With params off, a known method is judged by the framing alone: its definition is not even run.
+  if (options?.rules?.params !== "off") {
     const known = legacyMethodOf(body, kind, options?.protocolVersion);
-    if (known) {
-      const result = byDefinition(body, kind, framing, known, (body as { method: string }).method);
-      return checks === "report" ? reported(result) : result;
-    }
+    if (known) return byDefinition(body, kind, framing, known, (body as { method: string }).method);
   }
   return kind === "notification"
     ? check(body, kind, framing.notification, "JSONRPCNotification")
     : check(body, kind, framing.request, "JSONRPCRequest");
 }
 
-/** A single modern message: the era's rules (RULES.modern), the protocol version it claims, its method, its headers. */
+/** A single modern message: the era's rules (KIND_RULES.modern), the protocol version it claims, its method, its headers. */
 function modernMessage(body: unknown, options: ValidateOptions | undefined): ValidationResult {
   const kind = classifyMessage(body);
   const framing = FRAMING.modern;
   if (kind === "other") return check(body, kind, framing.message, "JSONRPCMessage");
-  // The modern row of RULES. A notification is not held to the header rules either: the official client sends it
+  // The modern row of KIND_RULES. A notification is not held to the header rules either: the official client sends it
   // none, the SDK answers it 202 whatever they say, and JSON-RPC forbids an error answer to it.
   if (kind === "notification") return MODERN_NOTIFICATION;
   if (kind === "response") return modernResponse(body);
   // Only requests reach the method table.
   const version = claimedVersion(body);
   let result: ValidationResult;
-  if (version === KNOWN_MODERN_REVISION && options?.supportedVersions === undefined) {
+  if (version === KNOWN_MODERN_REVISION && options?.versions === undefined) {
     // The usual request: a version this library carries, no list of served versions to hold it to.
-    const method = (body as { method: unknown }).method;
-    const known = MODERN_METHODS.get(method as string);
-    result = known ? byDefinition(body, kind, framing, known, method as string) : check(body, kind, framing.request, "JSONRPCRequest");
+    result = byMethod(body, options);
   } else result = versionedRequest(body, version, options);
-  const headers = options?.headers;
-  if (result.outcome !== "pass" || headers === undefined || options!.headerChecks === false) return result;
-  // Headers that are the body's own strings agree at a glance; anything else is judged by the rules in full.
-  return headersAgree(body as Record<string, unknown>, headers, KNOWN_MODERN_REVISION) ? result : (headerRule(body, headers) ?? result);
+  return withHeaderRule(body, result, options);
 }
 
-/** A modern request claiming no version, another one, or one `supportedVersions` is to judge. */
+/** A modern request that passed (or was passed by a rule not enforced), held to the transport's header rules. */
+function withHeaderRule(body: unknown, result: ValidationResult, options: ValidateOptions | undefined): ValidationResult {
+  const headers = options?.headers;
+  if (result.outcome !== "pass" || headers === undefined) return result;
+  const headerState = stateOf(options, "headers");
+  if (headerState === "off") return result;
+  // Headers that are the body's own strings agree at a glance; anything else is judged by the rules in full.
+  if (headersAgree(body as Record<string, unknown>, headers, KNOWN_MODERN_REVISION)) return result;
+  const broken = headerRule(body, headers);
+  if (broken === undefined) return result;
+  return headerState === "enforce" ? broken : headerState === "report" ? withReport(result, reportedOf(broken)) : result;
+}
+
+/** A modern request by its method's definition (the framing alone for an unknown method, or with params off). */
+function byMethod(body: unknown, options: ValidateOptions | undefined): ValidationResult {
+  const method = (body as { method: unknown }).method;
+  const known = options?.rules?.params === "off" ? undefined : MODERN_METHODS.get(method as string);
+  return known
+    ? byDefinition(body, "request", FRAMING.modern, known, method as string)
+    : check(body, "request", FRAMING.modern.request, "JSONRPCRequest");
+}
+
+function reportedOf({ rule, status, response }: Rejected): Reported {
+  return { rule, status, response };
+}
+
+/**
+ * A modern request claiming no version, another one, or one a list of served versions is to judge. The list is
+ * `versions`, or the versions this library knows. A version off the list is refused with `versions` enforced; in
+ * `"report"` or `"off"` the request is judged as it would be without the rule (its framing alone when this library
+ * does not carry its revision), and in `"report"` the -32022 answer is reported.
+ */
 function versionedRequest(body: unknown, version: unknown, options: ValidateOptions | undefined): ValidationResult {
-  const framing = FRAMING.modern;
-  const supported = options?.supportedVersions;
-  if (supported !== undefined && typeof version === "string" && !supported.includes(version)) {
+  const listed = options?.versions ?? KNOWN_MODERN_REVISIONS;
+  if (typeof version !== "string" || listed.includes(version)) {
+    if (typeof version === "string" && !KNOWN_MODERN_REVISIONS.includes(version)) return framedOnly(body);
+    return byMethod(body, options);
+  }
+  const state = stateOf(options, "versions");
+  if (state === "enforce") {
     const headers = options?.headers;
     // Headers that disagree with the body make its version no one's request: that is the answer then.
-    const broken = headers !== undefined && options?.headerChecks !== false ? headerRule(body, headers) : undefined;
-    return broken ?? unsupported(body, supported, version);
+    const broken = headers !== undefined && stateOf(options, "headers") === "enforce" ? headerRule(body, headers) : undefined;
+    return broken ?? unsupported(body, listed, version);
   }
-  const method = (body as { method: unknown }).method;
-  if (typeof version === "string" && !KNOWN_MODERN_REVISIONS.includes(version)) {
-    // A revision newer than this library: its definitions are not ours to apply, its framing is JSON-RPC's.
-    const result = check(body, "request", framing.request, "JSONRPCRequest");
-    if (result.outcome !== "pass") return result;
-    return { ...result, reported: { status: 400, response: unsupportedVersionResponse(answerId(body), KNOWN_MODERN_REVISIONS, version) } };
-  }
-  const known = MODERN_METHODS.get(method as string);
-  return known
-    ? byDefinition(body, "request", framing, known, method as string)
-    : check(body, "request", framing.request, "JSONRPCRequest");
+  // A revision newer than this library: its definitions are not ours to apply, its framing is JSON-RPC's.
+  const result = KNOWN_MODERN_REVISIONS.includes(version) ? byMethod(body, options) : framedOnly(body);
+  if (result.outcome !== "pass" || state === "off") return result;
+  return withReport(result, { rule: "versions", status: 400, response: unsupportedVersionResponse(answerId(body), listed, version) });
 }
 
-/** The modern row of RULES for a response: clients of the modern era send none. */
+/** A modern request judged by the JSON-RPC framing alone. */
+function framedOnly(body: unknown): ValidationResult {
+  return check(body, "request", FRAMING.modern.request, "JSONRPCRequest");
+}
+
+/** The modern row of KIND_RULES for a response: clients of the modern era send none. */
 function modernResponse(body: unknown): ValidationResult {
   return reject(
     body,
@@ -210,6 +316,7 @@ function headerRule(body: unknown, headers: RequestHeaders): Rejected | undefine
     outcome: "reject",
     kind: "request",
     definition: "HeaderMismatchError",
+    rule: "headers",
     status: 400,
     response: headerMismatchResponse(answerId(body), problem),
   };
@@ -221,6 +328,7 @@ function unsupported(body: unknown, supported: readonly string[], version: strin
     outcome: "reject",
     kind: "request",
     definition: "UnsupportedProtocolVersionError",
+    rule: "versions",
     status: 400,
     response: unsupportedVersionResponse(answerId(body), supported, version),
   };
@@ -296,13 +404,6 @@ function notPassed(
   return check(body, kind, framing, definition, validate, method, revision, validate.errors ?? NO_ERRORS);
 }
 
-/** Report mode: a params failure passes, carrying the answer it would have had; a framing failure is still refused. */
-function reported(result: ValidationResult): ValidationResult {
-  if (result.outcome !== "reject" || result.response.error.code !== INVALID_PARAMS) return result;
-  const { kind, definition, revision, status, response } = result;
-  return { outcome: "pass", kind: kind as "request" | "notification", definition, revision, reported: { status, response } };
-}
-
 const NO_ERRORS: readonly ValidationError[] = Object.freeze([]);
 
 /**
@@ -355,14 +456,18 @@ function check(
 }
 
 function tooDeepToValidate(body: unknown, kind: MessageKind, definition: string, method?: string, revision?: string): Rejected {
-  return reject(body, kind, definition, `Invalid ${judgedAs(kind, definition, method, revision)}: nested too deeply to validate`, {
-    errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
-  });
+  // Past the stack the message cannot be judged at all: the nesting bound's rule, as a body over `maxDepth`.
+  return {
+    ...reject(body, kind, definition, `Invalid ${judgedAs(kind, definition, method, revision)}: nested too deeply to validate`, {
+      errors: [{ instancePath: "", messages: ["nests too deeply to validate"] }],
+    }),
+    rule: "limits",
+  };
 }
 
 /** A pass by the framing alone (a method of no table); a known method's pass is its prebuilt verdict (`byDefinition`). */
 function passed(kind: MessageKind, definition: string): ValidationResult {
-  return { outcome: "pass", kind: kind as "request" | "notification", definition };
+  return { outcome: "pass", kind, definition };
 }
 
 /**
@@ -402,7 +507,7 @@ function checkBatch(
   for (let i = 0; i < body.length && errors.length < ERROR_BUDGET; i++) {
     const item = body[i];
     const kind = classifyMessage(item);
-    if (kind !== "other" && RULES[lane][kind] === "bypass") continue;
+    if (kind !== "other" && KIND_RULES[lane][kind] === "bypass") continue;
     judged++;
     // An item of no kind is judged as the request it most likely meant to be, which locates what it lacks.
     const framing = kind === "notification" ? batch.JSONRPCNotification : batch.JSONRPCRequest;
@@ -449,5 +554,8 @@ function reject(
   data: InvalidRequestData,
   code = INVALID_REQUEST,
 ): Rejected {
-  return { outcome: "reject", kind, definition, status: 400, response: errorResponse(answerId(body), code, message, data) };
+  // The spec's own split: a message that is no valid JSON-RPC message of its kind fails the framing (-32600); a
+  // valid one whose params fail its method's definition fails the params (-32602).
+  const rule = code === INVALID_PARAMS ? "params" : "framing";
+  return { outcome: "reject", kind, definition, rule, status: 400, response: errorResponse(answerId(body), code, message, data) };
 }

@@ -173,9 +173,7 @@ function crossSite(req: IncomingMessage): boolean {
 function admittedTarget(
   req: IncomingMessage,
   res: ServerResponse,
-  hosts: Set<string>,
-  expected: Buffer | undefined,
-  files: ReadonlyMap<string, unknown>,
+  { hosts, expected, files }: { hosts: Set<string>; expected: Buffer | undefined; files: ReadonlyMap<string, unknown> },
 ): URL | undefined {
   // Without a token the Host is what keeps another site's page out (DNS rebinding); with one, the token does.
   if (!expected && !hosts.has((req.headers.host ?? "").toLowerCase())) {
@@ -269,10 +267,7 @@ async function answerRows(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
-  ring: RowSource,
-  title: string | undefined,
-  limits: ListenerLimits,
-  reads: Reads,
+  { ring, title, limits, reads }: { ring: RowSource; title: string | undefined; limits: ListenerLimits; reads: Reads },
 ): Promise<void> {
   const after = whole(url.searchParams.get("after"), 0, 0, Number.MAX_SAFE_INTEGER);
   const limit = whole(url.searchParams.get("limit"), limits.pageRows, 1, limits.pageRows);
@@ -380,7 +375,7 @@ export async function listen({ ring, host, port, token, title, dist = defaultDis
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     setSecurityHeaders(res);
     if (crossSite(req)) return answerPlain(res, 403, "this listener answers its own page only, not another site's");
-    const url = admittedTarget(req, res, hosts, expected, files);
+    const url = admittedTarget(req, res, { hosts, expected, files });
     if (url === undefined) return;
     const path = url.pathname;
     const known = files.has(path) || path === "/rows" || path === "/events";
@@ -389,7 +384,8 @@ export async function listen({ ring, host, port, token, title, dist = defaultDis
       res.setHeader("Allow", "GET, HEAD");
       return answerPlain(res, 405, "this listener answers GET only");
     }
-    if (path === "/rows") return void answerRows(req, res, url, ring, title, limits, reads).catch((error: unknown) => failed(res, error));
+    if (path === "/rows")
+      return void answerRows(req, res, url, { ring, title, limits, reads }).catch((error: unknown) => failed(res, error));
     if (path === "/events") return streamRows(res, ring, streams);
     const file = files.get(path)!;
     res.writeHead(200, { "Content-Type": file.type, "Content-Length": file.body.length });

@@ -9,6 +9,8 @@
  * the protocol's keys) a boolean reads `false` too. No host type: the page bundles it.
  */
 
+import { PROTOCOL_METHODS } from "../core/protocol-methods.js";
+
 export const REDACTED = "[redacted]";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -28,42 +30,7 @@ export const PROTOCOL_WORDS: Readonly<Record<string, ReadonlySet<string>>> = {
   "io.modelcontextprotocol/logLevel": new Set(["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]),
   jsonrpc: new Set(["2.0"]),
   level: new Set(["alert", "critical", "debug", "emergency", "error", "info", "notice", "warning"]),
-  method: new Set([
-    "completion/complete",
-    "elicitation/create",
-    "initialize",
-    "logging/setLevel",
-    "notifications/cancelled",
-    "notifications/elicitation/complete",
-    "notifications/initialized",
-    "notifications/message",
-    "notifications/progress",
-    "notifications/prompts/list_changed",
-    "notifications/resources/list_changed",
-    "notifications/resources/updated",
-    "notifications/roots/list_changed",
-    "notifications/subscriptions/acknowledged",
-    "notifications/tasks/status",
-    "notifications/tools/list_changed",
-    "ping",
-    "prompts/get",
-    "prompts/list",
-    "resources/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/templates/list",
-    "resources/unsubscribe",
-    "roots/list",
-    "sampling/createMessage",
-    "server/discover",
-    "subscriptions/listen",
-    "tasks/cancel",
-    "tasks/get",
-    "tasks/list",
-    "tasks/result",
-    "tools/call",
-    "tools/list",
-  ]),
+  method: PROTOCOL_METHODS,
   mode: new Set(["auto", "form", "none", "required", "url"]),
   role: new Set(["assistant", "user"]),
   status: new Set(["cancelled", "completed", "failed", "input_required", "working"]),

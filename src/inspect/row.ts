@@ -4,8 +4,18 @@
  */
 import { isResponse } from "../core/is-response.js";
 import type { LocatedError } from "../core/envelope.js";
-import type { Verdict } from "../check/judge.js";
+import type { OutboundVerdict, Verdict } from "../check/judge.js";
 import type { OwnAnswer } from "../log/gate-log.js";
+import type { RuleName } from "../core/rules.js";
+
+/** What a rule in report would have refused of a message, as the page lists it: the rule, and what enforcing would answer. */
+export interface RowReport {
+  rule: RuleName;
+  status?: number | undefined;
+  code?: number | undefined;
+  message: string;
+  locations: LocatedError[];
+}
 
 /** A judged message, as the judging hands it over. */
 export interface RowInput {
@@ -39,8 +49,10 @@ export interface RowFacts {
   error: "error" | "tool error" | undefined;
   /** wymcp's own answer, not the server's. */
   own: OwnAnswer | undefined;
-  /** What the verdict column says: wymcp's answer (`refused`, `failed`), an error answer, or the verdict. */
+  /** What the verdict column says: wymcp's answer (`refused`, `failed`), an error answer, `would refuse`, or the verdict. */
   shown: string;
+  /** Each rule in report the message fails (the gate's judging and, live, the face's after admitting it): the page's "would refuse". */
+  reports: RowReport[];
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
@@ -73,7 +85,10 @@ export function rowFacts({ verdict, body }: RowInput): RowFacts {
         : undefined
     : undefined;
   const { own: wymcp } = verdict;
-  // A message the verdict faults reads as such; else wymcp's own answer, else an answer that is an error.
+  const reports = reportsOf(verdict);
+  // A message handed on that a rule in report would have refused: its first report's locations are marked.
+  if (reports.length > 0 && locations.length === 0) locations = reports[0]!.locations;
+  // A message the verdict faults reads as such; else wymcp's own answer, else one a rule would refuse, else an error answer.
   const faulted = verdict.outcome === "reject" || verdict.outcome === "violation";
   return {
     direction: verdict.direction,
@@ -85,8 +100,37 @@ export function rowFacts({ verdict, body }: RowInput): RowFacts {
     locations,
     error,
     own: wymcp,
-    shown: faulted ? verdict.outcome : wymcp !== undefined ? wymcp.answer : (error ?? verdict.outcome),
+    shown: faulted
+      ? verdict.outcome
+      : wymcp !== undefined
+        ? wymcp.answer
+        : reports.length > 0
+          ? "would refuse"
+          : (error ?? verdict.outcome),
+    reports,
   };
+}
+
+/** A verdict of wymcp/outbound's (check/judge.ts's `judgedOut`, without loading what that module loads). */
+function judgedOut(verdict: Verdict): verdict is OutboundVerdict {
+  return verdict.direction === "out" && verdict.outcome !== "reject" && verdict.kind !== null;
+}
+
+/** The reports a verdict carries: the rules in report its judging found, and the face's own after admission (live). */
+export function reportsOf(verdict: Verdict): RowReport[] {
+  const out: RowReport[] = [];
+  // Judged as wymcp/outbound judges a server's message: the outbound rule's report.
+  if (judgedOut(verdict)) {
+    if (verdict.reported)
+      out.push({ rule: "outbound", message: "the server's message fails its definition", locations: [...verdict.reported.errors] });
+    return out;
+  }
+  if (verdict.outcome === "pass")
+    for (const { rule, status, response } of verdict.reported ?? [])
+      out.push({ rule, status, code: response.error.code, message: response.error.message, locations: response.error.data?.errors ?? [] });
+  for (const { rule, status, code, message, errors } of verdict.reports ?? [])
+    out.push({ rule, status, code, message, locations: [...(errors ?? [])] });
+  return out;
 }
 
 /** The key a request row is found by from the response that answers it (`verdict.answers`). */

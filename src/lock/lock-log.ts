@@ -1,36 +1,54 @@
 /**
- * @module tool-lock-log: the tools lock of `wymcp proxy` and `wymcp stdio`, its drifts and refused calls written to the
- * face's log, one line each.
+ * @module lock-log: what `wymcp proxy` and `wymcp stdio` do with the reports and the refusals of the features
+ * after admission (the server's tools, the tools lock, the outbound check): one log line each, the hooks told, and the
+ * reports counted by the telemetry.
  */
-import type { GateLog } from "../log/gate-log.js";
+import type { RejectInfo } from "../core/admission.js";
+import { type GateHooks, type GateLog, notify } from "../log/gate-log.js";
+import type { Report, RuleState } from "../core/rules.js";
 import type { Telemetry } from "../core/telemetry.js";
-import type { ToolLockWatch } from "./tool-lock.js";
-import { driftLines, type ToolLockFlags, toolLockOption } from "./lock-option.js";
+import { ToolLockWatch, toolsLockOption } from "./tool-lock.js";
 
-/** The face's watch over the lock, its drifts logged as `tool-drift` lines (and told to the telemetry); none without a lock. */
-export function loggedToolLock(flags: ToolLockFlags, log: GateLog, telemetry?: Telemetry): ToolLockWatch | undefined {
-  if (flags.toolsLock === undefined) return undefined;
-  return toolLockOption(
-    {
-      toolsLock: flags.toolsLock,
-      toolsLockMode: flags.toolsLockMode,
-      onToolDrift: (report) => {
-        const lines = driftLines(report);
-        report.drifts.forEach((drift, i) =>
-          log.line("tool-drift", { mode: report.mode, tool: drift.tool, change: drift.change, fields: drift.fields }, lines[i]!),
-        );
-        if (report.omitted > 0) log.line("tool-drift", { mode: report.mode, omitted: report.omitted }, lines[report.drifts.length]!);
-        if (report.dropped > 0) log.line("tools-dropped", { mode: report.mode, dropped: report.dropped }, lines[lines.length - 1]!);
-      },
-    },
-    telemetry,
-    (tools) => {
-      for (const tool of tools)
-        log.line(
-          "tool-call-refused",
-          { tool },
-          `refused a call of tool ${JSON.stringify(tool)}: not approved in the tools lock (answered -32602)`,
-        );
-    },
-  );
+/**
+ * Where a command-line face's reports go: `admission`, the pipeline's (its trace records them); `after`, the features'
+ * after admission, also counted by the telemetry. Both write one log line naming the rule and tell `hooks.onReport`.
+ */
+export function faceReports(
+  log: GateLog,
+  hooks: GateHooks,
+  telemetry: Telemetry | undefined,
+): { admission: (report: Report) => void; after: (report: Report) => void } {
+  const admission = (report: Report) => {
+    log.report(report);
+    notify(hooks.onReport, report);
+  };
+  const after = (report: Report) => {
+    admission(report);
+    if (telemetry?.report) notify((found: Report) => telemetry.report?.(found), report);
+  };
+  return { admission, after };
+}
+
+/** A refusal of the tools or the lock, as a log line (the admission stage's refusals are the verdicts' lines). */
+export function loggedRejections(log: GateLog): (info: RejectInfo) => void {
+  return ({ status, response, reason, rule, era }) => {
+    const id = response.id;
+    const message = "error" in response ? response.error.message : response.result.content[0].text;
+    log.line(
+      "tool-call-refused",
+      { rule, reason, era, id, status, message },
+      `refused tools/call (${rule}) id=${JSON.stringify(id)}: ${message}`,
+    );
+  };
+}
+
+/** The face's watch over a lock (`tools.lock`) with the `lock` rule's state; none without a lock or with the rule off. */
+export function loggedToolLock(
+  lock: unknown,
+  state: RuleState,
+  onReject: (info: RejectInfo) => void,
+  onReport: (report: Report) => void,
+): ToolLockWatch | undefined {
+  const checked = toolsLockOption(lock, state);
+  return checked && new ToolLockWatch(checked, { onReject, onReport });
 }

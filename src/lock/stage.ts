@@ -1,10 +1,11 @@
 /**
  * @module stage (lock): the tools lock as the chain's first stage. A call to a tool the lock keeps out is answered here
- * (enforce mode), as the spec answers an unknown tool, before any other stage or the server sees it; the answer to a
- * `tools/list` goes through the lock's rewriter (tool-lock-stream.ts): judged, reported, and in enforce mode without the
+ * (the lock enforced; reported with it in "report"), as the spec answers an unknown tool, before any other stage or the server sees it; the answer to a
+ * `tools/list` goes through the lock's rewriter (tool-lock-stream.ts): judged, its drift reported, and with the lock enforced without the
  * changed and new tools, so that every stage after it reads the list the client sees.
  */
 import type { Stage } from "../core/chain.js";
+import type { Report } from "../core/rules.js";
 import { lockRewriter } from "./tool-lock-stream.js";
 import { type ToolLockWatch, toolsListRequests } from "./tool-lock.js";
 
@@ -25,7 +26,10 @@ export function lockStage(watch: ToolLockWatch): Stage<ListRequests> {
     },
     reads: (_exchange, requests) => requests !== undefined,
     request(exchange) {
-      const refusal = watch.refusal(exchange.body);
+      const { trace } = exchange;
+      // A call reported (the lock in "report") is an attribute of the exchange's span too.
+      const onReport = trace && ((report: Report) => (watch.report(report), trace.report?.(report)));
+      const refusal = watch.refusal(exchange.body, exchange.era, onReport);
       // In band, as the SDKs answer an unknown tool: the JSON-RPC error is the payload, not an HTTP failure.
       return refusal && { status: 200, body: refusal, reason: "tool-locked" };
     },

@@ -6,9 +6,12 @@
  * tools from the list and refuses calls to them with the answer the spec gives an unknown tool.
  */
 import { canonicalJson, isAbsent } from "./canonical-json.js";
+import type { RejectInfo } from "../core/admission.js";
 import { answerId, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "../core/envelope.js";
+import type { Era } from "../core/era.js";
 import { escapeText } from "../core/log-safe.js";
 import { WymcpOptionError } from "../core/option-error.js";
+import { deliverReport, inboundReport, type Report, type RuleState } from "../core/rules.js";
 import { sha256Hex } from "../wire/sha256.js";
 
 /** The fields of a tool that are pinned, in the order drifts name them. */
@@ -27,12 +30,13 @@ export interface LockedTool {
   pinned: Partial<Record<PinnedField, unknown>>;
 }
 
-/** What `wymcp compile --lock` writes, and what the `toolsLock` option takes (the file's JSON, parsed). */
+/** What `wymcp compile --lock` writes, and what the `tools.lock` option takes (the file's JSON, parsed). */
 export interface ToolsLockFile {
   wymcpToolsLock: typeof TOOLS_LOCK_VERSION;
   tools: LockedTool[];
 }
 
+/** What a face does with a drift: drop the changed and new tools and refuse their calls (`enforce`), or report it. */
 export type ToolsLockMode = "report" | "enforce";
 
 /** One difference between a listed tool and the lock. `tool` is the name escaped and bounded as a log line takes it. */
@@ -41,17 +45,6 @@ export interface ToolDrift {
   change: "added" | "removed" | "changed";
   /** For `changed`: the pinned fields that differ, in `PINNED_FIELDS` order. */
   fields?: PinnedField[];
-}
-
-/** What a face's `onToolDrift` receives for one `tools/list` result that drifted from the lock. */
-export interface ToolDriftReport {
-  mode: ToolsLockMode;
-  /** The drifts not reported before (a drift is reported once, until the tool changes again), at most `MAX_DRIFTS_REPORTED`. */
-  drifts: ToolDrift[];
-  /** New drifts left out past the bound. */
-  omitted: number;
-  /** Enforce mode: how many tools were dropped from the list the client sees. */
-  dropped: number;
 }
 
 /** Most drifts reported for one list: a server listing a hundred thousand new tools must not write as many log lines. */
@@ -123,34 +116,29 @@ export interface ToolLock {
 }
 
 /**
- * Checks the `toolsLock` option (a parsed lock file) and `toolsLockMode` when a face is built: misuse throws
- * `WymcpOptionError`, and so does a lock whose digest does not match its content (an edit by hand).
+ * Checks the `tools.lock` option (a parsed lock file) when a face is built, with the `lock` rule's state (`"off"`: no
+ * lock at all): misuse throws `WymcpOptionError`, and so does a lock whose digest does not match its content (an edit by hand).
  */
-export function toolsLockOption(value: unknown, mode: unknown): ToolLock | undefined {
-  if (value === undefined) {
-    if (mode !== undefined) throw new WymcpOptionError("toolsLockMode", "toolsLockMode goes with toolsLock");
-    return undefined;
-  }
-  const chosen = mode ?? "report";
-  if (chosen !== "report" && chosen !== "enforce")
-    throw new WymcpOptionError("toolsLockMode", `toolsLockMode must be "report" or "enforce", not ${shown(mode)}`);
+export function toolsLockOption(value: unknown, state: RuleState = "report"): ToolLock | undefined {
+  if (value === undefined || state === "off") return undefined;
+  const chosen: ToolsLockMode = state;
   if (!isObject(value) || value.wymcpToolsLock !== TOOLS_LOCK_VERSION || !Array.isArray(value.tools))
     throw new WymcpOptionError(
-      "toolsLock",
-      `toolsLock must be a tools lock as wymcp compile --lock writes it ({ "wymcpToolsLock": ${TOOLS_LOCK_VERSION}, "tools": [...] })${isObject(value) ? "" : `, not ${shown(value)}`}`,
+      "tools.lock",
+      `tools.lock must be a tools lock as wymcp compile --lock writes it ({ "wymcpToolsLock": ${TOOLS_LOCK_VERSION}, "tools": [...] })${isObject(value) ? "" : `, not ${shown(value)}`}`,
     );
   const approved = new Map<string, Partial<Record<PinnedField, string>>>();
   for (const [index, entry] of value.tools.entries()) {
     if (!isObject(entry) || typeof entry.name !== "string" || !isObject(entry.pinned) || typeof entry.digest !== "string")
-      throw new WymcpOptionError("toolsLock", `toolsLock: tools[${index}] needs a name, a digest and pinned fields`);
+      throw new WymcpOptionError("tools.lock", `tools.lock: tools[${index}] needs a name, a digest and pinned fields`);
     const texts = pinnedTexts(entry.pinned);
     if (digestOf(texts) !== entry.digest)
       throw new WymcpOptionError(
-        "toolsLock",
-        `toolsLock: the digest of tool ${JSON.stringify(escapeText(entry.name, 128))} does not match its pinned fields; write the lock again with wymcp compile --lock`,
+        "tools.lock",
+        `tools.lock: the digest of tool ${JSON.stringify(escapeText(entry.name, 128))} does not match its pinned fields; write the lock again with wymcp compile --lock`,
       );
     if (approved.has(entry.name))
-      throw new WymcpOptionError("toolsLock", `toolsLock: tool ${JSON.stringify(escapeText(entry.name, 128))} is locked twice`);
+      throw new WymcpOptionError("tools.lock", `tools.lock: tool ${JSON.stringify(escapeText(entry.name, 128))} is locked twice`);
     approved.set(entry.name, texts);
   }
   return { mode: chosen, approved };
@@ -201,9 +189,16 @@ function safeName(name: string): string {
   return escapeText(name, MAX_DRIFT_NAME_UNITS);
 }
 
+/** What a face's watch over the lock tells: each drift and each call the lock would keep out, as reports; each call it refuses. */
+export interface LockHooks {
+  onReport?: ((report: Report) => void) | undefined;
+  onReject?: ((info: RejectInfo) => void) | undefined;
+}
+
 /**
  * A face's watch over the lock: it judges the `tools/list` results the face relays, remembers which locked tools the
- * server now lists otherwise, reports each drift once, and answers whether a call is locked out.
+ * server now lists otherwise, reports each drift once (rule `lock`), and answers whether a call is locked out: refused
+ * when the lock is enforced, reported when it reports.
  */
 export class ToolLockWatch {
   /** Locked tools the server last listed otherwise than the lock holds. */
@@ -213,10 +208,13 @@ export class ToolLockWatch {
 
   constructor(
     readonly lock: ToolLock,
-    private readonly onDrift: (report: ToolDriftReport) => void,
-    /** Told the tools (escaped, bounded) of each body `refusal` answers, e.g. for a log line. */
-    private readonly onRefused?: (tools: string[]) => void,
+    private readonly hooks: LockHooks,
   ) {}
+
+  /** Tells the face's `onReport` (a host that adds the exchange's trace to a report calls this for the face's part). */
+  report(report: Report): void {
+    deliverReport(this.hooks.onReport, report);
+  }
 
   get enforcing(): boolean {
     return this.lock.mode === "enforce";
@@ -224,9 +222,9 @@ export class ToolLockWatch {
 
   /**
    * A `tools/list` result relayed to the client: reports what drifted, and returns the result the client is to see in
-   * its place (enforce mode, a tool dropped), or `undefined` to pass it on as it is.
+   * its place (enforce mode, a tool dropped), or `undefined` to pass it on as it is. `id`: the request's it answers.
    */
-  listed(result: unknown, askedWithCursor: boolean): Record<string, unknown> | undefined {
+  listed(result: unknown, askedWithCursor: boolean, id?: JsonRpcId): Record<string, unknown> | undefined {
     if (!isObject(result) || !Array.isArray(result.tools)) return undefined;
     const whole = !askedWithCursor && (result.nextCursor === undefined || result.nextCursor === null);
     const verdict = compareTools(this.lock, result.tools, whole);
@@ -247,37 +245,49 @@ export class ToolLockWatch {
         this.reported.delete(tool.name);
       }
     const dropped = this.enforcing ? verdict.dropped : 0;
-    if (fresh.length > 0 || dropped > 0) {
-      const drifts = fresh.slice(0, MAX_DRIFTS_REPORTED);
-      try {
-        this.onDrift({ mode: this.lock.mode, drifts, omitted: fresh.length - drifts.length, dropped });
-      } catch {
-        // A broken logger must not break the answer.
-      }
-    }
+    for (const report of driftReports(fresh, dropped, id)) deliverReport(this.hooks.onReport, report);
     return dropped > 0 ? { ...result, tools: verdict.kept } : undefined;
   }
 
-  /** Whether a call to `name` is refused: enforce mode, and the tool is not in the lock or the server lists it changed. */
+  /** Whether a call to `name` is kept out: the tool is not in the lock, or the server lists it changed. */
   lockedOut(name: string): boolean {
-    return this.enforcing && (!this.lock.approved.has(name) || this.drifted.has(name));
+    return !this.lock.approved.has(name) || this.drifted.has(name);
   }
 
   /**
-   * The answer to a body that calls a locked-out tool, to send instead of handing it on; `undefined` to hand it on.
-   * A legacy batch holding such a call is answered whole: each request in it gets the error (none reaches the server).
+   * The answer to a body that calls a locked-out tool, to send instead of handing it on (enforced: told to `onReject`),
+   * or `undefined` to hand it on (reported: each such call told to `onReport`). A legacy batch holding such a call is
+   * answered whole: each request in it gets the error (none reaches the server).
    */
-  refusal(body: unknown): JsonRpcErrorResponse | JsonRpcErrorResponse[] | undefined {
-    if (!this.enforcing) return undefined;
+  refusal(
+    body: unknown,
+    era?: Era,
+    onReport: ((report: Report) => void) | undefined = this.hooks.onReport,
+  ): JsonRpcErrorResponse | JsonRpcErrorResponse[] | undefined {
     const locked = (Array.isArray(body) ? body : [body]).filter((item) => this.calls(item));
     if (locked.length === 0) return undefined;
+    if (!this.enforcing) {
+      for (const item of locked.slice(0, MAX_DRIFTS_REPORTED)) {
+        const report = inboundReport("lock", item, era, { status: 200, code: INVALID_PARAMS, message: LOCKED_TOOL_MESSAGE });
+        report.tool = safeName((item.params as { name: string }).name);
+        deliverReport(onReport, report);
+      }
+      return undefined;
+    }
+    const answer = Array.isArray(body) ? body.filter(isRequest).map((item) => unknownTool(answerId(item))) : unknownTool(answerId(body));
     try {
-      this.onRefused?.(locked.slice(0, MAX_DRIFTS_REPORTED).map((item) => safeName((item.params as { name: string }).name)));
+      this.hooks.onReject?.({
+        status: 200,
+        response: Array.isArray(answer) ? answer[0]! : answer,
+        reason: "tool-locked",
+        rule: "lock",
+        era,
+        kind: Array.isArray(body) ? "batch" : "request",
+      });
     } catch {
       // A broken logger must not break the answer.
     }
-    if (!Array.isArray(body)) return unknownTool(answerId(body));
-    return body.filter(isRequest).map((item) => unknownTool(answerId(item)));
+    return answer;
   }
 
   private calls(body: unknown): body is Record<string, unknown> {
@@ -285,6 +295,24 @@ export class ToolLockWatch {
     const { name } = body.params;
     return typeof name === "string" && this.lockedOut(name);
   }
+}
+
+/** One report per fresh drift (at most `MAX_DRIFTS_REPORTED`), and one for those left out past the bound. */
+function driftReports(fresh: readonly ToolDrift[], dropped: number, id: JsonRpcId | undefined): Report[] {
+  const out: Report[] = [];
+  const base = { rule: "lock", direction: "out", era: undefined, method: "tools/list", id, client: undefined } as const;
+  const tail = dropped > 0 ? ` (${dropped} tools left out of the list the client sees)` : "";
+  for (const drift of fresh.slice(0, MAX_DRIFTS_REPORTED)) {
+    const fields = drift.fields ? ` (${drift.fields.join(", ")})` : "";
+    out.push({
+      ...base,
+      tool: drift.tool,
+      message: `tool ${JSON.stringify(drift.tool)} ${drift.change}${fields} against the tools lock${tail}`,
+    });
+  }
+  if (fresh.length > MAX_DRIFTS_REPORTED)
+    out.push({ ...base, message: `${fresh.length - MAX_DRIFTS_REPORTED} more tools drifted from the tools lock${tail}` });
+  return out;
 }
 
 /** The spec's answer to a call of an unknown tool: `-32602` (the SDKs' own code for it), in band. */
@@ -326,7 +354,7 @@ export function lockedMessage(watch: ToolLockWatch, requests: ReadonlyMap<string
   if (!isObject(message) || Object.hasOwn(message, "method") || !Object.hasOwn(message, "result")) return undefined;
   const { id } = message;
   if ((typeof id !== "string" && typeof id !== "number") || !requests.has(id)) return undefined;
-  const result = watch.listed(message.result, requests.get(id)!);
+  const result = watch.listed(message.result, requests.get(id)!, id);
   return result === undefined ? undefined : { ...message, result };
 }
 

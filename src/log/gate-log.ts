@@ -12,7 +12,8 @@ import type { Admitted, OwnAnswer, Stage } from "../core/chain.js";
 import { answerId, type JsonRpcErrorResponse, type JsonRpcId } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
 import { escapeText } from "../core/log-safe.js";
-import type { GateRefuse } from "../core/pipeline.js";
+import { type GateRefuse, type GateUnjudged, parsedAgain } from "../core/pipeline.js";
+import type { Report, RuleName } from "../core/rules.js";
 import type { JudgedKind } from "../core/validate.js";
 
 export type LogFormat = "text" | "json";
@@ -24,8 +25,8 @@ export type RefusalReason = RejectReason;
 /** One judged message. */
 export interface VerdictEvent {
   /**
-   * `pass` and `bypass`: handed on to the server. `reported`: handed on, though its params fail its legacy revision's
-   * definition (`--legacy-checks report`; `code` and `message` are the answer `params` would have sent). `refused`:
+   * `pass` and `bypass`: handed on to the server. `reported`: handed on, though it fails a rule in `"report"` (`rule`;
+   * `code` and `message` are the answer enforcing it would have sent), or could not be judged at all. `refused`:
    * answered by wymcp, never handed on. `dropped`: neither handed on nor answered (a refused notification or response,
    * or a parse error within a second of the last answered one).
    */
@@ -43,6 +44,8 @@ export interface VerdictEvent {
   /** For `tools/call` and `prompts/get`: the tool's or prompt's name (`params.name`), escaped and bounded likewise. */
   name?: string | undefined;
   reason?: RefusalReason;
+  /** The rule that refused it, or (`reported`) that would have. */
+  rule?: RuleName;
   /** The HTTP status wymcp answered with (proxy). */
   status?: number;
   /** The JSON-RPC error code of wymcp's answer. */
@@ -66,6 +69,8 @@ export interface AnswerEvent {
 export interface GateHooks {
   onVerdict?(event: VerdictEvent): void;
   onAnswer?(event: AnswerEvent): void;
+  /** Every would-be refusal and violation, by rule (the log writes each as one line). */
+  onReport?(report: Report): void;
   /** Each message's bytes as they pass, for the live page and `--record` (src/inspect/live/); nothing of it is logged. */
   observer?: MessageObserver;
 }
@@ -144,29 +149,18 @@ function locatedItem(response: JsonRpcErrorResponse | undefined): number | undef
   return index === undefined ? undefined : Number(index);
 }
 
-/**
- * A refused body parsed again for its log line, when it parsed at all (the stage keeps no refused body): `undefined`
- * for one refused before or at parsing. Only the refusal path pays for it.
- */
-export function parsedAgain(bytes: Uint8Array | undefined, reason: string): unknown {
-  if (bytes === undefined || (reason !== "invalid-message" && reason !== "nested-too-deeply")) return undefined;
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return undefined;
-  }
-}
-
 /** The log of one face: one line per event on `write` (stderr), as text or JSON lines. */
 export interface GateLog {
-  /** A refused, dropped or reported message (passes are not logged). */
+  /** A refused or dropped message (passes are not logged, and a reported one is the report's line). */
   verdict(event: VerdictEvent): void;
+  /** One would-be refusal or violation: one line naming the rule. */
+  report(report: Report): void;
   /** Anything else worth a line: a failing upstream, an outbound violation, start and stop. */
   line(event: string, fields: Record<string, unknown>, text: string): void;
 }
 
 /**
- * A stream a log is written to (Node's `process.stderr` is one): `write` says whether the stream took the line without
+ * A stream a log is written to (Node's standard error is one): `write` says whether the stream took the line without
  * waiting (false: its buffer is full), and `drain` when it has caught up.
  */
 export interface LogStream {
@@ -177,7 +171,7 @@ export interface LogStream {
 /**
  * The log of one face, written to `out`: a function, or a stream whose backpressure the log keeps to. While the stream
  * is full (from a `write` that returned false to its `drain`), lines are dropped and counted, and the count is logged
- * once it drains: a reader of stderr that does not keep up loses lines, never grows the process's memory, and never
+ * once it drains: a reader of stderr that does not keep up loses lines, never grows the face's memory, and never
  * holds the face back.
  */
 export function createLog(face: Face, format: LogFormat, out: ((line: string) => void) | LogStream): GateLog {
@@ -193,13 +187,14 @@ export function createLog(face: Face, format: LogFormat, out: ((line: string) =>
   };
   return {
     verdict(event) {
-      if (event.outcome === "pass" || event.outcome === "bypass") return;
+      if (event.outcome === "pass" || event.outcome === "bypass" || event.outcome === "reported") return;
       const { outcome, ...fields } = event;
       const parts = [
-        outcome === "refused" ? "refused" : outcome === "reported" ? "reported (handed on)" : "dropped (not answered)",
+        outcome === "refused" ? "refused" : "dropped (not answered)",
         event.status,
         event.code,
         event.reason,
+        event.rule && `rule=${event.rule}`,
         event.era && `era=${event.era}`,
         event.kind && `kind=${event.kind}`,
         event.method !== undefined && `method=${JSON.stringify(event.method)}`,
@@ -208,6 +203,20 @@ export function createLog(face: Face, format: LogFormat, out: ((line: string) =>
         event.remote && `from=${event.remote}`,
       ].filter((part) => part !== undefined && part !== false && part !== "");
       line(outcome, fields, `${parts.join(" ")}${event.message ? `: ${event.message}` : ""}`);
+    },
+    report(report) {
+      const parts = [
+        `report rule=${report.rule}`,
+        report.direction === "out" ? "(the server's message)" : "(handed on)",
+        report.status,
+        report.code,
+        report.era && `era=${report.era}`,
+        report.method !== undefined && `method=${JSON.stringify(report.method)}`,
+        report.tool !== undefined && `tool=${JSON.stringify(report.tool)}`,
+        report.id !== undefined && `id=${JSON.stringify(report.id)}`,
+        report.client !== undefined && `client=${JSON.stringify(report.client)}`,
+      ].filter((part) => part !== undefined && part !== false && part !== "");
+      line("report", { ...report }, `${parts.join(" ")}: ${report.message}`);
     },
     line,
   };
@@ -246,7 +255,12 @@ export interface EventPlace {
  * The log's event for a refusal: `refused` when wymcp answered it, `dropped` when it did not (a notification, a
  * response, a flood of junk). `body` is the refused body, when it parsed (for its method and name).
  */
-export function refusalEvent(refusal: Refusal, body: unknown, outcome: "refused" | "dropped", place: EventPlace = {}): VerdictEvent {
+export function refusalEvent(
+  refusal: Refusal,
+  body: unknown,
+  outcome: "refused" | "dropped" | "reported",
+  place: EventPlace = {},
+): VerdictEvent {
   const { response } = refusal;
   const event: VerdictEvent = {
     outcome,
@@ -256,11 +270,19 @@ export function refusalEvent(refusal: Refusal, body: unknown, outcome: "refused"
     id: response.id ?? null,
     ...namesOf(body, response),
     reason: refusal.reason,
+    rule: refusal.rule,
   };
   if (place.status) event.status = refusal.status;
   event.code = response.error.code;
   event.message = response.error.message;
   if (place.remote !== undefined) event.remote = place.remote;
+  return event;
+}
+
+/** The log's event for a body handed on unjudged (`limits` in `"report"` or `"off"`): `reported`, with what enforcing would have answered. */
+export function unjudgedEvent(unjudged: GateUnjudged, place: EventPlace = {}): VerdictEvent {
+  const event = refusalEvent(unjudged.refusal, parsedAgain(unjudged.bytes, unjudged.refusal.reason), "reported", place);
+  event.rule = unjudged.refusal.rule;
   return event;
 }
 
@@ -270,13 +292,13 @@ export function refusedBody(refused: GateRefuse): unknown {
 }
 
 /**
- * The log's event for an admitted body: `reported` for a legacy message whose params fail (`legacyChecks: "report"`),
- * handed on all the same, with the answer `params` would have sent; otherwise its pass or bypass, built only when
+ * The log's event for an admitted body: `reported` for a message that fails a rule in `"report"` (the first such rule),
+ * handed on all the same, with the answer enforcing would have sent; otherwise its pass or bypass, built only when
  * `subscribed` (the log writes nothing for a pass).
  */
 export function admittedEvent(admitted: Admitted, subscribed: boolean, place: EventPlace = {}): VerdictEvent | undefined {
   const { body, era, result } = admitted;
-  const reported = result.outcome === "pass" ? result.reported : undefined;
+  const reported = result.outcome === "pass" ? result.reported?.[0] : undefined;
   let event: VerdictEvent;
   if (reported) {
     const { code, message } = reported.response.error;
@@ -287,6 +309,7 @@ export function admittedEvent(admitted: Admitted, subscribed: boolean, place: Ev
       id: answerId(body),
       ...namesOf(body, reported.response),
       reason: "invalid-message",
+      rule: reported.rule,
       code,
       message,
     };

@@ -52,6 +52,4 @@ export interface MetricValues {
   jsonrpcVersions: AttributeValues;
   statusCodes: AttributeValues;
   errorTypes: AttributeValues;
-  /** `gen_ai.tool.name` on `wymcp.tool.drifts`: names from the server's lists, bounded all the same. */
-  driftedTools: AttributeValues;
 }

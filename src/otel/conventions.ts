@@ -5,6 +5,8 @@
  * silent. docs/observability.md lists each with its source.
  */
 
+import { PROTOCOL_METHODS } from "../core/protocol-methods.js";
+
 export const ATTR = {
   // MCP (semantic-conventions-genai, model/mcp/registry.yaml)
   method: "mcp.method.name",
@@ -30,6 +32,10 @@ export const ATTR = {
   verdict: "wymcp.verdict",
   era: "wymcp.era",
   reason: "wymcp.reason",
+  /** The rules in `"report"` a message failed (a report, not an error): on the span, and on the reports' counter. */
+  reportRule: "wymcp.report.rule",
+  /** `in` (a client's message) or `out` (a server's, or a drift from the tools lock). */
+  reportDirection: "wymcp.report.direction",
 } as const;
 
 /** `gen_ai.operation.name` of a tool call (the only operation the MCP conventions set it for). */
@@ -43,7 +49,7 @@ export const METRIC = {
   operationDuration: "mcp.server.operation.duration",
   rejections: "wymcp.rejections",
   validationDuration: "wymcp.validation.duration",
-  toolDrifts: "wymcp.tool.drifts",
+  reports: "wymcp.reports",
 } as const;
 
 /** `mcp.server.operation.duration`'s `ExplicitBucketBoundaries`, in seconds, as the conventions give them. */
@@ -78,39 +84,4 @@ export function isServerError(code: number): boolean {
  * `mcp.method.name` (model/mcp/registry.yaml) and every client request and notification of the MCP revisions
  * (test/otel-facts.test.ts checks the schemas').
  */
-export const KNOWN_METHODS: ReadonlySet<string> = new Set([
-  "completion/complete",
-  "elicitation/create",
-  "initialize",
-  "logging/setLevel",
-  "notifications/cancelled",
-  "notifications/elicitation/complete",
-  "notifications/initialized",
-  "notifications/message",
-  "notifications/progress",
-  "notifications/prompts/list_changed",
-  "notifications/resources/list_changed",
-  "notifications/resources/updated",
-  "notifications/roots/list_changed",
-  "notifications/subscriptions/acknowledged",
-  "notifications/tasks/status",
-  "notifications/tools/list_changed",
-  "ping",
-  "prompts/get",
-  "prompts/list",
-  "resources/list",
-  "resources/read",
-  "resources/subscribe",
-  "resources/templates/list",
-  "resources/unsubscribe",
-  "roots/list",
-  "sampling/createMessage",
-  "server/discover",
-  "subscriptions/listen",
-  "tasks/cancel",
-  "tasks/get",
-  "tasks/list",
-  "tasks/result",
-  "tools/call",
-  "tools/list",
-]);
+export const KNOWN_METHODS: ReadonlySet<string> = PROTOCOL_METHODS;

@@ -34,13 +34,13 @@ import {
   type AnswerFacts,
   MAX_NAME_UNITS,
   safeText,
-  type DriftFacts,
   type ExchangeTrace,
   type JudgedExchange,
   type MessageFacts,
   type MetaTraceContext,
   type Telemetry,
 } from "../core/telemetry.js";
+import type { Report } from "../core/rules.js";
 import {
   ATTR,
   EXECUTE_TOOL,
@@ -72,7 +72,7 @@ interface Instruments {
   duration: Histogram;
   rejections: Counter;
   validation: Histogram;
-  drifts: Counter;
+  reports: Counter;
   /** False for the API's no-op meter (no SDK registered): then only recording spans need the answer watched. */
   recording: boolean;
 }
@@ -101,7 +101,7 @@ export function mcpTelemetry({ tracerProvider, meterProvider, propagator }: McpT
   const values = metricValues();
   return {
     recording: () => meters().recording || !tracingOff(),
-    toolDrift: (report) => recordDrift(meters().drifts, report, values.driftedTools),
+    report: (report) => recordReport(meters().reports, report),
     judged(exchange) {
       const recorders = meters();
       if (!recorders.recording && tracingOff()) return undefined;
@@ -120,7 +120,6 @@ function metricValues(): MetricValues {
     jsonrpcVersions: new AttributeValues(),
     statusCodes: new AttributeValues(KNOWN_STATUS_CODES),
     errorTypes: new AttributeValues(new Set([TOOL_ERROR])),
-    driftedTools: new AttributeValues(),
   };
 }
 
@@ -142,16 +141,17 @@ function createInstruments(meter: Meter): Instruments {
       description: "Time the wymcp gate spent validating a body against its era's schema.",
       advice: { explicitBucketBoundaries: VALIDATION_BUCKETS },
     }),
-    drifts: meter.createCounter(METRIC.toolDrifts, {
-      unit: "{drift}",
-      description: "Tools a server listed otherwise than the wymcp tools lock approved them (added, removed, changed).",
+    reports: meter.createCounter(METRIC.reports, {
+      unit: "{report}",
+      description:
+        "Would-be refusals and violations of the wymcp rules in report (and of the outbound check and the tools lock), by rule: handed on, not errors.",
     }),
     recording: meter.constructor !== NOOP_METER,
   };
 }
 
 /** The body's own points: its validation time, and one rejection when the gate refused it. */
-function recordBodyMetrics({ validation, rejections }: Instruments, exchange: JudgedExchange): void {
+function recordBodyMetrics({ validation, rejections, reports }: Instruments, exchange: JudgedExchange): void {
   const single = exchange.messages.length === 1 ? exchange.messages[0] : undefined;
   const bodyMethod = metricMethod(single?.method);
   if (exchange.validationMs !== undefined) {
@@ -160,7 +160,11 @@ function recordBodyMetrics({ validation, rejections }: Instruments, exchange: Ju
   if (exchange.verdict === "refused") {
     rejections.add(1, withEra(exchange, { [ATTR.reason]: exchange.reason ?? OTHER, [ATTR.method]: bodyMethod }));
   }
+  for (const rule of exchange.reported ?? NO_RULES)
+    reports.add(1, withEra(exchange, { [ATTR.reportRule]: rule, [ATTR.reportDirection]: "in", [ATTR.method]: bodyMethod }));
 }
+
+const NO_RULES: readonly string[] = Object.freeze([]);
 
 /**
  * One span per message of the exchange, and the trace the face drives until each is answered; undefined when there is
@@ -218,6 +222,10 @@ function traceExchange(
     inject(set) {
       contexts.inject(runIn, set, headerSetter);
     },
+    report(report) {
+      // After admission (a tool's arguments, the lock, the server's answer): an event and the rule on each open span.
+      for (const message of all) if (!message.done) addReport(message, report);
+    },
   } satisfies ExchangeTrace;
 }
 
@@ -246,6 +254,8 @@ interface MessageSpan {
   method: string | undefined;
   isRequest: boolean;
   done: boolean;
+  /** The rules in `"report"` this message failed so far (`wymcp.report.rule`). */
+  reported: readonly string[];
 }
 
 /** The connection's attributes, shared by every span of one exchange. */
@@ -297,6 +307,7 @@ function startMessage(
   attributes[ATTR.method] = method ?? OTHER;
   metric[ATTR.method] = metricMethod(method);
   both(ATTR.verdict, exchange.verdict);
+  if (exchange.reported !== undefined) attributes[ATTR.reportRule] = [...exchange.reported];
   both(ATTR.era, exchange.era);
   if (exchange.reason !== undefined) attributes[ATTR.reason] = exchange.reason;
   both(ATTR.network, shared.network);
@@ -332,6 +343,7 @@ function startMessage(
     method,
     isRequest: facts.id !== undefined,
     done: false,
+    reported: exchange.reported ?? NO_RULES,
   };
 }
 
@@ -405,17 +417,30 @@ function validOrUndefined(span: SpanContext | undefined): SpanContext | undefine
 }
 
 /**
- * One metric point and one event on the active span per drift from the tools lock; the tool's name is already escaped,
- * and bounded on the metric.
+ * One metric point per report made after admission (the tools, the lock, the outbound check), and an event on the
+ * active span when there is one; the texts are already escaped and bounded.
  */
-function recordDrift(counter: Counter, { mode, drifts }: DriftFacts, tools: AttributeValues): void {
-  const span = traceApi.getActiveSpan();
-  for (const { tool, change, fields } of drifts) {
-    const attributes: Attributes = { [ATTR.toolName]: tool, "wymcp.tool.change": change, "wymcp.tools_lock.mode": mode };
-    if (fields) attributes["wymcp.tool.fields"] = fields.join(",");
-    counter.add(1, { ...attributes, [ATTR.toolName]: tools.of(tool) });
-    span?.addEvent("wymcp.tool_drift", attributes);
-  }
+function recordReport(counter: Counter, report: Report): void {
+  const attributes: Attributes = { [ATTR.reportRule]: report.rule, [ATTR.reportDirection]: report.direction };
+  if (report.era !== undefined) attributes[ATTR.era] = report.era;
+  attributes[ATTR.method] = metricMethod(report.method);
+  counter.add(1, attributes);
+  traceApi.getActiveSpan()?.addEvent("wymcp.report", reportEvent(report));
+}
+
+/** A report on a message's span: the rule added to `wymcp.report.rule`, and an event naming it. Never an error status. */
+function addReport(message: MessageSpan, report: Report): void {
+  message.span.addEvent("wymcp.report", reportEvent(report));
+  if (message.reported.includes(report.rule)) return;
+  message.reported = [...message.reported, report.rule];
+  message.span.setAttribute(ATTR.reportRule, [...message.reported]);
+}
+
+function reportEvent(report: Report): Attributes {
+  const attributes: Attributes = { [ATTR.reportRule]: report.rule, [ATTR.reportDirection]: report.direction };
+  if (report.tool !== undefined) attributes[ATTR.toolName] = report.tool;
+  if (report.code !== undefined) attributes[ATTR.statusCode] = String(report.code);
+  return attributes;
 }
 
 /** The tools or prompts a `tools/list` or `prompts/list` answer names, declared: escaped and cut as a call's name is. */

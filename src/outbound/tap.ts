@@ -1,15 +1,17 @@
 /**
- * @module tap: the faces' outbound report mode. Every JSON-RPC message a server sends back (wire/messages.ts reads
- * them from a JSON body or each `data:` event of an SSE stream) goes to an injected check, and each violation to a
- * hook. It never touches the bytes: the adapters pass them on first, then tap them.
- * The check is injected (`outboundCheck: validateMcpResponse` from `wymcp/outbound`), so the inbound
- * entry never loads the outbound validators.
+ * @module tap: the faces' `outbound` rule. Every JSON-RPC message a server sends back (wire/messages.ts reads them from
+ * a JSON body or each `data:` event of an SSE stream) goes to an injected check, and each violation is reported
+ * (`onReport`, rule `outbound`). It never touches the bytes: the adapters pass them on first, then tap them. The check
+ * is injected (`outbound: validateMcpResponse` from `wymcp/outbound`), so the inbound entry never loads the outbound
+ * validators.
  */
-import type { JsonRpcId } from "../core/envelope.js";
+import { answerId } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
 import type { Formats } from "../core/formats.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
-import { describeValue, optionalFunction, WymcpOptionError } from "../core/options.js";
+import { escapeText } from "../core/log-safe.js";
+import { describeValue, WymcpOptionError } from "../core/options.js";
+import { deliverReport, MAX_REPORT_NAME_UNITS, type Report, type RuleState } from "../core/rules.js";
 import { MAX_TAPPED_MESSAGE_UNITS, readMessages } from "../wire/messages.js";
 import type { OutboundViolations } from "./validate-response.js";
 
@@ -21,54 +23,31 @@ export type OutboundCheck = (
   context: { era: Era; method?: string; protocolVersion?: string; formats?: Formats },
 ) => { outcome: "pass" } | { outcome: "violation"; violations: OutboundViolations };
 
-/** What `onOutboundViolation` receives for one message that failed the check. */
-export interface OutboundViolationInfo {
-  era: Era;
-  /** The answered request's method for a response (when known), the message's own for a notification or request. */
-  method: string | undefined;
-  /** The message's `id`, when it has one. */
-  id: JsonRpcId | undefined;
-  /** Legacy: the revision whose definitions judged it (the request's `MCP-Protocol-Version`, as inbound). */
-  revision?: string;
-  violations: OutboundViolations;
+/** The `outbound` rule's settings: the check, where its reports go, and whether formats are asserted (the face's `formats` rule). */
+export interface ReportSettings {
+  outboundCheck: OutboundCheck;
+  onReport: (report: Report) => void;
+  formats?: Formats | undefined;
 }
-
-/** Development-mode options both adapters take. */
-export interface OutboundOptions {
-  /**
-   * `"report"` checks every JSON-RPC message sent back through the gate with `outboundCheck` and reports each
-   * violation; nothing is altered or delayed (docs/outbound.md).
-   * @default `"off"`
-   */
-  outbound?: "off" | "report";
-  /**
-   * The check to run, e.g. `validateMcpResponse` from `wymcp/outbound`; required with `outbound: "report"`.
-   * @default none
-   */
-  outboundCheck?: OutboundCheck;
-  /**
-   * Called once per message that fails the check; it must not throw (a throw is ignored).
-   * @default none
-   */
-  onOutboundViolation?: (info: OutboundViolationInfo) => void;
-}
-
-/** The report settings: the check, the hook, and the face's `formats` option, which the check is given with each message. */
-export type ReportSettings = Required<Pick<OutboundOptions, "outboundCheck" | "onOutboundViolation">> & { formats?: Formats | undefined };
 
 /**
- * The validated report settings, or undefined when the mode is off; misuse throws when the face is built. `formats` is
- * the face's own option (checked with the others), so that what a face reports follows the policy it admits by.
+ * The `outbound` option checked (the check, e.g. `validateMcpResponse`), with the rule's state: the settings a tap
+ * reports by, or `undefined` when the rule is off. `"enforce"` and `"report"` both report each violation: a server's
+ * message is already on its way, so enforcing it is logging it.
  */
-export function reportSettings(options: OutboundOptions, formats?: Formats): ReportSettings | undefined {
-  const { outbound = "off", outboundCheck, onOutboundViolation } = options;
-  if (outbound === "off") return undefined;
-  if (outbound !== "report") throw new WymcpOptionError("outbound", `outbound must be "off" or "report", not ${describeValue(outbound)}`);
-  if (typeof outboundCheck !== "function") {
-    throw new WymcpOptionError("outboundCheck", 'outbound: "report" needs outboundCheck, e.g. validateMcpResponse from "wymcp/outbound"');
-  }
-  const hook = optionalFunction<OutboundOptions["onOutboundViolation"]>("onOutboundViolation", onOutboundViolation);
-  return { outboundCheck, onOutboundViolation: hook ?? (() => undefined), formats };
+export function outboundSettings(
+  check: unknown,
+  state: RuleState,
+  onReport: ((report: Report) => void) | undefined,
+  formats?: Formats,
+): ReportSettings | undefined {
+  if (check !== undefined && typeof check !== "function")
+    throw new WymcpOptionError(
+      "outbound",
+      `outbound must be the check (validateMcpResponse from "wymcp/outbound"), not ${describeValue(check)}`,
+    );
+  if (state === "off" || check === undefined) return undefined;
+  return { outboundCheck: check as OutboundCheck, onReport: onReport ?? (() => undefined), formats };
 }
 
 /** What a tap does with each message: report mode's check, and (telemetry) a plain look at it. */
@@ -77,10 +56,42 @@ export interface TapHooks extends Partial<ReportSettings> {
   onMessage?: (message: unknown) => void;
 }
 
+/**
+ * A tap's hooks for an exchange with a trace: every message shown to it, and each violation reported to the face's
+ * hook and to the span (an attribute, not an error).
+ */
+export function tracedHooks(
+  report: ReportSettings | undefined,
+  trace: { answered(message: unknown): void; report?(report: Report): void },
+): TapHooks {
+  const onMessage = (message: unknown) => trace.answered(message);
+  if (!report) return { onMessage };
+  const onReport = (found: Report) => {
+    report.onReport(found);
+    trace.report?.(found);
+  };
+  return { ...report, onReport, onMessage };
+}
+
 /** Receives the response's bytes in order; `end()` once they are all sent. */
 export interface Tap {
   push(chunk: Uint8Array | string): void;
   end(): void;
+}
+
+/** One response's tap, as `createTap` takes it. */
+export interface TapOptions {
+  /** The exchange's era. */
+  era: Era;
+  /** The request the response answers (its ids name the methods answered). */
+  requestBody: unknown;
+  /** The response's headers, read at the first byte. */
+  header: (name: "content-type" | "content-encoding") => string | null | undefined;
+  hooks: TapHooks;
+  /** Largest message held to check. */
+  maxMessageUnits?: number | undefined;
+  /** The request's `MCP-Protocol-Version` (a legacy exchange is judged by that revision). */
+  protocolVersion?: string | null | undefined;
 }
 
 /**
@@ -88,16 +99,17 @@ export interface Tap {
  * first byte (hosts set them before the body); a body that is neither `application/json` nor `text/event-stream`, or
  * that is compressed, is not looked at.
  */
-export function createTap(
-  era: Era,
-  requestBody: unknown,
-  header: (name: "content-type" | "content-encoding") => string | null | undefined,
-  hooks: TapHooks,
+export function createTap({
+  era,
+  requestBody,
+  header,
+  hooks,
   maxMessageUnits = MAX_TAPPED_MESSAGE_UNITS,
-  protocolVersion?: string | null,
-): Tap {
-  const { onMessage } = hooks;
-  const check = hooks.outboundCheck && checkOf(era, requestBody, protocolVersion, hooks as ReportSettings);
+  protocolVersion,
+}: TapOptions): Tap {
+  const { onMessage, outboundCheck, onReport, formats } = hooks;
+  const check =
+    outboundCheck && checkOf(era, requestBody, protocolVersion, { outboundCheck, onReport: onReport ?? (() => undefined), formats });
   return readMessages(
     header,
     (message) => {
@@ -109,15 +121,15 @@ export function createTap(
 }
 
 /**
- * Report mode's check of one exchange's messages: each judged as the answer to its request (by its id) in the
+ * The `outbound` rule's check of one exchange's messages: each judged as the answer to its request (by its id) in the
  * exchange's era, a legacy one by the revision its request was judged by inbound (the header, an initialize's own); a
- * violation goes to the hook. Neither the check nor the hook breaks a response already on its way.
+ * violation is reported. Neither the check nor the hook breaks a response already on its way.
  */
 export function checkOf(
   era: Era,
   requestBody: unknown,
   protocolVersion: string | null | undefined,
-  { outboundCheck, onOutboundViolation, formats }: ReportSettings,
+  { outboundCheck, onReport, formats }: ReportSettings,
 ): (message: unknown) => void {
   const methods = requestMethods(requestBody);
   const revision = era === "legacy" ? legacyRevisionOf(requestBody, protocolVersion).revision : undefined;
@@ -125,7 +137,7 @@ export function checkOf(
     const isObject = typeof message === "object" && message !== null && !Array.isArray(message);
     const body = (isObject ? message : {}) as Record<string, unknown>;
     const own = typeof body.method === "string" ? body.method : undefined;
-    const id = Object.hasOwn(body, "id") ? (body.id as JsonRpcId) : undefined;
+    const id = Object.hasOwn(body, "id") ? answerId(body) : undefined;
     const method = own ?? (id === undefined || id === null ? undefined : methods.get(id));
     let result: ReturnType<OutboundCheck>;
     try {
@@ -138,15 +150,20 @@ export function checkOf(
       return;
     }
     if (result.outcome === "pass") return;
-    try {
-      onOutboundViolation(
-        revision === undefined
-          ? { era, method, id, violations: result.violations }
-          : { era, method, id, revision, violations: result.violations },
-      );
-    } catch {
-      // Same as onReject: a broken logger must not break the response.
-    }
+    const { violations } = result;
+    const report: Report = {
+      rule: "outbound",
+      direction: "out",
+      era,
+      method: method === undefined ? undefined : escapeText(method, MAX_REPORT_NAME_UNITS),
+      id,
+      client: undefined,
+      message: violations.message,
+      errors: violations.errors,
+    };
+    if (revision !== undefined) report.revision = revision;
+    if (violations.omitted !== undefined) report.omitted = violations.omitted;
+    deliverReport(onReport, report);
   };
 }
 

@@ -24,7 +24,7 @@ export interface CallerSource {
 /** A caller's key, its digest taken when a check first asks for it: a request that is neither a list nor a call never pays. */
 export type CallerKey = () => string;
 
-/** The one caller of a stream face (stdio: one process, one client), and of a face that names none. */
+/** The one caller of a stream face (stdio: one client on the pipe), and of a face that names none. */
 export const ONE_CALLER: CallerKey = () => "";
 
 /** The lowercase hex SHA-256 of a text's UTF-8 bytes: the core's own, or a host's native one. */
@@ -40,7 +40,7 @@ export function callerHeaders(value: unknown): readonly string[] {
 
 /**
  * The keys of one face: `headers` and the URL and authentication of each request, hashed after a salt of 16 random bytes
- * drawn here, so a digest seen anywhere (a heap dump) cannot be matched against a guessed token from outside the process.
+ * drawn here, so a digest seen anywhere (a heap dump) cannot be matched against a guessed token from outside this face.
  */
 export function callerKeys(headers: readonly string[]): (source: CallerSource, sha256?: Sha256) => CallerKey {
   const salt = Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");

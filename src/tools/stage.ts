@@ -1,10 +1,11 @@
 /**
  * @module stage (tools): the server's tools as two stages of the chain. `tools` judges a `tools/call` before the server
- * sees it (its `Mcp-Param-{Name}` headers, its arguments) and answers one that fails as the revision says; `learn` reads
+ * sees it (its `Mcp-Param-{Name}` headers, its arguments) and answers one that fails a rule enforced as the revision says (one that fails a rule in "report" is reported and passes); `learn` reads
  * the answer to a `tools/list` (after the lock, so only what the lock lets through is learned) and teaches the caller
  * who asked.
  */
 import type { ChainExchange, Stage } from "../core/chain.js";
+import type { Report } from "../core/rules.js";
 import { type CallerKey, ONE_CALLER } from "./caller-key.js";
 import type { ToolsAtEdge, ToolsRefusal } from "./tools-at-edge.js";
 
@@ -23,7 +24,17 @@ export function toolsStage(tools: ToolsAtEdge): Stage {
   return {
     name: "tools",
     request(exchange) {
-      const judged = tools.judge(exchange.body, exchange.era, exchange.protocolVersion, exchange.headers, callerOf(tools, exchange));
+      const { trace } = exchange;
+      // A failure of a rule in "report" is an attribute of the exchange's span too.
+      const onReport = trace && ((report: Report) => (tools.report(report), trace.report?.(report)));
+      const judged = tools.judge({
+        body: exchange.body,
+        era: exchange.era,
+        protocolVersion: exchange.protocolVersion,
+        headers: exchange.headers,
+        caller: callerOf(tools, exchange),
+        onReport,
+      });
       return judged instanceof Promise ? judged.then(answerOf) : answerOf(judged);
     },
   };

@@ -8,15 +8,19 @@
  * face does not know, or whose schema could not be compiled, is passed on unjudged. Given tools judge every caller;
  * learned ones judge only the caller whose list taught them (caller-key.ts). Web APIs only.
  */
-import { answerId, errorResponse, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "../core/envelope.js";
+import type { RejectInfo } from "../core/admission.js";
+import { answerId, errorResponse, INVALID_PARAMS, type JsonRpcErrorResponse, type ToolErrorAnswer } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
 import { type CallerKey, type CallerSource, callerHeaders, callerKeys, ONE_CALLER, type Sha256 } from "./caller-key.js";
 import type { RequestHeaders } from "../core/header-body.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { escapeText } from "../core/log-safe.js";
+import { didYouMean } from "../core/nearest-name.js";
 import { describeValue, optionalFunction, WymcpOptionError } from "../core/options.js";
 import { type ParamDeclaration, paramDeclarations, paramMismatchResponse, paramProblem } from "./param-headers.js";
+import { deliverReport, inboundReport, MAX_REPORT_NAME_UNITS, type Report, type RuleState } from "../core/rules.js";
 import { schemaRisk } from "./schema-risk.js";
+import type { ToolsLockFile } from "../lock/tool-lock.js";
 
 /** A tool's arguments validator, in the shape `wymcp compile` emits (the SDK's `jsonSchemaValidator` result). */
 export type ArgumentsValidator = (input: unknown) => { valid: boolean; errorMessage?: string | undefined };
@@ -27,13 +31,16 @@ export type CompileOutcome = { ok: true; validate: ArgumentsValidator } | { ok: 
 /** Compiles one `inputSchema` without `eval` (the command line's is `wymcp compile`'s own engine). */
 export type ToolSchemaCompiler = (schema: object) => CompileOutcome | Promise<CompileOutcome>;
 
-/** What a face reports about its tools (to its log, or `onToolsEvent`). */
+/**
+ * What a face tells of its tools that is no refusal and no report (to its log, or `tools.onEvent`): tools learned, a
+ * schema it could not compile (its calls pass unjudged), and, once, that it has no compiler at all.
+ */
 export type ToolsEvent =
   | { kind: "tools-learned"; tools: number; replaced: boolean; callers: number }
   | { kind: "schema-not-compiled"; tool: string; reason: string }
-  | { kind: "call-refused"; tool: string; id: JsonRpcId; check: ToolsRefusal["check"]; status: number; message: string };
+  | { kind: "no-compiler"; reason: string };
 
-/** The `tools` option of every face. Every check is on by default. */
+/** The `tools` option of every face. */
 export interface ToolsOptions {
   /**
    * The server's tools, given: a `tools/list` result (`{ tools: [...] }`), a JSON-RPC response carrying one, the module
@@ -48,52 +55,49 @@ export interface ToolsOptions {
    */
   learn?: boolean;
   /**
+   * Compiles a listed `inputSchema` without `eval`, one per turn of the event loop.
+   * @default `edgeCompiler()` of `wymcp/compile`, loaded on first use where code generation is allowed and Ajv is installed (else `onEvent` is told once, and calls pass unjudged)
+   */
+  compile?: ToolSchemaCompiler;
+  /**
+   * The tools a person approved: the parsed JSON of what `wymcp compile --lock` wrote. Each `tools/list` answer that
+   * drifts from it is reported; with `rules.lock: "enforce"`, the changed and new tools are also dropped from the list
+   * and calls to them refused (docs/security.md#pinning-the-servers-tools).
+   * @default none
+   */
+  lock?: ToolsLockFile;
+  /**
    * Request headers that tell callers apart, besides `Authorization`, `Cookie` and `Mcp-Session-Id` (and the URL, and the
    * authentication the face hands the server): a server's own key or tool selector, such as `X-Api-Key`.
    * @default none
    */
   callerHeaders?: readonly string[];
   /**
-   * Check `Mcp-Param-{Name}` headers against the tools' `x-mcp-header` annotations (modern lane, HTTP).
-   * @default `true`
+   * Called with what the face learned, each schema it could not compile (once per schema), and once when it has no
+   * compiler; must not throw. Refusals go to `onReject`, reports to `onReport`.
+   * @default none (no compiler: one `console.warn` line)
    */
-  paramHeaders?: boolean;
-  /**
-   * Judge `tools/call` arguments against the tool's `inputSchema`.
-   * @default `true`
-   */
-  arguments?: boolean;
-  /**
-   * Compiles a listed `inputSchema` without `eval`, one per turn of the event loop; without one, only the validators of a
-   * given compiled module judge arguments.
-   * @default none
-   */
-  compile?: ToolSchemaCompiler;
-  /**
-   * Called with what the face learned and each schema it could not compile (once per schema); must not throw.
-   * @default none
-   */
-  onToolsEvent?: (event: ToolsEvent) => void;
+  onEvent?: (event: ToolsEvent) => void;
 }
 
-/** A face's `tools` option: the options, or what `given` takes on its own (a tools/list result, a compiled module). */
-export type ToolsOption = ToolsOptions | object;
+/** What the server's tools at the edge take of the face beside their own option: the two rules' states and the hooks. */
+export interface ToolsSwitches {
+  paramHeaders: RuleState;
+  toolArguments: RuleState;
+  onReject?: ((info: RejectInfo) => void) | undefined;
+  onReport?: ((report: Report) => void) | undefined;
+  /** Where the compiler comes from when `compile` is not given (the hosts' lazy load of `wymcp/compile`). */
+  loadCompiler?: (() => Promise<ToolSchemaCompiler | { missing: string }>) | undefined;
+}
 
 /** What the face does with a call it refused: the status and the body to answer with; the server never sees it. */
 export interface ToolsRefusal {
   status: 200 | 400;
-  response: JsonRpcErrorResponse | CallToolErrorAnswer;
+  response: JsonRpcErrorResponse | ToolErrorAnswer;
   /** Which check refused it. */
   check: "param-header" | "arguments";
   /** The one-line reason, as logged (the answer's message or text). */
   message: string;
-}
-
-/** A `tools/call` answered as a tool execution error. */
-export interface CallToolErrorAnswer {
-  jsonrpc: "2.0";
-  id: JsonRpcId;
-  result: { content: [{ type: "text"; text: string }]; isError: true; resultType?: "complete" };
 }
 
 /**
@@ -134,15 +138,19 @@ interface Learned {
 
 type Compiled = CompileOutcome | Promise<CompileOutcome>;
 
-const OPTION_KEYS = new Set(["given", "learn", "callerHeaders", "paramHeaders", "arguments", "compile", "onToolsEvent"]);
+const OPTION_KEYS: readonly string[] = ["given", "learn", "compile", "lock", "callerHeaders", "onEvent"];
 
 /** The tools a face knows, and the checks they allow. One per face (per upstream). */
 export class ToolsAtEdge {
   readonly learns: boolean;
-  readonly #paramHeaders: boolean;
-  readonly #arguments: boolean;
-  readonly #compile: ToolSchemaCompiler | undefined;
+  readonly #paramHeaders: RuleState;
+  readonly #arguments: RuleState;
+  /** The compiler given, or the promise of the one loaded on first use; `undefined` when there is none. */
+  #compile: ToolSchemaCompiler | Promise<ToolSchemaCompiler | undefined> | undefined;
+  readonly #loadCompiler: ToolsSwitches["loadCompiler"];
   readonly #onEvent: ((event: ToolsEvent) => void) | undefined;
+  readonly #onReject: ToolsSwitches["onReject"];
+  readonly #onReport: ToolsSwitches["onReport"];
   /** Validators of a given compiled module, by tool name: they judge their tools whatever list is known. */
   readonly #given = new Map<string, ArgumentsValidator>();
   /** The tools of a given list: every caller's, until that caller's own list is learned. */
@@ -161,26 +169,30 @@ export class ToolsAtEdge {
   #compiling = 0;
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(options: ToolsOptions = {}) {
-    const flag = (name: "learn" | "paramHeaders" | "arguments") => {
-      const value = options[name];
-      if (value === undefined) return true;
-      if (typeof value !== "boolean")
-        throw new WymcpOptionError(`tools.${name}`, `tools.${name} must be a boolean, not ${describeValue(value)}`);
-      return value;
-    };
-    this.learns = flag("learn");
-    this.#paramHeaders = flag("paramHeaders");
-    this.#arguments = flag("arguments");
+  constructor(options: ToolsOptions = {}, switches: ToolsSwitches = { paramHeaders: "enforce", toolArguments: "enforce" }) {
+    const learn = options.learn;
+    if (learn !== undefined && typeof learn !== "boolean")
+      throw new WymcpOptionError("tools.learn", `tools.learn must be a boolean, not ${describeValue(learn)}`);
+    this.learns = learn !== false;
+    this.#paramHeaders = switches.paramHeaders;
+    this.#arguments = switches.toolArguments;
     this.#compile = optionalFunction<ToolSchemaCompiler>("tools.compile", options.compile);
-    this.#onEvent = optionalFunction<(event: ToolsEvent) => void>("tools.onToolsEvent", options.onToolsEvent);
+    this.#loadCompiler = switches.loadCompiler;
+    this.#onEvent = optionalFunction<(event: ToolsEvent) => void>("tools.onEvent", options.onEvent);
+    this.#onReject = switches.onReject;
+    this.#onReport = switches.onReport;
     this.#callerKeys = callerKeys(callerHeaders(options.callerHeaders));
     if (options.given !== undefined) for (const one of Array.isArray(options.given) ? options.given : [options.given]) this.#give(one);
   }
 
+  /** Tells the face's `onReport` (a host that adds the exchange's trace to a report calls this for the face's part). */
+  report(report: Report): void {
+    deliverReport(this.#onReport, report);
+  }
+
   /** Whether any check is on: a face with none keeps no hook at all. */
   get active(): boolean {
-    return this.#paramHeaders || this.#arguments;
+    return this.#paramHeaders !== "off" || this.#arguments !== "off";
   }
 
   /** How many tools judge the calls of the face's one caller (stdio's, or a caller no key names): given, or learned. */
@@ -272,10 +284,10 @@ export class ToolsAtEdge {
     if (known === undefined) {
       // Past the bounds a schema is not compiled: its reading is not kept, so that a caller's copy never grows with it.
       const kept = text.length <= MAX_COMPILED_SCHEMA_UNITS && this.#schemas.size < MAX_COMPILED_SCHEMAS;
-      known = { declarations: this.#paramHeaders ? paramDeclarations(schema) : undefined, text: kept ? text : undefined };
+      known = { declarations: this.#paramHeaders !== "off" ? paramDeclarations(schema) : undefined, text: kept ? text : undefined };
       if (kept) this.#schemas.set(text, known);
     }
-    if (this.#arguments && !this.#given.has(name)) this.#compileOnce(name, schema, known.text ?? text);
+    if (this.#arguments !== "off" && !this.#given.has(name)) this.#compileOnce(name, schema, known.text ?? text);
     return known;
   }
 
@@ -288,16 +300,46 @@ export class ToolsAtEdge {
     return learned.tools;
   }
 
+  /**
+   * The compiler: the one given, or the one `loadCompiler` brings on first use (a promise until then). Without one,
+   * `onEvent` is told once, or a warning is written once: arguments going unjudged is never silent.
+   */
+  #compiler(): ToolSchemaCompiler | Promise<ToolSchemaCompiler | undefined> | undefined {
+    if (this.#compile !== undefined || this.#loadCompiler === undefined) return this.#compile;
+    const load = this.#loadCompiler;
+    const loading = load().then(
+      (loaded) => (typeof loaded === "function" ? loaded : this.#noCompiler(loaded.missing)),
+      (error: unknown) => this.#noCompiler(`the compiler could not be loaded: ${reasonOf(error)}`),
+    );
+    this.#compile = loading;
+    void loading.then((compiler) => {
+      this.#compile = compiler;
+    });
+    return loading;
+  }
+
+  #noCompiler(reason: string): undefined {
+    const text = `the arguments of listed tools are not judged: ${reason}; give tools.compile to judge them`;
+    if (this.#onEvent) this.#notify({ kind: "no-compiler", reason: text });
+    else console.warn(`wymcp: ${text}`);
+    return undefined;
+  }
+
   #compileOnce(tool: string, schema: object, text: string): void {
-    if (this.#compiled.has(text) || !this.#compile) return;
+    if (this.#compiled.has(text)) return;
+    const compiler = this.#compiler();
+    if (compiler === undefined) return;
+
     const risky = text.length > MAX_COMPILED_SCHEMA_UNITS ? `larger than ${MAX_COMPILED_SCHEMA_UNITS} characters` : riskOf(schema);
     if (risky !== undefined) return this.#settle(tool, text, { ok: false, reason: risky });
     if (this.#compiled.size >= MAX_COMPILED_SCHEMAS)
       return this.#settle(tool, text, { ok: false, reason: `more than ${MAX_COMPILED_SCHEMAS} schemas compiled` });
     // One schema per turn of the event loop: a list of many tools never holds it for more than one compilation.
-    const compile = this.#compile;
     const turn = this.#queue.then(() => new Promise<void>((resolve) => setTimeout(resolve, 0)));
-    const pending: Promise<CompileOutcome> = turn.then(() => compile(schema));
+    const pending: Promise<CompileOutcome> = turn.then(async () => {
+      const compile = await compiler;
+      return compile ? compile(schema) : NO_COMPILER;
+    });
     this.#queue = pending.then(
       () => undefined,
       () => undefined,
@@ -320,7 +362,8 @@ export class ToolsAtEdge {
 
   #settle(tool: string, text: string, outcome: CompileOutcome): void {
     this.#compiled.set(text, outcome);
-    if (outcome.ok || this.#reported.has(text)) return;
+    // No compiler was said once already, not once per schema.
+    if (outcome.ok || outcome === NO_COMPILER || this.#reported.has(text)) return;
     this.#reported.add(text);
     this.#notify({ kind: "schema-not-compiled", tool, reason: outcome.reason });
   }
@@ -372,31 +415,45 @@ export class ToolsAtEdge {
   }
 
   /**
-   * The answer to a `tools/call` that fails a check, or `undefined` to pass it on (a promise while its tool's schema is
-   * still compiling). `protocolVersion`: the `MCP-Protocol-Version` header, or the revision a stdio session negotiated;
-   * `headers`: the request's, on HTTP (none on stdio, where no `Mcp-Param-*` header exists); `caller`: who asks
-   * (`callerOf`), the face's one caller by default.
+   * The answer to a `tools/call` that fails a check whose rule is enforced (told to `onReject`), or `undefined` to pass
+   * it on (a failure of a rule in `"report"` told to `onReport`); a promise while its tool's schema is still compiling.
    */
-  judge(
-    body: unknown,
-    era: Era,
-    protocolVersion: string | null | undefined,
-    headers: RequestHeaders | undefined,
-    caller: CallerKey = ONE_CALLER,
-  ): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
+  judge({
+    body,
+    era,
+    protocolVersion,
+    headers,
+    caller = ONE_CALLER,
+    onReport,
+  }: ToolCall): ToolsRefusal | undefined | Promise<ToolsRefusal | undefined> {
     const judged = this.#judge(body, era, protocolVersion, headers, caller);
     if (judged === undefined) return undefined;
-    if (judged instanceof Promise) return judged.then((refusal) => this.#refused(body, refusal));
-    return this.#refused(body, judged);
+    if (judged instanceof Promise) return judged.then((refusal) => this.#ruled(body, era, refusal, onReport));
+    return this.#ruled(body, era, judged, onReport);
   }
 
-  #refused(body: unknown, refusal: ToolsRefusal | undefined): ToolsRefusal | undefined {
-    if (refusal && this.#onEvent) {
-      const { check, status, message } = refusal;
-      const name = escapeText(String((body as { params: { name: string } }).params.name), MAX_NAME_UNITS);
-      this.#notify({ kind: "call-refused", tool: name, id: answerId(body), check, status, message });
+  /** A failure under its rule's state: refused (told to `onReject`), or reported (to `onReport`) and passed on. */
+  #ruled(body: unknown, era: Era, refusal: ToolsRefusal | undefined, onReport: ToolCall["onReport"]): ToolsRefusal | undefined {
+    if (refusal === undefined) return undefined;
+    const rule = refusal.check === "arguments" ? "toolArguments" : "paramHeaders";
+    const { status, response, message } = refusal;
+    if ((rule === "toolArguments" ? this.#arguments : this.#paramHeaders) === "enforce") {
+      const reason = refusal.check === "arguments" ? "invalid-tool-arguments" : "param-header-mismatch";
+      try {
+        this.#onReject?.({ status, response, reason, rule, era, kind: "request" });
+      } catch {
+        // A logging hook must not break the answer.
+      }
+      return refusal;
     }
-    return refusal;
+    const hook = onReport ?? this.#onReport;
+    if (hook) {
+      const code = "error" in response ? response.error.code : undefined;
+      const report = inboundReport(rule, body, era, { status, code, message });
+      report.tool = escapeText(String((body as { params: { name: string } }).params.name), MAX_REPORT_NAME_UNITS);
+      deliverReport(hook, report);
+    }
+    return undefined;
   }
 
   #judge(
@@ -414,14 +471,14 @@ export class ToolsAtEdge {
     const given = this.#given.get(name);
     if (known === undefined && given === undefined) return undefined;
     const args = params.arguments === undefined ? {} : params.arguments;
-    if (this.#paramHeaders && era === "modern" && headers !== undefined && known?.declarations && known.declarations.length > 0) {
+    if (this.#paramHeaders !== "off" && era === "modern" && headers !== undefined && known?.declarations && known.declarations.length > 0) {
       const problem = paramProblem(known.declarations, args, headers);
       if (problem) {
         const response = paramMismatchResponse(answerId(body), problem);
         return { status: 400, response, check: "param-header", message: response.error.message };
       }
     }
-    if (!this.#arguments) return undefined;
+    if (this.#arguments === "off") return undefined;
     if (given) return this.#verdict(given, args, name, era, body, protocolVersion);
     const compiled = known?.text === undefined ? undefined : this.#compiled.get(known.text);
     if (compiled === undefined) return undefined;
@@ -454,7 +511,7 @@ export class ToolsAtEdge {
     if (asError) {
       const text = `Invalid arguments for tool ${tool}: ${brief}`;
       const result = { content: [{ type: "text", text }] as [{ type: "text"; text: string }], isError: true as const };
-      const response: CallToolErrorAnswer = {
+      const response: ToolErrorAnswer = {
         jsonrpc: "2.0",
         id,
         result: era === "modern" ? { ...result, resultType: "complete" } : result,
@@ -473,15 +530,47 @@ export class ToolsAtEdge {
   }
 }
 
-/** The face's tools from its `tools` option: a `ToolsOptions`, or what `given` takes on its own; `undefined` when unset. */
-export function toolsOption(value: unknown): ToolsAtEdge | undefined {
+/**
+ * The `tools` option checked: its keys (a misspelt one names the nearest), or what `given` takes on its own (a
+ * `tools/list` result, a JSON-RPC response carrying one, a compiled module, a list of these); `undefined` when unset.
+ */
+export function toolsOptions(value: unknown): ToolsOptions | undefined {
   if (value === undefined) return undefined;
-  if (value instanceof ToolsAtEdge) return value;
-  if (!isObject(value) && !Array.isArray(value))
-    throw new WymcpOptionError("tools", `tools must be an object, not ${describeValue(value)}`);
-  const options = isObject(value) && Object.keys(value).every((key) => OPTION_KEYS.has(key)) ? (value as ToolsOptions) : { given: value };
-  return new ToolsAtEdge(options);
+  if (Array.isArray(value)) return { given: value };
+  if (!isObject(value)) throw new WymcpOptionError("tools", `tools must be an object, not ${describeValue(value)}`);
+  if (Object.hasOwn(value, "tools") || Object.hasOwn(value, "jsonrpc") || Object.hasOwn(value, "result")) return { given: value };
+  for (const key of Object.keys(value))
+    if (!OPTION_KEYS.includes(key))
+      throw new WymcpOptionError(
+        `tools.${key}`,
+        `unknown option ${JSON.stringify(`tools.${key}`.slice(0, 80))}${didYouMean(key, OPTION_KEYS)}; tools takes ${OPTION_KEYS.join(", ")}`,
+      );
+  return value as ToolsOptions;
 }
+
+/** The face's tools from its `tools` option and its rules; `undefined` when the option is unset. */
+export function toolsOption(value: unknown, switches?: ToolsSwitches): ToolsAtEdge | undefined {
+  if (value instanceof ToolsAtEdge) return value;
+  const options = toolsOptions(value);
+  return options === undefined ? undefined : new ToolsAtEdge(options, switches);
+}
+
+/** One `tools/call` to judge, and what is known around it. */
+export interface ToolCall {
+  body: unknown;
+  era: Era;
+  /** The `MCP-Protocol-Version` header, or the revision a stdio session negotiated. */
+  protocolVersion: string | null | undefined;
+  /** The request's headers, on HTTP (none on stdio, where no `Mcp-Param-*` header exists). */
+  headers: RequestHeaders | undefined;
+  /** Who asks (`callerOf`); the face's one caller by default. */
+  caller?: CallerKey;
+  /** Where this call's report goes instead of the face's `onReport` (the face's own, with its trace). */
+  onReport?: ((report: Report) => void) | undefined;
+}
+
+/** The outcome of compiling with no compiler: the calls pass unjudged, and that was said once. */
+const NO_COMPILER: CompileOutcome = Object.freeze({ ok: false, reason: "no compiler" });
 
 /** The `tools` array of a `tools/list` result, or of a JSON-RPC response carrying one. */
 export function toolsOf(source: unknown): readonly unknown[] | undefined {

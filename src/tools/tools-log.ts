@@ -1,6 +1,7 @@
 /**
  * @module tools-log: the lines `wymcp proxy` and `wymcp stdio` write about the server's tools at the edge: tools
- * learned (for whom never said: the caller's key stays out of the log), a call refused, a schema not compiled.
+ * learned (for whom never said: the caller's key stays out of the log), a schema not compiled, no compiler at all (a
+ * call refused is a refusal's line, a call reported a report's).
  */
 import type { GateLog } from "../log/gate-log.js";
 import type { ToolsEvent } from "./tools-at-edge.js";
@@ -13,12 +14,7 @@ export function logToolsEvent(log: GateLog, event: ToolsEvent): void {
       { tools: event.tools, replaced: event.replaced, callers: event.callers },
       `learned ${event.tools} tool(s) from tools/list${event.replaced ? "" : " (a further page)"} for the caller who asked (${event.callers} caller(s) remembered)`,
     );
-  else if (event.kind === "call-refused")
-    log.line(
-      "tool-call-refused",
-      { tool: event.tool, id: event.id, check: event.check, status: event.status, message: event.message },
-      `refused tools/call of ${JSON.stringify(event.tool)} (${event.check}) id=${JSON.stringify(event.id)}: ${event.message}`,
-    );
+  else if (event.kind === "no-compiler") log.line("tools-no-compiler", { reason: event.reason }, event.reason);
   else
     log.line(
       "schema-not-compiled",

@@ -19,7 +19,8 @@ const schedule = new Int32Array(64);
 const state = new Int32Array(8);
 const SCRATCH_BYTES = 4096;
 const scratch = new Uint8Array(SCRATCH_BYTES);
-const encoder = new TextEncoder();
+/** Made at the first digest, not at load: the core loads where no `TextEncoder` is (a bare `vm` context, as the tests run it). */
+let encoder: { encodeInto(text: string, bytes: Uint8Array): { written?: number } } | undefined;
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
 /** The lowercase hex SHA-256 of `text` encoded as UTF-8. @example sha256Hex("abc").startsWith("ba7816bf") */
@@ -28,7 +29,7 @@ export function sha256Hex(text: string): string {
   // multiple of 64 bytes. A larger text than the scratch space gets a buffer of its own, not kept.
   const most = ((text.length * 3 + 9 + 63) >> 6) << 6;
   const bytes = most <= SCRATCH_BYTES ? scratch : new Uint8Array(most);
-  const length = encoder.encodeInto(text, bytes).written;
+  const length = (encoder ??= new TextEncoder()).encodeInto(text, bytes).written!;
   const total = (((length + 8) >> 6) + 1) << 6;
   bytes.fill(0, length, total);
   bytes[length] = 0x80;

@@ -89,7 +89,7 @@ export interface ServedFetch {
 
 /**
  * Serves a Fetch handler on node:http at `127.0.0.1:0`; `make` receives the port first, for options that name it
- * (`allowedHosts`).
+ * (`allow.hosts`).
  */
 export async function serveFetch(make: (port: number) => (request: Request) => Response | Promise<Response>): Promise<ServedFetch> {
   let handler: ((request: Request) => Response | Promise<Response>) | undefined;

@@ -6,6 +6,7 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { HUNG_CHILD_MS } from "../../examples/hung-child.js";
 import { installOnce } from "./install-once.js";
 
 const run = promisify(execFile);
@@ -39,6 +40,6 @@ async function npmCi(): Promise<void> {
     cwd: folder,
     env,
     maxBuffer: 16 * 1024 * 1024,
-    timeout: 600_000,
+    timeout: HUNG_CHILD_MS,
   });
 }

@@ -26,8 +26,6 @@ export interface InstallOnce {
 
 /** How often a waiting process looks at the lock again (whether it is gone or its holder died). */
 const LOOK_MS = 200;
-/** A live holder for longer than this is a hung install: fail, naming it. Above pip's and npm's own timeouts. */
-const GIVE_UP_MS = 15 * 60_000;
 /** The breaker (see `breakStale`) is held for two file operations; one older than this was left by a killed process. */
 const BREAKER_STALE_MS = 10_000;
 
@@ -58,16 +56,17 @@ interface Holder {
 /** Runs `work` holding the lock at `lock`, waiting while a live process holds it and taking over one whose holder died. */
 export async function withLock(lock: string, what: string, work: () => Promise<void>): Promise<void> {
   const mine: Holder = { pid: process.pid, token: randomUUID() };
-  const started = Date.now();
+  // No deadline: a live holder is installing (its install is killed once hung, HUNG_CHILD_MS), and a holder the
+  // runner's limit killed is dead, so its lock is taken over. One line says what a long wait is waiting for.
+  let said = false;
   while (!tryTake(lock, mine)) {
     const holder = readHolder(lock);
     if (holder && !alive(holder.pid) && breakStale(lock, holder)) continue;
-    if (Date.now() - started > GIVE_UP_MS) {
-      throw new Error(
-        `${what}: the install lock ${lock} has been held by process ${holder?.pid ?? "(unknown)"} for over ${GIVE_UP_MS / 60_000} minutes; ` +
-          "stop that process, or remove the file if it is no install",
+    if (!said)
+      process.stderr.write(
+        `${what}: waiting for the install lock ${lock}, held by ${holder ? `process ${holder.pid}` : "no process this helper wrote"}\n`,
       );
-    }
+    said = true;
     await poll(LOOK_MS);
   }
   try {
@@ -98,8 +97,8 @@ function readHolder(lock: string): Holder | undefined {
     const { pid, token } = parsed as Partial<Holder>;
     return typeof pid === "number" && typeof token === "string" ? { pid, token } : undefined;
   } catch {
-    // Gone between the attempt and the read (the next attempt takes it), or not a lock this helper wrote: see the
-    // message at GIVE_UP_MS.
+    // Gone between the attempt and the read (the next attempt takes it), or not a lock this helper wrote: waited on
+    // until it goes.
     return undefined;
   }
 }

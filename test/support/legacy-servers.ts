@@ -1,6 +1,6 @@
 /**
  * One official SDK server behind four doors, for comparing what real clients see gated and ungated: `/params`,
- * `/report` and `/framing` are `gateNode` in each `legacyChecks` mode, `/off` is the SDK alone (its `toNodeHandler`).
+ * `/report` and `/framing` are `gateNode` in each state of the `params` rule, `/off` is the SDK alone (its `toNodeHandler`).
  * The server has what legacy clients exercise: tools (one slow, for cancellation and progress), a prompt and a resource
  * template with completions, a static resource, logging. Every refusal and every report is recorded.
  */
@@ -10,7 +10,7 @@ import { completable, createMcpHandler, McpServer, ResourceTemplate } from "@mod
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import * as z from "zod";
 import { classifyEra } from "wymcp";
-import { gateNode, serveFetch, type McpFetchHandler, type RejectInfo } from "wymcp/node";
+import { gateNode, serveFetch, type McpFetchHandler, type RejectInfo, type Report } from "wymcp/node";
 import { validateMcpRequest } from "wymcp";
 
 /**
@@ -25,8 +25,8 @@ export interface LegacyServers {
   url(door: Door): URL;
   /** What the gate refused, by door. */
   rejected: Record<Exclude<Door, "answer400" | "strict">, RejectInfo[]>;
-  /** What `legacyChecks: "report"` reported. */
-  reported: RejectInfo[];
+  /** What the params rule in `"report"` reported. */
+  reported: Report[];
   /** Every POST body the gated doors parsed, by its method (`response`, `batch`), by door, in arrival order. */
   seen: Record<Exclude<Door, "answer400" | "strict">, string[]>;
   stop(): Promise<void>;
@@ -79,12 +79,12 @@ export async function startLegacyServers(): Promise<LegacyServers> {
   const handler = createMcpHandler(buildServer);
   const rejected: LegacyServers["rejected"] = { params: [], report: [], framing: [], off: [] };
   const seen: LegacyServers["seen"] = { params: [], report: [], framing: [], off: [] };
-  const reported: RejectInfo[] = [];
+  const reported: Report[] = [];
   const gated = (door: Exclude<Door, "off" | "answer400" | "strict">) =>
     gateNode(handler, {
-      legacyChecks: door,
+      rules: { params: ({ params: "enforce", report: "report", framing: "off" } as const)[door] },
       onReject: (info) => rejected[door].push(info),
-      onLegacyReport: (info) => reported.push(info),
+      onReport: (report) => reported.push(report),
       era: (req, body) => {
         const method = (body as { method?: unknown } | null)?.method;
         seen[door].push(typeof method === "string" ? method : Array.isArray(body) ? "batch" : "response");
@@ -97,7 +97,7 @@ export async function startLegacyServers(): Promise<LegacyServers> {
     framing: gated("framing"),
     off: toNodeHandler(handler) as (req: http.IncomingMessage, res: http.ServerResponse) => void,
     answer400: (req, res) => void answer400(handler, req, res),
-    strict: gateNode(handler, { formats: "strict" }),
+    strict: gateNode(handler, { rules: { formats: "enforce" } }),
   };
   const server = http.createServer((req, res) => {
     const door = new URL(req.url ?? "/", "http://localhost").pathname.slice(1) as Door;
@@ -132,7 +132,7 @@ async function answer400(
     req.body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     const header = req.headers["mcp-protocol-version"];
     const protocolVersion = Array.isArray(header) ? header[0] : header;
-    const result = validateMcpRequest(req.body, "legacy", { protocolVersion, formats: "strict" });
+    const result = validateMcpRequest(req.body, "legacy", { protocolVersion, rules: { formats: "enforce" } });
     if (result.outcome === "reject") {
       return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(result.response));
     }

@@ -67,11 +67,7 @@ export interface NginxConfig {
  * returns, on a port picked free; when nginx cannot bind it (another process took it between the pick and the bind),
  * picks another, up to `attempts` times. Resolves once nginx has written its pid file, which it does after binding.
  */
-export async function startNginx(
-  binary: string,
-  config: (at: NginxConfig) => string,
-  { attempts = 5, timeoutMs = 10_000 } = {},
-): Promise<RunningNginx> {
+export async function startNginx(binary: string, config: (at: NginxConfig) => string, { attempts = 5 } = {}): Promise<RunningNginx> {
   let last = "";
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const dir = mkdtempSync(join(tmpdir(), "wymcp-nginx-"));
@@ -95,7 +91,7 @@ export async function startNginx(
       }),
     );
     const pidFile = join(dir, "nginx.pid");
-    const pid = await waitForPid(child, pidFile, timeoutMs);
+    const pid = await waitForPid(child, pidFile);
     const log = () => `${stderr}${existsSync(errorLog) ? readFileSync(errorLog, "utf8") : ""}`;
     if (pid === undefined) {
       await exited;
@@ -128,18 +124,13 @@ export async function startNginx(
 }
 
 /** The PID nginx writes once it has bound its ports, or undefined when it exits first. */
-async function waitForPid(child: ChildProcess, pidFile: string, timeoutMs: number): Promise<number | undefined> {
-  const deadline = Date.now() + timeoutMs;
+async function waitForPid(child: ChildProcess, pidFile: string): Promise<number | undefined> {
   for (;;) {
     if (existsSync(pidFile)) {
       const pid = Number(readFileSync(pidFile, "utf8").trim());
       if (Number.isInteger(pid) && pid > 0) return pid;
     }
     if (child.exitCode !== null || child.signalCode !== null) return undefined;
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`nginx wrote no pid file within ${timeoutMs} ms`);
-    }
     await sleep(20);
   }
 }

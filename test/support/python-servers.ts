@@ -5,6 +5,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { HUNG_CHILD_MS } from "../../examples/hung-child.js";
 import { pythonEnv } from "./python.js";
 import { repoRoot } from "./spec.js";
 
@@ -43,14 +44,10 @@ export async function startMcpServerHttp(
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr = (stderr + text).slice(-65_536)));
   const url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the Python server did not listen within 60 s: ${stderr}`)), 60_000);
     child.stdout!.setEncoding("utf8").on("data", (text: string) => {
       stdout += text;
       const match = /listening on (http:\/\/\S+)/.exec(stdout);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(new URL(match[1]));
-      }
+      if (match?.[1]) resolve(new URL(match[1]));
     });
     void exited.then(() => reject(new Error(`the Python server exited before listening: ${stderr}`)));
   });
@@ -84,7 +81,7 @@ export async function drivePython(sessions: PythonSession[]): Promise<Record<str
   const { stdout } = await promisify(execFile)(python, [DRIVE, JSON.stringify(sessions)], {
     env: PYTHON_ENV,
     maxBuffer: 16 * 1024 * 1024,
-    timeout: 120_000,
+    timeout: HUNG_CHILD_MS,
   });
   return JSON.parse(stdout) as Record<string, unknown>;
 }

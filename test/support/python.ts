@@ -8,6 +8,7 @@ import { execFile } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { HUNG_CHILD_MS } from "../../examples/hung-child.js";
 import { installOnce } from "./install-once.js";
 
 const run = promisify(execFile);
@@ -50,6 +51,6 @@ async function makeVenv(): Promise<void> {
   // --retries 0: the machines' pip configuration lists local package indexes first; an unreachable default index fails fast.
   await run(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--retries", "0", "-r", requirements], {
     maxBuffer: 16 * 1024 * 1024,
-    timeout: 600_000,
+    timeout: HUNG_CHILD_MS,
   });
 }

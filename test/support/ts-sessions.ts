@@ -36,7 +36,7 @@ export async function tsSession(
     "http" in target
       ? new StreamableHTTPClientTransport(target.http)
       : new StdioClientTransport({ command: target.stdio[0]!, args: target.stdio.slice(1), stderr: "ignore" });
-  await client.connect(transport, { timeout: 30_000 });
+  await client.connect(transport);
   try {
     const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
     const version = client.getNegotiatedProtocolVersion();

@@ -3,11 +3,13 @@
  * src/check/check-files.ts).
  */
 import { type CheckSink, checkFiles } from "../../check/check-files.js";
+import { usageProblem } from "../args.js";
 import { colourEnabled, parseCheckOptions } from "./options.js";
 import { CHECK_USAGE } from "./usage.js";
 
 const STDOUT: CheckSink = {
   write: (text) => process.stdout.write(text) || new Promise<void>((resolve) => process.stdout.once("drain", resolve)),
+  warn: (problem) => void process.stderr.write(`wymcp check: ${problem}\n`),
 };
 
 /** Runs `wymcp check <argv>`; resolves to the exit code. */
@@ -16,8 +18,7 @@ export async function runCheck(argv: string[]): Promise<number> {
   try {
     parsed = parseCheckOptions(argv);
   } catch (error) {
-    // parseArgs throws TypeErrors with a readable message for unknown or malformed options.
-    process.stderr.write(`wymcp: ${error instanceof Error ? error.message : String(error)}\nRun "wymcp check --help" for the options.\n`);
+    process.stderr.write(usageProblem("check", error));
     return 2;
   }
   const { options, files, help } = parsed;
@@ -27,9 +28,7 @@ export async function runCheck(argv: string[]): Promise<number> {
   }
   if (files.length === 0) {
     if (process.stdin.isTTY) {
-      process.stderr.write(
-        'wymcp: no input: name files to check, or pipe messages to standard input (one per line).\nRun "wymcp check --help" for the options.\n',
-      );
+      process.stderr.write(usageProblem("check", "no input: name files to check, or pipe messages to standard input (one per line)"));
       return 2;
     }
     files.push("-");

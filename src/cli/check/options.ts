@@ -1,9 +1,10 @@
-/** @module options: the arguments of `wymcp check`, read and checked. */
-import { parseArgs } from "node:util";
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, formatsOption, legacyChecksOption, resolveLimits } from "../../core/options.js";
+/** @module options: the arguments of `wymcp check` (and `wymcp inspect`, which judges as it does), read and checked. */
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveLimits, WymcpOptionError } from "../../core/options.js";
+import { type RuleName, resolveRules } from "../../core/rules.js";
 import type { CheckOptions } from "../../check/check-files.js";
-import { positiveInteger, UsageError } from "../args.js";
-import { formatsFlag, legacyChecksFlag } from "../gate-options.js";
+import { CHECKED_RULES } from "../../check/by-rule.js";
+import { type FlagValues, HELP, headerLines, LIST, oneOf, positiveInteger, readArgs, SWITCH, UsageError, VALUE } from "../args.js";
+import { RULE_FLAGS, ruleFlags, ruleProblem } from "../rule-flags.js";
 
 /** Colour as Node's own tty does it: FORCE_COLOR wins ("0"/"false" turn it off), then NO_COLOR, then a terminal. */
 export function colourEnabled(env: Record<string, string | undefined>, isTTY: boolean): boolean {
@@ -13,77 +14,56 @@ export function colourEnabled(env: Record<string, string | undefined>, isTTY: bo
   return isTTY && env.TERM !== "dumb";
 }
 
-/** `parseArgs` declarations of `wymcp check`'s flags. */
-export const CHECK_FLAG_SPECS = {
-  era: { type: "string", default: "auto" },
-  header: { type: "string", multiple: true, default: [] as string[] },
-  direction: { type: "string", default: "auto" },
-  method: { type: "string" },
-  format: { type: "string", default: "auto" },
-  "max-body-bytes": { type: "string" },
-  // The name this limit had here before it had one name in every command: kept, so that scripts keep working.
-  "max-bytes": { type: "string" },
-  "max-depth": { type: "string" },
-  "legacy-checks": { type: "string" },
-  formats: { type: "string" },
-  json: { type: "boolean", default: false },
-  quiet: { type: "boolean", short: "q", default: false },
-  help: { type: "boolean", short: "h", default: false },
+/** `wymcp check`'s flags. */
+export const CHECK_FLAGS = {
+  era: VALUE,
+  header: LIST,
+  direction: VALUE,
+  method: VALUE,
+  format: VALUE,
+  "max-body-bytes": VALUE,
+  "max-depth": VALUE,
+  ...RULE_FLAGS,
+  json: SWITCH,
+  quiet: { kind: "switch", short: "q" },
+  ...HELP,
 } as const;
 
-/** Reads `wymcp check`'s arguments; throws UsageError (or parseArgs' TypeError) with a readable message. */
+/** Reads `wymcp check`'s arguments; throws UsageError with a readable message. */
 export function parseCheckOptions(argv: string[]): { options: CheckOptions; files: string[]; help: boolean } {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: CHECK_FLAG_SPECS,
-  });
-  const era = oneOf("era", values.era!, ["legacy", "modern", "auto"] as const);
-  const direction = oneOf("direction", values.direction!, ["in", "out", "auto"] as const);
-  const headers = headersOf(values.header!);
+  const { values, positionals, tail } = readArgs(CHECK_FLAGS, argv);
+  return { options: checkOptions(values), files: [...positionals, ...(tail ?? [])], help: values.help === true };
+}
+
+/** The judging and output options from the flags read (`wymcp inspect` reads the same with its own beside them). */
+export function checkOptions(values: FlagValues<typeof CHECK_FLAGS>): CheckOptions {
   if (values.method === "") throw new UsageError("--method takes a method name, e.g. tools/call");
-  if (values["max-body-bytes"] !== undefined && values["max-bytes"] !== undefined)
-    throw new UsageError("--max-bytes is another name of --max-body-bytes: give one");
-  const sizeFlag = values["max-bytes"] !== undefined ? "--max-bytes" : "--max-body-bytes";
-  const maxBytes = positiveInteger(sizeFlag, values["max-body-bytes"] ?? values["max-bytes"], DEFAULT_MAX_BODY_BYTES);
+  const maxBodyBytes = positiveInteger("--max-body-bytes", values["max-body-bytes"], DEFAULT_MAX_BODY_BYTES);
   const maxDepth = positiveInteger("--max-depth", values["max-depth"], DEFAULT_MAX_DEPTH, { infinity: true });
-  const options: CheckOptions = {
-    era,
-    direction,
-    headers,
+  const { rules, mode } = ruleFlags(values);
+  const unapplied = Object.keys(rules).find((rule) => !CHECKED_RULES.includes(rule as RuleName));
+  if (unapplied !== undefined)
+    throw new UsageError(`--rule ${unapplied}: wymcp check applies ${CHECKED_RULES.join(", ")} (a capture has no tools, lock or listener)`);
+  if (rules.outbound === "off")
+    throw new UsageError("--rule outbound=off: wymcp check judges every server message; give --direction in to judge them as a client's");
+  let states: ReturnType<typeof resolveRules>;
+  try {
+    // A server's message is judged as wymcp/outbound judges it, and a violation counts as a rejection, unless reported.
+    states = resolveRules({ outbound: "enforce", ...rules }, mode, { hosts: false, versions: false, outbound: true, lock: false });
+  } catch (error) {
+    if (error instanceof WymcpOptionError) throw new UsageError(ruleProblem(error));
+    throw error;
+  }
+  return {
+    era: oneOf("era", values.era ?? "auto", ["legacy", "modern", "auto"] as const),
+    direction: oneOf("direction", values.direction ?? "auto", ["in", "out", "auto"] as const),
+    headers: headerLines(values.header, true),
     method: values.method,
     // The gates' own check of their limits, which cannot fail on what positiveInteger let through.
-    settings: {
-      ...resolveLimits({ maxBodyBytes: maxBytes, maxDepth }),
-      // The flag as wymcp proxy and wymcp stdio read it, then the gates' default when it is absent.
-      validate: {
-        legacyChecks: legacyChecksOption(legacyChecksFlag(values["legacy-checks"])),
-        formats: formatsOption(formatsFlag(values.formats)),
-      },
-    },
-    format: oneOf("format", values.format!, ["auto", "json", "jsonl", "har"] as const),
-    json: values.json!,
-    quiet: values.quiet!,
+    settings: { ...resolveLimits({ maxBodyBytes, maxDepth }), rules: states },
+    format: oneOf("format", values.format ?? "auto", ["auto", "json", "jsonl", "har"] as const),
+    json: values.json === true,
+    quiet: values.quiet === true,
     colour: false,
   };
-  return { options, files: positionals, help: values.help! };
-}
-
-/** `value` when it is one of `allowed`; otherwise the flag's usage error. */
-function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value))
-    throw new UsageError(`--${name} must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`);
-  return value as T;
-}
-
-/** The --header lines ("Name: value") as a record, names lower-cased. */
-function headersOf(lines: string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const header of lines) {
-    const colon = header.indexOf(":");
-    if (colon <= 0) throw new UsageError(`--header takes "Name: value", not ${JSON.stringify(header)}`);
-    headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
-  }
-  return headers;
 }

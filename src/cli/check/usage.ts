@@ -11,14 +11,14 @@ Input
   file            a .json file holds one message; a .har file is a browser's or the Inspector's network export
                   (every POST to an MCP endpoint: its body, headers and response, event streams split); a .jsonl,
                   .ndjson or any other name holds one message per line. "-" or no file with piped input reads
-                  standard input, one message per line. A line that wymcp proxy or wymcp stdio wrote with
-                  --log json is the gate's own verdict (the log holds no bodies): shown and counted as the
+                  standard input, one message per line. A line of the JSON log that wymcp proxy or wymcp stdio
+                  write is the gate's own verdict (the log holds no bodies): shown and counted as the
                   gate judged it, never judged again, with its time and, where logged, the client's address.
   --format F      auto (by extension, the default), json (each input is one message), jsonl (one per line), har
   --max-body-bytes N
                   largest message (or line) judged, in bytes (default ${DEFAULT_MAX_BODY_BYTES}, the gates' maxBodyBytes,
-                  wymcp proxy's and wymcp stdio's --max-body-bytes; --max-bytes is its older name); a longer one is
-                  refused as the gates refuse it (413) and the run goes on
+                  wymcp proxy's and wymcp stdio's --max-body-bytes); a longer one is refused as the gates refuse it
+                  (413) and the run goes on
   --max-depth N   deepest nesting of arrays and objects judged (default ${DEFAULT_MAX_DEPTH}, the gates' maxDepth;
                   Infinity turns the bound off); a deeper message is refused as the gates refuse it
 
@@ -38,7 +38,7 @@ Judging
                   request or notification is judged out when a HAR file says the server sent it, or when its
                   method is one no client sends (sampling/createMessage, notifications/message, ...); else in.
   --era E         legacy, modern or auto (default). auto: each message's era signals (classifyEra) with the
-                  headers of its HTTP exchange (a HAR file) or the --headers; a response takes its request's era;
+                  headers of its HTTP exchange (a HAR file) or the --header lines; a response takes its request's era;
                   a server's other messages the era of the request whose exchange carried them, or of the headers
                   alone (a server's body carries no era signal), else legacy
   --header H      "Name: value", a request header of the exchange, as the gates read it: MCP-Protocol-Version
@@ -47,17 +47,18 @@ Judging
   --method M      the method a response answers when the capture has no request with its id (a lone response).
                   Outbound, a result is judged against that method's result (CallToolResult, ...); without a
                   method only its JSON-RPC framing is, and the output says so. Inbound, it labels responses
-  --legacy-checks M
-                  params (the default), report or framing: what the legacy lane checks, as the gates'
-                  legacyChecks option. params: a known method's params against the revision the message names
-                  (MCP-Protocol-Version, an initialize's protocolVersion, its session's, else 2025-03-26);
-                  report: the same, but a params failure passes and is printed as reported; framing: the
-                  JSON-RPC framing alone.
-                  Outbound, a legacy message is judged by the revision of its request, of the MCP-Protocol-Version
-                  header, of its session, else 2025-03-26; the output names the revision
-  --formats M     annotation (the default) or strict, as the gates' formats option: annotation refuses no string
-                  for the schema's format (uri, uri-template, byte), as the official SDKs accept any string there;
-                  strict asserts each (RFC 3986, RFC 6570, base64), in both directions. Not --format (the input's)
+  --rule NAME=STATE
+                  one rule's state, enforce, report or off, as wymcp proxy and wymcp stdio take it (repeatable):
+                  limits (size, JSON, nesting, media type), framing, params (a known method's params; a legacy
+                  message's by the revision it names: the MCP-Protocol-Version header, an initialize's own, its
+                  session's, else 2025-03-26), formats (off by default: a schema's uri, uri-template or byte refuses
+                  no string, as in the official SDKs; enforce asserts each, in both directions), headers (a modern
+                  request's MCP headers, when the capture has them), versions, outbound (the server's messages)
+  --report        every enforced rule reports instead: a message is counted as reported, not rejected, with the
+                  rule it fails; the table "by rule" counts what each would refuse (run a day's capture so before
+                  enforcing a rule)
+  Outbound, a legacy message is judged by the revision of its request, of the MCP-Protocol-Version header, of its
+  session, else 2025-03-26; the output names the revision.
 
 Output
   --json          one JSON object per message (the gates' answer for a refusal, validateMcpResponse's
@@ -67,9 +68,12 @@ Output
   Colour only on a terminal; NO_COLOR turns it off, FORCE_COLOR on.
 
 An outbound message with violations is printed and counted as rejected; --json gives its outcome as
-validateMcpResponse does ("violation", with its violations).
+validateMcpResponse does ("violation", with its violations). After the table per method, a table "by rule" counts
+the messages each rule refused and reported; with --json, a last object {"summary": ...} carries the counts, each
+rule's by its state.
 
-Exit codes: 0 every message passed or was bypassed, 1 some message was rejected, 2 usage error or unreadable input.
+Exit codes: 0 every message passed, was reported or bypassed, 1 some message was rejected, 2 usage error, an input
+that cannot be read, or no message read at all.
 `;
 
 /** `wymcp check --help`. */

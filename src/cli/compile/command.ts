@@ -5,7 +5,6 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import type { ServerSource } from "../../compile/from-server.js";
 import { generate, type Files } from "../../compile/generate.js";
 import { loadClient, schemaCount, staleFiles } from "../../compile/write-out.js";
@@ -13,7 +12,7 @@ import { lint, lintSummary, renderFindings } from "../../compile/lint.js";
 import { type Client, CLIENTS } from "../../compile/lint-rules.js";
 import { type InputFile, inputOf, readInput } from "../../compile/read-inputs.js";
 import { writeLock } from "../../compile/lock.js";
-import { UsageError } from "../args.js";
+import { HELP, headerLines, LIST, readArgs, SWITCH, UsageError, usageProblem, VALUE } from "../args.js";
 import { COMPILE_USAGE } from "./usage.js";
 
 interface CompileOptions {
@@ -28,32 +27,28 @@ interface CompileOptions {
   lock?: string;
 }
 
+/** `wymcp compile`'s flags. */
+export const COMPILE_FLAGS = {
+  out: VALUE,
+  check: SWITCH,
+  lint: SWITCH,
+  client: VALUE,
+  json: SWITCH,
+  from: VALUE,
+  "from-stdio": SWITCH,
+  header: LIST,
+  save: VALUE,
+  lock: VALUE,
+  ...HELP,
+} as const;
+
 function parseCompileArgs(argv: string[]): CompileOptions | "help" {
   // Everything after the first "--" is the stdio server's command line, never wymcp's options.
-  const split = argv.indexOf("--");
-  const own = split < 0 ? argv : argv.slice(0, split);
-  const command = split < 0 ? undefined : argv.slice(split + 1);
-  const { values, positionals } = parseArgs({
-    args: own,
-    allowPositionals: true,
-    options: {
-      out: { type: "string" },
-      check: { type: "boolean", default: false },
-      lint: { type: "boolean", default: false },
-      client: { type: "string" },
-      json: { type: "boolean", default: false },
-      from: { type: "string" },
-      "from-stdio": { type: "boolean", default: false },
-      header: { type: "string", multiple: true, default: [] },
-      save: { type: "string" },
-      lock: { type: "string" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  const { values, positionals, tail: command } = readArgs(COMPILE_FLAGS, argv);
   if (values.help) return "help";
-  const from = serverSourceOf(values.from, values["from-stdio"]!, values.header!, command);
+  const from = serverSourceOf(values.from, values["from-stdio"] === true, values.header ?? [], command);
   if (command && !values["from-stdio"]) throw new UsageError('"--" is only for --from-stdio\'s command');
-  if (values.header!.length > 0 && values.from === undefined) throw new UsageError("--header goes with --from");
+  if (values.header !== undefined && values.from === undefined) throw new UsageError("--header goes with --from");
   if (values.save !== undefined && !from) throw new UsageError("--save goes with --from or --from-stdio");
   if (from && positionals.length > 0) throw new UsageError("name input files or a server (--from, --from-stdio), not both");
   if (!from && positionals.length === 0) throw new UsageError("name at least one input, or a server with --from or --from-stdio");
@@ -65,10 +60,10 @@ function parseCompileArgs(argv: string[]): CompileOptions | "help" {
   return {
     inputs: positionals,
     ...(values.out === undefined ? {} : { out: values.out }),
-    check: values.check!,
-    lint: values.lint!,
+    check: values.check === true,
+    lint: values.lint === true,
     clients: parseClients(values.client ?? "all"),
-    json: values.json!,
+    json: values.json === true,
     ...(from === undefined ? {} : { from }),
     ...(values.save === undefined ? {} : { save: values.save }),
     ...(values.lock === undefined ? {} : { lock: values.lock }),
@@ -92,7 +87,7 @@ function serverSourceOf(
     }
     if (url.protocol !== "http:" && url.protocol !== "https:")
       throw new UsageError(`--from takes an http: or https: URL, not ${url.protocol}`);
-    return { url: url.href, headers: parseHeaders(headers) };
+    return { url: url.href, headers: headerLines(headers, false) };
   }
   if (fromStdio) {
     if (!command || command.length === 0)
@@ -113,22 +108,12 @@ function parseClients(list: string): Client[] {
   return CLIENTS.filter((c) => picked.has(c));
 }
 
-function parseHeaders(headers: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const header of headers) {
-    const colon = header.indexOf(":");
-    if (colon <= 0) throw new UsageError(`--header takes "Name: value", not ${JSON.stringify(header)}`);
-    out[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
-  }
-  return out;
-}
-
 export async function runCompile(argv: string[]): Promise<number> {
   let options: CompileOptions | "help";
   try {
     options = parseCompileArgs(argv);
   } catch (error) {
-    process.stderr.write(`wymcp compile: ${(error as Error).message}\nRun "wymcp compile --help" for the options.\n`);
+    process.stderr.write(usageProblem("compile", error));
     return 2;
   }
   if (options === "help") {

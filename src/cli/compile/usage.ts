@@ -28,8 +28,8 @@ Compile
 Lock
   --lock FILE     write the tools as a person approves them: per tool its name, the SHA-256 of its inputSchema,
                   outputSchema, description, title and annotations, and those fields in canonical form (keys sorted),
-                  tools in name order, the same bytes on every run. wymcp proxy and wymcp stdio (--tools-lock) and the
-                  gates (toolsLock) report, or enforce, each drift of a tools/list from it. With --check, write
+                  tools in name order, the same bytes on every run. wymcp proxy --tools-lock, wymcp stdio --tools-lock
+                  and the gates (tools.lock) report, or enforce, each drift of a tools/list from it. With --check, write
                   nothing and exit 1 when FILE differs.
 
 Lint

@@ -4,7 +4,7 @@ import { DEFAULT_MAX_ROWS } from "../../inspect/ring.js";
 export const INSPECT_USAGE = `Usage: wymcp inspect [options] file ...
 
 Judges captured MCP messages exactly as wymcp check does (the same inputs: .jsonl, .json, .har; the same options:
---era, --direction, --header, --method, --format, --max-body-bytes, --max-depth, --legacy-checks, --formats), then serves
+--era, --direction, --header, --method, --format, --max-body-bytes, --max-depth, --rule, --report), then serves
 a page that shows them: one row per message (time judged, direction, era and revision, method with the tool or
 prompt name, verdict, JSON-RPC code), filters by verdict, method and text, each response beside the request it
 answers, and a message opened with each failing location marked. A box on the page judges a pasted or dropped
@@ -23,5 +23,6 @@ Options
   -h, --help          this text
 
 Runs until interrupted (Ctrl-C), then exits 0. An input that cannot be read is reported and the others are
-served. Exit status 2: bad arguments, no page built, or an address it cannot listen on.
+served; when no message at all could be read, it says so and exits 2 without serving. Exit status 2: bad arguments,
+nothing read, no page built, or an address it cannot listen on.
 `;

@@ -2,71 +2,50 @@
  * @module proxy/proxy-command: `wymcp proxy`, the flags and the process: listen, log to stderr, drain on SIGTERM
  * (then export the last spans, with `--otel`).
  */
-import { parseArgs } from "node:util";
-import { createLog, type GateLog } from "../../log/gate-log.js";
-import { hostPolicyOption, supportedVersionsOption } from "../../core/options.js";
-import type { HttpGateFlags } from "../../hosts/shared/gate-flags.js";
-import { hostPort, positiveInteger, UsageError } from "../args.js";
-import { GATE_FLAG_SPECS, gateFlags } from "../gate-options.js";
-import { type Live, startLive, takeLiveArgs } from "../live/live.js";
-import { type CommandTelemetry, commandTelemetry } from "../otel/start.js";
+import type { GateLog } from "../../log/gate-log.js";
+import { hostPolicyOption, versionsOption } from "../../core/options.js";
+import type { GateFlags } from "../../hosts/shared/gate-flags.js";
+import type { LiveArgs } from "../../inspect/live/start.js";
+import { hostPort, LIST, positiveInteger, readArgs, SWITCH, UsageError, usageProblem, VALUE } from "../args.js";
+import { startFace, type StartedFace } from "../face-start.js";
+import { CALLER_FLAGS, GATE_FLAGS, sharedFlags, type ToolsFlags } from "../gate-options.js";
 import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "../../hosts/proxy/proxy.js";
 import { PROXY_USAGE } from "./usage.js";
-import { CALLER_HEADER_SPEC, TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags } from "../tools-flags.js";
 
-/** `parseArgs` declarations of the proxy's flags: the gates' shared ones, its own, and the tools'. */
-export const PROXY_FLAG_SPECS = {
-  ...GATE_FLAG_SPECS,
-  upstream: { type: "string" },
-  listen: { type: "string" },
-  timeout: { type: "string" },
-  "connect-timeout": { type: "string" },
-  "drain-timeout": { type: "string" },
-  "max-answer-bytes": { type: "string" },
-  "rewrite-host": { type: "boolean", default: false },
-  "trust-proxy": { type: "boolean", default: false },
-  "allowed-host": { type: "string", multiple: true },
-  "allowed-origin": { type: "string", multiple: true },
-  "allow-any-host": { type: "boolean", default: false },
-  "header-checks": { type: "string" },
-  "supported-versions": { type: "string" },
-  ...TOOLS_FLAG_SPECS,
-  ...CALLER_HEADER_SPEC,
+/** The proxy's flags: the faces' shared ones, and its own. */
+export const PROXY_FLAGS = {
+  ...GATE_FLAGS,
+  ...CALLER_FLAGS,
+  upstream: VALUE,
+  listen: VALUE,
+  timeout: VALUE,
+  "connect-timeout": VALUE,
+  "drain-timeout": VALUE,
+  "max-answer-bytes": VALUE,
+  "rewrite-host": SWITCH,
+  "trust-proxy": SWITCH,
+  "allowed-host": LIST,
+  "allowed-origin": LIST,
+  "allow-any-host": SWITCH,
+  "supported-versions": VALUE,
 } as const;
 
 /** The proxy's options from its command line. */
-export function parseProxyArgs(argv: string[]): {
-  options: ProxyOptions;
-  listen: { host: string; port: number };
-  help: boolean;
-  toolFlags?: ToolsFlags;
-} {
-  const { values, positionals } = parseArgs({ args: argv, options: PROXY_FLAG_SPECS, allowPositionals: true, strict: true });
-  if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
-  const { "allowed-host": _hosts, "allowed-origin": _origins, "caller-header": _callers, ...shared } = values;
-  const toolFlags = toolsFlags(values);
-  const flags = { ...gateFlags(shared), ...httpFlags(values) };
-  const placeholder = new URL("http://127.0.0.1/");
-  if (values.help)
-    return {
-      options: {
-        ...flags,
-        upstream: placeholder,
-        timeoutMs: 0,
-        connectTimeoutMs: 0,
-        drainTimeoutMs: 0,
-        maxAnswerBytes: 0,
-        rewriteHost: false,
-        trustProxy: false,
-      },
-      listen: { host: "", port: 0 },
-      help: true,
-    };
-  const upstream = upstreamUrl(values.upstream);
+export function parseProxyArgs(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+): { options: ProxyOptions; listen: { host: string; port: number }; help: boolean; toolFlags: ToolsFlags; live: LiveArgs } {
+  const { values, positionals, tail } = readArgs(PROXY_FLAGS, argv);
+  const extra = positionals[0] ?? (tail === undefined ? undefined : "--");
+  if (values.help) return { help: true } as ReturnType<typeof parseProxyArgs>;
+  if (extra !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(extra)}`);
+  const { allow, allowAnyHost } = allowFlags(values);
+  const shared = sharedFlags(values, { hosts: !allowAnyHost, allow, env });
   return {
     options: {
-      ...flags,
-      upstream,
+      ...shared.options,
+      allowAnyHost,
+      upstream: upstreamUrl(values.upstream),
       timeoutMs: positiveInteger("--timeout", values.timeout, 60_000),
       connectTimeoutMs: positiveInteger("--connect-timeout", values["connect-timeout"], DEFAULT_CONNECT_TIMEOUT_MS),
       drainTimeoutMs: positiveInteger("--drain-timeout", values["drain-timeout"], 10_000),
@@ -76,126 +55,92 @@ export function parseProxyArgs(argv: string[]): {
     },
     listen: hostPort("--listen", values.listen ?? "127.0.0.1:3000"),
     help: false,
-    toolFlags,
+    toolFlags: shared.tools,
+    live: shared.live,
   };
 }
 
 /** The --upstream URL, required, http:// or https://. */
 function upstreamUrl(value: string | undefined): URL {
   if (value === undefined) throw new UsageError("--upstream URL is required: the MCP server to forward to");
-  let upstream: URL;
-  try {
-    upstream = new URL(value);
-  } catch {
-    throw new UsageError(`--upstream must be an http:// or https:// URL, not ${JSON.stringify(value)}`);
-  }
-  if (upstream.protocol !== "http:" && upstream.protocol !== "https:")
+  const upstream = URL.canParse(value) ? new URL(value) : undefined;
+  if (upstream?.protocol !== "http:" && upstream?.protocol !== "https:")
     throw new UsageError(`--upstream must be an http:// or https:// URL, not ${JSON.stringify(value)}`);
   return upstream;
 }
 
-/** The proxy's HTTP-only flags, checked as the gates check the options of the same names. */
-function httpFlags(values: {
-  "allowed-host"?: string[] | undefined;
-  "allowed-origin"?: string[] | undefined;
-  "allow-any-host"?: boolean | undefined;
-  "header-checks"?: string | undefined;
-  "supported-versions"?: string | undefined;
-}): HttpGateFlags & { allowAnyHost: boolean } {
+/** `allow` from the proxy's flags (the hosts, the origins, the server's versions), checked as the gates check it. */
+function allowFlags(values: {
+  "allowed-host"?: string[];
+  "allowed-origin"?: string[];
+  "allow-any-host"?: boolean;
+  "supported-versions"?: string;
+}): { allow: NonNullable<GateFlags["allow"]>; allowAnyHost: boolean } {
   const allowAnyHost = values["allow-any-host"] === true;
-  const allowedHosts = values["allowed-host"];
-  const allowedOrigins = values["allowed-origin"];
-  if (allowAnyHost && (allowedHosts || allowedOrigins))
+  const hosts = values["allowed-host"];
+  const origins = values["allowed-origin"];
+  if (allowAnyHost && (hosts || origins))
     throw new UsageError("--allow-any-host turns the Host and Origin check off; --allowed-host and --allowed-origin need it on: use one");
   try {
-    hostPolicyOption(allowedHosts, allowedOrigins);
+    hostPolicyOption(hosts, origins);
   } catch {
     throw new UsageError("--allowed-host and --allowed-origin take a non-empty value each");
   }
-  const checks = values["header-checks"];
-  if (checks !== undefined && checks !== "on" && checks !== "off")
-    throw new UsageError(`--header-checks must be on or off, not ${JSON.stringify(checks)}`);
   const listed = values["supported-versions"];
-  let supportedVersions: readonly string[] | undefined;
-  if (listed !== undefined) {
-    try {
-      supportedVersions = supportedVersionsOption(listed.split(",").map((version) => version.trim()));
-    } catch {
-      throw new UsageError(`--supported-versions must list YYYY-MM-DD revisions, comma-separated, not ${JSON.stringify(listed)}`);
-    }
+  let versions: readonly string[] | undefined;
+  try {
+    versions = listed === undefined ? undefined : versionsOption(listed.split(",").map((version) => version.trim()));
+  } catch {
+    throw new UsageError(`--supported-versions must list YYYY-MM-DD revisions, comma-separated, not ${JSON.stringify(listed)}`);
   }
-  return {
-    allowAnyHost,
-    allowedHosts,
-    allowedOrigins,
-    headerChecks: checks === undefined ? undefined : checks === "on",
-    supportedVersions,
-  };
+  return { allow: { ...(hosts ? { hosts } : {}), ...(origins ? { origins } : {}), ...(versions ? { versions } : {}) }, allowAnyHost };
 }
 
 /** Runs `wymcp proxy <argv>`; resolves to the exit code once the proxy has drained (or could not start). */
 export async function runProxyCommand(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseProxyArgs>;
-  let liveArgs: ReturnType<typeof takeLiveArgs>["live"];
   try {
-    const split = takeLiveArgs(argv);
-    liveArgs = split.live;
-    parsed = parseProxyArgs(split.rest);
+    parsed = parseProxyArgs(argv);
   } catch (error) {
-    process.stderr.write(
-      `wymcp proxy: ${error instanceof Error ? error.message : String(error)}\nRun "wymcp proxy --help" for the options.\n`,
-    );
+    process.stderr.write(usageProblem("proxy", error));
     return 2;
   }
   if (parsed.help) {
     process.stdout.write(PROXY_USAGE);
     return 0;
   }
-  const { options } = parsed;
-  const log = createLog("proxy", options.log, process.stderr);
-  const otel = options.otel ? await commandTelemetry("proxy", log) : undefined;
-  if (options.otel && !otel) return 2;
-  let tools;
-  let live: Live | undefined;
+  const started = await startFace("proxy", { options: parsed.options, tools: parsed.toolFlags, live: parsed.live });
+  if ("exit" in started) return started.exit === 2 ? 2 : 1;
+  const { log, otel, tools, hooks } = started;
+  const proxy = createProxy({ ...parsed.options, telemetry: otel?.telemetry, tools }, log, hooks);
+  let listening;
   try {
-    tools = parsed.toolFlags && !options.passThrough ? await toolsFromFlags(parsed.toolFlags, log, options.formats) : undefined;
-  } catch (error) {
-    process.stderr.write(`wymcp proxy: ${(error as Error).message}\n`);
-    await otel?.shutdown();
-    return 2;
-  }
-  try {
-    live = await startLive("proxy", liveArgs, options, log);
-  } catch (error) {
-    process.stderr.write(`wymcp proxy: --ui or --record: ${(error as Error).message}\n`);
-    await otel?.shutdown();
-    return 1;
-  }
-  const proxy = createProxy({ ...options, telemetry: otel?.telemetry, tools }, log, live && { observer: live.observer });
-  let started;
-  try {
-    started = await listen(proxy, parsed.listen.host, parsed.listen.port);
+    listening = await listen(proxy, parsed.listen.host, parsed.listen.port);
   } catch (error) {
     process.stderr.write(`wymcp proxy: cannot listen on ${parsed.listen.host}:${parsed.listen.port}: ${(error as Error).message}\n`);
-    await live?.close();
-    await otel?.shutdown();
+    await started.close();
     return 1;
   }
-  return serveUntilStopped(proxy, started, options, log, live, otel);
+  return serveUntilStopped({ proxy, listening, options: parsed.options, log, started });
 }
 
 /**
  * The proxy once it listens: says so, waits for SIGTERM or SIGINT, drains the requests in flight (a second signal
  * stops at once), then closes the live page and exports the last spans; resolves to the exit code.
  */
-async function serveUntilStopped(
-  proxy: ReturnType<typeof createProxy>,
-  { server, address }: Awaited<ReturnType<typeof listen>>,
-  options: ProxyOptions,
-  log: GateLog,
-  live: Live | undefined,
-  otel: CommandTelemetry | undefined,
-): Promise<number> {
+async function serveUntilStopped({
+  proxy,
+  listening: { server, address },
+  options,
+  log,
+  started,
+}: {
+  proxy: ReturnType<typeof createProxy>;
+  listening: Awaited<ReturnType<typeof listen>>;
+  options: ProxyOptions;
+  log: GateLog;
+  started: StartedFace;
+}): Promise<number> {
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}${options.upstream.pathname}`;
   // Listened for before the line that says the proxy is ready: a signal sent as soon as it is read still drains.
@@ -215,9 +160,8 @@ async function serveUntilStopped(
   process.once("SIGINT", now);
   log.line("draining", { signal }, `${signal}: draining the requests in flight`);
   const cut = await proxy.drain(server);
-  await live?.close();
-  // The spans of the requests just drained, and the metrics, go out before the process does.
-  const exported = await otel?.shutdown();
+  // The live page closes, then the spans of the requests just drained, and the metrics, go out before the process does.
+  const exported = await started.close();
   log.line(
     "stopped",
     { cut },

@@ -1,7 +1,5 @@
 /** @module usage: the help text of `wymcp proxy`. */
 import { GATE_FLAGS_USAGE } from "../gate-options.js";
-import { TOOLS_FLAGS_USAGE } from "../tools-flags.js";
-import { LIVE_USAGE } from "../live/usage.js";
 
 /** `wymcp proxy --help`. */
 export const PROXY_USAGE = `Usage: wymcp proxy --upstream URL [options]
@@ -29,18 +27,19 @@ the client's headers. GET (the server's stream) and DELETE go straight through; 
   --allowed-origin O  an origin a browser's Origin may name (repeatable), e.g. https://app.example; a request with
                       no Origin (clients that are not browsers) is allowed
   --allow-any-host    no Host or Origin check at all, not even the loopback default
-  --header-checks M   on (default) or off: on, a modern request whose MCP-Protocol-Version, Mcp-Method or Mcp-Name
-                      header is missing, malformed or disagrees with its body gets 400 -32020
   --supported-versions V  the modern versions the server serves, comma-separated (e.g. 2026-07-28): a modern request
-                      naming another gets 400 -32022; unset, a version wymcp does not know is judged on framing alone
-${TOOLS_FLAGS_USAGE}
+                      naming another gets 400 -32022 (rule versions); unset, a version wymcp does not know is
+                      reported and judged on framing alone
+  --caller-header H   repeatable: a request header that tells callers apart (a key or tool selector of the
+                      server's own), besides Authorization, Cookie and Mcp-Session-Id: the tools one caller's
+                      list teaches judge only that caller's calls
 ${GATE_FLAGS_USAGE}
-${LIVE_USAGE}
 
 An upstream that is down or refuses gets 502, one that does not answer in time 504, each with a JSON-RPC error; an
 answer that is not valid HTTP (a bad status, header or framing, an unasked-for 101) gets 502 too. The proxy keeps
 serving. An https upstream's certificate is checked against the --upstream name, never the client's Host.
 SIGTERM or SIGINT drains: no new connection, server streams (GET) end, the rest finish; exit 0.
-It keeps no state (but the upstream's tools, with --learn-tools on): run as many as needed behind a load balancer. Modern requests may go to any instance; a legacy
-session must stay on one, so key legacy clients by their address (an initialize has no Mcp-Session-Id yet).
+It keeps no state but the tools each caller's list taught: run as many as needed behind a load balancer. Modern
+requests may go to any instance; a legacy session must stay on one, so key legacy clients by their address (an
+initialize has no Mcp-Session-Id yet).
 `;

@@ -1,86 +1,57 @@
 /**
  * @module stdio/stdio-command: `wymcp stdio -- command [args...]`, the flags and the process.
  */
-import { parseArgs } from "node:util";
-import { createLog } from "../../log/gate-log.js";
-import { positiveInteger, UsageError } from "../args.js";
-import { GATE_FLAG_SPECS, gateFlags } from "../gate-options.js";
-import { type Live, startLive, takeLiveArgs } from "../live/live.js";
-import { commandTelemetry } from "../otel/start.js";
+import type { LiveArgs } from "../../inspect/live/start.js";
+import { positiveInteger, readArgs, UsageError, usageProblem, VALUE } from "../args.js";
+import { startFace } from "../face-start.js";
+import { GATE_FLAGS, sharedFlags, type ToolsFlags } from "../gate-options.js";
 import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "../../hosts/stdio/gate.js";
 import { STDIO_USAGE } from "./usage.js";
-import { TOOLS_FLAG_SPECS, type ToolsFlags, toolsFlags, toolsFromFlags } from "../tools-flags.js";
 
-/** `parseArgs` declarations of the stdio gate's flags: the gates' shared ones, its own, and the tools'. */
-export const STDIO_FLAG_SPECS = { ...GATE_FLAG_SPECS, "stop-timeout": { type: "string" }, ...TOOLS_FLAG_SPECS } as const;
+/** The stdio gate's flags: the faces' shared ones, and its own. */
+export const STDIO_FLAGS = { ...GATE_FLAGS, "stop-timeout": VALUE } as const;
 
 /** The gate's options from its command line: the flags before "--", the server's command after it. */
-export function parseStdioArgs(argv: string[]): { options: StdioOptions; toolFlags: ToolsFlags; help: boolean } {
-  const split = argv.indexOf("--");
-  const own = split < 0 ? argv : argv.slice(0, split);
-  const { values, positionals } = parseArgs({
-    args: own,
-    options: STDIO_FLAG_SPECS,
-    allowPositionals: true,
-    strict: true,
-  });
-  const flags = gateFlags(values);
-  const toolFlags = toolsFlags(values);
-  if (values.help) return { options: { ...flags, command: "", args: [] }, toolFlags, help: true };
-  if (positionals.length > 0 || split < 0) {
+export function parseStdioArgs(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+): { options: StdioOptions; toolFlags: ToolsFlags; live: LiveArgs; help: boolean } {
+  const { values, positionals, tail } = readArgs(STDIO_FLAGS, argv);
+  if (values.help) return { help: true } as ReturnType<typeof parseStdioArgs>;
+  if (positionals.length > 0 || tail === undefined)
     throw new UsageError(`the server's command goes after "--": wymcp stdio [options] -- ${positionals.join(" ") || "command [args...]"}`);
-  }
-  const [command, ...args] = argv.slice(split + 1);
+  const [command, ...args] = tail;
   if (command === undefined || command === "") throw new UsageError('no command after "--": name the server to run');
   const stopTimeoutMs = positiveInteger("--stop-timeout", values["stop-timeout"], DEFAULT_STOP_TIMEOUT_MS);
-  return { options: { ...flags, command, args, stopTimeoutMs }, toolFlags, help: false };
+  // A line carries no Host: the stdio gate sets no host policy, and --rule origin names what it would need.
+  const shared = sharedFlags(values, { hosts: false, env });
+  return { options: { ...shared.options, command, args, stopTimeoutMs }, toolFlags: shared.tools, live: shared.live, help: false };
 }
 
 /** Runs `wymcp stdio <argv>`; resolves to the server's exit code (2 for a usage error). */
 export async function runStdioCommand(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseStdioArgs>;
-  let liveArgs: ReturnType<typeof takeLiveArgs>["live"];
   try {
-    const split = takeLiveArgs(argv);
-    liveArgs = split.live;
-    parsed = parseStdioArgs(split.rest);
+    parsed = parseStdioArgs(argv);
   } catch (error) {
-    process.stderr.write(
-      `wymcp stdio: ${error instanceof Error ? error.message : String(error)}\nRun "wymcp stdio --help" for the options.\n`,
-    );
+    process.stderr.write(usageProblem("stdio", error));
     return 2;
   }
   if (parsed.help) {
     process.stdout.write(STDIO_USAGE);
     return 0;
   }
-  const log = createLog("stdio", parsed.options.log, process.stderr);
-  const otel = parsed.options.otel ? await commandTelemetry("stdio", log) : undefined;
-  if (parsed.options.otel && !otel) return 2;
-  let tools;
-  let live: Live | undefined;
-  try {
-    tools = parsed.options.passThrough ? undefined : await toolsFromFlags(parsed.toolFlags, log, parsed.options.formats);
-  } catch (error) {
-    process.stderr.write(`wymcp stdio: ${(error as Error).message}\n`);
-    await otel?.shutdown();
-    return 2;
-  }
-  try {
-    live = await startLive("stdio", liveArgs, parsed.options, log);
-  } catch (error) {
-    process.stderr.write(`wymcp stdio: --ui or --record: ${(error as Error).message}\n`);
-    await otel?.shutdown();
-    return 2;
-  }
+  // Nothing the server could be started with failed: a file or address that cannot be opened exits 2 before it starts.
+  const started = await startFace("stdio", { options: parsed.options, tools: parsed.toolFlags, live: parsed.live });
+  if ("exit" in started) return 2;
+  const { log, otel, tools, hooks } = started;
   const code = await runStdioGate(
     { ...parsed.options, telemetry: otel?.telemetry, tools },
     { input: process.stdin, output: process.stdout },
     log,
-    live && { observer: live.observer },
+    hooks,
   );
-  await live?.close();
-  // The server has exited: the last spans and the metrics go out before wymcp does, within the bound.
-  if ((await otel?.shutdown()) === "late") process.exit(code);
+  // The server has exited: the page closes, and the last spans and the metrics go out before wymcp does, within the bound.
+  if ((await started.close()) === "late") process.exit(code);
   return code;
 }

@@ -1,7 +1,5 @@
 /** @module usage: the help text of `wymcp stdio`. */
 import { GATE_FLAGS_USAGE } from "../gate-options.js";
-import { TOOLS_FLAGS_USAGE } from "../tools-flags.js";
-import { LIVE_USAGE } from "../live/usage.js";
 
 /** `wymcp stdio --help`. */
 export const STDIO_USAGE = `Usage: wymcp stdio [options] -- command [args...]
@@ -19,7 +17,5 @@ answers, wymcp stops reading it. SIGTERM, SIGINT and SIGHUP are passed on to the
 exited within --stop-timeout; if wymcp itself is killed, the server's input ends, and a server exits on that.
 
   --stop-timeout MS   after passing on a stop signal, longest wait for the server to exit (default 5000); then SIGKILL
-${TOOLS_FLAGS_USAGE.replace(/\n {2}--param-header-checks off\n.*$/s, "")}
 ${GATE_FLAGS_USAGE}
-${LIVE_USAGE}
 `;

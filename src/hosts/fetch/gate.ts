@@ -58,6 +58,11 @@ export function gateFetch(
   handler: McpFetchHandler | PlainFetchHandler,
   options: GateFetchOptions = {},
 ): (request: Request, ...host: unknown[]) => Promise<Response> {
+  if (typeof handler !== "function" && typeof (handler as McpFetchHandler | undefined)?.fetch !== "function")
+    throw new WymcpOptionError(
+      "handler",
+      "gateFetch needs a handler: the SDK's (what createMcpHandler returns, with a fetch method) or a (request) => Response function",
+    );
   const face = resolveFetchFace(options, ["authInfo", "onError"]);
   const authInfo = optionalFunction<GateFetchOptions["authInfo"]>("authInfo", options.authInfo);
   const onError = onErrorOption<Request>(options.onError);
@@ -76,6 +81,14 @@ export function gateFetch(
       if (!screened) {
         const judged = await judgeRequest(request, face, plain ? "clone" : "own");
         if (judged.action === "refuse") return refusalResponse(judged.refusal, judged.trace, face, request);
+        if (judged.action === "unjudged") {
+          // Handed on as the client sent it, no parsed body: the handler reads it and answers it as it would alone.
+          run = runOf(face, request, { era: eraWithoutBody(face.era, request), trace: judged.trace, auth: caller });
+          const forwarded = asSent(request, judged.bytes);
+          const serve = () => handOn(handler, plain, forwarded, host, caller, undefined);
+          const trace = judged.trace;
+          return chainResponse(await (trace ? trace.run(serve) : serve()), run);
+        }
         body = judged.body;
         run = runOf(face, request, { body, era: judged.era, trace: judged.trace, auth: caller });
         // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as the SDK answers an accepted one.
@@ -116,4 +129,15 @@ function handOn(
         ...(caller !== undefined && { authInfo: caller }),
         ...(body !== undefined && { parsedBody: body }),
       });
+}
+
+/**
+ * The request as the client sent it: itself when its body is still unread (a clone was read, or nothing was), else
+ * one carrying the bytes the face read and could not judge.
+ */
+function asSent(request: Request, bytes: Uint8Array | undefined): Request {
+  if (!request.bodyUsed) return request;
+  const init: RequestInit & { duplex?: "half" } = { method: request.method, headers: request.headers, signal: request.signal };
+  if (bytes !== undefined) init.body = bytes as Uint8Array<ArrayBuffer>;
+  return new Request(request.url, init);
 }

@@ -5,7 +5,7 @@
  */
 import type { Refusal, WymcpInfo } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
-import { type GateOptions, type ResolvedOptions, resolveOptions, eraWithoutBody, telemetryOption } from "../../core/options.js";
+import { eraWithoutBody } from "../../core/options.js";
 import {
   type GateAction,
   gateBody,
@@ -17,32 +17,13 @@ import {
 } from "../../core/pipeline.js";
 import type { Chain, ChainRun, StageAnswer } from "../../core/chain.js";
 import { FetchHeaders } from "../../core/header-body.js";
-import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
-import { now } from "../../core/traced.js";
-import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
-import { TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../../lock/lock-option.js";
-import { type ToolsOption, toolsOption } from "../../tools/tools-at-edge.js";
+import type { ExchangeTrace } from "../../core/telemetry.js";
+import { type Face, type FaceOptions, resolveFace } from "../shared/face.js";
 import { chainOf } from "../shared/face-chain.js";
 import { chainResponse, ownResponse } from "./answer.js";
 
-/** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` for `report` on a GET). */
-export interface FetchOptions extends GateOptions<Request>, OutboundOptions, ToolLockOptions {
-  /**
-   * Spans and metrics for every POST judged, by the MCP semantic conventions: `mcpTelemetry()` from `wymcp/otel`
-   * (docs/observability.md).
-   * @default none
-   */
-  telemetry?: Telemetry;
-  /**
-   * The server's tools: a `tools/list` result, what `wymcp compile` wrote, or an object of the `tools.*` keys
-   * below (tools learned from the server's `tools/list` answers; `wymcpFetch` learns from the responses handed to its
-   * `report`); a `tools/call` is
-   * then judged by its tool's `x-mcp-header` annotations and `inputSchema` before the server sees it
-   * (docs/security.md#the-servers-own-tools-at-the-edge).
-   * @default none
-   */
-  tools?: ToolsOption;
-}
+/** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` on a GET). */
+export type FetchOptions = FaceOptions<Request>;
 
 /** What `wymcpFetch` returns: the gate, and `report` for the next handler's `Response`. */
 export interface FetchGuard {
@@ -74,31 +55,14 @@ export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
 }
 
 /** The Fetch faces' options, checked once, and the chain they make. */
-export interface FetchFace extends ResolvedOptions<Request> {
-  telemetry: Telemetry | undefined;
+export interface FetchFace extends Face<Request> {
   chain: Chain;
 }
 
-const FETCH_OPTIONS = ["outbound", "outboundCheck", "onOutboundViolation", "telemetry", "tools", ...TOOL_LOCK_OPTIONS] as const;
-
 /** Checks a Fetch face's options; `extra` names the options the face itself takes beyond `FetchOptions`. */
 export function resolveFetchFace(options: unknown, extra: readonly string[] = []): FetchFace {
-  const resolved = resolveOptions<Request>(options, [...FETCH_OPTIONS, ...extra], (request) => request.headers);
-  const given = (options ?? {}) as FetchOptions;
-  const telemetry = telemetryOption(given.telemetry);
-  const chain = chainOf({
-    toolLock: toolLockOption(given, telemetry),
-    tools: toolsOption(given.tools),
-    report: reportSettings(given, resolved.settings.validate?.formats),
-    telemetry,
-  });
-  return {
-    ...resolved,
-    // With telemetry, the stage times the validation and keeps a refused body for the trace.
-    settings: telemetry ? { ...resolved.settings, clock: now } : resolved.settings,
-    telemetry,
-    chain,
-  };
+  const face = resolveFace<Request>(options, { keys: extra, headersOf: (request) => request.headers });
+  return { ...face, chain: chainOf(face) };
 }
 
 /** What the face's chain knows of an exchange on a `Request`: none when the chain is empty and nothing is traced. */
@@ -150,7 +114,9 @@ export function requestExchange(request: Request, face: FetchFace, read: "clone"
     chunks: () =>
       read === "own" && declaredWithin(contentLength, face.settings.maxBodyBytes)
         ? wholeBody(request)
-        : chunksOf(read === "clone" ? request.clone().body : request.body),
+        : // A body of no declared length is read from a clone unless `limits` is enforced: past the limit, the
+          // request then still holds the whole of it for the handler.
+          chunksOf(read === "clone" || face.settings.rules.limits !== "enforce" ? request.clone().body : request.body),
     era: (body) => face.era(request, body),
     // The header rules take the version read here, not a `get` of their own. A Fetch `Headers` joins a repeated header
     // with ", ": header-body.ts reads a joined value as one repeated.
@@ -203,7 +169,7 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
   const report = (request: Request, response: Response): Response => {
     let run = runs.get(request);
     if (run) runs.delete(request);
-    // A request not judged (a GET's stream): its answer is read by the chain all the same (report mode).
+    // A request not judged (a GET's stream): its answer is read by the chain all the same (the outbound check).
     else if (!face.chain.empty && !admitted.has(request)) run = runOf(face, request, { era: eraWithoutBody(face.era, request) });
     return chainResponse(response, run);
   };
@@ -216,6 +182,12 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
       const { trace } = judged;
       // The host writes it next: a Fetch handler sees no later moment.
       if (judged.action === "refuse") return refusalResponse(judged.refusal, trace, face, request);
+      // Not judged (`limits` not enforced): the request goes on as the client sent it, its body unread (a clone was read).
+      if (judged.action === "unjudged") {
+        const run = runOf(face, request, { era: eraWithoutBody(face.era, request), trace });
+        if (run) runs.set(request, run);
+        return undefined;
+      }
       const run = runOf(face, request, { body: judged.body, era: judged.era, trace });
       // A call the lock keeps out, or that the server's tools refuse, is answered here; the next handler never sees it.
       const asked = run?.request();

@@ -13,7 +13,8 @@ import { NodeAnswer, type NodeOut, nodeRun, writeStageAnswer } from "../shared/n
 import { judgeNode, screenNode } from "../shared/node-gate.js";
 import type { McpFetchHandler } from "../shared/sdk-handler.js";
 import { type NextFunction, type NodeOptions, refuse, resolveNodeFace } from "./guard.js";
-import { serveParsed } from "./serve.js";
+import { serveParsed, unjudgedBodies } from "./serve.js";
+import { WymcpOptionError } from "../../core/option-error.js";
 
 /** Options of `gateNode`: those of `wymcpNode`, and what to do with an error of the handler. */
 export interface GateNodeOptions extends NodeOptions {
@@ -35,6 +36,11 @@ export type GateNodeListener = (req: IncomingMessage, res: ServerResponse, next?
  * @example app.all("/mcp", requireBearerAuth({ verifier }), gateNode(handler));
  */
 export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNodeOptions = {}): GateNodeListener {
+  if (typeof handler?.fetch !== "function")
+    throw new WymcpOptionError(
+      "handler",
+      "gateNode needs the SDK's handler (what createMcpHandler returns: an object with a fetch method)",
+    );
   const face = resolveNodeFace(options, ["onError"]);
   const onError = onErrorOption<IncomingMessage>(options.onError);
   return function gateNodeListener(req, res, next) {
@@ -57,13 +63,22 @@ export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNod
     const screened = screenNode(req, face);
     if (screened?.action === "refuse") return refuse(req, res, screened, face);
     if (screened) {
-      // A legacy GET stream carries server notifications and requests: the chain reads them too (report mode).
+      // A legacy GET stream carries server notifications and requests: the chain reads them too (the outbound check).
       const run = face.chain.empty ? undefined : nodeRun(face.chain, req, { era: eraWithoutBody(face.era, req) });
       return void serveParsed(handler, req, res, (req as { body?: unknown }).body, answering(run)).catch(fail);
     }
     judgeNode(req, face).then(
       (judged: GateAction) => {
         if (judged.action === "refuse") return refuse(req, res, judged, face);
+        if (judged.action === "unjudged") {
+          // Handed on as the client sent it, no parsed body: the SDK reads the bytes (or the stream) and answers them itself.
+          if (judged.bytes) unjudgedBodies.set(req, judged.bytes);
+          const { trace } = judged;
+          const run = nodeRun(face.chain, req, { era: eraWithoutBody(face.era, req), trace });
+          answering(run);
+          if (trace) return void trace.run(() => serveParsed(handler, req, res, undefined, out)).catch(fail);
+          return void serveParsed(handler, req, res, undefined, out).catch(fail);
+        }
         const { trace } = judged;
         body = judged.body;
         const run = nodeRun(face.chain, req, { body, era: judged.era, trace });

@@ -4,25 +4,15 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WymcpInfo } from "../../core/admission.js";
-import {
-  type GateOptions,
-  positiveInteger,
-  type ResolvedOptions,
-  resolveOptions,
-  eraWithoutBody,
-  telemetryOption,
-} from "../../core/options.js";
+import { eraWithoutBody, type LimitOptions, positiveInteger } from "../../core/options.js";
+import type { GateAction, GateRefuse, GateUnjudged } from "../../core/pipeline.js";
 import type { Chain } from "../../core/chain.js";
-import type { GateAction, GateRefuse } from "../../core/pipeline.js";
-import type { Telemetry } from "../../core/telemetry.js";
-import { now } from "../../core/traced.js";
-import { type OutboundOptions, reportSettings } from "../../outbound/tap.js";
-import { TOOL_LOCK_OPTIONS, type ToolLockOptions, toolLockOption } from "../../lock/lock-option.js";
-import { type ToolsOption, toolsOption } from "../../tools/tools-at-edge.js";
-import { chainOf } from "../shared/face-chain.js";
 import { answer, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
+import { type Face, type FaceOptions, resolveFace } from "../shared/face.js";
+import { chainOf } from "../shared/face-chain.js";
 import { NodeAnswer, nodeRun, writeStageAnswer } from "../shared/node-chain.js";
 import { judgeNode, screenNode } from "../shared/node-gate.js";
+import { unjudgedBodies } from "./serve.js";
 
 declare module "http" {
   interface IncomingMessage {
@@ -31,69 +21,42 @@ declare module "http" {
   }
 }
 
-/** Options of `wymcpNode`; `era` receives the Node request and the parsed body (`undefined` on a GET in report mode). */
-export interface NodeOptions extends GateOptions<IncomingMessage>, OutboundOptions, ToolLockOptions {
+/** The limits of the Node faces: those of every face, and how long the rest of a refused body is read. */
+export interface NodeLimitOptions extends LimitOptions {
   /**
    * Longest time the rest of a refused body is read and thrown away (ms): before the answer, to keep the connection
    * (past it the answer closes the connection), and after an answer that closes it, before it is cut. A positive integer.
    * @default `5000`
    */
   discardTimeoutMs?: number;
+}
+
+/** Options of `wymcpNode`; `era` receives the Node request and the parsed body (`undefined` on a GET). */
+export interface NodeOptions extends Omit<FaceOptions<IncomingMessage>, "limits"> {
   /**
-   * Spans and metrics for every POST judged, by the MCP semantic conventions: `mcpTelemetry()` from `wymcp/otel`
-   * (docs/observability.md).
-   * @default none
+   * The bounds on a body: `{ maxBodyBytes, maxDepth }`, and `discardTimeoutMs` on Node.
+   * @default `{ maxBodyBytes: 4194304, maxDepth: 64 }` (and `discardTimeoutMs: 5000` on Node)
    */
-  telemetry?: Telemetry;
-  /**
-   * The server's tools: a `tools/list` result, what `wymcp compile` wrote, or an object of the `tools.*` keys
-   * below (tools learned from the server's `tools/list` answers; `wymcpFetch` learns from the responses handed to its
-   * `report`); a `tools/call` is
-   * then judged by its tool's `x-mcp-header` annotations and `inputSchema` before the server sees it
-   * (docs/security.md#the-servers-own-tools-at-the-edge).
-   * @default none
-   */
-  tools?: ToolsOption;
+  limits?: NodeLimitOptions;
 }
 
 /** Connect's `next`: called with no argument to hand the request on, with an error when an option callback threw. */
 export type NextFunction = (error?: unknown) => void;
 
 /** The Node faces' options, checked once, and the chain they make. */
-export interface NodeFace extends ResolvedOptions<IncomingMessage> {
+export interface NodeFace extends Face<IncomingMessage> {
   discardTimeoutMs: number;
-  telemetry: Telemetry | undefined;
   chain: Chain;
 }
 
-const NODE_OPTIONS = [
-  "outbound",
-  "outboundCheck",
-  "onOutboundViolation",
-  "discardTimeoutMs",
-  "telemetry",
-  "tools",
-  ...TOOL_LOCK_OPTIONS,
-] as const;
-
 /** Checks a Node face's options; `extra` names the options the face itself takes beyond `NodeOptions`. */
 export function resolveNodeFace(options: unknown, extra: readonly string[] = []): NodeFace {
-  const resolved = resolveOptions<IncomingMessage>(options, [...NODE_OPTIONS, ...extra], (req) => req.headers);
-  const given = (options ?? {}) as NodeOptions;
-  const telemetry = telemetryOption(given.telemetry);
-  const chain = chainOf({
-    toolLock: toolLockOption(given, telemetry),
-    tools: toolsOption(given.tools),
-    report: reportSettings(given, resolved.settings.validate?.formats),
-    telemetry,
-  });
+  const face = resolveFace<IncomingMessage>(options, { keys: extra, limits: ["discardTimeoutMs"], headersOf: (req) => req.headers });
+  const limits = (options as NodeOptions | undefined)?.limits;
   return {
-    ...resolved,
-    // With telemetry, the stage times the validation and keeps a refused body for the trace.
-    settings: telemetry ? { ...resolved.settings, clock: now } : resolved.settings,
-    discardTimeoutMs: positiveInteger("discardTimeoutMs", given.discardTimeoutMs, DISCARD_TIMEOUT_MS),
-    telemetry,
-    chain,
+    ...face,
+    discardTimeoutMs: positiveInteger("limits.discardTimeoutMs", limits?.discardTimeoutMs, DISCARD_TIMEOUT_MS),
+    chain: chainOf(face),
   };
 }
 
@@ -115,7 +78,7 @@ export function wymcpNode(options: NodeOptions = {}) {
     const screened = screenNode(req, face);
     if (screened?.action === "refuse") return refuse(req, res, screened, face);
     if (screened) {
-      // A legacy GET stream carries server notifications and requests: the chain reads them too (report mode).
+      // A legacy GET stream carries server notifications and requests: the chain reads them too (the outbound check).
       const run = face.chain.empty ? undefined : nodeRun(face.chain, req, { era: eraWithoutBody(face.era, req) });
       if (run?.awaits) new NodeAnswer(res, run).patch();
       return next();
@@ -132,6 +95,7 @@ export function wymcpNode(options: NodeOptions = {}) {
       return next(error);
     }
     if (judged.action === "refuse") return refuse(req, res, judged, face);
+    if (judged.action === "unjudged") return handOnUnjudged(req, res, judged, face, next);
     // A guard hands a modern notification on too: the next handler answers it.
     const { body, era, result, trace } = judged;
     if (!parsedBefore) host.body = body;
@@ -145,4 +109,18 @@ export function wymcpNode(options: NodeOptions = {}) {
     if (trace) trace.run(next);
     else next();
   };
+}
+
+/**
+ * A body the face could not judge, with `limits` in `"report"` or `"off"`: handed on as the client sent it. Its bytes,
+ * when they were read whole, are kept for `serveFetch`, which hands them to the SDK as the request's body (the SDK
+ * then answers it as it would alone); when they were not read, or were given back to the stream, the request's own
+ * stream still holds them. `req.body` and `req.wymcp` stay unset: nothing was judged.
+ */
+export function handOnUnjudged(req: IncomingMessage, res: ServerResponse, judged: GateUnjudged, face: NodeFace, next: NextFunction): void {
+  if (judged.bytes) unjudgedBodies.set(req, judged.bytes);
+  const run = nodeRun(face.chain, req, { era: eraWithoutBody(face.era, req), trace: judged.trace });
+  if (run?.awaits) new NodeAnswer(res, run).patch();
+  if (judged.trace) judged.trace.run(next);
+  else next();
 }

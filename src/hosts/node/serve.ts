@@ -23,6 +23,13 @@ export function serveFetch(
 }
 
 /**
+ * The bytes of a body the face could not judge and handed on as the client sent it (`limits` in `"report"` or
+ * `"off"`), by request: `serveFetch` hands them to the SDK as the request's body, so that the SDK answers them as it
+ * would alone. Keyed by the request itself, so an entry lives exactly as long as the request does.
+ */
+export const unjudgedBodies = new WeakMap<IncomingMessage, Uint8Array>();
+
+/**
  * `serveFetch` with the parsed body given, not read from the request: what `gateNode` hands on. The answer is written
  * to `out` (the chain's answer on `res`, node-chain.ts) when the face's chain reads it, else to `res` itself.
  */
@@ -40,8 +47,12 @@ export async function serveParsed(
   if (res.destroyed) abort.abort();
   const { auth } = req;
   const init: RequestInit & { duplex?: "half" } = { method: req.method, headers: headersOf(req), signal: abort.signal };
-  // A body-carrying GET, DELETE or other method no parser has read goes on as it came, unread.
-  if (parsedBody === undefined && req.method !== "GET" && req.method !== "HEAD" && hasBody(req)) {
+  const unjudged = parsedBody === undefined ? unjudgedBodies.get(req) : undefined;
+  if (unjudged !== undefined) {
+    // The bytes the face read and could not judge: the SDK reads them as it would have read the stream.
+    init.body = unjudged as Uint8Array<ArrayBuffer>;
+  } else if (parsedBody === undefined && req.method !== "GET" && req.method !== "HEAD" && hasBody(req)) {
+    // A body-carrying GET, DELETE or other method no parser has read goes on as it came, unread (or given back).
     init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
     init.duplex = "half";
   }

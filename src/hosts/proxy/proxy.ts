@@ -6,20 +6,29 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AdmissionSettings } from "../../core/admission.js";
+
 import { type HostPolicy, isLoopback, LOOPBACK_POLICY } from "../../core/host-origin.js";
 import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
 import type { Chain } from "../../core/chain.js";
-import type { GateAction, GateAdmit, GateRefuse } from "../../core/pipeline.js";
+import type { GateAction, GateAdmit, GateRefuse, GateUnjudged } from "../../core/pipeline.js";
 import { now } from "../../core/traced.js";
-import { loggedToolLock } from "../../lock/lock-log.js";
-import { admittedEvent, notify, type GateHooks, type GateLog, refusalEvent, refusedBody, type VerdictEvent } from "../../log/gate-log.js";
-import type { OutboundViolationInfo, ReportSettings } from "../../outbound/tap.js";
+import { faceReports, loggedRejections, loggedToolLock } from "../../lock/lock-log.js";
+import {
+  admittedEvent,
+  notify,
+  type GateHooks,
+  type GateLog,
+  refusalEvent,
+  refusedBody,
+  unjudgedEvent,
+  type VerdictEvent,
+} from "../../log/gate-log.js";
+import { outboundSettings } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { type ToolsOptions, toolsOption } from "../../tools/tools-at-edge.js";
+import { toolsOption } from "../../tools/tools-at-edge.js";
 import { chainOf } from "../shared/face-chain.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
 import { NodeAnswer, nodeRun, writeStageAnswer } from "../shared/node-chain.js";
@@ -48,18 +57,11 @@ export interface ProxyOptions extends GateFlags {
   trustProxy?: boolean;
   /** Spans and metrics for every POST judged (`--otel`: `mcpTelemetry()` over the SDK the command set up). */
   telemetry?: Telemetry;
-  /** `--allowed-host`: hosts a request's `Host` may name; given (or origins given), the loopback default is replaced. */
-  allowedHosts?: readonly string[];
-  /** `--allowed-origin`: origins a request's `Origin` may name. */
-  allowedOrigins?: readonly string[];
-  /** `--allow-any-host`: no `Host`/`Origin` check, not even the loopback default. */
+  /**
+   * `--allow-any-host`: no `Host`/`Origin` check, not even the loopback default. Otherwise `allow.hosts` (`--allowed-host`)
+   * and `allow.origins` (`--allowed-origin`), given, replace the loopback default.
+   */
   allowAnyHost?: boolean;
-  /** `--header-checks off`: the modern lane's header rules off. */
-  headerChecks?: boolean;
-  /** `--supported-versions`: the modern versions the upstream serves (others answered -32022). */
-  supportedVersions?: readonly string[];
-  /** The upstream's tools (`--tools`, and learned from its tools/list answers): tools/call judged by them. */
-  tools?: ToolsOptions | undefined;
 }
 
 export interface Proxy {
@@ -131,15 +133,31 @@ class Relay {
     this.upstream = upstreamOf(options);
     const { telemetry, passThrough } = options;
     // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
-    const gate = resolveGate<IncomingMessage>(options, (req) => req.headers, telemetry && now);
+    const gate = resolveGate<IncomingMessage>(options, {
+      headersOf: (req) => req.headers,
+      hosts: !options.allowAnyHost,
+      clock: telemetry && now,
+    });
     const { settings, hosts: given } = gate;
+    const { rules } = settings;
+    // Every report to the log (one line naming the rule) and to the hooks; those after admission counted by the telemetry.
+    const reports = faceReports(log, hooks, telemetry);
     this.given = given;
-    this.face = { ...gate, telemetry, hosts: options.allowAnyHost ? undefined : given };
+    this.face = { ...gate, telemetry, hosts: options.allowAnyHost ? undefined : given, onReport: reports.admission };
     this.drainBytes = drainBound(settings.maxBodyBytes);
+    const rejected = loggedRejections(log);
     this.chain = chainOf({
-      toolLock: passThrough ? undefined : loggedToolLock(options, log, telemetry),
-      tools: passThrough ? undefined : toolsOption(options.tools),
-      report: reportOf(options, settings, log),
+      toolLock: passThrough ? undefined : loggedToolLock(options.tools?.lock, rules.lock, rejected, reports.after),
+      tools: passThrough
+        ? undefined
+        : toolsOption(options.tools, {
+            paramHeaders: rules.paramHeaders,
+            toolArguments: rules.toolArguments,
+            onReject: rejected,
+            onReport: reports.after,
+          }),
+      // What goes back is judged by the formats policy what comes in is.
+      report: outboundSettings(validateMcpResponse, rules.outbound, reports.after, rules.formats === "off" ? "annotation" : "strict"),
       telemetry,
       feed: hooks.observer?.stage,
     });
@@ -215,7 +233,20 @@ class Relay {
       return sendJson(res, 500, errorResponse(null, INTERNAL_ERROR, "Internal error: the proxy failed to judge the request"));
     }
     if (judged.action === "refuse") return this.refuse(req, res, judged, remote);
+    if (judged.action === "unjudged") return this.relayAsSent(req, res, judged, remote);
     return this.relayAdmitted(req, res, judged, remote);
+  }
+
+  /**
+   * A body the proxy could not judge, with `limits` in `"report"` or `"off"` (reported already): forwarded as the
+   * client sent it, its bytes when they were read whole, else the request's own stream (never read, or given back).
+   */
+  private relayAsSent(req: IncomingMessage, res: ServerResponse, judged: GateUnjudged, remote: string | undefined): Promise<void> {
+    notify(this.hooks.onVerdict, unjudgedEvent(judged, { status: true, remote }));
+    const { trace } = judged;
+    const run = nodeRun(this.chain, req, { era: eraWithoutBody(this.face.era, req), trace, bytes: judged.bytes });
+    const answer = run?.awaits ? new NodeAnswer(res, run) : undefined;
+    return this.send(req, { req, res, body: judged.bytes, id: null, traceContext: carried(trace), answer }, undefined);
   }
 
   /** A request not judged (not a POST, or --pass-through): straight through, its body streamed. */
@@ -275,23 +306,6 @@ class Relay {
     const bytes = judged.bytes ?? new Uint8Array(0);
     return this.send(req, { req, res, body: bytes, id, traceContext: carried(trace), answer }, request);
   }
-}
-
-/** Report mode's settings (`--outbound report`): the check gateNode runs, its violations logged; `undefined` when off. */
-function reportOf(options: ProxyOptions, settings: AdmissionSettings, log: GateLog): ReportSettings | undefined {
-  return options.outbound === "report"
-    ? {
-        outboundCheck: validateMcpResponse,
-        // What goes back is judged by the formats policy what comes in is.
-        formats: settings.validate?.formats,
-        onOutboundViolation: ({ era, method, id, violations }: OutboundViolationInfo) =>
-          log.line(
-            "outbound-violation",
-            { era, method, id, message: violations.message, errors: violations.errors, omitted: violations.omitted },
-            `outbound violation era=${era}${method ? ` method=${JSON.stringify(method)}` : ""}${id !== undefined ? ` id=${JSON.stringify(id)}` : ""}: ${violations.message}`,
-          ),
-      }
-    : undefined;
 }
 
 /** A line for what the upstream did to one request, when it is news: not a plain answer, a client gone or a drain. */

@@ -1,25 +1,29 @@
 /**
- * @module gate-flags: the options `wymcp proxy` and `wymcp stdio` take (the gates' options, as their flags spell
- * them), and how they become a face's checked options (`resolveGate`), by the same checks as `wymcp/node`'s.
+ * @module gate-flags: the options `wymcp proxy` and `wymcp stdio` take (grouped as the library faces group theirs:
+ * `limits`, `rules`, `mode`, `allow`, `tools`), and how they become a face's checked options (`resolveGate`), by the
+ * same checks as `wymcp/node`'s.
  */
 import type { HeadersLike } from "../../core/era.js";
-import type { Formats } from "../../core/formats.js";
 import type { LogFormat } from "../../log/gate-log.js";
-import type { LegacyChecks } from "../../core/legacy-checks.js";
-import { type ResolvedOptions, resolveOptions } from "../../core/options.js";
-import type { ToolLockFlags } from "../../lock/lock-option.js";
+import { type AllowOptions, type LimitOptions, type ResolvedOptions, resolveOptions } from "../../core/options.js";
+import type { Mode, Rules } from "../../core/rules.js";
+import type { ToolsOptions } from "../../tools/tools-at-edge.js";
 
-export type { ToolLockFlags };
-
-/** The shared options, checked. */
-export interface GateFlags extends ToolLockFlags {
-  maxBodyBytes: number;
-  maxDepth: number;
-  /** Unset: the gates' own default. */
-  legacyChecks: LegacyChecks | undefined;
-  /** Unset: the gates' own default (formats are annotations). */
-  formats: Formats | undefined;
-  outbound: "off" | "report";
+/** The options both command-line faces take. */
+export interface GateFlags {
+  /** The bounds on a message: `{ maxBodyBytes, maxDepth }`; unset ones take the gates' defaults. */
+  limits: LimitOptions;
+  /**
+   * The rules' states; unset ones take the gates' defaults. `outbound` given a state other than `"off"` turns the
+   * check of the server's messages on (`validateMcpResponse`, which these faces carry).
+   */
+  rules?: Rules | undefined;
+  /** `"report"` (`--report`): every enforced rule reports, nothing is refused. */
+  mode?: Mode | undefined;
+  /** The hosts and origins allowed (the proxy), and the server's modern versions. */
+  allow?: AllowOptions | undefined;
+  /** The server's tools, given (`--tools`) or learned, and the tools lock (`--tools-lock`). */
+  tools?: ToolsOptions | undefined;
   log: LogFormat;
   /** Forward everything unjudged: the same process with the gate taken out, to measure or rule out the gate. */
   passThrough: boolean;
@@ -27,30 +31,26 @@ export interface GateFlags extends ToolLockFlags {
   otel: boolean;
 }
 
-/** The flags of the HTTP face (`wymcp proxy`) beyond the shared ones, as the gates' options of the same names. */
-export interface HttpGateFlags {
-  allowedHosts?: readonly string[] | undefined;
-  allowedOrigins?: readonly string[] | undefined;
-  headerChecks?: boolean | undefined;
-  supportedVersions?: readonly string[] | undefined;
-}
-
 /**
  * A face's options from its flags, checked as `wymcpNode` and `wymcpFetch` check theirs (`resolveOptions`): the limits,
- * `--legacy-checks` and `--formats` (unset: the gates' defaults) and the era by the SDK's own routing (`classifyEra` on `headersOf` and
- * the body). `clock` (telemetry's) times the validation.
+ * the rules and mode (unset: the gates' defaults), `allow`, and the era by the SDK's own routing (`classifyEra` on
+ * `headersOf` and the body). `hosts`: the face sets a host policy itself (the proxy on a loopback address). `clock`
+ * (telemetry's) times the validation.
  */
 export function resolveGate<R>(
-  flags: GateFlags & HttpGateFlags,
-  headersOf: (request: R) => HeadersLike | undefined,
-  clock?: () => number,
+  flags: GateFlags,
+  face: { headersOf: (request: R) => HeadersLike | undefined; hosts?: boolean; clock?: (() => number) | undefined },
 ): ResolvedOptions<R> {
-  const { maxBodyBytes, maxDepth, legacyChecks, formats, allowedHosts, allowedOrigins, headerChecks, supportedVersions } = flags;
+  const { limits, rules, mode, allow, tools } = flags;
   const resolved = resolveOptions<R>(
-    { maxBodyBytes, maxDepth, legacyChecks, formats, allowedHosts, allowedOrigins, headerChecks, supportedVersions },
-    [],
-    headersOf,
+    { limits, rules, mode, allow },
+    {
+      keys: [],
+      headersOf: face.headersOf,
+      // The command line carries the outbound check: a state given to the rule is what turns it on.
+      context: { outbound: (rules?.outbound ?? "off") !== "off", lock: tools?.lock !== undefined, hosts: face.hosts === true },
+    },
   );
   // With telemetry, the stage times the validation and keeps a refused body for the trace, as the gates' stage does.
-  return clock ? { ...resolved, settings: { ...resolved.settings, clock } } : resolved;
+  return face.clock ? { ...resolved, settings: { ...resolved.settings, clock: face.clock } } : resolved;
 }

@@ -8,9 +8,11 @@ import { BodyBytes } from "../../core/admission.js";
 /**
  * Reads `req`'s body: its bytes once it has ended, or `undefined` as soon as it grows past `limit`. Reading then stops
  * with the stream paused, the rest left for the refusal to discard; it rejects when the client goes away mid-body.
+ * `giveBack` (the `limits` rule not enforced): what was read of a body past the limit is put back at the head of the
+ * stream, so that the request goes on whole to a server that reads it (at most `limit` bytes are held meanwhile).
  * @example admit({ ...exchange, chunks: () => readNodeBody(req, settings.maxBodyBytes) }, settings)
  */
-export function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
+export function readNodeBody(req: IncomingMessage, limit: number, giveBack = false): Promise<Uint8Array | undefined> {
   const body = new BodyBytes(limit, Number(req.headers["content-length"] ?? Number.NaN));
   if (req.readableEnded) return Promise.resolve(body.bytes());
   return new Promise((resolve, reject) => {
@@ -19,6 +21,7 @@ export function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8
       if (body.add(chunk)) return;
       req.pause();
       stop();
+      if (giveBack) req.unshift(body.size === 0 ? chunk : Buffer.concat([body.bytes(), chunk]));
       resolve(undefined);
     };
     const onEnd = () => {

@@ -38,7 +38,7 @@ export function nodeExchange(req: IncomingMessage, face: NodeGateFace): GateInpu
     protocolVersion: firstValue(req.headers["mcp-protocol-version"]),
     parsed: parsed === undefined ? undefined : { body: parsed },
     // Stopping at the limit leaves the socket open for the 413.
-    chunks: () => readNodeBody(req, face.settings.maxBodyBytes),
+    chunks: () => readNodeBody(req, face.settings.maxBodyBytes, face.settings.rules?.limits !== "enforce"),
     era: (body) => face.era(req, body),
     headers: new JoinedHeaders(req),
     facts: () => nodeFacts(req),

@@ -14,6 +14,7 @@ import { type ClientSide, ClientOutput, clientWriter, pumpClient, relayServer, S
 import { LineGate } from "./line-gate.js";
 import type { StdioOptions } from "./stdio-options.js";
 import { watchServer } from "./watchdog.js";
+import { resolveLimits } from "../../core/options.js";
 
 export type { ClientSide, StdioOptions };
 export { DEFAULT_STOP_TIMEOUT_MS };
@@ -43,7 +44,7 @@ export async function runStdioGate(options: StdioOptions, client: ClientSide, lo
     writer.own(text);
   });
   const output = new ClientOutput(client, writer, child, exited);
-  relayServer(child.stdout!, output, gate, options.maxBodyBytes, observe);
+  relayServer(child.stdout!, output, gate, resolveLimits(options.limits).maxBodyBytes, observe);
   const pump = pumpClient(client.input, new ServerInput(child, exited), output, gate, options, observe);
 
   const code = await exited;

@@ -17,13 +17,17 @@ import {
   notify,
   refusalEvent,
   refusedBody,
+  unjudgedEvent,
   type GateHooks,
   type GateLog,
   type VerdictEvent,
 } from "../../log/gate-log.js";
 import { resolveGate } from "../shared/gate-flags.js";
 import { isBlank, type Line } from "../../wire/lines.js";
-import { loggedToolLock } from "../../lock/lock-log.js";
+import { faceReports, loggedRejections, loggedToolLock } from "../../lock/lock-log.js";
+import type { Formats } from "../../core/formats.js";
+import { inboundReport, type Report, type RuleState } from "../../core/rules.js";
+import type { ExchangeTrace } from "../../core/telemetry.js";
 import { toolsListRequests } from "../../lock/tool-lock.js";
 import { LockedLines } from "../../lock/tool-lock-stream.js";
 import { type ToolsAtEdge, toolsOption } from "../../tools/tools-at-edge.js";
@@ -61,6 +65,13 @@ export class LineGate {
   /** Whether the server's answers are matched to their requests (outbound report, onAnswer, spans): every line is read. */
   readonly tracking: boolean;
   private readonly face: GateFace;
+  /** Where the reports of the tools, the lock and the outbound check go. */
+  private readonly reportAfter: (report: Report) => void;
+  /** Whether the server's lines are checked (the `outbound` rule on), and whether formats are asserted there. */
+  private readonly outbound: boolean;
+  private readonly formats: Formats | undefined;
+  /** The framing rule's state: a modern notification that is not JSON-RPC is dropped (enforce), handed on and reported, or handed on. */
+  private readonly framing: RuleState;
   private readonly pending = new PendingRequests();
   private readonly clock: () => number;
   /** One server, one set of tools: what it lists is learned from its own lines. */
@@ -83,22 +94,37 @@ export class LineGate {
   private declared: string | undefined;
 
   constructor(
-    private readonly options: StdioOptions,
+    options: StdioOptions,
     private readonly log: GateLog,
     private readonly hooks: GateHooks,
     private readonly answer: (text: string) => void,
   ) {
     const { telemetry, passThrough } = options;
     // The options checked as the gates check theirs; a line has no headers, so the era comes from the body alone.
-    const { settings, era: eraOf } = resolveGate<undefined>(options, () => undefined, telemetry && now);
-    this.face = { settings, telemetry };
-    this.tracking = options.outbound === "report" || hooks.onAnswer !== undefined || telemetry !== undefined;
+    const { settings, era: eraOf } = resolveGate<undefined>(options, { headersOf: () => undefined, clock: telemetry && now });
+    const { rules } = settings;
+    // Every report to the log (one line naming the rule) and to the hooks; those after admission counted by the telemetry.
+    const reports = faceReports(log, hooks, telemetry);
+    this.reportAfter = reports.after;
+    this.face = { settings, telemetry, onReport: reports.admission };
+    this.outbound = rules.outbound !== "off";
+    this.framing = rules.framing;
+    this.formats = rules.formats === "off" ? undefined : "strict";
+    this.tracking = this.outbound || hooks.onAnswer !== undefined || telemetry !== undefined;
     this.negotiates = !passThrough;
     this.clock = options.clock ?? Date.now;
     this.dropped = new DroppedLines(log, this.clock);
-    const toolLock = passThrough ? undefined : loggedToolLock(options, log, telemetry);
-    this.lockedLines = toolLock && new LockedLines(toolLock, options.maxBodyBytes);
-    this.tools = passThrough ? undefined : toolsOption(options.tools);
+    const rejected = loggedRejections(log);
+    const toolLock = passThrough ? undefined : loggedToolLock(options.tools?.lock, rules.lock, rejected, reports.after);
+    this.lockedLines = toolLock && new LockedLines(toolLock, settings.maxBodyBytes);
+    this.tools = passThrough
+      ? undefined
+      : toolsOption(options.tools, {
+          paramHeaders: rules.paramHeaders,
+          toolArguments: rules.toolArguments,
+          onReject: rejected,
+          onReport: reports.after,
+        });
     this.chain = chainOf({ toolLock, tools: this.tools });
     this.learning = this.tools?.active === true && this.tools.learns;
     // Its chunks are read only for a line past the limit, which has none.
@@ -132,6 +158,12 @@ export class LineGate {
     // The line is whole in memory: judged without a promise, the per-line cost the stdio bench measures. One span per
     // message, from the line read to the answer for its id (wymcp's refusal, or the server's line).
     const judged = gateBytes(this.face, line.bytes, this.exchange, pipeFacts);
+    if (judged.action === "unjudged") {
+      // Not JSON, not UTF-8, too deep (`limits` not enforced; reported): the line goes on as the client wrote it.
+      notify(this.hooks.onVerdict, unjudgedEvent(judged));
+      judged.trace?.end();
+      return true;
+    }
     if (judged.action === "refuse") {
       const body = refusedBody(judged);
       this.refuse(judged.refusal, isResponseLike(body), body);
@@ -156,12 +188,16 @@ export class LineGate {
     try {
       message = JSON.parse(TEXT.decode(bytes));
     } catch {
-      if (this.options.outbound === "report")
-        this.log.line(
-          "outbound-violation",
-          { era: this.sessionEra, message: "not JSON" },
-          "outbound violation: the server wrote a line that is not JSON",
-        );
+      if (this.outbound)
+        this.reportAfter({
+          rule: "outbound",
+          direction: "out",
+          era: this.sessionEra,
+          method: undefined,
+          id: undefined,
+          client: undefined,
+          message: "the server wrote a line that is not JSON",
+        });
       return;
     }
     for (const item of Array.isArray(message) ? message : [message]) this.serverItem(item);
@@ -183,7 +219,7 @@ export class LineGate {
     // --legacy-checks report is logged; a pass only for a subscriber.
     const admitted = admittedEvent(judged, this.hooks.onVerdict !== undefined);
     if (admitted) this.verdict(admitted);
-    // A line has no headers, and its one client is the one caller; the spans end with the server's answers (`pending`).
+    // A line has no headers, and its one client is the one caller; a report of a stage is an attribute of the line's span.
     const run = this.chain.open({
       body,
       era,
@@ -226,12 +262,18 @@ export class LineGate {
   /**
    * Over HTTP the gates answer a modern notification 202 and it goes no further; here it goes on to the server, so it
    * must at least be a JSON-RPC notification (its framing, as the legacy lane judges one). One that is not is dropped
-   * (true), as JSON-RPC forbids answering a notification.
+   * (true), as JSON-RPC forbids answering a notification; with the framing rule in report it goes on and is reported.
    */
   private droppedNotification(body: unknown): boolean {
+    if (this.framing === "off") return false;
     const framing = validateMcpRequest(body, "legacy");
     if (framing.outcome !== "reject") return false;
     const { response } = framing;
+    const { code, message, data } = response.error;
+    if (this.framing === "report") {
+      notify(this.face.onReport, inboundReport("framing", body, "modern", { code, message, errors: data?.errors }));
+      return false;
+    }
     this.verdict({
       outcome: "dropped",
       era: "modern",
@@ -239,8 +281,9 @@ export class LineGate {
       id: undefined,
       ...namesOf(body, response),
       reason: "invalid-message",
-      code: response.error.code,
-      message: response.error.message,
+      rule: "framing",
+      code,
+      message,
     });
     return true;
   }
@@ -250,9 +293,19 @@ export class LineGate {
     this.declared = String(seen);
     const judged = await gateBody(this.face, this.exchange);
     this.declared = undefined;
-    if (judged.action === "refuse") this.refuse(judged.refusal, false, undefined);
+    // A line past the limit is never held, so it cannot go on: the size bound holds in every mode (reported as well
+    // when `limits` is not enforced), and the client gets the gates' answer rather than a silence.
+    if (judged.action === "refuse" || judged.action === "unjudged") this.refuse(judged.refusal, false, undefined);
     judged.trace?.end();
     return false;
+  }
+
+  /** The hook for one exchange's reports after admission: the face's, and its span's. */
+  private tracedReport(trace: ExchangeTrace): (report: Report) => void {
+    return (report) => {
+      this.reportAfter(report);
+      trace.report?.(report);
+    };
   }
 
   /** Writes wymcp's answer, or drops it: never to a response, and `id: null` at most once a second. */
@@ -285,8 +338,15 @@ export class LineGate {
     const request = this.pending.answered(item);
     if (request) notify(this.hooks.onAnswer, { id: request.id, by: "server" });
     if (request?.traced) answerTraced(request.traced, item);
-    if (this.options.outbound === "report")
-      checkServerItem(this.log, item, request, this.sessionEra, this.sessionRevision, this.face.settings.validate?.formats);
+    if (this.outbound)
+      checkServerItem({
+        item,
+        request,
+        sessionEra: this.sessionEra,
+        sessionRevision: this.sessionRevision,
+        formats: this.formats,
+        onReport: request?.traced ? this.tracedReport(request.traced.trace) : this.reportAfter,
+      });
   }
 }
 

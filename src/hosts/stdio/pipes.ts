@@ -9,6 +9,7 @@ import type { Readable, Writable } from "node:stream";
 import type { MessageObserver } from "../../log/gate-log.js";
 import { LineSplitter } from "../../wire/lines.js";
 
+import { resolveLimits } from "../../core/options.js";
 import type { LineGate } from "./line-gate.js";
 import type { StdioOptions } from "./stdio-options.js";
 import { running } from "./server-process.js";
@@ -170,7 +171,7 @@ export async function pumpClient(
   options: StdioOptions,
   observe: MessageObserver["chunk"],
 ): Promise<void> {
-  const reader = new LineSplitter(options.maxBodyBytes);
+  const reader = new LineSplitter(resolveLimits(options.limits).maxBodyBytes);
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
       if (server.gone) break;

@@ -7,7 +7,10 @@
  * carried them. Judging goes a slice at a time (`JUDGE_SLICE_MESSAGES`, `JUDGE_SLICE_UNITS`), a turn of the event loop
  * between slices: however much waits, the traffic's own callbacks run between them. No host type.
  */
+import { answerId } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
+import { escapeText } from "../../core/log-safe.js";
+import { MAX_REPORT_NAME_UNITS, methodOf, type Report, type RuleName } from "../../core/rules.js";
 import { judgeInCapture } from "../../check/capture.js";
 import { Exchange } from "../../check/exchange.js";
 import type { JudgeContext, JudgeOptions } from "../../check/judge.js";
@@ -71,6 +74,8 @@ export class LiveFeed implements RowSource {
   private readonly requestEntries = new Float64Array(MAX_EXCHANGE_ERAS);
   /** Every capture, judged or not, as it passes (`--record`). */
   onCapture: ((capture: Capture) => void) | undefined;
+  /** What the face reported of a request after admitting it, by the message it names, until that request's row is judged. */
+  private readonly reportsByKey = new Map<string, Report[]>();
 
   constructor(
     /** The face's name: the rows' source (`proxy` or `stdio`). */
@@ -122,6 +127,27 @@ export class LiveFeed implements RowSource {
       this.batch = undefined;
       this.turn ??= setImmediate(() => this.judgeBatch());
     }
+  }
+
+  /**
+   * Each report the face makes (its `onReport`): one of a client's request after admitting it (the server's tools, the
+   * lock) is held for that request's row, found by its id, method and tool when it is judged (the face judges a call's
+   * tool before the feed judges its capture). The admission's own reports are the judging's, found again from the bytes;
+   * a server's message's, the outbound judging's. At most `capacity` requests' are held, the oldest dropped first.
+   */
+  report(report: Report): void {
+    if (report.direction !== "in" || !AFTER_ADMISSION.has(report.rule)) return;
+    held(this.reportsByKey, reportKey(report.id, report.method, report.tool), report, this.capacity);
+  }
+
+  /** The reports held for a client's request just judged, taken off the table. */
+  private reportsFor(body: unknown): Report[] | undefined {
+    const params = typeof body === "object" && body !== null ? (body as { params?: { name?: unknown } }).params : undefined;
+    const name = typeof params?.name === "string" ? escapeText(params.name, MAX_REPORT_NAME_UNITS) : undefined;
+    const key = reportKey(body === undefined ? undefined : answerId(body), methodOf(body), name);
+    const found = this.reportsByKey.get(key);
+    if (found) this.reportsByKey.delete(key);
+    return found;
   }
 
   /** The rows held, oldest first; every message waiting is judged first, at once (the tests' reading, not the listener's). */
@@ -255,12 +281,16 @@ export class LiveFeed implements RowSource {
     const text = textOf(capture);
     const bytes =
       text === undefined ? undefined : capture.bytes !== undefined && !text.includes("\uFFFD") ? capture.bytes : Buffer.from(text, "utf8");
-    const { verdict } = judgeInCapture(this.source, capture.entry, bytes, this.options, context, {
+    const { verdict, body } = judgeInCapture({ source: this.source, line: capture.entry, bytes, context }, this.options, {
       exchange: this.exchange,
       session,
       negotiated: this.negotiated,
       negotiation: capture.headers || capture.session ? negotiation : "",
     });
+    if (capture.from === "client" && this.reportsByKey.size > 0 && verdict.direction === "in") {
+      const reports = this.reportsFor(body);
+      if (reports && verdict.outcome !== "reject" && verdict.kind !== null) (verdict as { reports?: Report[] }).reports = reports;
+    }
     if (capture.part === "request") {
       this.requestEntries[slot] = capture.entry;
       if (verdict.era) {
@@ -274,4 +304,20 @@ export class LiveFeed implements RowSource {
     // The page parses the text itself: the ring holds no second copy of each message as objects.
     this.ring.push({ verdict, body: undefined, text }, capture.time);
   }
+}
+
+/** The rules a face applies after admitting a request: their reports come from the face, not from judging the bytes. */
+const AFTER_ADMISSION: ReadonlySet<RuleName> = new Set<RuleName>(["lock", "paramHeaders", "toolArguments"]);
+
+/** The message a report names, as a key: its id (under the answers' rules), method and tool, each as reports escape them. */
+function reportKey(id: unknown, method: string | undefined, tool: string | undefined): string {
+  return `${JSON.stringify(id ?? null)}\u0000${method ?? ""}\u0000${tool ?? ""}`;
+}
+
+/** One more report under `key`, the oldest key dropped past `capacity`. */
+function held<K>(table: Map<K, Report[]>, key: K, report: Report, capacity: number): void {
+  const list = table.get(key);
+  if (list) return void list.push(report);
+  table.set(key, [report]);
+  if (table.size > capacity) table.delete(table.keys().next().value as K);
 }

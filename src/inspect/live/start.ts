@@ -6,7 +6,8 @@
 import type { JudgeOptions } from "../../check/judge.js";
 import type { GateLog, MessageObserver } from "../../log/gate-log.js";
 import type { AdmissionSettings } from "../../core/admission.js";
-import { type Listener, listen } from "../listener.js";
+import { cannotWrite, fileReason } from "../../core/file-problem.js";
+import { type Listener, listen, PageMissingError } from "../listener.js";
 import { LiveFeed, textOf } from "./feed.js";
 import { httpFeed } from "./http-tap.js";
 import { Recorder } from "./record.js";
@@ -15,7 +16,7 @@ import { stdioTap } from "./stdio-tap.js";
 /** What the face's hooks carry to the live feed: the proxy runs its `stage`, the stdio gate calls `chunk`. */
 export type LiveObserver = MessageObserver;
 
-/** The live flags, checked (`takeLiveArgs` on the command line). */
+/** The live flags, checked (`liveArgs` on the command line). */
 export interface LiveArgs {
   ui: { host: string; port: number } | undefined;
   token: string | undefined;
@@ -35,6 +36,20 @@ export interface Live {
   close(): Promise<void>;
 }
 
+/** A `--record` file or a `--ui` address that cannot be opened, in the command line's words. */
+export class LiveStartError extends Error {
+  override name = "LiveStartError";
+}
+
+/** `--record FILE` opened now (a path that cannot be written is the command's error, before any traffic). */
+function openRecorder(path: string, reveal: boolean, log: GateLog): Recorder {
+  try {
+    return new Recorder(path, { reveal, report: (message) => log.line("record", { file: path, message }, `--record: ${message}`) });
+  } catch (error) {
+    throw new LiveStartError(`--record: ${cannotWrite(path, error)}`, { cause: error });
+  }
+}
+
 /** The judging the face's own settings call for: the same limits, checks and formats its gate applies. */
 export function liveJudgeOptions(settings: AdmissionSettings): JudgeOptions {
   return { era: "auto", direction: "auto", headers: {}, method: undefined, settings };
@@ -52,13 +67,7 @@ export async function startLive(
 ): Promise<Live | undefined> {
   if (!args.ui && args.record === undefined) return undefined;
   const feed = new LiveFeed(face, liveJudgeOptions(settings), args.maxRows);
-  const recorder =
-    args.record === undefined
-      ? undefined
-      : new Recorder(args.record, {
-          reveal: args.reveal,
-          report: (message) => log.line("record", { file: args.record, message }, `--record: ${message}`),
-        });
+  const recorder = args.record === undefined ? undefined : openRecorder(args.record, args.reveal, log);
   if (recorder) feed.onCapture = (capture) => recorder.write(textOf(capture), capture.own, capture.refused);
   let listener: Listener | undefined;
   try {
@@ -66,7 +75,9 @@ export async function startLive(
       args.ui && (await listen({ ring: feed, host: args.ui.host, port: args.ui.port, token: args.token, title: `wymcp ${face} (live)` }));
   } catch (error) {
     await recorder?.close();
-    throw error;
+    const problem =
+      error instanceof PageMissingError ? error.message : `cannot listen on ${args.ui?.host}:${args.ui?.port}: ${fileReason(error)}`;
+    throw new LiveStartError(`--ui: ${problem}`, { cause: error });
   }
   const capture = feed.capture.bind(feed);
   const observer: LiveObserver =

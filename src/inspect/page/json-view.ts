@@ -64,22 +64,30 @@ export function renderJson(doc: Document, value: unknown, locations: readonly Lo
  * the capture escaped as `\u0141` reads `Ł`), with the pointer of its value.
  */
 export function jsonLines(value: unknown, line: (pointer: string, text: string) => void): void {
-  const walk = (item: unknown, pointer: string, depth: number, prefix: string, comma: string) => {
-    const indent = "  ".repeat(depth);
+  // `at`: the value's pointer, its depth, what goes before it on its line (its key) and after it (a comma).
+  const walk = (item: unknown, at: { pointer: string; depth: number; prefix: string; comma: string }) => {
+    const { pointer, prefix, comma } = at;
+    const indent = "  ".repeat(at.depth);
+    const depth = at.depth + 1;
     if (Array.isArray(item) && item.length > 0) {
       line(pointer, `${indent}${prefix}[`);
-      item.forEach((child, i) => walk(child, `${pointer}/${i}`, depth + 1, "", i < item.length - 1 ? "," : ""));
+      item.forEach((child, i) => walk(child, { pointer: `${pointer}/${i}`, depth, prefix: "", comma: i < item.length - 1 ? "," : "" }));
       line(`${pointer}#end`, `${indent}]${comma}`);
     } else if (typeof item === "object" && item !== null && !Array.isArray(item) && Object.keys(item).length > 0) {
       const entries = Object.entries(item);
       line(pointer, `${indent}${prefix}{`);
       entries.forEach(([key, child], i) =>
-        walk(child, `${pointer}/${pointerPart(key)}`, depth + 1, `${JSON.stringify(key)}: `, i < entries.length - 1 ? "," : ""),
+        walk(child, {
+          pointer: `${pointer}/${pointerPart(key)}`,
+          depth,
+          prefix: `${JSON.stringify(key)}: `,
+          comma: i < entries.length - 1 ? "," : "",
+        }),
       );
       line(`${pointer}#end`, `${indent}}${comma}`);
     } else line(pointer, `${indent}${prefix}${JSON.stringify(item) ?? String(item)}${comma}`);
   };
-  walk(value, "", 0, "", "");
+  walk(value, { pointer: "", depth: 0, prefix: "", comma: "" });
 }
 
 /** The text the pane shows of `value`, its lines joined: what the page's text filter searches. */

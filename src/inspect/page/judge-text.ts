@@ -61,7 +61,7 @@ export function judgeText(text: string, source: string, choice: Choice): RowInpu
     for (const message of harMessages(text, options.settings.maxBodyBytes).messages) {
       const { context, session, negotiation } = harMessageContext(message, options, exchange, requestEra);
       const state = { exchange, session, negotiated, negotiation };
-      const { verdict, body } = judgeInCapture(source, message.entry, message.bytes, options, context, state);
+      const { verdict, body } = judgeInCapture({ source, line: message.entry, bytes: message.bytes, context }, options, state);
       if (message.part === "request")
         requestEra = verdict.era ? { entry: message.entry, era: verdict.era, eraSignal: "request" } : undefined;
       rows.push({ verdict, body, text: message.bytes && decoder.decode(message.bytes) });
@@ -75,7 +75,11 @@ export function judgeText(text: string, source: string, choice: Choice): RowInpu
     if (trimmed.trim() === "") return;
     const bytes = encoder.encode(trimmed);
     const within = bytes.length <= options.settings.maxBodyBytes ? bytes : undefined;
-    const { verdict, body } = judgeInCapture(source, index + 1, within, options, { pair: (id) => exchange.answer("", id) }, state);
+    const { verdict, body } = judgeInCapture(
+      { source, line: index + 1, bytes: within, context: { pair: (id) => exchange.answer("", id) } },
+      options,
+      state,
+    );
     rows.push({ verdict, body, text: within && trimmed });
   });
   return rows;

@@ -137,7 +137,9 @@ function applyFilter(): void {
             ? row.facts.error !== undefined
             : verdict === "wymcp"
               ? row.facts.own !== undefined
-              : row.facts.verdict === verdict)) &&
+              : verdict === "would-refuse"
+                ? row.facts.reports.length > 0
+                : row.facts.verdict === verdict)) &&
       (method === "" || row.facts.method.toLowerCase().includes(method)) &&
       (text === "" || row.haystack.includes(text)),
   );
@@ -191,7 +193,7 @@ function renderRows(): void {
     const row = shown[i]!;
     const { facts, verdict } = row;
     const el = document.createElement("div");
-    el.className = `row ${facts.verdict}${facts.own ? " own" : ""}${facts.error ? " error" : ""}${row === selected ? " selected" : ""}`;
+    el.className = `row ${facts.verdict}${facts.own ? " own" : ""}${facts.error ? " error" : ""}${facts.reports.length > 0 ? " reported" : ""}${row === selected ? " selected" : ""}`;
     el.dataset.id = String(row.id);
     el.append(
       span("time", timeOf(row.time)),
@@ -220,7 +222,10 @@ function select(row: ViewRow | undefined): void {
   head.className = "head";
   head.append(
     span("method", facts.method || "(no method)"),
-    span(`verdict ${facts.verdict}${facts.own ? " own" : ""}${facts.error ? " error" : ""}`, facts.shown),
+    span(
+      `verdict ${facts.verdict}${facts.own ? " own" : ""}${facts.error ? " error" : ""}${facts.reports.length > 0 ? " reported" : ""}`,
+      facts.shown,
+    ),
     span("era", `${facts.era} ${facts.revision}`.trim()),
     span("where", whereOf(verdict)),
   );
@@ -245,6 +250,11 @@ function select(row: ViewRow | undefined): void {
         `${answer === "refused" ? "wymcp's own answer: the call was refused, never handed to the server" : "wymcp's own answer: the upstream server failed"}${facts2 ? ` (${facts2})` : ""}`,
       ),
     );
+  }
+  // What each rule in report would have refused of it: the message went on, and this is what enforcing would answer.
+  for (const report of facts.reports) {
+    const answer = [report.status, report.code].filter((f) => f !== undefined).join(" ");
+    parts.push(span("report-note", `would refuse (rule ${report.rule})${answer ? `: ${answer}` : ""}: ${report.message}`));
   }
   if (facts.locations.length > 0) {
     const ul = document.createElement("ul");
