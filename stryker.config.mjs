@@ -47,7 +47,7 @@ export default {
     "src/core/envelope.ts",
     "src/core/classify-message.ts",
     "src/core/likely-branch.ts",
-    "src/core/brief-answer.ts",
+    "src/compile/runtime/brief-answer.ts",
     "src/core/admission.ts",
     "src/core/options.ts",
     "src/core/option-error.ts",

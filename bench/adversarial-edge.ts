@@ -9,7 +9,7 @@
  */
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
-import type { ToolSchemaCompiler } from "../src/core/tools-at-edge.js";
+import type { ToolSchemaCompiler } from "../src/tools/tools-at-edge.js";
 import {
   type EdgeCase,
   type EdgeRequest,

@@ -11,9 +11,9 @@
  */
 import { validateMcpRequest } from "../src/core/validate.js";
 import { DEFAULT_MAX_DEPTH } from "../src/core/depth.js";
-import { MAX_CALLERS, MAX_COMPILED_SCHEMA_UNITS, type ToolSchemaCompiler, ToolsAtEdge } from "../src/core/tools-at-edge.js";
-import type { CallerSource, Sha256 } from "../src/core/caller-key.js";
-import { nodeSha256 } from "../src/hosts/shared/node-tools.js";
+import { MAX_CALLERS, MAX_COMPILED_SCHEMA_UNITS, type ToolSchemaCompiler, ToolsAtEdge } from "../src/tools/tools-at-edge.js";
+import type { CallerSource, Sha256 } from "../src/tools/caller-key.js";
+import { nodeSha256 } from "../src/hosts/shared/node-chain.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { formatRatio, spread, table, type Spread } from "./measure.js";
 import type { Timing } from "./per-message.js";

@@ -3,7 +3,9 @@
  * Fails, naming each edge, on an import circle in `src/`; on `src/` importing `scripts/` or `test/`; on `scripts/`
  * importing `test/`; on a layer importing one above it (`core/` < `outbound/` < `hosts/` < `cli/`; `check/`, `compile/`
  * and `inspect/` are libraries below `cli/`, which none of them imports; and `core/` never
- * `node:*` nor any package); on one host's folder importing another's; on a `hosts/<host>/index.ts` that does more
+ * `node:*` nor any package); on a portable folder (`core/`, `wire/`, `log/`, `tools/`, `lock/`, `outbound/`) importing
+ * `node:*` or a package or using a Node global, and on a file a Worker's entry reaches doing either; on one host's folder
+ * importing another's; on a `hosts/<host>/index.ts` that does more
  * than re-export; on `otel/` imported by anything but its entry, `src/otel.ts`, and the command line's `--otel` module; on
  * a file outside `core/` taking a step of the admission stage (`core/admission.ts`) rather than the gate pipeline; on a
  * function of the command line or its libraries (`cli/`, `check/`, `inspect/`) that takes more than four positional
@@ -125,20 +127,28 @@ export function layerOf(file: string): string {
 /** What each layer of `src/` may import besides itself and `generated/`: only layers below it. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   core: [],
+  // The wire's framing (lines, Server-Sent Events) and the log's events: small rooms over the core.
+  wire: ["core"],
+  log: ["core"],
   codegen: ["core"],
-  outbound: ["core"],
+  outbound: ["core", "wire"],
+  // A feature after admission: its stage, its options and its log lines, over the core's chain. The tools option holds
+  // the lock (`tools.lock`): the tools' room sits over the lock's.
+  lock: ["core", "wire", "log", "outbound"],
+  tools: ["core", "wire", "log", "outbound", "lock"],
   // Every face: `node/`, `fetch/`, and the command line's two gates, `proxy/` and `stdio/`, a Node host each.
-  hosts: ["core", "outbound"],
+  hosts: ["core", "wire", "log", "outbound", "tools", "lock"],
   // Libraries a test imports without a process: the capture checker, the schema compiler, the inspector's page and server.
-  check: ["core", "outbound"],
-  compile: ["core", "codegen"],
-  inspect: ["core", "check"],
+  check: ["core", "wire", "log", "outbound"],
+  compile: ["core", "codegen", "tools", "lock"],
+  inspect: ["core", "wire", "log", "check"],
   // Arguments, help and I/O over everything below it.
-  cli: ["core", "codegen", "outbound", "hosts", "otel", "check", "compile", "inspect"],
-  // `wymcp/otel`'s own folder: the core's telemetry interface and `@opentelemetry/api`; only its entry loads it.
-  otel: ["core"],
+  cli: ["core", "wire", "log", "codegen", "outbound", "tools", "lock", "hosts", "otel", "check", "compile", "inspect"],
+  // `wymcp/otel`'s own folder: the core's telemetry interface and `@opentelemetry/api`; only its entry loads it (and
+  // `--otel`'s module, whose log it writes to).
+  otel: ["core", "log"],
   "core-entry": ["core"],
-  entry: ["core", "outbound", "hosts", "otel", "compile"],
+  entry: ["core", "outbound", "tools", "lock", "hosts", "otel", "compile"],
 };
 
 /**
@@ -181,10 +191,15 @@ export function layerProblems(root: string, edges: Edge[] = importGraph(root)): 
       const otherHost = hostOf(to);
       if (host && otherHost && host !== otherHost && otherHost !== "shared")
         problems.push(`${from} imports ${to}: one host's folder never imports another's`);
-    } else if (layer === "core" && target !== "generated") {
-      problems.push(`${from} imports ${to}: core/ imports only core/ and generated/ (no package, nothing of node:*)`);
+    } else if (PORTABLE.has(layer) && target !== "generated") {
+      problems.push(
+        layer === "core"
+          ? `${from} imports ${to}: core/ imports only core/ and generated/ (no package, nothing of node:*)`
+          : `${from} imports ${to}: ${layer}/ runs on every host, so it imports only src/ and generated/ (no package, nothing of node:*)`,
+      );
     }
   }
+  problems.push(...portableProblems(root, edges));
   problems.push(
     ...circles(edges.filter((e) => e.from.startsWith("src/") && e.to.startsWith("src/"))).map((c) => `import circle: ${c.join(" → ")}`),
   );
@@ -198,6 +213,83 @@ export function layerProblems(root: string, edges: Edge[] = importGraph(root)): 
     }
   }
   return problems;
+}
+
+/**
+ * The folders every face's chain runs on, Workers and Deno included: no `node:*`, no package, and no Node global
+ * (`Buffer`, `process`, ...) in any of their files.
+ */
+const PORTABLE: ReadonlySet<string> = new Set(["core", "wire", "log", "tools", "lock", "outbound"]);
+
+/** The entries a Worker, Deno or Bun imports: everything they reach (type-only imports too) keeps the portable rule. */
+const PORTABLE_ENTRIES = ["src/index.ts", "src/fetch.ts", "src/outbound.ts", "src/otel.ts"];
+
+/** Globals Node has and the Web platform does not. */
+const NODE_GLOBALS: ReadonlySet<string> = new Set([
+  "Buffer",
+  "process",
+  "require",
+  "module",
+  "__dirname",
+  "__filename",
+  "global",
+  "setImmediate",
+  "clearImmediate",
+]);
+
+/** What keeps a portable file from running on every host: a `node:*` import reached from a portable entry, a Node global used. */
+function portableProblems(root: string, edges: Edge[]): string[] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) if (from.startsWith("src/")) next.set(from, [...(next.get(from) ?? []), to]);
+  const reached = new Map<string, string>();
+  const stack = PORTABLE_ENTRIES.filter((entry) => next.has(entry) || existsSync(join(root, entry))).map((entry) => [entry, entry]);
+  while (stack.length > 0) {
+    const [file, entry] = stack.pop()!;
+    if (reached.has(file!)) continue;
+    reached.set(file!, entry!);
+    for (const to of next.get(file!) ?? []) if (to.startsWith("src/") || to.startsWith("node:")) stack.push([to, entry!]);
+  }
+  const problems: string[] = [];
+  for (const { from, to } of edges)
+    if (to.startsWith("node:") && reached.has(from) && !PORTABLE.has(layerOf(from)))
+      problems.push(`${from} imports ${to}: ${reached.get(from)} reaches it, and a Worker has no ${to}`);
+  const files = new Set([...reached.keys()].filter((file) => file.endsWith(".ts") && existsSync(join(root, file))));
+  for (const folder of PORTABLE) for (const file of walk(root, `src/${folder}`)) files.add(file);
+  for (const file of [...files].sort())
+    for (const { name, line } of nodeGlobalsIn(root, file))
+      problems.push(
+        `${file}:${line} uses ${name}: ${PORTABLE.has(layerOf(file)) ? `${layerOf(file)}/` : reached.get(file)} runs on every host, and only Node has ${name}`,
+      );
+  return problems;
+}
+
+/** The Node globals a file uses (a name it declares itself, or a member `x.process`, is not one), with their lines. */
+function nodeGlobalsIn(root: string, file: string): Array<{ name: string; line: number }> {
+  const source = ts.createSourceFile(file, readFileSync(join(root, file), "utf8"), ts.ScriptTarget.Latest, true);
+  const declared = new Set<string>();
+  const used: Array<{ name: string; line: number }> = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node) && NODE_GLOBALS.has(node.text)) {
+      const parent = node.parent;
+      const member =
+        (ts.isPropertyAccessExpression(parent) && parent.name === node) ||
+        ((ts.isPropertyAssignment(parent) || ts.isPropertySignature(parent) || ts.isMethodDeclaration(parent)) && parent.name === node) ||
+        ts.isQualifiedName(parent);
+      const declaration =
+        (ts.isVariableDeclaration(parent) ||
+          ts.isParameter(parent) ||
+          ts.isFunctionDeclaration(parent) ||
+          ts.isClassDeclaration(parent) ||
+          ts.isImportSpecifier(parent) ||
+          ts.isBindingElement(parent)) &&
+        parent.name === node;
+      if (declaration) declared.add(node.text);
+      else if (!member) used.push({ name: node.text, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1 });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return used.filter(({ name }) => !declared.has(name));
 }
 
 /** The folders whose functions take at most this many positional parameters; past it, one object of named ones. */

@@ -5,4 +5,4 @@
  * run where it is not).
  */
 export { edgeCompiler } from "./compile/at-edge.js";
-export type { CompileOutcome, ToolSchemaCompiler } from "./core/tools-at-edge.js";
+export type { CompileOutcome, ToolSchemaCompiler } from "./tools/tools-at-edge.js";

@@ -15,8 +15,8 @@ export type { Admitted, RejectInfo, RejectReason, WymcpInfo } from "./core/admis
 export type { AllowOptions, EraOption, GateOptions, LimitOptions } from "./core/options.js";
 export type { Mode, Report, RuleName, Rules, RuleState } from "./core/rules.js";
 export type { FaceOptions } from "./hosts/shared/face.js";
-export type { CompileOutcome, ToolSchemaCompiler, ToolsEvent, ToolsOptions } from "./core/tools-at-edge.js";
-export type { ToolsLockFile } from "./core/tool-lock.js";
+export type { CompileOutcome, ToolSchemaCompiler, ToolsEvent, ToolsOptions } from "./tools/tools-at-edge.js";
+export type { ToolsLockFile } from "./lock/tool-lock.js";
 export type { OutboundCheck, OutboundViolations } from "./outbound/tap.js";
 export type { OnError } from "./hosts/shared/handler-error.js";
 export type { McpFetchHandler, McpFetchOptions } from "./hosts/shared/sdk-handler.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { edgeCompiler } from "../src/compile/at-edge.js";
-import type { ToolSchemaCompiler } from "../src/core/tools-at-edge.js";
+import type { ToolSchemaCompiler } from "../src/tools/tools-at-edge.js";
 import {
   type EdgeCase,
   headerBytes,

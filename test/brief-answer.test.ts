@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type BriefError, briefAnswer } from "../src/core/brief-answer.js";
+import { type BriefError, briefAnswer } from "../src/compile/runtime/brief-answer.js";
 import { ERROR_BUDGET } from "../src/core/error-budget.js";
 import { random } from "./support/schema-samples.js";
 

@@ -8,7 +8,7 @@ import { Exchange, MAX_PENDING } from "../src/check/exchange.js";
 import { checkFiles } from "../src/check/check-files.js";
 import { HarError, harMessages, readHar } from "../src/check/har.js";
 import { parseCheckOptions } from "../src/cli/check/options.js";
-import { eachEventData } from "../src/core/sse.js";
+import { eachEventData } from "../src/wire/sse.js";
 import { CLI_EXAMPLES } from "../scripts/cli-examples.js";
 import { FIXTURES, wymcp } from "./support/cli.js";
 import { assertFreshDist } from "./support/built.js";

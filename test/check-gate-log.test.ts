@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { gateLogRecord } from "../src/check/gate-log-record.js";
-import { createLog } from "../src/core/gate-log.js";
+import { createLog } from "../src/log/gate-log.js";
 import { assertFreshDist } from "./support/built.js";
 import { lineFor, locationsFor, wymcp } from "./support/cli.js";
 import { rawPost } from "./support/gate-fixtures.js";

@@ -10,7 +10,7 @@ import ts from "typescript";
 import { structureKey } from "../src/compile/canonical.js";
 import { runCompile } from "../src/cli/compile/command.js";
 import { generate, WYMCP_VERSION } from "../src/compile/generate.js";
-import { type BriefError, briefAnswer } from "../src/core/brief-answer.js";
+import { type BriefError, briefAnswer } from "../src/compile/runtime/brief-answer.js";
 import { KEPT_KEY_UNITS } from "../src/codegen/bound-keys.js";
 import { escapePointer } from "../src/core/distill.js";
 import { ERROR_BUDGET } from "../src/core/error-budget.js";
@@ -237,9 +237,9 @@ test("the runtime a module carries is the core's own code, bundled: no retyped d
     "src/core/log-safe.ts",
     "src/core/distill.ts",
     "src/core/likely-branch.ts",
-    "src/core/brief-answer.ts",
+    "src/compile/runtime/brief-answer.ts",
     "src/compile/canonical.ts",
-    "src/core/canonical-json.ts",
+    "src/lock/canonical-json.ts",
   ])
     assert.ok(COMPILE_RUNTIME.includes(`// ${from}\n`), `bundled from ${from}`);
 });
@@ -255,7 +255,7 @@ test("generated/ holds nothing bundled from src/: an edit of the core never make
   }
 });
 
-test("the runtime a module carries answers invalid arguments as src/core/brief-answer.ts does, and a value not an object as its validator would", async () => {
+test("the runtime a module carries answers invalid arguments as src/compile/runtime/brief-answer.ts does, and a value not an object as its validator would", async () => {
   const dir = mkdtempSync(join(tmpdir(), "wymcp-brief-"));
   try {
     writeFileSync(join(dir, "runtime.mjs"), `${COMPILE_RUNTIME}\nexport { invalidResult, notObjectResult };\n`);

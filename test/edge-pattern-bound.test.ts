@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { PATTERN_SHAPES, patternCase } from "../fuzz/adversarial/edge.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
-import type { ToolSchemaCompiler } from "../src/core/tools-at-edge.js";
+import type { ToolSchemaCompiler } from "../src/tools/tools-at-edge.js";
 
 let compile: ToolSchemaCompiler;
 before(async () => {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { test } from "node:test";
-import { createLog, type VerdictEvent } from "../src/core/gate-log.js";
+import { createLog, type VerdictEvent } from "../src/log/gate-log.js";
 
 const refusal: VerdictEvent = {
   outcome: "refused",

@@ -120,6 +120,36 @@ describe("each breach is named", () => {
       { "src/hosts/node/index.ts": 'export { a } from "./a.js";\nexport const b = 1;\n', "src/hosts/node/a.ts": "export const a = 1;\n" },
       /src\/hosts\/node\/index\.ts: a host's index\.ts only re-exports \(line 2\)/,
     ],
+    [
+      "a portable folder importing node:*",
+      { "src/tools/x.ts": 'import { readFileSync } from "node:fs";\n' },
+      /src\/tools\/x\.ts imports node:fs: tools\/ runs on every host/,
+    ],
+    [
+      "a portable folder importing a package",
+      { "src/lock/x.ts": 'import ajv from "ajv";\n' },
+      /src\/lock\/x\.ts imports ajv: lock\/ runs on every host/,
+    ],
+    [
+      "a portable folder using a Node global",
+      { "src/wire/x.ts": 'export const bytes = (text: string) => Buffer.from(text, "utf8");\n' },
+      /src\/wire\/x\.ts:1 uses Buffer: wire\/ runs on every host, and only Node has Buffer/,
+    ],
+    [
+      "a file the Workers entry reaches importing node:*, through a host's shared folder",
+      {
+        "src/fetch.ts": 'export { f } from "./hosts/fetch/index.js";\n',
+        "src/hosts/fetch/index.ts": 'export { f } from "./f.js";\n',
+        "src/hosts/fetch/f.ts": 'import "../shared/s.js";\nexport const f = 1;\n',
+        "src/hosts/shared/s.ts": 'import "node:http";\n',
+      },
+      /src\/hosts\/shared\/s\.ts imports node:http: src\/fetch\.ts reaches it, and a Worker has no node:http/,
+    ],
+    [
+      "a file the Workers entry reaches using a Node global",
+      { "src/fetch.ts": 'export { f } from "./hosts/fetch/f.js";\n', "src/hosts/fetch/f.ts": "export const f = () => process.env;\n" },
+      /src\/hosts\/fetch\/f\.ts:1 uses process: src\/fetch\.ts runs on every host/,
+    ],
   ];
   for (const [name, files, want] of cases) {
     test(name, () => {
@@ -131,7 +161,7 @@ describe("each breach is named", () => {
     });
   }
 
-  test("what the layers allow is no breach: a host on core/ and outbound/ (of the admission stage, its types and byte readers), the CLI on everything below it, otel/ on core/ and its package behind its entry and --otel's module", () => {
+  test("what the layers allow is no breach: a host on core/, outbound/, tools/ and lock/ (of the admission stage, its types and byte readers), the features on the wire's framing, the CLI on everything below it, otel/ on core/ and its package behind its entry and --otel's module; a name declared or a member called as a Node global is none", () => {
     const problems = layerProblems(
       tree({
         "src/core/a.ts": 'import "../../generated/x.js";\n',
@@ -147,6 +177,10 @@ describe("each breach is named", () => {
         "src/otel/t.ts": 'import "../core/a.js";\nimport "@opentelemetry/api";\n',
         "src/otel.ts": 'export * from "./otel/t.js";\n',
         "src/cli/otel/start.ts": 'import "../../otel/t.js";\n',
+        "src/wire/w.ts": 'import "../core/a.js";\nconst process = (x: { Buffer: number }) => x.Buffer;\nexport { process };\n',
+        "src/tools/u.ts": 'import "../wire/w.js";\nimport "../outbound/b.js";\n',
+        "src/lock/l.ts": 'import "../wire/w.js";\n',
+        "src/hosts/node/k.ts": 'import "../../tools/u.js";\nimport "../../lock/l.js";\n',
         "scripts/g.ts": 'import "../src/cli/f.js";\n',
         "test/h.ts": 'import "../scripts/g.js";\n',
       }),

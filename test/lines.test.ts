@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { isBlank, type Line, LineSplitter } from "../src/core/lines.js";
+import { isBlank, type Line, LineSplitter } from "../src/wire/lines.js";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (line: Uint8Array) => new TextDecoder().decode(line);

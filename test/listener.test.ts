@@ -12,7 +12,7 @@ import { type AddressInfo, connect, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { parseCheckOptions } from "../src/cli/check/options.js";
 import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
-import { createLog } from "../src/core/gate-log.js";
+import { createLog } from "../src/log/gate-log.js";
 import { createProxy, listen as listenProxy } from "../src/hosts/proxy/proxy.js";
 import { type Listener, type ListenerLimits, listen } from "../src/inspect/listener.js";
 import { JUDGE_SLICE_MESSAGES, LiveFeed } from "../src/inspect/live/feed.js";

@@ -21,8 +21,8 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema
 import { forwardedHeaders } from "../src/hosts/proxy/forward.js";
 import { jsonlLine } from "../src/inspect/export.js";
 import { type Capture, textOf } from "../src/inspect/live/feed.js";
-import { httpObserver } from "../src/inspect/live/http-tap.js";
-import { createLog, type MessageObserver } from "../src/core/gate-log.js";
+import { httpFeed } from "../src/inspect/live/http-tap.js";
+import { createLog } from "../src/log/gate-log.js";
 import { createProxy, listen as listenProxy } from "../src/hosts/proxy/proxy.js";
 import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { toolsFromFlags } from "../src/cli/tools-flags.js";
@@ -201,13 +201,13 @@ describe("the pieces", () => {
     );
     const up = await recordingUpstream();
     const captures: Capture[] = [];
-    const observer = httpObserver((capture) => captures.push(capture), { maxBytes: 1024 * 1024 });
+    const observer = { stage: httpFeed((capture) => captures.push(capture), { maxBytes: 1024 * 1024 }).stage };
     const log = createLog("proxy", "text", () => undefined);
     const started: Array<{ url: string; close: () => Promise<number> }> = [];
     for (const upstream of [up.url, NO_UPSTREAM]) {
       const parsed = parseProxyArgs(["--upstream", upstream.href, "--tools", tools, "--no-learn-tools"]);
       const proxy = createProxy({ ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags, log, parsed.options) }, log, {
-        observer: observer as MessageObserver,
+        observer,
       });
       const { server, address } = await listenProxy(proxy, "127.0.0.1", 0);
       started.push({ url: `http://127.0.0.1:${address.port}/mcp`, close: () => proxy.drain(server) });

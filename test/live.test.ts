@@ -21,8 +21,10 @@ import { BLOCK_BYTES, HeldCaptures } from "../src/inspect/live/held.js";
 import { JsonRows, ROW_BLOCK_BYTES } from "../src/inspect/live/json-rows.js";
 import { RowRing } from "../src/inspect/ring.js";
 import { listen } from "../src/inspect/listener.js";
-import { httpObserver, httpTap } from "../src/inspect/live/http-tap.js";
-import { createLog, type MessageObserver } from "../src/core/gate-log.js";
+import { Chain } from "../src/core/chain.js";
+import { NodeAnswer, nodeRun } from "../src/hosts/shared/node-chain.js";
+import { httpFeed, type HttpTapOptions } from "../src/inspect/live/http-tap.js";
+import { createLog } from "../src/log/gate-log.js";
 import { createProxy, listen as listenProxy } from "../src/hosts/proxy/proxy.js";
 import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
 import { stdioTap } from "../src/inspect/live/stdio-tap.js";
@@ -520,6 +522,14 @@ describe("the live feed's bounds", () => {
   });
 });
 
+/** The feed stage alone in a chain, each response it is given answered through the chain's Node adapter, as the proxy's are. */
+function feedOn(capture: (c: Capture) => void, options: HttpTapOptions) {
+  const chain = new Chain([httpFeed(capture, options).stage]);
+  return ({ req, res, body }: { req: http.IncomingMessage; res: http.ServerResponse; body: Uint8Array }) => {
+    new NodeAnswer(res, nodeRun(chain, req, { era: "legacy", bytes: body })!).patch();
+  };
+}
+
 describe("the proxy's tap: what goes back, read after it is written", () => {
   /** A server whose every exchange is tapped, then answered by `answer`; resolves to the captures once the answer ends. */
   async function tapped(
@@ -527,7 +537,7 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
     body: string | Uint8Array = '{"jsonrpc":"2.0","id":1,"method":"ping"}',
   ) {
     const captures: Capture[] = [];
-    const exchange = httpTap((c) => captures.push(c), { maxBytes: 64 });
+    const exchange = feedOn((c) => captures.push(c), { maxBytes: 64 });
     const server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
@@ -638,7 +648,7 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
 
   test("like requests hand on one headers object; a request whose headers differ gets its own", async () => {
     const captures: Capture[] = [];
-    const exchange = httpTap((c) => captures.push(c), { maxBytes: 64 });
+    const exchange = feedOn((c) => captures.push(c), { maxBytes: 64 });
     const server = http.createServer((req, res) => {
       exchange({ req, res, body: Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}') });
       res.writeHead(202).end();
@@ -678,35 +688,25 @@ describe("the proxy's tap: what goes back, read after it is written", () => {
   });
 });
 
-describe("the proxy's reader: what it relays, told write by write", () => {
+describe("the proxy's feed: a stage of its chain, what it relays read write by write", () => {
   /**
-   * A proxy in this process in front of `upstream`, its live observer `observer` (all of it, or `exchange` alone, so
-   * that every response is tapped); each response the observer saw, and whether the observer tapped it.
+   * A proxy in this process in front of `upstream`, the live feed its chain's `feed` stage; each response the feed saw,
+   * and, as each response finished, whether anything stood in for its `write` (a patch of the response).
    */
-  async function proxied(upstream: URL, relayed: boolean) {
+  async function proxied(upstream: URL) {
     const captures: Capture[] = [];
-    const live = httpObserver((c) => captures.push(c), { maxBytes: 1024 });
+    const live = httpFeed((c) => captures.push(c), { maxBytes: 1024 });
     const tapped: boolean[] = [];
-    const observer: MessageObserver<http.IncomingMessage, http.ServerResponse> = {
-      exchange: ({ req, res, body, refused }) => {
-        const own = live.exchange({ req, res, body, refused });
-        tapped.push(Object.hasOwn(res, "write"));
-        return own;
-      },
-    };
-    if (relayed)
-      observer.relayed = (req, res, body) => {
-        const reader = live.relayed(req, res, body);
-        res.once("finish", () => tapped.push(Object.hasOwn(res, "write")));
-        return reader;
-      };
     const { options } = parseProxyArgs(["--upstream", upstream.href]);
     const built = createProxy(
       options,
       createLog("proxy", "text", () => undefined),
-      { observer: observer as MessageObserver },
+      { observer: { stage: live.stage } },
     );
     const { server, address } = await listenProxy(built, "127.0.0.1", 0);
+    server.on("request", (_req: http.IncomingMessage, res: http.ServerResponse) =>
+      res.once("finish", () => tapped.push(Object.hasOwn(res, "write"))),
+    );
     return { captures, tapped, url: `http://127.0.0.1:${address.port}/mcp`, close: () => built.drain(server) };
   }
 
@@ -738,46 +738,37 @@ describe("the proxy's reader: what it relays, told write by write", () => {
     await new Promise<void>((done) => upstream.listen(0, "127.0.0.1", done));
     await assertNothingListens();
     const target = new URL(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`);
-    const run = async (relayed: boolean) => {
-      const proxy = await proxied(target, relayed);
-      const gone = await proxied(NO_UPSTREAM, relayed);
-      try {
-        assert.equal(await post(proxy.url, '{"jsonrpc":"2.0","id":1,"method":"ping"}'), '{"jsonrpc":"2.0","id":1,"result":{}}');
-        assert.match(await post(proxy.url, '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'), /data: \{"b":2\}/);
-        assert.match(await post(proxy.url, "{"), /-32700/);
-        const stream = await fetch(proxy.url, { headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-06-18" } });
-        assert.match(await stream.text(), /"c":3/);
-        assert.match(await post(gone.url, '{"jsonrpc":"2.0","id":4,"method":"ping"}'), /Bad Gateway/);
-        await until(() => proxy.tapped.length === 4 && gone.tapped.length === 1);
-        return { captures: [...seen(proxy.captures), ...seen(gone.captures)], tapped: [...proxy.tapped, ...gone.tapped] };
-      } finally {
-        await proxy.close();
-        await gone.close();
-      }
-    };
+    const proxy = await proxied(target);
+    const gone = await proxied(NO_UPSTREAM);
     try {
-      const told = await run(true);
-      const tapped = await run(false);
-      assert.deepEqual(told.captures, tapped.captures);
+      assert.equal(await post(proxy.url, '{"jsonrpc":"2.0","id":1,"method":"ping"}'), '{"jsonrpc":"2.0","id":1,"result":{}}');
+      assert.match(await post(proxy.url, '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'), /data: \{"b":2\}/);
+      assert.match(await post(proxy.url, "{"), /-32700/);
+      const stream = await fetch(proxy.url, { headers: { accept: "text/event-stream", "mcp-protocol-version": "2025-06-18" } });
+      assert.match(await stream.text(), /"c":3/);
+      assert.match(await post(gone.url, '{"jsonrpc":"2.0","id":4,"method":"ping"}'), /Bad Gateway/);
+      await until(() => proxy.tapped.length === 4 && gone.tapped.length === 1);
+      const captures = [...seen(proxy.captures), ...seen(gone.captures)];
       const json = { "content-type": "application/json", "mcp-protocol-version": "2025-06-18" };
-      assert.deepEqual(told.captures, [
+      assert.deepEqual(captures, [
         [1, "request", "client", '{"jsonrpc":"2.0","id":1,"method":"ping"}', undefined, json],
         [1, "response", "server", '{"jsonrpc":"2.0","id":1,"result":{}}', undefined, json],
         [2, "request", "client", '{"jsonrpc":"2.0","id":2,"method":"tools/list"}', undefined, json],
         [2, "event 1", "server", '{"a":2}', "s-1", json],
         [2, "event 2", "server", '{"b":2}', "s-1", json],
         [3, "request", "client", "{", undefined, json],
-        [3, "response", "server", told.captures[6]![3], undefined, json],
+        [3, "response", "server", captures[6]![3], undefined, json],
         [4, "event 1", "server", '{"c":3}', undefined, { "mcp-protocol-version": "2025-06-18" }],
         [1, "request", "client", '{"jsonrpc":"2.0","id":4,"method":"ping"}', undefined, json],
-        [1, "response", "server", told.captures[9]![3], undefined, json],
+        [1, "response", "server", captures[9]![3], undefined, json],
       ]);
-      assert.match(String(told.captures[6]![3]), /"code":-32700/);
-      assert.match(String(told.captures[9]![3]), /Bad Gateway/);
-      // Only the refusal, which the proxy's relay does not write, was read by a tap on its response.
-      assert.deepEqual(told.tapped, [false, false, true, false, false]);
-      assert.deepEqual(tapped.tapped, [true, true, true, true, true]);
+      assert.match(String(captures[6]![3]), /"code":-32700/);
+      assert.match(String(captures[9]![3]), /Bad Gateway/);
+      // Only the refusal, which the proxy's relay does not write, was read through a patch of its response.
+      assert.deepEqual([...proxy.tapped, ...gone.tapped], [false, false, true, false, false]);
     } finally {
+      await proxy.close();
+      await gone.close();
       upstream.close();
     }
   });
@@ -928,7 +919,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
       const stopGiven = given.subscribe((row) => rows.push(row));
       const stopAgain = again.subscribe(() => undefined);
       let admitted = 0;
-      const observer = httpObserver(
+      const observer = httpFeed(
         (capture) => {
           if (capture.admitted !== undefined) admitted++;
           given.capture(capture);
@@ -937,7 +928,7 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
         { maxBytes: 1024 * 1024 },
       );
       const built = createProxy({ ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags, log, parsed.options) }, log, {
-        observer: observer as MessageObserver,
+        observer: { stage: observer.stage },
       });
       const { server, address } = await listenProxy(built, "127.0.0.1", 0);
       const url = `http://127.0.0.1:${address.port}/mcp`;
@@ -992,11 +983,11 @@ describe("the live feed takes the proxy's own verdict on a request it admitted",
     const feed = new LiveFeed("proxy", liveJudgeOptions(resolveGate(parsed.options, { headersOf: () => undefined }).settings));
     const rows: InspectRow[] = [];
     const stop = feed.subscribe((row) => rows.push(row));
-    const observer = httpObserver((capture) => feed.capture(capture), { maxBytes: 1024 * 1024 });
+    const observer = httpFeed((capture) => feed.capture(capture), { maxBytes: 1024 * 1024 });
     const built = createProxy(
       { ...parsed.options, tools: await toolsFromFlags(parsed.toolFlags, log, parsed.options) },
       log,
-      liveHooks({ observer: observer as MessageObserver, feed }),
+      liveHooks({ observer: { stage: observer.stage }, feed }),
     );
     const { server, address } = await listenProxy(built, "127.0.0.1", 0);
     const url = `http://127.0.0.1:${address.port}/mcp`;

@@ -10,7 +10,7 @@ import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { context, defaultTextMapGetter, ROOT_CONTEXT } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import * as z from "zod";
-import { createLog } from "../src/core/gate-log.js";
+import { createLog } from "../src/log/gate-log.js";
 import { sharedFlags } from "../src/cli/gate-options.js";
 
 import { createProxy, listen } from "../src/hosts/proxy/proxy.js";

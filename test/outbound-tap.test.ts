@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Era } from "../src/core/era.js";
-import { sseScanned } from "../src/core/sse.js";
+import { sseScanned } from "../src/wire/sse.js";
 import { createTap, type OutboundCheck } from "../src/outbound/tap.js";
 
 /** A tap whose check records what it is given (and fails everything), over the given pieces. */

@@ -13,7 +13,7 @@ import { type RejectInfo, type Report, RULES, type RuleName, type RuleState } fr
 import { gateFetch, type McpFetchHandler, wymcpFetch, wymcpOf } from "wymcp/fetch";
 import { gateNode, serveFetch, wymcpNode } from "wymcp/node";
 import { validateMcpResponse } from "wymcp/outbound";
-import { lockTools } from "../src/core/tool-lock.js";
+import { lockTools } from "../src/lock/tool-lock.js";
 import { MODERN_META } from "./support/messages.js";
 import { transportHeaders } from "./support/transport-headers.js";
 

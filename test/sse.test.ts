@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { createSseReader, eachEventData, sseScanned } from "../src/core/sse.js";
+import { createSseReader, eachEventData, sseScanned } from "../src/wire/sse.js";
 
 /** Every event's data, the stream fed in the given pieces (each drained before the next, as the tap does), then ended. */
 function read(pieces: string[], maxUnits?: number): string[] {

@@ -11,7 +11,7 @@ import net from "node:net";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
-import { createLog } from "../src/core/gate-log.js";
+import { createLog } from "../src/log/gate-log.js";
 import { runStdioGate } from "../src/hosts/stdio/gate.js";
 import { parseStdioArgs } from "../src/cli/stdio/stdio-command.js";
 import { assertFreshDist } from "./support/built.js";

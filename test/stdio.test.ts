@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { PassThrough, Writable } from "node:stream";
 import { parseStdioArgs } from "../src/cli/stdio/stdio-command.js";
 import { isResponseLike, NULL_ID_ANSWER_INTERVAL_MS, runStdioGate } from "../src/hosts/stdio/gate.js";
-import { createLog } from "../src/core/gate-log.js";
+import { createLog } from "../src/log/gate-log.js";
 import { CLI, cleanEnv } from "./support/cli.js";
 import { assertFreshDist } from "./support/built.js";
 import { MODERN_META } from "./support/messages.js";

@@ -8,7 +8,7 @@ import * as z from "zod";
 import { gateFetch, wymcpFetch } from "wymcp/fetch";
 import { gateNode, serveFetch, wymcpNode } from "wymcp/node";
 import type { Report } from "../src/core/rules.js";
-import { lockTools, renderToolsLock, type ToolsLockFile } from "../src/core/tool-lock.js";
+import { lockTools, renderToolsLock, type ToolsLockFile } from "../src/lock/tool-lock.js";
 import { listening, rawPost } from "./support/gate-fixtures.js";
 import { MODERN_META } from "./support/messages.js";
 import { transportHeaders } from "./support/transport-headers.js";

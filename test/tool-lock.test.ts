@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { parseProxyArgs } from "../src/cli/proxy/proxy-command.js";
-import { sha256Hex } from "../src/core/sha256.js";
+import { sha256Hex } from "../src/wire/sha256.js";
 import type { Report } from "../src/core/rules.js";
 import {
   compareTools,
@@ -17,8 +17,8 @@ import {
   ToolLockWatch,
   toolsLockOption,
   toolsListRequests,
-} from "../src/core/tool-lock.js";
-import { LockedLines, lockRewriter } from "../src/outbound/tool-lock-stream.js";
+} from "../src/lock/tool-lock.js";
+import { LockedLines, lockRewriter } from "../src/lock/tool-lock-stream.js";
 
 const TOOLS = [
   {

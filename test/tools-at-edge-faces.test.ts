@@ -10,7 +10,7 @@ import { createMcpHandler } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 import { gateNode, type McpFetchHandler, serveFetch, wymcpNode } from "../src/node-http.js";
 import { gateFetch, wymcpFetch } from "../src/fetch.js";
-import type { ToolSchemaCompiler, ToolsEvent } from "../src/core/tools-at-edge.js";
+import type { ToolSchemaCompiler, ToolsEvent } from "../src/tools/tools-at-edge.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { generate } from "../src/compile/generate.js";
 import { assertFreshDist } from "./support/built.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { MAX_EVALUATIONS_PER_VALUE, schemaRisk } from "../src/core/schema-risk.js";
-import { type ToolSchemaCompiler, ToolsAtEdge, type ToolsEvent } from "../src/core/tools-at-edge.js";
+import { MAX_EVALUATIONS_PER_VALUE, schemaRisk } from "../src/tools/schema-risk.js";
+import { type ToolSchemaCompiler, ToolsAtEdge, type ToolsEvent } from "../src/tools/tools-at-edge.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { MODERN_META } from "./support/messages.js";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
-import { createLog } from "../src/core/gate-log.js";
+import { createLog } from "../src/log/gate-log.js";
 import { createProxy, listen, type ProxyOptions } from "../src/hosts/proxy/proxy.js";
 import { gateFetch } from "../src/hosts/fetch/gate.js";
 import { wymcpFetch } from "../src/hosts/fetch/guard.js";

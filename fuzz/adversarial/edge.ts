@@ -12,7 +12,7 @@
  */
 import { judgeBody } from "../../src/core/admission.js";
 import { resolveLimits } from "../../src/core/options.js";
-import { ToolsAtEdge, type ToolSchemaCompiler, type ToolsEvent } from "../../src/core/tools-at-edge.js";
+import { ToolsAtEdge, type ToolSchemaCompiler, type ToolsEvent } from "../../src/tools/tools-at-edge.js";
 import type { RequestHeaders } from "../../src/core/header-body.js";
 import { encodeHeaderValue } from "../../src/core/header-value.js";
 import { backtrackingInputs } from "./regex.js";

@@ -4,7 +4,7 @@
  * first met; past `MAX_ROWS` distinct ones, the rest count together, so a capture of junk methods stays a few lines.
  */
 import type { RejectReason } from "../core/admission.js";
-import type { OwnAnswer } from "../core/gate-log.js";
+import type { OwnAnswer } from "../log/gate-log.js";
 import type { Verdict } from "./judge.js";
 import { methodOf } from "./capture.js";
 import { methodLabel, type RecordView } from "./render.js";

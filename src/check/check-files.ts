@@ -15,7 +15,7 @@ import { type GateLogRecord, gateLogRecord, recordOutcome } from "./gate-log-rec
 import { HarError, type HarMessages, harMessages } from "./har.js";
 import { bufferOf, fileChunks, trimLine } from "./input.js";
 import { cannotRead, fileReason } from "../core/file-problem.js";
-import { type Line, LineSplitter } from "../core/lines.js";
+import { type Line, LineSplitter } from "../wire/lines.js";
 import type { JudgeContext, JudgeOptions, Verdict } from "./judge.js";
 import { Negotiations } from "./negotiation.js";
 import { type Paint, printable, recordView, renderHuman, renderRecord, summary, type Tally } from "./render.js";

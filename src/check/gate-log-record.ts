@@ -3,7 +3,7 @@
  * log holds the gates' verdicts and never a message's body, so `wymcp check` has nothing to judge again: it shows each
  * record as the gate's own verdict (escaped again, since a file can say anything) and counts its refusals.
  */
-import type { Face } from "../core/gate-log.js";
+import type { Face } from "../log/gate-log.js";
 
 /** The faces that write such a log; a record names one of them in `face`. */
 const FACES: ReadonlySet<string> = new Set<Face>(["proxy", "stdio"]);

@@ -7,7 +7,7 @@
  * stream's events are read from it one at a time as the loop asks for them.
  */
 import { mediaType } from "../core/header-value.js";
-import { createSseReader } from "../core/sse.js";
+import { createSseReader } from "../wire/sse.js";
 import { type JsonText, LazyJsonError, LongString, parseLazily } from "./lazy-json.js";
 
 /** One message of the capture, with where it was and what came with it. */

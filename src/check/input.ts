@@ -3,7 +3,7 @@
  * `LineSplitter`, as `wymcp stdio` splits them), and what a line's edges may carry (CRLF, a BOM, blank lines).
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { isBlank, type Line } from "../core/lines.js";
+import { isBlank, type Line } from "../wire/lines.js";
 
 const CHUNK_BYTES = 256 * 1024;
 

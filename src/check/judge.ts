@@ -10,7 +10,7 @@ import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { judgeMessage, readMessage } from "../core/pipeline.js";
 import type { ValidationResult } from "../core/validate.js";
 import type { Report, RuleName } from "../core/rules.js";
-import type { GateAdmitted, OwnAnswer } from "../core/gate-log.js";
+import type { GateAdmitted, OwnAnswer } from "../log/gate-log.js";
 import { ownMark, withoutMark } from "./own-answer.js";
 // The revision from the outbound modules the CLI loads anyway: generated/index.js would bundle the inbound validators again.
 import { outbound } from "../../generated/outbound.js";

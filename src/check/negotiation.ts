@@ -8,6 +8,7 @@
  * a header (2025-03-26) in force, as `wymcp stdio` does.
  */
 import { legacyRevisionOf } from "../core/legacy-revision.js";
+import { negotiatedRevision } from "../core/negotiated-revision.js";
 
 /** Where a session's revision came from: the server's answer to `initialize` (`result`), or the request alone. */
 export interface Negotiated {
@@ -42,14 +43,12 @@ export class Negotiations {
 
   /** The answer to the session's `initialize`: its result's `protocolVersion`, read as the header would be read. */
   answered(session: string, body: unknown, line: number, part?: string): void {
-    const result = (body as { result?: unknown }).result;
-    const version = typeof result === "object" && result !== null ? (result as { protocolVersion?: unknown }).protocolVersion : undefined;
-    const named = legacyRevisionOf(undefined, typeof version === "string" ? version : undefined);
-    if (named.signal !== "header") {
+    const revision = negotiatedRevision(body);
+    if (revision === undefined) {
       this.sessions.delete(session);
       return;
     }
-    this.set(session, { revision: named.revision, by: "result", line, ...(part === undefined ? {} : { part }) });
+    this.set(session, { revision, by: "result", line, ...(part === undefined ? {} : { part }) });
   }
 
   private set(session: string, negotiated: Negotiated): void {

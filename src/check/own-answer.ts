@@ -3,7 +3,7 @@
  * A line of a JSONL record holds one message; wymcp's own answers (a refusal, its word for an upstream that failed)
  * carry one member more, `"wymcp"`, which says so. No host type: the page bundles it.
  */
-import type { OwnAnswer } from "../core/gate-log.js";
+import type { OwnAnswer } from "../log/gate-log.js";
 
 /** The member of a recorded message that marks it as wymcp's own answer. */
 export const OWN_MARK = "wymcp";

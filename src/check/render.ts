@@ -6,7 +6,7 @@ import { methodOf } from "./capture.js";
 import { type GateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { type Answered, type CheckSignal, type InboundVerdict, judgedOut, type OutboundVerdict, type Verdict } from "./judge.js";
 import type { Negotiated } from "./negotiation.js";
-import type { OwnAnswer } from "../core/gate-log.js";
+import type { OwnAnswer } from "../log/gate-log.js";
 
 /** Wraps text in an SGR colour code, or leaves it as it is when colour is off. */
 export type Paint = (code: string, text: string) => string;

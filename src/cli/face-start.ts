@@ -2,8 +2,8 @@
  * @module face-start: what `wymcp proxy` and `wymcp stdio` start before they serve, in one order: the log on stderr,
  * `--otel`'s SDK, the server's tools read, the live page and `--record`; and what each report of the face reaches.
  */
-import { createLog, type GateHooks, type GateLog } from "../core/gate-log.js";
-import type { ToolsOptions } from "../core/tools-at-edge.js";
+import { createLog, type GateHooks, type GateLog } from "../log/gate-log.js";
+import type { ToolsOptions } from "../tools/tools-at-edge.js";
 import type { SharedFlags } from "./gate-options.js";
 import { type Live, startLive } from "./live/live.js";
 import { type CommandTelemetry, commandTelemetry } from "./otel/start.js";

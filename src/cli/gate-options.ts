@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import { cannotRead } from "../core/file-problem.js";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveLimits, WymcpOptionError } from "../core/options.js";
-import { toolsLockOption } from "../core/tool-lock.js";
-import type { ToolsLockFile } from "../core/tool-lock.js";
+import { toolsLockOption } from "../lock/tool-lock.js";
+import type { ToolsLockFile } from "../lock/tool-lock.js";
 import { type GateFlags, resolveGate } from "../hosts/shared/gate-flags.js";
 import type { LiveArgs } from "../inspect/live/start.js";
 import { asFlags, type FlagValues, flagNumber, HELP, LIST, oneOf, SWITCH, UsageError, VALUE } from "./args.js";

@@ -3,12 +3,12 @@
  * callers apart, the lock, into the faces' `tools` option, and the lines the log writes about them.
  */
 import type { Formats } from "../core/formats.js";
-import type { ToolsOptions } from "../core/tools-at-edge.js";
-import type { GateLog } from "../core/gate-log.js";
+import type { ToolsOptions } from "../tools/tools-at-edge.js";
+import type { GateLog } from "../log/gate-log.js";
 import { edgeCompiler } from "../compile/at-edge.js";
 import { readToolsFile, ToolsFileError } from "../compile/tools-file.js";
 import type { GateFlags } from "../hosts/shared/gate-flags.js";
-import { logToolsEvent } from "../hosts/shared/tools-log.js";
+import { logToolsEvent } from "../tools/tools-log.js";
 import { UsageError } from "./args.js";
 import type { ToolsFlags } from "./gate-options.js";
 

@@ -13,7 +13,7 @@
  * (`formats: "strict"`), as in the protocol's schemas: the server's own validator decides.
  */
 import type { Formats } from "../core/formats.js";
-import type { CompileOutcome, ToolSchemaCompiler } from "../core/tools-at-edge.js";
+import type { CompileOutcome, ToolSchemaCompiler } from "../tools/tools-at-edge.js";
 
 /** The edge compiler's options: the face's `formats`. */
 export interface EdgeCompilerOptions {

@@ -4,7 +4,7 @@
  * carries these very functions, bundled into its runtime (runtime/index.ts, runtime-text.ts). The canonical JSON is
  * the core's, the tools lock's rule.
  */
-import { canonicalJson } from "../core/canonical-json.js";
+import { canonicalJson } from "../lock/canonical-json.js";
 
 /**
  * Two 32-bit FNV-1a lanes over the canonical JSON's UTF-16 units, and its length: a key, not a defence against

@@ -6,7 +6,7 @@
  */
 import { escapePointer } from "../core/distill.js";
 import { evaluatePointer, resolveUri, walkSchema, withoutFragment } from "./schema-walk.js";
-import { OFF_CHAIN } from "../core/param-headers.js";
+import { OFF_CHAIN } from "../tools/param-headers.js";
 
 /** The client profiles `--client` picks from. */
 export const CLIENTS = ["vscode", "openai", "anthropic", "gemini"] as const;

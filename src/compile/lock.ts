@@ -3,7 +3,7 @@
  * (core/tool-lock.ts): per tool its name, the digest of its pinned fields and those fields in canonical form.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { lockTools, renderToolsLock } from "../core/tool-lock.js";
+import { lockTools, renderToolsLock } from "../lock/tool-lock.js";
 import { type InputFile, InputError } from "./read-inputs.js";
 
 /** The tools of the inputs, in order: a tool, an array of tools or a `tools/list` result; a bare schema is no tool. */

@@ -6,7 +6,7 @@ import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { cannotRead } from "../core/file-problem.js";
-import { toolsOf } from "../core/tools-at-edge.js";
+import { toolsOf } from "../tools/tools-at-edge.js";
 
 /** A file that holds no tools, or cannot be read: the command reports it as a usage error. */
 export class ToolsFileError extends Error {

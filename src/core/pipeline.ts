@@ -4,8 +4,7 @@
  * verdict traced (traced.ts) and told (`onReject` for a refusal, `onReport` for each rule in `"report"` it fails), and
  * the modern-notification `202` decided. A body the `limits` rule would refuse, with the rule in `"report"` or `"off"`,
  * is handed on unjudged, as the client sent it.
- * A face gets back an action and applies it with its own I/O: nothing here writes an answer. The log's verdict events
- * (gate-log.ts) are built here too, so the proxy and the stdio gate word them alike.
+ * A face gets back an action and applies it with its own I/O: nothing here writes an answer.
  */
 import {
   type Acceptance,
@@ -26,9 +25,7 @@ import {
   type RejectInfo,
   reportRefusal,
 } from "./admission.js";
-import { answerId } from "./envelope.js";
 import type { Era } from "./era.js";
-import { namesOf, parsedAgain, safeMethod, type VerdictEvent } from "./gate-log.js";
 import type { HostPolicy } from "./host-origin.js";
 import { deliverReport, inboundReport, type Report, type RuleName } from "./rules.js";
 import type { ExchangeTrace, Telemetry, TransportFacts } from "./telemetry.js";
@@ -244,81 +241,15 @@ export function judgeMessage(body: unknown, context: JudgeContext, settings: Adm
   return judgeBody(body, context, settings);
 }
 
-/** Where a face's verdict events say the message came from: the proxy's client address, and whether it answers with HTTP. */
-export interface EventPlace {
-  /** The HTTP status of the answer, for a face that answers with one (the proxy). */
-  status?: boolean;
-  remote?: string | undefined;
-}
-
 /**
- * The log's event for a refusal: `refused` when wymcp answered it, `dropped` when it did not (a notification, a
- * response, a flood of junk). `body` is the refused body, when it parsed (for its method and name).
+ * A refused body parsed again for its log line, when it parsed at all (the stage keeps no refused body): `undefined`
+ * for one refused before or at parsing. Only the refusal path pays for it.
  */
-export function refusalEvent(
-  refusal: Refusal,
-  body: unknown,
-  outcome: "refused" | "dropped" | "reported",
-  place: EventPlace = {},
-): VerdictEvent {
-  const { response } = refusal;
-  const event: VerdictEvent = {
-    outcome,
-    era: refusal.era,
-    kind: refusal.kind,
-    // A `403` carries no id: its event says `null`, as a refusal before any id was read.
-    id: response.id ?? null,
-    ...namesOf(body, response),
-    reason: refusal.reason,
-    rule: refusal.rule,
-  };
-  if (place.status) event.status = refusal.status;
-  event.code = response.error.code;
-  event.message = response.error.message;
-  if (place.remote !== undefined) event.remote = place.remote;
-  return event;
-}
-
-/** The log's event for a body handed on unjudged (`limits` in `"report"` or `"off"`): `reported`, with what enforcing would have answered. */
-export function unjudgedEvent(unjudged: GateUnjudged, place: EventPlace = {}): VerdictEvent {
-  const event = refusalEvent(unjudged.refusal, parsedAgain(unjudged.bytes, unjudged.refusal.reason), "reported", place);
-  event.rule = unjudged.refusal.rule;
-  return event;
-}
-
-/** A refused body parsed again for its log line, when it parsed at all (`GateRefuse.bytes`). */
-export function refusedBody(refused: GateRefuse): unknown {
-  return parsedAgain(refused.bytes, refused.refusal.reason);
-}
-
-/**
- * The log's event for an admitted body: `reported` for a message that fails a rule in `"report"` (the first such rule),
- * handed on all the same, with the answer enforcing would have sent; otherwise its pass or bypass, built only when
- * `subscribed` (the log writes nothing for a pass).
- */
-export function admittedEvent(
-  admitted: Pick<Acceptance, "body" | "era" | "result">,
-  subscribed: boolean,
-  place: EventPlace = {},
-): VerdictEvent | undefined {
-  const { body, era, result } = admitted;
-  const reported = result.outcome === "pass" ? result.reported?.[0] : undefined;
-  let event: VerdictEvent;
-  if (reported) {
-    const { code, message } = reported.response.error;
-    event = {
-      outcome: "reported",
-      era,
-      kind: result.kind,
-      id: answerId(body),
-      ...namesOf(body, reported.response),
-      reason: "invalid-message",
-      rule: reported.rule,
-      code,
-      message,
-    };
-  } else if (subscribed) event = { outcome: result.outcome, era, kind: result.kind, id: answerId(body), method: safeMethod(body) };
-  else return undefined;
-  if (place.remote !== undefined) event.remote = place.remote;
-  return event;
+export function parsedAgain(bytes: Uint8Array | undefined, reason: string): unknown {
+  if (bytes === undefined || (reason !== "invalid-message" && reason !== "nested-too-deeply")) return undefined;
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
 }

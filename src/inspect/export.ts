@@ -6,7 +6,7 @@
  * No host type.
  */
 import { transportHeadersFor } from "../core/header-value.js";
-import type { OwnAnswer } from "../core/gate-log.js";
+import type { OwnAnswer } from "../log/gate-log.js";
 import { OWN_MARK } from "../check/own-answer.js";
 import { REDACTED, redact } from "./redact.js";
 import type { RowInput } from "./row.js";

@@ -5,7 +5,7 @@
 import { isResponse } from "../core/is-response.js";
 import type { LocatedError } from "../core/envelope.js";
 import type { OutboundVerdict, Verdict } from "../check/judge.js";
-import type { OwnAnswer } from "../core/gate-log.js";
+import type { OwnAnswer } from "../log/gate-log.js";
 import type { RuleName } from "../core/rules.js";
 
 /** What a rule in report would have refused of a message, as the page lists it: the rule, and what enforcing would answer. */

@@ -10,7 +10,7 @@ import { type DiagLogFunction, type DiagLogger, DiagLogLevel, diag } from "@open
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { escapeText } from "../core/log-safe.js";
 import { mcpTelemetry } from "./telemetry.js";
-import type { Face, GateLog } from "../core/gate-log.js";
+import type { Face, GateLog } from "../log/gate-log.js";
 import { type CommandTelemetry, OtelSetupError, SHUTDOWN_TIMEOUT_MS } from "./command-telemetry.js";
 
 /** The resource detectors when `OTEL_NODE_RESOURCE_DETECTORS` is unset: the SDK's default set but `process`. */

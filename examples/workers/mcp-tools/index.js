@@ -534,7 +534,7 @@ function escapePointer(key) {
   return key.includes("~") || key.includes("/") ? key.replace(/~/g, "~0").replace(/\//g, "~1") : key;
 }
 
-// src/core/brief-answer.ts
+// src/compile/runtime/brief-answer.ts
 var BRIEF_LIMITS = { locations: 3, locationLength: 120 };
 function briefAnswer(errors, budget) {
   if (errors.length === 1 && budget > 1) {
@@ -675,7 +675,7 @@ function problemOf(error) {
   }
 }
 
-// src/core/canonical-json.ts
+// src/lock/canonical-json.ts
 function canonicalJson(value) {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map((item) => isAbsent(item) ? "null" : canonicalJson(item)).join(",")}]`;

@@ -6,7 +6,7 @@ import { isLoopback } from "../../inspect/listener.js";
 import type { LiveArgs } from "../../inspect/live/start.js";
 import { DEFAULT_MAX_ROWS } from "../../inspect/ring.js";
 import { hostPort, positiveInteger, SWITCH, UsageError, VALUE } from "../args.js";
-import type { GateLog } from "../../core/gate-log.js";
+import type { GateLog } from "../../log/gate-log.js";
 import { type GateFlags, resolveGate } from "../../hosts/shared/gate-flags.js";
 import { type Live, startLive as start } from "../../inspect/live/start.js";
 

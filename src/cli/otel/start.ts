@@ -2,7 +2,7 @@
  * @module otel/start: `--otel` of `wymcp proxy` and `wymcp stdio`. Loads the OpenTelemetry SDK (src/otel/command-sdk.ts, a
  * chunk of its own) only when the flag is given; without the optional peers it names them in one line, and the command exits 2.
  */
-import type { Face, GateLog } from "../../core/gate-log.js";
+import type { Face, GateLog } from "../../log/gate-log.js";
 import { type CommandTelemetry, OtelSetupError } from "../../otel/command-telemetry.js";
 
 export { type CommandTelemetry, OtelSetupError };

@@ -2,7 +2,7 @@
  * @module proxy/proxy-command: `wymcp proxy`, the flags and the process: listen, log to stderr, drain on SIGTERM
  * (then export the last spans, with `--otel`).
  */
-import type { GateLog } from "../../core/gate-log.js";
+import type { GateLog } from "../../log/gate-log.js";
 import { hostPolicyOption, versionsOption } from "../../core/options.js";
 import type { GateFlags } from "../../hosts/shared/gate-flags.js";
 import type { LiveArgs } from "../../inspect/live/start.js";

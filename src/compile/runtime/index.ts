@@ -2,11 +2,11 @@
  * @module runtime: what every module `wymcp compile` writes carries beside its validators. Not imported at run time:
  * `npm run build` bundles this file, with the core modules it imports, into the bin (runtime-text.ts, which bundles it
  * as it loads when run from the sources), and `wymcp compile` writes that text into each module. So the
- * answer to invalid arguments (src/core/brief-answer.ts), the escaping and the structure key a compiled module runs are
+ * answer to invalid arguments (src/compile/runtime/brief-answer.ts), the escaping and the structure key a compiled module runs are
  * the core's own code, not a copy.
  */
 import type { ValidationError } from "../../../generated/validator.js";
-import { briefAnswer } from "../../core/brief-answer.js";
+import { briefAnswer } from "./brief-answer.js";
 import { ERROR_BUDGET } from "../../core/error-budget.js";
 import { structureKey } from "../canonical.js";
 

@@ -3,16 +3,14 @@
  * the official SDK's `handler.fetch` with the body wymcp parsed (the caller's identity from `authInfo`), or a plain
  * `(request) => Response` handler with the client's own request, its body unread; an error of either goes to `onError`.
  */
+import type { ChainRun } from "../../core/chain.js";
 import { internalErrorResponse } from "../../core/envelope.js";
-import type { Era } from "../../core/era.js";
 import { optionalFunction, eraWithoutBody, WymcpOptionError } from "../../core/options.js";
-import type { GateAction } from "../../core/pipeline.js";
-import { type ExchangeTrace, errorTypeOf } from "../../core/telemetry.js";
+import { errorTypeOf } from "../../core/telemetry.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
-import { lockedCallResponse, lockedResponse } from "../shared/tool-lock.js";
-import { learnedFrom, refusedByTools } from "./tools.js";
-import { type FetchOptions, judgeRequest, refusalResponse, reported, resolveFetchFace, screenRequest } from "./guard.js";
+import { chainResponse } from "./answer.js";
+import { type FetchOptions, judgeRequest, refusalResponse, resolveFetchFace, runOf, screenRequest, stageResponse } from "./guard.js";
 
 /** Options of `gateFetch`: those of `wymcpFetch`, the caller's identity, and what to do with an error of the handler. */
 export interface GateFetchOptions<A = unknown> extends FetchOptions {
@@ -66,7 +64,6 @@ export function gateFetch(
       "gateFetch needs a handler: the SDK's (what createMcpHandler returns, with a fetch method) or a (request) => Response function",
     );
   const face = resolveFetchFace(options, ["authInfo", "onError"]);
-  const { tools } = face;
   const authInfo = optionalFunction<GateFetchOptions["authInfo"]>("authInfo", options.authInfo);
   const onError = onErrorOption<Request>(options.onError);
   // A plain handler reads the body itself: wymcp judges a clone, so the request goes on with the client's bytes unread.
@@ -75,70 +72,46 @@ export function gateFetch(
     throw new WymcpOptionError("authInfo", "gateFetch's authInfo is handed to the SDK's handler; a plain handler does its own auth");
   return async function gateFetchHandler(request, ...host) {
     let body: unknown;
-    let trace: ExchangeTrace | undefined;
+    let run: ChainRun | undefined;
     const screened = screenRequest(request, face);
     if (screened?.action === "refuse") return refusalResponse(screened.refusal);
     try {
       const caller = await authInfo?.(request, ...host);
       if (caller instanceof Response) return caller;
-      let era: Era;
-      let forwarded = request;
       if (!screened) {
         const judged = await judgeRequest(request, face, plain ? "clone" : "own");
-        trace = judged.trace;
+        if (judged.action === "refuse") return refusalResponse(judged.refusal, judged.trace, face, request);
         if (judged.action === "unjudged") {
           // Handed on as the client sent it, no parsed body: the handler reads it and answers it as it would alone.
-          era = eraWithoutBody(face.era, request);
-          forwarded = asSent(request, judged.bytes);
+          run = runOf(face, request, { era: eraWithoutBody(face.era, request), trace: judged.trace, auth: caller });
+          const forwarded = asSent(request, judged.bytes);
           const serve = () => handOn(handler, plain, forwarded, host, caller, undefined);
-          return reported(face, era, undefined, await (trace ? trace.run(serve) : serve()), request, trace);
+          const trace = judged.trace;
+          return chainResponse(await (trace ? trace.run(serve) : serve()), run);
         }
-        if (judged.action !== "hand-on") return answeredByGate(judged);
         body = judged.body;
-        era = judged.era;
-        const locked = lockedCallResponse(face.toolLock, body, era, trace);
-        if (locked) {
-          trace?.end();
-          return locked;
-        }
-        // A call the server's tools refuse is answered here; the handler never sees it.
-        const refused = tools?.active ? await refusedByTools({ tools, request, era, body, auth: caller, trace }) : undefined;
-        if (refused) {
-          trace?.end();
-          return refused;
-        }
-      } else {
-        era = face.report ? eraWithoutBody(face.era, request) : "legacy";
-      }
-      const serve = () => handOn(handler, plain, forwarded, host, caller, body);
+        run = runOf(face, request, { body, era: judged.era, trace: judged.trace, auth: caller });
+        // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as the SDK answers an accepted one.
+        if (judged.action === "accept") return chainResponse(new Response(null, { status: 202 }), run);
+        // A call the lock keeps out, or that the server's tools refuse, is answered here; the handler never sees it.
+        const asked = run?.request();
+        const answer = asked instanceof Promise ? await asked : asked;
+        if (answer) return stageResponse(run!, answer);
+      } else if (!face.chain.empty) run = runOf(face, request, { era: eraWithoutBody(face.era, request), auth: caller });
+      const serve = () => handOn(handler, plain, request, host, caller, body);
       // With a trace, the handler runs in its context, so that the spans it makes nest under the request's.
-      let response = await (trace ? trace.run(serve) : serve());
-      if (tools?.active && body !== undefined) response = learnedFrom(tools, body, response, request, caller);
-      return reported(face, era, body, lockedResponse(face.toolLock, body, response), request, trace);
+      const trace = run?.exchange.trace;
+      return chainResponse(await (trace ? trace.run(serve) : serve()), run);
     } catch (error) {
       // The trace ends with the type of what was thrown (the answer is the 500 below, or the host's).
-      trace?.end(errorTypeOf(error));
+      run?.exchange.trace?.end(errorTypeOf(error));
+      run?.close();
       // A client that went away mid-read is no handler's error; its request is over.
       if (request.signal?.aborted) throw error;
       reportHandlerError(onError, error, request, false);
       return Response.json(internalErrorResponse(body), { status: 500 });
     }
   };
-}
-
-/**
- * The answer to a body the gate answers itself (`refuse`, `accept`), its trace ended: the refusal, or `202` for a
- * notification (JSON-RPC forbids answering one with an error: 202 whatever it holds, as the SDK answers an accepted
- * one). The host writes it next: a Fetch handler sees no later moment to end the trace.
- */
-function answeredByGate(judged: GateAction): Response {
-  if (judged.action === "refuse") {
-    const refusal = refusalResponse(judged.refusal);
-    judged.trace?.end();
-    return refusal;
-  }
-  judged.trace?.end();
-  return new Response(null, { status: 202 });
 }
 
 /** Calls the handler: a plain one with the client's request as it came, the SDK's with the parsed body and the caller. */

@@ -1,6 +1,7 @@
 /**
  * @module guard: `wymcpFetch`, the admission stage for Fetch API hosts (Hono, Workers, Deno, Bun): `Request` in, the
- * refusal's `Response` out, or `undefined` to go on; and the Fetch exchange `gateFetch` shares with it.
+ * refusal's `Response` out, or `undefined` to go on; and the Fetch exchange `gateFetch` shares with it: the gate
+ * pipeline on a `Request`, then the face's chain (core/chain.ts) on what it admitted, through one adapter (answer.ts).
  */
 import type { Refusal, WymcpInfo } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
@@ -14,12 +15,12 @@ import {
   screen,
   type TraceFacts,
 } from "../../core/pipeline.js";
+import type { Chain, ChainRun, StageAnswer } from "../../core/chain.js";
 import { FetchHeaders } from "../../core/header-body.js";
 import type { ExchangeTrace } from "../../core/telemetry.js";
-import { createTap, tracedHooks } from "../../outbound/tap.js";
 import { type Face, type FaceOptions, resolveFace } from "../shared/face.js";
-import { lockedCallResponse, lockedResponse } from "../shared/tool-lock.js";
-import { learnedFrom, refusedByTools } from "./tools.js";
+import { chainOf } from "../shared/face-chain.js";
+import { chainResponse, ownResponse } from "./answer.js";
 
 /** Options of `wymcpFetch`; `era` receives the `Request` and the parsed body (`undefined` on a GET). */
 export type FetchOptions = FaceOptions<Request>;
@@ -46,19 +47,51 @@ export interface FetchWymcpInfo extends WymcpInfo {
 
 // Keyed by the Request itself, so the entry lives exactly as long as the request does.
 const admitted = new WeakMap<Request, FetchWymcpInfo>();
-const traces = new WeakMap<Request, ExchangeTrace>();
+const runs = new WeakMap<Request, ChainRun>();
 
 /** The era, outcome and parsed body of a request `wymcpFetch` handed on; `undefined` for any other. */
 export function wymcpOf(request: Request): FetchWymcpInfo | undefined {
   return admitted.get(request);
 }
 
-/** The Fetch faces' options, checked once. */
-export type FetchFace = Face<Request>;
+/** The Fetch faces' options, checked once, and the chain they make. */
+export interface FetchFace extends Face<Request> {
+  chain: Chain;
+}
 
 /** Checks a Fetch face's options; `extra` names the options the face itself takes beyond `FetchOptions`. */
 export function resolveFetchFace(options: unknown, extra: readonly string[] = []): FetchFace {
-  return resolveFace<Request>(options, { keys: extra, headersOf: (request) => request.headers });
+  const face = resolveFace<Request>(options, { keys: extra, headersOf: (request) => request.headers });
+  return { ...face, chain: chainOf(face) };
+}
+
+/** What the face's chain knows of an exchange on a `Request`: none when the chain is empty and nothing is traced. */
+export interface FetchExchange {
+  body?: unknown;
+  era: Era;
+  trace?: ExchangeTrace | undefined;
+  /** What the face hands the handler as the caller's authentication (`gateFetch`'s `authInfo`): it tells callers apart. */
+  auth?: unknown;
+}
+
+/** The run of one exchange on `request` through the face's chain, or `undefined` when nothing acts on it. */
+export function runOf(face: FetchFace, request: Request, { body, era, trace, auth }: FetchExchange): ChainRun | undefined {
+  if (face.chain.empty && trace === undefined) return undefined;
+  const { headers } = request;
+  return face.chain.open({
+    body,
+    era,
+    protocolVersion: headers.get("mcp-protocol-version"),
+    headers,
+    caller: { header: (name) => headers.get(name), url: request.url, auth },
+    trace,
+    request,
+  });
+}
+
+/** A stage's answer in the server's place, through the chain as wymcp's own. */
+export function stageResponse(run: ChainRun, answer: StageAnswer): Response {
+  return ownResponse(run, answer.status, JSON.stringify(answer.body), { answer: "refused", status: answer.status, reason: answer.reason });
 }
 
 /**
@@ -109,9 +142,12 @@ function urlHost(url: string): string | undefined {
   }
 }
 
-/** A refusal as a `Response` (`onReject` was told). */
-export function refusalResponse(refusal: Refusal): Response {
-  return new Response(JSON.stringify(refusal.response), { status: refusal.status, headers: { "Content-Type": "application/json" } });
+/** A refusal as a `Response` (`onReject` was told), through the run of its exchange when it has one (a trace). */
+export function refusalResponse(refusal: Refusal, trace?: ExchangeTrace, face?: FetchFace, request?: Request): Response {
+  const text = JSON.stringify(refusal.response);
+  const run = face && request && runOf(face, request, { era: refusal.era ?? "legacy", trace });
+  if (run) return ownResponse(run, refusal.status, text, { answer: "refused", status: refusal.status, reason: refusal.reason });
+  return new Response(text, { status: refusal.status, headers: { "Content-Type": "application/json" } });
 }
 
 /** What a trace of a `Request` records of its transport: a Fetch host lets the gate know nothing of the socket. */
@@ -123,55 +159,6 @@ function requestFacts({ headers }: Request): TraceFacts {
 }
 
 /**
- * Report mode, or a trace to end with the answer: the response passes through unchanged, chunk by chunk; each chunk is
- * tapped after it is handed on, and the trace sees every message and ends at the last byte (or when the body is cancelled).
- * A legacy exchange is judged by the revision of the request's `MCP-Protocol-Version` (as inbound).
- */
-export function reported(
-  face: FetchFace,
-  era: Era,
-  requestBody: unknown,
-  response: Response,
-  request: Request,
-  trace?: ExchangeTrace,
-): Response {
-  if (trace) {
-    const session = response.headers.get("mcp-session-id");
-    if (session) trace.session(session);
-    if (!response.body) trace.end();
-  }
-  if (!(face.report || trace) || !response.body) return response;
-  // Without a trace, the outbound check is on.
-  const hooks = trace ? tracedHooks(face.report, trace) : face.report!;
-  const header = (name: string) => response.headers.get(name);
-  const tap = createTap({ era, requestBody, header, hooks, protocolVersion: request.headers.get("mcp-protocol-version") });
-  // One pulled stream rather than a TransformStream: Node builds a TransformStream of three streams, each costly.
-  const source = response.body.getReader();
-  let done = false;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const read = await source.read();
-      if (read.done) {
-        if (!done) {
-          done = true;
-          quietly(() => tap.end());
-          trace?.end();
-        }
-        return controller.close();
-      }
-      controller.enqueue(read.value);
-      quietly(() => tap.push(read.value));
-    },
-    // A client gone mid-stream cancels the body: the source is cancelled, and the trace ends there.
-    cancel(reason) {
-      trace?.end();
-      return source.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-}
-
-/**
  * Validates POSTed MCP messages; resolves to the answer for a rejected one, or to `undefined` with the
  * request's body left unread for the next handler.
  * @example const guard = wymcpFetch(); return (await guard(request)) ?? handler.fetch(request);
@@ -179,14 +166,12 @@ export function reported(
  */
 export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
   const face = resolveFetchFace(options);
-  const { tools } = face;
   const report = (request: Request, response: Response): Response => {
-    const info = admitted.get(request);
-    if (tools?.active && info) response = learnedFrom(tools, info.body, response, request);
-    const trace = traces.get(request);
-    if (trace) traces.delete(request);
-    const locked = lockedResponse(face.toolLock, info?.body, response);
-    return reported(face, info?.era ?? eraWithoutBody(face.era, request), info?.body, locked, request, trace);
+    let run = runs.get(request);
+    if (run) runs.delete(request);
+    // A request not judged (a GET's stream): its answer is read by the chain all the same (the outbound check).
+    else if (!face.chain.empty && !admitted.has(request)) run = runOf(face, request, { era: eraWithoutBody(face.era, request) });
+    return chainResponse(response, run);
   };
   return Object.assign(
     async function wymcpFetchMiddleware(request: Request): Promise<Response | undefined> {
@@ -195,51 +180,32 @@ export function wymcpFetch(options: FetchOptions = {}): FetchGuard {
       if (screened) return undefined;
       const judged = await judgeRequest(request, face, "clone");
       const { trace } = judged;
-      if (judged.action === "refuse") {
-        const refusal = refusalResponse(judged.refusal);
-        // The host writes it next: a Fetch handler sees no later moment.
-        trace?.end();
-        return refusal;
-      }
+      // The host writes it next: a Fetch handler sees no later moment.
+      if (judged.action === "refuse") return refusalResponse(judged.refusal, trace, face, request);
       // Not judged (`limits` not enforced): the request goes on as the client sent it, its body unread (a clone was read).
       if (judged.action === "unjudged") {
-        if (trace) traces.set(request, trace);
+        const run = runOf(face, request, { era: eraWithoutBody(face.era, request), trace });
+        if (run) runs.set(request, run);
         return undefined;
       }
-      // A call to a tool the lock keeps out is answered here (enforced), as an unknown tool.
-      const locked = lockedCallResponse(face.toolLock, judged.body, judged.era, trace);
-      if (locked) {
-        trace?.end();
-        return locked;
-      }
-      // A call the server's tools refuse is answered here; the next handler never sees it.
-      const refused = tools?.active ? await refusedByTools({ tools, request, era: judged.era, body: judged.body, trace }) : undefined;
-      if (refused) {
-        trace?.end();
-        return refused;
-      }
+      const run = runOf(face, request, { body: judged.body, era: judged.era, trace });
+      // A call the lock keeps out, or that the server's tools refuse, is answered here; the next handler never sees it.
+      const asked = run?.request();
+      const answer = asked instanceof Promise ? await asked : asked;
+      if (answer) return stageResponse(run!, answer);
       // A guard hands a modern notification on too: the next handler answers it.
       admitted.set(request, { era: judged.era, result: judged.result, body: judged.body });
-      if (trace) traces.set(request, trace);
+      if (run) runs.set(request, run);
       return undefined;
     },
     {
       report,
       run<T>(request: Request, fn: () => T): T {
-        const trace = traces.get(request);
+        const trace = runs.get(request)?.exchange.trace;
         return trace ? trace.run(fn) : fn();
       },
     },
   );
-}
-
-/** A tap failure must not error the stream: the client would see a broken response the handler never sent. */
-function quietly(tap: () => void): void {
-  try {
-    tap();
-  } catch {
-    // The chunk has already been handed on.
-  }
 }
 
 /** A header of the request, for the trace context (`traceparent`, `tracestate`, `baggage`). */

@@ -4,18 +4,16 @@
  * streaming the answer back, the caller's identity (`req.auth`), and an error of the handler (`onError`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ChainRun } from "../../core/chain.js";
 import { internalErrorResponse } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
-import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
-import type { McpFetchHandler } from "../shared/sdk-handler.js";
 import type { GateAction } from "../../core/pipeline.js";
-import { judgeNode, nodeHeader, screenNode } from "../shared/node-gate.js";
+import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
+import { NodeAnswer, type NodeOut, nodeRun, writeStageAnswer } from "../shared/node-chain.js";
+import { judgeNode, screenNode } from "../shared/node-gate.js";
+import type { McpFetchHandler } from "../shared/sdk-handler.js";
 import { type NextFunction, type NodeOptions, refuse, resolveNodeFace } from "./guard.js";
-import { tapResponse } from "../shared/node-report.js";
-import { serveFetch, serveParsed, unjudgedBodies } from "./serve.js";
-import { lockedHandler } from "../shared/tool-lock.js";
-import { refuseLockedCall } from "../shared/node-tool-lock.js";
-import { toolsNode } from "../shared/node-tools.js";
+import { serveParsed, unjudgedBodies } from "./serve.js";
 import { WymcpOptionError } from "../../core/option-error.js";
 
 /** Options of `gateNode`: those of `wymcpNode`, and what to do with an error of the handler. */
@@ -44,25 +42,30 @@ export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNod
       "gateNode needs the SDK's handler (what createMcpHandler returns: an object with a fetch method)",
     );
   const face = resolveNodeFace(options, ["onError"]);
-  const { tools } = face;
   const onError = onErrorOption<IncomingMessage>(options.onError);
-  // With a tools lock, the SDK's answer to a tools/list goes through it (a locked-out call is answered before the handler).
-  const served = lockedHandler(handler, face.toolLock);
   return function gateNodeListener(req, res, next) {
     const hasNext = typeof next === "function";
     let body: unknown;
+    // Where the answer is written: the chain's answer on `res` when the chain reads it, else `res` itself.
+    let out: NodeOut = res;
     const fail = (error: unknown) => {
       reportHandlerError(onError, error, req, hasNext);
       if (hasNext) return next(error);
       if (res.headersSent) return void res.end();
-      res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify(internalErrorResponse(body)));
+      const text = JSON.stringify(internalErrorResponse(body));
+      out.writeHead(500, { "content-type": "application/json" });
+      out.end(text);
+    };
+    const answering = (run: ChainRun | undefined) => {
+      if (run?.awaits) out = new NodeAnswer(res, run);
+      return out;
     };
     const screened = screenNode(req, face);
     if (screened?.action === "refuse") return refuse(req, res, screened, face);
     if (screened) {
-      // A legacy GET stream carries server notifications and requests: with the outbound check, those are checked too.
-      if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
-      return void serveFetch(handler, req, res).catch(fail);
+      // A legacy GET stream carries server notifications and requests: the chain reads them too (the outbound check).
+      const run = face.chain.empty ? undefined : nodeRun(face.chain, req, { era: eraWithoutBody(face.era, req) });
+      return void serveParsed(handler, req, res, (req as { body?: unknown }).body, answering(run)).catch(fail);
     }
     judgeNode(req, face).then(
       (judged: GateAction) => {
@@ -71,27 +74,27 @@ export function gateNode<H extends McpFetchHandler>(handler: H, options: GateNod
           // Handed on as the client sent it, no parsed body: the SDK reads the bytes (or the stream) and answers them itself.
           if (judged.bytes) unjudgedBodies.set(req, judged.bytes);
           const { trace } = judged;
-          if (face.report || trace) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report, trace);
-          if (trace) return void trace.run(() => serveParsed(handler, req, res, undefined)).catch(fail);
-          return void serveParsed(handler, req, res, undefined).catch(fail);
+          const run = nodeRun(face.chain, req, { era: eraWithoutBody(face.era, req), trace });
+          answering(run);
+          if (trace) return void trace.run(() => serveParsed(handler, req, res, undefined, out)).catch(fail);
+          return void serveParsed(handler, req, res, undefined, out).catch(fail);
         }
         const { trace } = judged;
         body = judged.body;
+        const run = nodeRun(face.chain, req, { body, era: judged.era, trace });
         if (judged.action === "accept") {
-          res.writeHead(202).end();
-          return trace?.end();
+          answering(run).writeHead(202);
+          return void out.end();
         }
         const serve = () => {
-          if (face.report || trace) tapResponse(res, judged.era, body, face.report, trace);
-          if (refuseLockedCall({ watch: face.toolLock, body, res, era: judged.era, trace })) return trace?.end();
-          if (trace) trace.run(() => serveParsed(served, req, res, body)).catch(fail);
-          else serveParsed(served, req, res, body).catch(fail);
+          answering(run);
+          if (trace) trace.run(() => serveParsed(handler, req, res, body, out)).catch(fail);
+          else serveParsed(handler, req, res, body, out).catch(fail);
         };
-        // A call the server's tools refuse is answered here; the server never sees it.
-        const refused =
-          tools?.active && toolsNode({ tools, req, res, era: judged.era, body, headers: (name) => nodeHeader(req, name), trace });
-        if (refused instanceof Promise) return void refused.then((refusal) => (refusal ? trace?.end() : serve()), fail);
-        if (refused) return trace?.end();
+        // A call the lock keeps out, or that the server's tools refuse, is answered here; the server never sees it.
+        const asked = run?.request();
+        if (asked instanceof Promise) return void asked.then((answer) => (answer ? writeStageAnswer(res, run!, answer) : serve()), fail);
+        if (asked) return writeStageAnswer(res, run!, asked);
         serve();
       },
       (error: unknown) => {

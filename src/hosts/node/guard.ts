@@ -6,12 +6,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WymcpInfo } from "../../core/admission.js";
 import { eraWithoutBody, type LimitOptions, positiveInteger } from "../../core/options.js";
 import type { GateAction, GateRefuse, GateUnjudged } from "../../core/pipeline.js";
+import type { Chain } from "../../core/chain.js";
 import { answer, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
 import { type Face, type FaceOptions, resolveFace } from "../shared/face.js";
-import { judgeNode, nodeHeader, screenNode } from "../shared/node-gate.js";
-import { tapResponse } from "../shared/node-report.js";
-import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";
-import { toolsNode } from "../shared/node-tools.js";
+import { chainOf } from "../shared/face-chain.js";
+import { NodeAnswer, nodeRun, writeStageAnswer } from "../shared/node-chain.js";
+import { judgeNode, screenNode } from "../shared/node-gate.js";
 import { unjudgedBodies } from "./serve.js";
 
 declare module "http" {
@@ -43,21 +43,27 @@ export interface NodeOptions extends Omit<FaceOptions<IncomingMessage>, "limits"
 /** Connect's `next`: called with no argument to hand the request on, with an error when an option callback threw. */
 export type NextFunction = (error?: unknown) => void;
 
-/** The Node faces' options, checked once. */
+/** The Node faces' options, checked once, and the chain they make. */
 export interface NodeFace extends Face<IncomingMessage> {
   discardTimeoutMs: number;
+  chain: Chain;
 }
 
 /** Checks a Node face's options; `extra` names the options the face itself takes beyond `NodeOptions`. */
 export function resolveNodeFace(options: unknown, extra: readonly string[] = []): NodeFace {
   const face = resolveFace<IncomingMessage>(options, { keys: extra, limits: ["discardTimeoutMs"], headersOf: (req) => req.headers });
   const limits = (options as NodeOptions | undefined)?.limits;
-  return { ...face, discardTimeoutMs: positiveInteger("limits.discardTimeoutMs", limits?.discardTimeoutMs, DISCARD_TIMEOUT_MS) };
+  return {
+    ...face,
+    discardTimeoutMs: positiveInteger("limits.discardTimeoutMs", limits?.discardTimeoutMs, DISCARD_TIMEOUT_MS),
+    chain: chainOf(face),
+  };
 }
 
-/** Answers a refusal (`onReject` was told); its trace ends once the answer is written. */
+/** Answers a refusal (`onReject` was told), through the chain as wymcp's own; its trace ends once the answer is written. */
 export function refuse(req: IncomingMessage, res: ServerResponse, { refusal, trace }: GateRefuse, face: NodeFace): void {
-  if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
+  const run = trace && nodeRun(face.chain, req, { era: refusal.era ?? "legacy", trace, refused: refusal });
+  if (run) new NodeAnswer(res, run).patch().own({ answer: "refused", status: refusal.status, reason: refusal.reason });
   answer(req, res, refusal, face.discardTimeoutMs, drainBound(face.settings.maxBodyBytes));
 }
 
@@ -72,8 +78,9 @@ export function wymcpNode(options: NodeOptions = {}) {
     const screened = screenNode(req, face);
     if (screened?.action === "refuse") return refuse(req, res, screened, face);
     if (screened) {
-      // A legacy GET stream carries server notifications and requests: with the outbound check, those are checked too.
-      if (face.report) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report);
+      // A legacy GET stream carries server notifications and requests: the chain reads them too (the outbound check).
+      const run = face.chain.empty ? undefined : nodeRun(face.chain, req, { era: eraWithoutBody(face.era, req) });
+      if (run?.awaits) new NodeAnswer(res, run).patch();
       return next();
     }
     const host = req as IncomingMessage & { body?: unknown };
@@ -93,13 +100,12 @@ export function wymcpNode(options: NodeOptions = {}) {
     const { body, era, result, trace } = judged;
     if (!parsedBefore) host.body = body;
     req.wymcp = { era, result };
-    const { tools } = face;
-    // A call the server's tools refuse is answered here, and `next` is not called.
-    if (tools?.active && (await toolsNode({ tools, req, res, era, body, headers: (name) => nodeHeader(req, name), trace })))
-      return trace?.end();
-    if (face.report || trace) tapResponse(res, era, body, face.report, trace);
-    if (refuseLockedCall({ watch: face.toolLock, body, res, era, trace })) return trace?.end();
-    lockNodeResponse(res, face.toolLock, body);
+    const run = nodeRun(face.chain, req, { body, era, trace });
+    // A call the lock keeps out, or that the server's tools refuse, is answered here, and `next` is not called.
+    const asked = run?.request();
+    const stage = asked instanceof Promise ? await asked : asked;
+    if (stage) return writeStageAnswer(res, run!, stage);
+    if (run?.awaits) new NodeAnswer(res, run).patch();
     if (trace) trace.run(next);
     else next();
   };
@@ -113,7 +119,8 @@ export function wymcpNode(options: NodeOptions = {}) {
  */
 export function handOnUnjudged(req: IncomingMessage, res: ServerResponse, judged: GateUnjudged, face: NodeFace, next: NextFunction): void {
   if (judged.bytes) unjudgedBodies.set(req, judged.bytes);
-  if (face.report || judged.trace) tapResponse(res, eraWithoutBody(face.era, req), undefined, face.report, judged.trace);
+  const run = nodeRun(face.chain, req, { era: eraWithoutBody(face.era, req), trace: judged.trace });
+  if (run?.awaits) new NodeAnswer(res, run).patch();
   if (judged.trace) judged.trace.run(next);
   else next();
 }

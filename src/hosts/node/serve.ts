@@ -5,6 +5,7 @@
 import { once } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import type { NodeOut } from "../shared/node-chain.js";
 import type { McpFetchHandler } from "../shared/sdk-handler.js";
 
 /**
@@ -28,12 +29,16 @@ export function serveFetch(
  */
 export const unjudgedBodies = new WeakMap<IncomingMessage, Uint8Array>();
 
-/** `serveFetch` with the parsed body given, not read from the request: what `gateNode` hands on. */
+/**
+ * `serveFetch` with the parsed body given, not read from the request: what `gateNode` hands on. The answer is written
+ * to `out` (the chain's answer on `res`, node-chain.ts) when the face's chain reads it, else to `res` itself.
+ */
 export async function serveParsed(
   handler: McpFetchHandler,
   req: IncomingMessage & { auth?: unknown },
   res: ServerResponse,
   parsedBody: unknown,
+  out: NodeOut = res,
 ): Promise<void> {
   let finished = false;
   const abort = new AbortController();
@@ -58,24 +63,24 @@ export async function serveParsed(
   });
   const headers: Record<string, string> = {};
   for (const [name, value] of response.headers) headers[name] = value;
-  res.writeHead(response.status, headers);
+  out.writeHead(response.status, headers);
   if (response.body === null) {
     finished = true;
-    return void res.end();
+    return void out.end();
   }
   // A reader loop, not Readable.fromWeb + pipeline, which costs more per answer (docs/performance.md#the-parsed-body-handed-on).
   const reader = response.body.getReader();
   try {
     for (let read = await reader.read(); !read.done && !abort.signal.aborted; read = await reader.read()) {
       // Backpressure while an SSE stream is written; the wait ends if the client goes away.
-      if (!res.write(read.value)) await once(res, "drain", { signal: abort.signal });
+      if (!out.write(read.value)) await once(res, "drain", { signal: abort.signal });
     }
   } catch {
     // The client went away mid-wait, or the handler's stream failed: either way the answer ends here.
   }
   if (abort.signal.aborted) void reader.cancel().catch(() => undefined);
   finished = true;
-  res.end();
+  out.end();
 }
 
 /**

@@ -8,8 +8,8 @@ import https from "node:https";
 import { isIP, Socket } from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import { errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
-import type { AnswerReader, OwnAnswers } from "../../core/gate-log.js";
 import { mediaType } from "../../core/header-value.js";
+import type { NodeAnswer, NodeOut } from "../shared/node-chain.js";
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 §7.6.1), plus `Expect`, which the proxy answers itself. */
 export const HOP_BY_HOP = new Set([
@@ -98,10 +98,11 @@ export interface Exchange {
    * neither the client nor a reverse proxy in front reads it as a failure. Answers of other kinds still finish.
    */
   drain?: AbortSignal;
-  /** Told of each write of the answer after it is made (the live feed's reader), when the exchange has one. */
-  reader?: AnswerReader;
-  /** Told, before the proxy writes a 502 or 504 of its own in place of the upstream's answer, why (the live feed). */
-  own?: OwnAnswers | undefined;
+  /**
+   * The chain's answer on `res` (node-chain.ts), when the face's chain reads or rewrites this exchange's answer: the
+   * relay writes through it, and tells it before it writes a 502 or 504 of its own in place of the upstream's, why.
+   */
+  answer?: NodeAnswer | undefined;
 }
 
 /** Methods a client may repeat with the same effect (RFC 9110 §9.2.2): only these are sent again on a new socket. */
@@ -221,8 +222,8 @@ class Attempt {
         : kind === "too-large"
           ? `Bad Gateway: the upstream server's answer is larger than ${this.upstream.maxAnswerBytes} bytes`
           : "Bad Gateway: the upstream server's answer is not valid HTTP";
-    this.exchange.own?.own({ answer: "failed", status: 502, reason: `upstream-${kind}` });
-    sendJson(res, 502, errorResponse(id, INTERNAL_ERROR, message), this.exchange.reader);
+    this.exchange.answer?.own({ answer: "failed", status: 502, reason: `upstream-${kind}` });
+    sendJson(this.exchange.answer ?? res, 502, errorResponse(id, INTERNAL_ERROR, message));
     this.settle({ kind, status: 502, error });
   }
 
@@ -264,17 +265,16 @@ class Attempt {
       if (!this.stream) return;
       this.ending = true;
       this.out.destroy();
-      res.end();
-      this.exchange.reader?.end();
+      (this.exchange.answer ?? res).end();
       return this.settle({ kind: "answered", status: this.status });
     }
     if (!acceptsEventStream(req.headers.accept)) return;
     this.ending = true;
     this.out.destroy();
     const headers = { "content-type": "text/event-stream", "cache-control": "no-cache" };
-    res.writeHead(200, headers).end();
-    this.exchange.reader?.head(headers);
-    this.exchange.reader?.end();
+    const out = this.exchange.answer ?? res;
+    out.writeHead(200, headers);
+    out.end();
     this.settle({ kind: "drained", status: 200 });
   };
 
@@ -293,12 +293,11 @@ class Attempt {
       return this.settle({ kind: "upstream-broke" });
     }
     if (this.timedOut) {
-      exchange.own?.own({ answer: "failed", status: 504, reason: "upstream-timeout" });
+      exchange.answer?.own({ answer: "failed", status: 504, reason: "upstream-timeout" });
       sendJson(
-        res,
+        exchange.answer ?? res,
         504,
         errorResponse(id, INTERNAL_ERROR, `Gateway Timeout: the upstream server did not answer within ${upstream.timeoutMs} ms`),
-        exchange.reader,
       );
       return this.settle({ kind: "timeout", status: 504, error: "timeout" });
     }
@@ -321,10 +320,11 @@ class Attempt {
   /** The upstream's answer: its head written to the client (or refused), its body relayed, its end or cut passed on. */
   private onResponse(answer: IncomingMessage): void {
     clearTimeout(this.timer);
-    const { res, drain, reader } = this.exchange;
+    const { res, drain } = this.exchange;
+    const out = this.exchange.answer ?? res;
     const status = answer.statusCode ?? 0;
     const stream = mediaType(answer.headers["content-type"]) === "text/event-stream";
-    const problem = writeAnswerHead(answer, res, status, stream, this.upstream.maxAnswerBytes, reader);
+    const problem = writeAnswerHead(answer, out, status, stream, this.upstream.maxAnswerBytes);
     if (problem) {
       answer.destroy();
       this.out.destroy();
@@ -339,8 +339,7 @@ class Attempt {
     answer.on("data", (chunk: Buffer) => this.relay(answer, chunk));
     res.on("drain", () => answer.resume());
     answer.once("end", () => {
-      res.end();
-      reader?.end();
+      out.end();
       this.settle({ kind: "answered", status });
     });
     // An answer cut off mid-stream: the client's must end the same way, not as if it were complete.
@@ -358,9 +357,7 @@ class Attempt {
       answer.destroy();
       return this.fail("too-large", `more than ${this.upstream.maxAnswerBytes} bytes`);
     }
-    const { res, reader } = this.exchange;
-    const written = res.write(chunk);
-    reader?.chunk(chunk);
+    const written = (this.exchange.answer ?? this.exchange.res).write(chunk);
     // Backpressure: a slow client pauses the upstream's answer, and so the upstream itself.
     if (!written) answer.pause();
   }
@@ -402,11 +399,10 @@ function upstreamRequest(upstream: Upstream, { req, body, traceContext }: Exchan
  */
 function writeAnswerHead(
   answer: IncomingMessage,
-  res: ServerResponse,
+  out: NodeOut,
   status: number,
   stream: boolean,
   maxAnswerBytes: number,
-  reader: AnswerReader | undefined,
 ): { kind: "malformed" | "too-large"; error: string } | undefined {
   const headers = answerHeaders(answer.rawHeaders);
   // RFC 9110 §15: a status outside 100..599 is invalid, and a final answer is never 1xx: Node would throw writing it.
@@ -418,11 +414,10 @@ function writeAnswerHead(
     // A reason phrase Node cannot write (a control byte) gives way to the status's own: RFC 9112 §4 has clients
     // ignore it, and Node's own client reads such an answer.
     const reason = REASON_PHRASE.test(answer.statusMessage ?? "") ? answer.statusMessage : undefined;
-    res.writeHead(status, reason, headers);
+    out.writeHead(status, reason, headers);
   } catch (error) {
     return { kind: "malformed", error: (error as NodeJS.ErrnoException).code ?? "an answer Node cannot write" };
   }
-  reader?.head(headers);
   return undefined;
 }
 
@@ -595,13 +590,9 @@ function answerHeaders(raw: string[]): string[] | undefined {
   return out;
 }
 
-/** A JSON answer of the proxy's own (502, 504, a crash of ours), told to the exchange's reader when it has one. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, reader?: AnswerReader): void {
+/** A JSON answer of the proxy's own (502, 504, a crash of ours), through the chain's answer when the exchange has one. */
+export function sendJson(out: NodeOut, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  const headers = { "content-type": "application/json", "content-length": Buffer.byteLength(text) };
-  res.writeHead(status, headers);
-  res.end(text);
-  reader?.head(headers);
-  reader?.chunk(text);
-  reader?.end();
+  out.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  out.end(text);
 }

@@ -6,36 +6,34 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Refusal } from "../../core/admission.js";
+
 import { type HostPolicy, isLoopback, LOOPBACK_POLICY } from "../../core/host-origin.js";
 import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
 import { eraWithoutBody } from "../../core/options.js";
 import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
 import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
-import { answerClientErrors } from "../shared/node-client-errors.js";
-import { judgeNode, type NodeGateFace, screenNode } from "../shared/node-gate.js";
-import { type Report, tapResponse } from "../shared/node-report.js";
+import type { Chain } from "../../core/chain.js";
+import type { GateAction, GateAdmit, GateRefuse, GateUnjudged } from "../../core/pipeline.js";
+import { now } from "../../core/traced.js";
+import { faceReports, loggedRejections, loggedToolLock } from "../../lock/lock-log.js";
 import {
   admittedEvent,
-  type GateAction,
-  type GateAdmit,
-  type GateRefuse,
-  type GateUnjudged,
+  notify,
+  type GateHooks,
+  type GateLog,
   refusalEvent,
   refusedBody,
   unjudgedEvent,
-} from "../../core/pipeline.js";
-import { now } from "../../core/traced.js";
+  type VerdictEvent,
+} from "../../log/gate-log.js";
 import { outboundSettings } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { type AnswerReader, notify, type GateHooks, type GateLog, type OwnAnswers, type VerdictEvent } from "../../core/gate-log.js";
+import { toolsOption } from "../../tools/tools-at-edge.js";
+import { chainOf } from "../shared/face-chain.js";
 import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
-import { faceReports, loggedRejections, loggedToolLock } from "../shared/tool-lock-log.js";
-import { lockNodeResponse, refuseLockedCall } from "../shared/node-tool-lock.js";
-import { type ToolsAtEdge, toolsOption } from "../../core/tools-at-edge.js";
-import type { ToolLockWatch } from "../../core/tool-lock.js";
-import { toolsNode } from "../shared/node-tools.js";
-import { nodeHeader } from "../shared/node-gate.js";
+import { NodeAnswer, nodeRun, writeStageAnswer } from "../shared/node-chain.js";
+import { answerClientErrors } from "../shared/node-client-errors.js";
+import { judgeNode, type NodeGateFace, screenNode } from "../shared/node-gate.js";
 import { connectionNamed, forward, HOP_BY_HOP, sendJson, upstreamAgent, type Exchange, type Outcome, type Upstream } from "./forward.js";
 
 /** Longest wait for a connection to the upstream, by default (ms). */
@@ -113,8 +111,11 @@ type ProxyFace = NodeGateFace & { hosts: HostPolicy | undefined };
  */
 class Relay {
   private readonly upstream: Upstream;
-  /** One upstream, one set of tools: what it lists is learned here for every client. */
-  private readonly tools: ToolsAtEdge | undefined;
+  /**
+   * What acts on an exchange after admission (core/chain.ts): the lock, the upstream's tools (one upstream, one set of
+   * tools, learned per caller), report mode, the page's feed and telemetry.
+   */
+  private readonly chain: Chain;
   private readonly face: ProxyFace;
   /** The hosts the options name (`undefined`: none named, or no check). */
   private readonly given: HostPolicy | undefined;
@@ -123,9 +124,6 @@ class Relay {
   private draining = false;
   /** Aborted at SIGTERM: each GET's event stream then ends cleanly (forward's `drain`). */
   private readonly drainSignal = new AbortController();
-  private readonly toolLock: ToolLockWatch | undefined;
-  /** Report mode reads what goes back to the client as gateNode's does: the same tap on the response, which a trace shares. */
-  private readonly report: Report | undefined;
 
   constructor(
     private readonly options: ProxyOptions,
@@ -133,7 +131,7 @@ class Relay {
     private readonly hooks: GateHooks,
   ) {
     this.upstream = upstreamOf(options);
-    const { telemetry } = options;
+    const { telemetry, passThrough } = options;
     // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
     const gate = resolveGate<IncomingMessage>(options, {
       headersOf: (req) => req.headers,
@@ -148,17 +146,21 @@ class Relay {
     this.face = { ...gate, telemetry, hosts: options.allowAnyHost ? undefined : given, onReport: reports.admission };
     this.drainBytes = drainBound(settings.maxBodyBytes);
     const rejected = loggedRejections(log);
-    this.tools = options.passThrough
-      ? undefined
-      : toolsOption(options.tools, {
-          paramHeaders: rules.paramHeaders,
-          toolArguments: rules.toolArguments,
-          onReject: rejected,
-          onReport: reports.after,
-        });
-    this.toolLock = options.passThrough ? undefined : loggedToolLock(options.tools?.lock, rules.lock, rejected, reports.after);
-    // What goes back is judged by the formats policy what comes in is.
-    this.report = outboundSettings(validateMcpResponse, rules.outbound, reports.after, rules.formats === "off" ? "annotation" : "strict");
+    this.chain = chainOf({
+      toolLock: passThrough ? undefined : loggedToolLock(options.tools?.lock, rules.lock, rejected, reports.after),
+      tools: passThrough
+        ? undefined
+        : toolsOption(options.tools, {
+            paramHeaders: rules.paramHeaders,
+            toolArguments: rules.toolArguments,
+            onReject: rejected,
+            onReport: reports.after,
+          }),
+      // What goes back is judged by the formats policy what comes in is.
+      report: outboundSettings(validateMcpResponse, rules.outbound, reports.after, rules.formats === "off" ? "annotation" : "strict"),
+      telemetry,
+      feed: hooks.observer?.stage,
+    });
   }
 
   /** The request listener: the request counted in flight until its response closes; a bug of ours still answered. */
@@ -193,30 +195,6 @@ class Relay {
     return cut;
   }
 
-  /**
-   * The exchange to the live observer, if any. An answer only forward.ts writes (`relayed`) is told to the observer's
-   * reader write by write (`readerOf`); any other is read by the observer's tap on the response. `refused`: the proxy
-   * refuses it before handing it on. What is returned is told when the proxy answers it itself after all.
-   */
-  private observe(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: Uint8Array | undefined,
-    relayed: boolean,
-    admitted?: GateAdmit,
-    refused?: Refusal,
-  ): OwnAnswers | undefined {
-    const { observer } = this.hooks;
-    if (observer === undefined) return undefined;
-    if (relayed && observer.relayed) return observer.relayed(req, res, body, admitted);
-    return observer.exchange?.({ req, res, body, admitted, refused });
-  }
-
-  /** What `observe` returned, as the reader forward.ts tells of each write, when it asked for one (`relayed`). */
-  private readerOf(watch: OwnAnswers | undefined, relayed: boolean): AnswerReader | undefined {
-    return relayed && this.hooks.observer?.relayed ? (watch as (AnswerReader & OwnAnswers) | undefined) : undefined;
-  }
-
   /** A verdict to the log and to the hook. */
   private verdict(event: VerdictEvent): void {
     this.log.verdict(event);
@@ -242,8 +220,7 @@ class Relay {
     const screened = screenNode(req, this.face, this.options.passThrough);
     if (screened?.action === "refuse") {
       this.verdict(refusalEvent(screened.refusal, undefined, "refused", { status: true, remote }));
-      this.observe(req, res, undefined, false, undefined, screened.refusal);
-      return answerRefusal(req, res, screened.refusal, DISCARD_TIMEOUT_MS, this.drainBytes);
+      return this.answerRefusal(req, res, screened);
     }
     if (screened) return this.relayUnjudged(req, res);
     let judged: GateAction;
@@ -267,77 +244,67 @@ class Relay {
   private relayAsSent(req: IncomingMessage, res: ServerResponse, judged: GateUnjudged, remote: string | undefined): Promise<void> {
     notify(this.hooks.onVerdict, unjudgedEvent(judged, { status: true, remote }));
     const { trace } = judged;
-    if (this.report || trace) tapResponse(res, eraWithoutBody(this.face.era, req), undefined, this.report, trace);
-    const own = this.observe(req, res, judged.bytes, false);
-    return this.send(req, { req, res, body: judged.bytes, id: null, traceContext: carried(trace), own }, undefined);
+    const run = nodeRun(this.chain, req, { era: eraWithoutBody(this.face.era, req), trace, bytes: judged.bytes });
+    const answer = run?.awaits ? new NodeAnswer(res, run) : undefined;
+    return this.send(req, { req, res, body: judged.bytes, id: null, traceContext: carried(trace), answer }, undefined);
   }
 
   /** A request not judged (not a POST, or --pass-through): straight through, its body streamed. */
   private relayUnjudged(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (this.report) tapResponse(res, eraWithoutBody(this.face.era, req), undefined, this.report);
+    const run = this.chain.empty ? undefined : nodeRun(this.chain, req, { era: eraWithoutBody(this.face.era, req) });
     const drain = req.method === "GET" ? this.drainSignal.signal : undefined;
-    const own = drain ? this.observe(req, res, undefined, true) : undefined;
-    return this.send(req, { req, res, body: undefined, id: null, drain, reader: this.readerOf(own, true), own }, undefined);
+    const answer = run?.awaits ? new NodeAnswer(res, run) : undefined;
+    return this.send(req, { req, res, body: undefined, id: null, drain, answer }, undefined);
   }
 
   /** A body the gates refused: logged and answered here; the upstream never sees it. */
   private refuse(req: IncomingMessage, res: ServerResponse, judged: GateRefuse, remote: string | undefined): void {
-    const { refusal, trace } = judged;
-    const { hooks } = this;
+    const { refusal } = judged;
     // The stage keeps no refused body: the log's method and name come from the bytes, parsed again, when they parsed.
     this.verdict(refusalEvent(refusal, refusedBody(judged), "refused", { status: true, remote }));
-    if (trace) tapResponse(res, refusal.era ?? "legacy", undefined, undefined, trace);
-    this.observe(req, res, judged.bytes, false, undefined, refusal);
-    // As gateNode: a small refused body is read and thrown away first, so the client's connection is kept.
-    answerRefusal(req, res, refusal, DISCARD_TIMEOUT_MS, this.drainBytes);
+    this.answerRefusal(req, res, judged);
     const { id } = refusal.response;
-    if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
+    if (id !== null) notify(this.hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
   }
 
-  /** An admitted body: a notification answered 202 here, a call the known tools refuse answered here, the rest forwarded. */
+  /**
+   * A refusal written as gateNode writes it (a small refused body is read and thrown away first, so the client's
+   * connection is kept), through the chain as wymcp's own answer when the chain reads it.
+   */
+  private answerRefusal(req: IncomingMessage, res: ServerResponse, { refusal, trace, bytes }: GateRefuse): void {
+    const run = nodeRun(this.chain, req, { era: refusal.era ?? "legacy", trace, bytes, refused: refusal });
+    if (run?.awaits) new NodeAnswer(res, run).patch().own({ answer: "refused", status: refusal.status, reason: refusal.reason });
+    answerRefusal(req, res, refusal, DISCARD_TIMEOUT_MS, this.drainBytes);
+  }
+
+  /** An admitted body: a notification answered 202 here, a call a stage answers (the lock, the tools) answered here, the rest forwarded. */
   private async relayAdmitted(req: IncomingMessage, res: ServerResponse, judged: GateAdmit, remote: string | undefined): Promise<void> {
     const { body: parsed, era, result, trace } = judged;
-    const { hooks, tools, report, toolLock } = this;
+    const { hooks } = this;
     const id = answerId(parsed);
     // --legacy-checks report is logged; a pass only for a subscriber.
     const event = admittedEvent(judged, hooks.onVerdict !== undefined, { remote });
     if (event) this.verdict(event);
-    // Only forward.ts writes the answer (or the 202 below, which has nothing to read) unless the tools or the lock may
-    // answer or rewrite it: then the observer taps the response, before any of them wraps it.
-    const relays = !tools?.active && toolLock === undefined;
-    const own = this.observe(req, res, judged.bytes, relays, judged);
+    const run = nodeRun(this.chain, req, { body: parsed, era, trace, bytes: judged.bytes, admitted: judged });
+    const answer = run?.awaits ? new NodeAnswer(res, run) : undefined;
     // JSON-RPC forbids answering a notification with an error: 202 whatever it holds, as gateNode answers it.
     if (judged.action === "accept") {
-      res.writeHead(202).end();
-      return trace?.end();
+      (answer ?? res).writeHead(202);
+      return void (answer ?? res).end();
     }
-    if (tools?.active) {
-      // A call the upstream's tools refuse is answered here, and the upstream never sees it. Judged at once unless its
-      // tool's schema is still compiling: only then is there a promise to wait for.
-      const judging = toolsNode({
-        tools,
-        req,
-        res,
-        era,
-        body: parsed,
-        headers: (name) => nodeHeader(req, name),
-        trace,
-        refusing: own && ((r) => own.own({ answer: "refused", status: r.status, reason: `tool-${r.check}` })),
-      });
-      const refusal = judging instanceof Promise ? await judging : judging;
-      if (refusal) {
-        if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: refusal.status });
-        return trace?.end();
-      }
+    // A call the lock keeps out, or that the upstream's tools refuse, is answered here, and the upstream never sees it.
+    // Judged at once unless its tool's schema is still compiling: only then is there a promise to wait for.
+    const asked = run?.request();
+    const stage = asked instanceof Promise ? await asked : asked;
+    if (stage) {
+      writeStageAnswer(res, run!, stage);
+      if (id !== null) notify(hooks.onAnswer, { id, by: "wymcp", status: stage.status });
+      return;
     }
-    if (report || trace) tapResponse(res, era, parsed, report, trace);
-    const locked = toolLock && own && (() => own.own({ answer: "refused", status: 200, reason: "tool-locked" }));
-    if (refuseLockedCall({ watch: toolLock, body: parsed, res, era, trace, refusing: locked || undefined })) return trace?.end();
-    lockNodeResponse(res, toolLock, parsed);
     const request = result.kind === "request" ? id : undefined;
     // The very bytes judged go on, never serialized again.
     const bytes = judged.bytes ?? new Uint8Array(0);
-    return this.send(req, { req, res, body: bytes, id, traceContext: carried(trace), reader: this.readerOf(own, relays), own }, request);
+    return this.send(req, { req, res, body: bytes, id, traceContext: carried(trace), answer }, request);
   }
 }
 

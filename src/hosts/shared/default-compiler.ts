@@ -5,7 +5,7 @@
  * code generation is forbidden, the face says so once and judges no learned tool's arguments.
  */
 import type { Formats } from "../../core/formats.js";
-import type { ToolSchemaCompiler } from "../../core/tools-at-edge.js";
+import type { ToolSchemaCompiler } from "../../tools/tools-at-edge.js";
 
 /** The entry that exports `edgeCompiler`. */
 export const COMPILE_ENTRY = "wymcp/compile";

@@ -4,10 +4,10 @@
  * same checks as `wymcp/node`'s.
  */
 import type { HeadersLike } from "../../core/era.js";
-import type { LogFormat } from "../../core/gate-log.js";
+import type { LogFormat } from "../../log/gate-log.js";
 import { type AllowOptions, type LimitOptions, type ResolvedOptions, resolveOptions } from "../../core/options.js";
 import type { Mode, Rules } from "../../core/rules.js";
-import type { ToolsOptions } from "../../core/tools-at-edge.js";
+import type { ToolsOptions } from "../../tools/tools-at-edge.js";
 
 /** The options both command-line faces take. */
 export interface GateFlags {

@@ -6,7 +6,7 @@
  * captures, in order. No host type.
  */
 import type { Refusal } from "../../core/admission.js";
-import type { GateAdmitted, OwnAnswer } from "../../core/gate-log.js";
+import type { GateAdmitted, OwnAnswer } from "../../log/gate-log.js";
 
 /** One message as it passed. */
 export interface Capture {

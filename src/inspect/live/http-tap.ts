@@ -1,11 +1,11 @@
 /**
- * @module http-tap: `wymcp proxy`'s messages for the live feed. The proxy hands over each exchange (its request's
- * bytes as read, and its response); the request's body is one message, and what goes back (the upstream's answer, an
- * event stream's events as they go out, or wymcp's own refusal) is read after each write, never delaying a byte.
+ * @module http-tap: `wymcp proxy`'s messages for the live feed, as the `feed` stage of its chain (core/chain.ts). Each
+ * exchange's request body is one message, and what goes back (the upstream's answer, an event stream's events as they
+ * go out, or wymcp's own refusal) is read after each write, as the client receives it, never delaying a byte.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
 import { StringDecoder } from "node:string_decoder";
-import type { AnswerReader, GateAdmitted, ObservedExchange, OwnAnswer, OwnAnswers } from "../../core/gate-log.js";
+import type { AnswerHead, AnswerTap as ChainTap, ChainExchange, OwnAnswer, Stage } from "../../core/chain.js";
 import type { Capture } from "./feed.js";
 
 /** An event stream's event, or a JSON answer, longer than this is captured as over the limit (its text not kept). */
@@ -52,27 +52,30 @@ function blank(bytes: Uint8Array): boolean {
   return true;
 }
 
-/** The live observer of `wymcp proxy`'s exchanges: `exchange` taps the response, `relayed` is told of each write instead. */
-export interface HttpObserver {
-  exchange(seen: ObservedExchange<IncomingMessage, ServerResponse>): OwnAnswers;
-  relayed(req: IncomingMessage, res: ServerResponse, body: Uint8Array | undefined, admitted?: GateAdmitted): AnswerReader & OwnAnswers;
+/** The live feed of `wymcp proxy`'s exchanges, as the chain's `feed` stage (core/chain.ts). */
+export interface HttpFeed {
+  stage: Stage<Asked>;
+}
+
+/** What the feed keeps of an exchange from its request to its answer: its entry and its headers as captured. */
+interface Asked {
+  entry: number;
+  headers: Record<string, string>;
 }
 
 /**
- * The observer the proxy calls once per exchange it serves (a POST judged or refused, a GET's stream): it captures
- * the request's body, and reads the response as it is written (tapped, or told by its writer).
+ * The feed stage of the proxy's chain: each exchange (a POST judged or refused, a GET's stream) captured as it begins,
+ * with its request's body; each answer read after each write, as the client receives it (after the lock's rewrite).
  */
-export function httpObserver(capture: (message: Capture) => void, { maxBytes }: HttpTapOptions): HttpObserver {
+export function httpFeed(capture: (message: Capture) => void, { maxBytes }: HttpTapOptions): HttpFeed {
   const exchanges = new Exchanges(capture, maxBytes);
   return {
-    exchange: (seen) => tapAnswer(seen.res, exchanges.request(seen)),
-    relayed: (req, res, body, admitted) => exchanges.request({ req, res, body, admitted }),
+    stage: {
+      name: "feed",
+      begin: (exchange) => exchanges.request(exchange),
+      answer: (_exchange, head, asked) => asked && new AnswerTap(exchanges, head, asked.entry, asked.headers),
+    },
   };
-}
-
-/** `httpObserver`'s `exchange` alone: each exchange's response tapped. */
-export function httpTap(capture: (message: Capture) => void, options: HttpTapOptions) {
-  return httpObserver(capture, options).exchange;
 }
 
 /** What the exchanges share: the capture, the bound, their count, and the last request's headers as kept. */
@@ -88,9 +91,11 @@ class Exchanges {
 
   /**
    * The request captured (a POST's body, with the gate's admission of it if any; a request refused before its body was
-   * read, with the refusal); the reader of its answer, which is wymcp's own when the face refuses the request.
+   * read, with the refusal); what the answer's reader needs of it.
    */
-  request({ req, res, body, admitted, refused }: ObservedExchange<IncomingMessage, ServerResponse>): AnswerTap {
+  request({ request, bytes: body, admitted, refused }: ChainExchange): Asked | undefined {
+    const req = request as IncomingMessage | undefined;
+    if (req === undefined) return undefined;
     const entry = ++this.entries;
     const headers = requestHeaders(req, this.last, this.lastCount);
     if (headers !== this.last) {
@@ -119,81 +124,8 @@ class Exchanges {
         request.refused = { status: refused.status, reason: refused.reason, response: refused.response };
       this.capture(request);
     }
-    const tap = new AnswerTap(this, res, entry, headers);
-    if (refused !== undefined) tap.own({ answer: "refused", status: refused.status, reason: refused.reason });
-    return tap;
+    return { entry, headers };
   }
-}
-
-/** A tapped response's reader: the answer its writes are read by, and the response's own methods it stands in for. */
-const ANSWER = Symbol("wymcp.liveAnswer");
-type Tapped = ServerResponse & { [ANSWER]: TappedAnswer };
-interface TappedAnswer {
-  answer: AnswerTap;
-  writeHead: (...args: unknown[]) => ServerResponse;
-  write: (...args: unknown[]) => boolean;
-  end: (...args: unknown[]) => ServerResponse;
-}
-
-/*
- * The tapped response's writeHead, write and end: one function each for every response, each finding its response's
- * tap on it. Three closures made per response instead kept a busy proxy's exchanges alive through scavenges: the young
- * generation's survivors per request doubled, and they died in the old one (GC time per request nearly doubled).
- */
-function liveWriteHead(this: Tapped, ...args: unknown[]): ServerResponse {
-  const tapped = this[ANSWER];
-  for (const arg of args)
-    if (typeof arg === "object" && arg !== null) {
-      tapped.answer.given = arg;
-      break;
-    }
-  return tapped.writeHead.apply(this, args);
-}
-
-function liveWrite(this: Tapped, chunk: unknown, ...rest: unknown[]): boolean {
-  const tapped = this[ANSWER];
-  const ok = tapped.write.call(this, chunk, ...rest);
-  tapped.answer.seen(chunk, rest[0]);
-  return ok;
-}
-
-function liveEnd(this: Tapped, ...args: unknown[]): ServerResponse {
-  const tapped = this[ANSWER];
-  const out = tapped.end.apply(this, args);
-  if (typeof args[0] !== "function" && args[0] !== undefined && args[0] !== null) tapped.answer.seen(args[0], args[1]);
-  tapped.answer.finish();
-  return out;
-}
-
-function tapAnswer(res: ServerResponse, answer: AnswerTap): AnswerTap {
-  (res as Tapped)[ANSWER] = {
-    answer,
-    writeHead: res.writeHead as TappedAnswer["writeHead"],
-    write: res.write as TappedAnswer["write"],
-    end: res.end as TappedAnswer["end"],
-  };
-  res.writeHead = liveWriteHead as unknown as ServerResponse["writeHead"];
-  res.write = liveWrite as unknown as ServerResponse["write"];
-  res.end = liveEnd as unknown as ServerResponse["end"];
-  return answer;
-}
-
-/** The answer's headers the tap reads (`decide`), by name. */
-const CONTENT_TYPE = 1;
-const CONTENT_ENCODING = 2;
-const SESSION_ID = 4;
-function wantedHeader(name: string): number {
-  // Only a name of one of their lengths is lower-cased: most of an answer's headers are none of them.
-  const { length } = name;
-  if (length !== 12 && length !== 14 && length !== 16) return 0;
-  const lower = name.toLowerCase();
-  return lower === "content-type"
-    ? CONTENT_TYPE
-    : lower === "content-encoding"
-      ? CONTENT_ENCODING
-      : lower === "mcp-session-id"
-        ? SESSION_ID
-        : 0;
 }
 
 /** An event stream's reading so far: a decoder across chunks, the line and the event begun. */
@@ -212,11 +144,9 @@ class EventStream {
  * events captured as each ends. Not the reader of core/sse.ts, on purpose: the feed shows every event, so one past the
  * bound is captured without its text, and one whose data is empty is captured as "".
  */
-class AnswerTap implements AnswerReader, OwnAnswers {
-  /** The headers object `writeHead` was given, if any: read before those set on the response. */
-  given: unknown = undefined;
-  /** Set when the face answers itself (before it writes): each message of the answer is then wymcp's. */
-  private mine: OwnAnswer | undefined = undefined;
+class AnswerTap implements ChainTap {
+  /** Set when the face answers itself: each message of the answer is then wymcp's. */
+  private readonly mine: OwnAnswer | undefined;
   private mode: "json" | "sse" | "ignore" | undefined = undefined;
   private session: string | undefined = undefined;
   // JSON: the chunks as written, whole at its end (not decoded here): the first, and any after it.
@@ -230,40 +160,24 @@ class AnswerTap implements AnswerReader, OwnAnswers {
 
   constructor(
     private readonly exchanges: Exchanges,
-    private readonly res: ServerResponse,
+    private readonly head: AnswerHead,
     private readonly entry: number,
     private readonly headers: Record<string, string>,
-  ) {}
-
-  head(headers: unknown): void {
-    this.given = headers;
+  ) {
+    this.mine = head.own;
   }
 
-  own(answer: OwnAnswer): void {
-    this.mine = answer;
-  }
-
-  chunk(data: Uint8Array | string): void {
-    this.seen(data, undefined);
-  }
-
-  end(): void {
-    this.finish();
-  }
-
-  /** A chunk the response has just written. */
-  seen(chunk: unknown, encoding: unknown): void {
+  /** A chunk the client has just been sent (a string is UTF-8). */
+  push(chunk: Uint8Array | string): void {
     try {
       this.decide();
       if (this.mode === "ignore") return;
-      const named = typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8";
       if (this.mode === "json") {
         // The caller's buffer itself until the answer ends, as the socket's own queue holds it: copied once, at the end.
-        if (typeof chunk === "string") this.json(Buffer.from(chunk, named));
-        else if (chunk instanceof Uint8Array)
-          this.json(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      } else if (typeof chunk === "string") this.sse(/^utf-?8$/i.test(named) ? chunk : Buffer.from(chunk, named).toString("utf8"));
-      else if (chunk instanceof Uint8Array) {
+        if (typeof chunk === "string") this.json(Buffer.from(chunk, "utf8"));
+        else this.json(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      } else if (typeof chunk === "string") this.sse(chunk);
+      else {
         const stream = this.events();
         this.sse(
           (stream.decoder ??= new StringDecoder("utf8")).write(
@@ -276,8 +190,13 @@ class AnswerTap implements AnswerReader, OwnAnswers {
     }
   }
 
+  /** An answer broken off is not captured: what was cut is no message. */
+  abort(): void {
+    this.finished = true;
+  }
+
   /** The response has ended: the JSON body, or the stream's last event, is captured (once). */
-  finish(): void {
+  end(): void {
     if (this.finished) return;
     this.finished = true;
     try {
@@ -301,39 +220,13 @@ class AnswerTap implements AnswerReader, OwnAnswers {
     }
   }
 
-  /** At the first write (or the end): what the answer is, from its headers (those given first, then those set). */
+  /** At the first write (or the end): what the answer is, from its headers. */
   private decide(): void {
     if (this.mode !== undefined) return;
-    const { given, res } = this;
-    let type: string | undefined;
-    let encoded: string | undefined;
-    let session: string | undefined;
-    // The first of each name, as `headerOf` read it, in one pass.
-    let found = 0;
-    if (Array.isArray(given)) {
-      for (let i = 0; i + 1 < given.length; i += 2) {
-        const which = wantedHeader(String(given[i])) & ~found;
-        if (which === 0) continue;
-        found |= which;
-        const value = text(given[i + 1]);
-        if (which === CONTENT_TYPE) type = value;
-        else if (which === CONTENT_ENCODING) encoded = value;
-        else session = value;
-      }
-    } else if (given && typeof given === "object") {
-      for (const [name, raw] of Object.entries(given)) {
-        const which = wantedHeader(name) & ~found;
-        if (which === 0) continue;
-        found |= which;
-        const value = text(raw);
-        if (which === CONTENT_TYPE) type = value;
-        else if (which === CONTENT_ENCODING) encoded = value;
-        else session = value;
-      }
-    }
-    type = (type ?? text(res.getHeader("content-type")) ?? "").toLowerCase();
-    encoded ??= text(res.getHeader("content-encoding"));
-    this.session = session ?? text(res.getHeader("mcp-session-id"));
+    const { head } = this;
+    const type = (head.header("content-type") ?? "").toLowerCase();
+    const encoded = head.header("content-encoding");
+    this.session = head.header("mcp-session-id");
     if (encoded && encoded !== "identity") this.mode = "ignore";
     else this.mode = type.startsWith("text/event-stream") ? "sse" : type.startsWith("application/json") ? "json" : "ignore";
   }

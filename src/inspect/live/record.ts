@@ -5,7 +5,7 @@
  * counted; a write error is reported once and recording stops, traffic flowing on.
  */
 import { closeSync, createWriteStream, fchmodSync, fstatSync, openSync, type WriteStream } from "node:fs";
-import type { OwnAnswer } from "../../core/gate-log.js";
+import type { OwnAnswer } from "../../log/gate-log.js";
 import { jsonlLine } from "../export.js";
 import type { CapturedRefusal } from "./held.js";
 

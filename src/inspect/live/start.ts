@@ -4,16 +4,16 @@
  * it already has; everything else is here.
  */
 import type { JudgeOptions } from "../../check/judge.js";
-import type { GateLog, MessageObserver } from "../../core/gate-log.js";
+import type { GateLog, MessageObserver } from "../../log/gate-log.js";
 import type { AdmissionSettings } from "../../core/admission.js";
 import { cannotWrite, fileReason } from "../../core/file-problem.js";
 import { type Listener, listen, PageMissingError } from "../listener.js";
 import { LiveFeed, textOf } from "./feed.js";
-import { httpObserver } from "./http-tap.js";
+import { httpFeed } from "./http-tap.js";
 import { Recorder } from "./record.js";
 import { stdioTap } from "./stdio-tap.js";
 
-/** What the face's hooks carry to the live feed: the proxy calls `exchange` or `relayed`, the stdio gate `chunk`. */
+/** What the face's hooks carry to the live feed: the proxy runs its `stage`, the stdio gate calls `chunk`. */
 export type LiveObserver = MessageObserver;
 
 /** The live flags, checked (`liveArgs` on the command line). */
@@ -82,7 +82,7 @@ export async function startLive(
   const capture = feed.capture.bind(feed);
   const observer: LiveObserver =
     face === "proxy"
-      ? httpObserver(capture, { maxBytes: settings.maxBodyBytes })
+      ? httpFeed(capture, { maxBytes: settings.maxBodyBytes })
       : { chunk: stdioTap(capture, { maxBytes: settings.maxBodyBytes }) };
   // The token stays out of the log: whoever gave it has it.
   const shown = listener?.url.replace(/\?token=.*$/, "");

@@ -2,8 +2,8 @@
  * @module stdio-tap: `wymcp stdio`'s messages for the live feed. The gate hands over what it reads and writes as it
  * goes (the client's bytes, the server's, wymcp's own answers); each side is split into lines here, one message a line.
  */
-import { isBlank, LineSplitter } from "../../core/lines.js";
-import type { OwnAnswer } from "../../core/gate-log.js";
+import { isBlank, LineSplitter } from "../../wire/lines.js";
+import type { OwnAnswer } from "../../log/gate-log.js";
 import type { Capture } from "./feed.js";
 
 /** Who wrote the bytes: wymcp's own answers go to the client as the server's do. */

@@ -3,8 +3,8 @@
  * learned (for whom never said: the caller's key stays out of the log), a schema not compiled, no compiler at all (a
  * call refused is a refusal's line, a call reported a report's).
  */
-import type { GateLog } from "../../core/gate-log.js";
-import type { ToolsEvent } from "../../core/tools-at-edge.js";
+import type { GateLog } from "../log/gate-log.js";
+import type { ToolsEvent } from "./tools-at-edge.js";
 
 /** One log line per event of the tools at the edge. */
 export function logToolsEvent(log: GateLog, event: ToolsEvent): void {

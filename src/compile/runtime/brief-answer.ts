@@ -5,9 +5,9 @@
  * errors. The likely branch of a failed anyOf (likely-branch.ts) and the escaping of keys (log-safe.ts) are the
  * core's own; no value of the arguments appears, only keys inside locations.
  */
-import { escapePointer, UNION_MESSAGE } from "./distill.js";
-import { keepLikelyBranches } from "./likely-branch.js";
-import { cutEscaped, SEGMENT_LENGTH, safePointer } from "./log-safe.js";
+import { escapePointer, UNION_MESSAGE } from "../../core/distill.js";
+import { keepLikelyBranches } from "../../core/likely-branch.js";
+import { cutEscaped, SEGMENT_LENGTH, safePointer } from "../../core/log-safe.js";
 
 /** An error as the generated validators leave it (Ajv's shape); a failed anyOf branch's carry `branches` tags. */
 export interface BriefError {

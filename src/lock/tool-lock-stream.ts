@@ -6,8 +6,8 @@
  * bound) goes on untouched: the calls to unapproved tools are refused all the same.
  */
 import { mediaType } from "../core/header-value.js";
-import { lockedMessage, type ToolLockWatch } from "../core/tool-lock.js";
-import { MAX_TAPPED_MESSAGE_UNITS } from "./tap.js";
+import { lockedMessage, type ToolLockWatch } from "./tool-lock.js";
+import { MAX_TAPPED_MESSAGE_UNITS } from "../outbound/tap.js";
 
 /** Reads an answer's bytes in order and says what to send in their place. */
 export interface LockRewriter {

@@ -7,12 +7,14 @@
  * answers' rules; the method, and a tool's or prompt's name, escaped and bounded as the answers escape a client's
  * keys. Never a value of its arguments.
  */
-import type { Acceptance, Refusal, RejectReason } from "./admission.js";
-import type { JsonRpcErrorResponse, JsonRpcId } from "./envelope.js";
-import type { Era } from "./era.js";
-import { escapeText } from "./log-safe.js";
-import type { Report, RuleName } from "./rules.js";
-import type { JudgedKind } from "./validate.js";
+import type { Refusal, RejectReason } from "../core/admission.js";
+import type { Admitted, OwnAnswer, Stage } from "../core/chain.js";
+import { answerId, type JsonRpcErrorResponse, type JsonRpcId } from "../core/envelope.js";
+import type { Era } from "../core/era.js";
+import { escapeText } from "../core/log-safe.js";
+import { type GateRefuse, type GateUnjudged, parsedAgain } from "../core/pipeline.js";
+import type { Report, RuleName } from "../core/rules.js";
+import type { JudgedKind } from "../core/validate.js";
 
 export type LogFormat = "text" | "json";
 export type Face = "proxy" | "stdio";
@@ -73,66 +75,19 @@ export interface GateHooks {
   observer?: MessageObserver;
 }
 
-/** One exchange as the face hands it to its observer. */
-export interface ObservedExchange<Req = unknown, Res = unknown> {
-  req: Req;
-  res: Res;
-  /** The body as read; undefined when refused unread, and for a GET. */
-  body: Uint8Array | undefined;
-  /** The gate's own admission of that body, when it admitted it: the live feed takes it rather than judge the body again. */
-  admitted?: GateAdmitted | undefined;
-  /** The face's refusal when it refuses the exchange before handing it on (its answer is then wymcp's). */
-  refused?: Refusal | undefined;
-}
-
-/**
- * The proxy calls `exchange` (or `relayed`) once per exchange it serves, before answering (with Node's request and
- * response); the stdio gate calls `chunk` with the bytes of each side.
- */
-export interface MessageObserver<Req = unknown, Res = unknown> {
-  /**
-   * A POST with its body as read, or a GET; the observer may tap `res`. Returns what the face tells, before it writes
-   * it, that it answers the exchange itself after all (`OwnAnswers`).
-   */
-  exchange?(seen: ObservedExchange<Req, Res>): OwnAnswers | undefined;
-  /**
-   * As `exchange`, for an answer the face writes itself and tells of as it goes: the observer leaves `res` as it is and
-   * returns the reader the face calls after each write (undefined: the observer reads nothing of it).
-   */
-  relayed?(req: Req, res: Res, body: Uint8Array | undefined, admitted?: GateAdmitted): (AnswerReader & OwnAnswers) | undefined;
+/** The live page's reader of a face's messages: the proxy runs its `stage` in its chain; the stdio gate calls `chunk`. */
+export interface MessageObserver {
+  /** The chain's `feed` stage: each exchange's request and its answer, as the client receives it. */
+  stage?: Stage;
   /** Bytes from the client, the server, or wymcp's own answers to the client, as they pass. */
   chunk?(from: "client" | "server" | "wymcp", data: Uint8Array | string): void;
 }
 
-/**
- * An answer wymcp writes itself instead of the server's: a refusal (the gate's, the server's tools', the tools
- * lock's), or its word for an upstream that failed. The page, `--record` and `wymcp check` tell it from a served one.
- */
-export interface OwnAnswer {
-  answer: "refused" | "failed";
-  /** The HTTP status (the proxy). */
-  status?: number;
-  /** Why, in the log's words: the refusal's reason (`unsupported-media-type`), or the upstream's failure (`upstream-timeout`). */
-  reason?: string;
-}
-
-/** Told by the face, before it writes the answer, that it answers the exchange itself. */
-export interface OwnAnswers {
-  own(answer: OwnAnswer): void;
-}
+/** An answer wymcp writes itself instead of the server's (core/chain.ts): the page, `--record` and `wymcp check` tell it from a served one. */
+export type { OwnAnswer };
 
 /** A body the gate admitted: the body it parsed, the era it judged it in, and what the validation returned. */
-export type GateAdmitted = Pick<Acceptance, "body" | "era" | "result">;
-
-/** One answer as its writer tells of it, each call after the write it names: what `res.writeHead`, `write`, `end` were given. */
-export interface AnswerReader {
-  /** The headers given with the status: an object, or a flat `[name, value, ...]` array. */
-  head(headers: unknown): void;
-  /** A chunk of the body; a string is UTF-8. */
-  chunk(data: Uint8Array | string): void;
-  /** The answer has ended (not called when it breaks off). */
-  end(): void;
-}
+export type GateAdmitted = Admitted;
 
 /** Calls a hook, ignoring what it throws: a broken subscriber must not break a message on its way. */
 export function notify<E>(hook: ((event: E) => void) | undefined, event: E): void {
@@ -192,19 +147,6 @@ function locatedItem(response: JsonRpcErrorResponse | undefined): number | undef
   const pointer = Array.isArray(data?.errors) ? data.errors[0]?.instancePath : undefined;
   const index = typeof pointer === "string" ? /^\/(0|[1-9]\d{0,8})(?:\/|$)/.exec(pointer)?.[1] : undefined;
   return index === undefined ? undefined : Number(index);
-}
-
-/**
- * A refused body parsed again for its log line, when it parsed at all (the stage keeps no refused body): `undefined`
- * for one refused before or at parsing. Only the refusal path pays for it.
- */
-export function parsedAgain(bytes: Uint8Array | undefined, reason: string): unknown {
-  if (bytes === undefined || (reason !== "invalid-message" && reason !== "nested-too-deeply")) return undefined;
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return undefined;
-  }
 }
 
 /** The log of one face: one line per event on `write` (stderr), as text or JSON lines. */
@@ -300,4 +242,79 @@ function keptUp(stream: LogStream, dropped: (lines: number) => void): (line: str
     full = true;
     stream.once("drain", drained);
   };
+}
+
+/** Where a face's verdict events say the message came from: the proxy's client address, and whether it answers with HTTP. */
+export interface EventPlace {
+  /** The HTTP status of the answer, for a face that answers with one (the proxy). */
+  status?: boolean;
+  remote?: string | undefined;
+}
+
+/**
+ * The log's event for a refusal: `refused` when wymcp answered it, `dropped` when it did not (a notification, a
+ * response, a flood of junk). `body` is the refused body, when it parsed (for its method and name).
+ */
+export function refusalEvent(
+  refusal: Refusal,
+  body: unknown,
+  outcome: "refused" | "dropped" | "reported",
+  place: EventPlace = {},
+): VerdictEvent {
+  const { response } = refusal;
+  const event: VerdictEvent = {
+    outcome,
+    era: refusal.era,
+    kind: refusal.kind,
+    // A `403` carries no id: its event says `null`, as a refusal before any id was read.
+    id: response.id ?? null,
+    ...namesOf(body, response),
+    reason: refusal.reason,
+    rule: refusal.rule,
+  };
+  if (place.status) event.status = refusal.status;
+  event.code = response.error.code;
+  event.message = response.error.message;
+  if (place.remote !== undefined) event.remote = place.remote;
+  return event;
+}
+
+/** The log's event for a body handed on unjudged (`limits` in `"report"` or `"off"`): `reported`, with what enforcing would have answered. */
+export function unjudgedEvent(unjudged: GateUnjudged, place: EventPlace = {}): VerdictEvent {
+  const event = refusalEvent(unjudged.refusal, parsedAgain(unjudged.bytes, unjudged.refusal.reason), "reported", place);
+  event.rule = unjudged.refusal.rule;
+  return event;
+}
+
+/** A refused body parsed again for its log line, when it parsed at all (`GateRefuse.bytes`). */
+export function refusedBody(refused: GateRefuse): unknown {
+  return parsedAgain(refused.bytes, refused.refusal.reason);
+}
+
+/**
+ * The log's event for an admitted body: `reported` for a message that fails a rule in `"report"` (the first such rule),
+ * handed on all the same, with the answer enforcing would have sent; otherwise its pass or bypass, built only when
+ * `subscribed` (the log writes nothing for a pass).
+ */
+export function admittedEvent(admitted: Admitted, subscribed: boolean, place: EventPlace = {}): VerdictEvent | undefined {
+  const { body, era, result } = admitted;
+  const reported = result.outcome === "pass" ? result.reported?.[0] : undefined;
+  let event: VerdictEvent;
+  if (reported) {
+    const { code, message } = reported.response.error;
+    event = {
+      outcome: "reported",
+      era,
+      kind: result.kind,
+      id: answerId(body),
+      ...namesOf(body, reported.response),
+      reason: "invalid-message",
+      rule: reported.rule,
+      code,
+      message,
+    };
+  } else if (subscribed) event = { outcome: result.outcome, era, kind: result.kind, id: answerId(body), method: safeMethod(body) };
+  else return undefined;
+  if (place.remote !== undefined) event.remote = place.remote;
+  return event;
 }

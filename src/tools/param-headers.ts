@@ -4,10 +4,10 @@
  * is read as the official SDK's server reads them; values are compared after the Base64 sentinel, integers by value.
  * The answer names the header and the argument's location, never a value. Web APIs only.
  */
-import { escapePointer } from "./distill.js";
-import { errorResponse, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
-import { decodeSentinel, HEADER_MISMATCH, headerValues, type RequestHeaders, trimOws, wellFormed } from "./header-body.js";
-import { cutEscaped, safePointer } from "./log-safe.js";
+import { escapePointer } from "../core/distill.js";
+import { errorResponse, type JsonRpcErrorResponse, type JsonRpcId } from "../core/envelope.js";
+import { decodeSentinel, HEADER_MISMATCH, headerValues, type RequestHeaders, trimOws, wellFormed } from "../core/header-body.js";
+import { cutEscaped, safePointer } from "../core/log-safe.js";
 
 /** One mirrored parameter: where it sits in `arguments`, the header's name as the schema writes it, its type. */
 export interface ParamDeclaration {

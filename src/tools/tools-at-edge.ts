@@ -8,19 +8,19 @@
  * face does not know, or whose schema could not be compiled, is passed on unjudged. Given tools judge every caller;
  * learned ones judge only the caller whose list taught them (caller-key.ts). Web APIs only.
  */
-import type { RejectInfo } from "./admission.js";
-import { answerId, errorResponse, INVALID_PARAMS, type JsonRpcErrorResponse, type ToolErrorAnswer } from "./envelope.js";
-import type { Era } from "./era.js";
+import type { RejectInfo } from "../core/admission.js";
+import { answerId, errorResponse, INVALID_PARAMS, type JsonRpcErrorResponse, type ToolErrorAnswer } from "../core/envelope.js";
+import type { Era } from "../core/era.js";
 import { type CallerKey, type CallerSource, callerHeaders, callerKeys, ONE_CALLER, type Sha256 } from "./caller-key.js";
-import type { RequestHeaders } from "./header-body.js";
-import { legacyRevisionOf } from "./legacy-revision.js";
-import { escapeText } from "./log-safe.js";
-import { didYouMean } from "./nearest-name.js";
-import { describeValue, optionalFunction, WymcpOptionError } from "./options.js";
+import type { RequestHeaders } from "../core/header-body.js";
+import { legacyRevisionOf } from "../core/legacy-revision.js";
+import { escapeText } from "../core/log-safe.js";
+import { didYouMean } from "../core/nearest-name.js";
+import { describeValue, optionalFunction, WymcpOptionError } from "../core/options.js";
 import { type ParamDeclaration, paramDeclarations, paramMismatchResponse, paramProblem } from "./param-headers.js";
-import { deliverReport, inboundReport, MAX_REPORT_NAME_UNITS, type Report, type RuleState } from "./rules.js";
+import { deliverReport, inboundReport, MAX_REPORT_NAME_UNITS, type Report, type RuleState } from "../core/rules.js";
 import { schemaRisk } from "./schema-risk.js";
-import type { ToolsLockFile } from "./tool-lock.js";
+import type { ToolsLockFile } from "../lock/tool-lock.js";
 
 /** A tool's arguments validator, in the shape `wymcp compile` emits (the SDK's `jsonSchemaValidator` result). */
 export type ArgumentsValidator = (input: unknown) => { valid: boolean; errorMessage?: string | undefined };

@@ -1,13 +1,13 @@
 /**
- * @module tool-lock-log: what `wymcp proxy` and `wymcp stdio` do with the reports and the refusals of the features
+ * @module lock-log: what `wymcp proxy` and `wymcp stdio` do with the reports and the refusals of the features
  * after admission (the server's tools, the tools lock, the outbound check): one log line each, the hooks told, and the
  * reports counted by the telemetry.
  */
-import type { RejectInfo } from "../../core/admission.js";
-import { type GateHooks, type GateLog, notify } from "../../core/gate-log.js";
-import type { Report, RuleState } from "../../core/rules.js";
-import type { Telemetry } from "../../core/telemetry.js";
-import { ToolLockWatch, toolsLockOption } from "../../core/tool-lock.js";
+import type { RejectInfo } from "../core/admission.js";
+import { type GateHooks, type GateLog, notify } from "../log/gate-log.js";
+import type { Report, RuleState } from "../core/rules.js";
+import type { Telemetry } from "../core/telemetry.js";
+import { ToolLockWatch, toolsLockOption } from "./tool-lock.js";
 
 /**
  * Where a command-line face's reports go: `admission`, the pipeline's (its trace records them); `after`, the features'

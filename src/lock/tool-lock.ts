@@ -6,13 +6,13 @@
  * tools from the list and refuses calls to them with the answer the spec gives an unknown tool.
  */
 import { canonicalJson, isAbsent } from "./canonical-json.js";
-import type { RejectInfo } from "./admission.js";
-import { answerId, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "./envelope.js";
-import type { Era } from "./era.js";
-import { escapeText } from "./log-safe.js";
-import { WymcpOptionError } from "./option-error.js";
-import { deliverReport, inboundReport, type Report, type RuleState } from "./rules.js";
-import { sha256Hex } from "./sha256.js";
+import type { RejectInfo } from "../core/admission.js";
+import { answerId, INVALID_PARAMS, type JsonRpcErrorResponse, type JsonRpcId } from "../core/envelope.js";
+import type { Era } from "../core/era.js";
+import { escapeText } from "../core/log-safe.js";
+import { WymcpOptionError } from "../core/option-error.js";
+import { deliverReport, inboundReport, type Report, type RuleState } from "../core/rules.js";
+import { sha256Hex } from "../wire/sha256.js";
 
 /** The fields of a tool that are pinned, in the order drifts name them. */
 export const PINNED_FIELDS = ["inputSchema", "outputSchema", "description", "title", "annotations"] as const;
