@@ -225,7 +225,7 @@ class CheckRun {
     this.logged[outcome]++;
     this.rules.addRecord(record, outcome);
     if (outcome === "reported") {
-      // Handed on by the gate, as --legacy-checks report passes it here.
+      // Handed on by the gate, as --rule params=report passes it here.
       tally.pass++;
       tally.reported++;
       methods.add(recordRow(view, false), "pass");

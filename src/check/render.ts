@@ -271,7 +271,7 @@ export function recordView({ face, event, fields }: GateLogRecord): RecordView {
 /**
  * A record of a gate's JSON log in the columns of a verdict: a refusal or a violation reads as a rejection whose era
  * says `gate log` (the gate judged it; the log holds no body to judge again), a reported message as a pass with what
- * was reported (as `--legacy-checks report` prints one), any other event as a `log` line.
+ * was reported (as `--rule params=report` prints one), any other event as a `log` line.
  */
 export function renderRecord(
   record: GateLogRecord,
@@ -320,7 +320,7 @@ export interface Tally {
   pass: number;
   reject: number;
   bypass: number;
-  /** Passed under --legacy-checks report with a params failure. */
+  /** Passed under --rule params=report with a params failure. */
   reported: number;
   /** wymcp's own answers (a record's marked lines): refusals, and its word for an upstream that failed. */
   refused: number;

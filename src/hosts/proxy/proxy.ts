@@ -282,7 +282,7 @@ class Relay {
     const { body: parsed, era, result, trace } = judged;
     const { hooks } = this;
     const id = answerId(parsed);
-    // --legacy-checks report is logged; a pass only for a subscriber.
+    // A report (the params rule in report) is logged; a pass only for a subscriber.
     const event = admittedEvent(judged, hooks.onVerdict !== undefined, { remote });
     if (event) this.verdict(event);
     const run = nodeRun(this.chain, req, { body: parsed, era, trace, bytes: judged.bytes, admitted: judged });

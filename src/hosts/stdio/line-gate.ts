@@ -216,7 +216,7 @@ export class LineGate {
     this.sessionEra = era;
     if (this.negotiates && era === "legacy" && result.kind === "request" && (body as { method?: unknown }).method === "initialize")
       this.initializeKey = keyOf(body);
-    // --legacy-checks report is logged; a pass only for a subscriber.
+    // A report (the params rule in report) is logged; a pass only for a subscriber.
     const admitted = admittedEvent(judged, this.hooks.onVerdict !== undefined);
     if (admitted) this.verdict(admitted);
     // A line has no headers, and its one client is the one caller; a report of a stage is an attribute of the line's span.

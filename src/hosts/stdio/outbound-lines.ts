@@ -10,7 +10,7 @@ import type { Report } from "../../core/rules.js";
 import { isObject, type Pending } from "./pending.js";
 
 /**
- * `--outbound report` on one message the server wrote: judged in its request's era, else the session's. A legacy line is
+ * The `outbound` rule on one message the server wrote: judged in its request's era, else the session's. A legacy line is
  * judged by the revision the session negotiated, as `wymcp check` and the HTTP tap judge it: an answer by its request's,
  * the server's own message by the session's (the revision assumed without one, until then). A violation is reported.
  */
