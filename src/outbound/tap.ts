@@ -5,7 +5,7 @@
  * is injected (`outbound: validateMcpResponse` from `wymcp/outbound`), so the inbound entry never loads the outbound
  * validators.
  */
-import { answerId } from "../core/envelope.js";
+import { answerId, type JsonRpcId } from "../core/envelope.js";
 import type { Era } from "../core/era.js";
 import type { Formats } from "../core/formats.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
@@ -150,21 +150,37 @@ export function checkOf(
       return;
     }
     if (result.outcome === "pass") return;
-    const { violations } = result;
-    const report: Report = {
-      rule: "outbound",
-      direction: "out",
-      era,
-      method: method === undefined ? undefined : escapeText(method, MAX_REPORT_NAME_UNITS),
-      id,
-      client: undefined,
-      message: violations.message,
-      errors: violations.errors,
-    };
-    if (revision !== undefined) report.revision = revision;
-    if (violations.omitted !== undefined) report.omitted = violations.omitted;
-    deliverReport(onReport, report);
+    deliverReport(onReport, outboundReport({ era, method, id, revision, violations: result.violations }));
   };
+}
+
+/** A server's message that fails the `outbound` rule, as every face reports it: its method escaped and bounded. */
+export function outboundReport({
+  era,
+  method,
+  id,
+  revision,
+  violations,
+}: {
+  era: Era;
+  method: string | undefined;
+  id: JsonRpcId | undefined;
+  revision?: string | undefined;
+  violations: OutboundViolations;
+}): Report {
+  const report: Report = {
+    rule: "outbound",
+    direction: "out",
+    era,
+    method: method === undefined ? undefined : escapeText(method, MAX_REPORT_NAME_UNITS),
+    id,
+    client: undefined,
+    message: violations.message,
+    errors: violations.errors,
+  };
+  if (revision !== undefined) report.revision = revision;
+  if (violations.omitted !== undefined) report.omitted = violations.omitted;
+  return report;
 }
 
 export { MAX_TAPPED_MESSAGE_UNITS };

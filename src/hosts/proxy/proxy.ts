@@ -15,7 +15,7 @@ import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../shar
 import type { Chain } from "../../core/chain.js";
 import type { GateAction, GateAdmit, GateRefuse, GateUnjudged } from "../../core/pipeline.js";
 import { now } from "../../core/traced.js";
-import { faceReports, loggedRejections, loggedToolLock } from "../../lock/lock-log.js";
+import { faceReports } from "../../lock/lock-log.js";
 import {
   admittedEvent,
   notify,
@@ -28,9 +28,8 @@ import {
 } from "../../log/gate-log.js";
 import { outboundSettings } from "../../outbound/tap.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { toolsOption } from "../../tools/tools-at-edge.js";
 import { chainOf } from "../shared/face-chain.js";
-import { type GateFlags, resolveGate } from "../shared/gate-flags.js";
+import { type GateFlags, gateFeatures, resolveGate } from "../shared/gate-flags.js";
 import { NodeAnswer, nodeRun, writeStageAnswer } from "../shared/node-chain.js";
 import { answerClientErrors } from "../shared/node-client-errors.js";
 import { judgeNode, type NodeGateFace, screenNode } from "../shared/node-gate.js";
@@ -131,7 +130,7 @@ class Relay {
     private readonly hooks: GateHooks,
   ) {
     this.upstream = upstreamOf(options);
-    const { telemetry, passThrough } = options;
+    const { telemetry } = options;
     // The options checked as gateNode checks its own; the era by the SDK's routing, as gateNode's default.
     const gate = resolveGate<IncomingMessage>(options, {
       headersOf: (req) => req.headers,
@@ -145,17 +144,8 @@ class Relay {
     this.given = given;
     this.face = { ...gate, telemetry, hosts: options.allowAnyHost ? undefined : given, onReport: reports.admission };
     this.drainBytes = drainBound(settings.maxBodyBytes);
-    const rejected = loggedRejections(log);
     this.chain = chainOf({
-      toolLock: passThrough ? undefined : loggedToolLock(options.tools?.lock, rules.lock, rejected, reports.after),
-      tools: passThrough
-        ? undefined
-        : toolsOption(options.tools, {
-            paramHeaders: rules.paramHeaders,
-            toolArguments: rules.toolArguments,
-            onReject: rejected,
-            onReport: reports.after,
-          }),
+      ...gateFeatures({ flags: options, rules, log, onReport: reports.after }),
       // What goes back is judged by the formats policy what comes in is.
       report: outboundSettings(validateMcpResponse, rules.outbound, reports.after, rules.formats === "off" ? "annotation" : "strict"),
       telemetry,

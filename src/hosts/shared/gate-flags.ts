@@ -7,7 +7,11 @@ import type { HeadersLike } from "../../core/era.js";
 import type { LogFormat } from "../../log/gate-log.js";
 import { type AllowOptions, type LimitOptions, type ResolvedOptions, resolveOptions } from "../../core/options.js";
 import type { Mode, Rules } from "../../core/rules.js";
-import type { ToolsOptions } from "../../tools/tools-at-edge.js";
+import type { Report, RuleStates } from "../../core/rules.js";
+import type { GateLog } from "../../log/gate-log.js";
+import { loggedRejections, loggedToolLock } from "../../lock/lock-log.js";
+import type { ToolLockWatch } from "../../lock/tool-lock.js";
+import { type ToolsAtEdge, type ToolsOptions, toolsOption } from "../../tools/tools-at-edge.js";
 
 /** The options both command-line faces take. */
 export interface GateFlags {
@@ -53,4 +57,32 @@ export function resolveGate<R>(
   );
   // With telemetry, the stage times the validation and keeps a refused body for the trace, as the gates' stage does.
   return face.clock ? { ...resolved, settings: { ...resolved.settings, clock: face.clock } } : resolved;
+}
+
+/**
+ * The lock and the server's tools a command-line gate's flags turn on, by their rules' states, each refusal a log line
+ * and each report to `onReport`; neither when the gate only relays (`--pass-through`).
+ */
+export function gateFeatures({
+  flags,
+  rules,
+  log,
+  onReport,
+}: {
+  flags: GateFlags;
+  rules: RuleStates;
+  log: GateLog;
+  onReport: (report: Report) => void;
+}): { toolLock: ToolLockWatch | undefined; tools: ToolsAtEdge | undefined } {
+  if (flags.passThrough) return { toolLock: undefined, tools: undefined };
+  const onReject = loggedRejections(log);
+  return {
+    toolLock: loggedToolLock(flags.tools?.lock, rules.lock, onReject, onReport),
+    tools: toolsOption(flags.tools, {
+      paramHeaders: rules.paramHeaders,
+      toolArguments: rules.toolArguments,
+      onReject,
+      onReport,
+    }),
+  };
 }

@@ -22,15 +22,15 @@ import {
   type GateLog,
   type VerdictEvent,
 } from "../../log/gate-log.js";
-import { resolveGate } from "../shared/gate-flags.js";
+import { gateFeatures, resolveGate } from "../shared/gate-flags.js";
 import { isBlank, type Line } from "../../wire/lines.js";
-import { faceReports, loggedRejections, loggedToolLock } from "../../lock/lock-log.js";
+import { faceReports } from "../../lock/lock-log.js";
 import type { Formats } from "../../core/formats.js";
 import { inboundReport, type Report, type RuleState } from "../../core/rules.js";
 import type { ExchangeTrace } from "../../core/telemetry.js";
 import { toolsListRequests } from "../../lock/tool-lock.js";
 import { LockedLines } from "../../lock/tool-lock-stream.js";
-import { type ToolsAtEdge, toolsOption } from "../../tools/tools-at-edge.js";
+import type { ToolsAtEdge } from "../../tools/tools-at-edge.js";
 import type { Chain, StageAnswer } from "../../core/chain.js";
 import { chainOf } from "../shared/face-chain.js";
 
@@ -114,18 +114,10 @@ export class LineGate {
     this.negotiates = !passThrough;
     this.clock = options.clock ?? Date.now;
     this.dropped = new DroppedLines(log, this.clock);
-    const rejected = loggedRejections(log);
-    const toolLock = passThrough ? undefined : loggedToolLock(options.tools?.lock, rules.lock, rejected, reports.after);
+    const { toolLock, tools } = gateFeatures({ flags: options, rules, log, onReport: reports.after });
     this.lockedLines = toolLock && new LockedLines(toolLock, settings.maxBodyBytes);
-    this.tools = passThrough
-      ? undefined
-      : toolsOption(options.tools, {
-          paramHeaders: rules.paramHeaders,
-          toolArguments: rules.toolArguments,
-          onReject: rejected,
-          onReport: reports.after,
-        });
-    this.chain = chainOf({ toolLock, tools: this.tools });
+    this.tools = tools;
+    this.chain = chainOf({ toolLock, tools });
     this.learning = this.tools?.active === true && this.tools.learns;
     // Its chunks are read only for a line past the limit, which has none.
     const gate = this;

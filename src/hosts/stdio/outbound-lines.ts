@@ -4,8 +4,8 @@ import type { Era } from "../../core/era.js";
 import type { Formats } from "../../core/formats.js";
 import { legacyRevisionOf } from "../../core/legacy-revision.js";
 import { validateMcpResponse } from "../../outbound/validate-response.js";
-import { safeMethod } from "../../log/gate-log.js";
 import type { Report } from "../../core/rules.js";
+import { outboundReport } from "../../outbound/tap.js";
 
 import { isObject, type Pending } from "./pending.js";
 
@@ -35,17 +35,7 @@ export function checkServerItem({
   const context = { era, protocolVersion, formats };
   const result = validateMcpResponse(item, request ? { ...context, method: request.method } : context);
   if (result.outcome === "pass") return;
-  const { violations } = result;
-  const report: Report = {
-    rule: "outbound",
-    direction: "out",
-    era,
-    method: request?.method ?? safeMethod(item),
-    id: isObject(item) && Object.hasOwn(item, "id") ? answerId(item) : undefined,
-    client: undefined,
-    message: violations.message,
-    errors: violations.errors,
-  };
-  if (violations.omitted !== undefined) report.omitted = violations.omitted;
-  onReport(report);
+  const own = isObject(item) && typeof item.method === "string" ? item.method : undefined;
+  const id = isObject(item) && Object.hasOwn(item, "id") ? answerId(item) : undefined;
+  onReport(outboundReport({ era, method: request?.method ?? own, id, violations: result.violations }));
 }
