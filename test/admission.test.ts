@@ -137,7 +137,9 @@ for (const [name, make] of hosts) {
       assert.equal(seen.status, 413);
       assert.deepEqual([seen.answer?.id, seen.answer?.error.code], [null, -32600]);
       assert.match(seen.answer?.error.message ?? "", new RegExp(`limit of ${LIMIT} bytes`));
-      assert.deepEqual(host.rejects, [{ status: 413, response: seen.answer, reason: "body-too-large", era: undefined, kind: undefined }]);
+      assert.deepEqual(host.rejects, [
+        { status: 413, response: seen.answer, reason: "body-too-large", rule: "limits", era: undefined, kind: undefined },
+      ]);
     });
 
     test("a declared Content-Length over the limit is answered 413 body-too-large before the body is judged", async () => {
@@ -349,7 +351,7 @@ describe("the answers' words and the options' checks", () => {
       // One error class for every option (WymcpOptionError), still a RangeError as this check always threw.
       assert.throws(() => wymcpFetch({ limits: { maxDepth: maxDepth } }), {
         name: "WymcpOptionError",
-        message: `wymcp: maxDepth must be a positive integer or Infinity, not ${maxDepth} (a number)`,
+        message: `wymcp: limits.maxDepth must be a positive integer or Infinity, not ${maxDepth} (a number)`,
       });
       assert.throws(() => wymcpNode({ limits: { maxDepth: maxDepth } }), RangeError);
     }

@@ -63,8 +63,9 @@ test("the benchmark runs end to end in smoke mode, prints every section, and lea
     assert.equal(results.perMessage.length, 6);
     // Each tools/call's ratio under formats: "strict" beside the default one, the bounds moved out of the tests, and
     // the whole-process cold start as a share of compiling at boot, the tools at the edge's argument checks, and the
-    // transport headers' cost on a valid call's admission, per way of holding them and per message.
-    assert.equal(results.targets.length, 25);
+    // transport headers' cost on a valid call's admission, per way of holding them and per message, and report mode's
+    // throughput against enforce's.
+    assert.equal(results.targets.length, 26);
     for (const start of [
       "codegen of both eras",
       "cold start, whole process",
@@ -74,6 +75,7 @@ test("the benchmark runs end to end in smoke mode, prints every section, and lea
       "wymcp stdio, a client that does not read",
       "wymcp stdio, a server that does not read",
       "tools at the edge: a valid tools/call with a 1 KiB argument object",
+      'mode: "report", valid modern tools/call',
     ])
       assert.ok(
         results.targets.some((t) => t.target.startsWith(start)),

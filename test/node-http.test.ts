@@ -173,13 +173,14 @@ describe("wymcpNode over a raw node:http request stream", () => {
     assert.equal(await endlessUpload(h.url), 413);
   });
 
-  test("onReject gets status, answer, reason, era and kind, and nothing of the body", async () => {
+  test("onReject gets status, answer, reason, the rule, era and kind, and nothing of the body", async () => {
     h.rejects.length = 0;
     await (await post(h.url, JSON.stringify({ jsonrpc: "1.0", id: 5, method: "top-secret" }))).text();
     await (await post(h.url, "{top-secret")).text();
     assert.equal(h.rejects.length, 2);
     const [invalid, parse] = h.rejects;
-    assert.deepEqual(Object.keys(invalid ?? {}).sort(), ["era", "kind", "reason", "response", "status"]);
+    assert.deepEqual(Object.keys(invalid ?? {}).sort(), ["era", "kind", "reason", "response", "rule", "status"]);
+    assert.deepEqual([invalid?.rule, parse?.rule], ["framing", "limits"]);
     // jsonrpc "1.0" is no JSON-RPC message to the SDK's router, which sends it to its modern path.
     assert.deepEqual([invalid?.status, invalid?.reason, invalid?.era, invalid?.kind], [400, "invalid-message", "modern", "request"]);
     assert.deepEqual([parse?.status, parse?.reason, parse?.era], [400, "parse-error", undefined]);

@@ -136,8 +136,9 @@ describe("the built dist/", () => {
     "src/core/utf8-length.ts",
     "src/core/log-safe.ts",
     "src/core/error-budget.ts",
-    // The params rule's three states and their check, beside the adapters and the bin that check it when built.
-    "src/core/legacy-checks.ts",
+    // The rules' names and states and the pure functions that resolve and word them (no module state), beside the
+    // adapters and the bin that resolve their rules when built.
+    "src/core/rules.ts",
     // The formats option's names, likewise.
     "src/core/formats.ts",
     // The format switch and its flag: the core's inbound validators read the copy the core's validateMcpRequest sets,
