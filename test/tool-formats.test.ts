@@ -6,7 +6,10 @@ import { replaceSection, writeDocSection } from "../scripts/doc-sections.js";
 import { toolsFromFlags } from "../src/cli/tools-flags.js";
 import { edgeCompiler } from "../src/compile/at-edge.js";
 import { createLog } from "../src/log/gate-log.js";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { gateFetch } from "../src/fetch.js";
+import { gateNode } from "../src/node-http.js";
 import type { ArgumentsValidator, ToolSchemaCompiler } from "../src/tools/tools-at-edge.js";
 import { baseKind, type FormatTools, pythonFormatTools, zodFormatTools } from "./support/format-tools.js";
 import { updatingGoldens } from "./support/golden.js";
@@ -194,7 +197,7 @@ describe("the command line's formats rule reaches the tools at the edge", () => 
 });
 
 describe("the library faces' own compiler reads a tool's formats by the formats rule", () => {
-  test("gateFetch with no tools.compile: a date-time without an offset passes by default, and is refused with rules.formats enforced", async () => {
+  test("gateNode with no tools.compile: a date-time without an offset passes by default, and is refused with rules.formats enforced", async () => {
     const tool = {
       name: "at",
       inputSchema: { type: "object", properties: { at: { type: "string", format: "date-time" } }, required: ["at"] },
@@ -213,23 +216,58 @@ describe("the library faces' own compiler reads a tool's formats by the formats 
           return Response.json({ jsonrpc: "2.0", id: 3, result: { content: [] } });
         },
       };
-      const gate = gateFetch(handler, { rules, tools: { given: { tools: [tool] }, learn: false } });
+      const server = http.createServer(gateNode(handler, { rules, tools: { given: { tools: [tool] }, learn: false } }));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const { port } = server.address() as AddressInfo;
       const send = () =>
-        gate(
+        fetch(`http://127.0.0.1:${port}/mcp`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...transportHeaders(call) },
+          body: JSON.stringify(call),
+        });
+      try {
+        // The compiler loads and compiles on first use: the first call may pass unjudged while it does; the second is judged.
+        await (await send()).text();
+        served = 0;
+        const answer = (await (await send()).json()) as { result?: { isError?: boolean } };
+        return { served, isError: answer.result?.isError === true };
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    };
+    assert.deepEqual(await verdict({}), { served: 1, isError: false });
+    assert.deepEqual(await verdict({ formats: "enforce" }), { served: 0, isError: true });
+  });
+
+  test("gateFetch with no tools.compile loads none, and says so once instead of judging silently", async () => {
+    const events: Array<{ kind: string; reason?: string }> = [];
+    let served = 0;
+    const handler = {
+      fetch: async () => {
+        served++;
+        return Response.json({ jsonrpc: "2.0", id: 3, result: { content: [] } });
+      },
+    };
+    const tool = { name: "n", inputSchema: { type: "object", properties: { n: { type: "number" } } } };
+    const gate = gateFetch(handler, {
+      tools: { given: { tools: [tool] }, learn: false, onEvent: (event) => void events.push(event as { kind: string }) },
+    });
+    const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { _meta: MODERN_META, name: "n", arguments: { n: "two" } } };
+    for (let i = 0; i < 3; i++)
+      await (
+        await gate(
           new Request("http://localhost/mcp", {
             method: "POST",
             headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...transportHeaders(call) },
             body: JSON.stringify(call),
           }),
-        );
-      // The compiler loads and compiles on first use: the first call may pass unjudged while it does; the second is judged.
-      await (await send()).text();
-      served = 0;
-      const answer = (await (await send()).json()) as { result?: { isError?: boolean } };
-      return { served, isError: answer.result?.isError === true };
-    };
-    assert.deepEqual(await verdict({}), { served: 1, isError: false });
-    assert.deepEqual(await verdict({ formats: "enforce" }), { served: 0, isError: true });
+        )
+      ).text();
+    assert.equal(served, 3, "handed on unjudged");
+    const told = events.filter((e) => e.kind === "no-compiler");
+    assert.equal(told.length, 1);
+    assert.match(told[0]!.reason ?? "", /Fetch faces load no compiler.*edgeCompiler\(\) of wymcp\/compile/);
   });
 });
 

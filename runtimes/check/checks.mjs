@@ -206,7 +206,7 @@ export async function scenarioChecks(label, send) {
 
 /** The Fetch guard in front of a handler that reports what it was handed, reading the original body. */
 export function fetchApp() {
-  const guard = wymcpFetch({ maxBodyBytes: MAX_BODY_BYTES, era: (request, body) => classifyEra(request.headers, body).era });
+  const guard = wymcpFetch({ limits: { maxBodyBytes: MAX_BODY_BYTES }, era: (request, body) => classifyEra(request.headers, body).era });
   return async function app(request) {
     const refused = await guard(request);
     if (refused) return refused;

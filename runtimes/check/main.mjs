@@ -15,7 +15,7 @@ try {
 if (http) {
   const { classifyEra } = await import("wymcp");
   const { wymcpNode } = await import("wymcp/node");
-  const guard = wymcpNode({ maxBodyBytes: MAX_BODY_BYTES, era: (req, body) => classifyEra(req.headers, body).era });
+  const guard = wymcpNode({ limits: { maxBodyBytes: MAX_BODY_BYTES }, era: (req, body) => classifyEra(req.headers, body).era });
   const server = http.createServer((req, res) => {
     void guard(req, res, () => {
       res.setHeader("content-type", "application/json");

@@ -8,7 +8,7 @@ import { DEFAULT_MAX_BODY_BYTES, wymcpFetch, wymcpOf, type FetchWymcpInfo } from
 
 const rejected: RejectInfo[] = [];
 const guard = wymcpFetch({
-  maxBodyBytes: DEFAULT_MAX_BODY_BYTES / 4,
+  limits: { maxBodyBytes: DEFAULT_MAX_BODY_BYTES / 4 },
   era: (request: Request, body: unknown): Era => classifyEra(request.headers, body).era,
   onReject: (info) => void rejected.push(info),
 });

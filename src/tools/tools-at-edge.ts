@@ -56,7 +56,7 @@ export interface ToolsOptions {
   learn?: boolean;
   /**
    * Compiles a listed `inputSchema` without `eval`, one per turn of the event loop.
-   * @default `edgeCompiler()` of `wymcp/compile`, loaded on first use where code generation is allowed and Ajv is installed (else `onEvent` is told once, and calls pass unjudged)
+   * @default on the Node faces, `edgeCompiler()` of `wymcp/compile`, loaded on first use where code generation is allowed and Ajv is installed; on the Fetch faces, none (a Worker's bundle cannot load one at run time). Without one, `onEvent` is told once (or a warning written) and calls pass unjudged
    */
   compile?: ToolSchemaCompiler;
   /**

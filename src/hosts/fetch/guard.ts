@@ -59,9 +59,17 @@ export interface FetchFace extends Face<Request> {
   chain: Chain;
 }
 
+/**
+ * The Fetch faces load no compiler of their own: a Worker's bundler refuses an import whose name is made at run time,
+ * and a Worker forbids the code generation a compiler needs. Without `tools.compile`, the face says so once.
+ */
+const NO_COMPILER = async () => ({
+  missing: "the Fetch faces load no compiler themselves (edgeCompiler() of wymcp/compile is one, where code generation is allowed)",
+});
+
 /** Checks a Fetch face's options; `extra` names the options the face itself takes beyond `FetchOptions`. */
 export function resolveFetchFace(options: unknown, extra: readonly string[] = []): FetchFace {
-  const face = resolveFace<Request>(options, { keys: extra, headersOf: (request) => request.headers });
+  const face = resolveFace<Request>(options, { keys: extra, headersOf: (request) => request.headers, loadCompiler: NO_COMPILER });
   return { ...face, chain: chainOf(face) };
 }
 

@@ -8,6 +8,7 @@ import { eraWithoutBody, type LimitOptions, positiveInteger } from "../../core/o
 import type { GateAction, GateRefuse, GateUnjudged } from "../../core/pipeline.js";
 import type { Chain } from "../../core/chain.js";
 import { answer, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
+import { loadEdgeCompiler } from "../shared/default-compiler.js";
 import { type Face, type FaceOptions, resolveFace } from "../shared/face.js";
 import { chainOf } from "../shared/face-chain.js";
 import { NodeAnswer, nodeRun, writeStageAnswer } from "../shared/node-chain.js";
@@ -51,7 +52,12 @@ export interface NodeFace extends Face<IncomingMessage> {
 
 /** Checks a Node face's options; `extra` names the options the face itself takes beyond `NodeOptions`. */
 export function resolveNodeFace(options: unknown, extra: readonly string[] = []): NodeFace {
-  const face = resolveFace<IncomingMessage>(options, { keys: extra, limits: ["discardTimeoutMs"], headersOf: (req) => req.headers });
+  const face = resolveFace<IncomingMessage>(options, {
+    keys: extra,
+    limits: ["discardTimeoutMs"],
+    headersOf: (req) => req.headers,
+    loadCompiler: (formats) => loadEdgeCompiler({ formats }),
+  });
   const limits = (options as NodeOptions | undefined)?.limits;
   return {
     ...face,

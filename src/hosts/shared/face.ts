@@ -8,10 +8,10 @@ import { type GateOptions, objectOption, type ResolvedOptions, resolveOptions, t
 import { deliverReport, type Report, type RuleStates } from "../../core/rules.js";
 import type { Telemetry } from "../../core/telemetry.js";
 import { ToolLockWatch, toolsLockOption } from "../../lock/tool-lock.js";
-import { type ToolsAtEdge, type ToolsOptions, toolsOption, toolsOptions } from "../../tools/tools-at-edge.js";
+import { type ToolSchemaCompiler, type ToolsAtEdge, type ToolsOptions, toolsOption, toolsOptions } from "../../tools/tools-at-edge.js";
 import { now } from "../../core/traced.js";
 import { type OutboundCheck, outboundSettings, type ReportSettings } from "../../outbound/tap.js";
-import { loadEdgeCompiler } from "./default-compiler.js";
+import type { Formats } from "../../core/formats.js";
 
 /** The options of every library face beyond the core's: the server's tools, the outbound check, the telemetry. */
 export interface FaceOptions<R> extends GateOptions<R> {
@@ -55,11 +55,17 @@ export const FACE_KEYS = ["tools", "outbound", "telemetry"] as const;
 
 /**
  * Checks a library face's options. `keys`: the face's own beyond `FaceOptions` (`onError`, `authInfo`); `limits`: the
- * `limits` it takes beyond `maxBodyBytes` and `maxDepth` (`discardTimeoutMs` on Node).
+ * `limits` it takes beyond `maxBodyBytes` and `maxDepth` (`discardTimeoutMs` on Node); `loadCompiler`: the compiler
+ * of the tools' schemas when `tools.compile` is not given, or why there is none.
  */
 export function resolveFace<R>(
   options: unknown,
-  face: { keys: readonly string[]; limits?: readonly string[]; headersOf: (request: R) => HeadersLike | undefined },
+  face: {
+    keys: readonly string[];
+    limits?: readonly string[];
+    headersOf: (request: R) => HeadersLike | undefined;
+    loadCompiler: (formats: Formats) => Promise<ToolSchemaCompiler | { missing: string }>;
+  },
 ): Face<R> {
   const given = objectOption("options", options === undefined ? {} : options) as FaceOptions<R> & Record<string, unknown>;
   const tools = toolsOptions(given.tools);
@@ -87,7 +93,7 @@ export function resolveFace<R>(
       onReject: resolved.onReject,
       onReport,
       // A tool's formats are read as the face reads the protocol's: asserted unless the `formats` rule is off.
-      loadCompiler: () => loadEdgeCompiler({ formats: rules.formats === "off" ? "annotation" : "strict" }),
+      loadCompiler: () => face.loadCompiler(rules.formats === "off" ? "annotation" : "strict"),
     }),
     toolLock:
       lock &&
