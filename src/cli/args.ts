@@ -6,7 +6,7 @@
  * gates' own: digits only, or `Infinity` where the limit may be off, checked by the core's option checks.
  */
 import { didYouMean } from "../core/nearest-name.js";
-import { positiveInteger as checkedInteger, WymcpOptionError } from "../core/options.js";
+import { positiveInteger as checkedInteger, WymcpOptionError } from "../options/options.js";
 
 /** A wrong flag: the command prints it with a pointer to --help and exits 2. */
 export class UsageError extends Error {

@@ -9,7 +9,7 @@
  * the protocol's keys) a boolean reads `false` too. No host type: the page bundles it.
  */
 
-import { PROTOCOL_METHODS } from "../core/protocol-methods.js";
+import { PROTOCOL_METHODS } from "../telemetry/protocol-methods.js";
 
 export const REDACTED = "[redacted]";
 

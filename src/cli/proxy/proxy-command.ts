@@ -3,7 +3,7 @@
  * (then export the last spans, with `--otel`).
  */
 import type { GateLog } from "../../log/gate-log.js";
-import { hostPolicyOption, versionsOption } from "../../core/options.js";
+import { hostPolicyOption, versionsOption } from "../../options/options.js";
 import type { GateFlags } from "../../hosts/shared/gate-flags.js";
 import type { LiveArgs } from "../../inspect/live/start.js";
 import { hostPort, LIST, positiveInteger, readArgs, SWITCH, UsageError, usageProblem, VALUE } from "../args.js";

@@ -3,14 +3,14 @@
  * naming the option and the value's type; no limit is ever silently switched off (every comparison with `NaN` is false,
  * so an unchecked `maxBodyBytes: NaN` would let any body through).
  */
-import { DEFAULT_MAX_DEPTH } from "./depth.js";
-import type { AdmissionSettings, RejectInfo } from "./admission.js";
-import { classifyEra, type Era, type HeadersLike } from "./era.js";
-import type { HostPolicy } from "./host-origin.js";
-import { didYouMean } from "./nearest-name.js";
-import { WymcpOptionError } from "./option-error.js";
-import { type Mode, type Report, type RuleContext, type Rules, type RuleStates, resolveRules } from "./rules.js";
-import type { Telemetry } from "./telemetry.js";
+import { DEFAULT_MAX_DEPTH } from "../core/depth.js";
+import type { AdmissionSettings, RejectInfo } from "../core/admission.js";
+import { classifyEra, type Era, type HeadersLike } from "../core/era.js";
+import type { HostPolicy } from "../core/host-origin.js";
+import { didYouMean } from "../core/nearest-name.js";
+import { WymcpOptionError } from "../core/option-error.js";
+import { type Mode, type Report, type RuleContext, type Rules, type RuleStates, resolveRules } from "../core/rules.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 
 export { DEFAULT_MAX_DEPTH, WymcpOptionError };
 
