@@ -9,6 +9,8 @@ import type { Era } from "../core/era.js";
 import { escapeText } from "../core/log-safe.js";
 import type { Report, RuleName } from "../core/rules.js";
 import type { ExchangeTrace, TransportFacts } from "../core/trace.js";
+// routing-shapes.ts imports nothing: the facts load no validator of the core with them.
+import { isRevision, PROTOCOL_VERSION_META_KEY } from "../core/routing-shapes.js";
 
 /**
  * What the gate did with a body: handed it on, answered it itself with an error, handed it on unjudged, or handed on a
@@ -95,9 +97,6 @@ export const MAX_URI_UNITS = 512;
 /** Longest `_meta` trace-context value extracted (W3C Baggage allows 8,192 bytes; `traceparent` is 55, `tracestate` 512). */
 export const MAX_CONTEXT_UNITS = 8192;
 
-// Restated rather than imported: era.ts and routing-shapes.ts live in the core module, which the adapters import whole.
-const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
-const REVISION = /^\d{4}-\d{2}-\d{2}$/;
 const RESOURCE_METHODS: ReadonlySet<string> = new Set(["resources/read", "resources/subscribe", "resources/unsubscribe"]);
 const JSONRPC_VERSION = /^\d{1,3}(?:\.\d{1,3})?$/;
 
@@ -168,7 +167,7 @@ function protocolVersionOf(
     era === "legacy" && method === "initialize" ? params?.protocolVersion : undefined,
     headerVersion?.trim(),
   ];
-  for (const claim of claims) if (typeof claim === "string" && REVISION.test(claim)) return claim;
+  for (const claim of claims) if (typeof claim === "string" && isRevision(claim)) return claim;
   return undefined;
 }
 
