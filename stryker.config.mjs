@@ -49,7 +49,7 @@ export default {
     "src/core/likely-branch.ts",
     "src/compile/runtime/brief-answer.ts",
     "src/core/admission.ts",
-    "src/core/options.ts",
+    "src/options/options.ts",
     "src/core/option-error.ts",
     "src/core/legacy-revision.ts",
     "src/core/legacy-checks.ts",

@@ -51,7 +51,7 @@ const { settings, era: eraOf } = resolveGate<undefined>(
   },
   { headersOf: () => undefined },
 );
-const face: GateFace = { settings, telemetry: undefined };
+const face: GateFace = { settings, tracer: undefined };
 
 function stdioExchange(revision: string | undefined): GateInput {
   const state = { declared: undefined as string | undefined, revision };

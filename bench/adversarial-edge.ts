@@ -8,7 +8,7 @@
  * step projected over the time budget not taken.
  */
 import { edgeCompiler } from "../src/compile/at-edge.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../src/options/options.js";
 import type { ToolSchemaCompiler } from "../src/tools/tools-at-edge.js";
 import {
   type EdgeCase,

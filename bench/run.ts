@@ -82,7 +82,7 @@ import { NAME_SIZES, NAME_STYLES } from "./long-names.js";
 import { bodyMemoryTable, bodyMemoryTarget, PIECES, runBodyMemory } from "./body-memory.js";
 import { runSoak, soakTable } from "./soak.js";
 import { runToolsAtEdgeBench, toolsAtEdgeTable, toolsAtEdgeTarget } from "./tools-at-edge.js";
-import { DEFAULT_MAX_BODY_BYTES } from "../src/core/options.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../src/options/options.js";
 import { headerCostTable, headerCostTargets } from "./header-cost.js";
 import { spread } from "./measure.js";
 import { importBundled } from "./bundled.js";

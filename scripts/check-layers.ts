@@ -1,10 +1,12 @@
 /**
  * @module `npm run check:layers` (and `npm run lint`): the import graph of `src/` and the rules its layers keep.
  * Fails, naming each edge, on an import circle in `src/`; on `src/` importing `scripts/` or `test/`; on `scripts/`
- * importing `test/`; on a layer importing one above it (`core/` < `outbound/` < `hosts/` < `cli/`; `check/`, `compile/`
- * and `inspect/` are libraries below `cli/`, which none of them imports; and `core/` never
- * `node:*` nor any package); on a portable folder (`core/`, `wire/`, `log/`, `tools/`, `lock/`, `outbound/`) importing
- * `node:*` or a package or using a Node global, and on a file a Worker's entry reaches doing either; on one host's folder
+ * importing `test/`; on a layer importing one above it (`core/` < `wire/`, `log/` < `telemetry/` < `options/` <
+ * `outbound/` < `lock/` < `tools/` < `hosts/` < `cli/`; `check/`, `compile/` and `inspect/` are libraries below `cli/`,
+ * which none of them imports; and `core/` never `node:*` nor any package); on a portable folder (`core/`, `wire/`,
+ * `log/`, `telemetry/`, `options/`, `tools/`, `lock/`, `outbound/`) importing `node:*` or a package or using a Node
+ * global, and on a file a Worker's entry reaches doing either; on a folder of `src/` that imports neither `node:*` nor a
+ * package yet is left out of the portable ones (a new room is held to the rule from its first file); on one host's folder
  * importing another's; on a `hosts/<host>/index.ts` that does more
  * than re-export; on `otel/` imported by anything but its entry, `src/otel.ts`, and the command line's `--otel` module; on
  * a file outside `core/` taking a step of the admission stage (`core/admission.ts`) rather than the gate pipeline; on a
@@ -127,28 +129,47 @@ export function layerOf(file: string): string {
 /** What each layer of `src/` may import besides itself and `generated/`: only layers below it. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   core: [],
-  // The wire's framing (lines, Server-Sent Events) and the log's events: small rooms over the core.
+  // The wire's framing (lines, Server-Sent Events, a message read) and the log's events and wording: small rooms over the core.
   wire: ["core"],
   log: ["core"],
   codegen: ["core"],
-  outbound: ["core", "wire"],
+  // What an observer is told of a judged message (the facts, the traced wrapper), with no observability library; and
+  // every face's options, checked (the telemetry option among them).
+  telemetry: ["core", "wire"],
+  options: ["core", "telemetry"],
+  outbound: ["core", "wire", "options"],
   // A feature after admission: its stage, its options and its log lines, over the core's chain. The tools option holds
   // the lock (`tools.lock`): the tools' room sits over the lock's.
-  lock: ["core", "wire", "log", "outbound"],
-  tools: ["core", "wire", "log", "outbound", "lock"],
+  lock: ["core", "wire", "log", "telemetry", "outbound"],
+  tools: ["core", "wire", "log", "options", "outbound", "lock"],
   // Every face: `node/`, `fetch/`, and the command line's two gates, `proxy/` and `stdio/`, a Node host each.
-  hosts: ["core", "wire", "log", "outbound", "tools", "lock"],
+  hosts: ["core", "wire", "log", "telemetry", "options", "outbound", "tools", "lock"],
   // Libraries a test imports without a process: the capture checker, the schema compiler, the inspector's page and server.
   check: ["core", "wire", "log", "outbound"],
-  compile: ["core", "codegen", "tools", "lock"],
-  inspect: ["core", "wire", "log", "check"],
+  compile: ["core", "codegen", "log", "tools", "lock"],
+  inspect: ["core", "wire", "log", "telemetry", "options", "check"],
   // Arguments, help and I/O over everything below it.
-  cli: ["core", "wire", "log", "codegen", "outbound", "tools", "lock", "hosts", "otel", "check", "compile", "inspect"],
-  // `wymcp/otel`'s own folder: the core's telemetry interface and `@opentelemetry/api`; only its entry loads it (and
+  cli: [
+    "core",
+    "wire",
+    "log",
+    "telemetry",
+    "options",
+    "codegen",
+    "outbound",
+    "tools",
+    "lock",
+    "hosts",
+    "otel",
+    "check",
+    "compile",
+    "inspect",
+  ],
+  // `wymcp/otel`'s own folder: the telemetry's interface and `@opentelemetry/api`; only its entry loads it (and
   // `--otel`'s module, whose log it writes to).
-  otel: ["core", "log"],
-  "core-entry": ["core"],
-  entry: ["core", "outbound", "tools", "lock", "hosts", "otel", "compile"],
+  otel: ["core", "log", "telemetry"],
+  "core-entry": ["core", "telemetry", "options"],
+  entry: ["core", "telemetry", "options", "outbound", "tools", "lock", "hosts", "otel", "compile"],
 };
 
 /**
@@ -199,7 +220,7 @@ export function layerProblems(root: string, edges: Edge[] = importGraph(root)): 
       );
     }
   }
-  problems.push(...portableProblems(root, edges));
+  problems.push(...portableProblems(root, edges), ...unlistedPortable(root, edges));
   problems.push(
     ...circles(edges.filter((e) => e.from.startsWith("src/") && e.to.startsWith("src/"))).map((c) => `import circle: ${c.join(" → ")}`),
   );
@@ -219,10 +240,29 @@ export function layerProblems(root: string, edges: Edge[] = importGraph(root)): 
  * The folders every face's chain runs on, Workers and Deno included: no `node:*`, no package, and no Node global
  * (`Buffer`, `process`, ...) in any of their files.
  */
-const PORTABLE: ReadonlySet<string> = new Set(["core", "wire", "log", "tools", "lock", "outbound"]);
+const PORTABLE: ReadonlySet<string> = new Set(["core", "wire", "log", "telemetry", "options", "tools", "lock", "outbound"]);
 
 /** The entries a Worker, Deno or Bun imports: everything they reach (type-only imports too) keeps the portable rule. */
 const PORTABLE_ENTRIES = ["src/index.ts", "src/fetch.ts", "src/outbound.ts", "src/otel.ts"];
+
+/** The layers whose portability is judged by what their entries reach, file by file, not folder-wide. */
+const MIXED_LAYERS: ReadonlySet<string> = new Set(["hosts", "entry", "core-entry"]);
+
+/**
+ * Every folder of `src/` that imports nothing of `node:*` and no package but is not in {@link PORTABLE}: it runs on
+ * every host today, and only the list keeps it so.
+ */
+function unlistedPortable(root: string, edges: Edge[]): string[] {
+  const bound = new Set<string>();
+  for (const { from, to } of edges)
+    if (from.startsWith("src/") && !SCANNED.some((folder) => to.startsWith(`${folder}/`)) && !to.startsWith("generated/"))
+      bound.add(layerOf(from));
+  const layers = new Set(walk(root, "src").map(layerOf));
+  return [...layers]
+    .filter((layer) => !PORTABLE.has(layer) && !MIXED_LAYERS.has(layer) && !bound.has(layer))
+    .sort()
+    .map((layer) => `src/${layer}/ imports neither node:* nor a package: list it in PORTABLE, so that it keeps running on every host`);
+}
 
 /** Globals Node has and the Web platform does not. */
 const NODE_GLOBALS: ReadonlySet<string> = new Set([

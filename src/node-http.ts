@@ -1,10 +1,10 @@
 /** @module wymcp/node: wymcp on Node `http`, Connect and Express (src/hosts/node/). */
-export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "./core/options.js";
+export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "./options/options.js";
 export { WymcpOptionError } from "./core/option-error.js";
 export { answerClientErrors, gateNode, serveFetch, wymcpNode } from "./hosts/node/index.js";
 export type { GateNodeListener, GateNodeOptions, NextFunction, NodeLimitOptions, NodeOptions } from "./hosts/node/index.js";
 export type { Admitted, RejectInfo, RejectReason, WymcpInfo } from "./core/admission.js";
-export type { AllowOptions, EraOption, GateOptions, LimitOptions } from "./core/options.js";
+export type { AllowOptions, EraOption, GateOptions, LimitOptions } from "./options/options.js";
 export type { Mode, Report, RuleName, Rules, RuleState } from "./core/rules.js";
 export type { FaceOptions } from "./hosts/shared/face.js";
 export type { CompileOutcome, ToolSchemaCompiler, ToolsEvent, ToolsOptions } from "./tools/tools-at-edge.js";
@@ -12,4 +12,4 @@ export type { ToolsLockFile } from "./lock/tool-lock.js";
 export type { OutboundCheck, OutboundViolations } from "./outbound/tap.js";
 export type { OnError } from "./hosts/shared/handler-error.js";
 export type { McpFetchHandler, McpFetchOptions } from "./hosts/shared/sdk-handler.js";
-export type { Telemetry } from "./core/telemetry.js";
+export type { Telemetry } from "./telemetry/telemetry.js";

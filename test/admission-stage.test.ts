@@ -21,7 +21,7 @@ import {
   reportRefusal,
   unsupportedMediaType,
 } from "../src/core/admission.js";
-import { eraWithoutBody, resolveLimits } from "../src/core/options.js";
+import { eraWithoutBody, resolveLimits } from "../src/options/options.js";
 import { reportsOf } from "../src/core/pipeline.js";
 import { resolveRules } from "../src/core/rules.js";
 

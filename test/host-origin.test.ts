@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { checkHostOrigin, isLoopback, LOOPBACK_POLICY } from "../src/core/host-origin.js";
-import { hostPolicyOption, WymcpOptionError } from "../src/core/options.js";
+import { hostPolicyOption, WymcpOptionError } from "../src/options/options.js";
 
 const policy = hostPolicyOption(["localhost:3000", "api.example"], ["https://app.example"])!;
 

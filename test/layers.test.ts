@@ -136,6 +136,26 @@ describe("each breach is named", () => {
       /src\/wire\/x\.ts:1 uses Buffer: wire\/ runs on every host, and only Node has Buffer/,
     ],
     [
+      "the telemetry's room importing a package (the observability library stays behind wymcp/otel)",
+      { "src/telemetry/x.ts": 'import { trace } from "@opentelemetry/api";\n' },
+      /src\/telemetry\/x\.ts imports @opentelemetry\/api: telemetry\/ runs on every host/,
+    ],
+    [
+      "the options' room using a Node global",
+      { "src/options/x.ts": "export const env = () => process.env;\n" },
+      /src\/options\/x\.ts:1 uses process: options\/ runs on every host/,
+    ],
+    [
+      "core/ importing the telemetry's room (the pipeline traces through the face's tracer)",
+      { "src/core/x.ts": 'import type { T } from "../telemetry/y.js";\n', "src/telemetry/y.ts": "" },
+      /core\/ may not import telemetry\//,
+    ],
+    [
+      "a new folder of src/ that imports neither node:* nor a package, left out of the portable ones",
+      { "src/metrics/x.ts": 'import "../core/a.js";\n', "src/core/a.ts": "" },
+      /src\/metrics\/ imports neither node:\* nor a package: list it in PORTABLE/,
+    ],
+    [
       "a file the Workers entry reaches importing node:*, through a host's shared folder",
       {
         "src/fetch.ts": 'export { f } from "./hosts/fetch/index.js";\n',
@@ -173,7 +193,7 @@ describe("each breach is named", () => {
         "src/hosts/node/d.ts": 'import "../shared/c.js";\nimport "../../outbound/b.js";\nimport "node:http";\n',
         "src/hosts/node/index.ts": 'export * from "./d.js";\n',
         "src/codegen/e.ts": 'import "../core/a.js";\nimport "ajv";\n',
-        "src/cli/f.ts": 'import "../hosts/node/index.js";\nimport "../codegen/e.js";\n',
+        "src/cli/f.ts": 'import "../hosts/node/index.js";\nimport "../codegen/e.js";\nimport "node:fs";\n',
         "src/otel/t.ts": 'import "../core/a.js";\nimport "@opentelemetry/api";\n',
         "src/otel.ts": 'export * from "./otel/t.js";\n',
         "src/cli/otel/start.ts": 'import "../../otel/t.js";\n',

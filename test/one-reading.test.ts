@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { isResponse } from "../src/core/is-response.js";
+import { isResponse } from "../src/wire/is-response.js";
 import { mediaType } from "../src/core/header-value.js";
 import { isJsonMediaType } from "../src/core/admission.js";
 

@@ -8,7 +8,7 @@ import "./support/built.js";
 import http from "node:http";
 import { describe, test } from "node:test";
 import { WymcpOptionError as CoreOptionError } from "wymcp";
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveOptions } from "../src/core/options.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveOptions } from "../src/options/options.js";
 import { gateFetch, WymcpOptionError, wymcpFetch } from "wymcp/fetch";
 import { gateNode, WymcpOptionError as NodeOptionError, wymcpNode } from "wymcp/node";
 import { listening, rawPost } from "./support/gate-fixtures.js";

@@ -9,10 +9,10 @@ import {
   MAX_URI_UNITS,
   messageFacts,
   sessionFact,
-} from "../src/core/telemetry.js";
+} from "../src/telemetry/telemetry.js";
 import type { Admission } from "../src/core/admission.js";
-import type { TransportFacts } from "../src/core/telemetry.js";
-import { traceOf } from "../src/core/traced.js";
+import type { TransportFacts } from "../src/core/trace.js";
+import { traceOf } from "../src/telemetry/traced.js";
 import { isServerError, KNOWN_METHODS, KNOWN_REVISIONS } from "../src/otel/conventions.js";
 import { mcpTelemetry } from "../src/otel/telemetry.js";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";

@@ -132,6 +132,7 @@ describe("the built dist/", () => {
   const STATELESS_COPIES_ALLOWED = new Set([
     "src/core/envelope.ts",
     "src/core/distill.ts",
+    "src/core/fact-words.ts",
     "src/core/likely-branch.ts",
     "src/core/utf8-length.ts",
     "src/core/log-safe.ts",

@@ -11,7 +11,7 @@
  *   `$ref` with a deep argument object, `anyOf`/`oneOf` fan-out, `uniqueItems` over objects; n grows the arguments.
  */
 import { judgeBody } from "../../src/core/admission.js";
-import { resolveLimits } from "../../src/core/options.js";
+import { resolveLimits } from "../../src/options/options.js";
 import { ToolsAtEdge, type ToolSchemaCompiler, type ToolsEvent } from "../../src/tools/tools-at-edge.js";
 import type { RequestHeaders } from "../../src/core/header-body.js";
 import { encodeHeaderValue } from "../../src/core/header-value.js";

@@ -7,7 +7,7 @@
 import { judgeBody } from "../../src/core/admission.js";
 import { classifyEra } from "../../src/core/era.js";
 import type { Formats } from "../../src/core/formats.js";
-import { DEFAULT_MAX_BODY_BYTES, resolveLimits } from "../../src/core/options.js";
+import { DEFAULT_MAX_BODY_BYTES, resolveLimits } from "../../src/options/options.js";
 import { judge as cliJudge, type Verdict } from "../../src/check/judge.js";
 import { validateMcpResponse } from "../../src/outbound.js";
 import type { Target } from "./cases.js";

@@ -519,7 +519,7 @@ export const EXPLAINED: readonly Explained[] = [
     why: "Equivalent: an accepted verdict already carries the same body.",
   },
   {
-    file: "src/core/options.ts",
+    file: "src/options/options.ts",
     mutator: "ConditionalExpression",
     original: 'typeof value === "number"',
     replacement: "true",

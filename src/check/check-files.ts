@@ -14,7 +14,7 @@ import { Exchange } from "./exchange.js";
 import { type GateLogRecord, gateLogRecord, recordOutcome } from "./gate-log-record.js";
 import { HarError, type HarMessages, harMessages } from "./har.js";
 import { bufferOf, fileChunks, trimLine } from "./input.js";
-import { cannotRead, fileReason } from "../core/file-problem.js";
+import { cannotRead, fileReason } from "../log/file-problem.js";
 import { type Line, LineSplitter } from "../wire/lines.js";
 import type { JudgeContext, JudgeOptions, Verdict } from "./judge.js";
 import { Negotiations } from "./negotiation.js";

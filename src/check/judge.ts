@@ -4,7 +4,7 @@
  */
 import type { Admission, AdmissionSettings, RefusalStatus, Refusal, RejectReason } from "../core/admission.js";
 import type { JsonRpcErrorResponse } from "../core/envelope.js";
-import { isResponse } from "../core/is-response.js";
+import { isResponse } from "../wire/is-response.js";
 import { classifyEra, type Era, type EraSignal } from "../core/era.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { judgeMessage, readMessage } from "../core/pipeline.js";

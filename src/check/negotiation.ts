@@ -8,7 +8,7 @@
  * a header (2025-03-26) in force, as `wymcp stdio` does.
  */
 import { legacyRevisionOf } from "../core/legacy-revision.js";
-import { negotiatedRevision } from "../core/negotiated-revision.js";
+import { negotiatedRevision } from "../outbound/negotiated-revision.js";
 
 /** Where a session's revision came from: the server's answer to `initialize` (`result`), or the request alone. */
 export interface Negotiated {

@@ -3,10 +3,10 @@
  * value, or a value that may repeat) and reads them with `readArgs`: `--name VALUE` or `--name=VALUE`, a switch as
  * `--name` and switched off as `--no-name`, `--` ending the flags. An unknown flag names the nearest known one. One
  * `UsageError` (the command prints it with a pointer to `--help` and exits 2), and one rule for a number flag, the
- * gates' own: digits only, or `Infinity` where the limit may be off, checked by the core's option checks.
+ * gates' own: digits only, or `Infinity` where the limit may be off, checked by the faces' option checks.
  */
 import { didYouMean } from "../core/nearest-name.js";
-import { positiveInteger as checkedInteger, WymcpOptionError } from "../core/options.js";
+import { positiveInteger as checkedInteger, WymcpOptionError } from "../options/options.js";
 
 /** A wrong flag: the command prints it with a pointer to --help and exits 2. */
 export class UsageError extends Error {

@@ -4,8 +4,8 @@
  * starts: a wrong value is a usage error, never a limit or a rule that quietly goes away.
  */
 import { readFileSync } from "node:fs";
-import { cannotRead } from "../core/file-problem.js";
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveLimits, WymcpOptionError } from "../core/options.js";
+import { cannotRead } from "../log/file-problem.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveLimits, WymcpOptionError } from "../options/options.js";
 import { toolsLockOption } from "../lock/tool-lock.js";
 import type { ToolsLockFile } from "../lock/tool-lock.js";
 import { type GateFlags, resolveGate } from "../hosts/shared/gate-flags.js";

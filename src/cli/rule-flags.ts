@@ -4,7 +4,7 @@
  * enforced rule to report (`mode: "report"`).
  */
 import { didYouMean } from "../core/nearest-name.js";
-import type { WymcpOptionError } from "../core/options.js";
+import type { WymcpOptionError } from "../options/options.js";
 import { type Mode, RULE_STATES, RULES, type RuleName, type RuleState, type Rules } from "../core/rules.js";
 import { LIST, SWITCH, UsageError } from "./args.js";
 

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { cannotRead } from "../core/file-problem.js";
+import { cannotRead } from "../log/file-problem.js";
 
 export type Role = "input" | "output" | "schema";
 

@@ -5,7 +5,7 @@ import type { Stats } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { cannotRead } from "../core/file-problem.js";
+import { cannotRead } from "../log/file-problem.js";
 import { toolsOf } from "../tools/tools-at-edge.js";
 
 /** A file that holds no tools, or cannot be read: the command reports it as a usage error. */

@@ -9,7 +9,7 @@
 import type { Acceptance, Refusal } from "./admission.js";
 import type { Era } from "./era.js";
 import type { RequestHeaders } from "./header-body.js";
-import type { ExchangeTrace } from "./telemetry.js";
+import type { ExchangeTrace } from "./trace.js";
 
 /**
  * The stages in the one order they run. A request meets the lock before the server's tools: a call the lock keeps out

@@ -1,6 +1,7 @@
 import type { ValidationError } from "../../generated/validator.js";
 import type { InvalidRequestData, LocatedError } from "./envelope.js";
 import { ERROR_BUDGET } from "./error-budget.js";
+import { factWords } from "./fact-words.js";
 import { keepLikelyBranches } from "./likely-branch.js";
 import { cutEscaped, safePointer } from "./log-safe.js";
 import { jsonStringLength } from "./utf8-length.js";
@@ -178,29 +179,12 @@ export function messageFor(keyword: string, p: Record<string, unknown>): string 
       return `must equal ${JSON.stringify(p.allowedValue)}`;
     case "enum":
       return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
-    case "format":
-      return `must be a valid ${JSON.stringify(p.format)} string`;
     case "anyOf":
       return UNION_MESSAGE;
-    case "oneOf":
-      return "must match exactly one of the allowed shapes";
-    case "minimum":
-    case "maximum":
-    case "exclusiveMinimum":
-    case "exclusiveMaximum":
-      return `must be ${p.comparison} ${p.limit}`;
-    case "maxItems":
-      return `must have at most ${p.limit} items`;
-    case "minItems":
-      return `must have at least ${p.limit} items`;
-    case "maxLength":
-      return `must be at most ${p.limit} characters long`;
-    case "minLength":
-      return `must be at least ${p.limit} characters long`;
     case "pattern":
       return `must match pattern ${JSON.stringify(p.pattern)}`;
     default:
-      return `fails the schema's ${JSON.stringify(keyword)} rule`;
+      return factWords(keyword, p) ?? `fails the schema's ${JSON.stringify(keyword)} rule`;
   }
 }
 

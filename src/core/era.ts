@@ -6,6 +6,7 @@ import {
   isJsonRpcRequest,
   isJsonRpcResponse,
   isPlainObject,
+  isRevision,
   isValidEnvelope,
   metaOf,
   PROTOCOL_VERSION_META_KEY,
@@ -47,16 +48,6 @@ export interface HeadersReader {
 export type HeadersLike = HeadersReader | Record<string, string | string[] | undefined>;
 
 const FIRST_MODERN_REVISION = eras.modern.revision;
-const REVISION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
-
-/**
- * Whether a value has the shape of a revision (a date); revisions then compare as strings, and every one
- * from the first modern revision on is modern (later revisions join the same way).
- */
-export function isRevision(value: string): boolean {
-  return REVISION_SHAPE.test(value);
-}
-
 /**
  * The lane the official SDK's router (`isLegacyRequest`, `@modelcontextprotocol/server`) sends a POST to,
  * with the signal that decided it. First match wins:

@@ -1,7 +1,7 @@
 /**
  * @module pipeline: the one sequence every face runs on what a client sends, whatever carries it. A request is screened
  * (the `Host`/`Origin` policy's `403`, or a method that goes straight through), its body admitted (admission.ts), the
- * verdict traced (traced.ts) and told (`onReject` for a refusal, `onReport` for each rule in `"report"` it fails), and
+ * verdict traced (the face's tracer, trace.ts) and told (`onReject` for a refusal, `onReport` for each rule in `"report"` it fails), and
  * the modern-notification `202` decided. A body the `limits` rule would refuse, with the rule in `"report"` or `"off"`,
  * is handed on unjudged, as the client sent it.
  * A face gets back an action and applies it with its own I/O: nothing here writes an answer.
@@ -28,21 +28,20 @@ import {
 import type { Era } from "./era.js";
 import type { HostPolicy } from "./host-origin.js";
 import { deliverReport, inboundReport, type Report, type RuleName } from "./rules.js";
-import type { ExchangeTrace, Telemetry, TransportFacts } from "./telemetry.js";
-import { type TracedHeaders, traceOf } from "./traced.js";
+import type { ExchangeTrace, ExchangeTracer, TracedHeaders, TransportFacts } from "./trace.js";
 
 /** What the pipeline needs of a face, its options checked once. */
 export interface GateFace {
   readonly settings: AdmissionSettings;
   /** The `Host`/`Origin` policy; unset: no check. */
   readonly hosts?: HostPolicy | undefined;
-  /** Spans and metrics for every body judged; the settings' `clock` then starts each trace. */
-  readonly telemetry?: Telemetry | undefined;
+  /** Spans and metrics for every body judged (the `telemetry` option's); the settings' `clock` then starts each trace. */
+  readonly tracer?: ExchangeTracer | undefined;
   readonly onReject?: ((info: RejectInfo) => void) | undefined;
   readonly onReport?: ((report: Report) => void) | undefined;
 }
 
-/** What the trace of one body records of its transport, read only when there is telemetry. */
+/** What the trace of one body records of its transport, read only when there is a tracer. */
 export interface TraceFacts {
   transport: TransportFacts;
   headers: TracedHeaders;
@@ -163,7 +162,7 @@ export function gateBytes(
 }
 
 function startOf(face: GateFace): number {
-  return face.telemetry && face.settings.clock ? face.settings.clock() : 0;
+  return face.tracer && face.settings.clock ? face.settings.clock() : 0;
 }
 
 function act(face: GateFace, verdict: Admission, began: number, facts: () => TraceFacts, bytes: Uint8Array | undefined): GateAction {
@@ -175,9 +174,9 @@ function act(face: GateFace, verdict: Admission, began: number, facts: () => Tra
       : undefined;
   if (reports) for (const report of reports) deliverReport(face.onReport, report);
   let trace: ExchangeTrace | undefined;
-  if (face.telemetry) {
+  if (face.tracer) {
     const { transport, headers } = facts();
-    trace = traceOf(face.telemetry, { verdict, startTime: began, transport, headers, reported: reports && rulesOf(reports), unjudged });
+    trace = face.tracer({ verdict, startTime: began, transport, headers, reported: reports && rulesOf(reports), unjudged });
   }
   if (!verdict.ok) {
     if (unjudged) return { action: "unjudged", refusal: verdict, trace, bytes };

@@ -9,6 +9,16 @@ export const CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapab
 const CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo";
 const LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel";
 const RELATED_TASK_META_KEY = "io.modelcontextprotocol/related-task";
+const REVISION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Whether a value has the shape of a revision (a date); revisions then compare as strings, and every one
+ * from the first modern revision on is modern (later revisions join the same way).
+ */
+export function isRevision(value: string): boolean {
+  return REVISION_SHAPE.test(value);
+}
+
 const LOG_LEVELS: ReadonlySet<unknown> = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
 
 type Json = Record<string, unknown>;

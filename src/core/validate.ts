@@ -11,7 +11,8 @@ import {
   type InvalidRequestData,
   type JsonRpcErrorResponse,
 } from "./envelope.js";
-import { isRevision, type Era } from "./era.js";
+import type { Era } from "./era.js";
+import { isRevision } from "./routing-shapes.js";
 import { switchFormats } from "./format-switch.js";
 import { headerMismatchResponse, headerProblem, headersAgree, type RequestHeaders } from "./header-body.js";
 import { legacyMethodOf } from "./legacy-revision.js";

@@ -9,7 +9,9 @@
  * the protocol's keys) a boolean reads `false` too. No host type: the page bundles it.
  */
 
-import { PROTOCOL_METHODS } from "../core/protocol-methods.js";
+import { PROTOCOL_METHODS } from "../telemetry/protocol-methods.js";
+// A revision is a date: one of that shape says nothing else.
+import { isRevision, PROTOCOL_VERSION_META_KEY } from "../core/routing-shapes.js";
 
 export const REDACTED = "[redacted]";
 
@@ -58,8 +60,6 @@ export const PROTOCOL_WORDS: Readonly<Record<string, ReadonlySet<string>>> = {
   stopReason: new Set(["endTurn", "maxTokens", "stopSequence", "toolUse"]),
 };
 
-/** A revision is a date: one of that shape says nothing else. */
-const REVISION = /^\d{4}-\d{2}-\d{2}$/;
 /** The `_meta` keys the protocol reserves for itself (the rest are the sender's own). */
 const PROTOCOL_META = /^io\.modelcontextprotocol\//;
 /** Methods whose `params.name` names what they call: a tool, a prompt. */
@@ -104,8 +104,7 @@ function meta(value: JsonObject): JsonObject {
   for (const key of Object.keys(value)) {
     const item = value[key]!;
     if (key === "progressToken") out[key] = typeof item === "string" || typeof item === "number" ? item : opaque(item);
-    else if (key === "io.modelcontextprotocol/protocolVersion")
-      out[key] = typeof item === "string" && REVISION.test(item) ? item : opaque(item);
+    else if (key === PROTOCOL_VERSION_META_KEY) out[key] = typeof item === "string" && isRevision(item) ? item : opaque(item);
     else out[key] = PROTOCOL_META.test(key) ? walk(key, item, undefined) : opaque(item);
   }
   return out;
@@ -145,7 +144,7 @@ function walk(key: string, value: Json, path: string | undefined): Json {
   if (typeof value === "string") {
     if (PROTOCOL_WORDS[key]?.has(value)) return value;
     if (key === "name" && path !== undefined && NAMED_AT.has(path)) return value;
-    if (key === "protocolVersion" && REVISION.test(value)) return value;
+    if (key === "protocolVersion" && isRevision(value)) return value;
     return key === "requestId" || key === "progressToken" ? value : REDACTED;
   }
   if (typeof value === "number") return key === "requestId" || key === "progressToken" ? value : 0;

@@ -2,7 +2,7 @@
  * @module row: one judged message as the inspector shows it, and the facts of its columns read from the verdict that
  * `wymcp check` gives (check/judge.ts). No host type: the server and the page both read it.
  */
-import { isResponse } from "../core/is-response.js";
+import { isResponse } from "../wire/is-response.js";
 import type { LocatedError } from "../core/envelope.js";
 import type { OutboundVerdict, Verdict } from "../check/judge.js";
 import type { OwnAnswer } from "../log/gate-log.js";

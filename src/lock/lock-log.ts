@@ -6,7 +6,7 @@
 import type { RejectInfo } from "../core/admission.js";
 import { type GateHooks, type GateLog, notify } from "../log/gate-log.js";
 import type { Report, RuleState } from "../core/rules.js";
-import type { Telemetry } from "../core/telemetry.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 import { ToolLockWatch, toolsLockOption } from "./tool-lock.js";
 
 /**

@@ -2,7 +2,7 @@
  * @module gate-log: what `wymcp proxy` and `wymcp stdio` report per message, and their log. Each face calls two hooks:
  * `onVerdict` once per judged message, `onAnswer` when the answer to a request id is written to the client (the
  * server's, handed back, or wymcp's own). The log is one subscriber (telemetry reads the admission verdict itself,
- * through core/traced.ts, since these events carry nothing of the body). Log lines are built from
+ * through telemetry/traced.ts, since these events carry nothing of the body). Log lines are built from
  * wymcp's answer and the verdict, and take of the message only what says which it was: the id, echoed under the
  * answers' rules; the method, and a tool's or prompt's name, escaped and bounded as the answers escape a client's
  * keys. Never a value of its arguments.

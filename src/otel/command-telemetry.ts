@@ -1,5 +1,5 @@
 /** @module command-telemetry: what `--otel` gives a command, and its one error. */
-import type { Telemetry } from "../core/telemetry.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 
 /** Longest wait, once the face has drained, for the SDK to export what it still holds (the last spans, the metrics). */
 export const SHUTDOWN_TIMEOUT_MS = 5_000;

@@ -5,7 +5,7 @@
  * silent. docs/observability.md lists each with its source.
  */
 
-import { PROTOCOL_METHODS } from "../core/protocol-methods.js";
+import { PROTOCOL_METHODS } from "../telemetry/protocol-methods.js";
 
 export const ATTR = {
   // MCP (semantic-conventions-genai, model/mcp/registry.yaml)

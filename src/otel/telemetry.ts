@@ -34,13 +34,13 @@ import {
   type AnswerFacts,
   MAX_NAME_UNITS,
   safeText,
-  type ExchangeTrace,
   type JudgedExchange,
   type MessageFacts,
   type MetaTraceContext,
   type Telemetry,
-} from "../core/telemetry.js";
+} from "../telemetry/telemetry.js";
 import type { Report } from "../core/rules.js";
+import type { ExchangeTrace } from "../core/trace.js";
 import {
   ATTR,
   EXECUTE_TOOL,

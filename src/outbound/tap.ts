@@ -10,7 +10,7 @@ import type { Era } from "../core/era.js";
 import type { Formats } from "../core/formats.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { escapeText } from "../core/log-safe.js";
-import { describeValue, WymcpOptionError } from "../core/options.js";
+import { describeValue, WymcpOptionError } from "../options/options.js";
 import { deliverReport, MAX_REPORT_NAME_UNITS, type Report, type RuleState } from "../core/rules.js";
 import { MAX_TAPPED_MESSAGE_UNITS, readMessages } from "../wire/messages.js";
 import type { OutboundViolations } from "./validate-response.js";

@@ -5,7 +5,7 @@
  * what the face hands the server as its authentication), its cookies, its legacy session, the URL it calls, and the
  * headers the operator names. They are kept only as a SHA-256 digest salted per face, never in clear. Web APIs only.
  */
-import { describeValue, WymcpOptionError } from "../core/options.js";
+import { describeValue, WymcpOptionError } from "../options/options.js";
 import { sha256Hex } from "../wire/sha256.js";
 
 /** The headers that tell callers apart by default: credentials, cookies, the legacy session. */

@@ -16,7 +16,7 @@ import type { RequestHeaders } from "../core/header-body.js";
 import { legacyRevisionOf } from "../core/legacy-revision.js";
 import { escapeText } from "../core/log-safe.js";
 import { didYouMean } from "../core/nearest-name.js";
-import { describeValue, optionalFunction, WymcpOptionError } from "../core/options.js";
+import { describeValue, optionalFunction, WymcpOptionError } from "../options/options.js";
 import { type ParamDeclaration, paramDeclarations, paramMismatchResponse, paramProblem } from "./param-headers.js";
 import { deliverReport, inboundReport, MAX_REPORT_NAME_UNITS, type Report, type RuleState } from "../core/rules.js";
 import { schemaRisk } from "./schema-risk.js";

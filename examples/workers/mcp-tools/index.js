@@ -404,6 +404,31 @@ const { invalidResult, notObject, notObjectResult, providerOver } = (() => {
 // src/core/error-budget.ts
 var ERROR_BUDGET = 64;
 
+// src/core/fact-words.ts
+function factWords(keyword, p) {
+  switch (keyword) {
+    case "format":
+      return `must be a valid ${JSON.stringify(p.format)} string`;
+    case "oneOf":
+      return "must match exactly one of the allowed shapes";
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      return "must be " + p.comparison + " " + p.limit;
+    case "maxItems":
+      return "must have at most " + p.limit + " items";
+    case "minItems":
+      return "must have at least " + p.limit + " items";
+    case "maxLength":
+      return "must be at most " + p.limit + " characters long";
+    case "minLength":
+      return "must be at least " + p.limit + " characters long";
+    default:
+      return void 0;
+  }
+}
+
 // src/core/likely-branch.ts
 function keepLikelyBranches(errors) {
   let unions;
@@ -641,23 +666,6 @@ function problemOf(error) {
       return "must equal the schema's constant";
     case "enum":
       return "must be one of the allowed values";
-    case "format":
-      return `must be a valid ${JSON.stringify(p.format)} string`;
-    case "oneOf":
-      return "must match exactly one of the allowed shapes";
-    case "minimum":
-    case "maximum":
-    case "exclusiveMinimum":
-    case "exclusiveMaximum":
-      return "must be " + p.comparison + " " + p.limit;
-    case "maxItems":
-      return "must have at most " + p.limit + " items";
-    case "minItems":
-      return "must have at least " + p.limit + " items";
-    case "maxLength":
-      return "must be at most " + p.limit + " characters long";
-    case "minLength":
-      return "must be at least " + p.limit + " characters long";
     case "maxProperties":
       return "must have at most " + p.limit + " properties";
     case "minProperties":
@@ -671,7 +679,7 @@ function problemOf(error) {
     case "not":
       return "must not match the excluded shape";
     default:
-      return `fails the schema's ${JSON.stringify(error.keyword)} rule`;
+      return factWords(error.keyword, p) ?? `fails the schema's ${JSON.stringify(error.keyword)} rule`;
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { type CheckSink, checkFiles } from "../../check/check-files.js";
 import { usageProblem } from "../args.js";
+import { commandArgs } from "../command-start.js";
 import { colourEnabled, parseCheckOptions } from "./options.js";
 import { CHECK_USAGE } from "./usage.js";
 
@@ -14,18 +15,9 @@ const STDOUT: CheckSink = {
 
 /** Runs `wymcp check <argv>`; resolves to the exit code. */
 export async function runCheck(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseCheckOptions>;
-  try {
-    parsed = parseCheckOptions(argv);
-  } catch (error) {
-    process.stderr.write(usageProblem("check", error));
-    return 2;
-  }
-  const { options, files, help } = parsed;
-  if (help) {
-    process.stdout.write(CHECK_USAGE);
-    return 0;
-  }
+  const read = commandArgs("check", argv, parseCheckOptions, CHECK_USAGE);
+  if ("exit" in read) return read.exit;
+  const { options, files } = read.args;
   if (files.length === 0) {
     if (process.stdin.isTTY) {
       process.stderr.write(usageProblem("check", "no input: name files to check, or pipe messages to standard input (one per line)"));

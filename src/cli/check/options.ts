@@ -1,5 +1,5 @@
 /** @module options: the arguments of `wymcp check` (and `wymcp inspect`, which judges as it does), read and checked. */
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveLimits, WymcpOptionError } from "../../core/options.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, resolveLimits, WymcpOptionError } from "../../options/options.js";
 import { type RuleName, resolveRules } from "../../core/rules.js";
 import type { CheckOptions } from "../../check/check-files.js";
 import { CHECKED_RULES } from "../../check/by-rule.js";

@@ -1,5 +1,5 @@
 /** @module usage: the help texts of `wymcp` and of `wymcp check`. */
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "../../core/options.js";
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH } from "../../options/options.js";
 
 const CHECK_SYNOPSIS = "Usage: wymcp check [options] [file ...]";
 

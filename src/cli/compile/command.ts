@@ -9,7 +9,8 @@ import { lint, lintSummary, renderFindings } from "../../compile/lint.js";
 import { type Client, CLIENTS } from "../../compile/lint-rules.js";
 import { type InputFile, readInput } from "../../compile/read-inputs.js";
 import { writeLock } from "../../compile/lock.js";
-import { HELP, headerLines, LIST, readArgs, SWITCH, UsageError, usageProblem, VALUE } from "../args.js";
+import { HELP, headerLines, LIST, readArgs, SWITCH, UsageError, VALUE } from "../args.js";
+import { commandArgs } from "../command-start.js";
 import { COMPILE_USAGE } from "./usage.js";
 
 interface CompileOptions {
@@ -109,17 +110,9 @@ function parseClients(list: string): Client[] {
 const say = (line: string, failed?: boolean) => void (failed ? process.stderr : process.stdout).write(line);
 
 export async function runCompile(argv: string[]): Promise<number> {
-  let options: CompileOptions | "help";
-  try {
-    options = parseCompileArgs(argv);
-  } catch (error) {
-    process.stderr.write(usageProblem("compile", error));
-    return 2;
-  }
-  if (options === "help") {
-    process.stdout.write(COMPILE_USAGE);
-    return 0;
-  }
+  const read = commandArgs("compile", argv, parseCompileArgs, COMPILE_USAGE);
+  if ("exit" in read) return read.exit;
+  const options = read.args;
   let inputs: InputFile[];
   try {
     inputs = options.from

@@ -4,6 +4,7 @@
  */
 import { type CheckOptions, checkFiles } from "../../check/check-files.js";
 import { HELP, hostPort, positiveInteger, readArgs, UsageError, usageProblem, VALUE } from "../args.js";
+import { commandArgs } from "../command-start.js";
 import { CHECK_FLAGS, checkOptions } from "../check/options.js";
 import { isLoopback, type Listener, listen, PageMissingError } from "../../inspect/listener.js";
 import { DEFAULT_MAX_ROWS, RowRing } from "../../inspect/ring.js";
@@ -69,17 +70,8 @@ export class NothingToShowError extends Error {
 
 /** Runs `wymcp inspect <argv>`; resolves to the exit code once interrupted. */
 export async function runInspectCommand(argv: string[]): Promise<number> {
-  let help: boolean;
-  try {
-    help = parseInspectArgs(argv).help;
-  } catch (error) {
-    process.stderr.write(usageProblem("inspect", error));
-    return 2;
-  }
-  if (help) {
-    process.stdout.write(INSPECT_USAGE);
-    return 0;
-  }
+  const read = commandArgs("inspect", argv, parseInspectArgs, INSPECT_USAGE);
+  if ("exit" in read) return read.exit;
   let started: Awaited<ReturnType<typeof startInspect>>;
   try {
     started = await startInspect(argv);

@@ -3,10 +3,11 @@
  * (then export the last spans, with `--otel`).
  */
 import type { GateLog } from "../../log/gate-log.js";
-import { hostPolicyOption, versionsOption } from "../../core/options.js";
+import { hostPolicyOption, versionsOption } from "../../options/options.js";
 import type { GateFlags } from "../../hosts/shared/gate-flags.js";
 import type { LiveArgs } from "../../inspect/live/start.js";
-import { hostPort, LIST, positiveInteger, readArgs, SWITCH, UsageError, usageProblem, VALUE } from "../args.js";
+import { hostPort, LIST, positiveInteger, readArgs, SWITCH, UsageError, VALUE } from "../args.js";
+import { commandArgs } from "../command-start.js";
 import { startFace, type StartedFace } from "../face-start.js";
 import { CALLER_FLAGS, GATE_FLAGS, sharedFlags, type ToolsFlags } from "../gate-options.js";
 import { createProxy, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_ANSWER_BYTES, listen, type ProxyOptions } from "../../hosts/proxy/proxy.js";
@@ -98,17 +99,9 @@ function allowFlags(values: {
 
 /** Runs `wymcp proxy <argv>`; resolves to the exit code once the proxy has drained (or could not start). */
 export async function runProxyCommand(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseProxyArgs>;
-  try {
-    parsed = parseProxyArgs(argv);
-  } catch (error) {
-    process.stderr.write(usageProblem("proxy", error));
-    return 2;
-  }
-  if (parsed.help) {
-    process.stdout.write(PROXY_USAGE);
-    return 0;
-  }
+  const read = commandArgs("proxy", argv, parseProxyArgs, PROXY_USAGE);
+  if ("exit" in read) return read.exit;
+  const parsed = read.args;
   const started = await startFace("proxy", { options: parsed.options, tools: parsed.toolFlags, live: parsed.live });
   if ("exit" in started) return started.exit === 2 ? 2 : 1;
   const { log, otel, tools, hooks } = started;

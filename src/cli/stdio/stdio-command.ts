@@ -2,7 +2,8 @@
  * @module stdio/stdio-command: `wymcp stdio -- command [args...]`, the flags and the process.
  */
 import type { LiveArgs } from "../../inspect/live/start.js";
-import { positiveInteger, readArgs, UsageError, usageProblem, VALUE } from "../args.js";
+import { positiveInteger, readArgs, UsageError, VALUE } from "../args.js";
+import { commandArgs } from "../command-start.js";
 import { startFace } from "../face-start.js";
 import { GATE_FLAGS, sharedFlags, type ToolsFlags } from "../gate-options.js";
 import { DEFAULT_STOP_TIMEOUT_MS, runStdioGate, type StdioOptions } from "../../hosts/stdio/gate.js";
@@ -30,17 +31,9 @@ export function parseStdioArgs(
 
 /** Runs `wymcp stdio <argv>`; resolves to the server's exit code (2 for a usage error). */
 export async function runStdioCommand(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseStdioArgs>;
-  try {
-    parsed = parseStdioArgs(argv);
-  } catch (error) {
-    process.stderr.write(usageProblem("stdio", error));
-    return 2;
-  }
-  if (parsed.help) {
-    process.stdout.write(STDIO_USAGE);
-    return 0;
-  }
+  const read = commandArgs("stdio", argv, parseStdioArgs, STDIO_USAGE);
+  if ("exit" in read) return read.exit;
+  const parsed = read.args;
   // Nothing the server could be started with failed: a file or address that cannot be opened exits 2 before it starts.
   const started = await startFace("stdio", { options: parsed.options, tools: parsed.toolFlags, live: parsed.live });
   if ("exit" in started) return 2;

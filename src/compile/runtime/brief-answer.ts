@@ -6,6 +6,7 @@
  * core's own; no value of the arguments appears, only keys inside locations.
  */
 import { escapePointer, UNION_MESSAGE } from "../../core/distill.js";
+import { factWords } from "../../core/fact-words.js";
 import { keepLikelyBranches } from "../../core/likely-branch.js";
 import { cutEscaped, SEGMENT_LENGTH, safePointer } from "../../core/log-safe.js";
 
@@ -132,8 +133,9 @@ function locationOf(error: BriefError): string {
 }
 
 /**
- * Words from the schema's facts alone: `enum` and `const` say "the allowed values", never which. Numbers are joined
- * with `+`: a template literal converting one costs more (see the comment in `briefAnswer`).
+ * Words from the schema's facts alone: `enum` and `const` say "the allowed values", never which; a bound's and a
+ * format's words are the core's (`factWords`). Numbers are joined with `+`: a template literal converting one costs
+ * more (see the comment in `briefAnswer`).
  */
 function problemOf(error: BriefError): string {
   const p = error.params;
@@ -153,23 +155,6 @@ function problemOf(error: BriefError): string {
       return "must equal the schema's constant";
     case "enum":
       return "must be one of the allowed values";
-    case "format":
-      return `must be a valid ${JSON.stringify(p.format)} string`;
-    case "oneOf":
-      return "must match exactly one of the allowed shapes";
-    case "minimum":
-    case "maximum":
-    case "exclusiveMinimum":
-    case "exclusiveMaximum":
-      return "must be " + p.comparison + " " + p.limit;
-    case "maxItems":
-      return "must have at most " + p.limit + " items";
-    case "minItems":
-      return "must have at least " + p.limit + " items";
-    case "maxLength":
-      return "must be at most " + p.limit + " characters long";
-    case "minLength":
-      return "must be at least " + p.limit + " characters long";
     case "maxProperties":
       return "must have at most " + p.limit + " properties";
     case "minProperties":
@@ -185,6 +170,6 @@ function problemOf(error: BriefError): string {
     case "not":
       return "must not match the excluded shape";
     default:
-      return `fails the schema's ${JSON.stringify(error.keyword)} rule`;
+      return factWords(error.keyword, p) ?? `fails the schema's ${JSON.stringify(error.keyword)} rule`;
   }
 }

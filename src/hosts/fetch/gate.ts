@@ -5,8 +5,8 @@
  */
 import type { ChainRun } from "../../core/chain.js";
 import { internalErrorResponse } from "../../core/envelope.js";
-import { optionalFunction, eraWithoutBody, WymcpOptionError } from "../../core/options.js";
-import { errorTypeOf } from "../../core/telemetry.js";
+import { optionalFunction, eraWithoutBody, WymcpOptionError } from "../../options/options.js";
+import { errorTypeOf } from "../../telemetry/telemetry.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import type { AuthInfoOf, McpFetchHandler, TakesParsedBody } from "../shared/sdk-handler.js";
 import { chainResponse } from "./answer.js";

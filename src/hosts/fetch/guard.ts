@@ -5,7 +5,7 @@
  */
 import type { Refusal, WymcpInfo } from "../../core/admission.js";
 import type { Era } from "../../core/era.js";
-import { eraWithoutBody } from "../../core/options.js";
+import { eraWithoutBody } from "../../options/options.js";
 import {
   type GateAction,
   gateBody,
@@ -17,7 +17,7 @@ import {
 } from "../../core/pipeline.js";
 import type { Chain, ChainRun, StageAnswer } from "../../core/chain.js";
 import { FetchHeaders } from "../../core/header-body.js";
-import type { ExchangeTrace } from "../../core/telemetry.js";
+import type { ExchangeTrace } from "../../core/trace.js";
 import { type Face, type FaceOptions, resolveFace } from "../shared/face.js";
 import { chainOf } from "../shared/face-chain.js";
 import { chainResponse, ownResponse } from "./answer.js";

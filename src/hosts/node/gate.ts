@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ChainRun } from "../../core/chain.js";
 import { internalErrorResponse } from "../../core/envelope.js";
-import { eraWithoutBody } from "../../core/options.js";
+import { eraWithoutBody } from "../../options/options.js";
 import type { GateAction } from "../../core/pipeline.js";
 import { type OnError, onErrorOption, reportHandlerError } from "../shared/handler-error.js";
 import { NodeAnswer, type NodeOut, nodeRun, writeStageAnswer } from "../shared/node-chain.js";

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WymcpInfo } from "../../core/admission.js";
-import { eraWithoutBody, type LimitOptions, positiveInteger } from "../../core/options.js";
+import { eraWithoutBody, type LimitOptions, positiveInteger } from "../../options/options.js";
 import type { GateAction, GateRefuse, GateUnjudged } from "../../core/pipeline.js";
 import type { Chain } from "../../core/chain.js";
 import { answer, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";

@@ -9,12 +9,13 @@ import type { AddressInfo } from "node:net";
 
 import { type HostPolicy, isLoopback, LOOPBACK_POLICY } from "../../core/host-origin.js";
 import { answerId, errorResponse, INTERNAL_ERROR, type JsonRpcId } from "../../core/envelope.js";
-import { eraWithoutBody } from "../../core/options.js";
-import type { ExchangeTrace, Telemetry } from "../../core/telemetry.js";
+import { eraWithoutBody } from "../../options/options.js";
+import type { ExchangeTrace } from "../../core/trace.js";
+import type { Telemetry } from "../../telemetry/telemetry.js";
 import { answer as answerRefusal, DISCARD_TIMEOUT_MS, drainBound } from "../shared/node-answer.js";
 import type { Chain } from "../../core/chain.js";
 import type { GateAction, GateAdmit, GateRefuse, GateUnjudged } from "../../core/pipeline.js";
-import { now } from "../../core/traced.js";
+import { now, tracerOf } from "../../telemetry/traced.js";
 import { faceReports } from "../../lock/lock-log.js";
 import {
   admittedEvent,
@@ -142,7 +143,7 @@ class Relay {
     // Every report to the log (one line naming the rule) and to the hooks; those after admission counted by the telemetry.
     const reports = faceReports(log, hooks, telemetry);
     this.given = given;
-    this.face = { ...gate, telemetry, hosts: options.allowAnyHost ? undefined : given, onReport: reports.admission };
+    this.face = { ...gate, tracer: tracerOf(telemetry), hosts: options.allowAnyHost ? undefined : given, onReport: reports.admission };
     this.drainBytes = drainBound(settings.maxBodyBytes);
     this.chain = chainOf({
       ...gateFeatures({ flags: options, rules, log, onReport: reports.after }),

@@ -4,7 +4,7 @@
  * reads them (wire/messages.ts).
  */
 import { Chain, type MessageReader, type Stage } from "../../core/chain.js";
-import type { Telemetry } from "../../core/telemetry.js";
+import type { Telemetry } from "../../telemetry/telemetry.js";
 import { lockStage } from "../../lock/stage.js";
 import type { ToolLockWatch } from "../../lock/tool-lock.js";
 import { outboundStage } from "../../outbound/stage.js";

@@ -4,12 +4,13 @@
  * outbound check, the telemetry, the server's tools and the tools lock, each told the states of its own rules.
  */
 import type { HeadersLike } from "../../core/era.js";
-import { type GateOptions, objectOption, type ResolvedOptions, resolveOptions, telemetryOption } from "../../core/options.js";
+import { type GateOptions, objectOption, type ResolvedOptions, resolveOptions, telemetryOption } from "../../options/options.js";
 import { deliverReport, type Report, type RuleStates } from "../../core/rules.js";
-import type { Telemetry } from "../../core/telemetry.js";
+import type { Telemetry } from "../../telemetry/telemetry.js";
+import type { ExchangeTracer } from "../../core/trace.js";
 import { ToolLockWatch, toolsLockOption } from "../../lock/tool-lock.js";
 import { type ToolSchemaCompiler, type ToolsAtEdge, type ToolsOptions, toolsOption, toolsOptions } from "../../tools/tools-at-edge.js";
-import { now } from "../../core/traced.js";
+import { now, tracerOf } from "../../telemetry/traced.js";
 import { type OutboundCheck, outboundSettings, type ReportSettings } from "../../outbound/tap.js";
 import type { Formats } from "../../core/formats.js";
 
@@ -46,6 +47,8 @@ export interface Face<R> extends ResolvedOptions<R> {
   /** The outbound check's settings; `undefined` when the rule is off. */
   report: ReportSettings | undefined;
   telemetry: Telemetry | undefined;
+  /** The gate pipeline's tracer, made of `telemetry`. */
+  tracer: ExchangeTracer | undefined;
   tools: ToolsAtEdge | undefined;
   toolLock: ToolLockWatch | undefined;
 }
@@ -87,6 +90,7 @@ export function resolveFace<R>(
     rules,
     report: outboundSettings(given.outbound, rules.outbound, onReport, rules.formats === "off" ? "annotation" : "strict"),
     telemetry,
+    tracer: tracerOf(telemetry),
     tools: toolsOption(tools, {
       paramHeaders: rules.paramHeaders,
       toolArguments: rules.toolArguments,

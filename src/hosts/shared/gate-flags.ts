@@ -5,7 +5,7 @@
  */
 import type { HeadersLike } from "../../core/era.js";
 import type { LogFormat } from "../../log/gate-log.js";
-import { type AllowOptions, type LimitOptions, type ResolvedOptions, resolveOptions } from "../../core/options.js";
+import { type AllowOptions, type LimitOptions, type ResolvedOptions, resolveOptions } from "../../options/options.js";
 import type { Mode, Rules } from "../../core/rules.js";
 import type { Report, RuleStates } from "../../core/rules.js";
 import type { GateLog } from "../../log/gate-log.js";

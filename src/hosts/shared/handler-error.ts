@@ -2,7 +2,7 @@
  * @module handler-error: what the gates do with an error of the handler behind them (or of an `era` callback): it is
  * always observable. The `onError(error, request)` option sees it; without one, `console.error` logs it once.
  */
-import { optionalFunction } from "../../core/options.js";
+import { optionalFunction } from "../../options/options.js";
 
 /** The gates' `onError` option: called once per error of the handler (or of an option's callback), before the `500`. */
 export type OnError<R> = (error: unknown, request: R) => void;

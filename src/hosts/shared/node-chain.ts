@@ -12,7 +12,7 @@ import type { Refusal } from "../../core/admission.js";
 import type { Admitted, AnswerHead, AnswerPipe, Chain, ChainRun, OwnAnswer, StageAnswer } from "../../core/chain.js";
 import type { Era } from "../../core/era.js";
 import { JoinedHeaders } from "../../core/header-body.js";
-import type { ExchangeTrace } from "../../core/telemetry.js";
+import type { ExchangeTrace } from "../../core/trace.js";
 
 type WriteHead = (this: ServerResponse, ...args: unknown[]) => ServerResponse;
 type Write = (this: ServerResponse, ...args: unknown[]) => boolean;

@@ -14,7 +14,7 @@ import { type ClientSide, ClientOutput, clientWriter, pumpClient, relayServer, S
 import { LineGate } from "./line-gate.js";
 import type { StdioOptions } from "./stdio-options.js";
 import { watchServer } from "./watchdog.js";
-import { resolveLimits } from "../../core/options.js";
+import { resolveLimits } from "../../options/options.js";
 
 export type { ClientSide, StdioOptions };
 export { DEFAULT_STOP_TIMEOUT_MS };

@@ -4,13 +4,13 @@
  * session negotiated, the requests they answer, the tools they list).
  */
 import type { Refusal } from "../../core/admission.js";
-import { isResponse } from "../../core/is-response.js";
+import { isResponse } from "../../wire/is-response.js";
 import type { JsonRpcId } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
-import { negotiatedRevision } from "../../core/negotiated-revision.js";
+import { negotiatedRevision } from "../../outbound/negotiated-revision.js";
 import { validateMcpRequest } from "../../core/validate.js";
 import { type GateAdmit, gateBody, type GateFace, type GateInput, gateBytes, type TraceFacts } from "../../core/pipeline.js";
-import { now } from "../../core/traced.js";
+import { now, tracerOf } from "../../telemetry/traced.js";
 import {
   admittedEvent,
   namesOf,
@@ -27,7 +27,7 @@ import { isBlank, type Line } from "../../wire/lines.js";
 import { faceReports } from "../../lock/lock-log.js";
 import type { Formats } from "../../core/formats.js";
 import { inboundReport, type Report, type RuleState } from "../../core/rules.js";
-import type { ExchangeTrace } from "../../core/telemetry.js";
+import type { ExchangeTrace } from "../../core/trace.js";
 import { toolsListRequests } from "../../lock/tool-lock.js";
 import { LockedLines } from "../../lock/tool-lock-stream.js";
 import type { ToolsAtEdge } from "../../tools/tools-at-edge.js";
@@ -106,7 +106,7 @@ export class LineGate {
     // Every report to the log (one line naming the rule) and to the hooks; those after admission counted by the telemetry.
     const reports = faceReports(log, hooks, telemetry);
     this.reportAfter = reports.after;
-    this.face = { settings, telemetry, onReport: reports.admission };
+    this.face = { settings, tracer: tracerOf(telemetry), onReport: reports.admission };
     this.outbound = rules.outbound !== "off";
     this.framing = rules.framing;
     this.formats = rules.formats === "off" ? undefined : "strict";

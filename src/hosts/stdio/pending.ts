@@ -5,7 +5,7 @@
 import { answerId, type JsonRpcId } from "../../core/envelope.js";
 import type { Era } from "../../core/era.js";
 import { legacyRevisionOf } from "../../core/legacy-revision.js";
-import type { ExchangeTrace } from "../../core/telemetry.js";
+import type { ExchangeTrace } from "../../core/trace.js";
 
 /** Requests remembered until the server answers them (for outbound checks, `onAnswer` and spans); the oldest is forgotten past this. */
 const MAX_PENDING = 4_096;

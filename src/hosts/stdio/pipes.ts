@@ -9,7 +9,7 @@ import type { Readable, Writable } from "node:stream";
 import type { MessageObserver } from "../../log/gate-log.js";
 import { LineSplitter } from "../../wire/lines.js";
 
-import { resolveLimits } from "../../core/options.js";
+import { resolveLimits } from "../../options/options.js";
 import type { LineGate } from "./line-gate.js";
 import type { StdioOptions } from "./stdio-options.js";
 import { running } from "./server-process.js";

@@ -1,5 +1,5 @@
 /** @module stdio-options: what `wymcp stdio` takes: the shared gate flags, the server's command, and its own. */
-import type { Telemetry } from "../../core/telemetry.js";
+import type { Telemetry } from "../../telemetry/telemetry.js";
 import type { GateFlags } from "../shared/gate-flags.js";
 import type { ToolsOptions } from "../../tools/tools-at-edge.js";
 

@@ -6,7 +6,7 @@
 import type { JudgeOptions } from "../../check/judge.js";
 import type { GateLog, MessageObserver } from "../../log/gate-log.js";
 import type { AdmissionSettings } from "../../core/admission.js";
-import { cannotWrite, fileReason } from "../../core/file-problem.js";
+import { cannotWrite, fileReason } from "../../log/file-problem.js";
 import { type Listener, listen, PageMissingError } from "../listener.js";
 import { LiveFeed, textOf } from "./feed.js";
 import { httpFeed } from "./http-tap.js";

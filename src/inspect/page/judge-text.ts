@@ -2,7 +2,7 @@
  * @module judge-text: a pasted or dropped text judged in the browser by `wymcp check`'s own judging (check/capture.ts):
  * a HAR file, one JSON message, or JSONL, as one capture, under the era and revision picked. No host type.
  */
-import { resolveLimits } from "../../core/options.js";
+import { resolveLimits } from "../../options/options.js";
 import { harMessageContext, judgeInCapture, type RequestEra } from "../../check/capture.js";
 import { Exchange } from "../../check/exchange.js";
 import { harMessages } from "../../check/har.js";

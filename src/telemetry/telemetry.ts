@@ -4,10 +4,13 @@
  * read from the body here, once, each bounded and made safe to log (log-safe.ts): the method, the request id, a tool or
  * prompt name, a resource URI, the protocol version, the session id, and the trace context a client put in `_meta`.
  */
-import { isResponse } from "./is-response.js";
-import type { Era } from "./era.js";
-import { escapeText } from "./log-safe.js";
-import type { Report, RuleName } from "./rules.js";
+import { isResponse } from "../wire/is-response.js";
+import type { Era } from "../core/era.js";
+import { escapeText } from "../core/log-safe.js";
+import type { Report, RuleName } from "../core/rules.js";
+import type { ExchangeTrace, TransportFacts } from "../core/trace.js";
+// routing-shapes.ts imports nothing: the facts load no validator of the core with them.
+import { isRevision, PROTOCOL_VERSION_META_KEY } from "../core/routing-shapes.js";
 
 /**
  * What the gate did with a body: handed it on, answered it itself with an error, handed it on unjudged, or handed on a
@@ -44,18 +47,6 @@ export interface MessageFacts {
   traceContext: MetaTraceContext | undefined;
 }
 
-/** The connection a body came over, as the conventions name it (`network.*`, `client.*`). */
-export interface TransportFacts {
-  /** `tcp` or `unix` under HTTP when the host knows it, `pipe` for stdio; `undefined` when the host cannot tell (Fetch). */
-  network: "tcp" | "unix" | "pipe" | undefined;
-  /** `http` with its version (`1.1`, `2`) when known; `undefined` for stdio. */
-  protocol: { name: "http"; version: string | undefined } | undefined;
-  /** The peer's address and port, when the host sees the socket. */
-  client: { address: string; port: number | undefined } | undefined;
-  /** The request's headers (trace context: `traceparent`, `tracestate`, `baggage`); `undefined` for stdio. */
-  header: ((name: string) => string | undefined) | undefined;
-}
-
 /** One judged POST (or stdio line): the verdict and what the observer may know of the body and the connection. */
 export interface JudgedExchange {
   verdict: TelemetryVerdict;
@@ -76,31 +67,6 @@ export interface JudgedExchange {
   validationMs: number | undefined;
   /** The rules in `"report"` the body failed, when it failed any (`wymcp.report.rule`): reports, not errors. */
   reported?: readonly RuleName[];
-}
-
-/** What an observer does with one judged exchange, driven by the face. */
-export interface ExchangeTrace {
-  /** Runs the next handler (the server) inside the exchange's context, so that what it records nests under it. */
-  run<T>(fn: () => T): T;
-  /** One JSON-RPC message the server sent back on this exchange (parsed from a JSON body or one SSE event). */
-  answered(message: unknown): void;
-  /** The response assigned a legacy session (`Mcp-Session-Id` on an `initialize` answer). */
-  session(id: string): void;
-  /**
-   * Hands the exchange's trace context to the next hop (`set` once per header: W3C `traceparent`, `tracestate`,
-   * `baggage`), as a proxy does to the request it forwards. Optional: an observer without it hands nothing on.
-   */
-  inject?(set: (name: string, value: string) => void): void;
-  /**
-   * A rule in `"report"` found this exchange wanting after admission (a tool's arguments, a `Mcp-Param` header, the
-   * lock, the server's answer): an attribute of the span, not an error. Optional.
-   */
-  report?(report: Report): void;
-  /**
-   * The answer is written whole, or the exchange ended without one (the client went away). Idempotent. `errorType`
-   * (from `errorTypeOf`) when the server threw instead of answering.
-   */
-  end(errorType?: string): void;
 }
 
 /** The observer a face takes as its `telemetry` option; `mcpTelemetry()` from `wymcp/otel` is one. */
@@ -131,9 +97,6 @@ export const MAX_URI_UNITS = 512;
 /** Longest `_meta` trace-context value extracted (W3C Baggage allows 8,192 bytes; `traceparent` is 55, `tracestate` 512). */
 export const MAX_CONTEXT_UNITS = 8192;
 
-// Restated rather than imported: era.ts and routing-shapes.ts live in the core module, which the adapters import whole.
-const PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion";
-const REVISION = /^\d{4}-\d{2}-\d{2}$/;
 const RESOURCE_METHODS: ReadonlySet<string> = new Set(["resources/read", "resources/subscribe", "resources/unsubscribe"]);
 const JSONRPC_VERSION = /^\d{1,3}(?:\.\d{1,3})?$/;
 
@@ -204,7 +167,7 @@ function protocolVersionOf(
     era === "legacy" && method === "initialize" ? params?.protocolVersion : undefined,
     headerVersion?.trim(),
   ];
-  for (const claim of claims) if (typeof claim === "string" && REVISION.test(claim)) return claim;
+  for (const claim of claims) if (typeof claim === "string" && isRevision(claim)) return claim;
   return undefined;
 }
 

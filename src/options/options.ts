@@ -3,14 +3,15 @@
  * naming the option and the value's type; no limit is ever silently switched off (every comparison with `NaN` is false,
  * so an unchecked `maxBodyBytes: NaN` would let any body through).
  */
-import { DEFAULT_MAX_DEPTH } from "./depth.js";
-import type { AdmissionSettings, RejectInfo } from "./admission.js";
-import { classifyEra, type Era, type HeadersLike } from "./era.js";
-import type { HostPolicy } from "./host-origin.js";
-import { didYouMean } from "./nearest-name.js";
-import { WymcpOptionError } from "./option-error.js";
-import { type Mode, type Report, type RuleContext, type Rules, type RuleStates, resolveRules } from "./rules.js";
-import type { Telemetry } from "./telemetry.js";
+import { DEFAULT_MAX_DEPTH } from "../core/depth.js";
+import type { AdmissionSettings, RejectInfo } from "../core/admission.js";
+import { classifyEra, type Era, type HeadersLike } from "../core/era.js";
+import type { HostPolicy } from "../core/host-origin.js";
+import { didYouMean } from "../core/nearest-name.js";
+import { WymcpOptionError } from "../core/option-error.js";
+import { isRevision } from "../core/routing-shapes.js";
+import { type Mode, type Report, type RuleContext, type Rules, type RuleStates, resolveRules } from "../core/rules.js";
+import type { Telemetry } from "../telemetry/telemetry.js";
 
 export { DEFAULT_MAX_DEPTH, WymcpOptionError };
 
@@ -270,7 +271,7 @@ export function knownKeys(prefix: string, given: Record<string, unknown>, known:
 export function versionsOption(value: unknown): readonly string[] | undefined {
   if (value === undefined) return undefined;
   // Checked here, not where the versions are used: that module loads the generated validators, which options must not.
-  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === "string" && /^\d{4}-\d{2}-\d{2}$/.test(item)))
+  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === "string" && isRevision(item)))
     return Object.freeze([...(value as string[])]);
   throw new WymcpOptionError(
     "allow.versions",

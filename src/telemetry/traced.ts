@@ -1,37 +1,15 @@
 /**
- * @module traced: the faces' one call into their `telemetry` option, whatever the host: a verdict becomes a
- * `JudgedExchange` (the facts read from the body by core/telemetry.ts), and the observer's trace comes back guarded so
- * that a failing observer never turns an answered request into a failed one.
+ * @module traced: the faces' one call into their `telemetry` option, whatever the host: the pipeline's tracer
+ * (core/trace.ts) made of it, where a verdict becomes a `JudgedExchange` (the facts read from the body by
+ * telemetry.ts), and the observer's trace comes back guarded so that a failing observer never turns an answered
+ * request into a failed one.
  */
-import {
-  MAX_NAME_UNITS,
-  messageFacts,
-  safeText,
-  sessionFact,
-  type ExchangeTrace,
-  type Telemetry,
-  type TransportFacts,
-} from "./telemetry.js";
-import type { Admission } from "./admission.js";
-import type { RuleName } from "./rules.js";
+import type { ExchangeTrace, ExchangeTracer, TracedVerdict } from "../core/trace.js";
+import { MAX_NAME_UNITS, messageFacts, safeText, sessionFact, type Telemetry } from "./telemetry.js";
 
-/** The request headers the facts read besides the body. */
-export interface TracedHeaders {
-  protocolVersion: string | null | undefined;
-  sessionId: string | null | undefined;
-}
-
-/** One judged body, as `traceOf` tells it: the verdict, when the face began, and what it knows of the transport. */
-export interface TracedVerdict {
-  verdict: Admission;
-  /** `performance.now()` when the face began with the POST. */
-  startTime: number;
-  transport: TransportFacts;
-  headers: TracedHeaders;
-  /** The rules in `"report"` the body failed (each an attribute of the span and the metric, not an error). */
-  reported?: readonly RuleName[] | undefined;
-  /** The refusal was not applied: `limits` is in `"report"` or `"off"`, and the body went on unjudged. */
-  unjudged?: boolean;
+/** The tracer the gate pipeline calls for a face with this `telemetry` option; `undefined` with none. */
+export function tracerOf(telemetry: Telemetry | undefined): ExchangeTracer | undefined {
+  return telemetry && ((traced) => traceOf(telemetry, traced));
 }
 
 /**

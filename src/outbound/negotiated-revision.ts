@@ -1,5 +1,5 @@
 /** @module negotiated-revision: the one rule for the revision a legacy session negotiated, where no header names it. */
-import { legacyRevisionOf } from "./legacy-revision.js";
+import { legacyRevisionOf } from "../core/legacy-revision.js";
 
 /**
  * The revision a session negotiated, from the server's answer to its `initialize`: the result's `protocolVersion`, read
