@@ -125,6 +125,20 @@ describe("the tap reads JSON bodies", () => {
     );
   });
 
+  test("bytes split anywhere read as one streaming decoder reads them: a byte order mark is dropped only at the very start", () => {
+    const text = `\uFEFF${JSON.stringify({ jsonrpc: "2.0", method: "n/\uFEFFé€𝄞" })}`;
+    const bytes = new TextEncoder().encode(text);
+    const want = new TextDecoder().decode(bytes);
+    const methodOf = (pieces: Uint8Array[]) => run("application/json", pieces).checked.map((c) => (c.message as { method: string }).method);
+    for (let cut = 0; cut <= bytes.length; cut++)
+      for (const second of [cut, Math.min(bytes.length, cut + 1), Math.min(bytes.length, cut + 3)])
+        assert.deepEqual(
+          methodOf([bytes.subarray(0, cut), bytes.subarray(cut, second), bytes.subarray(second)]),
+          [(JSON.parse(want) as { method: string }).method],
+          `cut at ${cut} and ${second}`,
+        );
+  });
+
   test("a batch array is checked element by element", () => {
     assert.equal(run("application/json", [`[${m(1)},${m(2)}]`]).checked.length, 2);
   });

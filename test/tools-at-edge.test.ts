@@ -300,6 +300,45 @@ describe("a tools/call judged by the known tools", () => {
     );
   });
 
+  test("a tools/list that changes nothing the caller knew is no news: told once, told again when a tool or schema changes", async () => {
+    const events: ToolsEvent[] = [];
+    const tools = new ToolsAtEdge({ compile, onEvent: (event) => events.push(event) });
+    const caller = () => "one caller";
+    const list = (id: number, listed: object[], cursor?: string) =>
+      tools.watch(
+        { jsonrpc: "2.0", id, method: "tools/list", params: cursor ? { cursor } : {} },
+        caller,
+      )?.({
+        jsonrpc: "2.0",
+        id,
+        result: { tools: listed },
+      });
+    const learned = () => events.filter((event) => event.kind === "tools-learned").length;
+    list(1, [ADD, WEATHER]);
+    list(2, [ADD, WEATHER]);
+    list(3, [WEATHER, ADD]);
+    assert.equal(learned(), 1, "the same tools asked for again (in any order) are not told again");
+    list(4, [ADD], "next");
+    assert.equal(learned(), 1, "a further page adding nothing new is not news either");
+    list(5, [ADD, { ...WEATHER, inputSchema: { ...WEATHER.inputSchema, required: ["days"] } }]);
+    list(6, [ADD]);
+    list(7, [ADD]);
+    assert.equal(learned(), 3, "a changed schema and a dropped tool are");
+    tools.watch(
+      { jsonrpc: "2.0", id: 8, method: "tools/list" },
+      () => "another caller",
+    )?.({ jsonrpc: "2.0", id: 8, result: { tools: [ADD] } });
+    assert.equal(learned(), 4, "another caller's first list is");
+    await tools.settled();
+    assert.equal(tools.callers, 2);
+    assert.ok(await tools.judge({ body: call("add", { a: "x", b: 1 }), era: "modern", protocolVersion: undefined, headers: {}, caller }));
+    assert.equal(
+      await tools.judge({ body: call("weather", { region: 5 }), era: "modern", protocolVersion: undefined, headers: {}, caller }),
+      undefined,
+      "the tool the last list dropped judges the caller's calls no more",
+    );
+  });
+
   test("a stream face learns from the server's answer to the tools/list it saw the client send", async () => {
     const tools = new ToolsAtEdge({ compile });
     tools.received({ jsonrpc: "2.0", id: 4, result: { tools: [ADD] } });

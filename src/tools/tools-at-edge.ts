@@ -73,8 +73,9 @@ export interface ToolsOptions {
    */
   callerHeaders?: readonly string[];
   /**
-   * Called with what the face learned, each schema it could not compile (once per schema), and once when it has no
-   * compiler; must not throw. Refusals go to `onReject`, reports to `onReport`.
+   * Called with what the face learned (a list that changes nothing its caller knew is not told again), each schema it
+   * could not compile (once per schema), and once when it has no compiler; must not throw. Refusals go to `onReject`,
+   * reports to `onReport`.
    * @default none (no compiler: one `console.warn` line)
    */
   onEvent?: (event: ToolsEvent) => void;
@@ -259,6 +260,12 @@ export class ToolsAtEdge {
     const known = continued ? (before ?? new Map(this.#givenList)) : new Map<string, Known>();
     for (const tool of tools)
       if (isObject(tool) && typeof tool.name === "string") known.set(tool.name, this.#knownOf(tool.name, tool.inputSchema));
+    // A list that changes nothing the caller knew (a client asking again) is no news: no event, so no log line per list.
+    if (before !== undefined && sameTools(before, known)) {
+      this.#learnedTools += before.size;
+      this.#callers.get(key)!.used = ++this.#uses;
+      return;
+    }
     this.#callers.set(key, { tools: known, used: ++this.#uses });
     this.#learnedTools += known.size;
     if (this.#callers.size > MAX_CALLERS || this.#learnedTools > MAX_LEARNED_TOOLS) this.#forgetBeyondBounds(key);
@@ -528,6 +535,13 @@ export class ToolsAtEdge {
     );
     return { status: 200, response, check: "arguments", message: response.error.message };
   }
+}
+
+/** Whether two lists of tools name the same tools, each read from the same schema (its reading is shared per schema text). */
+function sameTools(a: ReadonlyMap<string, Known>, b: ReadonlyMap<string, Known>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [name, known] of a) if (b.get(name) !== known) return false;
+  return true;
 }
 
 /**

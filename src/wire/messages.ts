@@ -17,6 +17,11 @@ export const MAX_TAPPED_MESSAGE_UNITS = 16 * 1024 * 1024;
 /** Stands for a body or event that is not JSON: no JSON-RPC kind, so a check reports it at the message itself. */
 export const NOT_JSON: unique symbol = Symbol("not JSON");
 
+/** The decoder of an answer's first chunk when it ends on an ASCII byte: it keeps no state between two calls. */
+const FIRST_CHUNK = new TextDecoder("utf-8");
+/** A character that is not white space, as `trim` reads it: a text without one is no message (and is not copied to say so). */
+const NOT_BLANK = /\S/;
+
 /** The headers the reader asks for. */
 export type AnswerHeader = (name: "content-type" | "content-encoding") => string | null | undefined;
 
@@ -30,7 +35,10 @@ export function readMessages(header: AnswerHeader, onMessage: (message: unknown)
 
 class MessageStream implements AnswerTap {
   private mode: "json" | "sse" | "ignore" | undefined;
-  private readonly decoder = new TextDecoder("utf-8");
+  /** Whether any byte of the answer was decoded: a byte order mark is dropped only at its very start. */
+  private started = false;
+  /** The answer's own streaming decoder, made only once a chunk ends inside a character or a second chunk comes. */
+  private decoder: InstanceType<typeof TextDecoder> | undefined;
   private text = "";
   // SSE: events past the bound are dropped whole, as a larger JSON body is.
   private events: SseReader | undefined;
@@ -44,7 +52,7 @@ class MessageStream implements AnswerTap {
   push(chunk: Uint8Array | string): void {
     this.mode ??= this.modeOf();
     if (this.mode === "ignore") return;
-    const piece = typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true });
+    const piece = typeof chunk === "string" ? chunk : this.decoded(chunk);
     if (this.mode === "sse") {
       this.events ??= createSseReader(this.maxUnits);
       this.events.push(piece);
@@ -61,7 +69,7 @@ class MessageStream implements AnswerTap {
   end(): void {
     this.mode ??= this.modeOf();
     if (this.mode === "ignore") return;
-    const rest = this.decoder.decode();
+    const rest = this.decoder?.decode() ?? "";
     if (this.mode === "sse") {
       this.events ??= createSseReader(this.maxUnits);
       this.events.push(rest);
@@ -70,9 +78,25 @@ class MessageStream implements AnswerTap {
     }
     this.text += rest;
     if (this.mode === "json") {
-      if (this.text.trim() !== "") this.messages(this.text);
+      if (NOT_BLANK.test(this.text)) this.messages(this.text);
       this.text = "";
     }
+  }
+
+  /**
+   * A chunk's bytes as text, as one streaming decoder would read the answer: a first chunk that ends on an ASCII byte
+   * (no character cut in two) by the shared decoder, the rest by a decoder of the answer's own.
+   */
+  private decoded(chunk: Uint8Array): string {
+    if (chunk.length === 0) return "";
+    if (!this.started) {
+      this.started = true;
+      if (chunk[chunk.length - 1]! < 0x80) return FIRST_CHUNK.decode(chunk);
+      this.decoder = new TextDecoder("utf-8");
+    }
+    // Past the first chunk a byte order mark is text, as it is to a decoder already under way.
+    this.decoder ??= new TextDecoder("utf-8", { ignoreBOM: true });
+    return this.decoder.decode(chunk, { stream: true });
   }
 
   private modeOf(): "json" | "sse" | "ignore" {
@@ -86,7 +110,7 @@ class MessageStream implements AnswerTap {
 
   // Data of no event, or only blank, is no message (a priming event, a keep-alive).
   private drain(reader: SseReader): void {
-    for (let data = reader.next(); data !== undefined; data = reader.next()) if (data.trim() !== "") this.messages(data);
+    for (let data = reader.next(); data !== undefined; data = reader.next()) if (NOT_BLANK.test(data)) this.messages(data);
   }
 
   private messages(json: string): void {
