@@ -320,15 +320,19 @@ describe("a tools/call judged by the known tools", () => {
     assert.equal(learned(), 1, "the same tools asked for again (in any order) are not told again");
     list(4, [ADD], "next");
     assert.equal(learned(), 1, "a further page adding nothing new is not news either");
+    list(41, [{ ...ADD, name: "add_more" }], "next");
+    assert.equal(learned(), 2, "a further page adding a tool is news");
+    list(42, [ADD, WEATHER]);
+    assert.equal(learned(), 3, "a first page without the tool the further page added is news (the tool is dropped)");
     list(5, [ADD, { ...WEATHER, inputSchema: { ...WEATHER.inputSchema, required: ["days"] } }]);
     list(6, [ADD]);
     list(7, [ADD]);
-    assert.equal(learned(), 3, "a changed schema and a dropped tool are");
+    assert.equal(learned(), 5, "a changed schema and a dropped tool are");
     tools.watch(
       { jsonrpc: "2.0", id: 8, method: "tools/list" },
       () => "another caller",
     )?.({ jsonrpc: "2.0", id: 8, result: { tools: [ADD] } });
-    assert.equal(learned(), 4, "another caller's first list is");
+    assert.equal(learned(), 6, "another caller's first list is");
     await tools.settled();
     assert.equal(tools.callers, 2);
     assert.ok(await tools.judge({ body: call("add", { a: "x", b: 1 }), era: "modern", protocolVersion: undefined, headers: {}, caller }));

@@ -256,8 +256,9 @@ export class ToolsAtEdge {
     const key = caller();
     const before = this.#callers.get(key)?.tools;
     this.#learnedTools -= before?.size ?? 0;
-    // A further page adds to what judged the caller until now: its pages before, or the given list.
-    const known = continued ? (before ?? new Map(this.#givenList)) : new Map<string, Known>();
+    // A further page adds to what judged the caller until now (its pages before, or the given list), in a copy: the
+    // list before must stay as it was for the comparison below.
+    const known = continued ? new Map(before ?? this.#givenList) : new Map<string, Known>();
     for (const tool of tools)
       if (isObject(tool) && typeof tool.name === "string") known.set(tool.name, this.#knownOf(tool.name, tool.inputSchema));
     // A list that changes nothing the caller knew (a client asking again) is no news: no event, so no log line per list.
