@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { gateFetch } from "../src/hosts/fetch/index.js";
 import { BODY_BLOCK_BYTES, readLimited } from "../src/core/admission.js";
 import { echoBody } from "../bench/body-memory.js";
+import { modernCallHeaders } from "./support/messages.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -109,13 +110,7 @@ describe("the body reader's memory is bounded by the body, not by its chunking",
     const response = await gated(
       new Request("http://localhost/mcp", {
         method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/call",
-          "mcp-name": "echo",
-        },
+        headers: modernCallHeaders("echo"),
         body: stream,
         duplex: "half",
       } as RequestInit),

@@ -17,6 +17,7 @@ import { LiveFeed } from "../src/inspect/live/feed.js";
 import { ensureAptBinary } from "./support/apt.js";
 import { assertFreshDist } from "./support/built.js";
 import { until } from "./support/proxy.js";
+import { modernCallHeaders } from "./support/messages.js";
 
 let browser: Browser;
 let upstream: LaunchedExample;
@@ -52,13 +53,7 @@ async function calls(count: number, connections = 8): Promise<void> {
     for (let id = ++next; id <= count; id = ++next) {
       const answer = await fetch(proxy.url, {
         method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/call",
-          "mcp-name": "echo",
-        },
+        headers: modernCallHeaders("echo"),
         body: JSON.stringify({
           jsonrpc: "2.0",
           id,

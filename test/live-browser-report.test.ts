@@ -10,6 +10,7 @@ import { type LaunchedExample, type LaunchedProxy, launchExample, launchProxy } 
 import { ensureAptBinary } from "./support/apt.js";
 import { assertFreshDist } from "./support/built.js";
 import { until } from "./support/proxy.js";
+import { modernCallHeaders } from "./support/messages.js";
 
 let browser: Browser;
 let page: Page;
@@ -45,13 +46,7 @@ after(async () => {
 async function callEcho(id: number, args: unknown): Promise<number> {
   const answer = await fetch(proxy.url, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": "echo",
-    },
+    headers: modernCallHeaders("echo"),
     body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: args, _meta: META } }),
   });
   await answer.arrayBuffer();

@@ -15,6 +15,7 @@ import { type LaunchedExample, type LaunchedProxy, launchExample, launchProxy } 
 import { ensureAptBinary } from "./support/apt.js";
 import { assertFreshDist } from "./support/built.js";
 import { until } from "./support/proxy.js";
+import { modernCallHeaders } from "./support/messages.js";
 
 const SHOTS = "reports/ui";
 
@@ -55,13 +56,7 @@ const META = {
 function postCall(name: string, body: string): Promise<Response> {
   return fetch(proxy.url, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": name,
-    },
+    headers: modernCallHeaders(name),
     body,
   });
 }

@@ -15,6 +15,17 @@ export function modernToolsCall(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/** The transport headers the official client sends with a 2026-07-28 `tools/call` of tool `name`. */
+export function modernCallHeaders(name: string): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+    "mcp-name": name,
+  };
+}
+
 export const LEGACY_INITIALIZE = {
   jsonrpc: "2.0",
   id: 1,
